@@ -1,0 +1,153 @@
+import type { JSONSchemaType } from 'ajv';
+import type { EventType } from './topics';
+
+/** Payloads (the envelope's data) per event type. These are the documented wire contracts. */
+export interface UsageRecorded {
+  requestId: string;
+  keyId: string;
+  endpoint: string;
+  model: string;
+  tokensInput: number;
+  tokensOutput: number;
+  cost: number;
+  /** succeeded, or failed after tokens were spent upstream. */
+  outcome: 'succeeded' | 'failed';
+}
+
+export interface UsageThresholdReached {
+  period: string;
+  usage: number;
+  threshold: number;
+  share: number;
+  quota: number;
+}
+
+export interface InvoicePaid {
+  invoiceId: string;
+  amount: number;
+  currency: string;
+}
+
+export interface InvoiceFailed extends InvoicePaid {
+  failureReason: string;
+}
+
+export interface DataUpdated {
+  dataset: string;
+  count: number;
+}
+
+export interface RequestResult {
+  requestId: string;
+  /** Caller-supplied URL; empty when only registered request_completed webhooks get it. */
+  webhookUrl: string;
+  result: string;
+  model: string;
+  usage: { totalTokens: number };
+  error?: { code: string; message: string };
+}
+
+export interface EventData {
+  'usage.recorded': UsageRecorded;
+  'usage.threshold_reached': UsageThresholdReached;
+  'invoice.paid': InvoicePaid;
+  'invoice.failed': InvoiceFailed;
+  'data.updated': DataUpdated;
+  'request.completed': RequestResult;
+  'request.failed': RequestResult;
+}
+
+const nonEmpty = { type: 'string', minLength: 1 } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+const amount = { type: 'number', minimum: 0 } as const;
+
+const usageRecorded: JSONSchemaType<UsageRecorded> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['requestId', 'keyId', 'endpoint', 'model', 'tokensInput', 'tokensOutput', 'cost', 'outcome'],
+  properties: {
+    requestId: nonEmpty,
+    keyId: { type: 'string' },
+    endpoint: nonEmpty,
+    model: nonEmpty,
+    tokensInput: count,
+    tokensOutput: count,
+    cost: amount,
+    outcome: { type: 'string', enum: ['succeeded', 'failed'] },
+  },
+};
+
+const usageThresholdReached: JSONSchemaType<UsageThresholdReached> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['period', 'usage', 'threshold', 'share', 'quota'],
+  properties: {
+    period: { type: 'string', pattern: '^\\d{4}-\\d{2}$' },
+    usage: count,
+    threshold: count,
+    share: { type: 'number', exclusiveMinimum: 0 },
+    quota: count,
+  },
+};
+
+const invoiceProps = {
+  invoiceId: nonEmpty,
+  amount,
+  currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+} as const;
+
+const invoicePaid: JSONSchemaType<InvoicePaid> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['invoiceId', 'amount', 'currency'],
+  properties: invoiceProps,
+};
+
+const invoiceFailed: JSONSchemaType<InvoiceFailed> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['invoiceId', 'amount', 'currency', 'failureReason'],
+  properties: { ...invoiceProps, failureReason: nonEmpty },
+};
+
+const dataUpdated: JSONSchemaType<DataUpdated> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['dataset', 'count'],
+  properties: { dataset: nonEmpty, count },
+};
+
+const requestResult: JSONSchemaType<RequestResult> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['requestId', 'webhookUrl', 'result', 'model', 'usage'],
+  properties: {
+    requestId: nonEmpty,
+    webhookUrl: { type: 'string' },
+    result: { type: 'string' },
+    model: { type: 'string' },
+    usage: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['totalTokens'],
+      properties: { totalTokens: count },
+    },
+    error: {
+      type: 'object',
+      nullable: true,
+      additionalProperties: false,
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+  },
+};
+
+export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
+  'usage.recorded': usageRecorded,
+  'usage.threshold_reached': usageThresholdReached,
+  'invoice.paid': invoicePaid,
+  'invoice.failed': invoiceFailed,
+  'data.updated': dataUpdated,
+  'request.completed': requestResult,
+  'request.failed': requestResult,
+};

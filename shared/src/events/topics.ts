@@ -1,0 +1,36 @@
+/**
+ * Kafka topics, one per event family. Every message is keyed by organization so that one
+ * organization's events stay in order.
+ */
+export const Topics = {
+  usage: 'switchyard.usage.v1',
+  billing: 'switchyard.billing.v1',
+  data: 'switchyard.data.v1',
+  results: 'switchyard.results.v1',
+  deadLetter: 'switchyard.deadletter.v1',
+} as const;
+
+export type Topic = (typeof Topics)[keyof typeof Topics];
+
+export const EventTypes = {
+  usageRecorded: 'usage.recorded',
+  usageThresholdReached: 'usage.threshold_reached',
+  invoicePaid: 'invoice.paid',
+  invoiceFailed: 'invoice.failed',
+  dataUpdated: 'data.updated',
+  requestCompleted: 'request.completed',
+  requestFailed: 'request.failed',
+} as const;
+
+export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
+
+/** Which topic carries which event type. */
+export const TOPIC_OF: Record<EventType, Topic> = {
+  'usage.recorded': Topics.usage,
+  'usage.threshold_reached': Topics.usage,
+  'invoice.paid': Topics.billing,
+  'invoice.failed': Topics.billing,
+  'data.updated': Topics.data,
+  'request.completed': Topics.results,
+  'request.failed': Topics.results,
+};

@@ -1,0 +1,130 @@
+import {
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+  type ServerWritableStream,
+} from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { AppError } from '../errors/app-error';
+import { contextFromMetadata, type CallContext } from './context';
+import { toServiceError } from './errors';
+import { protos } from './protos';
+import type { HealthCheckRequest__Output } from '../generated/grpc/health/v1/HealthCheckRequest';
+import type { HealthCheckResponse } from '../generated/grpc/health/v1/HealthCheckResponse';
+
+export type ServingStatus = 'SERVING' | 'NOT_SERVING';
+
+/** grpc.health.v1 for one server: "" is the whole server, named entries are its services. */
+export class HealthReporter {
+  private readonly statuses = new Map<string, ServingStatus>();
+  private readonly watchers = new Set<{ service: string; stream: ServerWritableStream<unknown, HealthCheckResponse> }>();
+
+  set(service: string, status: ServingStatus): void {
+    this.statuses.set(service, status);
+    for (const watcher of this.watchers) {
+      if (watcher.service === service) watcher.stream.write({ status });
+    }
+  }
+
+  /** Marks every known service, and the server, as status (NOT_SERVING on shutdown). */
+  setAll(status: ServingStatus): void {
+    for (const service of [...this.statuses.keys()]) this.set(service, status);
+  }
+
+  implementation(): UntypedServiceImplementation {
+    return {
+      Check: (call: ServerUnaryCall<HealthCheckRequest__Output, HealthCheckResponse>, callback: sendUnaryData<HealthCheckResponse>) => {
+        const status = this.statuses.get(call.request.service);
+        if (!status) {
+          callback(toServiceError(new AppError('not_found', `unknown service ${call.request.service}`)));
+          return;
+        }
+        callback(null, { status });
+      },
+      Watch: (call: ServerWritableStream<HealthCheckRequest__Output, HealthCheckResponse>) => {
+        const service = call.request.service;
+        const watcher = { service, stream: call as ServerWritableStream<unknown, HealthCheckResponse> };
+        this.watchers.add(watcher);
+        call.write({ status: this.statuses.get(service) ?? 'SERVICE_UNKNOWN' });
+        call.on('cancelled', () => this.watchers.delete(watcher));
+      },
+    };
+  }
+}
+
+export type UnaryHandler<Req, Res> = (request: Req, context: CallContext) => Promise<Res>;
+
+/**
+ * Adapts a transport-free handler to grpc-js: reads the call context from metadata and turns
+ * AppErrors into statuses with trailers; anything else is logged and answered as "internal".
+ */
+export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+    const context = contextFromMetadata(call.metadata);
+    handler(call.request, context).then(
+      (response) => callback(null, response),
+      (error: unknown) => {
+        if (error instanceof AppError) {
+          callback(toServiceError(error));
+          return;
+        }
+        logger.error({ err: error, requestId: context.requestId, method: call.getPath() }, 'handler failed');
+        callback(toServiceError(new AppError('internal', 'internal error')));
+      },
+    );
+  };
+}
+
+export interface GrpcServiceBinding {
+  /** Fully qualified name, e.g. switchyard.content.v1.ContentService, reported by health. */
+  name: string;
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+}
+
+export interface RunningGrpcServer {
+  port: number;
+  health: HealthReporter;
+  /** Reports NOT_SERVING, lets calls in flight finish for up to graceMs, then forces. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startGrpcServer(options: {
+  host: string;
+  port: number;
+  services: GrpcServiceBinding[];
+}): Promise<RunningGrpcServer> {
+  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const health = new HealthReporter();
+  server.addService(protos.health().Health.service, health.implementation());
+  for (const service of options.services) server.addService(service.definition, service.implementation);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
+  });
+  health.set('', 'SERVING');
+  for (const service of options.services) health.set(service.name, 'SERVING');
+
+  return {
+    port,
+    health,
+    stop: (graceMs = 5000) =>
+      new Promise<void>((resolve) => {
+        health.setAll('NOT_SERVING');
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,25 @@
+/** Helpers for tests of every package. Not used by production code. */
+
+/** Polls until check returns a truthy value or timeoutMs passes. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, intervalMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`waitFor timed out after ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export function silentLogger() {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pino = require('pino') as typeof import('pino');
+  return pino.default({ level: 'silent' });
+}

@@ -14,3 +14,5 @@ export * from './adapters/in-memory-event-bus';
 export * from './ids';
 export * from './tokens';
 export * from './process';
+export * from './adapters/kafka-event-bus';
+export * from './adapters/event-bus-factory';

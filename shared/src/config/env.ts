@@ -1,4 +1,4 @@
-import { cleanEnv, type CleanedEnv, type ValidatorSpec } from 'envalid';
+import { cleanEnv, type ValidatorSpec } from 'envalid';
 
 export { bool, num, port, str, url, host, json } from 'envalid';
 
@@ -8,11 +8,11 @@ type Specs<T> = { [K in keyof T]: ValidatorSpec<T[K]> };
  * Reads and validates environment variables, failing fast with every problem listed at once.
  * Throws instead of exiting so that embedded mode and tests can report it themselves.
  */
-export function readEnv<T extends object>(specs: Specs<T>, env: NodeJS.ProcessEnv = process.env): CleanedEnv<T> {
+export function readEnv<T extends object>(specs: Specs<T>, env: NodeJS.ProcessEnv = process.env): Readonly<T> {
   return cleanEnv(env, specs as never, {
     reporter: ({ errors }) => {
       const problems = Object.entries(errors).map(([name, error]) => `${name}: ${(error as Error).message}`);
       if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
     },
-  }) as CleanedEnv<T>;
+  }) as unknown as Readonly<T>;
 }

@@ -1,0 +1,56 @@
+import { readEnv, str, port, num } from '@switchyard/shared';
+
+export interface ContentConfig {
+  grpcHost: string;
+  grpcPort: number;
+  /** Model id (or alias) used when a request leaves `model` empty. */
+  defaultModel: string;
+  /** Largest prompt or text accepted, in tokens; more answers payload_too_large. */
+  maxInputTokens: number;
+  /** Background generations running at once; the rest wait in the queue. */
+  asyncConcurrency: number;
+  logLevel: string;
+}
+
+interface ContentEnv {
+  GRPC_HOST: string;
+  GRPC_PORT: number;
+  DEFAULT_MODEL: string;
+  MAX_INPUT_TOKENS: number;
+  ASYNC_CONCURRENCY: number;
+  LOG_LEVEL: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`invalid configuration:\n  ${name}: must be an integer >= 1, got ${value}`);
+  }
+  return value;
+}
+
+/** Reads the content service's configuration; throws listing every invalid variable. */
+export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): ContentConfig {
+  // readEnv's declared return type (CleanedEnv<T>) resolves to never for a value-typed T; the
+  // runtime value is the cleaned record, so it is read through ContentEnv (reported to shared).
+  const values = readEnv<ContentEnv>(
+    {
+      GRPC_HOST: str({ default: '0.0.0.0' }),
+      GRPC_PORT: port({ default: 50051 }),
+      DEFAULT_MODEL: str({ default: 'builtin' }),
+      MAX_INPUT_TOKENS: num({ default: 32000 }),
+      ASYNC_CONCURRENCY: num({ default: 4 }),
+      LOG_LEVEL: str({ default: 'info', choices: LOG_LEVELS }),
+    },
+    env,
+  ) as unknown as Readonly<ContentEnv>;
+  return {
+    grpcHost: values.GRPC_HOST,
+    grpcPort: values.GRPC_PORT,
+    defaultModel: values.DEFAULT_MODEL,
+    maxInputTokens: positiveInteger('MAX_INPUT_TOKENS', values.MAX_INPUT_TOKENS),
+    asyncConcurrency: positiveInteger('ASYNC_CONCURRENCY', values.ASYNC_CONCURRENCY),
+    logLevel: values.LOG_LEVEL,
+  };
+}

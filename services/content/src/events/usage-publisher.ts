@@ -1,0 +1,21 @@
+import { AppError, createEvent, type EventBus, type UsageRecorded } from '@switchyard/shared';
+
+export const ENDPOINTS = {
+  generate: '/api/v2/ai/content/generate',
+  transform: '/api/v2/ai/content/transform',
+} as const;
+
+export const SOURCE = 'content';
+
+/** Publishes usage.recorded; a call whose usage cannot be recorded must fail rather than go unbilled. */
+export class UsagePublisher {
+  constructor(private readonly bus: EventBus) {}
+
+  async record(organization: string, usage: UsageRecorded, eventId?: string): Promise<void> {
+    try {
+      await this.bus.publish(createEvent('usage.recorded', { source: SOURCE, organization, data: usage, id: eventId }));
+    } catch {
+      throw new AppError('unavailable', 'usage could not be recorded; the request was not completed, try again', [], 1);
+    }
+  }
+}

@@ -1,0 +1,9 @@
+import type { UsagePublisher } from '../events/usage-publisher';
+import type { ModelRegistry } from '../models/registry';
+
+/** What the synchronous handlers need. */
+export interface HandlerDeps {
+  models: ModelRegistry;
+  usage: UsagePublisher;
+  maxInputTokens: number;
+}

@@ -1,0 +1,30 @@
+import { AppError, type CallContext } from '@switchyard/shared';
+import type { AsyncRequest } from '@switchyard/shared/generated/switchyard/content/v1/AsyncRequest';
+import type { GetRequestRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GetRequestRequest';
+import type { AsyncRequestRecord, RequestStore } from '../store/request-store';
+import { requireText } from './validation';
+
+export function toAsyncRequestMessage(record: AsyncRequestRecord): AsyncRequest {
+  return {
+    request_id: record.requestId,
+    status: record.status,
+    operation: record.operation,
+    created_at: record.createdAt,
+    completed_at: record.completedAt ?? '',
+    result: record.result,
+    model: record.model,
+    total_tokens: record.totalTokens,
+    error: record.error ?? null,
+    webhook_url: record.webhookUrl,
+  };
+}
+
+/** Another organization's request answers not_found, exactly like an unknown id. */
+export function createGetRequestHandler(store: RequestStore) {
+  return async (request: GetRequestRequest__Output, context: CallContext): Promise<AsyncRequest> => {
+    const requestId = requireText(request.request_id, 'request_id').trim();
+    const record = await store.get(context.organization, requestId);
+    if (!record) throw AppError.notFound(`request ${requestId} not found`);
+    return toAsyncRequestMessage(record);
+  };
+}

@@ -1,0 +1,106 @@
+import { AppError, countTokens, type CallContext } from '@switchyard/shared';
+import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
+import type { TransformResponse } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
+import { ENDPOINTS } from '../events/usage-publisher';
+import { normalizeLanguage } from '../models/language';
+import { SUMMARY_LENGTHS, TEXT_FORMATS, type SummaryLength, type TextFormat, type TextModel, type TextResult } from '../models/text-model';
+import type { HandlerDeps } from './deps';
+import { callWithUsage } from './model-call';
+import { checkInputSize, requestIdOf, requireText } from './validation';
+
+const ACTIONS = ['summarize', 'reformat', 'translate'] as const;
+type Action = (typeof ACTIONS)[number];
+
+/** One action's outcome: the model result and the action-specific response fields. */
+interface ActionOutcome {
+  run: () => Promise<TextResult>;
+  fields: (result: TextResult & { originalFormat?: TextFormat }) => Partial<TransformResponse>;
+}
+
+function actionOf(value: string): Action {
+  if (!(ACTIONS as readonly string[]).includes(value)) {
+    throw AppError.invalid(`action must be one of ${ACTIONS.join(', ')}`, '/action', value ? 'unknown action' : 'required');
+  }
+  return value as Action;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], field: string): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw AppError.invalid(`${field} must be one of ${allowed.join(', ')}`, `/${field}`, `unknown ${field}`);
+  }
+  return value as T;
+}
+
+function summarizeAction(request: TransformRequest__Output, deps: HandlerDeps): { model: TextModel; outcome: ActionOutcome } {
+  const targetLength = oneOf<SummaryLength>(request.target_length.trim() || 'medium', SUMMARY_LENGTHS, 'target_length');
+  const model = deps.models.resolveFor(request.model, 'summarize');
+  return {
+    model,
+    outcome: {
+      run: () => model.summarize({ text: request.text, targetLength }),
+      fields: (result) => ({ original_length: Array.from(request.text).length, transformed_text: result.text }),
+    },
+  };
+}
+
+function reformatAction(request: TransformRequest__Output, deps: HandlerDeps): { model: TextModel; outcome: ActionOutcome } {
+  const requested = requireText(request.format, 'format').trim();
+  const format = oneOf<TextFormat>(requested, TEXT_FORMATS, 'format');
+  const model = deps.models.resolveFor(request.model, 'reformat');
+  return {
+    model,
+    outcome: {
+      run: () => model.reformat({ text: request.text, format }),
+      fields: (result) => ({ original_format: result.originalFormat, transformed_text: result.text }),
+    },
+  };
+}
+
+function translateAction(request: TransformRequest__Output, deps: HandlerDeps): { model: TextModel; outcome: ActionOutcome } {
+  const target = normalizeLanguage(requireText(request.target_language, 'target_language'));
+  const source = normalizeLanguage(request.source_language);
+  const model = deps.models.resolve(request.model);
+  const echo = { original_text: request.text };
+  if (source === target) {
+    // Nothing to translate: the text is already in the target language.
+    const tokens = countTokens(request.text);
+    return { model, outcome: { run: async () => ({ text: request.text, tokensInput: tokens, tokensOutput: tokens }), fields: (r) => ({ ...echo, translated_text: r.text }) } };
+  }
+  if (!model.info.capabilities.includes('translate')) {
+    throw AppError.unsupported(
+      `cannot translate ${source || 'the text'} -> ${target}: model ${model.info.id} has no translation capability; ` +
+        'a model with the translate capability must be configured',
+      [{ field: '/model', reason: 'lacks the translate capability' }],
+    );
+  }
+  return {
+    model,
+    outcome: {
+      run: () => model.translate({ text: request.text, sourceLanguage: source, targetLanguage: target }),
+      fields: (result) => ({ ...echo, translated_text: result.text }),
+    },
+  };
+}
+
+const ACTION_HANDLERS: Record<Action, typeof summarizeAction> = {
+  summarize: summarizeAction,
+  reformat: reformatAction,
+  translate: translateAction,
+};
+
+export function createTransformHandler(deps: HandlerDeps) {
+  return async (request: TransformRequest__Output, context: CallContext): Promise<TransformResponse> => {
+    const requestId = requestIdOf(context);
+    const action = actionOf(request.action.trim());
+    deps.models.resolve(request.model);
+    requireText(request.text, 'text');
+    checkInputSize(request.text, 'text', deps.maxInputTokens);
+    const { model, outcome } = ACTION_HANDLERS[action](request, deps);
+    const result = await callWithUsage(deps.usage, { context, requestId, endpoint: ENDPOINTS.transform, model, run: outcome.run });
+    return {
+      usage: { model: model.info.id, tokens_input: result.tokensInput, tokens_output: result.tokensOutput, cost: result.cost },
+      request_id: requestId,
+      ...outcome.fields(result),
+    };
+  };
+}

@@ -1,0 +1,54 @@
+import { AppError } from '@switchyard/shared';
+import type { Capability, TextModel } from './text-model';
+
+/** The models the service knows, resolved by id or alias (case-insensitive). */
+export class ModelRegistry {
+  private readonly byName = new Map<string, TextModel>();
+  readonly defaultModel: TextModel;
+
+  constructor(models: TextModel[], defaultName: string) {
+    for (const model of models) {
+      for (const name of [model.info.id, ...model.info.aliases]) {
+        const key = name.toLowerCase();
+        if (this.byName.has(key)) throw new Error(`model name "${name}" is registered twice`);
+        this.byName.set(key, model);
+      }
+    }
+    const fallback = this.byName.get(defaultName.toLowerCase());
+    // A misconfigured DEFAULT_MODEL must stop the service at startup, not fail every request.
+    if (!fallback) throw new Error(`DEFAULT_MODEL "${defaultName}" is not a known model (${this.knownIds()})`);
+    this.defaultModel = fallback;
+  }
+
+  list(): TextModel[] {
+    return [...new Set(this.byName.values())];
+  }
+
+  /** The model for a request's `model` field; empty selects the default. */
+  resolve(name: string): TextModel {
+    if (name.trim() === '') return this.defaultModel;
+    const model = this.byName.get(name.trim().toLowerCase());
+    if (!model) {
+      throw AppError.invalid(`unknown model "${name}"; known models: ${this.knownIds()}`, '/model', 'unknown model');
+    }
+    return model;
+  }
+
+  /** Like resolve, and checks the model can do the operation (422 otherwise). */
+  resolveFor(name: string, capability: Capability): TextModel {
+    const model = this.resolve(name);
+    if (!model.info.capabilities.includes(capability)) {
+      const able = this.list().filter((m) => m.info.capabilities.includes(capability)).map((m) => m.info.id);
+      throw AppError.unsupported(
+        `model "${model.info.id}" cannot ${capability}; ` +
+          (able.length > 0 ? `models that can: ${able.join(', ')}` : `configure a model with the ${capability} capability`),
+        [{ field: '/model', reason: `lacks the ${capability} capability` }],
+      );
+    }
+    return model;
+  }
+
+  private knownIds(): string {
+    return this.list().map((m) => m.info.id).join(', ');
+  }
+}

@@ -1,0 +1,88 @@
+import {
+  protos,
+  startGrpcServer,
+  unary,
+  type EventBus,
+  type Logger,
+  type RunningService,
+} from '@switchyard/shared';
+import type { ContentServiceHandlers } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
+import type { ContentConfig } from './config';
+import { ResultPublisher } from './events/result-publisher';
+import { UsagePublisher } from './events/usage-publisher';
+import { createGenerateHandler } from './handlers/generate';
+import { createGetRequestHandler } from './handlers/get-request';
+import { createListModelsHandler } from './handlers/list-models';
+import { createSubmitGenerateHandler, type SubmitDeps } from './handlers/submit-generate';
+import { createTransformHandler } from './handlers/transform';
+import { GenerateJobRunner } from './jobs/generate-job';
+import { JobQueue } from './jobs/job-queue';
+import { BuiltinModel } from './models/builtin/builtin-model';
+import { ModelRegistry } from './models/registry';
+import type { TextModel } from './models/text-model';
+import { InMemoryRequestStore } from './store/in-memory-request-store';
+import type { RequestStore } from './store/request-store';
+
+export { loadContentConfig, type ContentConfig } from './config';
+export type { TextModel, ModelInfo, Capability, TextFormat, SummaryLength } from './models/text-model';
+export type { RequestStore, AsyncRequestRecord } from './store/request-store';
+export { InMemoryRequestStore } from './store/in-memory-request-store';
+
+export const CONTENT_SERVICE_NAME = 'switchyard.content.v1.ContentService';
+
+export interface ContentServiceOptions {
+  config: ContentConfig;
+  bus: EventBus;
+  logger: Logger;
+  /** Defaults to an in-memory store; a durable store (MongoDB) drops in here. */
+  requestStore?: RequestStore;
+  /** Defaults to the builtin engine; providers register here. */
+  models?: TextModel[];
+  /** Grace period for calls in flight when stopping. */
+  stopGraceMs?: number;
+}
+
+function implementation(deps: SubmitDeps, store: RequestStore, logger: Logger): ContentServiceHandlers {
+  return {
+    Generate: unary(logger, createGenerateHandler(deps)),
+    Transform: unary(logger, createTransformHandler(deps)),
+    SubmitGenerate: unary(logger, createSubmitGenerateHandler(deps)),
+    GetRequest: unary(logger, createGetRequestHandler(store)),
+    ListModels: unary(logger, createListModelsHandler(deps.models)),
+  };
+}
+
+/** Re-queues requests a previous process accepted but did not finish. */
+async function resumeProcessing(store: RequestStore, deps: SubmitDeps, logger: Logger): Promise<void> {
+  const unfinished = await store.listProcessing();
+  for (const record of unfinished) deps.jobs.enqueue(() => deps.runner.run(record));
+  if (unfinished.length > 0) logger.info({ count: unfinished.length }, 'resumed processing requests');
+}
+
+export async function startContentService(options: ContentServiceOptions): Promise<RunningService> {
+  const { config, bus, logger } = options;
+  const models = new ModelRegistry(options.models ?? [new BuiltinModel()], config.defaultModel);
+  const store = options.requestStore ?? new InMemoryRequestStore();
+  const usage = new UsagePublisher(bus);
+  const jobs = new JobQueue(config.asyncConcurrency, logger);
+  const runner = new GenerateJobRunner({ models, store, usage, results: new ResultPublisher(bus), logger });
+  const deps: SubmitDeps = { models, usage, maxInputTokens: config.maxInputTokens, store, jobs, runner };
+
+  const server = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    services: [{ name: CONTENT_SERVICE_NAME, definition: protos.content().ContentService.service, implementation: implementation(deps, store, logger) }],
+  });
+  await resumeProcessing(store, deps, logger);
+  logger.info({ port: server.port, models: models.list().map((m) => m.info.id) }, 'content service started');
+
+  return {
+    name: 'content',
+    port: server.port,
+    stop: async () => {
+      // Stop taking calls first (in-flight ones finish), then let accepted background jobs finish.
+      await server.stop(options.stopGraceMs);
+      await jobs.stop();
+    },
+  };
+}

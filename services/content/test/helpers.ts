@@ -1,0 +1,25 @@
+import { InMemoryEventBus, Topics, type AnyEvent, type EventBus } from '@switchyard/shared';
+
+/** Subscribes a test group to the usage and results topics and collects what arrives. */
+export async function collectEvents(bus: EventBus): Promise<AnyEvent[]> {
+  const events: AnyEvent[] = [];
+  await bus.subscribe({
+    group: `test-${Math.random().toString(36).slice(2)}`,
+    topics: [Topics.usage, Topics.results],
+    handler: async (event) => {
+      events.push(event);
+    },
+  });
+  return events;
+}
+
+/** A bus that refuses every publish, to check that calls fail instead of going unrecorded. */
+export class BrokenBus extends InMemoryEventBus {
+  override async publish(): Promise<void> {
+    throw new Error('broker down');
+  }
+}
+
+export function context(organization = 'org_a', requestId = `req_${Math.random().toString(36).slice(2)}`) {
+  return { organization, keyId: 'key_1', requestId };
+}

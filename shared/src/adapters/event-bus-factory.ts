@@ -1,0 +1,19 @@
+import type { Logger } from 'pino';
+import type { EventBus } from '../events/bus';
+import { InMemoryEventBus } from './in-memory-event-bus';
+import { KafkaEventBus } from './kafka-event-bus';
+
+/**
+ * Kafka when brokers are configured (distributed mode), otherwise an in-process bus, which only
+ * connects services running in the same process (embedded mode).
+ */
+export async function createEventBus(options: { kafkaBrokers: string; clientId: string; logger: Logger }): Promise<EventBus> {
+  const brokers = options.kafkaBrokers.split(',').map((b) => b.trim()).filter(Boolean);
+  if (brokers.length === 0) {
+    options.logger.warn('KAFKA_BROKERS is not set: using an in-process event bus (events stay in this process)');
+    return new InMemoryEventBus({ logger: options.logger });
+  }
+  const bus = new KafkaEventBus({ brokers, clientId: options.clientId, logger: options.logger });
+  await bus.start();
+  return bus;
+}

@@ -1,0 +1,189 @@
+import { Kafka, logLevel, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
+import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
+import { TOPIC_OF, Topics } from '../events/topics';
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+  /** Partitions for topics this bus creates. */
+  partitions?: number;
+  replicationFactor?: number;
+  /** Handler attempts per message before it goes to the dead-letter topic. */
+  maxAttempts?: number;
+  retryBaseMs?: number;
+}
+
+/**
+ * Kafka implementation of the event bus. Messages are keyed by organization (ordering per
+ * organization), produced with acks=all by an idempotent producer, and consumed at least once:
+ * a message's offset is committed only after its handler resolved, so a crash re-delivers it.
+ * A message that fails validation, or whose handler keeps failing, goes to the dead-letter topic
+ * with the reason in its headers, so one poison message never blocks a partition.
+ */
+export class KafkaEventBus implements EventBus {
+  private readonly kafka: Kafka;
+  private readonly producer: Producer;
+  private readonly consumers = new Set<Consumer>();
+  private connected?: Promise<void>;
+
+  constructor(private readonly options: KafkaBusOptions) {
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: logLevel.WARN,
+      logCreator: () => ({ level, log }) => {
+        const { message, ...extra } = log;
+        if (level <= logLevel.ERROR) options.logger.error({ kafka: extra }, message);
+        else options.logger.warn({ kafka: extra }, message);
+      },
+      retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5000 },
+    });
+    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  }
+
+  /** Connects the producer and creates the topics (idempotent). */
+  start(): Promise<void> {
+    this.connected ??= this.connect();
+    return this.connected;
+  }
+
+  async publish(event: AnyEvent): Promise<void> {
+    await this.start();
+    const valid = validateEvent(event);
+    await this.producer.send({
+      topic: TOPIC_OF[valid.type],
+      acks: -1,
+      messages: [
+        {
+          key: valid.organization,
+          value: JSON.stringify(valid),
+          headers: { 'event-id': valid.id, 'event-type': valid.type },
+        },
+      ],
+    });
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    await this.start();
+    const consumer = this.kafka.consumer({
+      groupId: options.group,
+      allowAutoTopicCreation: false,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+    });
+    await consumer.connect();
+    // A new group reads from the beginning so nothing published before it existed is missed.
+    await consumer.subscribe({ topics: [...options.topics], fromBeginning: true });
+    await consumer.run({
+      autoCommit: true,
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        await this.handle(options, topic, partition, message, heartbeat);
+      },
+    });
+    this.consumers.add(consumer);
+    return {
+      close: async () => {
+        this.consumers.delete(consumer);
+        await consumer.disconnect();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.consumers].map((c) => c.disconnect()));
+    this.consumers.clear();
+    if (this.connected) await this.producer.disconnect();
+    this.connected = undefined;
+  }
+
+  private async connect(): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = Object.values(Topics).filter((t) => !existing.has(t));
+      if (missing.length > 0) {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions: this.options.partitions ?? 3,
+            replicationFactor: this.options.replicationFactor ?? 1,
+          })),
+        });
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    await this.producer.connect();
+  }
+
+  private async handle(
+    options: SubscribeOptions,
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    let event: AnyEvent;
+    try {
+      event = decodeEvent(message.value ?? Buffer.alloc(0));
+    } catch (error) {
+      await this.deadLetter(options.group, topic, partition, message, errorText(error), 0);
+      return;
+    }
+    const maxAttempts = this.options.maxAttempts ?? 5;
+    let lastError = '';
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      try {
+        await options.handler(event);
+        return;
+      } catch (error) {
+        lastError = errorText(error);
+        this.options.logger.warn({ group: options.group, eventId: event.id, attempt, error: lastError }, 'event handler failed');
+        if (attempt < maxAttempts) {
+          await sleep((this.options.retryBaseMs ?? 200) * 2 ** (attempt - 1));
+          await heartbeat();
+        }
+      }
+    }
+    await this.deadLetter(options.group, topic, partition, message, lastError, maxAttempts);
+  }
+
+  private async deadLetter(
+    group: string,
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    reason: string,
+    attempts: number,
+  ): Promise<void> {
+    const headers: IHeaders = {
+      ...message.headers,
+      'dlq-reason': reason.slice(0, 1000),
+      'dlq-source-topic': topic,
+      'dlq-source-partition': String(partition),
+      'dlq-source-offset': message.offset,
+      'dlq-group': group,
+      'dlq-attempts': String(attempts),
+    };
+    // If this send fails the handler throws, the offset is not committed and the message is retried.
+    await this.producer.send({
+      topic: Topics.deadLetter,
+      acks: -1,
+      messages: [{ key: message.key, value: message.value, headers }],
+    });
+    this.options.logger.error({ group, topic, offset: message.offset, reason }, 'event sent to the dead-letter topic');
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,70 @@
+import type { IncomingMessage } from 'node:http';
+import type { Middleware } from 'koa';
+import getRawBody from 'raw-body';
+import contentType from 'content-type';
+import { AppError } from '@switchyard/shared';
+import type { GatewayState } from './request-id';
+
+export interface BodyState extends GatewayState {
+  body?: unknown;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function tooLarge(limit: number): AppError {
+  return new AppError('payload_too_large', `request body exceeds ${limit} bytes`);
+}
+
+function checkMediaType(header: string | undefined): void {
+  let parsed: contentType.ParsedMediaType | undefined;
+  try {
+    parsed = header ? contentType.parse(header) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const charset = parsed?.parameters.charset?.toLowerCase();
+  if (parsed?.type !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    throw new AppError('unsupported_media_type', 'request body must be application/json (UTF-8)');
+  }
+}
+
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = req.headers['content-length'];
+  try {
+    return await getRawBody(req, { length: declared, limit, encoding: 'utf-8' });
+  } catch (error) {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') throw tooLarge(limit);
+    if (type === 'request.size.invalid') throw new AppError('invalid_request', 'request body is shorter or longer than Content-Length');
+    throw new AppError('invalid_request', 'request body could not be read');
+  }
+}
+
+/**
+ * JSON bodies for POST/PUT/PATCH: media type first, then the declared size (before reading a byte),
+ * then the size while reading (chunked bodies), then the syntax. No body counts as {}.
+ */
+export function jsonBody(limit: number): Middleware<BodyState> {
+  return async (ctx, next) => {
+    if (!hasBody(ctx.req)) {
+      ctx.state.body = {};
+      return next();
+    }
+    checkMediaType(ctx.get('content-type') || undefined);
+    const declared = Number(ctx.get('content-length') || NaN);
+    if (declared > limit) {
+      ctx.set('Connection', 'close'); // the unread body makes the connection unusable
+      throw tooLarge(limit);
+    }
+    const text = await readText(ctx.req, limit);
+    try {
+      ctx.state.body = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (error) {
+      throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
+    }
+    return next();
+  };
+}

@@ -1,0 +1,63 @@
+import type { Context, Middleware } from 'koa';
+import { AppError, type ErrorDetail, type Logger } from '@switchyard/shared';
+import type { GatewayState } from './request-id';
+
+/**
+ * An HTTP-level refusal with no AppError code of its own (405). Its code is "method_not_allowed",
+ * documented in the OpenAPI error schema.
+ */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+interface Rendered {
+  status: number;
+  code: string;
+  message: string;
+  details: ErrorDetail[];
+  headers: Record<string, string>;
+}
+
+function render(error: unknown): Rendered | undefined {
+  if (error instanceof AppError) {
+    const status = error.httpStatus;
+    const headers: Record<string, string> = {};
+    if (error.retryAfter !== undefined && (status === 429 || status === 503)) headers['Retry-After'] = String(Math.ceil(error.retryAfter));
+    if (status === 401) headers['WWW-Authenticate'] = 'X-API-Key';
+    return { status, code: error.code, message: error.message, details: error.details, headers };
+  }
+  if (error instanceof HttpProblem) {
+    return { status: error.status, code: error.code, message: error.message, details: error.details, headers: error.headers };
+  }
+  return undefined;
+}
+
+export function writeError(ctx: Context, problem: Rendered, requestId: string): void {
+  ctx.status = problem.status;
+  for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+  ctx.body = { error: { code: problem.code, message: problem.message, details: problem.details }, request_id: requestId };
+}
+
+/** Every failure becomes the contract's error body; anything unexpected is logged and is a bare 500. */
+export function errorHandler(logger: Logger): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      let problem = render(error);
+      if (!problem) {
+        logger.error({ err: error, requestId: ctx.state.requestId, route: ctx.state.route }, 'unhandled error');
+        problem = { status: 500, code: 'internal', message: 'internal error', details: [], headers: {} };
+      }
+      writeError(ctx, problem, ctx.state.requestId);
+    }
+  };
+}

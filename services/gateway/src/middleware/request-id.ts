@@ -1,0 +1,22 @@
+import type { Middleware } from 'koa';
+import { newId } from '@switchyard/shared';
+
+export interface GatewayState {
+  requestId: string;
+  /** Route template for metrics and logs ("unmatched" when no route matched). */
+  route?: string;
+  organization?: string;
+  keyId?: string;
+}
+
+/**
+ * Every request gets a fresh req_ id, set before anything can fail. A client-sent X-Request-Id is
+ * not reused: the id also names asynchronous requests, so it must be unique.
+ */
+export function requestId(): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    ctx.state.requestId = newId('req');
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  };
+}

@@ -1,0 +1,143 @@
+import { httpStatusOf, type ErrorCode } from '@switchyard/shared';
+import { AUTH_SCHEME_DESCRIPTION } from './auth/authenticate';
+import { routePaths } from './routing';
+import { ErrorResponse, type JsonSchema } from './schemas/common';
+import type { AnyRoute, ResponseSpec } from './routes/types';
+
+const SECURITY_SCHEME = 'apiKey';
+
+/** Titled schemas become components (named by title); others stay inline. */
+class SchemaComponents {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  ref(schema: JsonSchema): JsonSchema {
+    const title = schema.title;
+    if (typeof title !== 'string') return schema;
+    const existing = this.schemas[title];
+    if (existing && existing !== schema) throw new Error(`two different schemas are titled ${title}`);
+    this.schemas[title] = schema;
+    return { $ref: `#/components/schemas/${title}` };
+  }
+}
+
+/** Koa ":param" -> OpenAPI "{param}". */
+function openApiPath(path: string): { path: string; params: string[] } {
+  const params: string[] = [];
+  const converted = path.replace(/:([A-Za-z0-9_]+)/g, (_m, name: string) => {
+    params.push(name);
+    return `{${name}}`;
+  });
+  return { path: converted, params };
+}
+
+/** Error statuses a route can answer with, each with the codes that produce it. */
+function errorCodes(route: AnyRoute): ErrorCode[] {
+  const codes: ErrorCode[] = ['internal'];
+  const takesInput = route.requestSchema || route.querySchema || route.path.includes(':');
+  if (takesInput) codes.push('invalid_request');
+  if (route.requestSchema) codes.push('payload_too_large', 'unsupported_media_type');
+  if (route.auth) codes.push('unauthorized', 'unavailable', 'timeout');
+  return [...new Set([...codes, ...(route.errors ?? [])])];
+}
+
+function errorResponses(route: AnyRoute): Record<string, unknown> {
+  const byStatus: Record<string, unknown> = {};
+  for (const code of errorCodes(route)) byStatus[String(httpStatusOf(code))] = { $ref: `#/components/responses/Error${httpStatusOf(code)}` };
+  return byStatus;
+}
+
+function successResponse(spec: ResponseSpec, components: SchemaComponents): unknown {
+  if (!spec.schema && !spec.contentType) return { description: spec.description };
+  const contentType = spec.contentType ?? 'application/json';
+  return { description: spec.description, content: { [contentType]: { schema: spec.schema ? components.ref(spec.schema) : { type: 'string' } } } };
+}
+
+function parameters(route: AnyRoute, pathParams: string[]): unknown[] {
+  const inPath = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1 } }));
+  const properties = (route.querySchema?.properties ?? {}) as Record<string, JsonSchema>;
+  const inQuery = Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+  return [...inPath, ...inQuery];
+}
+
+function operation(route: AnyRoute, path: string, components: SchemaComponents): Record<string, unknown> {
+  const alias = path !== route.path;
+  const { params } = openApiPath(path);
+  const responses: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(route.responses)) responses[status] = successResponse(spec, components);
+  return {
+    operationId: alias ? `${route.operationId}Alias${routePaths(route).indexOf(path)}` : route.operationId,
+    summary: alias ? `${route.summary} (alias of ${route.path})` : route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.tag],
+    security: route.auth ? [{ [SECURITY_SCHEME]: [] }] : [],
+    ...(params.length || route.querySchema ? { parameters: parameters(route, params) } : {}),
+    ...(route.requestSchema
+      ? { requestBody: { required: true, content: { 'application/json': { schema: components.ref(route.requestSchema) } } } }
+      : {}),
+    responses: { ...responses, ...errorResponses(route) },
+  };
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'invalid_request: invalid JSON, missing, unknown, mistyped or out-of-range field (details name each)',
+  401: 'unauthorized: missing, malformed, unknown or revoked key',
+  403: 'forbidden',
+  404: 'not_found: unknown path, agent or resource',
+  405: 'method_not_allowed: the path exists for other methods (see Allow)',
+  409: 'conflict',
+  413: 'payload_too_large: body over the configured limit',
+  415: 'unsupported_media_type: body is not application/json',
+  422: 'unsupported: the model cannot serve this request',
+  429: 'rate_limited or quota_exceeded (see Retry-After)',
+  500: 'internal',
+  502: 'upstream_error: the model provider failed',
+  503: 'unavailable: an internal service is down',
+  504: 'timeout: a deadline passed',
+};
+
+function errorComponents(): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
+    const retry = status === '429' || status === '503';
+    responses[`Error${status}`] = {
+      description,
+      headers: {
+        'X-Request-Id': { schema: { type: 'string' } },
+        ...(retry ? { 'Retry-After': { description: 'Seconds to wait, when known', schema: { type: 'integer' } } } : {}),
+        ...(status === '405' ? { Allow: { schema: { type: 'string' } } } : {}),
+      },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+    };
+  }
+  return responses;
+}
+
+/** OpenAPI 3.1 generated from the route table and the same schemas ajv validates with. */
+export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
+  const components = new SchemaComponents();
+  components.ref(ErrorResponse);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    for (const path of routePaths(route)) {
+      const key = openApiPath(path).path;
+      paths[key] = { ...paths[key], [route.method.toLowerCase()]: operation(route, path, components) };
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchyard API',
+      version: '2.0.0',
+      description:
+        'Content generation and transformation, assistants, recommendations and signed webhooks. ' +
+        'Every response carries X-Request-Id; request_id / requestId in bodies equals it.',
+    },
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: { [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'Authorization', description: AUTH_SCHEME_DESCRIPTION } },
+      schemas: components.schemas,
+      responses: errorComponents(),
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { AppError } from '@switchyard/shared';
+import {
+  CatalogItem,
+  RecordInteractionsRequest,
+  RecordInteractionsResponse,
+  UpsertCatalogItemsRequest,
+  UpsertCatalogItemsResponse,
+  type CatalogItemBody,
+  type InteractionBody,
+} from '../schemas/recommendations';
+import { itemView } from './item-view';
+import { json, type AnyRoute, type RouteSpec } from './types';
+
+const upsertItems: RouteSpec<{ items: CatalogItemBody[] }> = {
+  method: 'POST',
+  path: '/api/v2/catalog/items',
+  operationId: 'upsertCatalogItems',
+  summary: 'Create or replace catalog items (1..1000 per call), keyed by itemId',
+  tag: 'catalog',
+  auth: true,
+  requestSchema: UpsertCatalogItemsRequest,
+  responses: { 200: { description: 'How many items were written', schema: UpsertCatalogItemsResponse } },
+  errors: ['payload_too_large'],
+  async handle({ body, call }, deps) {
+    const items = body.items.map((item) => ({
+      item_id: item.itemId,
+      catalog: item.catalog,
+      title: item.title,
+      categories: item.categories ?? [],
+      attributes_json: JSON.stringify(item.attributes ?? {}),
+      available: item.available,
+    }));
+    const upserted = await deps.clients.recommendation.upsertItems(items, call);
+    return json(200, { upserted, requestId: call.requestId });
+  },
+};
+
+const getItem: RouteSpec = {
+  method: 'GET',
+  path: '/api/v2/catalog/items/:itemId',
+  operationId: 'getCatalogItem',
+  summary: 'Read one catalog item',
+  tag: 'catalog',
+  auth: true,
+  responses: { 200: { description: 'The item', schema: CatalogItem } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    return json(200, itemView(await deps.clients.recommendation.getItem(params.itemId, call), deps.logger));
+  },
+};
+
+const deleteItem: RouteSpec = {
+  method: 'DELETE',
+  path: '/api/v2/catalog/items/:itemId',
+  operationId: 'deleteCatalogItem',
+  summary: 'Remove one catalog item',
+  tag: 'catalog',
+  auth: true,
+  responses: { 204: { description: 'Deleted' } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    const deleted = await deps.clients.recommendation.deleteItem(params.itemId, call);
+    if (!deleted) throw AppError.notFound(`catalog item ${params.itemId} not found`);
+    return { status: 204 };
+  },
+};
+
+const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
+  method: 'POST',
+  path: '/api/v2/interactions',
+  operationId: 'recordInteractions',
+  summary: 'Record user interactions (views, purchases, ratings...) that drive recommendations',
+  tag: 'catalog',
+  auth: true,
+  requestSchema: RecordInteractionsRequest,
+  responses: { 200: { description: 'How many interactions were recorded', schema: RecordInteractionsResponse } },
+  errors: ['payload_too_large'],
+  async handle({ body, call }, deps) {
+    const receivedAt = new Date().toISOString();
+    const interactions = body.interactions.map((i) => ({
+      user_id: i.userId,
+      item_id: i.itemId,
+      type: i.type,
+      value: i.value ?? 0,
+      timestamp: i.timestamp ?? receivedAt,
+    }));
+    const recorded = await deps.clients.recommendation.recordInteractions(interactions, call);
+    return json(200, { recorded, requestId: call.requestId });
+  },
+};
+
+export const catalogRoutes: AnyRoute[] = [upsertItems, getItem, deleteItem, recordInteractions];

@@ -1,0 +1,132 @@
+import { AppError, type CallContext } from '@switchyard/shared';
+import type { GenerateRequest } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
+import type { TransformRequest } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
+import type { TransformResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
+import type { Usage__Output } from '@switchyard/shared/generated/switchyard/content/v1/Usage';
+import {
+  AsyncAcknowledgment,
+  GenerateContentRequest,
+  GenerateContentResponse,
+  TransformContentRequest,
+  TransformContentResponse,
+  type GenerateContentBody,
+  type TransformContentBody,
+} from '../schemas/content';
+import { json, type AnyRoute, type RouteDeps, type RouteResult, type RouteSpec } from './types';
+
+function toGenerateRequest(body: GenerateContentBody): GenerateRequest {
+  return {
+    model: body.model ?? '',
+    prompt: body.prompt,
+    max_length: body.max_length,
+    tone: body.tone ?? '',
+    language: body.language ?? '',
+  };
+}
+
+function usageOf(usage: Usage__Output | null) {
+  return {
+    model: usage?.model ?? '',
+    tokens_input: usage?.tokens_input ?? 0,
+    tokens_output: usage?.tokens_output ?? 0,
+  };
+}
+
+/** The caller's URL is checked against the delivery policy before any work is accepted. */
+async function submitWithWebhook(body: GenerateContentBody, url: string, call: CallContext, deps: RouteDeps): Promise<RouteResult> {
+  const verdict = await deps.clients.notification.validateUrl(url, call);
+  if (!verdict.allowed) {
+    const reason = verdict.reason || 'not allowed';
+    throw new AppError('invalid_request', `webhookUrl is not allowed: ${reason}`, [{ field: '/webhookUrl', reason }]);
+  }
+  await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: url }, call);
+  return json(202, { status: 'processing', requestId: call.requestId });
+}
+
+const generate: RouteSpec<GenerateContentBody> = {
+  method: 'POST',
+  path: '/api/v2/ai/content/generate',
+  aliases: ['/api/ai/content/generate'],
+  operationId: 'generateContent',
+  summary: 'Generate text from a prompt (202 and a signed callback when webhookUrl is given)',
+  tag: 'content',
+  auth: true,
+  requestSchema: GenerateContentRequest,
+  responses: {
+    200: { description: 'Generated content', schema: GenerateContentResponse },
+    202: { description: 'Accepted; the result is POSTed to webhookUrl', schema: AsyncAcknowledgment },
+  },
+  errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
+  async handle({ body, call }, deps) {
+    if (body.webhookUrl) return submitWithWebhook(body, body.webhookUrl, call, deps);
+    const response = await deps.clients.content.generate(toGenerateRequest(body), call);
+    return json(200, {
+      content: response.content,
+      usage: { ...usageOf(response.usage), cost: response.usage?.cost ?? 0 },
+      request_id: call.requestId,
+    });
+  },
+};
+
+/** Only the fields of the chosen action reach the service (interface rule 1). */
+function toTransformRequest(body: TransformContentBody): TransformRequest {
+  return {
+    model: body.model ?? '',
+    action: body.action,
+    text: body.text,
+    target_length: body.action === 'summarize' ? (body.target_length ?? '') : '',
+    format: body.action === 'reformat' ? (body.format ?? '') : '',
+    source_language: body.action === 'translate' ? (body.source_language ?? '') : '',
+    target_language: body.action === 'translate' ? (body.target_language ?? '') : '',
+  };
+}
+
+function required<T>(value: T | undefined | null, field: string): T {
+  if (value === undefined || value === null) throw new AppError('internal', `content service answered without ${field}`);
+  return value;
+}
+
+function renderTransform(action: TransformContentBody['action'], response: TransformResponse__Output, requestId: string) {
+  const usage = usageOf(response.usage);
+  switch (action) {
+    case 'summarize':
+      return {
+        original_length: required(response.original_length, 'original_length'),
+        transformed_text: required(response.transformed_text, 'transformed_text'),
+        usage,
+        request_id: requestId,
+      };
+    case 'reformat':
+      return {
+        original_format: required(response.original_format, 'original_format'),
+        transformed_text: required(response.transformed_text, 'transformed_text'),
+        usage,
+        request_id: requestId,
+      };
+    case 'translate':
+      return {
+        original_text: required(response.original_text, 'original_text'),
+        translated_text: required(response.translated_text, 'translated_text'),
+        usage,
+        request_id: requestId,
+      };
+  }
+}
+
+const transform: RouteSpec<TransformContentBody> = {
+  method: 'POST',
+  path: '/api/v2/ai/content/transform',
+  operationId: 'transformContent',
+  summary: 'Summarize, reformat or translate text (fields of other actions are ignored)',
+  tag: 'content',
+  auth: true,
+  requestSchema: TransformContentRequest,
+  responses: { 200: { description: 'The transformed text; fields depend on action', schema: TransformContentResponse } },
+  errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
+  async handle({ body, call }, deps) {
+    const response = await deps.clients.content.transform(toTransformRequest(body), call);
+    return json(200, renderTransform(body.action, response, call.requestId));
+  },
+};
+
+export const contentRoutes: AnyRoute[] = [generate, transform];

@@ -1,0 +1,23 @@
+import { assistantRoutes } from './assistants';
+import { catalogRoutes } from './catalog';
+import { contentRoutes } from './content';
+import { modelRoutes } from './models';
+import { recommendationRoutes } from './recommendations';
+import { requestRoutes } from './requests';
+import { systemRoutes } from './system';
+import { webhookRoutes } from './webhooks';
+import type { AnyRoute } from './types';
+
+/** The one route table: served by the router and described by /openapi.json. Order matters for overlaps. */
+export const routeTable: AnyRoute[] = [
+  ...contentRoutes,
+  ...assistantRoutes,
+  ...recommendationRoutes,
+  ...catalogRoutes,
+  ...webhookRoutes,
+  ...requestRoutes,
+  ...modelRoutes,
+  ...systemRoutes,
+];
+
+export type { AnyRoute, RouteSpec, RouteDeps, RouteInput, RouteResult } from './types';

@@ -1,0 +1,30 @@
+import { ModelList } from '../schemas/content';
+import { json, type AnyRoute, type RouteSpec } from './types';
+
+const listModels: RouteSpec = {
+  method: 'GET',
+  path: '/api/v2/models',
+  operationId: 'listModels',
+  summary: 'Models that the model field may name, with prices and limits',
+  tag: 'models',
+  auth: true,
+  responses: { 200: { description: 'Models', schema: ModelList } },
+  async handle({ call }, deps) {
+    const { models } = await deps.clients.content.listModels(call);
+    return json(200, {
+      models: models.map((m) => ({
+        id: m.id,
+        provider: m.provider,
+        capabilities: m.capabilities,
+        aliases: m.aliases,
+        inputPricePerMillion: m.input_price_per_million,
+        outputPricePerMillion: m.output_price_per_million,
+        contextWindow: m.context_window,
+        maxOutputTokens: m.max_output_tokens,
+        isDefault: m.is_default,
+      })),
+    });
+  },
+};
+
+export const modelRoutes: AnyRoute[] = [listModels];

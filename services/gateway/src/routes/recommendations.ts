@@ -1,0 +1,39 @@
+import { RecommendationsRequest, RecommendationsResponse, type RecommendBody } from '../schemas/recommendations';
+import { itemView } from './item-view';
+import { json, type AnyRoute, type RouteSpec } from './types';
+
+const recommend: RouteSpec<RecommendBody> = {
+  method: 'POST',
+  path: '/api/v2/ai/recommendations',
+  aliases: ['/v2/ai/recommendations'],
+  operationId: 'recommendItems',
+  summary: 'Recommend items for a user, optionally relative to the item being viewed',
+  tag: 'recommendations',
+  auth: true,
+  requestSchema: RecommendationsRequest,
+  responses: { 200: { description: 'Recommended items, best first', schema: RecommendationsResponse } },
+  errors: ['not_found', 'rate_limited', 'quota_exceeded'],
+  async handle({ body, call }, deps) {
+    const response = await deps.clients.recommendation.recommend(
+      {
+        user_id: body.userId,
+        current_item_id: body.currentItemId ?? '',
+        num_recommendations: body.numRecommendations,
+        catalog: body.catalog ?? '',
+      },
+      call,
+    );
+    return json(200, {
+      userId: response.user_id,
+      recommendations: response.recommendations.map((r) => ({
+        itemId: r.item_id,
+        score: r.score,
+        reason: r.reason,
+        item: r.item ? itemView(r.item, deps.logger) : null,
+      })),
+      requestId: call.requestId,
+    });
+  },
+};
+
+export const recommendationRoutes: AnyRoute[] = [recommend];

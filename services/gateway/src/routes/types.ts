@@ -1,0 +1,72 @@
+import type { CallContext, ErrorCode, Logger } from '@switchyard/shared';
+import type { Registry } from 'prom-client';
+import type { GatewayClients } from '../clients';
+import type { JsonSchema } from '../schemas/common';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteInput<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+  /** Caller identity and request id for downstream calls (empty organization on public routes). */
+  call: CallContext;
+}
+
+export interface RouteResult {
+  status: number;
+  /** Omitted for 204. */
+  body?: unknown;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+  contentType?: string;
+}
+
+/** What route handlers may use. */
+export interface RouteDeps {
+  clients: GatewayClients;
+  logger: Logger;
+  /** grpc.health.v1 status of one downstream ("SERVING", "NOT_SERVING", "UNREACHABLE"...). */
+  checkHealth(address: string, service: string): Promise<string>;
+  metrics: Registry;
+  /** The OpenAPI document, generated once from the route table. */
+  openapi(): unknown;
+}
+
+/**
+ * One entry of the route table: the router, validation and the OpenAPI document all read it,
+ * so what is served and what is documented cannot drift apart.
+ */
+export interface RouteSpec<B = unknown, Q = Record<string, never>> {
+  method: HttpMethod;
+  /** Koa-style path (":param"). */
+  path: string;
+  /** Extra paths with the same behaviour (published examples). */
+  aliases?: string[];
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: boolean;
+  requestSchema?: JsonSchema;
+  querySchema?: JsonSchema;
+  /** Success responses by status. */
+  responses: Record<number, ResponseSpec>;
+  /** Error codes beyond the generic ones (auth, validation, internal, unavailable, timeout). */
+  errors?: ErrorCode[];
+  /** Checks that depend on path parameters, after schema validation. */
+  validate?(input: RouteInput<B, Q>): void;
+  handle(input: RouteInput<B, Q>, deps: RouteDeps): Promise<RouteResult>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any>;
+
+export function json(status: number, body: unknown): RouteResult {
+  return { status, body };
+}

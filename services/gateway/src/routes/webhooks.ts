@@ -1,0 +1,222 @@
+import { AppError } from '@switchyard/shared';
+import type { Webhook__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type { Delivery__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
+import type { RotateSecretResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
+import {
+  Delivery,
+  DeliveryList,
+  ListDeliveriesQuery,
+  RegisteredWebhook,
+  RegisterWebhookRequest,
+  RotatedSecret,
+  RotateSecretRequest,
+  SigningSecret,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookList,
+  type DeliveriesQuery,
+  type RegisterWebhookBody,
+  type RotateSecretBody,
+  type UpdateWebhookBody,
+} from '../schemas/webhooks';
+import { json, type AnyRoute, type RouteSpec } from './types';
+
+const orNull = (value: string): string | null => (value ? value : null);
+
+function webhookView(webhook: Webhook__Output) {
+  return {
+    id: webhook.id,
+    event: webhook.events[0] ?? '',
+    events: webhook.events,
+    url: webhook.url,
+    enabled: webhook.enabled,
+    createdAt: webhook.created_at,
+    updatedAt: webhook.updated_at,
+    disabledReason: orNull(webhook.disabled_reason),
+  };
+}
+
+function deliveryView(delivery: Delivery__Output) {
+  return {
+    id: delivery.id,
+    webhookId: delivery.webhook_id,
+    eventId: delivery.event_id,
+    event: delivery.event,
+    status: delivery.status,
+    url: delivery.url,
+    createdAt: delivery.created_at,
+    nextAttemptAt: orNull(delivery.next_attempt_at),
+    attempts: delivery.attempts.map((a) => ({
+      attemptedAt: a.attempted_at,
+      statusCode: a.status_code || null,
+      durationMs: a.duration_ms,
+      responseBody: a.response_body,
+      error: orNull(a.error),
+    })),
+  };
+}
+
+function rotatedView(rotated: RotateSecretResponse__Output) {
+  return { secret: rotated.secret, previousSecretExpiresAt: orNull(rotated.previous_secret_expires_at) };
+}
+
+const webhookPath = '/api/webhooks/:id';
+const base = { tag: 'webhooks', auth: true } as const;
+
+const register: RouteSpec<RegisterWebhookBody> = {
+  ...base,
+  method: 'POST',
+  path: '/api/webhooks',
+  operationId: 'registerWebhook',
+  summary: 'Register a URL for an event; the signing secret is returned only here',
+  requestSchema: RegisterWebhookRequest,
+  responses: { 201: { description: 'Registered', schema: RegisteredWebhook } },
+  errors: ['conflict'],
+  async handle({ body, call }, deps) {
+    const registered = await deps.clients.notification.registerWebhook(
+      { events: [body.event], url: body.url, secret: body.secret ?? '' },
+      call,
+    );
+    if (!registered.webhook) throw new AppError('internal', 'notification service answered without the webhook');
+    return json(201, { ...webhookView(registered.webhook), secret: registered.secret });
+  },
+};
+
+const list: RouteSpec = {
+  ...base,
+  method: 'GET',
+  path: '/api/webhooks',
+  operationId: 'listWebhooks',
+  summary: "List the organization's webhooks",
+  responses: { 200: { description: 'Webhooks', schema: WebhookList } },
+  async handle({ call }, deps) {
+    return json(200, { webhooks: (await deps.clients.notification.listWebhooks(call)).map(webhookView) });
+  },
+};
+
+/* The signing-secret routes come before /:id so that "signing-secret" is never taken for an id. */
+const getSigningSecret: RouteSpec = {
+  ...base,
+  method: 'GET',
+  path: '/api/webhooks/signing-secret',
+  operationId: 'getSigningSecret',
+  summary: "The organization's secret that signs webhookUrl result callbacks",
+  responses: { 200: { description: 'The current secret', schema: SigningSecret } },
+  async handle({ call }, deps) {
+    const secret = await deps.clients.notification.getSigningSecret(call);
+    return json(200, { secret: secret.secret, createdAt: secret.created_at });
+  },
+};
+
+const rotateSigningSecret: RouteSpec<RotateSecretBody> = {
+  ...base,
+  method: 'POST',
+  path: '/api/webhooks/signing-secret/rotate',
+  operationId: 'rotateSigningSecret',
+  summary: "Replace the organization's signing secret; the old one keeps signing for overlapSeconds",
+  requestSchema: RotateSecretRequest,
+  responses: { 200: { description: 'The new secret', schema: RotatedSecret } },
+  async handle({ body, call }, deps) {
+    return json(200, rotatedView(await deps.clients.notification.rotateSigningSecret(body.overlapSeconds, call)));
+  },
+};
+
+const get: RouteSpec = {
+  ...base,
+  method: 'GET',
+  path: webhookPath,
+  operationId: 'getWebhook',
+  summary: 'Read one webhook',
+  responses: { 200: { description: 'The webhook', schema: Webhook } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    return json(200, webhookView(await deps.clients.notification.getWebhook(params.id, call)));
+  },
+};
+
+const update: RouteSpec<UpdateWebhookBody> = {
+  ...base,
+  method: 'PATCH',
+  path: webhookPath,
+  operationId: 'updateWebhook',
+  summary: 'Change the URL, events or enabled flag of a webhook',
+  requestSchema: UpdateWebhookRequest,
+  responses: { 200: { description: 'The updated webhook', schema: Webhook } },
+  errors: ['not_found'],
+  async handle({ params, body, call }, deps) {
+    const updated = await deps.clients.notification.updateWebhook(
+      { id: params.id, url: body.url, events: body.events ?? [], events_set: body.events !== undefined, enabled: body.enabled },
+      call,
+    );
+    return json(200, webhookView(updated));
+  },
+};
+
+const remove: RouteSpec = {
+  ...base,
+  method: 'DELETE',
+  path: webhookPath,
+  operationId: 'deleteWebhook',
+  summary: 'Delete a webhook',
+  responses: { 204: { description: 'Deleted' } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    if (!(await deps.clients.notification.deleteWebhook(params.id, call))) throw AppError.notFound(`webhook ${params.id} not found`);
+    return { status: 204 };
+  },
+};
+
+const rotateSecret: RouteSpec<RotateSecretBody> = {
+  ...base,
+  method: 'POST',
+  path: `${webhookPath}/rotate-secret`,
+  operationId: 'rotateWebhookSecret',
+  summary: "Replace a webhook's secret; the old one keeps signing for overlapSeconds",
+  requestSchema: RotateSecretRequest,
+  responses: { 200: { description: 'The new secret', schema: RotatedSecret } },
+  errors: ['not_found'],
+  async handle({ params, body, call }, deps) {
+    return json(200, rotatedView(await deps.clients.notification.rotateWebhookSecret(params.id, body.overlapSeconds, call)));
+  },
+};
+
+const deliveries: RouteSpec<unknown, DeliveriesQuery> = {
+  ...base,
+  method: 'GET',
+  path: `${webhookPath}/deliveries`,
+  operationId: 'listWebhookDeliveries',
+  summary: 'Recent deliveries of a webhook with every attempt, newest first',
+  querySchema: ListDeliveriesQuery,
+  responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
+  errors: ['not_found'],
+  async handle({ params, query, call }, deps) {
+    const found = await deps.clients.notification.listDeliveries(params.id, query.limit, call);
+    return json(200, { deliveries: found.map(deliveryView) });
+  },
+};
+
+const replay: RouteSpec = {
+  ...base,
+  method: 'POST',
+  path: `${webhookPath}/deliveries/:deliveryId/replay`,
+  operationId: 'replayWebhookDelivery',
+  summary: 'Send a past delivery again (same webhook-id, fresh signature)',
+  responses: { 200: { description: 'The delivery, scheduled again', schema: Delivery } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    return json(200, deliveryView(await deps.clients.notification.replayDelivery(params.id, params.deliveryId, call)));
+  },
+};
+
+export const webhookRoutes: AnyRoute[] = [
+  register,
+  list,
+  getSigningSecret,
+  rotateSigningSecret,
+  get,
+  update,
+  remove,
+  rotateSecret,
+  deliveries,
+  replay,
+];

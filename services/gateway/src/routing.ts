@@ -1,0 +1,71 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { AppError } from '@switchyard/shared';
+import type { ApiKeyStore } from './auth/api-key-store';
+import { requireApiKey } from './middleware/auth';
+import { jsonBody, type BodyState } from './middleware/body';
+import { HttpProblem } from './middleware/errors';
+import type { GatewayState } from './middleware/request-id';
+import { validateBody, validateQuery } from './schemas/validator';
+import type { AnyRoute, RouteDeps, RouteInput } from './routes/types';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+export function routePaths(route: AnyRoute): string[] {
+  return [route.path, ...(route.aliases ?? [])];
+}
+
+function markRoute(path: string): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    ctx.state.route = path;
+    await next();
+  };
+}
+
+function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
+  return async (ctx) => {
+    const input: RouteInput<unknown, unknown> = {
+      body: route.requestSchema ? validateBody(route.requestSchema, ctx.state.body) : (ctx.state.body ?? {}),
+      query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
+      params: (ctx as unknown as { params: Record<string, string> }).params,
+      call: { organization: ctx.state.organization ?? '', keyId: ctx.state.keyId ?? '', requestId: ctx.state.requestId },
+    };
+    route.validate?.(input);
+    const result = await route.handle(input, deps);
+    ctx.status = result.status;
+    if (result.body !== undefined) {
+      ctx.body = result.body;
+      ctx.type = result.contentType ?? 'application/json';
+    }
+  };
+}
+
+/** Per route: mark it for metrics, authenticate, read the body, validate, call the handler. */
+export function buildRouter(routes: AnyRoute[], deps: RouteDeps, apiKeys: ApiKeyStore, bodyLimitBytes: number): Router {
+  const router = new Router();
+  for (const route of routes) {
+    for (const path of routePaths(route)) {
+      const stack: Middleware[] = [markRoute(path) as Middleware];
+      if (route.auth) stack.push(requireApiKey(apiKeys) as Middleware);
+      if (BODY_METHODS.has(route.method)) stack.push(jsonBody(bodyLimitBytes) as Middleware);
+      stack.push(invoke(route, deps) as Middleware);
+      router.register(path, [route.method], stack);
+    }
+  }
+  return router;
+}
+
+/** Runs when no route matched path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
+export function unmatched(router: Router): Middleware<GatewayState> {
+  return async (ctx) => {
+    const allowed = [...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods))];
+    if (allowed.length === 0) throw AppError.notFound(`no route for ${ctx.method} ${ctx.path}`);
+    const allow = allowed.join(', ');
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', allow);
+      ctx.status = 204;
+      return;
+    }
+    throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, { Allow: allow });
+  };
+}

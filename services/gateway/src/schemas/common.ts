@@ -1,0 +1,43 @@
+/** A JSON Schema object (draft-07 keywords, which OpenAPI 3.1's dialect also accepts). */
+export type JsonSchema = Record<string, unknown>;
+
+export const LANGUAGE_CODE = { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$' } as const;
+export const MODEL_ID = { type: 'string', minLength: 1, maxLength: 200 } as const;
+export const IDENTIFIER = { type: 'string', minLength: 1, maxLength: 200 } as const;
+/** Callback URLs: absolute http(s) URIs; the notification service applies the SSRF policy. */
+export const CALLBACK_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+export const DATE_TIME = { type: 'string', format: 'date-time' } as const;
+
+/** The error body of contract-decisions.md. */
+export const ErrorResponse: JsonSchema = {
+  title: 'ErrorResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['error', 'request_id'],
+  properties: {
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'message', 'details'],
+      properties: {
+        code: {
+          type: 'string',
+          description: 'invalid_request, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, internal, upstream_error, unavailable, timeout',
+        },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['reason'],
+            properties: {
+              field: { type: 'string', description: 'JSON pointer into the request body (or query)' },
+              reason: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+    request_id: { type: 'string', pattern: '^req_' },
+  },
+};

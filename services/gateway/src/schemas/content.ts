@@ -1,0 +1,173 @@
+import { CALLBACK_URL, LANGUAGE_CODE, MODEL_ID, type JsonSchema } from './common';
+
+export const MAX_OUTPUT_TOKENS = 32768;
+export const TRANSFORM_ACTIONS = ['summarize', 'reformat', 'translate'] as const;
+export const TARGET_LENGTHS = ['short', 'medium', 'long'] as const;
+export const TEXT_FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'json', 'csv', 'html', 'plain'] as const;
+
+export interface GenerateContentBody {
+  model?: string;
+  prompt: string;
+  max_length?: number;
+  tone?: string;
+  language?: string;
+  webhookUrl?: string;
+}
+
+export const GenerateContentRequest: JsonSchema = {
+  title: 'GenerateContentRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['prompt'],
+  properties: {
+    model: MODEL_ID,
+    prompt: { type: 'string', minLength: 1 },
+    max_length: { type: 'integer', minimum: 1, maximum: MAX_OUTPUT_TOKENS, description: 'Output cap in tokens' },
+    tone: { type: 'string', maxLength: 200 },
+    language: LANGUAGE_CODE,
+    webhookUrl: { ...CALLBACK_URL, description: 'When present the answer is 202 and the result is POSTed here, signed' },
+  },
+};
+
+export interface TransformContentBody {
+  model?: string;
+  action: (typeof TRANSFORM_ACTIONS)[number];
+  text: string;
+  target_length?: string;
+  format?: string;
+  source_language?: string;
+  target_language?: string;
+}
+
+export const TransformContentRequest: JsonSchema = {
+  title: 'TransformContentRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['action', 'text'],
+  properties: {
+    model: MODEL_ID,
+    action: { type: 'string', enum: TRANSFORM_ACTIONS },
+    text: { type: 'string', minLength: 1 },
+    target_length: { type: 'string', enum: TARGET_LENGTHS },
+    format: { type: 'string', enum: TEXT_FORMATS },
+    source_language: LANGUAGE_CODE,
+    target_language: LANGUAGE_CODE,
+  },
+  allOf: [
+    { if: { required: ['action'], properties: { action: { const: 'reformat' } } }, then: { required: ['format'] } },
+    { if: { required: ['action'], properties: { action: { const: 'translate' } } }, then: { required: ['target_language'] } },
+  ],
+};
+
+const GenerateUsage = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['model', 'tokens_input', 'tokens_output', 'cost'],
+  properties: {
+    model: { type: 'string' },
+    tokens_input: { type: 'integer' },
+    tokens_output: { type: 'integer' },
+    cost: { type: 'number' },
+  },
+};
+
+const TransformUsage = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['model', 'tokens_input', 'tokens_output'],
+  properties: { model: { type: 'string' }, tokens_input: { type: 'integer' }, tokens_output: { type: 'integer' } },
+};
+
+export const GenerateContentResponse: JsonSchema = {
+  title: 'GenerateContentResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['content', 'usage', 'request_id'],
+  properties: { content: { type: 'string' }, usage: GenerateUsage, request_id: { type: 'string' } },
+};
+
+export const AsyncAcknowledgment: JsonSchema = {
+  title: 'AsyncAcknowledgment',
+  type: 'object',
+  additionalProperties: false,
+  required: ['status', 'requestId'],
+  properties: { status: { type: 'string', const: 'processing' }, requestId: { type: 'string' } },
+};
+
+function transformVariant(fields: Record<string, JsonSchema>): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: [...Object.keys(fields), 'usage', 'request_id'],
+    properties: { ...fields, usage: TransformUsage, request_id: { type: 'string' } },
+  };
+}
+
+export const TransformContentResponse: JsonSchema = {
+  title: 'TransformContentResponse',
+  description: 'summarize: original_length + transformed_text; reformat: original_format + transformed_text; translate: original_text + translated_text',
+  oneOf: [
+    transformVariant({ original_length: { type: 'integer' }, transformed_text: { type: 'string' } }),
+    transformVariant({ original_format: { type: 'string', enum: TEXT_FORMATS }, transformed_text: { type: 'string' } }),
+    transformVariant({ original_text: { type: 'string' }, translated_text: { type: 'string' } }),
+  ],
+};
+
+export const AsyncRequestStatus: JsonSchema = {
+  title: 'AsyncRequestStatus',
+  type: 'object',
+  additionalProperties: false,
+  required: ['requestId', 'status', 'operation', 'createdAt'],
+  properties: {
+    requestId: { type: 'string' },
+    status: { type: 'string', enum: ['processing', 'completed', 'failed'] },
+    operation: { type: 'string' },
+    createdAt: { type: 'string' },
+    completedAt: { type: 'string' },
+    result: { type: 'string' },
+    model: { type: 'string' },
+    usage: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['totalTokens'],
+      properties: { totalTokens: { type: 'integer' } },
+    },
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+  },
+};
+
+export const ModelList: JsonSchema = {
+  title: 'ModelList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['models'],
+  properties: {
+    models: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'id', 'provider', 'capabilities', 'aliases', 'inputPricePerMillion', 'outputPricePerMillion',
+          'contextWindow', 'maxOutputTokens', 'isDefault',
+        ],
+        properties: {
+          id: { type: 'string' },
+          provider: { type: 'string' },
+          capabilities: { type: 'array', items: { type: 'string' } },
+          aliases: { type: 'array', items: { type: 'string' } },
+          inputPricePerMillion: { type: 'number' },
+          outputPricePerMillion: { type: 'number' },
+          contextWindow: { type: 'integer' },
+          maxOutputTokens: { type: 'integer' },
+          isDefault: { type: 'boolean' },
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,154 @@
+import { DATE_TIME, IDENTIFIER, type JsonSchema } from './common';
+
+export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
+export const INTERACTION_TYPES = ['view', 'click', 'cart', 'purchase', 'ticket', 'enroll', 'complete', 'rating'] as const;
+export const MAX_BATCH = 1000;
+
+export interface RecommendBody {
+  userId: string;
+  currentItemId?: string;
+  numRecommendations: number;
+  catalog?: string;
+}
+
+export const RecommendationsRequest: JsonSchema = {
+  title: 'RecommendationsRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['userId'],
+  properties: {
+    userId: IDENTIFIER,
+    currentItemId: IDENTIFIER,
+    numRecommendations: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+    catalog: { type: 'string', enum: CATALOGS },
+  },
+};
+
+export const CatalogItem: JsonSchema = {
+  title: 'CatalogItem',
+  type: 'object',
+  additionalProperties: false,
+  required: ['itemId', 'catalog', 'title', 'categories', 'attributes', 'available', 'updatedAt'],
+  properties: {
+    itemId: { type: 'string' },
+    catalog: { type: 'string' },
+    title: { type: 'string' },
+    categories: { type: 'array', items: { type: 'string' } },
+    attributes: { type: 'object' },
+    available: { type: 'boolean' },
+    updatedAt: { type: 'string' },
+  },
+};
+
+export const RecommendationsResponse: JsonSchema = {
+  title: 'RecommendationsResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['userId', 'recommendations', 'requestId'],
+  properties: {
+    userId: { type: 'string' },
+    recommendations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['itemId', 'score', 'reason', 'item'],
+        properties: {
+          itemId: { type: 'string' },
+          score: { type: 'number' },
+          reason: { type: 'string' },
+          item: { oneOf: [CatalogItem, { type: 'null' }] },
+        },
+      },
+    },
+    requestId: { type: 'string' },
+  },
+};
+
+export interface CatalogItemBody {
+  itemId: string;
+  catalog: string;
+  title: string;
+  categories?: string[];
+  attributes?: Record<string, unknown>;
+  available: boolean;
+}
+
+export const UpsertCatalogItemsRequest: JsonSchema = {
+  title: 'UpsertCatalogItemsRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['itemId', 'catalog', 'title'],
+        properties: {
+          itemId: IDENTIFIER,
+          catalog: { type: 'string', enum: CATALOGS },
+          title: { type: 'string', minLength: 1, maxLength: 500 },
+          categories: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } },
+          attributes: { type: 'object', description: 'Free-form attributes (price, venue, date, level...)' },
+          available: { type: 'boolean', default: true },
+        },
+      },
+    },
+  },
+};
+
+export const UpsertCatalogItemsResponse: JsonSchema = {
+  title: 'UpsertCatalogItemsResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['upserted', 'requestId'],
+  properties: { upserted: { type: 'integer' }, requestId: { type: 'string' } },
+};
+
+export interface InteractionBody {
+  userId: string;
+  itemId: string;
+  type: string;
+  value?: number;
+  timestamp?: string;
+}
+
+export const RecordInteractionsRequest: JsonSchema = {
+  title: 'RecordInteractionsRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['interactions'],
+  properties: {
+    interactions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['userId', 'itemId', 'type'],
+        properties: {
+          userId: IDENTIFIER,
+          itemId: IDENTIFIER,
+          type: { type: 'string', enum: INTERACTION_TYPES },
+          value: { type: 'number', description: 'The rating (1..5) for type rating; ignored otherwise' },
+          timestamp: { ...DATE_TIME, description: 'When it happened; defaults to the time the gateway received it' },
+        },
+        if: { required: ['type'], properties: { type: { const: 'rating' } } },
+        then: { required: ['value'], properties: { value: { minimum: 1, maximum: 5 } } },
+      },
+    },
+  },
+};
+
+export const RecordInteractionsResponse: JsonSchema = {
+  title: 'RecordInteractionsResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['recorded', 'requestId'],
+  properties: { recorded: { type: 'integer' }, requestId: { type: 'string' } },
+};

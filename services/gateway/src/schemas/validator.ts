@@ -1,0 +1,157 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { AppError, type ErrorDetail } from '@switchyard/shared';
+import type { JsonSchema } from './common';
+
+function createAjv(coerceTypes: boolean): Ajv {
+  // verbose: errors carry parentSchema, from which messages describe the expected value.
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, coerceTypes, strictTypes: false });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = createAjv(false);
+/** Query strings are text: "?limit=5" must count as the integer 5. */
+const queryAjv = createAjv(true);
+const compiled = new Map<Ajv, WeakMap<JsonSchema, ValidateFunction>>();
+
+function compile(ajv: Ajv, schema: JsonSchema): ValidateFunction {
+  let cache = compiled.get(ajv);
+  if (!cache) compiled.set(ajv, (cache = new WeakMap()));
+  let validate = cache.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    cache.set(schema, validate);
+  }
+  return validate;
+}
+
+/** "/messages/0/role" -> "messages[0].role"; the root is "body". */
+function fieldLabel(pointer: string): string {
+  if (pointer === '') return 'body';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((label, part) => (/^\d+$/.test(part) ? `${label}[${part}]` : label ? `${label}.${part}` : part), '');
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+const TYPE_NOUNS: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+function describeNumber(schema: JsonSchema): string[] {
+  const bounds: string[] = [];
+  if (schema.minimum !== undefined) bounds.push(`>= ${String(schema.minimum)}`);
+  if (schema.maximum !== undefined) bounds.push(`<= ${String(schema.maximum)}`);
+  return bounds.length ? [bounds.join(' and ')] : [];
+}
+
+function describeString(schema: JsonSchema): string[] {
+  const parts: string[] = [];
+  if (schema.minLength === 1) parts.push('non-empty');
+  else if (schema.minLength !== undefined) parts.push(`of at least ${String(schema.minLength)} characters`);
+  if (schema.maxLength !== undefined) parts.push(`of at most ${String(schema.maxLength)} characters`);
+  if (schema.format) parts.push(`in ${String(schema.format)} format`);
+  if (schema.pattern) parts.push(`matching ${String(schema.pattern)}`);
+  return parts;
+}
+
+function describeArray(schema: JsonSchema): string[] {
+  const parts: string[] = [];
+  if (schema.minItems !== undefined) parts.push(`with at least ${String(schema.minItems)} items`);
+  if (schema.maxItems !== undefined) parts.push(`with at most ${String(schema.maxItems)} items`);
+  if (schema.uniqueItems) parts.push('without duplicates');
+  return parts;
+}
+
+/** "an integer >= 1 and <= 32768", "one of: a, b", "a string in uri format"... */
+export function describeSchema(schema: JsonSchema): string {
+  if (Array.isArray(schema.enum)) return `one of: ${schema.enum.join(', ')}`;
+  if (schema.const !== undefined) return `exactly ${JSON.stringify(schema.const)}`;
+  const type = typeof schema.type === 'string' ? schema.type : undefined;
+  if (!type) return describeNumber(schema)[0] ?? 'valid'; // e.g. bounds added by an if/then branch
+  const noun = TYPE_NOUNS[type] ?? type;
+  const parts =
+    type === 'integer' || type === 'number'
+      ? describeNumber(schema)
+      : type === 'string'
+        ? describeString(schema)
+        : type === 'array'
+          ? describeArray(schema)
+          : [];
+  if (type === 'string' && parts[0] === 'non-empty') return ['a non-empty string', ...parts.slice(1)].join(' ');
+  return [noun, ...parts].join(' ');
+}
+
+interface Problem {
+  detail: ErrorDetail;
+  message: string;
+}
+
+function problemOf(error: ErrorObject): Problem | undefined {
+  if (error.keyword === 'if') return undefined; // the failing "then" keyword is reported on its own
+  if (error.keyword === 'required') {
+    const field = `${error.instancePath}/${escapePointer(String(error.params.missingProperty))}`;
+    return { detail: { field, reason: 'is required' }, message: `${fieldLabel(field)} is required` };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const field = `${error.instancePath}/${escapePointer(String(error.params.additionalProperty))}`;
+    return { detail: { field, reason: 'is not an allowed field' }, message: `${fieldLabel(field)} is not an allowed field` };
+  }
+  if (error.keyword === 'minProperties') {
+    return { detail: { field: error.instancePath, reason: error.message ?? 'too few properties' }, message: `${fieldLabel(error.instancePath)} must not be empty` };
+  }
+  const field = error.instancePath;
+  const schema = (error.parentSchema ?? {}) as JsonSchema;
+  return { detail: { field, reason: error.message ?? 'is invalid' }, message: `${fieldLabel(field)} must be ${describeSchema(schema)}` };
+}
+
+/**
+ * Turns ajv errors into one invalid_request: each offending field once in details (its first
+ * problem), the first field's problem in the message.
+ */
+export function toValidationError(errors: ErrorObject[]): AppError {
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const problem = problemOf(error);
+    const field = problem?.detail.field;
+    if (problem && field !== undefined && !seen.has(field)) {
+      seen.add(field);
+      problems.push(problem);
+    }
+  }
+  if (problems.length === 0) return new AppError('invalid_request', 'request is invalid');
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  return new AppError('invalid_request', `${problems[0].message}${more}`, problems.map((p) => p.detail));
+}
+
+/** Validates in place (ajv fills defaults) and returns the value, or throws invalid_request. */
+export function validateBody<T>(schema: JsonSchema, body: unknown): T {
+  const validate = compile(bodyAjv, schema);
+  if (!validate(body)) throw toValidationError(validate.errors ?? []);
+  return body as T;
+}
+
+export function validateQuery<T>(schema: JsonSchema, query: Record<string, unknown>): T {
+  const validate = compile(queryAjv, schema);
+  const copy = { ...query };
+  if (!validate(copy)) throw toValidationError(validate.errors ?? []);
+  return copy as T;
+}
+
+/** Compiles a schema with the body validator's options (tests use it to check response shapes). */
+export function compileSchema(schema: JsonSchema): ValidateFunction {
+  return compile(bodyAjv, schema);
+}

@@ -1,0 +1,158 @@
+import { CALLBACK_URL, type JsonSchema } from './common';
+
+export const WEBHOOK_EVENTS = ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed'] as const;
+/** Standard Webhooks secrets: whsec_ + base64 of at least 18 bytes. */
+const SECRET = { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{24,}={0,2}$', maxLength: 200 } as const;
+const OVERLAP_SECONDS = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 604800,
+  description: 'Seconds during which the previous secret still signs (both signatures are sent)',
+} as const;
+const eventName = { type: 'string', enum: WEBHOOK_EVENTS } as const;
+
+export interface RegisterWebhookBody {
+  event: string;
+  url: string;
+  secret?: string;
+}
+
+export const RegisterWebhookRequest: JsonSchema = {
+  title: 'RegisterWebhookRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['event', 'url'],
+  properties: { event: eventName, url: CALLBACK_URL, secret: { ...SECRET, description: 'Generated when absent' } },
+};
+
+export interface UpdateWebhookBody {
+  url?: string;
+  events?: string[];
+  enabled?: boolean;
+}
+
+export const UpdateWebhookRequest: JsonSchema = {
+  title: 'UpdateWebhookRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url: CALLBACK_URL,
+    events: { type: 'array', minItems: 1, uniqueItems: true, items: eventName },
+    enabled: { type: 'boolean' },
+  },
+};
+
+export interface RotateSecretBody {
+  overlapSeconds?: number;
+}
+
+export const RotateSecretRequest: JsonSchema = {
+  title: 'RotateSecretRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: { overlapSeconds: OVERLAP_SECONDS },
+};
+
+export interface DeliveriesQuery {
+  limit: number;
+}
+
+export const ListDeliveriesQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+};
+
+const webhookProperties = {
+  id: { type: 'string' },
+  event: { type: 'string', description: 'The first registered event' },
+  events: { type: 'array', items: { type: 'string' } },
+  url: { type: 'string' },
+  enabled: { type: 'boolean' },
+  createdAt: { type: 'string' },
+  updatedAt: { type: 'string' },
+  disabledReason: { type: ['string', 'null'] },
+};
+const webhookRequired = ['id', 'event', 'events', 'url', 'enabled', 'createdAt', 'updatedAt', 'disabledReason'];
+
+export const Webhook: JsonSchema = {
+  title: 'Webhook',
+  type: 'object',
+  additionalProperties: false,
+  required: webhookRequired,
+  properties: webhookProperties,
+};
+
+export const RegisteredWebhook: JsonSchema = {
+  title: 'RegisteredWebhook',
+  description: 'The webhook plus its signing secret, shown only in this response',
+  type: 'object',
+  additionalProperties: false,
+  required: [...webhookRequired, 'secret'],
+  properties: { ...webhookProperties, secret: { type: 'string' } },
+};
+
+export const WebhookList: JsonSchema = {
+  title: 'WebhookList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['webhooks'],
+  properties: { webhooks: { type: 'array', items: Webhook } },
+};
+
+export const RotatedSecret: JsonSchema = {
+  title: 'RotatedSecret',
+  type: 'object',
+  additionalProperties: false,
+  required: ['secret', 'previousSecretExpiresAt'],
+  properties: { secret: { type: 'string' }, previousSecretExpiresAt: { type: ['string', 'null'] } },
+};
+
+export const SigningSecret: JsonSchema = {
+  title: 'SigningSecret',
+  type: 'object',
+  additionalProperties: false,
+  required: ['secret', 'createdAt'],
+  properties: { secret: { type: 'string' }, createdAt: { type: 'string' } },
+};
+
+export const Delivery: JsonSchema = {
+  title: 'Delivery',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'webhookId', 'eventId', 'event', 'status', 'url', 'createdAt', 'nextAttemptAt', 'attempts'],
+  properties: {
+    id: { type: 'string' },
+    webhookId: { type: 'string' },
+    eventId: { type: 'string' },
+    event: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+    url: { type: 'string' },
+    createdAt: { type: 'string' },
+    nextAttemptAt: { type: ['string', 'null'] },
+    attempts: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['attemptedAt', 'statusCode', 'durationMs', 'responseBody', 'error'],
+        properties: {
+          attemptedAt: { type: 'string' },
+          statusCode: { type: ['integer', 'null'], description: 'null when no HTTP response arrived' },
+          durationMs: { type: 'integer' },
+          responseBody: { type: 'string' },
+          error: { type: ['string', 'null'] },
+        },
+      },
+    },
+  },
+};
+
+export const DeliveryList: JsonSchema = {
+  title: 'DeliveryList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['deliveries'],
+  properties: { deliveries: { type: 'array', items: Delivery } },
+};

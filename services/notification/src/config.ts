@@ -1,0 +1,129 @@
+import { bool, num, readEnv, str } from '@switchyard/shared';
+import { parseDuration, parseRetrySchedule } from './duration';
+import { isValidSecret } from './signing/secrets';
+
+export interface NotificationConfig {
+  grpcHost: string;
+  grpcPort: number;
+  mode: 'embedded' | 'distributed';
+  logLevel: string;
+  urlPolicy: {
+    requireHttps: boolean;
+    allowPrivateNetworks: boolean;
+    /** CIDRs and hostnames always allowed. */
+    allowlist: string[];
+  };
+  delivery: {
+    /** Delay before each attempt, relative to the previous attempt (ms). */
+    retrySchedule: number[];
+    timeoutMs: number;
+    maxConcurrencyPerHost: number;
+    sweepIntervalMs: number;
+    /** A webhook failing without a success for this long is disabled (ms). */
+    disableAfterMs: number;
+  };
+  /** Signing secret of the 'dev' organization, when configured. */
+  devSigningSecret?: string;
+  usage: {
+    monthlyTokenQuota: number;
+    /** Shares of the quota that trigger usage_threshold, ascending, e.g. [0.9, 1]. */
+    thresholdShares: number[];
+  };
+}
+
+function parseShares(text: string): number[] {
+  const shares = text.split(',').map((part) => Number(part.trim()));
+  if (shares.some((share) => !Number.isFinite(share) || share <= 0 || share > 10)) {
+    throw new Error(`USAGE_THRESHOLD_SHARES: invalid share list "${text}" (e.g. 0.9,1.0)`);
+  }
+  return [...new Set(shares)].sort((a, b) => a - b);
+}
+
+function parseList(text: string): string[] {
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be an integer >= 1`);
+  return value;
+}
+
+interface RawEnv {
+  GRPC_HOST: string;
+  GRPC_PORT: number;
+  LOG_LEVEL: string;
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
+  WEBHOOK_REQUIRE_HTTPS: boolean;
+  WEBHOOK_ALLOWLIST: string;
+  WEBHOOK_RETRY_SCHEDULE: string;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_MAX_CONCURRENCY_PER_HOST: number;
+  WEBHOOK_SWEEP_INTERVAL_MS: number;
+  WEBHOOK_DISABLE_AFTER: string;
+  DEV_SIGNING_SECRET: string;
+  DEFAULT_MONTHLY_TOKEN_QUOTA: number;
+  USAGE_THRESHOLD_SHARES: string;
+}
+
+/** Reads the service configuration; throws listing the problems (fail fast). */
+export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): NotificationConfig {
+  const { SWITCHYARD_MODE: mode } = readEnv<{ SWITCHYARD_MODE: string }>(
+    { SWITCHYARD_MODE: str({ choices: ['embedded', 'distributed'], default: 'distributed' }) },
+    env,
+  ) as unknown as { SWITCHYARD_MODE: string };
+  // Embedded mode runs on a laptop: local receivers over plain http are the normal case there.
+  const embedded = mode === 'embedded';
+  const e = readEnv<RawEnv>(
+    {
+      GRPC_HOST: str({ default: '0.0.0.0' }),
+      // num, not port: 0 (any free port) is valid for embedded mode and tests.
+      GRPC_PORT: num({ default: 50054 }),
+      LOG_LEVEL: str({ default: 'info' }),
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool({ default: embedded }),
+      WEBHOOK_REQUIRE_HTTPS: bool({ default: !embedded }),
+      WEBHOOK_ALLOWLIST: str({ default: '' }),
+      WEBHOOK_RETRY_SCHEDULE: str({ default: '0,5s,5m,30m,2h,5h,10h,10h' }),
+      WEBHOOK_TIMEOUT_MS: num({ default: 15_000 }),
+      WEBHOOK_MAX_CONCURRENCY_PER_HOST: num({ default: 4 }),
+      WEBHOOK_SWEEP_INTERVAL_MS: num({ default: 1000 }),
+      WEBHOOK_DISABLE_AFTER: str({ default: '5d' }),
+      DEV_SIGNING_SECRET: str({ default: '' }),
+      DEFAULT_MONTHLY_TOKEN_QUOTA: num({ default: 1_000_000 }),
+      USAGE_THRESHOLD_SHARES: str({ default: '0.9,1.0' }),
+    },
+    env,
+    // readEnv's declared return type resolves to never for value-typed T (see report); the values match RawEnv.
+  ) as unknown as RawEnv;
+  if (!Number.isInteger(e.GRPC_PORT) || e.GRPC_PORT < 0 || e.GRPC_PORT > 65535) {
+    throw new Error('GRPC_PORT must be an integer between 0 and 65535');
+  }
+  if (e.DEV_SIGNING_SECRET && !isValidSecret(e.DEV_SIGNING_SECRET)) {
+    throw new Error('DEV_SIGNING_SECRET must be whsec_ followed by base64 of 24 to 32 bytes');
+  }
+  return {
+    grpcHost: e.GRPC_HOST,
+    grpcPort: e.GRPC_PORT,
+    mode: mode as NotificationConfig['mode'],
+    logLevel: e.LOG_LEVEL,
+    urlPolicy: {
+      requireHttps: e.WEBHOOK_REQUIRE_HTTPS,
+      allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      allowlist: parseList(e.WEBHOOK_ALLOWLIST),
+    },
+    delivery: {
+      retrySchedule: parseRetrySchedule(e.WEBHOOK_RETRY_SCHEDULE),
+      timeoutMs: positive('WEBHOOK_TIMEOUT_MS', e.WEBHOOK_TIMEOUT_MS),
+      maxConcurrencyPerHost: positive('WEBHOOK_MAX_CONCURRENCY_PER_HOST', e.WEBHOOK_MAX_CONCURRENCY_PER_HOST),
+      sweepIntervalMs: positive('WEBHOOK_SWEEP_INTERVAL_MS', e.WEBHOOK_SWEEP_INTERVAL_MS),
+      disableAfterMs: parseDuration(e.WEBHOOK_DISABLE_AFTER),
+    },
+    devSigningSecret: e.DEV_SIGNING_SECRET || undefined,
+    usage: {
+      monthlyTokenQuota: positive('DEFAULT_MONTHLY_TOKEN_QUOTA', e.DEFAULT_MONTHLY_TOKEN_QUOTA),
+      thresholdShares: parseShares(e.USAGE_THRESHOLD_SHARES),
+    },
+  };
+}

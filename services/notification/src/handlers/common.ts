@@ -1,0 +1,79 @@
+import { AppError, type CallContext } from '@switchyard/shared';
+import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
+import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import { isWebhookEvent, WEBHOOK_EVENTS, type DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../model';
+import type { UrlPolicy } from '../ssrf/policy';
+import type { WebhookStore } from '../store/webhook-store';
+
+export const DEFAULT_OVERLAP_SECONDS = 24 * 3600;
+const MAX_OVERLAP_SECONDS = 30 * 24 * 3600;
+
+/** Every RPC acts for the calling organization only. */
+export function organizationOf(context: CallContext): string {
+  if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
+  return context.organization;
+}
+
+export function validateEvents(events: string[], field = '/events'): WebhookEvent[] {
+  if (events.length === 0) throw AppError.invalid('events must list at least one event', field, 'must not be empty');
+  events.forEach((event, index) => {
+    if (!isWebhookEvent(event)) {
+      throw AppError.invalid(`unknown event "${event}"; use one of ${WEBHOOK_EVENTS.join(', ')}`, `${field}/${index}`, 'unknown event');
+    }
+  });
+  return [...new Set(events)] as WebhookEvent[];
+}
+
+/** Refuses a URL the delivery policy would not send to (invalid_request on /url with the reason). */
+export async function checkedUrl(policy: UrlPolicy, url: string, field = '/url'): Promise<string> {
+  if (!url) throw AppError.invalid('url is required', field, 'required');
+  const check = await policy.check(url);
+  if (!check.allowed) throw AppError.invalid(`url is not allowed: ${check.reason}`, field, check.reason);
+  return check.url.href;
+}
+
+export function overlapSeconds(value: number | undefined, field = '/overlap_seconds'): number {
+  if (value === undefined) return DEFAULT_OVERLAP_SECONDS;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_OVERLAP_SECONDS) {
+    throw AppError.invalid(`overlap_seconds must be between 0 and ${MAX_OVERLAP_SECONDS}`, field, 'out of range');
+  }
+  return value;
+}
+
+export async function findWebhook(store: WebhookStore, organization: string, id: string): Promise<WebhookRecord> {
+  const webhook = id ? await store.get(organization, id) : undefined;
+  if (!webhook) throw AppError.notFound(`webhook ${id} not found`);
+  return webhook;
+}
+
+export function toWebhook(record: WebhookRecord): Webhook {
+  return {
+    id: record.id,
+    events: record.events,
+    url: record.url,
+    enabled: record.enabled,
+    created_at: record.createdAt,
+    updated_at: record.updatedAt,
+    disabled_reason: record.disabledReason,
+  };
+}
+
+export function toDelivery(record: DeliveryRecord): Delivery {
+  return {
+    id: record.id,
+    webhook_id: record.webhookId,
+    event_id: record.eventId,
+    event: record.event,
+    status: record.status,
+    attempts: record.attempts.map((a) => ({
+      attempted_at: a.attemptedAt,
+      status_code: a.statusCode,
+      duration_ms: a.durationMs,
+      response_body: a.responseBody,
+      error: a.error,
+    })),
+    created_at: record.createdAt,
+    next_attempt_at: record.status === 'pending' ? (record.nextAttemptAt ?? '') : '',
+    url: record.url,
+  };
+}

@@ -1,0 +1,15 @@
+import { AppError, type CallContext } from '@switchyard/shared';
+import type { DeleteWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteWebhookRequest';
+import type { DeleteWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteWebhookResponse';
+import { organizationOf } from './common';
+import type { HandlerDeps } from './deps';
+
+export async function deleteWebhook(
+  deps: HandlerDeps,
+  request: DeleteWebhookRequest__Output,
+  context: CallContext,
+): Promise<DeleteWebhookResponse> {
+  const deleted = request.id ? await deps.stores.webhooks.delete(organizationOf(context), request.id) : false;
+  if (!deleted) throw AppError.notFound(`webhook ${request.id} not found`);
+  return { deleted: true };
+}

@@ -1,0 +1,14 @@
+import type { NotificationConfig } from '../config';
+import type { DeliveryEngine } from '../delivery/engine';
+import type { OrgSigningSecrets } from '../signing/org-secrets';
+import type { UrlPolicy } from '../ssrf/policy';
+import type { NotificationStores } from '../store';
+
+/** What the transport-free RPC handlers need. */
+export interface HandlerDeps {
+  stores: NotificationStores;
+  engine: DeliveryEngine;
+  orgSecrets: OrgSigningSecrets;
+  policy: UrlPolicy;
+  config: NotificationConfig;
+}

@@ -1,0 +1,9 @@
+import type { CallContext } from '@switchyard/shared';
+import type { GetWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetWebhookRequest';
+import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import { findWebhook, organizationOf, toWebhook } from './common';
+import type { HandlerDeps } from './deps';
+
+export async function getWebhook(deps: HandlerDeps, request: GetWebhookRequest__Output, context: CallContext): Promise<Webhook> {
+  return toWebhook(await findWebhook(deps.stores.webhooks, organizationOf(context), request.id));
+}

@@ -1,0 +1,35 @@
+import { AppError, newId, type CallContext } from '@switchyard/shared';
+import type { RegisterWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookRequest';
+import type { RegisterWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
+import type { WebhookRecord } from '../model';
+import { generateSecret, isValidSecret } from '../signing/secrets';
+import { checkedUrl, organizationOf, toWebhook, validateEvents } from './common';
+import type { HandlerDeps } from './deps';
+
+/** RegisterWebhook: the secret (caller-supplied or generated) is returned here only. */
+export async function registerWebhook(
+  deps: HandlerDeps,
+  request: RegisterWebhookRequest__Output,
+  context: CallContext,
+): Promise<RegisterWebhookResponse> {
+  const organization = organizationOf(context);
+  const events = validateEvents(request.events);
+  if (request.secret && !isValidSecret(request.secret)) {
+    throw AppError.invalid('secret must be whsec_ followed by base64 of 24 to 32 bytes', '/secret', 'invalid format');
+  }
+  const url = await checkedUrl(deps.policy, request.url);
+  const now = new Date().toISOString();
+  const webhook: WebhookRecord = {
+    id: newId('wh'),
+    organization,
+    events,
+    url,
+    enabled: true,
+    disabledReason: '',
+    createdAt: now,
+    updatedAt: now,
+    secret: request.secret || generateSecret(),
+  };
+  await deps.stores.webhooks.create(webhook);
+  return { webhook: toWebhook(webhook), secret: webhook.secret };
+}

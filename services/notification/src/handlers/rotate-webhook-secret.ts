@@ -1,0 +1,20 @@
+import type { CallContext } from '@switchyard/shared';
+import type { RotateSecretResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
+import type { RotateWebhookSecretRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateWebhookSecretRequest';
+import { rotate } from '../signing/secrets';
+import { findWebhook, organizationOf, overlapSeconds } from './common';
+import type { HandlerDeps } from './deps';
+
+/** New secret now; the previous one keeps signing (both signatures sent) for the overlap. */
+export async function rotateWebhookSecret(
+  deps: HandlerDeps,
+  request: RotateWebhookSecretRequest__Output,
+  context: CallContext,
+): Promise<RotateSecretResponse> {
+  const organization = organizationOf(context);
+  const overlap = overlapSeconds(request.overlap_seconds);
+  const webhook = await findWebhook(deps.stores.webhooks, organization, request.id);
+  const rotated = rotate(webhook, overlap);
+  await deps.stores.webhooks.update(organization, webhook.id, { ...rotated, updatedAt: new Date().toISOString() });
+  return { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt ?? '' };
+}

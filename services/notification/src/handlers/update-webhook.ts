@@ -1,0 +1,23 @@
+import { AppError, type CallContext } from '@switchyard/shared';
+import type { UpdateWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UpdateWebhookRequest';
+import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type { WebhookPatch } from '../store/webhook-store';
+import { checkedUrl, findWebhook, organizationOf, toWebhook, validateEvents } from './common';
+import type { HandlerDeps } from './deps';
+
+/** UpdateWebhook: url (checked again), events when events_set, enabled (re-enabling clears the reason). */
+export async function updateWebhook(deps: HandlerDeps, request: UpdateWebhookRequest__Output, context: CallContext): Promise<Webhook> {
+  const organization = organizationOf(context);
+  await findWebhook(deps.stores.webhooks, organization, request.id);
+  const patch: WebhookPatch = { updatedAt: new Date().toISOString() };
+  if (request.url !== undefined) patch.url = await checkedUrl(deps.policy, request.url);
+  if (request.events_set) patch.events = validateEvents(request.events);
+  if (request.enabled !== undefined) {
+    patch.enabled = request.enabled;
+    patch.disabledReason = request.enabled ? '' : 'disabled by the user';
+    if (request.enabled) patch.failingSince = undefined;
+  }
+  const updated = await deps.stores.webhooks.update(organization, request.id, patch);
+  if (!updated) throw AppError.notFound(`webhook ${request.id} not found`);
+  return toWebhook(updated);
+}

@@ -1,0 +1,69 @@
+import type { RotatingSecret } from './signing/secrets';
+
+/** Event kinds a webhook can subscribe to (contract-decisions.md). */
+export const WEBHOOK_EVENTS = ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export function isWebhookEvent(value: string): value is WebhookEvent {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(value);
+}
+
+/** webhook_id of deliveries to a request's webhookUrl (signed with the organization's secret). */
+export const CALLBACK_TARGET = 'callback';
+
+export interface WebhookRecord extends RotatingSecret {
+  id: string;
+  organization: string;
+  events: WebhookEvent[];
+  url: string;
+  enabled: boolean;
+  disabledReason: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Time of the first failed attempt since the last success; cleared by a success. */
+  failingSince?: string;
+}
+
+export interface AttemptRecord {
+  attemptedAt: string;
+  /** 0 when no HTTP response was received. */
+  statusCode: number;
+  durationMs: number;
+  /** At most 1 KiB of the response body. */
+  responseBody: string;
+  error: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveryRecord {
+  id: string;
+  organization: string;
+  /** A webhook id, or CALLBACK_TARGET for a request's webhookUrl. */
+  webhookId: string;
+  /** Identity for idempotent creation: one delivery per (event id, target). */
+  dedupeKey: string;
+  /** The webhook-id header: the message id, stable across retries and replays. */
+  messageId: string;
+  eventId: string;
+  event: WebhookEvent;
+  /** When the event happened (for the event-to-first-attempt metric). */
+  occurredAt: string;
+  url: string;
+  /** The serialized body; these exact bytes are signed and sent on every attempt. */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: AttemptRecord[];
+  createdAt: string;
+  /** ISO time of the next attempt while pending. */
+  nextAttemptAt?: string;
+  /** While an attempt is in flight: claimed until this ISO time (so a sweep does not repeat it). */
+  leaseUntil?: string;
+  /** Id of the delivery this one replays. */
+  replayOf?: string;
+}
+
+export interface OrgSigningSecret extends RotatingSecret {
+  organization: string;
+  createdAt: string;
+}

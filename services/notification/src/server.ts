@@ -1,0 +1,81 @@
+import { protos, startGrpcServer, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import type { NotificationConfig } from './config';
+import { DeliveryEngine } from './delivery/engine';
+import type { HttpPost, HttpResponse } from './delivery/http-sender';
+import { subscribeConsumers } from './events/consumers';
+import { notificationHandlers } from './handlers';
+import { OrgSigningSecrets } from './signing/org-secrets';
+import { UrlPolicy, type Resolver } from './ssrf/policy';
+import { inMemoryStores, type NotificationStores } from './store';
+
+export { loadNotificationConfig, type NotificationConfig } from './config';
+export { verifyWebhook } from './signing/verify';
+export { notificationMetrics } from './metrics';
+export { UrlPolicy, type Resolver, type UrlCheck } from './ssrf/policy';
+export type { NotificationStores } from './store';
+
+export const NOTIFICATION_SERVICE_NAME = 'switchyard.notification.v1.NotificationService';
+
+export interface NotificationServiceOptions {
+  config: NotificationConfig;
+  bus: EventBus;
+  logger: Logger;
+  /** Defaults to in-memory stores; a durable implementation drops in behind the same interfaces. */
+  stores?: NotificationStores;
+  /** DNS for the URL policy; tests fake it. */
+  resolver?: Resolver;
+  /** HTTP transport for deliveries; tests may replace it. */
+  post?: (request: HttpPost) => Promise<HttpResponse>;
+}
+
+export interface RunningNotificationService extends RunningService {
+  stores: NotificationStores;
+}
+
+export async function startNotificationService(options: NotificationServiceOptions): Promise<RunningNotificationService> {
+  const { config, bus, logger } = options;
+  const stores = options.stores ?? inMemoryStores();
+  const policy = new UrlPolicy(config.urlPolicy, options.resolver);
+  const orgSecrets = new OrgSigningSecrets(stores.signingSecrets, config.devSigningSecret);
+  const engine = new DeliveryEngine({
+    deliveries: stores.deliveries,
+    webhooks: stores.webhooks,
+    orgSecrets,
+    policy,
+    config: config.delivery,
+    logger,
+    post: options.post,
+  });
+  engine.start();
+  const subscription = await subscribeConsumers({ bus, stores, engine, config, logger });
+  let grpc;
+  try {
+    grpc = await startGrpcServer({
+      host: config.grpcHost,
+      port: config.grpcPort,
+      services: [
+        {
+          name: NOTIFICATION_SERVICE_NAME,
+          definition: protos.notification().NotificationService.service,
+          implementation: notificationHandlers({ stores, engine, orgSecrets, policy, config }, logger),
+        },
+      ],
+    });
+  } catch (error) {
+    await subscription.close();
+    await engine.stop();
+    throw error;
+  }
+  const server = grpc;
+  logger.info({ port: server.port, mode: config.mode }, 'notification service started');
+  return {
+    name: 'notification',
+    port: server.port,
+    stores,
+    stop: async () => {
+      await subscription.close();
+      await server.stop();
+      await engine.stop();
+    },
+  };
+}

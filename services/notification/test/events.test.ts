@@ -1,0 +1,174 @@
+import { createEvent } from '@switchyard/shared';
+import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
+import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
+import type { SigningSecret__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
+import { expect } from './chai';
+import { Receiver, startTestService, until, verifyWithLibrary, type ReceivedCall, type TestService } from './helpers';
+
+const DEV_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function bodies(calls: ReceivedCall[]): Array<Record<string, unknown>> {
+  return calls.map((call) => JSON.parse(call.body) as Record<string, unknown>);
+}
+
+function usageEvent(organization: string, tokens: number, id?: string) {
+  return createEvent('usage.recorded', {
+    source: 'content',
+    organization,
+    id,
+    time: '2026-11-21T10:00:00.000Z',
+    data: { requestId: 'req_1', keyId: 'key_1', endpoint: '/api/v2/ai/content/generate', model: 'builtin', tokensInput: tokens, tokensOutput: 0, cost: 0, outcome: 'succeeded' },
+  });
+}
+
+describe('event consumers', () => {
+  const receivers: Record<string, Receiver> = {};
+  let svc: TestService;
+
+  async function register(name: string, events: string[], organization = 'org_a'): Promise<string> {
+    const response = await svc.call<RegisterWebhookResponse__Output>('RegisterWebhook', { events, url: receivers[name]!.url(`/${name}`) }, organization);
+    return response.secret;
+  }
+
+  beforeEach(async () => {
+    for (const name of ['usage', 'invoices', 'data', 'results', 'all', 'other', 'callback']) receivers[name] = await new Receiver().start();
+    svc = await startTestService({ DEFAULT_MONTHLY_TOKEN_QUOTA: '1000', USAGE_THRESHOLD_SHARES: '0.5,1.0', DEV_SIGNING_SECRET: DEV_SECRET });
+  });
+
+  afterEach(async () => {
+    await svc.stop();
+    for (const receiver of Object.values(receivers)) await receiver.close();
+  });
+
+  it('fans each event type out to the webhooks registered for it, with the right body', async () => {
+    const secrets = {
+      usage: await register('usage', ['usage_threshold']),
+      invoices: await register('invoices', ['invoice_paid', 'invoice_failed']),
+      data: await register('data', ['data_updated']),
+      results: await register('results', ['request_completed']),
+      all: await register('all', ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed']),
+      other: await register('other', ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed'], 'org_b'),
+    };
+    const paid = createEvent('invoice.paid', { source: 'billing', organization: 'org_a', data: { invoiceId: 'inv_1', amount: 12.5, currency: 'EUR' } });
+    const failed = createEvent('invoice.failed', { source: 'billing', organization: 'org_a', data: { invoiceId: 'inv_2', amount: 3, currency: 'USD', failureReason: 'card_declined' } });
+    const data = createEvent('data.updated', { source: 'ingest', organization: 'org_a', data: { dataset: 'events', count: 42 } });
+    const result = createEvent('request.completed', {
+      source: 'content', organization: 'org_a',
+      data: { requestId: 'req_9', webhookUrl: '', result: 'Hello', model: 'builtin', usage: { totalTokens: 7 } },
+    });
+    for (const event of [paid, failed, data, result]) await svc.bus.publish(event);
+    await svc.bus.publish(usageEvent('org_a', 600));
+
+    await until(() => receivers.all!.calls.length === 5);
+    await until(() => receivers.invoices!.calls.length === 2 && receivers.data!.calls.length === 1 && receivers.results!.calls.length === 1 && receivers.usage!.calls.length === 1);
+    await pause(100);
+    expect(receivers.other!.calls).to.have.length(0);
+    for (const name of ['usage', 'invoices', 'data', 'results', 'all'] as const) {
+      for (const call of receivers[name]!.calls) expect(() => verifyWithLibrary(secrets[name], call)).not.to.throw();
+    }
+    expect(receivers.invoices!.calls).to.have.length(2);
+    expect(bodies(receivers.invoices!.calls)).to.have.deep.members([
+      { event: 'invoice_paid', organization: 'org_a', invoiceId: 'inv_1', amount: 12.5, currency: 'EUR', id: paid.id, occurredAt: paid.time },
+      { event: 'invoice_failed', organization: 'org_a', invoiceId: 'inv_2', amount: 3, currency: 'USD', failureReason: 'card_declined', id: failed.id, occurredAt: failed.time },
+    ]);
+    expect(bodies(receivers.data!.calls)).to.deep.equal([{ event: 'data_updated', organization: 'org_a', dataset: 'events', count: 42, id: data.id, occurredAt: data.time }]);
+    expect(bodies(receivers.results!.calls)).to.deep.equal([
+      { event: 'request_completed', requestId: 'req_9', result: 'Hello', model: 'builtin', usage: { totalTokens: 7 }, id: result.id, occurredAt: result.time },
+    ]);
+    const [threshold] = bodies(receivers.usage!.calls);
+    expect(threshold).to.include({ event: 'usage_threshold', organization: 'org_a', usage: 600, threshold: 500 });
+    expect(threshold!.id).to.be.a('string');
+  });
+
+  it('delivers a result to webhookUrl signed with the organization secret, with error on failure', async () => {
+    const url = receivers.callback!.url('/cb');
+    const completed = createEvent('request.completed', {
+      source: 'content', organization: 'org_a', data: { requestId: 'req_1', webhookUrl: url, result: 'Done', model: 'builtin', usage: { totalTokens: 12 } },
+    });
+    const failed = createEvent('request.failed', {
+      source: 'content', organization: 'org_a',
+      data: { requestId: 'req_2', webhookUrl: url, result: 'partial', model: 'builtin', usage: { totalTokens: 3 }, error: { code: 'upstream_error', message: 'model failed' } },
+    });
+    await svc.bus.publish(completed);
+    await svc.bus.publish(failed);
+    const calls = await until(() => (receivers.callback!.calls.length === 2 ? receivers.callback!.calls : undefined));
+    const { secret } = await svc.call<SigningSecret__Output>('GetSigningSecret', {});
+    for (const call of calls) expect(() => verifyWithLibrary(secret, call)).not.to.throw();
+    expect(bodies(calls)).to.have.deep.members([
+      { requestId: 'req_1', result: 'Done', model: 'builtin', usage: { totalTokens: 12 } },
+      { requestId: 'req_2', result: '', model: 'builtin', usage: { totalTokens: 3 }, error: { code: 'upstream_error', message: 'model failed' } },
+    ]);
+    const list = await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', { webhook_id: 'callback' });
+    expect(list.deliveries.map((d) => d.webhook_id)).to.deep.equal(['callback', 'callback']);
+  });
+
+  it("signs the dev organization's callbacks with DEV_SIGNING_SECRET", async () => {
+    const event = createEvent('request.completed', {
+      source: 'content', organization: 'dev',
+      data: { requestId: 'req_3', webhookUrl: receivers.callback!.url(), result: 'ok', model: 'builtin', usage: { totalTokens: 1 } },
+    });
+    await svc.bus.publish(event);
+    const [call] = await until(() => (receivers.callback!.calls.length === 1 ? receivers.callback!.calls : undefined));
+    expect(() => verifyWithLibrary(DEV_SECRET, call!)).not.to.throw();
+    expect((await svc.call<SigningSecret__Output>('GetSigningSecret', {}, 'dev')).secret).to.equal(DEV_SECRET);
+  });
+
+  it('creates no second delivery for a redelivered event id', async () => {
+    await register('data', ['data_updated']);
+    const event = createEvent('data.updated', { source: 'ingest', organization: 'org_a', data: { dataset: 'd', count: 1 } });
+    await svc.bus.publish(event);
+    await until(() => receivers.data!.calls.length === 1);
+    await svc.bus.publish(event);
+    await svc.bus.publish(event);
+    await until(() => svc.bus.lag('notification') === 0);
+    await pause(150);
+    expect(receivers.data!.calls).to.have.length(1);
+    const list = await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', {});
+    expect(list.deliveries).to.have.length(1);
+  });
+
+  it('also stays idempotent when the processed-event record is lost (delivery identity includes the event id)', async () => {
+    await register('data', ['data_updated']);
+    const event = createEvent('data.updated', { source: 'ingest', organization: 'org_a', data: { dataset: 'd', count: 1 } });
+    await svc.bus.publish(event);
+    await until(() => receivers.data!.calls.length === 1);
+    // Simulate a crash after the deliveries were created but before the event was marked handled.
+    const processed = svc.service.stores.processedEvents as unknown as { seen: Set<string> };
+    processed.seen.clear();
+    await svc.bus.publish(event);
+    await until(() => svc.bus.lag('notification') === 0);
+    await pause(150);
+    expect(receivers.data!.calls).to.have.length(1);
+  });
+
+  it('notifies each usage threshold exactly once despite duplicate and replayed usage events', async () => {
+    const secret = await register('usage', ['usage_threshold']);
+    await register('other', ['usage_threshold'], 'org_b');
+    const first = usageEvent('org_a', 300);
+    const second = usageEvent('org_a', 300);
+    await svc.bus.publish(first);
+    await svc.bus.publish(second); // 600 >= 500: share 0.5
+    await svc.bus.publish(second); // duplicate: not counted again
+    await svc.bus.publish(first);
+    await svc.bus.publish(usageEvent('org_a', 350)); // 950: below 1000
+    await svc.bus.publish(usageEvent('org_a', 100)); // 1050: share 1.0
+    await svc.bus.publish(usageEvent('org_a', 500)); // past both: nothing new
+    await svc.bus.publish(usageEvent('org_b', 10));
+    await until(() => svc.bus.lag('notification') === 0);
+    await until(() => receivers.usage!.calls.length === 2);
+    await pause(150);
+    expect(receivers.usage!.calls).to.have.length(2);
+    expect(receivers.other!.calls).to.have.length(0);
+    for (const call of receivers.usage!.calls) expect(() => verifyWithLibrary(secret, call)).not.to.throw();
+    const sent = bodies(receivers.usage!.calls).map(({ event, organization, usage, threshold }) => ({ event, organization, usage, threshold }));
+    expect(sent).to.have.deep.members([
+      { event: 'usage_threshold', organization: 'org_a', usage: 600, threshold: 500 },
+      { event: 'usage_threshold', organization: 'org_a', usage: 1050, threshold: 1000 },
+    ]);
+    expect(await svc.service.stores.usage.total('org_a', '2026-11')).to.equal(1550);
+  });
+});

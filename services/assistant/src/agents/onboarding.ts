@@ -1,0 +1,155 @@
+import { curriculumStep, type CourseTemplate } from '../data/catalog';
+import { TemplateSearch } from '../retrieval/course-search';
+import type { OnboardingProgress } from '../store/session-store';
+import { isConfirmation } from './intents';
+import { extractAudience, extractTopic } from './topic';
+import type { Agent, ContextItem, OfflineInput, PreparedTurn, Turn } from './types';
+
+export const ONBOARDING_STEPS = 5;
+
+const SYSTEM_PROMPT =
+  'You are the Switchyard course onboarding agent. You guide an instructor through five steps: 1 course ' +
+  'topic and objectives; 2 modules and lessons; 3 interactive content and assignments; 4 engagement ' +
+  'strategies (quizzes, discussion forums); 5 finalize course and launch plan. Give the guidance of the ' +
+  'current step only, tailored to the course, and end by asking the user to confirm the step is complete.';
+
+export function createOnboardingAgent(templates = new TemplateSearch()): Agent {
+  return {
+    info: { name: 'onboarding', description: 'Course onboarding in five steps, from topic and objectives to the launch plan', usesSteps: true },
+    prepare: (turn) => prepareOnboarding(templates, turn),
+    composeOffline: composeOnboarding,
+  };
+}
+
+/** Which step a "done"/"yes" confirms: the step just guided, or the previous one when the client already moved on. */
+function confirmedStepOf(turn: Turn, step: number): number | undefined {
+  if (!isConfirmation(turn.latest)) return undefined;
+  const { lastStep, confirmedSteps } = turn.memory.onboarding;
+  const candidates = [step, step - 1].filter((s) => s >= 1 && s === lastStep && !confirmedSteps.includes(s));
+  return candidates[0];
+}
+
+/** Topic and audience named in this turn's messages; later statements win. */
+function learnCourseFacts(turn: Turn): Record<string, string> {
+  const facts: Record<string, string> = {};
+  for (const message of turn.added) {
+    if (message.role !== 'user' || isConfirmation(message.content)) continue;
+    const topic = extractTopic(message.content);
+    const audience = extractAudience(message.content);
+    if (topic) facts.courseTopic = topic;
+    if (audience) facts.audience = audience;
+  }
+  return facts;
+}
+
+function prepareOnboarding(templates: TemplateSearch, turn: Turn): PreparedTurn {
+  const step = turn.step ?? 1;
+  const facts = { ...turn.memory.facts, ...learnCourseFacts(turn) };
+  const confirmedStep = confirmedStepOf(turn, step);
+  const previous = turn.memory.onboarding.confirmedSteps;
+  const onboarding: OnboardingProgress = {
+    confirmedSteps: confirmedStep && !previous.includes(confirmedStep) ? [...previous, confirmedStep].sort((a, b) => a - b) : previous,
+    lastStep: step,
+  };
+  const topic = facts.courseTopic;
+  const template = topic ? templates.forTopic(topic) : undefined;
+  const context: ContextItem[] = [{ kind: 'curriculum_step', step: curriculumStep(step) }];
+  if (template) context.push({ kind: 'course_template', template });
+  const known = [topic && `course topic: ${topic}`, facts.audience && `audience: ${facts.audience}`].filter(Boolean).join('; ');
+  return {
+    systemPrompt: `${SYSTEM_PROMPT}\nCurrent step: ${step}. Confirmed steps: ${onboarding.confirmedSteps.join(', ') || 'none'}.${known ? ` Known: ${known}.` : ''}`,
+    context,
+    memory: { facts, onboarding },
+    signals: { confirmedStep },
+  };
+}
+
+function composeOnboarding({ prepared, step: requested }: OfflineInput): string {
+  const step = requested ?? 1;
+  const { facts, onboarding } = prepared.memory;
+  const course = facts.courseTopic ? { topic: facts.courseTopic, audience: facts.audience } : undefined;
+  if (prepared.signals.confirmedStep === step) return acknowledgeCurrent(step, course?.topic);
+
+  const template = prepared.context.flatMap((i) => (i.kind === 'course_template' ? [i.template] : []))[0];
+  const guide = curriculumStep(step);
+  const parts: string[] = [];
+  if (prepared.signals.confirmedStep) {
+    parts.push(`Step ${prepared.signals.confirmedStep} (${curriculumStep(prepared.signals.confirmedStep).title}) is confirmed. ✅`);
+  }
+  parts.push(`**Step ${step} of ${ONBOARDING_STEPS}: ${guide.title}**`);
+  parts.push(course ? `For your course on **${course.topic}**${course.audience ? ` for ${course.audience}` : ''}: ${guide.goal}` : guide.goal);
+  parts.push(guide.guidance.map((g) => `- ${g}`).join('\n'));
+  parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
+  const open = Array.from({ length: step - 1 }, (_, i) => i + 1).filter((s) => !onboarding.confirmedSteps.includes(s));
+  if (open.length > 0) parts.push(`Note: step ${open.join(', ')} ${open.length === 1 ? 'is' : 'are'} not confirmed yet; we can go back to ${open.length === 1 ? 'it' : 'them'} any time.`);
+  parts.push(guide.confirm);
+  return parts.join('\n\n');
+}
+
+function acknowledgeCurrent(step: number, topic: string | undefined): string {
+  const guide = curriculumStep(step);
+  const forCourse = topic ? ` for **${topic}**` : '';
+  if (step >= ONBOARDING_STEPS) {
+    return `Your launch plan${forCourse} is confirmed. ✅ That completes all ${ONBOARDING_STEPS} onboarding steps: the course is ready to publish. Good luck with the launch!`;
+  }
+  const next = curriculumStep(step + 1);
+  return (
+    `Step ${step} (${guide.title})${forCourse} is confirmed. ✅\n\n` +
+    `Next is step ${step + 1}: **${next.title}**. ${next.goal}\n\n` +
+    `Send your next message with step ${step + 1} when you're ready, or tell me what to change in step ${step}.`
+  );
+}
+
+function askForTopic(step: number): string {
+  return step === 1
+    ? 'To tailor the next steps, tell me your course topic and audience, e.g. "a course on Python for data analysis for beginners".'
+    : "You haven't told me the course topic yet; name it and I'll tailor this step to your course.";
+}
+
+/** Modules used when no outline template fits the topic. */
+function genericTemplate(topic: string): CourseTemplate {
+  return {
+    id: 'generic',
+    field: topic,
+    keywords: [],
+    modules: [`Introduction to ${topic}`, 'Core concepts', 'Methods and tools', 'Guided practice', 'Project', 'Review and next steps'],
+    activities: ['short practice exercises after each lesson', 'a worked example to follow along', 'a peer-reviewed mini project'],
+    assignment: 'a final project applying the course to a real situation, graded on accuracy, completeness and reflection',
+    quizIdea: 'questions that apply a concept to a short scenario',
+  };
+}
+
+function tailoredSuggestions(step: number, topic: string, found: CourseTemplate | undefined): string {
+  const template = found ?? genericTemplate(topic);
+  const fieldNote = found ? ` (an outline that works well for ${found.field} courses)` : '';
+  switch (step) {
+    case 1:
+      return (
+        `Suggested learning objectives for ${topic}:\n` +
+        `- Explain the key concepts and vocabulary of ${topic}\n` +
+        `- Apply ${topic} to a realistic task step by step\n` +
+        `- Create a small piece of work that shows ${topic} in practice\n` +
+        `- Evaluate their own results and know where to go next`
+      );
+    case 2:
+      return `Suggested modules for ${topic}${fieldNote}:\n${template.modules.map((m, i) => `${i + 1}. ${m}`).join('\n')}`;
+    case 3:
+      return (
+        `Activities that fit ${topic}:\n${template.activities.map((a) => `- ${a}`).join('\n')}\n\n` +
+        `Graded assignment idea: ${template.assignment}.`
+      );
+    case 4:
+      return (
+        `For ${topic}, try module quizzes with ${template.quizIdea}, and open the forum with a prompt such as ` +
+        `"How will you use ${topic} in your own work or life?".`
+      );
+    default:
+      return (
+        `Launch plan for ${topic}:\n` +
+        `- 2 weeks before: publish the course page and open enrolment with an early-bird price\n` +
+        `- 1 week before: send the announcement email and a social post with a preview lesson\n` +
+        `- Launch day: welcome message and the first module's discussion prompt\n` +
+        `- 1 week after: feedback survey and fixes from the first learners`
+      );
+  }
+}

@@ -1,0 +1,47 @@
+import { AppError, createEvent, type CallContext, type EventBus, type Logger, type UsageRecorded } from '@switchyard/shared';
+
+export interface AssistantUsage {
+  agent: string;
+  requestId: string;
+  model: string;
+  tokensInput: number;
+  tokensOutput: number;
+  outcome: UsageRecorded['outcome'];
+}
+
+/** The canonical public path of an agent, as metered and billed. */
+export function assistantEndpoint(agent: string): string {
+  return `/api/v2/ai/assistants/${agent}`;
+}
+
+/** Publishes one usage.recorded per answered call; a call whose usage cannot be recorded fails. */
+export class UsagePublisher {
+  constructor(
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+  ) {}
+
+  async record(context: CallContext, usage: AssistantUsage): Promise<void> {
+    const event = createEvent('usage.recorded', {
+      source: 'assistant',
+      organization: context.organization,
+      data: {
+        requestId: usage.requestId,
+        keyId: context.keyId,
+        endpoint: assistantEndpoint(usage.agent),
+        model: usage.model,
+        tokensInput: usage.tokensInput,
+        tokensOutput: usage.tokensOutput,
+        // The builtin engine costs nothing; model providers will price their tokens.
+        cost: 0,
+        outcome: usage.outcome,
+      },
+    });
+    try {
+      await this.bus.publish(event);
+    } catch (error) {
+      this.logger.error({ err: error, requestId: usage.requestId }, 'usage event not published');
+      throw new AppError('unavailable', 'usage could not be recorded; please retry', [], 1);
+    }
+  }
+}

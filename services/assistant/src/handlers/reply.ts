@@ -1,0 +1,115 @@
+import { AppError, newId, type CallContext } from '@switchyard/shared';
+import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import type { AgentRegistry } from '../agents/registry';
+import type { Agent } from '../agents/types';
+import { ONBOARDING_STEPS } from '../agents/onboarding';
+import type { Responder } from '../responders/responder';
+import type { UsagePublisher } from '../events/usage-publisher';
+import { capHistory, mergeHistory } from '../store/history';
+import { KeyedLock } from '../store/keyed-lock';
+import { emptyMemory, type Session, type SessionStore } from '../store/session-store';
+import { validateReplyRequest, type ValidReply } from './validate-reply';
+
+/** The Reply response (fits the generated ReplyResponse; step and next_step only for step-based agents). */
+export interface AssistantReply {
+  reply: string;
+  session_id: string;
+  agent: string;
+  request_id: string;
+  model: string;
+  usage: { tokens_used: number; tokens_input: number; tokens_output: number; timestamp: string };
+  step?: number;
+  next_step?: number;
+}
+
+export interface ReplyDeps {
+  agents: AgentRegistry;
+  sessions: SessionStore;
+  responder: Responder;
+  usage: UsagePublisher;
+  historyLimit: number;
+}
+
+/** The model a call runs on: the responder's default when none is asked for. */
+function resolveModel(requested: string, responder: Responder): string {
+  const model = requested.trim();
+  if (model === '') return responder.models[0] as string;
+  if (!responder.models.includes(model)) {
+    const available = responder.models.join(', ');
+    throw AppError.invalid(`unknown model '${model}'; available: ${available}`, '/model', `must be one of ${available}`);
+  }
+  return model;
+}
+
+function ownSession(session: Session | undefined, valid: ValidReply): Session | undefined {
+  if (session && session.userId !== valid.userId) {
+    throw AppError.invalid(`session '${valid.sessionId}' belongs to another user`, '/session_id', 'belongs to another user_id');
+  }
+  return session;
+}
+
+/** next_step: the following step, unset after the last one. */
+function nextStepOf(step: number | undefined): number | undefined {
+  return step !== undefined && step < ONBOARDING_STEPS ? step + 1 : undefined;
+}
+
+export function createReplyHandler(deps: ReplyDeps) {
+  // One call per session at a time, so concurrent calls cannot lose each other's messages.
+  const lock = new KeyedLock();
+
+  async function answer(agent: Agent, valid: ValidReply, model: string, context: CallContext, requestId: string): Promise<AssistantReply> {
+    const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
+    const merged = mergeHistory(stored?.messages ?? [], valid.messages);
+    const history = capHistory(merged.messages, deps.historyLimit);
+    const latest = (history[history.length - 1]?.content ?? '').trim();
+    const prepared = agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory() });
+    const output = await deps.responder.respond(
+      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared },
+      model,
+    );
+    await deps.usage.record(context, {
+      agent: agent.info.name,
+      requestId,
+      model: output.model,
+      tokensInput: output.tokensInput,
+      tokensOutput: output.tokensOutput,
+      outcome: 'succeeded',
+    });
+    const now = new Date().toISOString();
+    await deps.sessions.save({
+      organization: context.organization,
+      sessionId: valid.sessionId,
+      userId: valid.userId,
+      agent: agent.info.name,
+      messages: capHistory([...history, { role: 'assistant', content: output.reply }], deps.historyLimit),
+      memory: prepared.memory,
+      createdAt: stored?.createdAt ?? now,
+      updatedAt: now,
+    });
+    return {
+      reply: output.reply,
+      session_id: valid.sessionId,
+      agent: agent.info.name,
+      request_id: requestId,
+      model: output.model,
+      usage: {
+        tokens_used: output.tokensInput + output.tokensOutput,
+        tokens_input: output.tokensInput,
+        tokens_output: output.tokensOutput,
+        timestamp: now,
+      },
+      step: valid.step,
+      next_step: agent.info.usesSteps ? nextStepOf(valid.step) : undefined,
+    };
+  }
+
+  return async function reply(request: ReplyRequest__Output, context: CallContext): Promise<AssistantReply> {
+    if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
+    const agent = deps.agents.get(request.agent);
+    const valid = validateReplyRequest(request, agent.info);
+    const model = resolveModel(valid.model, deps.responder);
+    // Direct calls (without the gateway) get their own id so usage stays traceable.
+    const requestId = context.requestId || newId('req');
+    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(agent, valid, model, context, requestId));
+  };
+}

@@ -1,0 +1,66 @@
+import { AppError } from '@switchyard/shared';
+import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import type { AgentInfo } from '../agents/types';
+import { ONBOARDING_STEPS } from '../agents/onboarding';
+import type { ChatMessage, MessageRole } from '../store/session-store';
+
+const ROLES: readonly MessageRole[] = ['user', 'system', 'assistant'];
+
+export interface ValidReply {
+  userId: string;
+  sessionId: string;
+  messages: ChatMessage[];
+  step?: number;
+  /** Requested model id; empty means the default. */
+  model: string;
+}
+
+function isRole(value: unknown): value is MessageRole {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+function validMessages(raw: unknown): ChatMessage[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    throw AppError.invalid('messages must contain at least one message', '/messages', 'must not be empty');
+  }
+  const messages = raw.map((message: unknown, i): ChatMessage => {
+    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    if (!isRole(role)) throw AppError.invalid(`messages[${i}].role must be one of ${ROLES.join(', ')}`, `/messages/${i}/role`, `must be one of ${ROLES.join(', ')}`);
+    if (typeof content !== 'string') throw AppError.invalid(`messages[${i}].content must be a string`, `/messages/${i}/content`, 'must be string');
+    return { role, content };
+  });
+  const last = messages[messages.length - 1] as ChatMessage;
+  if (last.role !== 'user') {
+    throw AppError.invalid('the last message must be from the user', '/messages', 'last message must have role user');
+  }
+  if (last.content.trim() === '') {
+    throw AppError.invalid('the last user message must not be empty', `/messages/${messages.length - 1}/content`, 'must not be empty');
+  }
+  return messages;
+}
+
+function requiredText(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw AppError.invalid(`${field} is required`, `/${field}`, 'must be a non-empty string');
+  return value;
+}
+
+function validStep(step: unknown, agent: AgentInfo): number | undefined {
+  if (!agent.usesSteps) {
+    if (step !== undefined && step !== null) throw AppError.invalid('step is only for the onboarding agent', '/step', 'must not be set');
+    return undefined;
+  }
+  if (step === undefined || step === null) throw AppError.invalid('step is required for the onboarding agent', '/step', 'required');
+  if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > ONBOARDING_STEPS) {
+    throw AppError.invalid(`step must be an integer from 1 to ${ONBOARDING_STEPS}`, '/step', `must be integer 1..${ONBOARDING_STEPS}`);
+  }
+  return step;
+}
+
+/** Checks a Reply request for an agent; throws invalid_request naming the field (JSON pointer). */
+export function validateReplyRequest(request: ReplyRequest__Output, agent: AgentInfo): ValidReply {
+  const messages = validMessages(request.messages);
+  const sessionId = requiredText(request.session_id, 'session_id');
+  const userId = requiredText(request.user_id, 'user_id');
+  const step = validStep(request.step, agent);
+  return { userId, sessionId, messages, step, model: typeof request.model === 'string' ? request.model : '' };
+}

@@ -1,0 +1,19 @@
+import { expect } from './chai';
+import { loadAssistantConfig } from '../src/config';
+
+describe('assistant config', () => {
+  it('has defaults', () => {
+    expect(loadAssistantConfig({})).to.deep.equal({ grpcHost: '0.0.0.0', grpcPort: 50052, sessionHistoryLimit: 50, logLevel: 'info' });
+  });
+
+  it('reads the environment', () => {
+    const config = loadAssistantConfig({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '6000', SESSION_HISTORY_LIMIT: '10', LOG_LEVEL: 'debug' });
+    expect(config).to.deep.equal({ grpcHost: '127.0.0.1', grpcPort: 6000, sessionHistoryLimit: 10, logLevel: 'debug' });
+  });
+
+  it('fails fast on invalid values', () => {
+    expect(() => loadAssistantConfig({ GRPC_PORT: 'abc', LOG_LEVEL: 'loud' })).to.throw(/GRPC_PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*GRPC_PORT/);
+    expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '1' })).to.throw(/SESSION_HISTORY_LIMIT/);
+    expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '2.5' })).to.throw(/SESSION_HISTORY_LIMIT/);
+  });
+});

@@ -1,0 +1,67 @@
+import { silentLogger } from '@switchyard/shared/testing';
+import type { AnyEvent, CallContext, EventBus, Subscription } from '@switchyard/shared';
+import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import { createAgentRegistry } from '../src/agents/registry';
+import { UsagePublisher } from '../src/events/usage-publisher';
+import { createReplyHandler, type AssistantReply } from '../src/handlers/reply';
+import { BuiltinResponder } from '../src/responders/builtin';
+import { InMemorySessionStore, type ChatMessage } from '../src/store/session-store';
+
+/** Keeps what is published, so tests can look at the usage events. */
+export class RecordingBus implements EventBus {
+  readonly published: AnyEvent[] = [];
+  failing = false;
+
+  async publish(event: AnyEvent): Promise<void> {
+    if (this.failing) throw new Error('broker down');
+    this.published.push(event);
+  }
+
+  async subscribe(): Promise<Subscription> {
+    return { close: async () => undefined };
+  }
+
+  async close(): Promise<void> {}
+}
+
+export const CONTEXT: CallContext = { organization: 'org_a', keyId: 'key_1', requestId: 'req_test1' };
+
+export function makeReply(historyLimit = 50) {
+  const agents = createAgentRegistry();
+  const bus = new RecordingBus();
+  const sessions = new InMemorySessionStore();
+  const reply = createReplyHandler({
+    agents,
+    sessions,
+    responder: new BuiltinResponder(agents),
+    usage: new UsagePublisher(bus, silentLogger()),
+    historyLimit,
+  });
+  return { reply, bus, sessions };
+}
+
+/** Messages as they arrive on the wire: any role string. */
+export type WireMessage = { role: string; content: string };
+
+export function request(agent: string, messages: WireMessage[], extra: Partial<ReplyRequest__Output> = {}): ReplyRequest__Output {
+  return { agent, user_id: 'user_1', session_id: 'sess_1', messages, model: '', ...extra };
+}
+
+/** A client that sends the whole conversation each turn, as the interface describes. */
+export class Conversation {
+  readonly messages: ChatMessage[] = [];
+
+  constructor(
+    private readonly reply: (req: ReplyRequest__Output, ctx: CallContext) => Promise<AssistantReply>,
+    private readonly agent: string,
+    private readonly extra: Partial<ReplyRequest__Output> = {},
+    private readonly context: CallContext = CONTEXT,
+  ) {}
+
+  async say(content: string, step?: number): Promise<AssistantReply> {
+    this.messages.push({ role: 'user', content });
+    const response = await this.reply(request(this.agent, [...this.messages], { ...this.extra, step }), this.context);
+    this.messages.push({ role: 'assistant', content: response.reply });
+    return response;
+  }
+}

@@ -1,0 +1,25 @@
+import { createLogger, main, stopOnSignals } from '@switchyard/shared';
+import { startEmbeddedMesh } from './mesh';
+
+const logger = createLogger('embedded');
+
+main(logger, async () => {
+  const mesh = await startEmbeddedMesh(process.env, logger);
+  stopOnSignals(logger, mesh.stop);
+  const lines = [
+    '',
+    `Switchyard is running (embedded mode) at ${mesh.gatewayUrl.replace('127.0.0.1', 'localhost')}`,
+    ...mesh.services.map((s) => `  ${s.name.padEnd(15)} port ${s.port}`),
+  ];
+  // Printed deliberately, once, for the local developer: these are the dev organization's
+  // credentials of this embedded run (generated because DEV_API_KEY / DEV_SIGNING_SECRET were unset).
+  if (mesh.generated.apiKey) lines.push(`  API key (organization "dev"):        ${mesh.apiKey}`);
+  if (mesh.generated.signingSecret) lines.push(`  Signing secret (organization "dev"): ${mesh.signingSecret}`);
+  lines.push(
+    '',
+    `Try: curl -s ${mesh.gatewayUrl}/api/v2/ai/content/generate -H 'Authorization: X-API-Key ${mesh.generated.apiKey ? mesh.apiKey : '$DEV_API_KEY'}' \\`,
+    `       -H 'Content-Type: application/json' -d '{"prompt":"A launch post for our new trail shoes","tone":"playful"}'`,
+    '',
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+});

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { InMemoryEventBus, createLogger, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import { loadContentConfig, startContentService } from '@switchyard/content';
+import { loadAssistantConfig, startAssistantService } from '@switchyard/assistant';
+import { loadRecommendationConfig, startRecommendationService } from '@switchyard/recommendation';
+import { loadNotificationConfig, startNotificationService } from '@switchyard/notification';
+import { loadGatewayConfig, startGateway } from '@switchyard/gateway';
+
+export interface EmbeddedMesh {
+  gatewayUrl: string;
+  /** The dev organization's API key (from DEV_API_KEY or generated). */
+  apiKey: string;
+  /** The dev organization's signing secret (from DEV_SIGNING_SECRET or generated). */
+  signingSecret: string;
+  generated: { apiKey: boolean; signingSecret: boolean };
+  bus: EventBus;
+  services: RunningService[];
+  stop(): Promise<void>;
+}
+
+export function generateApiKey(): string {
+  return `sk_dev_${randomBytes(24).toString('base64url')}`;
+}
+
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * The whole mesh in one process: each service on its own loopback gRPC port, in-memory adapters,
+ * the builtin model, one in-process event bus. Variables in env override the defaults.
+ */
+export async function startEmbeddedMesh(
+  env: NodeJS.ProcessEnv = process.env,
+  logger: Logger = createLogger('embedded'),
+): Promise<EmbeddedMesh> {
+  const apiKey = env.DEV_API_KEY || generateApiKey();
+  const signingSecret = env.DEV_SIGNING_SECRET || generateSigningSecret();
+  const serviceEnv: NodeJS.ProcessEnv = {
+    SWITCHYARD_MODE: 'embedded',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...env,
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    DEV_API_KEY: apiKey,
+    DEV_SIGNING_SECRET: signingSecret,
+  };
+  const bus = new InMemoryEventBus({ logger: logger.child({ component: 'bus' }) });
+  const services: RunningService[] = [];
+  const child = (name: string) => logger.child({ service: name });
+  try {
+    const content = await startContentService({ config: loadContentConfig(serviceEnv), bus, logger: child('content') });
+    services.push(content);
+    const assistant = await startAssistantService({ config: loadAssistantConfig(serviceEnv), bus, logger: child('assistant') });
+    services.push(assistant);
+    const recommendation = await startRecommendationService({
+      config: loadRecommendationConfig(serviceEnv),
+      bus,
+      logger: child('recommendation'),
+    });
+    services.push(recommendation);
+    const notification = await startNotificationService({
+      config: loadNotificationConfig(serviceEnv),
+      bus,
+      logger: child('notification'),
+    });
+    services.push(notification);
+    const gatewayConfig = loadGatewayConfig({
+      ...serviceEnv,
+      GATEWAY_HOST: env.GATEWAY_HOST ?? '127.0.0.1',
+      CONTENT_ADDR: `127.0.0.1:${content.port}`,
+      ASSISTANT_ADDR: `127.0.0.1:${assistant.port}`,
+      RECOMMENDATION_ADDR: `127.0.0.1:${recommendation.port}`,
+      NOTIFICATION_ADDR: `127.0.0.1:${notification.port}`,
+    });
+    const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway') });
+    services.push(gateway);
+  } catch (error) {
+    await stopAll(services, bus);
+    throw error;
+  }
+  const gateway = services[services.length - 1]!;
+  return {
+    gatewayUrl: `http://127.0.0.1:${gateway.port}`,
+    apiKey,
+    signingSecret,
+    generated: { apiKey: !env.DEV_API_KEY, signingSecret: !env.DEV_SIGNING_SECRET },
+    bus,
+    services,
+    stop: () => stopAll(services, bus),
+  };
+}
+
+/** Gateway first (stop taking requests), then the services, then the bus. */
+async function stopAll(services: RunningService[], bus: EventBus): Promise<void> {
+  for (const service of [...services].reverse()) await service.stop();
+  await bus.close();
+}

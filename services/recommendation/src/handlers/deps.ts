@@ -1,0 +1,17 @@
+import type { Logger } from '@switchyard/shared';
+import type { DataUpdatedPublisher } from '../events/data-updated-publisher';
+import type { ModelRegistry } from '../model/model-registry';
+import type { InteractionStore } from '../store/interaction-store';
+import type { ItemStore } from '../store/item-store';
+
+/** What the transport-free handlers need; built once by server.ts (or a benchmark). */
+export interface HandlerDeps {
+  items: ItemStore;
+  interactions: InteractionStore;
+  models: ModelRegistry;
+  publisher: DataUpdatedPublisher;
+  maxBatchSize: number;
+  logger: Logger;
+  /** Injectable clock for tests. */
+  now?: () => Date;
+}

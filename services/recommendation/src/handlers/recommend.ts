@@ -1,0 +1,56 @@
+import type { CallContext } from '@switchyard/shared';
+import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
+import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
+import { recommend } from '../model/recommender';
+import { isCatalog, type Catalog } from '../model/types';
+import type { HandlerDeps } from './deps';
+import { toProtoItem } from './item-mapping';
+import { checkId, FieldErrors, requireOrganization } from './validation';
+
+export const DEFAULT_RECOMMENDATIONS = 10;
+export const MAX_RECOMMENDATIONS = 100;
+
+/** Error fields use the camelCase names of the HTTP body (userId, currentItemId, numRecommendations). */
+function validate(request: RecommendRequest__Output): { count: number; catalog?: Catalog } {
+  const errors = new FieldErrors();
+  checkId(errors, '/userId', request.user_id);
+  checkId(errors, '/currentItemId', request.current_item_id, true);
+  // proto3 cannot tell 0 from unset, so 0 means "default".
+  const count = request.num_recommendations === 0 ? DEFAULT_RECOMMENDATIONS : request.num_recommendations;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_RECOMMENDATIONS) {
+    errors.add('/numRecommendations', `must be an integer between 1 and ${MAX_RECOMMENDATIONS}`);
+  }
+  if (request.catalog !== '' && !isCatalog(request.catalog)) {
+    errors.add('/catalog', 'must be one of ecommerce, ticketing, education');
+  }
+  errors.throwIfAny();
+  return { count, catalog: isCatalog(request.catalog) ? request.catalog : undefined };
+}
+
+export function recommendHandler(deps: HandlerDeps) {
+  return async (request: RecommendRequest__Output, context: CallContext): Promise<RecommendResponse> => {
+    const organization = requireOrganization(context);
+    const { count, catalog } = validate(request);
+    const result = await recommend(deps.models.forOrganization(organization), deps.items, {
+      organization,
+      userId: request.user_id,
+      currentItemId: request.current_item_id || undefined,
+      count,
+      catalog,
+    });
+    if (result.currentItemIgnored) {
+      // Not an error: the page may show an item not ingested yet. Only logged, the response shape stays.
+      deps.logger.debug({ requestId: context.requestId, currentItemId: request.current_item_id }, 'unknown current item ignored');
+    }
+    return {
+      user_id: request.user_id,
+      recommendations: result.recommendations.map((r) => ({
+        item_id: r.itemId,
+        score: r.score,
+        reason: r.reason,
+        item: toProtoItem(r.item),
+      })),
+      request_id: context.requestId,
+    };
+  };
+}

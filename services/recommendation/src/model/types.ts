@@ -1,0 +1,37 @@
+/** Domain types of the recommendation service (transport-free, camelCase). */
+
+export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
+export type Catalog = (typeof CATALOGS)[number];
+
+export const INTERACTION_TYPES = ['view', 'click', 'cart', 'purchase', 'ticket', 'enroll', 'complete', 'rating'] as const;
+export type InteractionType = (typeof INTERACTION_TYPES)[number];
+
+export function isCatalog(value: string): value is Catalog {
+  return (CATALOGS as readonly string[]).includes(value);
+}
+
+export function isInteractionType(value: string): value is InteractionType {
+  return (INTERACTION_TYPES as readonly string[]).includes(value);
+}
+
+export interface CatalogItem {
+  itemId: string;
+  catalog: Catalog;
+  title: string;
+  categories: string[];
+  /** Always the text of a JSON object. */
+  attributesJson: string;
+  available: boolean;
+  /** ISO 8601 UTC. */
+  updatedAt: string;
+}
+
+export interface UserInteraction {
+  userId: string;
+  itemId: string;
+  type: InteractionType;
+  /** Rating 1..5 for type=rating; 0 otherwise. */
+  value: number;
+  /** Epoch milliseconds. */
+  timestamp: number;
+}

@@ -1,0 +1,63 @@
+import type { UserInteraction } from '../model/types';
+
+export interface InteractionToStore extends UserInteraction {
+  /**
+   * Set when the caller supplied the timestamp: an interaction with the same key is a retry of
+   * one already stored and is skipped, so a retried batch is not counted twice.
+   */
+  dedupeKey?: string;
+}
+
+/** The interaction log per organization (source of truth the model is derived from). */
+export interface InteractionStore {
+  /** Stores the interactions not stored before; returns those newly stored, in input order. */
+  append(organization: string, interactions: readonly InteractionToStore[]): Promise<UserInteraction[]>;
+  count(organization: string): Promise<number>;
+  /** Every stored interaction of an organization, oldest first (for rebuilding the model). */
+  scan(organization: string): AsyncIterable<UserInteraction>;
+  organizations(): Promise<string[]>;
+}
+
+interface OrganizationLog {
+  interactions: UserInteraction[];
+  keys: Set<string>;
+}
+
+export class InMemoryInteractionStore implements InteractionStore {
+  private readonly logs = new Map<string, OrganizationLog>();
+
+  async append(organization: string, interactions: readonly InteractionToStore[]): Promise<UserInteraction[]> {
+    const log = this.logOf(organization);
+    const stored: UserInteraction[] = [];
+    for (const { dedupeKey, ...interaction } of interactions) {
+      if (dedupeKey !== undefined) {
+        if (log.keys.has(dedupeKey)) continue;
+        log.keys.add(dedupeKey);
+      }
+      log.interactions.push(interaction);
+      stored.push({ ...interaction });
+    }
+    return stored;
+  }
+
+  async count(organization: string): Promise<number> {
+    return this.logs.get(organization)?.interactions.length ?? 0;
+  }
+
+  async *scan(organization: string): AsyncIterable<UserInteraction> {
+    for (const interaction of this.logs.get(organization)?.interactions ?? []) yield { ...interaction };
+  }
+
+  async organizations(): Promise<string[]> {
+    return [...this.logs.keys()];
+  }
+
+  private logOf(organization: string): OrganizationLog {
+    let log = this.logs.get(organization);
+    if (!log) {
+      log = { interactions: [], keys: new Set() };
+      this.logs.set(organization, log);
+    }
+    return log;
+  }
+}

@@ -1,0 +1,19 @@
+import { expect } from 'chai';
+import { loadRecommendationConfig } from '../src/config';
+
+describe('loadRecommendationConfig', () => {
+  it('has defaults', () => {
+    expect(loadRecommendationConfig({})).to.deep.equal({ grpcHost: '0.0.0.0', grpcPort: 50053, maxBatchSize: 1000, logLevel: 'info' });
+  });
+
+  it('reads the environment, accepting port 0 (ephemeral)', () => {
+    const config = loadRecommendationConfig({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', MAX_BATCH_SIZE: '50', LOG_LEVEL: 'debug' });
+    expect(config).to.deep.equal({ grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 50, logLevel: 'debug' });
+  });
+
+  it('fails fast listing every bad variable', () => {
+    expect(() => loadRecommendationConfig({ GRPC_PORT: '70000', MAX_BATCH_SIZE: '0' })).to.throw(/GRPC_PORT/);
+    expect(() => loadRecommendationConfig({ MAX_BATCH_SIZE: '0' })).to.throw(/MAX_BATCH_SIZE/);
+    expect(() => loadRecommendationConfig({ LOG_LEVEL: 'loud' })).to.throw(/LOG_LEVEL/);
+  });
+});

@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { AppError, InMemoryEventBus, Topics, type AnyEvent, type CallContext, type EventBus } from '@switchyard/shared';
+import { silentLogger, waitFor } from '@switchyard/shared/testing';
+import type { Interaction__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
+import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
+import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
+import { DataUpdatedPublisher } from '../src/events/data-updated-publisher';
+import { createRecommendationHandlers, type HandlerDeps } from '../src/handlers';
+import { ModelRegistry } from '../src/model/model-registry';
+import { InMemoryInteractionStore } from '../src/store/interaction-store';
+import { InMemoryItemStore } from '../src/store/item-store';
+
+export function context(organization = 'org_a'): CallContext {
+  return { organization, keyId: 'key_test', requestId: `req_${organization}_1` };
+}
+
+export function buildHandlers(options: { bus?: EventBus; maxBatchSize?: number } = {}) {
+  const bus = options.bus ?? new InMemoryEventBus();
+  const logger = silentLogger();
+  const deps: HandlerDeps = {
+    items: new InMemoryItemStore(),
+    interactions: new InMemoryInteractionStore(),
+    models: new ModelRegistry(),
+    publisher: new DataUpdatedPublisher(bus, logger),
+    maxBatchSize: options.maxBatchSize ?? 1000,
+    logger,
+  };
+  return { handlers: createRecommendationHandlers(deps), deps, bus };
+}
+
+export function item(itemId: string, overrides: Partial<Item__Output> = {}): Item__Output {
+  return {
+    item_id: itemId,
+    catalog: 'ecommerce',
+    title: `Item ${itemId}`,
+    categories: [],
+    attributes_json: '',
+    available: true,
+    updated_at: '',
+    ...overrides,
+  };
+}
+
+export function interaction(userId: string, itemId: string, type: string, overrides: Partial<Interaction__Output> = {}): Interaction__Output {
+  return { user_id: userId, item_id: itemId, type, value: 0, timestamp: '', ...overrides };
+}
+
+export function recommendRequest(userId: string, overrides: Partial<RecommendRequest__Output> = {}): RecommendRequest__Output {
+  return { user_id: userId, current_item_id: '', num_recommendations: 0, catalog: '', ...overrides };
+}
+
+/** Awaits a rejection with an AppError of the given code (and first detail field, when given). */
+export async function expectAppError(promise: Promise<unknown>, code: string, field?: string): Promise<AppError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, 'expected the call to fail').to.be.instanceOf(AppError);
+  const error = caught as AppError;
+  expect(error.code).to.equal(code);
+  if (field !== undefined) expect(error.details.map((d) => d.field)).to.include(field);
+  return error;
+}
+
+/** Collects events of the data topic published on bus. */
+export async function collectDataEvents(bus: EventBus): Promise<{ events: AnyEvent[]; waitForCount: (n: number) => Promise<void> }> {
+  const events: AnyEvent[] = [];
+  await bus.subscribe({ group: `test-${Math.random()}`, topics: [Topics.data], handler: async (event) => void events.push(event) });
+  return { events, waitForCount: async (n) => void (await waitFor(() => events.length >= n)) };
+}
+
+/**
+ * Hand-built data set whose right answers are known:
+ * A is bought with B twice, with C, U (unavailable) and T1 (ticketing) once; D is the most popular.
+ */
+export const SHOP_ITEMS: Item__Output[] = [
+  item('A'),
+  item('B'),
+  item('C'),
+  item('D'),
+  item('E'),
+  item('U', { available: false }),
+  item('T1', { catalog: 'ticketing' }),
+  item('T2', { catalog: 'ticketing' }),
+];
+
+export const SHOP_INTERACTIONS: Interaction__Output[] = [
+  interaction('u1', 'A', 'purchase'),
+  interaction('u1', 'B', 'purchase'),
+  interaction('u1', 'U', 'purchase'),
+  interaction('u2', 'A', 'purchase'),
+  interaction('u2', 'B', 'purchase'),
+  interaction('u2', 'T1', 'ticket'),
+  interaction('u3', 'A', 'purchase'),
+  interaction('u3', 'C', 'purchase'),
+  interaction('u4', 'D', 'purchase'),
+  interaction('u5', 'D', 'purchase'),
+  interaction('u6', 'D', 'purchase'),
+  interaction('u6', 'E', 'view'),
+  interaction('u7', 'C', 'purchase'),
+  interaction('u7', 'D', 'purchase'),
+  interaction('u8', 'D', 'purchase'),
+  interaction('u9', 'T2', 'ticket'),
+  interaction('alice', 'A', 'purchase'),
+];

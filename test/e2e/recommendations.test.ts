@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { api } from '../support/http';
+
+const ITEMS = [
+  { itemId: 'tent', catalog: 'ecommerce', title: 'Two-person tent', categories: ['camping'], attributes: { price: 199 } },
+  { itemId: 'stove', catalog: 'ecommerce', title: 'Camping stove', categories: ['camping'] },
+  { itemId: 'lamp', catalog: 'ecommerce', title: 'Head lamp', categories: ['camping'] },
+  { itemId: 'mug', catalog: 'ecommerce', title: 'Enamel mug', categories: ['kitchen'] },
+  { itemId: 'socks', catalog: 'ecommerce', title: 'Wool socks', categories: ['apparel'] },
+];
+
+describe('e2e: recommendations', () => {
+  before(async () => {
+    const items = await api('/api/v2/catalog/items', { body: { items: ITEMS } });
+    expect(items.status, items.text).to.equal(200);
+    expect(items.body.upserted).to.equal(ITEMS.length);
+    // Campers buy tent + stove together; everyone buys socks (most popular).
+    const interactions = [];
+    for (let i = 0; i < 6; i++) {
+      interactions.push({ userId: `camper${i}`, itemId: 'tent', type: 'purchase' });
+      interactions.push({ userId: `camper${i}`, itemId: 'stove', type: 'purchase' });
+    }
+    for (let i = 0; i < 10; i++) interactions.push({ userId: `walker${i}`, itemId: 'socks', type: 'purchase' });
+    interactions.push({ userId: 'camper0', itemId: 'lamp', type: 'view' });
+    interactions.push({ userId: 'alice', itemId: 'tent', type: 'purchase' });
+    const recorded = await api('/api/v2/interactions', { body: { interactions } });
+    expect(recorded.status, recorded.text).to.equal(200);
+    expect(recorded.body.recorded).to.equal(interactions.length);
+  });
+
+  it('recommends co-occurring items, excluding what the user already has', async () => {
+    const res = await api('/api/v2/ai/recommendations', { body: { userId: 'alice', numRecommendations: 3 } });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.have.all.keys('userId', 'recommendations', 'requestId');
+    expect(res.body.userId).to.equal('alice');
+    expect(res.body.requestId).to.equal(res.headers.get('x-request-id'));
+    const ids = res.body.recommendations.map((r: { itemId: string }) => r.itemId);
+    expect(ids[0]).to.equal('stove');
+    expect(ids).to.not.include('tent');
+    expect(ids.length).to.be.at.most(3);
+    const first = res.body.recommendations[0];
+    expect(first).to.include.keys('itemId', 'score', 'reason', 'item');
+    expect(first.score).to.be.within(0, 1);
+    expect(first.item.title).to.equal('Camping stove');
+  });
+
+  it('falls back to popularity for an unknown user', async () => {
+    const res = await api('/api/v2/ai/recommendations', { body: { userId: 'newcomer', numRecommendations: 2 } });
+    expect(res.status).to.equal(200);
+    expect(res.body.recommendations[0].itemId).to.equal('socks');
+    expect(res.body.recommendations[0].reason).to.match(/popular/);
+  });
+
+  it('favours items related to currentItemId and never returns the current item', async () => {
+    const res = await api('/v2/ai/recommendations', { body: { userId: 'newcomer', currentItemId: 'tent', numRecommendations: 3 } });
+    expect(res.status).to.equal(200);
+    const ids = res.body.recommendations.map((r: { itemId: string }) => r.itemId);
+    expect(ids[0]).to.equal('stove');
+    expect(ids).to.not.include('tent');
+  });
+
+  it('defaults numRecommendations to 10 and bounds it to 100', async () => {
+    const res = await api('/api/v2/ai/recommendations', { body: { userId: 'newcomer' } });
+    expect(res.status).to.equal(200);
+    expect(res.body.recommendations.length).to.be.at.most(10);
+    const tooMany = await api('/api/v2/ai/recommendations', { body: { userId: 'newcomer', numRecommendations: 101 } });
+    expect(tooMany.status).to.equal(400);
+    expect(tooMany.body.error.details[0].field).to.equal('/numRecommendations');
+  });
+
+  it('reads and deletes catalog items', async () => {
+    const got = await api('/api/v2/catalog/items/mug');
+    expect(got.status).to.equal(200);
+    expect(got.body.title).to.equal('Enamel mug');
+    const deleted = await api('/api/v2/catalog/items/mug', { method: 'DELETE' });
+    expect(deleted.status).to.be.oneOf([200, 204]);
+    const gone = await api('/api/v2/catalog/items/mug');
+    expect(gone.status).to.equal(404);
+  });
+});

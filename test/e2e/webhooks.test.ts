@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { waitFor } from '@switchyard/shared/testing';
+import { api } from '../support/http';
+import { mesh } from '../support/mesh';
+import { WebhookReceiver } from '../support/receiver';
+import { verifyWithStandardWebhooks } from '../support/signatures';
+
+describe('e2e: webhooks and asynchronous results', () => {
+  let receiver: WebhookReceiver;
+
+  beforeEach(async () => {
+    receiver = await new WebhookReceiver().start();
+  });
+
+  afterEach(async () => {
+    await receiver.stop();
+  });
+
+  it('acknowledges a generate call with webhookUrl (202) and POSTs the signed result', async () => {
+    const { signingSecret } = await mesh();
+    const res = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'A short note about our new store opening', webhookUrl: receiver.url },
+    });
+    expect(res.status).to.equal(202);
+    expect(res.body).to.deep.equal({ status: 'processing', requestId: res.headers.get('x-request-id') });
+
+    const call = await waitFor(() => receiver.calls[0], 10_000);
+    verifyWithStandardWebhooks(signingSecret, call);
+    expect(call.body).to.include.keys('requestId', 'result', 'model', 'usage');
+    expect(call.body.requestId).to.equal(res.body.requestId);
+    expect(call.body.result).to.be.a('string').and.not.empty;
+    expect(call.body.model).to.equal('builtin');
+    expect(call.body.usage.totalTokens).to.be.a('number').greaterThan(0);
+    expect(call.body).to.not.have.key('status');
+
+    const status = await api(`/api/v2/requests/${res.body.requestId}`);
+    expect(status.status).to.equal(200);
+    expect(status.body.status).to.equal('completed');
+    expect(status.body.requestId).to.equal(res.body.requestId);
+  });
+
+  it('retries a failing receiver with the same webhook-id', async () => {
+    receiver.respondWith((_call, index) => (index < 2 ? { status: 500 } : { status: 200 }));
+    const res = await api('/api/v2/ai/content/generate', { body: { prompt: 'Retry me', webhookUrl: receiver.url } });
+    expect(res.status).to.equal(202);
+    await waitFor(() => receiver.calls.length >= 3, 10_000);
+    const ids = new Set(receiver.calls.map((c) => c.headers['webhook-id']));
+    expect(ids.size).to.equal(1);
+  });
+
+  it('registers a webhook (201, secret once) and lists it', async () => {
+    const res = await api('/api/webhooks', { body: { event: 'data_updated', url: receiver.url } });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.id).to.be.a('string');
+    expect(res.body.event).to.equal('data_updated');
+    expect(res.body.url).to.equal(receiver.url);
+    expect(res.body.secret).to.match(/^whsec_/);
+    const list = await api('/api/webhooks');
+    const listed = list.body.webhooks.find((w: { id: string }) => w.id === res.body.id);
+    expect(listed).to.exist;
+    expect(listed).to.not.have.key('secret');
+
+    // Ingesting catalog data emits data_updated, delivered signed with the webhook's own secret.
+    await api('/api/v2/catalog/items', { body: { items: [{ itemId: 'wh-item', catalog: 'education', title: 'Intro course' }] } });
+    const call = await waitFor(() => receiver.calls.find((c) => c.body?.event === 'data_updated'), 10_000);
+    verifyWithStandardWebhooks(res.body.secret, call);
+    expect(call.body).to.include({ event: 'data_updated', organization: 'dev' });
+    expect(call.body.count).to.be.a('number');
+
+    const deleted = await api(`/api/webhooks/${res.body.id}`, { method: 'DELETE' });
+    expect(deleted.status).to.equal(204);
+  });
+
+  it('rejects an unknown event type and a malformed URL', async () => {
+    const badEvent = await api('/api/webhooks', { body: { event: 'nope', url: receiver.url } });
+    expect(badEvent.status).to.equal(400);
+    expect(badEvent.body.error.details[0].field).to.equal('/event');
+    const badUrl = await api('/api/webhooks', { body: { event: 'invoice_paid', url: 'not a url' } });
+    expect(badUrl.status).to.equal(400);
+    expect(badUrl.body.error.details[0].field).to.equal('/url');
+  });
+
+  it('reports 404 for an unknown request id', async () => {
+    const res = await api('/api/v2/requests/req_doesnotexist');
+    expect(res.status).to.equal(404);
+    expect(res.body.error.code).to.equal('not_found');
+  });
+});

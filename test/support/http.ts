@@ -1,0 +1,43 @@
+import { mesh } from './mesh';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface ApiOptions {
+  method?: string;
+  body?: unknown;
+  /** Raw body string sent as is (for malformed JSON tests). */
+  rawBody?: string;
+  contentType?: string;
+  /** API key; null sends no Authorization header. Defaults to the dev key. */
+  key?: string | null;
+  authorization?: string;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP call to the embedded gateway. */
+export async function api<T = any>(path: string, options: ApiOptions = {}): Promise<ApiResponse<T>> {
+  const m = await mesh();
+  const headers: Record<string, string> = { ...options.headers };
+  const key = options.key === undefined ? m.apiKey : options.key;
+  if (options.authorization !== undefined) headers.authorization = options.authorization;
+  else if (key !== null) headers.authorization = `X-API-Key ${key}`;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+  const method = options.method ?? (body === undefined ? 'GET' : 'POST');
+  const response = await fetch(`${m.gatewayUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}

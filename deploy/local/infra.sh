@@ -1,0 +1,436 @@
+#!/usr/bin/env bash
+# Local test infrastructure for Switchyard without Docker: Redis, Kafka (KRaft,
+# single node) and a MongoDB wire-protocol server, run as plain processes bound
+# to 127.0.0.1. See README.md beside this file.
+#
+# usage: deploy/local/infra.sh install|start|stop|status|env|restart-kafka
+#
+# Environment:
+#   SWITCHYARD_CACHE       downloads and builds   (default $HOME/.cache/switchyard)
+#   SWITCHYARD_RUN_DIR     data, logs, pid files   (default <repo>/.run/infra)
+#   REDIS_PORT             default 6379
+#   KAFKA_PORT             default 9092
+#   KAFKA_CONTROLLER_PORT  default KAFKA_PORT+1 (9093)
+#   MONGO_PORT             default 27017
+#   SWITCHYARD_MONGO_IMPL  ferretdb (default) | mongo-java-server
+#   KAFKA_HEAP_OPTS        default "-Xms256m -Xmx512m"
+#   KAFKA_JVM_PERFORMANCE_OPTS  broker GC/JIT flags (default "-XX:+UseSerialGC
+#                          -XX:TieredStopAtLevel=1": starts in ~2s instead of ~6s
+#                          on 2 cores; use "-XX:+UseG1GC" for throughput runs)
+#   KAFKA_JVM_EXTRA_OPTS   extra JVM flags for the broker (default none)
+#   JAVA                   default java
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+CACHE="${SWITCHYARD_CACHE:-$HOME/.cache/switchyard}"
+RUN_DIR="${SWITCHYARD_RUN_DIR:-$REPO_ROOT/.run/infra}"
+
+REDIS_PORT="${REDIS_PORT:-6379}"
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
+MONGO_PORT="${MONGO_PORT:-27017}"
+MONGO_IMPL="${SWITCHYARD_MONGO_IMPL:-ferretdb}"
+KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+KAFKA_JVM_PERFORMANCE_OPTS="${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
+KAFKA_JVM_EXTRA_OPTS="${KAFKA_JVM_EXTRA_OPTS:-}"
+JAVA="${JAVA:-java}"
+HOST=127.0.0.1
+
+FERRETDB_VERSION=v1.24.2
+FERRETDB_MODULE=github.com/FerretDB/FerretDB
+FERRETDB_BIN="$CACHE/bin/ferretdb-$FERRETDB_VERSION"
+
+KAFKA_POM="$SCRIPT_DIR/kafka/pom.xml"
+KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$KAFKA_POM")"
+KAFKA_LIBS="$CACHE/kafka-libs"
+MJS_POM="$SCRIPT_DIR/mongo/pom.xml"
+MJS_LIBS="$CACHE/mongo-java-server-libs"
+MJS_CLASSES="$CACHE/mongo-java-server-classes"
+M2_REPO="$CACHE/m2"
+
+log() { printf '[infra] %s\n' "$*" >&2; }
+die() { printf '[infra] ERROR: %s\n' "$*" >&2; exit 1; }
+now() { date +%s.%N; }
+since() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.1f", e - s }'; }
+
+# ---------------------------------------------------------------- helpers
+
+port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+
+# pid_alive PIDFILE PATTERN: the pid in PIDFILE is running and its command line
+# contains PATTERN (guards against a recycled pid).
+pid_alive() {
+  local pidfile="$1" pattern="$2" pid
+  [[ -s "$pidfile" ]] || return 1
+  pid="$(cat "$pidfile")"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/$pid/cmdline" ]] || return 1
+  # zombie (exited, not yet reaped) counts as dead
+  [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != "Z" ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern"
+}
+
+# stop_pid NAME PIDFILE PATTERN TIMEOUT_S
+stop_pid() {
+  local name="$1" pidfile="$2" pattern="$3" timeout="$4" pid i
+  if ! pid_alive "$pidfile" "$pattern"; then
+    rm -f "$pidfile"
+    log "$name: not running"
+    return 0
+  fi
+  pid="$(cat "$pidfile")"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < timeout * 10; i++)); do
+    pid_alive "$pidfile" "$pattern" || break
+    sleep 0.1
+  done
+  if pid_alive "$pidfile" "$pattern"; then
+    log "$name: did not stop within ${timeout}s, sending SIGKILL to $pid"
+    kill -KILL "$pid" 2>/dev/null || true
+    sleep 0.5
+  fi
+  rm -f "$pidfile"
+  log "$name: stopped"
+}
+
+# wait_until TIMEOUT_S DESCRIPTION CMD...
+wait_until() {
+  local timeout="$1" what="$2" i
+  shift 2
+  for ((i = 0; i < timeout * 5; i++)); do
+    if "$@"; then return 0; fi
+    sleep 0.2
+  done
+  log "timed out after ${timeout}s waiting for $what"
+  return 1
+}
+
+check_port_free() {
+  local name="$1" port="$2"
+  if port_open "$port"; then
+    die "$name: port $port on $HOST is already in use by another process (set ${name^^}_PORT to use another port)"
+  fi
+}
+
+need_root_cmd() {
+  if [[ $EUID -eq 0 ]]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else die "need root for: $*"
+  fi
+}
+
+# ---------------------------------------------------------------- install
+
+install_redis() {
+  if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
+    log "redis: $(redis-server --version | awk '{print $3}') already installed"
+    return 0
+  fi
+  log "redis: installing redis-server from Debian (apt-get)"
+  need_root_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive need_root_cmd apt-get install -y -qq redis-server >/dev/null
+  # Debian's package enables a system-wide redis on 6379 where systemd runs;
+  # we start our own, so switch that one off.
+  if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
+    need_root_cmd systemctl disable --now redis-server >/dev/null 2>&1 || true
+  fi
+  log "redis: installed $(redis-server --version | awk '{print $3}')"
+}
+
+install_kafka() {
+  local stamp="$KAFKA_LIBS/.installed" want
+  want="kafka=$KAFKA_VERSION pom=$(cksum <"$KAFKA_POM" | awk '{print $1}')"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    log "kafka: $KAFKA_VERSION jars cached in $KAFKA_LIBS"
+    return 0
+  fi
+  command -v mvn >/dev/null || die "kafka: maven (mvn) is required to fetch the Kafka jars"
+  log "kafka: fetching Kafka $KAFKA_VERSION jars from Maven Central into $KAFKA_LIBS"
+  rm -rf "$KAFKA_LIBS"
+  mvn -B -q -f "$KAFKA_POM" -Dmaven.repo.local="$M2_REPO" \
+    dependency:copy-dependencies -DoutputDirectory="$KAFKA_LIBS" -DincludeScope=runtime
+  [[ -f "$KAFKA_LIBS/kafka_2.13-$KAFKA_VERSION.jar" ]] || die "kafka: jar download failed"
+  echo "$want" >"$stamp"
+  log "kafka: $(ls "$KAFKA_LIBS"/*.jar | wc -l) jars installed"
+}
+
+install_ferretdb() {
+  if [[ -x "$FERRETDB_BIN" ]]; then
+    log "ferretdb: $FERRETDB_VERSION cached at $FERRETDB_BIN"
+    return 0
+  fi
+  command -v go >/dev/null || die "ferretdb: Go is required to build FerretDB (or set SWITCHYARD_MONGO_IMPL=mongo-java-server)"
+  log "ferretdb: building $FERRETDB_MODULE@$FERRETDB_VERSION with $(go env GOVERSION)"
+  # `go install ...@version` works with the module proxy, but the resulting binary
+  # panics at start-up because build/version/version.txt is generated by
+  # FerretDB's own build tooling and is not in the module zip. So: download the
+  # module, copy it, write version.txt and build from the copy.
+  local dir src
+  dir="$(GOFLAGS=-mod=mod GOTOOLCHAIN=local go mod download -json "$FERRETDB_MODULE@$FERRETDB_VERSION" |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+  [[ -n "$dir" && -d "$dir" ]] || die "ferretdb: go mod download failed"
+  src="$CACHE/src/ferretdb-$FERRETDB_VERSION"
+  rm -rf "$src"
+  mkdir -p "$CACHE/src" "$CACHE/bin"
+  cp -r "$dir" "$src"
+  chmod -R u+w "$src"
+  echo "$FERRETDB_VERSION" >"$src/build/version/version.txt"
+  (cd "$src" && GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0 \
+    go build -trimpath -o "$FERRETDB_BIN.tmp" ./cmd/ferretdb)
+  mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
+  rm -rf "$src"
+  "$FERRETDB_BIN" --version | head -1 | sed 's/^/[infra] ferretdb: built /' >&2
+}
+
+install_mongo_java_server() {
+  local stamp="$MJS_CLASSES/.installed" want
+  want="pom=$(cksum <"$MJS_POM" | awk '{print $1}') src=$(cat "$SCRIPT_DIR"/mongo/src/main/java/dev/switchyard/local/*.java | cksum | awk '{print $1}')"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    log "mongo-java-server: cached in $MJS_LIBS"
+    return 0
+  fi
+  command -v mvn >/dev/null || die "mongo-java-server: maven (mvn) is required"
+  command -v javac >/dev/null || die "mongo-java-server: javac (JDK) is required"
+  log "mongo-java-server: fetching jars and compiling launcher"
+  rm -rf "$MJS_LIBS" "$MJS_CLASSES"
+  mvn -B -q -f "$MJS_POM" -Dmaven.repo.local="$M2_REPO" \
+    dependency:copy-dependencies -DoutputDirectory="$MJS_LIBS" -DincludeScope=runtime
+  mkdir -p "$MJS_CLASSES"
+  javac -nowarn --release 17 -cp "$MJS_LIBS/*" -d "$MJS_CLASSES" \
+    "$SCRIPT_DIR"/mongo/src/main/java/dev/switchyard/local/*.java
+  echo "$want" >"$stamp"
+}
+
+install_mongo() {
+  case "$MONGO_IMPL" in
+    ferretdb) install_ferretdb ;;
+    mongo-java-server) install_mongo_java_server ;;
+    *) die "unknown SWITCHYARD_MONGO_IMPL=$MONGO_IMPL (ferretdb | mongo-java-server)" ;;
+  esac
+}
+
+cmd_install() {
+  local t0
+  t0="$(now)"
+  mkdir -p "$CACHE"
+  command -v "$JAVA" >/dev/null || die "java is required for Kafka"
+  install_redis
+  install_kafka
+  install_mongo
+  log "install done in $(since "$t0")s"
+}
+
+# ---------------------------------------------------------------- redis
+
+REDIS_DIR="$RUN_DIR/redis"
+REDIS_PID="$REDIS_DIR/redis.pid"
+redis_ping() { [[ "$(redis-cli -h "$HOST" -p "$REDIS_PORT" ping 2>/dev/null)" == "PONG" ]]; }
+redis_up() { pid_alive "$REDIS_PID" "redis-server" && redis_ping; }
+
+start_redis() {
+  local t0
+  t0="$(now)"
+  if redis_up; then log "redis: already running on $HOST:$REDIS_PORT (pid $(cat "$REDIS_PID"))"; return 0; fi
+  command -v redis-server >/dev/null || install_redis
+  check_port_free redis "$REDIS_PORT"
+  mkdir -p "$REDIS_DIR"
+  rm -f "$REDIS_PID"
+  redis-server --port "$REDIS_PORT" --bind "$HOST" --save '' --appendonly no --daemonize yes \
+    --protected-mode yes --dir "$REDIS_DIR" --pidfile "$REDIS_PID" \
+    --logfile "$REDIS_DIR/redis.log" --loglevel notice
+  wait_until 15 "redis PING" redis_up || { tail -20 "$REDIS_DIR/redis.log" >&2; die "redis did not start"; }
+  log "redis: up on $HOST:$REDIS_PORT (pid $(cat "$REDIS_PID")) in $(since "$t0")s"
+}
+
+stop_redis() {
+  # SIGTERM = clean shutdown; nothing is saved (--save '' --appendonly no)
+  stop_pid redis "$REDIS_PID" "redis-server" 10
+}
+
+# ---------------------------------------------------------------- kafka
+
+KAFKA_DIR="$RUN_DIR/kafka"
+KAFKA_PID="$KAFKA_DIR/kafka.pid"
+KAFKA_PROPS="$KAFKA_DIR/server.properties"
+KAFKA_DATA="$KAFKA_DIR/data"
+KAFKA_PATTERN="kafka.Kafka $KAFKA_PROPS"
+
+kafka_java() {
+  # shellcheck disable=SC2086
+  "$JAVA" -Xms32m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    -Dlog4j.configuration="file:$SCRIPT_DIR/kafka/tools-log4j.properties" \
+    -cp "$KAFKA_LIBS/*" "$@"
+}
+
+kafka_list_topics() {
+  timeout 30 "$JAVA" -Xms32m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    -Dlog4j.configuration="file:$SCRIPT_DIR/kafka/tools-log4j.properties" \
+    -cp "$KAFKA_LIBS/*" org.apache.kafka.tools.TopicCommand \
+    --bootstrap-server "$HOST:$KAFKA_PORT" --list 2>>"$KAFKA_DIR/admin.err"
+}
+kafka_up() { pid_alive "$KAFKA_PID" "$KAFKA_PATTERN" && port_open "$KAFKA_PORT"; }
+
+render_kafka_props() {
+  mkdir -p "$KAFKA_DATA" "$KAFKA_DIR/logs"
+  sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" \
+    -e "s|@KAFKA_CONTROLLER_PORT@|$KAFKA_CONTROLLER_PORT|g" \
+    -e "s|@KAFKA_DATA_DIR@|$KAFKA_DATA|g" \
+    "$SCRIPT_DIR/kafka/server.properties.template" >"$KAFKA_PROPS.tmp"
+  mv "$KAFKA_PROPS.tmp" "$KAFKA_PROPS"
+}
+
+start_kafka() {
+  local t0 pid cid
+  t0="$(now)"
+  if kafka_up; then log "kafka: already running on $HOST:$KAFKA_PORT (pid $(cat "$KAFKA_PID"))"; return 0; fi
+  [[ -f "$KAFKA_LIBS/.installed" ]] || install_kafka
+  check_port_free kafka "$KAFKA_PORT"
+  check_port_free kafka_controller "$KAFKA_CONTROLLER_PORT"
+  render_kafka_props
+  if [[ ! -f "$KAFKA_DATA/meta.properties" ]]; then
+    cid="$(kafka_java kafka.tools.StorageTool random-uuid | tail -1)"
+    log "kafka: formatting storage in $KAFKA_DATA (cluster id $cid)"
+    kafka_java kafka.tools.StorageTool format -t "$cid" -c "$KAFKA_PROPS" --ignore-formatted >"$KAFKA_DIR/logs/format.log" 2>&1 ||
+      { cat "$KAFKA_DIR/logs/format.log" >&2; die "kafka: storage format failed"; }
+  fi
+  : >"$KAFKA_DIR/admin.err"
+  # shellcheck disable=SC2086
+  nohup setsid "$JAVA" -server $KAFKA_HEAP_OPTS $KAFKA_JVM_PERFORMANCE_OPTS $KAFKA_JVM_EXTRA_OPTS \
+    -Djava.awt.headless=true \
+    -Dkafka.logs.dir="$KAFKA_DIR/logs" \
+    -Dlog4j.configuration="file:$SCRIPT_DIR/kafka/log4j.properties" \
+    -cp "$KAFKA_LIBS/*" kafka.Kafka "$KAFKA_PROPS" \
+    >"$KAFKA_DIR/logs/kafka.out" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$KAFKA_PID"
+  if ! wait_until 90 "kafka port $KAFKA_PORT" bash -c "kill -0 $pid 2>/dev/null && (exec 3<>/dev/tcp/$HOST/$KAFKA_PORT) 2>/dev/null"; then
+    tail -30 "$KAFKA_DIR/logs/kafka.out" "$KAFKA_DIR/logs/server.log" >&2 2>/dev/null || true
+    die "kafka did not start (logs in $KAFKA_DIR/logs)"
+  fi
+  local port_t
+  port_t="$(since "$t0")"
+  if ! kafka_list_topics >/dev/null; then
+    sleep 1
+    kafka_list_topics >/dev/null || { cat "$KAFKA_DIR/admin.err" >&2; die "kafka: broker is up but listing topics failed"; }
+  fi
+  log "kafka: up on $HOST:$KAFKA_PORT (pid $pid): port open after ${port_t}s, topics listable after $(since "$t0")s"
+}
+
+stop_kafka() {
+  stop_pid kafka "$KAFKA_PID" "$KAFKA_PATTERN" 30
+}
+
+# ---------------------------------------------------------------- mongo
+
+MONGO_DIR="$RUN_DIR/mongo"
+# one pid file per implementation, matched on the run-dir path (not the port),
+# so `stop` finds the server even if the port variables changed since `start`
+MONGO_PID="$MONGO_DIR/$MONGO_IMPL.pid"
+mongo_pattern() {
+  case "$MONGO_IMPL" in
+    ferretdb) echo "--state-dir=$MONGO_DIR" ;;
+    mongo-java-server) echo "$MONGO_DIR/mongo-java-server.h2.mv" ;;
+  esac
+}
+mongo_up() { pid_alive "$MONGO_PID" "$(mongo_pattern)" && port_open "$MONGO_PORT"; }
+
+start_mongo() {
+  local t0 pid
+  t0="$(now)"
+  if mongo_up; then log "mongo: already running on $HOST:$MONGO_PORT (pid $(cat "$MONGO_PID"))"; return 0; fi
+  if pid_alive "$MONGO_PID" "$(mongo_pattern)"; then
+    die "mongo: $MONGO_IMPL (pid $(cat "$MONGO_PID")) is running but not answering on port $MONGO_PORT; run '$0 stop' first"
+  fi
+  install_mongo
+  check_port_free mongo "$MONGO_PORT"
+  case "$MONGO_IMPL" in
+    ferretdb)
+      mkdir -p "$MONGO_DIR/ferretdb-sqlite"
+      nohup setsid "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$MONGO_DIR/ferretdb-sqlite/" \
+        --listen-addr="$HOST:$MONGO_PORT" --debug-addr=- --telemetry=disable \
+        --state-dir="$MONGO_DIR" --log-level=info --log-format=text \
+        >"$MONGO_DIR/ferretdb.log" 2>&1 </dev/null &
+      ;;
+    mongo-java-server)
+      mkdir -p "$MONGO_DIR"
+      nohup setsid "$JAVA" -Xms64m -Xmx512m -XX:+UseSerialGC \
+        -cp "$MJS_CLASSES:$MJS_LIBS/*" dev.switchyard.local.MongoServerMain \
+        "$HOST" "$MONGO_PORT" "$MONGO_DIR/mongo-java-server.h2.mv" \
+        >"$MONGO_DIR/mongo-java-server.log" 2>&1 </dev/null &
+      ;;
+  esac
+  pid=$!
+  echo "$pid" >"$MONGO_PID"
+  if ! wait_until 30 "mongo port $MONGO_PORT" bash -c "kill -0 $pid 2>/dev/null && (exec 3<>/dev/tcp/$HOST/$MONGO_PORT) 2>/dev/null"; then
+    tail -30 "$MONGO_DIR/$MONGO_IMPL.log" >&2 || true
+    die "mongo ($MONGO_IMPL) did not start"
+  fi
+  log "mongo: $MONGO_IMPL up on $HOST:$MONGO_PORT (pid $pid) in $(since "$t0")s"
+}
+
+stop_mongo() {
+  stop_pid "mongo ($MONGO_IMPL)" "$MONGO_PID" "$(mongo_pattern)" 20
+}
+
+# ---------------------------------------------------------------- commands
+
+cmd_start() {
+  local t0
+  t0="$(now)"
+  mkdir -p "$RUN_DIR"
+  start_redis
+  start_mongo
+  start_kafka
+  log "all servers up in $(since "$t0")s (run dir $RUN_DIR)"
+  cmd_env
+}
+
+cmd_stop() {
+  stop_kafka
+  stop_mongo
+  stop_redis
+}
+
+cmd_status() {
+  local rc=0 line
+  line() { printf '%-7s %-5s %s\n' "$1" "$2" "$3"; }
+  if redis_up; then line redis up "redis://$HOST:$REDIS_PORT pid $(cat "$REDIS_PID")"
+  else line redis down "redis://$HOST:$REDIS_PORT"; rc=3; fi
+  if kafka_up; then line kafka up "$HOST:$KAFKA_PORT pid $(cat "$KAFKA_PID") (Kafka $KAFKA_VERSION KRaft)"
+  else line kafka down "$HOST:$KAFKA_PORT"; rc=3; fi
+  if mongo_up; then line mongo up "mongodb://$HOST:$MONGO_PORT pid $(cat "$MONGO_PID") ($MONGO_IMPL)"
+  else line mongo down "mongodb://$HOST:$MONGO_PORT ($MONGO_IMPL)"; rc=3; fi
+  return $rc
+}
+
+cmd_env() {
+  local any=0
+  if kafka_up; then echo "export KAFKA_BROKERS=$HOST:$KAFKA_PORT"; any=1; else log "kafka is down: KAFKA_BROKERS not printed"; fi
+  if mongo_up; then echo "export MONGODB_URI=mongodb://$HOST:$MONGO_PORT"; any=1; else log "mongo is down: MONGODB_URI not printed"; fi
+  if redis_up; then echo "export REDIS_URL=redis://$HOST:$REDIS_PORT"; any=1; else log "redis is down: REDIS_URL not printed"; fi
+  [[ $any -eq 1 ]]
+}
+
+cmd_restart_kafka() {
+  local t0
+  t0="$(now)"
+  stop_kafka
+  start_kafka
+  log "kafka restarted in $(since "$t0")s (data kept in $KAFKA_DATA)"
+}
+
+usage() {
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+case "${1:-}" in
+  install) cmd_install ;;
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  env) cmd_env ;;
+  restart-kafka) cmd_restart_kafka ;;
+  -h | --help | help) usage ;;
+  *) usage >&2; exit 2 ;;
+esac

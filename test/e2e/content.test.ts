@@ -67,7 +67,7 @@ describe('e2e: content', () => {
     expect(res.status).to.equal(200);
     expect(res.body).to.have.all.keys('original_format', 'transformed_text', 'usage', 'request_id');
     expect(res.body.original_format).to.equal('bullet_list');
-    expect(res.body.transformed_text).to.include('second point');
+    expect(res.body.transformed_text.toLowerCase()).to.include('second point');
     expect(res.body.transformed_text).to.not.match(/^- /m);
 
     const csv = await api('/api/v2/ai/content/transform', { body: { action: 'reformat', text: 'name,age\nAda,36\nAlan,41', format: 'json' } });

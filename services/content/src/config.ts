@@ -1,10 +1,18 @@
-import { readEnv, str, port, num } from '@switchyard/shared';
+import * as path from 'node:path';
+import { readEnv, str, listenPort, num } from '@switchyard/shared';
+
+/** The registry shipped with the service (config/models.json next to src/ and dist/). */
+export const BUNDLED_REGISTRY_PATH = path.resolve(__dirname, '..', '..', 'config', 'models.json');
 
 export interface ContentConfig {
   grpcHost: string;
   grpcPort: number;
-  /** Model id (or alias) used when a request leaves `model` empty. */
+  /** Model id (or alias) used when a request leaves `model` empty; '' means the registry's defaultModel. */
   defaultModel: string;
+  /** The model registry file (JSON with comments allowed). */
+  modelRegistryPath: string;
+  /** Inline registry JSON (containers); when set it replaces the file. */
+  modelRegistryJson: string;
   /** Largest prompt or text accepted, in tokens; more answers payload_too_large. */
   maxInputTokens: number;
   /** Background generations running at once; the rest wait in the queue. */
@@ -16,6 +24,8 @@ interface ContentEnv {
   GRPC_HOST: string;
   GRPC_PORT: number;
   DEFAULT_MODEL: string;
+  MODEL_REGISTRY_PATH: string;
+  MODEL_REGISTRY_JSON: string;
   MAX_INPUT_TOKENS: number;
   ASYNC_CONCURRENCY: number;
   LOG_LEVEL: string;
@@ -37,8 +47,10 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
   const values = readEnv<ContentEnv>(
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
-      GRPC_PORT: port({ default: 50051 }),
-      DEFAULT_MODEL: str({ default: 'builtin' }),
+      GRPC_PORT: listenPort({ default: 50051 }),
+      DEFAULT_MODEL: str({ default: '' }),
+      MODEL_REGISTRY_PATH: str({ default: BUNDLED_REGISTRY_PATH }),
+      MODEL_REGISTRY_JSON: str({ default: '' }),
       MAX_INPUT_TOKENS: num({ default: 32000 }),
       ASYNC_CONCURRENCY: num({ default: 4 }),
       LOG_LEVEL: str({ default: 'info', choices: LOG_LEVELS }),
@@ -48,7 +60,9 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
   return {
     grpcHost: values.GRPC_HOST,
     grpcPort: values.GRPC_PORT,
-    defaultModel: values.DEFAULT_MODEL,
+    defaultModel: values.DEFAULT_MODEL.trim(),
+    modelRegistryPath: values.MODEL_REGISTRY_PATH,
+    modelRegistryJson: values.MODEL_REGISTRY_JSON,
     maxInputTokens: positiveInteger('MAX_INPUT_TOKENS', values.MAX_INPUT_TOKENS),
     asyncConcurrency: positiveInteger('ASYNC_CONCURRENCY', values.ASYNC_CONCURRENCY),
     logLevel: values.LOG_LEVEL,

@@ -17,7 +17,12 @@ import { createSubmitGenerateHandler, type SubmitDeps } from './handlers/submit-
 import { createTransformHandler } from './handlers/transform';
 import { GenerateJobRunner } from './jobs/generate-job';
 import { JobQueue } from './jobs/job-queue';
-import { BuiltinModel } from './models/builtin/builtin-model';
+import { createCompleteHandler, createCompleteStreamHandler } from './handlers/complete';
+import { createGenerateStreamHandler } from './handlers/generate-stream';
+import { serverStream } from './grpc/server-stream';
+import { unaryWithOptions } from './grpc/unary-with-options';
+import { buildModels } from './models/config/build-models';
+import { loadRegistry } from './models/config/load-registry';
 import { ModelRegistry } from './models/registry';
 import type { TextModel } from './models/text-model';
 import { InMemoryRequestStore } from './store/in-memory-request-store';
@@ -27,6 +32,8 @@ export { loadContentConfig, type ContentConfig } from './config';
 export type { TextModel, ModelInfo, Capability, TextFormat, SummaryLength } from './models/text-model';
 export type { RequestStore, AsyncRequestRecord } from './store/request-store';
 export { InMemoryRequestStore } from './store/in-memory-request-store';
+export { RegistryConfigError } from './models/config/load-registry';
+export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
 export const CONTENT_SERVICE_NAME = 'switchyard.content.v1.ContentService';
 
@@ -36,16 +43,21 @@ export interface ContentServiceOptions {
   logger: Logger;
   /** Defaults to an in-memory store; a durable store (MongoDB) drops in here. */
   requestStore?: RequestStore;
-  /** Defaults to the builtin engine; providers register here. */
+  /** Replaces the configured registry (MODEL_REGISTRY_JSON / MODEL_REGISTRY_PATH), e.g. in tests. */
   models?: TextModel[];
+  /** Where the registry's apiKeyEnv names are looked up; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
   /** Grace period for calls in flight when stopping. */
   stopGraceMs?: number;
 }
 
 function implementation(deps: SubmitDeps, store: RequestStore, logger: Logger): ContentServiceHandlers {
   return {
-    Generate: unary(logger, createGenerateHandler(deps)),
-    Transform: unary(logger, createTransformHandler(deps)),
+    Generate: unaryWithOptions(logger, createGenerateHandler(deps)),
+    Transform: unaryWithOptions(logger, createTransformHandler(deps)),
+    GenerateStream: serverStream(logger, createGenerateStreamHandler(deps)),
+    Complete: unaryWithOptions(logger, createCompleteHandler(deps)),
+    CompleteStream: serverStream(logger, createCompleteStreamHandler(deps)),
     SubmitGenerate: unary(logger, createSubmitGenerateHandler(deps)),
     GetRequest: unary(logger, createGetRequestHandler(store)),
     ListModels: unary(logger, createListModelsHandler(deps.models)),
@@ -59,9 +71,27 @@ async function resumeProcessing(store: RequestStore, deps: SubmitDeps, logger: L
   if (unfinished.length > 0) logger.info({ count: unfinished.length }, 'resumed processing requests');
 }
 
+/**
+ * The registry: the given models, or the configured file / inline JSON, validated (startup fails
+ * listing every problem). DEFAULT_MODEL overrides the file's defaultModel.
+ */
+function modelRegistry(options: ContentServiceOptions): ModelRegistry {
+  const { config, logger } = options;
+  if (options.models) return new ModelRegistry(options.models, config.defaultModel || options.models[0]!.info.id);
+  const file = loadRegistry({ path: config.modelRegistryPath, inlineJson: config.modelRegistryJson }, options.env ?? process.env);
+  const models = buildModels(file.models, options.env ?? process.env);
+  for (const model of models) {
+    if (model.info.provider !== 'builtin' && model.info.inputPricePerMillion + model.info.outputPricePerMillion === 0) {
+      logger.warn({ model: model.info.id }, 'model is marked local and unpriced: its usage is recorded at cost 0');
+    }
+  }
+  logger.info({ registry: file.origin, models: models.map((m) => m.info.id) }, 'model registry loaded');
+  return new ModelRegistry(models, config.defaultModel || file.defaultModel || models[0]!.info.id);
+}
+
 export async function startContentService(options: ContentServiceOptions): Promise<RunningService> {
   const { config, bus, logger } = options;
-  const models = new ModelRegistry(options.models ?? [new BuiltinModel()], config.defaultModel);
+  const models = modelRegistry(options);
   const store = options.requestStore ?? new InMemoryRequestStore();
   const usage = new UsagePublisher(bus);
   const jobs = new JobQueue(config.asyncConcurrency, logger);

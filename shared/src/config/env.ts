@@ -1,4 +1,4 @@
-import { cleanEnv, type ValidatorSpec } from 'envalid';
+import { cleanEnv, makeValidator, type ValidatorSpec } from 'envalid';
 
 export { bool, num, port, str, url, host, json } from 'envalid';
 
@@ -16,3 +16,10 @@ export function readEnv<T extends object>(specs: Specs<T>, env: NodeJS.ProcessEn
     },
   }) as unknown as Readonly<T>;
 }
+
+/** A TCP port where 0 means "any free port" (embedded mode and tests bind services to port 0). */
+export const listenPort = makeValidator<number>((input: string) => {
+  const value = Number(input);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error('must be a port number 0..65535');
+  return value;
+});

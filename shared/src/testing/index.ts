@@ -1,13 +1,13 @@
 /** Helpers for tests of every package. Not used by production code. */
 
 /** Polls until check returns a truthy value or timeoutMs passes. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, intervalMs = 20): Promise<T> {
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, intervalMs = 20): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value) return value;
+      if (value) return value as NonNullable<T>;
     } catch (error) {
       last = error;
     }

@@ -1,44 +1,63 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import { costOf, type TextModel, type TextResult } from '../models/text-model';
+import type { Routed } from '../models/routing';
+import { spentOf } from '../models/usage';
 import type { UsagePublisher } from '../events/usage-publisher';
 
 /** Errors that reject the request before any model work; no usage is recorded for them. */
 const REJECTIONS = new Set(['invalid_request', 'unsupported', 'payload_too_large']);
 
 export function isRejection(error: unknown): boolean {
-  return error instanceof AppError && REJECTIONS.has(error.code);
+  return error instanceof AppError && REJECTIONS.has(error.code) && !spentOf(error);
 }
 
 export interface ModelCall<R extends TextResult> {
   context: CallContext;
   requestId: string;
   endpoint: string;
+  /** The requested model: recorded when no model answered or spent tokens. */
   model: TextModel;
-  run: () => Promise<R>;
+  run: () => Promise<Routed<R>>;
 }
+
+export type Answered<R extends TextResult> = R & { cost: number; model: TextModel };
 
 /**
  * Runs one model operation and publishes exactly one usage.recorded for it before returning:
- * succeeded with the token counts, or failed when the model failed after being called.
+ * succeeded with the answering model's tokens, or failed with the tokens spent before failing
+ * (by the last model that spent any).
  */
-export async function callWithUsage<R extends TextResult>(usage: UsagePublisher, call: ModelCall<R>): Promise<R & { cost: number }> {
-  const base = { requestId: call.requestId, keyId: call.context.keyId, endpoint: call.endpoint, model: call.model.info.id };
-  let result: R;
+export async function callWithUsage<R extends TextResult>(usage: UsagePublisher, call: ModelCall<R>): Promise<Answered<R>> {
+  const base = { requestId: call.requestId, keyId: call.context.keyId, endpoint: call.endpoint };
+  let routed: Routed<R>;
   try {
-    result = await call.run();
+    routed = await call.run();
   } catch (error) {
     if (!isRejection(error)) {
-      await usage.record(call.context.organization, { ...base, tokensInput: 0, tokensOutput: 0, cost: 0, outcome: 'failed' }).catch(() => undefined);
+      const spent = spentOf(error);
+      const model = spent?.model ?? call.model.info;
+      const tokensInput = spent?.tokensInput ?? 0;
+      const tokensOutput = spent?.tokensOutput ?? 0;
+      await usage
+        .record(call.context.organization, { ...base, model: model.id, tokensInput, tokensOutput, cost: costOf(model, tokensInput, tokensOutput), outcome: 'failed' })
+        .catch(() => undefined);
     }
     throw error;
   }
-  const cost = costOf(call.model.info, result.tokensInput, result.tokensOutput);
+  const { model, result } = routed;
+  const cost = costOf(model.info, result.tokensInput, result.tokensOutput);
   await usage.record(call.context.organization, {
     ...base,
+    model: model.info.id,
     tokensInput: result.tokensInput,
     tokensOutput: result.tokensOutput,
     cost,
     outcome: 'succeeded',
   });
-  return { ...result, cost };
+  return { ...result, cost, model };
+}
+
+/** The usage block of a response. */
+export function usageMessage(answered: { model: TextModel; tokensInput: number; tokensOutput: number; cost: number }) {
+  return { model: answered.model.info.id, tokens_input: answered.tokensInput, tokens_output: answered.tokensOutput, cost: answered.cost };
 }

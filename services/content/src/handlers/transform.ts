@@ -3,17 +3,28 @@ import type { TransformRequest__Output } from '@switchyard/shared/generated/swit
 import type { TransformResponse } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
 import { ENDPOINTS } from '../events/usage-publisher';
 import { normalizeLanguage } from '../models/language';
-import { SUMMARY_LENGTHS, TEXT_FORMATS, type SummaryLength, type TextFormat, type TextModel, type TextResult } from '../models/text-model';
+import { routeWithFallback } from '../models/routing';
+import {
+  SUMMARY_LENGTHS,
+  TEXT_FORMATS,
+  type CallOptions,
+  type Capability,
+  type SummaryLength,
+  type TextFormat,
+  type TextModel,
+  type TextResult,
+} from '../models/text-model';
 import type { HandlerDeps } from './deps';
-import { callWithUsage } from './model-call';
-import { checkInputSize, requestIdOf, requireText } from './validation';
+import { callWithUsage, usageMessage } from './model-call';
+import { checkContextWindow, checkInputSize, requestIdOf, requireText } from './validation';
 
 const ACTIONS = ['summarize', 'reformat', 'translate'] as const;
 type Action = (typeof ACTIONS)[number];
 
-/** One action's outcome: the model result and the action-specific response fields. */
+/** One action's outcome: how to run it on a model of the chain and the action-specific response fields. */
 interface ActionOutcome {
-  run: () => Promise<TextResult>;
+  capability: Capability;
+  run: (model: TextModel, options?: CallOptions) => Promise<TextResult & { originalFormat?: TextFormat }>;
   fields: (result: TextResult & { originalFormat?: TextFormat }) => Partial<TransformResponse>;
 }
 
@@ -37,7 +48,8 @@ function summarizeAction(request: TransformRequest__Output, deps: HandlerDeps): 
   return {
     model,
     outcome: {
-      run: () => model.summarize({ text: request.text, targetLength }),
+      capability: 'summarize',
+      run: (m, options) => m.summarize({ text: request.text, targetLength }, options),
       fields: (result) => ({ original_length: Array.from(request.text).length, transformed_text: result.text }),
     },
   };
@@ -50,7 +62,8 @@ function reformatAction(request: TransformRequest__Output, deps: HandlerDeps): {
   return {
     model,
     outcome: {
-      run: () => model.reformat({ text: request.text, format }),
+      capability: 'reformat',
+      run: (m, options) => m.reformat({ text: request.text, format }, options),
       fields: (result) => ({ original_format: result.originalFormat, transformed_text: result.text }),
     },
   };
@@ -64,7 +77,10 @@ function translateAction(request: TransformRequest__Output, deps: HandlerDeps): 
   if (source === target) {
     // Nothing to translate: the text is already in the target language.
     const tokens = countTokens(request.text);
-    return { model, outcome: { run: async () => ({ text: request.text, tokensInput: tokens, tokensOutput: tokens }), fields: (r) => ({ ...echo, translated_text: r.text }) } };
+    return {
+      model,
+      outcome: { capability: 'translate', run: async () => ({ text: request.text, tokensInput: tokens, tokensOutput: tokens }), fields: (r) => ({ ...echo, translated_text: r.text }) },
+    };
   }
   if (!model.info.capabilities.includes('translate')) {
     throw AppError.unsupported(
@@ -76,7 +92,8 @@ function translateAction(request: TransformRequest__Output, deps: HandlerDeps): 
   return {
     model,
     outcome: {
-      run: () => model.translate({ text: request.text, sourceLanguage: source, targetLanguage: target }),
+      capability: 'translate',
+      run: (m, options) => m.translate({ text: request.text, sourceLanguage: source, targetLanguage: target }, options),
       fields: (result) => ({ ...echo, translated_text: result.text }),
     },
   };
@@ -88,19 +105,27 @@ const ACTION_HANDLERS: Record<Action, typeof summarizeAction> = {
   translate: translateAction,
 };
 
+/** The echo of an untranslated text runs on no model: there is nothing to fall back from. */
+function chainOf(deps: HandlerDeps, model: TextModel, outcome: ActionOutcome): TextModel[] {
+  return model.info.capabilities.includes(outcome.capability) ? deps.models.chainFor(model, outcome.capability) : [model];
+}
+
 export function createTransformHandler(deps: HandlerDeps) {
-  return async (request: TransformRequest__Output, context: CallContext): Promise<TransformResponse> => {
+  return async (request: TransformRequest__Output, context: CallContext, options?: CallOptions): Promise<TransformResponse> => {
     const requestId = requestIdOf(context);
     const action = actionOf(request.action.trim());
     deps.models.resolve(request.model);
     requireText(request.text, 'text');
     checkInputSize(request.text, 'text', deps.maxInputTokens);
     const { model, outcome } = ACTION_HANDLERS[action](request, deps);
-    const result = await callWithUsage(deps.usage, { context, requestId, endpoint: ENDPOINTS.transform, model, run: outcome.run });
-    return {
-      usage: { model: model.info.id, tokens_input: result.tokensInput, tokens_output: result.tokensOutput, cost: result.cost },
-      request_id: requestId,
-      ...outcome.fields(result),
-    };
+    checkContextWindow(countTokens(request.text), 1, 'text', model);
+    const result = await callWithUsage(deps.usage, {
+      context,
+      requestId,
+      endpoint: ENDPOINTS.transform,
+      model,
+      run: () => routeWithFallback(chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
+    });
+    return { usage: usageMessage(result), request_id: requestId, ...outcome.fields(result) };
   };
 }

@@ -24,15 +24,27 @@ export function checkInputSize(text: string, field: string, maxInputTokens: numb
   }
 }
 
-/** max_length in tokens: default when unset, an integer from 1 to the model's output limit. */
-export function maxLengthFor(value: number | undefined, model: TextModel): number {
+/** max_length (or max_tokens) in tokens: default when unset, an integer from 1 to the model's output limit. */
+export function maxLengthFor(value: number | undefined, model: TextModel, field = 'max_length'): number {
   const limit = model.info.maxOutputTokens;
   if (value === undefined) return Math.min(DEFAULT_MAX_LENGTH, limit);
-  if (!Number.isInteger(value) || value < 1) throw AppError.invalid('max_length must be an integer >= 1', '/max_length', 'must be integer >= 1');
+  if (!Number.isInteger(value) || value < 1) throw AppError.invalid(`${field} must be an integer >= 1`, `/${field}`, 'must be integer >= 1');
   if (value > limit) {
-    throw AppError.invalid(`max_length must be at most ${limit} for model ${model.info.id}`, '/max_length', `must be <= ${limit}`);
+    throw AppError.invalid(`${field} must be at most ${limit} for model ${model.info.id}`, `/${field}`, `must be <= ${limit}`);
   }
   return value;
+}
+
+/** The input plus the output it may produce must fit the model's context window (413 otherwise). */
+export function checkContextWindow(inputTokens: number, outputTokens: number, field: string, model: TextModel): void {
+  const window = model.info.contextWindow;
+  if (inputTokens + outputTokens > window) {
+    throw new AppError(
+      'payload_too_large',
+      `${field} (${inputTokens} tokens) plus up to ${outputTokens} output tokens exceeds the ${window}-token context window of model ${model.info.id}`,
+      [{ field: `/${field}`, reason: `over the context window of ${window} tokens` }],
+    );
+  }
 }
 
 /** The output language, checked against the languages the model declares (if it declares any). */

@@ -5,6 +5,7 @@ import { costOf } from '../models/text-model';
 import type { ModelRegistry } from '../models/registry';
 import type { AsyncRequestRecord, RequestOutcome, RequestStore } from '../store/request-store';
 import { runGeneration } from '../handlers/generate';
+import { spentOf } from '../models/usage';
 
 export interface GenerateJobDeps {
   models: ModelRegistry;
@@ -19,6 +20,8 @@ export interface GenerateJobDeps {
 
 interface JobOutcome {
   outcome: RequestOutcome;
+  /** The model that answered (or last spent tokens); the requested one when none did. */
+  model: string;
   tokensInput: number;
   tokensOutput: number;
   cost: number;
@@ -48,9 +51,11 @@ export class GenerateJobRunner {
   constructor(private readonly deps: GenerateJobDeps) {}
 
   async run(record: AsyncRequestRecord): Promise<void> {
-    const { outcome, tokensInput, tokensOutput, cost } = await this.generate(record);
+    const { outcome, model, tokensInput, tokensOutput, cost } = await this.generate(record);
     try {
-      await withRetries(this.deps.publishAttempts ?? 3, this.deps.publishRetryMs ?? 200, () => this.publish(record, outcome, { tokensInput, tokensOutput, cost }));
+      await withRetries(this.deps.publishAttempts ?? 3, this.deps.publishRetryMs ?? 200, () =>
+        this.publish({ ...record, model }, outcome, { tokensInput, tokensOutput, cost }),
+      );
     } catch (error) {
       this.deps.logger.error({ err: error, requestId: record.requestId }, 'could not publish the outcome; request left processing for resumption');
       return;
@@ -60,22 +65,27 @@ export class GenerateJobRunner {
 
   private async generate(record: AsyncRequestRecord): Promise<JobOutcome> {
     try {
-      const model = this.deps.models.resolve(record.model);
-      const result = await runGeneration({ model, input: record.input });
+      const requested = this.deps.models.resolve(record.model);
+      const { model, result } = await runGeneration({ model: requested, input: record.input }, this.deps.models);
       const totalTokens = result.tokensInput + result.tokensOutput;
       return {
         outcome: { status: 'completed', result: result.text, totalTokens, completedAt: new Date().toISOString() },
+        model: model.info.id,
         tokensInput: result.tokensInput,
         tokensOutput: result.tokensOutput,
         cost: costOf(model.info, result.tokensInput, result.tokensOutput),
       };
     } catch (error) {
       if (!(error instanceof AppError)) this.deps.logger.error({ err: error, requestId: record.requestId }, 'generation failed');
+      const spent = spentOf(error);
+      const tokensInput = spent?.tokensInput ?? 0;
+      const tokensOutput = spent?.tokensOutput ?? 0;
       return {
-        outcome: { status: 'failed', error: errorBody(error), totalTokens: 0, completedAt: new Date().toISOString() },
-        tokensInput: 0,
-        tokensOutput: 0,
-        cost: 0,
+        outcome: { status: 'failed', error: errorBody(error), totalTokens: tokensInput + tokensOutput, completedAt: new Date().toISOString() },
+        model: spent?.model.id ?? record.model,
+        tokensInput,
+        tokensOutput,
+        cost: spent ? costOf(spent.model, tokensInput, tokensOutput) : 0,
       };
     }
   }

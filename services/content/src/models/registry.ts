@@ -14,6 +14,11 @@ export class ModelRegistry {
         this.byName.set(key, model);
       }
     }
+    for (const model of models) {
+      for (const target of model.info.fallback ?? []) {
+        if (!this.byName.has(target.toLowerCase())) throw new Error(`model ${model.info.id}: fallback "${target}" is not a known model`);
+      }
+    }
     const fallback = this.byName.get(defaultName.toLowerCase());
     // A misconfigured DEFAULT_MODEL must stop the service at startup, not fail every request.
     if (!fallback) throw new Error(`DEFAULT_MODEL "${defaultName}" is not a known model (${this.knownIds()})`);
@@ -48,7 +53,23 @@ export class ModelRegistry {
     return model;
   }
 
+  /**
+   * The model followed by its fallbacks (in configured order) that can do the operation; each
+   * model appears once.
+   */
+  chainFor(model: TextModel, capability: Capability): TextModel[] {
+    const chain = [model];
+    for (const target of model.info.fallback ?? []) {
+      const next = this.byName.get(target.toLowerCase());
+      if (next && !chain.includes(next) && next.info.capabilities.includes(capability)) chain.push(next);
+    }
+    return chain;
+  }
+
+  /** Ids with their aliases, e.g. "builtin (local), gpt-4o-mini (mini)". */
   private knownIds(): string {
-    return this.list().map((m) => m.info.id).join(', ');
+    return this.list()
+      .map((m) => (m.info.aliases.length > 0 ? `${m.info.id} (${m.info.aliases.join(', ')})` : m.info.id))
+      .join(', ');
   }
 }

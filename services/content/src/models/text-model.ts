@@ -1,5 +1,6 @@
 /** The operations a model can serve; ListModels reports them as `capabilities`. */
-export type Capability = 'generate' | 'summarize' | 'reformat' | 'translate';
+export const CAPABILITIES = ['generate', 'summarize', 'reformat', 'translate', 'chat'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
 
 export const TEXT_FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'json', 'csv', 'html', 'plain'] as const;
 export type TextFormat = (typeof TEXT_FORMATS)[number];
@@ -18,6 +19,30 @@ export interface ModelInfo {
   maxOutputTokens: number;
   /** Output languages the model can write; undefined means any. */
   languages?: string[];
+  /** Model ids tried in order when this model fails upstream. */
+  fallback?: string[];
+  /** Runs on own hardware: zero prices are legitimate. */
+  local?: boolean;
+}
+
+/** How long a call may take and how it is cancelled (the gRPC deadline and cancellation). */
+export interface CallOptions {
+  /** Epoch milliseconds; undefined means no deadline beyond the model's own timeout. */
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+/** Receives streamed text as it is produced. */
+export type DeltaSink = (delta: string) => void | Promise<void>;
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface CompleteInput {
+  messages: ChatMessage[];
+  maxTokens: number;
 }
 
 /** Text produced by a model with the tokens it consumed and produced. */
@@ -65,13 +90,25 @@ export interface TranslateInput {
  */
 export interface TextModel {
   readonly info: ModelInfo;
-  generate(input: GenerateInput): Promise<TextResult>;
-  summarize(input: SummarizeInput): Promise<TextResult>;
-  reformat(input: ReformatInput): Promise<ReformatResult>;
-  translate(input: TranslateInput): Promise<TextResult>;
+  generate(input: GenerateInput, options?: CallOptions): Promise<TextResult>;
+  summarize(input: SummarizeInput, options?: CallOptions): Promise<TextResult>;
+  reformat(input: ReformatInput, options?: CallOptions): Promise<ReformatResult>;
+  translate(input: TranslateInput, options?: CallOptions): Promise<TextResult>;
+  /** Native streaming; models without it are streamed from generate() in word-sized pieces. */
+  generateStream?(input: GenerateInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult>;
+  /** Chat completion (capability "chat"). */
+  complete?(input: CompleteInput, options?: CallOptions): Promise<TextResult>;
+  completeStream?(input: CompleteInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult>;
 }
 
-/** Cost in the price list's currency for the given token counts. */
+const COST_RESOLUTION = 1e-8;
+
+/**
+ * Cost in the price list's currency, rounded to 1e-8. Tokens spent on a priced model never
+ * round down to 0: the smallest recordable amount is charged instead.
+ */
 export function costOf(info: ModelInfo, tokensInput: number, tokensOutput: number): number {
-  return (tokensInput * info.inputPricePerMillion + tokensOutput * info.outputPricePerMillion) / 1_000_000;
+  const exact = (tokensInput * info.inputPricePerMillion + tokensOutput * info.outputPricePerMillion) / 1_000_000;
+  const rounded = Math.round(exact / COST_RESOLUTION) * COST_RESOLUTION;
+  return exact > 0 ? Math.max(COST_RESOLUTION, Number(rounded.toFixed(8))) : 0;
 }

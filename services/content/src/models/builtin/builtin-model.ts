@@ -24,6 +24,7 @@ export const BUILTIN_MODEL_INFO: ModelInfo = {
   contextWindow: 128_000,
   maxOutputTokens: 4096,
   languages: SUPPORTED_LANGUAGES,
+  local: true,
 };
 
 function result(input: string, output: string): TextResult {
@@ -35,7 +36,8 @@ function result(input: string, output: string): TextResult {
  * conversion. It has no translation data, so it does not claim the translate capability.
  */
 export class BuiltinModel implements TextModel {
-  readonly info = BUILTIN_MODEL_INFO;
+  /** The registry may rename the engine (id, aliases); its limits and capabilities stay. */
+  constructor(readonly info: ModelInfo = BUILTIN_MODEL_INFO) {}
 
   async generate(input: GenerateInput): Promise<TextResult> {
     return result(input.prompt, composePiece({ ...input }));

@@ -1,0 +1,89 @@
+import { AppError, type CallContext } from '@switchyard/shared';
+import type { CompleteChunk } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
+import type { CompleteRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
+import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
+import type { StreamSink } from '../grpc/server-stream';
+import { routeWithFallback, type Routed } from '../models/routing';
+import { costOf, type CallOptions, type ChatMessage, type CompleteInput, type TextModel, type TextResult } from '../models/text-model';
+import { countPromptTokens } from '../models/usage';
+import type { HandlerDeps } from './deps';
+import { usageMessage } from './model-call';
+import { checkContextWindow, maxLengthFor } from './validation';
+
+const ROLES = ['system', 'user', 'assistant'] as const;
+
+interface PreparedCompletion {
+  model: TextModel;
+  input: CompleteInput;
+}
+
+function messagesOf(request: CompleteRequest__Output): ChatMessage[] {
+  if (request.messages.length === 0) throw AppError.invalid('messages must not be empty', '/messages', 'required');
+  return request.messages.map((message, index) => {
+    if (!(ROLES as readonly string[]).includes(message.role)) {
+      throw AppError.invalid(`messages[${index}].role must be one of ${ROLES.join(', ')}`, `/messages/${index}/role`, 'unknown role');
+    }
+    return { role: message.role as ChatMessage['role'], content: message.content };
+  });
+}
+
+/** Validates a completion: the model must have the chat capability; sizes within the limits. */
+function prepareCompletion(request: CompleteRequest__Output, deps: HandlerDeps): PreparedCompletion {
+  const messages = messagesOf(request);
+  const model = deps.models.resolveFor(request.model, 'chat');
+  const tokens = countPromptTokens(messages);
+  if (tokens > deps.maxInputTokens) {
+    throw new AppError('payload_too_large', `messages are ${tokens} tokens; the limit is ${deps.maxInputTokens}`, [
+      { field: '/messages', reason: `over ${deps.maxInputTokens} tokens` },
+    ]);
+  }
+  const maxTokens = maxLengthFor(request.max_tokens, model, 'max_tokens');
+  checkContextWindow(tokens, maxTokens, 'messages', model);
+  return { model, input: { messages, maxTokens } };
+}
+
+function inputFor(model: TextModel, input: CompleteInput): CompleteInput {
+  return { ...input, maxTokens: Math.min(input.maxTokens, model.info.maxOutputTokens) };
+}
+
+function unsupportedChat(model: TextModel): AppError {
+  return AppError.unsupported(`model ${model.info.id} cannot complete chats`, [{ field: '/model', reason: 'lacks the chat capability' }]);
+}
+
+function responseOf(routed: Routed<TextResult>): CompleteResponse {
+  const { model, result } = routed;
+  return { text: result.text, usage: usageMessage({ model, ...result, cost: costOf(model.info, result.tokensInput, result.tokensOutput) }) };
+}
+
+/** Complete: messages in, text and usage out. No usage event: the caller answering the public endpoint records it. */
+export function createCompleteHandler(deps: HandlerDeps) {
+  return async (request: CompleteRequest__Output, _context: CallContext, options: CallOptions): Promise<CompleteResponse> => {
+    const prepared = prepareCompletion(request, deps);
+    const routed = await routeWithFallback(deps.models.chainFor(prepared.model, 'chat'), (model) => {
+      if (!model.complete) throw unsupportedChat(model);
+      return model.complete(inputFor(model, prepared.input), options);
+    });
+    return responseOf(routed);
+  };
+}
+
+/** CompleteStream: deltas then a final chunk; falls back only while nothing was sent. */
+export function createCompleteStreamHandler(deps: HandlerDeps) {
+  return async (request: CompleteRequest__Output, _context: CallContext, sink: StreamSink<CompleteChunk>): Promise<void> => {
+    const prepared = prepareCompletion(request, deps);
+    let sent = 0;
+    const onDelta = async (delta: string) => {
+      sent++;
+      await sink.write({ delta });
+    };
+    const routed = await routeWithFallback(
+      deps.models.chainFor(prepared.model, 'chat'),
+      (model) => {
+        if (!model.completeStream) throw unsupportedChat(model);
+        return model.completeStream(inputFor(model, prepared.input), onDelta, sink.options);
+      },
+      () => sent === 0,
+    );
+    await sink.write({ final: responseOf(routed) });
+  };
+}

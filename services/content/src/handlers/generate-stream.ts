@@ -1,0 +1,49 @@
+import type { CallContext } from '@switchyard/shared';
+import type { GenerateChunk } from '@switchyard/shared/generated/switchyard/content/v1/GenerateChunk';
+import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
+import { ENDPOINTS } from '../events/usage-publisher';
+import { fitToTokens } from '../models/fit';
+import { routeWithFallback, streamResult } from '../models/routing';
+import type { CallOptions, DeltaSink, GenerateInput, TextModel, TextResult } from '../models/text-model';
+import type { StreamSink } from '../grpc/server-stream';
+import type { HandlerDeps } from './deps';
+import { generationChain, inputFor, prepareGeneration } from './generate';
+import { callWithUsage, usageMessage } from './model-call';
+import { requestIdOf } from './validation';
+
+/** Native streaming where the model has it; otherwise the finished text in word-sized deltas. */
+async function streamGeneration(model: TextModel, input: GenerateInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+  if (model.generateStream) return model.generateStream(input, onDelta, options);
+  const result = await model.generate(input, options);
+  return streamResult({ ...result, text: fitToTokens(result.text, input.maxTokens) }, onDelta);
+}
+
+/**
+ * GenerateStream: deltas, then one final chunk with the Generate fields. Until the first delta
+ * has gone out a failing model is replaced by its fallbacks; after that the stream ends with the
+ * error, once the usage of what was produced is recorded.
+ */
+export function createGenerateStreamHandler(deps: HandlerDeps) {
+  return async (request: GenerateRequest__Output, context: CallContext, sink: StreamSink<GenerateChunk>): Promise<void> => {
+    const requestId = requestIdOf(context);
+    const prepared = prepareGeneration(request, deps);
+    let sent = 0;
+    const onDelta = async (delta: string) => {
+      sent++;
+      await sink.write({ delta });
+    };
+    const result = await callWithUsage(deps.usage, {
+      context,
+      requestId,
+      endpoint: ENDPOINTS.generate,
+      model: prepared.model,
+      run: () =>
+        routeWithFallback(
+          generationChain(prepared, deps.models),
+          (model) => streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.options),
+          () => sent === 0,
+        ),
+    });
+    await sink.write({ final: { content: result.text, usage: usageMessage(result), request_id: requestId } });
+  };
+}

@@ -1,0 +1,104 @@
+import { CAPABILITIES } from '../text-model';
+
+export type ProviderKind = 'builtin' | 'openai-compatible' | 'azure-openai';
+
+/** The builtin engine: only its names and fallbacks are configurable. */
+export interface BuiltinEntry {
+  id: string;
+  provider: 'builtin';
+  aliases?: string[];
+}
+
+/** A model reached over an OpenAI-compatible API. */
+export interface RemoteEntry {
+  id: string;
+  provider: 'openai-compatible' | 'azure-openai';
+  /** OpenAI-compatible: the API root (…/v1). Azure: the resource endpoint. */
+  baseUrl: string;
+  /** NAME of the environment variable holding the key (never the key itself). */
+  apiKeyEnv?: string;
+  /** Model name sent upstream; for Azure, the deployment name. */
+  upstreamModel: string;
+  /** Azure only: the api-version query parameter. */
+  apiVersion?: string;
+  /** Runs on own hardware (Ollama, vLLM, llama.cpp): prices may be 0. */
+  local?: boolean;
+  inputPricePerMillion?: number;
+  outputPricePerMillion?: number;
+  contextWindow: number;
+  maxOutputTokens: number;
+  capabilities: string[];
+  aliases?: string[];
+  fallback?: string[];
+  languages?: string[];
+  timeoutMs?: number;
+  maxRetries?: number;
+  maxConcurrency?: number;
+}
+
+export type ModelEntry = BuiltinEntry | RemoteEntry;
+
+export interface RegistryFile {
+  $schema?: string;
+  /** Model id or alias used when a request names none; DEFAULT_MODEL overrides it. */
+  defaultModel?: string;
+  models: ModelEntry[];
+}
+
+const name = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$', maxLength: 128 } as const;
+const names = { type: 'array', items: name, uniqueItems: true } as const;
+const price = { type: 'number', minimum: 0 } as const;
+const positiveInt = { type: 'integer', minimum: 1 } as const;
+
+const builtinEntry = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'provider'],
+  properties: {
+    id: name,
+    provider: { const: 'builtin' },
+    aliases: names,
+  },
+} as const;
+
+const remoteEntry = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'provider', 'baseUrl', 'upstreamModel', 'contextWindow', 'maxOutputTokens', 'capabilities'],
+  properties: {
+    id: name,
+    provider: { enum: ['openai-compatible', 'azure-openai'] },
+    baseUrl: { type: 'string', pattern: '^https?://' },
+    apiKeyEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+    upstreamModel: { type: 'string', minLength: 1 },
+    apiVersion: { type: 'string', minLength: 1 },
+    local: { type: 'boolean' },
+    inputPricePerMillion: price,
+    outputPricePerMillion: price,
+    contextWindow: positiveInt,
+    maxOutputTokens: positiveInt,
+    capabilities: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...CAPABILITIES] } },
+    aliases: names,
+    fallback: names,
+    languages: { type: 'array', items: { type: 'string', pattern: '^[a-z]{2,3}$' } },
+    timeoutMs: positiveInt,
+    maxRetries: { type: 'integer', minimum: 0, maximum: 10 },
+    maxConcurrency: positiveInt,
+  },
+} as const;
+
+/** JSON Schema of the model registry file (validated with ajv, discriminated by provider). */
+export const REGISTRY_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['models'],
+  properties: {
+    $schema: { type: 'string' },
+    defaultModel: { type: 'string', minLength: 1 },
+    models: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', required: ['provider'], properties: { provider: { type: 'string' } }, discriminator: { propertyName: 'provider' }, oneOf: [builtinEntry, remoteEntry] },
+    },
+  },
+} as const;

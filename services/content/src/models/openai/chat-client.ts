@@ -1,0 +1,170 @@
+import { AppError, countTokens } from '@switchyard/shared';
+import type OpenAI from 'openai';
+import type { Semaphore } from '../semaphore';
+import type { CallOptions, ChatMessage, DeltaSink, ModelInfo } from '../text-model';
+import { countPromptTokens, spentOf, withSpent, type ReportedUsage } from '../usage';
+import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
+import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
+import { APIError } from 'openai';
+
+export interface ChatClientOptions {
+  client: OpenAI;
+  info: ModelInfo;
+  /** The model name the provider knows (for Azure: ignored, the deployment decides). */
+  upstreamModel: string;
+  timeoutMs: number;
+  maxRetries: number;
+  semaphore: Semaphore;
+}
+
+export interface ChatOutput {
+  text: string;
+  usage?: ReportedUsage | null;
+}
+
+/** One attempt's abort signal plus a way to restart its timeout (streams: while chunks arrive). */
+interface Attempt {
+  signal: AbortSignal;
+  touch: () => void;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AppError('unavailable', 'the call was cancelled'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Chat completions against one OpenAI-compatible model with an exact retry policy: the SDK's
+ * own retries are off; 429, 5xx and connection failures are retried up to maxRetries times with
+ * full-jitter backoff or the provider's Retry-After; each attempt has its own timeout, bounded by
+ * the call deadline, and holds one of the model's concurrency slots.
+ */
+export class ChatClient {
+  private readonly target: ProviderTarget;
+
+  constructor(private readonly options: ChatClientOptions) {
+    this.target = { provider: options.info.provider, model: options.info.id };
+  }
+
+  async complete(messages: ChatMessage[], maxTokens: number, call: CallOptions = {}): Promise<ChatOutput> {
+    return this.withRetries(call, async ({ signal }) => {
+      const completion = await this.options.client.chat.completions.create(
+        { model: this.options.upstreamModel, messages, max_tokens: maxTokens },
+        { signal },
+      );
+      return { text: completion.choices[0]?.message?.content ?? '', usage: completion.usage };
+    });
+  }
+
+  /**
+   * Streams deltas to onDelta. A failure before the first delta is retried like complete();
+   * after one it is not (the caller already has part of the text): it fails with the tokens spent.
+   */
+  async stream(messages: ChatMessage[], maxTokens: number, onDelta: DeltaSink, call: CallOptions = {}): Promise<ChatOutput> {
+    return this.withRetries(call, async (attempt) => {
+      const output: ChatOutput & { deltas: number } = { text: '', usage: undefined, deltas: 0 };
+      try {
+        await this.readStream(messages, maxTokens, onDelta, attempt, output);
+      } catch (error) {
+        if (output.deltas === 0) throw error;
+        throw this.brokenStream(error, messages, output);
+      }
+      return output;
+    });
+  }
+
+  private async readStream(
+    messages: ChatMessage[],
+    maxTokens: number,
+    onDelta: DeltaSink,
+    attempt: Attempt,
+    output: ChatOutput & { deltas: number },
+  ): Promise<void> {
+    const stream = await this.options.client.chat.completions.create(
+      { model: this.options.upstreamModel, messages, max_tokens: maxTokens, stream: true, stream_options: { include_usage: true } },
+      { signal: attempt.signal },
+    );
+    for await (const chunk of stream) {
+      attempt.touch();
+      if (chunk.usage) output.usage = chunk.usage;
+      const delta = chunk.choices[0]?.delta?.content;
+      if (!delta) continue;
+      output.text += delta;
+      output.deltas++;
+      await onDelta(delta);
+    }
+  }
+
+  /** The stream broke after text reached the caller: 502 with the tokens of what was produced. */
+  private brokenStream(error: unknown, messages: ChatMessage[], output: ChatOutput): AppError {
+    const cause = error instanceof AppError ? error : upstreamError(error, this.target);
+    const broken = new AppError(cause.code, `${cause.message} (the stream broke after part of the answer was sent)`, cause.details);
+    return withSpent(broken, {
+      model: this.options.info,
+      tokensInput: output.usage?.prompt_tokens ?? countPromptTokens(messages),
+      tokensOutput: output.usage?.completion_tokens ?? countTokens(output.text),
+    });
+  }
+
+  private async withRetries<T>(call: CallOptions, run: (attempt: Attempt) => Promise<T>): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.attempt(call, run);
+      } catch (error) {
+        if (error instanceof AppError) throw error;
+        const status = statusOf(error);
+        if (!isRetryableStatus(status) || retry >= this.options.maxRetries) throw upstreamError(error, this.target);
+        const wait = retryAfterMs(error instanceof APIError ? error.headers : undefined) ?? backoffMs(retry);
+        // Waiting past the caller's deadline would only turn this failure into a timeout.
+        if (call.deadline !== undefined && Date.now() + wait >= call.deadline) throw upstreamError(error, this.target);
+        await sleep(wait, call.signal);
+      }
+    }
+  }
+
+  private async attempt<T>(call: CallOptions, run: (attempt: Attempt) => Promise<T>): Promise<T> {
+    const release = await this.options.semaphore.acquire(call.deadline, call.signal);
+    const budget = Math.min(this.options.timeoutMs, call.deadline === undefined ? Infinity : call.deadline - Date.now());
+    if (budget <= 0) {
+      release();
+      throw timeoutError(this.target, 0);
+    }
+    const controller = new AbortController();
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    const touch = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, budget);
+    };
+    touch();
+    const signal = call.signal ? AbortSignal.any([controller.signal, call.signal]) : controller.signal;
+    try {
+      return await run({ signal, touch });
+    } catch (error) {
+      // Keep the tokens a stream spent before it stalled or was cancelled.
+      const spent = spentOf(error);
+      const mapped = timedOut
+        ? timeoutError(this.target, Math.round(budget))
+        : call.signal?.aborted
+          ? new AppError('unavailable', 'the call was cancelled')
+          : undefined;
+      if (!mapped) throw error;
+      throw spent ? withSpent(mapped, spent) : mapped;
+    } finally {
+      clearTimeout(timer);
+      release();
+    }
+  }
+}

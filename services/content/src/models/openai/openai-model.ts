@@ -1,0 +1,78 @@
+import { detectFormat } from '../builtin/detect-format';
+import { chatPrompt } from '../../prompts/chat';
+import { generatePrompt } from '../../prompts/generate';
+import { reformatPrompt } from '../../prompts/reformat';
+import { SUMMARY_MAX_TOKENS, summarizePrompt } from '../../prompts/summarize';
+import { translatePrompt } from '../../prompts/translate';
+import type {
+  CallOptions,
+  ChatMessage,
+  CompleteInput,
+  DeltaSink,
+  GenerateInput,
+  ModelInfo,
+  ReformatInput,
+  ReformatResult,
+  SummarizeInput,
+  TextModel,
+  TextResult,
+  TranslateInput,
+} from '../text-model';
+import { outputBudget, usageOf } from '../usage';
+import type { ChatClient } from './chat-client';
+
+/** A model behind an OpenAI-compatible chat completions API (OpenAI, Azure, Ollama, vLLM, llama.cpp). */
+export class OpenAiCompatibleModel implements TextModel {
+  constructor(
+    readonly info: ModelInfo,
+    private readonly chat: ChatClient,
+  ) {}
+
+  generate(input: GenerateInput, options?: CallOptions): Promise<TextResult> {
+    const messages = generatePrompt(input);
+    return this.run(messages, outputBudget(this.info, messages, input.maxTokens), options);
+  }
+
+  generateStream(input: GenerateInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+    const messages = generatePrompt(input);
+    return this.runStream(messages, outputBudget(this.info, messages, input.maxTokens), onDelta, options);
+  }
+
+  summarize(input: SummarizeInput, options?: CallOptions): Promise<TextResult> {
+    const messages = summarizePrompt(input);
+    return this.run(messages, outputBudget(this.info, messages, SUMMARY_MAX_TOKENS[input.targetLength]), options);
+  }
+
+  /** The source format is detected locally so the answer reports it the same way for every model. */
+  async reformat(input: ReformatInput, options?: CallOptions): Promise<ReformatResult> {
+    const originalFormat = detectFormat(input.text);
+    const messages = reformatPrompt(input, originalFormat);
+    const result = await this.run(messages, outputBudget(this.info, messages, this.info.maxOutputTokens), options);
+    return { ...result, originalFormat };
+  }
+
+  translate(input: TranslateInput, options?: CallOptions): Promise<TextResult> {
+    const messages = translatePrompt(input);
+    return this.run(messages, outputBudget(this.info, messages, this.info.maxOutputTokens), options);
+  }
+
+  complete(input: CompleteInput, options?: CallOptions): Promise<TextResult> {
+    const messages = chatPrompt(input);
+    return this.run(messages, outputBudget(this.info, messages, input.maxTokens), options);
+  }
+
+  completeStream(input: CompleteInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+    const messages = chatPrompt(input);
+    return this.runStream(messages, outputBudget(this.info, messages, input.maxTokens), onDelta, options);
+  }
+
+  private async run(messages: ChatMessage[], maxTokens: number, options?: CallOptions): Promise<TextResult> {
+    const output = await this.chat.complete(messages, maxTokens, options);
+    return usageOf(messages, output.text.trim(), output.usage);
+  }
+
+  private async runStream(messages: ChatMessage[], maxTokens: number, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+    const output = await this.chat.stream(messages, maxTokens, onDelta, options);
+    return usageOf(messages, output.text, output.usage);
+  }
+}

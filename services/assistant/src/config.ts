@@ -1,4 +1,4 @@
-import { num, port, readEnv, str } from '@switchyard/shared';
+import { num, listenPort, readEnv, str } from '@switchyard/shared';
 
 export interface AssistantConfig {
   grpcHost: string;
@@ -24,7 +24,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   const values = readEnv<AssistantEnv>(
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
-      GRPC_PORT: port({ default: 50052 }),
+      GRPC_PORT: listenPort({ default: 50052 }),
       SESSION_HISTORY_LIMIT: num({ default: 50 }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
     },

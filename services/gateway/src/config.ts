@@ -1,4 +1,4 @@
-import { readEnv, str, port, num } from '@switchyard/shared';
+import { readEnv, str, listenPort, num } from '@switchyard/shared';
 
 export interface GatewayConfig {
   host: string;
@@ -36,7 +36,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const e = readEnv<GatewayEnv>(
     {
       GATEWAY_HOST: str({ default: '0.0.0.0' }),
-      GATEWAY_PORT: port({ default: 8080 }),
+      GATEWAY_PORT: listenPort({ default: 8080 }),
       CONTENT_ADDR: str({ default: '127.0.0.1:50051' }),
       ASSISTANT_ADDR: str({ default: '127.0.0.1:50052' }),
       RECOMMENDATION_ADDR: str({ default: '127.0.0.1:50053' }),

@@ -16,3 +16,5 @@ export * from './tokens';
 export * from './process';
 export * from './adapters/kafka-event-bus';
 export * from './adapters/event-bus-factory';
+export * from './adapters/mongo';
+export * from './adapters/redis';

@@ -23,3 +23,5 @@ export function silentLogger() {
   const pino = require('pino') as typeof import('pino');
   return pino.default({ level: 'silent' });
 }
+
+export * from './backends';

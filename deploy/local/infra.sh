@@ -3,7 +3,7 @@
 # single node) and a MongoDB wire-protocol server, run as plain processes bound
 # to 127.0.0.1. See README.md beside this file.
 #
-# usage: deploy/local/infra.sh install|start|stop|status|env|restart-kafka
+# usage: deploy/local/infra.sh install|start|stop|status|env|restart-kafka|installed
 #
 # Environment:
 #   SWITCHYARD_CACHE       downloads and builds   (default $HOME/.cache/switchyard)
@@ -420,6 +420,13 @@ cmd_restart_kafka() {
   log "kafka restarted in $(since "$t0")s (data kept in $KAFKA_DATA)"
 }
 
+# Exit 0 when every server is installed here (tests use it to decide whether to start them).
+cmd_installed() {
+  command -v redis-server >/dev/null || return 1
+  [[ -f "$KAFKA_LIBS/.installed" ]] || return 1
+  if [[ "$MONGO_IMPL" == ferretdb ]]; then [[ -x "$FERRETDB_BIN" ]]; else [[ -f "$MJS_CLASSES/.installed" ]]; fi
+}
+
 usage() {
   sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
 }
@@ -431,6 +438,7 @@ case "${1:-}" in
   status) cmd_status ;;
   env) cmd_env ;;
   restart-kafka) cmd_restart_kafka ;;
+  installed) cmd_installed ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;
 esac

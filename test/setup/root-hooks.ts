@@ -1,6 +1,17 @@
+import { setUpInfrastructure, tearDownInfrastructure } from './infra';
 import { stopMesh } from '../support/mesh';
 
-/** Mocha root hooks: shared infrastructure is started once per run and stopped at the end. */
+/** Runs once before every suite: real Kafka/MongoDB/Redis endpoints for the whole run. */
+export async function mochaGlobalSetup(): Promise<void> {
+  const source = await setUpInfrastructure();
+  process.stdout.write(`\n  infrastructure: ${source}\n`);
+}
+
+export async function mochaGlobalTeardown(): Promise<void> {
+  await tearDownInfrastructure();
+}
+
+/** Mocha root hooks: the shared embedded mesh is stopped at the end. */
 export const mochaHooks = {
   async afterAll(this: Mocha.Context): Promise<void> {
     this.timeout(30_000);

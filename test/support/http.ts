@@ -22,8 +22,18 @@ export interface ApiOptions {
 /** One HTTP call to the embedded gateway. */
 export async function api<T = any>(path: string, options: ApiOptions = {}): Promise<ApiResponse<T>> {
   const m = await mesh();
+  return callApi<T>(m.gatewayUrl, m.apiKey, path, options);
+}
+
+/** One HTTP call to a gateway at baseUrl, authenticated with defaultKey unless options say otherwise. */
+export async function callApi<T = any>(
+  baseUrl: string,
+  defaultKey: string,
+  path: string,
+  options: ApiOptions = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
-  const key = options.key === undefined ? m.apiKey : options.key;
+  const key = options.key === undefined ? defaultKey : options.key;
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   else if (key !== null) headers.authorization = `X-API-Key ${key}`;
   let body: string | undefined;
@@ -31,7 +41,7 @@ export async function api<T = any>(path: string, options: ApiOptions = {}): Prom
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const method = options.method ?? (body === undefined ? 'GET' : 'POST');
-  const response = await fetch(`${m.gatewayUrl}${path}`, { method, headers, body });
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
   let parsed: unknown = undefined;
   try {

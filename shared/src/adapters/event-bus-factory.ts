@@ -7,13 +7,19 @@ import { KafkaEventBus } from './kafka-event-bus';
  * Kafka when brokers are configured (distributed mode), otherwise an in-process bus, which only
  * connects services running in the same process (embedded mode).
  */
-export async function createEventBus(options: { kafkaBrokers: string; clientId: string; logger: Logger }): Promise<EventBus> {
+export async function createEventBus(options: {
+  kafkaBrokers: string;
+  clientId: string;
+  logger: Logger;
+  topicPrefix?: string;
+}): Promise<EventBus> {
   const brokers = options.kafkaBrokers.split(',').map((b) => b.trim()).filter(Boolean);
   if (brokers.length === 0) {
     options.logger.warn('KAFKA_BROKERS is not set: using an in-process event bus (events stay in this process)');
     return new InMemoryEventBus({ logger: options.logger });
   }
-  const bus = new KafkaEventBus({ brokers, clientId: options.clientId, logger: options.logger });
+  const topicPrefix = options.topicPrefix ?? process.env.KAFKA_TOPIC_PREFIX ?? '';
+  const bus = new KafkaEventBus({ brokers, clientId: options.clientId, logger: options.logger, topicPrefix });
   await bus.start();
   return bus;
 }

@@ -14,6 +14,8 @@ export interface KafkaBusOptions {
   /** Handler attempts per message before it goes to the dead-letter topic. */
   maxAttempts?: number;
   retryBaseMs?: number;
+  /** Prepended to every topic name (KAFKA_TOPIC_PREFIX): several environments on one cluster. */
+  topicPrefix?: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export class KafkaEventBus implements EventBus {
     await this.start();
     const valid = validateEvent(event);
     await this.producer.send({
-      topic: TOPIC_OF[valid.type],
+      topic: this.physical(TOPIC_OF[valid.type]),
       acks: -1,
       messages: [
         {
@@ -76,7 +78,7 @@ export class KafkaEventBus implements EventBus {
     });
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
-    await consumer.subscribe({ topics: [...options.topics], fromBeginning: true });
+    await consumer.subscribe({ topics: options.topics.map((t) => this.physical(t)), fromBeginning: true });
     await consumer.run({
       autoCommit: true,
       eachMessage: async ({ topic, partition, message, heartbeat }) => {
@@ -99,12 +101,19 @@ export class KafkaEventBus implements EventBus {
     this.connected = undefined;
   }
 
+  /** The Kafka topic name of a logical topic. */
+  physical(topic: string): string {
+    return `${this.options.topicPrefix ?? ''}${topic}`;
+  }
+
   private async connect(): Promise<void> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
       const existing = new Set(await admin.listTopics());
-      const missing = Object.values(Topics).filter((t) => !existing.has(t));
+      const missing = Object.values(Topics)
+        .map((t) => this.physical(t))
+        .filter((t) => !existing.has(t));
       if (missing.length > 0) {
         await admin.createTopics({
           waitForLeaders: true,
@@ -172,7 +181,7 @@ export class KafkaEventBus implements EventBus {
     };
     // If this send fails the handler throws, the offset is not committed and the message is retried.
     await this.producer.send({
-      topic: Topics.deadLetter,
+      topic: this.physical(Topics.deadLetter),
       acks: -1,
       messages: [{ key: message.key, value: message.value, headers }],
     });

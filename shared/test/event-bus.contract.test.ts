@@ -1,0 +1,156 @@
+import { expect } from 'chai';
+import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { contractSuite, endpointOf, silentLogger, uniqueName, waitFor } from '../src/testing';
+import { InMemoryEventBus } from '../src/adapters/in-memory-event-bus';
+import { KafkaEventBus } from '../src/adapters/kafka-event-bus';
+import { createEvent, type AnyEvent } from '../src/events/envelope';
+import { Topics } from '../src/events/topics';
+import type { EventBus } from '../src/events/bus';
+
+interface BusUnderTest {
+  bus: EventBus;
+  /** Ids of events that reached the dead letters. */
+  deadLetterIds(): string[];
+  close(): Promise<void>;
+}
+
+function usageEvent(organization: string, n: number): AnyEvent {
+  return createEvent('usage.recorded', {
+    source: 'test',
+    organization,
+    data: { requestId: `req_${n}`, keyId: 'key', endpoint: '/x', model: 'builtin', tokensInput: n, tokensOutput: 1, cost: 0, outcome: 'succeeded' },
+  });
+}
+
+async function kafkaBus(): Promise<BusUnderTest> {
+  const brokers = endpointOf('kafka')!.split(',');
+  const prefix = `${uniqueName('t')}.`;
+  const logger = silentLogger();
+  const bus = new KafkaEventBus({ brokers, clientId: uniqueName('bus'), logger, topicPrefix: prefix, retryBaseMs: 20, maxAttempts: 3 });
+  await bus.start();
+  const dead: string[] = [];
+  const kafka = new Kafka({ brokers, clientId: uniqueName('dlq'), logLevel: logLevel.NOTHING });
+  const dlq: Consumer = kafka.consumer({ groupId: uniqueName('dlq') });
+  await dlq.connect();
+  await dlq.subscribe({ topic: bus.physical(Topics.deadLetter), fromBeginning: true });
+  await dlq.run({ eachMessage: async ({ message }) => void dead.push(String(message.headers?.['event-id'] ?? '')) });
+  return {
+    bus,
+    deadLetterIds: () => dead,
+    close: async () => {
+      await dlq.disconnect();
+      await bus.close();
+    },
+  };
+}
+
+async function memoryBus(): Promise<BusUnderTest> {
+  const bus = new InMemoryEventBus({ retryBaseMs: 5, maxAttempts: 3 });
+  return { bus, deadLetterIds: () => bus.deadLetters.map((d) => d.event.id), close: () => bus.close() };
+}
+
+contractSuite<BusUnderTest>(
+  'EventBus contract',
+  {
+    memory: { create: memoryBus, destroy: (b) => b.close() },
+    kafka: { create: kafkaBus, destroy: (b) => b.close() },
+  },
+  (subject) => {
+    it('delivers every event to every consumer group, in order per organization', async function () {
+      this.timeout(60_000);
+      const { bus } = subject();
+      const org = uniqueName('org');
+      const seen: Record<string, number[]> = { a: [], b: [] };
+      for (const group of ['a', 'b']) {
+        await bus.subscribe({
+          group: uniqueName(group),
+          topics: [Topics.usage],
+          handler: async (event) => {
+            if (event.organization === org && event.type === 'usage.recorded') seen[group]!.push(event.data.tokensInput);
+          },
+        });
+      }
+      for (let n = 1; n <= 20; n++) await bus.publish(usageEvent(org, n));
+      const expected = Array.from({ length: 20 }, (_, i) => i + 1);
+      await waitFor(() => seen.a!.length >= 20 && seen.b!.length >= 20, 30_000);
+      expect(seen.a).to.deep.equal(expected);
+      expect(seen.b).to.deep.equal(expected);
+    });
+
+    it('retries a failing handler and goes on with later events', async function () {
+      this.timeout(60_000);
+      const { bus } = subject();
+      const org = uniqueName('org');
+      let failures = 0;
+      const handled: number[] = [];
+      await bus.subscribe({
+        group: uniqueName('retry'),
+        topics: [Topics.usage],
+        handler: async (event) => {
+          if (event.organization !== org || event.type !== 'usage.recorded') return;
+          if (event.data.tokensInput === 1 && failures < 2) {
+            failures++;
+            throw new Error('transient');
+          }
+          handled.push(event.data.tokensInput);
+        },
+      });
+      await bus.publish(usageEvent(org, 1));
+      await bus.publish(usageEvent(org, 2));
+      await waitFor(() => handled.length >= 2, 30_000);
+      expect(failures).to.equal(2);
+      expect(handled).to.deep.equal([1, 2]);
+    });
+
+    it('sends an event whose handler keeps failing to the dead letters, without blocking the rest', async function () {
+      this.timeout(60_000);
+      const under = subject();
+      const org = uniqueName('org');
+      const poison = usageEvent(org, 1);
+      const handled: number[] = [];
+      await under.bus.subscribe({
+        group: uniqueName('dlq'),
+        topics: [Topics.usage],
+        handler: async (event) => {
+          if (event.organization !== org || event.type !== 'usage.recorded') return;
+          if (event.id === poison.id) throw new Error('always fails');
+          handled.push(event.data.tokensInput);
+        },
+      });
+      await under.bus.publish(poison);
+      await under.bus.publish(usageEvent(org, 2));
+      await waitFor(() => handled.includes(2) && under.deadLetterIds().includes(poison.id), 30_000);
+    });
+
+    it('refuses to publish an invalid event', async () => {
+      const { bus } = subject();
+      const bad = { ...usageEvent('org', 1), data: { requestId: 'x' } } as unknown as AnyEvent;
+      let error: unknown;
+      try {
+        await bus.publish(bad);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).to.have.property('code', 'invalid_request');
+    });
+
+    it('resumes a consumer group where it stopped: nothing acknowledged is lost', async function () {
+      this.timeout(90_000);
+      const { bus } = subject();
+      const org = uniqueName('org');
+      const group = uniqueName('resume');
+      const seen = new Set<number>();
+      const handler = async (event: AnyEvent) => {
+        if (event.organization === org && event.type === 'usage.recorded') seen.add(event.data.tokensInput);
+      };
+      const first = await bus.subscribe({ group, topics: [Topics.usage], handler });
+      for (let n = 1; n <= 5; n++) await bus.publish(usageEvent(org, n));
+      await waitFor(() => seen.size >= 5, 30_000);
+      await first.close();
+      for (let n = 6; n <= 10; n++) await bus.publish(usageEvent(org, n));
+      await bus.subscribe({ group, topics: [Topics.usage], handler });
+      await waitFor(() => seen.size >= 10, 60_000);
+      expect([...seen].sort((a, b) => a - b)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    });
+  },
+);

@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { waitFor } from '@switchyard/shared/testing';
+import { realInfrastructure, startStack, STACK_SIGNING_SECRET, type RunningStack } from '../support/stack';
+import { WebhookReceiver } from '../support/receiver';
+import { verifyWithStandardWebhooks } from '../support/signatures';
+import { TopicReader } from '../support/topic-reader';
+
+const INFRA_SCRIPT = path.resolve(__dirname, '..', '..', '..', 'deploy', 'local', 'infra.sh');
+
+/**
+ * The distributed mode's promises, proven on real Kafka, MongoDB and Redis with every component
+ * in its own process: results travel through Kafka, and nothing is lost when a service or Kafka
+ * restarts.
+ */
+describe('distributed: proofs on real infrastructure', function () {
+  this.timeout(180_000);
+  let run: RunningStack;
+  let receiver: WebhookReceiver;
+
+  before(async function () {
+    if (!realInfrastructure()) this.skip();
+    run = await startStack();
+  });
+
+  beforeEach(async () => {
+    receiver = await new WebhookReceiver().start();
+  });
+
+  afterEach(async () => {
+    await receiver?.stop();
+  });
+
+  after(async () => {
+    await run?.stack.stopAll();
+  });
+
+  it('delivers a generate call with webhookUrl, signed, through Kafka', async () => {
+    const res = await run.api('/api/v2/ai/content/generate', { body: { prompt: 'Distributed hello', webhookUrl: receiver.url } });
+    expect(res.status, res.text).to.equal(202);
+    const call = await waitFor(() => receiver.calls[0], 30_000);
+    verifyWithStandardWebhooks(STACK_SIGNING_SECRET, call);
+    expect(call.body.requestId).to.equal(res.body.requestId);
+    expect(call.body.result).to.be.a('string').and.not.empty;
+    const status = await run.api(`/api/v2/requests/${res.body.requestId}`);
+    expect(status.body.status).to.equal('completed');
+  });
+
+  it('loses no event and no delivery when the notification service is killed with work queued', async () => {
+    // Pending retries at kill time: the receiver fails the first attempt of every delivery.
+    const attemptsById = new Map<string, number>();
+    const delivered = new Set<string>();
+    receiver.respondWith((call) => {
+      const id = String(call.headers['webhook-id']);
+      const n = (attemptsById.get(id) ?? 0) + 1;
+      attemptsById.set(id, n);
+      if (n === 1) return { status: 503 };
+      delivered.add(call.body.requestId as string);
+      return { status: 200 };
+    });
+    const first = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => run.api('/api/v2/ai/content/generate', { body: { prompt: `before ${i}`, webhookUrl: receiver.url } })),
+    );
+    await waitFor(() => attemptsById.size >= 1, 30_000);
+    await run.stack.stop('notification', 'SIGKILL');
+    // Events queued in Kafka while nobody consumes them.
+    const second = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => run.api('/api/v2/ai/content/generate', { body: { prompt: `during ${i}`, webhookUrl: receiver.url } })),
+    );
+    for (const res of [...first, ...second]) expect(res.status, res.text).to.equal(202);
+    await run.stack.start('notification');
+    const expected = new Set([...first, ...second].map((r) => r.body.requestId as string));
+    await waitFor(() => [...expected].every((id) => delivered.has(id)), 60_000);
+    // Every request id arrived under exactly one webhook-id (duplicates only as retries of it).
+    for (const id of expected) {
+      const ids = new Set(receiver.calls.filter((c) => c.body.requestId === id).map((c) => c.headers['webhook-id']));
+      expect(ids.size, `webhook-ids for ${id}`).to.equal(1);
+    }
+  });
+
+  it('loses no usage event when the content service restarts mid-load', async () => {
+    const reader = await new TopicReader(`${run.topicPrefix}switchyard.usage.v1`).start();
+    try {
+      const results: Array<{ status: number; requestId?: string }> = [];
+      const load = (async () => {
+        for (let i = 0; i < 40; i++) {
+          const res = await run.api('/api/v2/ai/content/generate', { body: { prompt: `load ${i}`, max_length: 30 } });
+          results.push({ status: res.status, requestId: res.body?.request_id });
+        }
+      })();
+      await waitFor(() => results.length >= 10, 30_000);
+      await run.stack.stop('content', 'SIGTERM');
+      await run.stack.start('content');
+      await load;
+      const succeeded = results.filter((r) => r.status === 200).map((r) => r.requestId!);
+      expect(succeeded.length).to.be.greaterThan(20);
+      await waitFor(() => {
+        const recorded = new Set(reader.events.filter((e) => e.type === 'usage.recorded').map((e) => (e.data as { requestId: string }).requestId));
+        return succeeded.every((id) => recorded.has(id));
+      }, 30_000);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it('loses nothing acknowledged to a caller when Kafka restarts while producers publish', async function () {
+    if (!process.env.SWITCHYARD_LOCAL_INFRA) this.skip(); // needs the local broker it can restart
+    const reader = await new TopicReader(`${run.topicPrefix}switchyard.data.v1`).start();
+    try {
+      const acknowledged: number[] = [];
+      let stop = false;
+      const producer = (async () => {
+        for (let i = 0; !stop && i < 400; i++) {
+          const res = await run.api('/api/v2/catalog/items', {
+            body: { items: [{ itemId: `k${i}`, catalog: 'ecommerce', title: `Kafka restart item ${i}` }] },
+          });
+          if (res.status === 200) acknowledged.push(i);
+        }
+      })();
+      await waitFor(() => acknowledged.length >= 5, 30_000);
+      execFileSync('bash', [INFRA_SCRIPT, 'restart-kafka'], { stdio: 'ignore' });
+      const afterRestart = acknowledged.length;
+      await waitFor(() => acknowledged.length >= afterRestart + 5, 60_000);
+      stop = true;
+      await producer;
+      expect(acknowledged.length).to.be.greaterThan(10);
+      // Each acknowledged upsert published one data.updated event; none of them may be missing.
+      await waitFor(() => reader.events.filter((e) => e.type === 'data.updated').length >= acknowledged.length, 60_000);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it('keeps state written before a full restart of every service', async () => {
+    const hook = await run.api('/api/webhooks', { body: { event: 'invoice_paid', url: receiver.url } });
+    expect(hook.status, hook.text).to.equal(201);
+    const item = await run.api('/api/v2/catalog/items', { body: { items: [{ itemId: 'persist-me', catalog: 'education', title: 'Durable course' }] } });
+    expect(item.status).to.equal(200);
+    await run.api('/api/v2/interactions', { body: { interactions: [{ userId: 'p1', itemId: 'persist-me', type: 'view' }] } });
+    const chat = await run.api('/api/v2/ai/assistants/support', {
+      body: { user_id: 'p1', session_id: 'persist-session', messages: [{ role: 'user', content: 'My order number is 77123 and it is late' }] },
+    });
+    expect(chat.status).to.equal(200);
+    const async = await run.api('/api/v2/ai/content/generate', { body: { prompt: 'persist', webhookUrl: receiver.url } });
+    await waitFor(() => receiver.calls.length >= 1, 30_000);
+
+    await run.stack.stopAll();
+    await run.stack.startAll();
+
+    const hooks = await run.api('/api/webhooks');
+    expect(hooks.body.webhooks.map((w: { id: string }) => w.id)).to.include(hook.body.id);
+    const got = await run.api('/api/v2/catalog/items/persist-me');
+    expect(got.status).to.equal(200);
+    expect(got.body.title).to.equal('Durable course');
+    const status = await run.api(`/api/v2/requests/${async.body.requestId}`);
+    expect(status.body.status).to.equal('completed');
+    const again = await run.api('/api/v2/ai/assistants/support', {
+      body: { user_id: 'p1', session_id: 'persist-session', messages: [{ role: 'user', content: 'Any news on the shipping status?' }] },
+    });
+    expect(again.body.reply).to.include('77123');
+    const deliveries = await run.api(`/api/webhooks/${hook.body.id}/deliveries`);
+    expect(deliveries.status).to.equal(200);
+  });
+});

@@ -1,0 +1,69 @@
+import { createServer } from 'node:net';
+import { Stack } from '@switchyard/stack';
+import { uniqueName } from '@switchyard/shared/testing';
+import { callApi, type ApiOptions, type ApiResponse } from './http';
+
+export const STACK_API_KEY = 'sk_stack_0123456789abcdefghijkl';
+export const STACK_SIGNING_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+export function realInfrastructure(): boolean {
+  return Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI && process.env.REDIS_URL);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningStack {
+  stack: Stack;
+  api<T = any>(path: string, options?: ApiOptions): Promise<ApiResponse<T>>;
+  topicPrefix: string;
+  log: string[];
+}
+
+/**
+ * The distributed mesh (separate processes on real Kafka, MongoDB and Redis) with its own topics
+ * and databases, so a run never sees another run's data.
+ */
+export async function startStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningStack> {
+  const topicPrefix = `${uniqueName('e2e')}.`;
+  const log: string[] = [];
+  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const stack = new Stack({
+    env: {
+      ...process.env,
+      KAFKA_TOPIC_PREFIX: topicPrefix,
+      DEV_API_KEY: STACK_API_KEY,
+      DEV_SIGNING_SECRET: STACK_SIGNING_SECRET,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_REQUIRE_HTTPS: 'false',
+      WEBHOOK_RETRY_SCHEDULE: '0,200ms,200ms,200ms,200ms',
+      WEBHOOK_SWEEP_INTERVAL_MS: '100',
+      SECRETS_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
+      METRICS_PORT: '0',
+      LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn',
+      ...extraEnv,
+    },
+    databasePrefix: uniqueName('e2e'),
+    gatewayPort: ports[0],
+    servicePorts: { content: ports[1], assistant: ports[2], recommendation: ports[3], notification: ports[4] },
+    output: (component, line) => {
+      log.push(`[${component}] ${line}`);
+      if (process.env.STACK_LOG_LEVEL) process.stderr.write(`[${component}] ${line}\n`);
+    },
+  });
+  await stack.startAll();
+  return {
+    stack,
+    topicPrefix,
+    log,
+    api: (path, options) => callApi(stack.gatewayUrl, STACK_API_KEY, path, options),
+  };
+}

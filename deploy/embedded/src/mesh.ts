@@ -49,9 +49,10 @@ export async function startEmbeddedMesh(
   const services: RunningService[] = [];
   const child = (name: string) => logger.child({ service: name });
   try {
-    const content = await startContentService({ config: loadContentConfig(serviceEnv), bus, logger: child('content') });
+    const content = await startContentService({ config: loadContentConfig(serviceEnv), bus, logger: child('content'), env: serviceEnv });
     services.push(content);
-    const assistant = await startAssistantService({ config: loadAssistantConfig(serviceEnv), bus, logger: child('assistant') });
+    const assistantEnv = { ...serviceEnv, CONTENT_ADDR: `127.0.0.1:${content.port}` };
+    const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant') });
     services.push(assistant);
     const recommendation = await startRecommendationService({
       config: loadRecommendationConfig(serviceEnv),

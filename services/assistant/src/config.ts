@@ -6,6 +6,12 @@ export interface AssistantConfig {
   grpcPort: number;
   /** Messages kept per session; older ones drop off. */
   sessionHistoryLimit: number;
+  /** The content service, whose Complete/CompleteStream RPCs answer for non-builtin models. */
+  contentAddr: string;
+  /** Deadline of one call to the content service (a whole stream included). */
+  contentDeadlineMs: number;
+  /** Model used when a request names none: 'builtin' (offline engine) or a content registry model. */
+  defaultModel: string;
   logLevel: string;
 }
 
@@ -15,6 +21,9 @@ interface AssistantEnv {
   GRPC_HOST: string;
   GRPC_PORT: number;
   SESSION_HISTORY_LIMIT: number;
+  CONTENT_ADDR: string;
+  CONTENT_DEADLINE_MS: number;
+  DEFAULT_MODEL: string;
   LOG_LEVEL: string;
 }
 
@@ -26,13 +35,27 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       GRPC_HOST: str({ default: '0.0.0.0' }),
       GRPC_PORT: listenPort({ default: 50052 }),
       SESSION_HISTORY_LIMIT: num({ default: 50 }),
+      CONTENT_ADDR: str({ default: '127.0.0.1:50051' }),
+      CONTENT_DEADLINE_MS: num({ default: 30_000 }),
+      DEFAULT_MODEL: str({ default: 'builtin' }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
     },
     env,
   ) as unknown as AssistantEnv;
+  const problems: string[] = [];
   const limit = values.SESSION_HISTORY_LIMIT;
-  if (!Number.isInteger(limit) || limit < MIN_HISTORY) {
-    throw new Error(`invalid configuration:\n  SESSION_HISTORY_LIMIT: must be an integer >= ${MIN_HISTORY}`);
-  }
-  return { grpcHost: values.GRPC_HOST, grpcPort: values.GRPC_PORT, sessionHistoryLimit: limit, logLevel: values.LOG_LEVEL };
+  if (!Number.isInteger(limit) || limit < MIN_HISTORY) problems.push(`SESSION_HISTORY_LIMIT: must be an integer >= ${MIN_HISTORY}`);
+  if (!(values.CONTENT_DEADLINE_MS > 0)) problems.push('CONTENT_DEADLINE_MS: must be > 0');
+  if (values.CONTENT_ADDR.trim() === '') problems.push('CONTENT_ADDR: must be host:port');
+  if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  return {
+    grpcHost: values.GRPC_HOST,
+    grpcPort: values.GRPC_PORT,
+    sessionHistoryLimit: limit,
+    contentAddr: values.CONTENT_ADDR.trim(),
+    contentDeadlineMs: values.CONTENT_DEADLINE_MS,
+    // An empty DEFAULT_MODEL (shared with content, where it means "the registry's default") stays builtin here.
+    defaultModel: values.DEFAULT_MODEL.trim() || 'builtin',
+    logLevel: values.LOG_LEVEL,
+  };
 }

@@ -2,8 +2,12 @@ import { protos, startGrpcServer, unary, type EventBus, type Logger, type Runnin
 import { createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { UsagePublisher } from './events/usage-publisher';
 import { createListAgentsHandler } from './handlers/list-agents';
-import { createReplyHandler } from './handlers/reply';
+import { createReplyHandlers } from './handlers/reply';
+import { ContentCompletionClient, type CompletionService } from './clients/content-client';
+import { serverStream } from './grpc/server-stream';
 import { BuiltinResponder } from './responders/builtin';
+import { ContentModelResponder } from './responders/content-model';
+import { ModelRouter } from './responders/model-router';
 import type { Responder } from './responders/responder';
 import { InMemorySessionStore, type SessionStore } from './store/session-store';
 import type { AssistantConfig } from './config';
@@ -11,7 +15,8 @@ import type { AssistantConfig } from './config';
 export { loadAssistantConfig, type AssistantConfig } from './config';
 export type { SessionStore, Session, SessionMemory, ChatMessage } from './store/session-store';
 export { InMemorySessionStore } from './store/session-store';
-export type { Responder, ResponderInput, ResponderOutput } from './responders/responder';
+export type { Responder, ResponderInput, ResponderOutput, ResponderCall } from './responders/responder';
+export type { CompletionService, Completion } from './clients/content-client';
 export { assistantEndpoint } from './events/usage-publisher';
 
 export const ASSISTANT_SERVICE_NAME = 'switchyard.assistant.v1.AssistantService';
@@ -24,18 +29,24 @@ export interface AssistantServiceOptions {
   logger: Logger;
   /** Defaults to an in-memory store. */
   sessions?: SessionStore;
-  /** Defaults to the builtin offline engine. */
+  /** Defaults to routing by model: 'builtin' offline, others through the content service. */
   responder?: Responder;
+  /** The content service's completions; defaults to a gRPC client of config.contentAddr. */
+  completions?: CompletionService;
   agents?: AgentRegistry;
 }
 
 export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
   const { config, bus, logger } = options;
   const agents = options.agents ?? createAgentRegistry();
-  const reply = createReplyHandler({
+  const contentClient = options.completions ? undefined : new ContentCompletionClient(config.contentAddr, config.contentDeadlineMs);
+  const completions = options.completions ?? (contentClient as ContentCompletionClient);
+  const responder =
+    options.responder ?? new ModelRouter(new BuiltinResponder(agents), new ContentModelResponder(completions), config.defaultModel);
+  const { reply, replyStream } = createReplyHandlers({
     agents,
     sessions: options.sessions ?? new InMemorySessionStore(),
-    responder: options.responder ?? new BuiltinResponder(agents),
+    responder,
     usage: new UsagePublisher(bus, logger),
     historyLimit: config.sessionHistoryLimit,
   });
@@ -48,15 +59,18 @@ export async function startAssistantService(options: AssistantServiceOptions): P
       {
         name: ASSISTANT_SERVICE_NAME,
         definition: protos.assistant().AssistantService.service,
-        implementation: { Reply: unary(logger, reply), ListAgents: unary(logger, listAgents) },
+        implementation: { Reply: unary(logger, reply), ReplyStream: serverStream(logger, replyStream), ListAgents: unary(logger, listAgents) },
       },
     ],
   });
-  logger.info({ port: grpc.port, agents: agents.names() }, 'assistant service listening');
+  logger.info({ port: grpc.port, agents: agents.names(), defaultModel: responder.defaultModel, contentAddr: config.contentAddr }, 'assistant service listening');
 
   return {
     name: 'assistant',
     port: grpc.port,
-    stop: () => grpc.stop(STOP_GRACE_MS),
+    stop: async () => {
+      await grpc.stop(STOP_GRACE_MS); // calls in flight finish before their content client goes away
+      contentClient?.close();
+    },
   };
 }

@@ -3,17 +3,46 @@ import { loadAssistantConfig } from '../src/config';
 
 describe('assistant config', () => {
   it('has defaults', () => {
-    expect(loadAssistantConfig({})).to.deep.equal({ grpcHost: '0.0.0.0', grpcPort: 50052, sessionHistoryLimit: 50, logLevel: 'info' });
+    expect(loadAssistantConfig({})).to.deep.equal({
+      grpcHost: '0.0.0.0',
+      grpcPort: 50052,
+      sessionHistoryLimit: 50,
+      contentAddr: '127.0.0.1:50051',
+      contentDeadlineMs: 30_000,
+      defaultModel: 'builtin',
+      logLevel: 'info',
+    });
   });
 
   it('reads the environment', () => {
-    const config = loadAssistantConfig({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '6000', SESSION_HISTORY_LIMIT: '10', LOG_LEVEL: 'debug' });
-    expect(config).to.deep.equal({ grpcHost: '127.0.0.1', grpcPort: 6000, sessionHistoryLimit: 10, logLevel: 'debug' });
+    const config = loadAssistantConfig({
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '6000',
+      SESSION_HISTORY_LIMIT: '10',
+      CONTENT_ADDR: 'content:7000',
+      CONTENT_DEADLINE_MS: '1500',
+      DEFAULT_MODEL: 'gpt-4o-mini',
+      LOG_LEVEL: 'debug',
+    });
+    expect(config).to.deep.equal({
+      grpcHost: '127.0.0.1',
+      grpcPort: 6000,
+      sessionHistoryLimit: 10,
+      contentAddr: 'content:7000',
+      contentDeadlineMs: 1500,
+      defaultModel: 'gpt-4o-mini',
+      logLevel: 'debug',
+    });
+  });
+
+  it('keeps the builtin engine when DEFAULT_MODEL is empty (content reads the same variable)', () => {
+    expect(loadAssistantConfig({ DEFAULT_MODEL: ' ' }).defaultModel).to.equal('builtin');
   });
 
   it('fails fast on invalid values', () => {
     expect(() => loadAssistantConfig({ GRPC_PORT: 'abc', LOG_LEVEL: 'loud' })).to.throw(/GRPC_PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*GRPC_PORT/);
     expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '1' })).to.throw(/SESSION_HISTORY_LIMIT/);
     expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '2.5' })).to.throw(/SESSION_HISTORY_LIMIT/);
+    expect(() => loadAssistantConfig({ CONTENT_DEADLINE_MS: '0' })).to.throw(/CONTENT_DEADLINE_MS/);
   });
 });

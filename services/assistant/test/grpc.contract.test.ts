@@ -17,20 +17,26 @@ import type { ListAgentsRequest } from '@switchyard/shared/generated/switchyard/
 import type { ListAgentsResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ListAgentsResponse';
 import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
-import { startAssistantService } from '../src/server';
+import { loadAssistantConfig, startAssistantService } from '../src/server';
+import { FakeContentService } from './fake-content';
 import { RecordingBus } from './helpers';
 
 const ORG_A: CallContext = { organization: 'org_a', keyId: 'key_a', requestId: 'req_contract1' };
 const ORG_B: CallContext = { organization: 'org_b', keyId: 'key_b', requestId: 'req_contract2' };
-const config = { grpcHost: '127.0.0.1', grpcPort: 0, sessionHistoryLimit: 50, logLevel: 'silent' };
+const baseConfig = { ...loadAssistantConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, logLevel: 'silent' };
 
 describe('assistant gRPC contract', () => {
   let bus: InMemoryEventBus;
   let service: RunningService;
   let client: AssistantServiceClient;
+  let content: FakeContentService;
+  let config: typeof baseConfig;
   const usageEvents: AnyEvent[] = [];
 
   before(async () => {
+    content = new FakeContentService();
+    await content.start();
+    config = { ...baseConfig, contentAddr: content.address };
     bus = new InMemoryEventBus();
     await bus.subscribe({ group: 'contract-test', topics: [Topics.usage], handler: async (event) => void usageEvents.push(event) });
     service = await startAssistantService({ config, bus, logger: silentLogger() });
@@ -41,6 +47,7 @@ describe('assistant gRPC contract', () => {
     client.close();
     await service.stop();
     await bus.close();
+    await content.stop();
   });
 
   const reply = (request: ReplyRequest, context: CallContext = ORG_A) =>
@@ -125,9 +132,11 @@ describe('assistant gRPC contract', () => {
     );
     expect(lastNotUser.details[0]?.field).to.equal('/messages');
 
+    // Models other than builtin are the content service's to know: its invalid_request passes through.
     const model = await failure(reply({ agent: 'chat', user_id: 'u', session_id: 's', model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }));
-    expect(model.details[0]?.field).to.equal('/model');
-    expect(model.message).to.include('builtin');
+    expect(model.code).to.equal('invalid_request');
+    expect(model.details).to.deep.equal([{ field: '/model', reason: 'unknown model' }]);
+    expect(model.message).to.equal('unknown model "gpt-4o"; known models: fake-gpt, fake-other');
   });
 
   it('keeps sessions per organization', async () => {

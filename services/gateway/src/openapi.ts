@@ -46,10 +46,14 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
   return byStatus;
 }
 
+const EVENT_STREAM_SCHEMA = { type: 'string', description: 'Server-Sent Events' };
+
 function successResponse(spec: ResponseSpec, components: SchemaComponents): unknown {
   if (!spec.schema && !spec.contentType) return { description: spec.description };
   const contentType = spec.contentType ?? 'application/json';
-  return { description: spec.description, content: { [contentType]: { schema: spec.schema ? components.ref(spec.schema) : { type: 'string' } } } };
+  const content: Record<string, unknown> = { [contentType]: { schema: spec.schema ? components.ref(spec.schema) : { type: 'string' } } };
+  if (spec.eventStream) content['text/event-stream'] = { schema: { ...EVENT_STREAM_SCHEMA, description: spec.eventStream } };
+  return { description: spec.description, content };
 }
 
 function parameters(route: AnyRoute, pathParams: string[]): unknown[] {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { AppError } from '@switchyard/shared';
@@ -22,6 +23,15 @@ function markRoute(path: string): Middleware<GatewayState> {
   };
 }
 
+/** Aborts when the response closes unfinished: the client disconnected. */
+function clientGone(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
 function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   return async (ctx) => {
     const input: RouteInput<unknown, unknown> = {
@@ -29,10 +39,13 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
       query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
       params: (ctx as unknown as { params: Record<string, string> }).params,
       call: { organization: ctx.state.organization ?? '', keyId: ctx.state.keyId ?? '', requestId: ctx.state.requestId },
+      signal: clientGone(ctx.res),
+      route: ctx.state.route,
     };
     route.validate?.(input);
     const result = await route.handle(input, deps);
     ctx.status = result.status;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (result.body !== undefined) {
       ctx.body = result.body;
       ctx.type = result.contentType ?? 'application/json';

@@ -31,6 +31,18 @@ export interface GatewayAppDeps {
   checkHealth?: (address: string, service: string) => Promise<string>;
 }
 
+/**
+ * Errors after the response started (the middleware answers all others): a client leaving an
+ * event stream early is routine, anything else is logged.
+ */
+function responseFailed(logger: Logger) {
+  return (error: NodeJS.ErrnoException, ctx?: Koa.Context) => {
+    const requestId = (ctx?.state as GatewayState | undefined)?.requestId;
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') logger.debug({ requestId }, 'client closed the response early');
+    else logger.warn({ err: error, requestId }, 'response failed after it started');
+  };
+}
+
 /** The Koa app without a listener (tests mount it on port 0). */
 export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const metrics = createHttpMetrics();
@@ -44,6 +56,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   };
   const router = buildRouter(routeTable, routeDeps, deps.apiKeys, deps.config.bodyLimitBytes);
   const app = new Koa<GatewayState>({ proxy: false });
+  app.on('error', responseFailed(deps.logger));
   app.use(requestId());
   app.use(observe(metrics, deps.logger));
   app.use(errorHandler(deps.logger));

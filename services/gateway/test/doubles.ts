@@ -2,12 +2,28 @@
  * Test doubles of the four downstream services: real gRPC servers (shared startGrpcServer + unary)
  * implementing the protos, recording every request and context, answering with overridable handlers.
  */
-import type { ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { protos, startGrpcServer, unary, type CallContext, type RunningGrpcServer } from '@switchyard/shared';
+import type { ServerWritableStream, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  AppError,
+  contextFromMetadata,
+  protos,
+  startGrpcServer,
+  toServiceError,
+  unary,
+  type CallContext,
+  type RunningGrpcServer,
+} from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 
+/** What a server-streaming handler writes to; `cancelled` settles when the caller cancels. */
+export interface StreamWriter {
+  write(chunk: unknown): void;
+  readonly cancelled: Promise<void>;
+}
+
+/** Unary handlers return the response; streaming handlers write chunks to `stream` and resolve to end it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Handler = (request: any, context: CallContext) => Promise<unknown>;
+type Handler = (request: any, context: CallContext, stream: StreamWriter) => Promise<unknown>;
 
 export interface RecordedCall {
   method: string;
@@ -18,6 +34,8 @@ export interface RecordedCall {
 
 export class ServiceDouble {
   readonly calls: RecordedCall[] = [];
+  /** Streaming calls the caller cancelled, by method. */
+  readonly cancellations: string[] = [];
   private handlers: Record<string, Handler>;
   private server?: RunningGrpcServer;
 
@@ -41,19 +59,43 @@ export class ServiceDouble {
   async start(): Promise<void> {
     const logger = silentLogger();
     const implementation: UntypedServiceImplementation = {};
-    for (const method of Object.keys(this.definition)) {
-      implementation[method] = unary(logger, async (request: unknown, context: CallContext) => {
-        this.calls.push({ method, request, context });
-        const handler = this.handlers[method];
-        if (!handler) throw new Error(`${this.name}.${method} has no test handler`);
-        return handler(request, context);
-      });
+    for (const [method, definition] of Object.entries(this.definition)) {
+      implementation[method] = definition.responseStream
+        ? this.streaming(method)
+        : unary(logger, async (request: unknown, context: CallContext) => this.handle(method, request, context, NO_STREAM));
     }
     this.server = await startGrpcServer({
       host: '127.0.0.1',
       port: 0,
       services: [{ name: this.name, definition: this.definition, implementation }],
     });
+  }
+
+  private handle(method: string, request: unknown, context: CallContext, stream: StreamWriter): Promise<unknown> {
+    this.calls.push({ method, request, context });
+    const handler = this.handlers[method];
+    if (!handler) throw new Error(`${this.name}.${method} has no test handler`);
+    return handler(request, context, stream);
+  }
+
+  /** A server-streaming method: the handler's chunks, then OK, or its AppError as status and trailers. */
+  private streaming(method: string) {
+    return (call: ServerWritableStream<unknown, unknown>) => {
+      const cancelled = new Promise<void>((resolve) =>
+        call.on('cancelled', () => {
+          this.cancellations.push(method);
+          resolve();
+        }),
+      );
+      const writer: StreamWriter = { write: (chunk) => void call.write(chunk), cancelled };
+      this.handle(method, call.request, contextFromMetadata(call.metadata), writer).then(
+        () => call.end(),
+        (error: unknown) => {
+          const appError = error instanceof AppError ? error : new AppError('internal', 'internal error');
+          call.emit('error', toServiceError(appError));
+        },
+      );
+    };
   }
 
   /** Replaces one method's behaviour until reset(). */
@@ -63,6 +105,7 @@ export class ServiceDouble {
 
   reset(): void {
     this.calls.length = 0;
+    this.cancellations.length = 0;
     this.handlers = { ...this.defaults };
   }
 
@@ -82,7 +125,47 @@ export class ServiceDouble {
   }
 }
 
+const NO_STREAM: StreamWriter = {
+  write: () => {
+    throw new Error('a unary handler cannot stream');
+  },
+  cancelled: new Promise(() => undefined),
+};
+
 const NOW = '2026-11-21T15:04:47.184Z';
+
+/** Word-sized deltas (each word with the space after it), like the content service streams. */
+export function wordsOf(text: string): string[] {
+  return text.match(/\S+\s*/g) ?? [];
+}
+
+/** Writes the text of a final message as word deltas, then the final message. */
+function streamFinal(stream: StreamWriter, text: string, final: object): void {
+  for (const delta of wordsOf(text)) stream.write({ delta });
+  stream.write({ final });
+}
+
+function generated(req: { prompt: string; model: string }, ctx: CallContext) {
+  return {
+    content: `**Generated** for: ${req.prompt}`,
+    usage: { model: req.model || 'default-model', tokens_input: 12, tokens_output: 34, cost: 0.0021 },
+    request_id: ctx.requestId,
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function assistantReply(req: any, ctx: CallContext) {
+  const base = {
+    reply: `Hello from ${req.agent}`,
+    session_id: req.session_id,
+    agent: req.agent,
+    request_id: ctx.requestId,
+    model: 'chat-model',
+    usage: { tokens_used: 42, timestamp: NOW, tokens_input: 30, tokens_output: 12 },
+  };
+  if (req.agent !== 'onboarding') return base;
+  return { ...base, step: req.step, next_step: req.step < 5 ? req.step + 1 : undefined };
+}
 
 export const sampleItem = {
   item_id: 'sku-1',
@@ -121,11 +204,11 @@ export const sampleDelivery = {
 
 function contentDouble(): ServiceDouble {
   return new ServiceDouble('switchyard.content.v1.ContentService', protos.content().ContentService.service, {
-    Generate: async (req, ctx) => ({
-      content: `**Generated** for: ${req.prompt}`,
-      usage: { model: req.model || 'default-model', tokens_input: 12, tokens_output: 34, cost: 0.0021 },
-      request_id: ctx.requestId,
-    }),
+    Generate: async (req, ctx) => generated(req, ctx),
+    GenerateStream: async (req, ctx, stream) => {
+      const final = generated(req, ctx);
+      streamFinal(stream, final.content, final);
+    },
     SubmitGenerate: async (_req, ctx) => ({ status: 'processing', request_id: ctx.requestId }),
     Transform: async (req, ctx) => {
       const usage = { model: 'default-model', tokens_input: 20, tokens_output: 8, cost: 0.001 };
@@ -165,17 +248,10 @@ function contentDouble(): ServiceDouble {
 
 function assistantDouble(): ServiceDouble {
   return new ServiceDouble('switchyard.assistant.v1.AssistantService', protos.assistant().AssistantService.service, {
-    Reply: async (req, ctx) => {
-      const base = {
-        reply: `Hello from ${req.agent}`,
-        session_id: req.session_id,
-        agent: req.agent,
-        request_id: ctx.requestId,
-        model: 'chat-model',
-        usage: { tokens_used: 42, timestamp: NOW, tokens_input: 30, tokens_output: 12 },
-      };
-      if (req.agent !== 'onboarding') return base;
-      return { ...base, step: req.step, next_step: req.step < 5 ? req.step + 1 : undefined };
+    Reply: async (req, ctx) => assistantReply(req, ctx),
+    ReplyStream: async (req, ctx, stream) => {
+      const final = assistantReply(req, ctx);
+      streamFinal(stream, final.reply, final);
     },
     ListAgents: async () => ({ agents: [] }),
   });

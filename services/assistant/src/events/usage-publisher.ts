@@ -6,6 +6,8 @@ export interface AssistantUsage {
   model: string;
   tokensInput: number;
   tokensOutput: number;
+  /** As priced by the content service; 0 for the builtin engine. */
+  cost: number;
   outcome: UsageRecorded['outcome'];
 }
 
@@ -32,8 +34,7 @@ export class UsagePublisher {
         model: usage.model,
         tokensInput: usage.tokensInput,
         tokensOutput: usage.tokensOutput,
-        // The builtin engine costs nothing; model providers will price their tokens.
-        cost: 0,
+        cost: usage.cost,
         outcome: usage.outcome,
       },
     });

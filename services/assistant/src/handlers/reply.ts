@@ -1,9 +1,11 @@
 import { AppError, newId, type CallContext } from '@switchyard/shared';
+import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { AgentRegistry } from '../agents/registry';
 import type { Agent } from '../agents/types';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
-import type { Responder } from '../responders/responder';
+import type { StreamSink } from '../grpc/server-stream';
+import type { DeltaSink, Responder } from '../responders/responder';
 import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
 import { KeyedLock } from '../store/keyed-lock';
@@ -32,13 +34,13 @@ export interface ReplyDeps {
 
 /** The model a call runs on: the responder's default when none is asked for. */
 function resolveModel(requested: string, responder: Responder): string {
-  const model = requested.trim();
-  if (model === '') return responder.models[0] as string;
-  if (!responder.models.includes(model)) {
-    const available = responder.models.join(', ');
-    throw AppError.invalid(`unknown model '${model}'; available: ${available}`, '/model', `must be one of ${available}`);
-  }
-  return model;
+  return responder.checkModel(requested.trim() || responder.defaultModel);
+}
+
+/** How a reply is delivered: at once, or streamed (deltas, cancellable). */
+interface Delivery {
+  onDelta?: DeltaSink;
+  signal?: AbortSignal;
 }
 
 function ownSession(session: Session | undefined, valid: ValidReply): Session | undefined {
@@ -53,11 +55,12 @@ function nextStepOf(step: number | undefined): number | undefined {
   return step !== undefined && step < ONBOARDING_STEPS ? step + 1 : undefined;
 }
 
-export function createReplyHandler(deps: ReplyDeps) {
+/** Reply and ReplyStream; they share one lock per session. */
+export function createReplyHandlers(deps: ReplyDeps) {
   // One call per session at a time, so concurrent calls cannot lose each other's messages.
   const lock = new KeyedLock();
 
-  async function answer(agent: Agent, valid: ValidReply, model: string, context: CallContext, requestId: string): Promise<AssistantReply> {
+  async function answer(agent: Agent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
     const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
     const history = capHistory(merged.messages, deps.historyLimit);
@@ -65,7 +68,7 @@ export function createReplyHandler(deps: ReplyDeps) {
     const prepared = agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory() });
     const output = await deps.responder.respond(
       { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared },
-      model,
+      { model, context: { ...context, requestId }, ...delivery },
     );
     await deps.usage.record(context, {
       agent: agent.info.name,
@@ -73,6 +76,7 @@ export function createReplyHandler(deps: ReplyDeps) {
       model: output.model,
       tokensInput: output.tokensInput,
       tokensOutput: output.tokensOutput,
+      cost: output.cost,
       outcome: 'succeeded',
     });
     const now = new Date().toISOString();
@@ -103,13 +107,27 @@ export function createReplyHandler(deps: ReplyDeps) {
     };
   }
 
-  return async function reply(request: ReplyRequest__Output, context: CallContext): Promise<AssistantReply> {
+  /** Validates the call, then answers it under the session's lock. */
+  function run(request: ReplyRequest__Output, context: CallContext, delivery: Delivery): Promise<AssistantReply> {
     if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
     const agent = deps.agents.get(request.agent);
     const valid = validateReplyRequest(request, agent.info);
     const model = resolveModel(valid.model, deps.responder);
     // Direct calls (without the gateway) get their own id so usage stays traceable.
     const requestId = context.requestId || newId('req');
-    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(agent, valid, model, context, requestId));
+    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(agent, valid, model, context, requestId, delivery));
+  }
+
+  return {
+    reply: async (request: ReplyRequest__Output, context: CallContext): Promise<AssistantReply> => run(request, context, {}),
+    /** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
+    replyStream: async (request: ReplyRequest__Output, context: CallContext, sink: StreamSink<ReplyChunk>): Promise<void> => {
+      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.signal });
+      await sink.write({ final });
+    },
   };
+}
+
+export function createReplyHandler(deps: ReplyDeps) {
+  return createReplyHandlers(deps).reply;
 }

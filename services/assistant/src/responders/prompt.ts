@@ -1,4 +1,7 @@
+import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
+import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { ContextItem } from '../agents/types';
+import { curriculumStep } from '../data/catalog';
 import type { ResponderInput } from './responder';
 
 /** A retrieved record as plain text for a prompt. */
@@ -27,4 +30,24 @@ export function renderPrompt(input: Pick<ResponderInput, 'systemPrompt' | 'conte
   if (input.context.length > 0) parts.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
   parts.push(input.history.map((m) => `${m.role}: ${m.content}`).join('\n'));
   return parts.join('\n\n');
+}
+
+/** What the onboarding step of this turn asks of the model (the step is chosen by the client). */
+export function stepInstructions(step: number): string {
+  const guide = curriculumStep(step);
+  return (
+    `This turn is onboarding step ${step} of ${ONBOARDING_STEPS}: ${guide.title}. ${guide.goal} ` +
+    `Give the guidance of this step only, tailored to the course, then end with: "${guide.confirm}"`
+  );
+}
+
+/**
+ * The chat messages a model answers: one system message (agent instructions, the onboarding step's
+ * instructions, the retrieved context), then the session history ending with the user's message.
+ */
+export function completionMessages(input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step'>): CompletionMessage[] {
+  const system = [input.systemPrompt];
+  if (input.step !== undefined) system.push(stepInstructions(input.step));
+  if (input.context.length > 0) system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
+  return [{ role: 'system', content: system.join('\n\n') }, ...input.history.map((m) => ({ role: m.role, content: m.content }))];
 }

@@ -1,3 +1,4 @@
+import type { CallContext } from '@switchyard/shared';
 import type { ContextItem, PreparedTurn } from '../agents/types';
 import type { ChatMessage } from '../store/session-store';
 
@@ -16,15 +17,32 @@ export interface ResponderInput {
 
 export interface ResponderOutput {
   reply: string;
-  /** The model that produced the reply. */
+  /** The model that produced the reply (a fallback model when the requested one failed). */
   model: string;
   tokensInput: number;
   tokensOutput: number;
+  /** Price of the tokens, as the content service computed it; 0 for the builtin engine. */
+  cost: number;
 }
 
-/** Produces a reply from a prepared turn: the builtin offline engine now, model providers later. */
+/** Receives the reply's text as it is produced; a returned promise holds the producer until it settles. */
+export type DeltaSink = (delta: string) => void | Promise<void>;
+
+/** One reply to produce: on which model, for whom, and where streamed text goes. */
+export interface ResponderCall {
+  model: string;
+  context: CallContext;
+  /** Set for streamed replies. */
+  onDelta?: DeltaSink;
+  /** Aborts when the caller cancelled (streams). */
+  signal?: AbortSignal;
+}
+
+/** Produces a reply from a prepared turn: the builtin offline engine, or a model through the content service. */
 export interface Responder {
-  /** Model ids this responder answers for. */
-  readonly models: readonly string[];
-  respond(input: ResponderInput, model: string): Promise<ResponderOutput>;
+  /** The model used when a request names none. */
+  readonly defaultModel: string;
+  /** The canonical id of a requested model; throws invalid_request for one this responder cannot serve. */
+  checkModel(model: string): string;
+  respond(input: ResponderInput, call: ResponderCall): Promise<ResponderOutput>;
 }

@@ -1,5 +1,6 @@
 import { callUnary, createClient, protos, type CallContext } from '@switchyard/shared';
 import type { ContentServiceClient } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
+import type { GenerateChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateChunk';
 import type { GenerateRequest } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import type { GenerateResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
 import type { SubmitGenerateRequest } from '@switchyard/shared/generated/switchyard/content/v1/SubmitGenerateRequest';
@@ -8,6 +9,8 @@ import type { TransformRequest } from '@switchyard/shared/generated/switchyard/c
 import type { TransformResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
 import type { AsyncRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/AsyncRequest';
 import type { ListModelsResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/ListModelsResponse';
+
+import { openServerStream, type ChunkStream } from './server-stream';
 
 export const CONTENT_SERVICE_NAME = 'switchyard.content.v1.ContentService';
 
@@ -23,6 +26,11 @@ export class ContentClient {
 
   generate(request: GenerateRequest, context: CallContext): Promise<GenerateResponse__Output> {
     return callUnary('content', this.client.Generate, this.client, request, context, this.deadlineMs);
+  }
+
+  /** Deltas, then one final chunk with the Generate fields. */
+  generateStream(request: GenerateRequest, context: CallContext): ChunkStream<GenerateChunk__Output> {
+    return openServerStream('content', this.client.GenerateStream, this.client, request, context, this.deadlineMs);
   }
 
   submitGenerate(request: SubmitGenerateRequest, context: CallContext): Promise<SubmitGenerateResponse__Output> {

@@ -18,7 +18,7 @@ export class HttpProblem extends Error {
   }
 }
 
-interface Rendered {
+export interface Rendered {
   status: number;
   code: string;
   message: string;
@@ -40,10 +40,23 @@ function render(error: unknown): Rendered | undefined {
   return undefined;
 }
 
+/** The contract's error body. */
+export function errorBody(problem: Rendered, requestId: string) {
+  return { error: { code: problem.code, message: problem.message, details: problem.details }, request_id: requestId };
+}
+
+/** What a failure answers; anything unexpected is logged and becomes a bare internal error. */
+export function problemOf(error: unknown, logger: Logger, where: { requestId: string; route?: string }): Rendered {
+  const problem = render(error);
+  if (problem) return problem;
+  logger.error({ err: error, requestId: where.requestId, route: where.route }, 'unhandled error');
+  return { status: 500, code: 'internal', message: 'internal error', details: [], headers: {} };
+}
+
 export function writeError(ctx: Context, problem: Rendered, requestId: string): void {
   ctx.status = problem.status;
   for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
-  ctx.body = { error: { code: problem.code, message: problem.message, details: problem.details }, request_id: requestId };
+  ctx.body = errorBody(problem, requestId);
 }
 
 /** Every failure becomes the contract's error body; anything unexpected is logged and is a bare 500. */
@@ -52,12 +65,7 @@ export function errorHandler(logger: Logger): Middleware<GatewayState> {
     try {
       await next();
     } catch (error) {
-      let problem = render(error);
-      if (!problem) {
-        logger.error({ err: error, requestId: ctx.state.requestId, route: ctx.state.route }, 'unhandled error');
-        problem = { status: 500, code: 'internal', message: 'internal error', details: [], headers: {} };
-      }
-      writeError(ctx, problem, ctx.state.requestId);
+      writeError(ctx, problemOf(error, logger, ctx.state), ctx.state.requestId);
     }
   };
 }

@@ -1,6 +1,10 @@
+import { AppError } from '@switchyard/shared';
+import type { ReplyChunk__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
+import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
 import { AssistantChatRequest, AssistantReply, AssistantRequest, OnboardingRequest, type AssistantBody } from '../schemas/assistants';
 import { validateBody } from '../schemas/validator';
+import { sseResponse } from '../streaming/sse';
 import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
 
 /** The agent that leads through numbered steps; it needs "step" (contract-decisions.md). */
@@ -20,20 +24,31 @@ function renderReply(response: ReplyResponse__Output, requestId: string) {
   return { ...reply, step: response.step, next_step: response.next_step ?? null };
 }
 
-async function reply(agent: string, { body, call }: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
-  const response = await deps.clients.assistant.reply(
-    {
-      agent,
-      user_id: body.user_id,
-      session_id: body.session_id,
-      messages: body.messages,
-      step: body.step,
-      model: body.model ?? '',
-    },
-    call,
-  );
-  return json(200, renderReply(response, call.requestId));
+function toReplyRequest(agent: string, body: AssistantBody): ReplyRequest {
+  return { agent, user_id: body.user_id, session_id: body.session_id, messages: body.messages, step: body.step, model: body.model ?? '' };
 }
+
+function streamReply(agent: string, { body, call, signal, route }: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+  return sseResponse(
+    {
+      chunks: deps.clients.assistant.replyStream(toReplyRequest(agent, body), call),
+      deltaOf: (chunk: ReplyChunk__Output) => (chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined),
+      doneOf: (chunk: ReplyChunk__Output) => {
+        if (!chunk.final) throw new AppError('internal', 'assistant service answered without a final reply');
+        return renderReply(chunk.final, call.requestId);
+      },
+    },
+    { requestId: call.requestId, route, signal, logger: deps.logger },
+  );
+}
+
+async function reply(agent: string, input: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+  if (input.body.stream) return streamReply(agent, input, deps);
+  const response = await deps.clients.assistant.reply(toReplyRequest(agent, input.body), input.call);
+  return json(200, renderReply(response, input.call.requestId));
+}
+
+const STREAMED_REPLY = 'With stream: true: `delta` events {"text"}, then `done` with the AssistantReply, or `error` with the ErrorResponse';
 
 const chat: RouteSpec<AssistantBody> = {
   method: 'POST',
@@ -43,7 +58,7 @@ const chat: RouteSpec<AssistantBody> = {
   tag: 'assistants',
   auth: true,
   requestSchema: AssistantChatRequest,
-  responses: { 200: { description: 'The assistant reply', schema: AssistantReply } },
+  responses: { 200: { description: 'The assistant reply', schema: AssistantReply, eventStream: STREAMED_REPLY } },
   errors: ['unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   handle: (input, deps) => reply('chat', input, deps),
 };
@@ -56,7 +71,7 @@ const agentReply: RouteSpec<AssistantBody> = {
   tag: 'assistants',
   auth: true,
   requestSchema: AssistantRequest,
-  responses: { 200: { description: 'The agent reply', schema: AssistantReply } },
+  responses: { 200: { description: 'The agent reply', schema: AssistantReply, eventStream: STREAMED_REPLY } },
   errors: ['not_found', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   validate({ params, body }) {
     if (params.agent === STEPPED_AGENT) validateBody(OnboardingRequest, body);

@@ -1,4 +1,6 @@
 import { AppError, type CallContext } from '@switchyard/shared';
+import type { GenerateChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateChunk';
+import type { GenerateResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
 import type { GenerateRequest } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import type { TransformRequest } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
 import type { TransformResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
@@ -12,7 +14,8 @@ import {
   type GenerateContentBody,
   type TransformContentBody,
 } from '../schemas/content';
-import { json, type AnyRoute, type RouteDeps, type RouteResult, type RouteSpec } from './types';
+import { sseResponse } from '../streaming/sse';
+import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
 
 function toGenerateRequest(body: GenerateContentBody): GenerateRequest {
   return {
@@ -43,28 +46,55 @@ async function submitWithWebhook(body: GenerateContentBody, url: string, call: C
   return json(202, { status: 'processing', requestId: call.requestId });
 }
 
+/** The generate response body; also the data of a stream's done event. */
+function renderGenerate(response: GenerateResponse__Output, requestId: string) {
+  return {
+    content: response.content,
+    usage: { ...usageOf(response.usage), cost: response.usage?.cost ?? 0 },
+    request_id: requestId,
+  };
+}
+
+function streamGenerate({ body, call, signal, route }: RouteInput<GenerateContentBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+  return sseResponse(
+    {
+      chunks: deps.clients.content.generateStream(toGenerateRequest(body), call),
+      deltaOf: (chunk: GenerateChunk__Output) => (chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined),
+      doneOf: (chunk: GenerateChunk__Output) => renderGenerate(required(chunk.final, 'the final chunk'), call.requestId),
+    },
+    { requestId: call.requestId, route, signal, logger: deps.logger },
+  );
+}
+
 const generate: RouteSpec<GenerateContentBody> = {
   method: 'POST',
   path: '/api/v2/ai/content/generate',
   aliases: ['/api/ai/content/generate'],
   operationId: 'generateContent',
-  summary: 'Generate text from a prompt (202 and a signed callback when webhookUrl is given)',
+  summary: 'Generate text from a prompt (202 and a signed callback when webhookUrl is given; Server-Sent Events with stream: true)',
   tag: 'content',
   auth: true,
   requestSchema: GenerateContentRequest,
   responses: {
-    200: { description: 'Generated content', schema: GenerateContentResponse },
+    200: {
+      description: 'Generated content',
+      schema: GenerateContentResponse,
+      eventStream: 'With stream: true: `delta` events {"text"}, then `done` with the GenerateContentResponse, or `error` with the ErrorResponse',
+    },
     202: { description: 'Accepted; the result is POSTed to webhookUrl', schema: AsyncAcknowledgment },
   },
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
-  async handle({ body, call }, deps) {
+  validate({ body }) {
+    if (body.stream && body.webhookUrl) {
+      throw AppError.invalid('stream and webhookUrl cannot be combined', '/stream', 'must not be true together with webhookUrl');
+    }
+  },
+  async handle(input, deps) {
+    const { body, call } = input;
     if (body.webhookUrl) return submitWithWebhook(body, body.webhookUrl, call, deps);
+    if (body.stream) return streamGenerate(input, deps);
     const response = await deps.clients.content.generate(toGenerateRequest(body), call);
-    return json(200, {
-      content: response.content,
-      usage: { ...usageOf(response.usage), cost: response.usage?.cost ?? 0 },
-      request_id: call.requestId,
-    });
+    return json(200, renderGenerate(response, call.requestId));
   },
 };
 

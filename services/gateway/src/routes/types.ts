@@ -11,6 +11,10 @@ export interface RouteInput<B, Q> {
   params: Record<string, string>;
   /** Caller identity and request id for downstream calls (empty organization on public routes). */
   call: CallContext;
+  /** Aborts when the HTTP client disconnects before the response finished (streams stop then). */
+  signal: AbortSignal;
+  /** Route template, for logs. */
+  route?: string;
 }
 
 export interface RouteResult {
@@ -19,12 +23,15 @@ export interface RouteResult {
   body?: unknown;
   /** Defaults to application/json. */
   contentType?: string;
+  headers?: Record<string, string>;
 }
 
 export interface ResponseSpec {
   description: string;
   schema?: JsonSchema;
   contentType?: string;
+  /** Documents a text/event-stream alternative (requests with stream: true). */
+  eventStream?: string;
 }
 
 /** What route handlers may use. */

@@ -1,4 +1,4 @@
-import { IDENTIFIER, MODEL_ID, type JsonSchema } from './common';
+import { IDENTIFIER, MODEL_ID, STREAM_FLAG, type JsonSchema } from './common';
 
 export const ONBOARDING_STEPS = 5;
 
@@ -8,6 +8,7 @@ export interface AssistantBody {
   messages: Array<{ role: 'user' | 'system' | 'assistant'; content: string }>;
   step?: number;
   model?: string;
+  stream?: boolean;
 }
 
 const messagesSchema = {
@@ -22,7 +23,7 @@ const messagesSchema = {
   },
 };
 
-const baseProperties = { user_id: IDENTIFIER, session_id: IDENTIFIER, messages: messagesSchema, model: MODEL_ID };
+const baseProperties = { user_id: IDENTIFIER, session_id: IDENTIFIER, messages: messagesSchema, model: MODEL_ID, stream: STREAM_FLAG };
 
 /** POST /api/v2/ai/assistants/chat: the general assistant has no steps, so step is an unknown field. */
 export const AssistantChatRequest: JsonSchema = {

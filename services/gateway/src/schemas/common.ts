@@ -6,6 +6,11 @@ export const MODEL_ID = { type: 'string', minLength: 1, maxLength: 200 } as cons
 export const IDENTIFIER = { type: 'string', minLength: 1, maxLength: 200 } as const;
 /** Callback URLs: absolute http(s) URIs; the notification service applies the SSRF policy. */
 export const CALLBACK_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+/** Request field asking for Server-Sent Events instead of one JSON body. */
+export const STREAM_FLAG = {
+  type: 'boolean',
+  description: 'true: answer text/event-stream: `delta` events ({"text"}), then `done` with the non-streamed body, or `error` with the error body',
+} as const;
 export const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
 /** The error body of contract-decisions.md. */

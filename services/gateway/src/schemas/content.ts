@@ -1,4 +1,4 @@
-import { CALLBACK_URL, LANGUAGE_CODE, MODEL_ID, type JsonSchema } from './common';
+import { CALLBACK_URL, LANGUAGE_CODE, MODEL_ID, STREAM_FLAG, type JsonSchema } from './common';
 
 export const MAX_OUTPUT_TOKENS = 32768;
 export const TRANSFORM_ACTIONS = ['summarize', 'reformat', 'translate'] as const;
@@ -12,6 +12,7 @@ export interface GenerateContentBody {
   tone?: string;
   language?: string;
   webhookUrl?: string;
+  stream?: boolean;
 }
 
 export const GenerateContentRequest: JsonSchema = {
@@ -26,6 +27,7 @@ export const GenerateContentRequest: JsonSchema = {
     tone: { type: 'string', maxLength: 200 },
     language: LANGUAGE_CODE,
     webhookUrl: { ...CALLBACK_URL, description: 'When present the answer is 202 and the result is POSTed here, signed' },
+    stream: { ...STREAM_FLAG, description: `${STREAM_FLAG.description}; not with webhookUrl` },
   },
 };
 

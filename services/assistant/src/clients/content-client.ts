@@ -1,0 +1,76 @@
+import type { ServiceError } from '@grpc/grpc-js';
+import { AppError, callUnary, contextToMetadata, createClient, fromServiceError, protos, type CallContext } from '@switchyard/shared';
+import type { CompleteChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
+import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
+import type { CompleteResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
+import type { ContentServiceClient } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
+
+/** A finished completion: the text, the model that answered (after fallbacks) and its priced usage. */
+export interface Completion {
+  text: string;
+  model: string;
+  tokensInput: number;
+  tokensOutput: number;
+  cost: number;
+}
+
+/** Receives streamed text as it is produced; a returned promise holds the stream until it settles. */
+export type DeltaSink = (delta: string) => void | Promise<void>;
+
+/** What the responders need from the content service (a test double can stand in). */
+export interface CompletionService {
+  complete(request: CompleteRequest, context: CallContext): Promise<Completion>;
+  completeStream(request: CompleteRequest, context: CallContext, onDelta: DeltaSink, signal?: AbortSignal): Promise<Completion>;
+}
+
+function completionOf(response: CompleteResponse__Output | null | undefined): Completion {
+  if (!response?.usage) throw new AppError('internal', 'content service answered a completion without usage');
+  const { usage } = response;
+  return { text: response.text, model: usage.model, tokensInput: usage.tokens_input, tokensOutput: usage.tokens_output, cost: usage.cost };
+}
+
+function isServiceError(error: unknown): error is ServiceError {
+  return typeof error === 'object' && error !== null && 'code' in error && 'metadata' in error;
+}
+
+/** gRPC client of content's Complete and CompleteStream; failures are the content service's AppErrors. */
+export class ContentCompletionClient implements CompletionService {
+  private readonly client: ContentServiceClient;
+
+  constructor(
+    readonly address: string,
+    private readonly deadlineMs: number,
+  ) {
+    this.client = createClient(protos.content().ContentService, address);
+  }
+
+  async complete(request: CompleteRequest, context: CallContext): Promise<Completion> {
+    const response = await callUnary<CompleteRequest, CompleteResponse__Output>('content', this.client.Complete, this.client, request, context, this.deadlineMs);
+    return completionOf(response);
+  }
+
+  /** Deltas go to onDelta as they arrive; resolves with the final chunk. Aborting the signal cancels the call. */
+  async completeStream(request: CompleteRequest, context: CallContext, onDelta: DeltaSink, signal?: AbortSignal): Promise<Completion> {
+    const call = this.client.CompleteStream(request, contextToMetadata(context), { deadline: Date.now() + this.deadlineMs });
+    const cancel = () => call.cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    let final: CompleteResponse__Output | null | undefined;
+    try {
+      for await (const chunk of call as AsyncIterable<CompleteChunk__Output>) {
+        if (chunk.kind === 'delta') await onDelta(chunk.delta ?? '');
+        else final = chunk.final;
+      }
+    } catch (error) {
+      if (signal?.aborted) throw new AppError('unavailable', 'the call was cancelled');
+      throw isServiceError(error) ? fromServiceError(error, 'content') : error;
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+    if (!final) throw new AppError('internal', 'content service ended the completion stream without a result');
+    return completionOf(final);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

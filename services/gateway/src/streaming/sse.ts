@@ -1,0 +1,100 @@
+import { PassThrough } from 'node:stream';
+import { AppError, type Logger } from '@switchyard/shared';
+import type { ChunkStream } from '../clients/server-stream';
+import { errorBody, problemOf } from '../middleware/errors';
+import type { RouteResult } from '../routes/types';
+
+/** Headers of every event stream: no caching, and no proxy buffering (nginx honours X-Accel-Buffering). */
+export const SSE_HEADERS: Readonly<Record<string, string>> = { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+
+/** One Server-Sent Event; data is JSON on a single line, so it needs no line splitting. */
+export function sseFrame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** A downstream stream of deltas and one final message, and how each becomes an event. */
+export interface SseSource<Chunk> {
+  chunks: ChunkStream<Chunk>;
+  /** The text of a delta chunk; undefined for the final chunk. */
+  deltaOf(chunk: Chunk): string | undefined;
+  /** The data of the done event (exactly the non-streamed response body), from the final chunk. */
+  doneOf(chunk: Chunk): unknown;
+}
+
+export interface SseCall {
+  requestId: string;
+  route?: string;
+  /** Aborts when the HTTP client goes away. */
+  signal?: AbortSignal;
+  logger: Logger;
+}
+
+type Step<Chunk> = IteratorResult<Chunk, unknown>;
+
+function noResult(): AppError {
+  return new AppError('internal', 'the stream ended without a result');
+}
+
+/** Waits until the body can take more, or is gone (the client left and Koa destroyed it). */
+function drained(body: PassThrough): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      body.off('drain', done);
+      body.off('close', done);
+      resolve();
+    };
+    body.once('drain', done);
+    body.once('close', done);
+  });
+}
+
+async function write(body: PassThrough, frame: string): Promise<void> {
+  if (!body.destroyed && !body.write(frame)) await drained(body);
+}
+
+/** Writes events until the final chunk; a failure after the start becomes an error event. */
+async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: AsyncIterator<Chunk>, body: PassThrough, call: SseCall): Promise<void> {
+  try {
+    for (let step = first; !step.done; step = await rest.next()) {
+      if (body.destroyed) return;
+      const delta = source.deltaOf(step.value);
+      if (delta !== undefined) {
+        await write(body, sseFrame('delta', { text: delta }));
+        continue;
+      }
+      await write(body, sseFrame('done', source.doneOf(step.value)));
+      return;
+    }
+    if (!source.chunks.cancelled) throw noResult();
+  } catch (error) {
+    await write(body, sseFrame('error', errorBody(problemOf(error, call.logger, call), call.requestId)));
+  } finally {
+    source.chunks.cancel(); // a no-op once the call ended; stops it when we stop reading early
+    body.end();
+  }
+}
+
+/**
+ * Answers with text/event-stream once the first chunk arrived: `delta` events, then `done`, or
+ * `error` when the stream fails after it started. A failure before the first chunk is thrown,
+ * so the error middleware answers a normal JSON error with its status. The client going away
+ * cancels the gRPC stream.
+ */
+export async function sseResponse<Chunk>(source: SseSource<Chunk>, call: SseCall): Promise<RouteResult> {
+  const cancel = () => source.chunks.cancel();
+  call.signal?.addEventListener('abort', cancel, { once: true });
+  if (call.signal?.aborted) cancel();
+  const iterator = source.chunks[Symbol.asyncIterator]();
+  let first: Step<Chunk>;
+  try {
+    first = await iterator.next();
+    if (first.done && !source.chunks.cancelled) throw noResult();
+  } catch (error) {
+    call.signal?.removeEventListener('abort', cancel);
+    throw error;
+  }
+  const body = new PassThrough();
+  body.once('close', cancel);
+  void pump(source, first, iterator, body, call).finally(() => call.signal?.removeEventListener('abort', cancel));
+  return { status: 200, body, contentType: 'text/event-stream', headers: { ...SSE_HEADERS } };
+}

@@ -1,0 +1,167 @@
+// Copied from services/content/test/fake-llm-server.ts: the e2e package cannot import another package's tests.
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the fake does for one request; unscripted requests get { kind: 'ok' }. */
+export type Step =
+  | { kind: 'ok'; text?: string; reportUsage?: boolean; delayMs?: number }
+  | { kind: 'status'; status: number; retryAfter?: string; message?: string }
+  | { kind: 'slow'; delayMs: number }
+  /** Streams `afterChunks` content chunks, then destroys the socket (non-streamed: at once). */
+  | { kind: 'break'; afterChunks: number };
+
+export interface RecordedRequest {
+  model: string;
+  stream: boolean;
+  includeUsage: boolean;
+  authorization: string;
+  messages: Array<{ role: string; content: string }>;
+  maxTokens: number | undefined;
+  at: number;
+}
+
+/** Usage the fake reports (deliberately not what the shared tokenizer would count). */
+export const REPORTED = { prompt_tokens: 1200, completion_tokens: 345 };
+
+interface ChatBody {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  max_tokens?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A local OpenAI-compatible server: POST /v1/chat/completions, plain or SSE-streamed (with a final
+ * usage chunk when stream_options.include_usage), scripted failures per upstream model name.
+ */
+export class FakeLlmServer {
+  readonly requests: RecordedRequest[] = [];
+  /** Requests being answered right now, per model, and the most seen at once. */
+  readonly active = new Map<string, number>();
+  readonly maxActive = new Map<string, number>();
+  private readonly scripts = new Map<string, Step[]>();
+  private readonly server = http.createServer((req, res) => void this.handle(req, res));
+
+  /** `keyless` models answer without a key check, like a local Ollama or llama.cpp server. */
+  constructor(
+    private readonly apiKey: string,
+    private readonly keyless: string[] = [],
+  ) {}
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next requests for `model` follow these steps, in order. */
+  script(model: string, ...steps: Step[]): void {
+    this.scripts.set(model, [...(this.scripts.get(model) ?? []), ...steps]);
+  }
+
+  reset(): void {
+    this.scripts.clear();
+    this.requests.length = 0;
+    this.active.clear();
+    this.maxActive.clear();
+  }
+
+  requestsFor(model: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.model === model);
+  }
+
+  static answerFor(model: string, messages: Array<{ content: string }>): string {
+    return `Answer from ${model} about ${messages[messages.length - 1]?.content ?? ''}.`;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return this.json(res, 404, { error: { message: 'not found' } });
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
+    this.requests.push({
+      model: body.model,
+      stream: body.stream === true,
+      includeUsage: body.stream_options?.include_usage === true,
+      authorization: req.headers.authorization ?? '',
+      messages: body.messages,
+      maxTokens: body.max_tokens,
+      at: Date.now(),
+    });
+    if (!this.keyless.includes(body.model) && req.headers.authorization !== `Bearer ${this.apiKey}`) {
+      return this.json(res, 401, { error: { message: 'Incorrect API key provided: wr***ey.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    }
+    const step = this.scripts.get(body.model)?.shift() ?? { kind: 'ok' };
+    this.enter(body.model);
+    try {
+      await this.respond(step, body, res);
+    } finally {
+      this.active.set(body.model, (this.active.get(body.model) ?? 1) - 1);
+    }
+  }
+
+  private enter(model: string): void {
+    const now = (this.active.get(model) ?? 0) + 1;
+    this.active.set(model, now);
+    this.maxActive.set(model, Math.max(now, this.maxActive.get(model) ?? 0));
+  }
+
+  private async respond(step: Step, body: ChatBody, res: http.ServerResponse): Promise<void> {
+    if (step.kind === 'status') {
+      const headers: Record<string, string> = step.retryAfter ? { 'retry-after': step.retryAfter } : {};
+      return this.json(res, step.status, { error: { message: step.message ?? `scripted ${step.status}`, type: 'server_error' } }, headers);
+    }
+    if (step.kind === 'slow') await sleep(step.delayMs);
+    if (step.kind === 'ok' && step.delayMs) await sleep(step.delayMs);
+    if (step.kind === 'break' && !body.stream) {
+      res.socket?.destroy();
+      return;
+    }
+    const text = (step.kind === 'ok' && step.text) || FakeLlmServer.answerFor(body.model, body.messages);
+    const reportUsage = !(step.kind === 'ok' && step.reportUsage === false);
+    if (body.stream) return this.stream(res, body, text, reportUsage, step.kind === 'break' ? step.afterChunks : undefined);
+    this.json(res, 200, {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+      ...(reportUsage ? { usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens } } : {}),
+    });
+  }
+
+  private async stream(res: http.ServerResponse, body: ChatBody, text: string, reportUsage: boolean, breakAfter?: number): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (delta: object) =>
+      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+    chunk({ role: 'assistant', content: '' });
+    const words = text.match(/\S+\s*/g) ?? [];
+    for (const [index, word] of words.entries()) {
+      if (breakAfter !== undefined && index >= breakAfter) {
+        await sleep(50);
+        res.socket?.destroy();
+        return;
+      }
+      chunk({ content: word });
+      await sleep(2);
+    }
+    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    if (reportUsage && body.stream_options?.include_usage) {
+      const usage = { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens };
+      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [], usage })}\n\n`);
+    }
+    res.end('data: [DONE]\n\n');
+  }
+
+  private json(res: http.ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  }
+}

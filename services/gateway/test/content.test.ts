@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { sampleWebhook } from './doubles';
 import { startHarness, resetDoubles, type Harness } from './harness';
 import { expectShape } from './shape';
 import { AsyncAcknowledgment, GenerateContentResponse, TransformContentResponse } from '../src/schemas/content';
@@ -53,6 +54,17 @@ describe('gateway content routes', () => {
       expect(submitted.request.webhook_url).to.equal(url);
       expect(submitted.request.request.prompt).to.equal('x');
       expect(submitted.context.requestId).to.equal(reply.requestId);
+      expect(h.doubles.content.called('Generate')).to.equal(0);
+    });
+
+    it('without webhookUrl but with a request_completed webhook registered: 202, delivered to that default URL', async () => {
+      h.doubles.notification.on('ListWebhooks', async () => ({
+        webhooks: [{ ...sampleWebhook, events: ['request_completed'] }],
+      }));
+      const reply = await h.send('POST', '/api/v2/ai/content/generate', { body: { prompt: 'x' } });
+      expect(reply.status).to.equal(202);
+      expect(reply.body).to.deep.equal({ status: 'processing', requestId: reply.requestId });
+      expect(h.doubles.content.last('SubmitGenerate').request.webhook_url).to.equal('');
       expect(h.doubles.content.called('Generate')).to.equal(0);
     });
 

@@ -179,7 +179,7 @@ export const sampleItem = {
 
 export const sampleWebhook = {
   id: 'wh_1',
-  events: ['request_completed', 'usage_threshold'],
+  events: ['data_updated', 'usage_threshold'],
   url: 'https://hooks.example.com/in',
   enabled: true,
   created_at: NOW,

@@ -6,8 +6,8 @@ import { DeliveryList, RegisteredWebhook, RotatedSecret, Webhook, WebhookList } 
 const NOW = '2026-11-21T15:04:47.184Z';
 const webhookView = {
   id: 'wh_1',
-  event: 'request_completed',
-  events: ['request_completed', 'usage_threshold'],
+  event: 'data_updated',
+  events: ['data_updated', 'usage_threshold'],
   url: 'https://hooks.example.com/in',
   enabled: true,
   createdAt: NOW,

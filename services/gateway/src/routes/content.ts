@@ -46,6 +46,20 @@ async function submitWithWebhook(body: GenerateContentBody, url: string, call: C
   return json(202, { status: 'processing', requestId: call.requestId });
 }
 
+/**
+ * Interface 6.1: with a request_completed webhook registered (the account's default result URL),
+ * a generate call without webhookUrl is answered at once and its result delivered there.
+ */
+async function hasDefaultResultWebhook(call: CallContext, deps: RouteDeps): Promise<boolean> {
+  const webhooks = await deps.clients.notification.listWebhooks(call);
+  return webhooks.some((w) => w.enabled && w.events.includes('request_completed'));
+}
+
+async function submitToDefaultWebhook(body: GenerateContentBody, call: CallContext, deps: RouteDeps): Promise<RouteResult> {
+  await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: '' }, call);
+  return json(202, { status: 'processing', requestId: call.requestId });
+}
+
 /** The generate response body; also the data of a stream's done event. */
 function renderGenerate(response: GenerateResponse__Output, requestId: string) {
   return {
@@ -81,7 +95,10 @@ const generate: RouteSpec<GenerateContentBody> = {
       schema: GenerateContentResponse,
       eventStream: 'With stream: true: `delta` events {"text"}, then `done` with the GenerateContentResponse, or `error` with the ErrorResponse',
     },
-    202: { description: 'Accepted; the result is POSTed to webhookUrl', schema: AsyncAcknowledgment },
+    202: {
+      description: 'Accepted; the result is POSTed to webhookUrl, or to the request_completed webhook registered as the default result URL',
+      schema: AsyncAcknowledgment,
+    },
   },
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   validate({ body }) {
@@ -93,6 +110,7 @@ const generate: RouteSpec<GenerateContentBody> = {
     const { body, call } = input;
     if (body.webhookUrl) return submitWithWebhook(body, body.webhookUrl, call, deps);
     if (body.stream) return streamGenerate(input, deps);
+    if (await hasDefaultResultWebhook(call, deps)) return submitToDefaultWebhook(body, call, deps);
     const response = await deps.clients.content.generate(toGenerateRequest(body), call);
     return json(200, renderGenerate(response, call.requestId));
   },

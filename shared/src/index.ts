@@ -18,3 +18,6 @@ export * from './adapters/kafka-event-bus';
 export * from './adapters/event-bus-factory';
 export * from './adapters/mongo';
 export * from './adapters/redis';
+export * from './adapters/shared-state';
+export * from './adapters/in-memory-shared-state';
+export * from './adapters/redis-shared-state';

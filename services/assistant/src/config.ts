@@ -13,6 +13,11 @@ export interface AssistantConfig {
   /** Model used when a request names none: 'builtin' (offline engine) or a content registry model. */
   defaultModel: string;
   logLevel: string;
+  /** MongoDB connection string; '' keeps sessions in memory (lost on restart). */
+  mongodbUri: string;
+  mongodbDatabase: string;
+  /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
+  kafkaBrokers: string;
 }
 
 const MIN_HISTORY = 2;
@@ -25,6 +30,9 @@ interface AssistantEnv {
   CONTENT_DEADLINE_MS: number;
   DEFAULT_MODEL: string;
   LOG_LEVEL: string;
+  MONGODB_URI: string;
+  MONGODB_DATABASE: string;
+  KAFKA_BROKERS: string;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -39,6 +47,9 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       CONTENT_DEADLINE_MS: num({ default: 30_000 }),
       DEFAULT_MODEL: str({ default: 'builtin' }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+      MONGODB_URI: str({ default: '' }),
+      MONGODB_DATABASE: str({ default: 'switchyard_assistant' }),
+      KAFKA_BROKERS: str({ default: '' }),
     },
     env,
   ) as unknown as AssistantEnv;
@@ -57,5 +68,8 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     // An empty DEFAULT_MODEL (shared with content, where it means "the registry's default") stays builtin here.
     defaultModel: values.DEFAULT_MODEL.trim() || 'builtin',
     logLevel: values.LOG_LEVEL,
+    mongodbUri: values.MONGODB_URI.trim(),
+    mongodbDatabase: values.MONGODB_DATABASE,
+    kafkaBrokers: values.KAFKA_BROKERS.trim(),
   };
 }

@@ -1,16 +1,18 @@
-import { createLogger, InMemoryEventBus, main, stopOnSignals } from '@switchyard/shared';
+import { createEventBus, createLogger, main, stopOnSignals } from '@switchyard/shared';
 import { loadAssistantConfig, startAssistantService } from './server';
+import { createStores } from './store/index';
 
 const logger = createLogger('assistant');
 
 main(logger, async () => {
   const config = loadAssistantConfig();
   logger.level = config.logLevel;
-  // Standalone runs use the in-process bus; Kafka comes with the deployment work.
-  const bus = new InMemoryEventBus({ logger });
-  const service = await startAssistantService({ config, bus, logger });
+  const bus = await createEventBus({ kafkaBrokers: config.kafkaBrokers, clientId: 'assistant', logger });
+  const stores = await createStores(config, logger);
+  const service = await startAssistantService({ config, bus, logger, sessions: stores.sessions });
   stopOnSignals(logger, async () => {
     await service.stop();
     await bus.close();
+    await stores.close();
   });
 });

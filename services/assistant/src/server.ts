@@ -14,7 +14,9 @@ import type { AssistantConfig } from './config';
 
 export { loadAssistantConfig, type AssistantConfig } from './config';
 export type { SessionStore, Session, SessionMemory, ChatMessage } from './store/session-store';
-export { InMemorySessionStore } from './store/session-store';
+export { InMemorySessionStore, SessionConflictError } from './store/session-store';
+export { MongoSessionStore } from './store/mongo-session-store';
+export { createStores, type AssistantStores } from './store/index';
 export type { Responder, ResponderInput, ResponderOutput, ResponderCall } from './responders/responder';
 export type { CompletionService, Completion } from './clients/content-client';
 export { assistantEndpoint } from './events/usage-publisher';

@@ -11,6 +11,9 @@ describe('assistant config', () => {
       contentDeadlineMs: 30_000,
       defaultModel: 'builtin',
       logLevel: 'info',
+      mongodbUri: '',
+      mongodbDatabase: 'switchyard_assistant',
+      kafkaBrokers: '',
     });
   });
 
@@ -24,7 +27,7 @@ describe('assistant config', () => {
       DEFAULT_MODEL: 'gpt-4o-mini',
       LOG_LEVEL: 'debug',
     });
-    expect(config).to.deep.equal({
+    expect(config).to.deep.include({
       grpcHost: '127.0.0.1',
       grpcPort: 6000,
       sessionHistoryLimit: 10,
@@ -33,6 +36,11 @@ describe('assistant config', () => {
       defaultModel: 'gpt-4o-mini',
       logLevel: 'debug',
     });
+  });
+
+  it('reads the persistence settings', () => {
+    const config = loadAssistantConfig({ MONGODB_URI: 'mongodb://db:27017', MONGODB_DATABASE: 'a1', KAFKA_BROKERS: 'k:9092' });
+    expect(config).to.include({ mongodbUri: 'mongodb://db:27017', mongodbDatabase: 'a1', kafkaBrokers: 'k:9092' });
   });
 
   it('keeps the builtin engine when DEFAULT_MODEL is empty (content reads the same variable)', () => {

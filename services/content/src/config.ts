@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { hostname } from 'node:os';
 import { readEnv, str, listenPort, num } from '@switchyard/shared';
 
 /** The registry shipped with the service (config/models.json next to src/ and dist/). */
@@ -18,6 +19,15 @@ export interface ContentConfig {
   /** Background generations running at once; the rest wait in the queue. */
   asyncConcurrency: number;
   logLevel: string;
+  /** MongoDB connection string; '' keeps requests in memory (lost on restart). */
+  mongodbUri: string;
+  mongodbDatabase: string;
+  /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
+  kafkaBrokers: string;
+  /** This replica's lease owner id; stable across restarts of the same replica (default: host name). */
+  instanceId: string;
+  /** How long a replica may hold an async request without renewing its lease. */
+  requestLeaseMs: number;
 }
 
 interface ContentEnv {
@@ -29,6 +39,11 @@ interface ContentEnv {
   MAX_INPUT_TOKENS: number;
   ASYNC_CONCURRENCY: number;
   LOG_LEVEL: string;
+  MONGODB_URI: string;
+  MONGODB_DATABASE: string;
+  KAFKA_BROKERS: string;
+  INSTANCE_ID: string;
+  REQUEST_LEASE_MS: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -54,6 +69,11 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
       MAX_INPUT_TOKENS: num({ default: 32000 }),
       ASYNC_CONCURRENCY: num({ default: 4 }),
       LOG_LEVEL: str({ default: 'info', choices: LOG_LEVELS }),
+      MONGODB_URI: str({ default: '' }),
+      MONGODB_DATABASE: str({ default: 'switchyard_content' }),
+      KAFKA_BROKERS: str({ default: '' }),
+      INSTANCE_ID: str({ default: hostname() }),
+      REQUEST_LEASE_MS: num({ default: 300_000 }),
     },
     env,
   ) as unknown as Readonly<ContentEnv>;
@@ -66,5 +86,10 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     maxInputTokens: positiveInteger('MAX_INPUT_TOKENS', values.MAX_INPUT_TOKENS),
     asyncConcurrency: positiveInteger('ASYNC_CONCURRENCY', values.ASYNC_CONCURRENCY),
     logLevel: values.LOG_LEVEL,
+    mongodbUri: values.MONGODB_URI.trim(),
+    mongodbDatabase: values.MONGODB_DATABASE,
+    kafkaBrokers: values.KAFKA_BROKERS.trim(),
+    instanceId: values.INSTANCE_ID,
+    requestLeaseMs: positiveInteger('REQUEST_LEASE_MS', values.REQUEST_LEASE_MS),
   };
 }

@@ -26,12 +26,15 @@ import { loadRegistry } from './models/config/load-registry';
 import { ModelRegistry } from './models/registry';
 import type { TextModel } from './models/text-model';
 import { InMemoryRequestStore } from './store/in-memory-request-store';
+import { RequestLeaseKeeper } from './store/lease-keeper';
 import type { RequestStore } from './store/request-store';
 
 export { loadContentConfig, type ContentConfig } from './config';
 export type { TextModel, ModelInfo, Capability, TextFormat, SummaryLength } from './models/text-model';
 export type { RequestStore, AsyncRequestRecord } from './store/request-store';
 export { InMemoryRequestStore } from './store/in-memory-request-store';
+export { MongoRequestStore } from './store/mongo-request-store';
+export { createStores, type ContentStores } from './store/index';
 export { RegistryConfigError } from './models/config/load-registry';
 export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
@@ -64,11 +67,16 @@ function implementation(deps: SubmitDeps, store: RequestStore, logger: Logger): 
   };
 }
 
-/** Re-queues requests a previous process accepted but did not finish. */
-async function resumeProcessing(store: RequestStore, deps: SubmitDeps, logger: Logger): Promise<void> {
-  const unfinished = await store.listProcessing();
-  for (const record of unfinished) deps.jobs.enqueue(() => deps.runner.run(record));
-  if (unfinished.length > 0) logger.info({ count: unfinished.length }, 'resumed processing requests');
+/** Resumes unfinished requests (claimed by lease, so two replicas never both run one) and keeps leases alive. */
+function leaseKeeper(store: RequestStore, deps: SubmitDeps, config: ContentConfig, logger: Logger): RequestLeaseKeeper {
+  return new RequestLeaseKeeper({
+    store,
+    enqueue: (record) => deps.jobs.enqueue(() => deps.runner.run(record)),
+    // Claim no more than twice what can run at once: the rest is left to other replicas.
+    capacity: () => config.asyncConcurrency * 2 - deps.jobs.pending,
+    leaseMs: config.requestLeaseMs,
+    logger,
+  });
 }
 
 /**
@@ -92,18 +100,21 @@ function modelRegistry(options: ContentServiceOptions): ModelRegistry {
 export async function startContentService(options: ContentServiceOptions): Promise<RunningService> {
   const { config, bus, logger } = options;
   const models = modelRegistry(options);
-  const store = options.requestStore ?? new InMemoryRequestStore();
+  const store = options.requestStore ?? new InMemoryRequestStore({ owner: config.instanceId, leaseMs: config.requestLeaseMs });
   const usage = new UsagePublisher(bus);
   const jobs = new JobQueue(config.asyncConcurrency, logger);
   const runner = new GenerateJobRunner({ models, store, usage, results: new ResultPublisher(bus), logger });
   const deps: SubmitDeps = { models, usage, maxInputTokens: config.maxInputTokens, store, jobs, runner };
+  const leases = leaseKeeper(store, deps, config, logger);
+  // Before taking calls: requests created from now on are held by this process and never re-claimed here.
+  await leases.resume();
+  leases.start();
 
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
     services: [{ name: CONTENT_SERVICE_NAME, definition: protos.content().ContentService.service, implementation: implementation(deps, store, logger) }],
   });
-  await resumeProcessing(store, deps, logger);
   logger.info({ port: server.port, models: models.list().map((m) => m.info.id) }, 'content service started');
 
   return {
@@ -112,6 +123,7 @@ export async function startContentService(options: ContentServiceOptions): Promi
     stop: async () => {
       // Stop taking calls first (in-flight ones finish), then let accepted background jobs finish.
       await server.stop(options.stopGraceMs);
+      await leases.stop();
       await jobs.stop();
     },
   };

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { hostname } from 'node:os';
 import { BUNDLED_REGISTRY_PATH, loadContentConfig } from '../src/config';
 
 describe('content config', () => {
@@ -12,7 +13,18 @@ describe('content config', () => {
       maxInputTokens: 32000,
       asyncConcurrency: 4,
       logLevel: 'info',
+      mongodbUri: '',
+      mongodbDatabase: 'switchyard_content',
+      kafkaBrokers: '',
+      instanceId: hostname(),
+      requestLeaseMs: 300_000,
     });
+  });
+
+  it('reads the persistence settings', () => {
+    const config = loadContentConfig({ MONGODB_URI: 'mongodb://db:27017', MONGODB_DATABASE: 'c1', KAFKA_BROKERS: 'k1:9092,k2:9092', INSTANCE_ID: 'content-0', REQUEST_LEASE_MS: '1000' });
+    expect(config).to.include({ mongodbUri: 'mongodb://db:27017', mongodbDatabase: 'c1', kafkaBrokers: 'k1:9092,k2:9092', instanceId: 'content-0', requestLeaseMs: 1000 });
+    expect(() => loadContentConfig({ REQUEST_LEASE_MS: '0' })).to.throw(/REQUEST_LEASE_MS/);
   });
 
   it('reads the environment and rejects invalid values', () => {

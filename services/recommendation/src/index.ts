@@ -1,16 +1,18 @@
-import { createLogger, InMemoryEventBus, main, stopOnSignals } from '@switchyard/shared';
+import { createEventBus, createLogger, main, stopOnSignals } from '@switchyard/shared';
 import { loadRecommendationConfig, startRecommendationService } from './server';
+import { createStores } from './store/index';
 
 const bootLogger = createLogger('recommendation');
 
 main(bootLogger, async () => {
   const config = loadRecommendationConfig();
   const logger = createLogger('recommendation', config.logLevel);
-  // Standalone process: in-process bus until the Kafka adapter is wired in.
-  const bus = new InMemoryEventBus({ logger: logger.child({ component: 'bus' }) });
-  const service = await startRecommendationService({ config, bus, logger });
+  const bus = await createEventBus({ kafkaBrokers: config.kafkaBrokers, clientId: 'recommendation', logger: logger.child({ component: 'bus' }) });
+  const stores = await createStores(config, logger);
+  const service = await startRecommendationService({ config, bus, logger, stores });
   stopOnSignals(logger, async () => {
     await service.stop();
     await bus.close();
+    await stores.close();
   });
 });

@@ -13,6 +13,9 @@ export { DataUpdatedPublisher } from './events/data-updated-publisher';
 export { ModelRegistry } from './model/model-registry';
 export { InMemoryItemStore, type ItemStore } from './store/item-store';
 export { InMemoryInteractionStore, type InteractionStore } from './store/interaction-store';
+export { MongoItemStore } from './store/mongo-item-store';
+export { MongoInteractionStore } from './store/mongo-interaction-store';
+export { createStores, type RecommendationStores } from './store/index';
 
 export const SERVICE_NAME = 'switchyard.recommendation.v1.RecommendationService';
 const STOP_GRACE_MS = 5000;

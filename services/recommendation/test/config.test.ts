@@ -3,12 +3,22 @@ import { loadRecommendationConfig } from '../src/config';
 
 describe('loadRecommendationConfig', () => {
   it('has defaults', () => {
-    expect(loadRecommendationConfig({})).to.deep.equal({ grpcHost: '0.0.0.0', grpcPort: 50053, maxBatchSize: 1000, logLevel: 'info' });
+    expect(loadRecommendationConfig({})).to.deep.equal({
+      grpcHost: '0.0.0.0',
+      grpcPort: 50053,
+      maxBatchSize: 1000,
+      logLevel: 'info',
+      mongodbUri: '',
+      mongodbDatabase: 'switchyard_recommendation',
+      kafkaBrokers: '',
+    });
   });
 
   it('reads the environment, accepting port 0 (ephemeral)', () => {
     const config = loadRecommendationConfig({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', MAX_BATCH_SIZE: '50', LOG_LEVEL: 'debug' });
-    expect(config).to.deep.equal({ grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 50, logLevel: 'debug' });
+    expect(config).to.deep.include({ grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 50, logLevel: 'debug' });
+    const persistence = loadRecommendationConfig({ MONGODB_URI: 'mongodb://db:27017', MONGODB_DATABASE: 'r1', KAFKA_BROKERS: 'k:9092' });
+    expect(persistence).to.include({ mongodbUri: 'mongodb://db:27017', mongodbDatabase: 'r1', kafkaBrokers: 'k:9092' });
   });
 
   it('fails fast listing every bad variable', () => {

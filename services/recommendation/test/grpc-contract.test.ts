@@ -16,7 +16,7 @@ import type { Item__Output } from '@switchyard/shared/generated/switchyard/recom
 import type { UpsertItemsResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/UpsertItemsResponse';
 import type { RecordInteractionsResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecordInteractionsResponse';
 import type { DeleteItemResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/DeleteItemResponse';
-import { SERVICE_NAME, startRecommendationService } from '../src/server';
+import { loadRecommendationConfig, SERVICE_NAME, startRecommendationService } from '../src/server';
 import { collectDataEvents, context, expectAppError, interaction, item } from './fixtures';
 
 describe('gRPC contract: RecommendationService', () => {
@@ -52,7 +52,7 @@ describe('gRPC contract: RecommendationService', () => {
     bus = new InMemoryEventBus();
     data = await collectDataEvents(bus);
     service = await startRecommendationService({
-      config: { grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 10, logLevel: 'silent' },
+      config: { ...loadRecommendationConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 10, logLevel: 'silent' },
       bus,
       logger: silentLogger(),
     });

@@ -9,6 +9,7 @@ import type { DeltaSink, Responder } from '../responders/responder';
 import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
 import { KeyedLock } from '../store/keyed-lock';
+import { saveTurn } from '../store/save-turn';
 import { emptyMemory, type Session, type SessionStore } from '../store/session-store';
 import { validateReplyRequest, type ValidReply } from './validate-reply';
 
@@ -57,7 +58,7 @@ function nextStepOf(step: number | undefined): number | undefined {
 
 /** Reply and ReplyStream; they share one lock per session. */
 export function createReplyHandlers(deps: ReplyDeps) {
-  // One call per session at a time, so concurrent calls cannot lose each other's messages.
+  // One call per session at a time in this process; saveTurn's version check covers other replicas.
   const lock = new KeyedLock();
 
   async function answer(agent: Agent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
@@ -80,7 +81,8 @@ export function createReplyHandlers(deps: ReplyDeps) {
       outcome: 'succeeded',
     });
     const now = new Date().toISOString();
-    await deps.sessions.save({
+    // Optimistic: another replica may have answered this session meanwhile (the lock is per process).
+    const session: Session = {
       organization: context.organization,
       sessionId: valid.sessionId,
       userId: valid.userId,
@@ -89,7 +91,9 @@ export function createReplyHandlers(deps: ReplyDeps) {
       memory: prepared.memory,
       createdAt: stored?.createdAt ?? now,
       updatedAt: now,
-    });
+      version: stored?.version ?? 0,
+    };
+    await saveTurn(deps.sessions, { session, base: stored, incoming: valid.messages, historyLimit: deps.historyLimit });
     return {
       reply: output.reply,
       session_id: valid.sessionId,

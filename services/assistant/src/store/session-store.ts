@@ -1,3 +1,5 @@
+import { AppError } from '@switchyard/shared';
+
 export type MessageRole = 'user' | 'system' | 'assistant';
 
 export interface ChatMessage {
@@ -31,21 +33,42 @@ export interface Session {
   memory: SessionMemory;
   createdAt: string;
   updatedAt: string;
+  /** The stored version this copy was read at (0: not stored yet); save() writes version + 1. */
+  version: number;
 }
 
 export function emptyMemory(): SessionMemory {
   return { facts: {}, onboarding: { confirmedSteps: [] } };
 }
 
-/** Conversation sessions, always scoped by organization (MongoDB later, same interface). */
+/** Another writer saved the session since it was read (optimistic concurrency). */
+export class SessionConflictError extends AppError {
+  constructor(organization: string, sessionId: string) {
+    super('conflict', `session ${sessionId} of ${organization} was changed concurrently; read it again`);
+  }
+}
+
+/**
+ * Conversation sessions, always scoped by organization. Writes are optimistic: save() succeeds
+ * only if the stored version is still the one the session was read at, so two replicas
+ * answering the same session cannot overwrite each other's messages.
+ */
 export interface SessionStore {
+  /** The latest version, or undefined when the organization has no such session. */
   get(organization: string, sessionId: string): Promise<Session | undefined>;
-  /** Creates or replaces the session (organization, sessionId). */
-  save(session: Session): Promise<void>;
+  /** Stores the session as version session.version + 1 and returns that; throws SessionConflictError if it moved on. */
+  save(session: Session): Promise<number>;
+  /** Releases the connection (no-op in memory). */
+  close(): Promise<void>;
 }
 
 export class InMemorySessionStore implements SessionStore {
-  private readonly sessions = new Map<string, Session>();
+  constructor(private readonly sessions = new Map<string, Session>()) {}
+
+  /** Another store instance on the same data, as a second replica on the same database. */
+  sharing(): InMemorySessionStore {
+    return new InMemorySessionStore(this.sessions);
+  }
 
   async get(organization: string, sessionId: string): Promise<Session | undefined> {
     const session = this.sessions.get(keyOf(organization, sessionId));
@@ -53,9 +76,15 @@ export class InMemorySessionStore implements SessionStore {
     return session ? structuredClone(session) : undefined;
   }
 
-  async save(session: Session): Promise<void> {
-    this.sessions.set(keyOf(session.organization, session.sessionId), structuredClone(session));
+  async save(session: Session): Promise<number> {
+    const key = keyOf(session.organization, session.sessionId);
+    if ((this.sessions.get(key)?.version ?? 0) !== session.version) throw new SessionConflictError(session.organization, session.sessionId);
+    const version = session.version + 1;
+    this.sessions.set(key, { ...structuredClone(session), version });
+    return version;
   }
+
+  async close(): Promise<void> {}
 }
 
 function keyOf(organization: string, sessionId: string): string {

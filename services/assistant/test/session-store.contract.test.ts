@@ -1,0 +1,145 @@
+import { connectMongo, type MongoConnection } from '@switchyard/shared';
+import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import { createAgentRegistry } from '../src/agents/registry';
+import { UsagePublisher } from '../src/events/usage-publisher';
+import { createReplyHandler } from '../src/handlers/reply';
+import { BuiltinResponder } from '../src/responders/builtin';
+import { MongoSessionStore } from '../src/store/mongo-session-store';
+import { InMemorySessionStore, SessionConflictError, type Session, type SessionStore } from '../src/store/session-store';
+import { expect } from './chai';
+import { CONTEXT, RecordingBus, request } from './helpers';
+
+/** One backend per test; every store opened on it sees the same data (replicas, or a restart). */
+interface Backend {
+  open(): Promise<SessionStore>;
+  cleanup(): Promise<void>;
+}
+
+function session(overrides: Partial<Session> = {}): Session {
+  return {
+    organization: 'org_a',
+    sessionId: 'sess_1',
+    userId: 'user_1',
+    agent: 'chat',
+    messages: [{ role: 'user', content: 'hello' }],
+    memory: { facts: { orderNumber: '77123' }, onboarding: { confirmedSteps: [1], lastStep: 2 } },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    version: 0,
+    ...overrides,
+  };
+}
+
+async function conflictOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(() => undefined, (error: unknown) => error);
+}
+
+contractSuite<Backend>(
+  'SessionStore',
+  {
+    memory: {
+      async create() {
+        const root = new InMemorySessionStore();
+        return { open: async () => root.sharing(), cleanup: async () => undefined };
+      },
+    },
+    mongo: {
+      async create() {
+        const database = uniqueName('test_assistant');
+        const connections: MongoConnection[] = [];
+        return {
+          async open() {
+            const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
+            connections.push(connection);
+            const store = new MongoSessionStore(connection.db);
+            await store.ensureIndexes();
+            return store;
+          },
+          async cleanup() {
+            if (connections[0]) await connections[0].db.dropDatabase();
+            await Promise.all(connections.map((c) => c.close()));
+          },
+        };
+      },
+      destroy: (backend) => backend.cleanup(),
+    },
+  },
+  (backend) => {
+    it('stores a new session as version 1 and reads it back whole', async () => {
+      const store = await backend().open();
+      expect(await store.get('org_a', 'sess_1')).to.equal(undefined);
+      expect(await store.save(session())).to.equal(1);
+      expect(await store.get('org_a', 'sess_1')).to.deep.equal(session({ version: 1 }));
+    });
+
+    it('keeps organizations apart', async () => {
+      const store = await backend().open();
+      await store.save(session());
+      expect(await store.get('org_b', 'sess_1')).to.equal(undefined);
+      expect(await store.save(session({ organization: 'org_b', userId: 'user_2' }))).to.equal(1);
+      expect((await store.get('org_a', 'sess_1'))?.userId).to.equal('user_1');
+      expect((await store.get('org_b', 'sess_1'))?.userId).to.equal('user_2');
+    });
+
+    it('rejects a write based on an outdated version (optimistic concurrency)', async () => {
+      const store = await backend().open();
+      await store.save(session());
+      const read = (await store.get('org_a', 'sess_1'))!;
+      expect(await store.save({ ...read, messages: [...read.messages, { role: 'assistant', content: 'first' }] })).to.equal(2);
+      expect(await conflictOf(store.save({ ...read, messages: [...read.messages, { role: 'assistant', content: 'second' }] }))).to.be.instanceOf(SessionConflictError);
+      expect(await conflictOf(store.save(session()))).to.be.instanceOf(SessionConflictError);
+      expect(await conflictOf(store.save({ ...read, version: 7 }))).to.be.instanceOf(SessionConflictError);
+      const latest = await store.get('org_a', 'sess_1');
+      expect(latest?.version).to.equal(2);
+      expect(latest?.messages.at(-1)?.content).to.equal('first');
+    });
+
+    it('lets exactly one of many concurrent writers of the same version win, across replicas', async () => {
+      const [a, b] = [await backend().open(), await backend().open()];
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => conflictOf((i % 2 ? a : b).save(session({ agent: `writer_${i}` })))),
+      );
+      const winners = results.filter((r) => r === undefined);
+      expect(winners).to.have.length(1);
+      expect(results.filter((r) => r instanceof SessionConflictError)).to.have.length(19);
+      const stored = await a.get('org_a', 'sess_1');
+      expect(stored?.version).to.equal(1);
+      expect(stored?.agent).to.equal(`writer_${results.indexOf(undefined)}`);
+    });
+
+    it('keeps the latest version through many saves and shows it to a second instance (a restart)', async () => {
+      const store = await backend().open();
+      let current = session();
+      for (let turn = 1; turn <= 30; turn++) {
+        current = { ...current, messages: [...current.messages, { role: 'user', content: `turn ${turn}` }] };
+        current = { ...current, version: await store.save(current) };
+      }
+      const restarted = await backend().open();
+      const read = await restarted.get('org_a', 'sess_1');
+      expect(read?.version).to.equal(30);
+      expect(read?.messages).to.have.length(31);
+      expect(read?.memory).to.deep.equal(session().memory);
+    });
+
+    it('loses no message when two replicas answer the same session at the same time', async () => {
+      const agents = createAgentRegistry();
+      const replica = async () =>
+        createReplyHandler({
+          agents,
+          sessions: await backend().open(),
+          responder: new BuiltinResponder(agents),
+          usage: new UsagePublisher(new RecordingBus(), silentLogger()),
+          historyLimit: 50,
+        });
+      const [a, b] = [await replica(), await replica()];
+      const said = Array.from({ length: 6 }, (_, i) => `question number ${i} about upcoming events`);
+      await Promise.all(said.map((content, i) => (i % 2 ? a : b)(request('chat', [{ role: 'user', content }]), { ...CONTEXT, requestId: `req_${i}` })));
+
+      const stored = (await (await backend().open()).get('org_a', 'sess_1'))!;
+      const users = stored.messages.filter((m) => m.role === 'user').map((m) => m.content);
+      expect([...users].sort()).to.deep.equal([...said].sort());
+      expect(stored.messages.filter((m) => m.role === 'assistant')).to.have.length(6);
+      expect(stored.version).to.equal(6);
+    });
+  },
+);

@@ -1,0 +1,30 @@
+import { connectMongo, type Logger } from '@switchyard/shared';
+import type { ContentConfig } from '../config';
+import { InMemoryRequestStore } from './in-memory-request-store';
+import { MongoRequestStore } from './mongo-request-store';
+import type { LeaseOptions, RequestStore } from './request-store';
+
+export interface ContentStores {
+  requestStore: RequestStore;
+  /** Closes the database connection. */
+  close(): Promise<void>;
+}
+
+/** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
+export async function createStores(config: ContentConfig, logger: Logger): Promise<ContentStores> {
+  const lease: LeaseOptions = { owner: config.instanceId, leaseMs: config.requestLeaseMs };
+  if (!config.mongodbUri) {
+    logger.warn('MONGODB_URI is not set: async requests are kept in memory and lost on restart');
+    const requestStore = new InMemoryRequestStore(lease);
+    return { requestStore, close: () => requestStore.close() };
+  }
+  const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
+  try {
+    const requestStore = new MongoRequestStore(mongo.db, lease);
+    await requestStore.ensureIndexes();
+    return { requestStore, close: () => mongo.close() };
+  } catch (error) {
+    await mongo.close();
+    throw error;
+  }
+}

@@ -1,0 +1,195 @@
+import { expect } from 'chai';
+import { connectMongo, type MongoConnection } from '@switchyard/shared';
+import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import { ModelRegistry } from '../src/model/model-registry';
+import type { CatalogItem, UserInteraction } from '../src/model/types';
+import { InMemoryInteractionStore, type InteractionStore, type InteractionToStore } from '../src/store/interaction-store';
+import { InMemoryItemStore, type ItemStore } from '../src/store/item-store';
+import { MongoInteractionStore } from '../src/store/mongo-interaction-store';
+import { MongoItemStore } from '../src/store/mongo-item-store';
+
+interface Stores {
+  items: ItemStore;
+  interactions: InteractionStore;
+}
+
+/** One backend per test; open() gives store instances on the same data (a second replica, a restart). */
+interface Backend {
+  open(): Promise<Stores>;
+  cleanup(): Promise<void>;
+}
+
+const fixtures = {
+  memory: {
+    async create(): Promise<Backend> {
+      // In memory the data lives in the instances, so "another instance" is the same one.
+      const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore() };
+      return { open: async () => stores, cleanup: async () => undefined };
+    },
+  },
+  mongo: {
+    async create(): Promise<Backend> {
+      const database = uniqueName('test_recommendation');
+      const connections: MongoConnection[] = [];
+      return {
+        async open() {
+          const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
+          connections.push(connection);
+          const items = new MongoItemStore(connection.db);
+          const interactions = new MongoInteractionStore(connection.db);
+          await items.ensureIndexes();
+          await interactions.ensureIndexes();
+          return { items, interactions };
+        },
+        async cleanup() {
+          if (connections[0]) await connections[0].db.dropDatabase();
+          await Promise.all(connections.map((c) => c.close()));
+        },
+      };
+    },
+    destroy: (backend: Backend) => backend.cleanup(),
+  },
+};
+
+function item(itemId: string, overrides: Partial<CatalogItem> = {}): CatalogItem {
+  return {
+    itemId,
+    catalog: 'ecommerce',
+    title: `Item ${itemId}`,
+    categories: ['outdoor', 'camping'],
+    attributesJson: '{"price":12.5}',
+    available: true,
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+let clock = Date.UTC(2026, 0, 1);
+function interaction(userId: string, itemId: string, type: UserInteraction['type'] = 'view', value = 0): UserInteraction {
+  return { userId, itemId, type, value, timestamp: clock++ };
+}
+
+const retryable = (i: UserInteraction): InteractionToStore => ({ ...i, dedupeKey: JSON.stringify([i.userId, i.itemId, i.type, i.value, i.timestamp]) });
+
+async function all(iterable: AsyncIterable<UserInteraction>): Promise<UserInteraction[]> {
+  const out: UserInteraction[] = [];
+  for await (const value of iterable) out.push(value);
+  return out;
+}
+
+contractSuite<Backend>('ItemStore', fixtures, (backend) => {
+  it('upserts idempotently by item id and reads items back whole', async () => {
+    const { items } = await backend().open();
+    expect(await items.upsert('org_a', [item('a'), item('b')])).to.equal(2);
+    expect(await items.upsert('org_a', [item('a', { title: 'Renamed' }), item('a', { title: 'Renamed twice' })])).to.equal(1);
+    expect(await items.get('org_a', 'a')).to.deep.equal(item('a', { title: 'Renamed twice' }));
+    expect(await items.get('org_a', 'b')).to.deep.equal(item('b'));
+    expect(await items.upsert('org_a', [])).to.equal(0);
+  });
+
+  it('keeps organizations apart', async () => {
+    const { items } = await backend().open();
+    await items.upsert('org_a', [item('a')]);
+    await items.upsert('org_b', [item('a', { title: 'B' })]);
+    expect((await items.get('org_a', 'a'))?.title).to.equal('Item a');
+    expect((await items.get('org_b', 'a'))?.title).to.equal('B');
+    expect(await items.get('org_c', 'a')).to.equal(undefined);
+    expect(await items.delete('org_c', 'a')).to.equal(false);
+    expect([...(await items.getMany('org_b', ['a', 'x'])).keys()]).to.deep.equal(['a']);
+  });
+
+  it('returns copies: changing a result does not change the store', async () => {
+    const { items } = await backend().open();
+    await items.upsert('org_a', [item('a')]);
+    (await items.get('org_a', 'a'))!.categories.push('mutated');
+    expect((await items.get('org_a', 'a'))?.categories).to.deep.equal(['outdoor', 'camping']);
+  });
+
+  it('finds the known items among many ids and deletes once', async () => {
+    const { items } = await backend().open();
+    await items.upsert('org_a', [item('a'), item('b'), item('c')]);
+    const found = await items.getMany('org_a', ['c', 'a', 'missing', 'a']);
+    expect([...found.keys()].sort()).to.deep.equal(['a', 'c']);
+    expect(found.get('c')).to.deep.equal(item('c'));
+    expect(await items.delete('org_a', 'b')).to.equal(true);
+    expect(await items.delete('org_a', 'b')).to.equal(false);
+    expect(await items.get('org_a', 'b')).to.equal(undefined);
+  });
+
+  it('shows the catalog to a second instance and survives concurrent upserts of the same new ids', async () => {
+    const [one, two] = [await backend().open(), await backend().open()];
+    await Promise.all([one.items.upsert('org_a', [item('x'), item('y')]), two.items.upsert('org_a', [item('y'), item('x')])]);
+    expect((await two.items.getMany('org_a', ['x', 'y'])).size).to.equal(2);
+    expect(await (await backend().open()).items.get('org_a', 'x')).to.deep.equal(item('x'));
+  });
+});
+
+contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
+  it('appends, counts and scans oldest first, per organization', async () => {
+    const { interactions } = await backend().open();
+    const log = [interaction('u1', 'a'), interaction('u1', 'b', 'purchase'), interaction('u2', 'a', 'rating', 4)];
+    expect(await interactions.append('org_a', log)).to.deep.equal(log);
+    await interactions.append('org_b', [interaction('u9', 'z')]);
+    expect(await interactions.count('org_a')).to.equal(3);
+    expect(await interactions.count('org_c')).to.equal(0);
+    expect(await all(interactions.scan('org_a'))).to.deep.equal(log);
+    expect((await interactions.organizations()).sort()).to.deep.equal(['org_a', 'org_b']);
+  });
+
+  it('drops retried interactions by their dedupe key, within a batch and across batches, but keeps keyless repeats', async () => {
+    const { interactions } = await backend().open();
+    const first = interaction('u1', 'a');
+    const second = interaction('u1', 'b');
+    expect(await interactions.append('org_a', [retryable(first), retryable(first)])).to.deep.equal([first]);
+    expect(await interactions.append('org_a', [retryable(first), retryable(second)])).to.deep.equal([second]);
+    expect(await interactions.append('org_b', [retryable(first)])).to.deep.equal([first]);
+    const now = interaction('u1', 'c');
+    expect(await interactions.append('org_a', [now, now])).to.have.length(2);
+    expect(await interactions.count('org_a')).to.equal(4);
+  });
+
+  it('stores a retried batch once when two replicas store it at the same time', async () => {
+    const [one, two] = [await backend().open(), await backend().open()];
+    const batch = Array.from({ length: 20 }, (_, i) => retryable(interaction(`u${i % 4}`, `item${i}`)));
+    const [a, b] = await Promise.all([one.interactions.append('org_a', batch), two.interactions.append('org_a', batch)]);
+    expect(a.length + b.length).to.equal(20);
+    expect(await one.interactions.count('org_a')).to.equal(20);
+  });
+
+  it('rebuilds the same per-organization models from a second instance (a restart)', async () => {
+    const { interactions } = await backend().open();
+    const baskets = [
+      interaction('u1', 'A', 'purchase'),
+      interaction('u1', 'B', 'purchase'),
+      interaction('u2', 'A', 'purchase'),
+      interaction('u2', 'B', 'purchase'),
+      interaction('u3', 'A', 'view'),
+      interaction('u3', 'C', 'view'),
+    ];
+    await interactions.append('org_a', baskets);
+    await interactions.append('org_b', [interaction('z1', 'P'), interaction('z1', 'Q')]);
+
+    const live = new ModelRegistry();
+    for (const i of baskets) live.forOrganization('org_a').apply(i);
+    const rebuilt = new ModelRegistry();
+    expect(await rebuilt.rebuildFrom((await backend().open()).interactions)).to.equal(baskets.length + 2);
+    expect(rebuilt.forOrganization('org_a').similarity('A', 'B')).to.equal(live.forOrganization('org_a').similarity('A', 'B'));
+    expect(rebuilt.forOrganization('org_a').similarity('A', 'C')).to.equal(live.forOrganization('org_a').similarity('A', 'C'));
+    expect(rebuilt.forOrganization('org_a').similarity('P', 'Q')).to.equal(0);
+    expect(rebuilt.forOrganization('org_b').similarity('P', 'Q')).to.equal(1);
+  });
+
+  it('streams a large log without loading it at once', async () => {
+    const { interactions } = await backend().open();
+    const log = Array.from({ length: 2500 }, (_, i) => interaction(`u${i % 50}`, `i${i % 97}`));
+    await interactions.append('org_a', log);
+    let seen = 0;
+    let previous = -Infinity;
+    for await (const i of interactions.scan('org_a')) {
+      expect(i.timestamp).to.be.greaterThan(previous);
+      previous = i.timestamp;
+      seen++;
+    }
+    expect(seen).to.equal(2500);
+  });
+});

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import {
+  checkInteger,
+  checkPositive,
+  type Counters,
+  type IdempotencyKeys,
+  type Locks,
+  type RateLimitDecision,
+  type RateLimiter,
+  type Reservation,
+  type SharedState,
+} from './shared-state';
+
+interface Entry<T> {
+  value: T;
+  /** Epoch ms; undefined = never expires. */
+  expiresAt?: number;
+}
+
+/** A map whose entries expire lazily (checked on access), like Redis keys with a TTL. */
+class ExpiringMap<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+
+  get(key: string): Entry<T> | undefined {
+    const entry = this.entries.get(key);
+    if (entry?.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(key: string, value: T, expiresAt?: number): void {
+    this.entries.set(key, { value, expiresAt });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+function expiryOf(ttlMs: number | undefined): number | undefined {
+  return ttlMs !== undefined && ttlMs > 0 ? Date.now() + ttlMs : undefined;
+}
+
+class InMemoryCounters implements Counters {
+  private readonly values = new ExpiringMap<number>();
+
+  async incrementBy(key: string, amount: number, ttlSeconds?: number): Promise<number> {
+    checkInteger('amount', amount);
+    return this.add(key, amount, ttlSeconds);
+  }
+
+  async get(key: string): Promise<number> {
+    return this.values.get(key)?.value ?? 0;
+  }
+
+  async reserve(key: string, amount: number, limit: number, ttlSeconds?: number): Promise<Reservation> {
+    checkPositive('amount', amount);
+    checkInteger('limit', limit);
+    const current = this.values.get(key)?.value ?? 0;
+    if (current + amount > limit) return { granted: false, total: current };
+    return { granted: true, total: this.add(key, amount, ttlSeconds) };
+  }
+
+  async release(key: string, amount: number): Promise<number> {
+    checkPositive('amount', amount);
+    const entry = this.values.get(key);
+    if (!entry) return 0;
+    const total = Math.max(0, entry.value - amount);
+    this.values.set(key, total, entry.expiresAt);
+    return total;
+  }
+
+  /** The TTL applies when the counter is created, as with the Redis implementation. */
+  private add(key: string, amount: number, ttlSeconds?: number): number {
+    const entry = this.values.get(key);
+    const total = (entry?.value ?? 0) + amount;
+    const expiresAt = entry ? entry.expiresAt : expiryOf(ttlSeconds === undefined ? undefined : ttlSeconds * 1000);
+    this.values.set(key, total, expiresAt);
+    return total;
+  }
+}
+
+interface Hit {
+  at: number;
+  weight: number;
+}
+
+class InMemoryRateLimiter implements RateLimiter {
+  private readonly logs = new Map<string, Hit[]>();
+
+  async slidingWindowHit(key: string, windowMs: number, limit: number, weight = 1): Promise<RateLimitDecision> {
+    checkPositive('windowMs', windowMs);
+    checkPositive('weight', weight);
+    checkInteger('limit', limit);
+    const now = Date.now();
+    const hits = (this.logs.get(key) ?? []).filter((hit) => hit.at > now - windowMs);
+    let used = hits.reduce((sum, hit) => sum + hit.weight, 0);
+    const allowed = used + weight <= limit;
+    if (allowed) {
+      hits.push({ at: now, weight });
+      used += weight;
+    }
+    if (hits.length > 0) this.logs.set(key, hits);
+    else this.logs.delete(key);
+    return { allowed, remaining: Math.max(0, limit - used), resetMs: resetOf(hits, allowed, used + weight - limit, now, windowMs) };
+  }
+}
+
+/** See RateLimitDecision.resetMs; `needed` is how much weight must leave the window for a denied hit. */
+function resetOf(hits: Hit[], allowed: boolean, needed: number, now: number, windowMs: number): number {
+  if (hits.length === 0) return 0;
+  if (allowed) return hits[0]!.at + windowMs - now;
+  let freed = 0;
+  for (const hit of hits) {
+    freed += hit.weight;
+    if (freed >= needed) return hit.at + windowMs - now;
+  }
+  return windowMs; // heavier than the limit itself: it never fits
+}
+
+class InMemoryLocks implements Locks {
+  private readonly holders = new ExpiringMap<string>();
+
+  async acquire(key: string, ttlMs: number): Promise<string | undefined> {
+    checkPositive('ttlMs', ttlMs);
+    if (this.holders.get(key)) return undefined;
+    const token = randomUUID();
+    this.holders.set(key, token, expiryOf(ttlMs));
+    return token;
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    if (this.holders.get(key)?.value !== token) return false;
+    this.holders.delete(key);
+    return true;
+  }
+}
+
+class InMemoryIdempotencyKeys implements IdempotencyKeys {
+  private readonly values = new ExpiringMap<string>();
+
+  async remember(key: string, value: string, ttlSeconds: number): Promise<string | undefined> {
+    checkPositive('ttlSeconds', ttlSeconds);
+    const existing = this.values.get(key);
+    if (existing) return existing.value;
+    this.values.set(key, value, expiryOf(ttlSeconds * 1000));
+    return undefined;
+  }
+
+  async forget(key: string): Promise<void> {
+    this.values.delete(key);
+  }
+}
+
+/** SharedState for one process (embedded mode, tests): correct only while there is one replica. */
+export function createInMemorySharedState(): SharedState {
+  return {
+    counters: new InMemoryCounters(),
+    rateLimiter: new InMemoryRateLimiter(),
+    locks: new InMemoryLocks(),
+    idempotencyKeys: new InMemoryIdempotencyKeys(),
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { createInMemorySharedState } from './in-memory-shared-state';
+import { connectRedis } from './redis';
+import * as scripts from './redis-shared-state-scripts';
+import {
+  checkInteger,
+  checkPositive,
+  type Counters,
+  type IdempotencyKeys,
+  type Locks,
+  type RateLimitDecision,
+  type RateLimiter,
+  type Reservation,
+  type SharedState,
+} from './shared-state';
+
+type ScriptName = 'syIncrementBy' | 'syReserve' | 'syRelease' | 'sySlidingWindowHit' | 'syReleaseLock' | 'syRemember';
+type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
+
+const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
+  syIncrementBy: { keys: 1, lua: scripts.INCREMENT_BY },
+  syReserve: { keys: 1, lua: scripts.RESERVE },
+  syRelease: { keys: 1, lua: scripts.RELEASE },
+  sySlidingWindowHit: { keys: 2, lua: scripts.SLIDING_WINDOW_HIT },
+  syReleaseLock: { keys: 1, lua: scripts.RELEASE_LOCK },
+  syRemember: { keys: 1, lua: scripts.REMEMBER },
+};
+
+/** Runs the scripts through EVALSHA (ioredis falls back to EVAL when the server lacks them). */
+class ScriptRunner {
+  constructor(private readonly redis: Redis) {
+    for (const [name, script] of Object.entries(SCRIPTS)) {
+      if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
+    }
+  }
+
+  run<T>(name: ScriptName, ...args: Array<string | number>): Promise<T> {
+    const call = (this.redis as unknown as Record<ScriptName, ScriptCall>)[name];
+    return call.apply(this.redis, args) as Promise<T>;
+  }
+}
+
+class RedisCounters implements Counters {
+  constructor(
+    private readonly redis: Redis,
+    private readonly scripts: ScriptRunner,
+    private readonly prefix: string,
+  ) {}
+
+  async incrementBy(key: string, amount: number, ttlSeconds = 0): Promise<number> {
+    checkInteger('amount', amount);
+    return this.scripts.run<number>('syIncrementBy', this.key(key), amount, Math.max(0, Math.ceil(ttlSeconds)));
+  }
+
+  async get(key: string): Promise<number> {
+    return Number((await this.redis.get(this.key(key))) ?? 0);
+  }
+
+  async reserve(key: string, amount: number, limit: number, ttlSeconds = 0): Promise<Reservation> {
+    checkPositive('amount', amount);
+    checkInteger('limit', limit);
+    const [granted, total] = await this.scripts.run<[number, number]>('syReserve', this.key(key), amount, limit, Math.max(0, Math.ceil(ttlSeconds)));
+    return { granted: granted === 1, total };
+  }
+
+  async release(key: string, amount: number): Promise<number> {
+    checkPositive('amount', amount);
+    return this.scripts.run<number>('syRelease', this.key(key), amount);
+  }
+
+  private key(key: string): string {
+    return `${this.prefix}counter:${key}`;
+  }
+}
+
+class RedisRateLimiter implements RateLimiter {
+  constructor(
+    private readonly scripts: ScriptRunner,
+    private readonly prefix: string,
+  ) {}
+
+  async slidingWindowHit(key: string, windowMs: number, limit: number, weight = 1): Promise<RateLimitDecision> {
+    checkPositive('windowMs', windowMs);
+    checkPositive('weight', weight);
+    checkInteger('limit', limit);
+    // The hash tag keeps both keys in one slot (Redis Cluster runs a script only on one slot).
+    const base = `${this.prefix}ratelimit:{${key}}`;
+    const [allowed, remaining, resetMs] = await this.scripts.run<[number, number, number]>(
+      'sySlidingWindowHit',
+      `${base}:log`,
+      `${base}:sum`,
+      windowMs,
+      limit,
+      weight,
+      randomUUID(),
+    );
+    return { allowed: allowed === 1, remaining, resetMs };
+  }
+}
+
+class RedisLocks implements Locks {
+  constructor(
+    private readonly redis: Redis,
+    private readonly scripts: ScriptRunner,
+    private readonly prefix: string,
+  ) {}
+
+  async acquire(key: string, ttlMs: number): Promise<string | undefined> {
+    checkPositive('ttlMs', ttlMs);
+    const token = randomUUID();
+    const result = await this.redis.set(this.key(key), token, 'PX', ttlMs, 'NX');
+    return result === 'OK' ? token : undefined;
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    return (await this.scripts.run<number>('syReleaseLock', this.key(key), token)) === 1;
+  }
+
+  private key(key: string): string {
+    return `${this.prefix}lock:${key}`;
+  }
+}
+
+class RedisIdempotencyKeys implements IdempotencyKeys {
+  constructor(
+    private readonly redis: Redis,
+    private readonly scripts: ScriptRunner,
+    private readonly prefix: string,
+  ) {}
+
+  async remember(key: string, value: string, ttlSeconds: number): Promise<string | undefined> {
+    checkPositive('ttlSeconds', ttlSeconds);
+    const existing = await this.scripts.run<string | null>('syRemember', this.key(key), value, ttlSeconds);
+    return existing ?? undefined;
+  }
+
+  async forget(key: string): Promise<void> {
+    await this.redis.del(this.key(key));
+  }
+
+  private key(key: string): string {
+    return `${this.prefix}idem:${key}`;
+  }
+}
+
+export interface RedisSharedStateOptions {
+  /** Put before every key, e.g. 'switchyard:gateway:' (keeps services and tests apart). */
+  prefix: string;
+  /** close() quits the connection (true when this state created it). */
+  ownsConnection?: boolean;
+}
+
+/** SharedState on Redis: every operation is one atomic command or Lua script. */
+export function createRedisSharedState(redis: Redis, options: RedisSharedStateOptions): SharedState {
+  const scripts = new ScriptRunner(redis);
+  const { prefix } = options;
+  return {
+    counters: new RedisCounters(redis, scripts, prefix),
+    rateLimiter: new RedisRateLimiter(scripts, prefix),
+    locks: new RedisLocks(redis, scripts, prefix),
+    idempotencyKeys: new RedisIdempotencyKeys(redis, scripts, prefix),
+    close: async () => {
+      if (options.ownsConnection) await redis.quit();
+    },
+  };
+}
+
+/** Redis when redisUrl is set, else in-memory state (correct only with a single replica). */
+export async function createSharedState(options: { redisUrl: string; prefix: string; logger: Logger }): Promise<SharedState> {
+  if (!options.redisUrl.trim()) {
+    options.logger.warn('REDIS_URL is not set: shared state (quotas, rate limits, locks) stays in this process');
+    return createInMemorySharedState();
+  }
+  const redis = await connectRedis(options.redisUrl, options.logger);
+  return createRedisSharedState(redis, { prefix: options.prefix, ownsConnection: true });
+}

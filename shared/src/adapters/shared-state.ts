@@ -1,0 +1,73 @@
+/**
+ * State shared by every replica of a service: counters (quotas), rate limits, locks and
+ * idempotency keys. In-memory for embedded mode and tests, Redis when REDIS_URL is set.
+ * Keys are plain strings chosen by the caller; implementations add their own prefix.
+ */
+
+export interface Reservation {
+  /** The amount was added (the total stays within the limit). */
+  granted: boolean;
+  /** The counter after the call (unchanged when not granted). */
+  total: number;
+}
+
+/** Integer counters, e.g. tokens used this month. A TTL is set when the counter is created. */
+export interface Counters {
+  /** Adds amount (may be negative) and returns the new total. */
+  incrementBy(key: string, amount: number, ttlSeconds?: number): Promise<number>;
+  /** 0 when the counter does not exist (or expired). */
+  get(key: string): Promise<number>;
+  /** Atomically adds amount only if the total stays <= limit. */
+  reserve(key: string, amount: number, limit: number, ttlSeconds?: number): Promise<Reservation>;
+  /** Gives back a reserved amount; the total never drops below 0. Returns the new total. */
+  release(key: string, amount: number): Promise<number>;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Weight still available in the current window after this hit. */
+  remaining: number;
+  /**
+   * Denied: ms until a hit of this weight would fit (for Retry-After).
+   * Allowed: ms until the oldest counted hit leaves the window (capacity starts coming back).
+   */
+  resetMs: number;
+}
+
+/** Exact sliding-window rate limiting: at most `limit` weight in any window of `windowMs`. */
+export interface RateLimiter {
+  slidingWindowHit(key: string, windowMs: number, limit: number, weight?: number): Promise<RateLimitDecision>;
+}
+
+/** Mutual exclusion across replicas; a lock expires after its TTL if its holder dies. */
+export interface Locks {
+  /** A token identifying this holding, or undefined when someone else holds the lock. */
+  acquire(key: string, ttlMs: number): Promise<string | undefined>;
+  /** Releases only if token still holds the lock (compare-and-delete); false otherwise. */
+  release(key: string, token: string): Promise<boolean>;
+}
+
+/** Set-if-absent records, e.g. the response id stored for an Idempotency-Key. */
+export interface IdempotencyKeys {
+  /** Stores value unless the key exists; returns the existing value, or undefined if value was stored. */
+  remember(key: string, value: string, ttlSeconds: number): Promise<string | undefined>;
+  /** Removes the key (e.g. when the remembered operation failed and may be retried). */
+  forget(key: string): Promise<void>;
+}
+
+export interface SharedState {
+  counters: Counters;
+  rateLimiter: RateLimiter;
+  locks: Locks;
+  idempotencyKeys: IdempotencyKeys;
+  close(): Promise<void>;
+}
+
+/** Counter amounts and limits are integers (Redis INCRBY); anything else is a programming error. */
+export function checkInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be an integer, got ${value}`);
+}
+
+export function checkPositive(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+}

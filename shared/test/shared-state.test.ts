@@ -1,0 +1,206 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { createInMemorySharedState } from '../src/adapters/in-memory-shared-state';
+import { createRedisSharedState } from '../src/adapters/redis-shared-state';
+import type { SharedState } from '../src/adapters/shared-state';
+import { contractSuite, endpointOf, silentLogger, uniqueName } from '../src/testing';
+import { connectRedis } from '../src/adapters/redis';
+
+interface Subject {
+  state: SharedState;
+  /** A second instance on the same backend (another replica). */
+  replica: SharedState;
+  redis?: Redis;
+  prefix: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function deleteByPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+contractSuite<Subject>(
+  'SharedState',
+  {
+    memory: {
+      async create() {
+        const state = createInMemorySharedState();
+        return { state, replica: state, prefix: '' };
+      },
+    },
+    redis: {
+      async create() {
+        const redis = await connectRedis(endpointOf('redis')!, silentLogger());
+        const prefix = `${uniqueName('test_shared_state')}:`;
+        return {
+          state: createRedisSharedState(redis, { prefix }),
+          replica: createRedisSharedState(redis.duplicate(), { prefix, ownsConnection: true }),
+          redis,
+          prefix,
+        };
+      },
+      async destroy(subject) {
+        await deleteByPrefix(subject.redis!, subject.prefix);
+        await subject.replica.close();
+        await subject.redis!.quit();
+      },
+    },
+  },
+  (subject) => {
+    describe('counters', () => {
+      it('increments, reads 0 for an absent counter, and keeps counters apart', async () => {
+        const { counters } = subject().state;
+        expect(await counters.get('a')).to.equal(0);
+        expect(await counters.incrementBy('a', 5)).to.equal(5);
+        expect(await counters.incrementBy('a', -2)).to.equal(3);
+        expect(await counters.get('a')).to.equal(3);
+        expect(await counters.get('b')).to.equal(0);
+      });
+
+      it('is shared between replicas', async () => {
+        await subject().state.counters.incrementBy('shared', 4);
+        expect(await subject().replica.counters.incrementBy('shared', 1)).to.equal(5);
+      });
+
+      it('expires a counter after the TTL given when it was created', async () => {
+        const { counters } = subject().state;
+        await counters.incrementBy('ttl', 2, 1);
+        await counters.incrementBy('ttl', 2, 100); // does not extend the window
+        expect(await counters.get('ttl')).to.equal(4);
+        await sleep(1200);
+        expect(await counters.get('ttl')).to.equal(0);
+      });
+
+      it('rejects amounts that are not integers', async () => {
+        const { counters } = subject().state;
+        let error: unknown;
+        await counters.incrementBy('x', 1.5).catch((e: unknown) => (error = e));
+        expect(error).to.be.instanceOf(RangeError);
+      });
+
+      it('reserves only while the total stays within the limit', async () => {
+        const { counters } = subject().state;
+        expect(await counters.reserve('quota', 6, 10)).to.deep.equal({ granted: true, total: 6 });
+        expect(await counters.reserve('quota', 5, 10)).to.deep.equal({ granted: false, total: 6 });
+        expect(await counters.reserve('quota', 4, 10)).to.deep.equal({ granted: true, total: 10 });
+        expect(await counters.get('quota')).to.equal(10);
+      });
+
+      it('releases without going below zero and ignores absent counters', async () => {
+        const { counters } = subject().state;
+        await counters.reserve('quota', 6, 10);
+        expect(await counters.release('quota', 4)).to.equal(2);
+        expect(await counters.release('quota', 5)).to.equal(0);
+        expect(await counters.release('absent', 5)).to.equal(0);
+        expect(await counters.reserve('quota', 10, 10)).to.deep.equal({ granted: true, total: 10 });
+      });
+
+      it('never grants more than the limit under 200 concurrent reservations from two replicas', async () => {
+        const { state, replica } = subject();
+        const calls = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? state : replica).counters.reserve('race', 3, 250));
+        const results = await Promise.all(calls);
+        const granted = results.filter((r) => r.granted).length;
+        expect(granted).to.equal(83); // floor(250 / 3)
+        expect(await state.counters.get('race')).to.equal(granted * 3);
+        expect(Math.max(...results.map((r) => r.total))).to.equal(249);
+      });
+    });
+
+    describe('rate limiter', () => {
+      it('allows up to the limit within the window, then denies with a retry time', async () => {
+        const { rateLimiter } = subject().state;
+        const first = await rateLimiter.slidingWindowHit('user', 1000, 3);
+        expect(first.allowed).to.equal(true);
+        expect(first.remaining).to.equal(2);
+        expect(first.resetMs).to.be.within(1, 1000);
+        await rateLimiter.slidingWindowHit('user', 1000, 3);
+        expect((await rateLimiter.slidingWindowHit('user', 1000, 3)).remaining).to.equal(0);
+        const denied = await rateLimiter.slidingWindowHit('user', 1000, 3);
+        expect(denied).to.include({ allowed: false, remaining: 0 });
+        expect(denied.resetMs).to.be.within(1, 1000);
+        expect((await rateLimiter.slidingWindowHit('other', 1000, 3)).allowed).to.equal(true);
+      });
+
+      it('counts weights and lets capacity come back as hits leave the window', async () => {
+        const { rateLimiter } = subject().state;
+        expect((await rateLimiter.slidingWindowHit('w', 300, 10, 7)).remaining).to.equal(3);
+        const denied = await rateLimiter.slidingWindowHit('w', 300, 10, 4);
+        expect(denied.allowed).to.equal(false);
+        expect(denied.remaining).to.equal(3);
+        await sleep(denied.resetMs + 30);
+        expect(await rateLimiter.slidingWindowHit('w', 300, 10, 4)).to.include({ allowed: true, remaining: 6 });
+      });
+
+      it('enforces the limit across replicas under concurrency', async () => {
+        const { state, replica } = subject();
+        const hits = await Promise.all(
+          Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? state : replica).rateLimiter.slidingWindowHit('burst', 10_000, 25)),
+        );
+        expect(hits.filter((h) => h.allowed)).to.have.length(25);
+      });
+    });
+
+    describe('locks', () => {
+      it('gives a lock to one holder at a time and releases only with its token', async () => {
+        const { state, replica } = subject();
+        const token = await state.locks.acquire('job', 5000);
+        expect(token).to.be.a('string');
+        expect(await replica.locks.acquire('job', 5000)).to.equal(undefined);
+        expect(await replica.locks.release('job', 'not-the-token')).to.equal(false);
+        expect(await state.locks.release('job', token!)).to.equal(true);
+        expect(await state.locks.release('job', token!)).to.equal(false);
+        expect(await replica.locks.acquire('job', 5000)).to.be.a('string');
+      });
+
+      it('expires a lock whose holder never released it; the stale token cannot release the new holding', async () => {
+        const { state, replica } = subject();
+        const stale = await state.locks.acquire('job', 100);
+        await sleep(150);
+        const fresh = await replica.locks.acquire('job', 5000);
+        expect(fresh).to.be.a('string');
+        expect(await state.locks.release('job', stale!)).to.equal(false);
+        expect(await state.locks.acquire('job', 5000)).to.equal(undefined);
+      });
+
+      it('grants exactly one of many concurrent acquisitions', async () => {
+        const { state, replica } = subject();
+        const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? state : replica).locks.acquire('once', 5000)));
+        expect(tokens.filter((t) => t !== undefined)).to.have.length(1);
+      });
+    });
+
+    describe('idempotency keys', () => {
+      it('stores the first value and returns it to later callers', async () => {
+        const { state, replica } = subject();
+        expect(await state.idempotencyKeys.remember('k', 'first', 60)).to.equal(undefined);
+        expect(await replica.idempotencyKeys.remember('k', 'second', 60)).to.equal('first');
+        await state.idempotencyKeys.forget('k');
+        expect(await replica.idempotencyKeys.remember('k', 'second', 60)).to.equal(undefined);
+      });
+
+      it('forgets a key after its TTL', async () => {
+        const { idempotencyKeys } = subject().state;
+        await idempotencyKeys.remember('short', 'v1', 1);
+        await sleep(1200);
+        expect(await idempotencyKeys.remember('short', 'v2', 1)).to.equal(undefined);
+      });
+
+      it('lets exactly one of many concurrent callers store its value', async () => {
+        const { state, replica } = subject();
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) => (i % 2 ? state : replica).idempotencyKeys.remember('race', `v${i}`, 60)),
+        );
+        const stored = results.filter((r) => r === undefined);
+        expect(stored).to.have.length(1);
+        const winner = `v${results.indexOf(undefined)}`;
+        expect(results.filter((r) => r !== undefined).every((r) => r === winner)).to.equal(true);
+      });
+    });
+  },
+);

@@ -29,6 +29,17 @@ export interface NotificationConfig {
     /** Shares of the quota that trigger usage_threshold, ascending, e.g. [0.9, 1]. */
     thresholdShares: number[];
   };
+  /** Comma-separated Kafka brokers; empty means the in-process bus. */
+  kafkaBrokers: string;
+  mongo: {
+    /** Empty means in-memory stores. */
+    uri: string;
+    database: string;
+  };
+  /** AES-256-GCM key for webhook and signing secrets at rest (32 bytes), when configured. */
+  secretsEncryptionKey?: Buffer;
+  /** Port of the Prometheus /metrics endpoint; 0 disables it. */
+  metricsPort: number;
 }
 
 function parseShares(text: string): number[] {
@@ -66,6 +77,26 @@ interface RawEnv {
   DEV_SIGNING_SECRET: string;
   DEFAULT_MONTHLY_TOKEN_QUOTA: number;
   USAGE_THRESHOLD_SHARES: string;
+  KAFKA_BROKERS: string;
+  MONGODB_URI: string;
+  MONGODB_DATABASE: string;
+  SECRETS_ENCRYPTION_KEY: string;
+  METRICS_PORT: number;
+}
+
+/** SECRETS_ENCRYPTION_KEY: base64 of exactly 32 bytes. Required for Mongo outside embedded mode. */
+function encryptionKey(text: string, mongoUri: string, embedded: boolean): Buffer | undefined {
+  if (!text) {
+    if (mongoUri && !embedded) {
+      throw new Error('SECRETS_ENCRYPTION_KEY is required when MONGODB_URI is set (base64 of 32 random bytes: openssl rand -base64 32)');
+    }
+    return undefined;
+  }
+  const key = Buffer.from(text, 'base64');
+  if (key.length !== 32 || key.toString('base64') !== text.trim()) {
+    throw new Error('SECRETS_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)');
+  }
+  return key;
 }
 
 /** Reads the service configuration; throws listing the problems (fail fast). */
@@ -93,12 +124,21 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       DEV_SIGNING_SECRET: str({ default: '' }),
       DEFAULT_MONTHLY_TOKEN_QUOTA: num({ default: 1_000_000 }),
       USAGE_THRESHOLD_SHARES: str({ default: '0.9,1.0' }),
+      KAFKA_BROKERS: str({ default: '' }),
+      MONGODB_URI: str({ default: '' }),
+      MONGODB_DATABASE: str({ default: 'switchyard_notification' }),
+      SECRETS_ENCRYPTION_KEY: str({ default: '' }),
+      // Embedded mode shares one process with the mesh, which exposes metrics itself.
+      METRICS_PORT: num({ default: embedded ? 0 : 9464 }),
     },
     env,
     // readEnv's declared return type resolves to never for value-typed T (see report); the values match RawEnv.
   ) as unknown as RawEnv;
   if (!Number.isInteger(e.GRPC_PORT) || e.GRPC_PORT < 0 || e.GRPC_PORT > 65535) {
     throw new Error('GRPC_PORT must be an integer between 0 and 65535');
+  }
+  if (!Number.isInteger(e.METRICS_PORT) || e.METRICS_PORT < 0 || e.METRICS_PORT > 65535) {
+    throw new Error('METRICS_PORT must be an integer between 0 (disabled) and 65535');
   }
   if (e.DEV_SIGNING_SECRET && !isValidSecret(e.DEV_SIGNING_SECRET)) {
     throw new Error('DEV_SIGNING_SECRET must be whsec_ followed by base64 of 24 to 32 bytes');
@@ -125,5 +165,9 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       monthlyTokenQuota: positive('DEFAULT_MONTHLY_TOKEN_QUOTA', e.DEFAULT_MONTHLY_TOKEN_QUOTA),
       thresholdShares: parseShares(e.USAGE_THRESHOLD_SHARES),
     },
+    kafkaBrokers: e.KAFKA_BROKERS,
+    mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
+    secretsEncryptionKey: encryptionKey(e.SECRETS_ENCRYPTION_KEY, e.MONGODB_URI, embedded),
+    metricsPort: e.METRICS_PORT,
   };
 }

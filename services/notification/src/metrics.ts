@@ -1,7 +1,27 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-/** The notification service's Prometheus registry (served by whoever exposes /metrics). */
+/**
+ * The notification service's own metrics. An embedded mesh can merge this registry with its
+ * own (Registry.merge); it holds no process metrics, so merging never duplicates those.
+ */
 export const notificationMetrics = new Registry();
+
+let processMetrics: Registry | undefined;
+
+/** prom-client's default process metrics (CPU, memory, event loop), collected once per process. */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
+}
+
+/** What GET /metrics serves: the service metrics plus the default process metrics. */
+export async function metricsText(): Promise<{ contentType: string; body: string }> {
+  const merged = Registry.merge([notificationMetrics, processRegistry()]);
+  return { contentType: notificationMetrics.contentType, body: await merged.metrics() };
+}
 
 /** Pending-delivery counters of running engines; the gauge sums them when scraped. */
 const pendingSources = new Set<() => Promise<number>>();

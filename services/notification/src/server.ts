@@ -6,11 +6,13 @@ import { subscribeConsumers } from './events/consumers';
 import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
 import { UrlPolicy, type Resolver } from './ssrf/policy';
-import { inMemoryStores, type NotificationStores } from './store';
+import { createStores, type NotificationStores, type OpenedStores } from './store';
 
 export { loadNotificationConfig, type NotificationConfig } from './config';
 export { verifyWebhook } from './signing/verify';
-export { notificationMetrics } from './metrics';
+export { metricsText, notificationMetrics } from './metrics';
+export { startMetricsServer, type MetricsServer } from './metrics-server';
+export { createStores, type OpenedStores } from './store';
 export { UrlPolicy, type Resolver, type UrlCheck } from './ssrf/policy';
 export type { NotificationStores } from './store';
 
@@ -20,7 +22,7 @@ export interface NotificationServiceOptions {
   config: NotificationConfig;
   bus: EventBus;
   logger: Logger;
-  /** Defaults to in-memory stores; a durable implementation drops in behind the same interfaces. */
+  /** Given stores stay the caller's to close; by default createStores(config) (Mongo when MONGODB_URI is set), closed on stop. */
   stores?: NotificationStores;
   /** DNS for the URL policy; tests fake it. */
   resolver?: Resolver;
@@ -34,7 +36,8 @@ export interface RunningNotificationService extends RunningService {
 
 export async function startNotificationService(options: NotificationServiceOptions): Promise<RunningNotificationService> {
   const { config, bus, logger } = options;
-  const stores = options.stores ?? inMemoryStores();
+  const owned: OpenedStores | undefined = options.stores ? undefined : await createStores(config, logger);
+  const stores = options.stores ?? owned!.stores;
   const policy = new UrlPolicy(config.urlPolicy, options.resolver);
   const orgSecrets = new OrgSigningSecrets(stores.signingSecrets, config.devSigningSecret);
   const engine = new DeliveryEngine({
@@ -64,6 +67,7 @@ export async function startNotificationService(options: NotificationServiceOptio
   } catch (error) {
     await subscription.close();
     await engine.stop();
+    await owned?.close();
     throw error;
   }
   const server = grpc;
@@ -76,6 +80,7 @@ export async function startNotificationService(options: NotificationServiceOptio
       await subscription.close();
       await server.stop();
       await engine.stop();
+      await owned?.close();
     },
   };
 }

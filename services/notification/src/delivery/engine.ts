@@ -43,6 +43,8 @@ type Target =
 
 const SWEEP_BATCH = 500;
 const LEASE_MARGIN_MS = 30_000;
+/** Claimed deliveries kept waiting per host slot when the host is at its limit. */
+const PARKED_PER_SLOT = 4;
 
 /**
  * Sends deliveries with retries. Work comes from the store (a sweeper picks due deliveries, so
@@ -54,8 +56,11 @@ export class DeliveryEngine {
   private readonly post: (request: HttpPost) => Promise<HttpResponse>;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
+  /** Per host: claimed deliveries waiting for a free slot (they keep their lease). */
+  private readonly parked = new Map<string, DeliveryRecord[]>();
   private sweepTimer?: NodeJS.Timeout;
-  private sweeping = false;
+  /** The sweep running now, if any (stop waits for it so no claim outlives the stores). */
+  private sweeping?: Promise<void>;
   private sweepAgain = false;
   private deferred = false;
   private stopping = false;
@@ -79,7 +84,9 @@ export class DeliveryEngine {
     clearInterval(this.sweepTimer);
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wakeTimers.clear();
+    await this.sweeping;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.releaseParked();
     this.untrackPending?.();
   }
 
@@ -160,11 +167,10 @@ export class DeliveryEngine {
       this.sweepAgain = true;
       return;
     }
-    this.sweeping = true;
-    this.sweep()
+    this.sweeping = this.sweep()
       .catch((error: unknown) => this.deps.logger.error({ err: error }, 'delivery sweep failed'))
       .finally(() => {
-        this.sweeping = false;
+        this.sweeping = undefined;
         if (this.sweepAgain) {
           this.sweepAgain = false;
           this.requestSweep();
@@ -180,26 +186,67 @@ export class DeliveryEngine {
     if (claimed.length === SWEEP_BATCH && launched > 0) this.sweepAgain = true;
   }
 
-  /** Starts the attempt if its host has a free slot; otherwise gives the claim back. */
+  /**
+   * Starts the attempt if its host has a free slot, else parks it for the next free slot; when
+   * the host's parking is full too, gives the claim back (a later sweep picks it up again).
+   */
   private async launch(delivery: DeliveryRecord): Promise<boolean> {
     const host = hostKey(delivery.url);
-    if (this.stopping || !this.limiter.tryAcquire(host)) {
-      this.deferred = true;
-      await this.deps.deliveries.release(delivery.organization, delivery.id);
-      return false;
+    if (!this.stopping && this.limiter.tryAcquire(host)) {
+      this.run(host, delivery);
+      return true;
     }
+    if (!this.stopping && this.park(host, delivery)) return true;
+    this.deferred = true;
+    await this.deps.deliveries.release(delivery.organization, delivery.id);
+    return false;
+  }
+
+  private park(host: string, delivery: DeliveryRecord): boolean {
+    const queue = this.parked.get(host) ?? [];
+    if (queue.length >= this.deps.config.maxConcurrencyPerHost * PARKED_PER_SLOT) return false;
+    queue.push(delivery);
+    this.parked.set(host, queue);
+    return true;
+  }
+
+  /** Runs one attempt in a slot the caller acquired; a freed slot goes to the host's parked work first. */
+  private run(host: string, delivery: DeliveryRecord): void {
     const run: Promise<void> = this.attempt(delivery)
       .catch((error: unknown) => this.deps.logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt failed'))
       .finally(() => {
         this.limiter.release(host);
         this.inFlight.delete(run);
-        if (this.deferred) {
+        this.launchParked(host);
+        // Sweeping only once the host's parked work is gone keeps a saturated host from causing a sweep per attempt.
+        if (this.deferred && !this.parked.has(host)) {
           this.deferred = false;
           this.requestSweep();
         }
       });
     this.inFlight.add(run);
-    return true;
+  }
+
+  private launchParked(host: string): void {
+    const queue = this.parked.get(host);
+    while (queue && queue.length > 0 && !this.stopping && this.limiter.tryAcquire(host)) {
+      const next = queue.shift()!;
+      // Only attempt while the claim still covers a whole attempt; otherwise hand it back.
+      if (Date.parse(next.leaseUntil ?? '') - Date.now() > this.deps.config.timeoutMs) {
+        this.run(host, next);
+        continue;
+      }
+      this.limiter.release(host);
+      this.deferred = true;
+      this.deps.deliveries.release(next.organization, next.id).catch((error: unknown) => this.deps.logger.error({ err: error }, 'release failed'));
+    }
+    if (queue && queue.length === 0) this.parked.delete(host);
+  }
+
+  private async releaseParked(): Promise<void> {
+    const waiting = [...this.parked.values()].flat();
+    this.parked.clear();
+    for (const delivery of waiting) await this.deps.deliveries.release(delivery.organization, delivery.id);
   }
 
   private async attempt(delivery: DeliveryRecord): Promise<void> {

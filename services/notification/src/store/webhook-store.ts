@@ -5,6 +5,7 @@ export type WebhookPatch = Partial<Omit<WebhookRecord, 'id' | 'organization' | '
 export interface WebhookStore {
   create(webhook: WebhookRecord): Promise<void>;
   get(organization: string, id: string): Promise<WebhookRecord | undefined>;
+  /** Oldest first (createdAt, then id). */
   list(organization: string): Promise<WebhookRecord[]>;
   /** Returns the updated webhook, or undefined when it does not exist in that organization. */
   update(organization: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | undefined>;
@@ -24,7 +25,9 @@ export class InMemoryWebhookStore implements WebhookStore {
   }
 
   async list(organization: string): Promise<WebhookRecord[]> {
-    return [...(this.byOrg.get(organization)?.values() ?? [])].map((w) => structuredClone(w));
+    return [...(this.byOrg.get(organization)?.values() ?? [])]
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+      .map((w) => structuredClone(w));
   }
 
   async update(organization: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | undefined> {

@@ -1,0 +1,22 @@
+import type { Db } from 'mongodb';
+import type { NotificationStores } from '..';
+import type { SecretBox } from '../secret-box';
+import { MongoDeliveryStore } from './delivery-store';
+import { MongoProcessedEvents } from './processed-events';
+import { MongoSigningSecretStore } from './signing-secret-store';
+import { MongoUsageStore } from './usage-store';
+import { MongoWebhookStore } from './webhook-store';
+
+export { ensureIndexes, Collections } from './collections';
+export { MongoDeliveryStore, newLeaseOwner } from './delivery-store';
+
+/** Every notification store on one database (indexes must exist: ensureIndexes). */
+export function mongoStores(db: Db, box: SecretBox): NotificationStores {
+  return {
+    webhooks: new MongoWebhookStore(db, box),
+    deliveries: new MongoDeliveryStore(db),
+    signingSecrets: new MongoSigningSecretStore(db, box),
+    usage: new MongoUsageStore(db),
+    processedEvents: new MongoProcessedEvents(db),
+  };
+}

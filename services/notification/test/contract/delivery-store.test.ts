@@ -1,0 +1,141 @@
+import { contractSuite } from '@switchyard/shared/testing';
+import type { AttemptRecord } from '../../src/model';
+import { expect } from '../chai';
+import { deliveryRecord, storeBackends, type StoreWorld } from '../store-fixtures';
+
+const SECOND = 1000;
+
+function attempt(statusCode: number): AttemptRecord {
+  return { attemptedAt: new Date().toISOString(), statusCode, durationMs: 5, responseBody: `answer ${statusCode}`, error: statusCode >= 300 ? `HTTP ${statusCode}` : '' };
+}
+
+function later(ms: number): Date {
+  return new Date(Date.now() + ms);
+}
+
+contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
+  it('creates one delivery per identity, also when two instances race', async () => {
+    const { deliveries } = world().stores;
+    const other = (await world().reopen()).deliveries;
+    const first = deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_1' });
+    const copies = Array.from({ length: 6 }, () => ({ ...deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_1' }) }));
+    const results = await Promise.all([deliveries.createIfAbsent(first), ...copies.map((c, i) => (i % 2 ? deliveries : other).createIfAbsent(c))]);
+    expect(results.filter((r) => r.created)).to.have.length(1);
+    const ids = new Set(results.map((r) => r.delivery.id));
+    expect(ids.size).to.equal(1);
+    expect(await deliveries.list('org_a', { limit: 10 })).to.have.length(1);
+    // A different target for the same event is a different delivery.
+    expect((await deliveries.createIfAbsent(deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_2' }))).created).to.equal(true);
+  });
+
+  it('keeps organizations apart', async () => {
+    const { deliveries } = world().stores;
+    const delivery = deliveryRecord({ organization: 'org_a' });
+    await deliveries.createIfAbsent(delivery);
+    expect(await deliveries.get('org_b', delivery.id)).to.equal(undefined);
+    expect(await deliveries.list('org_b', { limit: 10 })).to.deep.equal([]);
+    expect(await deliveries.claim('org_b', delivery.id, new Date(), later(SECOND))).to.equal(undefined);
+    expect(await deliveries.recordAttempt('org_b', delivery.id, { attempt: attempt(200), status: 'succeeded', url: delivery.url })).to.equal(undefined);
+    expect((await deliveries.get('org_a', delivery.id))!.attempts).to.deep.equal([]);
+  });
+
+  it('lists newest first, by target, up to the limit', async () => {
+    const { deliveries } = world().stores;
+    const made = [];
+    for (let i = 0; i < 4; i++) {
+      const delivery = deliveryRecord({ webhookId: i % 2 ? 'wh_odd' : 'wh_even', createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() });
+      await deliveries.createIfAbsent(delivery);
+      made.push(delivery.id);
+    }
+    expect((await deliveries.list('org_a', { limit: 10 })).map((d) => d.id)).to.deep.equal([...made].reverse());
+    expect((await deliveries.list('org_a', { limit: 2 })).map((d) => d.id)).to.deep.equal([made[3], made[2]]);
+    expect((await deliveries.list('org_a', { webhookId: 'wh_odd', limit: 10 })).map((d) => d.id)).to.deep.equal([made[3], made[1]]);
+  });
+
+  it('claims only due, pending, unclaimed deliveries', async () => {
+    const { deliveries } = world().stores;
+    const due = deliveryRecord();
+    const notYet = deliveryRecord({ nextAttemptAt: later(60 * SECOND).toISOString() });
+    const done = deliveryRecord({ status: 'succeeded', nextAttemptAt: undefined });
+    for (const d of [due, notYet, done]) await deliveries.createIfAbsent(d);
+    const claimed = await deliveries.claimDue(new Date(), 10, later(30 * SECOND));
+    expect(claimed.map((d) => d.id)).to.deep.equal([due.id]);
+    expect(Date.parse(claimed[0]!.leaseUntil!)).to.be.greaterThan(Date.now());
+    expect(await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).to.deep.equal([]);
+    expect(await deliveries.claim('org_a', due.id, new Date(), later(30 * SECOND))).to.equal(undefined);
+    expect(await deliveries.claim('org_a', notYet.id, new Date(), later(30 * SECOND))).to.equal(undefined);
+    expect(await deliveries.countPending()).to.equal(2);
+  });
+
+  it('never hands one attempt to two instances claiming concurrently', async () => {
+    const stores = [world().stores.deliveries, (await world().reopen()).deliveries, (await world().reopen()).deliveries];
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const delivery = deliveryRecord();
+      await stores[0]!.createIfAbsent(delivery);
+      ids.push(delivery.id);
+    }
+    const rounds = await Promise.all([
+      ...stores.map((s) => s.claimDue(new Date(), 8, later(30 * SECOND))),
+      ...ids.map((id, i) => stores[i % 3]!.claim('org_a', id, new Date(), later(30 * SECOND))),
+    ]);
+    const claimed = rounds.flat().filter((d) => d !== undefined).map((d) => d!.id);
+    expect(claimed.sort()).to.deep.equal([...ids].sort());
+  });
+
+  it('hands a claim whose lease expired (crashed holder) to another instance, once', async () => {
+    const { deliveries } = world().stores;
+    const other = (await world().reopen()).deliveries;
+    const third = (await world().reopen()).deliveries;
+    const delivery = deliveryRecord();
+    await deliveries.createIfAbsent(delivery);
+    const start = new Date();
+    expect(await deliveries.claim('org_a', delivery.id, start, new Date(start.getTime() + 500))).to.not.equal(undefined);
+    const duringLease = new Date(start.getTime() + 200);
+    expect(await other.claimDue(duringLease, 10, new Date(start.getTime() + 30 * SECOND))).to.deep.equal([]);
+    const afterLease = new Date(start.getTime() + 600);
+    const takeovers = await Promise.all([other, third].map((s) => s.claimDue(afterLease, 10, new Date(start.getTime() + 30 * SECOND))));
+    expect(takeovers.flat().map((d) => d.id)).to.deep.equal([delivery.id]);
+  });
+
+  it('gives a released claim back', async () => {
+    const { deliveries } = world().stores;
+    const delivery = deliveryRecord();
+    await deliveries.createIfAbsent(delivery);
+    expect(await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND))).to.not.equal(undefined);
+    await deliveries.release('org_a', delivery.id);
+    expect((await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).map((d) => d.id)).to.deep.equal([delivery.id]);
+  });
+
+  it('appends attempts, moves the status on and drops the claim', async () => {
+    const { deliveries } = world().stores;
+    const delivery = deliveryRecord();
+    await deliveries.createIfAbsent(delivery);
+    await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND));
+    const retryAt = later(-10).toISOString();
+    const afterFirst = await deliveries.recordAttempt('org_a', delivery.id, { attempt: attempt(500), status: 'pending', nextAttemptAt: retryAt, url: 'https://hooks.example.com/moved' });
+    expect(afterFirst).to.include({ status: 'pending', nextAttemptAt: retryAt, url: 'https://hooks.example.com/moved' });
+    expect(afterFirst!.leaseUntil).to.equal(undefined);
+    // The retry is a new attempt: claimable at once when due.
+    expect(await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND))).to.not.equal(undefined);
+    const afterSecond = await deliveries.recordAttempt('org_a', delivery.id, { attempt: attempt(200), status: 'succeeded', url: 'https://hooks.example.com/moved' });
+    expect(afterSecond!.attempts.map((a) => a.statusCode)).to.deep.equal([500, 200]);
+    expect(afterSecond!.attempts[0]).to.deep.equal((await deliveries.get('org_a', delivery.id))!.attempts[0]);
+    expect(afterSecond!.nextAttemptAt).to.equal(undefined);
+    expect(await deliveries.countPending()).to.equal(0);
+    expect(await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).to.deep.equal([]);
+  });
+
+  it('is visible from a second store instance on the same database (restart)', async () => {
+    const delivery = deliveryRecord();
+    await world().stores.deliveries.createIfAbsent(delivery);
+    await world().stores.deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND));
+    await world().stores.deliveries.recordAttempt('org_a', delivery.id, { attempt: attempt(503), status: 'pending', nextAttemptAt: later(-1).toISOString(), url: delivery.url });
+    const reopened = (await world().reopen()).deliveries;
+    const [resumed] = await reopened.claimDue(new Date(), 10, later(30 * SECOND));
+    expect(resumed!.id).to.equal(delivery.id);
+    expect(resumed!.messageId).to.equal(delivery.messageId);
+    expect(resumed!.attempts.map((a) => a.statusCode)).to.deep.equal([503]);
+    expect((await reopened.createIfAbsent(deliveryRecord({ eventId: delivery.eventId, webhookId: delivery.webhookId }))).created).to.equal(false);
+  });
+});

@@ -56,45 +56,70 @@ describe('distributed: proofs on real infrastructure', function () {
       const n = (attemptsById.get(id) ?? 0) + 1;
       attemptsById.set(id, n);
       if (n === 1) return { status: 503 };
-      delivered.add(call.body.requestId as string);
+      delivered.add(String(call.body.requestId ?? `data:${call.body.count}:${call.body.id}`));
       return { status: 200 };
     });
-    const first = await Promise.all(
+    const hook = await run.api('/api/webhooks', { body: { event: 'data_updated', url: receiver.url } });
+    expect(hook.status, hook.text).to.equal(201);
+    const callbacks = await Promise.all(
       Array.from({ length: 5 }, (_, i) => run.api('/api/v2/ai/content/generate', { body: { prompt: `before ${i}`, webhookUrl: receiver.url } })),
     );
+    for (const res of callbacks) expect(res.status, res.text).to.equal(202);
     await waitFor(() => attemptsById.size >= 1, 30_000);
     await run.stack.stop('notification', 'SIGKILL');
-    // Events queued in Kafka while nobody consumes them.
-    const second = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => run.api('/api/v2/ai/content/generate', { body: { prompt: `during ${i}`, webhookUrl: receiver.url } })),
-    );
-    for (const res of [...first, ...second]) expect(res.status, res.text).to.equal(202);
+
+    // Events queued in Kafka while no notification service consumes them.
+    for (let i = 0; i < 5; i++) {
+      const res = await run.api('/api/v2/catalog/items', { body: { items: [{ itemId: `queued-${i}`, catalog: 'ecommerce', title: `Queued ${i}` }] } });
+      expect(res.status, res.text).to.equal(200);
+    }
     await run.stack.start('notification');
-    const expected = new Set([...first, ...second].map((r) => r.body.requestId as string));
-    await waitFor(() => [...expected].every((id) => delivered.has(id)), 60_000);
-    // Every request id arrived under exactly one webhook-id (duplicates only as retries of it).
-    for (const id of expected) {
+
+    const expectedCallbacks = callbacks.map((r) => r.body.requestId as string);
+    await waitFor(() => expectedCallbacks.every((id) => delivered.has(id)), 60_000);
+    await waitFor(() => receiver.calls.filter((c) => c.body.event === 'data_updated' && attemptsById.get(String(c.headers['webhook-id']))! >= 2).length >= 5, 60_000);
+    // Each callback and each data event arrived under one webhook-id: duplicates only as its retries.
+    for (const id of expectedCallbacks) {
       const ids = new Set(receiver.calls.filter((c) => c.body.requestId === id).map((c) => c.headers['webhook-id']));
       expect(ids.size, `webhook-ids for ${id}`).to.equal(1);
     }
+    const dataEvents = new Map<string, Set<unknown>>();
+    for (const call of receiver.calls.filter((c) => c.body.event === 'data_updated')) {
+      const ids = dataEvents.get(call.body.id) ?? new Set();
+      ids.add(call.headers['webhook-id']);
+      dataEvents.set(call.body.id, ids);
+    }
+    expect(dataEvents.size).to.equal(5);
+    for (const ids of dataEvents.values()) expect(ids.size).to.equal(1);
+    await run.api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
   });
 
   it('loses no usage event when the content service restarts mid-load', async () => {
     const reader = await new TopicReader(`${run.topicPrefix}switchyard.usage.v1`).start();
     try {
       const results: Array<{ status: number; requestId?: string }> = [];
+      let restarted = false;
+      let afterRestart = 0;
       const load = (async () => {
-        for (let i = 0; i < 40; i++) {
-          const res = await run.api('/api/v2/ai/content/generate', { body: { prompt: `load ${i}`, max_length: 30 } });
-          results.push({ status: res.status, requestId: res.body?.request_id });
-        }
+        // Two concurrent callers keep calling until 10 calls succeeded after the restart.
+        const caller = async (name: string) => {
+          for (let i = 0; afterRestart < 10 && i < 2000; i++) {
+            const res = await run.api('/api/v2/ai/content/generate', { body: { prompt: `load ${name} ${i}`, max_length: 30 } });
+            results.push({ status: res.status, requestId: res.body?.request_id });
+            if (restarted && res.status === 200) afterRestart++;
+            if (res.status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        };
+        await Promise.all([caller('a'), caller('b')]);
       })();
       await waitFor(() => results.length >= 10, 30_000);
       await run.stack.stop('content', 'SIGTERM');
       await run.stack.start('content');
+      restarted = true;
       await load;
       const succeeded = results.filter((r) => r.status === 200).map((r) => r.requestId!);
-      expect(succeeded.length).to.be.greaterThan(20);
+      expect(afterRestart).to.be.at.least(10);
+      for (const r of results) expect(r.status, 'a call failed other than by the restart').to.be.oneOf([200, 503]);
       await waitFor(() => {
         const recorded = new Set(reader.events.filter((e) => e.type === 'usage.recorded').map((e) => (e.data as { requestId: string }).requestId));
         return succeeded.every((id) => recorded.has(id));

@@ -9,7 +9,7 @@ import * as path from 'node:path';
  *  3. the local servers of deploy/local/infra.sh, when they are installed on this machine.
  * Without any, suites that need a real backend are reported as pending.
  */
-const REPO = path.resolve(__dirname, '..', '..');
+const REPO = path.resolve(__dirname, '..', '..', '..');
 const INFRA_SCRIPT = path.join(REPO, 'deploy', 'local', 'infra.sh');
 
 type Stop = () => Promise<void>;

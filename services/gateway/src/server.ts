@@ -11,6 +11,7 @@ import { requestId, type GatewayState } from './middleware/request-id';
 import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
+import { DefaultResultUrls } from './routes/default-result-url';
 import { buildRouter, unmatched } from './routing';
 
 export { loadGatewayConfig, type GatewayConfig };
@@ -29,6 +30,8 @@ export interface GatewayAppDeps {
   apiKeys: ApiKeyStore;
   /** Defaults to shared checkHealth (grpc.health.v1). */
   checkHealth?: (address: string, service: string) => Promise<string>;
+  /** How long "has a default result URL" is cached per organization (default 5 s; tests use 0). */
+  defaultResultUrlCacheMs?: number;
 }
 
 /**
@@ -52,6 +55,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     logger: deps.logger,
     checkHealth: deps.checkHealth ?? ((address, service) => checkHealth(address, service)),
     metrics: metrics.registry,
+    defaultResultUrls: new DefaultResultUrls(deps.clients.notification, deps.logger, deps.defaultResultUrlCacheMs),
     openapi: () => openapi,
   };
   const router = buildRouter(routeTable, routeDeps, deps.apiKeys, deps.config.bodyLimitBytes);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { AppError } from '@switchyard/shared';
 import { sampleWebhook } from './doubles';
 import { startHarness, resetDoubles, type Harness } from './harness';
 import { expectShape } from './shape';
@@ -66,6 +67,17 @@ describe('gateway content routes', () => {
       expect(reply.body).to.deep.equal({ status: 'processing', requestId: reply.requestId });
       expect(h.doubles.content.last('SubmitGenerate').request.webhook_url).to.equal('');
       expect(h.doubles.content.called('Generate')).to.equal(0);
+    });
+
+    it('answers synchronously when the notification service cannot say whether a default URL exists', async () => {
+      h.doubles.notification.on('ListWebhooks', async () => ({ webhooks: [] }));
+      expect((await h.send('POST', '/api/v2/ai/content/generate', { body: { prompt: 'x' } })).status).to.equal(200);
+      h.doubles.notification.on('ListWebhooks', async () => {
+        throw new AppError('unavailable', 'notification is down');
+      });
+      const reply = await h.send('POST', '/api/v2/ai/content/generate', { body: { prompt: 'x' } });
+      expect(reply.status).to.equal(200);
+      expect(h.doubles.content.called('Generate')).to.equal(2);
     });
 
     it('with a webhookUrl the policy refuses: 400 naming /webhookUrl with the reason, nothing submitted', async () => {

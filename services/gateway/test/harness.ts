@@ -63,7 +63,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     options.deadlineMs ?? 5000,
   );
-  const app = createGatewayApp({ config: { bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576 }, logger: silentLogger(), clients, apiKeys });
+  const app = createGatewayApp({
+    config: { bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576 },
+    logger: silentLogger(),
+    clients,
+    apiKeys,
+    defaultResultUrlCacheMs: 0,
+  });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

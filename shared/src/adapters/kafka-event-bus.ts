@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
@@ -43,7 +43,12 @@ export class KafkaEventBus implements EventBus {
       },
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5000 },
     });
-    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.producer = this.kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   /** Connects the producer and creates the topics (idempotent). */
@@ -73,7 +78,8 @@ export class KafkaEventBus implements EventBus {
     const consumer = this.kafka.consumer({
       groupId: options.group,
       allowAutoTopicCreation: false,
-      sessionTimeout: 30_000,
+      // A crashed member's partitions move to the others after this long.
+      sessionTimeout: 10_000,
       heartbeatInterval: 3_000,
     });
     await consumer.connect();

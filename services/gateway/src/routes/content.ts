@@ -50,9 +50,8 @@ async function submitWithWebhook(body: GenerateContentBody, url: string, call: C
  * Interface 6.1: with a request_completed webhook registered (the account's default result URL),
  * a generate call without webhookUrl is answered at once and its result delivered there.
  */
-async function hasDefaultResultWebhook(call: CallContext, deps: RouteDeps): Promise<boolean> {
-  const webhooks = await deps.clients.notification.listWebhooks(call);
-  return webhooks.some((w) => w.enabled && w.events.includes('request_completed'));
+function hasDefaultResultWebhook(call: CallContext, deps: RouteDeps): Promise<boolean> {
+  return deps.defaultResultUrls.has(call);
 }
 
 async function submitToDefaultWebhook(body: GenerateContentBody, call: CallContext, deps: RouteDeps): Promise<RouteResult> {

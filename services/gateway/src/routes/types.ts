@@ -33,6 +33,7 @@ export interface ResponseSpec {
   /** Documents a text/event-stream alternative (requests with stream: true). */
   eventStream?: string;
 }
+import type { DefaultResultUrls } from './default-result-url';
 
 /** What route handlers may use. */
 export interface RouteDeps {
@@ -41,6 +42,7 @@ export interface RouteDeps {
   /** grpc.health.v1 status of one downstream ("SERVING", "NOT_SERVING", "UNREACHABLE"...). */
   checkHealth(address: string, service: string): Promise<string>;
   metrics: Registry;
+  defaultResultUrls: DefaultResultUrls;
   /** The OpenAPI document, generated once from the route table. */
   openapi(): unknown;
 }

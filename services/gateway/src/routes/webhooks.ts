@@ -77,6 +77,7 @@ const register: RouteSpec<RegisterWebhookBody> = {
       { events: [body.event], url: body.url, secret: body.secret ?? '' },
       call,
     );
+    deps.defaultResultUrls.forget(call.organization);
     if (!registered.webhook) throw new AppError('internal', 'notification service answered without the webhook');
     return json(201, { ...webhookView(registered.webhook), secret: registered.secret });
   },
@@ -148,6 +149,7 @@ const update: RouteSpec<UpdateWebhookBody> = {
       { id: params.id, url: body.url, events: body.events ?? [], events_set: body.events !== undefined, enabled: body.enabled },
       call,
     );
+    deps.defaultResultUrls.forget(call.organization);
     return json(200, webhookView(updated));
   },
 };
@@ -161,7 +163,9 @@ const remove: RouteSpec = {
   responses: { 204: { description: 'Deleted' } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    if (!(await deps.clients.notification.deleteWebhook(params.id, call))) throw AppError.notFound(`webhook ${params.id} not found`);
+    const deleted = await deps.clients.notification.deleteWebhook(params.id, call);
+    deps.defaultResultUrls.forget(call.organization);
+    if (!deleted) throw AppError.notFound(`webhook ${params.id} not found`);
     return { status: 204 };
   },
 };

@@ -21,3 +21,6 @@ export * from './adapters/redis';
 export * from './adapters/shared-state';
 export * from './adapters/in-memory-shared-state';
 export * from './adapters/redis-shared-state';
+export * from './adapters/outbox';
+export * from './adapters/outbox-store';
+export * from './adapters/outbox-mongo-store';

@@ -18,6 +18,10 @@ export interface AssistantConfig {
   mongodbDatabase: string;
   /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
   kafkaBrokers: string;
+  /** Period of the outbox relay that republishes usage events the bus refused (OUTBOX_RELAY_INTERVAL_MS). */
+  outboxRelayIntervalMs: number;
+  /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
+  outboxPublishTimeoutMs: number;
 }
 
 const MIN_HISTORY = 2;
@@ -33,6 +37,8 @@ interface AssistantEnv {
   MONGODB_URI: string;
   MONGODB_DATABASE: string;
   KAFKA_BROKERS: string;
+  OUTBOX_RELAY_INTERVAL_MS: number;
+  OUTBOX_PUBLISH_TIMEOUT_MS: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -50,6 +56,8 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_assistant' }),
       KAFKA_BROKERS: str({ default: '' }),
+      OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
+      OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
     },
     env,
   ) as unknown as AssistantEnv;
@@ -58,6 +66,9 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   if (!Number.isInteger(limit) || limit < MIN_HISTORY) problems.push(`SESSION_HISTORY_LIMIT: must be an integer >= ${MIN_HISTORY}`);
   if (!(values.CONTENT_DEADLINE_MS > 0)) problems.push('CONTENT_DEADLINE_MS: must be > 0');
   if (values.CONTENT_ADDR.trim() === '') problems.push('CONTENT_ADDR: must be host:port');
+  for (const name of ['OUTBOX_RELAY_INTERVAL_MS', 'OUTBOX_PUBLISH_TIMEOUT_MS'] as const) {
+    if (!Number.isInteger(values[name]) || values[name] < 1) problems.push(`${name}: must be an integer >= 1`);
+  }
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     grpcHost: values.GRPC_HOST,
@@ -71,5 +82,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     mongodbUri: values.MONGODB_URI.trim(),
     mongodbDatabase: values.MONGODB_DATABASE,
     kafkaBrokers: values.KAFKA_BROKERS.trim(),
+    outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
+    outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,
   };
 }

@@ -9,7 +9,7 @@ main(logger, async () => {
   logger.level = config.logLevel;
   const bus = await createEventBus({ kafkaBrokers: config.kafkaBrokers, clientId: 'assistant', logger });
   const stores = await createStores(config, logger);
-  const service = await startAssistantService({ config, bus, logger, sessions: stores.sessions });
+  const service = await startAssistantService({ config, bus, logger, sessions: stores.sessions, outboxStore: stores.outbox });
   stopOnSignals(logger, async () => {
     await service.stop();
     await bus.close();

@@ -1,4 +1,14 @@
-import { protos, startGrpcServer, unary, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import {
+  InMemoryOutboxStore,
+  OutboxPublisher,
+  protos,
+  startGrpcServer,
+  unary,
+  type EventBus,
+  type Logger,
+  type OutboxStore,
+  type RunningService,
+} from '@switchyard/shared';
 import { createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { UsagePublisher } from './events/usage-publisher';
 import { createListAgentsHandler } from './handlers/list-agents';
@@ -31,6 +41,8 @@ export interface AssistantServiceOptions {
   logger: Logger;
   /** Defaults to an in-memory store. */
   sessions?: SessionStore;
+  /** Where usage events wait while the bus is down; defaults to in-memory (Mongo via createStores). */
+  outboxStore?: OutboxStore;
   /** Defaults to routing by model: 'builtin' offline, others through the content service. */
   responder?: Responder;
   /** The content service's completions; defaults to a gRPC client of config.contentAddr. */
@@ -45,11 +57,20 @@ export async function startAssistantService(options: AssistantServiceOptions): P
   const completions = options.completions ?? (contentClient as ContentCompletionClient);
   const responder =
     options.responder ?? new ModelRouter(new BuiltinResponder(agents), new ContentModelResponder(completions), config.defaultModel);
+  // Usage goes through the outbox, so an answered call never fails on a bus outage.
+  const outbox = new OutboxPublisher({
+    bus,
+    store: options.outboxStore ?? new InMemoryOutboxStore(),
+    logger,
+    relayIntervalMs: config.outboxRelayIntervalMs,
+    publishTimeoutMs: config.outboxPublishTimeoutMs,
+  });
+  await outbox.start();
   const { reply, replyStream } = createReplyHandlers({
     agents,
     sessions: options.sessions ?? new InMemorySessionStore(),
     responder,
-    usage: new UsagePublisher(bus, logger),
+    usage: new UsagePublisher(outbox, logger),
     historyLimit: config.sessionHistoryLimit,
   });
   const listAgents = createListAgentsHandler(agents);
@@ -73,6 +94,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     stop: async () => {
       await grpc.stop(STOP_GRACE_MS); // calls in flight finish before their content client goes away
       contentClient?.close();
+      await outbox.stop();
     },
   };
 }

@@ -14,7 +14,14 @@ describe('assistant config', () => {
       mongodbUri: '',
       mongodbDatabase: 'switchyard_assistant',
       kafkaBrokers: '',
+      outboxRelayIntervalMs: 1000,
+      outboxPublishTimeoutMs: 2000,
     });
+  });
+
+  it('reads the outbox settings and rejects invalid ones', () => {
+    expect(loadAssistantConfig({ OUTBOX_RELAY_INTERVAL_MS: '250', OUTBOX_PUBLISH_TIMEOUT_MS: '500' })).to.deep.include({ outboxRelayIntervalMs: 250, outboxPublishTimeoutMs: 500 });
+    expect(() => loadAssistantConfig({ OUTBOX_RELAY_INTERVAL_MS: '0' })).to.throw(/OUTBOX_RELAY_INTERVAL_MS/);
   });
 
   it('reads the environment', () => {

@@ -154,16 +154,19 @@ describe('assistant gRPC contract', () => {
     expect(sameOrg.reply).to.include('55555');
   });
 
-  it('fails with unavailable when usage cannot be published', async () => {
-    const failingBus = new RecordingBus();
-    failingBus.failing = true;
-    const other = await startAssistantService({ config, bus: failingBus, logger: silentLogger() });
+  it('answers while the bus is down; the usage event is published once the bus recovers', async () => {
+    const flakyBus = new RecordingBus();
+    flakyBus.failing = true;
+    const other = await startAssistantService({ config: { ...config, outboxRelayIntervalMs: 20, outboxPublishTimeoutMs: 500 }, bus: flakyBus, logger: silentLogger() });
     const otherClient = createClient(protos.assistant().AssistantService, `127.0.0.1:${other.port}`);
     try {
-      const error = await failure(
-        callUnary('assistant', otherClient.Reply, otherClient, { agent: 'chat', user_id: 'u', session_id: 's', messages: [{ role: 'user', content: 'hi' }] }, ORG_A, 5000),
-      );
-      expect(error.code).to.equal('unavailable');
+      const context = { ...ORG_A, requestId: 'req_outbox1' };
+      await callUnary('assistant', otherClient.Reply, otherClient, { agent: 'chat', user_id: 'u', session_id: 's', messages: [{ role: 'user', content: 'hi' }] }, context, 5000);
+      expect(flakyBus.published).to.have.length(0);
+      flakyBus.failing = false;
+      await waitFor(() => flakyBus.published.length === 1, 5000);
+      expect(flakyBus.published[0]).to.deep.include({ type: 'usage.recorded', organization: 'org_a' });
+      expect(flakyBus.published[0]?.data).to.deep.include({ requestId: 'req_outbox1' });
     } finally {
       otherClient.close();
       await other.stop();

@@ -80,7 +80,7 @@ describe('Reply handler', () => {
       });
     });
 
-    it('fails with unavailable, and keeps the session unchanged, when usage cannot be published', async () => {
+    it('fails with unavailable, and keeps the session unchanged, when usage can be neither published nor stored', async () => {
       const { reply, bus, sessions } = makeReply();
       bus.failing = true;
       const error = await rejection(reply(request('chat', [{ role: 'user', content: 'hi' }]), CONTEXT));

@@ -28,6 +28,10 @@ export interface ContentConfig {
   instanceId: string;
   /** How long a replica may hold an async request without renewing its lease. */
   requestLeaseMs: number;
+  /** Period of the outbox relay that republishes events the bus refused (OUTBOX_RELAY_INTERVAL_MS). */
+  outboxRelayIntervalMs: number;
+  /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
+  outboxPublishTimeoutMs: number;
 }
 
 interface ContentEnv {
@@ -44,6 +48,8 @@ interface ContentEnv {
   KAFKA_BROKERS: string;
   INSTANCE_ID: string;
   REQUEST_LEASE_MS: number;
+  OUTBOX_RELAY_INTERVAL_MS: number;
+  OUTBOX_PUBLISH_TIMEOUT_MS: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -74,6 +80,8 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
       KAFKA_BROKERS: str({ default: '' }),
       INSTANCE_ID: str({ default: hostname() }),
       REQUEST_LEASE_MS: num({ default: 300_000 }),
+      OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
+      OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
     },
     env,
   ) as unknown as Readonly<ContentEnv>;
@@ -91,5 +99,7 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     kafkaBrokers: values.KAFKA_BROKERS.trim(),
     instanceId: values.INSTANCE_ID,
     requestLeaseMs: positiveInteger('REQUEST_LEASE_MS', values.REQUEST_LEASE_MS),
+    outboxRelayIntervalMs: positiveInteger('OUTBOX_RELAY_INTERVAL_MS', values.OUTBOX_RELAY_INTERVAL_MS),
+    outboxPublishTimeoutMs: positiveInteger('OUTBOX_PUBLISH_TIMEOUT_MS', values.OUTBOX_PUBLISH_TIMEOUT_MS),
   };
 }

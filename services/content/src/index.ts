@@ -9,7 +9,7 @@ main(logger, async () => {
   logger.level = config.logLevel;
   const bus = await createEventBus({ kafkaBrokers: config.kafkaBrokers, clientId: 'content', logger });
   const stores = await createStores(config, logger);
-  const service = await startContentService({ config, bus, logger, requestStore: stores.requestStore });
+  const service = await startContentService({ config, bus, logger, requestStore: stores.requestStore, outboxStore: stores.outbox });
   stopOnSignals(logger, async () => {
     await service.stop();
     await bus.close();

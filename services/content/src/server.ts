@@ -1,9 +1,12 @@
 import {
+  InMemoryOutboxStore,
+  OutboxPublisher,
   protos,
   startGrpcServer,
   unary,
   type EventBus,
   type Logger,
+  type OutboxStore,
   type RunningService,
 } from '@switchyard/shared';
 import type { ContentServiceHandlers } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
@@ -46,6 +49,8 @@ export interface ContentServiceOptions {
   logger: Logger;
   /** Defaults to an in-memory store; a durable store (MongoDB) drops in here. */
   requestStore?: RequestStore;
+  /** Where usage and result events wait while the bus is down; defaults to in-memory (Mongo via createStores). */
+  outboxStore?: OutboxStore;
   /** Replaces the configured registry (MODEL_REGISTRY_JSON / MODEL_REGISTRY_PATH), e.g. in tests. */
   models?: TextModel[];
   /** Where the registry's apiKeyEnv names are looked up; defaults to process.env. */
@@ -101,9 +106,18 @@ export async function startContentService(options: ContentServiceOptions): Promi
   const { config, bus, logger } = options;
   const models = modelRegistry(options);
   const store = options.requestStore ?? new InMemoryRequestStore({ owner: config.instanceId, leaseMs: config.requestLeaseMs });
-  const usage = new UsagePublisher(bus);
+  // Usage and results go through the outbox, so a call that spent tokens never fails on a bus outage.
+  const outbox = new OutboxPublisher({
+    bus,
+    store: options.outboxStore ?? new InMemoryOutboxStore(),
+    logger,
+    relayIntervalMs: config.outboxRelayIntervalMs,
+    publishTimeoutMs: config.outboxPublishTimeoutMs,
+  });
+  await outbox.start();
+  const usage = new UsagePublisher(outbox);
   const jobs = new JobQueue(config.asyncConcurrency, logger);
-  const runner = new GenerateJobRunner({ models, store, usage, results: new ResultPublisher(bus), logger });
+  const runner = new GenerateJobRunner({ models, store, usage, results: new ResultPublisher(outbox), logger });
   const deps: SubmitDeps = { models, usage, maxInputTokens: config.maxInputTokens, store, jobs, runner };
   const leases = leaseKeeper(store, deps, config, logger);
   // Before taking calls: requests created from now on are held by this process and never re-claimed here.
@@ -125,6 +139,7 @@ export async function startContentService(options: ContentServiceOptions): Promi
       await server.stop(options.stopGraceMs);
       await leases.stop();
       await jobs.stop();
+      await outbox.stop();
     },
   };
 }

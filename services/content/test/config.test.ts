@@ -18,6 +18,8 @@ describe('content config', () => {
       kafkaBrokers: '',
       instanceId: hostname(),
       requestLeaseMs: 300_000,
+      outboxRelayIntervalMs: 1000,
+      outboxPublishTimeoutMs: 2000,
     });
   });
 
@@ -25,6 +27,8 @@ describe('content config', () => {
     const config = loadContentConfig({ MONGODB_URI: 'mongodb://db:27017', MONGODB_DATABASE: 'c1', KAFKA_BROKERS: 'k1:9092,k2:9092', INSTANCE_ID: 'content-0', REQUEST_LEASE_MS: '1000' });
     expect(config).to.include({ mongodbUri: 'mongodb://db:27017', mongodbDatabase: 'c1', kafkaBrokers: 'k1:9092,k2:9092', instanceId: 'content-0', requestLeaseMs: 1000 });
     expect(() => loadContentConfig({ REQUEST_LEASE_MS: '0' })).to.throw(/REQUEST_LEASE_MS/);
+    expect(loadContentConfig({ OUTBOX_RELAY_INTERVAL_MS: '250', OUTBOX_PUBLISH_TIMEOUT_MS: '500' })).to.include({ outboxRelayIntervalMs: 250, outboxPublishTimeoutMs: 500 });
+    expect(() => loadContentConfig({ OUTBOX_RELAY_INTERVAL_MS: '0' })).to.throw(/OUTBOX_RELAY_INTERVAL_MS/);
   });
 
   it('reads the environment and rejects invalid values', () => {

@@ -15,7 +15,7 @@ import type { ContentServiceClient } from '@switchyard/shared/generated/switchya
 import { countTokens } from '@switchyard/shared';
 import { loadContentConfig, startContentService, type TextModel } from '../src/server';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
-import { BrokenBus, collectEvents, context } from './helpers';
+import { FlakyBus, collectEvents, context } from './helpers';
 
 interface Harness {
   service: RunningService;
@@ -28,7 +28,7 @@ interface Harness {
 async function startHarness(options: { bus?: EventBus; models?: TextModel[]; defaultModel?: string } = {}): Promise<Harness> {
   const bus = options.bus ?? new InMemoryEventBus();
   const events = await collectEvents(bus);
-  const config = { ...loadContentConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, maxInputTokens: 2000, defaultModel: options.defaultModel ?? 'builtin' };
+  const config = { ...loadContentConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, maxInputTokens: 2000, defaultModel: options.defaultModel ?? 'builtin', outboxRelayIntervalMs: 20, outboxPublishTimeoutMs: 500 };
   const service = await startContentService({ config, bus, logger: silentLogger(), models: options.models, stopGraceMs: 1000 });
   const client = createClient(protos.content().ContentService, `127.0.0.1:${service.port}`);
   return {
@@ -235,11 +235,32 @@ describe('content service async failures and shutdown', () => {
     await bus.close();
   });
 
-  it('Generate fails with unavailable when usage cannot be published', async () => {
-    const h = await startHarness({ bus: new BrokenBus() });
+  it('Generate succeeds while the bus is down; its usage event is published once the bus recovers', async () => {
+    const bus = new FlakyBus();
+    const h = await startHarness({ bus });
     try {
-      const error = await appError(h.call('Generate', { prompt: 'Write about tea' }));
-      expect(error.code).to.equal('unavailable');
+      const ctx = context();
+      const response = await h.call<{ request_id: string }>('Generate', { prompt: 'Write about tea' }, ctx);
+      expect(response.request_id).to.equal(ctx.requestId);
+      expect(bus.refused).to.be.greaterThan(0);
+      expect(usageFor(h.events, ctx.requestId)).to.have.length(0);
+      bus.down = false;
+      await waitFor(() => usageFor(h.events, ctx.requestId).length === 1, 5000);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('SubmitGenerate: the result event waits in the outbox while the bus is down', async () => {
+    const bus = new FlakyBus();
+    const h = await startHarness({ bus });
+    try {
+      const ctx = context();
+      await h.call('SubmitGenerate', { request: { prompt: 'Write about tea' } }, ctx);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(h.events.filter((e) => e.type === 'request.completed')).to.have.length(0);
+      bus.down = false;
+      await waitFor(() => h.events.some((e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId) && usageFor(h.events, ctx.requestId).length === 1, 5000);
     } finally {
       await h.close();
     }

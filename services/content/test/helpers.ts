@@ -13,10 +13,24 @@ export async function collectEvents(bus: EventBus): Promise<AnyEvent[]> {
   return events;
 }
 
-/** A bus that refuses every publish, to check that calls fail instead of going unrecorded. */
+/** A bus that refuses every publish. */
 export class BrokenBus extends InMemoryEventBus {
   override async publish(): Promise<void> {
     throw new Error('broker down');
+  }
+}
+
+/** A bus that refuses publishes while down is set, then recovers (subscriptions keep working). */
+export class FlakyBus extends InMemoryEventBus {
+  down = true;
+  refused = 0;
+
+  override async publish(event: AnyEvent): Promise<void> {
+    if (this.down) {
+      this.refused++;
+      throw new Error('broker down');
+    }
+    return super.publish(event);
   }
 }
 

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { AppError, InMemoryEventBus } from '@switchyard/shared';
-import { waitFor } from '@switchyard/shared/testing';
+import { AppError, InMemoryEventBus, InMemoryOutboxStore, OutboxPublisher } from '@switchyard/shared';
+import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
 import { UsagePublisher } from '../src/events/usage-publisher';
 import { createTransformHandler } from '../src/handlers/transform';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
 import { ModelRegistry } from '../src/models/registry';
-import { BrokenBus, collectEvents, context } from './helpers';
+import { BrokenBus, collectEvents, context, FlakyBus } from './helpers';
 
 function request(fields: Partial<TransformRequest__Output>): TransformRequest__Output {
   return { model: '', action: '', text: '', target_length: '', format: '', source_language: '', target_language: '', ...fields };
@@ -73,8 +73,29 @@ describe('transform handler', () => {
     expect(error.details[0]?.field).to.equal('/text');
   });
 
-  it('fails with unavailable when the usage event cannot be published', async () => {
-    const transform = createTransformHandler({ models, usage: new UsagePublisher(new BrokenBus()), maxInputTokens: 1000 });
+  it('succeeds while the bus is down and publishes the usage event once it recovers', async () => {
+    const bus = new FlakyBus();
+    const events = await collectEvents(bus);
+    const outbox = new OutboxPublisher({ bus, store: new InMemoryOutboxStore(), logger: silentLogger(), relayIntervalMs: 10, publishTimeoutMs: 200 });
+    await outbox.start();
+    const transform = createTransformHandler({ models, usage: new UsagePublisher(outbox), maxInputTokens: 1000 });
+    const ctx = context();
+    const response = await transform(request({ action: 'summarize', text: 'One sentence. Two sentences.' }), ctx);
+    expect(response.request_id).to.equal(ctx.requestId);
+    expect(bus.refused).to.be.greaterThan(0);
+    bus.down = false;
+    await waitFor(() => events.some((e) => e.type === 'usage.recorded' && e.data.requestId === ctx.requestId), 5000);
+    await outbox.stop();
+    expect(events.filter((e) => e.type === 'usage.recorded')).to.have.length(1);
+  });
+
+  it('fails with unavailable when the usage event can be neither published nor stored', async () => {
+    const store = new InMemoryOutboxStore();
+    store.add = async () => {
+      throw new Error('database down');
+    };
+    const outbox = new OutboxPublisher({ bus: new BrokenBus(), store, logger: silentLogger(), relayIntervalMs: 10, publishTimeoutMs: 200 });
+    const transform = createTransformHandler({ models, usage: new UsagePublisher(outbox), maxInputTokens: 1000 });
     const error = await rejection(transform(request({ action: 'summarize', text: 'One sentence. Two sentences.' }), context()));
     expect(error.code).to.equal('unavailable');
   });

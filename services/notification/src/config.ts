@@ -28,6 +28,8 @@ export interface NotificationConfig {
     monthlyTokenQuota: number;
     /** Shares of the quota that trigger usage_threshold, ascending, e.g. [0.9, 1]. */
     thresholdShares: number[];
+    /** Ledger entries left unapplied this long are re-applied; also the sweep interval (ms). */
+    ledgerSweepMs: number;
   };
   /** Comma-separated Kafka brokers; empty means the in-process bus. */
   kafkaBrokers: string;
@@ -77,6 +79,7 @@ interface RawEnv {
   DEV_SIGNING_SECRET: string;
   DEFAULT_MONTHLY_TOKEN_QUOTA: number;
   USAGE_THRESHOLD_SHARES: string;
+  USAGE_LEDGER_SWEEP_MS: number;
   KAFKA_BROKERS: string;
   MONGODB_URI: string;
   MONGODB_DATABASE: string;
@@ -124,6 +127,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       DEV_SIGNING_SECRET: str({ default: '' }),
       DEFAULT_MONTHLY_TOKEN_QUOTA: num({ default: 1_000_000 }),
       USAGE_THRESHOLD_SHARES: str({ default: '0.9,1.0' }),
+      USAGE_LEDGER_SWEEP_MS: num({ default: 60_000 }),
       KAFKA_BROKERS: str({ default: '' }),
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_notification' }),
@@ -164,6 +168,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
     usage: {
       monthlyTokenQuota: positive('DEFAULT_MONTHLY_TOKEN_QUOTA', e.DEFAULT_MONTHLY_TOKEN_QUOTA),
       thresholdShares: parseShares(e.USAGE_THRESHOLD_SHARES),
+      ledgerSweepMs: positive('USAGE_LEDGER_SWEEP_MS', e.USAGE_LEDGER_SWEEP_MS),
     },
     kafkaBrokers: e.KAFKA_BROKERS,
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },

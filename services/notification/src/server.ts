@@ -3,10 +3,13 @@ import type { NotificationConfig } from './config';
 import { DeliveryEngine } from './delivery/engine';
 import type { HttpPost, HttpResponse } from './delivery/http-sender';
 import { subscribeConsumers } from './events/consumers';
+import { WebhookFanOut } from './events/fan-out';
 import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
 import { UrlPolicy, type Resolver } from './ssrf/policy';
 import { createStores, type NotificationStores, type OpenedStores } from './store';
+import { LedgerSweeper } from './usage/ledger-sweeper';
+import { UsageLedger } from './usage/usage-ledger';
 
 export { loadNotificationConfig, type NotificationConfig } from './config';
 export { verifyWebhook } from './signing/verify';
@@ -28,10 +31,13 @@ export interface NotificationServiceOptions {
   resolver?: Resolver;
   /** HTTP transport for deliveries; tests may replace it. */
   post?: (request: HttpPost) => Promise<HttpResponse>;
+  /** Consumer group of the event consumers (default 'notification'); a new group rebuilds from the retained log. */
+  consumerGroup?: string;
 }
 
 export interface RunningNotificationService extends RunningService {
   stores: NotificationStores;
+  sweeper: LedgerSweeper;
 }
 
 export async function startNotificationService(options: NotificationServiceOptions): Promise<RunningNotificationService> {
@@ -50,7 +56,14 @@ export async function startNotificationService(options: NotificationServiceOptio
     post: options.post,
   });
   engine.start();
-  const subscription = await subscribeConsumers({ bus, stores, engine, config, logger });
+  const sweeper = new LedgerSweeper({
+    ledger: new UsageLedger(stores.usageLedger),
+    thresholds: { stores, fanOut: new WebhookFanOut(stores.webhooks, engine), bus, defaults: config.usage },
+    staleMs: config.usage.ledgerSweepMs,
+    logger,
+  });
+  sweeper.start();
+  const subscription = await subscribeConsumers({ bus, stores, engine, config, logger, group: options.consumerGroup });
   let grpc;
   try {
     grpc = await startGrpcServer({
@@ -66,6 +79,7 @@ export async function startNotificationService(options: NotificationServiceOptio
     });
   } catch (error) {
     await subscription.close();
+    await sweeper.stop();
     await engine.stop();
     await owned?.close();
     throw error;
@@ -76,8 +90,10 @@ export async function startNotificationService(options: NotificationServiceOptio
     name: 'notification',
     port: server.port,
     stores,
+    sweeper,
     stop: async () => {
       await subscription.close();
+      await sweeper.stop();
       await server.stop();
       await engine.stop();
       await owned?.close();

@@ -169,6 +169,8 @@ describe('event consumers', () => {
       { event: 'usage_threshold', organization: 'org_a', usage: 600, threshold: 500 },
       { event: 'usage_threshold', organization: 'org_a', usage: 1050, threshold: 1000 },
     ]);
-    expect(await svc.service.stores.usage.total('org_a', '2026-11')).to.equal(1550);
+    const totals = await svc.service.stores.usageLedger.totals('org_a', '2026-11');
+    expect(totals.tokensInput + totals.tokensOutput).to.equal(1550);
+    expect(totals.calls).to.equal(5);
   });
 });

@@ -49,7 +49,7 @@ describe('config', () => {
     expect(distributed.grpcPort).to.equal(50054);
     expect(distributed.urlPolicy).to.include({ requireHttps: true, allowPrivateNetworks: false });
     expect(distributed.delivery.retrySchedule).to.have.length(8);
-    expect(distributed.usage).to.deep.equal({ monthlyTokenQuota: 1_000_000, thresholdShares: [0.9, 1] });
+    expect(distributed.usage).to.deep.equal({ monthlyTokenQuota: 1_000_000, thresholdShares: [0.9, 1], ledgerSweepMs: 60_000 });
     const embedded = loadNotificationConfig({ SWITCHYARD_MODE: 'embedded' });
     expect(embedded.urlPolicy).to.include({ requireHttps: false, allowPrivateNetworks: true });
     expect(loadNotificationConfig({ SWITCHYARD_MODE: 'embedded', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }).urlPolicy.allowPrivateNetworks).to.equal(false);

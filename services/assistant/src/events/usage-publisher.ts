@@ -1,4 +1,4 @@
-import { AppError, createEvent, type CallContext, type EventBus, type Logger, type UsageRecorded } from '@switchyard/shared';
+import { AppError, createEvent, type CallContext, type EventPublisher, type Logger, type UsageRecorded } from '@switchyard/shared';
 
 export interface AssistantUsage {
   agent: string;
@@ -16,10 +16,14 @@ export function assistantEndpoint(agent: string): string {
   return `/api/v2/ai/assistants/${agent}`;
 }
 
-/** Publishes one usage.recorded per answered call; a call whose usage cannot be recorded fails. */
+/**
+ * Publishes one usage.recorded per answered call through the outbox publisher: a bus outage does
+ * not fail the call (the event is stored and relayed later); a call fails only when its usage can
+ * be neither published nor stored.
+ */
 export class UsagePublisher {
   constructor(
-    private readonly bus: EventBus,
+    private readonly bus: EventPublisher,
     private readonly logger: Logger,
   ) {}
 

@@ -1,10 +1,12 @@
-import { connectMongo, type Logger } from '@switchyard/shared';
+import { connectMongo, InMemoryOutboxStore, MongoOutboxStore, type Logger, type OutboxStore } from '@switchyard/shared';
 import type { AssistantConfig } from '../config';
 import { MongoSessionStore } from './mongo-session-store';
 import { InMemorySessionStore, type SessionStore } from './session-store';
 
 export interface AssistantStores {
   sessions: SessionStore;
+  /** Usage events the bus refused, kept until relayed (collection `outbox` of this service's database). */
+  outbox: OutboxStore;
   /** Closes the database connection. */
   close(): Promise<void>;
 }
@@ -14,13 +16,15 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
   if (!config.mongodbUri) {
     logger.warn('MONGODB_URI is not set: sessions are kept in memory and lost on restart');
     const sessions = new InMemorySessionStore();
-    return { sessions, close: () => sessions.close() };
+    return { sessions, outbox: new InMemoryOutboxStore(), close: () => sessions.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
     const sessions = new MongoSessionStore(mongo.db);
     await sessions.ensureIndexes();
-    return { sessions, close: () => mongo.close() };
+    const outbox = new MongoOutboxStore(mongo.db);
+    await outbox.ensureIndexes();
+    return { sessions, outbox, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

@@ -1,4 +1,4 @@
-import { createEvent, type EventBus, type RequestResult } from '@switchyard/shared';
+import { createEvent, type EventPublisher, type RequestResult } from '@switchyard/shared';
 import { SOURCE } from './usage-publisher';
 
 /**
@@ -7,7 +7,7 @@ import { SOURCE } from './usage-publisher';
  * re-run after a crash produces the same id and consumers drop the duplicate.
  */
 export class ResultPublisher {
-  constructor(private readonly bus: EventBus) {}
+  constructor(private readonly bus: EventPublisher) {}
 
   async completed(organization: string, result: RequestResult): Promise<void> {
     await this.bus.publish(

@@ -1,4 +1,4 @@
-import { AppError, createEvent, type EventBus, type UsageRecorded } from '@switchyard/shared';
+import { AppError, createEvent, type EventPublisher, type UsageRecorded } from '@switchyard/shared';
 
 export const ENDPOINTS = {
   generate: '/api/v2/ai/content/generate',
@@ -7,9 +7,13 @@ export const ENDPOINTS = {
 
 export const SOURCE = 'content';
 
-/** Publishes usage.recorded; a call whose usage cannot be recorded must fail rather than go unbilled. */
+/**
+ * Publishes usage.recorded through the outbox publisher: a bus outage does not fail the call (the
+ * event is stored and relayed later); only when the event can be neither published nor stored
+ * does the call fail, rather than go unbilled.
+ */
 export class UsagePublisher {
-  constructor(private readonly bus: EventBus) {}
+  constructor(private readonly bus: EventPublisher) {}
 
   async record(organization: string, usage: UsageRecorded, eventId?: string): Promise<void> {
     try {

@@ -1,4 +1,4 @@
-import { connectMongo, type Logger } from '@switchyard/shared';
+import { connectMongo, InMemoryOutboxStore, MongoOutboxStore, type Logger, type OutboxStore } from '@switchyard/shared';
 import type { ContentConfig } from '../config';
 import { InMemoryRequestStore } from './in-memory-request-store';
 import { MongoRequestStore } from './mongo-request-store';
@@ -6,6 +6,8 @@ import type { LeaseOptions, RequestStore } from './request-store';
 
 export interface ContentStores {
   requestStore: RequestStore;
+  /** Events the bus refused, kept until relayed (collection `outbox` of this service's database). */
+  outbox: OutboxStore;
   /** Closes the database connection. */
   close(): Promise<void>;
 }
@@ -16,13 +18,15 @@ export async function createStores(config: ContentConfig, logger: Logger): Promi
   if (!config.mongodbUri) {
     logger.warn('MONGODB_URI is not set: async requests are kept in memory and lost on restart');
     const requestStore = new InMemoryRequestStore(lease);
-    return { requestStore, close: () => requestStore.close() };
+    return { requestStore, outbox: new InMemoryOutboxStore(), close: () => requestStore.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
     const requestStore = new MongoRequestStore(mongo.db, lease);
     await requestStore.ensureIndexes();
-    return { requestStore, close: () => mongo.close() };
+    const outbox = new MongoOutboxStore(mongo.db);
+    await outbox.ensureIndexes();
+    return { requestStore, outbox, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

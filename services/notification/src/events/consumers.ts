@@ -7,6 +7,8 @@ import { handleDataEvent } from './data-events';
 import { WebhookFanOut } from './fan-out';
 import { handleResultEvent } from './result-events';
 import { handleUsageEvent } from './usage-events';
+import type { ThresholdDeps } from '../usage/thresholds';
+import { UsageLedger } from '../usage/usage-ledger';
 
 export const CONSUMER_GROUP = 'notification';
 
@@ -16,15 +18,23 @@ export interface ConsumerDeps {
   engine: DeliveryEngine;
   config: NotificationConfig;
   logger: Logger;
+  /** Consumer group (default CONSUMER_GROUP); a new group re-reads every retained event. */
+  group?: string;
 }
 
-async function dispatch(event: AnyEvent, deps: ConsumerDeps, fanOut: WebhookFanOut): Promise<void> {
+interface Handlers {
+  fanOut: WebhookFanOut;
+  ledger: UsageLedger;
+  thresholds: ThresholdDeps;
+}
+
+async function dispatch(event: AnyEvent, deps: ConsumerDeps, { fanOut, ledger, thresholds }: Handlers): Promise<void> {
   switch (event.type) {
     case 'request.completed':
     case 'request.failed':
       return handleResultEvent(event, deps.engine, fanOut);
     case 'usage.recorded':
-      return handleUsageEvent(event, deps.stores.usage, fanOut, deps.config.usage);
+      return handleUsageEvent(event, ledger, thresholds);
     case 'invoice.paid':
     case 'invoice.failed':
       return handleBillingEvent(event, fanOut);
@@ -41,13 +51,18 @@ async function dispatch(event: AnyEvent, deps: ConsumerDeps, fanOut: WebhookFanO
  */
 export function subscribeConsumers(deps: ConsumerDeps): Promise<Subscription> {
   const fanOut = new WebhookFanOut(deps.stores.webhooks, deps.engine);
+  const handlers: Handlers = {
+    fanOut,
+    ledger: new UsageLedger(deps.stores.usageLedger),
+    thresholds: { stores: deps.stores, fanOut, bus: deps.bus, defaults: deps.config.usage },
+  };
   const processed = deps.stores.processedEvents;
   return deps.bus.subscribe({
-    group: CONSUMER_GROUP,
+    group: deps.group ?? CONSUMER_GROUP,
     topics: [Topics.results, Topics.usage, Topics.billing, Topics.data],
     handler: async (event) => {
       if (await processed.has(event.organization, event.id)) return;
-      await dispatch(event, deps, fanOut);
+      await dispatch(event, deps, handlers);
       await processed.mark(event.organization, event.id);
       deps.logger.debug({ eventId: event.id, type: event.type }, 'event handled');
     },

@@ -3,9 +3,11 @@ import type { NotificationServiceHandlers } from '@switchyard/shared/generated/s
 import { deleteWebhook } from './delete-webhook';
 import type { HandlerDeps } from './deps';
 import { getSigningSecret } from './get-signing-secret';
+import { getUsage } from './get-usage';
 import { getWebhook } from './get-webhook';
 import { listDeliveries } from './list-deliveries';
 import { listWebhooks } from './list-webhooks';
+import { putOrganizationPolicy } from './put-organization-policy';
 import { registerWebhook } from './register-webhook';
 import { replayDelivery } from './replay-delivery';
 import { rotateSigningSecret } from './rotate-signing-secret';
@@ -30,6 +32,8 @@ export function notificationHandlers(deps: HandlerDeps, logger: Logger): Notific
     GetSigningSecret: bind(getSigningSecret),
     RotateSigningSecret: bind(rotateSigningSecret),
     ValidateUrl: bind(validateUrl),
+    PutOrganizationPolicy: bind(putOrganizationPolicy),
+    GetUsage: bind((d, request, context) => getUsage(d, request, context)),
   };
 }
 

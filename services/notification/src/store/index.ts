@@ -3,7 +3,9 @@ import type { NotificationConfig } from '../config';
 import { InMemoryDeliveryStore, type DeliveryStore } from './delivery-store';
 import { InMemoryProcessedEvents, type ProcessedEvents } from './processed-events';
 import { InMemorySigningSecretStore, type SigningSecretStore } from './signing-secret-store';
-import { InMemoryUsageStore, type UsageStore } from './usage-store';
+import { InMemoryPolicyStore, type PolicyStore } from './policy-store';
+import { InMemoryThresholdStore, type ThresholdStore } from './threshold-store';
+import { InMemoryUsageLedgerStore, type UsageLedgerStore } from './usage-ledger-store';
 import { InMemoryWebhookStore, type WebhookStore } from './webhook-store';
 import { ensureIndexes, mongoStores } from './mongo';
 import { SecretBox } from './secret-box';
@@ -12,7 +14,9 @@ export interface NotificationStores {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
   signingSecrets: SigningSecretStore;
-  usage: UsageStore;
+  usageLedger: UsageLedgerStore;
+  thresholds: ThresholdStore;
+  policies: PolicyStore;
   processedEvents: ProcessedEvents;
 }
 
@@ -21,7 +25,9 @@ export function inMemoryStores(): NotificationStores {
     webhooks: new InMemoryWebhookStore(),
     deliveries: new InMemoryDeliveryStore(),
     signingSecrets: new InMemorySigningSecretStore(),
-    usage: new InMemoryUsageStore(),
+    usageLedger: new InMemoryUsageLedgerStore(),
+    thresholds: new InMemoryThresholdStore(),
+    policies: new InMemoryPolicyStore(),
     processedEvents: new InMemoryProcessedEvents(),
   };
 }
@@ -58,7 +64,9 @@ export async function createStores(config: NotificationConfig, logger: Logger): 
 export * from './delivery-store';
 export * from './processed-events';
 export * from './signing-secret-store';
-export * from './usage-store';
+export * from './policy-store';
+export * from './threshold-store';
+export * from './usage-ledger-store';
 export * from './webhook-store';
 export { SecretBox } from './secret-box';
 export { Collections, ensureIndexes, mongoStores } from './mongo';

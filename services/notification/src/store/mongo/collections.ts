@@ -7,9 +7,12 @@ export const Collections = {
   /** One document per (delivery, attempt number) being attempted: the atomic claim. */
   deliveryClaims: 'delivery_claims',
   signingSecrets: 'signing_secrets',
-  usageTotals: 'usage_totals',
-  usageEvents: 'usage_events',
+  /** One entry per usage.recorded event (_id = event id): the event-sourced ledger. */
+  usageLedger: 'usage_ledger',
+  /** Totals per organization and month, by model, by endpoint and by day, projected from the ledger. */
+  usageProjection: 'usage_projection',
   usageThresholds: 'usage_thresholds',
+  organizationPolicies: 'organization_policies',
   processedEvents: 'processed_events',
 } as const;
 
@@ -30,8 +33,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
     [Collections.deliveryClaims, { deliveryId: 1 }, { name: 'by_delivery' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
-    [Collections.usageTotals, { organization: 1, period: 1 }, { unique: true, name: 'organization_period' }],
-    [Collections.usageEvents, { organization: 1, period: 1, eventId: 1 }, { unique: true, name: 'usage_event' }],
+    [Collections.usageLedger, { applied: 1, appendedAt: 1 }, { name: 'unapplied' }],
+    [Collections.usageProjection, { organization: 1, kind: 1, period: 1 }, { name: 'by_period' }],
+    [Collections.usageProjection, { organization: 1, kind: 1, key: 1 }, { name: 'by_key' }],
     [Collections.usageThresholds, { organization: 1, period: 1, share: 1 }, { unique: true, name: 'threshold' }],
     [Collections.processedEvents, { organization: 1, eventId: 1 }, { unique: true, name: 'processed_event' }],
   ];

@@ -4,7 +4,9 @@ import type { SecretBox } from '../secret-box';
 import { MongoDeliveryStore } from './delivery-store';
 import { MongoProcessedEvents } from './processed-events';
 import { MongoSigningSecretStore } from './signing-secret-store';
-import { MongoUsageStore } from './usage-store';
+import { MongoPolicyStore } from './policy-store';
+import { MongoThresholdStore } from './threshold-store';
+import { MongoUsageLedgerStore } from './usage-ledger-store';
 import { MongoWebhookStore } from './webhook-store';
 
 export { ensureIndexes, Collections } from './collections';
@@ -16,7 +18,9 @@ export function mongoStores(db: Db, box: SecretBox): NotificationStores {
     webhooks: new MongoWebhookStore(db, box),
     deliveries: new MongoDeliveryStore(db),
     signingSecrets: new MongoSigningSecretStore(db, box),
-    usage: new MongoUsageStore(db),
+    usageLedger: new MongoUsageLedgerStore(db),
+    thresholds: new MongoThresholdStore(db),
+    policies: new MongoPolicyStore(db),
     processedEvents: new MongoProcessedEvents(db),
   };
 }

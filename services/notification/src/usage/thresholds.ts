@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { createEvent, type EventPublisher } from '@switchyard/shared';
+import type { NotificationConfig } from '../config';
+import type { WebhookFanOut } from '../events/fan-out';
+import type { NotificationStores } from '../store';
+import type { ThresholdRecord } from '../store/threshold-store';
+import { effectivePolicy, thresholdOf } from './policy';
+
+/**
+ * The id of the usage_threshold notification for (organization, period, share). Deterministic,
+ * so a redelivered or replayed usage event can never create a second notification, and the
+ * usage.threshold_reached event on the bus carries the same id wherever it is produced.
+ */
+export function thresholdEventId(organization: string, period: string, share: number): string {
+  const digest = createHash('sha256').update(`${organization}\u0000${period}\u0000${share}`).digest('hex').slice(0, 24);
+  return `evt_thr_${digest}`;
+}
+
+export interface ThresholdDeps {
+  stores: Pick<NotificationStores, 'usageLedger' | 'thresholds' | 'policies'>;
+  fanOut: WebhookFanOut;
+  bus: EventPublisher;
+  defaults: NotificationConfig['usage'];
+}
+
+/**
+ * Notifies every share of the organization's quota that the period's usage has reached and that
+ * was not notified yet. The first crossing is claimed by a unique insert (one per organization,
+ * period and share, whatever replicas or replays do); webhook deliveries (idempotent by id) and
+ * the bus event (same id) come next and the mark last, so a crash in between repeats, never loses.
+ */
+export async function checkThresholds(deps: ThresholdDeps, organization: string, period: string, occurredAt: string): Promise<void> {
+  const totals = await deps.stores.usageLedger.totals(organization, period);
+  const used = totals.tokensInput + totals.tokensOutput;
+  const policy = await effectivePolicy(deps.stores.policies, deps.defaults, organization);
+  const known = new Map((await deps.stores.thresholds.list(organization, period)).map((r) => [r.share, r]));
+  for (const share of policy.thresholdShares) {
+    let record = known.get(share);
+    if (record?.notified) continue;
+    if (!record) {
+      const threshold = thresholdOf(share, policy.monthlyTokenQuota);
+      if (used < threshold) continue;
+      record = await deps.stores.thresholds.claim({
+        organization, period, share, usage: used, threshold, quota: policy.monthlyTokenQuota, occurredAt, notified: false,
+      });
+      if (record.notified) continue;
+    }
+    await notify(deps, record);
+    await deps.stores.thresholds.markNotified(organization, period, share);
+  }
+}
+
+async function notify(deps: ThresholdDeps, record: ThresholdRecord): Promise<void> {
+  const id = thresholdEventId(record.organization, record.period, record.share);
+  await deps.fanOut.send(record.organization, 'usage_threshold', id, record.occurredAt, {
+    event: 'usage_threshold',
+    organization: record.organization,
+    usage: record.usage,
+    threshold: record.threshold,
+    id,
+    occurredAt: record.occurredAt,
+  });
+  await deps.bus.publish(
+    createEvent('usage.threshold_reached', {
+      id,
+      source: 'notification',
+      organization: record.organization,
+      time: record.occurredAt,
+      data: { period: record.period, usage: record.usage, threshold: record.threshold, share: record.share, quota: record.quota },
+    }),
+  );
+}

@@ -1,0 +1,83 @@
+import type { EventEnvelope } from '@switchyard/shared';
+
+/** Cost is kept in integer nano-units so sums are exact and independent of the order of events. */
+export const COST_UNITS_PER_CURRENCY_UNIT = 1e9;
+
+/** One usage.recorded event as the ledger keeps it. */
+export interface UsageEntry {
+  eventId: string;
+  organization: string;
+  /** UTC month of the event: "2026-11". */
+  period: string;
+  /** UTC day of the event: "2026-11-21". */
+  day: string;
+  model: string;
+  endpoint: string;
+  tokensInput: number;
+  tokensOutput: number;
+  costNanos: number;
+  occurredAt: string;
+}
+
+/** Sums of a set of usage entries. */
+export interface UsageTotals {
+  tokensInput: number;
+  tokensOutput: number;
+  costNanos: number;
+  calls: number;
+}
+
+/** Totals of one bucket: a model id, an endpoint path or a day (YYYY-MM-DD). */
+export interface KeyedTotals extends UsageTotals {
+  key: string;
+}
+
+export const ZERO_TOTALS: UsageTotals = { tokensInput: 0, tokensOutput: 0, costNanos: 0, calls: 0 };
+
+/** The UTC month of an ISO time: "2026-11". */
+export function periodOf(time: string): string {
+  return new Date(time).toISOString().slice(0, 7);
+}
+
+export function dayOf(time: string): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+export function usageEntryOf(event: EventEnvelope<'usage.recorded'>): UsageEntry {
+  return {
+    eventId: event.id,
+    organization: event.organization,
+    period: periodOf(event.time),
+    day: dayOf(event.time),
+    model: event.data.model,
+    endpoint: event.data.endpoint,
+    tokensInput: event.data.tokensInput,
+    tokensOutput: event.data.tokensOutput,
+    costNanos: Math.round(event.data.cost * COST_UNITS_PER_CURRENCY_UNIT),
+    occurredAt: new Date(event.time).toISOString(),
+  };
+}
+
+/** The projection buckets one entry adds to: the month total, its model, its endpoint and its day. */
+export type BucketKind = 'total' | 'model' | 'endpoint' | 'day';
+
+export interface BucketRef {
+  kind: BucketKind;
+  /** The month; for day buckets the month of the day. */
+  period: string;
+  key: string;
+}
+
+export function bucketsOf(entry: UsageEntry): BucketRef[] {
+  return [
+    { kind: 'total', period: entry.period, key: '' },
+    { kind: 'model', period: entry.period, key: entry.model },
+    { kind: 'endpoint', period: entry.period, key: entry.endpoint },
+    { kind: 'day', period: entry.period, key: entry.day },
+  ];
+}
+
+/** An unambiguous id for (organization, bucket), whatever characters the parts contain. */
+export function bucketId(organization: string, bucket: BucketRef): string {
+  return JSON.stringify([organization, bucket.kind, bucket.period, bucket.key]);
+}

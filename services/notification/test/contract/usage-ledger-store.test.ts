@@ -1,0 +1,179 @@
+import { contractSuite } from '@switchyard/shared/testing';
+import { InMemoryUsageLedgerStore } from '../../src/store/usage-ledger-store';
+import { MongoUsageLedgerStore } from '../../src/store/mongo/usage-ledger-store';
+import { UsageLedger } from '../../src/usage/usage-ledger';
+import { usageEntryOf } from '../../src/usage/usage-entry';
+import { expect } from '../chai';
+import { storeBackends, type StoreWorld } from '../store-fixtures';
+import { usageRecorded } from '../usage-fixtures';
+
+const NOV = '2026-11-05T10:00:00.000Z';
+
+contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) => {
+  const ledger = () => new UsageLedger(world().stores.usageLedger);
+
+  it('counts each event id once into the total, model, endpoint and day buckets', async () => {
+    const a = usageRecorded({ time: NOV, model: 'gpt-4.1', tokensInput: 100, tokensOutput: 20, cost: 0.25 });
+    const b = usageRecorded({ time: '2026-11-06T23:59:59.999Z', model: 'builtin', endpoint: '/api/v2/ai/content/transform', tokensInput: 7, tokensOutput: 3, cost: 0.1 });
+    await ledger().record(a);
+    await ledger().record(b);
+    await ledger().record(a);
+    const store = world().stores.usageLedger;
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 107, tokensOutput: 23, costNanos: 350_000_000, calls: 2 });
+    const models = await store.buckets('org_a', '2026-11', 'model');
+    expect(models).to.have.deep.members([
+      { key: 'gpt-4.1', tokensInput: 100, tokensOutput: 20, costNanos: 250_000_000, calls: 1 },
+      { key: 'builtin', tokensInput: 7, tokensOutput: 3, costNanos: 100_000_000, calls: 1 },
+    ]);
+    const endpoints = await store.buckets('org_a', '2026-11', 'endpoint');
+    expect(endpoints.map((e) => [e.key, e.calls])).to.have.deep.members([
+      ['/api/v2/ai/content/generate', 1],
+      ['/api/v2/ai/content/transform', 1],
+    ]);
+    expect((await store.daily('org_a', '2026-11-01', '2026-11-30')).map((d) => [d.key, d.tokensInput])).to.have.deep.members([
+      ['2026-11-05', 100],
+      ['2026-11-06', 7],
+    ]);
+  });
+
+  it('keeps organizations, periods and day ranges apart', async () => {
+    await ledger().record(usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0 }));
+    await ledger().record(usageRecorded({ organization: 'org_b', time: NOV, tokensInput: 2, tokensOutput: 0 }));
+    await ledger().record(usageRecorded({ time: '2026-10-31T23:00:00.000Z', tokensInput: 4, tokensOutput: 0 }));
+    const store = world().stores.usageLedger;
+    expect((await store.totals('org_a', '2026-11')).tokensInput).to.equal(1);
+    expect((await store.totals('org_b', '2026-11')).tokensInput).to.equal(2);
+    expect((await store.totals('org_a', '2026-10')).tokensInput).to.equal(4);
+    expect(await store.totals('org_c', '2026-11')).to.deep.equal({ tokensInput: 0, tokensOutput: 0, costNanos: 0, calls: 0 });
+    expect(await store.buckets('org_b', '2026-10', 'model')).to.deep.equal([]);
+    // A day range may span months.
+    expect((await store.daily('org_a', '2026-10-25', '2026-11-05')).map((d) => d.key).sort()).to.deep.equal(['2026-10-31', '2026-11-05']);
+    expect(await store.daily('org_a', '2026-11-06', '2026-11-30')).to.deep.equal([]);
+  });
+
+  it('re-projecting an entry after a crash before markApplied changes nothing', async () => {
+    const store = world().stores.usageLedger;
+    const entry = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 2 }));
+    expect(await store.append(entry)).to.deep.equal({ entry, applied: false });
+    await store.project(entry);
+    // The process died here; the redelivered event finds the entry unapplied and projects again.
+    const again = await store.append(entry);
+    expect(again.applied).to.equal(false);
+    await store.project(again.entry);
+    await store.markApplied(entry.eventId);
+    expect(await store.append(entry)).to.deep.equal({ entry, applied: true });
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 40, tokensOutput: 2, costNanos: 0, calls: 1 });
+    expect((await store.daily('org_a', '2026-11-05', '2026-11-05'))[0]).to.include({ tokensInput: 40, calls: 1 });
+  });
+
+  it('a repeated event counts with the data first recorded', async () => {
+    const first = usageRecorded({ time: NOV, tokensInput: 10, tokensOutput: 0 });
+    await ledger().record(first);
+    await ledger().record({ ...first, data: { ...first.data, tokensInput: 999 } });
+    expect((await world().stores.usageLedger.totals('org_a', '2026-11')).tokensInput).to.equal(10);
+  });
+
+  it('lists unapplied entries older than a time, and the sweep applies them once', async () => {
+    const store = world().stores.usageLedger;
+    const crashed = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 5, tokensOutput: 0 }));
+    const halfDone = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 7, tokensOutput: 0 }));
+    await store.append(crashed);
+    await store.append(halfDone);
+    await store.project(halfDone);
+    await ledger().record(usageRecorded({ time: NOV, tokensInput: 100, tokensOutput: 0 }));
+    expect(await store.unapplied(new Date(Date.now() - 60_000).toISOString(), 10)).to.deep.equal([]);
+    const later = new Date(Date.now() + 1000).toISOString();
+    expect((await store.unapplied(later, 10)).map((e) => e.eventId)).to.have.members([crashed.eventId, halfDone.eventId]);
+    const swept = await ledger().sweep(-1000);
+    expect(swept).to.have.length(2);
+    expect(await store.unapplied(later, 10)).to.deep.equal([]);
+    expect(await store.totals('org_a', '2026-11')).to.deep.include({ tokensInput: 112, calls: 3 });
+  });
+
+  it('is exact after many events of one organization in sequence (one consumer per organization)', async () => {
+    const events = Array.from({ length: 60 }, (_, n) => usageRecorded({ time: NOV, model: `m${n % 3}`, tokensInput: n, tokensOutput: 1, cost: 0.001 }));
+    for (const event of events) await ledger().record(event);
+    for (const event of events.slice(0, 20)) await ledger().record(event);
+    const totals = await world().stores.usageLedger.totals('org_a', '2026-11');
+    expect(totals).to.deep.equal({ tokensInput: (59 * 60) / 2, tokensOutput: 60, costNanos: 60_000_000, calls: 60 });
+    const models = await world().stores.usageLedger.buckets('org_a', '2026-11', 'model');
+    expect(models.reduce((sum, m) => sum + m.calls, 0)).to.equal(60);
+  });
+
+  it('is exact when different organizations are recorded concurrently', async () => {
+    const organizations = ['org_a', 'org_b', 'org_c', 'org_d'];
+    await Promise.all(
+      organizations.map(async (organization) => {
+        for (let n = 0; n < 15; n++) await ledger().record(usageRecorded({ organization, time: NOV, tokensInput: 3, tokensOutput: 1 }));
+      }),
+    );
+    for (const organization of organizations) {
+      expect(await world().stores.usageLedger.totals(organization, '2026-11')).to.deep.equal({ tokensInput: 45, tokensOutput: 15, costNanos: 0, calls: 15 });
+    }
+  });
+
+  it('keeps the per-bucket guard bounded yet covering the most recent ids (window rotation)', async () => {
+    const connection = world().connection;
+    const store = connection ? new MongoUsageLedgerStore(connection.db, 3) : new InMemoryUsageLedgerStore(3);
+    const entries = Array.from({ length: 8 }, (_, n) => usageEntryOf(usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0, id: `evt_rot_${n}` })));
+    for (const entry of entries) {
+      await store.project(entry);
+      await store.project(entry); // re-projection right after: always inside the window
+    }
+    // The last 3 ids are still guarded after the rotations.
+    for (const entry of entries.slice(-3)) await store.project(entry);
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 8, tokensOutput: 0, costNanos: 0, calls: 8 });
+    if (connection) {
+      const doc = await connection.db.collection('usage_projection').findOne({ kind: 'total' });
+      expect((doc?.applied as string[]).length).to.be.below(3);
+    }
+  });
+
+  it('is visible from a second store instance on the same database (restart)', async () => {
+    const event = usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 0 });
+    await ledger().record(event);
+    const reopened = await world().reopen();
+    await new UsageLedger(reopened.usageLedger).record(event);
+    expect((await reopened.usageLedger.totals('org_a', '2026-11')).tokensInput).to.equal(40);
+  });
+});
+
+contractSuite<StoreWorld>('ThresholdStore contract', storeBackends, (world) => {
+  const record = (share: number, usage: number) => ({
+    organization: 'org_a', period: '2026-11', share, usage, threshold: Math.floor(share * 1000), quota: 1000, occurredAt: NOV, notified: false,
+  });
+
+  it('keeps the first crossing per organization, period and share, also under concurrent claims', async () => {
+    const claims = await Promise.all([910, 920, 930, 940].map((usage) => world().stores.thresholds.claim(record(0.9, usage))));
+    expect(new Set(claims.map((c) => c.usage)).size).to.equal(1);
+    expect(await world().stores.thresholds.list('org_a', '2026-11')).to.have.length(1);
+    expect((await world().stores.thresholds.claim(record(0.9, 999))).usage).to.equal(claims[0]!.usage);
+  });
+
+  it('marks notified and keeps organizations and periods apart', async () => {
+    await world().stores.thresholds.claim(record(0.9, 905));
+    await world().stores.thresholds.claim(record(1, 1001));
+    await world().stores.thresholds.markNotified('org_a', '2026-11', 0.9);
+    const list = await world().stores.thresholds.list('org_a', '2026-11');
+    expect(list.map((r) => [r.share, r.notified])).to.have.deep.members([[0.9, true], [1, false]]);
+    expect(await world().stores.thresholds.list('org_b', '2026-11')).to.deep.equal([]);
+    expect(await world().stores.thresholds.list('org_a', '2026-12')).to.deep.equal([]);
+  });
+});
+
+contractSuite<StoreWorld>('PolicyStore contract', storeBackends, (world) => {
+  const policy = (organization: string, quota: number) => ({
+    organization, monthlyTokenQuota: quota, thresholdShares: [0.5, 0.9, 1], hardQuota: true, updatedAt: NOV,
+  });
+
+  it('replaces an organization policy and keeps organizations apart', async () => {
+    await world().stores.policies.put(policy('org_a', 100));
+    await world().stores.policies.put(policy('org_a', 200));
+    await world().stores.policies.put(policy('org_b', 5));
+    expect(await world().stores.policies.get('org_a')).to.deep.equal(policy('org_a', 200));
+    expect((await world().stores.policies.get('org_b'))?.monthlyTokenQuota).to.equal(5);
+    expect(await world().stores.policies.get('org_c')).to.equal(undefined);
+    const reopened = await world().reopen();
+    expect(await reopened.policies.get('org_a')).to.deep.equal(policy('org_a', 200));
+  });
+});

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import { connectMongo, type MongoConnection } from '../src/adapters/mongo';
+import { MongoOutboxStore } from '../src/adapters/outbox-mongo-store';
+import { InMemoryOutboxStore, type OutboxStore } from '../src/adapters/outbox-store';
+import { contractSuite, endpointOf, silentLogger, uniqueName } from '../src/testing';
+import { usageEvent } from './outbox-fixtures';
+
+interface OutboxWorld {
+  store: OutboxStore;
+  /** A second store over the same state: a restarted process or another replica. */
+  reopen(): Promise<OutboxStore>;
+  dispose(): Promise<void>;
+}
+
+const memory = {
+  async create(): Promise<OutboxWorld> {
+    const store = new InMemoryOutboxStore();
+    return { store, reopen: async () => store, dispose: async () => {} };
+  },
+};
+
+const mongo = {
+  async create(): Promise<OutboxWorld> {
+    const database = uniqueName('outbox_test');
+    const connections: MongoConnection[] = [];
+    const open = async () => {
+      const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
+      connections.push(connection);
+      const store = new MongoOutboxStore(connection.db);
+      await store.ensureIndexes();
+      return store;
+    };
+    const store = await open();
+    return {
+      store,
+      reopen: open,
+      dispose: async () => {
+        await connections[0]!.db.dropDatabase();
+        await Promise.all(connections.map((c) => c.close()));
+      },
+    };
+  },
+  destroy: (world: OutboxWorld) => world.dispose(),
+};
+
+contractSuite<OutboxWorld>('OutboxStore contract', { memory, mongo }, (world) => {
+  it('reads events back oldest first, exactly as stored', async () => {
+    const events = [1, 2, 3, 4, 5].map((n) => usageEvent(n));
+    for (const event of events) await world().store.add(event);
+    expect(await world().store.oldest(10)).to.deep.equal(events);
+    expect(await world().store.oldest(2)).to.deep.equal(events.slice(0, 2));
+    expect(await world().store.count()).to.equal(5);
+  });
+
+  it('keeps one entry per event id, at its first position', async () => {
+    const [a, b] = [usageEvent(1), usageEvent(2)];
+    await world().store.add(a!);
+    await world().store.add(b!);
+    await world().store.add(a!);
+    expect((await world().store.oldest(10)).map((e) => e.id)).to.deep.equal([a!.id, b!.id]);
+  });
+
+  it('removes acknowledged events and ignores unknown ids', async () => {
+    const [a, b] = [usageEvent(1), usageEvent(2)];
+    await world().store.add(a!);
+    await world().store.add(b!);
+    await world().store.remove(a!.id);
+    await world().store.remove('evt_unknown');
+    expect((await world().store.oldest(10)).map((e) => e.id)).to.deep.equal([b!.id]);
+    expect(await world().store.count()).to.equal(1);
+  });
+
+  it('keeps concurrent adds of the same id once', async () => {
+    const event = usageEvent(7);
+    await Promise.all(Array.from({ length: 8 }, () => world().store.add(event)));
+    expect(await world().store.count()).to.equal(1);
+  });
+
+  it('is visible to a second store over the same state (restart)', async () => {
+    const event = usageEvent(3);
+    await world().store.add(event);
+    const reopened = await world().reopen();
+    expect(await reopened.oldest(10)).to.deep.equal([event]);
+  });
+});

@@ -1,7 +1,15 @@
 import type { RotatingSecret } from './signing/secrets';
 
 /** Event kinds a webhook can subscribe to (contract-decisions.md). */
-export const WEBHOOK_EVENTS = ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed'] as const;
+export const WEBHOOK_EVENTS = [
+  'usage_threshold',
+  'invoice_paid',
+  'invoice_failed',
+  'data_updated',
+  'request_completed',
+  // Operational: another of the organization's webhooks was disabled (410, or failing too long).
+  'webhook_disabled',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export function isWebhookEvent(value: string): value is WebhookEvent {

@@ -3,6 +3,7 @@ import type { NotificationConfig } from './config';
 import { DeliveryEngine } from './delivery/engine';
 import type { HttpPost, HttpResponse } from './delivery/http-sender';
 import { subscribeConsumers } from './events/consumers';
+import { notifyWebhookDisabled } from './events/webhook-disabled';
 import { WebhookFanOut } from './events/fan-out';
 import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
@@ -46,7 +47,7 @@ export async function startNotificationService(options: NotificationServiceOptio
   const stores = options.stores ?? owned!.stores;
   const policy = new UrlPolicy(config.urlPolicy, options.resolver);
   const orgSecrets = new OrgSigningSecrets(stores.signingSecrets, config.devSigningSecret);
-  const engine = new DeliveryEngine({
+  const engine: DeliveryEngine = new DeliveryEngine({
     deliveries: stores.deliveries,
     webhooks: stores.webhooks,
     orgSecrets,
@@ -54,11 +55,13 @@ export async function startNotificationService(options: NotificationServiceOptio
     config: config.delivery,
     logger,
     post: options.post,
+    onWebhookDisabled: (webhook, reason, at) => notifyWebhookDisabled(fanOut, webhook, reason, at),
   });
+  const fanOut = new WebhookFanOut(stores.webhooks, engine);
   engine.start();
   const sweeper = new LedgerSweeper({
     ledger: new UsageLedger(stores.usageLedger),
-    thresholds: { stores, fanOut: new WebhookFanOut(stores.webhooks, engine), bus, defaults: config.usage },
+    thresholds: { stores, fanOut, bus, defaults: config.usage },
     staleMs: config.usage.ledgerSweepMs,
     logger,
   });

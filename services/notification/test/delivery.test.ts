@@ -90,6 +90,24 @@ describe('delivery engine (real HTTP receivers)', () => {
     expect(() => verifyWithLibrary(oldSecret!, call!)).to.throw();
   });
 
+  it('tells the organization through its webhook_disabled webhooks when a webhook is disabled', async () => {
+    svc = await startTestService();
+    const ops = await new Receiver().start();
+    try {
+      receiver.responder = () => ({ status: 410 });
+      const { webhook } = await register(svc, receiver.url());
+      const { secret: opsSecret } = await register(svc, ops.url(), ['webhook_disabled']);
+      await svc.bus.publish(dataEvent());
+      const [call] = await until(() => (ops.calls.length === 1 ? ops.calls : undefined));
+      expect(() => verifyWithLibrary(opsSecret!, call!)).not.to.throw();
+      const body = JSON.parse(call!.body) as Record<string, unknown>;
+      expect(body).to.include({ event: 'webhook_disabled', organization: 'org_a', webhookId: webhook!.id, url: receiver.url() });
+      expect(body.reason).to.match(/410/);
+    } finally {
+      await ops.close();
+    }
+  });
+
   it('disables the webhook on 410 Gone', async () => {
     svc = await startTestService();
     receiver.responder = () => ({ status: 410 });

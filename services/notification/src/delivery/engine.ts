@@ -33,6 +33,8 @@ export interface DeliveryEngineDeps {
   logger: Logger;
   /** The HTTP transport; replaceable in tests. */
   post?: (request: HttpPost) => Promise<HttpResponse>;
+  /** Tells the organization that one of its webhooks was disabled. */
+  onWebhookDisabled?: (webhook: WebhookRecord, reason: string, disabledAt: string) => Promise<void>;
 }
 
 type Outcome = AttemptOutcome | { kind: 'abandon'; reason: string; error: string };
@@ -343,6 +345,7 @@ export class DeliveryEngine {
   private async disable(webhook: WebhookRecord, reason: string, updatedAt: string): Promise<void> {
     await this.deps.webhooks.update(webhook.organization, webhook.id, { enabled: false, disabledReason: reason, updatedAt });
     this.deps.logger.warn({ webhookId: webhook.id, organization: webhook.organization, reason }, 'webhook disabled');
+    await this.deps.onWebhookDisabled?.(webhook, reason, updatedAt);
   }
 }
 

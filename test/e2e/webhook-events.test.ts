@@ -25,7 +25,10 @@ describe('e2e: webhook events, deliveries and policies', function () {
   }
 
   before(async () => {
-    mesh = await startEmbeddedMesh({ ...E2E_ENV, DEFAULT_MONTHLY_TOKEN_QUOTA: '400', USAGE_THRESHOLD_SHARES: '0.9,1.0' }, silentLogger());
+    mesh = await startEmbeddedMesh(
+      { ...E2E_ENV, DEV_MONTHLY_TOKEN_QUOTA: '400', DEV_HARD_QUOTA: 'false', USAGE_THRESHOLD_SHARES: '0.9,1.0' },
+      silentLogger(),
+    );
   });
 
   after(async () => {

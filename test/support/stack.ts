@@ -48,6 +48,9 @@ export async function startStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<Runn
       WEBHOOK_SWEEP_INTERVAL_MS: '100',
       SECRETS_ENCRYPTION_KEY: 'MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=',
       METRICS_PORT: '0',
+      // The proofs make thousands of calls with one key in a few minutes.
+      DEFAULT_RPM: '1000000',
+      DEFAULT_TPM: '1000000000',
       LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn',
       ...extraEnv,
     },

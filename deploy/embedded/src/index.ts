@@ -12,13 +12,16 @@ main(logger, async () => {
     ...mesh.services.map((s) => `  ${s.name.padEnd(15)} port ${s.port}`),
   ];
   // Printed deliberately, once, for the local developer: these are the dev organization's
-  // credentials of this embedded run (generated because DEV_API_KEY / DEV_SIGNING_SECRET were unset).
+  // credentials of this embedded run (generated because DEV_API_KEY / DEV_SIGNING_SECRET /
+  // ADMIN_TOKEN were unset).
   if (mesh.generated.apiKey) lines.push(`  API key (organization "dev"):        ${mesh.apiKey}`);
   if (mesh.generated.signingSecret) lines.push(`  Signing secret (organization "dev"): ${mesh.signingSecret}`);
+  if (mesh.generated.adminToken) lines.push(`  Admin token (admin API and CLI):     ${mesh.adminToken}`);
   lines.push(
     '',
     `Try: curl -s ${mesh.gatewayUrl}/api/v2/ai/content/generate -H 'Authorization: X-API-Key ${mesh.generated.apiKey ? mesh.apiKey : '$DEV_API_KEY'}' \\`,
     `       -H 'Content-Type: application/json' -d '{"prompt":"A launch post for our new trail shoes","tone":"playful"}'`,
+    `Admin: GATEWAY_URL=${mesh.gatewayUrl} ADMIN_TOKEN=${mesh.generated.adminToken ? mesh.adminToken : '$ADMIN_TOKEN'} npm run admin -- org list`,
     '',
   );
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -12,7 +12,9 @@ export interface EmbeddedMesh {
   apiKey: string;
   /** The dev organization's signing secret (from DEV_SIGNING_SECRET or generated). */
   signingSecret: string;
-  generated: { apiKey: boolean; signingSecret: boolean };
+  /** The token of the admin API and CLI (from ADMIN_TOKEN or generated). */
+  adminToken: string;
+  generated: { apiKey: boolean; signingSecret: boolean; adminToken: boolean };
   bus: EventBus;
   services: RunningService[];
   stop(): Promise<void>;
@@ -20,6 +22,10 @@ export interface EmbeddedMesh {
 
 export function generateApiKey(): string {
   return `sk_dev_${randomBytes(24).toString('base64url')}`;
+}
+
+export function generateAdminToken(): string {
+  return `adm_${randomBytes(24).toString('base64url')}`;
 }
 
 export function generateSigningSecret(): string {
@@ -36,6 +42,7 @@ export async function startEmbeddedMesh(
 ): Promise<EmbeddedMesh> {
   const apiKey = env.DEV_API_KEY || generateApiKey();
   const signingSecret = env.DEV_SIGNING_SECRET || generateSigningSecret();
+  const adminToken = env.ADMIN_TOKEN || generateAdminToken();
   const serviceEnv: NodeJS.ProcessEnv = {
     SWITCHYARD_MODE: 'embedded',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -44,6 +51,7 @@ export async function startEmbeddedMesh(
     GRPC_PORT: '0',
     DEV_API_KEY: apiKey,
     DEV_SIGNING_SECRET: signingSecret,
+    ADMIN_TOKEN: adminToken,
   };
   const bus = new InMemoryEventBus({ logger: logger.child({ component: 'bus' }) });
   const services: RunningService[] = [];
@@ -85,7 +93,8 @@ export async function startEmbeddedMesh(
     gatewayUrl: `http://127.0.0.1:${gateway.port}`,
     apiKey,
     signingSecret,
-    generated: { apiKey: !env.DEV_API_KEY, signingSecret: !env.DEV_SIGNING_SECRET },
+    adminToken,
+    generated: { apiKey: !env.DEV_API_KEY, signingSecret: !env.DEV_SIGNING_SECRET, adminToken: !env.ADMIN_TOKEN },
     bus,
     services,
     stop: () => stopAll(services, bus),

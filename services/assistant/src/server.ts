@@ -3,6 +3,7 @@ import {
   OutboxPublisher,
   protos,
   startGrpcServer,
+  serverStream,
   unary,
   type EventBus,
   type Logger,
@@ -14,7 +15,6 @@ import { UsagePublisher } from './events/usage-publisher';
 import { createListAgentsHandler } from './handlers/list-agents';
 import { createReplyHandlers } from './handlers/reply';
 import { ContentCompletionClient, type CompletionService } from './clients/content-client';
-import { serverStream } from './grpc/server-stream';
 import { BuiltinResponder } from './responders/builtin';
 import { ContentModelResponder } from './responders/content-model';
 import { ModelRouter } from './responders/model-router';

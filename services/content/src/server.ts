@@ -3,6 +3,7 @@ import {
   OutboxPublisher,
   protos,
   startGrpcServer,
+  serverStream,
   unary,
   type EventBus,
   type Logger,
@@ -22,8 +23,6 @@ import { GenerateJobRunner } from './jobs/generate-job';
 import { JobQueue } from './jobs/job-queue';
 import { createCompleteHandler, createCompleteStreamHandler } from './handlers/complete';
 import { createGenerateStreamHandler } from './handlers/generate-stream';
-import { serverStream } from './grpc/server-stream';
-import { unaryWithOptions } from './grpc/unary-with-options';
 import { buildModels } from './models/config/build-models';
 import { loadRegistry } from './models/config/load-registry';
 import { ModelRegistry } from './models/registry';
@@ -61,10 +60,10 @@ export interface ContentServiceOptions {
 
 function implementation(deps: SubmitDeps, store: RequestStore, logger: Logger): ContentServiceHandlers {
   return {
-    Generate: unaryWithOptions(logger, createGenerateHandler(deps)),
-    Transform: unaryWithOptions(logger, createTransformHandler(deps)),
+    Generate: unary(logger, createGenerateHandler(deps)),
+    Transform: unary(logger, createTransformHandler(deps)),
     GenerateStream: serverStream(logger, createGenerateStreamHandler(deps)),
-    Complete: unaryWithOptions(logger, createCompleteHandler(deps)),
+    Complete: unary(logger, createCompleteHandler(deps)),
     CompleteStream: serverStream(logger, createCompleteStreamHandler(deps)),
     SubmitGenerate: unary(logger, createSubmitGenerateHandler(deps)),
     GetRequest: unary(logger, createGetRequestHandler(store)),

@@ -1,4 +1,4 @@
-import { readEnv, str, listenPort, num } from '@switchyard/shared';
+import { readEnv, str, listenPort, num, bool } from '@switchyard/shared';
 
 export interface GatewayConfig {
   host: string;
@@ -11,6 +11,24 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** When set, a key of organization "dev" (never logged). */
   devApiKey?: string;
+  /** Monthly token quota of the dev organization when the gateway creates it. */
+  devMonthlyTokenQuota: number;
+  /** Whether the dev organization's quota refuses calls (true) or only notifies (false). */
+  devHardQuota: boolean;
+  /** Guards /api/v2/admin/...; unset = the admin API refuses everything (never logged). */
+  adminToken?: string;
+  /** Rate limits of organizations created without their own. */
+  defaultRequestsPerMinute: number;
+  defaultTokensPerMinute: number;
+  /** How long a key lookup is cached per replica: revocations are seen within it. */
+  keyCacheTtlMs: number;
+  /** Output tokens assumed for a quota reservation when a call gives no max_length. */
+  defaultOutputTokens: number;
+  /** Organizations and keys go to MongoDB when set, else they stay in memory. */
+  mongodbUri?: string;
+  mongodbDatabase: string;
+  /** Quota counters and rate limits are shared through Redis when set, else per process. */
+  redisUrl?: string;
   logLevel: string;
 }
 
@@ -27,7 +45,24 @@ interface GatewayEnv {
   GRPC_DEADLINE_MS: number;
   BODY_LIMIT_BYTES: number;
   DEV_API_KEY: string;
+  DEV_MONTHLY_TOKEN_QUOTA: number;
+  DEV_HARD_QUOTA: boolean;
+  ADMIN_TOKEN: string;
+  DEFAULT_RPM: number;
+  DEFAULT_TPM: number;
+  KEY_CACHE_TTL_MS: number;
+  DEFAULT_OUTPUT_TOKENS: number;
+  MONGODB_URI: string;
+  MONGODB_DATABASE: string;
+  REDIS_URL: string;
   LOG_LEVEL: string;
+}
+
+/** Admin tokens are long enough not to be guessed (the value itself is never echoed). */
+export const MIN_ADMIN_TOKEN_LENGTH = 16;
+
+function positiveInteger(name: string, value: number, problems: string[]): void {
+  if (!(Number.isSafeInteger(value) && value > 0)) problems.push(`${name}: must be an integer > 0`);
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
@@ -44,6 +79,16 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       GRPC_DEADLINE_MS: num({ default: 30_000 }),
       BODY_LIMIT_BYTES: num({ default: 1_048_576 }),
       DEV_API_KEY: str({ default: '' }),
+      DEV_MONTHLY_TOKEN_QUOTA: num({ default: 1_000_000 }),
+      DEV_HARD_QUOTA: bool({ default: true }),
+      ADMIN_TOKEN: str({ default: '' }),
+      DEFAULT_RPM: num({ default: 600 }),
+      DEFAULT_TPM: num({ default: 200_000 }),
+      KEY_CACHE_TTL_MS: num({ default: 2000 }),
+      DEFAULT_OUTPUT_TOKENS: num({ default: 256 }),
+      MONGODB_URI: str({ default: '' }),
+      MONGODB_DATABASE: str({ default: 'switchyard_gateway' }),
+      REDIS_URL: str({ default: '' }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
     },
     env,
@@ -53,6 +98,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   if (!(Number.isInteger(e.BODY_LIMIT_BYTES) && e.BODY_LIMIT_BYTES > 0)) problems.push('BODY_LIMIT_BYTES: must be an integer > 0');
   // The value itself is never echoed: it is a credential.
   if (e.DEV_API_KEY && !API_KEY_PATTERN.test(e.DEV_API_KEY)) problems.push('DEV_API_KEY: must look like sk_<16+ url-safe chars>');
+  if (e.ADMIN_TOKEN && e.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH) problems.push(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
+  positiveInteger('DEV_MONTHLY_TOKEN_QUOTA', e.DEV_MONTHLY_TOKEN_QUOTA, problems);
+  positiveInteger('DEFAULT_RPM', e.DEFAULT_RPM, problems);
+  positiveInteger('DEFAULT_TPM', e.DEFAULT_TPM, problems);
+  positiveInteger('DEFAULT_OUTPUT_TOKENS', e.DEFAULT_OUTPUT_TOKENS, problems);
+  if (!(Number.isSafeInteger(e.KEY_CACHE_TTL_MS) && e.KEY_CACHE_TTL_MS >= 0)) problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     host: e.GATEWAY_HOST,
@@ -64,6 +115,16 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     devApiKey: e.DEV_API_KEY || undefined,
+    devMonthlyTokenQuota: e.DEV_MONTHLY_TOKEN_QUOTA,
+    devHardQuota: e.DEV_HARD_QUOTA,
+    adminToken: e.ADMIN_TOKEN || undefined,
+    defaultRequestsPerMinute: e.DEFAULT_RPM,
+    defaultTokensPerMinute: e.DEFAULT_TPM,
+    keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+    defaultOutputTokens: e.DEFAULT_OUTPUT_TOKENS,
+    mongodbUri: e.MONGODB_URI || undefined,
+    mongodbDatabase: e.MONGODB_DATABASE,
+    redisUrl: e.REDIS_URL || undefined,
     logLevel: e.LOG_LEVEL,
   };
 }

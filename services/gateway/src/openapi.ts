@@ -1,10 +1,19 @@
 import { httpStatusOf, type ErrorCode } from '@switchyard/shared';
 import { AUTH_SCHEME_DESCRIPTION } from './auth/authenticate';
+import { ADMIN_SCHEME_DESCRIPTION } from './middleware/admin';
 import { routePaths } from './routing';
 import { ErrorResponse, type JsonSchema } from './schemas/common';
 import type { AnyRoute, ResponseSpec } from './routes/types';
 
 const SECURITY_SCHEME = 'apiKey';
+/** The admin token, as a bearer token or in X-Admin-Token (either satisfies). */
+const ADMIN_BEARER_SCHEME = 'adminToken';
+const ADMIN_HEADER_SCHEME = 'adminTokenHeader';
+
+function securityOf(route: AnyRoute): unknown[] {
+  if (route.auth === 'admin') return [{ [ADMIN_BEARER_SCHEME]: [] }, { [ADMIN_HEADER_SCHEME]: [] }];
+  return route.auth ? [{ [SECURITY_SCHEME]: [] }] : [];
+}
 
 /** Titled schemas become components (named by title); others stay inline. */
 class SchemaComponents {
@@ -36,7 +45,8 @@ function errorCodes(route: AnyRoute): ErrorCode[] {
   const takesInput = route.requestSchema || route.querySchema || route.path.includes(':');
   if (takesInput) codes.push('invalid_request');
   if (route.requestSchema) codes.push('payload_too_large', 'unsupported_media_type');
-  if (route.auth) codes.push('unauthorized', 'unavailable', 'timeout');
+  if (route.auth === 'admin') codes.push('forbidden');
+  else if (route.auth) codes.push('unauthorized', 'rate_limited', 'unavailable', 'timeout');
   return [...new Set([...codes, ...(route.errors ?? [])])];
 }
 
@@ -73,7 +83,7 @@ function operation(route: AnyRoute, path: string, components: SchemaComponents):
     summary: alias ? `${route.summary} (alias of ${route.path})` : route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
-    security: route.auth ? [{ [SECURITY_SCHEME]: [] }] : [],
+    security: securityOf(route),
     ...(params.length || route.querySchema ? { parameters: parameters(route, params) } : {}),
     ...(route.requestSchema
       ? { requestBody: { required: true, content: { 'application/json': { schema: components.ref(route.requestSchema) } } } }
@@ -85,18 +95,25 @@ function operation(route: AnyRoute, path: string, components: SchemaComponents):
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request: invalid JSON, missing, unknown, mistyped or out-of-range field (details name each)',
   401: 'unauthorized: missing, malformed, unknown or revoked key',
-  403: 'forbidden',
+  403: 'forbidden: e.g. a missing or wrong admin token',
   404: 'not_found: unknown path, agent or resource',
   405: 'method_not_allowed: the path exists for other methods (see Allow)',
   409: 'conflict',
   413: 'payload_too_large: body over the configured limit',
   415: 'unsupported_media_type: body is not application/json',
   422: 'unsupported: the model cannot serve this request',
-  429: 'rate_limited or quota_exceeded (see Retry-After)',
+  429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers) or quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',
   500: 'internal',
   502: 'upstream_error: the model provider failed',
   503: 'unavailable: an internal service is down',
   504: 'timeout: a deadline passed',
+};
+
+/** Sent with every answer of an API-key route (the per-key request limit). */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { description: 'Requests per minute allowed for this key', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until capacity comes back', schema: { type: 'integer' } },
 };
 
 function errorComponents(): Record<string, unknown> {
@@ -108,6 +125,7 @@ function errorComponents(): Record<string, unknown> {
       headers: {
         'X-Request-Id': { schema: { type: 'string' } },
         ...(retry ? { 'Retry-After': { description: 'Seconds to wait, when known', schema: { type: 'integer' } } } : {}),
+        ...(status === '429' ? RATE_LIMIT_HEADERS : {}),
         ...(status === '405' ? { Allow: { schema: { type: 'string' } } } : {}),
       },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
@@ -139,7 +157,11 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'Authorization', description: AUTH_SCHEME_DESCRIPTION } },
+      securitySchemes: {
+        [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'Authorization', description: AUTH_SCHEME_DESCRIPTION },
+        [ADMIN_BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: ADMIN_SCHEME_DESCRIPTION },
+        [ADMIN_HEADER_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: ADMIN_SCHEME_DESCRIPTION },
+      },
       schemas: components.schemas,
       responses: errorComponents(),
     },

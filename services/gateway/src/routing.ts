@@ -2,13 +2,14 @@ import type { ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { AppError } from '@switchyard/shared';
-import type { ApiKeyStore } from './auth/api-key-store';
+import type { KeyLookup } from './auth/key-lookup';
+import { requireAdminToken } from './middleware/admin';
 import { requireApiKey } from './middleware/auth';
 import { jsonBody, type BodyState } from './middleware/body';
 import { HttpProblem } from './middleware/errors';
 import type { GatewayState } from './middleware/request-id';
 import { validateBody, validateQuery } from './schemas/validator';
-import type { AnyRoute, RouteDeps, RouteInput } from './routes/types';
+import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -43,7 +44,7 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
       route: ctx.state.route,
     };
     route.validate?.(input);
-    const result = await route.handle(input, deps);
+    const result = await handleMetered(route, input, deps);
     ctx.status = result.status;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (result.body !== undefined) {
@@ -53,13 +54,38 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   };
 }
 
-/** Per route: mark it for metrics, authenticate, read the body, validate, call the handler. */
-export function buildRouter(routes: AnyRoute[], deps: RouteDeps, apiKeys: ApiKeyStore, bodyLimitBytes: number): Router {
+/** A billable route reserves before the call, gives back on failure, settles after it. */
+async function handleMetered(route: AnyRoute, input: RouteInput<unknown, unknown>, deps: RouteDeps): Promise<RouteResult> {
+  if (!route.billing) return route.handle(input, deps);
+  const metered = await deps.metering.begin(route.billing, input.body, input.call);
+  let result: RouteResult;
+  try {
+    result = await route.handle(input, deps);
+  } catch (error) {
+    await metered.failed();
+    throw error;
+  }
+  await metered.finished(result);
+  return result;
+}
+
+export interface RouterAuth {
+  keys: KeyLookup;
+  adminToken?: string;
+}
+
+function authStack(route: AnyRoute, auth: RouterAuth, deps: RouteDeps): Middleware[] {
+  if (route.auth === 'admin') return [requireAdminToken(auth.adminToken) as Middleware];
+  if (route.auth) return [requireApiKey(auth.keys) as Middleware, deps.metering.requestLimit() as Middleware];
+  return [];
+}
+
+/** Per route: mark it for metrics, authenticate (and rate-limit), read the body, validate, call the handler. */
+export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAuth, bodyLimitBytes: number): Router {
   const router = new Router();
   for (const route of routes) {
     for (const path of routePaths(route)) {
-      const stack: Middleware[] = [markRoute(path) as Middleware];
-      if (route.auth) stack.push(requireApiKey(apiKeys) as Middleware);
+      const stack: Middleware[] = [markRoute(path) as Middleware, ...authStack(route, auth, deps)];
       if (BODY_METHODS.has(route.method)) stack.push(jsonBody(bodyLimitBytes) as Middleware);
       stack.push(invoke(route, deps) as Middleware);
       router.register(path, [route.method], stack);

@@ -1,10 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { checkHealth, type Logger, type RunningService } from '@switchyard/shared';
-import { InMemoryApiKeyStore, type ApiKeyStore } from './auth/api-key-store';
+import { checkHealth, createInMemorySharedState, createSharedState, type Logger, type RunningService, type SharedState } from '@switchyard/shared';
+import { Accounts } from './accounts/accounts';
+import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
+import { InMemoryOrganizationStore, type OrganizationStore } from './accounts/organization-store';
+import { notificationPolicyPusher, type PolicyPusher } from './accounts/policy';
+import { createGatewayStores } from './accounts/stores';
+import type { ApiKeyStore } from './auth/api-key-store';
+import { KeyLookup } from './auth/key-lookup';
 import { closeGatewayClients, createGatewayClients, type GatewayClients } from './clients';
 import { loadGatewayConfig, type GatewayConfig } from './config';
+import { Metering } from './metering/metering';
+import { OrganizationDirectory } from './metering/organization-directory';
+import { QuotaGuard, type UsedTokens } from './metering/quota';
+import { KeyRateLimits } from './metering/rate-limits';
 import { errorHandler } from './middleware/errors';
 import { createHttpMetrics, observe } from './middleware/metrics';
 import { requestId, type GatewayState } from './middleware/request-id';
@@ -15,19 +25,39 @@ import { DefaultResultUrls } from './routes/default-result-url';
 import { buildRouter, unmatched } from './routing';
 
 export { loadGatewayConfig, type GatewayConfig };
-export { InMemoryApiKeyStore, hashApiKey, generateApiKey, type ApiKeyStore, type ApiKeyRecord } from './auth/api-key-store';
+export {
+  InMemoryApiKeyStore,
+  hashApiKey,
+  generateApiKey,
+  issueApiKey,
+  registerApiKey,
+  type ApiKeyStore,
+  type ApiKeyRecord,
+} from './auth/api-key-store';
+export { InMemoryOrganizationStore, type OrganizationStore } from './accounts/organization-store';
+export { MongoApiKeyStore, MongoOrganizationStore, ensureGatewayIndexes } from './accounts/mongo-stores';
+export type { Organization } from './accounts/organization';
 export { createGatewayClients, type GatewayClients } from './clients';
 export { buildOpenApi } from './openapi';
 export { routeTable } from './routes';
+export { quotaKey } from './metering/quota';
+export { DEV_ORGANIZATION };
 
-/** The organization that DEV_API_KEY belongs to. */
-export const DEV_ORGANIZATION = 'dev';
+/** Settings createGatewayApp reads; the accounts ones default to the documented env defaults. */
+export type GatewayAppConfig = Pick<GatewayConfig, 'bodyLimitBytes'> &
+  Partial<Pick<GatewayConfig, 'adminToken' | 'keyCacheTtlMs' | 'defaultRequestsPerMinute' | 'defaultTokensPerMinute' | 'defaultOutputTokens'>>;
 
 export interface GatewayAppDeps {
-  config: Pick<GatewayConfig, 'bodyLimitBytes'>;
+  config: GatewayAppConfig;
   logger: Logger;
   clients: GatewayClients;
   apiKeys: ApiKeyStore;
+  /** Default: a fresh in-memory store. */
+  organizations?: OrganizationStore;
+  /** Quota counters and rate limits; default: in-memory (one replica). Replicas share one. */
+  sharedState?: SharedState;
+  /** Default: notification.PutOrganizationPolicy. */
+  pushPolicy?: PolicyPusher;
   /** Defaults to shared checkHealth (grpc.health.v1). */
   checkHealth?: (address: string, service: string) => Promise<string>;
   /** How long "has a default result URL" is cached per organization (default 5 s; tests use 0). */
@@ -46,10 +76,52 @@ function responseFailed(logger: Logger) {
   };
 }
 
+/** Seeds quota counters from the usage ledger: the tokens notification recorded for the period. */
+function ledgerUsedTokens(clients: GatewayClients): UsedTokens {
+  return async (organization, period) => {
+    const report = await clients.notification.getUsage({ period, days: 1 }, { organization, keyId: '', requestId: `req_quota_seed_${period}` });
+    return report.used;
+  };
+}
+
+interface AccountsParts {
+  keys: KeyLookup;
+  accounts: Accounts;
+  metering: Metering;
+}
+
+function accountsParts(deps: GatewayAppDeps): AccountsParts {
+  const { config, logger } = deps;
+  const ttlMs = config.keyCacheTtlMs ?? 2000;
+  const defaults = { requestsPerMinute: config.defaultRequestsPerMinute ?? 600, tokensPerMinute: config.defaultTokensPerMinute ?? 200_000 };
+  const organizations = deps.organizations ?? new InMemoryOrganizationStore();
+  const state = deps.sharedState ?? createInMemorySharedState();
+  const keys = new KeyLookup(deps.apiKeys, ttlMs);
+  const directory = new OrganizationDirectory(organizations, defaults, ttlMs);
+  const accounts = new Accounts({
+    organizations,
+    apiKeys: deps.apiKeys,
+    keyLookup: keys,
+    pushPolicy: deps.pushPolicy ?? notificationPolicyPusher(deps.clients.notification),
+    defaultRateLimits: defaults,
+    logger,
+    organizationChanged: (id) => directory.forget(id),
+  });
+  const metering = new Metering({
+    directory,
+    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), logger }),
+    rateLimits: new KeyRateLimits(state.rateLimiter),
+    defaultOutputTokens: config.defaultOutputTokens ?? 256,
+    logger,
+  });
+  return { keys, accounts, metering };
+}
+
 /** The Koa app without a listener (tests mount it on port 0). */
 export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const metrics = createHttpMetrics();
   const openapi = buildOpenApi(routeTable);
+  const { keys, accounts, metering } = accountsParts(deps);
   const routeDeps: RouteDeps = {
     clients: deps.clients,
     logger: deps.logger,
@@ -57,8 +129,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     metrics: metrics.registry,
     defaultResultUrls: new DefaultResultUrls(deps.clients.notification, deps.logger, deps.defaultResultUrlCacheMs),
     openapi: () => openapi,
+    accounts,
+    metering,
   };
-  const router = buildRouter(routeTable, routeDeps, deps.apiKeys, deps.config.bodyLimitBytes);
+  const router = buildRouter(routeTable, routeDeps, { keys, adminToken: deps.config.adminToken }, deps.config.bodyLimitBytes);
   const app = new Koa<GatewayState>({ proxy: false });
   app.on('error', responseFailed(deps.logger));
   app.use(requestId());
@@ -87,19 +161,47 @@ function close(server: Server): Promise<void> {
 }
 
 export async function startGateway({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<RunningService> {
-  const apiKeys = new InMemoryApiKeyStore();
-  if (config.devApiKey) await apiKeys.register(config.devApiKey, DEV_ORGANIZATION);
+  const stores = await createGatewayStores(config, logger);
+  const sharedState = await createSharedState({ redisUrl: config.redisUrl ?? '', prefix: 'switchyard:gateway:', logger });
   const clients = createGatewayClients(config, config.grpcDeadlineMs);
-  const app = createGatewayApp({ config, logger, clients, apiKeys });
-  const server = createServer(app.callback());
-  const port = await listen(server, config.host, config.port);
-  logger.info({ host: config.host, port, devKey: Boolean(config.devApiKey) }, 'gateway listening');
+  const pushPolicy = notificationPolicyPusher(clients.notification);
+  const release = async () => {
+    closeGatewayClients(clients);
+    await sharedState.close();
+    await stores.close();
+  };
+  let stopDevPush = (): void => undefined;
+  let server: Server;
+  let port: number;
+  try {
+    if (config.devApiKey) {
+      stopDevPush = await bootstrapDevOrganization({
+        organizations: stores.organizations,
+        apiKeys: stores.apiKeys,
+        pushPolicy,
+        defaultRateLimits: { requestsPerMinute: config.defaultRequestsPerMinute, tokensPerMinute: config.defaultTokensPerMinute },
+        devApiKey: config.devApiKey,
+        monthlyTokenQuota: config.devMonthlyTokenQuota,
+        hardQuota: config.devHardQuota,
+        logger,
+      });
+    }
+    const app = createGatewayApp({ config, logger, clients, apiKeys: stores.apiKeys, organizations: stores.organizations, sharedState, pushPolicy });
+    server = createServer(app.callback());
+    port = await listen(server, config.host, config.port);
+  } catch (error) {
+    stopDevPush();
+    await release();
+    throw error;
+  }
+  logger.info({ host: config.host, port, devKey: Boolean(config.devApiKey), adminApi: Boolean(config.adminToken) }, 'gateway listening');
   return {
     name: 'gateway',
     port,
     stop: async () => {
+      stopDevPush();
       await close(server); // finishes requests in flight before the clients go away
-      closeGatewayClients(clients);
+      await release();
     },
   };
 }

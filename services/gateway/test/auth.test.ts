@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { issueApiKey } from '../src/auth/api-key-store';
 import { startHarness, resetDoubles, type Harness } from './harness';
 
 describe('gateway authentication', () => {
@@ -48,9 +49,9 @@ describe('gateway authentication', () => {
   });
 
   it('rejects a revoked key', async () => {
-    const { key, record } = await h.apiKeys.issue('org_other');
+    const { key, record } = await issueApiKey(h.apiKeys, 'org_other');
     expect((await h.send('GET', '/api/v2/models', { auth: false, headers: { authorization: `X-API-Key ${key}` } })).status).to.equal(200);
-    await h.apiKeys.revoke(record.keyId);
+    await h.apiKeys.revoke(record.keyId, new Date().toISOString());
     expectUnauthorized(await h.send('GET', '/api/v2/models', { auth: false, headers: { authorization: `X-API-Key ${key}` } }));
   });
 
@@ -77,7 +78,7 @@ describe('gateway authentication', () => {
   });
 
   it('stores only hashes of keys', async () => {
-    const { key, record } = await h.apiKeys.issue('org_x');
+    const { key, record } = await issueApiKey(h.apiKeys, 'org_x');
     expect(key).to.match(/^sk_[A-Za-z0-9_-]{40,}$/);
     expect(record.hash).to.match(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(record)).to.not.include(key.slice(3));

@@ -13,8 +13,47 @@ describe('gateway config', () => {
       grpcDeadlineMs: 30000,
       bodyLimitBytes: 1048576,
       devApiKey: undefined,
+      devMonthlyTokenQuota: 1_000_000,
+      devHardQuota: true,
+      adminToken: undefined,
+      defaultRequestsPerMinute: 600,
+      defaultTokensPerMinute: 200_000,
+      keyCacheTtlMs: 2000,
+      defaultOutputTokens: 256,
+      mongodbUri: undefined,
+      mongodbDatabase: 'switchyard_gateway',
+      redisUrl: undefined,
       logLevel: 'info',
     });
+  });
+
+  it('reads the accounts settings', () => {
+    const config = loadGatewayConfig({
+      ADMIN_TOKEN: 'adm_0123456789abcdef',
+      DEFAULT_RPM: '30',
+      DEFAULT_TPM: '5000',
+      KEY_CACHE_TTL_MS: '0',
+      DEV_MONTHLY_TOKEN_QUOTA: '500',
+      DEV_HARD_QUOTA: 'false',
+      MONGODB_URI: 'mongodb://db:27017',
+      REDIS_URL: 'redis://cache:6379',
+    });
+    expect(config).to.include({
+      adminToken: 'adm_0123456789abcdef',
+      defaultRequestsPerMinute: 30,
+      defaultTokensPerMinute: 5000,
+      keyCacheTtlMs: 0,
+      devMonthlyTokenQuota: 500,
+      devHardQuota: false,
+      mongodbUri: 'mongodb://db:27017',
+      redisUrl: 'redis://cache:6379',
+    });
+  });
+
+  it('refuses a short ADMIN_TOKEN without echoing it, and non-positive limits', () => {
+    const message = failure({ ADMIN_TOKEN: 'short-secret', DEFAULT_RPM: '0', KEY_CACHE_TTL_MS: '-5' });
+    expect(message).to.include('ADMIN_TOKEN').and.include('DEFAULT_RPM').and.include('KEY_CACHE_TTL_MS');
+    expect(message).to.not.include('short-secret');
   });
 
   it('reads overrides', () => {

@@ -275,6 +275,26 @@ function recommendationDouble(): ServiceDouble {
   );
 }
 
+/** A usage report as the notification ledger answers it, with `used` tokens recorded. */
+export function usageReport(organization: string, period: string, used: number) {
+  return {
+    organization,
+    period,
+    period_start: `${period}-01T00:00:00.000Z`,
+    period_end: '2026-12-01T00:00:00.000Z',
+    quota: 1000,
+    used,
+    remaining: Math.max(0, 1000 - used),
+    hard_quota: true,
+    cost: 0.0123,
+    calls: 3,
+    threshold_shares: [0.9, 1],
+    by_model: [{ key: 'gpt-small', tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
+    by_endpoint: [{ key: '/api/v2/ai/content/generate', tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
+    daily: [{ key: `${period}-21`, tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
+  };
+}
+
 function notificationDouble(): ServiceDouble {
   return new ServiceDouble('switchyard.notification.v1.NotificationService', protos.notification().NotificationService.service, {
     RegisterWebhook: async (req) => ({
@@ -298,6 +318,8 @@ function notificationDouble(): ServiceDouble {
     RotateSigningSecret: async () => ({ secret: 'whsec_neworgsecretneworgsecret', previous_secret_expires_at: NOW }),
     ValidateUrl: async (req) =>
       req.url.includes('169.254.') ? { allowed: false, reason: 'address is in a blocked range' } : { allowed: true, reason: '' },
+    PutOrganizationPolicy: async (req) => req,
+    GetUsage: async (req, ctx) => usageReport(ctx.organization, req.period || '2026-11', 0),
   });
 }
 

@@ -1,13 +1,37 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createInMemorySharedState, type SharedState } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
-import { createGatewayApp, createGatewayClients, InMemoryApiKeyStore, type ApiKeyRecord, type GatewayClients } from '../src/server';
+import {
+  createGatewayApp,
+  createGatewayClients,
+  InMemoryApiKeyStore,
+  InMemoryOrganizationStore,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type GatewayClients,
+  type OrganizationStore,
+} from '../src/server';
+import { issueApiKey } from '../src/auth/api-key-store';
 import { closeGatewayClients } from '../src/clients';
 import { allDoubles, startDoubles, type Doubles } from './doubles';
+
+export const TEST_ADMIN_TOKEN = 'adm_test_0123456789abcdef';
 
 export interface HarnessOptions {
   deadlineMs?: number;
   bodyLimitBytes?: number;
+  /** Default 0 (no cache), so revocations show at once unless a test wants the TTL. */
+  keyCacheTtlMs?: number;
+  /** Default TEST_ADMIN_TOKEN; null: ADMIN_TOKEN unset. */
+  adminToken?: string | null;
+  defaultRequestsPerMinute?: number;
+  defaultOutputTokens?: number;
+  /** A second replica: pass the first one's doubles, stores and shared state (they stay the first one's to stop). */
+  doubles?: Doubles;
+  apiKeys?: ApiKeyStore;
+  organizations?: OrganizationStore;
+  sharedState?: SharedState;
 }
 
 export interface SendOptions {
@@ -17,6 +41,8 @@ export interface SendOptions {
   headers?: Record<string, string>;
   /** false: no Authorization header. */
   auth?: boolean;
+  /** Another API key than the harness's own. */
+  key?: string;
 }
 
 export interface Reply {
@@ -31,10 +57,14 @@ export interface Harness {
   baseUrl: string;
   key: string;
   record: ApiKeyRecord;
-  apiKeys: InMemoryApiKeyStore;
+  apiKeys: ApiKeyStore;
+  organizations: OrganizationStore;
+  sharedState: SharedState;
   doubles: Doubles;
   clients: GatewayClients;
   send(method: string, path: string, options?: SendOptions): Promise<Reply>;
+  /** A call to the admin API with the admin token. */
+  admin(method: string, path: string, body?: unknown): Promise<Reply>;
   stop(): Promise<void>;
 }
 
@@ -51,9 +81,12 @@ async function parse(response: Response): Promise<Reply> {
 
 /** The gateway app on port 0 with real gRPC clients pointed at the doubles. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const doubles = await startDoubles();
-  const apiKeys = new InMemoryApiKeyStore();
-  const { key, record } = await apiKeys.issue('org_test');
+  const ownsDoubles = !options.doubles;
+  const doubles = options.doubles ?? (await startDoubles());
+  const apiKeys = options.apiKeys ?? new InMemoryApiKeyStore();
+  const organizations = options.organizations ?? new InMemoryOrganizationStore();
+  const sharedState = options.sharedState ?? createInMemorySharedState();
+  const { key, record } = await issueApiKey(apiKeys, 'org_test');
   const clients = createGatewayClients(
     {
       contentAddr: doubles.content.address,
@@ -63,38 +96,52 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     options.deadlineMs ?? 5000,
   );
+  const adminToken = options.adminToken === null ? undefined : (options.adminToken ?? TEST_ADMIN_TOKEN);
   const app = createGatewayApp({
-    config: { bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576 },
+    config: {
+      bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
+      adminToken,
+      keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
+      defaultRequestsPerMinute: options.defaultRequestsPerMinute,
+      defaultOutputTokens: options.defaultOutputTokens,
+    },
     logger: silentLogger(),
     clients,
     apiKeys,
+    organizations,
+    sharedState,
     defaultResultUrlCacheMs: 0,
   });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  async function send(method: string, path: string, opts: SendOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...(opts.auth === false ? {} : { authorization: `X-API-Key ${opts.key ?? key}` }) };
+    let body: string | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    return parse(await fetch(baseUrl + path, { method, headers: { ...headers, ...opts.headers }, body }));
+  }
+
   return {
     baseUrl,
     key,
     record,
     apiKeys,
+    organizations,
+    sharedState,
     doubles,
     clients,
-    async send(method, path, opts = {}) {
-      const headers: Record<string, string> = { ...(opts.auth === false ? {} : { authorization: `X-API-Key ${key}` }) };
-      let body: string | undefined = opts.raw;
-      if (opts.body !== undefined) {
-        body = JSON.stringify(opts.body);
-        headers['content-type'] = 'application/json';
-      }
-      return parse(await fetch(baseUrl + path, { method, headers: { ...headers, ...opts.headers }, body }));
-    },
+    send,
+    admin: (method, path, body) => send(method, path, { body, auth: false, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }),
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       closeGatewayClients(clients);
-      await Promise.all(allDoubles(doubles).map((d) => d.stop()));
+      if (ownsDoubles) await Promise.all(allDoubles(doubles).map((d) => d.stop()));
     },
   };
 }

@@ -146,7 +146,8 @@ describe('gateway system routes, requests and models', () => {
           expect(operation, `${route.method} ${path}`).to.be.an('object');
           expect(ids.has(operation.operationId), operation.operationId).to.equal(false);
           ids.add(operation.operationId);
-          expect(operation.security).to.deep.equal(route.auth ? [{ apiKey: [] }] : []);
+          const security = route.auth === 'admin' ? [{ adminToken: [] }, { adminTokenHeader: [] }] : route.auth ? [{ apiKey: [] }] : [];
+          expect(operation.security).to.deep.equal(security);
           for (const name of path.match(/:(\w+)/g) ?? []) {
             expect(operation.parameters.map((p: { name: string }) => p.name)).to.include(name.slice(1));
           }

@@ -55,25 +55,84 @@ export class HealthReporter {
   }
 }
 
-export type UnaryHandler<Req, Res> = (request: Req, context: CallContext) => Promise<Res>;
+/** The caller's deadline (epoch ms; undefined when none) and a signal aborted if it cancels. */
+export interface CallControl {
+  deadline?: number;
+  signal: AbortSignal;
+}
+
+export type UnaryHandler<Req, Res> = (request: Req, context: CallContext, control: CallControl) => Promise<Res>;
+
+/** What the adapters use of a grpc-js server call. */
+interface ServerCallLike<Req> {
+  request: Req;
+  metadata: ServerUnaryCall<Req, unknown>['metadata'];
+  getDeadline(): Date | number;
+  getPath(): string;
+  once(event: 'cancelled', listener: () => void): unknown;
+}
+
+function controlOf(call: ServerCallLike<unknown>): CallControl {
+  const raw = call.getDeadline();
+  const deadline = raw instanceof Date ? raw.getTime() : raw;
+  const controller = new AbortController();
+  call.once('cancelled', () => controller.abort());
+  return { deadline: Number.isFinite(deadline) ? deadline : undefined, signal: controller.signal };
+}
+
+/** AppErrors keep their code and details; anything else is logged and becomes "internal". */
+function asAppError(error: unknown, logger: Logger, context: CallContext, method: string): AppError {
+  if (error instanceof AppError) return error;
+  logger.error({ err: error, requestId: context.requestId, method }, 'handler failed');
+  return new AppError('internal', 'internal error');
+}
 
 /**
- * Adapts a transport-free handler to grpc-js: reads the call context from metadata and turns
- * AppErrors into statuses with trailers; anything else is logged and answered as "internal".
+ * Adapts a transport-free handler to grpc-js: reads the call context from metadata, hands over
+ * the deadline and cancellation, and turns errors into statuses with trailers (toServiceError).
  */
 export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     const context = contextFromMetadata(call.metadata);
-    handler(call.request, context).then(
+    handler(call.request, context, controlOf(call)).then(
       (response) => callback(null, response),
-      (error: unknown) => {
-        if (error instanceof AppError) {
-          callback(toServiceError(error));
-          return;
-        }
-        logger.error({ err: error, requestId: context.requestId, method: call.getPath() }, 'handler failed');
-        callback(toServiceError(new AppError('internal', 'internal error')));
-      },
+      (error: unknown) => callback(toServiceError(asAppError(error, logger, context, call.getPath()))),
+    );
+  };
+}
+
+/** Where a streaming handler writes its messages; write waits while the transport is full. */
+export interface StreamSink<Chunk> {
+  write(chunk: Chunk): Promise<void>;
+  control: CallControl;
+}
+
+export type StreamHandler<Req, Chunk> = (request: Req, context: CallContext, sink: StreamSink<Chunk>) => Promise<void>;
+
+function sinkOf<Req, Chunk>(call: ServerWritableStream<Req, Chunk>): StreamSink<Chunk> {
+  return {
+    control: controlOf(call),
+    write: async (chunk) => {
+      if (call.cancelled) throw new AppError('unavailable', 'the caller cancelled the stream');
+      if (call.write(chunk)) return;
+      await new Promise<void>((resolve) => {
+        call.once('drain', resolve);
+        call.once('cancelled', resolve);
+      });
+    },
+  };
+}
+
+/**
+ * Adapts a transport-free server-streaming handler: the stream ends OK when it resolves, or with
+ * the AppError's status and trailers when it throws.
+ */
+export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<Req, Chunk>) {
+  return (call: ServerWritableStream<Req, Chunk>): void => {
+    const context = contextFromMetadata(call.metadata);
+    handler(call.request, context, sinkOf(call)).then(
+      () => call.end(),
+      (error: unknown) => call.emit('error', toServiceError(asAppError(error, logger, context, call.getPath()))),
     );
   };
 }

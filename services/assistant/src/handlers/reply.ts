@@ -4,7 +4,7 @@ import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchya
 import type { AgentRegistry } from '../agents/registry';
 import type { Agent } from '../agents/types';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
-import type { StreamSink } from '../grpc/server-stream';
+import type { StreamSink } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
 import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
@@ -126,7 +126,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
     reply: async (request: ReplyRequest__Output, context: CallContext): Promise<AssistantReply> => run(request, context, {}),
     /** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
     replyStream: async (request: ReplyRequest__Output, context: CallContext, sink: StreamSink<ReplyChunk>): Promise<void> => {
-      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.signal });
+      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.control.signal });
       await sink.write({ final });
     },
   };

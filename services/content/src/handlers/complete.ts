@@ -2,7 +2,7 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type { CompleteChunk } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
 import type { CompleteRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
-import type { StreamSink } from '../grpc/server-stream';
+import type { StreamSink } from '@switchyard/shared';
 import { routeWithFallback, type Routed } from '../models/routing';
 import { costOf, type CallOptions, type ChatMessage, type CompleteInput, type TextModel, type TextResult } from '../models/text-model';
 import { countPromptTokens } from '../models/usage';
@@ -80,7 +80,7 @@ export function createCompleteStreamHandler(deps: HandlerDeps) {
       deps.models.chainFor(prepared.model, 'chat'),
       (model) => {
         if (!model.completeStream) throw unsupportedChat(model);
-        return model.completeStream(inputFor(model, prepared.input), onDelta, sink.options);
+        return model.completeStream(inputFor(model, prepared.input), onDelta, sink.control);
       },
       () => sent === 0,
     );

@@ -5,7 +5,7 @@ import { ENDPOINTS } from '../events/usage-publisher';
 import { fitToTokens } from '../models/fit';
 import { routeWithFallback, streamResult } from '../models/routing';
 import type { CallOptions, DeltaSink, GenerateInput, TextModel, TextResult } from '../models/text-model';
-import type { StreamSink } from '../grpc/server-stream';
+import type { StreamSink } from '@switchyard/shared';
 import type { HandlerDeps } from './deps';
 import { generationChain, inputFor, prepareGeneration } from './generate';
 import { callWithUsage, usageMessage } from './model-call';
@@ -40,7 +40,7 @@ export function createGenerateStreamHandler(deps: HandlerDeps) {
       run: () =>
         routeWithFallback(
           generationChain(prepared, deps.models),
-          (model) => streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.options),
+          (model) => streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.control),
           () => sent === 0,
         ),
     });

@@ -1,6 +1,7 @@
 import { AppError } from '@switchyard/shared';
 import { API_KEY_PATTERN } from '../config';
-import { hashApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key-store';
+import { isActive, type ApiKeyRecord } from './api-key-store';
+import type { KeyLookup } from './key-lookup';
 
 /**
  * "X-API-Key <key>": the scheme word, one space, the key. The scheme word is compared
@@ -15,13 +16,13 @@ function unauthorized(message: string): AppError {
   return new AppError('unauthorized', message);
 }
 
-export async function authenticate(header: string | undefined, store: ApiKeyStore): Promise<ApiKeyRecord> {
+export async function authenticate(header: string | undefined, keys: KeyLookup): Promise<ApiKeyRecord> {
   if (!header) throw unauthorized('missing Authorization header; expected "X-API-Key <key>"');
   const match = HEADER_PATTERN.exec(header);
   if (!match || !API_KEY_PATTERN.test(match[1])) {
     throw unauthorized('malformed Authorization header; expected "X-API-Key <key>"');
   }
-  const record = await store.findByHash(hashApiKey(match[1]));
-  if (!record || record.revokedAt) throw unauthorized('unknown or revoked API key');
+  const record = await keys.find(match[1]);
+  if (!record || !isActive(record)) throw unauthorized('unknown or revoked API key');
   return record;
 }

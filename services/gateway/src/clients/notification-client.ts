@@ -10,6 +10,9 @@ import type { SigningSecret__Output } from '@switchyard/shared/generated/switchy
 import type { ListWebhooksResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListWebhooksResponse';
 import type { DeleteWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteWebhookResponse';
 import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
+import type { OrganizationPolicy, OrganizationPolicy__Output } from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
+import type { GetUsageRequest } from '@switchyard/shared/generated/switchyard/notification/v1/GetUsageRequest';
+import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
 import type { ValidateUrlResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ValidateUrlResponse';
 
 export const NOTIFICATION_SERVICE_NAME = 'switchyard.notification.v1.NotificationService';
@@ -77,6 +80,16 @@ export class NotificationClient {
 
   validateUrl(url: string, context: CallContext): Promise<ValidateUrlResponse__Output> {
     return this.call(this.client.ValidateUrl, { url }, context);
+  }
+
+  /** Sets the organization's quota policy (idempotent: the same policy may be put again). */
+  putOrganizationPolicy(policy: OrganizationPolicy, context: CallContext): Promise<OrganizationPolicy__Output> {
+    return this.call(this.client.PutOrganizationPolicy, policy, context);
+  }
+
+  /** The usage ledger of context.organization for one period. */
+  getUsage(request: GetUsageRequest, context: CallContext): Promise<UsageReport__Output> {
+    return this.call(this.client.GetUsage, request, context);
   }
 
   close(): void {

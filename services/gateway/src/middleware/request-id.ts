@@ -7,6 +7,8 @@ export interface GatewayState {
   route?: string;
   organization?: string;
   keyId?: string;
+  /** The request carried the admin token. */
+  admin?: boolean;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assis
 import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
 import { AssistantChatRequest, AssistantReply, AssistantRequest, OnboardingRequest, type AssistantBody } from '../schemas/assistants';
 import { validateBody } from '../schemas/validator';
+import type { BillingSpec } from '../metering/metering';
 import { sseResponse } from '../streaming/sse';
 import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
 
@@ -48,6 +49,15 @@ async function reply(agent: string, input: RouteInput<AssistantBody, unknown>, d
   return json(200, renderReply(response, input.call.requestId));
 }
 
+/** Assistants are metered on the whole conversation they read; replies carry usage.tokens_used. */
+const assistantBilling: BillingSpec<AssistantBody> = {
+  input: (body) => ({ text: body.messages.map((m) => m.content).join('\n') }),
+  usedTokens: (body) => {
+    const used = (body as { usage?: { tokens_used?: number } } | undefined)?.usage?.tokens_used;
+    return typeof used === 'number' ? used : undefined;
+  },
+};
+
 const STREAMED_REPLY = 'With stream: true: `delta` events {"text"}, then `done` with the AssistantReply, or `error` with the ErrorResponse';
 
 const chat: RouteSpec<AssistantBody> = {
@@ -58,6 +68,7 @@ const chat: RouteSpec<AssistantBody> = {
   tag: 'assistants',
   auth: true,
   requestSchema: AssistantChatRequest,
+  billing: assistantBilling,
   responses: { 200: { description: 'The assistant reply', schema: AssistantReply, eventStream: STREAMED_REPLY } },
   errors: ['unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   handle: (input, deps) => reply('chat', input, deps),
@@ -71,6 +82,7 @@ const agentReply: RouteSpec<AssistantBody> = {
   tag: 'assistants',
   auth: true,
   requestSchema: AssistantRequest,
+  billing: assistantBilling,
   responses: { 200: { description: 'The agent reply', schema: AssistantReply, eventStream: STREAMED_REPLY } },
   errors: ['not_found', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   validate({ params, body }) {

@@ -79,6 +79,13 @@ function streamGenerate({ body, call, signal, route }: RouteInput<GenerateConten
   );
 }
 
+/** Content responses carry usage.tokens_input and usage.tokens_output. */
+function contentTokens(body: unknown): number | undefined {
+  const usage = (body as { usage?: { tokens_input?: number; tokens_output?: number } } | undefined)?.usage;
+  if (!usage || typeof usage.tokens_input !== 'number' || typeof usage.tokens_output !== 'number') return undefined;
+  return usage.tokens_input + usage.tokens_output;
+}
+
 const generate: RouteSpec<GenerateContentBody> = {
   method: 'POST',
   path: '/api/v2/ai/content/generate',
@@ -88,6 +95,7 @@ const generate: RouteSpec<GenerateContentBody> = {
   tag: 'content',
   auth: true,
   requestSchema: GenerateContentRequest,
+  billing: { input: (body) => ({ text: body.prompt, maxOutput: body.max_length }), usedTokens: contentTokens },
   responses: {
     200: {
       description: 'Generated content',
@@ -95,7 +103,9 @@ const generate: RouteSpec<GenerateContentBody> = {
       eventStream: 'With stream: true: `delta` events {"text"}, then `done` with the GenerateContentResponse, or `error` with the ErrorResponse',
     },
     202: {
-      description: 'Accepted; the result is POSTed to webhookUrl, or to the request_completed webhook registered as the default result URL',
+      description:
+        'Accepted; the result is POSTed to webhookUrl, or to the request_completed webhook registered as the default result URL. ' +
+        'The quota keeps the reserved estimate (prompt tokens + max_length or 256) for an accepted asynchronous call; the usage ledger records the real count.',
       schema: AsyncAcknowledgment,
     },
   },
@@ -168,6 +178,7 @@ const transform: RouteSpec<TransformContentBody> = {
   tag: 'content',
   auth: true,
   requestSchema: TransformContentRequest,
+  billing: { input: (body) => ({ text: body.text }), usedTokens: contentTokens },
   responses: { 200: { description: 'The transformed text; fields depend on action', schema: TransformContentResponse } },
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   async handle({ body, call }, deps) {

@@ -1,3 +1,4 @@
+import { adminRoutes } from './admin';
 import { assistantRoutes } from './assistants';
 import { catalogRoutes } from './catalog';
 import { contentRoutes } from './content';
@@ -5,6 +6,7 @@ import { modelRoutes } from './models';
 import { recommendationRoutes } from './recommendations';
 import { requestRoutes } from './requests';
 import { systemRoutes } from './system';
+import { usageRoutes } from './usage';
 import { webhookRoutes } from './webhooks';
 import type { AnyRoute } from './types';
 
@@ -16,6 +18,8 @@ export const routeTable: AnyRoute[] = [
   ...catalogRoutes,
   ...webhookRoutes,
   ...requestRoutes,
+  ...usageRoutes,
+  ...adminRoutes,
   ...modelRoutes,
   ...systemRoutes,
 ];

@@ -24,6 +24,8 @@ export interface RouteResult {
   /** Defaults to application/json. */
   contentType?: string;
   headers?: Record<string, string>;
+  /** Streams only: settles when the stream ends, with the done event's data (undefined if it broke off). */
+  finished?: Promise<unknown>;
 }
 
 export interface ResponseSpec {
@@ -34,6 +36,8 @@ export interface ResponseSpec {
   eventStream?: string;
 }
 import type { DefaultResultUrls } from './default-result-url';
+import type { Accounts } from '../accounts/accounts';
+import type { BillingSpec, Metering } from '../metering/metering';
 
 /** What route handlers may use. */
 export interface RouteDeps {
@@ -45,7 +49,13 @@ export interface RouteDeps {
   defaultResultUrls: DefaultResultUrls;
   /** The OpenAPI document, generated once from the route table. */
   openapi(): unknown;
+  /** Organizations and keys (admin routes). */
+  accounts: Accounts;
+  metering: Metering;
 }
+
+/** true: an API key (X-API-Key); 'admin': the admin token; false: open. */
+export type RouteAuth = boolean | 'admin';
 
 /**
  * One entry of the route table: the router, validation and the OpenAPI document all read it,
@@ -61,7 +71,9 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
   summary: string;
   description?: string;
   tag: string;
-  auth: boolean;
+  auth: RouteAuth;
+  /** Billable routes reserve quota and token rate before the call and settle after it. */
+  billing?: BillingSpec<B>;
   requestSchema?: JsonSchema;
   querySchema?: JsonSchema;
   /** Success responses by status. */

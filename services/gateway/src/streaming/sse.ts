@@ -52,22 +52,28 @@ async function write(body: PassThrough, frame: string): Promise<void> {
   if (!body.destroyed && !body.write(frame)) await drained(body);
 }
 
-/** Writes events until the final chunk; a failure after the start becomes an error event. */
-async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: AsyncIterator<Chunk>, body: PassThrough, call: SseCall): Promise<void> {
+/**
+ * Writes events until the final chunk; a failure after the start becomes an error event.
+ * Resolves with the done event's data, or undefined when the stream broke off.
+ */
+async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: AsyncIterator<Chunk>, body: PassThrough, call: SseCall): Promise<unknown> {
   try {
     for (let step = first; !step.done; step = await rest.next()) {
-      if (body.destroyed) return;
+      if (body.destroyed) return undefined;
       const delta = source.deltaOf(step.value);
       if (delta !== undefined) {
         await write(body, sseFrame('delta', { text: delta }));
         continue;
       }
-      await write(body, sseFrame('done', source.doneOf(step.value)));
-      return;
+      const done = source.doneOf(step.value);
+      await write(body, sseFrame('done', done));
+      return done;
     }
     if (!source.chunks.cancelled) throw noResult();
+    return undefined;
   } catch (error) {
     await write(body, sseFrame('error', errorBody(problemOf(error, call.logger, call), call.requestId)));
+    return undefined;
   } finally {
     source.chunks.cancel(); // a no-op once the call ended; stops it when we stop reading early
     body.end();
@@ -95,6 +101,6 @@ export async function sseResponse<Chunk>(source: SseSource<Chunk>, call: SseCall
   }
   const body = new PassThrough();
   body.once('close', cancel);
-  void pump(source, first, iterator, body, call).finally(() => call.signal?.removeEventListener('abort', cancel));
-  return { status: 200, body, contentType: 'text/event-stream', headers: { ...SSE_HEADERS } };
+  const finished = pump(source, first, iterator, body, call).finally(() => call.signal?.removeEventListener('abort', cancel));
+  return { status: 200, body, contentType: 'text/event-stream', headers: { ...SSE_HEADERS }, finished };
 }

@@ -1,0 +1,53 @@
+/** An organization: the unit that owns keys, a monthly token quota and per-key rate limits. */
+export interface RateLimits {
+  requestsPerMinute: number;
+  tokensPerMinute: number;
+}
+
+export interface Organization {
+  /** A slug: lowercase letters, digits and hyphens. */
+  id: string;
+  name: string;
+  monthlyTokenQuota: number;
+  /** Shares of the quota that send usage_threshold (e.g. 0.9 and 1.0). */
+  thresholdShares: number[];
+  /** Hard: calls over the quota are refused (429); soft: notify only. */
+  hardQuota: boolean;
+  rateLimits: RateLimits;
+  createdAt: string;
+}
+
+export const ORGANIZATION_ID_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$';
+export const DEFAULT_THRESHOLD_SHARES: readonly number[] = [0.9, 1.0];
+
+/** What an admin may set; omitted fields take the defaults on create and stay as they are on update. */
+export interface OrganizationSettings {
+  name?: string;
+  monthlyTokenQuota?: number;
+  thresholdShares?: number[];
+  hardQuota?: boolean;
+  rateLimits?: Partial<RateLimits>;
+}
+
+/** Shares sorted and deduplicated, so equal settings compare equal. */
+export function normalizeShares(shares: readonly number[]): number[] {
+  return [...new Set(shares)].sort((a, b) => a - b);
+}
+
+export function applySettings(org: Organization, settings: OrganizationSettings): Organization {
+  return {
+    ...org,
+    name: settings.name ?? org.name,
+    monthlyTokenQuota: settings.monthlyTokenQuota ?? org.monthlyTokenQuota,
+    thresholdShares: settings.thresholdShares ? normalizeShares(settings.thresholdShares) : org.thresholdShares,
+    hardQuota: settings.hardQuota ?? org.hardQuota,
+    rateLimits: { ...org.rateLimits, ...settings.rateLimits },
+  };
+}
+
+/** Same settings (createdAt aside): a repeated create is then a retry, not a conflict. */
+export function sameSettings(a: Organization, b: Organization): boolean {
+  const { createdAt: _a, ...left } = a;
+  const { createdAt: _b, ...right } = b;
+  return JSON.stringify(left) === JSON.stringify(right);
+}

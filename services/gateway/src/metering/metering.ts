@@ -1,0 +1,94 @@
+import { countTokens, type CallContext, type Logger } from '@switchyard/shared';
+import type { Middleware } from 'koa';
+import type { GatewayState } from '../middleware/request-id';
+import type { RouteResult } from '../routes/types';
+import type { OrganizationDirectory } from './organization-directory';
+import type { QuotaGuard, QuotaHold } from './quota';
+import { rateLimited, rateLimitHeaders, type KeyRateLimits } from './rate-limits';
+
+/** How a billable route is metered: what it sends to a model, and what it really used. */
+export interface BillingSpec<B> {
+  /** The text the model reads and the output cap the caller asked for (if any). */
+  input(body: B): { text: string; maxOutput?: number };
+  /** Tokens the call used, from the response body (or a stream's done event). */
+  usedTokens(responseBody: unknown): number | undefined;
+}
+
+export interface MeteringDeps {
+  directory: OrganizationDirectory;
+  quota: QuotaGuard;
+  rateLimits: KeyRateLimits;
+  /** Output tokens assumed when a call gives no max_length. */
+  defaultOutputTokens: number;
+  logger: Logger;
+}
+
+/** A billable call in progress: its reservation is settled when the result is known. */
+export interface MeteredCall {
+  estimate: number;
+  /** The call failed before it produced a result: the reservation is given back. */
+  failed(): Promise<void>;
+  /**
+   * Settles with the real usage before the response goes out (a stream: when it ends); 202 keeps
+   * the estimate (the call completes elsewhere, later).
+   */
+  finished(result: RouteResult): Promise<void>;
+}
+
+/** Quotas and rate limits at the gateway, in front of the billable routes. */
+export class Metering {
+  constructor(private readonly deps: MeteringDeps) {}
+
+  /** Estimated tokens: the input as the tokenizer counts it, plus the output cap (or the default budget). */
+  estimate<B>(billing: BillingSpec<B>, body: B): number {
+    const { text, maxOutput } = billing.input(body);
+    return countTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens);
+  }
+
+  /** Requests per minute per key, on every authenticated route; RateLimit-* headers on every answer. */
+  requestLimit(): Middleware<GatewayState> {
+    return async (ctx, next) => {
+      const { organization, keyId } = ctx.state;
+      if (!organization || !keyId) return next();
+      const { rateLimits } = await this.deps.directory.policyOf(organization);
+      const decision = await this.deps.rateLimits.hitRequest(keyId, rateLimits.requestsPerMinute);
+      ctx.set(rateLimitHeaders(rateLimits.requestsPerMinute, decision));
+      if (!decision.allowed) throw rateLimited('request', rateLimits.requestsPerMinute, decision);
+      await next();
+    };
+  }
+
+  /** Tokens per minute per key, then the monthly quota reservation (429 when either refuses). */
+  async begin<B>(billing: BillingSpec<B>, body: B, call: CallContext): Promise<MeteredCall> {
+    const estimate = this.estimate(billing, body);
+    const policy = await this.deps.directory.policyOf(call.organization);
+    const tokensPerMinute = policy.rateLimits.tokensPerMinute;
+    const decision = await this.deps.rateLimits.hitTokens(call.keyId, tokensPerMinute, estimate);
+    if (!decision.allowed) throw rateLimited('token', tokensPerMinute, decision);
+    const hold = await this.deps.quota.reserve(policy, estimate);
+    return {
+      estimate,
+      failed: () => hold.release(),
+      finished: (result) => this.settle(billing, hold, result, call),
+    };
+  }
+
+  private async settle<B>(billing: BillingSpec<B>, hold: QuotaHold, result: RouteResult, call: CallContext): Promise<void> {
+    if (result.status === 202) return; // async: the estimate stays counted (see README)
+    if (result.finished) {
+      // A stream: settle from its done event; one that broke off after it started keeps the estimate.
+      void result.finished.then((done) => (done === undefined ? undefined : this.settleWith(billing, hold, done, call)));
+      return;
+    }
+    await this.settleWith(billing, hold, result.body, call);
+  }
+
+  private async settleWith<B>(billing: BillingSpec<B>, hold: QuotaHold, body: unknown, call: CallContext): Promise<void> {
+    const used = billing.usedTokens(body);
+    if (used === undefined) {
+      this.deps.logger.warn({ requestId: call.requestId }, 'a billable response carried no usage; the estimate stays counted');
+      return;
+    }
+    await hold.settle(used);
+  }
+}

@@ -1,0 +1,41 @@
+import type { RateLimits } from '../accounts/organization';
+import type { OrganizationStore } from '../accounts/organization-store';
+
+/** What a request needs to know about its organization. */
+export interface OrganizationPolicy {
+  id: string;
+  /** undefined: the organization is not in the store (e.g. a key created outside the admin API): no quota. */
+  monthlyTokenQuota?: number;
+  hardQuota: boolean;
+  rateLimits: RateLimits;
+}
+
+/**
+ * Organization lookups with the same short per-replica cache as keys: an admin change (quota,
+ * limits) reaches every replica within the TTL.
+ */
+export class OrganizationDirectory {
+  private readonly cache = new Map<string, { policy: OrganizationPolicy; expiresAt: number }>();
+
+  constructor(
+    private readonly store: OrganizationStore,
+    private readonly defaults: RateLimits,
+    private readonly ttlMs: number,
+  ) {}
+
+  async policyOf(id: string): Promise<OrganizationPolicy> {
+    const now = Date.now();
+    const cached = this.cache.get(id);
+    if (cached && cached.expiresAt > now) return cached.policy;
+    const org = await this.store.get(id);
+    const policy: OrganizationPolicy = org
+      ? { id, monthlyTokenQuota: org.monthlyTokenQuota, hardQuota: org.hardQuota, rateLimits: org.rateLimits }
+      : { id, hardQuota: false, rateLimits: this.defaults };
+    if (this.ttlMs > 0) this.cache.set(id, { policy, expiresAt: now + this.ttlMs });
+    return policy;
+  }
+
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+}

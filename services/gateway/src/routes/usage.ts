@@ -1,0 +1,50 @@
+import type { UsageBucket__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
+import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
+import { UsageQuery, UsageReport, type UsageQueryParams } from '../schemas/usage';
+import { json, type AnyRoute, type RouteSpec } from './types';
+
+function bucketView<K extends string>(name: K, bucket: UsageBucket__Output) {
+  return {
+    [name]: bucket.key,
+    tokensInput: bucket.tokens_input,
+    tokensOutput: bucket.tokens_output,
+    cost: bucket.cost,
+    calls: bucket.calls,
+  } as Record<K, string> & { tokensInput: number; tokensOutput: number; cost: number; calls: number };
+}
+
+export function usageView(report: UsageReport__Output) {
+  return {
+    organization: report.organization,
+    period: report.period,
+    periodStart: report.period_start,
+    periodEnd: report.period_end,
+    quota: report.quota,
+    used: report.used,
+    remaining: report.remaining,
+    hardQuota: report.hard_quota,
+    cost: report.cost,
+    calls: report.calls,
+    thresholdShares: report.threshold_shares,
+    byModel: report.by_model.map((b) => bucketView('model', b)),
+    byEndpoint: report.by_endpoint.map((b) => bucketView('endpoint', b)),
+    daily: report.daily.map((b) => bucketView('date', b)),
+  };
+}
+
+const getUsage: RouteSpec<unknown, UsageQueryParams> = {
+  method: 'GET',
+  path: '/api/v2/usage',
+  operationId: 'getUsage',
+  summary: "The caller organization's token usage in a period: quota, used, remaining, by model, by endpoint and by day",
+  tag: 'usage',
+  auth: true,
+  querySchema: UsageQuery,
+  responses: { 200: { description: 'The usage report', schema: UsageReport } },
+  async handle({ query, call }, deps) {
+    const report = await deps.clients.notification.getUsage({ period: query.period ?? '', days: query.days ?? 30 }, call);
+    return json(200, usageView(report));
+  },
+};
+
+export const usageRoutes: AnyRoute[] = [getUsage];

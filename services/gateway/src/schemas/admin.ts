@@ -1,0 +1,139 @@
+import { ORGANIZATION_ID_PATTERN } from '../accounts/organization';
+import { DATE_TIME, type JsonSchema } from './common';
+
+const POSITIVE_INTEGER = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+const settingsProperties = {
+  name: { type: 'string', minLength: 1, maxLength: 200 },
+  monthlyTokenQuota: { ...POSITIVE_INTEGER, description: 'Tokens (input + output) per UTC month' },
+  thresholdShares: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 10,
+    items: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
+    description: 'Shares of the quota that send usage_threshold (default [0.9, 1.0])',
+  },
+  hardQuota: { type: 'boolean', description: 'true (default): calls over the quota get 429 quota_exceeded; false: notify only' },
+  rateLimits: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { requestsPerMinute: POSITIVE_INTEGER, tokensPerMinute: POSITIVE_INTEGER },
+    description: 'Per API key; defaults from DEFAULT_RPM and DEFAULT_TPM',
+  },
+};
+
+export const CreateOrganizationRequest: JsonSchema = {
+  title: 'CreateOrganizationRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'monthlyTokenQuota'],
+  properties: { id: { type: 'string', pattern: ORGANIZATION_ID_PATTERN, maxLength: 64, description: 'A slug' }, ...settingsProperties },
+};
+
+export const UpdateOrganizationRequest: JsonSchema = {
+  title: 'UpdateOrganizationRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: settingsProperties,
+};
+
+export const Organization: JsonSchema = {
+  title: 'Organization',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'monthlyTokenQuota', 'thresholdShares', 'hardQuota', 'rateLimits', 'createdAt'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    monthlyTokenQuota: { type: 'integer' },
+    thresholdShares: { type: 'array', items: { type: 'number' } },
+    hardQuota: { type: 'boolean' },
+    rateLimits: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['requestsPerMinute', 'tokensPerMinute'],
+      properties: { requestsPerMinute: { type: 'integer' }, tokensPerMinute: { type: 'integer' } },
+    },
+    createdAt: DATE_TIME,
+  },
+};
+
+export const OrganizationList: JsonSchema = {
+  title: 'OrganizationList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['organizations'],
+  properties: { organizations: { type: 'array', items: Organization } },
+};
+
+export interface IssueKeyBody {
+  name?: string;
+}
+
+export const IssueKeyRequest: JsonSchema = {
+  title: 'IssueKeyRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: { name: { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } },
+};
+
+export interface RotateKeyBody {
+  gracePeriodSeconds?: number;
+}
+
+export const RotateKeyRequest: JsonSchema = {
+  title: 'RotateKeyRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    gracePeriodSeconds: { type: 'integer', minimum: 0, maximum: 30 * 24 * 3600, default: 0, description: 'How long the old key keeps working' },
+  },
+};
+
+export const EmptyRequest: JsonSchema = { title: 'EmptyRequest', type: 'object', additionalProperties: false, properties: {} };
+
+const keyProperties = {
+  keyId: { type: 'string' },
+  organization: { type: 'string' },
+  name: { type: 'string' },
+  createdAt: DATE_TIME,
+  revokedAt: { type: ['string', 'null'], description: 'From this instant on the key is refused (may lie in the future after a rotation)' },
+};
+
+export const ApiKey: JsonSchema = {
+  title: 'ApiKey',
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(keyProperties),
+  properties: keyProperties,
+};
+
+export const ApiKeyList: JsonSchema = {
+  title: 'ApiKeyList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['keys'],
+  properties: { keys: { type: 'array', items: ApiKey } },
+};
+
+export const IssuedApiKey: JsonSchema = {
+  title: 'IssuedApiKey',
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(keyProperties), 'key'],
+  properties: { ...keyProperties, key: { type: 'string', description: 'The key (sk_...), shown only in this response' } },
+};
+
+export const RotatedApiKey: JsonSchema = {
+  title: 'RotatedApiKey',
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(keyProperties), 'key', 'replacedKeyId', 'replacedKeyRevokedAt'],
+  properties: {
+    ...keyProperties,
+    key: { type: 'string', description: 'The new key (sk_...), shown only in this response' },
+    replacedKeyId: { type: 'string' },
+    replacedKeyRevokedAt: DATE_TIME,
+  },
+};

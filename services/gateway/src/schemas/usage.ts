@@ -1,0 +1,54 @@
+import type { JsonSchema } from './common';
+
+export interface UsageQueryParams {
+  period?: string;
+  days?: number;
+}
+
+export const UsageQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    period: { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM (UTC month); default the current one' },
+    days: { type: 'integer', minimum: 1, maximum: 90, default: 30, description: 'Length of the daily series, ending today' },
+  },
+};
+
+const bucket = (key: string): JsonSchema => ({
+  type: 'object',
+  additionalProperties: false,
+  required: [key, 'tokensInput', 'tokensOutput', 'cost', 'calls'],
+  properties: {
+    [key]: { type: 'string' },
+    tokensInput: { type: 'integer' },
+    tokensOutput: { type: 'integer' },
+    cost: { type: 'number' },
+    calls: { type: 'integer' },
+  },
+});
+
+export const UsageReport: JsonSchema = {
+  title: 'UsageReport',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'organization', 'period', 'periodStart', 'periodEnd', 'quota', 'used', 'remaining', 'hardQuota', 'cost', 'calls',
+    'thresholdShares', 'byModel', 'byEndpoint', 'daily',
+  ],
+  properties: {
+    organization: { type: 'string' },
+    period: { type: 'string', description: 'YYYY-MM' },
+    periodStart: { type: 'string', format: 'date-time' },
+    periodEnd: { type: 'string', format: 'date-time' },
+    quota: { type: 'integer', description: 'Monthly token quota' },
+    used: { type: 'integer', description: 'Tokens (input + output) used in the period' },
+    remaining: { type: 'integer' },
+    hardQuota: { type: 'boolean' },
+    cost: { type: 'number' },
+    calls: { type: 'integer' },
+    thresholdShares: { type: 'array', items: { type: 'number' } },
+    byModel: { type: 'array', items: bucket('model') },
+    byEndpoint: { type: 'array', items: bucket('endpoint') },
+    daily: { type: 'array', items: bucket('date'), description: 'One entry per day (YYYY-MM-DD)' },
+  },
+};

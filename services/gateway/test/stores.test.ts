@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import { AppError, connectMongo, type MongoConnection } from '@switchyard/shared';
+import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import type { ApiKeyRecord, ApiKeyStore } from '../src/auth/api-key-store';
+import { InMemoryApiKeyStore } from '../src/auth/api-key-store';
+import { ensureGatewayIndexes, MongoApiKeyStore, MongoOrganizationStore } from '../src/accounts/mongo-stores';
+import type { Organization } from '../src/accounts/organization';
+import { InMemoryOrganizationStore, type OrganizationStore } from '../src/accounts/organization-store';
+
+interface WithMongo<T> {
+  store: T;
+  mongo?: MongoConnection;
+}
+
+function mongoFixture<T>(make: (mongo: MongoConnection) => T) {
+  return {
+    async create(): Promise<WithMongo<T>> {
+      const mongo = await connectMongo(endpointOf('mongo')!, uniqueName('gw_stores'), silentLogger());
+      await ensureGatewayIndexes(mongo.db);
+      return { store: make(mongo), mongo };
+    },
+    async destroy({ mongo }: WithMongo<T>) {
+      await mongo?.db.dropDatabase();
+      await mongo?.close();
+    },
+  };
+}
+
+async function expectConflict(work: Promise<unknown>): Promise<void> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).to.be.instanceOf(AppError);
+  expect((error as AppError).code).to.equal('conflict');
+}
+
+const org = (id: string, quota = 100): Organization => ({
+  id,
+  name: `Org ${id}`,
+  monthlyTokenQuota: quota,
+  thresholdShares: [0.9, 1],
+  hardQuota: true,
+  rateLimits: { requestsPerMinute: 60, tokensPerMinute: 1000 },
+  createdAt: '2026-11-01T00:00:00.000Z',
+});
+
+contractSuite<WithMongo<OrganizationStore>>(
+  'OrganizationStore',
+  { memory: { create: async () => ({ store: new InMemoryOrganizationStore() }) }, mongo: mongoFixture((m) => new MongoOrganizationStore(m.db)) },
+  (subject) => {
+    it('creates, gets and lists by id', async () => {
+      await subject().store.create(org('b'));
+      await subject().store.create(org('a'));
+      expect(await subject().store.get('a')).to.deep.equal(org('a'));
+      expect(await subject().store.get('zz')).to.equal(undefined);
+      expect((await subject().store.list()).map((o) => o.id)).to.deep.equal(['a', 'b']);
+    });
+
+    it('refuses a second organization with the same id, also when created concurrently', async () => {
+      await subject().store.create(org('dup'));
+      await expectConflict(subject().store.create(org('dup', 5)));
+      const results = await Promise.allSettled(Array.from({ length: 5 }, () => subject().store.create(org('race'))));
+      expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+      expect((await subject().store.get('dup'))!.monthlyTokenQuota).to.equal(100);
+    });
+
+    it('replaces settings and keeps createdAt; unknown ids give undefined', async () => {
+      await subject().store.create(org('r'));
+      const replaced = await subject().store.replace({ ...org('r', 7), createdAt: '2030-01-01T00:00:00.000Z', hardQuota: false });
+      expect(replaced).to.deep.equal({ ...org('r', 7), hardQuota: false });
+      expect(await subject().store.get('r')).to.deep.equal(replaced);
+      expect(await subject().store.replace(org('missing'))).to.equal(undefined);
+    });
+  },
+);
+
+const key = (keyId: string, hash: string, organization = 'acme', createdAt = '2026-11-01T00:00:00.000Z'): ApiKeyRecord => ({
+  keyId,
+  organization,
+  name: 'ci',
+  hash,
+  createdAt,
+});
+
+contractSuite<WithMongo<ApiKeyStore>>(
+  'ApiKeyStore',
+  { memory: { create: async () => ({ store: new InMemoryApiKeyStore() }) }, mongo: mongoFixture((m) => new MongoApiKeyStore(m.db)) },
+  (subject) => {
+    it('finds keys by hash and by id, and lists an organization oldest first', async () => {
+      await subject().store.insert(key('key_2', 'h2', 'acme', '2026-11-02T00:00:00.000Z'));
+      await subject().store.insert(key('key_1', 'h1'));
+      await subject().store.insert(key('key_3', 'h3', 'other'));
+      expect(await subject().store.findByHash('h1')).to.deep.equal(key('key_1', 'h1'));
+      expect(await subject().store.findById('key_3')).to.deep.equal(key('key_3', 'h3', 'other'));
+      expect(await subject().store.findByHash('nope')).to.equal(undefined);
+      expect((await subject().store.listByOrganization('acme')).map((k) => k.keyId)).to.deep.equal(['key_1', 'key_2']);
+    });
+
+    it('refuses a duplicate hash or key id', async () => {
+      await subject().store.insert(key('key_1', 'h1'));
+      await expectConflict(subject().store.insert(key('key_other', 'h1')));
+      await expectConflict(subject().store.insert(key('key_1', 'h_other')));
+    });
+
+    it('revokes, never postponing an earlier revocation', async () => {
+      await subject().store.insert(key('key_1', 'h1'));
+      const later = '2026-12-01T00:00:00.000Z';
+      const earlier = '2026-11-15T00:00:00.000Z';
+      expect((await subject().store.revoke('key_1', later))!.revokedAt).to.equal(later);
+      expect((await subject().store.revoke('key_1', earlier))!.revokedAt).to.equal(earlier);
+      expect((await subject().store.revoke('key_1', later))!.revokedAt).to.equal(earlier);
+      expect((await subject().store.findByHash('h1'))!.revokedAt).to.equal(earlier);
+      expect(await subject().store.revoke('key_unknown', later)).to.equal(undefined);
+    });
+  },
+);

@@ -1,4 +1,4 @@
-import { Kafka, Partitioners, logLevel, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type ProducerRecord, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
@@ -27,7 +27,7 @@ export interface KafkaBusOptions {
  */
 export class KafkaEventBus implements EventBus {
   private readonly kafka: Kafka;
-  private readonly producer: Producer;
+  private producer: Producer;
   private readonly consumers = new Set<Consumer>();
   private connected?: Promise<void>;
 
@@ -43,7 +43,11 @@ export class KafkaEventBus implements EventBus {
       },
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5000 },
     });
-    this.producer = this.kafka.producer({
+    this.producer = this.newProducer();
+  }
+
+  private newProducer(): Producer {
+    return this.kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
@@ -51,16 +55,31 @@ export class KafkaEventBus implements EventBus {
     });
   }
 
+  /**
+   * After a failed send the idempotent producer can be left with a sequence the broker no longer
+   * accepts (e.g. after a broker restart); the next publish starts with a fresh producer id.
+   */
+  private async replaceProducer(): Promise<void> {
+    const broken = this.producer;
+    this.producer = this.newProducer();
+    this.connected = undefined;
+    await broken.disconnect().catch(() => undefined);
+  }
+
   /** Connects the producer and creates the topics (idempotent). */
   start(): Promise<void> {
-    this.connected ??= this.connect();
+    // A failed connect is forgotten, so the next publish tries again.
+    this.connected ??= this.connect().catch((error: unknown) => {
+      this.connected = undefined;
+      throw error;
+    });
     return this.connected;
   }
 
   async publish(event: AnyEvent): Promise<void> {
     await this.start();
     const valid = validateEvent(event);
-    await this.producer.send({
+    await this.send({
       topic: this.physical(TOPIC_OF[valid.type]),
       acks: -1,
       messages: [
@@ -73,6 +92,16 @@ export class KafkaEventBus implements EventBus {
     });
   }
 
+  private async send(record: ProducerRecord): Promise<void> {
+    try {
+      await this.producer.send(record);
+    } catch (error) {
+      this.options.logger.warn({ error: errorText(error) }, 'publish failed: replacing the Kafka producer');
+      await this.replaceProducer().catch(() => undefined);
+      throw error;
+    }
+  }
+
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     await this.start();
     const consumer = this.kafka.consumer({
@@ -80,6 +109,7 @@ export class KafkaEventBus implements EventBus {
       allowAutoTopicCreation: false,
       // A crashed member's partitions move to the others after this long.
       sessionTimeout: 10_000,
+      rebalanceTimeout: 20_000,
       heartbeatInterval: 3_000,
     });
     await consumer.connect();
@@ -186,7 +216,7 @@ export class KafkaEventBus implements EventBus {
       'dlq-attempts': String(attempts),
     };
     // If this send fails the handler throws, the offset is not committed and the message is retried.
-    await this.producer.send({
+    await this.send({
       topic: this.physical(Topics.deadLetter),
       acks: -1,
       messages: [{ key: message.key, value: message.value, headers }],

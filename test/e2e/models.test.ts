@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { Topics, type AnyEvent } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
-import { FakeLlmServer, REPORTED } from '../support/fake-llm';
+import { FakeLlmServer, REPORTED } from '@switchyard/shared/testing';
 import { E2E_ENV } from '../support/mesh';
-import { deltaText, readEvents, type ReceivedEvent } from '../support/sse';
+import { deltaText, readEvents, type ReceivedEvent } from '@switchyard/shared/testing';
 
 const ALL = ['generate', 'summarize', 'reformat', 'translate', 'chat'];
 const PRICES = { gpt: { input: 1.0, output: 2.0 }, fallback: { input: 0.5, output: 1.5 } };

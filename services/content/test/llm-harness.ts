@@ -15,7 +15,7 @@ import { silentLogger } from '@switchyard/shared/testing';
 import type { ContentServiceClient } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
 import { loadContentConfig, startContentService } from '../src/server';
 import type { RegistryFile } from '../src/models/config/registry-schema';
-import { FakeLlmServer } from './fake-llm-server';
+import { FakeLlmServer } from '@switchyard/shared/testing';
 import { collectEvents, context } from './helpers';
 
 export const API_KEY = 'sk-test-good-key';

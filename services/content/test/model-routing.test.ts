@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { countTokens } from '@switchyard/shared';
 import { waitFor } from '@switchyard/shared/testing';
-import { FakeLlmServer, REPORTED } from './fake-llm-server';
+import { FakeLlmServer, REPORTED } from '@switchyard/shared/testing';
 import { API_KEY, failure, PRICES, startLlmHarness, type LlmHarness } from './llm-harness';
 import { context } from './helpers';
 

@@ -6,7 +6,7 @@ import { periodOf, secondsUntilEnd } from '../src/metering/period';
 import { orgWithKey } from './accounts-helpers';
 import { usageReport } from './doubles';
 import { resetDoubles, startHarness, type Harness } from './harness';
-import { readEvents } from './sse-client';
+import { readEvents } from '@switchyard/shared/testing';
 
 const GENERATE = '/api/v2/ai/content/generate';
 /** The content double answers generate with 12 input + 34 output tokens. */

@@ -4,7 +4,7 @@ import { waitFor } from '@switchyard/shared/testing';
 import { startHarness, resetDoubles, type Harness } from './harness';
 import { wordsOf, type StreamWriter } from './doubles';
 import { expectShape } from './shape';
-import { deltaText, readEvents, type ReceivedEvent } from './sse-client';
+import { deltaText, readEvents, type ReceivedEvent } from '@switchyard/shared/testing';
 import { GenerateContentResponse } from '../src/schemas/content';
 import { AssistantReply } from '../src/schemas/assistants';
 import { buildOpenApi, routeTable } from '../src/server';

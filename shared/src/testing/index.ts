@@ -25,3 +25,5 @@ export function silentLogger() {
 }
 
 export * from './backends';
+export * from './fake-llm-server';
+export * from './sse-client';

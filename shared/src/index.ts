@@ -24,3 +24,4 @@ export * from './adapters/redis-shared-state';
 export * from './adapters/outbox';
 export * from './adapters/outbox-store';
 export * from './adapters/outbox-mongo-store';
+export * from './events/webhook-events';

@@ -1,20 +1,8 @@
 import type { RotatingSecret } from './signing/secrets';
 
-/** Event kinds a webhook can subscribe to (contract-decisions.md). */
-export const WEBHOOK_EVENTS = [
-  'usage_threshold',
-  'invoice_paid',
-  'invoice_failed',
-  'data_updated',
-  'request_completed',
-  // Operational: another of the organization's webhooks was disabled (410, or failing too long).
-  'webhook_disabled',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+import type { WebhookEvent } from '@switchyard/shared';
 
-export function isWebhookEvent(value: string): value is WebhookEvent {
-  return (WEBHOOK_EVENTS as readonly string[]).includes(value);
-}
+export { WEBHOOK_EVENTS, isWebhookEvent, type WebhookEvent } from '@switchyard/shared';
 
 /** webhook_id of deliveries to a request's webhookUrl (signed with the organization's secret). */
 export const CALLBACK_TARGET = 'callback';

@@ -1,14 +1,7 @@
+import { WEBHOOK_EVENTS } from '@switchyard/shared';
 import { CALLBACK_URL, type JsonSchema } from './common';
 
-export const WEBHOOK_EVENTS = [
-  'usage_threshold',
-  'invoice_paid',
-  'invoice_failed',
-  'data_updated',
-  'request_completed',
-  // Operational: another webhook of the organization was disabled.
-  'webhook_disabled',
-] as const;
+export { WEBHOOK_EVENTS };
 /** Standard Webhooks secrets: whsec_ + base64 of at least 18 bytes. */
 const SECRET = { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{24,}={0,2}$', maxLength: 200 } as const;
 const OVERLAP_SECONDS = {

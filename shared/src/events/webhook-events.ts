@@ -1,0 +1,16 @@
+/** Event kinds a webhook can subscribe to: the names in bodies sent to registered URLs (contract-decisions.md). */
+export const WEBHOOK_EVENTS = [
+  'usage_threshold',
+  'invoice_paid',
+  'invoice_failed',
+  'data_updated',
+  'request_completed',
+  // Operational: another of the organization's webhooks was disabled (410, or failing too long).
+  'webhook_disabled',
+] as const;
+
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export function isWebhookEvent(value: string): value is WebhookEvent {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(value);
+}

@@ -29,6 +29,8 @@ export interface GatewayConfig {
   mongodbDatabase: string;
   /** Quota counters and rate limits are shared through Redis when set, else per process. */
   redisUrl?: string;
+  /** How long a response stays replayable under its Idempotency-Key. */
+  idempotencyTtlSeconds: number;
   logLevel: string;
 }
 
@@ -55,6 +57,7 @@ interface GatewayEnv {
   MONGODB_URI: string;
   MONGODB_DATABASE: string;
   REDIS_URL: string;
+  IDEMPOTENCY_TTL_SECONDS: number;
   LOG_LEVEL: string;
 }
 
@@ -89,6 +92,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_gateway' }),
       REDIS_URL: str({ default: '' }),
+      IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
     },
     env,
@@ -103,6 +107,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   positiveInteger('DEFAULT_RPM', e.DEFAULT_RPM, problems);
   positiveInteger('DEFAULT_TPM', e.DEFAULT_TPM, problems);
   positiveInteger('DEFAULT_OUTPUT_TOKENS', e.DEFAULT_OUTPUT_TOKENS, problems);
+  positiveInteger('IDEMPOTENCY_TTL_SECONDS', e.IDEMPOTENCY_TTL_SECONDS, problems);
   if (!(Number.isSafeInteger(e.KEY_CACHE_TTL_MS) && e.KEY_CACHE_TTL_MS >= 0)) problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
@@ -125,6 +130,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     mongodbUri: e.MONGODB_URI || undefined,
     mongodbDatabase: e.MONGODB_DATABASE,
     redisUrl: e.REDIS_URL || undefined,
+    idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,5 +1,6 @@
 import { httpStatusOf, type ErrorCode } from '@switchyard/shared';
 import { AUTH_SCHEME_DESCRIPTION } from './auth/authenticate';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency/header';
 import { ADMIN_SCHEME_DESCRIPTION } from './middleware/admin';
 import { routePaths } from './routing';
 import { ErrorResponse, type JsonSchema } from './schemas/common';
@@ -47,6 +48,7 @@ function errorCodes(route: AnyRoute): ErrorCode[] {
   if (route.requestSchema) codes.push('payload_too_large', 'unsupported_media_type');
   if (route.auth === 'admin') codes.push('forbidden');
   else if (route.auth) codes.push('unauthorized', 'rate_limited', 'unavailable', 'timeout');
+  if (route.idempotent) codes.push('invalid_request', 'conflict');
   return [...new Set([...codes, ...(route.errors ?? [])])];
 }
 
@@ -58,33 +60,57 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
 
 const EVENT_STREAM_SCHEMA = { type: 'string', description: 'Server-Sent Events' };
 
-function successResponse(spec: ResponseSpec, components: SchemaComponents): unknown {
-  if (!spec.schema && !spec.contentType) return { description: spec.description };
+const IDEMPOTENCY_PARAMETER = 'IdempotencyKey';
+
+/** The reusable header parameter of every idempotent operation. */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the first request with this key (per organization, for IDEMPOTENCY_TTL_SECONDS, default 24 h) is processed once; ' +
+    'a retry with the same method, path and body gets the stored answer (same status and body, X-Request-Id of the original, ' +
+    '`Idempotent-Replayed: true`) without calling a model or charging the rate limit or quota again. ' +
+    'The same key with another request, or while the first is still running (Retry-After: 1), is 409 conflict. ' +
+    '5xx and 429 answers are not stored (retry with the same key). Not allowed with stream: true (400).',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+};
+
+/** Sent on the answers of idempotent operations that carried the key. */
+const IDEMPOTENCY_RESPONSE_HEADERS = {
+  [IDEMPOTENCY_KEY_HEADER]: { description: 'The Idempotency-Key of the request, echoed', schema: { type: 'string' } },
+  [REPLAYED_HEADER]: { description: '"true" when this is the stored answer of an earlier request with the key', schema: { type: 'string', enum: ['true'] } },
+};
+
+function successResponse(route: AnyRoute, spec: ResponseSpec, components: SchemaComponents): unknown {
+  const headers = route.idempotent ? { headers: IDEMPOTENCY_RESPONSE_HEADERS } : {};
+  if (!spec.schema && !spec.contentType) return { description: spec.description, ...headers };
   const contentType = spec.contentType ?? 'application/json';
   const content: Record<string, unknown> = { [contentType]: { schema: spec.schema ? components.ref(spec.schema) : { type: 'string' } } };
   if (spec.eventStream) content['text/event-stream'] = { schema: { ...EVENT_STREAM_SCHEMA, description: spec.eventStream } };
-  return { description: spec.description, content };
+  return { description: spec.description, ...headers, content };
 }
 
 function parameters(route: AnyRoute, pathParams: string[]): unknown[] {
   const inPath = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1 } }));
   const properties = (route.querySchema?.properties ?? {}) as Record<string, JsonSchema>;
   const inQuery = Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
-  return [...inPath, ...inQuery];
+  const inHeader = route.idempotent ? [{ $ref: `#/components/parameters/${IDEMPOTENCY_PARAMETER}` }] : [];
+  return [...inPath, ...inQuery, ...inHeader];
 }
 
 function operation(route: AnyRoute, path: string, components: SchemaComponents): Record<string, unknown> {
   const alias = path !== route.path;
   const { params } = openApiPath(path);
   const responses: Record<string, unknown> = {};
-  for (const [status, spec] of Object.entries(route.responses)) responses[status] = successResponse(spec, components);
+  for (const [status, spec] of Object.entries(route.responses)) responses[status] = successResponse(route, spec, components);
   return {
     operationId: alias ? `${route.operationId}Alias${routePaths(route).indexOf(path)}` : route.operationId,
     summary: alias ? `${route.summary} (alias of ${route.path})` : route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
     security: securityOf(route),
-    ...(params.length || route.querySchema ? { parameters: parameters(route, params) } : {}),
+    ...(params.length || route.querySchema || route.idempotent ? { parameters: parameters(route, params) } : {}),
     ...(route.requestSchema
       ? { requestBody: { required: true, content: { 'application/json': { schema: components.ref(route.requestSchema) } } } }
       : {}),
@@ -98,7 +124,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'forbidden: e.g. a missing or wrong admin token',
   404: 'not_found: unknown path, agent or resource',
   405: 'method_not_allowed: the path exists for other methods (see Allow)',
-  409: 'conflict',
+  409: 'conflict: e.g. an Idempotency-Key reused with a different request, or whose first request is still running (Retry-After)',
   413: 'payload_too_large: body over the configured limit',
   415: 'unsupported_media_type: body is not application/json',
   422: 'unsupported: the model cannot serve this request',
@@ -119,7 +145,7 @@ const RATE_LIMIT_HEADERS = {
 function errorComponents(): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
-    const retry = status === '429' || status === '503';
+    const retry = status === '409' || status === '429' || status === '503';
     responses[`Error${status}`] = {
       description,
       headers: {
@@ -163,6 +189,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         [ADMIN_HEADER_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: ADMIN_SCHEME_DESCRIPTION },
       },
       schemas: components.schemas,
+      parameters: { [IDEMPOTENCY_PARAMETER]: IDEMPOTENCY_KEY_PARAMETER },
       responses: errorComponents(),
     },
   };

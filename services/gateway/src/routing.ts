@@ -7,6 +7,7 @@ import { requireAdminToken } from './middleware/admin';
 import { requireApiKey } from './middleware/auth';
 import { jsonBody, type BodyState } from './middleware/body';
 import { HttpProblem } from './middleware/errors';
+import type { IdempotencyGuard } from './idempotency/guard';
 import type { GatewayState } from './middleware/request-id';
 import { validateBody, validateQuery } from './schemas/validator';
 import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
@@ -74,20 +75,43 @@ export interface RouterAuth {
   adminToken?: string;
 }
 
-function authStack(route: AnyRoute, auth: RouterAuth, deps: RouteDeps): Middleware[] {
+export interface RouterOptions {
+  bodyLimitBytes: number;
+  /** Serves Idempotency-Key on the routes flagged `idempotent`. */
+  idempotency: IdempotencyGuard;
+}
+
+function authenticate(route: AnyRoute, auth: RouterAuth): Middleware[] {
   if (route.auth === 'admin') return [requireAdminToken(auth.adminToken) as Middleware];
-  if (route.auth) return [requireApiKey(auth.keys) as Middleware, deps.metering.requestLimit() as Middleware];
+  if (route.auth) return [requireApiKey(auth.keys) as Middleware];
   return [];
 }
 
-/** Per route: mark it for metrics, authenticate (and rate-limit), read the body, validate, call the handler. */
-export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAuth, bodyLimitBytes: number): Router {
+const passThrough: Middleware = (_ctx, next) => next();
+
+/**
+ * After authentication: the per-key request limit, then the body. On an idempotent route the guard
+ * orders them itself, so that a replayed answer is not rate-limited (nor, being answered before
+ * `invoke`, quota-charged) a second time.
+ */
+function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
+  const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
+  const body = BODY_METHODS.has(route.method) ? (jsonBody(options.bodyLimitBytes) as Middleware) : passThrough;
+  if (route.idempotent) return [options.idempotency.middleware(limit, body)];
+  return [limit, body];
+}
+
+/** Per route: mark it for metrics, authenticate, rate-limit, read the body (Idempotency-Key), validate, call the handler. */
+export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAuth, options: RouterOptions): Router {
   const router = new Router();
   for (const route of routes) {
     for (const path of routePaths(route)) {
-      const stack: Middleware[] = [markRoute(path) as Middleware, ...authStack(route, auth, deps)];
-      if (BODY_METHODS.has(route.method)) stack.push(jsonBody(bodyLimitBytes) as Middleware);
-      stack.push(invoke(route, deps) as Middleware);
+      const stack: Middleware[] = [
+        markRoute(path) as Middleware,
+        ...authenticate(route, auth),
+        ...limitAndBody(route, deps, options),
+        invoke(route, deps) as Middleware,
+      ];
       router.register(path, [route.method], stack);
     }
   }

@@ -11,6 +11,7 @@ import type { ApiKeyStore } from './auth/api-key-store';
 import { KeyLookup } from './auth/key-lookup';
 import { closeGatewayClients, createGatewayClients, type GatewayClients } from './clients';
 import { loadGatewayConfig, type GatewayConfig } from './config';
+import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
@@ -45,7 +46,18 @@ export { DEV_ORGANIZATION };
 
 /** Settings createGatewayApp reads; the accounts ones default to the documented env defaults. */
 export type GatewayAppConfig = Pick<GatewayConfig, 'bodyLimitBytes'> &
-  Partial<Pick<GatewayConfig, 'adminToken' | 'keyCacheTtlMs' | 'defaultRequestsPerMinute' | 'defaultTokensPerMinute' | 'defaultOutputTokens'>>;
+  Partial<
+    Pick<
+      GatewayConfig,
+      | 'adminToken'
+      | 'keyCacheTtlMs'
+      | 'defaultRequestsPerMinute'
+      | 'defaultTokensPerMinute'
+      | 'defaultOutputTokens'
+      | 'grpcDeadlineMs'
+      | 'idempotencyTtlSeconds'
+    >
+  >;
 
 export interface GatewayAppDeps {
   config: GatewayAppConfig;
@@ -54,7 +66,7 @@ export interface GatewayAppDeps {
   apiKeys: ApiKeyStore;
   /** Default: a fresh in-memory store. */
   organizations?: OrganizationStore;
-  /** Quota counters and rate limits; default: in-memory (one replica). Replicas share one. */
+  /** Quota counters, rate limits and Idempotency-Keys; default: in-memory (one replica). Replicas share one. */
   sharedState?: SharedState;
   /** Default: notification.PutOrganizationPolicy. */
   pushPolicy?: PolicyPusher;
@@ -90,12 +102,11 @@ interface AccountsParts {
   metering: Metering;
 }
 
-function accountsParts(deps: GatewayAppDeps): AccountsParts {
+function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts {
   const { config, logger } = deps;
   const ttlMs = config.keyCacheTtlMs ?? 2000;
   const defaults = { requestsPerMinute: config.defaultRequestsPerMinute ?? 600, tokensPerMinute: config.defaultTokensPerMinute ?? 200_000 };
   const organizations = deps.organizations ?? new InMemoryOrganizationStore();
-  const state = deps.sharedState ?? createInMemorySharedState();
   const keys = new KeyLookup(deps.apiKeys, ttlMs);
   const directory = new OrganizationDirectory(organizations, defaults, ttlMs);
   const accounts = new Accounts({
@@ -117,11 +128,29 @@ function accountsParts(deps: GatewayAppDeps): AccountsParts {
   return { keys, accounts, metering };
 }
 
+/** Margin over the downstream deadlines before another attempt may take over a key in flight. */
+const IDEMPOTENCY_LOCK_MARGIN_MS = 5000;
+
+/**
+ * An idempotent route makes at most two downstream calls in a row (e.g. ValidateUrl, then
+ * SubmitGenerate), each bounded by the gRPC deadline: the lock outlives both, plus a margin.
+ */
+function idempotencyGuard(deps: GatewayAppDeps, state: SharedState): IdempotencyGuard {
+  const deadlineMs = deps.config.grpcDeadlineMs ?? 30_000;
+  return new IdempotencyGuard({
+    state,
+    ttlSeconds: deps.config.idempotencyTtlSeconds ?? 86_400,
+    lockTtlMs: Math.ceil(2 * deadlineMs + IDEMPOTENCY_LOCK_MARGIN_MS),
+    logger: deps.logger,
+  });
+}
+
 /** The Koa app without a listener (tests mount it on port 0). */
 export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const metrics = createHttpMetrics();
   const openapi = buildOpenApi(routeTable);
-  const { keys, accounts, metering } = accountsParts(deps);
+  const state = deps.sharedState ?? createInMemorySharedState();
+  const { keys, accounts, metering } = accountsParts(deps, state);
   const routeDeps: RouteDeps = {
     clients: deps.clients,
     logger: deps.logger,
@@ -132,7 +161,12 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     accounts,
     metering,
   };
-  const router = buildRouter(routeTable, routeDeps, { keys, adminToken: deps.config.adminToken }, deps.config.bodyLimitBytes);
+  const router = buildRouter(
+    routeTable,
+    routeDeps,
+    { keys, adminToken: deps.config.adminToken },
+    { bodyLimitBytes: deps.config.bodyLimitBytes, idempotency: idempotencyGuard(deps, state) },
+  );
   const app = new Koa<GatewayState>({ proxy: false });
   app.on('error', responseFailed(deps.logger));
   app.use(requestId());

@@ -23,6 +23,7 @@ describe('gateway config', () => {
       mongodbUri: undefined,
       mongodbDatabase: 'switchyard_gateway',
       redisUrl: undefined,
+      idempotencyTtlSeconds: 86_400,
       logLevel: 'info',
     });
   });
@@ -37,6 +38,7 @@ describe('gateway config', () => {
       DEV_HARD_QUOTA: 'false',
       MONGODB_URI: 'mongodb://db:27017',
       REDIS_URL: 'redis://cache:6379',
+      IDEMPOTENCY_TTL_SECONDS: '3600',
     });
     expect(config).to.include({
       adminToken: 'adm_0123456789abcdef',
@@ -47,12 +49,13 @@ describe('gateway config', () => {
       devHardQuota: false,
       mongodbUri: 'mongodb://db:27017',
       redisUrl: 'redis://cache:6379',
+      idempotencyTtlSeconds: 3600,
     });
   });
 
   it('refuses a short ADMIN_TOKEN without echoing it, and non-positive limits', () => {
-    const message = failure({ ADMIN_TOKEN: 'short-secret', DEFAULT_RPM: '0', KEY_CACHE_TTL_MS: '-5' });
-    expect(message).to.include('ADMIN_TOKEN').and.include('DEFAULT_RPM').and.include('KEY_CACHE_TTL_MS');
+    const message = failure({ ADMIN_TOKEN: 'short-secret', DEFAULT_RPM: '0', KEY_CACHE_TTL_MS: '-5', IDEMPOTENCY_TTL_SECONDS: '0' });
+    expect(message).to.include('ADMIN_TOKEN').and.include('DEFAULT_RPM').and.include('KEY_CACHE_TTL_MS').and.include('IDEMPOTENCY_TTL_SECONDS');
     expect(message).to.not.include('short-secret');
   });
 

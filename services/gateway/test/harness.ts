@@ -104,6 +104,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
       defaultRequestsPerMinute: options.defaultRequestsPerMinute,
       defaultOutputTokens: options.defaultOutputTokens,
+      grpcDeadlineMs: options.deadlineMs ?? 5000,
     },
     logger: silentLogger(),
     clients,

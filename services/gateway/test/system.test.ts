@@ -164,7 +164,8 @@ describe('gateway system routes, requests and models', () => {
       expect(schema.required).to.deep.equal(['prompt']);
       expect(schema.additionalProperties).to.equal(false);
       expect(schema.properties.max_length).to.include({ type: 'integer', minimum: 1, maximum: 32768 });
-      expect(generate.responses).to.have.keys('200', '202', '400', '401', '413', '415', '422', '429', '500', '502', '503', '504');
+      // 409: Idempotency-Key conflicts (generate is idempotent).
+      expect(generate.responses).to.have.keys('200', '202', '400', '401', '409', '413', '415', '422', '429', '500', '502', '503', '504');
     });
 
     it('resolves every $ref, and every component schema compiles', () => {

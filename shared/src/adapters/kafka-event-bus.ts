@@ -42,6 +42,8 @@ export class KafkaEventBus implements EventBus {
         else options.logger.warn({ kafka: extra }, message);
       },
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5000 },
+      // A request to a broker that went away fails after this long instead of holding the queue.
+      requestTimeout: 10_000,
     });
     this.producer = this.newProducer();
   }

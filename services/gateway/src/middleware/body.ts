@@ -7,6 +7,8 @@ import type { GatewayState } from './request-id';
 
 export interface BodyState extends GatewayState {
   body?: unknown;
+  /** The body as received ('' when there was none): Idempotency-Key fingerprints hash it. */
+  rawBody?: string;
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -51,6 +53,7 @@ export function jsonBody(limit: number): Middleware<BodyState> {
   return async (ctx, next) => {
     if (!hasBody(ctx.req)) {
       ctx.state.body = {};
+      ctx.state.rawBody = '';
       return next();
     }
     checkMediaType(ctx.get('content-type') || undefined);
@@ -60,6 +63,7 @@ export function jsonBody(limit: number): Middleware<BodyState> {
       throw tooLarge(limit);
     }
     const text = await readText(ctx.req, limit);
+    ctx.state.rawBody = text;
     try {
       ctx.state.body = text.trim() === '' ? {} : JSON.parse(text);
     } catch (error) {

@@ -26,11 +26,14 @@ export interface Rendered {
   headers: Record<string, string>;
 }
 
+/** 409 too: an Idempotency-Key still in flight can be retried shortly. */
+const RETRY_AFTER_STATUSES = new Set([409, 429, 503]);
+
 function render(error: unknown): Rendered | undefined {
   if (error instanceof AppError) {
     const status = error.httpStatus;
     const headers: Record<string, string> = {};
-    if (error.retryAfter !== undefined && (status === 429 || status === 503)) headers['Retry-After'] = String(Math.ceil(error.retryAfter));
+    if (error.retryAfter !== undefined && RETRY_AFTER_STATUSES.has(status)) headers['Retry-After'] = String(Math.ceil(error.retryAfter));
     if (status === 401) headers['WWW-Authenticate'] = 'X-API-Key';
     return { status, code: error.code, message: error.message, details: error.details, headers };
   }

@@ -26,6 +26,7 @@ const createOrganization: RouteSpec<NewOrganization> = {
   method: 'POST',
   path: '/api/v2/admin/organizations',
   operationId: 'adminCreateOrganization',
+  idempotent: true,
   summary: 'Create an organization and push its quota policy (repeating a create with the same settings is a safe retry: 200)',
   requestSchema: CreateOrganizationRequest,
   responses: {

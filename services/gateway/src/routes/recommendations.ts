@@ -7,6 +7,7 @@ const recommend: RouteSpec<RecommendBody> = {
   path: '/api/v2/ai/recommendations',
   aliases: ['/v2/ai/recommendations'],
   operationId: 'recommendItems',
+  idempotent: true,
   summary: 'Recommend items for a user, optionally relative to the item being viewed',
   tag: 'recommendations',
   auth: true,

@@ -74,6 +74,12 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
   auth: RouteAuth;
   /** Billable routes reserve quota and token rate before the call and settle after it. */
   billing?: BillingSpec<B>;
+  /**
+   * Accepts Idempotency-Key: POST routes that create work. Off by default (GET and DELETE are
+   * idempotent already). Not for routes whose answer holds a credential that must not sit in the
+   * shared state (issued API keys).
+   */
+  idempotent?: boolean;
   requestSchema?: JsonSchema;
   querySchema?: JsonSchema;
   /** Success responses by status. */

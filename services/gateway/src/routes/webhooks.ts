@@ -68,6 +68,7 @@ const register: RouteSpec<RegisterWebhookBody> = {
   method: 'POST',
   path: '/api/webhooks',
   operationId: 'registerWebhook',
+  idempotent: true,
   summary: 'Register a URL for an event; the signing secret is returned only here',
   requestSchema: RegisterWebhookRequest,
   responses: { 201: { description: 'Registered', schema: RegisteredWebhook } },

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { AppError, connectRedis, createInMemorySharedState, createRedisSharedState, type SharedState } from '@switchyard/shared';
-import { endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import { AppError } from '@switchyard/shared';
+import { endpointOf, uniqueName } from '@switchyard/shared/testing';
 import { quotaKey, routeTable } from '../src/server';
 import { buildOpenApi } from '../src/openapi';
 import { periodOf } from '../src/metering/period';
 import { encodeRecord, fingerprintOf, recordKey } from '../src/idempotency/records';
 import { orgWithKey } from './accounts-helpers';
+import { memoryStates, redisStates, type SharedStates } from './replica-states';
 import { resetDoubles, startHarness, type Harness, type Reply } from './harness';
 
 const GENERATE = '/api/v2/ai/content/generate';
@@ -216,28 +217,10 @@ describe('gateway Idempotency-Key', () => {
   });
 });
 
-interface SharedStates {
-  a: SharedState;
-  b: SharedState;
-  close(): Promise<void>;
-}
-
-async function redisStates(): Promise<SharedStates> {
-  const prefix = `${uniqueName('gwidem')}:`;
-  const url = endpointOf('redis')!;
-  const a = createRedisSharedState(await connectRedis(url, silentLogger()), { prefix, ownsConnection: true });
-  const b = createRedisSharedState(await connectRedis(url, silentLogger()), { prefix, ownsConnection: true });
-  return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
-}
-
-function memoryStates(): SharedStates {
-  const state = createInMemorySharedState();
-  return { a: state, b: state, close: () => state.close() };
-}
 
 for (const [backend, make] of [
   ['memory', async () => memoryStates()],
-  ['redis', redisStates],
+  ['redis', () => redisStates('gwidem')],
 ] as const) {
   describe(`gateway Idempotency-Key across two replicas [${backend}]`, function () {
     let states: SharedStates;

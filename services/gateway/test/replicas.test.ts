@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { connectRedis, countTokens, createInMemorySharedState, createRedisSharedState, type SharedState } from '@switchyard/shared';
-import { endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import { countTokens } from '@switchyard/shared';
+import { endpointOf } from '@switchyard/shared/testing';
 import { quotaKey } from '../src/server';
 import { periodOf } from '../src/metering/period';
 import { orgWithKey } from './accounts-helpers';
+import { memoryStates, redisStates, type SharedStates } from './replica-states';
 import { startHarness, type Harness } from './harness';
 
 const PROMPT = 'Concurrent replicas share one quota';
@@ -16,28 +17,10 @@ const CALLS = 50;
 /** About 20 calls' worth of estimates. */
 const QUOTA = 20 * ESTIMATE + 5;
 
-interface SharedStates {
-  a: SharedState;
-  b: SharedState;
-  close(): Promise<void>;
-}
-
-async function redisStates(): Promise<SharedStates> {
-  const prefix = `${uniqueName('gwtest')}:`;
-  const url = endpointOf('redis')!;
-  const a = createRedisSharedState(await connectRedis(url, silentLogger()), { prefix, ownsConnection: true });
-  const b = createRedisSharedState(await connectRedis(url, silentLogger()), { prefix, ownsConnection: true });
-  return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
-}
-
-function memoryStates(): SharedStates {
-  const state = createInMemorySharedState();
-  return { a: state, b: state, close: () => state.close() };
-}
 
 for (const [backend, make] of [
   ['memory', async () => memoryStates()],
-  ['redis', redisStates],
+  ['redis', () => redisStates('gwtest')],
 ] as const) {
   describe(`gateway quota across two replicas [${backend}]`, function () {
     this.timeout(30_000);

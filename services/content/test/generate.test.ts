@@ -13,6 +13,7 @@ describe('builtin generation', () => {
   it('derives the subject and feature phrases from the prompt', () => {
     expect(extractTopic(PROMPT)).to.deep.equal({ subject: 'Waterproof Hiking Backpack', keywords: ['30L capacity', 'padded straps'] });
     expect(extractTopic('Write a blog post about remote work').subject).to.equal('Remote Work');
+    expect(extractTopic('A launch post for our new trail shoes').subject).to.equal('Trail Shoes');
   });
 
   it('writes a titled piece about the subject with emphasis and several sentences', () => {

@@ -7,7 +7,7 @@ const INSTRUCTION_WORDS = new Set(
     'promote promoting please me us short long brief quick catchy engaging compelling detailed product description ' +
     'descriptions copy marketing text article blog post email newsletter tagline slogan paragraph paragraphs piece ' +
     'content words sentence sentences summary ad advert advertisement announcement landing page social media tweet ' +
-    'caption headline story intro introduction few some about regarding ' +
+    'caption headline story intro introduction few some about regarding launch announce announcing ' +
     'écris écrivez rédige rédigez crée créez une un des description produit article texte courte court ' +
     'schreibe schreiben sie erstelle erstellen eine einen ein kurze kurzen kurz produktbeschreibung beschreibung text ' +
     'escribe escriba crea cree una unos descripción producto artículo texto breve corta ' +

@@ -25,3 +25,5 @@ export * from './adapters/outbox';
 export * from './adapters/outbox-store';
 export * from './adapters/outbox-mongo-store';
 export * from './events/webhook-events';
+export * from './metrics';
+export * from './metrics-server';

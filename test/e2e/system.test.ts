@@ -34,8 +34,10 @@ describe('e2e: health, readiness and OpenAPI', () => {
   });
 
   it('exposes Prometheus metrics', async () => {
+    await api('/api/v2/models');
     const res = await api('/metrics', { key: null });
     expect(res.status).to.equal(200);
     expect(res.text).to.include('# TYPE');
+    expect(res.text).to.match(/grpc_server_handled_total\{[^}]*grpc_method="ListModels"[^}]*grpc_code="OK"\} [1-9]/);
   });
 });

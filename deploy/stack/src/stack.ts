@@ -88,7 +88,15 @@ export class Stack {
         NOTIFICATION_ADDR: this.address('notification'),
       };
     }
-    return { ...base, GRPC_PORT: String(this.ports[name]), CONTENT_ADDR: this.address('content') };
+    // One host: each service gets its own metrics port (notification keeps the default).
+    const metricsBase = Number(this.options.env.METRICS_PORT ?? 9464);
+    const offset = { notification: 0, content: 1, assistant: 2, recommendation: 3 }[name];
+    return {
+      ...base,
+      GRPC_PORT: String(this.ports[name]),
+      CONTENT_ADDR: this.address('content'),
+      METRICS_PORT: String(metricsBase === 0 ? 0 : metricsBase + offset),
+    };
   }
 
   private spawn(name: ComponentName): void {

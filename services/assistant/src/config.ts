@@ -22,6 +22,8 @@ export interface AssistantConfig {
   outboxRelayIntervalMs: number;
   /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
   outboxPublishTimeoutMs: number;
+  /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
+  metricsPort: number;
 }
 
 const MIN_HISTORY = 2;
@@ -39,6 +41,7 @@ interface AssistantEnv {
   KAFKA_BROKERS: string;
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
+  METRICS_PORT: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -58,6 +61,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       KAFKA_BROKERS: str({ default: '' }),
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
+      METRICS_PORT: listenPort({ default: 9464 }),
     },
     env,
   ) as unknown as AssistantEnv;
@@ -84,5 +88,6 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     kafkaBrokers: values.KAFKA_BROKERS.trim(),
     outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
     outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,
+    metricsPort: values.METRICS_PORT,
   };
 }

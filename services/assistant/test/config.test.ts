@@ -16,6 +16,7 @@ describe('assistant config', () => {
       kafkaBrokers: '',
       outboxRelayIntervalMs: 1000,
       outboxPublishTimeoutMs: 2000,
+      metricsPort: 9464,
     });
   });
 
@@ -33,6 +34,7 @@ describe('assistant config', () => {
       CONTENT_DEADLINE_MS: '1500',
       DEFAULT_MODEL: 'gpt-4o-mini',
       LOG_LEVEL: 'debug',
+      METRICS_PORT: '0',
     });
     expect(config).to.deep.include({
       grpcHost: '127.0.0.1',
@@ -42,6 +44,7 @@ describe('assistant config', () => {
       contentDeadlineMs: 1500,
       defaultModel: 'gpt-4o-mini',
       logLevel: 'debug',
+      metricsPort: 0,
     });
   });
 
@@ -59,5 +62,6 @@ describe('assistant config', () => {
     expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '1' })).to.throw(/SESSION_HISTORY_LIMIT/);
     expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '2.5' })).to.throw(/SESSION_HISTORY_LIMIT/);
     expect(() => loadAssistantConfig({ CONTENT_DEADLINE_MS: '0' })).to.throw(/CONTENT_DEADLINE_MS/);
+    expect(() => loadAssistantConfig({ METRICS_PORT: '70000' })).to.throw(/METRICS_PORT/);
   });
 });

@@ -32,6 +32,8 @@ export interface ContentConfig {
   outboxRelayIntervalMs: number;
   /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
   outboxPublishTimeoutMs: number;
+  /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
+  metricsPort: number;
 }
 
 interface ContentEnv {
@@ -50,6 +52,7 @@ interface ContentEnv {
   REQUEST_LEASE_MS: number;
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
+  METRICS_PORT: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -82,6 +85,7 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
       REQUEST_LEASE_MS: num({ default: 300_000 }),
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
+      METRICS_PORT: listenPort({ default: 9464 }),
     },
     env,
   ) as unknown as Readonly<ContentEnv>;
@@ -101,5 +105,6 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     requestLeaseMs: positiveInteger('REQUEST_LEASE_MS', values.REQUEST_LEASE_MS),
     outboxRelayIntervalMs: positiveInteger('OUTBOX_RELAY_INTERVAL_MS', values.OUTBOX_RELAY_INTERVAL_MS),
     outboxPublishTimeoutMs: positiveInteger('OUTBOX_PUBLISH_TIMEOUT_MS', values.OUTBOX_PUBLISH_TIMEOUT_MS),
+    metricsPort: values.METRICS_PORT,
   };
 }

@@ -20,6 +20,7 @@ describe('content config', () => {
       requestLeaseMs: 300_000,
       outboxRelayIntervalMs: 1000,
       outboxPublishTimeoutMs: 2000,
+      metricsPort: 9464,
     });
   });
 
@@ -34,6 +35,8 @@ describe('content config', () => {
   it('reads the environment and rejects invalid values', () => {
     expect(loadContentConfig({ GRPC_PORT: '6000', ASYNC_CONCURRENCY: '2' })).to.include({ grpcPort: 6000, asyncConcurrency: 2 });
     expect(() => loadContentConfig({ GRPC_PORT: 'x' })).to.throw(/GRPC_PORT/);
+    expect(loadContentConfig({ METRICS_PORT: '0' }).metricsPort).to.equal(0);
+    expect(() => loadContentConfig({ METRICS_PORT: '70000' })).to.throw(/METRICS_PORT/);
     expect(() => loadContentConfig({ ASYNC_CONCURRENCY: '0' })).to.throw(/ASYNC_CONCURRENCY/);
     expect(() => loadContentConfig({ LOG_LEVEL: 'loud' })).to.throw(/LOG_LEVEL/);
     expect(loadContentConfig({ DEFAULT_MODEL: ' gpt-4o-mini ', MODEL_REGISTRY_PATH: '/etc/models.json' })).to.include({

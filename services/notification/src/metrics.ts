@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { grpcServerMetrics, metricsExposition } from '@switchyard/shared';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The notification service's own metrics. An embedded mesh can merge this registry with its
@@ -6,21 +7,11 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  */
 export const notificationMetrics = new Registry();
 
-let processMetrics: Registry | undefined;
+/** What GET /metrics serves: the service and gRPC server metrics (shared) plus process metrics. */
+export const SERVED_REGISTRIES = [notificationMetrics, grpcServerMetrics];
 
-/** prom-client's default process metrics (CPU, memory, event loop), collected once per process. */
-function processRegistry(): Registry {
-  if (!processMetrics) {
-    processMetrics = new Registry();
-    collectDefaultMetrics({ register: processMetrics });
-  }
-  return processMetrics;
-}
-
-/** What GET /metrics serves: the service metrics plus the default process metrics. */
-export async function metricsText(): Promise<{ contentType: string; body: string }> {
-  const merged = Registry.merge([notificationMetrics, processRegistry()]);
-  return { contentType: notificationMetrics.contentType, body: await merged.metrics() };
+export function metricsText(): Promise<{ contentType: string; body: string }> {
+  return metricsExposition(SERVED_REGISTRIES);
 }
 
 /** Pending-delivery counters of running engines; the gauge sums them when scraped. */

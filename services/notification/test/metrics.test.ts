@@ -51,6 +51,10 @@ describe('metrics endpoint', () => {
     expect(sample(response.body, 'notification_pending_deliveries')).to.equal(1);
     expect(sample(response.body, 'notification_event_to_first_attempt_seconds_count')).to.be.at.least(1);
     expect(response.body).to.include('notification_webhook_attempts_total{outcome="failed"}');
+    // gRPC server metrics recorded by the shared adapters.
+    expect(response.body).to.include(
+      'grpc_server_handled_total{grpc_service="switchyard.notification.v1.NotificationService",grpc_method="RegisterWebhook",grpc_code="OK"}',
+    );
     // prom-client default process metrics.
     expect(response.body).to.match(/^process_cpu_user_seconds_total /m);
     expect(response.body).to.match(/^nodejs_eventloop_lag_seconds /m);

@@ -12,6 +12,8 @@ export interface RecommendationConfig {
   mongodbDatabase: string;
   /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
   kafkaBrokers: string;
+  /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
+  metricsPort: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -26,6 +28,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     MONGODB_URI: string;
     MONGODB_DATABASE: string;
     KAFKA_BROKERS: string;
+    METRICS_PORT: number;
   }>(
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
@@ -35,6 +38,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_recommendation' }),
       KAFKA_BROKERS: str({ default: '' }),
+      METRICS_PORT: listenPort({ default: 9464 }),
     },
     env,
   );
@@ -50,5 +54,6 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     mongodbUri: e.MONGODB_URI.trim(),
     mongodbDatabase: e.MONGODB_DATABASE,
     kafkaBrokers: e.KAFKA_BROKERS.trim(),
+    metricsPort: e.METRICS_PORT,
   };
 }

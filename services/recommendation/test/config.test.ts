@@ -11,12 +11,13 @@ describe('loadRecommendationConfig', () => {
       mongodbUri: '',
       mongodbDatabase: 'switchyard_recommendation',
       kafkaBrokers: '',
+      metricsPort: 9464,
     });
   });
 
   it('reads the environment, accepting port 0 (ephemeral)', () => {
-    const config = loadRecommendationConfig({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', MAX_BATCH_SIZE: '50', LOG_LEVEL: 'debug' });
-    expect(config).to.deep.include({ grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 50, logLevel: 'debug' });
+    const config = loadRecommendationConfig({ GRPC_HOST: '127.0.0.1', GRPC_PORT: '0', MAX_BATCH_SIZE: '50', LOG_LEVEL: 'debug', METRICS_PORT: '0' });
+    expect(config).to.deep.include({ grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 50, logLevel: 'debug', metricsPort: 0 });
     const persistence = loadRecommendationConfig({ MONGODB_URI: 'mongodb://db:27017', MONGODB_DATABASE: 'r1', KAFKA_BROKERS: 'k:9092' });
     expect(persistence).to.include({ mongodbUri: 'mongodb://db:27017', mongodbDatabase: 'r1', kafkaBrokers: 'k:9092' });
   });
@@ -25,5 +26,6 @@ describe('loadRecommendationConfig', () => {
     expect(() => loadRecommendationConfig({ GRPC_PORT: '70000', MAX_BATCH_SIZE: '0' })).to.throw(/GRPC_PORT/);
     expect(() => loadRecommendationConfig({ MAX_BATCH_SIZE: '0' })).to.throw(/MAX_BATCH_SIZE/);
     expect(() => loadRecommendationConfig({ LOG_LEVEL: 'loud' })).to.throw(/LOG_LEVEL/);
+    expect(() => loadRecommendationConfig({ METRICS_PORT: '70000' })).to.throw(/METRICS_PORT/);
   });
 });

@@ -1,6 +1,7 @@
 import {
   Server,
   ServerCredentials,
+  status as GrpcStatus,
   type ServerUnaryCall,
   type sendUnaryData,
   type ServiceDefinition,
@@ -11,6 +12,7 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error';
 import { contextFromMetadata, type CallContext } from './context';
 import { toServiceError } from './errors';
+import { startGrpcCallTimer } from '../metrics';
 import { protos } from './protos';
 import type { HealthCheckRequest__Output } from '../generated/grpc/health/v1/HealthCheckRequest';
 import type { HealthCheckResponse } from '../generated/grpc/health/v1/HealthCheckResponse';
@@ -69,6 +71,7 @@ interface ServerCallLike<Req> {
   metadata: ServerUnaryCall<Req, unknown>['metadata'];
   getDeadline(): Date | number;
   getPath(): string;
+  cancelled: boolean;
   once(event: 'cancelled', listener: () => void): unknown;
 }
 
@@ -88,15 +91,32 @@ function asAppError(error: unknown, logger: Logger, context: CallContext, method
 }
 
 /**
+ * Records the call in grpcServerMetrics when it finishes; a call the caller cancelled (or whose
+ * deadline passed) counts as CANCELLED whatever the handler made of it.
+ */
+function callRecorder(call: ServerCallLike<unknown>): (code: GrpcStatus) => void {
+  const record = startGrpcCallTimer(call.getPath());
+  return (code) => record(call.cancelled ? GrpcStatus.CANCELLED : code);
+}
+
+/**
  * Adapts a transport-free handler to grpc-js: reads the call context from metadata, hands over
  * the deadline and cancellation, and turns errors into statuses with trailers (toServiceError).
  */
 export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     const context = contextFromMetadata(call.metadata);
+    const record = callRecorder(call);
     handler(call.request, context, controlOf(call)).then(
-      (response) => callback(null, response),
-      (error: unknown) => callback(toServiceError(asAppError(error, logger, context, call.getPath()))),
+      (response) => {
+        record(GrpcStatus.OK);
+        callback(null, response);
+      },
+      (error: unknown) => {
+        const appError = asAppError(error, logger, context, call.getPath());
+        record(appError.grpcStatus);
+        callback(toServiceError(appError));
+      },
     );
   };
 }
@@ -130,9 +150,17 @@ function sinkOf<Req, Chunk>(call: ServerWritableStream<Req, Chunk>): StreamSink<
 export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<Req, Chunk>) {
   return (call: ServerWritableStream<Req, Chunk>): void => {
     const context = contextFromMetadata(call.metadata);
+    const record = callRecorder(call);
     handler(call.request, context, sinkOf(call)).then(
-      () => call.end(),
-      (error: unknown) => call.emit('error', toServiceError(asAppError(error, logger, context, call.getPath()))),
+      () => {
+        record(GrpcStatus.OK);
+        call.end();
+      },
+      (error: unknown) => {
+        const appError = asAppError(error, logger, context, call.getPath());
+        record(appError.grpcStatus);
+        call.emit('error', toServiceError(appError));
+      },
     );
   };
 }

@@ -1,4 +1,5 @@
-import { AppError } from '@switchyard/shared';
+import { Registry } from 'prom-client';
+import { AppError, grpcServerMetrics } from '@switchyard/shared';
 import { healthTargets } from '../clients';
 import type { JsonSchema } from '../schemas/common';
 import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
@@ -68,7 +69,9 @@ const metrics: RouteSpec = {
   summary: 'Prometheus metrics',
   responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' } },
   async handle(_input, deps) {
-    return { status: 200, body: await deps.metrics.metrics(), contentType: deps.metrics.contentType };
+    // In embedded mode the services' gRPC servers share this process: their metrics are served here too.
+    const merged = Registry.merge([deps.metrics, grpcServerMetrics]);
+    return { status: 200, body: await merged.metrics(), contentType: merged.contentType };
   },
 };
 

@@ -27,3 +27,4 @@ export * from './adapters/outbox-mongo-store';
 export * from './events/webhook-events';
 export * from './metrics';
 export * from './metrics-server';
+export * from './service-process';

@@ -1,0 +1,59 @@
+import type { Registry } from 'prom-client';
+import { createEventBus } from './adapters/event-bus-factory';
+import type { EventBus } from './events/bus';
+import { createLogger, type Logger } from './logging/logger';
+import { grpcServerMetrics } from './metrics';
+import { startMetricsServer } from './metrics-server';
+import { main, stopOnSignals, type RunningService } from './process';
+
+/** What every gRPC service's config carries for running as its own process. */
+export interface ServiceProcessConfig {
+  logLevel: string;
+  kafkaBrokers: string;
+  grpcHost: string;
+  metricsPort: number;
+}
+
+export interface ServiceProcess<C extends ServiceProcessConfig, S extends { close(): Promise<void> }> {
+  /** Service name: logger name and Kafka client id. */
+  name: string;
+  loadConfig(): C;
+  openStores(config: C, logger: Logger): Promise<S>;
+  start(deps: { config: C; bus: EventBus; logger: Logger; stores: S }): Promise<RunningService>;
+  /** Registries served on METRICS_PORT besides the gRPC server metrics. */
+  registries?: Registry[];
+}
+
+/**
+ * A service's src/index.ts: config (fail fast), event bus (Kafka or in-process), stores (MongoDB
+ * or in-memory), the service, /metrics on METRICS_PORT, and a graceful stop on SIGTERM in the
+ * reverse order. The metrics port is opened here, not in server.ts, so tests and the embedded
+ * mesh open none.
+ */
+export function runServiceProcess<C extends ServiceProcessConfig, S extends { close(): Promise<void> }>(
+  definition: ServiceProcess<C, S>,
+): void {
+  const bootLogger = createLogger(definition.name);
+  main(bootLogger, async () => {
+    const config = definition.loadConfig();
+    const logger = createLogger(definition.name, config.logLevel);
+    const bus = await createEventBus({ kafkaBrokers: config.kafkaBrokers, clientId: definition.name, logger: logger.child({ component: 'bus' }) });
+    const stores = await definition.openStores(config, logger);
+    const service = await definition.start({ config, bus, logger, stores });
+    const metrics =
+      config.metricsPort > 0
+        ? await startMetricsServer({
+            host: config.grpcHost,
+            port: config.metricsPort,
+            registries: [grpcServerMetrics, ...(definition.registries ?? [])],
+            logger,
+          })
+        : undefined;
+    stopOnSignals(logger, async () => {
+      await metrics?.stop();
+      await service.stop();
+      await bus.close();
+      await stores.close();
+    });
+  });
+}

@@ -137,23 +137,33 @@ describe('distributed: proofs on real infrastructure', function () {
     const reader = await new TopicReader(`${run.topicPrefix}switchyard.data.v1`).start();
     try {
       const acknowledged: number[] = [];
+      const refusals = new Map<string, number>();
       let stop = false;
       const producer = (async () => {
         for (let i = 0; !stop; i++) {
-          const res = await run.api('/api/v2/catalog/items', {
-            body: { items: [{ itemId: `k${i}`, catalog: 'ecommerce', title: `Kafka restart item ${i}` }] },
-          });
+          const res = await run
+            .api('/api/v2/catalog/items', {
+              body: { items: [{ itemId: `k${i}`, catalog: 'ecommerce', title: `Kafka restart item ${i}` }] },
+              timeoutMs: 40_000,
+            })
+            .catch((error: Error) => ({ status: 0, body: { error: { code: error.name } } }));
           if (res.status === 200) acknowledged.push(i);
-          else await new Promise((resolve) => setTimeout(resolve, 50));
+          else {
+            refusals.set(`${res.status} ${res.body?.error?.code}`, (refusals.get(`${res.status} ${res.body?.error?.code}`) ?? 0) + 1);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
         }
       })();
       await waitFor(() => acknowledged.length >= 5, 30_000);
       execFileSync('bash', [INFRA_SCRIPT, 'restart-kafka'], { stdio: 'ignore' });
       const afterRestart = acknowledged.length;
       // A send caught by the restart may wait out its request timeout before the producer recovers.
-      await waitFor(() => acknowledged.length >= afterRestart + 5, 150_000);
+      await waitFor(() => acknowledged.length >= afterRestart + 5, 150_000).catch((error: Error) => {
+        throw new Error(`${error.message}; refusals: ${JSON.stringify([...refusals])}`);
+      });
       stop = true;
       await producer;
+      if (process.env.STACK_LOG_LEVEL) process.stderr.write(`refusals during the Kafka restart: ${JSON.stringify([...refusals])}\n`);
       expect(acknowledged.length).to.be.greaterThan(10);
       // Each acknowledged upsert published one data.updated event; none of them may be missing.
       await waitFor(() => reader.events.filter((e) => e.type === 'data.updated').length >= acknowledged.length, 60_000);

@@ -17,6 +17,8 @@ export interface ApiOptions {
   key?: string | null;
   authorization?: string;
   headers?: Record<string, string>;
+  /** Abort the call after this long (default 60 s). */
+  timeoutMs?: number;
 }
 
 /** One HTTP call to the embedded gateway. */
@@ -41,7 +43,8 @@ export async function callApi<T = any>(
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const method = options.method ?? (body === undefined ? 'GET' : 'POST');
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  // Bounded, so a test never waits forever on one answer (the gateway's own deadlines are 30 s).
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
   const text = await response.text();
   let parsed: unknown = undefined;
   try {

@@ -14,6 +14,8 @@ export interface KafkaBusOptions {
   /** Handler attempts per message before it goes to the dead-letter topic. */
   maxAttempts?: number;
   retryBaseMs?: number;
+  /** A send not acknowledged within this long fails (default 15 s). */
+  sendTimeoutMs?: number;
   /** Prepended to every topic name (KAFKA_TOPIC_PREFIX): several environments on one cluster. */
   topicPrefix?: string;
 }
@@ -61,11 +63,12 @@ export class KafkaEventBus implements EventBus {
    * After a failed send the idempotent producer can be left with a sequence the broker no longer
    * accepts (e.g. after a broker restart); the next publish starts with a fresh producer id.
    */
-  private async replaceProducer(): Promise<void> {
-    const broken = this.producer;
+  private replaceProducer(broken: Producer): void {
+    if (broken !== this.producer) return; // a concurrent failure already replaced it
     this.producer = this.newProducer();
     this.connected = undefined;
-    await broken.disconnect().catch(() => undefined);
+    // Not awaited: a producer stuck on a dead broker may not disconnect promptly either.
+    void broken.disconnect().catch(() => undefined);
   }
 
   /** Connects the producer and creates the topics (idempotent). */
@@ -94,13 +97,26 @@ export class KafkaEventBus implements EventBus {
     });
   }
 
+  /**
+   * kafkajs can leave a send pending forever when the broker restarts under it, so a send has a
+   * time limit; past it the send counts as failed (the event may still arrive: consumers dedupe
+   * by event id).
+   */
   private async send(record: ProducerRecord): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limitMs = this.options.sendTimeoutMs ?? 15_000;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Kafka send did not complete within ${limitMs} ms`)), limitMs);
+    });
+    const producer = this.producer;
     try {
-      await this.producer.send(record);
+      await Promise.race([producer.send(record), timeout]);
     } catch (error) {
       this.options.logger.warn({ error: errorText(error) }, 'publish failed: replacing the Kafka producer');
-      await this.replaceProducer().catch(() => undefined);
+      this.replaceProducer(producer);
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

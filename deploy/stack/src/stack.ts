@@ -43,6 +43,11 @@ export class Stack {
     return `http://127.0.0.1:${this.ports.gateway}`;
   }
 
+  /** Process id of a running component (benchmarks read its memory). */
+  pidOf(name: ComponentName): number | undefined {
+    return this.processes.get(name)?.pid;
+  }
+
   address(name: Exclude<ComponentName, 'gateway'>): string {
     return `127.0.0.1:${this.ports[name]}`;
   }

@@ -1,4 +1,4 @@
-import { countTokens, type CallContext } from '@switchyard/shared';
+import type { CallContext } from '@switchyard/shared';
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import type { GenerateResponse } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
 import { ENDPOINTS } from '../events/usage-publisher';
@@ -19,9 +19,9 @@ export interface PreparedGeneration {
 export function prepareGeneration(request: Partial<GenerateRequest__Output>, deps: HandlerDeps): PreparedGeneration {
   const prompt = requireText(request.prompt, 'prompt');
   const model = deps.models.resolveFor(request.model ?? '', 'generate');
-  checkInputSize(prompt, 'prompt', deps.maxInputTokens);
+  const promptTokens = checkInputSize(prompt, 'prompt', deps.maxInputTokens);
   const maxTokens = maxLengthFor(request.max_length, model);
-  checkContextWindow(countTokens(prompt), maxTokens, 'prompt', model);
+  checkContextWindow(promptTokens, maxTokens, 'prompt', model);
   return {
     model,
     input: { prompt, maxTokens, tone: (request.tone ?? '').trim(), language: languageFor(request.language ?? '', model) },
@@ -46,7 +46,7 @@ export async function runGeneration(prepared: PreparedGeneration, models: ModelR
   return routeWithFallback(generationChain(prepared, models), async (model) => {
     const input = inputFor(model, prepared.input);
     const result = await model.generate(input, options);
-    return { ...result, text: fitToTokens(result.text, input.maxTokens) };
+    return { ...result, text: fitToTokens(result.text, input.maxTokens, result.tokensOutput) };
   });
 }
 

@@ -14,14 +14,15 @@ export function requireText(value: string | undefined, field: string): string {
   return value;
 }
 
-/** Rejects inputs over the configured token limit before any model work. */
-export function checkInputSize(text: string, field: string, maxInputTokens: number): void {
+/** Rejects inputs over the configured token limit before any model work; returns the count (reused for the context window). */
+export function checkInputSize(text: string, field: string, maxInputTokens: number): number {
   const tokens = countTokens(text);
   if (tokens > maxInputTokens) {
     throw new AppError('payload_too_large', `${field} is ${tokens} tokens; the limit is ${maxInputTokens}`, [
       { field: `/${field}`, reason: `over ${maxInputTokens} tokens` },
     ]);
   }
+  return tokens;
 }
 
 /** max_length (or max_tokens) in tokens: default when unset, an integer from 1 to the model's output limit. */

@@ -1,11 +1,20 @@
 import { countTokens, truncateToTokens } from '@switchyard/shared';
 
 /**
+ * Whether text is certainly within maxTokens without a tokenizer pass: every token covers at
+ * least one UTF-8 byte, and a model's own count of its output (when it reported one) is exact.
+ */
+function surelyFits(text: string, maxTokens: number, reportedTokens?: number): boolean {
+  if (reportedTokens !== undefined && reportedTokens <= maxTokens) return true;
+  return text.length <= maxTokens && Buffer.byteLength(text) <= maxTokens;
+}
+
+/**
  * The longest prefix of text within maxTokens that ends at a sentence end, else at a word
  * end; never more than maxTokens tokens as counted by the shared tokenizer.
  */
-export function fitToTokens(text: string, maxTokens: number): string {
-  if (countTokens(text) <= maxTokens) return text;
+export function fitToTokens(text: string, maxTokens: number, reportedTokens?: number): string {
+  if (surelyFits(text, maxTokens, reportedTokens) || countTokens(text) <= maxTokens) return text;
   const prefix = truncateToTokens(text, maxTokens);
   const sentenceEnds = [...prefix.matchAll(/[.!?…]["')\]»*]*(?=\s|$)/g)];
   const lastSentence = sentenceEnds[sentenceEnds.length - 1];

@@ -21,10 +21,9 @@ function reported(value: number | undefined): value is number {
  * exists is never counted as 0 tokens.
  */
 export function usageOf(messages: ChatMessage[], text: string, usage: ReportedUsage | undefined | null): TextResult {
-  const counted = countTokens(text);
   const tokensInput = reported(usage?.prompt_tokens) ? usage.prompt_tokens : countPromptTokens(messages);
-  let tokensOutput = reported(usage?.completion_tokens) ? usage.completion_tokens : counted;
-  if (tokensOutput === 0 && counted > 0) tokensOutput = counted;
+  let tokensOutput = reported(usage?.completion_tokens) ? usage.completion_tokens : countTokens(text);
+  if (tokensOutput === 0 && text.length > 0) tokensOutput = countTokens(text);
   return { text, tokensInput, tokensOutput };
 }
 

@@ -1,17 +1,23 @@
 import { countTokens, type CallContext, type Logger } from '@switchyard/shared';
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../middleware/request-id';
-import type { RouteResult } from '../routes/types';
 import type { OrganizationDirectory } from './organization-directory';
 import type { QuotaGuard, QuotaHold } from './quota';
 import { rateLimited, rateLimitHeaders, type KeyRateLimits } from './rate-limits';
 
-/** How a billable route is metered: what it sends to a model, and what it really used. */
+/** How a billable route is metered before the call: what it sends to a model. */
 export interface BillingSpec<B> {
   /** The text the model reads and the output cap the caller asked for (if any). */
   input(body: B): { text: string; maxOutput?: number };
-  /** Tokens the call used, from the response body (or a stream's done event). */
-  usedTokens(responseBody: unknown): number | undefined;
+}
+
+/** What metering reads of a billable call's result (a route's RouteResult carries these). */
+export interface BilledOutcome {
+  status: number;
+  /** Tokens the call used, as the service that did the work reported them. */
+  usage?: number;
+  /** Streams: settles with the tokens used when the stream ends (undefined if it broke off). */
+  finished?: Promise<number | undefined>;
 }
 
 export interface MeteringDeps {
@@ -32,7 +38,7 @@ export interface MeteredCall {
    * Settles with the real usage before the response goes out (a stream: when it ends); 202 keeps
    * the estimate (the call completes elsewhere, later).
    */
-  finished(result: RouteResult): Promise<void>;
+  finished(result: BilledOutcome): Promise<void>;
 }
 
 /** Quotas and rate limits at the gateway, in front of the billable routes. */
@@ -69,22 +75,21 @@ export class Metering {
     return {
       estimate,
       failed: () => hold.release(),
-      finished: (result) => this.settle(billing, hold, result, call),
+      finished: (result) => this.settle(hold, result, call),
     };
   }
 
-  private async settle<B>(billing: BillingSpec<B>, hold: QuotaHold, result: RouteResult, call: CallContext): Promise<void> {
+  private async settle(hold: QuotaHold, result: BilledOutcome, call: CallContext): Promise<void> {
     if (result.status === 202) return; // async: the estimate stays counted (see README)
     if (result.finished) {
       // A stream: settle from its done event; one that broke off after it started keeps the estimate.
-      void result.finished.then((done) => (done === undefined ? undefined : this.settleWith(billing, hold, done, call)));
+      void result.finished.then((used) => (used === undefined ? undefined : this.settleWith(hold, used, call)));
       return;
     }
-    await this.settleWith(billing, hold, result.body, call);
+    await this.settleWith(hold, result.usage, call);
   }
 
-  private async settleWith<B>(billing: BillingSpec<B>, hold: QuotaHold, body: unknown, call: CallContext): Promise<void> {
-    const used = billing.usedTokens(body);
+  private async settleWith(hold: QuotaHold, used: number | undefined, call: CallContext): Promise<void> {
     if (used === undefined) {
       this.deps.logger.warn({ requestId: call.requestId }, 'a billable response carried no usage; the estimate stays counted');
       return;

@@ -38,6 +38,7 @@ function streamReply(agent: string, { body, call, signal, route }: RouteInput<As
         if (!chunk.final) throw new AppError('internal', 'assistant service answered without a final reply');
         return renderReply(chunk.final, call.requestId);
       },
+      usageOf: (chunk: ReplyChunk__Output) => chunk.final?.usage?.tokens_used ?? undefined,
     },
     { requestId: call.requestId, route, signal, logger: deps.logger },
   );
@@ -46,16 +47,12 @@ function streamReply(agent: string, { body, call, signal, route }: RouteInput<As
 async function reply(agent: string, input: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
   if (input.body.stream) return streamReply(agent, input, deps);
   const response = await deps.clients.assistant.reply(toReplyRequest(agent, input.body), input.call);
-  return json(200, renderReply(response, input.call.requestId));
+  return { ...json(200, renderReply(response, input.call.requestId)), usage: response.usage?.tokens_used ?? undefined };
 }
 
-/** Assistants are metered on the whole conversation they read; replies carry usage.tokens_used. */
+/** Assistants are metered on the whole conversation they read; replies report usage.tokens_used. */
 const assistantBilling: BillingSpec<AssistantBody> = {
   input: (body) => ({ text: body.messages.map((m) => m.content).join('\n') }),
-  usedTokens: (body) => {
-    const used = (body as { usage?: { tokens_used?: number } } | undefined)?.usage?.tokens_used;
-    return typeof used === 'number' ? used : undefined;
-  },
 };
 
 const STREAMED_REPLY = 'With stream: true: `delta` events {"text"}, then `done` with the AssistantReply, or `error` with the ErrorResponse';

@@ -74,16 +74,15 @@ function streamGenerate({ body, call, signal, route }: RouteInput<GenerateConten
       chunks: deps.clients.content.generateStream(toGenerateRequest(body), call),
       deltaOf: (chunk: GenerateChunk__Output) => (chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined),
       doneOf: (chunk: GenerateChunk__Output) => renderGenerate(required(chunk.final, 'the final chunk'), call.requestId),
+      usageOf: (chunk: GenerateChunk__Output) => tokensOf(chunk.final?.usage),
     },
     { requestId: call.requestId, route, signal, logger: deps.logger },
   );
 }
 
-/** Content responses carry usage.tokens_input and usage.tokens_output. */
-function contentTokens(body: unknown): number | undefined {
-  const usage = (body as { usage?: { tokens_input?: number; tokens_output?: number } } | undefined)?.usage;
-  if (!usage || typeof usage.tokens_input !== 'number' || typeof usage.tokens_output !== 'number') return undefined;
-  return usage.tokens_input + usage.tokens_output;
+/** Tokens a content call used, as the content service reported them. */
+function tokensOf(usage: Usage__Output | null | undefined): number | undefined {
+  return usage ? usage.tokens_input + usage.tokens_output : undefined;
 }
 
 const generate: RouteSpec<GenerateContentBody> = {
@@ -96,7 +95,7 @@ const generate: RouteSpec<GenerateContentBody> = {
   tag: 'content',
   auth: true,
   requestSchema: GenerateContentRequest,
-  billing: { input: (body) => ({ text: body.prompt, maxOutput: body.max_length }), usedTokens: contentTokens },
+  billing: { input: (body) => ({ text: body.prompt, maxOutput: body.max_length }) },
   responses: {
     200: {
       description: 'Generated content',
@@ -122,7 +121,7 @@ const generate: RouteSpec<GenerateContentBody> = {
     if (body.stream) return streamGenerate(input, deps);
     if (await hasDefaultResultWebhook(call, deps)) return submitToDefaultWebhook(body, call, deps);
     const response = await deps.clients.content.generate(toGenerateRequest(body), call);
-    return json(200, renderGenerate(response, call.requestId));
+    return { ...json(200, renderGenerate(response, call.requestId)), usage: tokensOf(response.usage) };
   },
 };
 
@@ -180,12 +179,12 @@ const transform: RouteSpec<TransformContentBody> = {
   tag: 'content',
   auth: true,
   requestSchema: TransformContentRequest,
-  billing: { input: (body) => ({ text: body.text }), usedTokens: contentTokens },
+  billing: { input: (body) => ({ text: body.text }) },
   responses: { 200: { description: 'The transformed text; fields depend on action', schema: TransformContentResponse } },
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   async handle({ body, call }, deps) {
     const response = await deps.clients.content.transform(toTransformRequest(body), call);
-    return json(200, renderTransform(body.action, response, call.requestId));
+    return { ...json(200, renderTransform(body.action, response, call.requestId)), usage: tokensOf(response.usage) };
   },
 };
 

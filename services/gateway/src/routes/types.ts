@@ -24,8 +24,10 @@ export interface RouteResult {
   /** Defaults to application/json. */
   contentType?: string;
   headers?: Record<string, string>;
-  /** Streams only: settles when the stream ends, with the done event's data (undefined if it broke off). */
-  finished?: Promise<unknown>;
+  /** Billable routes: tokens the call used (input + output), as the service that did the work reported them. */
+  usage?: number;
+  /** Streams only: settles when the stream ends, with the tokens used (undefined if it broke off). */
+  finished?: Promise<number | undefined>;
 }
 
 export interface ResponseSpec {

@@ -19,6 +19,8 @@ export interface SseSource<Chunk> {
   deltaOf(chunk: Chunk): string | undefined;
   /** The data of the done event (exactly the non-streamed response body), from the final chunk. */
   doneOf(chunk: Chunk): unknown;
+  /** Tokens the call used, from the final chunk (billable streams). */
+  usageOf?(chunk: Chunk): number | undefined;
 }
 
 export interface SseCall {
@@ -54,9 +56,9 @@ async function write(body: PassThrough, frame: string): Promise<void> {
 
 /**
  * Writes events until the final chunk; a failure after the start becomes an error event.
- * Resolves with the done event's data, or undefined when the stream broke off.
+ * Resolves with the tokens the final chunk reports, or undefined when the stream broke off.
  */
-async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: AsyncIterator<Chunk>, body: PassThrough, call: SseCall): Promise<unknown> {
+async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: AsyncIterator<Chunk>, body: PassThrough, call: SseCall): Promise<number | undefined> {
   try {
     for (let step = first; !step.done; step = await rest.next()) {
       if (body.destroyed) return undefined;
@@ -65,9 +67,8 @@ async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: A
         await write(body, sseFrame('delta', { text: delta }));
         continue;
       }
-      const done = source.doneOf(step.value);
-      await write(body, sseFrame('done', done));
-      return done;
+      await write(body, sseFrame('done', source.doneOf(step.value)));
+      return source.usageOf?.(step.value);
     }
     if (!source.chunks.cancelled) throw noResult();
     return undefined;

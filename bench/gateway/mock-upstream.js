@@ -1,0 +1,72 @@
+'use strict';
+/**
+ * A minimal OpenAI-compatible upstream for the gateway benchmark: POST /v1/chat/completions answers
+ * JSON or (stream: true) Server-Sent Events ending with a usage chunk, with no work of its own, so
+ * what the benchmark measures is what Switchyard adds. GET /health is the bare-HTTP baseline.
+ * Run as a child process (`fork`): it sends { port } when listening.
+ */
+const http = require('node:http');
+
+const CONTENT = 'Trail shoes built for mud, rock and the long way home.';
+const USAGE = { prompt_tokens: 24, completion_tokens: 12, total_tokens: 36 };
+
+function completion(model) {
+  return JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: CONTENT }, finish_reason: 'stop' }],
+    usage: USAGE,
+  });
+}
+
+function chunk(model, choices, usage) {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices, ...(usage ? { usage } : {}) })}\n\n`;
+}
+
+function stream(res, model) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const word of CONTENT.split(/(?<= )/)) res.write(chunk(model, [{ index: 0, delta: { content: word }, finish_reason: null }]));
+  res.write(chunk(model, [{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  res.write(chunk(model, [], USAGE));
+  res.end('data: [DONE]\n\n');
+}
+
+function handle(req, res) {
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+    return;
+  }
+  const parts = [];
+  req.on('data', (part) => parts.push(part));
+  req.on('end', () => {
+    let body = {};
+    try {
+      body = JSON.parse(Buffer.concat(parts).toString() || '{}');
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (body.stream) return stream(res, body.model);
+    const payload = completion(body.model);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+    res.end(payload);
+  });
+}
+
+function start(port = 0) {
+  const server = http.createServer({ keepAliveTimeout: 60_000 }, handle);
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+module.exports = { start, CONTENT, USAGE };
+
+if (require.main === module) {
+  start(Number(process.env.PORT ?? 0)).then((server) => {
+    const { port } = server.address();
+    if (process.send) process.send({ port });
+    else process.stdout.write(`mock upstream on http://127.0.0.1:${port}\n`);
+  });
+}

@@ -1,0 +1,110 @@
+'use strict';
+/**
+ * npm run bench:gateway [-- --mode embedded|stack|both] [--duration 5] [--reps 3] [--connections 1,32]
+ *                          [--only generate,models] [--calls 100000] [--quick]
+ *
+ * What Switchyard adds to a call: each scenario runs alternately straight to a mock
+ * OpenAI-compatible upstream and through the gateway, at each concurrency, and the medians of the
+ * repetitions are printed with the added latency. --quick is the CI form (c=8, 2 s, one run). It
+ * prints figures and never fails on a time.
+ */
+const { parseArgs } = require('node:util');
+const os = require('node:os');
+const path = require('node:path');
+const { SCENARIOS, seed } = require('./scenarios');
+const { startMockUpstream, startEmbedded, startStack } = require('./targets');
+const { loadRun, streamRun, median, rssMiB, cpuMs } = require('./measure');
+
+const { values: args } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'both' },
+    duration: { type: 'string', default: '5' },
+    reps: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '1,32' },
+    only: { type: 'string', default: '' },
+    calls: { type: 'string', default: '100000' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+if (args.quick) Object.assign(args, { duration: '2', reps: '1', connections: '8', calls: '5000' });
+const seconds = Number(args.duration);
+const reps = Number(args.reps);
+const concurrencies = args.connections.split(',').map(Number);
+const scenarios = args.only ? SCENARIOS.filter((s) => args.only.split(',').includes(s.name)) : SCENARIOS;
+
+const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+const pad = (text, width) => String(text).padStart(width);
+
+async function measureScenario(target, upstream, scenario, connections) {
+  const run = scenario.stream ? streamRun : loadRun;
+  const runs = [];
+  for (let rep = 0; rep < reps; rep += 1) {
+    const direct = await run(upstream.url, scenario.direct, { connections, seconds });
+    const cpuBefore = cpuMs(target.pids);
+    const gateway = await run(target.url, scenario.gateway, { connections, seconds });
+    gateway.cpuPerCall = (cpuMs(target.pids) - cpuBefore) / Math.max(1, gateway.count + gateway.non2xx);
+    runs.push({ direct, gateway });
+  }
+  const m = (pick) => median(runs.map(pick));
+  return {
+    directRps: m((r) => r.direct.rps),
+    rps: m((r) => r.gateway.rps),
+    p50: m((r) => r.gateway.p50),
+    p99: m((r) => r.gateway.p99),
+    added50: m((r) => r.gateway.p50 - r.direct.p50),
+    added99: m((r) => r.gateway.p99 - r.direct.p99),
+    ttfbAdded50: scenario.stream ? m((r) => r.gateway.ttfb50 - r.direct.ttfb50) : undefined,
+    ttfbAdded99: scenario.stream ? m((r) => r.gateway.ttfb99 - r.direct.ttfb99) : undefined,
+    cpuPerCall: m((r) => r.gateway.cpuPerCall),
+    failures: runs.reduce((n, r) => n + r.gateway.errors + r.gateway.non2xx, 0),
+  };
+}
+
+function printRow(scenario, connections, r) {
+  const ttfb = r.ttfbAdded50 === undefined ? '' : `  first byte +${fmt(r.ttfbAdded50)} / +${fmt(r.ttfbAdded99)} ms`;
+  console.log(
+    `${scenario.padEnd(16)} c=${pad(connections, 2)}  ${pad(fmt(r.rps, 0), 6)} RPS (direct ${pad(fmt(r.directRps, 0), 6)})  ` +
+      `p50 ${pad(fmt(r.p50), 6)} p99 ${pad(fmt(r.p99), 6)} ms  added p50 +${fmt(r.added50)} p99 +${fmt(r.added99)} ms` +
+      `  CPU ${fmt(r.cpuPerCall)} ms/call${ttfb}${r.failures ? `  FAILED ${r.failures}` : ''}`,
+  );
+}
+
+/** RSS of the gateway process after 1k calls and after `calls` calls (a leak shows as growth). */
+async function measureMemory(target, scenario, calls) {
+  if (!target.gatewayPid || calls === 0) return;
+  await loadRun(target.url, scenario.gateway, { connections: 32, amount: 1000 });
+  const early = rssMiB(target.gatewayPid);
+  const run = await loadRun(target.url, scenario.gateway, { connections: 32, amount: calls });
+  const late = rssMiB(target.gatewayPid);
+  console.log(`memory           gateway RSS after 1k calls ${fmt(early, 1)} MiB, after ${calls + 1000} ${fmt(late, 1)} MiB (${fmt(((late - early) / early) * 100, 1)}%)${run.non2xx + run.errors ? `  FAILED ${run.non2xx + run.errors}` : ''}`);
+}
+
+async function benchTarget(start, upstream) {
+  const target = await start(upstream.url, path.join(os.tmpdir(), `switchyard-bench-${start.name}.log`));
+  try {
+    await seed(target.url);
+    console.log(`\n${target.name}: ${target.url} (${seconds} s runs, median of ${reps}, direct and gateway alternating)`);
+    for (const scenario of scenarios) {
+      for (const connections of concurrencies) printRow(scenario.name, connections, await measureScenario(target, upstream, scenario, connections));
+    }
+    await measureMemory(target, SCENARIOS[0], Number(args.calls));
+  } finally {
+    await target.stop();
+  }
+}
+
+async function main() {
+  console.log(`bench:gateway on node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const upstream = await startMockUpstream();
+  try {
+    if (args.mode !== 'stack') await benchTarget(startEmbedded, upstream);
+    if (args.mode !== 'embedded') await benchTarget(startStack, upstream);
+  } finally {
+    await upstream.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,91 @@
+'use strict';
+/**
+ * The calls the gateway benchmark makes, each with the direct call it is compared with: the same
+ * upstream request sent straight to the mock (model routes), or a bare HTTP round trip to the
+ * mock (routes that call no model), so "added" is what Switchyard costs on top.
+ */
+const { randomUUID } = require('node:crypto');
+const { API_KEY, MODEL } = require('./targets');
+
+const AUTH = { authorization: `X-API-Key ${API_KEY}`, 'content-type': 'application/json' };
+const CHAT_DIRECT = (stream) => ({
+  method: 'POST',
+  path: '/v1/chat/completions',
+  headers: { authorization: 'Bearer sk-upstream-bench', 'content-type': 'application/json' },
+  body: JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'A launch post for our new trail shoes' }],
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  }),
+});
+const BARE_DIRECT = { method: 'GET', path: '/health' };
+
+const SCENARIOS = [
+  {
+    name: 'generate',
+    gateway: { method: 'POST', path: '/api/v2/ai/content/generate', headers: AUTH, body: JSON.stringify({ model: MODEL, prompt: 'A launch post for our new trail shoes', tone: 'playful', max_length: 200 }) },
+    direct: CHAT_DIRECT(false),
+  },
+  {
+    name: 'generate stream',
+    stream: true,
+    gateway: { method: 'POST', path: '/api/v2/ai/content/generate', headers: AUTH, body: JSON.stringify({ model: MODEL, prompt: 'A launch post for our new trail shoes', stream: true }) },
+    direct: CHAT_DIRECT(true),
+  },
+  {
+    name: 'transform',
+    gateway: {
+      method: 'POST',
+      path: '/api/v2/ai/content/transform',
+      headers: AUTH,
+      body: JSON.stringify({ model: MODEL, action: 'summarize', text: 'Our trail shoes grip wet rock, drain fast and weigh 280 g. '.repeat(8), target_length: 'short' }),
+    },
+    direct: CHAT_DIRECT(false),
+  },
+  {
+    name: 'assistant chat',
+    gateway: {
+      method: 'POST',
+      path: '/api/v2/ai/assistants/chat',
+      headers: AUTH,
+      // A new session per call: history does not grow across the run.
+      setupBody: () => JSON.stringify({ user_id: 'u-bench', session_id: `s-${randomUUID()}`, model: MODEL, messages: [{ role: 'user', content: 'Which shoes suit muddy trails?' }] }),
+    },
+    direct: CHAT_DIRECT(false),
+  },
+  {
+    name: 'recommendations',
+    gateway: { method: 'POST', path: '/api/v2/ai/recommendations', headers: AUTH, body: JSON.stringify({ userId: 'u-3', numRecommendations: 10 }) },
+    direct: BARE_DIRECT,
+  },
+  {
+    name: 'models',
+    gateway: { method: 'GET', path: '/api/v2/models', headers: { authorization: AUTH.authorization } },
+    direct: BARE_DIRECT,
+  },
+];
+
+/** A small catalog and some interactions, so recommendations rank real items. */
+async function seed(url) {
+  const items = Array.from({ length: 200 }, (_, i) => ({
+    itemId: `item-${i}`,
+    catalog: 'ecommerce',
+    title: `Trail shoe ${i}`,
+    categories: [`cat-${i % 7}`],
+    attributes: { price: 50 + (i % 40) },
+  }));
+  const interactions = [];
+  for (let user = 0; user < 100; user += 1) {
+    for (let k = 0; k < 12; k += 1) interactions.push({ userId: `u-${user}`, itemId: `item-${(user * 7 + k * 13) % 200}`, type: k % 3 === 0 ? 'purchase' : 'view' });
+  }
+  for (const [path, body] of [
+    ['/api/v2/catalog/items', { items }],
+    ['/api/v2/interactions', { interactions: interactions.slice(0, 1000) }],
+    ['/api/v2/interactions', { interactions: interactions.slice(1000) }],
+  ]) {
+    const response = await fetch(`${url}${path}`, { method: 'POST', headers: AUTH, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`seeding ${path}: ${response.status} ${await response.text()}`);
+  }
+}
+
+module.exports = { SCENARIOS, AUTH, seed };

@@ -1,0 +1,140 @@
+'use strict';
+/**
+ * What the gateway benchmark runs against: the mock upstream (a child process), and Switchyard in
+ * embedded mode (one process) or as start:stack (five processes), each configured only through
+ * its environment with one priced hosted-style model at the mock, and quotas and rate limits on
+ * with limits set high (they are part of every real call).
+ */
+const { fork, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const REPO = path.resolve(__dirname, '..', '..');
+const API_KEY = 'sk_bench_0123456789abcdefghijklmnop';
+const ADMIN_TOKEN = 'adm_bench_0123456789abcdefghij';
+const MODEL = 'bench-gpt';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startMockUpstream() {
+  const child = fork(path.join(__dirname, 'mock-upstream.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`mock upstream exited (${code})`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/** A hosted-style priced model at the mock (prices make cost and the quota arithmetic real). */
+function registry(upstreamUrl) {
+  return {
+    defaultModel: 'builtin',
+    models: [
+      { id: 'builtin', provider: 'builtin' },
+      {
+        id: MODEL,
+        provider: 'openai-compatible',
+        baseUrl: `${upstreamUrl}/v1`,
+        apiKeyEnv: 'BENCH_UPSTREAM_KEY',
+        upstreamModel: 'gpt-4o-mini',
+        inputPricePerMillion: 0.15,
+        outputPricePerMillion: 0.6,
+        contextWindow: 128000,
+        maxOutputTokens: 4096,
+        capabilities: ['generate', 'summarize', 'reformat', 'translate', 'chat'],
+        maxConcurrency: 1024,
+      },
+    ],
+  };
+}
+
+function meshEnv(upstreamUrl) {
+  return {
+    ...process.env,
+    DEV_API_KEY: API_KEY,
+    ADMIN_TOKEN,
+    BENCH_UPSTREAM_KEY: 'sk-upstream-bench',
+    MODEL_REGISTRY_JSON: JSON.stringify(registry(upstreamUrl)),
+    // Limits on, set high: every call still reserves quota and counts against the key's limits.
+    DEV_MONTHLY_TOKEN_QUOTA: String(1e13),
+    DEV_HARD_QUOTA: 'true',
+    DEFAULT_RPM: String(1e9),
+    DEFAULT_TPM: String(1e12),
+    METRICS_PORT: '0',
+  };
+}
+
+async function waitReady(url, child, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`exited during start (code ${child.exitCode})`);
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Embedded mode: the whole mesh in one process, as `npm start` runs it. */
+async function startEmbedded(upstreamUrl, logFile) {
+  const port = await freePort();
+  const out = fs.openSync(logFile, 'w');
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the mesh under load.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO, 'deploy', 'embedded', 'dist', 'src', 'index.js')], {
+    env: { ...meshEnv(upstreamUrl), GATEWAY_PORT: String(port) },
+    stdio: ['ignore', out, out],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(url, child);
+  return { name: 'embedded', url, gatewayPid: child.pid, pids: [child.pid], stop: () => stopChild(child) };
+}
+
+/** start:stack: five processes on loopback; real Kafka/MongoDB/Redis when their variables are set. */
+async function startStack(upstreamUrl, logFile) {
+  const { Stack } = require(path.join(REPO, 'deploy', 'stack', 'dist', 'src', 'stack.js'));
+  const ports = await Promise.all([0, 1, 2, 3, 4].map(() => freePort()));
+  const log = fs.createWriteStream(logFile);
+  const stack = new Stack({
+    env: { ...meshEnv(upstreamUrl), SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || Buffer.alloc(32, 7).toString('base64') },
+    gatewayPort: ports[0],
+    servicePorts: { content: ports[1], assistant: ports[2], recommendation: ports[3], notification: ports[4] },
+    output: (component, line) => log.write(`${component}: ${line}\n`),
+    databasePrefix: process.env.MONGODB_URI ? `bench_${Date.now().toString(36)}` : undefined,
+  });
+  await stack.startAll();
+  await waitReady(stack.gatewayUrl);
+  return {
+    name: 'stack',
+    url: stack.gatewayUrl,
+    gatewayPid: stack.pidOf('gateway'),
+    pids: ['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => stack.pidOf(name)),
+    stop: async () => {
+      await stack.stopAll();
+      log.end();
+    },
+  };
+}
+
+module.exports = { API_KEY, ADMIN_TOKEN, MODEL, startMockUpstream, startEmbedded, startStack };

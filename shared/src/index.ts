@@ -28,3 +28,5 @@ export * from './events/webhook-events';
 export * from './metrics';
 export * from './metrics-server';
 export * from './service-process';
+export * from './webhooks/url-policy';
+export * from './webhooks/url-policy-config';

@@ -1,4 +1,4 @@
-import { readEnv, str, listenPort, num, bool } from '@switchyard/shared';
+import { readEnv, str, listenPort, num, bool, urlPolicyOptionsFromEnv, type UrlPolicyOptions } from '@switchyard/shared';
 
 export interface GatewayConfig {
   host: string;
@@ -32,6 +32,8 @@ export interface GatewayConfig {
   /** How long a response stays replayable under its Idempotency-Key. */
   idempotencyTtlSeconds: number;
   logLevel: string;
+  /** Where a webhookUrl may point: checked when a call is accepted (notification checks again at send). */
+  urlPolicy: UrlPolicyOptions;
 }
 
 /** Keys are "sk_" plus at least 16 url-safe characters. */
@@ -132,5 +134,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     redisUrl: e.REDIS_URL || undefined,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     logLevel: e.LOG_LEVEL,
+    urlPolicy: urlPolicyOptionsFromEnv(env),
   };
 }

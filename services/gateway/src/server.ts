@@ -1,7 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { checkHealth, createInMemorySharedState, createSharedState, type Logger, type RunningService, type SharedState } from '@switchyard/shared';
+import {
+  checkHealth,
+  createInMemorySharedState,
+  createSharedState,
+  UrlPolicy,
+  urlPolicyOptionsFromEnv,
+  type Logger,
+  type RunningService,
+  type SharedState,
+} from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
 import { InMemoryOrganizationStore, type OrganizationStore } from './accounts/organization-store';
@@ -56,6 +65,7 @@ export type GatewayAppConfig = Pick<GatewayConfig, 'bodyLimitBytes'> &
       | 'defaultOutputTokens'
       | 'grpcDeadlineMs'
       | 'idempotencyTtlSeconds'
+      | 'urlPolicy'
     >
   >;
 
@@ -72,6 +82,8 @@ export interface GatewayAppDeps {
   pushPolicy?: PolicyPusher;
   /** Defaults to shared checkHealth (grpc.health.v1). */
   checkHealth?: (address: string, service: string) => Promise<string>;
+  /** Checks webhookUrl at acceptance; default: config.urlPolicy (or the distributed defaults) with system DNS. */
+  urlPolicy?: UrlPolicy;
   /** How long "has a default result URL" is cached per organization (default 5 s; tests use 0). */
   defaultResultUrlCacheMs?: number;
 }
@@ -132,8 +144,9 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
 const IDEMPOTENCY_LOCK_MARGIN_MS = 5000;
 
 /**
- * An idempotent route makes at most two downstream calls in a row (e.g. ValidateUrl, then
- * SubmitGenerate), each bounded by the gRPC deadline: the lock outlives both, plus a margin.
+ * An idempotent route makes at most two downstream calls in a row (e.g. ListWebhooks for the
+ * default result URL, then SubmitGenerate), each bounded by the gRPC deadline: the lock outlives
+ * both, plus a margin.
  */
 function idempotencyGuard(deps: GatewayAppDeps, state: SharedState): IdempotencyGuard {
   const deadlineMs = deps.config.grpcDeadlineMs ?? 30_000;
@@ -160,6 +173,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     openapi: () => openapi,
     accounts,
     metering,
+    urlPolicy: deps.urlPolicy ?? new UrlPolicy(deps.config.urlPolicy ?? urlPolicyOptionsFromEnv({})),
   };
   const router = buildRouter(
     routeTable,

@@ -25,7 +25,13 @@ describe('gateway config', () => {
       redisUrl: undefined,
       idempotencyTtlSeconds: 86_400,
       logLevel: 'info',
+      urlPolicy: { requireHttps: true, allowPrivateNetworks: false, allowlist: [] },
     });
+  });
+
+  it('reads the webhook URL rules notification reads (embedded mode relaxes them)', () => {
+    expect(loadGatewayConfig({ SWITCHYARD_MODE: 'embedded' }).urlPolicy).to.deep.equal({ requireHttps: false, allowPrivateNetworks: true, allowlist: [] });
+    expect(loadGatewayConfig({ WEBHOOK_ALLOWLIST: '10.1.0.0/16, hooks.internal' }).urlPolicy.allowlist).to.deep.equal(['10.1.0.0/16', 'hooks.internal']);
   });
 
   it('reads the accounts settings', () => {

@@ -316,8 +316,6 @@ function notificationDouble(): ServiceDouble {
     ReplayDelivery: async (req) => ({ ...sampleDelivery, id: req.delivery_id, status: 'pending', next_attempt_at: NOW }),
     GetSigningSecret: async () => ({ secret: 'whsec_orgsecretorgsecretorgsecret', created_at: NOW }),
     RotateSigningSecret: async () => ({ secret: 'whsec_neworgsecretneworgsecret', previous_secret_expires_at: NOW }),
-    ValidateUrl: async (req) =>
-      req.url.includes('169.254.') ? { allowed: false, reason: 'address is in a blocked range' } : { allowed: true, reason: '' },
     PutOrganizationPolicy: async (req) => req,
     GetUsage: async (req, ctx) => usageReport(ctx.organization, req.period || '2026-11', 0),
   });

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInMemorySharedState, type SharedState } from '@switchyard/shared';
+import { createInMemorySharedState, UrlPolicy, type SharedState } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import {
   createGatewayApp,
@@ -112,6 +112,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     organizations,
     sharedState,
     defaultResultUrlCacheMs: 0,
+    // Distributed-mode rules; example.com names resolve to a public documentation address (no DNS in tests).
+    urlPolicy: new UrlPolicy({ requireHttps: false, allowPrivateNetworks: false, allowlist: [] }, async () => [{ address: '93.184.215.14', family: 4 }]),
   });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

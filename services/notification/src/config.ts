@@ -1,4 +1,4 @@
-import { bool, num, readEnv, str } from '@switchyard/shared';
+import { num, readEnv, str, urlPolicyOptionsFromEnv, type UrlPolicyOptions } from '@switchyard/shared';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { isValidSecret } from './signing/secrets';
 
@@ -7,12 +7,7 @@ export interface NotificationConfig {
   grpcPort: number;
   mode: 'embedded' | 'distributed';
   logLevel: string;
-  urlPolicy: {
-    requireHttps: boolean;
-    allowPrivateNetworks: boolean;
-    /** CIDRs and hostnames always allowed. */
-    allowlist: string[];
-  };
+  urlPolicy: UrlPolicyOptions;
   delivery: {
     /** Delay before each attempt, relative to the previous attempt (ms). */
     retrySchedule: number[];
@@ -52,13 +47,6 @@ function parseShares(text: string): number[] {
   return [...new Set(shares)].sort((a, b) => a - b);
 }
 
-function parseList(text: string): string[] {
-  return text
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
-}
-
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be an integer >= 1`);
   return value;
@@ -68,9 +56,6 @@ interface RawEnv {
   GRPC_HOST: string;
   GRPC_PORT: number;
   LOG_LEVEL: string;
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
-  WEBHOOK_REQUIRE_HTTPS: boolean;
-  WEBHOOK_ALLOWLIST: string;
   WEBHOOK_RETRY_SCHEDULE: string;
   WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_MAX_CONCURRENCY_PER_HOST: number;
@@ -116,9 +101,6 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       // num, not port: 0 (any free port) is valid for embedded mode and tests.
       GRPC_PORT: num({ default: 50054 }),
       LOG_LEVEL: str({ default: 'info' }),
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool({ default: embedded }),
-      WEBHOOK_REQUIRE_HTTPS: bool({ default: !embedded }),
-      WEBHOOK_ALLOWLIST: str({ default: '' }),
       WEBHOOK_RETRY_SCHEDULE: str({ default: '0,5s,5m,30m,2h,5h,10h,10h' }),
       WEBHOOK_TIMEOUT_MS: num({ default: 15_000 }),
       WEBHOOK_MAX_CONCURRENCY_PER_HOST: num({ default: 4 }),
@@ -152,11 +134,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
     grpcPort: e.GRPC_PORT,
     mode: mode as NotificationConfig['mode'],
     logLevel: e.LOG_LEVEL,
-    urlPolicy: {
-      requireHttps: e.WEBHOOK_REQUIRE_HTTPS,
-      allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      allowlist: parseList(e.WEBHOOK_ALLOWLIST),
-    },
+    urlPolicy: urlPolicyOptionsFromEnv(env),
     delivery: {
       retrySchedule: parseRetrySchedule(e.WEBHOOK_RETRY_SCHEDULE),
       timeoutMs: positive('WEBHOOK_TIMEOUT_MS', e.WEBHOOK_TIMEOUT_MS),

@@ -7,7 +7,7 @@ import { notifyWebhookDisabled } from './events/webhook-disabled';
 import { WebhookFanOut } from './events/fan-out';
 import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
-import { UrlPolicy, type Resolver } from './ssrf/policy';
+import { UrlPolicy, type Resolver } from '@switchyard/shared';
 import { createStores, type NotificationStores, type OpenedStores } from './store';
 import { LedgerSweeper } from './usage/ledger-sweeper';
 import { UsageLedger } from './usage/usage-ledger';
@@ -17,7 +17,7 @@ export { verifyWebhook } from './signing/verify';
 export { metricsText, notificationMetrics } from './metrics';
 export { startMetricsServer, type MetricsServer } from './metrics-server';
 export { createStores, type OpenedStores } from './store';
-export { UrlPolicy, type Resolver, type UrlCheck } from './ssrf/policy';
+export { UrlPolicy, type Resolver, type UrlCheck } from '@switchyard/shared';
 export type { NotificationStores } from './store';
 
 export const NOTIFICATION_SERVICE_NAME = 'switchyard.notification.v1.NotificationService';

@@ -3,7 +3,7 @@ import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generate
 import type { RegisterWebhookResponse__Output as RegisterWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
 import type { RotateSecretResponse__Output as RotateSecretResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
 import type { Webhook__Output as Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
-import type { Resolver } from '../src/ssrf/policy';
+import type { Resolver } from '@switchyard/shared';
 import { expect } from './chai';
 import { Receiver, startTestService, until, verifyWithLibrary, type TestService } from './helpers';
 

@@ -6,7 +6,6 @@ import type { ListWebhooksResponse__Output } from '@switchyard/shared/generated/
 import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
 import type { RotateSecretResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
 import type { SigningSecret__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
-import type { ValidateUrlResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ValidateUrlResponse';
 import type { Webhook__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
 import { NOTIFICATION_SERVICE_NAME, notificationMetrics } from '../src/server';
 import { expect } from './chai';
@@ -89,12 +88,6 @@ describe('NotificationService gRPC contract', () => {
     const rotatedOrg = await svc.call<RotateSecretResponse__Output>('RotateSigningSecret', { overlap_seconds: 60 });
     expect(rotatedOrg.secret).to.not.equal(secret.secret);
     expect((await svc.call<SigningSecret__Output>('GetSigningSecret', {})).secret).to.equal(rotatedOrg.secret);
-
-    const allowed = await svc.call<ValidateUrlResponse__Output>('ValidateUrl', { url: receiver.url() });
-    expect(allowed).to.deep.equal({ allowed: true, reason: '' });
-    const refused = await svc.call<ValidateUrlResponse__Output>('ValidateUrl', { url: 'ftp://example.com/x' });
-    expect(refused.allowed).to.equal(false);
-    expect(refused.reason).to.match(/scheme/);
 
     // Another organization sees none of it.
     const other = 'org_b';

@@ -13,7 +13,6 @@ import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generate
 import type { OrganizationPolicy, OrganizationPolicy__Output } from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
 import type { GetUsageRequest } from '@switchyard/shared/generated/switchyard/notification/v1/GetUsageRequest';
 import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
-import type { ValidateUrlResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ValidateUrlResponse';
 
 export const NOTIFICATION_SERVICE_NAME = 'switchyard.notification.v1.NotificationService';
 
@@ -76,10 +75,6 @@ export class NotificationClient {
 
   rotateSigningSecret(overlapSeconds: number | undefined, context: CallContext): Promise<RotateSecretResponse__Output> {
     return this.call(this.client.RotateSigningSecret, { overlap_seconds: overlapSeconds }, context);
-  }
-
-  validateUrl(url: string, context: CallContext): Promise<ValidateUrlResponse__Output> {
-    return this.call(this.client.ValidateUrl, { url }, context);
   }
 
   /** Sets the organization's quota policy (idempotent: the same policy may be put again). */

@@ -35,9 +35,13 @@ function usageOf(usage: Usage__Output | null) {
   };
 }
 
-/** The caller's URL is checked against the delivery policy before any work is accepted. */
+/**
+ * The caller's URL is checked against the delivery policy (scheme, DNS, SSRF ranges) before any
+ * work is accepted, here rather than by asking notification: an async call is accepted while
+ * notification is down, and notification checks again at send, where DNS may have changed.
+ */
 async function submitWithWebhook(body: GenerateContentBody, url: string, call: CallContext, deps: RouteDeps): Promise<RouteResult> {
-  const verdict = await deps.clients.notification.validateUrl(url, call);
+  const verdict = await deps.urlPolicy.check(url);
   if (!verdict.allowed) {
     const reason = verdict.reason || 'not allowed';
     throw new AppError('invalid_request', `webhookUrl is not allowed: ${reason}`, [{ field: '/webhookUrl', reason }]);

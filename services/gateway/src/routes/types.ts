@@ -1,4 +1,4 @@
-import type { CallContext, ErrorCode, Logger } from '@switchyard/shared';
+import type { CallContext, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
 import type { Registry } from 'prom-client';
 import type { GatewayClients } from '../clients';
 import type { JsonSchema } from '../schemas/common';
@@ -54,6 +54,8 @@ export interface RouteDeps {
   /** Organizations and keys (admin routes). */
   accounts: Accounts;
   metering: Metering;
+  /** Where a webhookUrl may point (checked once at acceptance; notification checks again at send). */
+  urlPolicy: UrlPolicy;
 }
 
 /** true: an API key (X-API-Key); 'admin': the admin token; false: open. */

@@ -5,7 +5,7 @@ import { CALLBACK_TARGET, type AttemptRecord, type DeliveryRecord, type WebhookE
 import type { OrgSigningSecrets } from '../signing/org-secrets';
 import { activeSecrets } from '../signing/secrets';
 import { signatureHeaders } from '../signing/sign';
-import type { UrlPolicy } from '../ssrf/policy';
+import type { UrlPolicy } from '@switchyard/shared';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { WebhookStore } from '../store/webhook-store';
 import { HostLimiter, hostKey } from './host-limiter';

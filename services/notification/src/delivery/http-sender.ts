@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { ResolvedAddress } from '../ssrf/policy';
+import type { ResolvedAddress } from '@switchyard/shared';
 
 /** Stored response bodies are cut to this many bytes. */
 export const MAX_RESPONSE_BODY_BYTES = 1024;

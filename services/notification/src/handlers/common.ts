@@ -2,7 +2,7 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
 import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
 import { isWebhookEvent, WEBHOOK_EVENTS, type DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../model';
-import type { UrlPolicy } from '../ssrf/policy';
+import type { UrlPolicy } from '@switchyard/shared';
 import type { WebhookStore } from '../store/webhook-store';
 
 export const DEFAULT_OVERLAP_SECONDS = 24 * 3600;

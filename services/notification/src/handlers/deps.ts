@@ -1,7 +1,7 @@
 import type { NotificationConfig } from '../config';
 import type { DeliveryEngine } from '../delivery/engine';
 import type { OrgSigningSecrets } from '../signing/org-secrets';
-import type { UrlPolicy } from '../ssrf/policy';
+import type { UrlPolicy } from '@switchyard/shared';
 import type { NotificationStores } from '../store';
 
 /** What the transport-free RPC handlers need. */

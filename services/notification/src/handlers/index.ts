@@ -13,7 +13,6 @@ import { replayDelivery } from './replay-delivery';
 import { rotateSigningSecret } from './rotate-signing-secret';
 import { rotateWebhookSecret } from './rotate-webhook-secret';
 import { updateWebhook } from './update-webhook';
-import { validateUrl } from './validate-url';
 
 type Handler<Req, Res> = (deps: HandlerDeps, request: Req, context: CallContext) => Promise<Res>;
 
@@ -31,7 +30,6 @@ export function notificationHandlers(deps: HandlerDeps, logger: Logger): Notific
     ReplayDelivery: bind(replayDelivery),
     GetSigningSecret: bind(getSigningSecret),
     RotateSigningSecret: bind(rotateSigningSecret),
-    ValidateUrl: bind(validateUrl),
     PutOrganizationPolicy: bind(putOrganizationPolicy),
     GetUsage: bind((d, request, context) => getUsage(d, request, context)),
   };

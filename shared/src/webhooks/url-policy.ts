@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { Allowlist } from './allowlist';
-import { blockedReason } from './ranges';
+import { blockedReason } from './blocked-ranges';
 
 export interface ResolvedAddress {
   address: string;

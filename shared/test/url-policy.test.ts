@@ -1,7 +1,7 @@
-import { expect } from './chai';
+import { expect } from 'chai';
 import ipaddr from 'ipaddr.js';
-import { blockedReason } from '../src/ssrf/ranges';
-import { UrlPolicy, type Resolver } from '../src/ssrf/policy';
+import { blockedReason } from '../src/webhooks/blocked-ranges';
+import { UrlPolicy, type Resolver } from '../src/webhooks/url-policy';
 
 const strict = { requireHttps: true, allowPrivateNetworks: false, allowlist: [] };
 

@@ -30,3 +30,6 @@ export * from './metrics-server';
 export * from './service-process';
 export * from './webhooks/url-policy';
 export * from './webhooks/url-policy-config';
+export * from './grpc/server-stream';
+export * from './grpc/rpc-client';
+export * from './generated/rpc';

@@ -1,15 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { checkHealth } from '@switchyard/shared';
+import { checkHealth, SERVICE_NAMES } from '@switchyard/shared';
 
 export type ComponentName = 'content' | 'assistant' | 'recommendation' | 'notification' | 'gateway';
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
 const SERVICES: Array<{ name: Exclude<ComponentName, 'gateway'>; port: number; health: string }> = [
-  { name: 'content', port: 50051, health: 'switchyard.content.v1.ContentService' },
-  { name: 'assistant', port: 50052, health: 'switchyard.assistant.v1.AssistantService' },
-  { name: 'recommendation', port: 50053, health: 'switchyard.recommendation.v1.RecommendationService' },
-  { name: 'notification', port: 50054, health: 'switchyard.notification.v1.NotificationService' },
+  { name: 'content', port: 50051, health: SERVICE_NAMES.ContentService },
+  { name: 'assistant', port: 50052, health: SERVICE_NAMES.AssistantService },
+  { name: 'recommendation', port: 50053, health: SERVICE_NAMES.RecommendationService },
+  { name: 'notification', port: 50054, health: SERVICE_NAMES.NotificationService },
 ];
 
 export interface StackOptions {

@@ -8,8 +8,7 @@ import {
   type EventBus,
   type Logger,
   type OutboxStore,
-  type RunningService,
-} from '@switchyard/shared';
+  type RunningService, SERVICE_NAMES } from '@switchyard/shared';
 import { createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { UsagePublisher } from './events/usage-publisher';
 import { createListAgentsHandler } from './handlers/list-agents';
@@ -31,7 +30,7 @@ export type { Responder, ResponderInput, ResponderOutput, ResponderCall } from '
 export type { CompletionService, Completion } from './clients/content-client';
 export { assistantEndpoint } from './events/usage-publisher';
 
-export const ASSISTANT_SERVICE_NAME = 'switchyard.assistant.v1.AssistantService';
+export const ASSISTANT_SERVICE_NAME = SERVICE_NAMES.AssistantService;
 /** How long stop() lets calls in flight finish. */
 const STOP_GRACE_MS = 5000;
 

@@ -8,8 +8,7 @@ import {
   type EventBus,
   type Logger,
   type OutboxStore,
-  type RunningService,
-} from '@switchyard/shared';
+  type RunningService, SERVICE_NAMES } from '@switchyard/shared';
 import type { ContentServiceHandlers } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
 import type { ContentConfig } from './config';
 import { ResultPublisher } from './events/result-publisher';
@@ -40,7 +39,7 @@ export { createStores, type ContentStores } from './store/index';
 export { RegistryConfigError } from './models/config/load-registry';
 export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
-export const CONTENT_SERVICE_NAME = 'switchyard.content.v1.ContentService';
+export const CONTENT_SERVICE_NAME = SERVICE_NAMES.ContentService;
 
 export interface ContentServiceOptions {
   config: ContentConfig;

@@ -7,6 +7,7 @@ import {
   AppError,
   contextFromMetadata,
   protos,
+  SERVICE_NAMES,
   startGrpcServer,
   toServiceError,
   unary,
@@ -203,7 +204,7 @@ export const sampleDelivery = {
 };
 
 function contentDouble(): ServiceDouble {
-  return new ServiceDouble('switchyard.content.v1.ContentService', protos.content().ContentService.service, {
+  return new ServiceDouble(SERVICE_NAMES.ContentService, protos.content().ContentService.service, {
     Generate: async (req, ctx) => generated(req, ctx),
     GenerateStream: async (req, ctx, stream) => {
       const final = generated(req, ctx);
@@ -247,7 +248,7 @@ function contentDouble(): ServiceDouble {
 }
 
 function assistantDouble(): ServiceDouble {
-  return new ServiceDouble('switchyard.assistant.v1.AssistantService', protos.assistant().AssistantService.service, {
+  return new ServiceDouble(SERVICE_NAMES.AssistantService, protos.assistant().AssistantService.service, {
     Reply: async (req, ctx) => assistantReply(req, ctx),
     ReplyStream: async (req, ctx, stream) => {
       const final = assistantReply(req, ctx);
@@ -259,7 +260,7 @@ function assistantDouble(): ServiceDouble {
 
 function recommendationDouble(): ServiceDouble {
   return new ServiceDouble(
-    'switchyard.recommendation.v1.RecommendationService',
+    SERVICE_NAMES.RecommendationService,
     protos.recommendation().RecommendationService.service,
     {
       Recommend: async (req, ctx) => ({
@@ -296,7 +297,7 @@ export function usageReport(organization: string, period: string, used: number) 
 }
 
 function notificationDouble(): ServiceDouble {
-  return new ServiceDouble('switchyard.notification.v1.NotificationService', protos.notification().NotificationService.service, {
+  return new ServiceDouble(SERVICE_NAMES.NotificationService, protos.notification().NotificationService.service, {
     RegisterWebhook: async (req) => ({
       webhook: { ...sampleWebhook, events: req.events, url: req.url },
       secret: req.secret || 'whsec_generatedgeneratedgeneratedAA==',

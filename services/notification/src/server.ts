@@ -1,4 +1,4 @@
-import { protos, startGrpcServer, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import { protos, startGrpcServer, type EventBus, type Logger, type RunningService, SERVICE_NAMES } from '@switchyard/shared';
 import type { NotificationConfig } from './config';
 import { DeliveryEngine } from './delivery/engine';
 import type { HttpPost, HttpResponse } from './delivery/http-sender';
@@ -20,7 +20,7 @@ export { createStores, type OpenedStores } from './store';
 export { UrlPolicy, type Resolver, type UrlCheck } from '@switchyard/shared';
 export type { NotificationStores } from './store';
 
-export const NOTIFICATION_SERVICE_NAME = 'switchyard.notification.v1.NotificationService';
+export const NOTIFICATION_SERVICE_NAME = SERVICE_NAMES.NotificationService;
 
 export interface NotificationServiceOptions {
   config: NotificationConfig;

@@ -1,4 +1,4 @@
-import { protos, startGrpcServer, unary, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import { protos, startGrpcServer, unary, type EventBus, type Logger, type RunningService, SERVICE_NAMES } from '@switchyard/shared';
 import type { RecommendationServiceHandlers } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendationService';
 import type { RecommendationConfig } from './config';
 import { DataUpdatedPublisher } from './events/data-updated-publisher';
@@ -17,7 +17,7 @@ export { MongoItemStore } from './store/mongo-item-store';
 export { MongoInteractionStore } from './store/mongo-interaction-store';
 export { createStores, type RecommendationStores } from './store/index';
 
-export const SERVICE_NAME = 'switchyard.recommendation.v1.RecommendationService';
+export const SERVICE_NAME = SERVICE_NAMES.RecommendationService;
 const STOP_GRACE_MS = 5000;
 
 export interface RecommendationServiceOptions {

@@ -1,11 +1,11 @@
 import { AppError, newId, type Logger } from '@switchyard/shared';
-import type { NotificationClient } from '../clients';
+import type { GatewayClients } from '../clients';
 import type { Organization } from './organization';
 
 /** Pushes an organization's quota policy to the notification service's usage ledger. */
 export type PolicyPusher = (org: Organization, requestId?: string) => Promise<void>;
 
-export function notificationPolicyPusher(notification: NotificationClient): PolicyPusher {
+export function notificationPolicyPusher(notification: GatewayClients['notification']): PolicyPusher {
   return async (org, requestId = newId('req')) => {
     await notification.putOrganizationPolicy(
       {

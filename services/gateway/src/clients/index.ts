@@ -1,16 +1,19 @@
-import { ContentClient, CONTENT_SERVICE_NAME } from './content-client';
-import { AssistantClient, ASSISTANT_SERVICE_NAME } from './assistant-client';
-import { RecommendationClient, RECOMMENDATION_SERVICE_NAME } from './recommendation-client';
-import { NotificationClient, NOTIFICATION_SERVICE_NAME } from './notification-client';
+import {
+  createRpcClient,
+  protos,
+  type AssistantServiceRpc,
+  type ContentServiceRpc,
+  type NotificationServiceRpc,
+  type RecommendationServiceRpc,
+  type RpcClient,
+} from '@switchyard/shared';
 
-export { ContentClient, AssistantClient, RecommendationClient, NotificationClient };
-
-/** The four downstream services the gateway calls. */
+/** The four downstream services the gateway calls, each client built once from its service definition. */
 export interface GatewayClients {
-  content: ContentClient;
-  assistant: AssistantClient;
-  recommendation: RecommendationClient;
-  notification: NotificationClient;
+  content: RpcClient<ContentServiceRpc>;
+  assistant: RpcClient<AssistantServiceRpc>;
+  recommendation: RpcClient<RecommendationServiceRpc>;
+  notification: RpcClient<NotificationServiceRpc>;
 }
 
 export interface ServiceAddresses {
@@ -22,10 +25,10 @@ export interface ServiceAddresses {
 
 export function createGatewayClients(addresses: ServiceAddresses, deadlineMs: number): GatewayClients {
   return {
-    content: new ContentClient(addresses.contentAddr, deadlineMs),
-    assistant: new AssistantClient(addresses.assistantAddr, deadlineMs),
-    recommendation: new RecommendationClient(addresses.recommendationAddr, deadlineMs),
-    notification: new NotificationClient(addresses.notificationAddr, deadlineMs),
+    content: createRpcClient(protos.content().ContentService, addresses.contentAddr, deadlineMs),
+    assistant: createRpcClient(protos.assistant().AssistantService, addresses.assistantAddr, deadlineMs),
+    recommendation: createRpcClient(protos.recommendation().RecommendationService, addresses.recommendationAddr, deadlineMs),
+    notification: createRpcClient(protos.notification().NotificationService, addresses.notificationAddr, deadlineMs),
   };
 }
 
@@ -35,10 +38,5 @@ export function closeGatewayClients(clients: GatewayClients): void {
 
 /** Address and grpc.health.v1 service name of each downstream, for /readyz. */
 export function healthTargets(clients: GatewayClients): Array<{ name: keyof GatewayClients; address: string; service: string }> {
-  return [
-    { name: 'content', address: clients.content.address, service: CONTENT_SERVICE_NAME },
-    { name: 'assistant', address: clients.assistant.address, service: ASSISTANT_SERVICE_NAME },
-    { name: 'recommendation', address: clients.recommendation.address, service: RECOMMENDATION_SERVICE_NAME },
-    { name: 'notification', address: clients.notification.address, service: NOTIFICATION_SERVICE_NAME },
-  ];
+  return (Object.keys(clients) as Array<keyof GatewayClients>).map((name) => ({ name, address: clients[name].address, service: clients[name].serviceName }));
 }

@@ -31,7 +31,7 @@ const upsertItems: RouteSpec<{ items: CatalogItemBody[] }> = {
       attributes_json: JSON.stringify(item.attributes ?? {}),
       available: item.available,
     }));
-    const upserted = await deps.clients.recommendation.upsertItems(items, call);
+    const { upserted } = await deps.clients.recommendation.upsertItems({ items }, call);
     return json(200, { upserted, requestId: call.requestId });
   },
 };
@@ -46,7 +46,7 @@ const getItem: RouteSpec = {
   responses: { 200: { description: 'The item', schema: CatalogItem } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, itemView(await deps.clients.recommendation.getItem(params.itemId, call), deps.logger));
+    return json(200, itemView(await deps.clients.recommendation.getItem({ item_id: params.itemId }, call), deps.logger));
   },
 };
 
@@ -60,7 +60,7 @@ const deleteItem: RouteSpec = {
   responses: { 204: { description: 'Deleted' } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    const deleted = await deps.clients.recommendation.deleteItem(params.itemId, call);
+    const { deleted } = await deps.clients.recommendation.deleteItem({ item_id: params.itemId }, call);
     if (!deleted) throw AppError.notFound(`catalog item ${params.itemId} not found`);
     return { status: 204 };
   },
@@ -86,7 +86,7 @@ const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
       value: i.value ?? 0,
       timestamp: i.timestamp ?? receivedAt,
     }));
-    const recorded = await deps.clients.recommendation.recordInteractions(interactions, call);
+    const { recorded } = await deps.clients.recommendation.recordInteractions({ interactions }, call);
     return json(200, { recorded, requestId: call.requestId });
   },
 };

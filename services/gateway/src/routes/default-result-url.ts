@@ -1,5 +1,5 @@
 import { AppError, type CallContext, type Logger } from '@switchyard/shared';
-import type { NotificationClient } from '../clients/notification-client';
+import type { GatewayClients } from '../clients';
 
 /**
  * Whether an organization has a default result URL (an enabled request_completed webhook),
@@ -11,7 +11,7 @@ export class DefaultResultUrls {
   private readonly cache = new Map<string, { has: boolean; until: number }>();
 
   constructor(
-    private readonly notification: NotificationClient,
+    private readonly notification: GatewayClients['notification'],
     private readonly logger: Logger,
     private readonly ttlMs = 5_000,
   ) {}
@@ -20,7 +20,7 @@ export class DefaultResultUrls {
     const cached = this.cache.get(call.organization);
     if (cached && cached.until > Date.now()) return cached.has;
     try {
-      const webhooks = await this.notification.listWebhooks(call);
+      const { webhooks } = await this.notification.listWebhooks({}, call);
       const has = webhooks.some((w) => w.enabled && w.events.includes('request_completed'));
       this.cache.set(call.organization, { has, until: Date.now() + this.ttlMs });
       return has;

@@ -10,7 +10,7 @@ const listModels: RouteSpec = {
   auth: true,
   responses: { 200: { description: 'Models', schema: ModelList } },
   async handle({ call }, deps) {
-    const { models } = await deps.clients.content.listModels(call);
+    const { models } = await deps.clients.content.listModels({}, call);
     return json(200, {
       models: models.map((m) => ({
         id: m.id,

@@ -27,7 +27,7 @@ const getRequest: RouteSpec = {
   responses: { 200: { description: 'The request', schema: AsyncRequestStatus } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, requestView(await deps.clients.content.getRequest(params.requestId, call)));
+    return json(200, requestView(await deps.clients.content.getRequest({ request_id: params.requestId }, call)));
   },
 };
 

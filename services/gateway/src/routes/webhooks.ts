@@ -92,7 +92,7 @@ const list: RouteSpec = {
   summary: "List the organization's webhooks",
   responses: { 200: { description: 'Webhooks', schema: WebhookList } },
   async handle({ call }, deps) {
-    return json(200, { webhooks: (await deps.clients.notification.listWebhooks(call)).map(webhookView) });
+    return json(200, { webhooks: (await deps.clients.notification.listWebhooks({}, call)).webhooks.map(webhookView) });
   },
 };
 
@@ -105,7 +105,7 @@ const getSigningSecret: RouteSpec = {
   summary: "The organization's secret that signs webhookUrl result callbacks",
   responses: { 200: { description: 'The current secret', schema: SigningSecret } },
   async handle({ call }, deps) {
-    const secret = await deps.clients.notification.getSigningSecret(call);
+    const secret = await deps.clients.notification.getSigningSecret({}, call);
     return json(200, { secret: secret.secret, createdAt: secret.created_at });
   },
 };
@@ -119,7 +119,7 @@ const rotateSigningSecret: RouteSpec<RotateSecretBody> = {
   requestSchema: RotateSecretRequest,
   responses: { 200: { description: 'The new secret', schema: RotatedSecret } },
   async handle({ body, call }, deps) {
-    return json(200, rotatedView(await deps.clients.notification.rotateSigningSecret(body.overlapSeconds, call)));
+    return json(200, rotatedView(await deps.clients.notification.rotateSigningSecret({ overlap_seconds: body.overlapSeconds }, call)));
   },
 };
 
@@ -132,7 +132,7 @@ const get: RouteSpec = {
   responses: { 200: { description: 'The webhook', schema: Webhook } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, webhookView(await deps.clients.notification.getWebhook(params.id, call)));
+    return json(200, webhookView(await deps.clients.notification.getWebhook({ id: params.id }, call)));
   },
 };
 
@@ -164,7 +164,7 @@ const remove: RouteSpec = {
   responses: { 204: { description: 'Deleted' } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    const deleted = await deps.clients.notification.deleteWebhook(params.id, call);
+    const { deleted } = await deps.clients.notification.deleteWebhook({ id: params.id }, call);
     deps.defaultResultUrls.forget(call.organization);
     if (!deleted) throw AppError.notFound(`webhook ${params.id} not found`);
     return { status: 204 };
@@ -181,7 +181,7 @@ const rotateSecret: RouteSpec<RotateSecretBody> = {
   responses: { 200: { description: 'The new secret', schema: RotatedSecret } },
   errors: ['not_found'],
   async handle({ params, body, call }, deps) {
-    return json(200, rotatedView(await deps.clients.notification.rotateWebhookSecret(params.id, body.overlapSeconds, call)));
+    return json(200, rotatedView(await deps.clients.notification.rotateWebhookSecret({ id: params.id, overlap_seconds: body.overlapSeconds }, call)));
   },
 };
 
@@ -195,7 +195,7 @@ const deliveries: RouteSpec<unknown, DeliveriesQuery> = {
   responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
   errors: ['not_found'],
   async handle({ params, query, call }, deps) {
-    const found = await deps.clients.notification.listDeliveries(params.id, query.limit, call);
+    const { deliveries: found } = await deps.clients.notification.listDeliveries({ webhook_id: params.id, limit: query.limit }, call);
     return json(200, { deliveries: found.map(deliveryView) });
   },
 };
@@ -209,7 +209,7 @@ const replay: RouteSpec = {
   responses: { 200: { description: 'The delivery, scheduled again', schema: Delivery } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, deliveryView(await deps.clients.notification.replayDelivery(params.id, params.deliveryId, call)));
+    return json(200, deliveryView(await deps.clients.notification.replayDelivery({ webhook_id: params.id, delivery_id: params.deliveryId }, call)));
   },
 };
 

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { AppError, type Logger } from '@switchyard/shared';
-import type { ChunkStream } from '../clients/server-stream';
+import type { ChunkStream } from '@switchyard/shared';
 import { errorBody, problemOf } from '../middleware/errors';
 import type { RouteResult } from '../routes/types';
 

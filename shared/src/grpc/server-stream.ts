@@ -1,5 +1,6 @@
 import type { CallOptions, Client, ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
-import { contextToMetadata, fromServiceError, type CallContext } from '@switchyard/shared';
+import { contextToMetadata, type CallContext } from './context';
+import { fromServiceError } from './errors';
 
 type StreamMethod<Req, Chunk> = (request: Req, metadata: Metadata, options?: CallOptions) => ClientReadableStream<Chunk>;
 

@@ -36,7 +36,10 @@ function problemsOf(raw: unknown, environment: NodeJS.ProcessEnv = env): string[
 describe('model registry file', () => {
   it('the bundled default holds the builtin model and the example validates', () => {
     const bundled = loadRegistry({ path: BUNDLED_REGISTRY_PATH, inlineJson: '' }, {});
-    expect(bundled.models.map((m) => m.id)).to.deep.equal(['builtin']);
+    expect(bundled.models).to.deep.equal([
+      { id: 'builtin', provider: 'builtin', aliases: ['local'] },
+      { id: 'apertium', provider: 'apertium', optional: true },
+    ]);
     const example = loadRegistry({ path: path.join(path.dirname(BUNDLED_REGISTRY_PATH), 'models.example.json'), inlineJson: '' }, {
       OPENAI_API_KEY: 'k',
       AZURE_OPENAI_API_KEY: 'k',
@@ -47,7 +50,7 @@ describe('model registry file', () => {
 
   it('lists schema problems with their location', () => {
     const problems = problemsOf({ models: [{ ...remote, provider: 'magic' }, { ...remote, id: 'y', contextWindow: 0, capabilities: ['dance'], apiKey: 'sk-1' }] });
-    expect(problems.join('\n')).to.include('/models/0: provider must be one of builtin, openai-compatible, azure-openai');
+    expect(problems.join('\n')).to.include('/models/0: provider must be one of builtin, openai-compatible, azure-openai, apertium');
     expect(problems.join('\n')).to.include('/models/1/contextWindow');
     expect(problems.join('\n')).to.include('/models/1/capabilities/0: must be one of generate, summarize, reformat, translate, chat');
     expect(problems.join('\n')).to.include('unknown property "apiKey" (put the NAME of an environment variable in apiKeyEnv');

@@ -32,7 +32,7 @@ function describe(error: ErrorObject): string {
     return `${at}: unknown property "${extra}"${hint}`;
   }
   if (error.keyword === 'enum') return `${at}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
-  if (error.keyword === 'discriminator') return `${at}: provider must be one of builtin, openai-compatible, azure-openai`;
+  if (error.keyword === 'discriminator') return `${at}: provider must be one of builtin, openai-compatible, azure-openai, apertium`;
   return `${at}: ${error.message ?? 'is invalid'}`;
 }
 
@@ -46,7 +46,7 @@ function readSource(source: RegistrySource): { origin: string; text: string } {
 }
 
 function isRemote(entry: ModelEntry): entry is RemoteEntry {
-  return entry.provider !== 'builtin';
+  return entry.provider === 'openai-compatible' || entry.provider === 'azure-openai';
 }
 
 /** Names must be unique across ids and aliases (case-insensitive), as requests resolve either. */

@@ -1,6 +1,6 @@
 import { CAPABILITIES } from '../text-model';
 
-export type ProviderKind = 'builtin' | 'openai-compatible' | 'azure-openai';
+export type ProviderKind = 'builtin' | 'openai-compatible' | 'azure-openai' | 'apertium';
 
 /** The builtin engine: only its names and fallbacks are configurable. */
 export interface BuiltinEntry {
@@ -36,7 +36,23 @@ export interface RemoteEntry {
   maxConcurrency?: number;
 }
 
-export type ModelEntry = BuiltinEntry | RemoteEntry;
+/** Apertium machine translation: the local `apertium` command, or an APY server at baseUrl. */
+export interface ApertiumEntry {
+  id: string;
+  provider: 'apertium';
+  /** APY root (http://localhost:2737); absent means the local command. */
+  baseUrl?: string;
+  /** The local command (default "apertium"); ignored with baseUrl. */
+  command?: string;
+  /** When the engine is absent or has no pairs, leave the model out (logged) instead of failing startup. */
+  optional?: boolean;
+  aliases?: string[];
+  fallback?: string[];
+  timeoutMs?: number;
+  maxConcurrency?: number;
+}
+
+export type ModelEntry = BuiltinEntry | RemoteEntry | ApertiumEntry;
 
 export interface RegistryFile {
   $schema?: string;
@@ -58,6 +74,23 @@ const builtinEntry = {
     id: name,
     provider: { const: 'builtin' },
     aliases: names,
+  },
+} as const;
+
+const apertiumEntry = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'provider'],
+  properties: {
+    id: name,
+    provider: { const: 'apertium' },
+    baseUrl: { type: 'string', pattern: '^https?://' },
+    command: { type: 'string', minLength: 1 },
+    optional: { type: 'boolean' },
+    aliases: names,
+    fallback: names,
+    timeoutMs: positiveInt,
+    maxConcurrency: positiveInt,
   },
 } as const;
 
@@ -98,7 +131,7 @@ export const REGISTRY_SCHEMA = {
     models: {
       type: 'array',
       minItems: 1,
-      items: { type: 'object', required: ['provider'], properties: { provider: { type: 'string' } }, discriminator: { propertyName: 'provider' }, oneOf: [builtinEntry, remoteEntry] },
+      items: { type: 'object', required: ['provider'], properties: { provider: { type: 'string' } }, discriminator: { propertyName: 'provider' }, oneOf: [builtinEntry, remoteEntry, apertiumEntry] },
     },
   },
 } as const;

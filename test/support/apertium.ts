@@ -6,10 +6,11 @@ export function apertiumInstalled(): boolean {
   return probe.status === 0 && probe.stdout.trim() !== '';
 }
 
-/** Skips the suite (mocha pending, with the reason) when the engine is absent. */
+const ABSENT = 'pending: the apertium command is not installed (apt-get install apertium apertium-eng-spa apertium-fr-es)';
+
+/** From a suite's before hook: marks its tests pending, each saying why, when the engine is absent. */
 export function requireApertium(context: Mocha.Context): void {
-  if (!apertiumInstalled()) {
-    context.test!.title += ' (skipped: the apertium command is not installed; apt-get install apertium apertium-eng-spa apertium-fr-es)';
-    context.skip();
-  }
+  if (apertiumInstalled()) return;
+  for (const test of context.test!.parent!.tests) test.title += ` (${ABSENT})`;
+  context.skip();
 }

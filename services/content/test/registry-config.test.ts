@@ -5,9 +5,10 @@ import * as path from 'node:path';
 import { InMemoryEventBus } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import { BUNDLED_REGISTRY_PATH } from '../src/config';
-import { loadRegistry, RegistryConfigError, validateRegistry } from '../src/models/config/load-registry';
+import { loadRegistry, validateRegistry } from '../src/models/config/load-registry';
 import { stripJsonComments } from '../src/models/config/jsonc';
 import { loadContentConfig, startContentService } from '../src/server';
+import { registryProblems } from './helpers';
 
 const remote = {
   id: 'gpt-x',
@@ -23,15 +24,7 @@ const remote = {
 };
 const env = { X_KEY: 'secret' };
 
-function problemsOf(raw: unknown, environment: NodeJS.ProcessEnv = env): string[] {
-  try {
-    validateRegistry(raw, 'test', environment);
-  } catch (error) {
-    expect(error).to.be.instanceOf(RegistryConfigError);
-    return (error as RegistryConfigError).problems;
-  }
-  throw new Error('expected the registry to be rejected');
-}
+const problemsOf = (raw: unknown, environment: NodeJS.ProcessEnv = env) => registryProblems(raw, environment);
 
 describe('model registry file', () => {
   it('the bundled default holds the builtin model and the example validates', () => {
@@ -44,6 +37,8 @@ describe('model registry file', () => {
       OPENAI_API_KEY: 'k',
       AZURE_OPENAI_API_KEY: 'k',
       VLLM_API_KEY: 'k',
+      ANTHROPIC_API_KEY: 'k',
+      MISTRAL_API_KEY: 'k',
     });
     expect(example.models.map((m) => m.provider)).to.include.members(['builtin', 'openai-compatible', 'azure-openai']);
   });

@@ -52,6 +52,7 @@ function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
     client: sdkClient(entry, env),
     info,
     upstreamModel: entry.upstreamModel,
+    outputTokenParam: entry.outputTokenParam,
     timeoutMs: entry.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: entry.maxRetries ?? DEFAULT_MAX_RETRIES,
     semaphore: new Semaphore(entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY, entry.id),

@@ -1,10 +1,13 @@
 import { expect } from 'chai';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AppError } from '@switchyard/shared';
-import { silentLogger } from '@switchyard/shared/testing';
+import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import { ApertiumModel } from '../src/models/apertium/apertium-model';
+import { ApyEngine } from '../src/models/apertium/apy-engine';
 import { CommandEngine } from '../src/models/apertium/command-engine';
 import type { EngineCall, TranslationEngine } from '../src/models/apertium/engine';
 import { pairsFromModes } from '../src/models/apertium/languages';
@@ -145,5 +148,58 @@ describe('apertium provider', () => {
     const out = await engine.translate(`The cat $(touch ${marker}) is \`touch ${marker}\` black; touch ${marker}`, 'eng-spa', { format: 'txt', signal: AbortSignal.timeout(20_000) });
     expect(out).to.include('gato').and.include(`$(`).and.include(marker);
     expect(fs.existsSync(marker)).to.equal(false);
+  });
+});
+
+/** A free loopback port (listen on 0, read it, close). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+describe('apertium provider over APY (apertium-apy)', function () {
+  this.timeout(30_000);
+  let apy: ChildProcess | undefined;
+  let baseUrl = '';
+
+  before(async function () {
+    const modesDir = '/usr/share/apertium/modes';
+    if (spawnSync('apertium-apy', ['--help']).status !== 0 || !fs.existsSync(modesDir)) {
+      for (const test of this.test!.parent!.tests) test.title += ' (pending: apertium-apy is not installed)';
+      this.skip();
+    }
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    apy = spawn('apertium-apy', ['-p', String(port), '-t', '60', modesDir], { stdio: 'ignore' });
+    await waitFor(async () => (await fetch(`${baseUrl}/listPairs`).catch(() => undefined))?.ok === true, 20_000);
+  });
+
+  after(() => {
+    apy?.kill();
+  });
+
+  it('discovers the server\'s pairs and translates through it, HTML kept and pivoting as locally', async () => {
+    const model = await modelWith(new ApyEngine(baseUrl));
+    expect(model.info.translationPairs).to.include.members(['en-es', 'es-en']);
+    const html = await model.translate({ text: 'The <b>red</b> car is big.', sourceLanguage: 'en', targetLanguage: 'es' });
+    expect(html.text).to.equal('El <b>coche</b> rojo es grande.');
+    if (model.info.translationPairs!.includes('es-fr')) {
+      const pivot = await model.translate({ text: 'The cat is black.', sourceLanguage: 'en', targetLanguage: 'fr' });
+      expect(pivot).to.deep.include({ text: 'Le chat est noir.', route: { languages: ['en', 'es', 'fr'] } });
+    }
+  });
+
+  it('reports an unreachable server as upstream_error naming it', async () => {
+    const model = await modelWith(new ApyEngine(baseUrl));
+    apy?.kill();
+    await new Promise((resolve) => apy!.once('exit', resolve));
+    const error = await rejection(model.translate({ text: 'x', sourceLanguage: 'en', targetLanguage: 'es' }));
+    expect(error.code).to.equal('upstream_error');
+    expect(error.message).to.include(baseUrl);
   });
 });

@@ -86,13 +86,13 @@ function leaseKeeper(store: RequestStore, deps: SubmitDeps, config: ContentConfi
  * The registry: the given models, or the configured file / inline JSON, validated (startup fails
  * listing every problem). DEFAULT_MODEL overrides the file's defaultModel.
  */
-function modelRegistry(options: ContentServiceOptions): ModelRegistry {
+async function modelRegistry(options: ContentServiceOptions): Promise<ModelRegistry> {
   const { config, logger } = options;
   if (options.models) return new ModelRegistry(options.models, config.defaultModel || options.models[0]!.info.id);
   const file = loadRegistry({ path: config.modelRegistryPath, inlineJson: config.modelRegistryJson }, options.env ?? process.env);
-  const models = buildModels(file.models, options.env ?? process.env);
+  const models = await buildModels(file.models, options.env ?? process.env, logger);
   for (const model of models) {
-    if (model.info.provider !== 'builtin' && model.info.inputPricePerMillion + model.info.outputPricePerMillion === 0) {
+    if (model.info.provider !== 'builtin' && model.info.provider !== 'apertium' && model.info.inputPricePerMillion + model.info.outputPricePerMillion === 0) {
       logger.warn({ model: model.info.id }, 'model is marked local and unpriced: its usage is recorded at cost 0');
     }
   }
@@ -102,7 +102,7 @@ function modelRegistry(options: ContentServiceOptions): ModelRegistry {
 
 export async function startContentService(options: ContentServiceOptions): Promise<RunningService> {
   const { config, bus, logger } = options;
-  const models = modelRegistry(options);
+  const models = await modelRegistry(options);
   const store = options.requestStore ?? new InMemoryRequestStore({ owner: config.instanceId, leaseMs: config.requestLeaseMs });
   // Usage and results go through the outbox, so a call that spent tokens never fails on a bus outage.
   const outbox = new OutboxPublisher({

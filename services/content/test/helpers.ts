@@ -1,4 +1,6 @@
+import { expect } from 'chai';
 import { InMemoryEventBus, Topics, type AnyEvent, type EventBus } from '@switchyard/shared';
+import { RegistryConfigError, validateRegistry } from '../src/models/config/load-registry';
 
 /** Subscribes a test group to the usage and results topics and collects what arrives. */
 export async function collectEvents(bus: EventBus): Promise<AnyEvent[]> {
@@ -36,4 +38,15 @@ export class FlakyBus extends InMemoryEventBus {
 
 export function context(organization = 'org_a', requestId = `req_${Math.random().toString(36).slice(2)}`) {
   return { organization, keyId: 'key_1', requestId };
+}
+
+/** The problems a registry is rejected with (fails the test if it is accepted). */
+export function registryProblems(raw: unknown, environment: NodeJS.ProcessEnv): string[] {
+  try {
+    validateRegistry(raw, 'test', environment);
+  } catch (error) {
+    expect(error).to.be.instanceOf(RegistryConfigError);
+    return (error as RegistryConfigError).problems;
+  }
+  throw new Error('expected the registry to be rejected');
 }

@@ -27,7 +27,7 @@ export const PRICES = {
 };
 
 /** A registry pointing at the fake: ids, aliases, fallbacks and limits each test relies on. */
-export function registryFor(baseUrl: string): RegistryFile {
+export function registryFor(baseUrl: string, extraModels: object[] = []): RegistryFile {
   const remote = { provider: 'openai-compatible' as const, baseUrl, apiKeyEnv: 'FAKE_LLM_KEY', contextWindow: 8000, maxOutputTokens: 1000 };
   const all = ['generate', 'summarize', 'reformat', 'translate', 'chat'];
   return {
@@ -59,6 +59,7 @@ export function registryFor(baseUrl: string): RegistryFile {
       { ...remote, id: 'gpt-narrow', upstreamModel: 'up-narrow', inputPricePerMillion: 1, outputPricePerMillion: 1, capabilities: ['generate'], maxConcurrency: 2 },
       { ...remote, id: 'gpt-small', upstreamModel: 'up-small', inputPricePerMillion: 1, outputPricePerMillion: 1, capabilities: ['generate'], contextWindow: 64, maxOutputTokens: 32 },
       { ...remote, id: 'llama-local', apiKeyEnv: undefined, local: true, upstreamModel: 'up-local', capabilities: ['generate', 'chat'] },
+      ...(extraModels as RegistryFile['models']),
     ],
   };
 }
@@ -78,8 +79,11 @@ export interface LlmHarness {
   close(): Promise<void>;
 }
 
-/** The content service over gRPC with a registry of models served by a local fake provider. */
-export async function startLlmHarness(): Promise<LlmHarness> {
+/**
+ * The content service over gRPC with a registry of models served by a local fake provider;
+ * `extraModels(baseUrl)` adds registry entries pointing at the fake.
+ */
+export async function startLlmHarness(extraModels: (baseUrl: string) => object[] = () => []): Promise<LlmHarness> {
   // The fake only accepts API_KEY; the wrong key proves 401 handling. Localhost is never proxied.
   const fake = new FakeLlmServer(API_KEY, ['up-local']);
   const baseUrl = await fake.start();
@@ -90,7 +94,7 @@ export async function startLlmHarness(): Promise<LlmHarness> {
     grpcHost: '127.0.0.1',
     grpcPort: 0,
     maxInputTokens: 2000,
-    modelRegistryJson: JSON.stringify(registryFor(baseUrl)),
+    modelRegistryJson: JSON.stringify(registryFor(baseUrl, extraModels(baseUrl))),
   };
   const env = { FAKE_LLM_KEY: API_KEY, WRONG_KEY: 'sk-wrong-key' };
   const service: RunningService = await startContentService({ config, bus, logger: silentLogger(), env, stopGraceMs: 1000 });

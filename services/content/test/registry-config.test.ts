@@ -5,9 +5,10 @@ import * as path from 'node:path';
 import { InMemoryEventBus } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import { BUNDLED_REGISTRY_PATH } from '../src/config';
-import { loadRegistry, RegistryConfigError, validateRegistry } from '../src/models/config/load-registry';
+import { loadRegistry, validateRegistry } from '../src/models/config/load-registry';
 import { stripJsonComments } from '../src/models/config/jsonc';
 import { loadContentConfig, startContentService } from '../src/server';
+import { registryProblems } from './helpers';
 
 const remote = {
   id: 'gpt-x',
@@ -23,31 +24,28 @@ const remote = {
 };
 const env = { X_KEY: 'secret' };
 
-function problemsOf(raw: unknown, environment: NodeJS.ProcessEnv = env): string[] {
-  try {
-    validateRegistry(raw, 'test', environment);
-  } catch (error) {
-    expect(error).to.be.instanceOf(RegistryConfigError);
-    return (error as RegistryConfigError).problems;
-  }
-  throw new Error('expected the registry to be rejected');
-}
+const problemsOf = (raw: unknown, environment: NodeJS.ProcessEnv = env) => registryProblems(raw, environment);
 
 describe('model registry file', () => {
   it('the bundled default holds the builtin model and the example validates', () => {
     const bundled = loadRegistry({ path: BUNDLED_REGISTRY_PATH, inlineJson: '' }, {});
-    expect(bundled.models.map((m) => m.id)).to.deep.equal(['builtin']);
+    expect(bundled.models).to.deep.equal([
+      { id: 'builtin', provider: 'builtin', aliases: ['local'] },
+      { id: 'apertium', provider: 'apertium', optional: true },
+    ]);
     const example = loadRegistry({ path: path.join(path.dirname(BUNDLED_REGISTRY_PATH), 'models.example.json'), inlineJson: '' }, {
       OPENAI_API_KEY: 'k',
       AZURE_OPENAI_API_KEY: 'k',
       VLLM_API_KEY: 'k',
+      ANTHROPIC_API_KEY: 'k',
+      MISTRAL_API_KEY: 'k',
     });
     expect(example.models.map((m) => m.provider)).to.include.members(['builtin', 'openai-compatible', 'azure-openai']);
   });
 
   it('lists schema problems with their location', () => {
     const problems = problemsOf({ models: [{ ...remote, provider: 'magic' }, { ...remote, id: 'y', contextWindow: 0, capabilities: ['dance'], apiKey: 'sk-1' }] });
-    expect(problems.join('\n')).to.include('/models/0: provider must be one of builtin, openai-compatible, azure-openai');
+    expect(problems.join('\n')).to.include('/models/0: provider must be one of builtin, openai-compatible, azure-openai, apertium');
     expect(problems.join('\n')).to.include('/models/1/contextWindow');
     expect(problems.join('\n')).to.include('/models/1/capabilities/0: must be one of generate, summarize, reformat, translate, chat');
     expect(problems.join('\n')).to.include('unknown property "apiKey" (put the NAME of an environment variable in apiKeyEnv');

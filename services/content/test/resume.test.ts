@@ -26,6 +26,9 @@ contractSuite<RequestStoreBackend>('content resumes async requests', requestStor
     const replica = await startReplica(backend(), 'content-0', 60_000);
     try {
       await waitFor(async () => (await replica.requestStore.get('org_a', record.requestId))?.status === 'completed');
+      // The bus delivers to subscribers asynchronously: the event may land just after the status.
+      await waitFor(() => replica.events.some((e) => e.type === 'request.completed'));
+      await sleep(100);
       expect(replica.events.filter((e) => e.type === 'request.completed')).to.have.length(1);
     } finally {
       await replica.stop();

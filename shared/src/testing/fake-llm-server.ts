@@ -16,6 +16,8 @@ export interface RecordedRequest {
   authorization: string;
   messages: Array<{ role: string; content: string }>;
   maxTokens: number | undefined;
+  /** The output cap when sent as max_completion_tokens (o-series, gpt-5). */
+  maxCompletionTokens: number | undefined;
   at: number;
 }
 
@@ -28,6 +30,7 @@ interface ChatBody {
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
+  max_completion_tokens?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -92,6 +95,7 @@ export class FakeLlmServer {
       authorization: req.headers.authorization ?? '',
       messages: body.messages,
       maxTokens: body.max_tokens,
+      maxCompletionTokens: body.max_completion_tokens,
       at: Date.now(),
     });
     if (!this.keyless.includes(body.model) && req.headers.authorization !== `Bearer ${this.apiKey}`) {

@@ -13,6 +13,7 @@ export function createListModelsHandler(models: ModelRegistry) {
       context_window: info.contextWindow,
       max_output_tokens: info.maxOutputTokens,
       is_default: info.id === models.defaultModel.info.id,
+      translation_pairs: info.translationPairs ?? [],
     })),
   });
 }

@@ -13,6 +13,7 @@ import {
   type TextFormat,
   type TextModel,
   type TextResult,
+  type TranslationRoute,
 } from '../models/text-model';
 import type { HandlerDeps } from './deps';
 import { callWithUsage, usageMessage } from './model-call';
@@ -21,11 +22,13 @@ import { checkContextWindow, checkInputSize, requestIdOf, requireText } from './
 const ACTIONS = ['summarize', 'reformat', 'translate'] as const;
 type Action = (typeof ACTIONS)[number];
 
+type ActionResult = TextResult & { originalFormat?: TextFormat; route?: TranslationRoute };
+
 /** One action's outcome: how to run it on a model of the chain and the action-specific response fields. */
 interface ActionOutcome {
   capability: Capability;
-  run: (model: TextModel, options?: CallOptions) => Promise<TextResult & { originalFormat?: TextFormat }>;
-  fields: (result: TextResult & { originalFormat?: TextFormat }) => Partial<TransformResponse>;
+  run: (model: TextModel, options?: CallOptions) => Promise<ActionResult>;
+  fields: (result: ActionResult) => Partial<TransformResponse>;
 }
 
 function actionOf(value: string): Action {
@@ -72,7 +75,7 @@ function reformatAction(request: TransformRequest__Output, deps: HandlerDeps): {
 function translateAction(request: TransformRequest__Output, deps: HandlerDeps): { model: TextModel; outcome: ActionOutcome } {
   const target = normalizeLanguage(requireText(request.target_language, 'target_language'));
   const source = normalizeLanguage(request.source_language);
-  const model = deps.models.resolve(request.model);
+  const model = deps.models.resolveTranslator(request.model, source, target);
   const echo = { original_text: request.text };
   if (source === target) {
     // Nothing to translate: the text is already in the target language.
@@ -94,9 +97,13 @@ function translateAction(request: TransformRequest__Output, deps: HandlerDeps): 
     outcome: {
       capability: 'translate',
       run: (m, options) => m.translate({ text: request.text, sourceLanguage: source, targetLanguage: target }, options),
-      fields: (result) => ({ ...echo, translated_text: result.text }),
+      fields: (result) => ({ ...echo, translated_text: result.text, ...(result.route ? { translation: routeMessage(result.route) } : {}) }),
     },
   };
+}
+
+function routeMessage(route: TranslationRoute) {
+  return { route: route.languages, pivot_languages: route.languages.slice(1, -1) };
 }
 
 const ACTION_HANDLERS: Record<Action, typeof summarizeAction> = {

@@ -1,4 +1,5 @@
 import { AppError } from '@switchyard/shared';
+import { canRoute } from './apertium/route';
 import type { Capability, TextModel } from './text-model';
 
 /** The models the service knows, resolved by id or alias (case-insensitive). */
@@ -51,6 +52,18 @@ export class ModelRegistry {
       );
     }
     return model;
+  }
+
+  /**
+   * The model for a translation. An empty `model` whose default cannot translate (the builtin
+   * engine) goes to the first model that can translate this pair, else the first translator
+   * (whose refusal names its pairs); with none, the default answers and refuses.
+   */
+  resolveTranslator(name: string, source: string, target: string): TextModel {
+    if (name.trim() !== '' || this.defaultModel.info.capabilities.includes('translate')) return this.resolve(name);
+    const translators = this.list().filter((m) => m.info.capabilities.includes('translate'));
+    const able = translators.find((m) => m.info.translationPairs === undefined || (source !== '' && canRoute(m.info.translationPairs, source, target)));
+    return able ?? translators[0] ?? this.defaultModel;
   }
 
   /**

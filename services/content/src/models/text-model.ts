@@ -23,6 +23,8 @@ export interface ModelInfo {
   fallback?: string[];
   /** Runs on own hardware: zero prices are legitimate. */
   local?: boolean;
+  /** Translation directions the model has ("en-es"); undefined means any (a general model). */
+  translationPairs?: string[];
 }
 
 /** How long a call may take and how it is cancelled (the gRPC deadline and cancellation). */
@@ -76,6 +78,16 @@ export interface ReformatResult extends TextResult {
   originalFormat: TextFormat;
 }
 
+/** How a translation was made when the engine says: the languages it went through, in order. */
+export interface TranslationRoute {
+  /** ["en", "es", "fr"]: en -> fr through es (a pivot); two entries for a direct pair. */
+  languages: string[];
+}
+
+export interface TranslateResult extends TextResult {
+  route?: TranslationRoute;
+}
+
 export interface TranslateInput {
   text: string;
   /** Empty when the caller did not say; a model may detect it. */
@@ -93,7 +105,7 @@ export interface TextModel {
   generate(input: GenerateInput, options?: CallOptions): Promise<TextResult>;
   summarize(input: SummarizeInput, options?: CallOptions): Promise<TextResult>;
   reformat(input: ReformatInput, options?: CallOptions): Promise<ReformatResult>;
-  translate(input: TranslateInput, options?: CallOptions): Promise<TextResult>;
+  translate(input: TranslateInput, options?: CallOptions): Promise<TranslateResult>;
   /** Native streaming; models without it are streamed from generate() in word-sized pieces. */
   generateStream?(input: GenerateInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult>;
   /** Chat completion (capability "chat"). */

@@ -168,6 +168,7 @@ function renderTransform(action: TransformContentBody['action'], response: Trans
       return {
         original_text: required(response.original_text, 'original_text'),
         translated_text: required(response.translated_text, 'translated_text'),
+        ...(response.translation ? { translation: response.translation } : {}),
         usage,
         request_id: requestId,
       };

@@ -22,6 +22,7 @@ const listModels: RouteSpec = {
         contextWindow: m.context_window,
         maxOutputTokens: m.max_output_tokens,
         isDefault: m.is_default,
+        ...(m.translation_pairs.length > 0 ? { translationPairs: m.translation_pairs } : {}),
       })),
     });
   },

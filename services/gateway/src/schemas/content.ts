@@ -96,14 +96,25 @@ export const AsyncAcknowledgment: JsonSchema = {
   properties: { status: { type: 'string', const: 'processing' }, requestId: { type: 'string' } },
 };
 
-function transformVariant(fields: Record<string, JsonSchema>): JsonSchema {
+function transformVariant(fields: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema {
   return {
     type: 'object',
     additionalProperties: false,
     required: [...Object.keys(fields), 'usage', 'request_id'],
-    properties: { ...fields, usage: TransformUsage, request_id: { type: 'string' } },
+    properties: { ...fields, ...optional, usage: TransformUsage, request_id: { type: 'string' } },
   };
 }
+
+/** translate, when the model reports it (rule-based engines): the languages the text went through. */
+const TranslationRoute: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['route', 'pivot_languages'],
+  properties: {
+    route: { type: 'array', items: { type: 'string' }, description: '["en", "es", "fr"]: en -> fr through es' },
+    pivot_languages: { type: 'array', items: { type: 'string' }, description: 'Languages between source and target; empty for a direct pair' },
+  },
+};
 
 export const TransformContentResponse: JsonSchema = {
   title: 'TransformContentResponse',
@@ -111,7 +122,7 @@ export const TransformContentResponse: JsonSchema = {
   oneOf: [
     transformVariant({ original_length: { type: 'integer' }, transformed_text: { type: 'string' } }),
     transformVariant({ original_format: { type: 'string', enum: TEXT_FORMATS }, transformed_text: { type: 'string' } }),
-    transformVariant({ original_text: { type: 'string' }, translated_text: { type: 'string' } }),
+    transformVariant({ original_text: { type: 'string' }, translated_text: { type: 'string' } }, { translation: TranslationRoute }),
   ],
 };
 
@@ -168,6 +179,7 @@ export const ModelList: JsonSchema = {
           contextWindow: { type: 'integer' },
           maxOutputTokens: { type: 'integer' },
           isDefault: { type: 'boolean' },
+          translationPairs: { type: 'array', items: { type: 'string' }, description: 'Only for models limited to installed pairs ("en-es")' },
         },
       },
     },

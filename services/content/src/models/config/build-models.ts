@@ -1,10 +1,14 @@
 import OpenAI, { AzureOpenAI } from 'openai';
+import type { Logger } from '@switchyard/shared';
+import { ApertiumModel } from '../apertium/apertium-model';
+import { ApyEngine } from '../apertium/apy-engine';
+import { CommandEngine } from '../apertium/command-engine';
 import { BUILTIN_MODEL_INFO, BuiltinModel } from '../builtin/builtin-model';
 import { ChatClient } from '../openai/chat-client';
 import { OpenAiCompatibleModel } from '../openai/openai-model';
 import { Semaphore } from '../semaphore';
 import type { Capability, ModelInfo, TextModel } from '../text-model';
-import type { BuiltinEntry, ModelEntry, RemoteEntry } from './registry-schema';
+import type { ApertiumEntry, BuiltinEntry, ModelEntry, RemoteEntry } from './registry-schema';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 2;
@@ -48,6 +52,7 @@ function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
     client: sdkClient(entry, env),
     info,
     upstreamModel: entry.upstreamModel,
+    outputTokenParam: entry.outputTokenParam,
     timeoutMs: entry.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: entry.maxRetries ?? DEFAULT_MAX_RETRIES,
     semaphore: new Semaphore(entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY, entry.id),
@@ -55,7 +60,43 @@ function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
   return new OpenAiCompatibleModel(info, chat);
 }
 
-/** The models of a validated registry, in file order. */
-export function buildModels(entries: ModelEntry[], env: NodeJS.ProcessEnv): TextModel[] {
-  return entries.map((entry) => (entry.provider === 'builtin' ? builtinModel(entry) : remoteModel(entry, env)));
+/** Translation is slower than a chat call per token; a long text gets a minute by default. */
+export const DEFAULT_APERTIUM_TIMEOUT_MS = 60_000;
+/** Each translation is a child process: keep them to about the number of cores. */
+export const DEFAULT_APERTIUM_CONCURRENCY = 2;
+
+/** The engine's installed pairs are discovered now, so the registry lists exactly those. */
+function apertiumModel(entry: ApertiumEntry): Promise<TextModel> {
+  return ApertiumModel.discover({
+    id: entry.id,
+    aliases: entry.aliases ?? [],
+    fallback: entry.fallback ?? [],
+    engine: entry.baseUrl ? new ApyEngine(entry.baseUrl) : new CommandEngine(entry.command),
+    timeoutMs: entry.timeoutMs ?? DEFAULT_APERTIUM_TIMEOUT_MS,
+    maxConcurrency: entry.maxConcurrency ?? DEFAULT_APERTIUM_CONCURRENCY,
+  });
+}
+
+/** An optional engine that is not installed is left out (and said so); a required one fails startup. */
+async function discovered(entry: ApertiumEntry, logger: Logger): Promise<TextModel | undefined> {
+  try {
+    return await apertiumModel(entry);
+  } catch (error) {
+    const reason = (error as Error).message;
+    if (!entry.optional) throw new Error(`model ${entry.id}: the Apertium engine is not usable: ${reason}`);
+    logger.info({ model: entry.id, reason }, 'optional Apertium model left out: engine not installed');
+    return undefined;
+  }
+}
+
+/** The models of a validated registry, in file order (optional engines that are absent left out). */
+export async function buildModels(entries: ModelEntry[], env: NodeJS.ProcessEnv, logger: Logger): Promise<TextModel[]> {
+  const models = await Promise.all(
+    entries.map((entry) => {
+      if (entry.provider === 'builtin') return builtinModel(entry);
+      if (entry.provider === 'apertium') return discovered(entry, logger);
+      return remoteModel(entry, env);
+    }),
+  );
+  return models.filter((model): model is TextModel => model !== undefined);
 }

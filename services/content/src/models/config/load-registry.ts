@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import Ajv, { type ErrorObject } from 'ajv';
 import { stripJsonComments } from './jsonc';
-import { REGISTRY_SCHEMA, type ModelEntry, type RegistryFile, type RemoteEntry } from './registry-schema';
+import { CAPABILITIES } from '../text-model';
+import { bundledCatalog, catalogEntry, type ModelCatalog } from './catalog';
+import { REGISTRY_SCHEMA, type ModelEntry, type RegistryFile, type RegistryFileInput, type RemoteEntry, type RemoteEntryInput } from './registry-schema';
 
 /** Where the registry comes from: inline JSON (containers) wins over the file. */
 export interface RegistrySource {
@@ -21,7 +23,7 @@ export class RegistryConfigError extends Error {
 }
 
 const ajv = new Ajv({ allErrors: true, discriminator: true, strict: true });
-const validateSchema = ajv.compile<RegistryFile>(REGISTRY_SCHEMA);
+const validateSchema = ajv.compile<RegistryFileInput>(REGISTRY_SCHEMA);
 
 function describe(error: ErrorObject): string {
   const at = error.instancePath || '/';
@@ -32,7 +34,7 @@ function describe(error: ErrorObject): string {
     return `${at}: unknown property "${extra}"${hint}`;
   }
   if (error.keyword === 'enum') return `${at}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
-  if (error.keyword === 'discriminator') return `${at}: provider must be one of builtin, openai-compatible, azure-openai`;
+  if (error.keyword === 'discriminator') return `${at}: provider must be one of builtin, openai-compatible, azure-openai, apertium`;
   return `${at}: ${error.message ?? 'is invalid'}`;
 }
 
@@ -45,8 +47,33 @@ function readSource(source: RegistrySource): { origin: string; text: string } {
   }
 }
 
-function isRemote(entry: ModelEntry): entry is RemoteEntry {
-  return entry.provider !== 'builtin';
+function isRemote<E extends { provider: string }>(entry: E): entry is Extract<E, { provider: 'openai-compatible' | 'azure-openai' }> {
+  return entry.provider === 'openai-compatible' || entry.provider === 'azure-openai';
+}
+
+/**
+ * A remote entry completed from the catalog: prices (not for local models), limits and output-cap
+ * parameter of the model it names, every capability, and its id as the upstream model; fields the
+ * entry sets win. A model the catalog does not know must give its limits (and prices) itself.
+ */
+function withCatalog(entry: RemoteEntryInput, catalog: ModelCatalog): { entry: RemoteEntry; problems: string[] } {
+  const name = entry.catalogModel ?? entry.upstreamModel ?? entry.id;
+  const known = catalogEntry(catalog, name);
+  const { provider: _vendor, inputPricePerMillion, outputPricePerMillion, ...limits } = known ?? { provider: '' };
+  const merged = {
+    ...limits,
+    ...(known && entry.local !== true ? { inputPricePerMillion, outputPricePerMillion } : {}),
+    capabilities: [...CAPABILITIES],
+    upstreamModel: entry.id,
+    ...entry,
+  } as RemoteEntry;
+  const problems: string[] = [];
+  if (entry.catalogModel !== undefined && !known) problems.push(`model ${entry.id}: catalogModel "${entry.catalogModel}" is not in the model catalog`);
+  const missing = (['contextWindow', 'maxOutputTokens'] as const).filter((field) => merged[field] === undefined);
+  if (missing.length > 0 && problems.length === 0) {
+    problems.push(`model ${entry.id}: "${name}" is not in the model catalog; set ${missing.join(' and ')} (and the prices, unless "local": true)`);
+  }
+  return { entry: merged, problems };
 }
 
 /** Names must be unique across ids and aliases (case-insensitive), as requests resolve either. */
@@ -85,16 +112,26 @@ function entryProblems(entry: RemoteEntry, known: Set<string>, env: NodeJS.Proce
   return problems;
 }
 
-/** Schema first, then the rules a schema cannot express (names, prices, references, keys). */
-export function validateRegistry(raw: unknown, origin: string, env: NodeJS.ProcessEnv): RegistryFile {
+/**
+ * Schema first, then the catalog fills remote entries, then the rules a schema cannot express
+ * (names, prices, limits, references, keys).
+ */
+export function validateRegistry(raw: unknown, origin: string, env: NodeJS.ProcessEnv, catalog: ModelCatalog = bundledCatalog()): RegistryFile {
   if (!validateSchema(raw)) throw new RegistryConfigError(origin, (validateSchema.errors ?? []).map(describe));
-  const known = new Set(raw.models.flatMap((m) => [m.id, ...(m.aliases ?? [])].map((n) => n.toLowerCase())));
-  const problems = [...nameProblems(raw.models), ...raw.models.filter(isRemote).flatMap((entry) => entryProblems(entry, known, env))];
+  const problems: string[] = [];
+  const models: ModelEntry[] = raw.models.map((input) => {
+    if (!isRemote(input)) return input;
+    const completed = withCatalog(input, catalog);
+    problems.push(...completed.problems);
+    return completed.entry;
+  });
+  const known = new Set(models.flatMap((m) => [m.id, ...(m.aliases ?? [])].map((n) => n.toLowerCase())));
+  problems.push(...nameProblems(models), ...models.filter(isRemote).flatMap((entry) => entryProblems(entry, known, env)));
   if (raw.defaultModel !== undefined && !known.has(raw.defaultModel.toLowerCase())) {
     problems.push(`/defaultModel: "${raw.defaultModel}" is not a known model id or alias`);
   }
   if (problems.length > 0) throw new RegistryConfigError(origin, problems);
-  return raw;
+  return { ...raw, models };
 }
 
 /** Reads and validates the registry; throws RegistryConfigError listing every problem. */

@@ -6,12 +6,15 @@ import { countPromptTokens, spentOf, withSpent, type ReportedUsage } from '../us
 import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
 import { APIError } from 'openai';
+import type { OutputTokenParam } from '../config/catalog';
 
 export interface ChatClientOptions {
   client: OpenAI;
   info: ModelInfo;
   /** The model name the provider knows (for Azure: ignored, the deployment decides). */
   upstreamModel: string;
+  /** The request parameter carrying the output cap (o-series and gpt-5 models refuse max_tokens). */
+  outputTokenParam?: OutputTokenParam;
   timeoutMs: number;
   maxRetries: number;
   semaphore: Semaphore;
@@ -55,10 +58,15 @@ export class ChatClient {
     this.target = { provider: options.info.provider, model: options.info.id };
   }
 
+  /** { max_tokens: n } or { max_completion_tokens: n }, as the model takes it. */
+  private outputCap(maxTokens: number): { max_tokens: number } | { max_completion_tokens: number } {
+    return this.options.outputTokenParam === 'max_completion_tokens' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens };
+  }
+
   async complete(messages: ChatMessage[], maxTokens: number, call: CallOptions = {}): Promise<ChatOutput> {
     return this.withRetries(call, async ({ signal }) => {
       const completion = await this.options.client.chat.completions.create(
-        { model: this.options.upstreamModel, messages, max_tokens: maxTokens },
+        { model: this.options.upstreamModel, messages, ...this.outputCap(maxTokens) },
         { signal },
       );
       return { text: completion.choices[0]?.message?.content ?? '', usage: completion.usage };
@@ -90,7 +98,7 @@ export class ChatClient {
     output: ChatOutput & { deltas: number },
   ): Promise<void> {
     const stream = await this.options.client.chat.completions.create(
-      { model: this.options.upstreamModel, messages, max_tokens: maxTokens, stream: true, stream_options: { include_usage: true } },
+      { model: this.options.upstreamModel, messages, ...this.outputCap(maxTokens), stream: true, stream_options: { include_usage: true } },
       { signal: attempt.signal },
     );
     for await (const chunk of stream) {

@@ -108,14 +108,14 @@ function rssMiB(pid) {
   return kib / 1024;
 }
 
-/** CPU time (user + system) of processes so far, in ms (Linux; clock ticks of 10 ms). */
+/** CPU time (user + system) so far of each named process, in ms (Linux; clock ticks of 10 ms). */
 function cpuMs(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
+  const byName = {};
+  for (const [name, pid] of Object.entries(pids)) {
     const fields = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    byName[name] = (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime
   }
-  return ticks * 10;
+  return byName;
 }
 
 module.exports = { loadRun, streamRun, median, rssMiB, cpuMs };

@@ -42,7 +42,10 @@ async function measureScenario(target, upstream, scenario, connections) {
     const direct = await run(upstream.url, scenario.direct, { connections, seconds });
     const cpuBefore = cpuMs(target.pids);
     const gateway = await run(target.url, scenario.gateway, { connections, seconds });
-    gateway.cpuPerCall = (cpuMs(target.pids) - cpuBefore) / Math.max(1, gateway.count + gateway.non2xx);
+    const cpuAfter = cpuMs(target.pids);
+    const calls = Math.max(1, gateway.count + gateway.non2xx);
+    gateway.cpuByProcess = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name] - cpuBefore[name]) / calls]));
+    gateway.cpuPerCall = Object.values(gateway.cpuByProcess).reduce((sum, ms) => sum + ms, 0);
     runs.push({ direct, gateway });
   }
   const m = (pick) => median(runs.map(pick));
@@ -56,8 +59,16 @@ async function measureScenario(target, upstream, scenario, connections) {
     ttfbAdded50: scenario.stream ? m((r) => r.gateway.ttfb50 - r.direct.ttfb50) : undefined,
     ttfbAdded99: scenario.stream ? m((r) => r.gateway.ttfb99 - r.direct.ttfb99) : undefined,
     cpuPerCall: m((r) => r.gateway.cpuPerCall),
+    cpuByProcess: Object.fromEntries(Object.keys(runs[0].gateway.cpuByProcess).map((name) => [name, m((r) => r.gateway.cpuByProcess[name])])),
     failures: runs.reduce((n, r) => n + r.gateway.errors + r.gateway.non2xx, 0),
   };
+}
+
+/** Where the CPU went when the mesh is several processes (start:stack). */
+function cpuSplit(byProcess) {
+  const names = Object.keys(byProcess);
+  if (names.length < 2) return '';
+  return ` (${names.map((name) => `${name} ${fmt(byProcess[name])}`).join(', ')})`;
 }
 
 function printRow(scenario, connections, r) {
@@ -65,7 +76,7 @@ function printRow(scenario, connections, r) {
   console.log(
     `${scenario.padEnd(16)} c=${pad(connections, 2)}  ${pad(fmt(r.rps, 0), 6)} RPS (direct ${pad(fmt(r.directRps, 0), 6)})  ` +
       `p50 ${pad(fmt(r.p50), 6)} p99 ${pad(fmt(r.p99), 6)} ms  added p50 +${fmt(r.added50)} p99 +${fmt(r.added99)} ms` +
-      `  CPU ${fmt(r.cpuPerCall)} ms/call${ttfb}${r.failures ? `  FAILED ${r.failures}` : ''}`,
+      `  CPU ${fmt(r.cpuPerCall)} ms/call${cpuSplit(r.cpuByProcess)}${ttfb}${r.failures ? `  FAILED ${r.failures}` : ''}`,
   );
 }
 

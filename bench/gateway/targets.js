@@ -108,7 +108,7 @@ async function startEmbedded(upstreamUrl, logFile) {
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, child);
-  return { name: 'embedded', url, gatewayPid: child.pid, pids: [child.pid], stop: () => stopChild(child) };
+  return { name: 'embedded', url, gatewayPid: child.pid, pids: { mesh: child.pid }, stop: () => stopChild(child) };
 }
 
 /** start:stack: five processes on loopback; real Kafka/MongoDB/Redis when their variables are set. */
@@ -129,7 +129,7 @@ async function startStack(upstreamUrl, logFile) {
     name: 'stack',
     url: stack.gatewayUrl,
     gatewayPid: stack.pidOf('gateway'),
-    pids: ['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => stack.pidOf(name)),
+    pids: Object.fromEntries(['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => [name, stack.pidOf(name)])),
     stop: async () => {
       await stack.stopAll();
       log.end();

@@ -82,7 +82,7 @@ export async function startEmbeddedMesh(
       RECOMMENDATION_ADDR: `127.0.0.1:${recommendation.port}`,
       NOTIFICATION_ADDR: `127.0.0.1:${notification.port}`,
     });
-    const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway') });
+    const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway'), bus });
     services.push(gateway);
   } catch (error) {
     await stopAll(services, bus);

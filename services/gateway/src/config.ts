@@ -32,6 +32,8 @@ export interface GatewayConfig {
   /** How long a response stays replayable under its Idempotency-Key. */
   idempotencyTtlSeconds: number;
   logLevel: string;
+  /** The change feed's bus (KAFKA_BROKERS; empty: in-process, for a single replica). */
+  kafkaBrokers: string;
   /** Where a webhookUrl may point: checked when a call is accepted (notification checks again at send). */
   urlPolicy: UrlPolicyOptions;
 }
@@ -61,6 +63,7 @@ interface GatewayEnv {
   REDIS_URL: string;
   IDEMPOTENCY_TTL_SECONDS: number;
   LOG_LEVEL: string;
+  KAFKA_BROKERS: string;
 }
 
 /** Admin tokens are long enough not to be guessed (the value itself is never echoed). */
@@ -94,6 +97,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_gateway' }),
       REDIS_URL: str({ default: '' }),
+      KAFKA_BROKERS: str({ default: '' }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
     },
@@ -135,5 +139,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     logLevel: e.LOG_LEVEL,
     urlPolicy: urlPolicyOptionsFromEnv(env),
+    kafkaBrokers: e.KAFKA_BROKERS,
   };
 }

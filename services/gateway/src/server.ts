@@ -4,9 +4,11 @@ import Koa from 'koa';
 import {
   checkHealth,
   createInMemorySharedState,
+  createEventBus,
   createSharedState,
   UrlPolicy,
   urlPolicyOptionsFromEnv,
+  type EventBus,
   type Logger,
   type RunningService,
   type SharedState,
@@ -32,6 +34,7 @@ import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
 import { DefaultResultUrls } from './routes/default-result-url';
+import { ChangeFeed } from './events/change-feed';
 import { buildRouter, unmatched } from './routing';
 
 export { loadGatewayConfig, type GatewayConfig };
@@ -84,9 +87,17 @@ export interface GatewayAppDeps {
   checkHealth?: (address: string, service: string) => Promise<string>;
   /** Checks webhookUrl at acceptance; default: config.urlPolicy (or the distributed defaults) with system DNS. */
   urlPolicy?: UrlPolicy;
-  /** How long "has a default result URL" is cached per organization (default 5 s; tests use 0). */
+  /** How long "has a default result URL" is cached per organization (default 5 s, 60 s with a change feed; tests use 0). */
   defaultResultUrlCacheMs?: number;
+  /**
+   * Changes the caches follow (webhooks, organization policy and keys), so that they can be kept
+   * long and no request waits on a lookup another replica's change made stale.
+   */
+  changes?: ChangeFeed;
 }
+
+/** With a change feed, cached policies and default result URLs are refreshed by events; this only bounds a missed one. */
+const CACHE_TTL_WITH_CHANGE_FEED_MS = 60_000;
 
 /**
  * Errors after the response started (the middleware answers all others): a client leaving an
@@ -115,12 +126,13 @@ interface AccountsParts {
 }
 
 function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts {
-  const { config, logger } = deps;
+  const { config, logger, changes } = deps;
   const ttlMs = config.keyCacheTtlMs ?? 2000;
   const defaults = { requestsPerMinute: config.defaultRequestsPerMinute ?? 600, tokensPerMinute: config.defaultTokensPerMinute ?? 200_000 };
   const organizations = deps.organizations ?? new InMemoryOrganizationStore();
+  // Keys keep their short TTL even with events: it bounds how long a revoked key can work if one is missed.
   const keys = new KeyLookup(deps.apiKeys, ttlMs);
-  const directory = new OrganizationDirectory(organizations, defaults, ttlMs);
+  const directory = new OrganizationDirectory(organizations, defaults, changes && ttlMs > 0 ? CACHE_TTL_WITH_CHANGE_FEED_MS : ttlMs);
   const accounts = new Accounts({
     organizations,
     apiKeys: deps.apiKeys,
@@ -128,7 +140,16 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     pushPolicy: deps.pushPolicy ?? notificationPolicyPusher(deps.clients.notification),
     defaultRateLimits: defaults,
     logger,
-    organizationChanged: (id) => directory.forget(id),
+    organizationChanged: (id) => {
+      directory.forget(id);
+      void changes?.organizationChanged(id, 'policy');
+    },
+    keysChanged: (organization) => void changes?.organizationChanged(organization, 'keys'),
+  });
+  changes?.onChange((event) => {
+    if (event.type !== 'organization.changed') return;
+    if (event.data.change === 'policy') directory.forget(event.organization);
+    else keys.forgetOrganization(event.organization);
   });
   const metering = new Metering({
     directory,
@@ -158,6 +179,16 @@ function idempotencyGuard(deps: GatewayAppDeps, state: SharedState): Idempotency
   });
 }
 
+/** "Has a default result URL" per organization, forgotten when notification reports a webhook change. */
+function defaultResultUrls(deps: GatewayAppDeps): DefaultResultUrls {
+  const ttlMs = deps.defaultResultUrlCacheMs ?? (deps.changes ? CACHE_TTL_WITH_CHANGE_FEED_MS : undefined);
+  const cache = new DefaultResultUrls(deps.clients.notification, deps.logger, ttlMs);
+  deps.changes?.onChange((event) => {
+    if (event.type === 'webhooks.changed') cache.forget(event.organization);
+  });
+  return cache;
+}
+
 /** The Koa app without a listener (tests mount it on port 0). */
 export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const metrics = createHttpMetrics();
@@ -169,7 +200,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     logger: deps.logger,
     checkHealth: deps.checkHealth ?? ((address, service) => checkHealth(address, service)),
     metrics: metrics.registry,
-    defaultResultUrls: new DefaultResultUrls(deps.clients.notification, deps.logger, deps.defaultResultUrlCacheMs),
+    defaultResultUrls: defaultResultUrls(deps),
     openapi: () => openapi,
     accounts,
     metering,
@@ -208,12 +239,36 @@ function close(server: Server): Promise<void> {
   });
 }
 
-export async function startGateway({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<RunningService> {
+export interface GatewayOptions {
+  config: GatewayConfig;
+  logger: Logger;
+  /** The bus the change feed reads (embedded mode shares the mesh's); default: Kafka when KAFKA_BROKERS is set. */
+  bus?: EventBus;
+}
+
+/** The change feed on the given bus, or on one of the gateway's own (closed with the feed). */
+async function openChangeFeed(options: GatewayOptions): Promise<{ feed: ChangeFeed; close(): Promise<void> }> {
+  const owned = options.bus ? undefined : await createEventBus({ kafkaBrokers: options.config.kafkaBrokers, clientId: 'gateway', logger: options.logger });
+  const feed = new ChangeFeed((options.bus ?? owned)!, options.logger);
+  await feed.start();
+  return {
+    feed,
+    close: async () => {
+      await feed.stop();
+      await owned?.close();
+    },
+  };
+}
+
+export async function startGateway(options: GatewayOptions): Promise<RunningService> {
+  const { config, logger } = options;
   const stores = await createGatewayStores(config, logger);
   const sharedState = await createSharedState({ redisUrl: config.redisUrl ?? '', prefix: 'switchyard:gateway:', logger });
   const clients = createGatewayClients(config, config.grpcDeadlineMs);
   const pushPolicy = notificationPolicyPusher(clients.notification);
+  const changes = await openChangeFeed(options);
   const release = async () => {
+    await changes.close();
     closeGatewayClients(clients);
     await sharedState.close();
     await stores.close();
@@ -234,7 +289,16 @@ export async function startGateway({ config, logger }: { config: GatewayConfig; 
         logger,
       });
     }
-    const app = createGatewayApp({ config, logger, clients, apiKeys: stores.apiKeys, organizations: stores.organizations, sharedState, pushPolicy });
+    const app = createGatewayApp({
+      config,
+      logger,
+      clients,
+      apiKeys: stores.apiKeys,
+      organizations: stores.organizations,
+      sharedState,
+      pushPolicy,
+      changes: changes.feed,
+    });
     server = createServer(app.callback());
     port = await listen(server, config.host, config.port);
   } catch (error) {

@@ -26,6 +26,7 @@ describe('gateway config', () => {
       idempotencyTtlSeconds: 86_400,
       logLevel: 'info',
       urlPolicy: { requireHttps: true, allowPrivateNetworks: false, allowlist: [] },
+      kafkaBrokers: '',
     });
   });
 

@@ -14,6 +14,7 @@ import {
 } from '../src/server';
 import { issueApiKey } from '../src/auth/api-key-store';
 import { closeGatewayClients } from '../src/clients';
+import type { ChangeFeed } from '../src/events/change-feed';
 import { allDoubles, startDoubles, type Doubles } from './doubles';
 
 export const TEST_ADMIN_TOKEN = 'adm_test_0123456789abcdef';
@@ -32,6 +33,10 @@ export interface HarnessOptions {
   apiKeys?: ApiKeyStore;
   organizations?: OrganizationStore;
   sharedState?: SharedState;
+  /** Changes the replica's caches follow; without one they expire by TTL only. */
+  changes?: ChangeFeed;
+  /** Default 0 (no cache); undefined with `changes`: the gateway's default for a change-fed cache. */
+  defaultResultUrlCacheMs?: number;
 }
 
 export interface SendOptions {
@@ -111,7 +116,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     apiKeys,
     organizations,
     sharedState,
-    defaultResultUrlCacheMs: 0,
+    defaultResultUrlCacheMs: options.changes ? options.defaultResultUrlCacheMs : (options.defaultResultUrlCacheMs ?? 0),
+    changes: options.changes,
     // Distributed-mode rules; example.com names resolve to a public documentation address (no DNS in tests).
     urlPolicy: new UrlPolicy({ requireHttps: false, allowPrivateNetworks: false, allowlist: [] }, async () => [{ address: '93.184.215.14', family: 4 }]),
   });

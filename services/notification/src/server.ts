@@ -9,6 +9,7 @@ import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
 import { UrlPolicy, type Resolver } from '@switchyard/shared';
 import { createStores, type NotificationStores, type OpenedStores } from './store';
+import { ChangePublishingWebhookStore } from './store/change-publishing-webhook-store';
 import { LedgerSweeper } from './usage/ledger-sweeper';
 import { UsageLedger } from './usage/usage-ledger';
 
@@ -44,7 +45,8 @@ export interface RunningNotificationService extends RunningService {
 export async function startNotificationService(options: NotificationServiceOptions): Promise<RunningNotificationService> {
   const { config, bus, logger } = options;
   const owned: OpenedStores | undefined = options.stores ? undefined : await createStores(config, logger);
-  const stores = options.stores ?? owned!.stores;
+  const stored = options.stores ?? owned!.stores;
+  const stores: NotificationStores = { ...stored, webhooks: new ChangePublishingWebhookStore(stored.webhooks, bus, logger) };
   const policy = new UrlPolicy(config.urlPolicy, options.resolver);
   const orgSecrets = new OrgSigningSecrets(stores.signingSecrets, config.devSigningSecret);
   const engine: DeliveryEngine = new DeliveryEngine({

@@ -47,6 +47,17 @@ export interface RequestResult {
   error?: { code: string; message: string };
 }
 
+/** An organization's webhooks changed (registered, updated, deleted, disabled): caches of them are stale. */
+export interface WebhooksChanged {
+  webhookId: string;
+  change: 'created' | 'updated' | 'deleted';
+}
+
+/** An organization's policy or keys changed: caches of them are stale. */
+export interface OrganizationChanged {
+  change: 'policy' | 'keys';
+}
+
 export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
@@ -55,6 +66,8 @@ export interface EventData {
   'data.updated': DataUpdated;
   'request.completed': RequestResult;
   'request.failed': RequestResult;
+  'webhooks.changed': WebhooksChanged;
+  'organization.changed': OrganizationChanged;
 }
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -142,6 +155,20 @@ const requestResult: JSONSchemaType<RequestResult> = {
   },
 };
 
+const webhooksChanged: JSONSchemaType<WebhooksChanged> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['webhookId', 'change'],
+  properties: { webhookId: nonEmpty, change: { type: 'string', enum: ['created', 'updated', 'deleted'] } },
+};
+
+const organizationChanged: JSONSchemaType<OrganizationChanged> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['change'],
+  properties: { change: { type: 'string', enum: ['policy', 'keys'] } },
+};
+
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
@@ -150,4 +177,6 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'data.updated': dataUpdated,
   'request.completed': requestResult,
   'request.failed': requestResult,
+  'webhooks.changed': webhooksChanged,
+  'organization.changed': organizationChanged,
 };

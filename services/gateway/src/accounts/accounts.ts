@@ -38,6 +38,8 @@ export interface AccountsDeps {
   logger: Logger;
   /** Called after an organization changed (this replica drops its cached policy at once). */
   organizationChanged?(id: string): void;
+  /** Called after a key of the organization was revoked (other replicas forget their cached keys). */
+  keysChanged?(organization: string): void;
 }
 
 /** A new organization: the given settings over the defaults. */
@@ -110,11 +112,12 @@ export class Accounts {
     return (await this.deps.apiKeys.listByOrganization(organization)).map(keyView);
   }
 
-  /** Revokes at `at` (now by default). This replica forgets the key at once, the others within the cache TTL. */
+  /** Revokes at `at` (now by default). This replica forgets the key at once, the others when the change reaches them (or within the cache TTL). */
   async revokeKey(keyId: string, at = new Date()): Promise<KeyView> {
     const record = await this.deps.apiKeys.revoke(keyId, at.toISOString());
     if (!record) throw AppError.notFound(`no API key ${keyId}`);
     this.deps.keyLookup.forget(keyId);
+    this.deps.keysChanged?.(record.organization);
     this.deps.logger.info({ organization: record.organization, keyId }, 'API key revoked');
     return keyView(record);
   }

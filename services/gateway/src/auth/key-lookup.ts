@@ -37,6 +37,11 @@ export class KeyLookup {
     for (const [hash, cached] of this.cache) if (cached.record?.keyId === keyId) this.cache.delete(hash);
   }
 
+  /** Forgets every key of an organization (its keys changed on another replica). */
+  forgetOrganization(organization: string): void {
+    for (const [hash, cached] of this.cache) if (cached.record?.organization === organization) this.cache.delete(hash);
+  }
+
   private remember(hash: string, entry: Cached): void {
     this.cache.delete(hash);
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);

@@ -45,8 +45,16 @@ export function spentOf(error: unknown): SpentTokens | undefined {
   return error instanceof Error ? spentByError.get(error) : undefined;
 }
 
+/** An upper bound of the prompt's tokens without a tokenizer pass: a token covers at least one UTF-8 byte. */
+function promptBytes(messages: ChatMessage[]): number {
+  return messages.reduce((sum, message) => sum + Buffer.byteLength(message.content), 0);
+}
+
 /** The output budget left by the prompt within the context window, capped by `wanted`. */
 export function outputBudget(info: ModelInfo, messages: ChatMessage[], wanted: number): number {
+  const cap = Math.min(wanted, info.maxOutputTokens);
+  // Most prompts are far from the window: then the bound decides it and no tokenizer pass is needed.
+  if (promptBytes(messages) + cap <= info.contextWindow) return Math.max(1, cap);
   const left = info.contextWindow - countPromptTokens(messages);
   if (left < 1) {
     throw new AppError('payload_too_large', `the input does not fit the ${info.contextWindow}-token context window of model ${info.id}`, [

@@ -36,7 +36,8 @@ contractSuite<RequestStoreBackend>('content resumes async requests', requestStor
   });
 
   it('leaves another live replica\'s request alone, and takes it over once that lease expires', async () => {
-    const other = await backend().open({ owner: 'content-1', leaseMs: 400 });
+    // The other replica's lease outlives this replica's start even on a loaded machine.
+    const other = await backend().open({ owner: 'content-1', leaseMs: 3000 });
     const record = processingRecord();
     await other.create(record);
 
@@ -44,7 +45,7 @@ contractSuite<RequestStoreBackend>('content resumes async requests', requestStor
     try {
       await sleep(150);
       expect((await replica.requestStore.get('org_a', record.requestId))?.status).to.equal('processing');
-      await waitFor(async () => (await replica.requestStore.get('org_a', record.requestId))?.status === 'completed', 5000);
+      await waitFor(async () => (await replica.requestStore.get('org_a', record.requestId))?.status === 'completed', 10_000);
     } finally {
       await replica.stop();
     }

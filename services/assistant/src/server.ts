@@ -11,7 +11,11 @@ import {
   type RunningService,
 } from '@switchyard/shared';
 import { createAgentRegistry, type AgentRegistry } from './agents/registry';
+import { DataUpdatedPublisher } from './events/data-updated-publisher';
 import { UsagePublisher } from './events/usage-publisher';
+import { createKnowledgeHandlers } from './handlers/knowledge';
+import { KnowledgeService } from './knowledge/knowledge-service';
+import { InMemoryKnowledgeStore, type KnowledgeStore } from './knowledge/knowledge-store';
 import { createListAgentsHandler } from './handlers/list-agents';
 import { createReplyHandlers } from './handlers/reply';
 import { ContentCompletionClient, type CompletionService } from './clients/content-client';
@@ -26,6 +30,8 @@ export { loadAssistantConfig, type AssistantConfig } from './config';
 export type { SessionStore, Session, SessionMemory, ChatMessage } from './store/session-store';
 export { InMemorySessionStore, SessionConflictError } from './store/session-store';
 export { MongoSessionStore } from './store/mongo-session-store';
+export { InMemoryKnowledgeStore, type KnowledgeStore } from './knowledge/knowledge-store';
+export { MongoKnowledgeStore } from './knowledge/mongo-knowledge-store';
 export { createStores, type AssistantStores } from './store/index';
 export type { Responder, ResponderInput, ResponderOutput, ResponderCall } from './responders/responder';
 export type { CompletionService, Completion } from './clients/content-client';
@@ -48,6 +54,10 @@ export interface AssistantServiceOptions {
   /** The content service's completions; defaults to a gRPC client of config.contentAddr. */
   completions?: CompletionService;
   agents?: AgentRegistry;
+  /** Organizations' knowledge collections; defaults to in-memory (Mongo via createStores). */
+  knowledge?: KnowledgeStore;
+  /** The current time (tests fix it to resolve "this weekend"). */
+  now?: () => Date;
 }
 
 export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
@@ -74,6 +84,9 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     historyLimit: config.sessionHistoryLimit,
   });
   const listAgents = createListAgentsHandler(agents);
+  const knowledge = createKnowledgeHandlers(
+    new KnowledgeService(options.knowledge ?? new InMemoryKnowledgeStore(), new DataUpdatedPublisher(outbox, logger), options.now),
+  );
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
@@ -82,7 +95,20 @@ export async function startAssistantService(options: AssistantServiceOptions): P
       {
         name: ASSISTANT_SERVICE_NAME,
         definition: protos.assistant().AssistantService.service,
-        implementation: { Reply: unary(logger, reply), ReplyStream: serverStream(logger, replyStream), ListAgents: unary(logger, listAgents) },
+        implementation: {
+          Reply: unary(logger, reply),
+          ReplyStream: serverStream(logger, replyStream),
+          ListAgents: unary(logger, listAgents),
+          CreateCollection: unary(logger, knowledge.createCollection),
+          GetCollection: unary(logger, knowledge.getCollection),
+          ListCollections: unary(logger, knowledge.listCollections),
+          DeleteCollection: unary(logger, knowledge.deleteCollection),
+          UpsertDocuments: unary(logger, knowledge.upsertDocuments),
+          ImportDocuments: unary(logger, knowledge.importDocuments),
+          DeleteDocuments: unary(logger, knowledge.deleteDocuments),
+          GetDocument: unary(logger, knowledge.getDocument),
+          ListDocuments: unary(logger, knowledge.listDocuments),
+        },
       },
     ],
   });

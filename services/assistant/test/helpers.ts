@@ -1,4 +1,6 @@
-import { silentLogger } from '@switchyard/shared/testing';
+import type { Db } from 'mongodb';
+import { connectMongo, type MongoConnection } from '@switchyard/shared';
+import { endpointOf, silentLogger, uniqueName, type BackendFixture } from '@switchyard/shared/testing';
 import type { AnyEvent, CallContext, EventBus, Subscription } from '@switchyard/shared';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { createAgentRegistry } from '../src/agents/registry';
@@ -64,4 +66,26 @@ export class Conversation {
     this.messages.push({ role: 'assistant', content: response.reply });
     return response;
   }
+}
+
+/** A backend whose stores all open on one fresh MongoDB database (replicas, or a restart), dropped afterwards. */
+export function mongoBackend<T>(open: (db: Db) => Promise<T>): BackendFixture<{ open(): Promise<T>; cleanup(): Promise<void> }> {
+  return {
+    async create() {
+      const database = uniqueName('test_assistant');
+      const connections: MongoConnection[] = [];
+      return {
+        async open() {
+          const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
+          connections.push(connection);
+          return open(connection.db);
+        },
+        async cleanup() {
+          if (connections[0]) await connections[0].db.dropDatabase();
+          await Promise.all(connections.map((c) => c.close()));
+        },
+      };
+    },
+    destroy: (backend) => backend.cleanup(),
+  };
 }

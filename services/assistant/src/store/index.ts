@@ -1,5 +1,7 @@
 import { connectMongo, InMemoryOutboxStore, MongoOutboxStore, type Logger, type OutboxStore } from '@switchyard/shared';
 import type { AssistantConfig } from '../config';
+import { InMemoryKnowledgeStore, type KnowledgeStore } from '../knowledge/knowledge-store';
+import { MongoKnowledgeStore } from '../knowledge/mongo-knowledge-store';
 import { MongoSessionStore } from './mongo-session-store';
 import { InMemorySessionStore, type SessionStore } from './session-store';
 
@@ -7,6 +9,8 @@ export interface AssistantStores {
   sessions: SessionStore;
   /** Usage events the bus refused, kept until relayed (collection `outbox` of this service's database). */
   outbox: OutboxStore;
+  /** Organizations' knowledge collections and documents. */
+  knowledge: KnowledgeStore;
   /** Closes the database connection. */
   close(): Promise<void>;
 }
@@ -14,9 +18,9 @@ export interface AssistantStores {
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
 export async function createStores(config: AssistantConfig, logger: Logger): Promise<AssistantStores> {
   if (!config.mongodbUri) {
-    logger.warn('MONGODB_URI is not set: sessions are kept in memory and lost on restart');
+    logger.warn('MONGODB_URI is not set: sessions and knowledge bases are kept in memory and lost on restart');
     const sessions = new InMemorySessionStore();
-    return { sessions, outbox: new InMemoryOutboxStore(), close: () => sessions.close() };
+    return { sessions, outbox: new InMemoryOutboxStore(), knowledge: new InMemoryKnowledgeStore(), close: () => sessions.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
@@ -24,7 +28,9 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
     await sessions.ensureIndexes();
     const outbox = new MongoOutboxStore(mongo.db);
     await outbox.ensureIndexes();
-    return { sessions, outbox, close: () => mongo.close() };
+    const knowledge = new MongoKnowledgeStore(mongo.db);
+    await knowledge.ensureIndexes();
+    return { sessions, outbox, knowledge, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

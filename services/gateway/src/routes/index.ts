@@ -2,6 +2,7 @@ import { adminRoutes } from './admin';
 import { assistantRoutes } from './assistants';
 import { catalogRoutes } from './catalog';
 import { contentRoutes } from './content';
+import { knowledgeRoutes } from './knowledge';
 import { modelRoutes } from './models';
 import { recommendationRoutes } from './recommendations';
 import { requestRoutes } from './requests';
@@ -14,6 +15,7 @@ import type { AnyRoute } from './types';
 export const routeTable: AnyRoute[] = [
   ...contentRoutes,
   ...assistantRoutes,
+  ...knowledgeRoutes,
   ...recommendationRoutes,
   ...catalogRoutes,
   ...webhookRoutes,

@@ -10,6 +10,10 @@ export interface KnowledgeDocument {
   fields: Record<string, unknown>;
   /** Searchable text pieces (the title leads each one). */
   chunks: string[];
+  /** One vector per chunk when an embeddings model is configured (else absent). */
+  embeddings?: number[][];
+  /** The model that made the embeddings (a different model's vectors are not compared). */
+  embeddingModel?: string;
   updatedAt: string;
 }
 

@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
+import type { Embedder } from '../clients/embeddings-client';
 import type { DataUpdatedPublisher } from '../events/data-updated-publisher';
 import { chunksOf, type KnowledgeDocument } from './documents';
 import { parseImport, type DocumentInput } from './import-formats';
@@ -25,6 +26,7 @@ export class KnowledgeService {
     readonly store: KnowledgeStore,
     private readonly events: DataUpdatedPublisher,
     private readonly now: () => Date = () => new Date(),
+    private readonly embedder?: Embedder,
   ) {}
 
   async createCollection(organization: string, input: NewCollection): Promise<KnowledgeCollection> {
@@ -60,7 +62,7 @@ export class KnowledgeService {
   async upsert(organization: string, name: string, inputs: DocumentInput[]): Promise<number> {
     checkBatchSize(inputs.length, '/documents');
     const collection = await this.collection(organization, name);
-    const documents = this.prepare(collection, inputs, '/documents');
+    const documents = await this.embed(this.prepare(collection, inputs, '/documents'));
     await this.store.upsertDocuments(organization, name, documents);
     await this.events.publish(organization, name, documents.length);
     return documents.length;
@@ -72,7 +74,7 @@ export class KnowledgeService {
     const inputs = parseImport(format, content, collection.kind);
     if (inputs.length === 0) throw AppError.invalid('the file holds no documents', '/content', 'holds no documents');
     if (inputs.length > MAX_IMPORT) throw new AppError('payload_too_large', `an import holds at most ${MAX_IMPORT} documents; split the file`);
-    const documents = this.prepare(collection, inputs, '/content/row');
+    const documents = await this.embed(this.prepare(collection, inputs, '/content/row'));
     for (let i = 0; i < documents.length; i += MAX_BATCH) await this.store.upsertDocuments(organization, name, documents.slice(i, i + MAX_BATCH));
     await this.events.publish(organization, name, documents.length);
     return documents.length;
@@ -95,6 +97,15 @@ export class KnowledgeService {
 
   list(organization: string, name: string, limit: number, after?: string): Promise<DocumentPage> {
     return this.store.listDocuments(organization, name, Math.min(Math.max(limit || 100, 1), MAX_BATCH), after || undefined);
+  }
+
+  /** Vectors for every chunk, before anything is written (a failing model fails the call, writing nothing). */
+  private async embed(documents: KnowledgeDocument[]): Promise<KnowledgeDocument[]> {
+    if (!this.embedder) return documents;
+    const vectors = await this.embedder.embed(documents.flatMap((d) => d.chunks));
+    let next = 0;
+    const model = this.embedder.model;
+    return documents.map((d) => ({ ...d, embeddings: d.chunks.map(() => vectors[next++] as number[]), embeddingModel: model }));
   }
 
   private prepare(collection: KnowledgeCollection, inputs: DocumentInput[], at: string): KnowledgeDocument[] {

@@ -22,6 +22,8 @@ export interface AssistantConfig {
   outboxRelayIntervalMs: number;
   /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
   outboxPublishTimeoutMs: number;
+  /** An OpenAI-compatible embeddings endpoint for vector retrieval; undefined: BM25 only. */
+  embeddings?: { baseUrl: string; model: string; apiKey: string; timeoutMs: number };
   /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
   metricsPort: number;
 }
@@ -42,6 +44,10 @@ interface AssistantEnv {
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
   METRICS_PORT: number;
+  EMBEDDINGS_BASE_URL: string;
+  EMBEDDINGS_MODEL: string;
+  EMBEDDINGS_API_KEY: string;
+  EMBEDDINGS_TIMEOUT_MS: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -62,6 +68,10 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
       METRICS_PORT: listenPort({ default: 9464 }),
+      EMBEDDINGS_BASE_URL: str({ default: '' }),
+      EMBEDDINGS_MODEL: str({ default: '' }),
+      EMBEDDINGS_API_KEY: str({ default: '' }),
+      EMBEDDINGS_TIMEOUT_MS: num({ default: 30_000 }),
     },
     env,
   ) as unknown as AssistantEnv;
@@ -73,6 +83,9 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   for (const name of ['OUTBOX_RELAY_INTERVAL_MS', 'OUTBOX_PUBLISH_TIMEOUT_MS'] as const) {
     if (!Number.isInteger(values[name]) || values[name] < 1) problems.push(`${name}: must be an integer >= 1`);
   }
+  const embeddingsUrl = values.EMBEDDINGS_BASE_URL.trim();
+  if (embeddingsUrl && !/^https?:\/\//.test(embeddingsUrl)) problems.push('EMBEDDINGS_BASE_URL: must be an http(s) URL');
+  if (embeddingsUrl && !values.EMBEDDINGS_MODEL.trim()) problems.push('EMBEDDINGS_MODEL: required with EMBEDDINGS_BASE_URL');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     grpcHost: values.GRPC_HOST,
@@ -89,5 +102,8 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
     outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,
     metricsPort: values.METRICS_PORT,
+    ...(embeddingsUrl
+      ? { embeddings: { baseUrl: embeddingsUrl, model: values.EMBEDDINGS_MODEL.trim(), apiKey: values.EMBEDDINGS_API_KEY, timeoutMs: values.EMBEDDINGS_TIMEOUT_MS } }
+      : {}),
   };
 }

@@ -14,9 +14,15 @@ import { createAgentRegistry, type AgentRegistry } from './agents/registry';
 import { DataUpdatedPublisher } from './events/data-updated-publisher';
 import { UsagePublisher } from './events/usage-publisher';
 import { createKnowledgeHandlers } from './handlers/knowledge';
+import { createAgentHandlers } from './handlers/agents';
+import { createGetSessionHandler } from './handlers/get-session';
+import { AgentDirectory } from './agents/directory';
+import { OpenAiCompatibleEmbedder, type Embedder } from './clients/embeddings-client';
+import { SupportEscalationPublisher } from './events/support-escalation-publisher';
+import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
+import { InMemoryAgentProfileStore, type AgentProfileStore } from './store/agent-profile-store';
 import { KnowledgeService } from './knowledge/knowledge-service';
 import { InMemoryKnowledgeStore, type KnowledgeStore } from './knowledge/knowledge-store';
-import { createListAgentsHandler } from './handlers/list-agents';
 import { createReplyHandlers } from './handlers/reply';
 import { ContentCompletionClient, type CompletionService } from './clients/content-client';
 import { BuiltinResponder } from './responders/builtin';
@@ -32,6 +38,8 @@ export { InMemorySessionStore, SessionConflictError } from './store/session-stor
 export { MongoSessionStore } from './store/mongo-session-store';
 export { InMemoryKnowledgeStore, type KnowledgeStore } from './knowledge/knowledge-store';
 export { MongoKnowledgeStore } from './knowledge/mongo-knowledge-store';
+export { InMemoryAgentProfileStore, type AgentProfileStore } from './store/agent-profile-store';
+export { MongoAgentProfileStore } from './store/mongo-agent-profile-store';
 export { createStores, type AssistantStores } from './store/index';
 export type { Responder, ResponderInput, ResponderOutput, ResponderCall } from './responders/responder';
 export type { CompletionService, Completion } from './clients/content-client';
@@ -56,8 +64,16 @@ export interface AssistantServiceOptions {
   agents?: AgentRegistry;
   /** Organizations' knowledge collections; defaults to in-memory (Mongo via createStores). */
   knowledge?: KnowledgeStore;
+  /** Organizations' agent profiles; defaults to in-memory (Mongo via createStores). */
+  profiles?: AgentProfileStore;
   /** The current time (tests fix it to resolve "this weekend"). */
   now?: () => Date;
+  /** Defaults to the OpenAI-compatible endpoint of config.embeddings, when set. */
+  embedder?: Embedder;
+}
+
+function embedderOf(config: AssistantConfig): Embedder | undefined {
+  return config.embeddings ? new OpenAiCompatibleEmbedder(config.embeddings) : undefined;
 }
 
 export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
@@ -76,17 +92,24 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     publishTimeoutMs: config.outboxPublishTimeoutMs,
   });
   await outbox.start();
+  const sessions = options.sessions ?? new InMemorySessionStore();
+  const knowledgeStore = options.knowledge ?? new InMemoryKnowledgeStore();
+  const profiles = options.profiles ?? new InMemoryAgentProfileStore();
+  const embedder = options.embedder ?? embedderOf(config);
+  const now = options.now ?? (() => new Date());
   const { reply, replyStream } = createReplyHandlers({
     agents,
-    sessions: options.sessions ?? new InMemorySessionStore(),
+    sessions,
     responder,
     usage: new UsagePublisher(outbox, logger),
     historyLimit: config.sessionHistoryLimit,
+    profiles,
+    knowledge: { store: knowledgeStore, retriever: new KnowledgeRetriever(knowledgeStore, now, embedder) },
+    escalations: new SupportEscalationPublisher(outbox, logger),
   });
-  const listAgents = createListAgentsHandler(agents);
-  const knowledge = createKnowledgeHandlers(
-    new KnowledgeService(options.knowledge ?? new InMemoryKnowledgeStore(), new DataUpdatedPublisher(outbox, logger), options.now),
-  );
+  const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
+  const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger), now, embedder));
+  const getSession = createGetSessionHandler(sessions);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
@@ -98,7 +121,11 @@ export async function startAssistantService(options: AssistantServiceOptions): P
         implementation: {
           Reply: unary(logger, reply),
           ReplyStream: serverStream(logger, replyStream),
-          ListAgents: unary(logger, listAgents),
+          ListAgents: unary(logger, agentHandlers.listAgents),
+          PutAgent: unary(logger, agentHandlers.putAgent),
+          GetAgent: unary(logger, agentHandlers.getAgent),
+          DeleteAgent: unary(logger, agentHandlers.deleteAgent),
+          GetSession: unary(logger, getSession),
           CreateCollection: unary(logger, knowledge.createCollection),
           GetCollection: unary(logger, knowledge.getCollection),
           ListCollections: unary(logger, knowledge.listCollections),

@@ -7,8 +7,8 @@ const CITIES = ['Berlin', 'Hamburg', 'Munich', 'Vienna'];
 const KINDS = ['concert', 'theatre', 'comedy', 'exhibition'];
 
 /**
- * Berlin concerts at the edges of the sample weekend (Sat 21 - Sun 22 Nov 2026, Berlin time), every
- * 25th event: inside it, Friday late, Monday just after midnight (still Sunday in UTC), the weekend before.
+ * Berlin concerts at the edges of the sample weekend (Sat 21 - Sun 22 Nov 2026, Berlin time), the
+ * first five events: inside it, Friday late, Monday just after midnight (still Sunday in UTC), the weekend before.
  */
 const PINNED: Record<number, string> = {
   0: '2026-11-21T20:00',
@@ -37,7 +37,7 @@ export function sampleEvents(count = 300): SampleEvent[] {
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: count }, (_, i) => {
-    const pinned = PINNED[i % 25];
+    const pinned = PINNED[i];
     const city = pinned ? 'Berlin' : (CITIES[Math.floor(next() * CITIES.length)] as string);
     const kind = pinned ? 'concert' : (KINDS[Math.floor(next() * KINDS.length)] as string);
     const random = start.plus({ days: Math.floor(next() * 168), hours: 18 + Math.floor(next() * 6), minutes: 30 * Math.floor(next() * 2) });

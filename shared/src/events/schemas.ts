@@ -47,6 +47,16 @@ export interface RequestResult {
   error?: { code: string; message: string };
 }
 
+/** The support agent handed a conversation to a person. */
+export interface SupportEscalated {
+  sessionId: string;
+  userId: string;
+  /** The agent that escalated (support, or an organization's agent built on it). */
+  agent: string;
+  /** What the user asked, briefly, for the person who takes over. */
+  summary: string;
+}
+
 export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
@@ -55,6 +65,7 @@ export interface EventData {
   'data.updated': DataUpdated;
   'request.completed': RequestResult;
   'request.failed': RequestResult;
+  'support.escalated': SupportEscalated;
 }
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -142,6 +153,13 @@ const requestResult: JSONSchemaType<RequestResult> = {
   },
 };
 
+const supportEscalated: JSONSchemaType<SupportEscalated> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['sessionId', 'userId', 'agent', 'summary'],
+  properties: { sessionId: nonEmpty, userId: nonEmpty, agent: nonEmpty, summary: { type: 'string', maxLength: 4000 } },
+};
+
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
@@ -150,4 +168,5 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'data.updated': dataUpdated,
   'request.completed': requestResult,
   'request.failed': requestResult,
+  'support.escalated': supportEscalated,
 };

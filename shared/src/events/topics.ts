@@ -20,6 +20,7 @@ export const EventTypes = {
   dataUpdated: 'data.updated',
   requestCompleted: 'request.completed',
   requestFailed: 'request.failed',
+  supportEscalated: 'support.escalated',
 } as const;
 
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
@@ -33,4 +34,6 @@ export const TOPIC_OF: Record<EventType, Topic> = {
   'data.updated': Topics.data,
   'request.completed': Topics.results,
   'request.failed': Topics.results,
+  // A conversation's outcome for the organization, like a request's result.
+  'support.escalated': Topics.results,
 };

@@ -1,7 +1,11 @@
 import { curriculumStep, type CourseTemplate } from '../data/catalog';
 import { TemplateSearch } from '../retrieval/course-search';
-import type { OnboardingProgress } from '../store/session-store';
+import { titleOf, urlOf } from '../knowledge/documents';
+import type { CourseFields } from '../knowledge/kinds';
+import type { RetrievedDocument } from '../retrieval/knowledge-retriever';
+import type { CourseDraft, OnboardingProgress } from '../store/session-store';
 import { isConfirmation } from './intents';
+import { citation } from './knowledge-answer';
 import { extractAudience, extractTopic } from './topic';
 import type { Agent, ContextItem, OfflineInput, PreparedTurn, Turn } from './types';
 
@@ -16,7 +20,7 @@ const SYSTEM_PROMPT =
 export function createOnboardingAgent(templates = new TemplateSearch()): Agent {
   return {
     info: { name: 'onboarding', description: 'Course onboarding in five steps, from topic and objectives to the launch plan', usesSteps: true },
-    prepare: (turn) => prepareOnboarding(templates, turn),
+    prepare: async (turn) => prepareOnboarding(await templateFinder(templates, turn), turn),
     composeOffline: composeOnboarding,
   };
 }
@@ -42,7 +46,51 @@ function learnCourseFacts(turn: Turn): Record<string, string> {
   return facts;
 }
 
-function prepareOnboarding(templates: TemplateSearch, turn: Turn): PreparedTurn {
+interface FoundTemplate {
+  template: CourseTemplate;
+  /** The organization's course it was built from. */
+  source?: RetrievedDocument;
+}
+
+type TemplateFinder = (topic: string) => FoundTemplate | undefined;
+
+/** An outline from the organization's own catalogue: its modules and lessons. */
+function templateFromCourse(found: RetrievedDocument): CourseTemplate {
+  const course = found.doc.fields as unknown as CourseFields;
+  const generic = genericTemplate(course.title);
+  return {
+    ...generic,
+    id: found.doc.id,
+    field: course.title,
+    modules: course.modules.map((m) => (m.lessons.length > 0 ? `${m.title}: ${m.lessons.map((l) => l.title).join(', ')}` : m.title)),
+  };
+}
+
+/** The organization's courses when it has some (searched for the topic), else the shipped outline templates. */
+async function templateFinder(templates: TemplateSearch, turn: Turn): Promise<TemplateFinder> {
+  const topic = { ...turn.memory.facts, ...learnCourseFacts(turn) }.courseTopic;
+  if (topic && turn.knowledge?.has(['courses'])) {
+    const best = (await turn.knowledge.search(topic, ['courses'])).results[0];
+    return () => (best ? { template: templateFromCourse(best), source: best } : undefined);
+  }
+  return (t) => {
+    const template = templates.forTopic(t);
+    return template ? { template } : undefined;
+  };
+}
+
+function draftOf(facts: Record<string, string>, found: FoundTemplate | undefined, previous: CourseDraft | undefined): CourseDraft | undefined {
+  if (!facts.courseTopic) return previous;
+  const source = found?.source;
+  return {
+    topic: facts.courseTopic,
+    audience: facts.audience,
+    modules: found?.template.modules ?? previous?.modules ?? [],
+    basedOn: source ? { id: source.doc.id, title: titleOf(source.doc), url: urlOf(source.doc) } : previous?.basedOn,
+  };
+}
+
+function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTurn {
   const step = turn.step ?? 1;
   const facts = { ...turn.memory.facts, ...learnCourseFacts(turn) };
   const confirmedStep = confirmedStepOf(turn, step);
@@ -52,9 +100,12 @@ function prepareOnboarding(templates: TemplateSearch, turn: Turn): PreparedTurn 
     lastStep: step,
   };
   const topic = facts.courseTopic;
-  const template = topic ? templates.forTopic(topic) : undefined;
+  const found = topic ? findTemplate(topic) : undefined;
+  const draft = draftOf(facts, found, turn.memory.onboarding.draft);
+  if (draft) onboarding.draft = draft;
   const context: ContextItem[] = [{ kind: 'curriculum_step', step: curriculumStep(step) }];
-  if (template) context.push({ kind: 'course_template', template });
+  if (found) context.push({ kind: 'course_template', template: found.template });
+  if (found?.source) context.push({ kind: 'knowledge', found: found.source });
   const known = [topic && `course topic: ${topic}`, facts.audience && `audience: ${facts.audience}`].filter(Boolean).join('; ');
   return {
     systemPrompt: `${SYSTEM_PROMPT}\nCurrent step: ${step}. Confirmed steps: ${onboarding.confirmedSteps.join(', ') || 'none'}.${known ? ` Known: ${known}.` : ''}`,
@@ -71,6 +122,7 @@ function composeOnboarding({ prepared, step: requested }: OfflineInput): string 
   if (prepared.signals.confirmedStep === step) return acknowledgeCurrent(step, course?.topic);
 
   const template = prepared.context.flatMap((i) => (i.kind === 'course_template' ? [i.template] : []))[0];
+  const source = prepared.context.flatMap((i) => (i.kind === 'knowledge' ? [i.found] : []))[0];
   const guide = curriculumStep(step);
   const parts: string[] = [];
   if (prepared.signals.confirmedStep) {
@@ -80,6 +132,7 @@ function composeOnboarding({ prepared, step: requested }: OfflineInput): string 
   parts.push(course ? `For your course on **${course.topic}**${course.audience ? ` for ${course.audience}` : ''}: ${guide.goal}` : guide.goal);
   parts.push(guide.guidance.map((g) => `- ${g}`).join('\n'));
   parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
+  if (course && source && step === 2) parts.push(`This outline follows our course ${citation(source)}.`);
   const open = Array.from({ length: step - 1 }, (_, i) => i + 1).filter((s) => !onboarding.confirmedSteps.includes(s));
   if (open.length > 0) parts.push(`Note: step ${open.join(', ')} ${open.length === 1 ? 'is' : 'are'} not confirmed yet; we can go back to ${open.length === 1 ? 'it' : 'them'} any time.`);
   parts.push(guide.confirm);

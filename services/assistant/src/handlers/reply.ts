@@ -1,8 +1,13 @@
 import { AppError, newId, type CallContext } from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
 import type { AgentRegistry } from '../agents/registry';
-import type { Agent } from '../agents/types';
+import type { SupportEscalationPublisher } from '../events/support-escalation-publisher';
+import type { KnowledgeStore } from '../knowledge/knowledge-store';
+import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
+import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
+import type { AgentProfileStore } from '../store/agent-profile-store';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { StreamSink } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
@@ -31,6 +36,22 @@ export interface ReplyDeps {
   responder: Responder;
   usage: UsagePublisher;
   historyLimit: number;
+  /** Organizations' agents as data (overrides and their own); without it only the built-ins answer. */
+  profiles?: AgentProfileStore;
+  /** Organizations' knowledge bases; without them the built-ins answer from the shipped sample data. */
+  knowledge?: { store: KnowledgeStore; retriever: KnowledgeRetriever };
+  /** Where support hand-overs go (support_escalated webhooks). */
+  escalations?: SupportEscalationPublisher;
+}
+
+/** What the user asked, for the person who takes over: the user's last messages, newest last. */
+function escalationSummary(history: Array<{ role: string; content: string }>): string {
+  return history
+    .filter((m) => m.role === 'user')
+    .slice(-3)
+    .map((m) => m.content)
+    .join('\n')
+    .slice(0, 4000);
 }
 
 /** The model a call runs on: the responder's default when none is asked for. */
@@ -61,16 +82,24 @@ export function createReplyHandlers(deps: ReplyDeps) {
   // One call per session at a time in this process; saveTurn's version check covers other replicas.
   const lock = new KeyedLock();
 
-  async function answer(agent: Agent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
+  const directory = new AgentDirectory(deps.agents, deps.profiles);
+
+  async function answer({ agent, profile }: ResolvedAgent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
     const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
     const history = capHistory(merged.messages, deps.historyLimit);
     const latest = (history[history.length - 1]?.content ?? '').trim();
-    const prepared = agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory() });
+    const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile) : undefined;
+    const prepared = await agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
     const output = await deps.responder.respond(
-      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared },
+      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared, agentImpl: agent },
       { model, context: { ...context, requestId }, ...delivery },
     );
+    // Only what was retrieved may be linked (a model could invent sources).
+    if (prepared.context.some((item) => item.kind === 'knowledge')) output.reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
+    if (prepared.signals.handOver && deps.escalations) {
+      await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(history) });
+    }
     await deps.usage.record(context, {
       agent: agent.info.name,
       requestId,
@@ -112,14 +141,14 @@ export function createReplyHandlers(deps: ReplyDeps) {
   }
 
   /** Validates the call, then answers it under the session's lock. */
-  function run(request: ReplyRequest__Output, context: CallContext, delivery: Delivery): Promise<AssistantReply> {
+  async function run(request: ReplyRequest__Output, context: CallContext, delivery: Delivery): Promise<AssistantReply> {
     if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
-    const agent = deps.agents.get(request.agent);
-    const valid = validateReplyRequest(request, agent.info);
-    const model = resolveModel(valid.model, deps.responder);
+    const resolved = await directory.resolve(context.organization, request.agent);
+    const valid = validateReplyRequest(request, resolved.agent.info);
+    const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
     // Direct calls (without the gateway) get their own id so usage stays traceable.
     const requestId = context.requestId || newId('req');
-    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(agent, valid, model, context, requestId, delivery));
+    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(resolved, valid, model, context, requestId, delivery));
   }
 
   return {

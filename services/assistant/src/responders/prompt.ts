@@ -3,6 +3,7 @@ import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { ContextItem } from '../agents/types';
 import { curriculumStep } from '../data/catalog';
 import type { ResponderInput } from './responder';
+import { knowledgeLine } from '../agents/knowledge-answer';
 
 /** A retrieved record as plain text for a prompt. */
 export function renderContextItem(item: ContextItem): string {
@@ -19,6 +20,8 @@ export function renderContextItem(item: ContextItem): string {
     }
     case 'curriculum_step':
       return `Step ${item.step.step}: ${item.step.title}. ${item.step.goal}\n- ${item.step.guidance.join('\n- ')}\n${item.step.confirm}`;
+    case 'knowledge':
+      return `${knowledgeLine(item.found)}\n${item.found.passage}`;
     case 'course_template':
       return `Outline for ${item.template.field}: modules ${item.template.modules.join('; ')}. Activities: ${item.template.activities.join('; ')}. Assignment: ${item.template.assignment}. Quiz idea: ${item.template.quizIdea}.`;
   }

@@ -1,5 +1,5 @@
 import type { CallContext } from '@switchyard/shared';
-import type { ContextItem, PreparedTurn } from '../agents/types';
+import type { Agent, ContextItem, PreparedTurn } from '../agents/types';
 import type { ChatMessage } from '../store/session-store';
 
 export interface ResponderInput {
@@ -13,6 +13,8 @@ export interface ResponderInput {
   step?: number;
   /** The agent's full preparation (signals and memory), for engines that use structure rather than text. */
   prepared: PreparedTurn;
+  /** The agent that prepared the turn (an organization's own agent is not in the built-in registry). */
+  agentImpl?: Agent;
 }
 
 export interface ResponderOutput {

@@ -5,7 +5,7 @@ import type { AnyEvent, CallContext, EventBus, Subscription } from '@switchyard/
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
-import { createReplyHandler, type AssistantReply } from '../src/handlers/reply';
+import { createReplyHandler, type AssistantReply, type ReplyDeps } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
 import { InMemorySessionStore, type ChatMessage } from '../src/store/session-store';
 
@@ -28,7 +28,8 @@ export class RecordingBus implements EventBus {
 
 export const CONTEXT: CallContext = { organization: 'org_a', keyId: 'key_1', requestId: 'req_test1' };
 
-export function makeReply(historyLimit = 50) {
+/** The reply path on the builtin engine and in-memory stores; extra adds knowledge, profiles, escalations. */
+export function makeReply(historyLimit = 50, extra: (bus: RecordingBus) => Partial<ReplyDeps> = () => ({})) {
   const agents = createAgentRegistry();
   const bus = new RecordingBus();
   const sessions = new InMemorySessionStore();
@@ -38,8 +39,9 @@ export function makeReply(historyLimit = 50) {
     responder: new BuiltinResponder(agents),
     usage: new UsagePublisher(bus, silentLogger()),
     historyLimit,
+    ...extra(bus),
   });
-  return { reply, bus, sessions };
+  return { reply, bus, sessions, agents };
 }
 
 /** Messages as they arrive on the wire: any role string. */

@@ -1,22 +1,17 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
-import { createAgentRegistry } from '../src/agents/registry';
 import { DataUpdatedPublisher } from '../src/events/data-updated-publisher';
 import { SupportEscalationPublisher } from '../src/events/support-escalation-publisher';
-import { UsagePublisher } from '../src/events/usage-publisher';
 import { createAgentHandlers } from '../src/handlers/agents';
 import { AgentDirectory } from '../src/agents/directory';
 import { createGetSessionHandler } from '../src/handlers/get-session';
-import { createReplyHandler } from '../src/handlers/reply';
 import { KnowledgeService } from '../src/knowledge/knowledge-service';
 import { InMemoryKnowledgeStore } from '../src/knowledge/knowledge-store';
-import { BuiltinResponder } from '../src/responders/builtin';
 import { keepRetrievedLinks } from '../src/responders/citations';
 import { KnowledgeRetriever } from '../src/retrieval/knowledge-retriever';
 import { InMemoryAgentProfileStore } from '../src/store/agent-profile-store';
-import { InMemorySessionStore } from '../src/store/session-store';
 import { expect } from './chai';
-import { Conversation, RecordingBus } from './helpers';
+import { Conversation, makeReply } from './helpers';
 import { berlinConcertsThisWeekend, SAMPLE_COURSES_CSV, SAMPLE_NOW, SAMPLE_ZONE, sampleEvents } from './sample-knowledge';
 
 const ORG_A: CallContext = { organization: 'org_a', keyId: 'key_a', requestId: 'req_a' };
@@ -36,27 +31,19 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 /** The assistant's reply path on in-memory stores, with the sample organization's data imported. */
 async function sampleAssistant() {
   const store = new InMemoryKnowledgeStore();
-  const bus = new RecordingBus();
   const now = () => SAMPLE_NOW;
+  const profiles = new InMemoryAgentProfileStore();
+  const { reply, sessions, agents, bus } = makeReply(50, (recording) => ({
+    profiles,
+    knowledge: { store, retriever: new KnowledgeRetriever(store, now) },
+    escalations: new SupportEscalationPublisher(recording, silentLogger()),
+  }));
   const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(bus, silentLogger()), now);
   const events = sampleEvents();
   await knowledge.createCollection('org_a', { name: 'events', kind: 'events', timeZone: SAMPLE_ZONE });
   await knowledge.import('org_a', 'events', 'jsonl', events.map((e) => JSON.stringify(e)).join('\n'));
   await knowledge.createCollection('org_a', { name: 'courses', kind: 'courses', timeZone: SAMPLE_ZONE });
   await knowledge.import('org_a', 'courses', 'csv', SAMPLE_COURSES_CSV);
-  const agents = createAgentRegistry();
-  const profiles = new InMemoryAgentProfileStore();
-  const sessions = new InMemorySessionStore();
-  const reply = createReplyHandler({
-    agents,
-    sessions,
-    responder: new BuiltinResponder(agents),
-    usage: new UsagePublisher(bus, silentLogger()),
-    historyLimit: 50,
-    profiles,
-    knowledge: { store, retriever: new KnowledgeRetriever(store, now) },
-    escalations: new SupportEscalationPublisher(bus, silentLogger()),
-  });
   const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: store });
   return { reply, knowledge, events, bus, sessions, agentHandlers, getSession: createGetSessionHandler(sessions) };
 }

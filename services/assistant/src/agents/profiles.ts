@@ -1,24 +1,14 @@
 import { AppError, type ErrorDetail } from '@switchyard/shared';
 import type { KnowledgeStore } from '../knowledge/knowledge-store';
-import { BASE_AGENTS, type AgentProfile, type AgentProfileStore, type AgentStep, type BaseAgent } from '../store/agent-profile-store';
+import { BASE_AGENTS, type AgentProfile, type AgentProfileStore, type BaseAgent } from '../store/agent-profile-store';
 
 export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** Tools a tool-calling model may be given. */
 export const AGENT_TOOLS = ['search_knowledge', 'recommend', 'get_item'] as const;
 const MAX_STEPS = 20;
 
-export interface ProfileInput {
-  name: string;
-  description: string;
-  instructions: string;
-  model: string;
-  collections: string[];
-  tools: string[];
-  greeting: string;
-  steps: AgentStep[];
-  /** '' picks: the built-in of the same name, else onboarding for agents with steps, else chat. */
-  base: string;
-}
+/** A profile as sent: base may be '' (picked: the built-in of the same name, else onboarding with steps, else chat). */
+export type ProfileInput = Omit<AgentProfile, 'organization' | 'createdAt' | 'updatedAt' | 'base'> & { base: string };
 
 function isBase(value: string): value is BaseAgent {
   return (BASE_AGENTS as readonly string[]).includes(value);

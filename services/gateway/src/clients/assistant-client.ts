@@ -12,6 +12,9 @@ import type { KnowledgeDocument__Output } from '@switchyard/shared/generated/swi
 import type { DeleteResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/DeleteResponse';
 import type { ListCollectionsResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ListCollectionsResponse';
 import type { WriteDocumentsResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/WriteDocumentsResponse';
+import type { AgentProfile, AgentProfile__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentProfile';
+import type { ListAgentsResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ListAgentsResponse';
+import type { SessionView__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/SessionView';
 import type { ListDocumentsResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ListDocumentsResponse';
 import { openServerStream, type ChunkStream } from './server-stream';
 
@@ -72,6 +75,28 @@ export class AssistantClient {
 
   listDocuments(collection: string, limit: number, after: string, context: CallContext): Promise<ListDocumentsResponse__Output> {
     return callUnary('assistant', this.client.ListDocuments, this.client, { collection, limit, after }, context, this.deadlineMs);
+  }
+
+  // Agent profiles and sessions (the caller's organization).
+
+  listAgents(context: CallContext): Promise<ListAgentsResponse__Output> {
+    return callUnary('assistant', this.client.ListAgents, this.client, {}, context, this.deadlineMs);
+  }
+
+  putAgent(profile: AgentProfile, context: CallContext): Promise<AgentProfile__Output> {
+    return callUnary('assistant', this.client.PutAgent, this.client, profile, context, this.deadlineMs);
+  }
+
+  getAgent(name: string, context: CallContext): Promise<AgentProfile__Output> {
+    return callUnary('assistant', this.client.GetAgent, this.client, { name }, context, this.deadlineMs);
+  }
+
+  async deleteAgent(name: string, context: CallContext): Promise<boolean> {
+    return (await callUnary<object, DeleteResponse__Output>('assistant', this.client.DeleteAgent, this.client, { name }, context, this.deadlineMs)).deleted;
+  }
+
+  getSession(sessionId: string, context: CallContext): Promise<SessionView__Output> {
+    return callUnary('assistant', this.client.GetSession, this.client, { session_id: sessionId }, context, this.deadlineMs);
   }
 
   close(): void {

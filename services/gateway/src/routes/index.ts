@@ -1,4 +1,5 @@
 import { adminRoutes } from './admin';
+import { agentRoutes } from './agents';
 import { assistantRoutes } from './assistants';
 import { catalogRoutes } from './catalog';
 import { contentRoutes } from './content';
@@ -16,6 +17,7 @@ export const routeTable: AnyRoute[] = [
   ...contentRoutes,
   ...assistantRoutes,
   ...knowledgeRoutes,
+  ...agentRoutes,
   ...recommendationRoutes,
   ...catalogRoutes,
   ...webhookRoutes,

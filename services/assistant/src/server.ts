@@ -19,6 +19,7 @@ import { createGetSessionHandler } from './handlers/get-session';
 import { AgentDirectory } from './agents/directory';
 import { OpenAiCompatibleEmbedder, type Embedder } from './clients/embeddings-client';
 import { SupportEscalationPublisher } from './events/support-escalation-publisher';
+import { RecommendationClient, type Recommender } from './clients/recommendation-client';
 import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
 import { InMemoryAgentProfileStore, type AgentProfileStore } from './store/agent-profile-store';
 import { KnowledgeService } from './knowledge/knowledge-service';
@@ -70,6 +71,8 @@ export interface AssistantServiceOptions {
   now?: () => Date;
   /** Defaults to the OpenAI-compatible endpoint of config.embeddings, when set. */
   embedder?: Embedder;
+  /** The recommend tool's service; defaults to a gRPC client of config.recommendationAddr. */
+  recommender?: Recommender;
 }
 
 function embedderOf(config: AssistantConfig): Embedder | undefined {
@@ -82,7 +85,9 @@ export async function startAssistantService(options: AssistantServiceOptions): P
   const contentClient = options.completions ? undefined : new ContentCompletionClient(config.contentAddr, config.contentDeadlineMs);
   const completions = options.completions ?? (contentClient as ContentCompletionClient);
   const responder =
-    options.responder ?? new ModelRouter(new BuiltinResponder(agents), new ContentModelResponder(completions), config.defaultModel);
+    options.responder ?? new ModelRouter(new BuiltinResponder(agents), new ContentModelResponder(completions, config.historyTokenBudget), config.defaultModel);
+  const recommendationClient = options.recommender ? undefined : new RecommendationClient(config.recommendationAddr, config.contentDeadlineMs);
+  const recommender = options.recommender ?? (recommendationClient as RecommendationClient);
   // Usage goes through the outbox, so an answered call never fails on a bus outage.
   const outbox = new OutboxPublisher({
     bus,
@@ -106,6 +111,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     profiles,
     knowledge: { store: knowledgeStore, retriever: new KnowledgeRetriever(knowledgeStore, now, embedder) },
     escalations: new SupportEscalationPublisher(outbox, logger),
+    recommender,
   });
   const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
   const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger), now, embedder));
@@ -147,6 +153,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     stop: async () => {
       await grpc.stop(STOP_GRACE_MS); // calls in flight finish before their content client goes away
       contentClient?.close();
+      recommendationClient?.close();
       await outbox.stop();
     },
   };

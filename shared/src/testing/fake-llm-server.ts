@@ -7,15 +7,20 @@ export type Step =
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
   | { kind: 'slow'; delayMs: number }
   /** Streams `afterChunks` content chunks, then destroys the socket (non-streamed: at once). */
-  | { kind: 'break'; afterChunks: number };
+  | { kind: 'break'; afterChunks: number }
+  /** Asks for tool calls instead of answering (finish_reason tool_calls), reporting REPORTED usage. */
+  | { kind: 'tool_calls'; calls: Array<{ name: string; arguments: object }> };
 
 export interface RecordedRequest {
   model: string;
   stream: boolean;
   includeUsage: boolean;
   authorization: string;
-  messages: Array<{ role: string; content: string }>;
+  // content is null on assistant turns that only called tools.
+  messages: Array<{ role: string; content: string; tool_calls?: unknown[]; tool_call_id?: string }>;
   maxTokens: number | undefined;
+  /** Names of the tools offered. */
+  tools: string[];
   at: number;
 }
 
@@ -25,6 +30,7 @@ export const REPORTED = { prompt_tokens: 1200, completion_tokens: 345 };
 interface ChatBody {
   model: string;
   messages: Array<{ role: string; content: string }>;
+  tools?: Array<{ type: string; function: { name: string } }>;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
@@ -92,6 +98,7 @@ export class FakeLlmServer {
       authorization: req.headers.authorization ?? '',
       messages: body.messages,
       maxTokens: body.max_tokens,
+      tools: (body.tools ?? []).map((t) => t.function.name),
       at: Date.now(),
     });
     if (!this.keyless.includes(body.model) && req.headers.authorization !== `Bearer ${this.apiKey}`) {
@@ -117,6 +124,7 @@ export class FakeLlmServer {
       const headers: Record<string, string> = step.retryAfter ? { 'retry-after': step.retryAfter } : {};
       return this.json(res, step.status, { error: { message: step.message ?? `scripted ${step.status}`, type: 'server_error' } }, headers);
     }
+    if (step.kind === 'tool_calls') return this.toolCalls(res, body, step.calls);
     if (step.kind === 'slow') await sleep(step.delayMs);
     if (step.kind === 'ok' && step.delayMs) await sleep(step.delayMs);
     if (step.kind === 'break' && !body.stream) {
@@ -133,6 +141,18 @@ export class FakeLlmServer {
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       ...(reportUsage ? { usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens } } : {}),
+    });
+  }
+
+  private toolCalls(res: http.ServerResponse, body: ChatBody, calls: Array<{ name: string; arguments: object }>): void {
+    const toolCalls = calls.map((c, i) => ({ id: `call_${this.requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+    this.json(res, 200, {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+      usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens },
     });
   }
 

@@ -73,5 +73,10 @@ export async function knowledgeAccess(
   return {
     has: (wanted) => wanted.some((k) => kinds.has(k)),
     search: (text, wanted) => retriever.retrieve({ organization, text, collections: collections.map((c) => c.name), kinds: wanted }),
+    get: async (name, id) => {
+      const collection = collections.find((c) => c.name === name);
+      const doc = collection ? await store.getDocument(organization, name, id) : undefined;
+      return collection && doc ? { doc, collection, passage: doc.chunks[0] ?? '' } : undefined;
+    },
   };
 }

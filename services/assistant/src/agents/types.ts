@@ -20,6 +20,8 @@ export interface KnowledgeAccess {
   /** Whether any searchable collection is of one of these kinds. */
   has(kinds: CollectionKind[]): boolean;
   search(text: string, kinds: CollectionKind[]): Promise<Retrieval>;
+  /** One document of the agent's collections (undefined when absent or outside them). */
+  get(collection: string, id: string): Promise<RetrievedDocument | undefined>;
 }
 
 /** What an agent noticed about the turn, beyond the history (used by the builtin engine). */

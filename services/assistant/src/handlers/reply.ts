@@ -8,6 +8,8 @@ import type { KnowledgeStore } from '../knowledge/knowledge-store';
 import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { AgentProfileStore } from '../store/agent-profile-store';
+import type { Recommender } from '../clients/recommendation-client';
+import { createToolbox } from '../tools/toolbox';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { StreamSink } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
@@ -42,6 +44,8 @@ export interface ReplyDeps {
   knowledge?: { store: KnowledgeStore; retriever: KnowledgeRetriever };
   /** Where support hand-overs go (support_escalated webhooks). */
   escalations?: SupportEscalationPublisher;
+  /** The recommendation service, for agents with the recommend tool. */
+  recommender?: Recommender;
 }
 
 /** What the user asked, for the person who takes over: the user's last messages, newest last. */
@@ -91,10 +95,14 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const latest = (history[history.length - 1]?.content ?? '').trim();
     const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile) : undefined;
     const prepared = await agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
+    const callContext = { ...context, requestId };
+    const tools = createToolbox({ tools: profile?.tools ?? [], knowledge, recommender: deps.recommender, userId: valid.userId, context: callContext });
     const output = await deps.responder.respond(
-      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared, agentImpl: agent },
-      { model, context: { ...context, requestId }, ...delivery },
+      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared, agentImpl: agent, tools },
+      { model, context: callContext, ...delivery },
     );
+    // What the tools found may be cited like what was retrieved before the call.
+    prepared.context.push(...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })));
     // Only what was retrieved may be linked (a model could invent sources).
     if (prepared.context.some((item) => item.kind === 'knowledge')) output.reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
     if (prepared.signals.handOver && deps.escalations) {

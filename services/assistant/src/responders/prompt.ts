@@ -1,3 +1,4 @@
+import { countTokens } from '@switchyard/shared';
 import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { ContextItem } from '../agents/types';
@@ -53,4 +54,25 @@ export function completionMessages(input: Pick<ResponderInput, 'systemPrompt' | 
   if (input.step !== undefined) system.push(stepInstructions(input.step));
   if (input.context.length > 0) system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
   return [{ role: 'system', content: system.join('\n\n') }, ...input.history.map((m) => ({ role: m.role, content: m.content }))];
+}
+
+/**
+ * The messages within a token budget: the system message is always kept, then the newest turns
+ * that fit (the latest message always); dropped older turns leave a note in the system message.
+ */
+export function trimToBudget(messages: CompletionMessage[], budget: number): CompletionMessage[] {
+  const [system, ...history] = messages;
+  if (!system || system.role !== 'system') return messages;
+  let used = countTokens(system.content ?? '');
+  let keep = history.length;
+  while (keep > 0) {
+    const cost = countTokens(history[keep - 1]?.content ?? '');
+    if (keep < history.length && used + cost > budget) break;
+    used += cost;
+    keep--;
+  }
+  const dropped = keep;
+  if (dropped === 0) return messages;
+  const note = `(${dropped} earlier message${dropped === 1 ? '' : 's'} of this conversation omitted to fit the model's budget.)`;
+  return [{ ...system, content: `${system.content}\n\n${note}` }, ...history.slice(dropped)];
 }

@@ -1,6 +1,7 @@
 import type { CallContext } from '@switchyard/shared';
 import type { Agent, ContextItem, PreparedTurn } from '../agents/types';
 import type { ChatMessage } from '../store/session-store';
+import type { Toolbox } from '../tools/toolbox';
 
 export interface ResponderInput {
   agent: string;
@@ -15,6 +16,8 @@ export interface ResponderInput {
   prepared: PreparedTurn;
   /** The agent that prepared the turn (an organization's own agent is not in the built-in registry). */
   agentImpl?: Agent;
+  /** Tools a tool-calling model may use this turn (models without tool support answer directly). */
+  tools?: Toolbox;
 }
 
 export interface ResponderOutput {

@@ -40,10 +40,11 @@ describe('e2e: assistants', () => {
     const history: Array<{ role: string; content: string }> = [];
     const topics = [
       'I want to create a course on Python for data analysis',
-      'Modules: basics, pandas, visualisation',
-      'Add notebooks and weekly assignments',
-      'Quizzes after each module and a forum',
-      'Launch in March with an email campaign',
+      // Each next step confirms the one before: skipping ahead unconfirmed is refused.
+      'Confirmed. Modules: basics, pandas, visualisation',
+      'Confirmed. Add notebooks and weekly assignments',
+      'Confirmed. Quizzes after each module and a forum',
+      'Confirmed. Launch in March with an email campaign',
     ];
     for (let step = 1; step <= 5; step++) {
       history.push({ role: 'user', content: topics[step - 1]! });
@@ -57,6 +58,16 @@ describe('e2e: assistants', () => {
       expect(res.body.reply).to.match(/confirm/i);
       history.push({ role: 'assistant', content: res.body.reply });
     }
+  });
+
+  it('refuses to skip ahead in onboarding with a clear message (409)', async () => {
+    const res = await api('/api/v2/ai/assistants/onboarding', {
+      body: { user_id: 'u7', session_id: session('skip'), step: 3, messages: [{ role: 'user', content: 'a course on statistics' }] },
+    });
+    expect(res.status).to.equal(409);
+    expect(res.body.error.code).to.equal('conflict');
+    expect(res.body.error.message).to.match(/^step 3 cannot start yet: step 1 \(Course topic and objectives\) is not confirmed/);
+    expect(res.body.error.details).to.deep.equal([{ field: '/step', reason: 'must be <= 1 until step 1 is confirmed' }]);
   });
 
   it('validates step for onboarding and rejects it elsewhere', async () => {

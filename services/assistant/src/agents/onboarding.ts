@@ -1,3 +1,4 @@
+import { AppError } from '@switchyard/shared';
 import { curriculumStep, type CourseTemplate } from '../data/catalog';
 import { TemplateSearch } from '../retrieval/course-search';
 import { titleOf, urlOf } from '../knowledge/documents';
@@ -90,6 +91,25 @@ function draftOf(facts: Record<string, string>, found: FoundTemplate | undefined
   };
 }
 
+/** The first step not confirmed yet: the furthest a conversation may go. */
+function firstOpenStep(confirmed: number[]): number {
+  let step = 1;
+  while (confirmed.includes(step)) step++;
+  return step;
+}
+
+/** Going back (or staying) is always allowed; going past a step that is not confirmed is not. */
+function refuseSkippingAhead(step: number, confirmed: number[]): void {
+  const open = firstOpenStep(confirmed);
+  if (step <= open) return;
+  throw new AppError(
+    'conflict',
+    `step ${step} cannot start yet: step ${open} (${curriculumStep(open).title}) is not confirmed. ` +
+      `Finish it and confirm (e.g. "done") with step ${open}, or with step ${open + 1} to move on; going back to an earlier step is always possible.`,
+    [{ field: '/step', reason: `must be <= ${open} until step ${open} is confirmed` }],
+  );
+}
+
 function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTurn {
   const step = turn.step ?? 1;
   const facts = { ...turn.memory.facts, ...learnCourseFacts(turn) };
@@ -99,6 +119,7 @@ function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTu
     confirmedSteps: confirmedStep && !previous.includes(confirmedStep) ? [...previous, confirmedStep].sort((a, b) => a - b) : previous,
     lastStep: step,
   };
+  refuseSkippingAhead(step, onboarding.confirmedSteps);
   const topic = facts.courseTopic;
   const found = topic ? findTemplate(topic) : undefined;
   const draft = draftOf(facts, found, turn.memory.onboarding.draft);
@@ -117,7 +138,7 @@ function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTu
 
 function composeOnboarding({ prepared, step: requested }: OfflineInput): string {
   const step = requested ?? 1;
-  const { facts, onboarding } = prepared.memory;
+  const { facts } = prepared.memory;
   const course = facts.courseTopic ? { topic: facts.courseTopic, audience: facts.audience } : undefined;
   if (prepared.signals.confirmedStep === step) return acknowledgeCurrent(step, course?.topic);
 
@@ -133,8 +154,6 @@ function composeOnboarding({ prepared, step: requested }: OfflineInput): string 
   parts.push(guide.guidance.map((g) => `- ${g}`).join('\n'));
   parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
   if (course && source && step === 2) parts.push(`This outline follows our course ${citation(source)}.`);
-  const open = Array.from({ length: step - 1 }, (_, i) => i + 1).filter((s) => !onboarding.confirmedSteps.includes(s));
-  if (open.length > 0) parts.push(`Note: step ${open.join(', ')} ${open.length === 1 ? 'is' : 'are'} not confirmed yet; we can go back to ${open.length === 1 ? 'it' : 'them'} any time.`);
   parts.push(guide.confirm);
   return parts.join('\n\n');
 }

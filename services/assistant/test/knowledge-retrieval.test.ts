@@ -87,6 +87,18 @@ describe('knowledge retrieval', () => {
     expect(crossValidation.results[0]?.passage).to.include('Cross-validation');
   });
 
+  it('applies a filter only to the kinds it concerns; a kind named as such is listed', async () => {
+    const { retriever, events } = await organization();
+    const beginners = await retriever.retrieve({ organization: 'org_a', text: 'which courses for beginners?' });
+    expect(beginners.results.map((r) => r.doc.id)).to.deep.equal(['py101']);
+    const allCourses = await retriever.retrieve({ organization: 'org_a', text: 'what courses do you have?', kinds: ['courses'] });
+    expect(allCourses.results.map((r) => r.doc.id)).to.deep.equal(['py101', 'ml201', 'ux301']);
+    const whatsOn = await retriever.retrieve({ organization: 'org_a', text: "what's on?", kinds: ['events'], limit: 3 });
+    const upcoming = events.filter((e) => Date.parse(e.startsAt) >= SAMPLE_NOW.getTime()).sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
+    expect(whatsOn.results.map((r) => r.doc.id)).to.deep.equal(upcoming.slice(0, 3).map((e) => e.id));
+    expect((await retriever.retrieve({ organization: 'org_a', text: 'hmm, interesting' })).results).to.deep.equal([]);
+  });
+
   it('sees a write at once (the index follows the collection revision)', async () => {
     const { retriever, knowledge } = await organization();
     await knowledge.upsert('org_a', 'events', [{ id: 'late', fields: { title: 'Late gig', city: 'Berlin', startsAt: '2026-11-21T23:00:00+01:00', tags: ['concert'], url: 'https://tickets.example/late' } }]);

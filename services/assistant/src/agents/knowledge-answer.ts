@@ -59,7 +59,8 @@ function describe(query: KnowledgeQuery | undefined, zone: string): string {
 
 /** The builtin engine's answer from retrieved documents: one cited line each, or a plain "nothing found". */
 export function knowledgeAnswer(retrieval: Retrieval): string {
-  const first = retrieval.collections[0];
+  // The question as read against the collection that answered (or the first searched).
+  const first = retrieval.results[0]?.collection ?? retrieval.collections.find((c) => c.kind === 'events') ?? retrieval.collections[0];
   const what = describe(first ? retrieval.queries.get(first.name) : undefined, first?.timeZone ?? 'UTC');
   if (retrieval.results.length === 0) {
     return `I found nothing matching ${what} in ${retrieval.collections.map((c) => c.name).join(', ')}. Past events are not listed; try another date, place or wording.`;

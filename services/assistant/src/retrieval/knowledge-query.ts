@@ -1,6 +1,6 @@
 import type { KnowledgeDocument } from '../knowledge/documents';
 import { tagsOf } from '../knowledge/documents';
-import type { CourseFields, EventFields } from '../knowledge/kinds';
+import type { CollectionKind, CourseFields, EventFields } from '../knowledge/kinds';
 import { resolveDateRange, type DateRange } from './date-phrases';
 import { stem, tokenize, words } from './tokenize';
 
@@ -68,8 +68,22 @@ export function parseKnowledgeQuery(text: string, documents: KnowledgeDocument[]
   return { text, dates, cities, maxPrice, levels, tags, terms };
 }
 
-export function hasStructuredFilters(q: KnowledgeQuery): boolean {
-  return q.dates !== undefined || q.cities.length + q.levels.length + q.tags.length > 0 || q.maxPrice !== undefined;
+/** Whether the question filters documents of this kind (a course level says nothing about events). */
+export function hasStructuredFilters(q: KnowledgeQuery, kind: CollectionKind): boolean {
+  const common = q.tags.length > 0 || q.maxPrice !== undefined;
+  if (kind === 'events') return common || q.dates !== undefined || q.cities.length > 0;
+  if (kind === 'courses') return common || q.levels.length > 0;
+  return q.tags.length > 0;
+}
+
+/** Words that ask for the records of a kind as such ("what's on?", "which courses do you have?"). */
+const KIND_WORDS: Partial<Record<CollectionKind, RegExp>> = {
+  events: /\b(events?|what'?s on|happening|going on|tickets?|gigs?|shows?|concerts?)\b/i,
+  courses: /\b(courses?|class(es)?|trainings?|lessons?|curricul(um|a))\b/i,
+};
+
+export function namesKind(text: string, kind: CollectionKind): boolean {
+  return KIND_WORDS[kind]?.test(text) ?? false;
 }
 
 const lower = (values: string[]) => values.map((v) => v.toLowerCase());

@@ -3,7 +3,7 @@ import type { KnowledgeDocument } from '../knowledge/documents';
 import type { CollectionKind, EventFields } from '../knowledge/kinds';
 import type { KnowledgeCollection, KnowledgeStore } from '../knowledge/knowledge-store';
 import { CollectionIndex } from './collection-index';
-import { hasStructuredFilters, isCurrent, matchesQuery, parseKnowledgeQuery, type KnowledgeQuery } from './knowledge-query';
+import { hasStructuredFilters, isCurrent, matchesQuery, namesKind, parseKnowledgeQuery, type KnowledgeQuery } from './knowledge-query';
 import { cosine, reciprocalRankFusion } from './rank-fusion';
 
 /** A document retrieved for a question, with the passage that matched. */
@@ -70,7 +70,7 @@ export class KnowledgeRetriever {
       const index = await this.indexOf(collection);
       const query = parseKnowledgeQuery(request.text, index.documents, this.now(), collection.timeZone);
       queries.set(collection.name, query);
-      const found = this.search(index, query, queryVector).slice(0, request.limit ?? DEFAULT_LIMIT);
+      const found = this.search(index, collection.kind, query, queryVector).slice(0, request.limit ?? DEFAULT_LIMIT);
       results.push(...found.map(({ doc, chunk }) => ({ doc, collection, passage: doc.chunks[chunk] ?? doc.chunks[0] ?? '' })));
     }
     return { queries, results, collections };
@@ -81,13 +81,13 @@ export class KnowledgeRetriever {
     return this.store.getDocument(organization, collection, id);
   }
 
-  private search(index: CollectionIndex, query: KnowledgeQuery, queryVector: number[] | undefined): Array<{ doc: KnowledgeDocument; chunk: number }> {
+  private search(index: CollectionIndex, kind: CollectionKind, query: KnowledgeQuery, queryVector: number[] | undefined): Array<{ doc: KnowledgeDocument; chunk: number }> {
     const now = this.now();
     const candidates = index.documents.filter((d) => isCurrent(d, now) && matchesQuery(d, query));
-    const filtered = hasStructuredFilters(query);
+    const filtered = hasStructuredFilters(query, kind);
     if (query.terms.length === 0) {
-      // Filters alone ("concerts in Berlin this weekend"), or a bare "what's on?" for events.
-      if (!filtered && candidates[0]?.kind !== 'events') return [];
+      // Filters alone ("concerts in Berlin this weekend"), or the kind as such ("what's on?", "which courses?").
+      if (!filtered && !namesKind(query.text, kind)) return [];
       return sortForKind(candidates).map((doc) => ({ doc, chunk: 0 }));
     }
     const allowed = new Set(candidates.map((d) => d.id));

@@ -102,6 +102,31 @@ describe('assistants on an organization\'s own knowledge', () => {
     expect((await failure(new Conversation(reply, 'astrologer', {}, ORG_A).say('hi'))).message).to.equal("unknown agent profile 'astrologer'; known: chat, concierge, onboarding, support");
   });
 
+  it('a step agent defined as data leads through its own steps, in order', async () => {
+    const { reply, agentHandlers } = await sampleAssistant();
+    const steps = [
+      { title: 'Your goals', goal: 'Say what you want to learn.', confirm: 'Confirm your goals.' },
+      { title: 'Your schedule', goal: 'Say when you can study.', confirm: '' },
+      { title: 'Your plan', goal: 'Agree on the plan.', confirm: 'Confirm the plan.' },
+    ];
+    await agentHandlers.putAgent(profile('intake', { steps }), ORG_A);
+    expect((await agentHandlers.getAgent({ name: 'intake' }, ORG_A)).base).to.equal('onboarding');
+    const intake = new Conversation(reply, 'intake', { session_id: 'i1' }, ORG_A);
+    const first = await intake.say('I want to learn SQL', 1);
+    expect(first.reply).to.include('**Step 1 of 3: Your goals**').and.include('Say what you want to learn.').and.include('Confirm your goals.');
+    expect([first.step, first.next_step]).to.deep.equal([1, 2]);
+    const skipped = await failure(intake.say('later', 3));
+    expect(skipped.message).to.match(/^step 3 cannot start yet: step 1 \(Your goals\) is not confirmed/);
+    intake.messages.length = 0;
+    const second = await intake.say('done', 2);
+    expect(second.reply).to.include('Step 1 (Your goals) is confirmed').and.include('Please confirm that step 2 is complete');
+    await intake.say('done', 3);
+    const last = await intake.say('done', 3);
+    expect(last.reply).to.equal('Step 3 (Your plan) is confirmed. ✅ That completes all 3 steps.');
+    expect(last.next_step).to.equal(undefined);
+    expect((await failure(intake.say('more', 4))).details).to.deep.equal([{ field: '/step', reason: 'must be integer 1..3' }]);
+  });
+
   it('refuses a profile naming unknown collections or tools, with each field', async () => {
     const { agentHandlers } = await sampleAssistant();
     const error = await failure(agentHandlers.putAgent(profile('Bad Name', { collections: ['nope'], tools: ['shell'], base: 'sales' }), ORG_A));

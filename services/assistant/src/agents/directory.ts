@@ -16,7 +16,12 @@ export interface ResolvedAgent {
 /** A stored profile on top of its base behaviour: its instructions lead, its greeting answers greetings. */
 export function profileAgent(base: Agent, profile: AgentProfile): Agent {
   return {
-    info: { name: profile.name, description: profile.description || base.info.description, usesSteps: base.info.usesSteps },
+    info: {
+      name: profile.name,
+      description: profile.description || base.info.description,
+      usesSteps: base.info.usesSteps,
+      ...(base.info.usesSteps && profile.steps.length > 0 ? { steps: profile.steps.length } : {}),
+    },
     prepare: async (turn) => {
       const prepared = await base.prepare({ ...turn, steps: profile.steps.length > 0 ? profile.steps : undefined });
       const greeting = Boolean(profile.greeting) && isGreeting(turn.latest);

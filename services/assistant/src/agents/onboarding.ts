@@ -1,5 +1,6 @@
 import { AppError } from '@switchyard/shared';
-import { curriculumStep, type CourseTemplate } from '../data/catalog';
+import { curriculumStep, type CourseTemplate, type CurriculumStep } from '../data/catalog';
+import type { AgentStep } from '../store/agent-profile-store';
 import { TemplateSearch } from '../retrieval/course-search';
 import { titleOf, urlOf } from '../knowledge/documents';
 import type { CourseFields } from '../knowledge/kinds';
@@ -11,6 +12,19 @@ import { extractAudience, extractTopic } from './topic';
 import type { Agent, ContextItem, OfflineInput, PreparedTurn, Turn } from './types';
 
 export const ONBOARDING_STEPS = 5;
+
+/** Step n's guide: the agent's own steps (defined as data) or the shipped curriculum guide. */
+export function stepGuide(step: number, steps?: AgentStep[]): CurriculumStep {
+  const own = steps?.[step - 1];
+  if (!steps || steps.length === 0) return curriculumStep(step);
+  if (!own) throw new AppError('invalid_request', `this agent has ${steps.length} steps`, [{ field: '/step', reason: `must be <= ${steps.length}` }]);
+  return { step, title: own.title, goal: own.goal, guidance: [], confirm: own.confirm || `Please confirm that step ${step} is complete (reply "done").` };
+}
+
+/** How many steps the agent leads through. */
+export function stepCount(steps?: AgentStep[]): number {
+  return steps && steps.length > 0 ? steps.length : ONBOARDING_STEPS;
+}
 
 const SYSTEM_PROMPT =
   'You are the Switchyard course onboarding agent. You guide an instructor through five steps: 1 course ' +
@@ -99,12 +113,12 @@ function firstOpenStep(confirmed: number[]): number {
 }
 
 /** Going back (or staying) is always allowed; going past a step that is not confirmed is not. */
-function refuseSkippingAhead(step: number, confirmed: number[]): void {
+function refuseSkippingAhead(step: number, confirmed: number[], steps?: AgentStep[]): void {
   const open = firstOpenStep(confirmed);
   if (step <= open) return;
   throw new AppError(
     'conflict',
-    `step ${step} cannot start yet: step ${open} (${curriculumStep(open).title}) is not confirmed. ` +
+    `step ${step} cannot start yet: step ${open} (${stepGuide(open, steps).title}) is not confirmed. ` +
       `Finish it and confirm (e.g. "done") with step ${open}, or with step ${open + 1} to move on; going back to an earlier step is always possible.`,
     [{ field: '/step', reason: `must be <= ${open} until step ${open} is confirmed` }],
   );
@@ -119,12 +133,12 @@ function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTu
     confirmedSteps: confirmedStep && !previous.includes(confirmedStep) ? [...previous, confirmedStep].sort((a, b) => a - b) : previous,
     lastStep: step,
   };
-  refuseSkippingAhead(step, onboarding.confirmedSteps);
+  refuseSkippingAhead(step, onboarding.confirmedSteps, turn.steps);
   const topic = facts.courseTopic;
   const found = topic ? findTemplate(topic) : undefined;
   const draft = draftOf(facts, found, turn.memory.onboarding.draft);
   if (draft) onboarding.draft = draft;
-  const context: ContextItem[] = [{ kind: 'curriculum_step', step: curriculumStep(step) }];
+  const context: ContextItem[] = [{ kind: 'curriculum_step', step: stepGuide(step, turn.steps) }];
   if (found) context.push({ kind: 'course_template', template: found.template });
   if (found?.source) context.push({ kind: 'knowledge', found: found.source });
   const known = [topic && `course topic: ${topic}`, facts.audience && `audience: ${facts.audience}`].filter(Boolean).join('; ');
@@ -139,32 +153,35 @@ function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTu
 function composeOnboarding({ prepared, step: requested }: OfflineInput): string {
   const step = requested ?? 1;
   const { facts } = prepared.memory;
+  const steps = prepared.steps;
   const course = facts.courseTopic ? { topic: facts.courseTopic, audience: facts.audience } : undefined;
-  if (prepared.signals.confirmedStep === step) return acknowledgeCurrent(step, course?.topic);
+  if (prepared.signals.confirmedStep === step) return acknowledgeCurrent(step, course?.topic, steps);
 
   const template = prepared.context.flatMap((i) => (i.kind === 'course_template' ? [i.template] : []))[0];
   const source = prepared.context.flatMap((i) => (i.kind === 'knowledge' ? [i.found] : []))[0];
-  const guide = curriculumStep(step);
+  const guide = stepGuide(step, steps);
   const parts: string[] = [];
   if (prepared.signals.confirmedStep) {
-    parts.push(`Step ${prepared.signals.confirmedStep} (${curriculumStep(prepared.signals.confirmedStep).title}) is confirmed. ✅`);
+    parts.push(`Step ${prepared.signals.confirmedStep} (${stepGuide(prepared.signals.confirmedStep, steps).title}) is confirmed. ✅`);
   }
-  parts.push(`**Step ${step} of ${ONBOARDING_STEPS}: ${guide.title}**`);
+  parts.push(`**Step ${step} of ${stepCount(steps)}: ${guide.title}**`);
   parts.push(course ? `For your course on **${course.topic}**${course.audience ? ` for ${course.audience}` : ''}: ${guide.goal}` : guide.goal);
-  parts.push(guide.guidance.map((g) => `- ${g}`).join('\n'));
-  parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
+  if (guide.guidance.length > 0) parts.push(guide.guidance.map((g) => `- ${g}`).join('\n'));
+  // Suggestions follow the shipped five-step curriculum; an agent's own steps say what they need themselves.
+  if (!steps) parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
   if (course && source && step === 2) parts.push(`This outline follows our course ${citation(source)}.`);
   parts.push(guide.confirm);
   return parts.join('\n\n');
 }
 
-function acknowledgeCurrent(step: number, topic: string | undefined): string {
-  const guide = curriculumStep(step);
+function acknowledgeCurrent(step: number, topic: string | undefined, steps?: AgentStep[]): string {
+  const guide = stepGuide(step, steps);
   const forCourse = topic ? ` for **${topic}**` : '';
+  if (steps && step >= steps.length) return `Step ${step} (${guide.title}) is confirmed. ✅ That completes all ${steps.length} steps.`;
   if (step >= ONBOARDING_STEPS) {
     return `Your launch plan${forCourse} is confirmed. ✅ That completes all ${ONBOARDING_STEPS} onboarding steps: the course is ready to publish. Good luck with the launch!`;
   }
-  const next = curriculumStep(step + 1);
+  const next = stepGuide(step + 1, steps);
   return (
     `Step ${step} (${guide.title})${forCourse} is confirmed. ✅\n\n` +
     `Next is step ${step + 1}: **${next.title}**. ${next.goal}\n\n` +

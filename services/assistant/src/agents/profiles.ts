@@ -5,7 +5,8 @@ import { BASE_AGENTS, type AgentProfile, type AgentProfileStore, type BaseAgent 
 export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** Tools a tool-calling model may be given. */
 export const AGENT_TOOLS = ['search_knowledge', 'recommend', 'get_item'] as const;
-const MAX_STEPS = 20;
+/** Step agents answer steps 1..5 (the step field of the public interface). */
+const MAX_STEPS = 5;
 
 /** A profile as sent: base may be '' (picked: the built-in of the same name, else onboarding with steps, else chat). */
 export type ProfileInput = Omit<AgentProfile, 'organization' | 'createdAt' | 'updatedAt' | 'base'> & { base: string };
@@ -32,6 +33,7 @@ function problemsOf(input: ProfileInput, base: string, known: Set<string>): Erro
     if (!known.has(name)) problems.push({ field: `/collections/${i}`, reason: `no knowledge collection '${name}' in this organization` });
   });
   if (input.steps.length > MAX_STEPS) problems.push({ field: '/steps', reason: `must have at most ${MAX_STEPS} items` });
+  if (input.steps.length > 0 && base !== 'onboarding') problems.push({ field: '/steps', reason: 'only for agents based on onboarding' });
   input.steps.forEach((step, i) => {
     if (!step.title.trim()) problems.push({ field: `/steps/${i}/title`, reason: 'is required' });
   });

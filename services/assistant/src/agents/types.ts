@@ -80,6 +80,8 @@ export interface AgentInfo {
   name: string;
   description: string;
   usesSteps: boolean;
+  /** How many steps a step agent has (default: the five of the onboarding curriculum). */
+  steps?: number;
 }
 
 export interface OfflineInput {

@@ -77,8 +77,8 @@ function ownSession(session: Session | undefined, valid: ValidReply): Session | 
 }
 
 /** next_step: the following step, unset after the last one. */
-function nextStepOf(step: number | undefined): number | undefined {
-  return step !== undefined && step < ONBOARDING_STEPS ? step + 1 : undefined;
+function nextStepOf(step: number | undefined, last = ONBOARDING_STEPS): number | undefined {
+  return step !== undefined && step < last ? step + 1 : undefined;
 }
 
 /** Reply and ReplyStream; they share one lock per session. */
@@ -144,7 +144,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
         timestamp: now,
       },
       step: valid.step,
-      next_step: agent.info.usesSteps ? nextStepOf(valid.step) : undefined,
+      next_step: agent.info.usesSteps ? nextStepOf(valid.step, agent.info.steps) : undefined,
     };
   }
 

@@ -1,8 +1,8 @@
 import { countTokens } from '@switchyard/shared';
 import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
-import { ONBOARDING_STEPS } from '../agents/onboarding';
+import { stepCount, stepGuide } from '../agents/onboarding';
+import type { AgentStep } from '../store/agent-profile-store';
 import type { ContextItem } from '../agents/types';
-import { curriculumStep } from '../data/catalog';
 import type { ResponderInput } from './responder';
 import { knowledgeLine } from '../agents/knowledge-answer';
 
@@ -37,10 +37,10 @@ export function renderPrompt(input: Pick<ResponderInput, 'systemPrompt' | 'conte
 }
 
 /** What the onboarding step of this turn asks of the model (the step is chosen by the client). */
-export function stepInstructions(step: number): string {
-  const guide = curriculumStep(step);
+export function stepInstructions(step: number, steps?: AgentStep[]): string {
+  const guide = stepGuide(step, steps);
   return (
-    `This turn is onboarding step ${step} of ${ONBOARDING_STEPS}: ${guide.title}. ${guide.goal} ` +
+    `This turn is onboarding step ${step} of ${stepCount(steps)}: ${guide.title}. ${guide.goal} ` +
     `Give the guidance of this step only, tailored to the course, then end with: "${guide.confirm}"`
   );
 }
@@ -49,9 +49,9 @@ export function stepInstructions(step: number): string {
  * The chat messages a model answers: one system message (agent instructions, the onboarding step's
  * instructions, the retrieved context), then the session history ending with the user's message.
  */
-export function completionMessages(input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step'>): CompletionMessage[] {
+export function completionMessages(input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step'> & { prepared?: { steps?: AgentStep[] } }): CompletionMessage[] {
   const system = [input.systemPrompt];
-  if (input.step !== undefined) system.push(stepInstructions(input.step));
+  if (input.step !== undefined) system.push(stepInstructions(input.step, input.prepared?.steps));
   if (input.context.length > 0) system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
   return [{ role: 'system', content: system.join('\n\n') }, ...input.history.map((m) => ({ role: m.role, content: m.content }))];
 }

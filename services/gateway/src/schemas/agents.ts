@@ -37,7 +37,7 @@ const profileProperties = {
   collections: { type: 'array', maxItems: 50, items: NAME, description: "Knowledge collections it searches; empty = all of the organization's" },
   tools: { type: 'array', maxItems: 3, items: { type: 'string', enum: ['search_knowledge', 'recommend', 'get_item'] } },
   greeting: { type: 'string', maxLength: 2000, description: 'The reply to a bare greeting' },
-  steps: { type: 'array', maxItems: 20, items: stepSchema },
+  steps: { type: 'array', maxItems: 5, items: stepSchema, description: 'A step agent\'s steps (base onboarding; the step field is 1..5)' },
   base: { type: 'string', enum: ['chat', 'support', 'onboarding'], description: 'Whose behaviour it builds on (default: chat, onboarding with steps)' },
 };
 

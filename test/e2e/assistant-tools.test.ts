@@ -23,6 +23,9 @@ describe('e2e: assistant tools on a tool-calling model', function () {
 
   before(async () => {
     fake = new FakeLlmServer(KEY);
+    // Embeddings by concept, so "refund" and "money back" meet without sharing a word.
+    const concepts = [/refund|money back|reimburs/i, /ticket|seat/i, /password|login/i, /jazz|concert|bebop/i];
+    fake.embed = (text) => concepts.map((c) => (c.test(text) ? 1 : 0));
     const baseUrl = await fake.start();
     const registry = {
       defaultModel: 'builtin',
@@ -32,7 +35,15 @@ describe('e2e: assistant tools on a tool-calling model', function () {
       ],
     };
     mesh = await startEmbeddedMesh(
-      { ...E2E_ENV, MODEL_REGISTRY_JSON: JSON.stringify(registry), FAKE_TOOLS_KEY: KEY, HISTORY_TOKEN_BUDGET: String(HISTORY_TOKEN_BUDGET) },
+      {
+        ...E2E_ENV,
+        MODEL_REGISTRY_JSON: JSON.stringify(registry),
+        FAKE_TOOLS_KEY: KEY,
+        HISTORY_TOKEN_BUDGET: String(HISTORY_TOKEN_BUDGET),
+        EMBEDDINGS_BASE_URL: baseUrl,
+        EMBEDDINGS_MODEL: 'fake-embed',
+        EMBEDDINGS_API_KEY: KEY,
+      },
       silentLogger(),
     );
     expect((await api('/api/v2/knowledge/collections', { body: { name: 'gigs', kind: 'events' } })).status).to.equal(201);
@@ -88,6 +99,21 @@ describe('e2e: assistant tools on a tool-calling model', function () {
     expect(requests.map((r) => r.tools.length)).to.deep.equal([2, 2, 2, 2, 2, 0]);
     expect(res.body.reply).to.equal('Comedy Hour is in Hamburg.');
     expect(res.body.usage.tokens_used).to.equal(6 * ROUND_TOKENS);
+  });
+
+  it('embeds documents on write and finds by meaning what BM25 cannot (vectors fused with BM25)', async () => {
+    expect((await api('/api/v2/knowledge/collections', { body: { name: 'help', kind: 'articles' } })).status).to.equal(201);
+    const articles = [
+      { id: 'money', title: 'Getting your money back', body: 'We reimburse cancelled orders within 5 days.', url: 'https://help.example/money' },
+      { id: 'login', title: 'Resetting your password', body: 'Use the link on the login page.', url: 'https://help.example/login' },
+    ];
+    expect((await api('/api/v2/knowledge/collections/help/documents', { body: { documents: articles } })).status).to.equal(200);
+    expect(fake.embeddingInputs.flat()).to.have.length(2);
+    const res = await ask('support', 'I want a refund');
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.reply).to.include('[Getting your money back](https://help.example/money)');
+    expect(fake.embeddingInputs.at(-1)).to.deep.equal(['I want a refund']);
+    expect((await api('/api/v2/knowledge/collections/help', { method: 'DELETE' })).status).to.equal(204);
   });
 
   it('trims a long history to the token budget, keeping the system message and the latest turn', async () => {

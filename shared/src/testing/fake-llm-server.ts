@@ -36,6 +36,17 @@ interface ChatBody {
   max_tokens?: number;
 }
 
+/** 32 buckets of lower-cased words: texts sharing words are similar. */
+function hashedWords(text: string): number[] {
+  const vector = new Array<number>(32).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let hash = 0;
+    for (const char of word) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+    vector[hash % 32] = (vector[hash % 32] ?? 0) + 1;
+  }
+  return vector;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -51,6 +62,11 @@ export class FakeLlmServer {
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
   /** `keyless` models answer without a key check, like a local Ollama or llama.cpp server. */
+  /** Inputs of every POST /v1/embeddings, in order. */
+  readonly embeddingInputs: string[][] = [];
+  /** Vector of a text for /v1/embeddings (tests choose what "similar" means). */
+  embed: (text: string) => number[] = (text) => hashedWords(text);
+
   constructor(
     private readonly apiKey: string,
     private readonly keyless: string[] = [],
@@ -76,6 +92,7 @@ export class FakeLlmServer {
     this.requests.length = 0;
     this.active.clear();
     this.maxActive.clear();
+    this.embeddingInputs.length = 0;
   }
 
   requestsFor(model: string): RecordedRequest[] {
@@ -87,6 +104,7 @@ export class FakeLlmServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method === 'POST' && req.url === '/v1/embeddings') return this.embeddings(req, res);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return this.json(res, 404, { error: { message: 'not found' } });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -141,6 +159,22 @@ export class FakeLlmServer {
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       ...(reportUsage ? { usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens } } : {}),
+    });
+  }
+
+  /** OpenAI-compatible embeddings: one vector per input, in order. */
+  private async embeddings(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; input: string | string[] };
+    if (req.headers.authorization !== `Bearer ${this.apiKey}`) return this.json(res, 401, { error: { message: 'Incorrect API key provided' } });
+    const inputs = Array.isArray(body.input) ? body.input : [body.input];
+    this.embeddingInputs.push(inputs);
+    this.json(res, 200, {
+      object: 'list',
+      model: body.model,
+      data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: this.embed(text) })),
+      usage: { prompt_tokens: 0, total_tokens: 0 },
     });
   }
 

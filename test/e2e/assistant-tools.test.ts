@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { countTokens } from '@switchyard/shared';
-import { FakeLlmServer, REPORTED, silentLogger } from '@switchyard/shared/testing';
+import { FakeLlmServer, readEvents, REPORTED, silentLogger } from '@switchyard/shared/testing';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { callApi, type ApiOptions } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
@@ -88,6 +88,40 @@ describe('e2e: assistant tools on a tool-calling model', function () {
     expect(res.body.reply).to.equal('Try [Jazz Night](https://tickets.example/j1), or Free Beer.');
     expect(res.body.model).to.equal('tool-gpt');
     expect(res.body.usage.tokens_used).to.equal(2 * ROUND_TOKENS);
+  });
+
+  it('streams a tool-using answer: the checked reply in deltas, then done with every round\'s usage', async () => {
+    fake.script(
+      UPSTREAM,
+      { kind: 'tool_calls', calls: [{ name: 'get_item', arguments: { collection: 'gigs', id: 'j1' } }] },
+      { kind: 'ok', text: 'See [Jazz Night](https://tickets.example/j1) and [elsewhere](https://evil.example/).' },
+    );
+    const response = await fetch(`${mesh.gatewayUrl}/api/v2/ai/assistants/concierge`, {
+      method: 'POST',
+      headers: { authorization: `X-API-Key ${mesh.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: 'u1', session_id: 'stream-1', stream: true, messages: [{ role: 'user', content: 'Tell me about Jazz Night' }] }),
+    });
+    const events = await readEvents(response);
+    const text = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
+    const done = events.find((e) => e.event === 'done')!.data;
+    expect(text).to.equal('See [Jazz Night](https://tickets.example/j1) and elsewhere.');
+    expect(done.reply).to.equal(text);
+    expect(done.usage.tokens_used).to.equal(2 * ROUND_TOKENS);
+  });
+
+  it('recommend asks the recommendation service for the calling user', async () => {
+    await api('/api/v2/catalog/items', { body: { items: [{ itemId: 'tent', catalog: 'ecommerce', title: 'Tent' }, { itemId: 'stove', catalog: 'ecommerce', title: 'Stove' }] } });
+    await api('/api/v2/interactions', {
+      body: { interactions: [{ userId: 'shopper', itemId: 'tent', type: 'purchase' }, { userId: 'other', itemId: 'tent', type: 'purchase' }, { userId: 'other', itemId: 'stove', type: 'purchase' }] },
+    });
+    expect((await api('/api/v2/agents/advisor', { method: 'PUT', body: { model: 'tool-gpt', tools: ['recommend'] } })).status).to.equal(200);
+    fake.script(UPSTREAM, { kind: 'tool_calls', calls: [{ name: 'recommend', arguments: { limit: 3 } }] }, { kind: 'ok', text: 'Take the stove.' });
+    const res = await api('/api/v2/ai/assistants/advisor', { body: { user_id: 'shopper', session_id: 'rec-1', messages: [{ role: 'user', content: 'What should I buy next?' }] } });
+    expect(res.status, res.text).to.equal(200);
+    const toolMessage = fake.requestsFor(UPSTREAM)[1]!.messages.find((m) => m.role === 'tool');
+    const recommended = JSON.parse(toolMessage!.content).recommendations as Array<{ itemId: string; title: string }>;
+    expect(recommended.map((r) => r.itemId)).to.include('stove').and.not.include('tent');
+    expect(res.body.reply).to.equal('Take the stove.');
   });
 
   it('stops offering tools after 5 rounds and takes the answer of the 6th', async () => {

@@ -5,6 +5,7 @@ import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/d
 import type { AgentRegistry } from '../agents/registry';
 import type { SupportEscalationPublisher } from '../events/support-escalation-publisher';
 import type { KnowledgeStore } from '../knowledge/knowledge-store';
+import { wordDeltas } from '../responders/builtin';
 import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { AgentProfileStore } from '../store/agent-profile-store';
@@ -97,14 +98,18 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const prepared = await agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
     const callContext = { ...context, requestId };
     const tools = createToolbox({ tools: profile?.tools ?? [], knowledge, recommender: deps.recommender, userId: valid.userId, context: callContext });
+    // With the organization's knowledge a reply is checked for links before any of it is sent, so a
+    // streamed one is produced whole, checked, then streamed.
+    const checked = knowledge !== undefined;
     const output = await deps.responder.respond(
       { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared, agentImpl: agent, tools },
-      { model, context: callContext, ...delivery },
+      { model, context: callContext, ...(checked ? { signal: delivery.signal } : delivery) },
     );
     // What the tools found may be cited like what was retrieved before the call.
     prepared.context.push(...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })));
     // Only what was retrieved may be linked (a model could invent sources).
-    if (prepared.context.some((item) => item.kind === 'knowledge')) output.reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
+    if (checked) output.reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
+    if (checked && delivery.onDelta) for (const delta of wordDeltas(output.reply)) await delivery.onDelta(delta);
     if (prepared.signals.handOver && deps.escalations) {
       await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(history) });
     }

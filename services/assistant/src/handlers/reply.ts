@@ -8,7 +8,9 @@ import type { KnowledgeStore } from '../knowledge/knowledge-store';
 import { wordDeltas } from '../responders/builtin';
 import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
-import type { AgentProfileStore } from '../store/agent-profile-store';
+import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
+import type { Agent, KnowledgeAccess, PreparedTurn } from '../agents/types';
+import type { ResponderOutput } from '../responders/responder';
 import type { Recommender } from '../clients/recommendation-client';
 import { createToolbox } from '../tools/toolbox';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
@@ -18,7 +20,7 @@ import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
 import { KeyedLock } from '../store/keyed-lock';
 import { saveTurn } from '../store/save-turn';
-import { emptyMemory, type Session, type SessionStore } from '../store/session-store';
+import { emptyMemory, type ChatMessage, type Session, type SessionStore } from '../store/session-store';
 import { validateReplyRequest, type ValidReply } from './validate-reply';
 
 /** The Reply response (fits the generated ReplyResponse; step and next_step only for step-based agents). */
@@ -77,6 +79,19 @@ function ownSession(session: Session | undefined, valid: ValidReply): Session | 
   return session;
 }
 
+/** One turn as the responder gets it. */
+interface ReplyTurn {
+  agent: Agent;
+  profile?: AgentProfile;
+  prepared: PreparedTurn;
+  history: ChatMessage[];
+  valid: ValidReply;
+  model: string;
+  context: CallContext;
+  knowledge?: KnowledgeAccess;
+  delivery: Delivery;
+}
+
 /** next_step: the following step, unset after the last one. */
 function nextStepOf(step: number | undefined, last = ONBOARDING_STEPS): number | undefined {
   return step !== undefined && step < last ? step + 1 : undefined;
@@ -89,6 +104,27 @@ export function createReplyHandlers(deps: ReplyDeps) {
 
   const directory = new AgentDirectory(deps.agents, deps.profiles);
 
+  /**
+   * The responder's reply with the agent's tools. Grounded in the organization's knowledge, it is
+   * checked for links before any of it is sent (a streamed one is produced whole, checked, then streamed).
+   */
+  async function respond(turn: ReplyTurn): Promise<ResponderOutput> {
+    const { agent, prepared, valid, knowledge, delivery } = turn;
+    const tools = createToolbox({ tools: turn.profile?.tools ?? [], knowledge, recommender: deps.recommender, userId: valid.userId, context: turn.context });
+    const checked = knowledge !== undefined;
+    const output = await deps.responder.respond(
+      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history: turn.history, step: valid.step, prepared, agentImpl: agent, tools },
+      { model: turn.model, context: turn.context, ...(checked ? { signal: delivery.signal } : delivery) },
+    );
+    // What the tools found may be cited like what was retrieved before the call.
+    prepared.context.push(...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })));
+    if (!checked) return output;
+    // Only what was retrieved may be linked (a model could invent sources).
+    const reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
+    if (delivery.onDelta) for (const delta of wordDeltas(reply)) await delivery.onDelta(delta);
+    return { ...output, reply };
+  }
+
   async function answer({ agent, profile }: ResolvedAgent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
     const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
@@ -97,19 +133,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile) : undefined;
     const prepared = await agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
     const callContext = { ...context, requestId };
-    const tools = createToolbox({ tools: profile?.tools ?? [], knowledge, recommender: deps.recommender, userId: valid.userId, context: callContext });
-    // With the organization's knowledge a reply is checked for links before any of it is sent, so a
-    // streamed one is produced whole, checked, then streamed.
-    const checked = knowledge !== undefined;
-    const output = await deps.responder.respond(
-      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared, agentImpl: agent, tools },
-      { model, context: callContext, ...(checked ? { signal: delivery.signal } : delivery) },
-    );
-    // What the tools found may be cited like what was retrieved before the call.
-    prepared.context.push(...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })));
-    // Only what was retrieved may be linked (a model could invent sources).
-    if (checked) output.reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
-    if (checked && delivery.onDelta) for (const delta of wordDeltas(output.reply)) await delivery.onDelta(delta);
+    const output = await respond({ agent, profile, prepared, history, valid, model, context: callContext, knowledge, delivery });
     if (prepared.signals.handOver && deps.escalations) {
       await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(history) });
     }

@@ -1,4 +1,4 @@
-import { AppError, newId, type CallContext } from '@switchyard/shared';
+import { AppError, newId, type CallContext, type CallControl } from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
@@ -70,6 +70,8 @@ function resolveModel(requested: string, responder: Responder): string {
 interface Delivery {
   onDelta?: DeltaSink;
   signal?: AbortSignal;
+  /** The caller's deadline (epoch ms), when it set one. */
+  deadline?: number;
 }
 
 function ownSession(session: Session | undefined, valid: ValidReply): Session | undefined {
@@ -114,7 +116,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const checked = knowledge !== undefined;
     const output = await deps.responder.respond(
       { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history: turn.history, step: valid.step, prepared, agentImpl: agent, tools },
-      { model: turn.model, context: turn.context, ...(checked ? { signal: delivery.signal } : delivery) },
+      { model: turn.model, context: turn.context, ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery) },
     );
     // What the tools found may be cited like what was retrieved before the call.
     prepared.context.push(...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })));
@@ -189,10 +191,11 @@ export function createReplyHandlers(deps: ReplyDeps) {
   }
 
   return {
-    reply: async (request: ReplyRequest__Output, context: CallContext): Promise<AssistantReply> => run(request, context, {}),
+    reply: async (request: ReplyRequest__Output, context: CallContext, control?: CallControl): Promise<AssistantReply> =>
+      run(request, context, { signal: control?.signal, deadline: control?.deadline }),
     /** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
     replyStream: async (request: ReplyRequest__Output, context: CallContext, sink: StreamSink<ReplyChunk>): Promise<void> => {
-      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.control.signal });
+      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.control.signal, deadline: sink.control.deadline });
       await sink.write({ final });
     },
   };

@@ -43,9 +43,13 @@ export class ContentModelResponder {
     const messages = this.messages(input);
     const offered = tools.definitions.map((d) => ({ name: d.name, description: d.description, parameters_json: JSON.stringify(d.parameters) }));
     const rounds: Completion[] = [];
+    let slowest = 0;
     for (let round = 0; ; round++) {
-      const mayCall = round < MAX_TOOL_ROUNDS;
+      // Another tool round only when the deadline leaves time for it and for the answer after it.
+      const mayCall = round < MAX_TOOL_ROUNDS && (call.deadline === undefined || call.deadline - Date.now() > 2 * slowest);
+      const started = Date.now();
       const completion = await this.content.complete({ model: call.model, messages, operation: OPERATION, tools: mayCall ? offered : [] }, call.context);
+      slowest = Math.max(slowest, Date.now() - started);
       rounds.push(completion);
       if (!mayCall || completion.toolCalls.length === 0) break;
       messages.push({

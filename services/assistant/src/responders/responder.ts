@@ -41,6 +41,8 @@ export interface ResponderCall {
   onDelta?: DeltaSink;
   /** Aborts when the caller cancelled (streams). */
   signal?: AbortSignal;
+  /** The caller's deadline (epoch ms): tool rounds stop in time for the answer. */
+  deadline?: number;
 }
 
 /** Produces a reply from a prepared turn: the builtin offline engine, or a model through the content service. */

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { api } from '../support/http';
+import { waitFor } from '@switchyard/shared/testing';
+import { api, callApi } from '../support/http';
+import { mesh } from '../support/mesh';
+import { WebhookReceiver } from '../support/receiver';
+import { berlinConcertsThisWeekend, SAMPLE_COURSES_CSV, sampleEvents } from '../support/sample-knowledge';
+import { secondOrganization } from './knowledge.test';
 
 function session(prefix: string): string {
   return `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
@@ -35,10 +40,11 @@ describe('e2e: assistants', () => {
     const history: Array<{ role: string; content: string }> = [];
     const topics = [
       'I want to create a course on Python for data analysis',
-      'Modules: basics, pandas, visualisation',
-      'Add notebooks and weekly assignments',
-      'Quizzes after each module and a forum',
-      'Launch in March with an email campaign',
+      // Each next step confirms the one before: skipping ahead unconfirmed is refused.
+      'Confirmed. Modules: basics, pandas, visualisation',
+      'Confirmed. Add notebooks and weekly assignments',
+      'Confirmed. Quizzes after each module and a forum',
+      'Confirmed. Launch in March with an email campaign',
     ];
     for (let step = 1; step <= 5; step++) {
       history.push({ role: 'user', content: topics[step - 1]! });
@@ -52,6 +58,16 @@ describe('e2e: assistants', () => {
       expect(res.body.reply).to.match(/confirm/i);
       history.push({ role: 'assistant', content: res.body.reply });
     }
+  });
+
+  it('refuses to skip ahead in onboarding with a clear message (409)', async () => {
+    const res = await api('/api/v2/ai/assistants/onboarding', {
+      body: { user_id: 'u7', session_id: session('skip'), step: 3, messages: [{ role: 'user', content: 'a course on statistics' }] },
+    });
+    expect(res.status).to.equal(409);
+    expect(res.body.error.code).to.equal('conflict');
+    expect(res.body.error.message).to.match(/^step 3 cannot start yet: step 1 \(Course topic and objectives\) is not confirmed/);
+    expect(res.body.error.details).to.deep.equal([{ field: '/step', reason: 'must be <= 1 until step 1 is confirmed' }]);
   });
 
   it('validates step for onboarding and rejects it elsewhere', async () => {
@@ -86,5 +102,99 @@ describe('e2e: assistants', () => {
     });
     expect(second.status).to.equal(200);
     expect(second.body.reply).to.include('48213');
+  });
+});
+
+/** The issue's scenario on a sample organization, through the gateway: its own data, its own agents, nobody else's. */
+describe('e2e: assistants on an organization\'s own knowledge', function () {
+  this.timeout(60_000);
+  const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
+  const events = `events-${suffix}`;
+  const courses = `courses-${suffix}`;
+  const now = new Date();
+  const sample = sampleEvents(now);
+  const links = (text: string) => [...text.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((m) => ({ title: m[1], url: m[2] }));
+
+  before(async () => {
+    for (const [name, kind] of [[events, 'events'], [courses, 'courses']]) {
+      const created = await api('/api/v2/knowledge/collections', { body: { name, kind, timeZone: 'UTC' } });
+      expect(created.status, created.text).to.equal(201);
+    }
+    const imported = await api(`/api/v2/knowledge/collections/${events}/import`, { body: { format: 'jsonl', content: sample.map((e) => JSON.stringify(e)).join('\n') } });
+    expect(imported.body.count, imported.text).to.equal(300);
+    const catalog = await api(`/api/v2/knowledge/collections/${courses}/import`, { body: { format: 'csv', content: SAMPLE_COURSES_CSV } });
+    expect(catalog.body.count, catalog.text).to.equal(3);
+  });
+
+  after(async () => {
+    for (const name of [events, courses]) await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' });
+    await api('/api/v2/agents/concierge', { method: 'DELETE' });
+  });
+
+  it('"concerts in Berlin this weekend" lists exactly the matching upcoming events, with links', async () => {
+    const expected = berlinConcertsThisWeekend(sample, now);
+    const res = await api('/api/v2/ai/assistants/chat', { body: { user_id: 'k1', session_id: session('kb'), messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }] } });
+    expect(res.status, res.text).to.equal(200);
+    expect(links(res.body.reply)).to.deep.equal(expected.map((e) => ({ title: e.title, url: e.url })));
+    if (expected.length === 0) expect(res.body.reply).to.match(/found nothing/);
+  });
+
+  it('onboarding builds a course from the imported curriculum; the session shows the draft', async () => {
+    const sessionId = session('onb-kb');
+    const messages = [{ role: 'user', content: 'I want to create a course on Python for data analysis' }];
+    const first = await api('/api/v2/ai/assistants/onboarding', { body: { user_id: 'k2', session_id: sessionId, step: 1, messages } });
+    expect(first.status, first.text).to.equal(200);
+    messages.push({ role: 'assistant', content: first.body.reply }, { role: 'user', content: 'done' });
+    await api('/api/v2/ai/assistants/onboarding', { body: { user_id: 'k2', session_id: sessionId, step: 1, messages } });
+    const second = await api('/api/v2/ai/assistants/onboarding', { body: { user_id: 'k2', session_id: sessionId, step: 2, messages: [{ role: 'user', content: 'which modules?' }] } });
+    expect(second.body.reply).to.include('Python basics: Variables and types, Control flow');
+    expect(links(second.body.reply)).to.deep.equal([{ title: 'Python for Data Analysis', url: 'https://learn.example/py101' }]);
+    const stored = await api(`/api/v2/assistants/sessions/${sessionId}`);
+    expect(stored.status, stored.text).to.equal(200);
+    expect(stored.body.onboarding).to.deep.include({ confirmed_steps: [1], current_step: 2 });
+    expect(stored.body.onboarding.draft.basedOn).to.deep.equal({ id: 'py101', title: 'Python for Data Analysis', url: 'https://learn.example/py101' });
+    expect(stored.body.messages.at(-1).role).to.equal('assistant');
+  });
+
+  it('defines an agent of its own that answers at its name', async () => {
+    const put = await api('/api/v2/agents/concierge', { method: 'PUT', body: { greeting: 'Welcome to the box office!', collections: [events], instructions: 'Be brief.' } });
+    expect(put.status, put.text).to.equal(200);
+    expect(put.body).to.include({ name: 'concierge', base: 'chat', builtin: false });
+    const hi = await api('/api/v2/ai/assistants/concierge', { body: { user_id: 'k3', session_id: session('cc'), messages: [{ role: 'user', content: 'hello' }] } });
+    expect(hi.status, hi.text).to.equal(200);
+    expect(hi.body).to.include({ reply: 'Welcome to the box office!', agent: 'concierge' });
+    const listed = await api('/api/v2/agents');
+    expect(listed.body.agents.map((a: { name: string }) => a.name)).to.include.members(['chat', 'support', 'onboarding', 'concierge']);
+  });
+
+  it('a second organization sees none of it', async () => {
+    const other = await secondOrganization();
+    const m = await mesh();
+    const asOther = (path: string, options = {}) => callApi(m.gatewayUrl, other, path, options);
+    const res = await asOther('/api/v2/ai/assistants/chat', { body: { user_id: 'k4', session_id: session('kb2'), messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }] } });
+    expect(res.status).to.equal(200);
+    expect(res.text).to.not.include('tickets.example');
+    expect((await asOther('/api/v2/ai/assistants/concierge', { body: { user_id: 'k4', session_id: session('kb3'), messages: [{ role: 'user', content: 'hi' }] } })).status).to.equal(404);
+    expect((await asOther(`/api/v2/knowledge/collections/${events}/documents/ev000`)).status).to.equal(404);
+  });
+
+  it('support hands an unanswerable question to a person: support_escalated reaches the webhook', async () => {
+    const receiver = await new WebhookReceiver().start();
+    const hook = await api('/api/webhooks', { body: { event: 'support_escalated', url: receiver.url } });
+    expect(hook.status, hook.text).to.equal(201);
+    const help = `help-${suffix}`;
+    try {
+      await api('/api/v2/knowledge/collections', { body: { name: help, kind: 'articles' } });
+      await api(`/api/v2/knowledge/collections/${help}/documents`, { body: { documents: [{ id: 'refunds', title: 'Refunds', body: 'Refunds reach your card in 5 days.', url: 'https://help.example/refunds' }] } });
+      const sessionId = session('esc');
+      const res = await api('/api/v2/ai/assistants/support', { body: { user_id: 'k5', session_id: sessionId, messages: [{ role: 'user', content: 'My parrot swallowed the lanyard' }] } });
+      expect(res.body.reply).to.match(/passed your question to our support team/);
+      const call = await waitFor(() => receiver.calls.find((c) => c.body?.sessionId === sessionId), 10_000);
+      expect(call.body).to.include({ event: 'support_escalated', sessionId, userId: 'k5', agent: 'support', summary: 'My parrot swallowed the lanyard' });
+    } finally {
+      await api(`/api/v2/knowledge/collections/${help}`, { method: 'DELETE' });
+      await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
+      await receiver.stop();
+    }
   });
 });

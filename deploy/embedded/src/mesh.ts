@@ -59,15 +59,16 @@ export async function startEmbeddedMesh(
   try {
     const content = await startContentService({ config: loadContentConfig(serviceEnv), bus, logger: child('content'), env: serviceEnv });
     services.push(content);
-    const assistantEnv = { ...serviceEnv, CONTENT_ADDR: `127.0.0.1:${content.port}` };
-    const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant') });
-    services.push(assistant);
     const recommendation = await startRecommendationService({
       config: loadRecommendationConfig(serviceEnv),
       bus,
       logger: child('recommendation'),
     });
     services.push(recommendation);
+    // The assistant calls content (models) and recommendation (its recommend tool).
+    const assistantEnv = { ...serviceEnv, CONTENT_ADDR: `127.0.0.1:${content.port}`, RECOMMENDATION_ADDR: `127.0.0.1:${recommendation.port}` };
+    const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant') });
+    services.push(assistant);
     const notification = await startNotificationService({
       config: loadNotificationConfig(serviceEnv),
       bus,

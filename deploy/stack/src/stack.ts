@@ -100,6 +100,7 @@ export class Stack {
       ...base,
       GRPC_PORT: String(this.ports[name]),
       CONTENT_ADDR: this.address('content'),
+      RECOMMENDATION_ADDR: this.address('recommendation'),
       METRICS_PORT: String(metricsBase === 0 ? 0 : metricsBase + offset),
     };
   }

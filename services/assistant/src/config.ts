@@ -22,6 +22,12 @@ export interface AssistantConfig {
   outboxRelayIntervalMs: number;
   /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
   outboxPublishTimeoutMs: number;
+  /** The recommendation service (the recommend tool). */
+  recommendationAddr: string;
+  /** Tokens of system prompt plus history sent to a model; older turns are dropped to fit. */
+  historyTokenBudget: number;
+  /** An OpenAI-compatible embeddings endpoint for vector retrieval; undefined: BM25 only. */
+  embeddings?: { baseUrl: string; model: string; apiKey: string; timeoutMs: number };
   /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
   metricsPort: number;
 }
@@ -42,6 +48,12 @@ interface AssistantEnv {
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
   METRICS_PORT: number;
+  RECOMMENDATION_ADDR: string;
+  HISTORY_TOKEN_BUDGET: number;
+  EMBEDDINGS_BASE_URL: string;
+  EMBEDDINGS_MODEL: string;
+  EMBEDDINGS_API_KEY: string;
+  EMBEDDINGS_TIMEOUT_MS: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -62,6 +74,12 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
       METRICS_PORT: listenPort({ default: 9464 }),
+      RECOMMENDATION_ADDR: str({ default: '127.0.0.1:50053' }),
+      HISTORY_TOKEN_BUDGET: num({ default: 6000 }),
+      EMBEDDINGS_BASE_URL: str({ default: '' }),
+      EMBEDDINGS_MODEL: str({ default: '' }),
+      EMBEDDINGS_API_KEY: str({ default: '' }),
+      EMBEDDINGS_TIMEOUT_MS: num({ default: 30_000 }),
     },
     env,
   ) as unknown as AssistantEnv;
@@ -73,6 +91,10 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   for (const name of ['OUTBOX_RELAY_INTERVAL_MS', 'OUTBOX_PUBLISH_TIMEOUT_MS'] as const) {
     if (!Number.isInteger(values[name]) || values[name] < 1) problems.push(`${name}: must be an integer >= 1`);
   }
+  if (!Number.isInteger(values.HISTORY_TOKEN_BUDGET) || values.HISTORY_TOKEN_BUDGET < 100) problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
+  const embeddingsUrl = values.EMBEDDINGS_BASE_URL.trim();
+  if (embeddingsUrl && !/^https?:\/\//.test(embeddingsUrl)) problems.push('EMBEDDINGS_BASE_URL: must be an http(s) URL');
+  if (embeddingsUrl && !values.EMBEDDINGS_MODEL.trim()) problems.push('EMBEDDINGS_MODEL: required with EMBEDDINGS_BASE_URL');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     grpcHost: values.GRPC_HOST,
@@ -89,5 +111,10 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
     outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,
     metricsPort: values.METRICS_PORT,
+    recommendationAddr: values.RECOMMENDATION_ADDR.trim(),
+    historyTokenBudget: values.HISTORY_TOKEN_BUDGET,
+    ...(embeddingsUrl
+      ? { embeddings: { baseUrl: embeddingsUrl, model: values.EMBEDDINGS_MODEL.trim(), apiKey: values.EMBEDDINGS_API_KEY, timeoutMs: values.EMBEDDINGS_TIMEOUT_MS } }
+      : {}),
   };
 }

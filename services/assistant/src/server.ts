@@ -10,8 +10,19 @@ import {
   type OutboxStore,
   type RunningService, SERVICE_NAMES } from '@switchyard/shared';
 import { createAgentRegistry, type AgentRegistry } from './agents/registry';
+import { DataUpdatedPublisher } from './events/data-updated-publisher';
 import { UsagePublisher } from './events/usage-publisher';
-import { createListAgentsHandler } from './handlers/list-agents';
+import { createKnowledgeHandlers } from './handlers/knowledge';
+import { createAgentHandlers } from './handlers/agents';
+import { createGetSessionHandler } from './handlers/get-session';
+import { AgentDirectory } from './agents/directory';
+import { OpenAiCompatibleEmbedder, type Embedder } from './clients/embeddings-client';
+import { SupportEscalationPublisher } from './events/support-escalation-publisher';
+import { RecommendationClient, type Recommender } from './clients/recommendation-client';
+import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
+import { InMemoryAgentProfileStore, type AgentProfileStore } from './store/agent-profile-store';
+import { KnowledgeService } from './knowledge/knowledge-service';
+import { InMemoryKnowledgeStore, type KnowledgeStore } from './knowledge/knowledge-store';
 import { createReplyHandlers } from './handlers/reply';
 import { ContentCompletionClient, type CompletionService } from './clients/content-client';
 import { BuiltinResponder } from './responders/builtin';
@@ -25,6 +36,10 @@ export { loadAssistantConfig, type AssistantConfig } from './config';
 export type { SessionStore, Session, SessionMemory, ChatMessage } from './store/session-store';
 export { InMemorySessionStore, SessionConflictError } from './store/session-store';
 export { MongoSessionStore } from './store/mongo-session-store';
+export { InMemoryKnowledgeStore, type KnowledgeStore } from './knowledge/knowledge-store';
+export { MongoKnowledgeStore } from './knowledge/mongo-knowledge-store';
+export { InMemoryAgentProfileStore, type AgentProfileStore } from './store/agent-profile-store';
+export { MongoAgentProfileStore } from './store/mongo-agent-profile-store';
 export { createStores, type AssistantStores } from './store/index';
 export type { Responder, ResponderInput, ResponderOutput, ResponderCall } from './responders/responder';
 export type { CompletionService, Completion } from './clients/content-client';
@@ -47,6 +62,20 @@ export interface AssistantServiceOptions {
   /** The content service's completions; defaults to a gRPC client of config.contentAddr. */
   completions?: CompletionService;
   agents?: AgentRegistry;
+  /** Organizations' knowledge collections; defaults to in-memory (Mongo via createStores). */
+  knowledge?: KnowledgeStore;
+  /** Organizations' agent profiles; defaults to in-memory (Mongo via createStores). */
+  profiles?: AgentProfileStore;
+  /** The current time (tests fix it to resolve "this weekend"). */
+  now?: () => Date;
+  /** Defaults to the OpenAI-compatible endpoint of config.embeddings, when set. */
+  embedder?: Embedder;
+  /** The recommend tool's service; defaults to a gRPC client of config.recommendationAddr. */
+  recommender?: Recommender;
+}
+
+function embedderOf(config: AssistantConfig): Embedder | undefined {
+  return config.embeddings ? new OpenAiCompatibleEmbedder(config.embeddings) : undefined;
 }
 
 export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
@@ -55,7 +84,9 @@ export async function startAssistantService(options: AssistantServiceOptions): P
   const contentClient = options.completions ? undefined : new ContentCompletionClient(config.contentAddr, config.contentDeadlineMs);
   const completions = options.completions ?? (contentClient as ContentCompletionClient);
   const responder =
-    options.responder ?? new ModelRouter(new BuiltinResponder(agents), new ContentModelResponder(completions), config.defaultModel);
+    options.responder ?? new ModelRouter(new BuiltinResponder(agents), new ContentModelResponder(completions, config.historyTokenBudget), config.defaultModel);
+  const recommendationClient = options.recommender ? undefined : new RecommendationClient(config.recommendationAddr, config.contentDeadlineMs);
+  const recommender = options.recommender ?? (recommendationClient as RecommendationClient);
   // Usage goes through the outbox, so an answered call never fails on a bus outage.
   const outbox = new OutboxPublisher({
     bus,
@@ -65,14 +96,25 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     publishTimeoutMs: config.outboxPublishTimeoutMs,
   });
   await outbox.start();
+  const sessions = options.sessions ?? new InMemorySessionStore();
+  const knowledgeStore = options.knowledge ?? new InMemoryKnowledgeStore();
+  const profiles = options.profiles ?? new InMemoryAgentProfileStore();
+  const embedder = options.embedder ?? embedderOf(config);
+  const now = options.now ?? (() => new Date());
   const { reply, replyStream } = createReplyHandlers({
     agents,
-    sessions: options.sessions ?? new InMemorySessionStore(),
+    sessions,
     responder,
     usage: new UsagePublisher(outbox, logger),
     historyLimit: config.sessionHistoryLimit,
+    profiles,
+    knowledge: { store: knowledgeStore, retriever: new KnowledgeRetriever(knowledgeStore, now, embedder) },
+    escalations: new SupportEscalationPublisher(outbox, logger),
+    recommender,
   });
-  const listAgents = createListAgentsHandler(agents);
+  const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
+  const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger), now, embedder));
+  const getSession = createGetSessionHandler(sessions);
 
   const grpc = await startGrpcServer({
     host: config.grpcHost,
@@ -81,7 +123,24 @@ export async function startAssistantService(options: AssistantServiceOptions): P
       {
         name: ASSISTANT_SERVICE_NAME,
         definition: protos.assistant().AssistantService.service,
-        implementation: { Reply: unary(logger, reply), ReplyStream: serverStream(logger, replyStream), ListAgents: unary(logger, listAgents) },
+        implementation: {
+          Reply: unary(logger, reply),
+          ReplyStream: serverStream(logger, replyStream),
+          ListAgents: unary(logger, agentHandlers.listAgents),
+          PutAgent: unary(logger, agentHandlers.putAgent),
+          GetAgent: unary(logger, agentHandlers.getAgent),
+          DeleteAgent: unary(logger, agentHandlers.deleteAgent),
+          GetSession: unary(logger, getSession),
+          CreateCollection: unary(logger, knowledge.createCollection),
+          GetCollection: unary(logger, knowledge.getCollection),
+          ListCollections: unary(logger, knowledge.listCollections),
+          DeleteCollection: unary(logger, knowledge.deleteCollection),
+          UpsertDocuments: unary(logger, knowledge.upsertDocuments),
+          ImportDocuments: unary(logger, knowledge.importDocuments),
+          DeleteDocuments: unary(logger, knowledge.deleteDocuments),
+          GetDocument: unary(logger, knowledge.getDocument),
+          ListDocuments: unary(logger, knowledge.listDocuments),
+        },
       },
     ],
   });
@@ -93,6 +152,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     stop: async () => {
       await grpc.stop(STOP_GRACE_MS); // calls in flight finish before their content client goes away
       contentClient?.close();
+      recommendationClient?.close();
       await outbox.stop();
     },
   };

@@ -1,3 +1,4 @@
+import type { AppError } from '@switchyard/shared';
 import { expect } from './chai';
 import { Conversation, makeReply } from './helpers';
 
@@ -54,6 +55,7 @@ describe('agents (builtin engine)', () => {
         const response = await chat.say(`working on step ${step}`, step);
         expect(response.step).to.equal(step);
         expect(response.next_step).to.equal(step < 5 ? step + 1 : undefined);
+        await chat.say('done', step);
       }
     });
 
@@ -63,12 +65,12 @@ describe('agents (builtin engine)', () => {
       const step1 = await chat.say('I want to create a course on Spanish for travellers', 1);
       expect(step1.reply).to.include('**Spanish**').and.to.include('travellers');
       expect(step1.reply).to.match(ASKS_TO_CONFIRM);
-      const step2 = await chat.say('next please', 2);
+      const step2 = await chat.say('done', 2);
       expect(step2.reply).to.include('Suggested modules for Spanish');
       expect(step2.reply).to.include('Greetings and introductions');
       expect(step2.reply).to.match(ASKS_TO_CONFIRM);
       for (const step of [3, 4, 5]) {
-        const response = await chat.say('continue', step);
+        const response = await chat.say('done', step);
         expect(response.reply).to.include('Spanish');
         expect(response.reply).to.match(step === 5 ? /confirm the launch plan/i : ASKS_TO_CONFIRM);
       }
@@ -99,10 +101,27 @@ describe('agents (builtin engine)', () => {
       expect(launch.next_step).to.equal(undefined);
     });
 
-    it('points out steps skipped without confirmation', async () => {
-      const { reply } = makeReply();
-      const response = await new Conversation(reply, 'onboarding').say('a course on statistics', 3);
-      expect(response.reply).to.include('step 1, 2 are not confirmed yet');
+    it('refuses to skip ahead past an unconfirmed step, clearly; going back is allowed and the progress is kept', async () => {
+      const { reply, sessions } = makeReply();
+      const chat = new Conversation(reply, 'onboarding');
+      const error = await chat.say('a course on statistics', 3).then(
+        () => undefined,
+        (e: unknown) => e as AppError,
+      );
+      expect(error?.code).to.equal('conflict');
+      expect(error?.message).to.equal(
+        'step 3 cannot start yet: step 1 (Course topic and objectives) is not confirmed. Finish it and confirm (e.g. "done") with step 1, or with step 2 to move on; going back to an earlier step is always possible.',
+      );
+      expect(error?.details).to.deep.equal([{ field: '/step', reason: 'must be <= 1 until step 1 is confirmed' }]);
+      chat.messages.length = 0;
+      await chat.say('a course on statistics', 1);
+      await chat.say('done', 2);
+      const back = await chat.say('can we revisit the objectives?', 1);
+      expect(back.step).to.equal(1);
+      expect(back.reply).to.include('statistics');
+      const stored = await sessions.get('org_a', 'sess_1');
+      expect(stored?.memory.onboarding.confirmedSteps).to.deep.equal([1]);
+      expect(stored?.memory.onboarding.draft?.topic).to.equal('statistics');
     });
   });
 

@@ -17,7 +17,17 @@ describe('assistant config', () => {
       outboxRelayIntervalMs: 1000,
       outboxPublishTimeoutMs: 2000,
       metricsPort: 9464,
+      recommendationAddr: '127.0.0.1:50053',
+      historyTokenBudget: 6000,
     });
+  });
+
+  it('reads the embeddings endpoint (off by default) and the history budget', () => {
+    const config = loadAssistantConfig({ EMBEDDINGS_BASE_URL: 'http://localhost:11434/v1', EMBEDDINGS_MODEL: 'nomic-embed-text', HISTORY_TOKEN_BUDGET: '2000' });
+    expect(config.embeddings).to.deep.equal({ baseUrl: 'http://localhost:11434/v1', model: 'nomic-embed-text', apiKey: '', timeoutMs: 30_000 });
+    expect(config.historyTokenBudget).to.equal(2000);
+    expect(() => loadAssistantConfig({ EMBEDDINGS_BASE_URL: 'http://x/v1' })).to.throw(/EMBEDDINGS_MODEL/);
+    expect(() => loadAssistantConfig({ HISTORY_TOKEN_BUDGET: '10' })).to.throw(/HISTORY_TOKEN_BUDGET/);
   });
 
   it('reads the outbox settings and rejects invalid ones', () => {

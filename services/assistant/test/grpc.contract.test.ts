@@ -109,7 +109,8 @@ describe('assistant gRPC contract', () => {
     const base = { agent: 'onboarding', user_id: 'u1', session_id: 'c2' };
     const step1 = await reply({ ...base, step: 1, messages: [{ role: 'user', content: 'a course on Python for beginners' }] });
     expect([step1.step, step1.next_step]).to.deep.equal([1, 2]);
-    const step5 = await reply({ ...base, step: 5, messages: [{ role: 'user', content: 'finalize' }] });
+    for (const step of [2, 3, 4]) await reply({ ...base, step, messages: [{ role: 'user', content: 'done' }] });
+    const step5 = await reply({ ...base, step: 5, messages: [{ role: 'user', content: 'confirmed, now finalize' }] });
     expect(step5.step).to.equal(5);
     expect(step5.next_step).to.equal(undefined);
     expect(step5.reply).to.include('Python');

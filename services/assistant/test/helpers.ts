@@ -1,9 +1,11 @@
-import { silentLogger } from '@switchyard/shared/testing';
+import type { Db } from 'mongodb';
+import { connectMongo, type MongoConnection } from '@switchyard/shared';
+import { endpointOf, silentLogger, uniqueName, type BackendFixture } from '@switchyard/shared/testing';
 import type { AnyEvent, CallContext, EventBus, Subscription } from '@switchyard/shared';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
-import { createReplyHandler, type AssistantReply } from '../src/handlers/reply';
+import { createReplyHandler, type AssistantReply, type ReplyDeps } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
 import { InMemorySessionStore, type ChatMessage } from '../src/store/session-store';
 
@@ -26,7 +28,8 @@ export class RecordingBus implements EventBus {
 
 export const CONTEXT: CallContext = { organization: 'org_a', keyId: 'key_1', requestId: 'req_test1' };
 
-export function makeReply(historyLimit = 50) {
+/** The reply path on the builtin engine and in-memory stores; extra adds knowledge, profiles, escalations. */
+export function makeReply(historyLimit = 50, extra: (bus: RecordingBus) => Partial<ReplyDeps> = () => ({})) {
   const agents = createAgentRegistry();
   const bus = new RecordingBus();
   const sessions = new InMemorySessionStore();
@@ -36,8 +39,9 @@ export function makeReply(historyLimit = 50) {
     responder: new BuiltinResponder(agents),
     usage: new UsagePublisher(bus, silentLogger()),
     historyLimit,
+    ...extra(bus),
   });
-  return { reply, bus, sessions };
+  return { reply, bus, sessions, agents };
 }
 
 /** Messages as they arrive on the wire: any role string. */
@@ -64,4 +68,26 @@ export class Conversation {
     this.messages.push({ role: 'assistant', content: response.reply });
     return response;
   }
+}
+
+/** A backend whose stores all open on one fresh MongoDB database (replicas, or a restart), dropped afterwards. */
+export function mongoBackend<T>(open: (db: Db) => Promise<T>): BackendFixture<{ open(): Promise<T>; cleanup(): Promise<void> }> {
+  return {
+    async create() {
+      const database = uniqueName('test_assistant');
+      const connections: MongoConnection[] = [];
+      return {
+        async open() {
+          const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
+          connections.push(connection);
+          return open(connection.db);
+        },
+        async cleanup() {
+          if (connections[0]) await connections[0].db.dropDatabase();
+          await Promise.all(connections.map((c) => c.close()));
+        },
+      };
+    },
+    destroy: (backend) => backend.cleanup(),
+  };
 }

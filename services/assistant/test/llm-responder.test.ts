@@ -123,8 +123,9 @@ describe('assistant LLM responder (through a fake content service)', () => {
   });
 
   it('adds the onboarding step instructions to the system message', async () => {
-    await reply({ agent: 'onboarding', user_id: 'u1', session_id: 's-onb', model: 'fake-gpt', step: 2, messages: [{ role: 'user', content: 'a course on Python for beginners' }] });
-    const system = content.calls[0]!.request.messages[0]!.content;
+    await reply({ agent: 'onboarding', user_id: 'u1', session_id: 's-onb', model: 'fake-gpt', step: 1, messages: [{ role: 'user', content: 'a course on Python for beginners' }] });
+    await reply({ agent: 'onboarding', user_id: 'u1', session_id: 's-onb', model: 'fake-gpt', step: 2, messages: [{ role: 'user', content: 'done' }] });
+    const system = content.calls[1]!.request.messages[0]!.content;
     expect(system).to.include('You are the Switchyard course onboarding agent');
     expect(system).to.include('This turn is onboarding step 2 of 5: ');
     expect(system).to.include('Context:\nStep 2: ');

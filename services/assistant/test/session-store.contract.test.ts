@@ -1,5 +1,4 @@
-import { connectMongo, type MongoConnection } from '@switchyard/shared';
-import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import { contractSuite, silentLogger } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
 import { createReplyHandler } from '../src/handlers/reply';
@@ -7,7 +6,7 @@ import { BuiltinResponder } from '../src/responders/builtin';
 import { MongoSessionStore } from '../src/store/mongo-session-store';
 import { InMemorySessionStore, SessionConflictError, type Session, type SessionStore } from '../src/store/session-store';
 import { expect } from './chai';
-import { CONTEXT, RecordingBus, request } from './helpers';
+import { CONTEXT, mongoBackend, RecordingBus, request } from './helpers';
 
 /** One backend per test; every store opened on it sees the same data (replicas, or a restart). */
 interface Backend {
@@ -43,26 +42,11 @@ contractSuite<Backend>(
         return { open: async () => root.sharing(), cleanup: async () => undefined };
       },
     },
-    mongo: {
-      async create() {
-        const database = uniqueName('test_assistant');
-        const connections: MongoConnection[] = [];
-        return {
-          async open() {
-            const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
-            connections.push(connection);
-            const store = new MongoSessionStore(connection.db);
-            await store.ensureIndexes();
-            return store;
-          },
-          async cleanup() {
-            if (connections[0]) await connections[0].db.dropDatabase();
-            await Promise.all(connections.map((c) => c.close()));
-          },
-        };
-      },
-      destroy: (backend) => backend.cleanup(),
-    },
+    mongo: mongoBackend(async (db) => {
+      const store = new MongoSessionStore(db);
+      await store.ensureIndexes();
+      return store;
+    }),
   },
   (backend) => {
     it('stores a new session as version 1 and reads it back whole', async () => {

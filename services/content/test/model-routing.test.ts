@@ -265,7 +265,7 @@ describe('streaming and completions through the provider (gRPC)', function () {
     const { chunks, error } = await h.stream<{ delta?: string; final?: { text: string; usage: Usage } }>('CompleteStream', { model: 'gpt-main', messages }, ctx);
     expect(error).to.equal(undefined);
     const deltas = chunks.filter((c) => c.delta !== undefined).map((c) => c.delta).join('');
-    expect(chunks.at(-1)!.final).to.deep.equal({ text: deltas, usage: { model: 'gpt-main', tokens_input: 1200, tokens_output: 345, cost: costFor(PRICES.main, 1200, 345) } });
+    expect(chunks.at(-1)!.final).to.deep.equal({ text: deltas, usage: { model: 'gpt-main', tokens_input: 1200, tokens_output: 345, cost: costFor(PRICES.main, 1200, 345) }, tool_calls: [] });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(h.usageFor(ctx.requestId)).to.have.length(0);
   });

@@ -58,6 +58,16 @@ export interface OrganizationChanged {
   change: 'policy' | 'keys';
 }
 
+/** The support agent handed a conversation to a person. */
+export interface SupportEscalated {
+  sessionId: string;
+  userId: string;
+  /** The agent that escalated (support, or an organization's agent built on it). */
+  agent: string;
+  /** What the user asked, briefly, for the person who takes over. */
+  summary: string;
+}
+
 export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
@@ -68,6 +78,7 @@ export interface EventData {
   'request.failed': RequestResult;
   'webhooks.changed': WebhooksChanged;
   'organization.changed': OrganizationChanged;
+  'support.escalated': SupportEscalated;
 }
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -169,6 +180,13 @@ const organizationChanged: JSONSchemaType<OrganizationChanged> = {
   properties: { change: { type: 'string', enum: ['policy', 'keys'] } },
 };
 
+const supportEscalated: JSONSchemaType<SupportEscalated> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['sessionId', 'userId', 'agent', 'summary'],
+  properties: { sessionId: nonEmpty, userId: nonEmpty, agent: nonEmpty, summary: { type: 'string', maxLength: 4000 } },
+};
+
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
@@ -179,4 +197,5 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'request.failed': requestResult,
   'webhooks.changed': webhooksChanged,
   'organization.changed': organizationChanged,
+  'support.escalated': supportEscalated,
 };

@@ -24,6 +24,7 @@ export const EventTypes = {
   requestFailed: 'request.failed',
   webhooksChanged: 'webhooks.changed',
   organizationChanged: 'organization.changed',
+  supportEscalated: 'support.escalated',
 } as const;
 
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
@@ -39,4 +40,6 @@ export const TOPIC_OF: Record<EventType, Topic> = {
   'request.failed': Topics.results,
   'webhooks.changed': Topics.changes,
   'organization.changed': Topics.changes,
+  // A conversation's outcome for the organization, like a request's result.
+  'support.escalated': Topics.results,
 };

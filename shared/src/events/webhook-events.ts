@@ -5,6 +5,8 @@ export const WEBHOOK_EVENTS = [
   'invoice_failed',
   'data_updated',
   'request_completed',
+  // The support agent handed a conversation to a person (session, user, summary).
+  'support_escalated',
   // Operational: another of the organization's webhooks was disabled (410, or failing too long).
   'webhook_disabled',
 ] as const;

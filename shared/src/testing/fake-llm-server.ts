@@ -7,17 +7,22 @@ export type Step =
   | { kind: 'status'; status: number; retryAfter?: string; message?: string }
   | { kind: 'slow'; delayMs: number }
   /** Streams `afterChunks` content chunks, then destroys the socket (non-streamed: at once). */
-  | { kind: 'break'; afterChunks: number };
+  | { kind: 'break'; afterChunks: number }
+  /** Asks for tool calls instead of answering (finish_reason tool_calls), reporting REPORTED usage. */
+  | { kind: 'tool_calls'; calls: Array<{ name: string; arguments: object }> };
 
 export interface RecordedRequest {
   model: string;
   stream: boolean;
   includeUsage: boolean;
   authorization: string;
-  messages: Array<{ role: string; content: string }>;
+  // content is null on assistant turns that only called tools.
+  messages: Array<{ role: string; content: string; tool_calls?: unknown[]; tool_call_id?: string }>;
   maxTokens: number | undefined;
   /** The output cap when sent as max_completion_tokens (o-series, gpt-5). */
   maxCompletionTokens: number | undefined;
+  /** Names of the tools offered. */
+  tools: string[];
   at: number;
 }
 
@@ -27,10 +32,22 @@ export const REPORTED = { prompt_tokens: 1200, completion_tokens: 345 };
 interface ChatBody {
   model: string;
   messages: Array<{ role: string; content: string }>;
+  tools?: Array<{ type: string; function: { name: string } }>;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
   max_completion_tokens?: number;
+}
+
+/** 32 buckets of lower-cased words: texts sharing words are similar. */
+function hashedWords(text: string): number[] {
+  const vector = new Array<number>(32).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let hash = 0;
+    for (const char of word) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+    vector[hash % 32] = (vector[hash % 32] ?? 0) + 1;
+  }
+  return vector;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,6 +65,11 @@ export class FakeLlmServer {
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
   /** `keyless` models answer without a key check, like a local Ollama or llama.cpp server. */
+  /** Inputs of every POST /v1/embeddings, in order. */
+  readonly embeddingInputs: string[][] = [];
+  /** Vector of a text for /v1/embeddings (tests choose what "similar" means). */
+  embed: (text: string) => number[] = (text) => hashedWords(text);
+
   constructor(
     private readonly apiKey: string,
     private readonly keyless: string[] = [],
@@ -73,6 +95,7 @@ export class FakeLlmServer {
     this.requests.length = 0;
     this.active.clear();
     this.maxActive.clear();
+    this.embeddingInputs.length = 0;
   }
 
   requestsFor(model: string): RecordedRequest[] {
@@ -84,6 +107,7 @@ export class FakeLlmServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method === 'POST' && req.url === '/v1/embeddings') return this.embeddings(req, res);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return this.json(res, 404, { error: { message: 'not found' } });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -96,6 +120,7 @@ export class FakeLlmServer {
       messages: body.messages,
       maxTokens: body.max_tokens,
       maxCompletionTokens: body.max_completion_tokens,
+      tools: (body.tools ?? []).map((t) => t.function.name),
       at: Date.now(),
     });
     if (!this.keyless.includes(body.model) && req.headers.authorization !== `Bearer ${this.apiKey}`) {
@@ -121,6 +146,7 @@ export class FakeLlmServer {
       const headers: Record<string, string> = step.retryAfter ? { 'retry-after': step.retryAfter } : {};
       return this.json(res, step.status, { error: { message: step.message ?? `scripted ${step.status}`, type: 'server_error' } }, headers);
     }
+    if (step.kind === 'tool_calls') return this.toolCalls(res, body, step.calls);
     if (step.kind === 'slow') await sleep(step.delayMs);
     if (step.kind === 'ok' && step.delayMs) await sleep(step.delayMs);
     if (step.kind === 'break' && !body.stream) {
@@ -137,6 +163,34 @@ export class FakeLlmServer {
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       ...(reportUsage ? { usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens } } : {}),
+    });
+  }
+
+  /** OpenAI-compatible embeddings: one vector per input, in order. */
+  private async embeddings(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; input: string | string[] };
+    if (req.headers.authorization !== `Bearer ${this.apiKey}`) return this.json(res, 401, { error: { message: 'Incorrect API key provided' } });
+    const inputs = Array.isArray(body.input) ? body.input : [body.input];
+    this.embeddingInputs.push(inputs);
+    this.json(res, 200, {
+      object: 'list',
+      model: body.model,
+      data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: this.embed(text) })),
+      usage: { prompt_tokens: 0, total_tokens: 0 },
+    });
+  }
+
+  private toolCalls(res: http.ServerResponse, body: ChatBody, calls: Array<{ name: string; arguments: object }>): void {
+    const toolCalls = calls.map((c, i) => ({ id: `call_${this.requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+    this.json(res, 200, {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+      usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens },
     });
   }
 

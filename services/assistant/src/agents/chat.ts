@@ -1,7 +1,9 @@
 import type { Course, EventRecord } from '../data/catalog';
 import { CourseSearch } from '../retrieval/course-search';
 import { EventSearch, hasFilters, mergeEventQueries, parseEventQuery, type EventQuery } from '../retrieval/event-search';
+import type { CollectionKind } from '../knowledge/kinds';
 import { describeEventQuery, formatCourse, formatEvent } from './format';
+import { knowledgeAnswer, knowledgeItems } from './knowledge-answer';
 import { earlierUserMessages, isFollowUp, isGreeting, quote } from './intents';
 import type { Agent, ContextItem, OfflineInput, PreparedTurn, Turn, TurnSignals } from './types';
 
@@ -24,10 +26,25 @@ const CAPABILITIES =
 export function createChatAgent(eventSearch = new EventSearch(), courseSearch = new CourseSearch()): Agent {
   return {
     info: { name: 'chat', description: 'General assistant: events, courses and questions about the service', usesSteps: false },
-    prepare: (turn) => prepareChat(eventSearch, courseSearch, turn),
+    prepare: (turn) => (turn.knowledge?.has(CHAT_KINDS) ? prepareFromKnowledge(turn) : prepareChat(eventSearch, courseSearch, turn)),
     composeOffline: (input) => composeChat(eventSearch, input),
   };
 }
+
+/** What the chat agent searches in an organization's own knowledge base. */
+const CHAT_KINDS: CollectionKind[] = ['events', 'courses', 'documents'];
+
+/** An organization with its own knowledge: answers come from it (and only it), cited. */
+async function prepareFromKnowledge(turn: Turn): Promise<PreparedTurn> {
+  const signals: TurnSignals = { greeting: isGreeting(turn.latest) };
+  if (signals.greeting) return { systemPrompt: SYSTEM_PROMPT, context: [], memory: turn.memory, signals };
+  const retrieval = await (turn.knowledge as NonNullable<Turn['knowledge']>).search(turn.latest, CHAT_KINDS);
+  signals.knowledge = retrieval;
+  return { systemPrompt: `${SYSTEM_PROMPT} ${CITE}`, context: knowledgeItems(retrieval), memory: turn.memory, signals };
+}
+
+/** Asks a model to cite, and only what was retrieved. */
+export const CITE = 'Cite every record you use as a Markdown link [title](url) exactly as given in the context; never link to anything else.';
 
 function asksForEvents(text: string, query: EventQuery): boolean {
   return hasFilters(query) || EVENT_WORDS.test(text);
@@ -66,6 +83,7 @@ function composeChat(eventSearch: EventSearch, { prepared, history }: OfflineInp
   const { signals } = prepared;
   const latest = [...history].reverse().find((m) => m.role === 'user')?.content ?? '';
   if (signals.greeting) return greetingText(signals.earlierQuestion);
+  if (signals.knowledge) return knowledgeAnswer(signals.knowledge);
   if (signals.eventQuery) {
     const events = prepared.context.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
     return eventsText(eventSearch, signals.eventQuery, events, signals.earlierQuestion);

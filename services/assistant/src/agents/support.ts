@@ -1,4 +1,6 @@
 import type { SupportArticle } from '../data/catalog';
+import type { CollectionKind } from '../knowledge/kinds';
+import { citation } from './knowledge-answer';
 import { KnowledgeBase } from '../retrieval/knowledge-base';
 import { earlierUserMessages, isConfirmation, previousReply, quote } from './intents';
 import { onlyStatesReferences, referencesIn } from './facts';
@@ -33,12 +35,32 @@ const REFERENCE_FOR_CATEGORY: Record<string, string> = {
 export function createSupportAgent(kb = new KnowledgeBase()): Agent {
   return {
     info: { name: 'support', description: 'Customer support: answers from the help-centre knowledge base and escalates to a human', usesSteps: false },
-    prepare: (turn) => prepareSupport(kb, turn),
+    prepare: (turn) => prepareSupport(finderFor(kb, turn), turn),
     composeOffline: composeSupport,
   };
 }
 
-function prepareSupport(kb: KnowledgeBase, turn: Turn): PreparedTurn {
+/** What support searches in an organization's own knowledge base. */
+const SUPPORT_KINDS: CollectionKind[] = ['articles', 'documents'];
+/** Passages shown from the organization's articles: the best and one runner-up. */
+const SUPPORT_RESULTS = 2;
+
+type Finder = (query: string) => Promise<{ context: ContextItem[]; signals?: TurnSignals }>;
+
+/** The organization's own articles when it has some, else the shipped help centre. */
+function finderFor(kb: KnowledgeBase, turn: Turn): Finder {
+  const knowledge = turn.knowledge;
+  if (knowledge?.has(SUPPORT_KINDS)) {
+    return async (query) => {
+      const retrieval = await knowledge.search(query, SUPPORT_KINDS);
+      const results = retrieval.results.slice(0, SUPPORT_RESULTS);
+      return { context: results.map((found): ContextItem => ({ kind: 'knowledge', found })), signals: { knowledge: { ...retrieval, results } } };
+    };
+  }
+  return async (query) => ({ context: kb.answer(query).map((hit): ContextItem => ({ kind: 'article', score: hit.score, article: hit.item })) });
+}
+
+async function prepareSupport(find: Finder, turn: Turn): Promise<PreparedTurn> {
   const newFacts = referencesIn(turn.added);
   const facts = { ...turn.memory.facts, ...newFacts };
   // A message that only gives a number answers our question; the user's question is the one before.
@@ -48,9 +70,13 @@ function prepareSupport(kb: KnowledgeBase, turn: Turn): PreparedTurn {
     ESCALATION_REQUEST.test(earlierQuestion ?? turn.latest) ||
     (isConfirmation(turn.latest) && (previousReply(turn.history) ?? '').includes(ESCALATION_OFFER));
   const query = escalation ? CONTACT_QUERY : factsOnly ? earlierQuestion : turn.latest;
-  const hits = query ? kb.answer(query) : [];
-  const context: ContextItem[] = hits.map((hit) => ({ kind: 'article', score: hit.score, article: hit.item }));
-  const signals: TurnSignals = { escalation, newFacts, earlierQuestion, factsOnly };
+  const found = query ? await find(query) : { context: [] };
+  const context = found.context;
+  const signals: TurnSignals = { escalation, newFacts, earlierQuestion, factsOnly, ...found.signals };
+  // Own knowledge that has no answer: the question goes to a person (support_escalated).
+  if (signals.knowledge && context.length === 0 && !escalation && !factsOnly) signals.unanswered = true;
+  // A person takes over when there is nothing to answer from, or when asked for and we know the case's reference.
+  signals.handOver = signals.unanswered || (escalation && knownReference(facts) !== undefined);
   return {
     systemPrompt: `${SYSTEM_PROMPT}${describeFacts(facts)}`,
     context,
@@ -73,11 +99,24 @@ function composeSupport({ prepared }: OfflineInput): string {
   if (prepared.signals.earlierQuestion) parts.push(`Back to your question: "${quote(prepared.signals.earlierQuestion)}".`);
 
   const [best, ...related] = articles;
-  if (prepared.signals.escalation) parts.push(escalationText(facts, best));
+  if (prepared.signals.knowledge && !prepared.signals.escalation) parts.push(knowledgeSupportAnswer(prepared));
+  else if (prepared.signals.escalation) parts.push(escalationText(facts, best));
   else if (prepared.signals.factsOnly && !prepared.signals.earlierQuestion) parts.push('How can I help you with it?');
   else if (best) parts.push(articleAnswer(best, facts), ...related.map((a) => `Related: [${a.title}](${a.url})`));
   else parts.push(noAnswerText(facts));
   return parts.join('\n\n');
+}
+
+/** From the organization's own articles: the passages, cited; or the hand-over to a person. */
+function knowledgeSupportAnswer(prepared: PreparedTurn): string {
+  const found = prepared.context.flatMap((item) => (item.kind === 'knowledge' ? [item.found] : []));
+  if (prepared.signals.unanswered) {
+    return `I couldn't find an answer to this in our help centre, so I've passed your question to our support team; a person will get back to you.`;
+  }
+  if (prepared.signals.factsOnly && !prepared.signals.earlierQuestion) return 'How can I help you with it?';
+  const [best, ...related] = found;
+  if (!best) return 'How can I help?';
+  return [`From ${citation(best)}:`, best.passage, ...related.map((r) => `Related: ${citation(r)}`)].join('\n\n');
 }
 
 function articleAnswer(article: SupportArticle, facts: Record<string, string>): string {
@@ -113,6 +152,6 @@ function escalationText(facts: Record<string, string>, contact: SupportArticle |
   }
   return (
     `To reach a person, email support@switchyard.dev with ${reference} and a short description; the team answers ` +
-    `within one business day${link}. This offline assistant cannot open the case for you.`
+    `within one business day${link}. I've also passed this conversation on to the team.`
   );
 }

@@ -1,5 +1,8 @@
 import type { Course, CourseTemplate, CurriculumStep, EventRecord, SupportArticle } from '../data/catalog';
+import type { CollectionKind } from '../knowledge/kinds';
 import type { EventQuery } from '../retrieval/event-search';
+import type { Retrieval, RetrievedDocument } from '../retrieval/knowledge-retriever';
+import type { AgentStep } from '../store/agent-profile-store';
 import type { ChatMessage, SessionMemory } from '../store/session-store';
 
 /** A record retrieved for one turn, handed to the responder as grounding. */
@@ -8,7 +11,18 @@ export type ContextItem =
   | { kind: 'event'; event: EventRecord }
   | { kind: 'course'; course: Course }
   | { kind: 'curriculum_step'; step: CurriculumStep }
-  | { kind: 'course_template'; template: CourseTemplate };
+  | { kind: 'course_template'; template: CourseTemplate }
+  /** A document of the organization's own knowledge base. */
+  | { kind: 'knowledge'; found: RetrievedDocument };
+
+/** The organization's knowledge as an agent may search it (scoped to the caller and the agent's collections). */
+export interface KnowledgeAccess {
+  /** Whether any searchable collection is of one of these kinds. */
+  has(kinds: CollectionKind[]): boolean;
+  search(text: string, kinds: CollectionKind[]): Promise<Retrieval>;
+  /** One document of the agent's collections (undefined when absent or outside them). */
+  get(collection: string, id: string): Promise<RetrievedDocument | undefined>;
+}
 
 /** What an agent noticed about the turn, beyond the history (used by the builtin engine). */
 export interface TurnSignals {
@@ -27,6 +41,12 @@ export interface TurnSignals {
   newFacts?: Record<string, string>;
   /** onboarding: the step the user confirmed in this turn. */
   confirmedStep?: number;
+  /** The answer comes from the organization's knowledge base (the context's knowledge items). */
+  knowledge?: Retrieval;
+  /** support: no article answers the question (the reply offers a person). */
+  unanswered?: boolean;
+  /** support: the conversation goes to a person (a support_escalated event is sent). */
+  handOver?: boolean;
 }
 
 /** One Reply call as an agent sees it, after the session history was merged. */
@@ -39,6 +59,10 @@ export interface Turn {
   latest: string;
   step?: number;
   memory: SessionMemory;
+  /** The organization's knowledge base; absent when it has none for this agent. */
+  knowledge?: KnowledgeAccess;
+  /** Steps of a step agent defined as data (else the shipped curriculum guide). */
+  steps?: AgentStep[];
 }
 
 /** The agent's preparation of a turn for a responder. */
@@ -48,12 +72,16 @@ export interface PreparedTurn {
   /** Memory after this turn (facts learnt, onboarding progress). */
   memory: SessionMemory;
   signals: TurnSignals;
+  /** The turn's own steps, when the agent defines them. */
+  steps?: AgentStep[];
 }
 
 export interface AgentInfo {
   name: string;
   description: string;
   usesSteps: boolean;
+  /** How many steps a step agent has (default: the five of the onboarding curriculum). */
+  steps?: number;
 }
 
 export interface OfflineInput {
@@ -65,7 +93,7 @@ export interface OfflineInput {
 /** An agent profile: what it knows (retrieval, memory) and how the builtin engine answers for it. */
 export interface Agent {
   readonly info: AgentInfo;
-  prepare(turn: Turn): PreparedTurn;
+  prepare(turn: Turn): PreparedTurn | Promise<PreparedTurn>;
   /** The offline builtin engine's reply for this agent. */
   composeOffline(input: OfflineInput): string;
 }

@@ -12,6 +12,8 @@ export interface Completion {
   tokensInput: number;
   tokensOutput: number;
   cost: number;
+  /** Tools the model asked for (requests that offered tools). */
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
 }
 
 /** Receives streamed text as it is produced; a returned promise holds the stream until it settles. */
@@ -26,7 +28,8 @@ export interface CompletionService {
 function completionOf(response: CompleteResponse__Output | null | undefined): Completion {
   if (!response?.usage) throw new AppError('internal', 'content service answered a completion without usage');
   const { usage } = response;
-  return { text: response.text, model: usage.model, tokensInput: usage.tokens_input, tokensOutput: usage.tokens_output, cost: usage.cost };
+  const toolCalls = (response.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments_json }));
+  return { text: response.text, model: usage.model, tokensInput: usage.tokens_input, tokensOutput: usage.tokens_output, cost: usage.cost, toolCalls };
 }
 
 function isServiceError(error: unknown): error is ServiceError {

@@ -1,8 +1,18 @@
-import { AppError, newId, type CallContext } from '@switchyard/shared';
+import { AppError, newId, type CallContext, type CallControl } from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
 import type { AgentRegistry } from '../agents/registry';
-import type { Agent } from '../agents/types';
+import type { SupportEscalationPublisher } from '../events/support-escalation-publisher';
+import type { KnowledgeStore } from '../knowledge/knowledge-store';
+import { wordDeltas } from '../responders/builtin';
+import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
+import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
+import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
+import type { Agent, KnowledgeAccess, PreparedTurn } from '../agents/types';
+import type { ResponderOutput } from '../responders/responder';
+import type { Recommender } from '../clients/recommendation-client';
+import { createToolbox } from '../tools/toolbox';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { StreamSink } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
@@ -10,7 +20,7 @@ import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
 import { KeyedLock } from '../store/keyed-lock';
 import { saveTurn } from '../store/save-turn';
-import { emptyMemory, type Session, type SessionStore } from '../store/session-store';
+import { emptyMemory, type ChatMessage, type Session, type SessionStore } from '../store/session-store';
 import { validateReplyRequest, type ValidReply } from './validate-reply';
 
 /** The Reply response (fits the generated ReplyResponse; step and next_step only for step-based agents). */
@@ -31,6 +41,24 @@ export interface ReplyDeps {
   responder: Responder;
   usage: UsagePublisher;
   historyLimit: number;
+  /** Organizations' agents as data (overrides and their own); without it only the built-ins answer. */
+  profiles?: AgentProfileStore;
+  /** Organizations' knowledge bases; without them the built-ins answer from the shipped sample data. */
+  knowledge?: { store: KnowledgeStore; retriever: KnowledgeRetriever };
+  /** Where support hand-overs go (support_escalated webhooks). */
+  escalations?: SupportEscalationPublisher;
+  /** The recommendation service, for agents with the recommend tool. */
+  recommender?: Recommender;
+}
+
+/** What the user asked, for the person who takes over: the user's last messages, newest last. */
+function escalationSummary(history: Array<{ role: string; content: string }>): string {
+  return history
+    .filter((m) => m.role === 'user')
+    .slice(-3)
+    .map((m) => m.content)
+    .join('\n')
+    .slice(0, 4000);
 }
 
 /** The model a call runs on: the responder's default when none is asked for. */
@@ -42,6 +70,8 @@ function resolveModel(requested: string, responder: Responder): string {
 interface Delivery {
   onDelta?: DeltaSink;
   signal?: AbortSignal;
+  /** The caller's deadline (epoch ms), when it set one. */
+  deadline?: number;
 }
 
 function ownSession(session: Session | undefined, valid: ValidReply): Session | undefined {
@@ -51,9 +81,22 @@ function ownSession(session: Session | undefined, valid: ValidReply): Session | 
   return session;
 }
 
+/** One turn as the responder gets it. */
+interface ReplyTurn {
+  agent: Agent;
+  profile?: AgentProfile;
+  prepared: PreparedTurn;
+  history: ChatMessage[];
+  valid: ValidReply;
+  model: string;
+  context: CallContext;
+  knowledge?: KnowledgeAccess;
+  delivery: Delivery;
+}
+
 /** next_step: the following step, unset after the last one. */
-function nextStepOf(step: number | undefined): number | undefined {
-  return step !== undefined && step < ONBOARDING_STEPS ? step + 1 : undefined;
+function nextStepOf(step: number | undefined, last = ONBOARDING_STEPS): number | undefined {
+  return step !== undefined && step < last ? step + 1 : undefined;
 }
 
 /** Reply and ReplyStream; they share one lock per session. */
@@ -61,16 +104,41 @@ export function createReplyHandlers(deps: ReplyDeps) {
   // One call per session at a time in this process; saveTurn's version check covers other replicas.
   const lock = new KeyedLock();
 
-  async function answer(agent: Agent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
+  const directory = new AgentDirectory(deps.agents, deps.profiles);
+
+  /**
+   * The responder's reply with the agent's tools. Grounded in the organization's knowledge, it is
+   * checked for links before any of it is sent (a streamed one is produced whole, checked, then streamed).
+   */
+  async function respond(turn: ReplyTurn): Promise<ResponderOutput> {
+    const { agent, prepared, valid, knowledge, delivery } = turn;
+    const tools = createToolbox({ tools: turn.profile?.tools ?? [], knowledge, recommender: deps.recommender, userId: valid.userId, context: turn.context });
+    const checked = knowledge !== undefined;
+    const output = await deps.responder.respond(
+      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history: turn.history, step: valid.step, prepared, agentImpl: agent, tools },
+      { model: turn.model, context: turn.context, ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery) },
+    );
+    // What the tools found may be cited like what was retrieved before the call.
+    prepared.context.push(...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })));
+    if (!checked) return output;
+    // Only what was retrieved may be linked (a model could invent sources).
+    const reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
+    if (delivery.onDelta) for (const delta of wordDeltas(reply)) await delivery.onDelta(delta);
+    return { ...output, reply };
+  }
+
+  async function answer({ agent, profile }: ResolvedAgent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
     const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
     const history = capHistory(merged.messages, deps.historyLimit);
     const latest = (history[history.length - 1]?.content ?? '').trim();
-    const prepared = agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory() });
-    const output = await deps.responder.respond(
-      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history, step: valid.step, prepared },
-      { model, context: { ...context, requestId }, ...delivery },
-    );
+    const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile) : undefined;
+    const prepared = await agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
+    const callContext = { ...context, requestId };
+    const output = await respond({ agent, profile, prepared, history, valid, model, context: callContext, knowledge, delivery });
+    if (prepared.signals.handOver && deps.escalations) {
+      await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(history) });
+    }
     await deps.usage.record(context, {
       agent: agent.info.name,
       requestId,
@@ -107,26 +175,27 @@ export function createReplyHandlers(deps: ReplyDeps) {
         timestamp: now,
       },
       step: valid.step,
-      next_step: agent.info.usesSteps ? nextStepOf(valid.step) : undefined,
+      next_step: agent.info.usesSteps ? nextStepOf(valid.step, agent.info.steps) : undefined,
     };
   }
 
   /** Validates the call, then answers it under the session's lock. */
-  function run(request: ReplyRequest__Output, context: CallContext, delivery: Delivery): Promise<AssistantReply> {
+  async function run(request: ReplyRequest__Output, context: CallContext, delivery: Delivery): Promise<AssistantReply> {
     if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
-    const agent = deps.agents.get(request.agent);
-    const valid = validateReplyRequest(request, agent.info);
-    const model = resolveModel(valid.model, deps.responder);
+    const resolved = await directory.resolve(context.organization, request.agent);
+    const valid = validateReplyRequest(request, resolved.agent.info);
+    const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
     // Direct calls (without the gateway) get their own id so usage stays traceable.
     const requestId = context.requestId || newId('req');
-    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(agent, valid, model, context, requestId, delivery));
+    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(resolved, valid, model, context, requestId, delivery));
   }
 
   return {
-    reply: async (request: ReplyRequest__Output, context: CallContext): Promise<AssistantReply> => run(request, context, {}),
+    reply: async (request: ReplyRequest__Output, context: CallContext, control?: CallControl): Promise<AssistantReply> =>
+      run(request, context, { signal: control?.signal, deadline: control?.deadline }),
     /** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
     replyStream: async (request: ReplyRequest__Output, context: CallContext, sink: StreamSink<ReplyChunk>): Promise<void> => {
-      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.control.signal });
+      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.control.signal, deadline: sink.control.deadline });
       await sink.write({ final });
     },
   };

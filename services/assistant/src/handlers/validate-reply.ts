@@ -50,8 +50,9 @@ function validStep(step: unknown, agent: AgentInfo): number | undefined {
     return undefined;
   }
   if (step === undefined || step === null) throw AppError.invalid('step is required for the onboarding agent', '/step', 'required');
-  if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > ONBOARDING_STEPS) {
-    throw AppError.invalid(`step must be an integer from 1 to ${ONBOARDING_STEPS}`, '/step', `must be integer 1..${ONBOARDING_STEPS}`);
+  const last = agent.steps ?? ONBOARDING_STEPS;
+  if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > last) {
+    throw AppError.invalid(`step must be an integer from 1 to ${last}`, '/step', `must be integer 1..${last}`);
   }
   return step;
 }

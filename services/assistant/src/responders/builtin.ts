@@ -30,7 +30,7 @@ export class BuiltinResponder implements Responder {
   }
 
   async respond(input: ResponderInput, call?: Pick<ResponderCall, 'onDelta'>): Promise<ResponderOutput> {
-    const agent = this.agents.get(input.agent);
+    const agent = input.agentImpl ?? this.agents.get(input.agent);
     const reply = agent.composeOffline({ prepared: input.prepared, history: input.history, step: input.step });
     if (call?.onDelta) await streamText(reply, call.onDelta);
     return {

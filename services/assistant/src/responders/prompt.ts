@@ -1,8 +1,10 @@
+import { countTokens } from '@switchyard/shared';
 import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
-import { ONBOARDING_STEPS } from '../agents/onboarding';
+import { stepCount, stepGuide } from '../agents/onboarding';
+import type { AgentStep } from '../store/agent-profile-store';
 import type { ContextItem } from '../agents/types';
-import { curriculumStep } from '../data/catalog';
 import type { ResponderInput } from './responder';
+import { knowledgeLine } from '../agents/knowledge-answer';
 
 /** A retrieved record as plain text for a prompt. */
 export function renderContextItem(item: ContextItem): string {
@@ -19,6 +21,8 @@ export function renderContextItem(item: ContextItem): string {
     }
     case 'curriculum_step':
       return `Step ${item.step.step}: ${item.step.title}. ${item.step.goal}\n- ${item.step.guidance.join('\n- ')}\n${item.step.confirm}`;
+    case 'knowledge':
+      return `${knowledgeLine(item.found)}\n${item.found.passage}`;
     case 'course_template':
       return `Outline for ${item.template.field}: modules ${item.template.modules.join('; ')}. Activities: ${item.template.activities.join('; ')}. Assignment: ${item.template.assignment}. Quiz idea: ${item.template.quizIdea}.`;
   }
@@ -33,10 +37,10 @@ export function renderPrompt(input: Pick<ResponderInput, 'systemPrompt' | 'conte
 }
 
 /** What the onboarding step of this turn asks of the model (the step is chosen by the client). */
-export function stepInstructions(step: number): string {
-  const guide = curriculumStep(step);
+export function stepInstructions(step: number, steps?: AgentStep[]): string {
+  const guide = stepGuide(step, steps);
   return (
-    `This turn is onboarding step ${step} of ${ONBOARDING_STEPS}: ${guide.title}. ${guide.goal} ` +
+    `This turn is onboarding step ${step} of ${stepCount(steps)}: ${guide.title}. ${guide.goal} ` +
     `Give the guidance of this step only, tailored to the course, then end with: "${guide.confirm}"`
   );
 }
@@ -45,9 +49,30 @@ export function stepInstructions(step: number): string {
  * The chat messages a model answers: one system message (agent instructions, the onboarding step's
  * instructions, the retrieved context), then the session history ending with the user's message.
  */
-export function completionMessages(input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step'>): CompletionMessage[] {
+export function completionMessages(input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step'> & { prepared?: { steps?: AgentStep[] } }): CompletionMessage[] {
   const system = [input.systemPrompt];
-  if (input.step !== undefined) system.push(stepInstructions(input.step));
+  if (input.step !== undefined) system.push(stepInstructions(input.step, input.prepared?.steps));
   if (input.context.length > 0) system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
   return [{ role: 'system', content: system.join('\n\n') }, ...input.history.map((m) => ({ role: m.role, content: m.content }))];
+}
+
+/**
+ * The messages within a token budget: the system message is always kept, then the newest turns
+ * that fit (the latest message always); dropped older turns leave a note in the system message.
+ */
+export function trimToBudget(messages: CompletionMessage[], budget: number): CompletionMessage[] {
+  const [system, ...history] = messages;
+  if (!system || system.role !== 'system') return messages;
+  let used = countTokens(system.content ?? '');
+  let keep = history.length;
+  while (keep > 0) {
+    const cost = countTokens(history[keep - 1]?.content ?? '');
+    if (keep < history.length && used + cost > budget) break;
+    used += cost;
+    keep--;
+  }
+  const dropped = keep;
+  if (dropped === 0) return messages;
+  const note = `(${dropped} earlier message${dropped === 1 ? '' : 's'} of this conversation omitted to fit the model's budget.)`;
+  return [{ ...system, content: `${system.content}\n\n${note}` }, ...history.slice(dropped)];
 }

@@ -1,6 +1,7 @@
 import type { CallContext } from '@switchyard/shared';
-import type { ContextItem, PreparedTurn } from '../agents/types';
+import type { Agent, ContextItem, PreparedTurn } from '../agents/types';
 import type { ChatMessage } from '../store/session-store';
+import type { Toolbox } from '../tools/toolbox';
 
 export interface ResponderInput {
   agent: string;
@@ -13,6 +14,10 @@ export interface ResponderInput {
   step?: number;
   /** The agent's full preparation (signals and memory), for engines that use structure rather than text. */
   prepared: PreparedTurn;
+  /** The agent that prepared the turn (an organization's own agent is not in the built-in registry). */
+  agentImpl?: Agent;
+  /** Tools a tool-calling model may use this turn (models without tool support answer directly). */
+  tools?: Toolbox;
 }
 
 export interface ResponderOutput {
@@ -36,6 +41,8 @@ export interface ResponderCall {
   onDelta?: DeltaSink;
   /** Aborts when the caller cancelled (streams). */
   signal?: AbortSignal;
+  /** The caller's deadline (epoch ms): tool rounds stop in time for the answer. */
+  deadline?: number;
 }
 
 /** Produces a reply from a prepared turn: the builtin offline engine, or a model through the content service. */

@@ -1,5 +1,9 @@
 import { connectMongo, InMemoryOutboxStore, MongoOutboxStore, type Logger, type OutboxStore } from '@switchyard/shared';
 import type { AssistantConfig } from '../config';
+import { InMemoryKnowledgeStore, type KnowledgeStore } from '../knowledge/knowledge-store';
+import { MongoKnowledgeStore } from '../knowledge/mongo-knowledge-store';
+import { InMemoryAgentProfileStore, type AgentProfileStore } from './agent-profile-store';
+import { MongoAgentProfileStore } from './mongo-agent-profile-store';
 import { MongoSessionStore } from './mongo-session-store';
 import { InMemorySessionStore, type SessionStore } from './session-store';
 
@@ -7,6 +11,10 @@ export interface AssistantStores {
   sessions: SessionStore;
   /** Usage events the bus refused, kept until relayed (collection `outbox` of this service's database). */
   outbox: OutboxStore;
+  /** Organizations' knowledge collections and documents. */
+  knowledge: KnowledgeStore;
+  /** Organizations' agent profiles. */
+  profiles: AgentProfileStore;
   /** Closes the database connection. */
   close(): Promise<void>;
 }
@@ -14,9 +22,9 @@ export interface AssistantStores {
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
 export async function createStores(config: AssistantConfig, logger: Logger): Promise<AssistantStores> {
   if (!config.mongodbUri) {
-    logger.warn('MONGODB_URI is not set: sessions are kept in memory and lost on restart');
+    logger.warn('MONGODB_URI is not set: sessions, knowledge bases and agent profiles are kept in memory and lost on restart');
     const sessions = new InMemorySessionStore();
-    return { sessions, outbox: new InMemoryOutboxStore(), close: () => sessions.close() };
+    return { sessions, outbox: new InMemoryOutboxStore(), knowledge: new InMemoryKnowledgeStore(), profiles: new InMemoryAgentProfileStore(), close: () => sessions.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
@@ -24,7 +32,11 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
     await sessions.ensureIndexes();
     const outbox = new MongoOutboxStore(mongo.db);
     await outbox.ensureIndexes();
-    return { sessions, outbox, close: () => mongo.close() };
+    const knowledge = new MongoKnowledgeStore(mongo.db);
+    await knowledge.ensureIndexes();
+    const profiles = new MongoAgentProfileStore(mongo.db);
+    await profiles.ensureIndexes();
+    return { sessions, outbox, knowledge, profiles, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

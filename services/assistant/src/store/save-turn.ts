@@ -18,7 +18,8 @@ function rebaseMemory(ours: SessionMemory, base: SessionMemory | undefined, late
   const facts = { ...latest.facts };
   for (const [name, value] of Object.entries(ours.facts)) if (base?.facts[name] !== value) facts[name] = value;
   const confirmedSteps = [...new Set([...latest.onboarding.confirmedSteps, ...ours.onboarding.confirmedSteps])].sort((a, b) => a - b);
-  return { facts, onboarding: { confirmedSteps, lastStep: ours.onboarding.lastStep ?? latest.onboarding.lastStep } };
+  const draft = ours.onboarding.draft ?? latest.onboarding.draft;
+  return { facts, onboarding: { confirmedSteps, lastStep: ours.onboarding.lastStep ?? latest.onboarding.lastStep, ...(draft ? { draft } : {}) } };
 }
 
 /** This turn (the client's messages and our reply) applied on top of what another writer stored meanwhile. */

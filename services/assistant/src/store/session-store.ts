@@ -13,6 +13,17 @@ export interface OnboardingProgress {
   confirmedSteps: number[];
   /** The step the last reply was about. */
   lastStep?: number;
+  /** The course draft built so far (topic, audience, modules and the catalogue course it builds on). */
+  draft?: CourseDraft;
+}
+
+export interface CourseDraft {
+  topic?: string;
+  audience?: string;
+  /** "Module title: lesson, lesson". */
+  modules: string[];
+  /** The organization's course the outline comes from, cited. */
+  basedOn?: { id: string; title: string; url?: string };
 }
 
 /** What the assistant remembers beyond the (capped) message history. */

@@ -4,13 +4,13 @@ import type { CompleteRequest__Output } from '@switchyard/shared/generated/switc
 import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
 import type { StreamSink } from '@switchyard/shared';
 import { routeWithFallback, type Routed } from '../models/routing';
-import { costOf, type CallOptions, type ChatMessage, type CompleteInput, type TextModel, type TextResult } from '../models/text-model';
+import { costOf, type CallOptions, type ChatMessage, type CompleteInput, type TextModel, type TextResult, type ToolSpec } from '../models/text-model';
 import { countPromptTokens } from '../models/usage';
 import type { HandlerDeps } from './deps';
 import { usageMessage } from './model-call';
 import { checkContextWindow, maxLengthFor } from './validation';
 
-const ROLES = ['system', 'user', 'assistant'] as const;
+const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
 interface PreparedCompletion {
   model: TextModel;
@@ -23,7 +23,24 @@ function messagesOf(request: CompleteRequest__Output): ChatMessage[] {
     if (!(ROLES as readonly string[]).includes(message.role)) {
       throw AppError.invalid(`messages[${index}].role must be one of ${ROLES.join(', ')}`, `/messages/${index}/role`, 'unknown role');
     }
-    return { role: message.role as ChatMessage['role'], content: message.content };
+    const toolCalls = message.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments_json }));
+    return {
+      role: message.role as ChatMessage['role'],
+      content: message.content,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      ...(message.tool_call_id ? { toolCallId: message.tool_call_id } : {}),
+    };
+  });
+}
+
+function toolsOf(request: CompleteRequest__Output): ToolSpec[] | undefined {
+  if (request.tools.length === 0) return undefined;
+  return request.tools.map((t, i) => {
+    try {
+      return { name: t.name, description: t.description, parameters: JSON.parse(t.parameters_json || '{}') as Record<string, unknown> };
+    } catch {
+      throw AppError.invalid(`tools[${i}].parameters_json is not JSON`, `/tools/${i}/parameters_json`, 'must be a JSON object');
+    }
   });
 }
 
@@ -39,7 +56,8 @@ function prepareCompletion(request: CompleteRequest__Output, deps: HandlerDeps):
   }
   const maxTokens = maxLengthFor(request.max_tokens, model, 'max_tokens');
   checkContextWindow(tokens, maxTokens, 'messages', model);
-  return { model, input: { messages, maxTokens } };
+  const tools = toolsOf(request);
+  return { model, input: { messages, maxTokens, ...(tools ? { tools } : {}) } };
 }
 
 function inputFor(model: TextModel, input: CompleteInput): CompleteInput {
@@ -52,7 +70,11 @@ function unsupportedChat(model: TextModel): AppError {
 
 function responseOf(routed: Routed<TextResult>): CompleteResponse {
   const { model, result } = routed;
-  return { text: result.text, usage: usageMessage({ model, ...result, cost: costOf(model.info, result.tokensInput, result.tokensOutput) }) };
+  return {
+    text: result.text,
+    usage: usageMessage({ model, ...result, cost: costOf(model.info, result.tokensInput, result.tokensOutput) }),
+    ...(result.toolCalls?.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments_json: c.arguments })) } : {}),
+  };
 }
 
 /** Complete: messages in, text and usage out. No usage event: the caller answering the public endpoint records it. */

@@ -37,14 +37,34 @@ export interface CallOptions {
 /** Receives streamed text as it is produced. */
 export type DeltaSink = (delta: string) => void | Promise<void>;
 
+/** A function call a model asked for; arguments as the model wrote them (JSON text). */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A function offered to the model: name, what it does, JSON Schema of its arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** assistant: the tools it called. */
+  toolCalls?: ToolCall[];
+  /** tool: the call answered. */
+  toolCallId?: string;
 }
 
 export interface CompleteInput {
   messages: ChatMessage[];
   maxTokens: number;
+  /** Offered to models that support tool calls. */
+  tools?: ToolSpec[];
 }
 
 /** Text produced by a model with the tokens it consumed and produced. */
@@ -52,6 +72,8 @@ export interface TextResult {
   text: string;
   tokensInput: number;
   tokensOutput: number;
+  /** Tools the model asked for (complete() with tools only). */
+  toolCalls?: ToolCall[];
 }
 
 export interface GenerateInput {

@@ -5,5 +5,5 @@ import type { ChatMessage, CompleteInput } from '../models/text-model';
  * already put its agent's system message first.
  */
 export function chatPrompt(input: CompleteInput): ChatMessage[] {
-  return input.messages.map((message) => ({ role: message.role, content: message.content }));
+  return input.messages.map((message) => ({ ...message }));
 }

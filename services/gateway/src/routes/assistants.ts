@@ -77,13 +77,13 @@ const agentReply: RouteSpec<AssistantBody> = {
   path: '/api/v2/ai/assistants/:agent',
   operationId: 'replyWithAgent',
   idempotent: true,
-  summary: 'Talk to an agent profile (support, onboarding...); onboarding requires step 1..5',
+  summary: 'Talk to an agent (support, onboarding, or one of the organization\'s own); onboarding requires step 1..5 and refuses (409) a step past one not confirmed',
   tag: 'assistants',
   auth: true,
   requestSchema: AssistantRequest,
   billing: assistantBilling,
   responses: { 200: { description: 'The agent reply', schema: AssistantReply, eventStream: STREAMED_REPLY } },
-  errors: ['not_found', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
+  errors: ['not_found', 'conflict', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   validate({ params, body }) {
     if (params.agent === STEPPED_AGENT) validateBody(OnboardingRequest, body);
   },

@@ -1,7 +1,9 @@
 import { adminRoutes } from './admin';
+import { agentRoutes } from './agents';
 import { assistantRoutes } from './assistants';
 import { catalogRoutes } from './catalog';
 import { contentRoutes } from './content';
+import { knowledgeRoutes } from './knowledge';
 import { modelRoutes } from './models';
 import { recommendationRoutes } from './recommendations';
 import { requestRoutes } from './requests';
@@ -14,6 +16,8 @@ import type { AnyRoute } from './types';
 export const routeTable: AnyRoute[] = [
   ...contentRoutes,
   ...assistantRoutes,
+  ...knowledgeRoutes,
+  ...agentRoutes,
   ...recommendationRoutes,
   ...catalogRoutes,
   ...webhookRoutes,

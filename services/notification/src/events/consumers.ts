@@ -6,6 +6,7 @@ import { handleBillingEvent } from './billing-events';
 import { handleDataEvent } from './data-events';
 import { WebhookFanOut } from './fan-out';
 import { handleResultEvent } from './result-events';
+import { handleSupportEvent } from './support-events';
 import { handleUsageEvent } from './usage-events';
 import type { ThresholdDeps } from '../usage/thresholds';
 import { UsageLedger } from '../usage/usage-ledger';
@@ -40,6 +41,8 @@ async function dispatch(event: AnyEvent, deps: ConsumerDeps, { fanOut, ledger, t
       return handleBillingEvent(event, fanOut);
     case 'data.updated':
       return handleDataEvent(event, fanOut);
+    case 'support.escalated':
+      return handleSupportEvent(event, fanOut);
     default:
       return; // e.g. usage.threshold_reached shares the usage topic; nothing to send for it.
   }

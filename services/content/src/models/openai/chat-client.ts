@@ -1,7 +1,7 @@
 import { AppError, countTokens } from '@switchyard/shared';
 import type OpenAI from 'openai';
 import type { Semaphore } from '../semaphore';
-import type { CallOptions, ChatMessage, DeltaSink, ModelInfo } from '../text-model';
+import type { CallOptions, ChatMessage, DeltaSink, ModelInfo, ToolCall, ToolSpec } from '../text-model';
 import { countPromptTokens, spentOf, withSpent, type ReportedUsage } from '../usage';
 import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
@@ -23,6 +23,30 @@ export interface ChatClientOptions {
 export interface ChatOutput {
   text: string;
   usage?: ReportedUsage | null;
+  toolCalls?: ToolCall[];
+}
+
+type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+/** Messages in the provider's shape: tool calls and tool results included. */
+export function wireMessages(messages: ChatMessage[]): WireMessage[] {
+  return messages.map((m): WireMessage => {
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      return {
+        role: 'assistant',
+        content: m.content || null,
+        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+      };
+    }
+    return { role: m.role, content: m.content } as WireMessage;
+  });
+}
+
+function wireTools(tools: ToolSpec[] | undefined) {
+  return tools && tools.length > 0
+    ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+    : {};
 }
 
 /** One attempt's abort signal plus a way to restart its timeout (streams: while chunks arrive). */
@@ -63,13 +87,15 @@ export class ChatClient {
     return this.options.outputTokenParam === 'max_completion_tokens' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens };
   }
 
-  async complete(messages: ChatMessage[], maxTokens: number, call: CallOptions = {}): Promise<ChatOutput> {
+  async complete(messages: ChatMessage[], maxTokens: number, call: CallOptions = {}, tools?: ToolSpec[]): Promise<ChatOutput> {
     return this.withRetries(call, async ({ signal }) => {
       const completion = await this.options.client.chat.completions.create(
-        { model: this.options.upstreamModel, messages, ...this.outputCap(maxTokens) },
+        { model: this.options.upstreamModel, messages: wireMessages(messages), ...this.outputCap(maxTokens), ...wireTools(tools) },
         { signal },
       );
-      return { text: completion.choices[0]?.message?.content ?? '', usage: completion.usage };
+      const message = completion.choices[0]?.message;
+      const toolCalls = (message?.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+      return { text: message?.content ?? '', usage: completion.usage, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
     });
   }
 
@@ -98,7 +124,7 @@ export class ChatClient {
     output: ChatOutput & { deltas: number },
   ): Promise<void> {
     const stream = await this.options.client.chat.completions.create(
-      { model: this.options.upstreamModel, messages, ...this.outputCap(maxTokens), stream: true, stream_options: { include_usage: true } },
+      { model: this.options.upstreamModel, messages: wireMessages(messages), ...this.outputCap(maxTokens), stream: true, stream_options: { include_usage: true } },
       { signal: attempt.signal },
     );
     for await (const chunk of stream) {

@@ -56,9 +56,11 @@ export class OpenAiCompatibleModel implements TextModel {
     return this.run(messages, outputBudget(this.info, messages, this.info.maxOutputTokens), options);
   }
 
-  complete(input: CompleteInput, options?: CallOptions): Promise<TextResult> {
+  async complete(input: CompleteInput, options?: CallOptions): Promise<TextResult> {
     const messages = chatPrompt(input);
-    return this.run(messages, outputBudget(this.info, messages, input.maxTokens), options);
+    const output = await this.chat.complete(messages, outputBudget(this.info, messages, input.maxTokens), options, input.tools);
+    const result = usageOf(messages, output.text.trim(), output.usage);
+    return output.toolCalls ? { ...result, toolCalls: output.toolCalls } : result;
   }
 
   completeStream(input: CompleteInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {

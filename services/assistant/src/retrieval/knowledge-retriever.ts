@@ -1,0 +1,138 @@
+import type { Embedder } from '../clients/embeddings-client';
+import type { KnowledgeDocument } from '../knowledge/documents';
+import type { CollectionKind, EventFields } from '../knowledge/kinds';
+import type { KnowledgeCollection, KnowledgeStore } from '../knowledge/knowledge-store';
+import { CollectionIndex } from './collection-index';
+import { hasStructuredFilters, isCurrent, matchesQuery, namesKind, parseKnowledgeQuery, type KnowledgeQuery } from './knowledge-query';
+import { cosine, reciprocalRankFusion } from './rank-fusion';
+
+/** A document retrieved for a question, with the passage that matched. */
+export interface RetrievedDocument {
+  doc: KnowledgeDocument;
+  collection: KnowledgeCollection;
+  passage: string;
+}
+
+export interface Retrieval {
+  /** The question as read against each searched collection, by collection name. */
+  queries: Map<string, KnowledgeQuery>;
+  results: RetrievedDocument[];
+  /** The collections searched. */
+  collections: KnowledgeCollection[];
+}
+
+export interface RetrievalRequest {
+  organization: string;
+  text: string;
+  /** Collection names to search; undefined: every collection of the organization. */
+  collections?: string[];
+  /** Only collections of these kinds. */
+  kinds?: CollectionKind[];
+  /** Per collection. */
+  limit?: number;
+}
+
+const DEFAULT_LIMIT = 8;
+/** Vector hits below this similarity are noise, not meaning. */
+const MIN_SIMILARITY = 0.2;
+
+interface CachedIndex {
+  revision: number;
+  index: CollectionIndex;
+}
+
+const startOf = (d: KnowledgeDocument) => Date.parse((d.fields as unknown as EventFields).startsAt);
+
+/**
+ * Retrieval over an organization's knowledge: structured filters from the question's words
+ * (dates, city, price, level, tags) and, for the remaining words, BM25 (MiniSearch) fused with
+ * vector similarity (RRF) when an embeddings model is configured. Past events are never returned.
+ * Indexes are built per collection revision, so every replica answers from the stored data.
+ */
+export class KnowledgeRetriever {
+  private readonly indexes = new Map<string, CachedIndex>();
+
+  constructor(
+    private readonly store: KnowledgeStore,
+    private readonly now: () => Date = () => new Date(),
+    private readonly embedder?: Embedder,
+  ) {}
+
+  async retrieve(request: RetrievalRequest): Promise<Retrieval> {
+    const all = await this.store.listCollections(request.organization);
+    const collections = all.filter(
+      (c) => (request.collections === undefined || request.collections.includes(c.name)) && (!request.kinds || request.kinds.includes(c.kind)),
+    );
+    const queries = new Map<string, KnowledgeQuery>();
+    const results: RetrievedDocument[] = [];
+    const queryVector = await this.queryVector(request.text, collections);
+    for (const collection of collections) {
+      const index = await this.indexOf(collection);
+      const query = parseKnowledgeQuery(request.text, index.documents, this.now(), collection.timeZone);
+      queries.set(collection.name, query);
+      const found = this.search(index, collection.kind, query, queryVector).slice(0, request.limit ?? DEFAULT_LIMIT);
+      results.push(...found.map(({ doc, chunk }) => ({ doc, collection, passage: doc.chunks[chunk] ?? doc.chunks[0] ?? '' })));
+    }
+    return { queries, results, collections };
+  }
+
+  /** One document of the organization by collection and id (get_item), undefined when absent. */
+  getItem(organization: string, collection: string, id: string): Promise<KnowledgeDocument | undefined> {
+    return this.store.getDocument(organization, collection, id);
+  }
+
+  private search(index: CollectionIndex, kind: CollectionKind, query: KnowledgeQuery, queryVector: number[] | undefined): Array<{ doc: KnowledgeDocument; chunk: number }> {
+    const now = this.now();
+    const candidates = index.documents.filter((d) => isCurrent(d, now) && matchesQuery(d, query));
+    const filtered = hasStructuredFilters(query, kind);
+    if (query.terms.length === 0) {
+      // Filters alone ("concerts in Berlin this weekend"), or the kind as such ("what's on?", "which courses?").
+      if (!filtered && !namesKind(query.text, kind)) return [];
+      return sortForKind(candidates).map((doc) => ({ doc, chunk: 0 }));
+    }
+    const allowed = new Set(candidates.map((d) => d.id));
+    const lexical = index.lexical(query.terms, allowed);
+    const chunkOf = new Map(lexical.map((h) => [h.docId, h.chunk]));
+    const rankings = [lexical.map((h) => h.docId)];
+    if (queryVector && this.embedder) rankings.push(vectorRanking(candidates, queryVector, this.embedder.model, chunkOf));
+    const ranked = reciprocalRankFusion(rankings).map((id) => ({ doc: index.byId.get(id) as KnowledgeDocument, chunk: chunkOf.get(id) ?? 0 }));
+    // With a date or place asked for, events read best in date order.
+    return filtered && ranked[0]?.doc.kind === 'events' ? ranked.sort((a, b) => startOf(a.doc) - startOf(b.doc)) : ranked;
+  }
+
+  private async queryVector(text: string, collections: KnowledgeCollection[]): Promise<number[] | undefined> {
+    if (!this.embedder || collections.length === 0) return undefined;
+    return (await this.embedder.embed([text]))[0];
+  }
+
+  private async indexOf(collection: KnowledgeCollection): Promise<CollectionIndex> {
+    const key = JSON.stringify([collection.organization, collection.name]);
+    const cached = this.indexes.get(key);
+    if (cached && cached.revision === collection.revision) return cached.index;
+    const index = new CollectionIndex(await this.store.allDocuments(collection.organization, collection.name));
+    this.indexes.set(key, { revision: collection.revision, index });
+    return index;
+  }
+}
+
+function sortForKind(documents: KnowledgeDocument[]): KnowledgeDocument[] {
+  return documents[0]?.kind === 'events' ? [...documents].sort((a, b) => startOf(a) - startOf(b)) : documents;
+}
+
+/** Candidates by their best chunk's similarity to the question; records which chunk that was. */
+function vectorRanking(candidates: KnowledgeDocument[], queryVector: number[], model: string, chunkOf: Map<string, number>): string[] {
+  const scored: Array<{ id: string; score: number; chunk: number }> = [];
+  for (const doc of candidates) {
+    // Vectors of another model live in another space: not comparable.
+    const vectors = doc.embeddingModel === model ? (doc.embeddings ?? []) : [];
+    let best = { score: -1, chunk: 0 };
+    vectors.forEach((v, chunk) => {
+      const score = cosine(queryVector, v);
+      if (score > best.score) best = { score, chunk };
+    });
+    if (best.score >= MIN_SIMILARITY) scored.push({ id: doc.id, ...best });
+  }
+  scored.sort((a, b) => b.score - a.score);
+  for (const s of scored) if (!chunkOf.has(s.id)) chunkOf.set(s.id, s.chunk);
+  return scored.map((s) => s.id);
+}

@@ -1,0 +1,63 @@
+/** One step of a step agent (e.g. onboarding): what it is about and what the user confirms. */
+export interface AgentStep {
+  title: string;
+  goal: string;
+  confirm: string;
+}
+
+export const BASE_AGENTS = ['chat', 'support', 'onboarding'] as const;
+export type BaseAgent = (typeof BASE_AGENTS)[number];
+
+/** An organization's agent, as data: an override of chat/support/onboarding, or its own. */
+export interface AgentProfile {
+  organization: string;
+  /** The {agent} path segment. */
+  name: string;
+  description: string;
+  /** Instructions that lead the system prompt. */
+  instructions: string;
+  /** '' uses the service's default model. */
+  model: string;
+  /** Knowledge collections it searches; empty: every collection of the organization of the kinds its base uses. */
+  collections: string[];
+  /** Tools a tool-calling model may use: search_knowledge, recommend, get_item. */
+  tools: string[];
+  /** The reply to a bare greeting. */
+  greeting: string;
+  steps: AgentStep[];
+  /** Whose behaviour it builds on. */
+  base: BaseAgent;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Agent profiles, always scoped by organization. */
+export interface AgentProfileStore {
+  /** Creates or replaces by (organization, name). */
+  put(profile: AgentProfile): Promise<void>;
+  get(organization: string, name: string): Promise<AgentProfile | undefined>;
+  /** By name. */
+  list(organization: string): Promise<AgentProfile[]>;
+  delete(organization: string, name: string): Promise<boolean>;
+}
+
+export class InMemoryAgentProfileStore implements AgentProfileStore {
+  private readonly profiles = new Map<string, AgentProfile>();
+
+  async put(profile: AgentProfile): Promise<void> {
+    this.profiles.set(JSON.stringify([profile.organization, profile.name]), structuredClone(profile));
+  }
+
+  async get(organization: string, name: string): Promise<AgentProfile | undefined> {
+    const found = this.profiles.get(JSON.stringify([organization, name]));
+    return found ? structuredClone(found) : undefined;
+  }
+
+  async list(organization: string): Promise<AgentProfile[]> {
+    return [...this.profiles.values()].filter((p) => p.organization === organization).sort((a, b) => a.name.localeCompare(b.name)).map((p) => structuredClone(p));
+  }
+
+  async delete(organization: string, name: string): Promise<boolean> {
+    return this.profiles.delete(JSON.stringify([organization, name]));
+  }
+}

@@ -1,0 +1,213 @@
+import { AppError } from '@switchyard/shared';
+import type { Collection__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/Collection';
+import type { KnowledgeDocument__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/KnowledgeDocument';
+import {
+  CreateCollectionRequest,
+  DeleteDocumentsRequest,
+  ImportDocumentsRequest,
+  KnowledgeCollection,
+  KnowledgeCollectionList,
+  KnowledgeDocument,
+  KnowledgeDocumentList,
+  ListDocumentsQuery,
+  UpsertDocumentsRequest,
+  WriteDocumentsResponse,
+  type CreateCollectionBody,
+  type DocumentBody,
+  type ImportBody,
+  type ListDocumentsQueryValues,
+} from '../schemas/knowledge';
+import { json, type AnyRoute, type RouteSpec } from './types';
+
+const BASE = '/api/v2/knowledge/collections';
+const TAG = 'knowledge';
+
+export function collectionView(c: Collection__Output) {
+  return {
+    name: c.name,
+    kind: c.kind,
+    description: c.description,
+    timeZone: c.time_zone,
+    documentCount: c.document_count,
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+  };
+}
+
+function documentView(d: KnowledgeDocument__Output) {
+  return { id: d.id, collection: d.collection, fields: JSON.parse(d.fields_json || '{}') as object, chunks: d.chunks, updatedAt: d.updated_at };
+}
+
+const createCollection: RouteSpec<CreateCollectionBody> = {
+  method: 'POST',
+  path: BASE,
+  operationId: 'createKnowledgeCollection',
+  idempotent: true,
+  summary: 'Create a knowledge collection of one kind (events, courses, articles, documents)',
+  tag: TAG,
+  auth: true,
+  requestSchema: CreateCollectionRequest,
+  responses: { 201: { description: 'The new collection', schema: KnowledgeCollection } },
+  errors: ['conflict'],
+  async handle({ body, call }, deps) {
+    const created = await deps.clients.assistant.createCollection(
+      { name: body.name, kind: body.kind, description: body.description ?? '', time_zone: body.timeZone ?? '' },
+      call,
+    );
+    return json(201, collectionView(created));
+  },
+};
+
+const listCollections: RouteSpec = {
+  method: 'GET',
+  path: BASE,
+  operationId: 'listKnowledgeCollections',
+  summary: "The organization's knowledge collections",
+  tag: TAG,
+  auth: true,
+  responses: { 200: { description: 'Collections by name', schema: KnowledgeCollectionList } },
+  async handle({ call }, deps) {
+    return json(200, { collections: (await deps.clients.assistant.listCollections({}, call)).collections.map(collectionView) });
+  },
+};
+
+const getCollection: RouteSpec = {
+  method: 'GET',
+  path: `${BASE}/:collection`,
+  operationId: 'getKnowledgeCollection',
+  summary: 'One knowledge collection',
+  tag: TAG,
+  auth: true,
+  responses: { 200: { description: 'The collection', schema: KnowledgeCollection } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    return json(200, collectionView(await deps.clients.assistant.getCollection({ name: params.collection }, call)));
+  },
+};
+
+const deleteCollection: RouteSpec = {
+  method: 'DELETE',
+  path: `${BASE}/:collection`,
+  operationId: 'deleteKnowledgeCollection',
+  summary: 'Remove a knowledge collection and its documents',
+  tag: TAG,
+  auth: true,
+  responses: { 204: { description: 'Deleted' } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    await deps.clients.assistant.deleteCollection({ name: params.collection }, call);
+    return { status: 204 };
+  },
+};
+
+const upsertDocuments: RouteSpec<{ documents: DocumentBody[] }> = {
+  method: 'POST',
+  path: `${BASE}/:collection/documents`,
+  operationId: 'upsertKnowledgeDocuments',
+  idempotent: true,
+  summary: 'Create or replace documents (1..1000 per call) by id; ends with a data_updated event',
+  tag: TAG,
+  auth: true,
+  requestSchema: UpsertDocumentsRequest,
+  responses: { 200: { description: 'How many documents were written', schema: WriteDocumentsResponse } },
+  errors: ['not_found', 'payload_too_large'],
+  async handle({ params, body, call }, deps) {
+    const documents = body.documents.map(({ id, ...fields }) => ({ id, fields_json: JSON.stringify(fields) }));
+    const { count } = await deps.clients.assistant.upsertDocuments({ collection: params.collection, documents }, call);
+    return json(200, { collection: params.collection, count, requestId: call.requestId });
+  },
+};
+
+const importDocuments: RouteSpec<ImportBody> = {
+  method: 'POST',
+  path: `${BASE}/:collection/import`,
+  operationId: 'importKnowledgeDocuments',
+  idempotent: true,
+  summary: 'Bulk import a JSON Lines or CSV file (all rows checked first; nothing is written when one is bad)',
+  tag: TAG,
+  auth: true,
+  requestSchema: ImportDocumentsRequest,
+  responses: { 200: { description: 'How many documents were imported', schema: WriteDocumentsResponse } },
+  errors: ['not_found', 'payload_too_large'],
+  async handle({ params, body, call }, deps) {
+    const { count } = await deps.clients.assistant.importDocuments({ collection: params.collection, format: body.format, content: body.content }, call);
+    return json(200, { collection: params.collection, count, requestId: call.requestId });
+  },
+};
+
+const deleteDocuments: RouteSpec<{ ids: string[] }> = {
+  method: 'POST',
+  path: `${BASE}/:collection/documents/delete`,
+  operationId: 'deleteKnowledgeDocuments',
+  idempotent: true,
+  summary: 'Remove documents by id (1..1000 per call); count is how many existed',
+  tag: TAG,
+  auth: true,
+  requestSchema: DeleteDocumentsRequest,
+  responses: { 200: { description: 'How many documents were removed', schema: WriteDocumentsResponse } },
+  errors: ['not_found', 'payload_too_large'],
+  async handle({ params, body, call }, deps) {
+    const { count } = await deps.clients.assistant.deleteDocuments({ collection: params.collection, ids: body.ids }, call);
+    return json(200, { collection: params.collection, count, requestId: call.requestId });
+  },
+};
+
+const listDocuments: RouteSpec<unknown, ListDocumentsQueryValues> = {
+  method: 'GET',
+  path: `${BASE}/:collection/documents`,
+  operationId: 'listKnowledgeDocuments',
+  summary: 'Documents of a collection by id, a page at a time',
+  tag: TAG,
+  auth: true,
+  querySchema: ListDocumentsQuery,
+  responses: { 200: { description: 'One page of documents', schema: KnowledgeDocumentList } },
+  errors: ['not_found'],
+  async handle({ params, query, call }, deps) {
+    const page = await deps.clients.assistant.listDocuments({ collection: params.collection, limit: query.limit, after: query.after ?? '' }, call);
+    return json(200, { documents: page.documents.map(documentView), nextAfter: page.next_after || null });
+  },
+};
+
+const getDocument: RouteSpec = {
+  method: 'GET',
+  path: `${BASE}/:collection/documents/:id`,
+  operationId: 'getKnowledgeDocument',
+  summary: 'One document',
+  tag: TAG,
+  auth: true,
+  responses: { 200: { description: 'The document', schema: KnowledgeDocument } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    return json(200, documentView(await deps.clients.assistant.getDocument({ collection: params.collection, id: params.id }, call)));
+  },
+};
+
+const deleteDocument: RouteSpec = {
+  method: 'DELETE',
+  path: `${BASE}/:collection/documents/:id`,
+  operationId: 'deleteKnowledgeDocument',
+  summary: 'Remove one document',
+  tag: TAG,
+  auth: true,
+  responses: { 204: { description: 'Deleted' } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    const { count: removed } = await deps.clients.assistant.deleteDocuments({ collection: params.collection, ids: [params.id] }, call);
+    if (removed === 0) throw AppError.notFound(`document '${params.id}' not found in collection '${params.collection}'`);
+    return { status: 204 };
+  },
+};
+
+/** documents/delete comes before documents/:id (POST vs GET/DELETE do not overlap, but keep the specific first). */
+export const knowledgeRoutes: AnyRoute[] = [
+  createCollection,
+  listCollections,
+  getCollection,
+  deleteCollection,
+  upsertDocuments,
+  importDocuments,
+  deleteDocuments,
+  listDocuments,
+  getDocument,
+  deleteDocument,
+];

@@ -1,0 +1,117 @@
+import type { JsonSchema } from './common';
+
+const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } as const;
+
+export interface AgentStepBody {
+  title: string;
+  goal?: string;
+  confirm?: string;
+}
+
+export interface AgentProfileBody {
+  description?: string;
+  instructions?: string;
+  model?: string;
+  collections?: string[];
+  tools?: string[];
+  greeting?: string;
+  steps?: AgentStepBody[];
+  base?: 'chat' | 'support' | 'onboarding';
+}
+
+const stepSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['title'],
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    goal: { type: 'string', maxLength: 2000 },
+    confirm: { type: 'string', maxLength: 500, description: 'What the user confirms to complete the step' },
+  },
+};
+
+const profileProperties = {
+  description: { type: 'string', maxLength: 1000 },
+  instructions: { type: 'string', maxLength: 20000, description: 'Lead the agent\'s system prompt' },
+  model: { type: 'string', maxLength: 200, description: "Model when a call names none ('' = the service default)" },
+  collections: { type: 'array', maxItems: 50, items: NAME, description: "Knowledge collections it searches; empty = all of the organization's" },
+  tools: { type: 'array', maxItems: 3, items: { type: 'string', enum: ['search_knowledge', 'recommend', 'get_item'] } },
+  greeting: { type: 'string', maxLength: 2000, description: 'The reply to a bare greeting' },
+  steps: { type: 'array', maxItems: 5, items: stepSchema, description: 'A step agent\'s steps (base onboarding; the step field is 1..5)' },
+  base: { type: 'string', enum: ['chat', 'support', 'onboarding'], description: 'Whose behaviour it builds on (default: chat, onboarding with steps)' },
+};
+
+/** PUT /api/v2/agents/{name}: the name is the path segment. */
+export const PutAgentRequest: JsonSchema = {
+  title: 'PutAgentRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: profileProperties,
+};
+
+export const AgentProfile: JsonSchema = {
+  title: 'AgentProfile',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'description', 'instructions', 'model', 'collections', 'tools', 'greeting', 'steps', 'base', 'builtin', 'createdAt', 'updatedAt'],
+  properties: {
+    name: { type: 'string' },
+    ...profileProperties,
+    steps: { type: 'array', items: { type: 'object', required: ['title', 'goal', 'confirm'], properties: { title: { type: 'string' }, goal: { type: 'string' }, confirm: { type: 'string' } } } },
+    base: { type: 'string' },
+    builtin: { type: 'boolean', description: 'true: the built-in default (no stored profile)' },
+    createdAt: { type: ['string', 'null'] },
+    updatedAt: { type: ['string', 'null'] },
+  },
+};
+
+export const AgentList: JsonSchema = {
+  title: 'AgentList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['agents'],
+  properties: {
+    agents: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'description', 'usesSteps', 'custom'],
+        properties: {
+          name: { type: 'string' },
+          description: { type: 'string' },
+          usesSteps: { type: 'boolean' },
+          custom: { type: 'boolean', description: 'true: defined by the organization (its own agent or an override)' },
+        },
+      },
+    },
+  },
+};
+
+export const AssistantSession: JsonSchema = {
+  title: 'AssistantSession',
+  type: 'object',
+  additionalProperties: false,
+  required: ['session_id', 'user_id', 'agent', 'messages', 'onboarding', 'created_at', 'updated_at'],
+  properties: {
+    session_id: { type: 'string' },
+    user_id: { type: 'string' },
+    agent: { type: 'string' },
+    messages: {
+      type: 'array',
+      items: { type: 'object', required: ['role', 'content'], properties: { role: { type: 'string' }, content: { type: 'string' } } },
+    },
+    onboarding: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['confirmed_steps', 'current_step', 'draft'],
+      properties: {
+        confirmed_steps: { type: 'array', items: { type: 'integer' } },
+        current_step: { type: ['integer', 'null'] },
+        draft: { type: ['object', 'null'], description: 'The course draft built so far: topic, audience, modules, basedOn' },
+      },
+    },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+  },
+};

@@ -1,0 +1,147 @@
+import type { JsonSchema } from './common';
+
+/** Collection names: the path segment and the `dataset` of data_updated events. */
+const COLLECTION_NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } as const;
+const DOCUMENT_ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' } as const;
+export const MAX_DOCUMENT_BATCH = 1000;
+
+export interface CreateCollectionBody {
+  name: string;
+  kind: 'events' | 'courses' | 'articles' | 'documents';
+  description?: string;
+  timeZone?: string;
+}
+
+export const CreateCollectionRequest: JsonSchema = {
+  title: 'CreateCollectionRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'kind'],
+  properties: {
+    name: COLLECTION_NAME,
+    kind: {
+      type: 'string',
+      enum: ['events', 'courses', 'articles', 'documents'],
+      description:
+        'events: title, description, venue, city, startsAt, endsAt, price, currency, url, tags. courses: title, description, level, modules [{title, lessons [{title, summary}]}], price, currency, url, tags. articles: title, body (Markdown), url, tags. documents: text, title, url, tags, metadata.',
+    },
+    description: { type: 'string', maxLength: 1000 },
+    timeZone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA zone for dates in users\' words ("this weekend"); default UTC' },
+  },
+};
+
+export const KnowledgeCollection: JsonSchema = {
+  title: 'KnowledgeCollection',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'kind', 'description', 'timeZone', 'documentCount', 'createdAt', 'updatedAt'],
+  properties: {
+    name: { type: 'string' },
+    kind: { type: 'string' },
+    description: { type: 'string' },
+    timeZone: { type: 'string' },
+    documentCount: { type: 'integer', minimum: 0 },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export const KnowledgeCollectionList: JsonSchema = {
+  title: 'KnowledgeCollectionList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['collections'],
+  properties: { collections: { type: 'array', items: KnowledgeCollection } },
+};
+
+export interface DocumentBody {
+  id: string;
+  [field: string]: unknown;
+}
+
+export const UpsertDocumentsRequest: JsonSchema = {
+  title: 'UpsertDocumentsRequest',
+  description: "Each document is its id plus the fields of the collection's kind (checked by the assistant service)",
+  type: 'object',
+  additionalProperties: false,
+  required: ['documents'],
+  properties: {
+    documents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_DOCUMENT_BATCH,
+      items: { type: 'object', required: ['id'], properties: { id: DOCUMENT_ID } },
+    },
+  },
+};
+
+export const DeleteDocumentsRequest: JsonSchema = {
+  title: 'DeleteDocumentsRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['ids'],
+  properties: { ids: { type: 'array', minItems: 1, maxItems: MAX_DOCUMENT_BATCH, items: DOCUMENT_ID } },
+};
+
+export interface ImportBody {
+  format: 'jsonl' | 'csv';
+  content: string;
+}
+
+export const ImportDocumentsRequest: JsonSchema = {
+  title: 'ImportDocumentsRequest',
+  description:
+    'jsonl: one document per line ({"id": ..., fields}). csv: a header row with id and field names; tags as "a|b"; for courses one row per lesson with module, lesson, lesson_summary columns.',
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'content'],
+  properties: { format: { type: 'string', enum: ['jsonl', 'csv'] }, content: { type: 'string', minLength: 1 } },
+};
+
+export const WriteDocumentsResponse: JsonSchema = {
+  title: 'WriteDocumentsResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['collection', 'count', 'requestId'],
+  properties: {
+    collection: { type: 'string' },
+    count: { type: 'integer', minimum: 0, description: 'Documents written (or deleted); also the count of the data_updated event' },
+    requestId: { type: 'string' },
+  },
+};
+
+export const KnowledgeDocument: JsonSchema = {
+  title: 'KnowledgeDocument',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'collection', 'fields', 'chunks', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    collection: { type: 'string' },
+    fields: { type: 'object', description: "The fields of the collection's kind" },
+    chunks: { type: 'integer', minimum: 0, description: 'How many pieces the text was split into for retrieval' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export interface ListDocumentsQueryValues {
+  limit: number;
+  after?: string;
+}
+
+export const ListDocumentsQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_DOCUMENT_BATCH, default: 100 }, after: DOCUMENT_ID },
+};
+
+export const KnowledgeDocumentList: JsonSchema = {
+  title: 'KnowledgeDocumentList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['documents', 'nextAfter'],
+  properties: {
+    documents: { type: 'array', items: KnowledgeDocument },
+    nextAfter: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last page' },
+  },
+};

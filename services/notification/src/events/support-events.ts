@@ -1,0 +1,16 @@
+import type { EventEnvelope } from '@switchyard/shared';
+import type { WebhookFanOut } from './fan-out';
+
+/** support.escalated -> support_escalated webhooks. */
+export async function handleSupportEvent(event: EventEnvelope<'support.escalated'>, fanOut: WebhookFanOut): Promise<void> {
+  await fanOut.send(event.organization, 'support_escalated', event.id, event.time, {
+    event: 'support_escalated',
+    organization: event.organization,
+    sessionId: event.data.sessionId,
+    userId: event.data.userId,
+    agent: event.data.agent,
+    summary: event.data.summary,
+    id: event.id,
+    occurredAt: event.time,
+  });
+}

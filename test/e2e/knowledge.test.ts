@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { waitFor } from '@switchyard/shared/testing';
+import { api, callApi } from '../support/http';
+import { mesh } from '../support/mesh';
+import { WebhookReceiver } from '../support/receiver';
+
+function unique(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** A second organization with its own key, created through the admin API. */
+export async function secondOrganization(): Promise<string> {
+  const m = await mesh();
+  const admin = { authorization: `Bearer ${m.adminToken}`, key: null };
+  const id = unique('org2');
+  const created = await api('/api/v2/admin/organizations', { ...admin, body: { id, name: 'Second org', monthlyTokenQuota: 1_000_000 } });
+  expect(created.status, created.text).to.equal(201);
+  const issued = await api(`/api/v2/admin/organizations/${id}/keys`, { ...admin, body: { name: 'e2e' } });
+  expect(issued.status, issued.text).to.equal(201);
+  return issued.body.key as string;
+}
+
+describe('e2e: knowledge bases', function () {
+  this.timeout(60_000);
+
+  it('creates a collection, imports JSON Lines, lists and reads it, and tells the webhooks (data_updated)', async () => {
+    const receiver = await new WebhookReceiver().start();
+    const hook = await api('/api/webhooks', { body: { event: 'data_updated', url: receiver.url } });
+    expect(hook.status, hook.text).to.equal(201);
+    try {
+      const name = unique('gigs');
+      const created = await api('/api/v2/knowledge/collections', { body: { name, kind: 'events', timeZone: 'Europe/Berlin' } });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body).to.include({ name, kind: 'events', timeZone: 'Europe/Berlin', documentCount: 0 });
+      const lines = [1, 2, 3].map((i) => JSON.stringify({ id: `e${i}`, title: `Gig ${i}`, city: 'Berlin', startsAt: `2026-12-0${i}T20:00:00+01:00`, url: `https://tickets.example/e${i}` }));
+      const imported = await api(`/api/v2/knowledge/collections/${name}/import`, { body: { format: 'jsonl', content: lines.join('\n') } });
+      expect(imported.status, imported.text).to.equal(200);
+      expect(imported.body.count).to.equal(3);
+      const delivered = await waitFor(() => receiver.calls.find((c) => c.body?.dataset === name), 10_000);
+      expect(delivered.body).to.include({ event: 'data_updated', dataset: name, count: 3 });
+      const page = await api(`/api/v2/knowledge/collections/${name}/documents?limit=2`);
+      expect(page.body.documents.map((d: { id: string }) => d.id)).to.deep.equal(['e1', 'e2']);
+      expect(page.body.nextAfter).to.equal('e2');
+      const doc = await api(`/api/v2/knowledge/collections/${name}/documents/e3`);
+      expect(doc.body.fields).to.include({ title: 'Gig 3', city: 'Berlin' });
+      const bad = await api(`/api/v2/knowledge/collections/${name}/documents`, { body: { documents: [{ id: 'x', title: 'No date' }] } });
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error.details).to.deep.equal([{ field: '/documents/0/startsAt', reason: 'is required' }]);
+      expect((await api(`/api/v2/knowledge/collections/${name}`)).body.documentCount).to.equal(3);
+      expect((await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status).to.equal(204);
+    } finally {
+      await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
+      await receiver.stop();
+    }
+  });
+
+  it('keeps one organization\'s collections out of another\'s reach', async () => {
+    const name = unique('private');
+    expect((await api('/api/v2/knowledge/collections', { body: { name, kind: 'articles' } })).status).to.equal(201);
+    await api(`/api/v2/knowledge/collections/${name}/documents`, { body: { documents: [{ id: 'a1', title: 'Secret', body: 'Only for us' }] } });
+    const other = await secondOrganization();
+    const m = await mesh();
+    const asOther = (path: string, options = {}) => callApi(m.gatewayUrl, other, path, options);
+    expect((await asOther(`/api/v2/knowledge/collections/${name}`)).status).to.equal(404);
+    expect((await asOther(`/api/v2/knowledge/collections/${name}/documents/a1`)).status).to.equal(404);
+    expect((await asOther('/api/v2/knowledge/collections')).body.collections).to.deep.equal([]);
+    expect((await asOther(`/api/v2/knowledge/collections/${name}/documents`, { body: { documents: [{ id: 'x', title: 't', body: 'b' }] } })).status).to.equal(404);
+    // The dev organization's support agent answers from its own articles while it has some.
+    expect((await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status).to.equal(204);
+  });
+});

@@ -1,4 +1,4 @@
-import { countTokens, type CallContext } from '@switchyard/shared';
+import type { CallContext } from '@switchyard/shared';
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import type { GenerateResponse } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
 import { ENDPOINTS } from '../events/usage-publisher';
@@ -16,12 +16,12 @@ export interface PreparedGeneration {
 }
 
 /** Validates a generate request (shared by Generate, GenerateStream and SubmitGenerate). */
-export function prepareGeneration(request: Partial<GenerateRequest__Output>, deps: HandlerDeps): PreparedGeneration {
+export async function prepareGeneration(request: Partial<GenerateRequest__Output>, deps: HandlerDeps): Promise<PreparedGeneration> {
   const prompt = requireText(request.prompt, 'prompt');
   const model = deps.models.resolveFor(request.model ?? '', 'generate');
-  checkInputSize(prompt, 'prompt', deps.maxInputTokens);
   const maxTokens = maxLengthFor(request.max_length, model);
-  checkContextWindow(countTokens(prompt), maxTokens, 'prompt', model);
+  const promptTokens = await checkInputSize(prompt, 'prompt', deps.maxInputTokens);
+  checkContextWindow(promptTokens, maxTokens, 'prompt', model);
   return {
     model,
     input: { prompt, maxTokens, tone: (request.tone ?? '').trim(), language: languageFor(request.language ?? '', model) },
@@ -53,7 +53,7 @@ export async function runGeneration(prepared: PreparedGeneration, models: ModelR
 export function createGenerateHandler(deps: HandlerDeps) {
   return async (request: GenerateRequest__Output, context: CallContext, options?: CallOptions): Promise<GenerateResponse> => {
     const requestId = requestIdOf(context);
-    const prepared = prepareGeneration(request, deps);
+    const prepared = await prepareGeneration(request, deps);
     const result = await callWithUsage(deps.usage, {
       context,
       requestId,

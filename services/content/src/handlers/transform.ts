@@ -116,9 +116,9 @@ export function createTransformHandler(deps: HandlerDeps) {
     const action = actionOf(request.action.trim());
     deps.models.resolve(request.model);
     requireText(request.text, 'text');
-    checkInputSize(request.text, 'text', deps.maxInputTokens);
+    const textTokens = await checkInputSize(request.text, 'text', deps.maxInputTokens);
     const { model, outcome } = ACTION_HANDLERS[action](request, deps);
-    checkContextWindow(countTokens(request.text), 1, 'text', model);
+    checkContextWindow(textTokens, 1, 'text', model);
     const result = await callWithUsage(deps.usage, {
       context,
       requestId,

@@ -16,6 +16,7 @@ import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { KeyRateLimits } from './metering/rate-limits';
+import { clientErrorHandler } from './middleware/client-error';
 import { errorHandler } from './middleware/errors';
 import { createHttpMetrics, observe } from './middleware/metrics';
 import { requestId, type GatewayState } from './middleware/request-id';
@@ -222,6 +223,7 @@ export async function startGateway({ config, logger }: { config: GatewayConfig; 
     }
     const app = createGatewayApp({ config, logger, clients, apiKeys: stores.apiKeys, organizations: stores.organizations, sharedState, pushPolicy });
     server = createServer(app.callback());
+    server.on('clientError', clientErrorHandler(logger));
     port = await listen(server, config.host, config.port);
   } catch (error) {
     stopDevPush();

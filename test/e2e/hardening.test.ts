@@ -19,4 +19,26 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
     expectErrorBody(res, 'payload_too_large');
     expect(res.body.error.details[0].field).to.equal('/prompt');
   });
+
+  it('3. catalog attributes nested 8,000 levels deep: 400 naming the field, nothing stored', async () => {
+    const attributes = `${'{"a":'.repeat(8000)}true${'}'.repeat(8000)}`; // JSON.stringify itself fails this deep
+    const rawBody = `{"items":[{"itemId":"deep-1","catalog":"ecommerce","title":"Deep","attributes":${attributes}}]}`;
+    const res = await api('/api/v2/catalog/items', { rawBody });
+    expect(res.status, res.text.slice(0, 300)).to.equal(400);
+    expectErrorBody(res, 'invalid_request');
+    expect(res.body.error.details).to.deep.equal([{ field: '/items/0/attributes', reason: 'nested more than 32 levels deep' }]);
+    expect((await api('/api/v2/catalog/items/deep-1')).status).to.equal(404);
+  });
+
+  it('4. a body with 20,000 unknown fields: 400 with the first 20 details and the count of the rest', async () => {
+    const body: Record<string, unknown> = { prompt: 'x' };
+    for (let i = 0; i < 20_000; i++) body[`f${i}`] = 1;
+    const res = await api('/api/v2/ai/content/generate', { body });
+    expect(res.status).to.equal(400);
+    expectErrorBody(res, 'invalid_request');
+    expect(res.body.error.details).to.have.length(20);
+    expect(res.body.error.details[0]).to.deep.equal({ field: '/f0', reason: 'is not an allowed field' });
+    expect(res.body.error.details_omitted).to.equal(19_980);
+    expect(res.text.length).to.be.below(4096);
+  });
 });

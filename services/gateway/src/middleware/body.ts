@@ -45,9 +45,46 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
   }
 }
 
+/** Deeper JSON is refused: nothing a route takes nests this far, and stores and serializers recurse. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The path to the first value nested deeper than maxDepth (undefined when none is), walked
+ * without recursion so that the check itself cannot overflow the stack.
+ */
+export function tooDeep(value: unknown, maxDepth: number): string | undefined {
+  const pending: Array<{ value: unknown; depth: number; path: string }> = [{ value, depth: 0, path: '' }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (next.value === null || typeof next.value !== 'object') continue;
+    if (next.depth >= maxDepth) return next.path;
+    for (const [key, child] of Object.entries(next.value)) {
+      pending.push({ value: child, depth: next.depth + 1, path: `${next.path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+    }
+  }
+  return undefined;
+}
+
+function parseJson(text: string): unknown {
+  let body: unknown;
+  try {
+    body = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
+  }
+  const deepPath = tooDeep(body, MAX_JSON_DEPTH);
+  if (deepPath !== undefined) {
+    const field = deepPath.split('/').slice(0, 4).join('/'); // the field the caller set, e.g. /items/0/attributes
+    throw new AppError('invalid_request', `${field || 'the body'} is nested more than ${MAX_JSON_DEPTH} levels deep`, [
+      { field, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` },
+    ]);
+  }
+  return body;
+}
+
 /**
  * JSON bodies for POST/PUT/PATCH: media type first, then the declared size (before reading a byte),
- * then the size while reading (chunked bodies), then the syntax. No body counts as {}.
+ * then the size while reading (chunked bodies), then the syntax and the nesting depth. No body counts as {}.
  */
 export function jsonBody(limit: number): Middleware<BodyState> {
   return async (ctx, next) => {
@@ -64,11 +101,7 @@ export function jsonBody(limit: number): Middleware<BodyState> {
     }
     const text = await readText(ctx.req, limit);
     ctx.state.rawBody = text;
-    try {
-      ctx.state.body = text.trim() === '' ? {} : JSON.parse(text);
-    } catch (error) {
-      throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
-    }
+    ctx.state.body = parseJson(text);
     return next();
   };
 }

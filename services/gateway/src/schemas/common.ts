@@ -27,11 +27,14 @@ export const ErrorResponse: JsonSchema = {
       properties: {
         code: {
           type: 'string',
-          description: 'invalid_request, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, internal, upstream_error, unavailable, timeout',
+          description:
+            'invalid_request, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, internal, upstream_error, unavailable, timeout; headers_too_large (431) for a request line or headers over the server limit',
         },
         message: { type: 'string' },
+        details_omitted: { type: 'integer', minimum: 1, description: 'How many details beyond the first 20 were left out (absent when none were)' },
         details: {
           type: 'array',
+          maxItems: 20,
           items: {
             type: 'object',
             required: ['reason'],

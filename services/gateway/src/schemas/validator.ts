@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
-import type { JsonSchema } from './common';
+import { NON_BLANK, type JsonSchema } from './common';
 
 function createAjv(coerceTypes: boolean): Ajv {
   // verbose: errors carry parentSchema, from which messages describe the expected value.
@@ -59,11 +59,12 @@ function describeNumber(schema: JsonSchema): string[] {
 
 function describeString(schema: JsonSchema): string[] {
   const parts: string[] = [];
-  if (schema.minLength === 1) parts.push('non-empty');
+  const nonBlank = schema.pattern === NON_BLANK.pattern;
+  if (schema.minLength === 1) parts.push(nonBlank ? 'non-blank' : 'non-empty');
   else if (schema.minLength !== undefined) parts.push(`of at least ${String(schema.minLength)} characters`);
   if (schema.maxLength !== undefined) parts.push(`of at most ${String(schema.maxLength)} characters`);
   if (schema.format) parts.push(`in ${String(schema.format)} format`);
-  if (schema.pattern) parts.push(`matching ${String(schema.pattern)}`);
+  if (schema.pattern && !nonBlank) parts.push(`matching ${String(schema.pattern)}`);
   return parts;
 }
 
@@ -90,7 +91,7 @@ export function describeSchema(schema: JsonSchema): string {
         : type === 'array'
           ? describeArray(schema)
           : [];
-  if (type === 'string' && parts[0] === 'non-empty') return ['a non-empty string', ...parts.slice(1)].join(' ');
+  if (type === 'string' && (parts[0] === 'non-empty' || parts[0] === 'non-blank')) return [`a ${parts[0]} string`, ...parts.slice(1)].join(' ');
   return [noun, ...parts].join(' ');
 }
 

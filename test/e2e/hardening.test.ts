@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { waitFor } from '@switchyard/shared/testing';
 import { api } from '../support/http';
+import { WebhookReceiver } from '../support/receiver';
 
 /** Issue 10: each reproduction of the black-box hardening test gives the documented answer. */
 function expectErrorBody(res: { body: any; headers: Headers }, code: string): void {
@@ -40,5 +42,60 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
     expect(res.body.error.details[0]).to.deep.equal({ field: '/f0', reason: 'is not an allowed field' });
     expect(res.body.error.details_omitted).to.equal(19_980);
     expect(res.text.length).to.be.below(4096);
+  });
+
+  it('8. blank strings are refused, naming the field, not taken as unset', async () => {
+    const cases: Array<[string, unknown, string]> = [
+      ['/api/v2/ai/content/generate', { prompt: 'x', model: ' ' }, '/model'],
+      ['/api/v2/ai/content/generate', { prompt: ' \n\t' }, '/prompt'],
+      ['/api/v2/ai/content/transform', { action: 'summarize', text: 'a b', model: '\t' }, '/model'],
+      ['/api/v2/ai/assistants/chat', { user_id: ' ', session_id: 's1', messages: [{ role: 'user', content: 'hi' }] }, '/user_id'],
+    ];
+    for (const [path, body, field] of cases) {
+      const res = await api(path, { body });
+      expect(res.status, `${path} ${JSON.stringify(body)}: ${res.text}`).to.equal(400);
+      expectErrorBody(res, 'invalid_request');
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).to.include(field);
+    }
+  });
+
+  it('6. GET /api/v2/requests/{id} says processing while the result callback fails, completed once delivered', async () => {
+    const receiver = await new WebhookReceiver().respondWith((_call, index) => ({ status: index < 2 ? 500 : 200 })).start();
+    try {
+      const accepted = await api('/api/v2/ai/content/generate', { body: { prompt: 'A callback that fails twice', webhookUrl: receiver.url } });
+      expect(accepted.status, accepted.text).to.equal(202);
+      const path = `/api/v2/requests/${accepted.body.requestId}`;
+      await waitFor(() => receiver.calls.length >= 1, 10_000);
+      const failing = await api(path);
+      expect(failing.body).to.include({ status: 'processing' });
+      expect(failing.body).to.not.have.any.keys('result', 'usage');
+      expect(failing.body.delivery).to.include({ state: 'pending' });
+      const delivered = await waitFor(async () => {
+        const res = await api(path);
+        return res.body.status === 'completed' ? res.body : undefined;
+      }, 10_000);
+      expect(receiver.calls).to.have.length(3);
+      expect(delivered.delivery).to.deep.equal({ state: 'delivered', attempts: 3 });
+      expect(delivered.result).to.be.a('string').and.not.equal('');
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('6. ... and reports the failed delivery once the callback retries are exhausted', async () => {
+    const receiver = await new WebhookReceiver().respondWith(() => ({ status: 503 })).start();
+    try {
+      const accepted = await api('/api/v2/ai/content/generate', { body: { prompt: 'A callback that never succeeds', webhookUrl: receiver.url } });
+      const path = `/api/v2/requests/${accepted.body.requestId}`;
+      const done = await waitFor(async () => {
+        const res = await api(path);
+        return res.body.status !== 'processing' ? res.body : undefined;
+      }, 10_000);
+      expect(done.status).to.equal('completed');
+      expect(done.delivery).to.deep.equal({ state: 'failed', attempts: receiver.calls.length });
+      expect(receiver.calls.length).to.equal(4); // WEBHOOK_RETRY_SCHEDULE of the e2e mesh: 0,100ms,100ms,100ms
+    } finally {
+      await receiver.stop();
+    }
   });
 });

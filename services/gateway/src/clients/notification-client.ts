@@ -57,10 +57,10 @@ export class NotificationClient {
     return this.call(this.client.RotateWebhookSecret, { id, overlap_seconds: overlapSeconds }, context);
   }
 
-  async listDeliveries(webhookId: string, limit: number, context: CallContext): Promise<Delivery__Output[]> {
+  async listDeliveries(webhookId: string, limit: number, context: CallContext, eventId = ''): Promise<Delivery__Output[]> {
     const response: ListDeliveriesResponse__Output = await this.call(
       this.client.ListDeliveries,
-      { webhook_id: webhookId, limit },
+      { webhook_id: webhookId, limit, event_id: eventId },
       context,
     );
     return response.deliveries;

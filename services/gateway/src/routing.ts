@@ -97,7 +97,7 @@ const passThrough: Middleware = (_ctx, next) => next();
 function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
   const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
   const body = BODY_METHODS.has(route.method) ? (jsonBody(options.bodyLimitBytes) as Middleware) : passThrough;
-  if (route.idempotent) return [options.idempotency.middleware(limit, body)];
+  if (route.idempotent) return [options.idempotency.middleware(limit, body, route.credentialFields)];
   return [limit, body];
 }
 

@@ -60,7 +60,7 @@ export class NotificationClient {
   async listDeliveries(webhookId: string, limit: number, context: CallContext, eventId = ''): Promise<Delivery__Output[]> {
     const response: ListDeliveriesResponse__Output = await this.call(
       this.client.ListDeliveries,
-      { webhook_id: webhookId, limit, ...(eventId ? { event_id: eventId } : {}) },
+      { webhook_id: webhookId, limit, event_id: eventId },
       context,
     );
     return response.deliveries;

@@ -17,6 +17,7 @@ import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { KeyRateLimits } from './metering/rate-limits';
 import { clientErrorHandler } from './middleware/client-error';
+import { keyConcurrencyLimit } from './middleware/concurrency';
 import { errorHandler } from './middleware/errors';
 import { createHttpMetrics, observe } from './middleware/metrics';
 import { requestId, type GatewayState } from './middleware/request-id';
@@ -57,6 +58,7 @@ export type GatewayAppConfig = Pick<GatewayConfig, 'bodyLimitBytes'> &
       | 'defaultOutputTokens'
       | 'grpcDeadlineMs'
       | 'idempotencyTtlSeconds'
+      | 'keyMaxConcurrentRequests'
     >
   >;
 
@@ -166,7 +168,11 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     routeTable,
     routeDeps,
     { keys, adminToken: deps.config.adminToken },
-    { bodyLimitBytes: deps.config.bodyLimitBytes, idempotency: idempotencyGuard(deps, state) },
+    {
+      bodyLimitBytes: deps.config.bodyLimitBytes,
+      keyConcurrency: keyConcurrencyLimit(deps.config.keyMaxConcurrentRequests ?? 32) as Koa.Middleware,
+      idempotency: idempotencyGuard(deps, state),
+    },
   );
   const app = new Koa<GatewayState>({ proxy: false });
   app.on('error', responseFailed(deps.logger));

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
 import { api } from '../support/http';
+import { mesh } from '../support/mesh';
+import { parseResponses, sendRaw } from '../support/raw-http';
 import { WebhookReceiver } from '../support/receiver';
 
 /** Issue 10: each reproduction of the black-box hardening test gives the documented answer. */
@@ -106,6 +108,21 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
       expect(receiver.calls.length).to.equal(4); // WEBHOOK_RETRY_SCHEDULE of the e2e mesh: 0,100ms,100ms,100ms
     } finally {
       await receiver.stop();
+    }
+  });
+
+  it('5. broken chunk framing mid-body and CONNECT: the error body with a request id, at once', async () => {
+    const { gatewayUrl, apiKey } = await mesh();
+    const head = `POST /api/v2/ai/content/generate HTTP/1.1\r\nHost: g\r\nAuthorization: X-API-Key ${apiKey}\r\nContent-Type: application/json\r\n`;
+    const cases: Array<[string, number, string]> = [
+      [`${head}Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, 400, 'invalid_request'],
+      [`CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: g\r\n\r\n`, 405, 'method_not_allowed'],
+    ];
+    for (const [bytes, status, code] of cases) {
+      const [answer] = parseResponses(await sendRaw(gatewayUrl, bytes, 5000));
+      expect(answer?.status, bytes.slice(0, 30)).to.equal(status);
+      expect(JSON.parse(answer!.body).error.code).to.equal(code);
+      expect(JSON.parse(answer!.body).request_id).to.equal(answer!.headers['x-request-id']).and.match(/^req_/);
     }
   });
 });

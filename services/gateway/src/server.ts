@@ -16,7 +16,7 @@ import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { KeyRateLimits } from './metering/rate-limits';
-import { clientErrorHandler } from './middleware/client-error';
+import { clientErrorHandler, connectHandler } from './middleware/client-error';
 import { keyConcurrencyLimit } from './middleware/concurrency';
 import { errorHandler } from './middleware/errors';
 import { createHttpMetrics, observe } from './middleware/metrics';
@@ -230,6 +230,7 @@ export async function startGateway({ config, logger }: { config: GatewayConfig; 
     const app = createGatewayApp({ config, logger, clients, apiKeys: stores.apiKeys, organizations: stores.organizations, sharedState, pushPolicy });
     server = createServer(app.callback());
     server.on('clientError', clientErrorHandler(logger));
+    server.on('connect', connectHandler(logger));
     port = await listen(server, config.host, config.port);
   } catch (error) {
     stopDevPush();

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { newId, type Logger } from '@switchyard/shared';
 import { errorBody, type Rendered } from './errors';
@@ -8,13 +8,16 @@ function problemOfParserError(code: string | undefined): Rendered {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return { status: 431, code: 'headers_too_large', message: 'request line or headers exceed the size limit', details: [], headers: {} };
   }
+  if (code === 'CONNECT') {
+    return { status: 405, code: 'method_not_allowed', message: 'CONNECT is not allowed: the gateway is not a proxy', details: [], headers: {} };
+  }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     return { status: 408, code: 'timeout', message: 'the request was not received in time', details: [], headers: {} };
   }
   return { status: 400, code: 'invalid_request', message: 'malformed HTTP request', details: [], headers: {} };
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 /**
  * server.on('clientError'): answers with the error body and a request id (Node's default is an
@@ -28,15 +31,24 @@ export function clientErrorHandler(logger: Logger) {
       socket.destroy();
       return;
     }
+    const request = (response as (ServerResponse & { req?: IncomingMessage }) | undefined)?.req;
+    // The body of the request being answered broke off (bad chunk framing): it can never complete,
+    // so it is refused now, under its own request id, rather than left to wait for the request timeout.
+    if (response && request && !request.complete) refuse(socket, error.code, logger, String(response.getHeader('x-request-id') ?? ''));
     // A request before the malformed one on this connection gets its answer first.
-    if (response) response.once('finish', () => refuse(socket, error.code, logger));
+    else if (response) response.once('finish', () => refuse(socket, error.code, logger));
     else refuse(socket, error.code, logger);
   };
 }
 
-function refuse(socket: Socket, code: string | undefined, logger: Logger): void {
+/** server.on('connect'): the gateway is no proxy; CONNECT gets 405 with the error body (Node's default drops the connection). */
+export function connectHandler(logger: Logger) {
+  return (_request: IncomingMessage, socket: Socket): void => refuse(socket, 'CONNECT', logger);
+}
+
+function refuse(socket: Socket, code: string | undefined, logger: Logger, knownRequestId = ''): void {
   if (!socket.writable) return;
-  const requestId = newId('req');
+  const requestId = knownRequestId || newId('req');
   const problem = problemOfParserError(code);
   logger.debug({ requestId, code }, 'malformed HTTP request refused');
   const body = JSON.stringify(errorBody(problem, requestId));

@@ -5,9 +5,12 @@ import { EXACT_ESTIMATE_CHARS } from './estimate';
 
 let pool: Piscina<string, number> | undefined;
 
-/** One worker, started on first use and ended when idle, so that no process is kept alive by it. */
+/**
+ * One worker, started on first use (loading the encoding takes a moment) and kept for a minute of
+ * idleness; an idle piscina worker is unref'd, so it keeps no process alive.
+ */
 function tokenizerPool(): Piscina<string, number> {
-  pool ??= new Piscina<string, number>({ filename: path.join(__dirname, 'worker.js'), minThreads: 0, maxThreads: 1, idleTimeout: 2000 });
+  pool ??= new Piscina<string, number>({ filename: path.join(__dirname, 'worker.js'), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
   return pool;
 }
 

@@ -12,7 +12,7 @@ export * from './events/envelope';
 export * from './events/bus';
 export * from './adapters/in-memory-event-bus';
 export * from './ids';
-export * from './tokens';
+export * from './tokens/index';
 export * from './process';
 export * from './adapters/kafka-event-bus';
 export * from './adapters/event-bus-factory';

@@ -31,6 +31,8 @@ export interface GatewayConfig {
   redisUrl?: string;
   /** How long a response stays replayable under its Idempotency-Key. */
   idempotencyTtlSeconds: number;
+  /** Requests one key may have in progress at once on this gateway replica. */
+  keyMaxConcurrentRequests: number;
   logLevel: string;
   /** The change feed's bus (KAFKA_BROKERS; empty: in-process, for a single replica). */
   kafkaBrokers: string;
@@ -62,6 +64,7 @@ interface GatewayEnv {
   MONGODB_DATABASE: string;
   REDIS_URL: string;
   IDEMPOTENCY_TTL_SECONDS: number;
+  KEY_MAX_CONCURRENT_REQUESTS: number;
   LOG_LEVEL: string;
   KAFKA_BROKERS: string;
 }
@@ -99,6 +102,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       REDIS_URL: str({ default: '' }),
       KAFKA_BROKERS: str({ default: '' }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
+      KEY_MAX_CONCURRENT_REQUESTS: num({ default: 32 }),
       LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
     },
     env,
@@ -114,6 +118,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   positiveInteger('DEFAULT_TPM', e.DEFAULT_TPM, problems);
   positiveInteger('DEFAULT_OUTPUT_TOKENS', e.DEFAULT_OUTPUT_TOKENS, problems);
   positiveInteger('IDEMPOTENCY_TTL_SECONDS', e.IDEMPOTENCY_TTL_SECONDS, problems);
+  positiveInteger('KEY_MAX_CONCURRENT_REQUESTS', e.KEY_MAX_CONCURRENT_REQUESTS, problems);
   if (!(Number.isSafeInteger(e.KEY_CACHE_TTL_MS) && e.KEY_CACHE_TTL_MS >= 0)) problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
@@ -137,6 +142,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     mongodbDatabase: e.MONGODB_DATABASE,
     redisUrl: e.REDIS_URL || undefined,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+    keyMaxConcurrentRequests: e.KEY_MAX_CONCURRENT_REQUESTS,
     logLevel: e.LOG_LEVEL,
     urlPolicy: urlPolicyOptionsFromEnv(env),
     kafkaBrokers: e.KAFKA_BROKERS,

@@ -77,13 +77,15 @@ export interface RouterAuth {
 
 export interface RouterOptions {
   bodyLimitBytes: number;
+  /** Requests in progress per key (one instance for all routes: it holds the counts). */
+  keyConcurrency: Middleware;
   /** Serves Idempotency-Key on the routes flagged `idempotent`. */
   idempotency: IdempotencyGuard;
 }
 
-function authenticate(route: AnyRoute, auth: RouterAuth): Middleware[] {
+function authenticate(route: AnyRoute, auth: RouterAuth, options: RouterOptions): Middleware[] {
   if (route.auth === 'admin') return [requireAdminToken(auth.adminToken) as Middleware];
-  if (route.auth) return [requireApiKey(auth.keys) as Middleware];
+  if (route.auth) return [requireApiKey(auth.keys) as Middleware, options.keyConcurrency];
   return [];
 }
 
@@ -97,7 +99,7 @@ const passThrough: Middleware = (_ctx, next) => next();
 function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
   const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
   const body = BODY_METHODS.has(route.method) ? (jsonBody(options.bodyLimitBytes) as Middleware) : passThrough;
-  if (route.idempotent) return [options.idempotency.middleware(limit, body)];
+  if (route.idempotent) return [options.idempotency.middleware(limit, body, route.credentialFields)];
   return [limit, body];
 }
 
@@ -108,7 +110,7 @@ export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAut
     for (const path of routePaths(route)) {
       const stack: Middleware[] = [
         markRoute(path) as Middleware,
-        ...authenticate(route, auth),
+        ...authenticate(route, auth, options),
         ...limitAndBody(route, deps, options),
         invoke(route, deps) as Middleware,
       ];

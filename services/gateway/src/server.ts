@@ -27,6 +27,8 @@ import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { KeyRateLimits } from './metering/rate-limits';
+import { clientErrorHandler, connectHandler } from './middleware/client-error';
+import { keyConcurrencyLimit } from './middleware/concurrency';
 import { errorHandler } from './middleware/errors';
 import { createHttpMetrics, observe } from './middleware/metrics';
 import { requestId, type GatewayState } from './middleware/request-id';
@@ -69,6 +71,7 @@ export type GatewayAppConfig = Pick<GatewayConfig, 'bodyLimitBytes'> &
       | 'grpcDeadlineMs'
       | 'idempotencyTtlSeconds'
       | 'urlPolicy'
+      | 'keyMaxConcurrentRequests'
     >
   >;
 
@@ -210,7 +213,11 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     routeTable,
     routeDeps,
     { keys, adminToken: deps.config.adminToken },
-    { bodyLimitBytes: deps.config.bodyLimitBytes, idempotency: idempotencyGuard(deps, state) },
+    {
+      bodyLimitBytes: deps.config.bodyLimitBytes,
+      keyConcurrency: keyConcurrencyLimit(deps.config.keyMaxConcurrentRequests ?? 32) as Koa.Middleware,
+      idempotency: idempotencyGuard(deps, state),
+    },
   );
   const app = new Koa<GatewayState>({ proxy: false });
   app.on('error', responseFailed(deps.logger));
@@ -300,6 +307,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       changes: changes.feed,
     });
     server = createServer(app.callback());
+    server.on('clientError', clientErrorHandler(logger));
+    server.on('connect', connectHandler(logger));
     port = await listen(server, config.host, config.port);
   } catch (error) {
     stopDevPush();

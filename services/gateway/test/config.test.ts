@@ -24,6 +24,7 @@ describe('gateway config', () => {
       mongodbDatabase: 'switchyard_gateway',
       redisUrl: undefined,
       idempotencyTtlSeconds: 86_400,
+      keyMaxConcurrentRequests: 32,
       logLevel: 'info',
       urlPolicy: { requireHttps: true, allowPrivateNetworks: false, allowlist: [] },
       kafkaBrokers: '',

@@ -28,6 +28,7 @@ export interface HarnessOptions {
   adminToken?: string | null;
   defaultRequestsPerMinute?: number;
   defaultOutputTokens?: number;
+  keyMaxConcurrentRequests?: number;
   /** A second replica: pass the first one's doubles, stores and shared state (they stay the first one's to stop). */
   doubles?: Doubles;
   apiKeys?: ApiKeyStore;
@@ -109,6 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
       defaultRequestsPerMinute: options.defaultRequestsPerMinute,
       defaultOutputTokens: options.defaultOutputTokens,
+      keyMaxConcurrentRequests: options.keyMaxConcurrentRequests,
       grpcDeadlineMs: options.deadlineMs ?? 5000,
     },
     logger: silentLogger(),

@@ -38,6 +38,22 @@ describe('gateway Idempotency-Key', () => {
   after(() => h.stop());
   afterEach(() => resetDoubles(h));
 
+  it('a replayed webhook registration answers without the secret, which is never stored (issue 10, reproduction 7)', async () => {
+    const key = newKey();
+    const registration = { event: 'data_updated', url: 'https://hooks.example.com/x' };
+    const first = await h.send('POST', '/api/webhooks', { body: registration, headers: keyed(key) });
+    expect(first.status).to.equal(201);
+    expect(first.body.secret).to.match(/^whsec_/);
+    const replay = await h.send('POST', '/api/webhooks', { body: registration, headers: keyed(key) });
+    expect(replay.status).to.equal(201);
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    const { secret: _secret, ...withoutSecret } = first.body;
+    expect(replay.body).to.deep.equal(withoutSecret);
+    const stored = await h.sharedState.idempotencyKeys.remember(recordKey('org:org_test', key), 'probe', 60);
+    expect(stored, 'the stored answer').to.be.a('string').and.include(first.body.id);
+    expect(stored).to.not.include(first.body.secret);
+  });
+
   const generate = (key: string, json: unknown = body) => h.send('POST', GENERATE, { body: json, headers: keyed(key) });
 
   it('replays the stored answer of a retry: same status, body and request id, downstream called once', async () => {

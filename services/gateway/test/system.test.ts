@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { sampleDelivery } from './doubles';
 import { compileSchema } from '../src/schemas/validator';
 import { routeTable } from '../src/routes';
 import { routePaths } from '../src/routing';
@@ -60,9 +61,24 @@ describe('gateway system routes, requests and models', () => {
       result: 'the text',
       model: 'default-model',
       usage: { totalTokens: 46 },
+      delivery: { state: 'failed', attempts: 2 },
     });
     expectShape(reply.body, AsyncRequestStatus);
     expect(h.doubles.content.last('GetRequest').request).to.deep.equal({ request_id: 'req_abc' });
+    expect(h.doubles.notification.last('ListDeliveries').request).to.include({ webhook_id: 'callback', event_id: 'evt_req_abc_result' });
+  });
+
+  it('GET /api/v2/requests/:requestId: processing while the result callback is pending, with its delivery state (issue 10)', async () => {
+    h.doubles.notification.on('ListDeliveries', async () => ({ deliveries: [{ ...sampleDelivery, status: 'pending', next_attempt_at: 'T2' }] }));
+    const pending = await h.send('GET', '/api/v2/requests/req_abc');
+    expect(pending.body).to.include({ status: 'processing' });
+    expect(pending.body).to.not.have.any.keys('result', 'usage', 'completedAt');
+    expect(pending.body.delivery).to.deep.equal({ state: 'pending', attempts: 2, nextAttemptAt: 'T2' });
+    expectShape(pending.body, AsyncRequestStatus);
+    h.doubles.notification.on('ListDeliveries', async () => ({ deliveries: [{ ...sampleDelivery, status: 'succeeded' }, sampleDelivery] }));
+    const delivered = await h.send('GET', '/api/v2/requests/req_abc');
+    expect(delivered.body).to.include({ status: 'completed', result: 'the text' });
+    expect(delivered.body.delivery).to.deep.equal({ state: 'delivered', attempts: 4 });
   });
 
   it('GET /api/v2/requests/:requestId: processing has no result/usage, failed carries the error', async () => {

@@ -112,7 +112,7 @@ describe('gateway webhook routes', () => {
       ],
     });
     expectShape(reply.body, DeliveryList);
-    expect(h.doubles.notification.last('ListDeliveries').request).to.deep.equal({ webhook_id: 'wh_1', limit: 5 });
+    expect(h.doubles.notification.last('ListDeliveries').request).to.deep.equal({ webhook_id: 'wh_1', limit: 5, event_id: '' });
     await h.send('GET', '/api/webhooks/wh_1/deliveries');
     expect(h.doubles.notification.last('ListDeliveries').request.limit).to.equal(20);
     const bad = await h.send('GET', '/api/webhooks/wh_1/deliveries?limit=0');

@@ -5,7 +5,7 @@ import type { WebhookEvent } from '@switchyard/shared';
 export { WEBHOOK_EVENTS, isWebhookEvent, type WebhookEvent } from '@switchyard/shared';
 
 /** webhook_id of deliveries to a request's webhookUrl (signed with the organization's secret). */
-export const CALLBACK_TARGET = 'callback';
+export { CALLBACK_TARGET } from '@switchyard/shared';
 
 export interface WebhookRecord extends RotatingSecret {
   id: string;

@@ -37,6 +37,14 @@ export interface DataUpdated {
   count: number;
 }
 
+/**
+ * The id of a request's result event (request.completed / request.failed): derived from the
+ * request id, so a re-run publishes the same id and the callback delivery can be found by it.
+ */
+export function resultEventId(requestId: string): string {
+  return `evt_${requestId}_result`;
+}
+
 export interface RequestResult {
   requestId: string;
   /** Caller-supplied URL; empty when only registered request_completed webhooks get it. */

@@ -16,3 +16,6 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export function isWebhookEvent(value: string): value is WebhookEvent {
   return (WEBHOOK_EVENTS as readonly string[]).includes(value);
 }
+
+/** webhook_id of the deliveries to a request's own webhookUrl (its result callback). */
+export const CALLBACK_TARGET = 'callback';

@@ -1,24 +1,8 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { REDACTED_PATHS, safeError, scrubCredentials } from './redaction';
 
 export type { Logger } from 'pino';
-
-/** Paths never written to logs: keys, secrets and signatures wherever they appear. */
-const REDACT = [
-  'authorization',
-  '*.authorization',
-  'req.headers.authorization',
-  'headers.authorization',
-  'apiKey',
-  '*.apiKey',
-  'secret',
-  '*.secret',
-  'signingSecret',
-  '*.signingSecret',
-  'password',
-  '*.password',
-  '*["webhook-signature"]',
-  '*["x-service-signature"]',
-];
+export { scrubCredentials, safeError } from './redaction';
 
 /**
  * One asynchronous stdout writer per process: a log line costs a buffer append, not a blocking
@@ -45,15 +29,19 @@ export function flushLogs(): void {
   }
 }
 
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino(
-    {
-      name: service,
-      level,
-      base: { service },
-      redact: { paths: REDACT, censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    processDestination(),
-  );
+/**
+ * The one logger of every service. `destination` (default: the process's asynchronous stdout)
+ * lets tests capture exactly what would be written.
+ */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    name: service,
+    level,
+    base: { service },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: safeError, error: safeError },
+    hooks: { streamWrite: scrubCredentials },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return pino(options, destination ?? processDestination());
 }

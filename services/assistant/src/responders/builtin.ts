@@ -1,4 +1,4 @@
-import { AppError, countTokens } from '@switchyard/shared';
+import { AppError, countTokens, countTokensOffThread } from '@switchyard/shared';
 import type { AgentRegistry } from '../agents/registry';
 import { renderPrompt } from './prompt';
 import type { DeltaSink, Responder, ResponderCall, ResponderInput, ResponderOutput } from './responder';
@@ -36,7 +36,7 @@ export class BuiltinResponder implements Responder {
     return {
       reply,
       model: BUILTIN_MODEL,
-      tokensInput: countTokens(renderPrompt(input)),
+      tokensInput: await countTokensOffThread(renderPrompt(input)), // the history can be long: off the event loop
       tokensOutput: countTokens(reply),
       cost: 0,
     };

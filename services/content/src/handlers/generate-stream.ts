@@ -26,7 +26,7 @@ async function streamGeneration(model: TextModel, input: GenerateInput, onDelta:
 export function createGenerateStreamHandler(deps: HandlerDeps) {
   return async (request: GenerateRequest__Output, context: CallContext, sink: StreamSink<GenerateChunk>): Promise<void> => {
     const requestId = requestIdOf(context);
-    const prepared = prepareGeneration(request, deps);
+    const prepared = await prepareGeneration(request, deps);
     let sent = 0;
     const onDelta = async (delta: string) => {
       sent++;

@@ -16,11 +16,11 @@ export interface PreparedGeneration {
 }
 
 /** Validates a generate request (shared by Generate, GenerateStream and SubmitGenerate). */
-export function prepareGeneration(request: Partial<GenerateRequest__Output>, deps: HandlerDeps): PreparedGeneration {
+export async function prepareGeneration(request: Partial<GenerateRequest__Output>, deps: HandlerDeps): Promise<PreparedGeneration> {
   const prompt = requireText(request.prompt, 'prompt');
   const model = deps.models.resolveFor(request.model ?? '', 'generate');
-  const promptTokens = checkInputSize(prompt, 'prompt', deps.maxInputTokens);
   const maxTokens = maxLengthFor(request.max_length, model);
+  const promptTokens = await checkInputSize(prompt, 'prompt', deps.maxInputTokens);
   checkContextWindow(promptTokens, maxTokens, 'prompt', model);
   return {
     model,
@@ -53,7 +53,7 @@ export async function runGeneration(prepared: PreparedGeneration, models: ModelR
 export function createGenerateHandler(deps: HandlerDeps) {
   return async (request: GenerateRequest__Output, context: CallContext, options?: CallOptions): Promise<GenerateResponse> => {
     const requestId = requestIdOf(context);
-    const prepared = prepareGeneration(request, deps);
+    const prepared = await prepareGeneration(request, deps);
     const result = await callWithUsage(deps.usage, {
       context,
       requestId,

@@ -18,7 +18,7 @@ export interface SubmitDeps extends HandlerDeps {
 export function createSubmitGenerateHandler(deps: SubmitDeps) {
   return async (request: SubmitGenerateRequest__Output, context: CallContext): Promise<SubmitGenerateResponse> => {
     const requestId = requestIdOf(context);
-    const prepared = prepareGeneration(request.request ?? {}, deps);
+    const prepared = await prepareGeneration(request.request ?? {}, deps);
     const webhookUrl = webhookUrlFrom(request.webhook_url);
     const record = {
       requestId,

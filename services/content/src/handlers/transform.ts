@@ -123,7 +123,7 @@ export function createTransformHandler(deps: HandlerDeps) {
     const action = actionOf(request.action.trim());
     deps.models.resolve(request.model);
     requireText(request.text, 'text');
-    const textTokens = checkInputSize(request.text, 'text', deps.maxInputTokens);
+    const textTokens = await checkInputSize(request.text, 'text', deps.maxInputTokens);
     const { model, outcome } = ACTION_HANDLERS[action](request, deps);
     checkContextWindow(textTokens, 1, 'text', model);
     const result = await callWithUsage(deps.usage, {

@@ -1,4 +1,4 @@
-import { AppError, countTokens, newId, type CallContext } from '@switchyard/shared';
+import { AppError, countTokensOffThread, newId, type CallContext } from '@switchyard/shared';
 import type { TextModel } from '../models/text-model';
 import { normalizeLanguage } from '../models/language';
 
@@ -14,9 +14,12 @@ export function requireText(value: string | undefined, field: string): string {
   return value;
 }
 
-/** Rejects inputs over the configured token limit before any model work; returns the count (reused for the context window). */
-export function checkInputSize(text: string, field: string, maxInputTokens: number): number {
-  const tokens = countTokens(text);
+/**
+ * Rejects inputs over the configured token limit before any model work; answers the count (a long
+ * text is counted in a worker thread, so other calls are not held up meanwhile).
+ */
+export async function checkInputSize(text: string, field: string, maxInputTokens: number): Promise<number> {
+  const tokens = await countTokensOffThread(text);
   if (tokens > maxInputTokens) {
     throw new AppError('payload_too_large', `${field} is ${tokens} tokens; the limit is ${maxInputTokens}`, [
       { field: `/${field}`, reason: `over ${maxInputTokens} tokens` },

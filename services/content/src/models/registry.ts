@@ -32,7 +32,8 @@ export class ModelRegistry {
 
   /** The model for a request's `model` field; empty selects the default. */
   resolve(name: string): TextModel {
-    if (name.trim() === '') return this.defaultModel;
+    if (name === '') return this.defaultModel; // unset (proto3)
+    if (name.trim() === '') throw AppError.invalid('model must not be blank', '/model', 'must not be blank');
     const model = this.byName.get(name.trim().toLowerCase());
     if (!model) {
       throw AppError.invalid(`unknown model "${name}"; known models: ${this.knownIds()}`, '/model', 'unknown model');

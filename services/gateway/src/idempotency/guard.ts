@@ -25,6 +25,14 @@ export interface IdempotencyGuardDeps {
 
 type Ctx = Context & { state: BodyState };
 
+/** The first request with a key: its record name and fingerprint, its lock's end, the fields never stored. */
+interface Attempt {
+  name: string;
+  fingerprint: string;
+  expiresAt: number;
+  credentialFields: string[];
+}
+
 /** Tries a few times: a concurrent replay holds the lock only for two shared-state round trips. */
 const LOCK_ATTEMPTS = 3;
 const LOCK_RETRY_MS = 25;
@@ -70,17 +78,17 @@ export class IdempotencyGuard {
    * fingerprint needs it), then the key check, and `limit` only for a request that really runs, so
    * a replay is not charged a second time.
    */
-  middleware(limit: Middleware, body: Middleware): Middleware {
+  middleware(limit: Middleware, body: Middleware, credentialFields: string[] = []): Middleware {
     return async (ctx: Ctx, next: Next) => {
       const key = idempotencyKeyOf(ctx.req.headers);
       const scope = key === undefined ? undefined : scopeOf(ctx.state);
       if (key === undefined || scope === undefined) return limit(ctx, () => body(ctx, next));
       ctx.set(IDEMPOTENCY_KEY_HEADER, key);
-      await body(ctx, () => this.guarded(ctx, recordKey(scope, key), () => limit(ctx, next)));
+      await body(ctx, () => this.guarded(ctx, recordKey(scope, key), credentialFields, () => limit(ctx, next)));
     };
   }
 
-  private async guarded(ctx: Ctx, name: string, run: () => Promise<void>): Promise<void> {
+  private async guarded(ctx: Ctx, name: string, credentialFields: string[], run: () => Promise<void>): Promise<void> {
     if (wantsStream(ctx.state.body)) throw streamRefused();
     const fingerprint = fingerprintOf(ctx.method, ctx.url, ctx.state.rawBody ?? '');
     const token = await this.acquire(name);
@@ -89,7 +97,7 @@ export class IdempotencyGuard {
     try {
       const existing = await this.claim(name, fingerprint);
       if (existing) return this.answerExisting(ctx, existing, fingerprint);
-      await this.runAndStore(ctx, name, fingerprint, expiresAt, run);
+      await this.runAndStore(ctx, { name, fingerprint, expiresAt, credentialFields }, run);
     } finally {
       await this.release(name, token);
     }
@@ -126,7 +134,8 @@ export class IdempotencyGuard {
    * Runs the route and renders its failure here (as errorHandler would), so 4xx answers are stored
    * like successes; 5xx and 429 are not: the key is forgotten and a retry runs anew.
    */
-  private async runAndStore(ctx: Ctx, name: string, fingerprint: string, expiresAt: number, run: () => Promise<void>): Promise<void> {
+  private async runAndStore(ctx: Ctx, attempt: Attempt, run: () => Promise<void>): Promise<void> {
+    const { name, fingerprint, expiresAt, credentialFields } = attempt;
     try {
       await run();
     } catch (error) {
@@ -137,7 +146,7 @@ export class IdempotencyGuard {
       this.deps.logger.warn({ requestId: ctx.state.requestId, route: ctx.state.route }, 'idempotent request outlived its lock; answer not stored');
       return;
     }
-    const response = isStorable(ctx.status) ? captureResponse(ctx, ctx.state.requestId) : undefined;
+    const response = isStorable(ctx.status) ? captureResponse(ctx, ctx.state.requestId, credentialFields) : undefined;
     await this.settle(ctx, name, response && encodeRecord({ state: 'done', fingerprint, response }));
   }
 

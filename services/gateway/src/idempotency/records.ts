@@ -46,16 +46,26 @@ export function isStorable(status: number): boolean {
   return status < 500 && status !== 429;
 }
 
-function serializedBody(body: unknown): string | undefined | false {
+function withoutFields(body: object, fields: string[]): object {
+  if (fields.length === 0 || Array.isArray(body)) return body;
+  const kept: Record<string, unknown> = { ...body };
+  for (const field of fields) delete kept[field];
+  return kept;
+}
+
+function serializedBody(body: unknown, credentialFields: string[]): string | undefined | false {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
   if (Buffer.isBuffer(body) || body instanceof Readable) return false;
-  return JSON.stringify(body); // what Koa itself sends for an object body
+  return JSON.stringify(withoutFields(body as object, credentialFields)); // what Koa itself sends for an object body
 }
 
-/** The answer the route produced, or undefined when it cannot be replayed byte for byte (a stream). */
-export function captureResponse(ctx: Context, requestId: string): StoredResponse | undefined {
-  const body = serializedBody(ctx.body);
+/**
+ * The answer the route produced, without its credential fields, or undefined when it cannot be
+ * replayed byte for byte (a stream).
+ */
+export function captureResponse(ctx: Context, requestId: string, credentialFields: string[] = []): StoredResponse | undefined {
+  const body = serializedBody(ctx.body, credentialFields);
   if (body === false) return undefined;
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {

@@ -1,4 +1,4 @@
-import { countTokens, type CallContext, type Logger } from '@switchyard/shared';
+import { estimateTokens, type CallContext, type Logger } from '@switchyard/shared';
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../middleware/request-id';
 import type { OrganizationDirectory } from './organization-directory';
@@ -45,10 +45,10 @@ export interface MeteredCall {
 export class Metering {
   constructor(private readonly deps: MeteringDeps) {}
 
-  /** Estimated tokens: the input as the tokenizer counts it, plus the output cap (or the default budget). */
+  /** Estimated tokens: the input as the tokenizer estimates it (bounded time; exact for short text), plus the output cap (or the default budget). */
   estimate<B>(billing: BillingSpec<B>, body: B): number {
     const { text, maxOutput } = billing.input(body);
-    return countTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens);
+    return estimateTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens);
   }
 
   /** Requests per minute per key, on every authenticated route; RateLimit-* headers on every answer. */

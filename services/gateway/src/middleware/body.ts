@@ -45,9 +45,77 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
   }
 }
 
+/** Deeper JSON is refused: nothing a route takes nests this far, and stores and serializers recurse. */
+export const MAX_JSON_DEPTH = 32;
+
+/** A value deeper than maxDepth, or undefined; walked without recursion nor allocation per value. */
+function deepValue(value: unknown, maxDepth: number): { value: unknown } | undefined {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const next = values.pop();
+    const depth = depths.pop()!;
+    if (next === null || typeof next !== 'object') continue;
+    if (depth >= maxDepth) return { value: next };
+    for (const key in next) {
+      values.push((next as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return undefined;
+}
+
+/** The JSON pointer of the first maxSegments keys leading to target (a value found by deepValue). */
+function pointerTo(root: unknown, target: unknown, maxSegments: number): string {
+  const segments: string[] = [];
+  let node = root;
+  while (node !== target && segments.length < maxSegments && node !== null && typeof node === 'object') {
+    const child = Object.entries(node).find(([, v]) => v !== null && typeof v === 'object' && containsDeep(v, target));
+    if (!child) break;
+    segments.push(child[0].replace(/~/g, '~0').replace(/\//g, '~1'));
+    node = child[1];
+  }
+  return segments.length ? `/${segments.join('/')}` : '';
+}
+
+function containsDeep(value: unknown, target: unknown): boolean {
+  const values: unknown[] = [value];
+  while (values.length > 0) {
+    const next = values.pop();
+    if (next === target) return true;
+    if (next !== null && typeof next === 'object') for (const key in next) values.push((next as Record<string, unknown>)[key]);
+  }
+  return false;
+}
+
+/**
+ * The path (its first `segments` keys) to a value nested deeper than maxDepth, or undefined when
+ * none is. The common case, a shallow body, costs one walk without allocations.
+ */
+export function tooDeep(value: unknown, maxDepth: number, segments = 3): string | undefined {
+  const found = deepValue(value, maxDepth);
+  return found === undefined ? undefined : pointerTo(value, found.value, segments);
+}
+
+function parseJson(text: string): unknown {
+  let body: unknown;
+  try {
+    body = text.trim() === '' ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
+  }
+  const field = tooDeep(body, MAX_JSON_DEPTH); // the field the caller set, e.g. /items/0/attributes
+  if (field !== undefined) {
+    throw new AppError('invalid_request', `${field || 'the body'} is nested more than ${MAX_JSON_DEPTH} levels deep`, [
+      { field, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` },
+    ]);
+  }
+  return body;
+}
+
 /**
  * JSON bodies for POST/PUT/PATCH: media type first, then the declared size (before reading a byte),
- * then the size while reading (chunked bodies), then the syntax. No body counts as {}.
+ * then the size while reading (chunked bodies), then the syntax and the nesting depth. No body counts as {}.
  */
 export function jsonBody(limit: number): Middleware<BodyState> {
   return async (ctx, next) => {
@@ -64,11 +132,7 @@ export function jsonBody(limit: number): Middleware<BodyState> {
     }
     const text = await readText(ctx.req, limit);
     ctx.state.rawBody = text;
-    try {
-      ctx.state.body = text.trim() === '' ? {} : JSON.parse(text);
-    } catch (error) {
-      throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
-    }
+    ctx.state.body = parseJson(text);
     return next();
   };
 }

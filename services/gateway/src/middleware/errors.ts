@@ -43,9 +43,15 @@ function render(error: unknown): Rendered | undefined {
   return undefined;
 }
 
-/** The contract's error body. */
+/** An error body lists at most this many details: a huge invalid body must not get a huger answer. */
+export const MAX_ERROR_DETAILS = 20;
+
+/** The contract's error body: the first MAX_ERROR_DETAILS details, and how many more there were. */
 export function errorBody(problem: Rendered, requestId: string) {
-  return { error: { code: problem.code, message: problem.message, details: problem.details }, request_id: requestId };
+  const details = problem.details.slice(0, MAX_ERROR_DETAILS);
+  const omitted = problem.details.length - details.length;
+  const error = { code: problem.code, message: problem.message, details, ...(omitted > 0 ? { details_omitted: omitted } : {}) };
+  return { error, request_id: requestId };
 }
 
 /** What a failure answers; anything unexpected is logged and becomes a bare internal error. */

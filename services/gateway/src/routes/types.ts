@@ -84,6 +84,11 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
    * shared state (issued API keys).
    */
   idempotent?: boolean;
+  /**
+   * Top-level answer fields that hold a credential shown once (a webhook's secret): an idempotent
+   * answer is stored, and replayed, without them.
+   */
+  credentialFields?: string[];
   requestSchema?: JsonSchema;
   querySchema?: JsonSchema;
   /** Success responses by status. */

@@ -69,7 +69,11 @@ const register: RouteSpec<RegisterWebhookBody> = {
   path: '/api/webhooks',
   operationId: 'registerWebhook',
   idempotent: true,
+  credentialFields: ['secret'],
   summary: 'Register a URL for an event; the signing secret is returned only here',
+  description:
+    'The secret is in the first answer only: a replay with the same Idempotency-Key answers the webhook without it ' +
+    '(the secret is never stored with the replayable answer); if that first answer was lost, rotate the secret.',
   requestSchema: RegisterWebhookRequest,
   responses: { 201: { description: 'Registered', schema: RegisteredWebhook } },
   errors: ['conflict'],
@@ -195,7 +199,7 @@ const deliveries: RouteSpec<unknown, DeliveriesQuery> = {
   responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
   errors: ['not_found'],
   async handle({ params, query, call }, deps) {
-    const { deliveries: found } = await deps.clients.notification.listDeliveries({ webhook_id: params.id, limit: query.limit }, call);
+    const { deliveries: found } = await deps.clients.notification.listDeliveries({ webhook_id: params.id, limit: query.limit, event_id: '' }, call);
     return json(200, { deliveries: found.map(deliveryView) });
   },
 };

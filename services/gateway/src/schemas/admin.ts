@@ -1,10 +1,10 @@
 import { ORGANIZATION_ID_PATTERN } from '../accounts/organization';
-import { DATE_TIME, type JsonSchema } from './common';
+import { DATE_TIME, NON_BLANK, type JsonSchema } from './common';
 
 const POSITIVE_INTEGER = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 const settingsProperties = {
-  name: { type: 'string', minLength: 1, maxLength: 200 },
+  name: { ...NON_BLANK, maxLength: 200 },
   monthlyTokenQuota: { ...POSITIVE_INTEGER, description: 'Tokens (input + output) per UTC month' },
   thresholdShares: {
     type: 'array',

@@ -1,4 +1,4 @@
-import { IDENTIFIER, MODEL_ID, STREAM_FLAG, type JsonSchema } from './common';
+import { IDENTIFIER, MODEL_ID, STREAM_FLAG, NON_BLANK, type JsonSchema } from './common';
 
 export const ONBOARDING_STEPS = 5;
 
@@ -19,7 +19,7 @@ const messagesSchema = {
     type: 'object',
     additionalProperties: false,
     required: ['role', 'content'],
-    properties: { role: { type: 'string', enum: ['user', 'system', 'assistant'] }, content: { type: 'string', minLength: 1 } },
+    properties: { role: { type: 'string', enum: ['user', 'system', 'assistant'] }, content: { ...NON_BLANK } },
   },
 };
 

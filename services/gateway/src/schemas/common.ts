@@ -2,8 +2,10 @@
 export type JsonSchema = Record<string, unknown>;
 
 export const LANGUAGE_CODE = { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$' } as const;
-export const MODEL_ID = { type: 'string', minLength: 1, maxLength: 200 } as const;
-export const IDENTIFIER = { type: 'string', minLength: 1, maxLength: 200 } as const;
+/** A string field that must say something: not empty, not only whitespace (`"model": " "` is a 400, not the default). */
+export const NON_BLANK = { type: 'string', minLength: 1, pattern: '\\S' } as const;
+export const MODEL_ID = { ...NON_BLANK, maxLength: 200 } as const;
+export const IDENTIFIER = { ...NON_BLANK, maxLength: 200 } as const;
 /** Callback URLs: absolute http(s) URIs; the notification service applies the SSRF policy. */
 export const CALLBACK_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
 /** Request field asking for Server-Sent Events instead of one JSON body. */
@@ -27,11 +29,14 @@ export const ErrorResponse: JsonSchema = {
       properties: {
         code: {
           type: 'string',
-          description: 'invalid_request, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, internal, upstream_error, unavailable, timeout',
+          description:
+            'invalid_request, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, internal, upstream_error, unavailable, timeout; headers_too_large (431) for a request line or headers over the server limit',
         },
         message: { type: 'string' },
+        details_omitted: { type: 'integer', minimum: 1, description: 'How many details beyond the first 20 were left out (absent when none were)' },
         details: {
           type: 'array',
+          maxItems: 20,
           items: {
             type: 'object',
             required: ['reason'],

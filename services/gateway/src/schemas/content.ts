@@ -1,4 +1,4 @@
-import { CALLBACK_URL, LANGUAGE_CODE, MODEL_ID, STREAM_FLAG, type JsonSchema } from './common';
+import { CALLBACK_URL, LANGUAGE_CODE, MODEL_ID, STREAM_FLAG, NON_BLANK, type JsonSchema } from './common';
 
 export const MAX_OUTPUT_TOKENS = 32768;
 export const TRANSFORM_ACTIONS = ['summarize', 'reformat', 'translate'] as const;
@@ -22,7 +22,7 @@ export const GenerateContentRequest: JsonSchema = {
   required: ['prompt'],
   properties: {
     model: MODEL_ID,
-    prompt: { type: 'string', minLength: 1 },
+    prompt: { ...NON_BLANK },
     max_length: { type: 'integer', minimum: 1, maximum: MAX_OUTPUT_TOKENS, description: 'Output cap in tokens' },
     tone: { type: 'string', maxLength: 200 },
     language: LANGUAGE_CODE,
@@ -49,7 +49,7 @@ export const TransformContentRequest: JsonSchema = {
   properties: {
     model: MODEL_ID,
     action: { type: 'string', enum: TRANSFORM_ACTIONS },
-    text: { type: 'string', minLength: 1 },
+    text: { ...NON_BLANK },
     target_length: { type: 'string', enum: TARGET_LENGTHS },
     format: { type: 'string', enum: TEXT_FORMATS },
     source_language: LANGUAGE_CODE,
@@ -150,6 +150,17 @@ export const AsyncRequestStatus: JsonSchema = {
       additionalProperties: false,
       required: ['code', 'message'],
       properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+    delivery: {
+      type: 'object',
+      additionalProperties: false,
+      description: "The result callback to the request's webhookUrl (absent without one, and while the work runs)",
+      required: ['state', 'attempts'],
+      properties: {
+        state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        attempts: { type: 'integer', minimum: 0 },
+        nextAttemptAt: { type: 'string' },
+      },
     },
   },
 };

@@ -1,4 +1,4 @@
-import { DATE_TIME, IDENTIFIER, type JsonSchema } from './common';
+import { DATE_TIME, IDENTIFIER, NON_BLANK, type JsonSchema } from './common';
 
 export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
 export const INTERACTION_TYPES = ['view', 'click', 'cart', 'purchase', 'ticket', 'enroll', 'complete', 'rating'] as const;
@@ -91,8 +91,8 @@ export const UpsertCatalogItemsRequest: JsonSchema = {
         properties: {
           itemId: IDENTIFIER,
           catalog: { type: 'string', enum: CATALOGS },
-          title: { type: 'string', minLength: 1, maxLength: 500 },
-          categories: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } },
+          title: { ...NON_BLANK, maxLength: 500 },
+          categories: { type: 'array', maxItems: 50, items: { ...NON_BLANK, maxLength: 100 } },
           attributes: { type: 'object', description: 'Free-form attributes (price, venue, date, level...)' },
           available: { type: 'boolean', default: true },
         },

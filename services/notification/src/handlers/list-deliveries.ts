@@ -8,7 +8,7 @@ import type { HandlerDeps } from './deps';
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 100;
 
-/** Newest first. webhook_id '' lists every delivery of the organization, 'callback' the webhookUrl ones. */
+/** Newest first. webhook_id '' lists every delivery of the organization, 'callback' the webhookUrl ones; event_id narrows to one event's. */
 export async function listDeliveries(
   deps: HandlerDeps,
   request: ListDeliveriesRequest__Output,
@@ -20,6 +20,6 @@ export async function listDeliveries(
   if (request.webhook_id && request.webhook_id !== CALLBACK_TARGET) {
     await findWebhook(deps.stores.webhooks, organization, request.webhook_id);
   }
-  const deliveries = await deps.stores.deliveries.list(organization, { webhookId: request.webhook_id || undefined, limit });
+  const deliveries = await deps.stores.deliveries.list(organization, { webhookId: request.webhook_id || undefined, eventId: request.event_id || undefined, limit });
   return { deliveries: deliveries.map(toDelivery) };
 }

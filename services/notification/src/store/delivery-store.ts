@@ -7,12 +7,19 @@ export interface AttemptResult {
   url: string;
 }
 
+/** Newest first, at most limit; by target (a webhook id or CALLBACK_TARGET) and/or by event. */
+export interface DeliveryFilter {
+  webhookId?: string;
+  eventId?: string;
+  limit: number;
+}
+
 export interface DeliveryStore {
   /** Creates the delivery unless one with the same (organization, dedupeKey) exists; returns the stored one. */
   createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }>;
   get(organization: string, id: string): Promise<DeliveryRecord | undefined>;
   /** Newest first; webhookId filters to one target. */
-  list(organization: string, options: { webhookId?: string; limit: number }): Promise<DeliveryRecord[]>;
+  list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]>;
   /** Claims up to limit pending deliveries due at now and not claimed, until leaseUntil. */
   claimDue(now: Date, limit: number, leaseUntil: Date): Promise<DeliveryRecord[]>;
   /** Claims one delivery if it is pending, due and unclaimed. */
@@ -49,9 +56,12 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return found && found.organization === organization ? structuredClone(found) : undefined;
   }
 
-  async list(organization: string, options: { webhookId?: string; limit: number }): Promise<DeliveryRecord[]> {
+  async list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]> {
     const matches = [...this.deliveries.values()].filter(
-      (d) => d.organization === organization && (!options.webhookId || d.webhookId === options.webhookId),
+      (d) =>
+        d.organization === organization &&
+        (!options.webhookId || d.webhookId === options.webhookId) &&
+        (!options.eventId || d.eventId === options.eventId),
     );
     return matches.reverse().slice(0, options.limit).map((d) => structuredClone(d));
   }

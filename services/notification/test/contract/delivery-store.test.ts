@@ -52,6 +52,16 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     expect((await deliveries.list('org_a', { webhookId: 'wh_odd', limit: 10 })).map((d) => d.id)).to.deep.equal([made[3], made[1]]);
   });
 
+  it("lists one event's deliveries (a request's result callback and its replays)", async () => {
+    const { deliveries } = world().stores;
+    const callback = deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_1_result' });
+    const replay = deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_1_result', dedupeKey: 'replay-1', replayOf: callback.id });
+    for (const delivery of [callback, deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_2_result' }), replay]) await deliveries.createIfAbsent(delivery);
+    const listed = await deliveries.list('org_a', { webhookId: 'callback', eventId: 'evt_req_1_result', limit: 10 });
+    expect(listed.map((d) => d.id).sort()).to.deep.equal([callback.id, replay.id].sort());
+    expect(await deliveries.list('org_b', { eventId: 'evt_req_1_result', limit: 10 })).to.deep.equal([]);
+  });
+
   it('claims only due, pending, unclaimed deliveries', async () => {
     const { deliveries } = world().stores;
     const due = deliveryRecord();

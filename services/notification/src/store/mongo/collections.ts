@@ -30,6 +30,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.deliveries, { organization: 1, dedupeKey: 1 }, { unique: true, name: 'delivery_identity' }],
     [Collections.deliveries, { status: 1, nextAttemptAt: 1 }, { name: 'due' }],
     [Collections.deliveries, { organization: 1, webhookId: 1, createdAt: -1 }, { name: 'by_target' }],
+    [Collections.deliveries, { organization: 1, eventId: 1 }, { name: 'by_event' }],
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
     [Collections.deliveryClaims, { deliveryId: 1 }, { name: 'by_delivery' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Db, Document } from 'mongodb';
 import type { DeliveryRecord } from '../../model';
-import type { AttemptResult, DeliveryStore } from '../delivery-store';
+import type { AttemptResult, DeliveryFilter, DeliveryStore } from '../delivery-store';
 import { Collections, withoutId } from './collections';
 import { insertIgnoringDuplicate } from './processed-events';
 
@@ -78,9 +78,10 @@ export class MongoDeliveryStore implements DeliveryStore {
     return toRecord(withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: id, organization })));
   }
 
-  async list(organization: string, options: { webhookId?: string; limit: number }): Promise<DeliveryRecord[]> {
+  async list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]> {
     const filter: Document = { organization };
     if (options.webhookId) filter.webhookId = options.webhookId;
+    if (options.eventId) filter.eventId = options.eventId;
     const docs = await this.deliveries.find(filter).sort({ createdAt: -1, _id: -1 }).limit(options.limit).toArray();
     return docs.map((doc) => toRecord(withoutId<DeliveryDoc>(doc))!);
   }

@@ -1,0 +1,36 @@
+import * as os from 'node:os';
+import { runFuzz } from './run';
+
+function option(name: string): number | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : Number(process.argv[index + 1]);
+}
+
+/**
+ * npm run fuzz [-- --requests 10000] [--seed N] [--concurrency 8] [--max-seconds S]
+ * Prints the figures and every finding; exits 1 when there is one.
+ */
+async function main(): Promise<void> {
+  const requests = option('requests') ?? 10_000;
+  const maxSeconds = option('max-seconds');
+  const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`fuzz: ${requests} requests, load average ${load()} on ${os.cpus().length} cores`);
+  const report = await runFuzz({ requests, seed: option('seed'), concurrency: option('concurrency'), maxDurationMs: maxSeconds && maxSeconds * 1000 });
+  console.log(`seed ${report.seed}: ${report.sent} requests (${report.raw} raw-socket) in ${(report.durationMs / 1000).toFixed(1)} s; load average ${load()}`);
+  console.log(`statuses: ${JSON.stringify(report.byStatus)}`);
+  console.log(`mutations: ${JSON.stringify(report.byMutation)}`);
+  if (process.argv.includes('--slowest')) {
+    for (const [mutation, { ms, what }] of Object.entries(report.slowest)) console.log(`  slowest ${mutation}: ${ms.toFixed(0)} ms ${what}`);
+  }
+  const h = report.healthz;
+  console.log(`/healthz: ${h.probes} probes, p50 ${h.p50.toFixed(1)} ms, p99 ${h.p99.toFixed(1)} ms, max ${h.max.toFixed(1)} ms, ${h.over} over the limit; gateway event-loop delay: max ${h.loopLagMaxMs.toFixed(1)} ms, median of per-second maxima ${h.loopLagMedianMs.toFixed(1)} ms`);
+  const distinct = [...new Set(report.findings)];
+  console.log(distinct.length === 0 ? 'no findings' : `${report.findings.length} findings (${distinct.length} distinct):`);
+  for (const finding of distinct.slice(0, 50)) console.log(`  - ${finding}`);
+  process.exitCode = distinct.length === 0 ? 0 : 1;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 2;
+});

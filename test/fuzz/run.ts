@@ -1,0 +1,221 @@
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { generateCase, operationsOf, type Credentials, type FuzzCase } from './cases';
+import type { Components } from './values';
+import { startMeshProcess } from './mesh-process';
+import { Random } from './random';
+import { pickRaw } from './raw-cases';
+import { parseResponses, sendRaw } from '../support/raw-http';
+import { WebhookReceiver } from '../support/receiver';
+
+export interface FuzzOptions {
+  /** HTTP requests to send (generated and raw-socket). */
+  requests: number;
+  /** Stop sending once this much time has passed (the CI form is bounded). */
+  maxDurationMs?: number;
+  seed?: number;
+  concurrency?: number;
+  /** /healthz must answer within this (default 100 ms). */
+  healthzLimitMs?: number;
+  /** No response may be larger (default 1 MiB; error bodies: 64 KiB). */
+  responseCapBytes?: number;
+}
+
+export interface FuzzReport {
+  seed: number;
+  sent: number;
+  raw: number;
+  durationMs: number;
+  byStatus: Record<string, number>;
+  byMutation: Record<string, number>;
+  /** The slowest answer per mutation (client-side time, with its request). */
+  slowest: Record<string, { ms: number; what: string }>;
+  /** /healthz latency as a client sees it; the server's event-loop delay (max and median of per-second maxima). */
+  healthz: { probes: number; p50: number; p99: number; max: number; over: number; loopLagMaxMs: number; loopLagMedianMs: number };
+  findings: string[];
+}
+
+const ERROR_CAP_BYTES = 64 * 1024;
+const RAW_SHARE = 0.06;
+
+/** Keys, tokens and secrets of the run: none may appear in the mesh's output. */
+function runSecrets(seed: number): Credentials & { signingSecret: string } {
+  const tag = seed.toString(36).padStart(8, '0');
+  return {
+    apiKey: `sk_fuzz_${tag}_0123456789abcdefghijklmnop`,
+    adminToken: `adm_fuzz_${tag}_0123456789abcdef`,
+    signingSecret: 'whsec_ZnV6ei1zaWduaW5nLXNlY3JldC0wMTIzNDU2Nzg5',
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function describe(c: FuzzCase): string {
+  const body = c.body === undefined ? '' : ` body[${c.body.length}]=${c.body.slice(0, 120)}`;
+  return `${c.method} ${c.path.slice(0, 120)} (${c.mutation})${body}`;
+}
+
+/** The contract's error body: error {code, message, details[] <= 20}, request_id = X-Request-Id. */
+export function errorContractProblem(status: number, headers: { get(name: string): string | null }, text: string): string | undefined {
+  let body: any;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return `${status} with a body that is not JSON: ${text.slice(0, 100)}`;
+  }
+  const requestId = headers.get('x-request-id');
+  if (!requestId) return `${status} without X-Request-Id`;
+  if (!body || typeof body !== 'object' || !body.error || body.request_id !== requestId) return `${status} body is not the error contract: ${text.slice(0, 200)}`;
+  const { code, message, details } = body.error;
+  if (typeof code !== 'string' || typeof message !== 'string' || !Array.isArray(details)) return `${status} error lacks code/message/details: ${text.slice(0, 200)}`;
+  if (details.length > 20) return `${status} with ${details.length} details`;
+  if (/\n\s+at .+:\d+:\d+/.test(text)) return `${status} carries a stack trace`;
+  return undefined;
+}
+
+async function readCapped(res: Response, cap: number): Promise<{ text: string; size: number; over: boolean }> {
+  const reader = res.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (!reader) return { text: '', size: 0, over: false };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel();
+      return { text: '', size, over: true };
+    }
+    chunks.push(value);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), size, over: false };
+}
+
+async function sendCase(baseUrl: string, c: FuzzCase, cap: number, findings: string[]): Promise<number> {
+  let res: Response;
+  try {
+    const body = c.method === 'GET' || c.method === 'HEAD' ? undefined : c.body;
+    res = await fetch(baseUrl + c.path, { method: c.method, headers: c.headers, body, signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    // The gateway closes the connection after refusing a body it did not read (413): not a failure.
+    if (!/ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/.test(String(cause)) || !c.mutation.includes('limit')) findings.push(`no answer (${cause}): ${describe(c)}`);
+    return 0;
+  }
+  const { text, size, over } = await readCapped(res, res.status >= 400 ? ERROR_CAP_BYTES : cap);
+  if (over) findings.push(`${res.status} answer over the size cap (${size}+ bytes): ${describe(c)}`);
+  if (res.status >= 500) findings.push(`${res.status}: ${describe(c)} -> ${text.slice(0, 200)}`);
+  else if (res.status >= 400 && c.method !== 'HEAD' && !over) {
+    const problem = errorContractProblem(res.status, res.headers, text);
+    if (problem) findings.push(`${problem}: ${describe(c)}`);
+  }
+  return res.status;
+}
+
+async function sendRawCase(baseUrl: string, raw: { name: string; bytes: string }, findings: string[]): Promise<number> {
+  const answer = await sendRaw(baseUrl, raw.bytes, 1500).catch((error: Error) => `error ${error.message}`);
+  const responses = parseResponses(answer);
+  for (const response of responses) {
+    if (response.status >= 500) findings.push(`raw "${raw.name}": ${response.status}`);
+    else if (response.status >= 400) {
+      const problem = errorContractProblem(response.status, { get: (name) => response.headers[name] ?? null }, response.body);
+      if (problem) findings.push(`raw "${raw.name}": ${problem}`);
+    }
+  }
+  return responses.at(-1)?.status ?? 0;
+}
+
+interface ProbeResult {
+  latencies: number[];
+  failures: string[];
+  loopLagMaxMs: number[];
+}
+
+function startProbe(url: string): { stop(): Promise<ProbeResult> } {
+  const worker = new Worker(path.join(__dirname, 'healthz-probe.js'), { workerData: { url, intervalMs: 25 } });
+  const result = new Promise<ProbeResult>((resolve) => worker.once('message', resolve));
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const value = await result;
+      await worker.terminate();
+      return value;
+    },
+  };
+}
+
+/** Starts the mesh, fuzzes every route of its /openapi.json, and checks each answer and the log. */
+export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
+  const seed = options.seed ?? Date.now() % 2 ** 31;
+  const random = new Random(seed);
+  const secrets = runSecrets(seed);
+  const receiver = await new WebhookReceiver().start();
+  const mesh = await startMeshProcess({
+    ...process.env,
+    KAFKA_BROKERS: '',
+    MONGODB_URI: '',
+    REDIS_URL: '',
+    GATEWAY_PORT: '0',
+    LOG_LEVEL: 'debug',
+    DEV_API_KEY: secrets.apiKey,
+    ADMIN_TOKEN: secrets.adminToken,
+    DEV_SIGNING_SECRET: secrets.signingSecret,
+    DEV_MONTHLY_TOKEN_QUOTA: '1000000000000',
+    DEFAULT_RPM: '100000000',
+    DEFAULT_TPM: '100000000000',
+    WEBHOOK_RETRY_SCHEDULE: '0',
+  });
+  const findings: string[] = [];
+  const byStatus: Record<string, number> = {};
+  const byMutation: Record<string, number> = {};
+  const slowest: Record<string, { ms: number; what: string }> = {};
+  const started = performance.now();
+  let sent = 0;
+  let raw = 0;
+  try {
+    const document = (await (await fetch(`${mesh.gatewayUrl}/openapi.json`)).json()) as { components: Components } & Record<string, any>;
+    const operations = operationsOf(document);
+    const context = { url: receiver.url };
+    const probe = startProbe(mesh.gatewayUrl);
+    const deadline = started + (options.maxDurationMs ?? Infinity);
+    const worker = async () => {
+      while (sent < options.requests && performance.now() < deadline) {
+        sent++;
+        let status: number;
+        if (random.chance(RAW_SHARE)) {
+          raw++;
+          const rawCase = pickRaw(secrets, random);
+          byMutation[`raw: ${rawCase.name}`] = (byMutation[`raw: ${rawCase.name}`] ?? 0) + 1;
+          status = await sendRawCase(mesh.gatewayUrl, rawCase, findings);
+        } else {
+          const c = generateCase(random.pick(operations), document.components, secrets, random, context);
+          byMutation[c.mutation] = (byMutation[c.mutation] ?? 0) + 1;
+          const start = performance.now();
+          status = await sendCase(mesh.gatewayUrl, c, options.responseCapBytes ?? 1024 * 1024, findings);
+          const ms = performance.now() - start;
+          if (ms > (slowest[c.mutation]?.ms ?? 0)) slowest[c.mutation] = { ms, what: `${status} ${describe(c).slice(0, 160)}` };
+        }
+        byStatus[status] = (byStatus[status] ?? 0) + 1;
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+    const { latencies, failures, loopLagMaxMs } = await probe.stop();
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const limit = options.healthzLimitMs ?? 100;
+    const over = latencies.filter((ms) => ms > limit).length;
+    if (over > 0) findings.push(`/healthz over ${limit} ms in ${over} of ${latencies.length} probes (max ${sorted.at(-1)!.toFixed(1)} ms)`);
+    for (const failure of failures) findings.push(`/healthz failed: ${failure}`);
+    const loopLag = [...loopLagMaxMs].sort((a, b) => a - b);
+    const healthz = { probes: latencies.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0, over, loopLagMaxMs: loopLag.at(-1) ?? 0, loopLagMedianMs: percentile(loopLag, 50) };
+    await mesh.stop();
+    const output = mesh.output();
+    for (const [name, secret] of Object.entries(secrets)) if (output.includes(secret)) findings.push(`the ${name} appears in the log`);
+    if (!output.includes('"msg"')) findings.push('the mesh wrote no log lines: the secret check saw nothing');
+    return { seed, sent, raw, durationMs: performance.now() - started, byStatus, byMutation, slowest, healthz, findings };
+  } finally {
+    await mesh.stop();
+    await receiver.stop();
+  }
+}

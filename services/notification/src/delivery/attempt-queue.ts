@@ -30,6 +30,8 @@ export class AttemptQueue {
   constructor(
     private readonly limits: AttemptQueueLimits,
     private readonly run: (item: QueuedAttempt) => Promise<void>,
+    /** Called when a host's waiting work falls to half its limit: there is room to take more. */
+    private readonly onRoom: (host: string) => void = () => {},
   ) {}
 
   /** Whether the host can take more waiting work. */
@@ -75,6 +77,7 @@ export class AttemptQueue {
       this.waiting.delete(host);
       if (queue.length > 0) this.waiting.set(host, queue);
       this.start(host, item);
+      if (queue.length === Math.floor(this.limits.waitingPerHost / 2)) this.onRoom(host);
     }
   }
 

@@ -50,9 +50,9 @@ const SWEEP_BATCH = 500;
 /** A lease outlasts an attempt (its timeout) by this much, the time to record the outcome. */
 const LEASE_MARGIN_MS = 10_000;
 /** Attempts waiting in memory per host slot; past it, the host's work waits in the durable schedule. */
-const WAITING_PER_SLOT = 250;
-/** Due work of a host that has no room is looked at again after this long. */
-const HOST_BUSY_RECHECK_MS = 1000;
+const WAITING_PER_SLOT = 500;
+/** Due work of a host that has no room is looked at again after this long (or when the host has room again). */
+const HOST_BUSY_RECHECK_MS = 250;
 
 /**
  * Sends deliveries with retries. A new delivery is recorded already claimed by this instance
@@ -68,6 +68,8 @@ export class DeliveryEngine {
   /** The sweep running now, if any (stop waits for it so no claim outlives the stores). */
   private sweeping?: Promise<void>;
   private sweepAgain = false;
+  /** Due work was left in the schedule because its host had no room: sweep when a host has room again. */
+  private overflowed = false;
   private stopping = false;
   private untrackMetrics?: () => void;
 
@@ -80,6 +82,7 @@ export class DeliveryEngine {
         waitingPerHost: deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT,
       },
       (item) => this.attemptQueued(item),
+      () => this.onHostRoom(),
     );
   }
 
@@ -103,7 +106,7 @@ export class DeliveryEngine {
     await this.sweeping;
     const waiting = this.queue.takeWaiting();
     await this.queue.idle();
-    for (const { delivery } of waiting) await this.deps.deliveries.release(delivery.organization, delivery.id);
+    await Promise.all(waiting.map(({ delivery }) => this.deps.deliveries.release(delivery.organization, delivery.id)));
     this.untrackMetrics?.();
   }
 
@@ -169,7 +172,10 @@ export class DeliveryEngine {
     if (this.stopping || Date.parse(record.nextAttemptAt!) > now) return false;
     const host = hostKey(record.url);
     const count = taken.get(host) ?? 0;
-    if (count >= this.deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT || !this.queue.hasRoom(host)) return false;
+    if (count >= this.deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT || !this.queue.hasRoom(host)) {
+      this.overflowed = true;
+      return false;
+    }
     taken.set(host, count + 1);
     return true;
   }
@@ -211,11 +217,18 @@ export class DeliveryEngine {
       });
   }
 
+  private onHostRoom(): void {
+    if (!this.overflowed) return;
+    this.overflowed = false;
+    this.requestSweep();
+  }
+
   /** Claims due work through the schedule; work of hosts without room is moved a little later, not claimed. */
   private async sweep(): Promise<void> {
     const now = Date.now();
+    const hasRoom = (host: string) => this.queue.hasRoom(host) || !(this.overflowed = true);
     const claimed = await this.deps.deliveries.claimDue(new Date(now), SWEEP_BATCH, this.leaseUntil(now), {
-      host: (host) => this.queue.hasRoom(host),
+      host: hasRoom,
       until: new Date(now + HOST_BUSY_RECHECK_MS),
     });
     for (const delivery of claimed) this.queue.submit({ delivery });

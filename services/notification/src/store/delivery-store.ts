@@ -107,7 +107,8 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   async claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]> {
     const claimed: DeliveryRecord[] = [];
     const postponed: DeliveryRecord[] = [];
-    while (claimed.length < limit && (this.schedule.peek()?.dueAt ?? Infinity) <= now.getTime()) {
+    // As in Mongo, `limit` bounds the due entries looked at, postponed ones included.
+    while (claimed.length + postponed.length < limit && (this.schedule.peek()?.dueAt ?? Infinity) <= now.getTime()) {
       const delivery = this.deliveries.get(this.schedule.pop()!.id);
       if (!delivery || !isClaimable(delivery, now)) continue;
       if (skip && !skip.host(hostKey(delivery.url))) {

@@ -69,6 +69,43 @@ function duplicateIndexes(error: unknown, size: number): Set<number> {
   throw error;
 }
 
+/** Delay and size that batch the removal of finished deliveries' schedule entries. */
+const FINISHED_FLUSH_MS = 20;
+const FINISHED_FLUSH_SIZE = 500;
+
+/**
+ * Schedule entries of finished deliveries, removed in batches (one deleteMany instead of one
+ * write per delivery). Late removal is safe: a sweep meeting such an entry finds the delivery
+ * final and drops the entry.
+ */
+class FinishedEntries {
+  private ids: string[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly remove: (ids: string[]) => Promise<unknown>) {}
+
+  add(id: string): void {
+    this.ids.push(id);
+    if (this.ids.length >= FINISHED_FLUSH_SIZE) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FINISHED_FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Removes what is waiting; resolves once every removal started so far is done. */
+  flush(): Promise<unknown> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const ids = this.ids;
+    this.ids = [];
+    // A failed removal leaves entries a later sweep drops, so it is not retried here.
+    if (ids.length > 0) this.flushing = this.flushing.then(() => this.remove(ids).catch(() => undefined));
+    return this.flushing;
+  }
+}
+
 /**
  * Deliveries and their attempt log in Mongo, safe with several replicas. Claiming an attempt
  * inserts a claim document keyed by (delivery id, attempt number): a unique-index insert is the
@@ -86,6 +123,9 @@ export class MongoDeliveryStore implements DeliveryStore {
   private readonly deliveries;
   private readonly schedule;
   private readonly claims;
+  /** Claim keys this instance inserted and has not dropped yet (deliveries created claimed have none). */
+  private readonly heldClaims = new Set<string>();
+  private readonly finished: FinishedEntries;
 
   constructor(
     db: Db,
@@ -94,6 +134,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     this.deliveries = db.collection<StoredDelivery>(Collections.deliveries);
     this.schedule = db.collection<ScheduleDoc>(Collections.deliverySchedule);
     this.claims = db.collection<ClaimDoc>(Collections.deliveryClaims);
+    this.finished = new FinishedEntries((ids) => this.schedule.deleteMany({ _id: { $in: ids } }));
   }
 
   async createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }> {
@@ -155,6 +196,7 @@ export class MongoDeliveryStore implements DeliveryStore {
   }
 
   async release(organization: string, id: string, dueAt?: Date): Promise<void> {
+    for (const key of this.heldClaims) if (key.startsWith(`${id}#`)) this.heldClaims.delete(key);
     await this.claims.deleteMany({ deliveryId: id, organization, owner: this.owner });
     const set: Document = { leaseUntil: '' };
     if (dueAt) set.nextAttemptAt = dueAt.toISOString();
@@ -177,18 +219,17 @@ export class MongoDeliveryStore implements DeliveryStore {
       { returnDocument: 'after' },
     );
     if (!updated) return undefined;
-    const attemptNumber = updated.attempts.length - 1;
-    await Promise.all([
-      // The next attempt has a new claim key; the old claim is only clutter now.
-      this.claims.deleteOne({ key: `${id}#${attemptNumber}` }),
-      result.status === 'pending' && result.nextAttemptAt
-        ? this.reschedule(id, Date.parse(result.nextAttemptAt))
-        : this.schedule.deleteOne({ _id: id }),
-    ]);
+    // The next attempt has a new claim key; the old claim is only clutter now.
+    const key = `${id}#${updated.attempts.length - 1}`;
+    const dropClaim = this.heldClaims.delete(key) ? this.claims.deleteOne({ key }) : undefined;
+    if (result.status === 'pending' && result.nextAttemptAt) await this.reschedule(id, Date.parse(result.nextAttemptAt));
+    else this.finished.add(id);
+    await dropClaim;
     return toRecord(withoutId<DeliveryDoc>(updated));
   }
 
-  countPending(): Promise<number> {
+  async countPending(): Promise<number> {
+    await this.finished.flush();
     return this.schedule.countDocuments({});
   }
 
@@ -225,8 +266,10 @@ export class MongoDeliveryStore implements DeliveryStore {
     const key = `${doc.id}#${attempt}`;
     const lease = leaseUntil.toISOString();
     if (!(await this.insertClaim(key, doc, attempt, now, lease))) return undefined;
+    this.heldClaims.add(key);
     const current = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: doc.id }));
     if (!current || current.attempts.length !== attempt || !isDue(current, now)) {
+      this.heldClaims.delete(key);
       await this.claims.deleteOne({ key, owner: this.owner });
       return undefined;
     }

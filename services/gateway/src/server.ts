@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { Registry } from 'prom-client';
 import { checkHealth, createInMemorySharedState, createSharedState, type Logger, type RunningService, type SharedState } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
@@ -74,6 +75,8 @@ export interface GatewayAppDeps {
   checkHealth?: (address: string, service: string) => Promise<string>;
   /** How long "has a default result URL" is cached per organization (default 5 s; tests use 0). */
   defaultResultUrlCacheMs?: number;
+  /** Metrics of services sharing this process (embedded mode), served on /metrics too. */
+  metricsRegistries?: Registry[];
 }
 
 /**
@@ -155,7 +158,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     clients: deps.clients,
     logger: deps.logger,
     checkHealth: deps.checkHealth ?? ((address, service) => checkHealth(address, service)),
-    metrics: metrics.registry,
+    metrics: deps.metricsRegistries?.length ? Registry.merge([metrics.registry, ...deps.metricsRegistries]) : metrics.registry,
     defaultResultUrls: new DefaultResultUrls(deps.clients.notification, deps.logger, deps.defaultResultUrlCacheMs),
     openapi: () => openapi,
     accounts,
@@ -194,7 +197,15 @@ function close(server: Server): Promise<void> {
   });
 }
 
-export async function startGateway({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<RunningService> {
+export async function startGateway({
+  config,
+  logger,
+  metricsRegistries,
+}: {
+  config: GatewayConfig;
+  logger: Logger;
+  metricsRegistries?: Registry[];
+}): Promise<RunningService> {
   const stores = await createGatewayStores(config, logger);
   const sharedState = await createSharedState({ redisUrl: config.redisUrl ?? '', prefix: 'switchyard:gateway:', logger });
   const clients = createGatewayClients(config, config.grpcDeadlineMs);
@@ -220,7 +231,7 @@ export async function startGateway({ config, logger }: { config: GatewayConfig; 
         logger,
       });
     }
-    const app = createGatewayApp({ config, logger, clients, apiKeys: stores.apiKeys, organizations: stores.organizations, sharedState, pushPolicy });
+    const app = createGatewayApp({ config, logger, clients, apiKeys: stores.apiKeys, organizations: stores.organizations, sharedState, pushPolicy, metricsRegistries });
     server = createServer(app.callback());
     port = await listen(server, config.host, config.port);
   } catch (error) {

@@ -1,3 +1,4 @@
+import Denque from 'denque';
 import type { DeliveryRecord, WebhookRecord } from '../model';
 import { hostKey } from './host-key';
 
@@ -22,7 +23,7 @@ export interface AttemptQueueLimits {
  */
 export class AttemptQueue {
   /** Per host, oldest first; the map's order is the hosts' turn order. */
-  private readonly waiting = new Map<string, QueuedAttempt[]>();
+  private readonly waiting = new Map<string, Denque<QueuedAttempt>>();
   private readonly active = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   private waitingTotal = 0;
@@ -41,7 +42,7 @@ export class AttemptQueue {
 
   submit(item: QueuedAttempt): void {
     const host = hostKey(item.delivery.url);
-    const queue = this.waiting.get(host) ?? [];
+    const queue = this.waiting.get(host) ?? new Denque<QueuedAttempt>();
     queue.push(item);
     this.waiting.set(host, queue);
     this.waitingTotal++;
@@ -55,7 +56,7 @@ export class AttemptQueue {
 
   /** Removes and returns everything waiting (on stop, to hand the claims back). */
   takeWaiting(): QueuedAttempt[] {
-    const items = [...this.waiting.values()].flat();
+    const items = [...this.waiting.values()].flatMap((queue) => queue.toArray());
     this.waiting.clear();
     this.waitingTotal = 0;
     return items;

@@ -50,7 +50,7 @@ const SWEEP_BATCH = 500;
 /** A lease outlasts an attempt (its timeout) by this much, the time to record the outcome. */
 const LEASE_MARGIN_MS = 10_000;
 /** Attempts waiting in memory per host slot; past it, the host's work waits in the durable schedule. */
-const WAITING_PER_SLOT = 500;
+const WAITING_PER_SLOT = 100;
 /** Due work of a host that has no room is looked at again after this long (or when the host has room again). */
 const HOST_BUSY_RECHECK_MS = 250;
 
@@ -180,9 +180,10 @@ export class DeliveryEngine {
     return true;
   }
 
+  /** Starts a delivery created claimed; one left unclaimed is due later, or waits for its host to have room (onHostRoom). */
   private startOrSchedule(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, now: number): void {
     if (delivery.leaseUntil && !this.stopping) this.queue.submit({ delivery, webhook });
-    else this.wakeAfter(Date.parse(delivery.nextAttemptAt ?? '') - now);
+    else if (!this.overflowed) this.wakeAfter(Date.parse(delivery.nextAttemptAt ?? '') - now);
   }
 
   private leaseUntil(now = Date.now()): Date {

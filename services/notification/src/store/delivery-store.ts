@@ -55,6 +55,15 @@ function isClaimable(delivery: DeliveryRecord, now: Date): boolean {
   return dueTime(delivery) <= now.getTime();
 }
 
+/**
+ * A copy callers may change without touching the stored record: attempts are never changed in
+ * place (only appended), so a new array of the same attempts is enough, and far cheaper than a
+ * deep clone on the delivery path.
+ */
+function copy(delivery: DeliveryRecord): DeliveryRecord {
+  return { ...delivery, attempts: [...delivery.attempts] };
+}
+
 interface ScheduleEntry {
   dueAt: number;
   id: string;
@@ -75,12 +84,12 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   async createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }> {
     const key = `${delivery.organization}\u0000${delivery.dedupeKey}`;
     const existingId = this.byDedupeKey.get(key);
-    if (existingId) return { delivery: structuredClone(this.deliveries.get(existingId)!), created: false };
+    if (existingId) return { delivery: copy(this.deliveries.get(existingId)!), created: false };
     this.byDedupeKey.set(key, delivery.id);
-    const stored = structuredClone(delivery);
+    const stored = copy(delivery);
     this.deliveries.set(delivery.id, stored);
     this.track(stored);
-    return { delivery: structuredClone(delivery), created: true };
+    return { delivery: copy(delivery), created: true };
   }
 
   async createMany(deliveries: DeliveryRecord[]): Promise<DeliveryRecord[]> {
@@ -94,14 +103,14 @@ export class InMemoryDeliveryStore implements DeliveryStore {
 
   async get(organization: string, id: string): Promise<DeliveryRecord | undefined> {
     const found = this.deliveries.get(id);
-    return found && found.organization === organization ? structuredClone(found) : undefined;
+    return found && found.organization === organization ? copy(found) : undefined;
   }
 
   async list(organization: string, options: { webhookId?: string; limit: number }): Promise<DeliveryRecord[]> {
     const matches = [...this.deliveries.values()].filter(
       (d) => d.organization === organization && (!options.webhookId || d.webhookId === options.webhookId),
     );
-    return matches.reverse().slice(0, options.limit).map((d) => structuredClone(d));
+    return matches.reverse().slice(0, options.limit).map(copy);
   }
 
   async claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]> {
@@ -117,7 +126,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       }
       delivery.leaseUntil = leaseUntil.toISOString();
       this.track(delivery);
-      claimed.push(structuredClone(delivery));
+      claimed.push(copy(delivery));
     }
     for (const delivery of postponed) {
       delivery.nextAttemptAt = skip!.until.toISOString();
@@ -131,7 +140,7 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     if (!delivery || delivery.organization !== organization || !isClaimable(delivery, now)) return undefined;
     delivery.leaseUntil = leaseUntil.toISOString();
     this.track(delivery);
-    return structuredClone(delivery);
+    return copy(delivery);
   }
 
   async release(organization: string, id: string, dueAt?: Date): Promise<void> {
@@ -145,13 +154,13 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   async recordAttempt(organization: string, id: string, result: AttemptResult): Promise<DeliveryRecord | undefined> {
     const delivery = this.deliveries.get(id);
     if (!delivery || delivery.organization !== organization) return undefined;
-    delivery.attempts.push(structuredClone(result.attempt));
+    delivery.attempts.push({ ...result.attempt });
     delivery.status = result.status;
     delivery.url = result.url;
     delivery.nextAttemptAt = result.nextAttemptAt;
     delete delivery.leaseUntil;
     this.track(delivery);
-    return structuredClone(delivery);
+    return copy(delivery);
   }
 
   async countPending(): Promise<number> {

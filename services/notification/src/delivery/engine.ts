@@ -51,6 +51,8 @@ const SWEEP_BATCH = 500;
 const LEASE_MARGIN_MS = 10_000;
 /** Attempts waiting in memory per host slot; past it, the host's work waits in the durable schedule. */
 const WAITING_PER_SLOT = 100;
+/** Claims handed back on stop; the rest of a longer queue is taken over when its leases expire. */
+const RELEASE_ON_STOP = 200;
 /** Due work of a host that has no room is looked at again after this long (or when the host has room again). */
 const HOST_BUSY_RECHECK_MS = 250;
 
@@ -106,7 +108,10 @@ export class DeliveryEngine {
     await this.sweeping;
     const waiting = this.queue.takeWaiting();
     await this.queue.idle();
-    await Promise.all(waiting.map(({ delivery }) => this.deps.deliveries.release(delivery.organization, delivery.id)));
+    // The oldest claims are handed back for another instance to take at once; the rest (a long
+    // queue would hold up the stop) fall due when their leases expire.
+    const handBack = waiting.slice(0, RELEASE_ON_STOP);
+    await Promise.all(handBack.map(({ delivery }) => this.deps.deliveries.release(delivery.organization, delivery.id)));
     this.untrackMetrics?.();
   }
 

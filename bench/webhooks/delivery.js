@@ -12,7 +12,8 @@
  * embedded: in-process bus and in-memory stores (SWITCHYARD_MODE=embedded).
  * stack:    Kafka (KAFKA_BROKERS, topics under a fresh prefix) and MongoDB/FerretDB (MONGODB_URI, a
  *           fresh database, dropped afterwards), e.g. after `eval "$(bash deploy/local/infra.sh env)"`.
- * The service, the publisher and the receiver share this process (and the machine's cores).
+ * The service, the publisher and the receiver share this process (and the machine's cores):
+ * each case also prints this process's CPU use, deliveries per CPU-second and the load average.
  * --concurrency is WEBHOOK_MAX_CONCURRENCY_PER_HOST (every webhook here shares one host).
  * A case's deliveries are waited for up to --drain seconds (default 15) after publishing ends;
  * the "delivered" column shows what had arrived by then. A case asking more than
@@ -104,7 +105,8 @@ function loadProbe() {
   return () => {
     const used = process.cpuUsage(cpu);
     const wall = performance.now() - started;
-    return { processCpu: (used.user + used.system) / 1000 / wall, loadavg: os.loadavg()[0] };
+    const cpuMs = (used.user + used.system) / 1000;
+    return { processCpu: cpuMs / wall, cpuSeconds: cpuMs / 1000, loadavg: os.loadavg()[0] };
   };
 }
 
@@ -227,6 +229,9 @@ function row(name, figures, load, note = '') {
     'p95 ms': ms(figures.p95),
     'p99 ms': ms(figures.p99),
     'cpu (cores)': load.processCpu.toFixed(2),
+    // Less dependent on what else the machine runs: deliveries per second of this process's CPU
+    // (service, publisher and receiver together).
+    'per cpu-s': (figures.delivered / load.cpuSeconds).toFixed(0),
     load1: load.loadavg.toFixed(2),
     note,
   };

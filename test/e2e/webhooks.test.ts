@@ -48,6 +48,21 @@ describe('e2e: webhooks and asynchronous results', () => {
     expect(ids.size).to.equal(1);
   });
 
+  it("serves the delivery metrics on the gateway's /metrics in embedded mode", async () => {
+    receiver.respondWith((_call, index) => (index === 0 ? { status: 503 } : { status: 200 }));
+    const res = await api('/api/v2/ai/content/generate', { body: { prompt: 'Count my attempts', webhookUrl: receiver.url } });
+    expect(res.status).to.equal(202);
+    await waitFor(() => receiver.calls.length >= 2, 10_000);
+    const metrics = await api('/metrics', { key: null });
+    expect(metrics.status).to.equal(200);
+    expect(metrics.text).to.match(/notification_webhook_attempts_total\{outcome="succeeded"\} [1-9]/);
+    expect(metrics.text).to.match(/notification_webhook_failures_total\{reason="http_5xx"\} [1-9]/);
+    expect(metrics.text).to.match(/notification_event_to_first_attempt_seconds_count [1-9]/);
+    for (const gauge of ['notification_pending_deliveries', 'notification_queued_attempts', 'notification_disabled_webhooks']) {
+      expect(metrics.text).to.match(new RegExp(`^${gauge} \\d+$`, 'm'));
+    }
+  });
+
   it('registers a webhook (201, secret once) and lists it', async () => {
     const res = await api('/api/webhooks', { body: { event: 'data_updated', url: receiver.url } });
     expect(res.status, res.text).to.equal(201);

@@ -3,7 +3,7 @@ import { InMemoryEventBus, createLogger, type EventBus, type Logger, type Runnin
 import { loadContentConfig, startContentService } from '@switchyard/content';
 import { loadAssistantConfig, startAssistantService } from '@switchyard/assistant';
 import { loadRecommendationConfig, startRecommendationService } from '@switchyard/recommendation';
-import { loadNotificationConfig, startNotificationService } from '@switchyard/notification';
+import { loadNotificationConfig, notificationMetrics, startNotificationService } from '@switchyard/notification';
 import { loadGatewayConfig, startGateway } from '@switchyard/gateway';
 
 export interface EmbeddedMesh {
@@ -83,7 +83,8 @@ export async function startEmbeddedMesh(
       RECOMMENDATION_ADDR: `127.0.0.1:${recommendation.port}`,
       NOTIFICATION_ADDR: `127.0.0.1:${notification.port}`,
     });
-    const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway'), bus });
+    // One process: the gateway's /metrics also serves the delivery metrics.
+    const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway'), bus, metricsRegistries: [notificationMetrics] });
     services.push(gateway);
   } catch (error) {
     await stopAll(services, bus);

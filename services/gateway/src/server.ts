@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { Registry } from 'prom-client';
 import {
   checkHealth,
   createInMemorySharedState,
@@ -97,6 +98,8 @@ export interface GatewayAppDeps {
    * long and no request waits on a lookup another replica's change made stale.
    */
   changes?: ChangeFeed;
+  /** Metrics of services sharing this process (embedded mode), served on /metrics too. */
+  metricsRegistries?: Registry[];
 }
 
 /** With a change feed, cached policies and default result URLs are refreshed by events; this only bounds a missed one. */
@@ -202,7 +205,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     clients: deps.clients,
     logger: deps.logger,
     checkHealth: deps.checkHealth ?? ((address, service) => checkHealth(address, service)),
-    metrics: metrics.registry,
+    metrics: deps.metricsRegistries?.length ? Registry.merge([metrics.registry, ...deps.metricsRegistries]) : metrics.registry,
     defaultResultUrls: defaultResultUrls(deps),
     openapi: () => openapi,
     accounts,
@@ -251,6 +254,8 @@ export interface GatewayOptions {
   logger: Logger;
   /** The bus the change feed reads (embedded mode shares the mesh's); default: Kafka when KAFKA_BROKERS is set. */
   bus?: EventBus;
+  /** Metrics of services sharing this process (embedded mode), served on /metrics too. */
+  metricsRegistries?: Registry[];
 }
 
 /** The change feed on the given bus, or on one of the gateway's own (closed with the feed). */
@@ -305,6 +310,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       sharedState,
       pushPolicy,
       changes: changes.feed,
+      metricsRegistries: options.metricsRegistries,
     });
     server = createServer(app.callback());
     server.on('clientError', clientErrorHandler(logger));

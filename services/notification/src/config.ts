@@ -13,6 +13,8 @@ export interface NotificationConfig {
     retrySchedule: number[];
     timeoutMs: number;
     maxConcurrencyPerHost: number;
+    /** Attempts in flight in total. */
+    maxConcurrency: number;
     sweepIntervalMs: number;
     /** A webhook failing without a success for this long is disabled (ms). */
     disableAfterMs: number;
@@ -59,6 +61,7 @@ interface RawEnv {
   WEBHOOK_RETRY_SCHEDULE: string;
   WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_MAX_CONCURRENCY_PER_HOST: number;
+  WEBHOOK_MAX_CONCURRENCY: number;
   WEBHOOK_SWEEP_INTERVAL_MS: number;
   WEBHOOK_DISABLE_AFTER: string;
   DEV_SIGNING_SECRET: string;
@@ -104,6 +107,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       WEBHOOK_RETRY_SCHEDULE: str({ default: '0,5s,5m,30m,2h,5h,10h,10h' }),
       WEBHOOK_TIMEOUT_MS: num({ default: 15_000 }),
       WEBHOOK_MAX_CONCURRENCY_PER_HOST: num({ default: 4 }),
+      WEBHOOK_MAX_CONCURRENCY: num({ default: 256 }),
       WEBHOOK_SWEEP_INTERVAL_MS: num({ default: 1000 }),
       WEBHOOK_DISABLE_AFTER: str({ default: '5d' }),
       DEV_SIGNING_SECRET: str({ default: '' }),
@@ -139,6 +143,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       retrySchedule: parseRetrySchedule(e.WEBHOOK_RETRY_SCHEDULE),
       timeoutMs: positive('WEBHOOK_TIMEOUT_MS', e.WEBHOOK_TIMEOUT_MS),
       maxConcurrencyPerHost: positive('WEBHOOK_MAX_CONCURRENCY_PER_HOST', e.WEBHOOK_MAX_CONCURRENCY_PER_HOST),
+      maxConcurrency: positive('WEBHOOK_MAX_CONCURRENCY', e.WEBHOOK_MAX_CONCURRENCY),
       sweepIntervalMs: positive('WEBHOOK_SWEEP_INTERVAL_MS', e.WEBHOOK_SWEEP_INTERVAL_MS),
       disableAfterMs: parseDuration(e.WEBHOOK_DISABLE_AFTER),
     },

@@ -14,12 +14,26 @@ export function metricsText(): Promise<{ contentType: string; body: string }> {
   return metricsExposition(SERVED_REGISTRIES);
 }
 
-/** Pending-delivery counters of running engines; the gauge sums them when scraped. */
-const pendingSources = new Set<() => Promise<number>>();
+/** What a running delivery engine reports when scraped; gauges sum over running engines. */
+export interface EngineGauges {
+  /** Deliveries in the durable schedule (waiting for a first or further attempt). */
+  pending(): Promise<number>;
+  /** Claimed attempts waiting in memory for a free slot. */
+  queued(): number;
+  /** Webhooks disabled now (all organizations of the engine's store). */
+  disabledWebhooks(): Promise<number>;
+}
 
-export function trackPending(source: () => Promise<number>): () => void {
-  pendingSources.add(source);
-  return () => pendingSources.delete(source);
+const engines = new Set<EngineGauges>();
+
+export function trackEngine(gauges: EngineGauges): () => void {
+  engines.add(gauges);
+  return () => engines.delete(gauges);
+}
+
+async function sum(sources: Iterable<() => Promise<number> | number>): Promise<number> {
+  const counts = await Promise.all([...sources].map((source) => source()));
+  return counts.reduce((total, count) => total + count, 0);
 }
 
 export const attemptsTotal = new Counter({
@@ -46,16 +60,41 @@ export const attemptDuration = new Histogram({
 export const eventToFirstAttempt = new Histogram({
   name: 'notification_event_to_first_attempt_seconds',
   help: 'Time from the event happening to the first delivery attempt.',
-  buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300],
   registers: [notificationMetrics],
 });
 
-export const pendingDeliveries = new Gauge({
-  name: 'notification_pending_deliveries',
-  help: 'Deliveries waiting for a (further) attempt.',
+export const webhooksDisabledTotal = new Counter({
+  name: 'notification_webhooks_disabled_total',
+  help: 'Webhooks disabled by delivery health (gone: 410 answered; failing: failing continuously).',
+  labelNames: ['reason'] as const,
   registers: [notificationMetrics],
-  async collect() {
-    const counts = await Promise.all([...pendingSources].map((source) => source()));
-    this.set(counts.reduce((sum, count) => sum + count, 0));
-  },
 });
+
+/** A gauge set, when scraped, to the sum of what the sources report now. */
+function summedGauge(name: string, help: string, sources: () => Iterable<() => Promise<number> | number>): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [notificationMetrics],
+    async collect() {
+      this.set(await sum(sources()));
+    },
+  });
+}
+
+export const pendingDeliveries = summedGauge(
+  'notification_pending_deliveries',
+  'Deliveries in the retry schedule: waiting for a first or further attempt, or in flight.',
+  () => [...engines].map((engine) => () => engine.pending()),
+);
+
+export const queuedAttempts = summedGauge(
+  'notification_queued_attempts',
+  'Claimed attempts waiting in memory for a free slot (per-host and overall limits).',
+  () => [...engines].map((engine) => () => engine.queued()),
+);
+
+export const disabledWebhooks = summedGauge('notification_disabled_webhooks', 'Webhooks currently disabled.', () =>
+  [...engines].map((engine) => () => engine.disabledWebhooks()),
+);

@@ -181,6 +181,33 @@ describe('delivery engine (real HTTP receivers)', () => {
     expect(receiver.maxInFlight).to.equal(2);
   });
 
+  it('keeps delivering to other hosts while one host holds every attempt open', async () => {
+    svc = await startTestService({ WEBHOOK_MAX_CONCURRENCY_PER_HOST: '2', WEBHOOK_MAX_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000' });
+    const stuck = await new Receiver().start();
+    stuck.responder = () => ({ status: 200, delayMs: 60_000 });
+    try {
+      await register(svc, stuck.url('/stuck'));
+      await register(svc, receiver.url());
+      for (let i = 0; i < 20; i++) await svc.bus.publish(dataEvent());
+      // Every healthy delivery arrives while the stuck host has not answered a single attempt.
+      await until(() => receiver.calls.length === 20, 10_000);
+      expect(stuck.calls).to.have.length(2);
+      expect(stuck.maxInFlight).to.equal(2);
+    } finally {
+      await stuck.close();
+    }
+  });
+
+  it('attempts a new delivery straight from the event, not on a sweep', async () => {
+    svc = await startTestService({ WEBHOOK_SWEEP_INTERVAL_MS: '600000' });
+    await register(svc, receiver.url());
+    await svc.bus.publish(dataEvent());
+    await until(() => receiver.calls.length === 1, 5000);
+    const [delivery] = await svc.service.stores.deliveries.list('org_a', { limit: 1 });
+    expect(delivery!.attempts).to.have.length(1);
+    expect(await svc.service.stores.deliveries.countPending()).to.equal(0);
+  });
+
   it('disables a webhook that keeps failing for WEBHOOK_DISABLE_AFTER', async () => {
     svc = await startTestService({ WEBHOOK_DISABLE_AFTER: '100ms', WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms' });
     receiver.responder = () => ({ status: 500 });

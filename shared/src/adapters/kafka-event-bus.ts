@@ -123,7 +123,8 @@ export class KafkaEventBus implements EventBus {
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     await this.start();
     const consumer = this.kafka.consumer({
-      groupId: options.group,
+      // Prefixed like the topics: environments sharing a cluster must not share consumer groups.
+      groupId: this.physical(options.group),
       allowAutoTopicCreation: false,
       // A crashed member's partitions move to the others after this long.
       sessionTimeout: 10_000,

@@ -1,6 +1,6 @@
 import { newId, type Logger } from '@switchyard/shared';
 import type { NotificationConfig } from '../config';
-import { attemptDuration, attemptsTotal, eventToFirstAttempt, failuresTotal, trackPending } from '../metrics';
+import { attemptDuration, attemptsTotal, eventToFirstAttempt, failuresTotal, trackEngine, webhooksDisabledTotal } from '../metrics';
 import { CALLBACK_TARGET, type AttemptRecord, type DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../model';
 import type { OrgSigningSecrets } from '../signing/org-secrets';
 import { activeSecrets } from '../signing/secrets';
@@ -8,7 +8,8 @@ import { signatureHeaders } from '../signing/sign';
 import type { UrlPolicy } from '@switchyard/shared';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { WebhookStore } from '../store/webhook-store';
-import { HostLimiter, hostKey } from './host-limiter';
+import { AttemptQueue, type QueuedAttempt } from './attempt-queue';
+import { hostKey } from './host-key';
 import { postOnce, SendError, type HttpPost, type HttpResponse } from './http-sender';
 import { classifyResponse, nextAttemptTime, withJitter, type AttemptOutcome } from './outcome';
 
@@ -22,6 +23,8 @@ export interface NewDelivery {
   url: string;
   /** Serialized once; these bytes are signed and sent on every attempt. */
   payload: string;
+  /** The webhook as just read, which the first attempt then uses without reading it again. */
+  webhook?: WebhookRecord;
 }
 
 export interface DeliveryEngineDeps {
@@ -44,60 +47,91 @@ type Target =
   | { url: string; abandon: string; webhook?: WebhookRecord };
 
 const SWEEP_BATCH = 500;
-const LEASE_MARGIN_MS = 30_000;
-/** Claimed deliveries kept waiting per host slot when the host is at its limit. */
-const PARKED_PER_SLOT = 4;
+/** A lease outlasts an attempt (its timeout) by this much, the time to record the outcome. */
+const LEASE_MARGIN_MS = 10_000;
+/** Attempts waiting in memory per host slot; past it, the host's work waits in the durable schedule. */
+const WAITING_PER_SLOT = 100;
+/** Claims handed back on stop; the rest of a longer queue is taken over when its leases expire. */
+const RELEASE_ON_STOP = 200;
+/** Due work of a host that has no room is looked at again after this long (or when the host has room again). */
+const HOST_BUSY_RECHECK_MS = 250;
 
 /**
- * Sends deliveries with retries. Work comes from the store (a sweeper picks due deliveries, so
- * pending ones resume after a restart once the store is durable) plus a fast path that attempts
- * a new delivery at once. Claims (leases) in the store keep an attempt from running twice.
+ * Sends deliveries with retries. A new delivery is recorded already claimed by this instance
+ * and attempted at once (bounded per host and overall); the durable schedule in the store holds
+ * retries, work that could not be taken at once, and anything claimed by an instance that died,
+ * which a sweep picks up through the schedule's due-time index.
  */
 export class DeliveryEngine {
-  private readonly limiter: HostLimiter;
+  private readonly queue: AttemptQueue;
   private readonly post: (request: HttpPost) => Promise<HttpResponse>;
-  private readonly inFlight = new Set<Promise<void>>();
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
-  /** Per host: claimed deliveries waiting for a free slot (they keep their lease). */
-  private readonly parked = new Map<string, DeliveryRecord[]>();
   private sweepTimer?: NodeJS.Timeout;
   /** The sweep running now, if any (stop waits for it so no claim outlives the stores). */
   private sweeping?: Promise<void>;
   private sweepAgain = false;
-  private deferred = false;
+  /** Due work was left in the schedule because its host had no room: sweep when a host has room again. */
+  private overflowed = false;
   private stopping = false;
-  private untrackPending?: () => void;
+  private untrackMetrics?: () => void;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
-    this.limiter = new HostLimiter(deps.config.maxConcurrencyPerHost);
     this.post = deps.post ?? postOnce;
+    this.queue = new AttemptQueue(
+      {
+        perHost: deps.config.maxConcurrencyPerHost,
+        overall: deps.config.maxConcurrency,
+        waitingPerHost: deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT,
+      },
+      (item) => this.attemptQueued(item),
+      () => this.onHostRoom(),
+    );
   }
 
   start(): void {
-    this.untrackPending = trackPending(() => this.deps.deliveries.countPending());
+    this.untrackMetrics = trackEngine({
+      pending: () => this.deps.deliveries.countPending(),
+      queued: () => this.queue.size(),
+      disabledWebhooks: () => this.deps.webhooks.countDisabled(),
+    });
     this.sweepTimer = setInterval(() => this.requestSweep(), this.deps.config.sweepIntervalMs);
     this.sweepTimer.unref();
     this.requestSweep();
   }
 
-  /** Stops picking work and waits for attempts in flight (each bounded by the attempt timeout). */
+  /** Stops picking work, waits for attempts in flight (each bounded by the attempt timeout), hands waiting claims back. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.sweepTimer);
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wakeTimers.clear();
     await this.sweeping;
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-    await this.releaseParked();
-    this.untrackPending?.();
+    const waiting = this.queue.takeWaiting();
+    await this.queue.idle();
+    // The oldest claims are handed back for another instance to take at once; the rest (a long
+    // queue would hold up the stop) fall due when their leases expire.
+    const handBack = waiting.slice(0, RELEASE_ON_STOP);
+    await Promise.all(handBack.map(({ delivery }) => this.deps.deliveries.release(delivery.organization, delivery.id)));
+    this.untrackMetrics?.();
   }
 
-  /** Creates the delivery for (event id, target) unless it exists; attempts it at once when due. */
-  async enqueue(input: NewDelivery): Promise<DeliveryRecord> {
-    const record = this.newRecord(input, `${input.eventId}\u0000${input.webhookId}`);
-    const { delivery, created } = await this.deps.deliveries.createIfAbsent(record);
-    if (created) await this.attemptNowIfDue(delivery);
-    return delivery;
+  /**
+   * Records the deliveries of one event (those not recorded before: one per event and target)
+   * and starts their first attempts; resolves once they are durable, not when they are sent.
+   */
+  async deliver(inputs: NewDelivery[]): Promise<number> {
+    const now = Date.now();
+    const leaseUntil = this.leaseUntil(now);
+    const taken = new Map<string, number>();
+    const records = inputs.map((input) => {
+      const record = this.newRecord(input, `${input.eventId}\u0000${input.webhookId}`, now);
+      if (this.takeAtOnce(record, now, taken)) record.leaseUntil = leaseUntil.toISOString();
+      return record;
+    });
+    const created = await this.deps.deliveries.createMany(records);
+    const webhooks = new Map(inputs.map((input) => [input.webhookId, input.webhook]));
+    for (const delivery of created) this.startOrSchedule(delivery, webhooks.get(delivery.webhookId), now);
+    return created.length;
   }
 
   /**
@@ -105,20 +139,21 @@ export class DeliveryEngine {
    * and the same webhook-id (message id), so receivers that already processed it can dedupe.
    */
   async replay(original: DeliveryRecord, url: string): Promise<DeliveryRecord> {
+    const now = Date.now();
     const replayId = newId('dlv');
     const record: DeliveryRecord = {
-      ...this.newRecord({ ...original, url }, `replay\u0000${replayId}`),
+      ...this.newRecord({ ...original, url }, `replay\u0000${replayId}`, now),
       id: replayId,
       messageId: original.messageId,
       replayOf: original.id,
     };
-    const { delivery } = await this.deps.deliveries.createIfAbsent(record);
-    await this.attemptNowIfDue(delivery);
-    return delivery;
+    if (this.takeAtOnce(record, now, new Map())) record.leaseUntil = this.leaseUntil(now).toISOString();
+    const [created] = await this.deps.deliveries.createMany([record]);
+    if (created) this.startOrSchedule(created, undefined, now);
+    return created ?? record;
   }
 
-  private newRecord(input: NewDelivery, dedupeKey: string): DeliveryRecord {
-    const now = Date.now();
+  private newRecord(input: NewDelivery, dedupeKey: string, now: number): DeliveryRecord {
     return {
       id: newId('dlv'),
       organization: input.organization,
@@ -137,19 +172,27 @@ export class DeliveryEngine {
     };
   }
 
-  private async attemptNowIfDue(delivery: DeliveryRecord): Promise<void> {
-    if (this.stopping) return;
-    const due = Date.parse(delivery.nextAttemptAt ?? '') - Date.now();
-    if (due > 0) {
-      this.wakeAfter(due);
-      return;
+  /** Whether a new delivery is attempted at once: due now and its host has room (counting this batch). */
+  private takeAtOnce(record: DeliveryRecord, now: number, taken: Map<string, number>): boolean {
+    if (this.stopping || Date.parse(record.nextAttemptAt!) > now) return false;
+    const host = hostKey(record.url);
+    const count = taken.get(host) ?? 0;
+    if (count >= this.deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT || !this.queue.hasRoom(host)) {
+      this.overflowed = true;
+      return false;
     }
-    const claimed = await this.deps.deliveries.claim(delivery.organization, delivery.id, new Date(), this.leaseUntil());
-    if (claimed) await this.launch(claimed);
+    taken.set(host, count + 1);
+    return true;
   }
 
-  private leaseUntil(): Date {
-    return new Date(Date.now() + this.deps.config.timeoutMs + LEASE_MARGIN_MS);
+  /** Starts a delivery created claimed; one left unclaimed is due later, or waits for its host to have room (onHostRoom). */
+  private startOrSchedule(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, now: number): void {
+    if (delivery.leaseUntil && !this.stopping) this.queue.submit({ delivery, webhook });
+    else if (!this.overflowed) this.wakeAfter(Date.parse(delivery.nextAttemptAt ?? '') - now);
+  }
+
+  private leaseUntil(now = Date.now()): Date {
+    return new Date(now + this.deps.config.timeoutMs + LEASE_MARGIN_MS);
   }
 
   /** Runs a sweep soon for retries due before the next regular sweep. */
@@ -158,7 +201,7 @@ export class DeliveryEngine {
     const timer = setTimeout(() => {
       this.wakeTimers.delete(timer);
       this.requestSweep();
-    }, delayMs + 1);
+    }, Math.max(0, delayMs) + 1);
     timer.unref();
     this.wakeTimers.add(timer);
   }
@@ -180,93 +223,53 @@ export class DeliveryEngine {
       });
   }
 
+  private onHostRoom(): void {
+    if (!this.overflowed) return;
+    this.overflowed = false;
+    this.requestSweep();
+  }
+
+  /** Claims due work through the schedule; work of hosts without room is moved a little later, not claimed. */
   private async sweep(): Promise<void> {
-    const claimed = await this.deps.deliveries.claimDue(new Date(), SWEEP_BATCH, this.leaseUntil());
-    let launched = 0;
-    for (const delivery of claimed) if (await this.launch(delivery)) launched++;
-    // A full batch means more may be due; hosts at their limit are retried when a slot frees.
-    if (claimed.length === SWEEP_BATCH && launched > 0) this.sweepAgain = true;
+    const now = Date.now();
+    const hasRoom = (host: string) => this.queue.hasRoom(host) || !(this.overflowed = true);
+    const claimed = await this.deps.deliveries.claimDue(new Date(now), SWEEP_BATCH, this.leaseUntil(now), {
+      host: hasRoom,
+      until: new Date(now + HOST_BUSY_RECHECK_MS),
+    });
+    for (const delivery of claimed) this.queue.submit({ delivery });
+    if (claimed.length === SWEEP_BATCH) this.sweepAgain = true;
   }
 
-  /**
-   * Starts the attempt if its host has a free slot, else parks it for the next free slot; when
-   * the host's parking is full too, gives the claim back (a later sweep picks it up again).
-   */
-  private async launch(delivery: DeliveryRecord): Promise<boolean> {
-    const host = hostKey(delivery.url);
-    if (!this.stopping && this.limiter.tryAcquire(host)) {
-      this.run(host, delivery);
-      return true;
-    }
-    if (!this.stopping && this.park(host, delivery)) return true;
-    this.deferred = true;
-    await this.deps.deliveries.release(delivery.organization, delivery.id);
-    return false;
-  }
-
-  private park(host: string, delivery: DeliveryRecord): boolean {
-    const queue = this.parked.get(host) ?? [];
-    if (queue.length >= this.deps.config.maxConcurrencyPerHost * PARKED_PER_SLOT) return false;
-    queue.push(delivery);
-    this.parked.set(host, queue);
-    return true;
-  }
-
-  /** Runs one attempt in a slot the caller acquired; a freed slot goes to the host's parked work first. */
-  private run(host: string, delivery: DeliveryRecord): void {
-    const run: Promise<void> = this.attempt(delivery)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt failed'))
-      .finally(() => {
-        this.limiter.release(host);
-        this.inFlight.delete(run);
-        this.launchParked(host);
-        // Sweeping only once the host's parked work is gone keeps a saturated host from causing a sweep per attempt.
-        if (this.deferred && !this.parked.has(host)) {
-          this.deferred = false;
-          this.requestSweep();
-        }
-      });
-    this.inFlight.add(run);
-  }
-
-  private launchParked(host: string): void {
-    const queue = this.parked.get(host);
-    while (queue && queue.length > 0 && !this.stopping && this.limiter.tryAcquire(host)) {
-      const next = queue.shift()!;
-      // Only attempt while the claim still covers a whole attempt; otherwise hand it back.
-      if (Date.parse(next.leaseUntil ?? '') - Date.now() > this.deps.config.timeoutMs) {
-        this.run(host, next);
-        continue;
+  /** Runs a queued attempt if its claim still covers a whole attempt; otherwise hands it back to the schedule. */
+  private async attemptQueued({ delivery, webhook }: QueuedAttempt): Promise<void> {
+    try {
+      if (this.stopping || Date.parse(delivery.leaseUntil ?? '') - Date.now() <= this.deps.config.timeoutMs) {
+        await this.deps.deliveries.release(delivery.organization, delivery.id, this.stopping ? undefined : new Date(Date.now() + HOST_BUSY_RECHECK_MS));
+        return;
       }
-      this.limiter.release(host);
-      this.deferred = true;
-      this.deps.deliveries.release(next.organization, next.id).catch((error: unknown) => this.deps.logger.error({ err: error }, 'release failed'));
+      await this.attempt(delivery, webhook);
+    } catch (error) {
+      this.deps.logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt failed');
     }
-    if (queue && queue.length === 0) this.parked.delete(host);
   }
 
-  private async releaseParked(): Promise<void> {
-    const waiting = [...this.parked.values()].flat();
-    this.parked.clear();
-    for (const delivery of waiting) await this.deps.deliveries.release(delivery.organization, delivery.id);
-  }
-
-  private async attempt(delivery: DeliveryRecord): Promise<void> {
+  private async attempt(delivery: DeliveryRecord, webhook?: WebhookRecord): Promise<void> {
     if (delivery.attempts.length === 0 && !delivery.replayOf) {
       eventToFirstAttempt.observe(Math.max(0, Date.now() - Date.parse(delivery.occurredAt)) / 1000);
     }
-    const target = await this.target(delivery);
+    const target = await this.target(delivery, webhook);
     const { attempt, outcome } =
       'abandon' in target ? abandoned(target.abandon) : await this.send(delivery, target.url, target.secrets);
     await this.record(delivery, target, attempt, outcome);
   }
 
   /** Where and with which secrets to send: the webhook's current URL and secrets, or the org's. */
-  private async target(delivery: DeliveryRecord): Promise<Target> {
+  private async target(delivery: DeliveryRecord, known?: WebhookRecord): Promise<Target> {
     if (delivery.webhookId === CALLBACK_TARGET) {
       return { url: delivery.url, secrets: await this.deps.orgSecrets.active(delivery.organization) };
     }
-    const webhook = await this.deps.webhooks.get(delivery.organization, delivery.webhookId);
+    const webhook = known ?? (await this.deps.webhooks.get(delivery.organization, delivery.webhookId));
     if (!webhook) return { url: delivery.url, abandon: 'webhook was deleted' };
     if (!webhook.enabled) {
       return { url: webhook.url, webhook, abandon: `webhook is disabled${webhook.disabledReason ? `: ${webhook.disabledReason}` : ''}` };
@@ -344,6 +347,7 @@ export class DeliveryEngine {
 
   private async disable(webhook: WebhookRecord, reason: string, updatedAt: string): Promise<void> {
     await this.deps.webhooks.update(webhook.organization, webhook.id, { enabled: false, disabledReason: reason, updatedAt });
+    webhooksDisabledTotal.inc({ reason: reason.startsWith('endpoint answered 410') ? 'gone' : 'failing' });
     this.deps.logger.warn({ webhookId: webhook.id, organization: webhook.organization, reason }, 'webhook disabled');
     await this.deps.onWebhookDisabled?.(webhook, reason, updatedAt);
   }

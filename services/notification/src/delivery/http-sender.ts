@@ -38,15 +38,27 @@ function pinnedLookup(address: ResolvedAddress): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
+/**
+ * Connections are kept open between attempts (a new TCP/TLS connection per attempt would cost
+ * more than the attempt, and a burst would run out of local ports). A kept connection goes to an
+ * address that was checked when it was opened; each attempt is still checked before it is sent.
+ * Idle connections close before a typical server's 5 s keep-alive timeout would close them.
+ */
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, timeout: 4000 }),
+  'https:': new https.Agent({ keepAlive: true, timeout: 4000 }),
+};
+
 /** One POST without following redirects; resolves with the status and up to 1 KiB of the body. */
 export function postOnce(request: HttpPost): Promise<HttpResponse> {
-  const transport = request.url.protocol === 'https:' ? https : http;
+  const secure = request.url.protocol === 'https:';
+  const transport = secure ? https : http;
   return new Promise<HttpResponse>((resolve, reject) => {
     const req = transport.request(request.url, {
       method: 'POST',
       headers: { ...request.headers, 'content-length': String(request.body.length) },
       lookup: pinnedLookup(request.address),
-      agent: false,
+      agent: secure ? agents['https:'] : agents['http:'],
     });
     const timer = setTimeout(() => {
       req.destroy(new SendError('timeout', `no response within ${request.timeoutMs} ms`));

@@ -1,4 +1,4 @@
-import type { DeliveryEngine } from '../delivery/engine';
+import type { DeliveryEngine, NewDelivery } from '../delivery/engine';
 import type { WebhookEvent } from '../model';
 import type { WebhookStore } from '../store/webhook-store';
 
@@ -9,13 +9,12 @@ export class WebhookFanOut {
     private readonly engine: DeliveryEngine,
   ) {}
 
-  async send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object): Promise<number> {
+  /** The deliveries of one event, recorded together (plus `also`, e.g. a request's callback) and attempted at once. */
+  async send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also: NewDelivery[] = []): Promise<number> {
     const targets = (await this.webhooks.list(organization)).filter((w) => w.enabled && w.events.includes(event));
-    if (targets.length === 0) return 0;
+    if (targets.length === 0 && also.length === 0) return 0;
     const payload = JSON.stringify(body);
-    for (const webhook of targets) {
-      await this.engine.enqueue({ organization, webhookId: webhook.id, eventId, event, occurredAt, url: webhook.url, payload });
-    }
-    return targets.length;
+    const inputs: NewDelivery[] = targets.map((webhook) => ({ organization, webhookId: webhook.id, eventId, event, occurredAt, url: webhook.url, payload, webhook }));
+    return this.engine.deliver([...also, ...inputs]);
   }
 }

@@ -1,5 +1,5 @@
 import type { EventEnvelope, RequestResult } from '@switchyard/shared';
-import type { DeliveryEngine } from '../delivery/engine';
+import type { NewDelivery } from '../delivery/engine';
 import { CALLBACK_TARGET } from '../model';
 import type { WebhookFanOut } from './fan-out';
 
@@ -20,23 +20,20 @@ export function callbackBody(event: ResultEvent): Record<string, unknown> {
 }
 
 /** request.completed / request.failed: the caller's webhookUrl, then request_completed webhooks. */
-export async function handleResultEvent(event: ResultEvent, engine: DeliveryEngine, fanOut: WebhookFanOut): Promise<void> {
+export async function handleResultEvent(event: ResultEvent, fanOut: WebhookFanOut): Promise<void> {
   const body = callbackBody(event);
-  if (event.data.webhookUrl) {
-    await engine.enqueue({
-      organization: event.organization,
-      webhookId: CALLBACK_TARGET,
-      eventId: event.id,
-      event: 'request_completed',
-      occurredAt: event.time,
-      url: event.data.webhookUrl,
-      payload: JSON.stringify(body),
-    });
-  }
-  await fanOut.send(event.organization, 'request_completed', event.id, event.time, {
-    event: 'request_completed',
-    ...body,
-    id: event.id,
-    occurredAt: event.time,
-  });
+  const callback: NewDelivery[] = event.data.webhookUrl
+    ? [
+        {
+          organization: event.organization,
+          webhookId: CALLBACK_TARGET,
+          eventId: event.id,
+          event: 'request_completed',
+          occurredAt: event.time,
+          url: event.data.webhookUrl,
+          payload: JSON.stringify(body),
+        },
+      ]
+    : [];
+  await fanOut.send(event.organization, 'request_completed', event.id, event.time, { event: 'request_completed', ...body, id: event.id, occurredAt: event.time }, callback);
 }

@@ -27,6 +27,10 @@ export class ChangePublishingWebhookStore implements WebhookStore {
     return this.store.list(organization);
   }
 
+  countDisabled(): Promise<number> {
+    return this.store.countDisabled();
+  }
+
   async update(organization: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | undefined> {
     const updated = await this.store.update(organization, id, patch);
     // Failure bookkeeping (failingSince...) changes nothing a cache holds: only enabled and events do.

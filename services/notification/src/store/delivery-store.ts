@@ -1,3 +1,5 @@
+import { Heap } from 'heap-js';
+import { hostKey } from '../delivery/host-key';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../model';
 
 export interface AttemptResult {
@@ -14,46 +16,101 @@ export interface DeliveryFilter {
   limit: number;
 }
 
+/** Which due deliveries a sweep should leave for later (their host is saturated): by host key. */
+export type HostFilter = (host: string) => boolean;
+
+/**
+ * Deliveries (the complete delivery log) and the retry schedule: the pending ones by due time,
+ * kept apart from the log so finding due work never reads finished deliveries.
+ */
 export interface DeliveryStore {
   /** Creates the delivery unless one with the same (organization, dedupeKey) exists; returns the stored one. */
   createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }>;
+  /**
+   * Creates, in one write per collection, those deliveries whose identity is new; returns the
+   * created ones. A record with leaseUntil is created claimed by this instance (its first attempt
+   * starts at once); should this instance die, the schedule hands it out once the lease expires.
+   */
+  createMany(deliveries: DeliveryRecord[]): Promise<DeliveryRecord[]>;
   get(organization: string, id: string): Promise<DeliveryRecord | undefined>;
   /** Newest first; webhookId filters to one target. */
   list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]>;
-  /** Claims up to limit pending deliveries due at now and not claimed, until leaseUntil. */
-  claimDue(now: Date, limit: number, leaseUntil: Date): Promise<DeliveryRecord[]>;
+  /**
+   * Claims up to limit pending deliveries due at now and not claimed, until leaseUntil, earliest
+   * first. Due deliveries whose host `skip` refuses are not claimed but moved to `skipUntil`.
+   */
+  claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]>;
   /** Claims one delivery if it is pending, due and unclaimed. */
   claim(organization: string, id: string, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined>;
-  /** Gives a claim back without an attempt (e.g. its host is at its concurrency limit). */
-  release(organization: string, id: string): Promise<void>;
+  /** Gives a claim back without an attempt (e.g. its host is at its limit), due again at dueAt (default now). */
+  release(organization: string, id: string, dueAt?: Date): Promise<void>;
   /** Appends an attempt, sets the new status and next attempt time, drops the claim. */
   recordAttempt(organization: string, id: string, result: AttemptResult): Promise<DeliveryRecord | undefined>;
+  /** Deliveries waiting for a first or further attempt (the size of the schedule). */
   countPending(): Promise<number>;
+}
+
+/** When a pending delivery can next be claimed: its next attempt time, or later while claimed. */
+export function dueTime(delivery: Pick<DeliveryRecord, 'nextAttemptAt' | 'leaseUntil'>): number {
+  const next = Date.parse(delivery.nextAttemptAt ?? '');
+  const lease = delivery.leaseUntil ? Date.parse(delivery.leaseUntil) : 0;
+  return Math.max(Number.isNaN(next) ? 0 : next, lease);
 }
 
 function isClaimable(delivery: DeliveryRecord, now: Date): boolean {
   if (delivery.status !== 'pending' || !delivery.nextAttemptAt) return false;
-  if (Date.parse(delivery.nextAttemptAt) > now.getTime()) return false;
-  return !delivery.leaseUntil || Date.parse(delivery.leaseUntil) <= now.getTime();
+  return dueTime(delivery) <= now.getTime();
 }
 
+/**
+ * A copy callers may change without touching the stored record: attempts are never changed in
+ * place (only appended), so a new array of the same attempts is enough, and far cheaper than a
+ * deep clone on the delivery path.
+ */
+function copy(delivery: DeliveryRecord): DeliveryRecord {
+  return { ...delivery, attempts: [...delivery.attempts] };
+}
+
+interface ScheduleEntry {
+  dueAt: number;
+  id: string;
+}
+
+/**
+ * In-memory store. The schedule is a heap by due time with an entry per scheduling change; a
+ * popped entry is checked against the delivery, so stale entries (rescheduled or finished
+ * deliveries) are dropped as they surface, and a sweep never walks the log.
+ */
 export class InMemoryDeliveryStore implements DeliveryStore {
   /** Insertion order doubles as creation order (newest last). */
   private readonly deliveries = new Map<string, DeliveryRecord>();
   private readonly byDedupeKey = new Map<string, string>();
+  private readonly schedule = new Heap<ScheduleEntry>((a, b) => a.dueAt - b.dueAt);
+  private readonly pending = new Set<string>();
 
   async createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }> {
     const key = `${delivery.organization}\u0000${delivery.dedupeKey}`;
     const existingId = this.byDedupeKey.get(key);
-    if (existingId) return { delivery: structuredClone(this.deliveries.get(existingId)!), created: false };
+    if (existingId) return { delivery: copy(this.deliveries.get(existingId)!), created: false };
     this.byDedupeKey.set(key, delivery.id);
-    this.deliveries.set(delivery.id, structuredClone(delivery));
-    return { delivery: structuredClone(delivery), created: true };
+    const stored = copy(delivery);
+    this.deliveries.set(delivery.id, stored);
+    this.track(stored);
+    return { delivery: copy(delivery), created: true };
+  }
+
+  async createMany(deliveries: DeliveryRecord[]): Promise<DeliveryRecord[]> {
+    const created: DeliveryRecord[] = [];
+    for (const delivery of deliveries) {
+      const result = await this.createIfAbsent(delivery);
+      if (result.created) created.push(result.delivery);
+    }
+    return created;
   }
 
   async get(organization: string, id: string): Promise<DeliveryRecord | undefined> {
     const found = this.deliveries.get(id);
-    return found && found.organization === organization ? structuredClone(found) : undefined;
+    return found && found.organization === organization ? copy(found) : undefined;
   }
 
   async list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]> {
@@ -63,16 +120,27 @@ export class InMemoryDeliveryStore implements DeliveryStore {
         (!options.webhookId || d.webhookId === options.webhookId) &&
         (!options.eventId || d.eventId === options.eventId),
     );
-    return matches.reverse().slice(0, options.limit).map((d) => structuredClone(d));
+    return matches.reverse().slice(0, options.limit).map(copy);
   }
 
-  async claimDue(now: Date, limit: number, leaseUntil: Date): Promise<DeliveryRecord[]> {
+  async claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]> {
     const claimed: DeliveryRecord[] = [];
-    for (const delivery of this.deliveries.values()) {
-      if (claimed.length >= limit) break;
-      if (!isClaimable(delivery, now)) continue;
+    const postponed: DeliveryRecord[] = [];
+    // As in Mongo, `limit` bounds the due entries looked at, postponed ones included.
+    while (claimed.length + postponed.length < limit && (this.schedule.peek()?.dueAt ?? Infinity) <= now.getTime()) {
+      const delivery = this.deliveries.get(this.schedule.pop()!.id);
+      if (!delivery || !isClaimable(delivery, now)) continue;
+      if (skip && !skip.host(hostKey(delivery.url))) {
+        postponed.push(delivery);
+        continue;
+      }
       delivery.leaseUntil = leaseUntil.toISOString();
-      claimed.push(structuredClone(delivery));
+      this.track(delivery);
+      claimed.push(copy(delivery));
+    }
+    for (const delivery of postponed) {
+      delivery.nextAttemptAt = skip!.until.toISOString();
+      this.track(delivery);
     }
     return claimed;
   }
@@ -81,28 +149,41 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     const delivery = this.deliveries.get(id);
     if (!delivery || delivery.organization !== organization || !isClaimable(delivery, now)) return undefined;
     delivery.leaseUntil = leaseUntil.toISOString();
-    return structuredClone(delivery);
+    this.track(delivery);
+    return copy(delivery);
   }
 
-  async release(organization: string, id: string): Promise<void> {
+  async release(organization: string, id: string, dueAt?: Date): Promise<void> {
     const delivery = this.deliveries.get(id);
-    if (delivery && delivery.organization === organization) delete delivery.leaseUntil;
+    if (!delivery || delivery.organization !== organization) return;
+    delete delivery.leaseUntil;
+    if (dueAt && delivery.status === 'pending') delivery.nextAttemptAt = dueAt.toISOString();
+    this.track(delivery);
   }
 
   async recordAttempt(organization: string, id: string, result: AttemptResult): Promise<DeliveryRecord | undefined> {
     const delivery = this.deliveries.get(id);
     if (!delivery || delivery.organization !== organization) return undefined;
-    delivery.attempts.push(structuredClone(result.attempt));
+    delivery.attempts.push({ ...result.attempt });
     delivery.status = result.status;
     delivery.url = result.url;
     delivery.nextAttemptAt = result.nextAttemptAt;
     delete delivery.leaseUntil;
-    return structuredClone(delivery);
+    this.track(delivery);
+    return copy(delivery);
   }
 
   async countPending(): Promise<number> {
-    let pending = 0;
-    for (const delivery of this.deliveries.values()) if (delivery.status === 'pending') pending++;
-    return pending;
+    return this.pending.size;
+  }
+
+  /** Keeps the pending set and the schedule in step with a delivery that changed. */
+  private track(delivery: DeliveryRecord): void {
+    if (delivery.status !== 'pending' || !delivery.nextAttemptAt) {
+      this.pending.delete(delivery.id);
+      return;
+    }
+    this.pending.add(delivery.id);
+    this.schedule.push({ dueAt: dueTime(delivery), id: delivery.id });
   }
 }

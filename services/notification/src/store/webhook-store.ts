@@ -10,6 +10,8 @@ export interface WebhookStore {
   /** Returns the updated webhook, or undefined when it does not exist in that organization. */
   update(organization: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | undefined>;
   delete(organization: string, id: string): Promise<boolean>;
+  /** Webhooks disabled now, in every organization (for the metric). */
+  countDisabled(): Promise<number>;
 }
 
 export class InMemoryWebhookStore implements WebhookStore {
@@ -41,6 +43,12 @@ export class InMemoryWebhookStore implements WebhookStore {
 
   async delete(organization: string, id: string): Promise<boolean> {
     return this.byOrg.get(organization)?.delete(id) ?? false;
+  }
+
+  async countDisabled(): Promise<number> {
+    let disabled = 0;
+    for (const map of this.byOrg.values()) for (const webhook of map.values()) if (!webhook.enabled) disabled++;
+    return disabled;
   }
 
   private orgMap(organization: string): Map<string, WebhookRecord> {

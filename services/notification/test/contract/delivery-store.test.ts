@@ -77,6 +77,43 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     expect(await deliveries.countPending()).to.equal(2);
   });
 
+  it('creates a batch at once, once per identity, and returns only the new ones', async () => {
+    const { deliveries } = world().stores;
+    const first = deliveryRecord({ eventId: 'evt_batch', webhookId: 'wh_1' });
+    expect((await deliveries.createMany([first])).map((d) => d.id)).to.deep.equal([first.id]);
+    const copy = deliveryRecord({ eventId: 'evt_batch', webhookId: 'wh_1' });
+    const second = deliveryRecord({ eventId: 'evt_batch', webhookId: 'wh_2' });
+    expect((await deliveries.createMany([copy, second])).map((d) => d.id)).to.deep.equal([second.id]);
+    expect((await deliveries.list('org_a', { limit: 10 })).map((d) => d.id).sort()).to.deep.equal([first.id, second.id].sort());
+    // The refused copy left nothing in the schedule.
+    expect(await deliveries.countPending()).to.equal(2);
+  });
+
+  it('hands a delivery created claimed to the schedule only once its lease has expired (its creator died)', async () => {
+    const { deliveries } = world().stores;
+    const start = new Date();
+    const delivery = deliveryRecord({ nextAttemptAt: start.toISOString(), leaseUntil: new Date(start.getTime() + 500).toISOString() });
+    await deliveries.createMany([delivery]);
+    const other = (await world().reopen()).deliveries;
+    expect(await other.claimDue(new Date(start.getTime() + 100), 10, new Date(start.getTime() + 30 * SECOND))).to.deep.equal([]);
+    const [resumed] = await other.claimDue(new Date(start.getTime() + 600), 10, new Date(start.getTime() + 30 * SECOND));
+    expect(resumed?.id).to.equal(delivery.id);
+    expect(resumed?.attempts).to.deep.equal([]);
+  });
+
+  it('leaves due work of a host without room in the schedule, due again later', async () => {
+    const { deliveries } = world().stores;
+    const busy = deliveryRecord({ url: 'https://busy.example.com/hook' });
+    const free = deliveryRecord({ url: 'https://free.example.com/hook' });
+    await deliveries.createMany([busy, free]);
+    const recheck = later(60 * SECOND);
+    const skip = { host: (host: string) => host !== 'busy.example.com', until: recheck };
+    expect((await deliveries.claimDue(new Date(), 10, later(30 * SECOND), skip)).map((d) => d.id)).to.deep.equal([free.id]);
+    expect(await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).to.deep.equal([]);
+    const again = await deliveries.claimDue(new Date(recheck.getTime() + 1), 10, new Date(recheck.getTime() + 30 * SECOND));
+    expect(again.map((d) => d.id)).to.include(busy.id);
+  });
+
   it('never hands one attempt to two instances claiming concurrently', async () => {
     const stores = [world().stores.deliveries, (await world().reopen()).deliveries, (await world().reopen()).deliveries];
     const ids: string[] = [];

@@ -1,9 +1,13 @@
 import type { Collection, Db, Document } from 'mongodb';
+import { hostKey } from '../../delivery/host-key';
+import { isDuplicateKeyError } from '@switchyard/shared';
 
 /** Collection names of the notification database. */
 export const Collections = {
   webhooks: 'webhooks',
   deliveries: 'deliveries',
+  /** The retry schedule: one entry per pending delivery, by due time. */
+  deliverySchedule: 'delivery_schedule',
   /** One document per (delivery, attempt number) being attempted: the atomic claim. */
   deliveryClaims: 'delivery_claims',
   signingSecrets: 'signing_secrets',
@@ -14,6 +18,8 @@ export const Collections = {
   usageThresholds: 'usage_thresholds',
   organizationPolicies: 'organization_policies',
   processedEvents: 'processed_events',
+  /** One document per one-time data migration done (_id = its name). */
+  migrations: 'migrations',
 } as const;
 
 /**
@@ -28,9 +34,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.deliveries, { id: 1 }, { unique: true, name: 'delivery_id' }],
     // One delivery per (event id, target); replays get a dedupe key of their own.
     [Collections.deliveries, { organization: 1, dedupeKey: 1 }, { unique: true, name: 'delivery_identity' }],
-    [Collections.deliveries, { status: 1, nextAttemptAt: 1 }, { name: 'due' }],
     [Collections.deliveries, { organization: 1, webhookId: 1, createdAt: -1 }, { name: 'by_target' }],
     [Collections.deliveries, { organization: 1, eventId: 1 }, { name: 'by_event' }],
+    [Collections.deliverySchedule, { dueAt: 1 }, { name: 'due' }],
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
     [Collections.deliveryClaims, { deliveryId: 1 }, { name: 'by_delivery' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
@@ -41,6 +47,23 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.processedEvents, { organization: 1, eventId: 1 }, { unique: true, name: 'processed_event' }],
   ];
   for (const [collection, keys, options] of specs) await db.collection(collection).createIndex(keys, options);
+  await scheduleExistingDeliveries(db);
+}
+
+/**
+ * Databases from before the schedule collection: their pending deliveries get schedule entries
+ * once (the only read of the whole log), so an upgrade strands no retry.
+ */
+async function scheduleExistingDeliveries(db: Db): Promise<void> {
+  const migrations = db.collection<{ _id: string; doneAt: string }>(Collections.migrations);
+  const name = 'delivery_schedule_v1';
+  if (await migrations.findOne({ _id: name })) return;
+  const pending = db.collection(Collections.deliveries).find({ status: 'pending' }, { projection: { _id: 1, organization: 1, url: 1, nextAttemptAt: 1 } });
+  for await (const doc of pending) {
+    const entry = { _id: String(doc._id), organization: doc.organization, host: hostKey(doc.url), dueAt: doc.nextAttemptAt ?? new Date().toISOString() };
+    await insertIgnoringDuplicate(() => db.collection<typeof entry>(Collections.deliverySchedule).insertOne(entry));
+  }
+  await insertIgnoringDuplicate(() => migrations.insertOne({ _id: name, doneAt: new Date().toISOString() }));
 }
 
 /** A stored document without Mongo's _id. */
@@ -51,3 +74,14 @@ export function withoutId<T>(doc: (T & { _id?: unknown }) | null): T | undefined
 }
 
 export type { Collection };
+
+/** Inserts unless the unique key exists already; returns whether this call inserted. */
+export async function insertIgnoringDuplicate(insert: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await insert();
+    return true;
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return false;
+    throw error;
+  }
+}

@@ -1,16 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isDuplicateKeyError } from '@switchyard/shared';
-import type { Db, Document } from 'mongodb';
+import { MongoBulkWriteError, type Db, type Document } from 'mongodb';
+import { hostKey } from '../../delivery/host-key';
 import type { DeliveryRecord } from '../../model';
-import type { AttemptResult, DeliveryFilter, DeliveryStore } from '../delivery-store';
-import { Collections, withoutId } from './collections';
-import { insertIgnoringDuplicate } from './processed-events';
+import { dueTime, type AttemptResult, type DeliveryFilter, type DeliveryStore, type HostFilter } from '../delivery-store';
+import { Collections, insertIgnoringDuplicate, withoutId } from './collections';
 
-/** Stored form: leaseUntil is '' when unclaimed so "free or expired" is one range query. */
+/** Stored form: leaseUntil is '' when unclaimed. */
 type DeliveryDoc = Omit<DeliveryRecord, 'leaseUntil'> & { leaseUntil: string; leaseOwner?: string };
 /** _id is the delivery id: FerretDB answers _id lookups without scanning the collection. */
 type StoredDelivery = DeliveryDoc & { _id: string };
+
+/**
+ * The retry schedule: one entry per pending delivery (_id = delivery id), due at its next attempt
+ * or, while claimed, at its lease's end. Finished deliveries leave it, so it stays as small as
+ * the work outstanding and a sweep reads it through the dueAt index, never the delivery log.
+ */
+interface ScheduleDoc {
+  _id: string;
+  organization: string;
+  /** Host key of the delivery's URL, so a sweep can leave saturated hosts' work for later. */
+  host: string;
+  dueAt: string;
+}
 
 /** The claim of one attempt: its unique key (delivery id # attempt number) admits one owner. */
 interface ClaimDoc {
@@ -35,9 +48,62 @@ function toRecord(doc: DeliveryDoc | undefined): DeliveryRecord | undefined {
   return record;
 }
 
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** An id for this store instance (one per replica), recorded as the lease owner. */
 export function newLeaseOwner(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** Indexes (in the batch) of inserts refused as duplicates; other errors are thrown. */
+function duplicateIndexes(error: unknown, size: number): Set<number> {
+  if (error instanceof MongoBulkWriteError) {
+    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+    if (errors.every((e) => e.code === 11000 || isDuplicateKeyError(e.errmsg ? { message: e.errmsg } : e))) {
+      return new Set(errors.map((e) => e.index));
+    }
+  }
+  if (size === 1 && isDuplicateKeyError(error)) return new Set([0]);
+  throw error;
+}
+
+/** Delay and size that batch the removal of finished deliveries' schedule entries. */
+const FINISHED_FLUSH_MS = 20;
+const FINISHED_FLUSH_SIZE = 500;
+
+/**
+ * Schedule entries of finished deliveries, removed in batches (one deleteMany instead of one
+ * write per delivery). Late removal is safe: a sweep meeting such an entry finds the delivery
+ * final and drops the entry.
+ */
+class FinishedEntries {
+  private ids: string[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly remove: (ids: string[]) => Promise<unknown>) {}
+
+  add(id: string): void {
+    this.ids.push(id);
+    if (this.ids.length >= FINISHED_FLUSH_SIZE) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FINISHED_FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Removes what is waiting; resolves once every removal started so far is done. */
+  flush(): Promise<unknown> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const ids = this.ids;
+    this.ids = [];
+    // A failed removal leaves entries a later sweep drops, so it is not retried here.
+    if (ids.length > 0) this.flushing = this.flushing.then(() => this.remove(ids).catch(() => undefined));
+    return this.flushing;
+  }
 }
 
 /**
@@ -45,33 +111,54 @@ export function newLeaseOwner(): string {
  * inserts a claim document keyed by (delivery id, attempt number): a unique-index insert is the
  * one write FerretDB performs atomically (its conditional updates are not compare-and-set), so
  * only one replica wins an attempt. A claim whose lease has expired (crashed replica) is deleted
- * by id and re-inserted, again arbitrated by the unique key. The winner then re-reads the
- * delivery (another replica may have finished that attempt meanwhile) and marks owner and lease
- * on it with findOneAndUpdate; those fields let sweeps skip deliveries in flight.
+ * by id and re-inserted, again arbitrated by the unique key. A delivery created claimed (first
+ * attempt from the event) needs no claim document: no other replica knows it before its
+ * schedule entry falls due at the lease's end.
+ *
+ * Write order keeps every pending delivery findable: a schedule entry is written before its
+ * delivery and removed only after the delivery is final; an entry without a (pending) delivery
+ * is dropped when a sweep meets it.
  */
 export class MongoDeliveryStore implements DeliveryStore {
   private readonly deliveries;
+  private readonly schedule;
   private readonly claims;
+  /** Claim keys this instance inserted and has not dropped yet (deliveries created claimed have none). */
+  private readonly heldClaims = new Set<string>();
+  private readonly finished: FinishedEntries;
 
   constructor(
     db: Db,
     private readonly owner = newLeaseOwner(),
   ) {
     this.deliveries = db.collection<StoredDelivery>(Collections.deliveries);
+    this.schedule = db.collection<ScheduleDoc>(Collections.deliverySchedule);
     this.claims = db.collection<ClaimDoc>(Collections.deliveryClaims);
+    this.finished = new FinishedEntries((ids) => this.schedule.deleteMany({ _id: { $in: ids } }));
   }
 
   async createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }> {
-    const { leaseUntil: _lease, ...fields } = delivery;
+    const [created] = await this.createMany([delivery]);
+    if (created) return { delivery: created, created: true };
+    const existing = await this.deliveries.findOne({ organization: delivery.organization, dedupeKey: delivery.dedupeKey });
+    if (!existing) throw new Error(`delivery ${delivery.dedupeKey} was neither created nor found`);
+    return { delivery: toRecord(withoutId<DeliveryDoc>(existing))!, created: false };
+  }
+
+  async createMany(records: DeliveryRecord[]): Promise<DeliveryRecord[]> {
+    if (records.length === 0) return [];
+    const entries = records.filter((r) => r.status === 'pending' && r.nextAttemptAt).map((r) => this.entry(r));
+    if (entries.length > 0) await this.schedule.insertMany(entries, { ordered: false }).catch((e: unknown) => duplicateIndexes(e, entries.length));
+    const docs = records.map((r) => this.doc(r));
+    let refused = new Set<number>();
     try {
-      await this.deliveries.insertOne({ ...fields, leaseUntil: '', _id: fields.id });
-      return { delivery: structuredClone({ ...fields }), created: true };
+      await this.deliveries.insertMany(docs, { ordered: false });
     } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      const existing = await this.deliveries.findOne({ organization: delivery.organization, dedupeKey: delivery.dedupeKey });
-      if (!existing) throw error;
-      return { delivery: toRecord(withoutId<DeliveryDoc>(existing))!, created: false };
+      refused = duplicateIndexes(error, docs.length);
     }
+    // Entries of refused copies point at nothing; the original keeps its own entry.
+    if (refused.size > 0) await this.schedule.deleteMany({ _id: { $in: [...refused].map((i) => records[i]!.id) } });
+    return records.filter((_, i) => !refused.has(i)).map((r) => structuredClone(r));
   }
 
   async get(organization: string, id: string): Promise<DeliveryRecord | undefined> {
@@ -86,16 +173,16 @@ export class MongoDeliveryStore implements DeliveryStore {
     return docs.map((doc) => toRecord(withoutId<DeliveryDoc>(doc))!);
   }
 
-  async claimDue(now: Date, limit: number, leaseUntil: Date): Promise<DeliveryRecord[]> {
-    const at = now.toISOString();
-    const candidates = await this.deliveries
-      .find({ status: 'pending', nextAttemptAt: { $lte: at }, leaseUntil: { $lte: at } })
-      .sort({ nextAttemptAt: 1 })
-      .limit(limit)
-      .toArray();
+  async claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]> {
+    const due = await this.schedule.find({ dueAt: { $lte: now.toISOString() } }).sort({ dueAt: 1 }).limit(limit).toArray();
+    const postponed = skip ? due.filter((entry) => !skip.host(entry.host)) : [];
+    if (postponed.length > 0) {
+      await this.schedule.updateMany({ _id: { $in: postponed.map((e) => e._id) } }, { $set: { dueAt: skip!.until.toISOString() } });
+    }
     const claimed: DeliveryRecord[] = [];
-    for (const candidate of candidates) {
-      const delivery = await this.tryClaim(withoutId<DeliveryDoc>(candidate)!, now, leaseUntil);
+    for (const entry of due.filter((e) => !postponed.includes(e))) {
+      const doc = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: entry._id }));
+      const delivery = await this.settle(entry, doc, now, leaseUntil);
       if (delivery) claimed.push(delivery);
     }
     return claimed;
@@ -103,12 +190,23 @@ export class MongoDeliveryStore implements DeliveryStore {
 
   async claim(organization: string, id: string, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
     const doc = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: id, organization }));
-    return doc ? this.tryClaim(doc, now, leaseUntil) : undefined;
+    if (!doc) return undefined;
+    const claimed = await this.tryClaim(doc, now, leaseUntil);
+    if (claimed) await this.reschedule(id, Date.parse(claimed.leaseUntil!));
+    return claimed;
   }
 
-  async release(organization: string, id: string): Promise<void> {
+  async release(organization: string, id: string, dueAt?: Date): Promise<void> {
+    for (const key of this.heldClaims) if (key.startsWith(`${id}#`)) this.heldClaims.delete(key);
     await this.claims.deleteMany({ deliveryId: id, organization, owner: this.owner });
-    await this.deliveries.updateOne({ _id: id, organization, leaseOwner: this.owner }, { $set: { leaseUntil: '' }, $unset: { leaseOwner: '' } });
+    const set: Document = { leaseUntil: '' };
+    if (dueAt) set.nextAttemptAt = dueAt.toISOString();
+    const released = await this.deliveries.findOneAndUpdate(
+      { _id: id, organization, leaseOwner: this.owner },
+      { $set: set, $unset: { leaseOwner: '' } },
+      { returnDocument: 'after' },
+    );
+    if (released?.status === 'pending') await this.reschedule(id, dueTime(toRecord(withoutId<DeliveryDoc>(released))!));
   }
 
   async recordAttempt(organization: string, id: string, result: AttemptResult): Promise<DeliveryRecord | undefined> {
@@ -116,15 +214,51 @@ export class MongoDeliveryStore implements DeliveryStore {
     const unset: Document = { leaseOwner: '' };
     if (result.nextAttemptAt) set.nextAttemptAt = result.nextAttemptAt;
     else unset.nextAttemptAt = '';
-    const updated = await this.deliveries.updateOne({ _id: id, organization }, { $push: { attempts: result.attempt }, $set: set, $unset: unset });
-    if (updated.matchedCount === 0) return undefined;
-    // The next attempt has a new claim key; old claims are only clutter now.
-    await this.claims.deleteMany({ deliveryId: id });
-    return this.get(organization, id);
+    const updated = await this.deliveries.findOneAndUpdate(
+      { _id: id, organization },
+      { $push: { attempts: result.attempt }, $set: set, $unset: unset },
+      { returnDocument: 'after' },
+    );
+    if (!updated) return undefined;
+    // The next attempt has a new claim key; the old claim is only clutter now.
+    const key = `${id}#${updated.attempts.length - 1}`;
+    const dropClaim = this.heldClaims.delete(key) ? this.claims.deleteOne({ key }) : undefined;
+    if (result.status === 'pending' && result.nextAttemptAt) await this.reschedule(id, Date.parse(result.nextAttemptAt));
+    else this.finished.add(id);
+    await dropClaim;
+    return toRecord(withoutId<DeliveryDoc>(updated));
   }
 
-  countPending(): Promise<number> {
-    return this.deliveries.countDocuments({ status: 'pending' });
+  async countPending(): Promise<number> {
+    await this.finished.flush();
+    return this.schedule.countDocuments({});
+  }
+
+  private entry(record: DeliveryRecord): ScheduleDoc {
+    return { _id: record.id, organization: record.organization, host: hostKey(record.url), dueAt: iso(dueTime(record)) };
+  }
+
+  private doc(record: DeliveryRecord): StoredDelivery {
+    const { leaseUntil, ...fields } = record;
+    const doc: StoredDelivery = { ...fields, leaseUntil: leaseUntil ?? '', _id: fields.id };
+    if (leaseUntil) doc.leaseOwner = this.owner;
+    return doc;
+  }
+
+  private async reschedule(id: string, dueAt: number): Promise<void> {
+    await this.schedule.updateOne({ _id: id }, { $set: { dueAt: iso(dueAt) } });
+  }
+
+  /** A due schedule entry: claims its delivery, or drops or moves the entry if it was stale. */
+  private async settle(entry: ScheduleDoc, doc: DeliveryDoc | undefined, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
+    if (!doc || doc.status !== 'pending' || !doc.nextAttemptAt) {
+      await this.schedule.deleteOne({ _id: entry._id });
+      return undefined;
+    }
+    const claimed = await this.tryClaim(doc, now, leaseUntil);
+    const current = claimed ?? toRecord(withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: entry._id })));
+    if (current?.status === 'pending') await this.reschedule(entry._id, claimed ? leaseUntil.getTime() : Math.max(dueTime(current), now.getTime() + 1000));
+    return claimed;
   }
 
   private async tryClaim(doc: DeliveryDoc, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
@@ -133,8 +267,10 @@ export class MongoDeliveryStore implements DeliveryStore {
     const key = `${doc.id}#${attempt}`;
     const lease = leaseUntil.toISOString();
     if (!(await this.insertClaim(key, doc, attempt, now, lease))) return undefined;
+    this.heldClaims.add(key);
     const current = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: doc.id }));
     if (!current || current.attempts.length !== attempt || !isDue(current, now)) {
+      this.heldClaims.delete(key);
       await this.claims.deleteOne({ key, owner: this.owner });
       return undefined;
     }

@@ -1,7 +1,6 @@
-import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { ProcessedEvents } from '../processed-events';
-import { Collections } from './collections';
+import { Collections, insertIgnoringDuplicate } from './collections';
 
 interface ProcessedEventDoc {
   organization: string;
@@ -23,16 +22,5 @@ export class MongoProcessedEvents implements ProcessedEvents {
 
   async mark(organization: string, eventId: string): Promise<void> {
     await insertIgnoringDuplicate(() => this.collection.insertOne({ organization, eventId, processedAt: new Date().toISOString() }));
-  }
-}
-
-/** Inserts unless the unique key exists already; returns whether this call inserted. */
-export async function insertIgnoringDuplicate(insert: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await insert();
-    return true;
-  } catch (error) {
-    if (isDuplicateKeyError(error)) return false;
-    throw error;
   }
 }

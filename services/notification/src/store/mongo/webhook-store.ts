@@ -53,6 +53,10 @@ export class MongoWebhookStore implements WebhookStore {
   async delete(organization: string, id: string): Promise<boolean> {
     return (await this.collection.deleteOne({ _id: id, organization })).deletedCount > 0;
   }
+  countDisabled(): Promise<number> {
+    return this.collection.countDocuments({ enabled: false });
+  }
+
 
   private seal<T extends Partial<WebhookRecord>>(id: string, fields: T): T {
     for (const field of SECRET_FIELDS) {

@@ -1,0 +1,351 @@
+#!/usr/bin/env node
+/**
+ * Webhook delivery benchmark for the notification service (build first: `npm run build`).
+ * Events are published at fixed rates, as bursts, and with one receiver down; a node:http
+ * receiver on 127.0.0.1 answers 200 at once and timestamps the first call per (event, webhook).
+ * Prints deliveries/s and publish -> first attempt p50/p95/p99 per case, against the targets.
+ * Figures only, no assertions.
+ *
+ *   node bench/webhooks/delivery.js [--mode embedded|stack] [--duration 30] [--cases rate,down,burst]
+ *        [--rates 200,1000] [--webhooks 1,10,1000] [--burst-events 10000] [--concurrency 4]
+ *
+ * embedded: in-process bus and in-memory stores (SWITCHYARD_MODE=embedded).
+ * stack:    Kafka (KAFKA_BROKERS, topics under a fresh prefix) and MongoDB/FerretDB (MONGODB_URI, a
+ *           fresh database, dropped afterwards), e.g. after `eval "$(bash deploy/local/infra.sh env)"`.
+ * The service, the publisher and the receiver share this process (and the machine's cores):
+ * each case also prints this process's CPU use, deliveries per CPU-second and the load average.
+ * --concurrency is WEBHOOK_MAX_CONCURRENCY_PER_HOST (every webhook here shares one host).
+ * A case's deliveries are waited for up to --drain seconds (default 15) after publishing ends;
+ * the "delivered" column shows what had arrived by then. A case asking more than
+ * --max-deliveries (default 100,000) publishes for a shorter time, as its note says.
+ */
+'use strict';
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { randomBytes } = require('node:crypto');
+const ROOT = path.resolve(__dirname, '../..');
+const shared = require(path.join(ROOT, 'shared/dist/src/index.js'));
+const { loadNotificationConfig, startNotificationService } = require(path.join(ROOT, 'services/notification/dist/src/server.js'));
+const logger = require(require.resolve('pino', { paths: [path.join(ROOT, 'shared')] }))({ level: 'silent' });
+
+function option(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : process.argv[index + 1];
+}
+const list = (text) => String(text).split(',').map((part) => part.trim()).filter(Boolean);
+
+const MODE = option('mode', 'embedded');
+const DURATION_S = Number(option('duration', 30));
+const DRAIN_S = Number(option('drain', 15));
+const CASES = new Set(list(option('cases', 'rate,down,burst')));
+const RATES = list(option('rates', '200,1000')).map(Number);
+const WEBHOOK_COUNTS = list(option('webhooks', '1,10,1000')).map(Number);
+const BURST_EVENTS = Number(option('burst-events', 10000));
+const CONCURRENCY = option('concurrency', '64');
+const MAX_DELIVERIES = Number(option('max-deliveries', 100000));
+const TARGETS = {
+  embedded: { p95AtRate200Ms: 100, deliveriesPerSecond: 1000 },
+  stack: { p95AtRate200Ms: 250, deliveriesPerSecond: 500 },
+}[MODE];
+
+/**
+ * A receiver recording the first arrival per (event id, path), grouped by the path's first
+ * segment (one group per case); optionally never answering (a host that is down).
+ */
+function startReceiver({ answer = true } = {}) {
+  const groups = new Map();
+  let calls = 0;
+  const server = http.createServer((req, res) => {
+    if (!answer) return; // holds the connection until the sender's timeout
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      calls++;
+      const { id } = JSON.parse(Buffer.concat(chunks).toString());
+      const group = req.url.split('/')[1];
+      const arrivals = groups.get(group) ?? new Map();
+      groups.set(group, arrivals);
+      const key = `${id} ${req.url}`;
+      if (!arrivals.has(key)) arrivals.set(key, { id, at });
+      res.writeHead(200).end();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        /** First arrivals of one group, as a Map of (event id, path) to { id, at }. */
+        arrivals: (group) => groups.get(group) ?? new Map(),
+        calls: () => calls,
+        url: (p) => `http://127.0.0.1:${server.address().port}${p}`,
+        close: () => (server.closeAllConnections(), new Promise((r) => server.close(r))),
+      }),
+    ),
+  );
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(check, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await sleep(10);
+  return check();
+}
+
+/** CPU time used by this process and the load average while a case ran. */
+function loadProbe() {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    const wall = performance.now() - started;
+    const cpuMs = (used.user + used.system) / 1000;
+    return { processCpu: cpuMs / wall, cpuSeconds: cpuMs / 1000, loadavg: os.loadavg()[0] };
+  };
+}
+
+async function startService() {
+  const env = {
+    SWITCHYARD_MODE: MODE === 'embedded' ? 'embedded' : 'distributed',
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: '0',
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_REQUIRE_HTTPS: 'false',
+    WEBHOOK_MAX_CONCURRENCY_PER_HOST: CONCURRENCY,
+    WEBHOOK_RETRY_SCHEDULE: '0,5s,5m',
+  };
+  let database;
+  let bus;
+  if (MODE === 'stack') {
+    for (const name of ['KAFKA_BROKERS', 'MONGODB_URI']) if (!process.env[name]) throw new Error(`--mode stack needs ${name}`);
+    database = `notification_bench_${Date.now().toString(36)}`;
+    Object.assign(env, { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DATABASE: database, SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+    bus = new shared.KafkaEventBus({
+      brokers: process.env.KAFKA_BROKERS.split(','),
+      clientId: 'bench-webhooks',
+      logger,
+      topicPrefix: `bench_${randomBytes(4).toString('hex')}.`,
+    });
+    await bus.start();
+  } else {
+    bus = new shared.InMemoryEventBus({ logger });
+  }
+  const service = await startNotificationService({ config: loadNotificationConfig(env), bus, logger });
+  return {
+    bus,
+    service,
+    database,
+    stop: async () => {
+      await service.stop();
+      await bus.close();
+      if (database) {
+        const connection = await shared.connectMongo(process.env.MONGODB_URI, database, logger);
+        await connection.db.dropDatabase();
+        await connection.close();
+      }
+    },
+  };
+}
+
+let orgCounter = 0;
+async function registerWebhooks(service, count, urlOf) {
+  const organization = `org_bench_${++orgCounter}`;
+  const now = new Date().toISOString();
+  for (let i = 0; i < count; i++) {
+    await service.stores.webhooks.create({
+      id: `wh_${orgCounter}_${i}`,
+      organization,
+      events: ['data_updated'],
+      url: urlOf(i),
+      enabled: true,
+      disabledReason: '',
+      createdAt: now,
+      updatedAt: now,
+      secret: `whsec_${randomBytes(32).toString('base64')}`,
+    });
+  }
+  return organization;
+}
+
+function event(organization, count) {
+  return shared.createEvent('data.updated', { source: 'bench', organization, data: { dataset: 'bench', count } });
+}
+
+/**
+ * Publishes `rate` events per second for `seconds` (paced every 5 ms, publishes not awaited one
+ * by one so the bus's latency does not lower the rate); resolves with publish times by event id.
+ */
+async function publishAtRate(bus, organization, rate, seconds) {
+  const publishedAt = new Map();
+  const pending = new Set();
+  const total = Math.round(rate * seconds);
+  const started = performance.now();
+  let failures = 0;
+  while (publishedAt.size < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate) + 1);
+    while (publishedAt.size < due) {
+      const e = event(organization, publishedAt.size);
+      publishedAt.set(e.id, performance.now());
+      const sent = bus.publish(e).catch(() => failures++).finally(() => pending.delete(sent));
+      pending.add(sent);
+    }
+    await sleep(5);
+  }
+  await Promise.all(pending);
+  return { publishedAt, started, publishSeconds: (performance.now() - started) / 1000, failures };
+}
+
+/** Summarizes first arrivals of the given (event, path) keys. */
+function summarize(arrivals, publishedAt, expected, started) {
+  const latencies = arrivals.map((a) => a.at - publishedAt.get(a.id)).sort((x, y) => x - y);
+  const last = arrivals.reduce((max, a) => Math.max(max, a.at), started);
+  const seconds = (last - started) / 1000;
+  return {
+    delivered: arrivals.length,
+    expected,
+    perSecond: arrivals.length / seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+  };
+}
+
+const rows = [];
+function row(name, figures, load, note = '') {
+  const ms = (v) => (Number.isNaN(v) ? '-' : v < 10 ? v.toFixed(1) : v.toFixed(0));
+  const line = {
+    case: name,
+    delivered: `${figures.delivered}/${figures.expected}`,
+    'deliveries/s': figures.perSecond.toFixed(0),
+    'p50 ms': ms(figures.p50),
+    'p95 ms': ms(figures.p95),
+    'p99 ms': ms(figures.p99),
+    'cpu (cores)': load.processCpu.toFixed(2),
+    // Less dependent on what else the machine runs: deliveries per second of this process's CPU
+    // (service, publisher and receiver together).
+    'per cpu-s': (figures.delivered / load.cpuSeconds).toFixed(0),
+    load1: load.loadavg.toFixed(2),
+    note,
+  };
+  rows.push(line);
+  console.log(JSON.stringify(line));
+}
+
+/** Runs one case on a fresh service (own bus topics and database), so no backlog carries over. */
+async function withService(receiver, body) {
+  const ctx = { receiver, ...(await startService()) };
+  try {
+    await body(ctx);
+  } finally {
+    await ctx.stop();
+  }
+}
+
+/** Waits for a case's deliveries, then summarizes them. */
+async function collect(receiver, group, publishedAt, expected, started, drainMs) {
+  await waitFor(() => receiver.arrivals(group).size >= expected, drainMs);
+  return summarize([...receiver.arrivals(group).values()], publishedAt, expected, started);
+}
+
+let caseCounter = 0;
+
+async function rateCase(ctx, rate, webhooks) {
+  const group = `rate${++caseCounter}`;
+  // A case asking more deliveries than the cap publishes for a shorter time (said in its note).
+  const seconds = Math.min(DURATION_S, MAX_DELIVERIES / (rate * webhooks));
+  const organization = await registerWebhooks(ctx.service, webhooks, (i) => ctx.receiver.url(`/${group}/${i}`));
+  const probe = loadProbe();
+  const run = await publishAtRate(ctx.bus, organization, rate, seconds);
+  const expected = run.publishedAt.size * webhooks;
+  const figures = await collect(ctx.receiver, group, run.publishedAt, expected, run.started, DRAIN_S * 1000);
+  const load = probe();
+  const notes = [`published ${run.publishedAt.size} in ${run.publishSeconds.toFixed(1)} s${run.failures ? `, ${run.failures} publish failures` : ''}`];
+  if (rate === 200) notes.push(`p95 target ${TARGETS.p95AtRate200Ms} ms: ${figures.p95 <= TARGETS.p95AtRate200Ms && figures.delivered === expected ? 'met' : 'MISSED'}`);
+  if (rate * webhooks >= TARGETS.deliveriesPerSecond) {
+    // Sustained: keeps up with the offered rate (within 2%: the first and last events' spread).
+    notes.push(`${TARGETS.deliveriesPerSecond}/s target: ${figures.perSecond >= 0.98 * TARGETS.deliveriesPerSecond ? 'met' : 'MISSED'}`);
+  }
+  row(`${rate} events/s -> ${webhooks} webhook(s)`, figures, load, notes.join('; '));
+}
+
+/** 200 events/s to two webhooks: one on the healthy receiver, one on a host that accepts and never answers. */
+async function downCase(ctx) {
+  const down = await startReceiver({ answer: false });
+  try {
+    const group = `down${++caseCounter}`;
+    const organization = await registerWebhooks(ctx.service, 2, (i) => (i === 0 ? ctx.receiver.url(`/${group}/ok`) : down.url('/never')));
+    const probe = loadProbe();
+    const run = await publishAtRate(ctx.bus, organization, 200, DURATION_S);
+    const figures = await collect(ctx.receiver, group, run.publishedAt, run.publishedAt.size, run.started, DRAIN_S * 1000);
+    const met = figures.p95 <= TARGETS.p95AtRate200Ms && figures.delivered === run.publishedAt.size;
+    row('200 events/s -> 1 healthy + 1 down host (healthy side)', figures, probe(), `p95 target ${TARGETS.p95AtRate200Ms} ms: ${met ? 'met' : 'MISSED'}`);
+  } finally {
+    await down.close();
+  }
+}
+
+async function fanOutBurst(ctx) {
+  const webhooks = 1000;
+  const group = `fan${++caseCounter}`;
+  const organization = await registerWebhooks(ctx.service, webhooks, (i) => ctx.receiver.url(`/${group}/${i}`));
+  const probe = loadProbe();
+  const e = event(organization, 0);
+  const started = performance.now();
+  await ctx.bus.publish(e);
+  const figures = await collect(ctx.receiver, group, new Map([[e.id, started]]), webhooks, started, 120_000);
+  row('burst: 1 event -> 1000 webhooks', figures, probe());
+}
+
+async function streamBurst(ctx) {
+  const group = `stream${++caseCounter}`;
+  const organization = await registerWebhooks(ctx.service, 1, () => ctx.receiver.url(`/${group}/0`));
+  const probe = loadProbe();
+  const publishedAt = new Map();
+  const started = performance.now();
+  const pending = [];
+  for (let i = 0; i < BURST_EVENTS; i++) {
+    const e = event(organization, i);
+    publishedAt.set(e.id, performance.now());
+    pending.push(ctx.bus.publish(e));
+  }
+  await Promise.all(pending);
+  const figures = await collect(ctx.receiver, group, publishedAt, BURST_EVENTS, started, 600_000);
+  row(`burst: ${BURST_EVENTS} events back to back -> 1 webhook`, figures, probe());
+}
+
+async function main() {
+  if (!TARGETS) throw new Error('--mode is embedded or stack');
+  console.log(
+    `mode ${MODE}: ${MODE === 'stack' ? `Kafka ${process.env.KAFKA_BROKERS}, MongoDB ${process.env.MONGODB_URI}` : 'in-process bus, in-memory stores'}; ` +
+      `${DURATION_S} s per rate case; WEBHOOK_MAX_CONCURRENCY_PER_HOST=${CONCURRENCY}; node ${process.version}; ${os.cpus().length} cores; load1 at start ${os.loadavg()[0].toFixed(2)}`,
+  );
+  const receiver = await startReceiver();
+  try {
+    if (CASES.has('rate')) {
+      for (const rate of RATES) for (const webhooks of WEBHOOK_COUNTS) await withService(receiver, (ctx) => rateCase(ctx, rate, webhooks));
+    }
+    if (CASES.has('down')) await withService(receiver, downCase);
+    if (CASES.has('burst')) {
+      await withService(receiver, fanOutBurst);
+      await withService(receiver, streamBurst);
+    }
+  } finally {
+    await receiver.close();
+  }
+  console.table(rows);
+}
+
+main()
+  .then(() => process.exit(0))
+  .catch((error) => {
+    console.error(`benchmark failed: ${error.stack}`);
+    process.exit(1);
+  });

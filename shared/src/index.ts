@@ -16,6 +16,7 @@ export * from './tokens';
 export * from './process';
 export * from './adapters/kafka-event-bus';
 export * from './adapters/event-bus-factory';
+export * from './adapters/kafka-settings';
 export * from './adapters/mongo';
 export * from './adapters/redis';
 export * from './adapters/shared-state';

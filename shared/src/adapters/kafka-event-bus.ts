@@ -1,4 +1,5 @@
-import { Kafka, Partitioners, logLevel, type ProducerRecord, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerRecord, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
@@ -18,6 +19,9 @@ export interface KafkaBusOptions {
   sendTimeoutMs?: number;
   /** Prepended to every topic name (KAFKA_TOPIC_PREFIX): several environments on one cluster. */
   topicPrefix?: string;
+  /** TLS and SASL towards the brokers (KAFKA_SSL*, KAFKA_SASL_*; see kafka-settings.ts). */
+  ssl?: true | ConnectionOptions;
+  sasl?: SASLOptions;
 }
 
 /**
@@ -37,6 +41,8 @@ export class KafkaEventBus implements EventBus {
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
+      ssl: options.ssl,
+      sasl: options.sasl,
       logLevel: logLevel.WARN,
       logCreator: () => ({ level, log }) => {
         const { message, ...extra } = log;

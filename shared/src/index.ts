@@ -17,6 +17,8 @@ export * from './process';
 export * from './adapters/kafka-event-bus';
 export * from './adapters/event-bus-factory';
 export * from './adapters/kafka-settings';
+export * from './adapters/kafka-metrics';
+export * from './grpc/client-metrics';
 export * from './adapters/mongo';
 export * from './adapters/redis';
 export * from './adapters/shared-state';

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
+import { countDeadLetter, observeConsumer } from './kafka-metrics';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -136,6 +137,7 @@ export class KafkaEventBus implements EventBus {
       rebalanceTimeout: 20_000,
       heartbeatInterval: 3_000,
     });
+    observeConsumer(consumer, options.group, (topic) => this.logical(topic));
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
     await consumer.subscribe({ topics: options.topics.map((t) => this.physical(t)), fromBeginning: true });
@@ -164,6 +166,12 @@ export class KafkaEventBus implements EventBus {
   /** The Kafka topic name of a logical topic. */
   physical(topic: string): string {
     return `${this.options.topicPrefix ?? ''}${topic}`;
+  }
+
+  /** The logical topic of a Kafka topic name (metrics are labelled without the prefix). */
+  private logical(topic: string): string {
+    const prefix = this.options.topicPrefix ?? '';
+    return topic.startsWith(prefix) ? topic.slice(prefix.length) : topic;
   }
 
   private async connect(): Promise<void> {
@@ -245,6 +253,7 @@ export class KafkaEventBus implements EventBus {
       acks: -1,
       messages: [{ key: message.key, value: message.value, headers }],
     });
+    countDeadLetter(group, this.logical(topic), attempts === 0 ? 'invalid' : 'handler_failed');
     this.options.logger.error({ group, topic, offset: message.offset, reason }, 'event sent to the dead-letter topic');
   }
 }

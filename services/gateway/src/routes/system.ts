@@ -1,5 +1,5 @@
 import { Gauge, Registry } from 'prom-client';
-import { AppError, grpcServerMetrics } from '@switchyard/shared';
+import { AppError, grpcClientMetrics, grpcServerMetrics } from '@switchyard/shared';
 import { healthTargets } from '../clients';
 import type { JsonSchema } from '../schemas/common';
 import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
@@ -97,7 +97,7 @@ const metrics: RouteSpec = {
   responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' } },
   async handle(_input, deps) {
     // In embedded mode the services' gRPC servers share this process: their metrics are served here too.
-    const merged = Registry.merge([deps.metrics, grpcServerMetrics]);
+    const merged = Registry.merge([deps.metrics, grpcServerMetrics, grpcClientMetrics]);
     return { status: 200, body: await merged.metrics(), contentType: merged.contentType };
   },
 };

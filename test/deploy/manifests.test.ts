@@ -1,17 +1,13 @@
 import { expect } from 'chai';
-import { OVERLAYS, named, ofKind, render, type K8sObject } from './render';
+import { OVERLAYS, modelModuleOf, named, ofKind, render, type K8sObject } from './render';
 import { strimziProblems } from './strimzi-schema';
+import { unknownFieldProblems } from './strict-fields';
 
 type Model = { validate(): void };
 type ModelClass = new (data: object) => Model;
 
 /** The kubernetes-models (or prometheus-operator models) class of an object's apiVersion/kind. */
-async function modelClass(object: K8sObject): Promise<ModelClass> {
-  const [group, version] = object.apiVersion.includes('/') ? object.apiVersion.split('/') : ['', object.apiVersion];
-  const module =
-    group === 'monitoring.coreos.com'
-      ? `@kubernetes-models/prometheus-operator/${group}/${version}/${object.kind}`
-      : `kubernetes-models/${group ? `${group}/` : ''}${version}/${object.kind}`;
+async function modelClass(object: K8sObject, module: string): Promise<ModelClass> {
   const loaded = (await import(module)) as Record<string, ModelClass>;
   const Class = loaded[object.kind];
   if (!Class) throw new Error(`${module} has no ${object.kind}`);
@@ -20,9 +16,10 @@ async function modelClass(object: K8sObject): Promise<ModelClass> {
 
 /** Schema problems of one rendered object ([] when valid). */
 async function schemaProblems(object: K8sObject): Promise<string[]> {
-  if (object.apiVersion.startsWith('kafka.strimzi.io/')) return strimziProblems(object);
+  const module = modelModuleOf(object);
+  if (!module) return strimziProblems(object);
   try {
-    new (await modelClass(object))(object).validate();
+    new (await modelClass(object, module))(object).validate();
     return [];
   } catch (error) {
     return [(error as Error).message];
@@ -48,6 +45,10 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
           for (const problem of await schemaProblems(object)) problems.push(`${object.kind}/${object.metadata.name}: ${problem}`);
         }
         expect(problems).to.deep.equal([]);
+      });
+
+      it('no object has a field its Kubernetes type does not know (typos are not dropped silently)', () => {
+        expect(unknownFieldProblems(objects)).to.deep.equal([]);
       });
 
       it('creates no Secret: apply -k never overwrites the real ones', () => {
@@ -149,6 +150,9 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
     const deployment = structuredClone(named(render('overlays/prod'), 'Deployment', 'gateway'));
     deployment.spec.replicas = 'two';
     expect(await schemaProblems(deployment)).to.have.length(1);
+    deployment.spec.replicas = 2;
+    deployment.spec.template.spec.containers[0].securityContex = { runAsNonRoot: true };
+    expect(unknownFieldProblems([deployment]).join()).to.match(/securityContex\W* does not exist/);
     const topic = structuredClone(ofKind(render('overlays/prod'), 'KafkaTopic')[0]);
     topic.spec.replica = 3;
     expect(strimziProblems(topic).join()).to.include('additional properties');

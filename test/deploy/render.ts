@@ -45,3 +45,12 @@ export function named(objects: K8sObject[], kind: string, name: string): K8sObje
 export function readText(relative: string): string {
   return readFileSync(path.join(ROOT, relative), 'utf8');
 }
+
+/** The kubernetes-models (or prometheus-operator models) module of an object's kind; undefined for Strimzi's. */
+export function modelModuleOf(object: K8sObject): string | undefined {
+  const [group, version] = object.apiVersion.includes('/') ? object.apiVersion.split('/') : ['', object.apiVersion];
+  if (group === 'kafka.strimzi.io') return undefined;
+  return group === 'monitoring.coreos.com'
+    ? `@kubernetes-models/prometheus-operator/${group}/${version}/${object.kind}`
+    : `kubernetes-models/${group ? `${group}/` : ''}${version}/${object.kind}`;
+}

@@ -88,14 +88,15 @@ node_image() {
 # mounted for the build only, so nothing of it ends up in the image.
 build_image() {
   step "building $IMAGE"
-  local ca="${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" npmrc
-  npmrc=$(mktemp)
-  printf 'cafile=/run/host-ca.crt\nregistry=%s\n' "$(npm config get registry 2>/dev/null || echo https://registry.npmjs.org/)" >"$npmrc"
+  # Rewritten only when its content changes: the mounted files (path and modification time) are
+  # part of the layer cache key of the RUN steps.
+  local ca="${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}" npmrc="$CACHE/build-npmrc" wanted
+  wanted=$(printf 'cafile=/run/host-ca.crt\nregistry=%s' "$(npm config get registry 2>/dev/null || echo https://registry.npmjs.org/)")
+  [ "$(cat "$npmrc" 2>/dev/null)" = "$wanted" ] || printf '%s\n' "$wanted" >"$npmrc"
   podman build --pull=never --network=host --layers \
     --build-arg "NODE_IMAGE=$NODE_IMAGE" \
     -v "$ca:/run/host-ca.crt:ro" -v "$npmrc:/root/.npmrc:ro" \
     -f deploy/Dockerfile -t "$IMAGE" . | grep -E '^(STEP|COMMIT|-->)' || true
-  rm -f "$npmrc"
   podman image exists "$IMAGE" || { echo "image build failed" >&2; return 1; }
   podman image inspect "$IMAGE" --format 'image size: {{.Size}} bytes'
 }
@@ -155,7 +156,8 @@ node_image
 build_image
 check_contents
 smoke_services
-# Dangling layers of earlier builds would fill the disk run after run.
-podman image prune -f >/dev/null 2>&1 || true
+# Layers of earlier builds would fill the disk run after run; those of the last day stay as the
+# build cache (a plain prune would drop the cache of this very build too).
+podman image prune -f --filter until=24h >/dev/null 2>&1 || true
 step "done"
 echo "image: ok"

@@ -124,6 +124,12 @@ describe('environment variables: manifests set only what the code reads, and all
     for (const service of SERVICES) expect(startupProblems(service, env), service).to.deep.equal([]);
   });
 
+  it('the image reads SERVICE and sets PROTO_DIR and NODE_ENV (the names counted as read outside the config loaders)', () => {
+    const dockerfile = readText('deploy/Dockerfile');
+    expect(dockerfile).to.match(/^CMD .*services\/\$\{SERVICE\}\/dist\/src\/index\.js/m);
+    expect(dockerfile).to.match(/^ENV NODE_ENV=production PROTO_DIR=\/app\/proto$/m);
+  });
+
   it('the check can fail: an unread variable and a missing required one are reported', () => {
     const objects = render('overlays/prod');
     const deployment = structuredClone(named(objects, 'Deployment', 'notification'));

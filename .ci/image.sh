@@ -122,7 +122,10 @@ smoke() {
   local service=$1 probe=$2 name="switchyard-ci-$1" ok=no status
   shift 2
   podman rm -f "$name" >/dev/null 2>&1 || true
-  podman run -d --name "$name" --network=host -e "SERVICE=$service" "$@" "$IMAGE" >/dev/null
+  # As the Kubernetes manifests run it: read-only root filesystem with a writable /tmp, no
+  # capabilities, no privilege escalation.
+  podman run -d --name "$name" --network=host --read-only --tmpfs /tmp --cap-drop=ALL \
+    --security-opt=no-new-privileges -e "SERVICE=$service" "$@" "$IMAGE" >/dev/null
   for _ in $(seq 1 60); do
     if eval "$probe" >/dev/null 2>&1; then ok=yes; break; fi
     sleep 0.5

@@ -2,23 +2,39 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
 import { ROOT, named, readText, render } from './render';
 
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+/** An expression as Prometheus sees it: Grafana's interval variables stand for a range. */
+function asPromql(expr: string): string {
+  return expr.replace(/\$__(rate_)?interval/g, '5m');
+}
 
-/** Metric names a PromQL expression reads (functions, keywords, labels and strings left out). */
-export function metricNamesIn(expr: string): string[] {
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
-    .replace(/\{[^}]*\}/g, '')
-    .replace(/\[[^\]]*\]/g, '')
-    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
-  const names: string[] = [];
-  for (const match of bare.matchAll(/(?<![\w.$])([a-zA-Z_:][a-zA-Z0-9_:]*)(\s*\()?/g)) {
-    if (!match[2] && !PROMQL_WORDS.has(match[1]!)) names.push(match[1]!);
-  }
-  return names;
+/** The PromQL syntax tree (Prometheus's own lezer grammar), its error count and the metric names it selects. */
+export function parsePromql(expr: string): { errors: number; metrics: string[] } {
+  const text = asPromql(expr);
+  const metrics: string[] = [];
+  let errors = 0;
+  parser.parse(text).iterate({
+    enter: (node) => {
+      if (node.type.isError) errors++;
+      if (node.name === 'VectorSelector') {
+        const name = node.node.getChild('Identifier');
+        if (name) metrics.push(text.slice(name.from, name.to));
+      }
+    },
+  });
+  return { errors, metrics };
+}
+
+/** Problems of one expression: syntax errors and metrics the services do not export. */
+function expressionProblems(where: string, expr: string, exported: Set<string>): string[] {
+  const { errors, metrics } = parsePromql(expr);
+  const problems = metrics.filter((name) => !exported.has(name)).map((name) => `${where}: unknown metric ${name}`);
+  if (errors > 0) problems.push(`${where}: PromQL syntax error in ${expr}`);
+  if (metrics.length === 0) problems.push(`${where}: selects no metric`);
+  return problems;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -61,30 +77,33 @@ function dashboardExpressions(): Array<{ where: string; expr: string }> {
     });
 }
 
-describe('dashboards and alerts reference only metrics the services export', () => {
+describe('dashboards and alerts: valid PromQL naming only metrics the services export', () => {
   let exported: Set<string>;
   const rules = parseYaml(readText('deploy/prometheus/alerts.yml')) as Rules;
   before(async () => (exported = await exportedNames()));
 
-  it('finds the metrics the services define (the scan works)', () => {
+  it('finds the metrics the services define, and the checks can fail', () => {
     for (const name of ['http_requests_total', 'grpc_server_handled_total', 'kafka_consumer_lag', 'outbox_events', 'model_tokens_total', 'notification_pending_deliveries', 'process_resident_memory_bytes']) {
       expect(exported.has(name), name).to.equal(true);
     }
-    expect(metricNamesIn('sum by (model) (rate(model_call_errors_total{code!="x"}[5m])) / sum(rate(nope_total[5m])) > 0.1')).to.deep.equal(['model_call_errors_total', 'nope_total']);
+    expect(parsePromql('sum by (model) (rate(model_call_errors_total{code!="x"}[5m])) / sum(rate(nope_total[5m])) > 0.1')).to.deep.equal({
+      errors: 0,
+      metrics: ['model_call_errors_total', 'nope_total'],
+    });
+    expect(expressionProblems('broken', 'sum(rate(outbox_events[5m]) >', exported)).to.deep.equal(['broken: PromQL syntax error in sum(rate(outbox_events[5m]) >']);
+    expect(expressionProblems('unknown', 'rate(nope_total[$__rate_interval])', exported)).to.deep.equal(['unknown: unknown metric nope_total']);
   });
 
   it('every Grafana dashboard panel (deploy/grafana)', () => {
     const expressions = dashboardExpressions();
     expect(expressions.length).to.be.greaterThan(10);
-    const unknown = expressions.flatMap(({ where, expr }) => metricNamesIn(expr).filter((name) => !exported.has(name)).map((name) => `${where}: ${name}`));
-    expect(unknown).to.deep.equal([]);
+    expect(expressions.flatMap(({ where, expr }) => expressionProblems(where, expr, exported))).to.deep.equal([]);
   });
 
   it('every alert rule, covering delivery failures, consumer lag, 5xx rate and quota near exhaustion', () => {
     const all = rules.groups.flatMap((group) => group.rules);
-    const unknown = all.flatMap((rule) => metricNamesIn(rule.expr).filter((name) => !exported.has(name)).map((name) => `${rule.alert}: ${name}`));
-    expect(unknown).to.deep.equal([]);
-    const used = new Set(all.flatMap((rule) => metricNamesIn(rule.expr)));
+    expect(all.flatMap((rule) => expressionProblems(rule.alert, rule.expr, exported))).to.deep.equal([]);
+    const used = new Set(all.flatMap((rule) => parsePromql(rule.expr).metrics));
     for (const name of ['notification_webhook_attempts_total', 'kafka_consumer_lag', 'http_requests_total', 'notification_usage_thresholds_reached_total']) {
       expect(used.has(name), name).to.equal(true);
     }

@@ -2,6 +2,8 @@ import type { Registry } from 'prom-client';
 import { createEventBus } from './adapters/event-bus-factory';
 import type { EventBus } from './events/bus';
 import { createLogger, type Logger } from './logging/logger';
+import { busMetrics } from './adapters/kafka-metrics';
+import { grpcClientMetrics } from './grpc/client-metrics';
 import { grpcServerMetrics } from './metrics';
 import { startMetricsServer } from './metrics-server';
 import { main, stopOnSignals, type RunningService } from './process';
@@ -45,7 +47,7 @@ export function runServiceProcess<C extends ServiceProcessConfig, S extends { cl
         ? await startMetricsServer({
             host: config.grpcHost,
             port: config.metricsPort,
-            registries: [grpcServerMetrics, ...(definition.registries ?? [])],
+            registries: [grpcServerMetrics, grpcClientMetrics, busMetrics, ...(definition.registries ?? [])],
             logger,
           })
         : undefined;

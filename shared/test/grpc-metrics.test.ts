@@ -6,6 +6,7 @@ import { contextToMetadata } from '../src/grpc/context';
 import { protos } from '../src/grpc/protos';
 import { serverStream, startGrpcServer, unary, type RunningGrpcServer } from '../src/grpc/server';
 import { grpcMethodLabels, grpcServerMetrics } from '../src/metrics';
+import { grpcClientMetrics } from '../src/grpc/client-metrics';
 import { startMetricsServer, type RunningMetricsServer } from '../src/metrics-server';
 import { silentLogger } from '../src/testing';
 import type { ContentServiceClient } from '../src/generated/switchyard/content/v1/ContentService';
@@ -16,8 +17,8 @@ const SERVICE = 'switchyard.content.v1.ContentService';
 const CONTEXT = { organization: 'org_metrics', keyId: 'key_1', requestId: 'req_metrics' };
 
 /** A sample of a metric in grpcServerMetrics (0 when the series does not exist yet). */
-async function sample(metric: string, labels: Record<string, string>, name = metric): Promise<number> {
-  const values = (await grpcServerMetrics.getSingleMetric(metric)!.get()).values;
+async function sample(metric: string, labels: Record<string, string>, name = metric, registry = grpcServerMetrics): Promise<number> {
+  const values = (await registry.getSingleMetric(metric)!.get()).values;
   const found = values.find(
     (v) => ((v as { metricName?: string }).metricName ?? metric) === name && Object.entries(labels).every(([k, value]) => v.labels[k] === value),
   );
@@ -99,6 +100,18 @@ describe('gRPC server metrics', () => {
       call.on('end', () => resolve({ chunks }));
     });
   }
+
+  it('counts and times the client side of every call made through createClient', async () => {
+    const labels = (code: string) => ({ grpc_service: SERVICE, grpc_method: 'Generate', grpc_code: code });
+    const clientHandled = (code: string) => sample('grpc_client_handled_total', labels(code), 'grpc_client_handled_total', grpcClientMetrics);
+    const timedOk = () => sample('grpc_client_handling_seconds', labels('OK'), 'grpc_client_handling_seconds_count', grpcClientMetrics);
+    const before = { ok: await clientHandled('OK'), invalid: await clientHandled('INVALID_ARGUMENT'), timed: await timedOk() };
+    await callUnary('content', client.Generate, client, { prompt: 'hi' }, CONTEXT, 5000);
+    await callUnary('content', client.Generate, client, { prompt: '' }, CONTEXT, 5000).catch(() => undefined);
+    expect((await clientHandled('OK')) - before.ok).to.equal(1);
+    expect((await clientHandled('INVALID_ARGUMENT')) - before.invalid).to.equal(1);
+    expect((await timedOk()) - before.timed).to.equal(1);
+  });
 
   it('labels calls by service and method from the path', () => {
     expect(grpcMethodLabels('/switchyard.content.v1.ContentService/Generate')).to.deep.equal({

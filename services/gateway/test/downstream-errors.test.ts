@@ -69,21 +69,37 @@ describe('gateway mapping of downstream errors', () => {
       expect(reply.body.request_id).to.equal(reply.requestId);
     });
 
-    it('/readyz answers 503 with each service status', async () => {
+    it('/readyz stays 200 (degraded) with each service status: the gateway stays in rotation', async () => {
       const reply = await h.send('GET', '/readyz', { auth: false });
-      expect(reply.status).to.equal(503);
-      expect(reply.body.error.code).to.equal('unavailable');
-      expect(reply.body.error.message).to.equal('not ready: notification');
-      expect(reply.body.error.details).to.deep.equal([
-        { field: 'content', reason: 'SERVING' },
-        { field: 'assistant', reason: 'SERVING' },
-        { field: 'recommendation', reason: 'SERVING' },
-        { field: 'notification', reason: 'UNREACHABLE' },
-      ]);
+      expect(reply.status).to.equal(200);
+      expect(reply.body).to.deep.equal({
+        status: 'degraded',
+        services: { content: 'SERVING', assistant: 'SERVING', recommendation: 'SERVING', notification: 'UNREACHABLE' },
+      });
+      const metrics = (await h.send('GET', '/metrics', { auth: false })).body as string;
+      expect(metrics).to.match(/gateway_downstream_up\{service="notification"\} 0/);
+      expect(metrics).to.match(/gateway_downstream_up\{service="content"\} 1/);
     });
 
     it('other services keep working', async () => {
       expect((await h.send('GET', '/api/v2/models')).status).to.equal(200);
+    });
+
+    describe('and then every other service', () => {
+      before(() => Promise.all([h.doubles.content.stop(), h.doubles.assistant.stop(), h.doubles.recommendation.stop()]));
+
+      it('/readyz answers 503 unavailable listing each service status', async () => {
+        const reply = await h.send('GET', '/readyz', { auth: false });
+        expect(reply.status).to.equal(503);
+        expect(reply.body.error.code).to.equal('unavailable');
+        expect(reply.body.error.message).to.equal('not ready: content, assistant, recommendation, notification');
+        expect(reply.body.error.details).to.deep.equal([
+          { field: 'content', reason: 'UNREACHABLE' },
+          { field: 'assistant', reason: 'UNREACHABLE' },
+          { field: 'recommendation', reason: 'UNREACHABLE' },
+          { field: 'notification', reason: 'UNREACHABLE' },
+        ]);
+      });
     });
   });
 });

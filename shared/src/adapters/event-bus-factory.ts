@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../events/bus';
 import { InMemoryEventBus } from './in-memory-event-bus';
 import { KafkaEventBus } from './kafka-event-bus';
+import { readKafkaSettings } from './kafka-settings';
 
 /**
  * Kafka when brokers are configured (distributed mode), otherwise an in-process bus, which only
@@ -18,8 +19,16 @@ export async function createEventBus(options: {
     options.logger.warn('KAFKA_BROKERS is not set: using an in-process event bus (events stay in this process)');
     return new InMemoryEventBus({ logger: options.logger });
   }
-  const topicPrefix = options.topicPrefix ?? process.env.KAFKA_TOPIC_PREFIX ?? '';
-  const bus = new KafkaEventBus({ brokers, clientId: options.clientId, logger: options.logger, topicPrefix });
+  const settings = readKafkaSettings();
+  const bus = new KafkaEventBus({
+    brokers,
+    clientId: options.clientId,
+    logger: options.logger,
+    topicPrefix: options.topicPrefix ?? settings.topicPrefix,
+    replicationFactor: settings.replicationFactor,
+    ssl: settings.ssl,
+    sasl: settings.sasl,
+  });
   await bus.start();
   return bus;
 }

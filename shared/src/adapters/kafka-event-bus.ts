@@ -1,8 +1,10 @@
-import { Kafka, Partitioners, logLevel, type ProducerRecord, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerRecord, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
+import { countDeadLetter, observeConsumer } from './kafka-metrics';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -18,6 +20,9 @@ export interface KafkaBusOptions {
   sendTimeoutMs?: number;
   /** Prepended to every topic name (KAFKA_TOPIC_PREFIX): several environments on one cluster. */
   topicPrefix?: string;
+  /** TLS and SASL towards the brokers (KAFKA_SSL*, KAFKA_SASL_*; see kafka-settings.ts). */
+  ssl?: true | ConnectionOptions;
+  sasl?: SASLOptions;
 }
 
 /**
@@ -37,6 +42,8 @@ export class KafkaEventBus implements EventBus {
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
+      ssl: options.ssl,
+      sasl: options.sasl,
       logLevel: logLevel.WARN,
       logCreator: () => ({ level, log }) => {
         const { message, ...extra } = log;
@@ -131,6 +138,7 @@ export class KafkaEventBus implements EventBus {
       rebalanceTimeout: 20_000,
       heartbeatInterval: 3_000,
     });
+    observeConsumer(consumer, options.group, (topic) => this.logical(topic));
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
     await consumer.subscribe({ topics: options.topics.map((t) => this.physical(t)), fromBeginning: true });
@@ -159,6 +167,12 @@ export class KafkaEventBus implements EventBus {
   /** The Kafka topic name of a logical topic. */
   physical(topic: string): string {
     return `${this.options.topicPrefix ?? ''}${topic}`;
+  }
+
+  /** The logical topic of a Kafka topic name (metrics are labelled without the prefix). */
+  private logical(topic: string): string {
+    const prefix = this.options.topicPrefix ?? '';
+    return topic.startsWith(prefix) ? topic.slice(prefix.length) : topic;
   }
 
   private async connect(): Promise<void> {
@@ -240,6 +254,7 @@ export class KafkaEventBus implements EventBus {
       acks: -1,
       messages: [{ key: message.key, value: message.value, headers }],
     });
+    countDeadLetter(group, this.logical(topic), attempts === 0 ? 'invalid' : 'handler_failed');
     this.options.logger.error({ group, topic, offset: message.offset, reason }, 'event sent to the dead-letter topic');
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { validateEvent, type AnyEvent } from '../events/envelope';
 import type { OutboxStore } from './outbox-store';
+import { outboxStoredTotal, trackOutbox } from './outbox-metrics';
 
 /** What a service needs to emit events: the publishing half of EventBus. */
 export interface EventPublisher {
@@ -47,6 +48,7 @@ export class OutboxPublisher implements EventPublisher {
   private timer?: NodeJS.Timeout;
   private relaying?: Promise<void>;
   private running = false;
+  private untrack?: () => void;
 
   constructor(private readonly options: OutboxPublisherOptions) {
     this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_OUTBOX_PUBLISH_TIMEOUT_MS;
@@ -58,6 +60,7 @@ export class OutboxPublisher implements EventPublisher {
   /** Relays what a previous process left in the outbox, then keeps relaying on a timer. */
   async start(): Promise<void> {
     this.running = true;
+    this.untrack = trackOutbox(this.options.store);
     await this.relay();
     this.schedule();
   }
@@ -68,6 +71,7 @@ export class OutboxPublisher implements EventPublisher {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.relay();
+    this.untrack?.();
   }
 
   async publish(event: AnyEvent): Promise<void> {
@@ -101,6 +105,7 @@ export class OutboxPublisher implements EventPublisher {
     this.backlog = true;
     this.generation++;
     await this.options.store.add(event);
+    outboxStoredTotal.inc();
   }
 
   private async relayPass(): Promise<void> {

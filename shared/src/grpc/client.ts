@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error';
 import { contextToMetadata, type CallContext } from './context';
 import { fromServiceError } from './errors';
 import { protos } from './protos';
+import { grpcClientMetricsInterceptor } from './client-metrics';
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
 
@@ -11,6 +12,7 @@ export function createClient<C extends Client>(Ctor: ClientConstructor<C>, addre
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    interceptors: [grpcClientMetricsInterceptor],
   });
 }
 

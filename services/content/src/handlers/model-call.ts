@@ -3,6 +3,7 @@ import { costOf, type TextModel, type TextResult } from '../models/text-model';
 import type { Routed } from '../models/routing';
 import { spentOf } from '../models/usage';
 import type { UsagePublisher } from '../events/usage-publisher';
+import { recordModelCall } from '../models/model-metrics';
 
 /** Errors that reject the request before any model work; no usage is recorded for them. */
 const REJECTIONS = new Set(['invalid_request', 'unsupported', 'payload_too_large']);
@@ -30,6 +31,8 @@ export type Answered<R extends TextResult> = R & { cost: number; model: TextMode
 export async function callWithUsage<R extends TextResult>(usage: UsagePublisher, call: ModelCall<R>): Promise<Answered<R>> {
   const base = { requestId: call.requestId, keyId: call.context.keyId, endpoint: call.endpoint };
   let routed: Routed<R>;
+  const startedAt = performance.now();
+  const seconds = () => (performance.now() - startedAt) / 1000;
   try {
     routed = await call.run();
   } catch (error) {
@@ -38,6 +41,7 @@ export async function callWithUsage<R extends TextResult>(usage: UsagePublisher,
       const model = spent?.model ?? call.model.info;
       const tokensInput = spent?.tokensInput ?? 0;
       const tokensOutput = spent?.tokensOutput ?? 0;
+      recordModelCall({ model: model.id, endpoint: call.endpoint, seconds: seconds(), tokensInput, tokensOutput, error });
       await usage
         .record(call.context.organization, { ...base, model: model.id, tokensInput, tokensOutput, cost: costOf(model, tokensInput, tokensOutput), outcome: 'failed' })
         .catch(() => undefined);
@@ -45,6 +49,7 @@ export async function callWithUsage<R extends TextResult>(usage: UsagePublisher,
     throw error;
   }
   const { model, result } = routed;
+  recordModelCall({ model: model.info.id, endpoint: call.endpoint, seconds: seconds(), tokensInput: result.tokensInput, tokensOutput: result.tokensOutput });
   const cost = costOf(model.info, result.tokensInput, result.tokensOutput);
   await usage.record(call.context.organization, {
     ...base,

@@ -1,5 +1,5 @@
-import { Registry } from 'prom-client';
-import { AppError, grpcServerMetrics } from '@switchyard/shared';
+import { Gauge, Registry } from 'prom-client';
+import { AppError, grpcClientMetrics, grpcServerMetrics } from '@switchyard/shared';
 import { healthTargets } from '../clients';
 import type { JsonSchema } from '../schemas/common';
 import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
@@ -18,7 +18,8 @@ const Readiness: JsonSchema = {
   additionalProperties: false,
   required: ['status', 'services'],
   properties: {
-    status: { type: 'string', const: 'ready' },
+    // degraded: some downstream service is not SERVING; calls to it answer 503 unavailable.
+    status: { type: 'string', enum: ['ready', 'degraded'] },
     services: { type: 'object', additionalProperties: { type: 'string' } },
   },
 };
@@ -35,24 +36,50 @@ const healthz: RouteSpec = {
   handle: async () => json(200, { status: 'ok' }),
 };
 
+const downstreamUpGauges = new WeakMap<Registry, Gauge>();
+
+/** gateway_downstream_up{service}: 1 while the service answered SERVING at the last /readyz. */
+function downstreamUp(registry: Registry): Gauge {
+  let gauge = downstreamUpGauges.get(registry);
+  if (!gauge) {
+    gauge = new Gauge({
+      name: 'gateway_downstream_up',
+      help: 'Whether a downstream service reported SERVING at the last readiness check (1) or not (0).',
+      labelNames: ['service'],
+      registers: [registry],
+    });
+    downstreamUpGauges.set(registry, gauge);
+  }
+  return gauge;
+}
+
 async function downstreamStatuses(deps: RouteDeps): Promise<Record<string, string>> {
   const targets = healthTargets(deps.clients);
   const statuses = await Promise.all(targets.map((t) => deps.checkHealth(t.address, t.service)));
+  const up = downstreamUp(deps.metrics);
+  targets.forEach((t, i) => up.set({ service: t.name }, statuses[i] === 'SERVING' ? 1 : 0));
   return Object.fromEntries(targets.map((t, i) => [t.name, statuses[i]]));
 }
 
+/**
+ * Ready while at least one downstream service serves: one service down must not take every
+ * gateway replica out of rotation (calls to it answer 503 unavailable, the rest keep working).
+ * Every replica sees the same services, so failing readiness would only turn those 503s into
+ * the load balancer's. Not ready when none serves (e.g. at first start, or wrong addresses).
+ */
 const readyz: RouteSpec = {
   ...base,
   method: 'GET',
   path: '/readyz',
   operationId: 'readyz',
-  summary: 'Readiness: every downstream service reports SERVING (503 lists each service status in details)',
-  responses: { 200: { description: 'Ready', schema: Readiness } },
+  summary: 'Readiness: 200 ready, or degraded when some downstream service is not SERVING; 503 when none is',
+  responses: { 200: { description: 'Ready (status ready or degraded, with each service status)', schema: Readiness } },
   errors: ['unavailable'],
   async handle(_input, deps) {
     const services = await downstreamStatuses(deps);
     const failing = Object.entries(services).filter(([, status]) => status !== 'SERVING');
     if (failing.length === 0) return json(200, { status: 'ready', services });
+    if (failing.length < Object.keys(services).length) return json(200, { status: 'degraded', services });
     throw new AppError(
       'unavailable',
       `not ready: ${failing.map(([name]) => name).join(', ')}`,
@@ -70,7 +97,7 @@ const metrics: RouteSpec = {
   responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' } },
   async handle(_input, deps) {
     // In embedded mode the services' gRPC servers share this process: their metrics are served here too.
-    const merged = Registry.merge([deps.metrics, grpcServerMetrics]);
+    const merged = Registry.merge([deps.metrics, grpcServerMetrics, grpcClientMetrics]);
     return { status: 200, body: await merged.metrics(), contentType: merged.contentType };
   },
 };

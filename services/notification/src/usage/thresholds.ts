@@ -5,6 +5,7 @@ import type { WebhookFanOut } from '../events/fan-out';
 import type { NotificationStores } from '../store';
 import type { ThresholdRecord } from '../store/threshold-store';
 import { effectivePolicy, thresholdOf } from './policy';
+import { usageThresholdsReached } from './threshold-metrics';
 
 /**
  * The id of the usage_threshold notification for (organization, period, share). Deterministic,
@@ -47,6 +48,7 @@ export async function checkThresholds(deps: ThresholdDeps, organization: string,
     }
     await notify(deps, record);
     await deps.stores.thresholds.markNotified(organization, period, share);
+    usageThresholdsReached.inc({ share: String(share) });
   }
 }
 

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { connectMongo, type MongoConnection } from '@switchyard/shared';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
-import { ModelRegistry } from '../src/model/model-registry';
 import type { CatalogItem, UserInteraction } from '../src/model/types';
 import { InMemoryInteractionStore, type InteractionStore, type InteractionToStore } from '../src/store/interaction-store';
 import { InMemoryItemStore, type ItemStore } from '../src/store/item-store';
@@ -156,27 +155,26 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     expect(await one.interactions.count('org_a')).to.equal(20);
   });
 
-  it('rebuilds the same per-organization models from a second instance (a restart)', async () => {
+  it("reads one user's interactions, oldest first, from a second instance", async () => {
     const { interactions } = await backend().open();
-    const baskets = [
-      interaction('u1', 'A', 'purchase'),
-      interaction('u1', 'B', 'purchase'),
-      interaction('u2', 'A', 'purchase'),
-      interaction('u2', 'B', 'purchase'),
-      interaction('u3', 'A', 'view'),
-      interaction('u3', 'C', 'view'),
-    ];
-    await interactions.append('org_a', baskets);
-    await interactions.append('org_b', [interaction('z1', 'P'), interaction('z1', 'Q')]);
+    await interactions.append('org_a', [interaction('u1', 'A'), interaction('u2', 'B'), interaction('u1', 'C')]);
+    await interactions.append('org_b', [interaction('u1', 'Z')]);
+    const other = (await backend().open()).interactions;
+    expect((await other.forUser('org_a', 'u1')).map((i) => i.itemId)).to.deep.equal(['A', 'C']);
+    expect(await other.forUser('org_a', 'nobody')).to.deep.equal([]);
+  });
 
-    const live = new ModelRegistry();
-    for (const i of baskets) live.forOrganization('org_a').apply(i);
-    const rebuilt = new ModelRegistry();
-    expect(await rebuilt.rebuildFrom((await backend().open()).interactions)).to.equal(baskets.length + 2);
-    expect(rebuilt.forOrganization('org_a').similarity('A', 'B')).to.equal(live.forOrganization('org_a').similarity('A', 'B'));
-    expect(rebuilt.forOrganization('org_a').similarity('A', 'C')).to.equal(live.forOrganization('org_a').similarity('A', 'C'));
-    expect(rebuilt.forOrganization('org_a').similarity('P', 'Q')).to.equal(0);
-    expect(rebuilt.forOrganization('org_b').similarity('P', 'Q')).to.equal(1);
+  it('finds catalog items sharing a category, within one catalog and organization', async () => {
+    const { items } = await backend().open();
+    const base = { title: 't', attributesJson: '{}', available: true, updatedAt: '2026-01-01T00:00:00.000Z' };
+    await items.upsert('org_a', [
+      { ...base, itemId: 'rock1', catalog: 'ticketing', categories: ['rock', 'live'] },
+      { ...base, itemId: 'jazz1', catalog: 'ticketing', categories: ['jazz'] },
+      { ...base, itemId: 'rockshirt', catalog: 'ecommerce', categories: ['rock'] },
+    ]);
+    await items.upsert('org_b', [{ ...base, itemId: 'rock2', catalog: 'ticketing', categories: ['rock'] }]);
+    const found = await (await backend().open()).items.withCategories('org_a', 'ticketing', ['rock', 'blues'], 10);
+    expect(found.map((i) => i.itemId)).to.deep.equal(['rock1']);
   });
 
   it('streams a large log without loading it at once', async () => {

@@ -47,6 +47,18 @@ export interface RequestResult {
   error?: { code: string; message: string };
 }
 
+/** Recommendation: whose interactions were stored (replicas drop those users' cached profiles). */
+export interface InteractionsRecorded {
+  userIds: string[];
+  count: number;
+}
+
+/** Recommendation: a new model snapshot of the organization is stored; every replica loads it. */
+export interface ModelPublished {
+  version: number;
+  algorithm: string;
+}
+
 export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
@@ -55,6 +67,8 @@ export interface EventData {
   'data.updated': DataUpdated;
   'request.completed': RequestResult;
   'request.failed': RequestResult;
+  'interactions.recorded': InteractionsRecorded;
+  'model.published': ModelPublished;
 }
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -142,6 +156,20 @@ const requestResult: JSONSchemaType<RequestResult> = {
   },
 };
 
+const interactionsRecorded: JSONSchemaType<InteractionsRecorded> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['userIds', 'count'],
+  properties: { userIds: { type: 'array', items: nonEmpty }, count },
+};
+
+const modelPublished: JSONSchemaType<ModelPublished> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['version', 'algorithm'],
+  properties: { version: count, algorithm: nonEmpty },
+};
+
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
@@ -150,4 +178,6 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'data.updated': dataUpdated,
   'request.completed': requestResult,
   'request.failed': requestResult,
+  'interactions.recorded': interactionsRecorded,
+  'model.published': modelPublished,
 };

@@ -7,6 +7,8 @@ export const Topics = {
   billing: 'switchyard.billing.v1',
   data: 'switchyard.data.v1',
   results: 'switchyard.results.v1',
+  /** Recommendation replicas among themselves: interactions recorded, model snapshots published. */
+  recommendation: 'switchyard.recommendation.v1',
   deadLetter: 'switchyard.deadletter.v1',
 } as const;
 
@@ -20,6 +22,8 @@ export const EventTypes = {
   dataUpdated: 'data.updated',
   requestCompleted: 'request.completed',
   requestFailed: 'request.failed',
+  interactionsRecorded: 'interactions.recorded',
+  modelPublished: 'model.published',
 } as const;
 
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
@@ -33,4 +37,6 @@ export const TOPIC_OF: Record<EventType, Topic> = {
   'data.updated': Topics.data,
   'request.completed': Topics.results,
   'request.failed': Topics.results,
+  'interactions.recorded': Topics.recommendation,
+  'model.published': Topics.recommendation,
 };

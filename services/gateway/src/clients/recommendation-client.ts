@@ -6,7 +6,10 @@ import type { Item, Item__Output } from '@switchyard/shared/generated/switchyard
 import type { Interaction } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
 import type { UpsertItemsResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/UpsertItemsResponse';
 import type { RecordInteractionsResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecordInteractionsResponse';
+import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/ModelInfo';
 import type { DeleteItemResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/DeleteItemResponse';
+
+const REBUILD_DEADLINE_MS = 120_000;
 
 export const RECOMMENDATION_SERVICE_NAME = 'switchyard.recommendation.v1.RecommendationService';
 
@@ -48,6 +51,11 @@ export class RecommendationClient {
   async deleteItem(itemId: string, context: CallContext): Promise<boolean> {
     const response: DeleteItemResponse__Output = await callUnary('recommendation', this.client.DeleteItem, this.client, { item_id: itemId }, context, this.deadlineMs);
     return response.deleted;
+  }
+
+  /** Training takes seconds on a real catalog: its own deadline, not the serving one. */
+  rebuildModel(context: CallContext): Promise<ModelInfo__Output> {
+    return callUnary('recommendation', this.client.RebuildModel, this.client, {}, context, Math.max(this.deadlineMs, REBUILD_DEADLINE_MS));
   }
 
   close(): void {

@@ -1,0 +1,35 @@
+/** A published model: an organization's version and its encoded bytes (see model/item-model.ts). */
+export interface ModelSnapshot {
+  version: number;
+  blob: Buffer;
+}
+
+/**
+ * Where trained models are published so every replica loads the same one. Versions only grow:
+ * publishing a version that exists already fails (another replica got there first).
+ */
+export interface ModelSnapshotStore {
+  /** The newest published version, 0 when none. */
+  latestVersion(organization: string): Promise<number>;
+  latest(organization: string): Promise<ModelSnapshot | undefined>;
+  /** false when that version was already published. */
+  publish(organization: string, snapshot: ModelSnapshot): Promise<boolean>;
+}
+
+export class InMemoryModelSnapshotStore implements ModelSnapshotStore {
+  private readonly snapshots = new Map<string, ModelSnapshot>();
+
+  async latestVersion(organization: string): Promise<number> {
+    return this.snapshots.get(organization)?.version ?? 0;
+  }
+
+  async latest(organization: string): Promise<ModelSnapshot | undefined> {
+    return this.snapshots.get(organization);
+  }
+
+  async publish(organization: string, snapshot: ModelSnapshot): Promise<boolean> {
+    if (snapshot.version <= (await this.latestVersion(organization))) return false;
+    this.snapshots.set(organization, snapshot);
+    return true;
+  }
+}

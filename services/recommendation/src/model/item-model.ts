@@ -2,6 +2,15 @@ import type { SparseWeights } from './item-knn';
 
 export type Algorithm = 'ease' | 'item_knn';
 
+/** Item indexes with a positive score, best first (ties by item id), and their scores scaled to (0, 1]. */
+export interface RankedIndexes {
+  order: Int32Array;
+  strength: Float32Array;
+}
+
+/** Rows of "more like this" kept ranked per loaded model. */
+const RELATED_CACHE = 10_000;
+
 /** What a trained model holds; the snapshot every replica loads. */
 export interface ItemModelData {
   algorithm: Algorithm;
@@ -25,6 +34,7 @@ export interface ItemModelData {
 export class ItemModel {
   private readonly indexOf = new Map<string, number>();
   private popularRanking: number[] | undefined;
+  private readonly relatedRanked = new Map<number, RankedIndexes>();
 
   constructor(readonly data: ItemModelData) {
     data.itemIds.forEach((id, index) => this.indexOf.set(id, index));
@@ -60,6 +70,19 @@ export class ItemModel {
     return scores;
   }
 
+  /** The item's row ranked (cached per model: every viewer of an item asks for the same row). */
+  rankedRelated(itemId: string): RankedIndexes | undefined {
+    const i = this.indexOf.get(itemId);
+    if (i === undefined) return undefined;
+    let ranked = this.relatedRanked.get(i);
+    if (!ranked) {
+      ranked = rankPositive(this.related(itemId), this.data.itemIds);
+      if (this.relatedRanked.size >= RELATED_CACHE) this.relatedRanked.delete(this.relatedRanked.keys().next().value!);
+      this.relatedRanked.set(i, ranked);
+    }
+    return ranked;
+  }
+
   popularity(index: number): number {
     return this.data.popularity[index];
   }
@@ -84,6 +107,18 @@ export class ItemModel {
       for (let k = sparse.rowStart[i]; k < sparse.rowStart[i + 1]; k++) scores[sparse.cols[k]] += weight * sparse.values[k];
     }
   }
+}
+
+/** Ranks the positive scores (ties by item id); O(n + p log p) for p positive scores. */
+export function rankPositive(scores: ArrayLike<number>, ids: readonly string[]): RankedIndexes {
+  let positive = 0;
+  for (let i = 0; i < scores.length; i++) if (scores[i] > 0) positive++;
+  const order = new Int32Array(positive);
+  for (let i = 0, k = 0; i < scores.length; i++) if (scores[i] > 0) order[k++] = i;
+  order.sort((a, b) => scores[b] - scores[a] || (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0));
+  const top = positive > 0 ? scores[order[0]] : 1;
+  const strength = Float32Array.from(order, (i) => scores[i] / top);
+  return { order, strength };
 }
 
 interface Header extends Omit<ItemModelData, 'popularity' | 'dense' | 'sparse'> {

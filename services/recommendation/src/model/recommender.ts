@@ -1,5 +1,5 @@
 import { DiversityCap, metadataSimilarity, passes, type RequestFilters } from './item-filters';
-import type { ItemModel } from './item-model';
+import { rankPositive, type ItemModel, type RankedIndexes } from './item-model';
 import type { CatalogItem } from './types';
 import type { UserProfile } from './user-profiles';
 import type { ItemStore } from '../store/item-store';
@@ -31,16 +31,20 @@ export interface RecommendResult {
   currentItemIgnored: boolean;
 }
 
+type Band = 'related' | 'personal' | 'popular';
+
 /** Disjoint score ranges per tier, so scores sort the tiers in the documented order. */
-const BANDS: Record<'related' | 'personal' | 'popular', { low: number; high: number }> = {
+const BANDS: Record<Band, { low: number; high: number }> = {
   related: { low: 0.7, high: 1 },
   personal: { low: 0.35, high: 0.65 },
   popular: { low: 0, high: 0.3 },
 };
 
-/** Within the related tier: the model's similarity, metadata likeness, the user's own taste. */
-const RELATED_MIX = { model: 0.6, metadata: 0.25, taste: 0.15 };
-/** Items sharing a category with the current item, looked at for metadata likeness. */
+/** Within the related tier, similarity to the current item dominates; the user's taste reorders a little. */
+const RELATED_SIMILARITY_SHARE = 0.75;
+/** Related items re-ranked by taste: the head of the row is what gets shown. */
+const RELATED_HEAD = 100;
+/** Items sharing a category with a current item the model does not know, looked at for metadata likeness. */
 const METADATA_CANDIDATES = 200;
 
 interface Candidate {
@@ -50,10 +54,31 @@ interface Candidate {
   strength: number;
 }
 
+/** A tier's candidates, best first, materialised a slice at a time. */
+interface CandidateList {
+  length: number;
+  slice(start: number, end: number): Candidate[];
+}
+
+const EMPTY: CandidateList = { length: 0, slice: () => [] };
+
+function fromRanked(model: ItemModel, ranked: RankedIndexes, reason: Reason): CandidateList {
+  return {
+    length: ranked.order.length,
+    slice: (start, end) =>
+      Array.from(ranked.order.subarray(start, end), (i, k) => ({ itemId: model.itemId(i), reason, strength: ranked.strength[start + k] })),
+  };
+}
+
+function fromArray(candidates: Candidate[]): CandidateList {
+  return { length: candidates.length, slice: (start, end) => candidates.slice(start, end) };
+}
+
 /**
- * Ranks items for one user: items like the current item first (model and metadata), then the
- * model's scores for the user's items, then popular items to fill up. Never returns the current
- * item, items the user owns, unavailable, past, deleted or filtered-out items.
+ * Ranks items for one user: items like the current item first (the model's row, or metadata for
+ * an item the model does not know yet), then the model's scores for the user's items, then
+ * popular items to fill up. Never returns the current item, items the user owns, unavailable,
+ * past, deleted or filtered-out items.
  */
 export async function recommend(
   model: ItemModel | undefined,
@@ -64,20 +89,20 @@ export async function recommend(
   const current = query.currentItemId ? await items.get(query.organization, query.currentItemId) : undefined;
   const excluded = new Set(profile.owned);
   if (query.currentItemId) excluded.add(query.currentItemId);
-  const personal = model && profile.weights.size > 0 ? model.scoreUser(profile.weights) : undefined;
-  const related = current ? await relatedCandidates(model, personal, items, query.organization, current) : [];
-  const personalTier = personal && model ? ranked(model, personal, 'co_occurrence') : [];
-  const popularTier = model ? popularCandidates(model) : [];
+  const scored = model && profile.weights.size > 0 ? scoreProfile(model, profile) : undefined;
+  const related = current ? await relatedCandidates(model, scored?.scores, items, query.organization, current) : EMPTY;
+  const personal = model && scored ? fromRanked(model, scored.ranked, 'co_occurrence') : EMPTY;
+  const popular = model ? popularCandidates(model) : EMPTY;
   // The popular fill stays in the current item's catalog unless the request names one.
   const fillFilters = { ...query.filters, catalog: query.filters.catalog ?? current?.catalog };
 
-  const chosen: Array<{ candidate: Candidate; item: CatalogItem; band: keyof typeof BANDS }> = [];
+  const chosen: RankedItem[] = [];
   const taken = new Set<string>();
   const diversity = new DiversityCap(query.filters.maxPerCategory);
-  const tiers: Array<[Candidate[], keyof typeof BANDS, RequestFilters]> = [
+  const tiers: Array<[CandidateList, Band, RequestFilters]> = [
     [related, 'related', query.filters],
-    [personalTier, 'personal', query.filters],
-    [popularTier, 'popular', fillFilters],
+    [personal, 'personal', query.filters],
+    [popular, 'popular', fillFilters],
   ];
   for (const [candidates, band, filters] of tiers) {
     const wanted = query.count - chosen.length;
@@ -86,64 +111,63 @@ export async function recommend(
       !excluded.has(item.itemId) && !taken.has(item.itemId) && passes(item, filters, query.now) && diversity.fits(item);
     for (const { candidate, item } of await firstAccepted(items, query.organization, candidates, wanted, accept, diversity)) {
       taken.add(item.itemId);
-      chosen.push({ candidate, item, band });
+      chosen.push(toRanked(candidate, item, band));
     }
   }
-  return { recommendations: chosen.map(toRanked), currentItemIgnored: Boolean(query.currentItemId) && !current };
+  return { recommendations: chosen, currentItemIgnored: Boolean(query.currentItemId) && !current };
 }
 
-/** The model's row for the current item blended with metadata likeness and the user's taste. */
+/** x_u W for the profile, ranked; computed once per profile and model version. */
+function scoreProfile(model: ItemModel, profile: UserProfile): { scores: Float64Array; ranked: RankedIndexes } {
+  if (profile.scored?.version !== model.data.version) {
+    const scores = model.scoreUser(profile.weights);
+    profile.scored = { version: model.data.version, scores, ranked: rankPositive(scores, model.data.itemIds) };
+  }
+  return profile.scored;
+}
+
+/** The model's row for the current item (its head re-ranked by the user's taste), else metadata likeness. */
 async function relatedCandidates(
   model: ItemModel | undefined,
   personal: Float64Array | undefined,
   items: ItemStore,
   organization: string,
   current: CatalogItem,
-): Promise<Candidate[]> {
-  const value = new Map<string, { model: number; metadata: number; taste: number }>();
-  const entry = (id: string) => value.get(id) ?? value.set(id, { model: 0, metadata: 0, taste: 0 }).get(id)!;
-  if (model && model.index(current.itemId) !== undefined) {
-    const row = model.related(current.itemId);
-    const top = maxOf(row);
-    const topTaste = personal ? maxOf(personal) : 0;
-    row.forEach((similarity, i) => {
-      if (similarity <= 0) return;
-      const e = entry(model.itemId(i));
-      e.model = similarity / top;
-      if (personal && topTaste > 0) e.taste = Math.max(0, personal[i]) / topTaste;
-    });
+): Promise<CandidateList> {
+  const row = model?.rankedRelated(current.itemId);
+  if (model && row && row.order.length > 0) {
+    const head = fromRanked(model, row, 'related_to_current_item').slice(0, RELATED_HEAD);
+    if (personal) {
+      const top = personal.reduce((max, v) => Math.max(max, v), 0);
+      if (top > 0) {
+        head.forEach((c, k) => {
+          const taste = Math.max(0, personal[row.order[k]]) / top;
+          c.strength = RELATED_SIMILARITY_SHARE * c.strength + (1 - RELATED_SIMILARITY_SHARE) * taste;
+        });
+      }
+    }
+    const rest = fromRanked(model, row, 'related_to_current_item');
+    const ranked = normalise(head);
+    return { length: rest.length, slice: (start, end) => [...ranked.slice(start, end), ...rest.slice(Math.max(start, RELATED_HEAD), Math.max(end, RELATED_HEAD))] };
   }
+  // A new item: what shares its categories and title words.
+  const similar: Candidate[] = [];
   for (const other of await items.withCategories(organization, current.catalog, current.categories, METADATA_CANDIDATES)) {
     const likeness = metadataSimilarity(current, other);
-    if (likeness > 0 && other.itemId !== current.itemId) entry(other.itemId).metadata = likeness;
+    if (likeness > 0 && other.itemId !== current.itemId) similar.push({ itemId: other.itemId, reason: 'similar_to_current_item', strength: likeness });
   }
-  const candidates: Candidate[] = [];
-  for (const [itemId, v] of value) {
-    const strength = RELATED_MIX.model * v.model + RELATED_MIX.metadata * v.metadata + RELATED_MIX.taste * v.taste;
-    const reason = v.model > 0 ? 'related_to_current_item' : 'similar_to_current_item';
-    candidates.push({ itemId, reason, strength });
-  }
-  return normalise(candidates);
+  return fromArray(normalise(similar));
 }
 
-/** Positive scores, strongest first, scaled to (0, 1]. */
-function ranked(model: ItemModel, scores: Float64Array, reason: Reason): Candidate[] {
-  const candidates: Candidate[] = [];
-  scores.forEach((score, i) => {
-    if (score > 0) candidates.push({ itemId: model.itemId(i), reason, strength: score });
-  });
-  return normalise(candidates);
-}
-
-const popularByModel = new WeakMap<ItemModel, Candidate[]>();
+const popularByModel = new WeakMap<ItemModel, CandidateList>();
 
 /** The model's popularity ranking as candidates, computed once per loaded model. */
-function popularCandidates(model: ItemModel): Candidate[] {
+function popularCandidates(model: ItemModel): CandidateList {
   let candidates = popularByModel.get(model);
   if (!candidates) {
     const ranking = model.popular();
     const top = ranking.length > 0 ? model.popularity(ranking[0]) : 0;
-    candidates = ranking.map((i) => ({ itemId: model.itemId(i), reason: 'popular' as const, strength: model.popularity(i) / top }));
+    candidates = fromArray(ranking.map((i) => ({ itemId: model.itemId(i), reason: 'popular' as const, strength: model.popularity(i) / top })));
     popularByModel.set(model, candidates);
   }
   return candidates;
@@ -156,13 +180,13 @@ function popularCandidates(model: ItemModel): Candidate[] {
 async function firstAccepted(
   items: ItemStore,
   organization: string,
-  candidates: Candidate[],
+  candidates: CandidateList,
   wanted: number,
   accept: (item: CatalogItem) => boolean,
   diversity: DiversityCap,
 ): Promise<Array<{ candidate: Candidate; item: CatalogItem }>> {
   const accepted: Array<{ candidate: Candidate; item: CatalogItem }> = [];
-  const chunk = Math.max(32, wanted * 3);
+  const chunk = Math.max(16, wanted * 2);
   for (let start = 0; start < candidates.length && accepted.length < wanted; start += chunk) {
     const slice = candidates.slice(start, start + chunk);
     const found = await items.getMany(organization, slice.map((c) => c.itemId));
@@ -186,16 +210,10 @@ function normalise(candidates: Candidate[]): Candidate[] {
     .sort((a, b) => b.strength - a.strength || compareIds(a.itemId, b.itemId));
 }
 
-function toRanked(entry: { candidate: Candidate; item: CatalogItem; band: keyof typeof BANDS }): RankedItem {
-  const band = BANDS[entry.band];
-  const score = Math.round((band.low + (band.high - band.low) * entry.candidate.strength) * 1e6) / 1e6;
-  return { itemId: entry.item.itemId, score, reason: entry.candidate.reason, item: entry.item };
-}
-
-function maxOf(values: Float64Array): number {
-  let max = 0;
-  for (const v of values) if (v > max) max = v;
-  return max;
+function toRanked(candidate: Candidate, item: CatalogItem, band: Band): RankedItem {
+  const { low, high } = BANDS[band];
+  const score = Math.round((low + (high - low) * candidate.strength) * 1e6) / 1e6;
+  return { itemId: item.itemId, score, reason: candidate.reason, item };
 }
 
 /** Code-unit order, so ties break the same way on every platform and locale. */

@@ -1,4 +1,5 @@
 import { foldUserSignals } from './interaction-weights';
+import type { RankedIndexes } from './item-model';
 import type { InteractionStore } from '../store/interaction-store';
 
 export interface UserProfile {
@@ -8,6 +9,8 @@ export interface UserProfile {
   weights: Map<string, number>;
   /** Items the user has (purchased, ticketed, enrolled, completed or rated): never recommended back. */
   owned: Set<string>;
+  /** The model's scores for this profile, kept while the same model version serves (see recommender.ts). */
+  scored?: { version: number; scores: Float64Array; ranked: RankedIndexes };
 }
 
 /**

@@ -78,7 +78,7 @@ describe('Recommend (hand-built shop data)', () => {
       ctx,
     );
     const got = ids(await handlers.Recommend(recommendRequest('alice'), ctx));
-    expect(got).to.not.include.members(['A', 'B']);
+    for (const owned of ['A', 'B']) expect(got).to.not.include(owned);
     expect(got).to.include('D');
   });
 

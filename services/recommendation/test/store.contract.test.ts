@@ -6,10 +6,13 @@ import { InMemoryInteractionStore, type InteractionStore, type InteractionToStor
 import { InMemoryItemStore, type ItemStore } from '../src/store/item-store';
 import { MongoInteractionStore } from '../src/store/mongo-interaction-store';
 import { MongoItemStore } from '../src/store/mongo-item-store';
+import { MongoModelSnapshotStore } from '../src/store/mongo-snapshot-store';
+import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from '../src/store/snapshot-store';
 
 interface Stores {
   items: ItemStore;
   interactions: InteractionStore;
+  snapshots: ModelSnapshotStore;
 }
 
 /** One backend per test; open() gives store instances on the same data (a second replica, a restart). */
@@ -22,7 +25,7 @@ const fixtures = {
   memory: {
     async create(): Promise<Backend> {
       // In memory the data lives in the instances, so "another instance" is the same one.
-      const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore() };
+      const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore(), snapshots: new InMemoryModelSnapshotStore() };
       return { open: async () => stores, cleanup: async () => undefined };
     },
   },
@@ -36,9 +39,11 @@ const fixtures = {
           connections.push(connection);
           const items = new MongoItemStore(connection.db);
           const interactions = new MongoInteractionStore(connection.db);
+          const snapshots = new MongoModelSnapshotStore(connection.db);
           await items.ensureIndexes();
           await interactions.ensureIndexes();
-          return { items, interactions };
+          await snapshots.ensureIndexes();
+          return { items, interactions, snapshots };
         },
         async cleanup() {
           if (connections[0]) await connections[0].db.dropDatabase();
@@ -189,5 +194,47 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
       seen++;
     }
     expect(seen).to.equal(2500);
+  });
+});
+
+/** Bytes that change with the version and span several GridFS chunks (255 kB each). */
+function blob(version: number, size = 700_000): Buffer {
+  return Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + version) % 256));
+}
+
+contractSuite('ModelSnapshotStore', fixtures, (backend) => {
+  it('has nothing before the first publish', async () => {
+    const store = (await backend().open()).snapshots;
+    expect(await store.latestVersion('org_a')).to.equal(0);
+    expect(await store.latest('org_a')).to.equal(undefined);
+  });
+
+  it('serves the newest version, byte for byte, to another instance, per organization', async () => {
+    const store = (await backend().open()).snapshots;
+    expect(await store.publish('org_a', { version: 1, blob: blob(1) })).to.equal(true);
+    expect(await store.publish('org_a', { version: 2, blob: blob(2) })).to.equal(true);
+    expect(await store.publish('org_b', { version: 1, blob: blob(9, 10) })).to.equal(true);
+    const other = (await backend().open()).snapshots;
+    expect(await other.latestVersion('org_a')).to.equal(2);
+    const latest = await other.latest('org_a');
+    expect(latest?.version).to.equal(2);
+    expect(latest?.blob.equals(blob(2))).to.equal(true);
+    expect((await other.latest('org_b'))?.blob.equals(blob(9, 10))).to.equal(true);
+  });
+
+  it('lets only the first publisher of a version win, and never goes back', async () => {
+    const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
+    const results = await Promise.all([one.publish('org_a', { version: 1, blob: blob(1) }), two.publish('org_a', { version: 1, blob: blob(5) })]);
+    expect(results.filter(Boolean)).to.have.length(1);
+    expect(await one.publish('org_a', { version: 1, blob: blob(7) })).to.equal(false);
+    await one.publish('org_a', { version: 3, blob: blob(3) });
+    expect(await two.publish('org_a', { version: 2, blob: blob(2) })).to.equal(false);
+    expect(await two.latestVersion('org_a')).to.equal(3);
+  });
+
+  it('keeps serving the newest after older versions are pruned', async () => {
+    const store = (await backend().open()).snapshots;
+    for (let version = 1; version <= 5; version++) await store.publish('org_a', { version, blob: blob(version, 1000) });
+    expect((await store.latest('org_a'))?.blob.equals(blob(5, 1000))).to.equal(true);
   });
 });

@@ -28,7 +28,8 @@ export class InMemoryModelSnapshotStore implements ModelSnapshotStore {
   }
 
   async publish(organization: string, snapshot: ModelSnapshot): Promise<boolean> {
-    if (snapshot.version <= (await this.latestVersion(organization))) return false;
+    // Checked and set without an await between: concurrent publishers cannot both win.
+    if (snapshot.version <= (this.snapshots.get(organization)?.version ?? 0)) return false;
     this.snapshots.set(organization, snapshot);
     return true;
   }

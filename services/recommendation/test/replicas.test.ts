@@ -153,3 +153,32 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
     expect(await a.handlers.Recommend(recommendRequest('reader'), ctx)).to.deep.equal(await b.handlers.Recommend(recommendRequest('reader'), ctx));
   });
 });
+
+describe('training off the serving thread', () => {
+  it('answers recommendations while a model trains in the worker thread', async function () {
+    this.timeout(120_000);
+    const bus = new InMemoryEventBus();
+    const replica = await createReplica({ config: config(uniqueName('w')), bus, logger: silentLogger() });
+    try {
+      const catalog = Array.from({ length: 600 }, (_, i) => item(`i${i}`));
+      await replica.handlers.UpsertItems({ items: catalog.slice(0, 300) }, ctx);
+      await replica.handlers.UpsertItems({ items: catalog.slice(300) }, ctx);
+      // 600 items: EASE inverts a 600 x 600 matrix, which takes far longer than a recommendation.
+      for (let u = 0; u < 300; u += 50) {
+        const batch: Interaction__Output[] = [];
+        for (let v = u; v < u + 50; v++) for (let k = 0; k < 12; k++) batch.push(interaction(`u${v}`, `i${(v * 7 + k * 13) % 600}`, 'purchase'));
+        await replica.handlers.RecordInteractions({ interactions: batch }, ctx);
+      }
+      await replica.handlers.RebuildModel({}, ctx);
+      let training = true;
+      const rebuild = replica.handlers.RebuildModel({}, ctx).finally(() => (training = false));
+      const answered = await replica.handlers.Recommend(recommendRequest('u1'), ctx);
+      expect(training, 'the answer came while the next model was still training').to.equal(true);
+      expect(answered.recommendations).to.have.length(10);
+      expect((await rebuild).version).to.equal(2);
+    } finally {
+      await replica.close();
+      await bus.close();
+    }
+  });
+});

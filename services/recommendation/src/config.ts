@@ -71,7 +71,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
       RECOMMENDATION_REBUILD_INTERVAL_MS: num({ default: 300_000 }),
       RECOMMENDATION_REBUILD_DELAY_MS: num({ default: 1000 }),
       RECOMMENDATION_MIN_REBUILD_INTERVAL_MS: num({ default: 30_000 }),
-      RECOMMENDATION_PROFILE_CACHE_SIZE: num({ default: 100_000 }),
+      RECOMMENDATION_PROFILE_CACHE_SIZE: num({ default: 20_000 }),
     },
     env,
   );

@@ -16,7 +16,7 @@ describe('loadRecommendationConfig', () => {
       training: { algorithm: 'auto', easeLambda: 500, easeMaxItems: 2500, easeMinInteractions: 1000, knnNeighbours: 100 },
       decayHalfLifeDays: 0,
       rebuild: { intervalMs: 300_000, delayMs: 1000, minIntervalMs: 30_000 },
-      profileCacheSize: 100_000,
+      profileCacheSize: 20_000,
     });
     expect(loadRecommendationConfig({}).replicaId, 'host and pid by default').to.match(/.+-\d+$/);
   });

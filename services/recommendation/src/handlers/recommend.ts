@@ -28,7 +28,7 @@ function validate(request: RecommendRequest__Output): { count: number; filters: 
   const maxPrice = request.max_price ?? undefined;
   if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice) errors.add('/maxPrice', 'must not be below minPrice');
   if (!Number.isInteger(request.max_per_category) || request.max_per_category < 0) {
-    errors.add('/maxPerCategory', 'must be an integer >= 1');
+    errors.add('/maxPerCategory', 'must be an integer >= 0 (0: no limit)');
   }
   errors.throwIfAny();
   const catalog: Catalog | undefined = isCatalog(request.catalog) ? request.catalog : undefined;

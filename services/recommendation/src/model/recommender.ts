@@ -44,6 +44,8 @@ const BANDS: Record<Band, { low: number; high: number }> = {
 const RELATED_SIMILARITY_SHARE = 0.75;
 /** Related items re-ranked by taste: the head of the row is what gets shown. */
 const RELATED_HEAD = 100;
+/** A profile keeps its best-scored items only: bounded memory per cached user, and more than any page needs. */
+const PERSONAL_KEPT = 500;
 /** Items sharing a category with a current item the model does not know, looked at for metadata likeness. */
 const METADATA_CANDIDATES = 200;
 
@@ -90,7 +92,7 @@ export async function recommend(
   const excluded = new Set(profile.owned);
   if (query.currentItemId) excluded.add(query.currentItemId);
   const scored = model && profile.weights.size > 0 ? scoreProfile(model, profile) : undefined;
-  const related = current ? await relatedCandidates(model, scored?.scores, items, query.organization, current) : EMPTY;
+  const related = current ? await relatedCandidates(model, scored && tasteOf(scored), items, query.organization, current) : EMPTY;
   const personal = model && scored ? fromRanked(model, scored.ranked, 'co_occurrence') : EMPTY;
   const popular = model ? popularCandidates(model) : EMPTY;
   // The popular fill stays in the current item's catalog unless the request names one.
@@ -117,19 +119,27 @@ export async function recommend(
   return { recommendations: chosen, currentItemIgnored: Boolean(query.currentItemId) && !current };
 }
 
-/** x_u W for the profile, ranked; computed once per profile and model version. */
-function scoreProfile(model: ItemModel, profile: UserProfile): { scores: Float64Array; ranked: RankedIndexes } {
+type Scored = NonNullable<UserProfile['scored']>;
+
+/** x_u W for the profile, ranked, its head kept; computed once per profile and model version. */
+function scoreProfile(model: ItemModel, profile: UserProfile): Scored {
   if (profile.scored?.version !== model.data.version) {
-    const scores = model.scoreUser(profile.weights);
-    profile.scored = { version: model.data.version, scores, ranked: rankPositive(scores, model.data.itemIds) };
+    const { order, strength } = rankPositive(model.scoreUser(profile.weights), model.data.itemIds);
+    profile.scored = { version: model.data.version, ranked: { order: order.slice(0, PERSONAL_KEPT), strength: strength.slice(0, PERSONAL_KEPT) } };
   }
   return profile.scored;
+}
+
+/** The user's scaled score by item index (0 past the kept head), built when first needed. */
+function tasteOf(scored: Scored): Map<number, number> {
+  scored.taste ??= new Map(Array.from(scored.ranked.order, (i, k) => [i, scored.ranked.strength[k]]));
+  return scored.taste;
 }
 
 /** The model's row for the current item (its head re-ranked by the user's taste), else metadata likeness. */
 async function relatedCandidates(
   model: ItemModel | undefined,
-  personal: Float64Array | undefined,
+  taste: Map<number, number> | undefined,
   items: ItemStore,
   organization: string,
   current: CatalogItem,
@@ -137,14 +147,10 @@ async function relatedCandidates(
   const row = model?.rankedRelated(current.itemId);
   if (model && row && row.order.length > 0) {
     const head = fromRanked(model, row, 'related_to_current_item').slice(0, RELATED_HEAD);
-    if (personal) {
-      const top = personal.reduce((max, v) => Math.max(max, v), 0);
-      if (top > 0) {
-        head.forEach((c, k) => {
-          const taste = Math.max(0, personal[row.order[k]]) / top;
-          c.strength = RELATED_SIMILARITY_SHARE * c.strength + (1 - RELATED_SIMILARITY_SHARE) * taste;
-        });
-      }
+    if (taste) {
+      head.forEach((c, k) => {
+        c.strength = RELATED_SIMILARITY_SHARE * c.strength + (1 - RELATED_SIMILARITY_SHARE) * (taste.get(row.order[k]) ?? 0);
+      });
     }
     const rest = fromRanked(model, row, 'related_to_current_item');
     const ranked = normalise(head);

@@ -9,8 +9,8 @@ export interface UserProfile {
   weights: Map<string, number>;
   /** Items the user has (purchased, ticketed, enrolled, completed or rated): never recommended back. */
   owned: Set<string>;
-  /** The model's scores for this profile, kept while the same model version serves (see recommender.ts). */
-  scored?: { version: number; scores: Float64Array; ranked: RankedIndexes };
+  /** The model's best-scored items for this profile, kept while the same model version serves (see recommender.ts). */
+  scored?: { version: number; ranked: RankedIndexes; taste?: Map<number, number> };
 }
 
 /**
@@ -26,7 +26,7 @@ export class UserProfiles {
   constructor(
     private readonly store: InteractionStore,
     private readonly halfLifeDays: number,
-    private readonly maxEntries = 100_000,
+    private readonly maxEntries = 20_000,
   ) {}
 
   async get(organization: string, userId: string): Promise<UserProfile> {

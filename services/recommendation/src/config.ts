@@ -25,6 +25,8 @@ export interface RecommendationConfig {
   rebuild: RebuildSchedule;
   /** Users whose profiles are cached per replica. */
   profileCacheSize: number;
+  /** Catalog items cached per replica. */
+  itemCacheSize: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -51,6 +53,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     RECOMMENDATION_REBUILD_DELAY_MS: number;
     RECOMMENDATION_MIN_REBUILD_INTERVAL_MS: number;
     RECOMMENDATION_PROFILE_CACHE_SIZE: number;
+    RECOMMENDATION_ITEM_CACHE_SIZE: number;
   }>(
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
@@ -72,6 +75,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
       RECOMMENDATION_REBUILD_DELAY_MS: num({ default: 1000 }),
       RECOMMENDATION_MIN_REBUILD_INTERVAL_MS: num({ default: 30_000 }),
       RECOMMENDATION_PROFILE_CACHE_SIZE: num({ default: 20_000 }),
+      RECOMMENDATION_ITEM_CACHE_SIZE: num({ default: 100_000 }),
     },
     env,
   );
@@ -85,6 +89,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     RECOMMENDATION_KNN_NEIGHBOURS: e.RECOMMENDATION_KNN_NEIGHBOURS,
     RECOMMENDATION_REBUILD_INTERVAL_MS: e.RECOMMENDATION_REBUILD_INTERVAL_MS,
     RECOMMENDATION_PROFILE_CACHE_SIZE: e.RECOMMENDATION_PROFILE_CACHE_SIZE,
+    RECOMMENDATION_ITEM_CACHE_SIZE: e.RECOMMENDATION_ITEM_CACHE_SIZE,
   };
   const notPositive = Object.entries(positive).filter(([, value]) => !(value > 0));
   const negative = Object.entries({
@@ -121,5 +126,6 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
       minIntervalMs: e.RECOMMENDATION_MIN_REBUILD_INTERVAL_MS,
     },
     profileCacheSize: Math.floor(e.RECOMMENDATION_PROFILE_CACHE_SIZE),
+    itemCacheSize: Math.floor(e.RECOMMENDATION_ITEM_CACHE_SIZE),
   };
 }

@@ -8,6 +8,7 @@ import { ModelRegistry } from './model/model-registry';
 import { RebuildScheduler } from './model/rebuild-scheduler';
 import { UserProfiles } from './model/user-profiles';
 import { InMemoryInteractionStore, type InteractionStore } from './store/interaction-store';
+import { CachedItemStore } from './store/cached-item-store';
 import { InMemoryItemStore, type ItemStore } from './store/item-store';
 import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from './store/snapshot-store';
 
@@ -62,7 +63,8 @@ export async function createReplica(options: RecommendationServiceOptions) {
   });
   const profiles = new UserProfiles(stores.interactions, config.decayHalfLifeDays, config.profileCacheSize);
   const scheduler = new RebuildScheduler(models, stores.interactions, config.rebuild, logger);
-  const subscription = await replicaEvents.subscribe(config.replicaId, profiles, models);
+  const items = new CachedItemStore(stores.items, config.itemCacheSize);
+  const subscription = await replicaEvents.subscribe(config.replicaId, { profiles, models, items });
   // Serve the published models at once; organizations without one get trained soon.
   await models.refreshAll();
   for (const organization of await stores.interactions.organizations()) {
@@ -71,6 +73,7 @@ export async function createReplica(options: RecommendationServiceOptions) {
   scheduler.start();
   const deps: HandlerDeps = {
     ...stores,
+    items,
     models,
     profiles,
     scheduler,

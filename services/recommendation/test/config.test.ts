@@ -17,6 +17,7 @@ describe('loadRecommendationConfig', () => {
       decayHalfLifeDays: 0,
       rebuild: { intervalMs: 300_000, delayMs: 1000, minIntervalMs: 30_000 },
       profileCacheSize: 20_000,
+      itemCacheSize: 100_000,
     });
     expect(loadRecommendationConfig({}).replicaId, 'host and pid by default').to.match(/.+-\d+$/);
   });

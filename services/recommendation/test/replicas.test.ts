@@ -148,6 +148,12 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
     expect(ids(after).slice(0, 2)).to.have.members(['poems', 'atlas']);
     expect(ids(after)).to.not.include('novel');
 
+    // The book runs out of stock through replica B: replica A stops recommending it.
+    const atlasOnA = async () => ids(await a.handlers.Recommend(recommendRequest('reader'), ctx)).includes('atlas');
+    expect(await atlasOnA()).to.equal(true);
+    await b.handlers.UpsertItems({ items: [item('atlas', { categories: ['books'], available: false })] }, ctx);
+    await waitFor(async () => !(await atlasOnA()), 1000);
+
     await b.handlers.RebuildModel({}, ctx);
     await waitFor(() => a.deps.models.current(ctx.organization!)?.data.version === 2, 20_000);
     expect(await a.handlers.Recommend(recommendRequest('reader'), ctx)).to.deep.equal(await b.handlers.Recommend(recommendRequest('reader'), ctx));

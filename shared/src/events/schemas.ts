@@ -53,6 +53,11 @@ export interface InteractionsRecorded {
   count: number;
 }
 
+/** Recommendation: catalog items written or deleted (replicas drop them from their item caches). */
+export interface CatalogChanged {
+  itemIds: string[];
+}
+
 /** Recommendation: a new model snapshot of the organization is stored; every replica loads it. */
 export interface ModelPublished {
   version: number;
@@ -69,6 +74,7 @@ export interface EventData {
   'request.failed': RequestResult;
   'interactions.recorded': InteractionsRecorded;
   'model.published': ModelPublished;
+  'catalog.changed': CatalogChanged;
 }
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -170,6 +176,13 @@ const modelPublished: JSONSchemaType<ModelPublished> = {
   properties: { version: count, algorithm: nonEmpty },
 };
 
+const catalogChanged: JSONSchemaType<CatalogChanged> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['itemIds'],
+  properties: { itemIds: { type: 'array', items: nonEmpty } },
+};
+
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
@@ -180,4 +193,5 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'request.failed': requestResult,
   'interactions.recorded': interactionsRecorded,
   'model.published': modelPublished,
+  'catalog.changed': catalogChanged,
 };

@@ -24,6 +24,7 @@ export const EventTypes = {
   requestFailed: 'request.failed',
   interactionsRecorded: 'interactions.recorded',
   modelPublished: 'model.published',
+  catalogChanged: 'catalog.changed',
 } as const;
 
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
@@ -39,4 +40,5 @@ export const TOPIC_OF: Record<EventType, Topic> = {
   'request.failed': Topics.results,
   'interactions.recorded': Topics.recommendation,
   'model.published': Topics.recommendation,
+  'catalog.changed': Topics.recommendation,
 };

@@ -62,7 +62,7 @@ export async function createReplica(options: RecommendationServiceOptions) {
     announce: (organization, version, algorithm) => replicaEvents.modelPublished(organization, version, algorithm),
   });
   const profiles = new UserProfiles(stores.interactions, config.decayHalfLifeDays, config.profileCacheSize);
-  const scheduler = new RebuildScheduler(models, stores.interactions, config.rebuild, logger);
+  const scheduler = new RebuildScheduler(models, stores.interactions, config.rebuild, logger, config.replicaId);
   const items = new CachedItemStore(stores.items, config.itemCacheSize);
   const subscription = await replicaEvents.subscribe(config.replicaId, { profiles, models, items });
   // Serve the published models at once; organizations without one get trained soon.

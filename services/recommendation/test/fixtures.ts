@@ -35,7 +35,7 @@ export function buildHandlers(options: { bus?: EventBus; maxBatchSize?: number }
     training: TEST_CONFIG.training,
     halfLifeDays: TEST_CONFIG.decayHalfLifeDays,
   });
-  const scheduler = new RebuildScheduler(models, interactions, TEST_CONFIG.rebuild, logger);
+  const scheduler = new RebuildScheduler(models, interactions, TEST_CONFIG.rebuild, logger, 'test-replica');
   const deps: HandlerDeps = {
     items: new InMemoryItemStore(),
     interactions,

@@ -160,6 +160,34 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
   });
 });
 
+describe('scheduled training with two replicas', () => {
+  it('trains once soon after interactions came in on both replicas, and both serve that model', async function () {
+    this.timeout(60_000);
+    const bus = new InMemoryEventBus();
+    const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore(), snapshots: new InMemoryModelSnapshotStore() };
+    const soon = (id: string) => ({ ...config(id), rebuild: { intervalMs: 60_000, delayMs: 50, minIntervalMs: 0 } });
+    const a = await createReplica({ config: soon(uniqueName('a')), bus, logger: silentLogger(), stores });
+    const b = await createReplica({ config: soon(uniqueName('b')), bus, logger: silentLogger(), stores });
+    try {
+      await a.handlers.UpsertItems({ items: ITEMS }, ctx);
+      const log = history();
+      await Promise.all([
+        a.handlers.RecordInteractions({ interactions: log.slice(0, 30) }, ctx),
+        b.handlers.RecordInteractions({ interactions: log.slice(30) }, ctx),
+      ]);
+      await waitFor(() => a.deps.models.current(ctx.organization!) && b.deps.models.current(ctx.organization!), 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the other replica's timer has fired too
+      expect(await stores.snapshots.latestVersion(ctx.organization!)).to.equal(1);
+      expect(a.deps.models.current(ctx.organization!)!.data).to.include({ version: 1, interactions: log.length });
+      expect(b.deps.models.current(ctx.organization!)!.data.version).to.equal(1);
+    } finally {
+      await a.close();
+      await b.close();
+      await bus.close();
+    }
+  });
+});
+
 describe('training off the serving thread', () => {
   it('answers recommendations while a model trains in the worker thread', async function () {
     this.timeout(120_000);

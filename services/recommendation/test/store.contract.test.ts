@@ -238,3 +238,25 @@ contractSuite('ModelSnapshotStore', fixtures, (backend) => {
     expect((await store.latest('org_a'))?.blob.equals(blob(5, 1000))).to.equal(true);
   });
 });
+
+contractSuite('ModelSnapshotStore training lease', fixtures, (backend) => {
+  it('lets one replica train an organization at a time, until it releases or the lease expires', async () => {
+    const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
+    expect(await one.claimTraining('org_a', 'replica-1', 60_000)).to.equal(true);
+    expect(await two.claimTraining('org_a', 'replica-2', 60_000)).to.equal(false);
+    expect(await two.claimTraining('org_b', 'replica-2', 60_000), 'another organization').to.equal(true);
+    expect(await one.claimTraining('org_a', 'replica-1', 60_000), 'the owner renews').to.equal(true);
+    await two.releaseTraining('org_a', 'replica-2'); // not the owner: no effect
+    expect(await two.claimTraining('org_a', 'replica-2', 60_000)).to.equal(false);
+    await one.releaseTraining('org_a', 'replica-1');
+    expect(await two.claimTraining('org_a', 'replica-2', 50)).to.equal(true);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await one.claimTraining('org_a', 'replica-1', 60_000), 'an expired lease is free').to.equal(true);
+  });
+
+  it('gives a contested lease to exactly one of two replicas', async () => {
+    const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
+    const claims = await Promise.all([one.claimTraining('org_a', 'replica-1', 60_000), two.claimTraining('org_a', 'replica-2', 60_000)]);
+    expect(claims.filter(Boolean)).to.have.length(1);
+  });
+});

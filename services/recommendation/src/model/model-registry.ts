@@ -54,6 +54,20 @@ export class ModelRegistry {
     return count > 0 && count !== (this.models.get(organization)?.data.interactions ?? 0);
   }
 
+  /**
+   * Scheduled training: only when no other replica holds the organization's training lease (that
+   * one publishes, and this replica loads its model from the event). false when skipped.
+   */
+  async rebuildIfLeased(organization: string, owner: string, leaseMs: number): Promise<boolean> {
+    if (!(await this.options.snapshots.claimTraining(organization, owner, leaseMs))) return false;
+    try {
+      await this.rebuild(organization);
+    } finally {
+      await this.options.snapshots.releaseTraining(organization, owner);
+    }
+    return true;
+  }
+
   /** Trains (in a worker thread) and publishes a new version; one at a time per organization. */
   rebuild(organization: string): Promise<ItemModel | undefined> {
     let running = this.rebuilding.get(organization);

@@ -11,6 +11,9 @@ export interface RebuildSchedule {
   minIntervalMs: number;
 }
 
+/** Longer than any training; a replica that dies while training frees the lease this much later. */
+const TRAINING_LEASE_MS = 10 * 60_000;
+
 /** Retrains off the request path: on a schedule, and soon after interactions come in. */
 export class RebuildScheduler {
   private readonly pending = new Map<string, NodeJS.Timeout>();
@@ -22,6 +25,8 @@ export class RebuildScheduler {
     private readonly interactions: InteractionStore,
     private readonly schedule: RebuildSchedule,
     private readonly logger: Logger,
+    /** This replica, as the owner of training leases. */
+    private readonly replicaId: string,
   ) {}
 
   start(): void {
@@ -48,10 +53,14 @@ export class RebuildScheduler {
     this.pending.set(organization, timeout);
   }
 
+  /** Trains unless the published model is current or another replica is training it already. */
   async rebuild(organization: string): Promise<void> {
     this.lastStart.set(organization, Date.now());
     try {
-      await this.models.rebuild(organization);
+      await this.models.refresh(organization);
+      if (!(await this.models.isStale(organization))) return;
+      const trained = await this.models.rebuildIfLeased(organization, this.replicaId, TRAINING_LEASE_MS);
+      if (!trained) this.logger.debug({ organization }, 'another replica is training this organization');
     } catch (error) {
       this.logger.error({ err: error, organization }, 'recommendation model training failed; the previous model keeps serving');
     }
@@ -59,10 +68,7 @@ export class RebuildScheduler {
 
   private async tick(): Promise<void> {
     try {
-      for (const organization of await this.interactions.organizations()) {
-        await this.models.refresh(organization);
-        if (await this.models.isStale(organization)) await this.rebuild(organization);
-      }
+      for (const organization of await this.interactions.organizations()) await this.rebuild(organization);
     } catch (error) {
       this.logger.error({ err: error }, 'scheduled recommendation model refresh failed');
     }

@@ -10,7 +10,14 @@ interface VersionDocument {
   publishedAt: Date;
 }
 
+interface LeaseDocument {
+  _id: string;
+  owner: string;
+  expiresAt: Date;
+}
+
 export const MODEL_VERSIONS_COLLECTION = 'model_versions';
+export const TRAINING_LEASES_COLLECTION = 'model_training_leases';
 const BUCKET = 'model_snapshots';
 /** Older snapshots kept besides the newest, for replicas still loading one. */
 const KEEP_PREVIOUS = 2;
@@ -22,10 +29,12 @@ const KEEP_PREVIOUS = 2;
 export class MongoModelSnapshotStore implements ModelSnapshotStore {
   private readonly versions: Collection<VersionDocument>;
   private readonly bucket: GridFSBucket;
+  private readonly leases: Collection<LeaseDocument>;
 
   constructor(db: Db) {
     this.versions = db.collection<VersionDocument>(MODEL_VERSIONS_COLLECTION);
     this.bucket = new GridFSBucket(db, { bucketName: BUCKET });
+    this.leases = db.collection<LeaseDocument>(TRAINING_LEASES_COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -62,6 +71,26 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
     await this.versions.updateOne({ organization, version: snapshot.version }, { $set: { ready: true } });
     await this.prune(organization, snapshot.version);
     return true;
+  }
+
+  /** One document per organization; the upsert of a held lease collides on _id and loses. */
+  async claimTraining(organization: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = new Date();
+    try {
+      await this.leases.updateOne(
+        { _id: organization, $or: [{ owner }, { expiresAt: { $lt: now } }] },
+        { $set: { owner, expiresAt: new Date(now.getTime() + ttlMs) } },
+        { upsert: true },
+      );
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+
+  async releaseTraining(organization: string, owner: string): Promise<void> {
+    await this.leases.deleteOne({ _id: organization, owner });
   }
 
   private async prune(organization: string, newest: number): Promise<void> {

@@ -14,10 +14,17 @@ export interface ModelSnapshotStore {
   latest(organization: string): Promise<ModelSnapshot | undefined>;
   /** false when that version was already published. */
   publish(organization: string, snapshot: ModelSnapshot): Promise<boolean>;
+  /**
+   * Takes the organization's training lease for ttlMs (or renews it for its owner): scheduled
+   * trainings run on one replica at a time. false when another owner holds it.
+   */
+  claimTraining(organization: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseTraining(organization: string, owner: string): Promise<void>;
 }
 
 export class InMemoryModelSnapshotStore implements ModelSnapshotStore {
   private readonly snapshots = new Map<string, ModelSnapshot>();
+  private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
 
   async latestVersion(organization: string): Promise<number> {
     return this.snapshots.get(organization)?.version ?? 0;
@@ -32,5 +39,16 @@ export class InMemoryModelSnapshotStore implements ModelSnapshotStore {
     if (snapshot.version <= (this.snapshots.get(organization)?.version ?? 0)) return false;
     this.snapshots.set(organization, snapshot);
     return true;
+  }
+
+  async claimTraining(organization: string, owner: string, ttlMs: number): Promise<boolean> {
+    const lease = this.leases.get(organization);
+    if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
+    this.leases.set(organization, { owner, expiresAt: Date.now() + ttlMs });
+    return true;
+  }
+
+  async releaseTraining(organization: string, owner: string): Promise<void> {
+    if (this.leases.get(organization)?.owner === owner) this.leases.delete(organization);
   }
 }

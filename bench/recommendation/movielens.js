@@ -14,8 +14,10 @@
  *     the gateway and straight to the recommendation service (gRPC and in-process handler), memory.
  *
  *   npm run build && node --expose-gc bench/recommendation/movielens.js
+ *  3. The Recommend handler alone, in-process, on in-memory stores or, with BENCH_MONGODB_URI, on
+ *     MongoDB stores (a throw-away database; the model snapshot goes through GridFS).
  * Env: ML100K_DIR (default /work/shared/datasets/movielens-100k), SEEDS (default 42,7,123),
- *      IN_FLIGHT (default 8), HTTP (default 1; 0 skips part 2).
+ *      IN_FLIGHT (default 8), HTTP (default 1; 0 skips part 2), BENCH_MONGODB_URI (part 3 on MongoDB).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -221,30 +223,59 @@ async function throughHttp(train, test, movies) {
 /** The Recommend handler alone (no transport), 8 in flight, on the EASE model of the first seed. */
 async function handlerLatency(train, test, movies) {
   const { InMemoryEventBus, createLogger } = require('@switchyard/shared');
-  const { createReplica } = require('../../services/recommendation/dist/src/server.js');
+  const { createReplica, createStores } = require('../../services/recommendation/dist/src/server.js');
   const bus = new InMemoryEventBus();
-  const config = { ...loadRecommendationConfig({ LOG_LEVEL: 'silent', RECOMMENDATION_REBUILD_DELAY_MS: '3600000' }) };
-  const replica = await createReplica({ config, bus, logger: createLogger('bench', 'silent') });
+  const mongodbUri = process.env.BENCH_MONGODB_URI || '';
+  const config = loadRecommendationConfig({
+    LOG_LEVEL: 'silent',
+    RECOMMENDATION_REBUILD_DELAY_MS: '3600000',
+    MONGODB_URI: mongodbUri,
+    MONGODB_DATABASE: `bench_recommendation_${process.pid}`,
+  });
+  const logger = createLogger('bench', 'silent');
+  const stores = await createStores(config, logger);
+  const replica = await createReplica({ config, bus, logger, stores });
   const ctx = { organization: 'bench', keyId: 'bench', requestId: 'bench' };
   const h = replica.handlers;
   const item = (m) => ({ item_id: m.itemId, catalog: m.catalog, title: m.title, categories: m.categories, attributes_json: JSON.stringify(m.attributes), available: true, updated_at: '' });
+  let started = performance.now();
   for (let i = 0; i < movies.length; i += BATCH) await h.UpsertItems({ items: movies.slice(i, i + BATCH).map(item) }, ctx);
   for (let i = 0; i < train.length; i += BATCH) {
     const interactions = train.slice(i, i + BATCH).map((r) => ({ user_id: r.user, item_id: r.item, type: 'rating', value: r.rating, timestamp: new Date(r.ts * 1000).toISOString() }));
     await h.RecordInteractions({ interactions }, ctx);
   }
-  await h.RebuildModel({}, ctx);
+  const ingestMs = performance.now() - started;
+  started = performance.now();
+  const model = await h.RebuildModel({}, ctx);
+  const rebuildMs = performance.now() - started;
   const users = [...groupItemsByUser(test).keys()];
   const request = (i, extra = {}) => ({ user_id: users[i % users.length], num_recommendations: K, current_item_id: '', catalog: '', categories: [], max_per_category: 0, ...extra });
-  await timed(users.length, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)); // warm-up: profiles cached, JIT
   const n = users.length * 2;
-  console.log(`\nthe Recommend handler alone (in-process, no transport)`);
+  console.log(`\nthe Recommend handler alone (in-process, no transport; ${mongodbUri ? 'MongoDB stores, snapshot in GridFS' : 'in-memory stores'})`);
+  console.log(`  ingestion ${ingestMs.toFixed(0)} ms; RebuildModel ${rebuildMs.toFixed(0)} ms (training ${model.training_ms} ms, the rest reading the log and publishing the snapshot)`);
+  if (mongodbUri) {
+    // Another replica starting: it loads the published snapshot from GridFS.
+    const otherStores = await createStores(config, logger);
+    started = performance.now();
+    const other = await createReplica({ config: { ...config, replicaId: 'bench-other' }, bus, logger, stores: otherStores });
+    console.log(`  a second replica starts serving model v${other.deps.models.current('bench')?.data.version} after ${(performance.now() - started).toFixed(0)} ms (snapshot read from GridFS)`);
+    await other.close();
+    await otherStores.close();
+  }
+  printLatency(`first call per user (profile and items read from the stores)`, await timed(users.length, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)));
   printLatency(`known user, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)));
   printLatency(`known user + currentItemId, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { current_item_id: train[i % train.length].item }), ctx)));
   printLatency(`unknown user (popular), ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { user_id: `new_${i}` }), ctx)));
   console.log(`  memory with the replica's model loaded: ${memory()}`);
   await replica.close();
   await bus.close();
+  if (mongodbUri) {
+    const { MongoClient } = require('mongodb');
+    const client = await MongoClient.connect(mongodbUri);
+    await client.db(config.mongodbDatabase).dropDatabase();
+    await client.close();
+  }
+  await stores.close();
 }
 
 async function main() {
@@ -265,10 +296,8 @@ async function main() {
   }
   console.log('\npublished on this protocol (seed 42):');
   for (const [label, ndcg] of PUBLISHED) console.log(`  ${label.padEnd(34)} nDCG@10 ${ndcg.toFixed(3)}`);
-  if (process.env.HTTP !== '0') {
-    await throughHttp(first.train, first.test, movies);
-    await handlerLatency(first.train, first.test, movies);
-  }
+  if (process.env.HTTP !== '0') await throughHttp(first.train, first.test, movies);
+  await handlerLatency(first.train, first.test, movies);
 }
 
 main().catch((error) => {

@@ -2,8 +2,7 @@ import type { Logger } from '@switchyard/shared';
 import { decodeModel, encodeModel, ItemModel } from './item-model';
 import type { TrainingOptions } from './train-model';
 import { trainInWorker } from './trainer';
-import { buildTrainingSet } from './training-set';
-import type { UserInteraction } from './types';
+import { collectColumns } from './training-set';
 import type { InteractionStore } from '../store/interaction-store';
 import type { ModelSnapshotStore } from '../store/snapshot-store';
 
@@ -79,12 +78,10 @@ export class ModelRegistry {
   }
 
   private async train(organization: string): Promise<ItemModel | undefined> {
-    const log: UserInteraction[] = [];
-    for await (const interaction of this.options.interactions.scan(organization)) log.push(interaction);
-    if (log.length === 0) return this.models.get(organization);
-    const set = buildTrainingSet(log, this.options.halfLifeDays);
+    const columns = await collectColumns(this.options.interactions.scan(organization));
+    if (columns.userIds.length === 0) return this.models.get(organization);
     const version = (await this.options.snapshots.latestVersion(organization)) + 1;
-    const data = await trainInWorker(set, this.options.training, version);
+    const data = await trainInWorker(columns, this.options.training, this.options.halfLifeDays, version);
     const published = await this.options.snapshots.publish(organization, { version, blob: encodeModel(data) });
     if (!published) return this.refresh(organization); // another replica published this version first
     this.models.set(organization, new ItemModel(data));

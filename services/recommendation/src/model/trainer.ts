@@ -2,12 +2,12 @@ import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { decodeModel, type ItemModelData } from './item-model';
 import type { TrainingOptions } from './train-model';
-import type { TrainingSet } from './training-set';
+import type { InteractionColumns } from './training-set';
 
-/** Trains in a worker thread, so serving never waits on the matrix inverse. */
-export function trainInWorker(set: TrainingSet, options: TrainingOptions, version: number): Promise<ItemModelData> {
+/** Folds the log and trains in a worker thread, so serving never waits on either. */
+export function trainInWorker(columns: InteractionColumns, options: TrainingOptions, halfLifeDays: number, version: number): Promise<ItemModelData> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(join(__dirname, 'train-worker.js'), { workerData: { set, options, version } });
+    const worker = new Worker(join(__dirname, 'train-worker.js'), { workerData: { columns, options, halfLifeDays, version } });
     let settled = false;
     worker.once('message', (bytes: Uint8Array) => {
       settled = true;

@@ -1,5 +1,5 @@
 import { foldUserSignals } from './interaction-weights';
-import type { UserInteraction } from './types';
+import type { InteractionType, UserInteraction } from './types';
 
 /**
  * The user-item matrix a model is trained on, as compressed rows (one row per user) of item
@@ -13,6 +13,44 @@ export interface TrainingSet {
   rowStart: Int32Array;
   items: Int32Array;
   weights: Float32Array;
+}
+
+/**
+ * An interaction log in columns: cheap to fill while scanning the store and to hand to the
+ * training worker, so the serving thread does neither the folding nor a deep copy of objects.
+ */
+export interface InteractionColumns {
+  userIds: string[];
+  itemIds: string[];
+  types: InteractionType[];
+  values: Float64Array;
+  timestamps: Float64Array;
+}
+
+export async function collectColumns(log: AsyncIterable<UserInteraction>): Promise<InteractionColumns> {
+  const userIds: string[] = [];
+  const itemIds: string[] = [];
+  const types: InteractionType[] = [];
+  const values: number[] = [];
+  const timestamps: number[] = [];
+  for await (const interaction of log) {
+    userIds.push(interaction.userId);
+    itemIds.push(interaction.itemId);
+    types.push(interaction.type);
+    values.push(interaction.value);
+    timestamps.push(interaction.timestamp);
+  }
+  return { userIds, itemIds, types, values: Float64Array.from(values), timestamps: Float64Array.from(timestamps) };
+}
+
+export function fromColumns(columns: InteractionColumns): UserInteraction[] {
+  return columns.userIds.map((userId, k) => ({
+    userId,
+    itemId: columns.itemIds[k],
+    type: columns.types[k],
+    value: columns.values[k],
+    timestamp: columns.timestamps[k],
+  }));
 }
 
 /** Folds an organization's interaction log into a TrainingSet; decay counts from the newest interaction. */

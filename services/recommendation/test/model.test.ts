@@ -101,6 +101,9 @@ describe('algorithm choice and snapshots', () => {
       const profile = new Map([['A', 1], ['C', 0.5]]);
       expect([...new ItemModel(decoded).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
       expect([...decoded.popularity]).to.deep.equal([...data.popularity]);
+      const related = new ItemModel(decoded).rankedRelated('A')!;
+      expect(Array.from(related.order, (i) => decoded.itemIds[i])[0], 'B goes with A more than C does').to.equal('B');
+      expect(related.strength[0]).to.equal(1);
     });
   }
 });

@@ -8,8 +8,8 @@ export interface RankedIndexes {
   strength: Float32Array;
 }
 
-/** Rows of "more like this" kept ranked per loaded model. */
-const RELATED_CACHE = 10_000;
+/** "More like this" items kept per item in a snapshot, ranked at training time. */
+export const RELATED_KEPT = 100;
 
 /** What a trained model holds; the snapshot every replica loads. */
 export interface ItemModelData {
@@ -25,6 +25,8 @@ export interface ItemModelData {
   dense?: Float32Array;
   /** item-kNN: each item's neighbours. */
   sparse?: SparseWeights;
+  /** Each item's RELATED_KEPT best positive weights, ranked (ties by id), scaled to (0, 1]. */
+  related: SparseWeights;
 }
 
 /**
@@ -34,7 +36,6 @@ export interface ItemModelData {
 export class ItemModel {
   private readonly indexOf = new Map<string, number>();
   private popularRanking: number[] | undefined;
-  private readonly relatedRanked = new Map<number, RankedIndexes>();
 
   constructor(readonly data: ItemModelData) {
     data.itemIds.forEach((id, index) => this.indexOf.set(id, index));
@@ -70,17 +71,12 @@ export class ItemModel {
     return scores;
   }
 
-  /** The item's row ranked (cached per model: every viewer of an item asks for the same row). */
+  /** The item's row, ranked at training time. */
   rankedRelated(itemId: string): RankedIndexes | undefined {
     const i = this.indexOf.get(itemId);
     if (i === undefined) return undefined;
-    let ranked = this.relatedRanked.get(i);
-    if (!ranked) {
-      ranked = rankPositive(this.related(itemId), this.data.itemIds);
-      if (this.relatedRanked.size >= RELATED_CACHE) this.relatedRanked.delete(this.relatedRanked.keys().next().value!);
-      this.relatedRanked.set(i, ranked);
-    }
-    return ranked;
+    const { rowStart, cols, values } = this.data.related;
+    return { order: cols.subarray(rowStart[i], rowStart[i + 1]), strength: values.subarray(rowStart[i], rowStart[i + 1]) };
   }
 
   popularity(index: number): number {
@@ -109,6 +105,23 @@ export class ItemModel {
   }
 }
 
+/** Every item's ranked row, its best `kept` entries (training time, in the worker). */
+export function rankRelatedRows(data: Omit<ItemModelData, 'related'>, kept = RELATED_KEPT): SparseWeights {
+  const model = new ItemModel({ ...data, related: { rowStart: new Int32Array(data.itemIds.length + 1), cols: new Int32Array(0), values: new Float32Array(0) } });
+  const rowStart = [0];
+  const cols: number[] = [];
+  const values: number[] = [];
+  for (const itemId of data.itemIds) {
+    const { order, strength } = rankPositive(model.related(itemId), data.itemIds);
+    for (let k = 0; k < Math.min(kept, order.length); k++) {
+      cols.push(order[k]);
+      values.push(strength[k]);
+    }
+    rowStart.push(cols.length);
+  }
+  return { rowStart: Int32Array.from(rowStart), cols: Int32Array.from(cols), values: Float32Array.from(values) };
+}
+
 /** Ranks the positive scores (ties by item id); O(n + p log p) for p positive scores. */
 export function rankPositive(scores: ArrayLike<number>, ids: readonly string[]): RankedIndexes {
   let positive = 0;
@@ -121,15 +134,22 @@ export function rankPositive(scores: ArrayLike<number>, ids: readonly string[]):
   return { order, strength };
 }
 
-interface Header extends Omit<ItemModelData, 'popularity' | 'dense' | 'sparse'> {
-  /** Byte lengths of the binary sections, in order: popularity, dense | rowStart, cols, values. */
+interface Header extends Omit<ItemModelData, 'popularity' | 'dense' | 'sparse' | 'related'> {
+  /** Byte lengths of the binary sections, in order: popularity, related (3), dense | sparse (3). */
   sections: number[];
 }
 
 /** One binary blob: 4-byte header length, JSON header, then the typed arrays (8-byte aligned). */
 export function encodeModel(data: ItemModelData): Buffer {
-  const { popularity, dense, sparse, ...meta } = data;
-  const arrays: ArrayBufferView[] = [popularity, ...(dense ? [dense] : []), ...(sparse ? [sparse.rowStart, sparse.cols, sparse.values] : [])];
+  const { popularity, dense, sparse, related, ...meta } = data;
+  const arrays: ArrayBufferView[] = [
+    popularity,
+    related.rowStart,
+    related.cols,
+    related.values,
+    ...(dense ? [dense] : []),
+    ...(sparse ? [sparse.rowStart, sparse.cols, sparse.values] : []),
+  ];
   const header: Header = { ...meta, sections: arrays.map((a) => a.byteLength) };
   const json = Buffer.from(JSON.stringify(header));
   const parts: Buffer[] = [Buffer.alloc(4), json];
@@ -156,8 +176,9 @@ export function decodeModel(blob: Buffer): ItemModelData {
     return bytes.buffer;
   });
   const { sections: _, ...meta } = header;
-  const data: ItemModelData = { ...meta, popularity: new Float32Array(sections[0]) };
-  if (header.algorithm === 'ease') data.dense = new Float32Array(sections[1]);
-  else data.sparse = { rowStart: new Int32Array(sections[1]), cols: new Int32Array(sections[2]), values: new Float32Array(sections[3]) };
+  const weights = (at: number) => ({ rowStart: new Int32Array(sections[at]), cols: new Int32Array(sections[at + 1]), values: new Float32Array(sections[at + 2]) });
+  const data: ItemModelData = { ...meta, popularity: new Float32Array(sections[0]), related: weights(1) };
+  if (header.algorithm === 'ease') data.dense = new Float32Array(sections[4]);
+  else data.sparse = weights(4);
   return data;
 }

@@ -1,5 +1,5 @@
 import { trainEase } from './ease';
-import type { Algorithm, ItemModelData } from './item-model';
+import { rankRelatedRows, type Algorithm, type ItemModelData } from './item-model';
 import { trainItemKnn } from './item-knn';
 import { itemPopularity, type TrainingSet } from './training-set';
 
@@ -28,15 +28,17 @@ export function trainModel(set: TrainingSet, options: TrainingOptions, version: 
   const algorithm = chooseAlgorithm(set, options);
   const weights =
     algorithm === 'ease' ? { dense: trainEase(set, options.easeLambda) } : { sparse: trainItemKnn(set, options.knnNeighbours) };
-  return {
+  const data = {
     algorithm,
     version,
     trainedAt: new Date().toISOString(),
-    trainingMs: Date.now() - started,
+    trainingMs: 0,
     users: set.users,
     interactions: set.interactions,
     itemIds: set.itemIds,
     popularity: itemPopularity(set),
     ...weights,
   };
+  const related = rankRelatedRows(data);
+  return { ...data, related, trainingMs: Date.now() - started };
 }

@@ -6,7 +6,7 @@
  * {url, apiKey, users, calls, inFlight}), keep-alive, and prints the sorted latencies (ms) as JSON.
  */
 const http = require('node:http');
-const { performance } = require('node:perf_hooks');
+const { timed } = require('./timing');
 
 function post(agent, url, apiKey, body) {
   return new Promise((resolve, reject) => {
@@ -33,19 +33,9 @@ async function main() {
   for await (const chunk of process.stdin) input += chunk;
   const { url, apiKey, users, calls, inFlight } = JSON.parse(input);
   const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
-  const latencies = [];
-  let next = 0;
-  async function worker() {
-    while (next < calls) {
-      const i = next++;
-      const started = performance.now();
-      await post(agent, url, apiKey, { userId: users[i % users.length], numRecommendations: 10 });
-      latencies.push(performance.now() - started);
-    }
-  }
-  await Promise.all(Array.from({ length: inFlight }, worker));
+  const latencies = await timed(calls, inFlight, (i) => post(agent, url, apiKey, { userId: users[i % users.length], numRecommendations: 10 }));
   agent.destroy();
-  process.stdout.write(JSON.stringify(latencies.sort((a, b) => a - b)));
+  process.stdout.write(JSON.stringify(latencies));
 }
 
 main().catch((error) => {

@@ -25,6 +25,7 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { callUnary, createClient, protos } = require('@switchyard/shared');
 const { stratifiedSplit, loadRatings, groupItemsByUser, rankingMetrics } = require('./protocol');
+const { timed } = require('./timing');
 
 const MODEL = path.join(__dirname, '../../services/recommendation/dist/src/model');
 const { buildTrainingSet } = require(path.join(MODEL, 'training-set.js'));
@@ -119,22 +120,6 @@ function printMetrics(label, m, extra = '') {
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-/** Runs call(i) for i in 0..n-1 with `inFlight` at a time; returns sorted latencies in ms. */
-async function timed(n, inFlight, call) {
-  const latencies = [];
-  let next = 0;
-  async function worker() {
-    while (next < n) {
-      const i = next++;
-      const started = performance.now();
-      await call(i);
-      latencies.push(performance.now() - started);
-    }
-  }
-  await Promise.all(Array.from({ length: inFlight }, worker));
-  return latencies.sort((a, b) => a - b);
 }
 
 function printLatency(label, latencies) {

@@ -1,224 +1,301 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * MovieLens-100k benchmark of the recommendation service's handlers (no gRPC hop).
- * Leave-last-out split: each user's latest rating is held out, the rest is ingested as `rating`
- * interactions; then every user gets 10 recommendations and we check whether the held-out movie
- * is among them, against a most-popular baseline. Prints figures only (no assertions).
+ * MovieLens-100k benchmark of recommendations, on the Microsoft Recommenders protocol
+ * (protocol.js: python_stratified_split(ratio=0.75, filter_by="item", seed), top-10 with the
+ * user's train items removed, every test rating relevant). Prints figures only, no assertions.
  *
- *   npm run gen:proto && npx tsc -b services/recommendation
- *   node --expose-gc bench/recommendation/movielens.js
- * Env: MOVIELENS_DIR (default /work/shared/datasets/movielens-100k), BENCH_USERS (default 1000).
+ *  1. Offline, for each seed: EASE, item-kNN (the co-occurrence model) and popularity, trained
+ *     with the service's own code (services/recommendation/dist/src/model).
+ *  2. Through the HTTP API of the embedded mesh, for the first seed: catalog and train ratings
+ *     ingested with /api/v2/catalog/items and /api/v2/interactions, the model rebuilt with
+ *     /api/v2/ai/recommendations/model, then /api/v2/ai/recommendations for every test user.
+ *     Quality, ingestion and training time, latency p50/p99 with IN_FLIGHT calls in flight through
+ *     the gateway and straight to the recommendation service (gRPC and in-process handler), memory.
+ *
+ *   npm run build && node --expose-gc bench/recommendation/movielens.js
+ *  3. The Recommend handler alone, in-process, on in-memory stores or, with BENCH_MONGODB_URI, on
+ *     MongoDB stores (a throw-away database; the model snapshot goes through GridFS).
+ * Env: ML100K_DIR (default /work/shared/datasets/movielens-100k), SEEDS (default 42,7,123),
+ *      IN_FLIGHT (default 8), HTTP (default 1; 0 skips part 2), BENCH_MONGODB_URI (part 3 on MongoDB).
  */
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { InMemoryEventBus, createLogger } = require('@switchyard/shared');
-const recommendation = require('../../services/recommendation/dist/src/server.js');
+const { callUnary, createClient, protos } = require('@switchyard/shared');
+const { stratifiedSplit, loadRatings, groupItemsByUser, rankingMetrics } = require('./protocol');
+const { timed } = require('./timing');
 
-const DATA_DIR = process.env.MOVIELENS_DIR || '/work/shared/datasets/movielens-100k';
-const MAX_USERS = Number(process.env.BENCH_USERS || 1000);
+const MODEL = path.join(__dirname, '../../services/recommendation/dist/src/model');
+const { buildTrainingSet } = require(path.join(MODEL, 'training-set.js'));
+const { trainModel } = require(path.join(MODEL, 'train-model.js'));
+const { ItemModel } = require(path.join(MODEL, 'item-model.js'));
+const { foldUserSignals } = require(path.join(MODEL, 'interaction-weights.js'));
+const { loadRecommendationConfig } = require('../../services/recommendation/dist/src/config.js');
+
+const DATA_DIR = process.env.ML100K_DIR || process.env.MOVIELENS_DIR || '/work/shared/datasets/movielens-100k';
+const SEEDS = (process.env.SEEDS || '42,7,123').split(',').map(Number);
+const IN_FLIGHT = Number(process.env.IN_FLIGHT || 8);
 const K = 10;
 const BATCH = 1000;
-const CONTEXT = { organization: 'org_bench', keyId: 'key_bench', requestId: 'req_bench' };
+const PUBLISHED = [
+  ['SAR (Recommenders benchmark)', 0.394],
+  ['BiVAE (best published row)', 0.475],
+];
 
-function readLines(file, encoding) {
-  return fs.readFileSync(path.join(DATA_DIR, file), encoding).split('\n').filter((line) => line.trim() !== '');
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+function memory() {
+  if (global.gc) global.gc();
+  const m = process.memoryUsage();
+  return `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, arrayBuffers ${mb(m.arrayBuffers)}`;
 }
 
 function loadMovies() {
-  const genres = readLines('u.genre', 'latin1').map((line) => line.split('|')[0]);
+  const genres = fs.readFileSync(path.join(DATA_DIR, 'u.genre'), 'latin1').split('\n').filter(Boolean).map((l) => l.split('|')[0]);
   // u.item is ISO-8859-1: id|title|release date|video release|IMDb URL|19 genre flags
-  return readLines('u.item', 'latin1').map((line) => {
-    const fields = line.split('|');
-    const flags = fields.slice(5);
-    return {
-      item_id: fields[0],
-      catalog: 'ecommerce',
-      title: fields[1],
-      categories: genres.filter((_, i) => flags[i] === '1'),
-      attributes_json: JSON.stringify({ releaseDate: fields[2], imdbUrl: fields[4] }),
-      available: true,
-      updated_at: '',
-    };
-  });
+  return fs
+    .readFileSync(path.join(DATA_DIR, 'u.item'), 'latin1')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const fields = line.split('|');
+      return {
+        itemId: fields[0],
+        catalog: 'ecommerce',
+        title: fields[1],
+        categories: genres.filter((_, i) => fields[5 + i] === '1'),
+        attributes: { releaseDate: fields[2] },
+        available: true,
+      };
+    });
 }
 
-function loadRatings() {
-  return readLines('u.data', 'utf8').map((line) => {
-    const [user, item, rating, ts] = line.split('\t');
-    return { user, item, rating: Number(rating), ts: Number(ts) };
+const toInteraction = (r) => ({ userId: r.user, itemId: r.item, type: 'rating', value: r.rating, timestamp: r.ts * 1000 });
+
+function topK(scores, model, exclude) {
+  const ranked = [];
+  scores.forEach((score, i) => {
+    if (!exclude.has(model.itemId(i))) ranked.push(i);
   });
+  ranked.sort((a, b) => scores[b] - scores[a]);
+  return ranked.slice(0, K).map((i) => model.itemId(i));
 }
 
-/** Per user: latest rating (ties: larger item id) held out, the rest for training. */
-function leaveLastOut(ratings) {
+/** Trains one algorithm with the service's code and ranks every test user's top-10. */
+function offlineModel(algorithm, train, test, config) {
+  const started = performance.now();
+  const set = buildTrainingSet(train.map(toInteraction), config.decayHalfLifeDays);
+  const model = new ItemModel(trainModel(set, { ...config.training, algorithm: algorithm === 'popularity' ? 'item_knn' : algorithm }, 1));
+  const trainingMs = performance.now() - started;
+  const trainItems = groupItemsByUser(train);
   const byUser = new Map();
-  for (const r of ratings) {
+  for (const r of train) {
     if (!byUser.has(r.user)) byUser.set(r.user, []);
-    byUser.get(r.user).push(r);
+    byUser.get(r.user).push(toInteraction(r));
   }
-  const train = [];
-  const test = new Map();
-  for (const [user, list] of byUser) {
-    list.sort((a, b) => a.ts - b.ts || Number(a.item) - Number(b.item));
-    test.set(user, list[list.length - 1]);
-    train.push(...list.slice(0, -1));
+  const lists = new Map();
+  const popularity = Float64Array.from({ length: model.size }, (_, i) => model.popularity(i));
+  for (const user of groupItemsByUser(test).keys()) {
+    const exclude = trainItems.get(user) ?? new Set();
+    if (algorithm === 'popularity') {
+      lists.set(user, topK(popularity, model, exclude));
+      continue;
+    }
+    const interactions = byUser.get(user) ?? [];
+    const newest = Math.max(...interactions.map((i) => i.timestamp));
+    const profile = new Map([...foldUserSignals(interactions, newest, config.decayHalfLifeDays)].map(([id, s]) => [id, s.weight]));
+    lists.set(user, topK(model.scoreUser(profile), model, exclude));
   }
-  train.sort((a, b) => a.ts - b.ts);
-  return { train, test };
+  return { metrics: rankingMetrics(lists, test, K), trainingMs };
 }
 
-function toInteraction(r) {
-  return { user_id: r.user, item_id: r.item, type: 'rating', value: r.rating, timestamp: new Date(r.ts * 1000).toISOString() };
+function printMetrics(label, m, extra = '') {
+  console.log(
+    `  ${label.padEnd(34)} nDCG@10 ${m.ndcg.toFixed(4)}  P@10 ${m.precision.toFixed(4)}  R@10 ${m.recall.toFixed(4)}  MAP ${m.map.toFixed(4)}  users ${m.users}${extra}`,
+  );
 }
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-function mb(bytes) {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-function memory(label) {
-  if (global.gc) global.gc();
-  const m = process.memoryUsage();
-  console.log(`  ${label.padEnd(22)} rss ${mb(m.rss)}, heapUsed ${mb(m.heapUsed)}`);
-  return m;
-}
-
-async function ingest(handlers, movies, train) {
-  let start = performance.now();
-  for (let i = 0; i < movies.length; i += BATCH) await handlers.UpsertItems({ items: movies.slice(i, i + BATCH) }, CONTEXT);
-  const itemsMs = performance.now() - start;
-  start = performance.now();
-  let recorded = 0;
-  for (let i = 0; i < train.length; i += BATCH) {
-    const response = await handlers.RecordInteractions({ interactions: train.slice(i, i + BATCH).map(toInteraction) }, CONTEXT);
-    recorded += response.recorded;
-  }
-  const interactionsMs = performance.now() - start;
-  console.log(`  items          ${movies.length} in ${itemsMs.toFixed(0)} ms = ${Math.round(movies.length / (itemsMs / 1000))} items/s`);
-  console.log(`  interactions   ${recorded} in ${interactionsMs.toFixed(0)} ms = ${Math.round(recorded / (interactionsMs / 1000))} interactions/s (batches of ${BATCH}, model updated incrementally)`);
-}
-
-/** Calls Recommend for every user; returns latencies and top-K lists. */
-async function recommendAll(handlers, users, currentItemOf) {
-  const latencies = [];
-  const lists = new Map();
-  for (const user of users) {
-    const request = { user_id: user, current_item_id: currentItemOf ? currentItemOf(user) : '', num_recommendations: K, catalog: '' };
-    const start = performance.now();
-    const response = await handlers.Recommend(request, CONTEXT);
-    latencies.push(performance.now() - start);
-    lists.set(user, response.recommendations.map((r) => r.item_id));
-  }
-  return { latencies: latencies.sort((a, b) => a - b), lists };
-}
-
-function mostPopularLists(train, users) {
-  const counts = new Map();
-  const seen = new Map();
-  for (const r of train) {
-    counts.set(r.item, (counts.get(r.item) ?? 0) + 1);
-    if (!seen.has(r.user)) seen.set(r.user, new Set());
-    seen.get(r.user).add(r.item);
-  }
-  const ranking = [...counts.keys()].sort((a, b) => counts.get(b) - counts.get(a) || Number(a) - Number(b));
-  const lists = new Map();
-  for (const user of users) {
-    const mine = seen.get(user) ?? new Set();
-    const top = [];
-    for (const item of ranking) {
-      if (!mine.has(item)) top.push(item);
-      if (top.length === K) break;
-    }
-    lists.set(user, top);
-  }
-  return lists;
-}
-
-function quality(lists, test, users, filter = () => true) {
-  let hits = 0;
-  let reciprocalRanks = 0;
-  let n = 0;
-  for (const user of users) {
-    const held = test.get(user);
-    if (!filter(held)) continue;
-    n++;
-    const rank = (lists.get(user) ?? []).indexOf(held.item);
-    if (rank >= 0) {
-      hits++;
-      reciprocalRanks += 1 / (rank + 1);
-    }
-  }
-  return { n, hitRate: hits / n, precision: hits / (n * K), mrr: reciprocalRanks / n };
-}
-
-function printQuality(label, q) {
-  console.log(
-    `  ${label.padEnd(34)} users ${String(q.n).padStart(4)}  HR@${K} ${q.hitRate.toFixed(4)}  P@${K} ${q.precision.toFixed(4)}  MRR@${K} ${q.mrr.toFixed(4)}`,
-  );
-}
-
 function printLatency(label, latencies) {
-  const mean = latencies.reduce((a, b) => a + b, 0) / latencies.length;
   console.log(
-    `  ${label.padEnd(34)} n ${latencies.length}  p50 ${percentile(latencies, 50).toFixed(2)} ms  p95 ${percentile(latencies, 95).toFixed(2)} ms  p99 ${percentile(latencies, 99).toFixed(2)} ms  mean ${mean.toFixed(2)} ms  max ${latencies[latencies.length - 1].toFixed(2)} ms`,
+    `  ${label.padEnd(44)} n ${latencies.length}  p50 ${percentile(latencies, 50).toFixed(3)} ms  p99 ${percentile(latencies, 99).toFixed(3)} ms  max ${latencies[latencies.length - 1].toFixed(3)} ms  (load ${load()})`,
   );
+}
+
+/** The same calls from http-load.js in its own process, so only the mesh runs on this event loop. */
+function loadFromChildProcess(mesh, users, calls) {
+  const input = JSON.stringify({ url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls, inFlight: IN_FLIGHT });
+  return new Promise((resolve, reject) => {
+    const { execFile } = require('node:child_process');
+    const child = execFile(process.execPath, [path.join(__dirname, 'http-load.js')], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) =>
+      error ? reject(error) : resolve(JSON.parse(stdout)),
+    );
+    child.stdin.end(input);
+  });
+}
+
+async function post(mesh, route, body) {
+  const response = await fetch(`${mesh.gatewayUrl}${route}`, {
+    method: 'POST',
+    headers: { authorization: `X-API-Key ${mesh.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function throughHttp(train, test, movies) {
+  const { startEmbeddedMesh } = require('@switchyard/embedded');
+  const { createLogger } = require('@switchyard/shared');
+  const env = {
+    ...process.env,
+    GATEWAY_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DEFAULT_RPM: '100000000',
+    DEFAULT_TPM: '1000000000',
+    // Trained on demand below, once ingestion is over.
+    RECOMMENDATION_REBUILD_DELAY_MS: '3600000',
+  };
+  delete env.KAFKA_BROKERS;
+  delete env.MONGODB_URI;
+  delete env.REDIS_URL;
+  const mesh = await startEmbeddedMesh(env, createLogger('bench', 'silent'));
+  try {
+    console.log(`\nthrough the HTTP API (embedded mesh, in-memory stores; load ${load()})`);
+    let started = performance.now();
+    for (let i = 0; i < movies.length; i += BATCH) await post(mesh, '/api/v2/catalog/items', { items: movies.slice(i, i + BATCH) });
+    const itemsMs = performance.now() - started;
+    started = performance.now();
+    let recorded = 0;
+    for (let i = 0; i < train.length; i += BATCH) {
+      const interactions = train.slice(i, i + BATCH).map((r) => ({
+        userId: r.user,
+        itemId: r.item,
+        type: 'rating',
+        value: r.rating,
+        timestamp: new Date(r.ts * 1000).toISOString(),
+      }));
+      recorded += (await post(mesh, '/api/v2/interactions', { interactions })).recorded;
+    }
+    const interactionsMs = performance.now() - started;
+    console.log(`  ingestion: ${movies.length} items in ${itemsMs.toFixed(0)} ms; ${recorded} interactions in ${interactionsMs.toFixed(0)} ms (${Math.round(recorded / (interactionsMs / 1000))}/s, batches of ${BATCH})`);
+    started = performance.now();
+    const model = await post(mesh, '/api/v2/ai/recommendations/model', {});
+    console.log(
+      `  training: ${model.algorithm} v${model.version}, ${model.items} items x ${model.users} users, ${model.interactions} interactions: ${model.trainingMs} ms in the worker, ${(performance.now() - started).toFixed(0)} ms for the call (load ${load()})`,
+    );
+    console.log(`  memory after training (bench + whole mesh in one process): ${memory()}`);
+
+    const users = [...groupItemsByUser(test).keys()];
+    const lists = new Map();
+    await timed(users.length, IN_FLIGHT, async (i) => {
+      const response = await post(mesh, '/api/v2/ai/recommendations', { userId: users[i], numRecommendations: K });
+      lists.set(users[i], response.recommendations.map((r) => r.itemId));
+    });
+    const quality = rankingMetrics(lists, test, K);
+    printMetrics('service through the HTTP API', quality);
+
+    // Latency: every test user twice more, the first pass above warmed the profile cache and JIT.
+    const n = users.length * 2;
+    printLatency(`gateway HTTP, ${IN_FLIGHT} in flight (client in-process)`, await timed(n, IN_FLIGHT, (i) => post(mesh, '/api/v2/ai/recommendations', { userId: users[i % users.length], numRecommendations: K })));
+    printLatency(`gateway HTTP, ${IN_FLIGHT} in flight (client process)`, await loadFromChildProcess(mesh, users, n));
+    const service = mesh.services.find((s) => s.name === 'recommendation');
+    const client = createClient(protos.recommendation().RecommendationService, `127.0.0.1:${service.port}`);
+    const context = (i) => ({ organization: 'dev', keyId: 'bench', requestId: `bench_${i}` });
+    const request = (i) => ({ user_id: users[i % users.length], num_recommendations: K });
+    printLatency(`recommendation service gRPC, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => callUnary('recommendation', client.Recommend, client, request(i), context(i), 5000)));
+    client.close();
+    return quality;
+  } finally {
+    await mesh.stop();
+  }
+}
+
+/** The Recommend handler alone (no transport), 8 in flight, on the EASE model of the first seed. */
+async function handlerLatency(train, test, movies) {
+  const { InMemoryEventBus, createLogger } = require('@switchyard/shared');
+  const { createReplica, createStores } = require('../../services/recommendation/dist/src/server.js');
+  const bus = new InMemoryEventBus();
+  const mongodbUri = process.env.BENCH_MONGODB_URI || '';
+  const config = loadRecommendationConfig({
+    LOG_LEVEL: 'silent',
+    RECOMMENDATION_REBUILD_DELAY_MS: '3600000',
+    MONGODB_URI: mongodbUri,
+    MONGODB_DATABASE: `bench_recommendation_${process.pid}`,
+  });
+  const logger = createLogger('bench', 'silent');
+  const stores = await createStores(config, logger);
+  const replica = await createReplica({ config, bus, logger, stores });
+  const ctx = { organization: 'bench', keyId: 'bench', requestId: 'bench' };
+  const h = replica.handlers;
+  const item = (m) => ({ item_id: m.itemId, catalog: m.catalog, title: m.title, categories: m.categories, attributes_json: JSON.stringify(m.attributes), available: true, updated_at: '' });
+  let started = performance.now();
+  for (let i = 0; i < movies.length; i += BATCH) await h.UpsertItems({ items: movies.slice(i, i + BATCH).map(item) }, ctx);
+  for (let i = 0; i < train.length; i += BATCH) {
+    const interactions = train.slice(i, i + BATCH).map((r) => ({ user_id: r.user, item_id: r.item, type: 'rating', value: r.rating, timestamp: new Date(r.ts * 1000).toISOString() }));
+    await h.RecordInteractions({ interactions }, ctx);
+  }
+  const ingestMs = performance.now() - started;
+  started = performance.now();
+  const model = await h.RebuildModel({}, ctx);
+  const rebuildMs = performance.now() - started;
+  const users = [...groupItemsByUser(test).keys()];
+  const request = (i, extra = {}) => ({ user_id: users[i % users.length], num_recommendations: K, current_item_id: '', catalog: '', categories: [], max_per_category: 0, ...extra });
+  const n = users.length * 2;
+  console.log(`\nthe Recommend handler alone (in-process, no transport; ${mongodbUri ? 'MongoDB stores, snapshot in GridFS' : 'in-memory stores'})`);
+  console.log(`  ingestion ${ingestMs.toFixed(0)} ms; RebuildModel ${rebuildMs.toFixed(0)} ms (training ${model.training_ms} ms, the rest reading the log and publishing the snapshot)`);
+  if (mongodbUri) {
+    // Another replica starting: it loads the published snapshot from GridFS.
+    const otherStores = await createStores(config, logger);
+    started = performance.now();
+    const other = await createReplica({ config: { ...config, replicaId: 'bench-other' }, bus, logger, stores: otherStores });
+    console.log(`  a second replica starts serving model v${other.deps.models.current('bench')?.data.version} after ${(performance.now() - started).toFixed(0)} ms (snapshot read from GridFS)`);
+    await other.close();
+    await otherStores.close();
+  }
+  printLatency(`first call per user (profile and items read from the stores)`, await timed(users.length, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)));
+  printLatency(`known user, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)));
+  printLatency(`known user + currentItemId, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { current_item_id: train[i % train.length].item }), ctx)));
+  printLatency(`unknown user (popular), ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { user_id: `new_${i}` }), ctx)));
+  console.log(`  memory with the replica's model loaded: ${memory()}`);
+  await replica.close();
+  await bus.close();
+  if (mongodbUri) {
+    const { MongoClient } = require('mongodb');
+    const client = await MongoClient.connect(mongodbUri);
+    await client.db(config.mongodbDatabase).dropDatabase();
+    await client.close();
+  }
+  await stores.close();
 }
 
 async function main() {
-  console.log(`MovieLens-100k benchmark (${DATA_DIR}), node ${process.version}${global.gc ? '' : ' (run with --expose-gc for steadier memory figures)'}`);
+  console.log(`MovieLens-100k (${DATA_DIR}), node ${process.version}, ${os.cpus().length} cores, load ${load()}${global.gc ? '' : ' (run with --expose-gc for steadier memory figures)'}`);
+  const ratings = loadRatings(DATA_DIR);
   const movies = loadMovies();
-  const ratings = loadRatings();
-  const { train, test } = leaveLastOut(ratings);
-  const users = [...test.keys()].sort((a, b) => Number(a) - Number(b)).slice(0, MAX_USERS);
-  console.log(`  data: ${movies.length} movies, ${ratings.length} ratings, ${test.size} users; train ${train.length}, held out ${test.size}`);
-
-  console.log('memory');
-  const before = memory('before ingestion');
-  const logger = createLogger('bench', 'silent');
-  const bus = new InMemoryEventBus();
-  const models = new recommendation.ModelRegistry();
-  const handlers = recommendation.createRecommendationHandlers({
-    items: new recommendation.InMemoryItemStore(),
-    interactions: new recommendation.InMemoryInteractionStore(),
-    models,
-    publisher: new recommendation.DataUpdatedPublisher(bus, logger),
-    maxBatchSize: BATCH,
-    logger,
-  });
-
-  console.log('ingestion (through the UpsertItems / RecordInteractions handlers)');
-  await ingest(handlers, movies, train);
-  console.log(`  model          ${JSON.stringify(models.forOrganization(CONTEXT.organization).stats())}`);
-  console.log('memory');
-  const after = memory('after ingestion');
-  console.log(`  ${'delta'.padEnd(22)} rss ${mb(after.rss - before.rss)}, heapUsed ${mb(after.heapUsed - before.heapUsed)}`);
-
-  await recommendAll(handlers, users.slice(0, 50)); // warm-up (JIT), not measured
-  const personal = await recommendAll(handlers, users);
-  const lastTrainItem = new Map();
-  for (const r of train) lastTrainItem.set(r.user, r.item); // train is time-ordered: the last wins
-  const withCurrent = await recommendAll(handlers, users, (user) => lastTrainItem.get(user) ?? '');
-  const unknownUsers = await recommendAll(handlers, users.map((u) => `cold_${u}`));
-
-  console.log('Recommend latency (handler, in-process, K=10)');
-  printLatency('known user', personal.latencies);
-  printLatency('known user + currentItemId', withCurrent.latencies);
-  printLatency('unknown user (popularity)', unknownUsers.latencies);
-
-  console.log(`offline quality, leave-last-out (held-out = each user's latest rating)`);
-  const baseline = mostPopularLists(train, users);
-  printQuality('co-occurrence (service)', quality(personal.lists, test, users));
-  printQuality('co-occurrence + currentItemId', quality(withCurrent.lists, test, users));
-  printQuality('most-popular baseline', quality(baseline, test, users));
-  const liked = (held) => held.rating >= 4;
-  printQuality('co-occurrence, held-out rated >= 4', quality(personal.lists, test, users, liked));
-  printQuality('most-popular, held-out rated >= 4', quality(baseline, test, users, liked));
-  await bus.close();
+  const config = loadRecommendationConfig({ LOG_LEVEL: 'silent' });
+  console.log(`config: lambda ${config.training.easeLambda}, kNN neighbours ${config.training.knnNeighbours}, decay half-life ${config.decayHalfLifeDays || 'off'} (days)`);
+  let first;
+  for (const seed of SEEDS) {
+    const { train, test } = stratifiedSplit(ratings, 0.75, seed);
+    first ??= { train, test };
+    console.log(`\nseed ${seed}: train ${train.length}, test ${test.length} (python_stratified_split, ratio 0.75, filter_by item)`);
+    for (const algorithm of ['ease', 'item_knn', 'popularity']) {
+      const { metrics, trainingMs } = offlineModel(algorithm, train, test, config);
+      printMetrics(`${algorithm} (offline)`, metrics, `  trained in ${trainingMs.toFixed(0)} ms (load ${load()})`);
+    }
+  }
+  console.log('\npublished on this protocol (seed 42):');
+  for (const [label, ndcg] of PUBLISHED) console.log(`  ${label.padEnd(34)} nDCG@10 ${ndcg.toFixed(3)}`);
+  if (process.env.HTTP !== '0') await throughHttp(first.train, first.test, movies);
+  await handlerLatency(first.train, first.test, movies);
 }
 
 main().catch((error) => {

@@ -114,6 +114,8 @@ describe('e2e: assistant tools on a tool-calling model', function () {
     await api('/api/v2/interactions', {
       body: { interactions: [{ userId: 'shopper', itemId: 'tent', type: 'purchase' }, { userId: 'other', itemId: 'tent', type: 'purchase' }, { userId: 'other', itemId: 'stove', type: 'purchase' }] },
     });
+    // The recommendation model is trained, not updated per interaction: train it now rather than wait for the schedule.
+    expect((await api('/api/v2/ai/recommendations/model', { body: {} })).status).to.equal(200);
     expect((await api('/api/v2/agents/advisor', { method: 'PUT', body: { model: 'tool-gpt', tools: ['recommend'] } })).status).to.equal(200);
     fake.script(UPSTREAM, { kind: 'tool_calls', calls: [{ name: 'recommend', arguments: { limit: 3 } }] }, { kind: 'ok', text: 'Take the stove.' });
     const res = await api('/api/v2/ai/assistants/advisor', { body: { user_id: 'shopper', session_id: 'rec-1', messages: [{ role: 'user', content: 'What should I buy next?' }] } });

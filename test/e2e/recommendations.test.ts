@@ -26,6 +26,10 @@ describe('e2e: recommendations', () => {
     const recorded = await api('/api/v2/interactions', { body: { interactions } });
     expect(recorded.status, recorded.text).to.equal(200);
     expect(recorded.body.recorded).to.equal(interactions.length);
+    // Train now rather than waiting for the scheduled rebuild.
+    const model = await api('/api/v2/ai/recommendations/model', { body: {} });
+    expect(model.status, model.text).to.equal(200);
+    expect(model.body).to.include({ algorithm: 'item_knn', items: 4, users: 17, interactions: interactions.length });
   });
 
   it('recommends co-occurring items, excluding what the user already has', async () => {

@@ -272,6 +272,15 @@ function recommendationDouble(): ServiceDouble {
       RecordInteractions: async (req) => ({ recorded: req.interactions.length }),
       GetItem: async (req) => ({ ...sampleItem, item_id: req.item_id }),
       DeleteItem: async () => ({ deleted: true }),
+      RebuildModel: async () => ({
+        algorithm: 'ease',
+        version: 3,
+        items: 1682,
+        users: 943,
+        interactions: 75066,
+        trained_at: '2026-11-24T03:00:00.000Z',
+        training_ms: 4200,
+      }),
     },
   );
 }

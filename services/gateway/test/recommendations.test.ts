@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { AppError } from '@switchyard/shared';
 import { startHarness, resetDoubles, type Harness } from './harness';
 import { expectShape } from './shape';
-import { CatalogItem, RecommendationsResponse } from '../src/schemas/recommendations';
+import { CatalogItem, RecommendationsResponse, ModelInfo } from '../src/schemas/recommendations';
 
 const expectedItem = {
   itemId: 'sku-1',
@@ -35,7 +35,46 @@ describe('gateway recommendation and catalog routes', () => {
         current_item_id: 'sku-9',
         num_recommendations: 10,
         catalog: '',
+        categories: [],
+        max_per_category: 0,
       });
+    });
+
+    it('passes the filters: categories, price range (unset stays unset), diversity', async () => {
+      const body = { userId: 'u1', categories: ['rock', 'jazz'], minPrice: 10, maxPrice: 80.5, maxPerCategory: 2 };
+      expect((await h.send('POST', '/api/v2/ai/recommendations', { body })).status).to.equal(200);
+      expect(h.doubles.recommendation.last('Recommend').request).to.deep.include({
+        categories: ['rock', 'jazz'],
+        min_price: 10,
+        max_price: 80.5,
+        max_per_category: 2,
+      });
+      await h.send('POST', '/api/v2/ai/recommendations', { body: { userId: 'u1', maxPrice: 5 } });
+      const request = h.doubles.recommendation.last('Recommend').request as Record<string, unknown>;
+      expect(request.max_price).to.equal(5);
+      expect(request.min_price, 'no lower bound given').to.equal(undefined);
+    });
+
+    it('rejects bad filters with the field', async () => {
+      const reply = await h.send('POST', '/api/v2/ai/recommendations', { body: { userId: 'u1', maxPerCategory: 0, minPrice: -1 } });
+      expect(reply.status).to.equal(400);
+      expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['/maxPerCategory', '/minPrice']);
+    });
+
+    it('POST /api/v2/ai/recommendations/model rebuilds and reports the model now served', async () => {
+      const reply = await h.send('POST', '/api/v2/ai/recommendations/model', {});
+      expect(reply.status).to.equal(200);
+      expect(reply.body).to.deep.equal({
+        algorithm: 'ease',
+        version: 3,
+        items: 1682,
+        users: 943,
+        interactions: 75066,
+        trainedAt: '2026-11-24T03:00:00.000Z',
+        trainingMs: 4200,
+        requestId: reply.requestId,
+      });
+      expectShape(reply.body, ModelInfo);
     });
 
     it('answers the alias /v2/ai/recommendations and passes numRecommendations and catalog', async () => {

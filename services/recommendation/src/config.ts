@@ -1,4 +1,7 @@
+import { hostname } from 'node:os';
 import { listenPort, num, readEnv, str } from '@switchyard/shared';
+import type { RebuildSchedule } from './model/rebuild-scheduler';
+import type { TrainingOptions } from './model/train-model';
 
 export interface RecommendationConfig {
   grpcHost: string;
@@ -14,6 +17,16 @@ export interface RecommendationConfig {
   kafkaBrokers: string;
   /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
   metricsPort: number;
+  /** Names this replica's consumer group on the recommendation topic; defaults to host and pid. */
+  replicaId: string;
+  training: TrainingOptions;
+  /** Half-life of an interaction's weight, in days; 0 keeps every interaction at full weight. */
+  decayHalfLifeDays: number;
+  rebuild: RebuildSchedule;
+  /** Users whose profiles are cached per replica. */
+  profileCacheSize: number;
+  /** Catalog items cached per replica. */
+  itemCacheSize: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -29,6 +42,18 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     MONGODB_DATABASE: string;
     KAFKA_BROKERS: string;
     METRICS_PORT: number;
+    REPLICA_ID: string;
+    RECOMMENDATION_ALGORITHM: string;
+    RECOMMENDATION_EASE_LAMBDA: number;
+    RECOMMENDATION_EASE_MAX_ITEMS: number;
+    RECOMMENDATION_EASE_MIN_INTERACTIONS: number;
+    RECOMMENDATION_KNN_NEIGHBOURS: number;
+    RECOMMENDATION_DECAY_HALF_LIFE_DAYS: number;
+    RECOMMENDATION_REBUILD_INTERVAL_MS: number;
+    RECOMMENDATION_REBUILD_DELAY_MS: number;
+    RECOMMENDATION_MIN_REBUILD_INTERVAL_MS: number;
+    RECOMMENDATION_PROFILE_CACHE_SIZE: number;
+    RECOMMENDATION_ITEM_CACHE_SIZE: number;
   }>(
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
@@ -39,12 +64,43 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
       MONGODB_DATABASE: str({ default: 'switchyard_recommendation' }),
       KAFKA_BROKERS: str({ default: '' }),
       METRICS_PORT: listenPort({ default: 9464 }),
+      REPLICA_ID: str({ default: '' }),
+      RECOMMENDATION_ALGORITHM: str({ default: 'auto', choices: ['auto', 'ease', 'item_knn'] }),
+      RECOMMENDATION_EASE_LAMBDA: num({ default: 500 }),
+      RECOMMENDATION_EASE_MAX_ITEMS: num({ default: 2500 }),
+      RECOMMENDATION_EASE_MIN_INTERACTIONS: num({ default: 1000 }),
+      RECOMMENDATION_KNN_NEIGHBOURS: num({ default: 100 }),
+      RECOMMENDATION_DECAY_HALF_LIFE_DAYS: num({ default: 0 }),
+      RECOMMENDATION_REBUILD_INTERVAL_MS: num({ default: 300_000 }),
+      RECOMMENDATION_REBUILD_DELAY_MS: num({ default: 1000 }),
+      RECOMMENDATION_MIN_REBUILD_INTERVAL_MS: num({ default: 30_000 }),
+      RECOMMENDATION_PROFILE_CACHE_SIZE: num({ default: 20_000 }),
+      RECOMMENDATION_ITEM_CACHE_SIZE: num({ default: 100_000 }),
     },
     env,
   );
   // envalid's num() accepts any number; a batch limit must be a positive integer.
   if (!Number.isInteger(e.MAX_BATCH_SIZE) || e.MAX_BATCH_SIZE < 1) {
     throw new Error(`invalid configuration:\n  MAX_BATCH_SIZE: must be an integer >= 1, got ${e.MAX_BATCH_SIZE}`);
+  }
+  const positive = {
+    RECOMMENDATION_EASE_LAMBDA: e.RECOMMENDATION_EASE_LAMBDA,
+    RECOMMENDATION_EASE_MAX_ITEMS: e.RECOMMENDATION_EASE_MAX_ITEMS,
+    RECOMMENDATION_KNN_NEIGHBOURS: e.RECOMMENDATION_KNN_NEIGHBOURS,
+    RECOMMENDATION_REBUILD_INTERVAL_MS: e.RECOMMENDATION_REBUILD_INTERVAL_MS,
+    RECOMMENDATION_PROFILE_CACHE_SIZE: e.RECOMMENDATION_PROFILE_CACHE_SIZE,
+    RECOMMENDATION_ITEM_CACHE_SIZE: e.RECOMMENDATION_ITEM_CACHE_SIZE,
+  };
+  const notPositive = Object.entries(positive).filter(([, value]) => !(value > 0));
+  const negative = Object.entries({
+    RECOMMENDATION_EASE_MIN_INTERACTIONS: e.RECOMMENDATION_EASE_MIN_INTERACTIONS,
+    RECOMMENDATION_DECAY_HALF_LIFE_DAYS: e.RECOMMENDATION_DECAY_HALF_LIFE_DAYS,
+    RECOMMENDATION_REBUILD_DELAY_MS: e.RECOMMENDATION_REBUILD_DELAY_MS,
+    RECOMMENDATION_MIN_REBUILD_INTERVAL_MS: e.RECOMMENDATION_MIN_REBUILD_INTERVAL_MS,
+  }).filter(([, value]) => value < 0);
+  if (notPositive.length + negative.length > 0) {
+    const lines = [...notPositive.map(([k, v]) => `  ${k}: must be > 0, got ${v}`), ...negative.map(([k, v]) => `  ${k}: must be >= 0, got ${v}`)];
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   return {
     grpcHost: e.GRPC_HOST,
@@ -55,5 +111,21 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     mongodbDatabase: e.MONGODB_DATABASE,
     kafkaBrokers: e.KAFKA_BROKERS.trim(),
     metricsPort: e.METRICS_PORT,
+    replicaId: e.REPLICA_ID || `${hostname()}-${process.pid}`,
+    training: {
+      algorithm: e.RECOMMENDATION_ALGORITHM as TrainingOptions['algorithm'],
+      easeLambda: e.RECOMMENDATION_EASE_LAMBDA,
+      easeMaxItems: e.RECOMMENDATION_EASE_MAX_ITEMS,
+      easeMinInteractions: e.RECOMMENDATION_EASE_MIN_INTERACTIONS,
+      knnNeighbours: Math.floor(e.RECOMMENDATION_KNN_NEIGHBOURS),
+    },
+    decayHalfLifeDays: e.RECOMMENDATION_DECAY_HALF_LIFE_DAYS,
+    rebuild: {
+      intervalMs: e.RECOMMENDATION_REBUILD_INTERVAL_MS,
+      delayMs: e.RECOMMENDATION_REBUILD_DELAY_MS,
+      minIntervalMs: e.RECOMMENDATION_MIN_REBUILD_INTERVAL_MS,
+    },
+    profileCacheSize: Math.floor(e.RECOMMENDATION_PROFILE_CACHE_SIZE),
+    itemCacheSize: Math.floor(e.RECOMMENDATION_ITEM_CACHE_SIZE),
   };
 }

@@ -3,7 +3,7 @@ import { loadRecommendationConfig } from '../src/config';
 
 describe('loadRecommendationConfig', () => {
   it('has defaults', () => {
-    expect(loadRecommendationConfig({})).to.deep.equal({
+    expect(loadRecommendationConfig({ REPLICA_ID: 'r1' })).to.deep.equal({
       grpcHost: '0.0.0.0',
       grpcPort: 50053,
       maxBatchSize: 1000,
@@ -12,7 +12,14 @@ describe('loadRecommendationConfig', () => {
       mongodbDatabase: 'switchyard_recommendation',
       kafkaBrokers: '',
       metricsPort: 9464,
+      replicaId: 'r1',
+      training: { algorithm: 'auto', easeLambda: 500, easeMaxItems: 2500, easeMinInteractions: 1000, knnNeighbours: 100 },
+      decayHalfLifeDays: 0,
+      rebuild: { intervalMs: 300_000, delayMs: 1000, minIntervalMs: 30_000 },
+      profileCacheSize: 20_000,
+      itemCacheSize: 100_000,
     });
+    expect(loadRecommendationConfig({}).replicaId, 'host and pid by default').to.match(/.+-\d+$/);
   });
 
   it('reads the environment, accepting port 0 (ephemeral)', () => {
@@ -27,5 +34,9 @@ describe('loadRecommendationConfig', () => {
     expect(() => loadRecommendationConfig({ MAX_BATCH_SIZE: '0' })).to.throw(/MAX_BATCH_SIZE/);
     expect(() => loadRecommendationConfig({ LOG_LEVEL: 'loud' })).to.throw(/LOG_LEVEL/);
     expect(() => loadRecommendationConfig({ METRICS_PORT: '70000' })).to.throw(/METRICS_PORT/);
+    expect(() => loadRecommendationConfig({ RECOMMENDATION_ALGORITHM: 'svd' })).to.throw(/RECOMMENDATION_ALGORITHM/);
+    expect(() => loadRecommendationConfig({ RECOMMENDATION_EASE_LAMBDA: '0', RECOMMENDATION_DECAY_HALF_LIFE_DAYS: '-1' })).to.throw(
+      /RECOMMENDATION_EASE_LAMBDA[\s\S]*RECOMMENDATION_DECAY_HALF_LIFE_DAYS/,
+    );
   });
 });

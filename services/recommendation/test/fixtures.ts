@@ -4,24 +4,46 @@ import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { Interaction__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
 import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
 import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
+import { loadRecommendationConfig } from '../src/config';
 import { DataUpdatedPublisher } from '../src/events/data-updated-publisher';
+import { ReplicaEvents } from '../src/events/interaction-events';
 import { createRecommendationHandlers, type HandlerDeps } from '../src/handlers';
 import { ModelRegistry } from '../src/model/model-registry';
+import { RebuildScheduler } from '../src/model/rebuild-scheduler';
+import { UserProfiles } from '../src/model/user-profiles';
 import { InMemoryInteractionStore } from '../src/store/interaction-store';
 import { InMemoryItemStore } from '../src/store/item-store';
+import { InMemoryModelSnapshotStore } from '../src/store/snapshot-store';
 
 export function context(organization = 'org_a'): CallContext {
   return { organization, keyId: 'key_test', requestId: `req_${organization}_1` };
 }
 
+/** The service's defaults, except that models are only trained when a test asks (RebuildModel). */
+export const TEST_CONFIG = loadRecommendationConfig({ RECOMMENDATION_REBUILD_DELAY_MS: '3600000' });
+
+/** Handlers of one replica on in-memory stores; the scheduler is not started. */
 export function buildHandlers(options: { bus?: EventBus; maxBatchSize?: number } = {}) {
   const bus = options.bus ?? new InMemoryEventBus();
   const logger = silentLogger();
+  const interactions = new InMemoryInteractionStore();
+  const replicaEvents = new ReplicaEvents(bus, logger);
+  const models = new ModelRegistry({
+    interactions,
+    snapshots: new InMemoryModelSnapshotStore(),
+    logger,
+    training: TEST_CONFIG.training,
+    halfLifeDays: TEST_CONFIG.decayHalfLifeDays,
+  });
+  const scheduler = new RebuildScheduler(models, interactions, TEST_CONFIG.rebuild, logger, 'test-replica');
   const deps: HandlerDeps = {
     items: new InMemoryItemStore(),
-    interactions: new InMemoryInteractionStore(),
-    models: new ModelRegistry(),
+    interactions,
+    models,
+    profiles: new UserProfiles(interactions, TEST_CONFIG.decayHalfLifeDays),
+    scheduler,
     publisher: new DataUpdatedPublisher(bus, logger),
+    replicaEvents,
     maxBatchSize: options.maxBatchSize ?? 1000,
     logger,
   };
@@ -46,7 +68,7 @@ export function interaction(userId: string, itemId: string, type: string, overri
 }
 
 export function recommendRequest(userId: string, overrides: Partial<RecommendRequest__Output> = {}): RecommendRequest__Output {
-  return { user_id: userId, current_item_id: '', num_recommendations: 0, catalog: '', ...overrides };
+  return { user_id: userId, current_item_id: '', num_recommendations: 0, catalog: '', categories: [], max_per_category: 0, ...overrides };
 }
 
 /** Awaits a rejection with an AppError of the given code (and first detail field, when given). */

@@ -10,6 +10,7 @@ import {
 } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import type { RecommendationServiceClient } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendationService';
+import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/ModelInfo';
 import type { RecommendRequest } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
 import type { RecommendResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
 import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
@@ -42,6 +43,7 @@ describe('gRPC contract: RecommendationService', () => {
       ),
     recommend: (request: RecommendRequest, ctx = orgA) =>
       callUnary<RecommendRequest, RecommendResponse__Output>(SERVICE_NAME, client.Recommend, client, request, ctx, 5000),
+    rebuild: (ctx = orgA) => callUnary<object, ModelInfo__Output>(SERVICE_NAME, client.RebuildModel, client, {}, ctx, 30_000),
     get: (itemId: string, ctx = orgA) =>
       callUnary<{ item_id: string }, Item__Output>(SERVICE_NAME, client.GetItem, client, { item_id: itemId }, ctx, 5000),
     remove: (itemId: string, ctx = orgA) =>
@@ -90,6 +92,9 @@ describe('gRPC contract: RecommendationService', () => {
       ['org_a', 'recommendation', { dataset: 'catalog_items', count: 3 }],
       ['org_a', 'recommendation', { dataset: 'interactions', count: 5 }],
     ]);
+
+    const model = await call.rebuild();
+    expect(model).to.deep.include({ algorithm: 'item_knn', version: 1, items: 3, users: 4, interactions: 5 });
 
     const response = await call.recommend({ user_id: 'alice', num_recommendations: 5 });
     expect(response.user_id).to.equal('alice');

@@ -1,16 +1,18 @@
 import { expect } from 'chai';
 import { connectMongo, type MongoConnection } from '@switchyard/shared';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
-import { ModelRegistry } from '../src/model/model-registry';
 import type { CatalogItem, UserInteraction } from '../src/model/types';
 import { InMemoryInteractionStore, type InteractionStore, type InteractionToStore } from '../src/store/interaction-store';
 import { InMemoryItemStore, type ItemStore } from '../src/store/item-store';
 import { MongoInteractionStore } from '../src/store/mongo-interaction-store';
 import { MongoItemStore } from '../src/store/mongo-item-store';
+import { MongoModelSnapshotStore } from '../src/store/mongo-snapshot-store';
+import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from '../src/store/snapshot-store';
 
 interface Stores {
   items: ItemStore;
   interactions: InteractionStore;
+  snapshots: ModelSnapshotStore;
 }
 
 /** One backend per test; open() gives store instances on the same data (a second replica, a restart). */
@@ -23,7 +25,7 @@ const fixtures = {
   memory: {
     async create(): Promise<Backend> {
       // In memory the data lives in the instances, so "another instance" is the same one.
-      const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore() };
+      const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore(), snapshots: new InMemoryModelSnapshotStore() };
       return { open: async () => stores, cleanup: async () => undefined };
     },
   },
@@ -37,9 +39,11 @@ const fixtures = {
           connections.push(connection);
           const items = new MongoItemStore(connection.db);
           const interactions = new MongoInteractionStore(connection.db);
+          const snapshots = new MongoModelSnapshotStore(connection.db);
           await items.ensureIndexes();
           await interactions.ensureIndexes();
-          return { items, interactions };
+          await snapshots.ensureIndexes();
+          return { items, interactions, snapshots };
         },
         async cleanup() {
           if (connections[0]) await connections[0].db.dropDatabase();
@@ -156,27 +160,26 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     expect(await one.interactions.count('org_a')).to.equal(20);
   });
 
-  it('rebuilds the same per-organization models from a second instance (a restart)', async () => {
+  it("reads one user's interactions, oldest first, from a second instance", async () => {
     const { interactions } = await backend().open();
-    const baskets = [
-      interaction('u1', 'A', 'purchase'),
-      interaction('u1', 'B', 'purchase'),
-      interaction('u2', 'A', 'purchase'),
-      interaction('u2', 'B', 'purchase'),
-      interaction('u3', 'A', 'view'),
-      interaction('u3', 'C', 'view'),
-    ];
-    await interactions.append('org_a', baskets);
-    await interactions.append('org_b', [interaction('z1', 'P'), interaction('z1', 'Q')]);
+    await interactions.append('org_a', [interaction('u1', 'A'), interaction('u2', 'B'), interaction('u1', 'C')]);
+    await interactions.append('org_b', [interaction('u1', 'Z')]);
+    const other = (await backend().open()).interactions;
+    expect((await other.forUser('org_a', 'u1')).map((i) => i.itemId)).to.deep.equal(['A', 'C']);
+    expect(await other.forUser('org_a', 'nobody')).to.deep.equal([]);
+  });
 
-    const live = new ModelRegistry();
-    for (const i of baskets) live.forOrganization('org_a').apply(i);
-    const rebuilt = new ModelRegistry();
-    expect(await rebuilt.rebuildFrom((await backend().open()).interactions)).to.equal(baskets.length + 2);
-    expect(rebuilt.forOrganization('org_a').similarity('A', 'B')).to.equal(live.forOrganization('org_a').similarity('A', 'B'));
-    expect(rebuilt.forOrganization('org_a').similarity('A', 'C')).to.equal(live.forOrganization('org_a').similarity('A', 'C'));
-    expect(rebuilt.forOrganization('org_a').similarity('P', 'Q')).to.equal(0);
-    expect(rebuilt.forOrganization('org_b').similarity('P', 'Q')).to.equal(1);
+  it('finds catalog items sharing a category, within one catalog and organization', async () => {
+    const { items } = await backend().open();
+    const base = { title: 't', attributesJson: '{}', available: true, updatedAt: '2026-01-01T00:00:00.000Z' };
+    await items.upsert('org_a', [
+      { ...base, itemId: 'rock1', catalog: 'ticketing', categories: ['rock', 'live'] },
+      { ...base, itemId: 'jazz1', catalog: 'ticketing', categories: ['jazz'] },
+      { ...base, itemId: 'rockshirt', catalog: 'ecommerce', categories: ['rock'] },
+    ]);
+    await items.upsert('org_b', [{ ...base, itemId: 'rock2', catalog: 'ticketing', categories: ['rock'] }]);
+    const found = await (await backend().open()).items.withCategories('org_a', 'ticketing', ['rock', 'blues'], 10);
+    expect(found.map((i) => i.itemId)).to.deep.equal(['rock1']);
   });
 
   it('streams a large log without loading it at once', async () => {
@@ -191,5 +194,69 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
       seen++;
     }
     expect(seen).to.equal(2500);
+  });
+});
+
+/** Bytes that change with the version and span several GridFS chunks (255 kB each). */
+function blob(version: number, size = 700_000): Buffer {
+  return Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + version) % 256));
+}
+
+contractSuite('ModelSnapshotStore', fixtures, (backend) => {
+  it('has nothing before the first publish', async () => {
+    const store = (await backend().open()).snapshots;
+    expect(await store.latestVersion('org_a')).to.equal(0);
+    expect(await store.latest('org_a')).to.equal(undefined);
+  });
+
+  it('serves the newest version, byte for byte, to another instance, per organization', async () => {
+    const store = (await backend().open()).snapshots;
+    expect(await store.publish('org_a', { version: 1, blob: blob(1) })).to.equal(true);
+    expect(await store.publish('org_a', { version: 2, blob: blob(2) })).to.equal(true);
+    expect(await store.publish('org_b', { version: 1, blob: blob(9, 10) })).to.equal(true);
+    const other = (await backend().open()).snapshots;
+    expect(await other.latestVersion('org_a')).to.equal(2);
+    const latest = await other.latest('org_a');
+    expect(latest?.version).to.equal(2);
+    expect(latest?.blob.equals(blob(2))).to.equal(true);
+    expect((await other.latest('org_b'))?.blob.equals(blob(9, 10))).to.equal(true);
+  });
+
+  it('lets only the first publisher of a version win, and never goes back', async () => {
+    const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
+    const results = await Promise.all([one.publish('org_a', { version: 1, blob: blob(1) }), two.publish('org_a', { version: 1, blob: blob(5) })]);
+    expect(results.filter(Boolean)).to.have.length(1);
+    expect(await one.publish('org_a', { version: 1, blob: blob(7) })).to.equal(false);
+    await one.publish('org_a', { version: 3, blob: blob(3) });
+    expect(await two.publish('org_a', { version: 2, blob: blob(2) })).to.equal(false);
+    expect(await two.latestVersion('org_a')).to.equal(3);
+  });
+
+  it('keeps serving the newest after older versions are pruned', async () => {
+    const store = (await backend().open()).snapshots;
+    for (let version = 1; version <= 5; version++) await store.publish('org_a', { version, blob: blob(version, 1000) });
+    expect((await store.latest('org_a'))?.blob.equals(blob(5, 1000))).to.equal(true);
+  });
+});
+
+contractSuite('ModelSnapshotStore training lease', fixtures, (backend) => {
+  it('lets one replica train an organization at a time, until it releases or the lease expires', async () => {
+    const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
+    expect(await one.claimTraining('org_a', 'replica-1', 60_000)).to.equal(true);
+    expect(await two.claimTraining('org_a', 'replica-2', 60_000)).to.equal(false);
+    expect(await two.claimTraining('org_b', 'replica-2', 60_000), 'another organization').to.equal(true);
+    expect(await one.claimTraining('org_a', 'replica-1', 60_000), 'the owner renews').to.equal(true);
+    await two.releaseTraining('org_a', 'replica-2'); // not the owner: no effect
+    expect(await two.claimTraining('org_a', 'replica-2', 60_000)).to.equal(false);
+    await one.releaseTraining('org_a', 'replica-1');
+    expect(await two.claimTraining('org_a', 'replica-2', 50)).to.equal(true);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await one.claimTraining('org_a', 'replica-1', 60_000), 'an expired lease is free').to.equal(true);
+  });
+
+  it('gives a contested lease to exactly one of two replicas', async () => {
+    const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
+    const claims = await Promise.all([one.claimTraining('org_a', 'replica-1', 60_000), two.claimTraining('org_a', 'replica-2', 60_000)]);
+    expect(claims.filter(Boolean)).to.have.length(1);
   });
 });

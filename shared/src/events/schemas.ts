@@ -76,6 +76,23 @@ export interface SupportEscalated {
   summary: string;
 }
 
+/** Recommendation: whose interactions were stored (replicas drop those users' cached profiles). */
+export interface InteractionsRecorded {
+  userIds: string[];
+  count: number;
+}
+
+/** Recommendation: catalog items written or deleted (replicas drop them from their item caches). */
+export interface CatalogChanged {
+  itemIds: string[];
+}
+
+/** Recommendation: a new model snapshot of the organization is stored; every replica loads it. */
+export interface ModelPublished {
+  version: number;
+  algorithm: string;
+}
+
 export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
@@ -87,6 +104,9 @@ export interface EventData {
   'webhooks.changed': WebhooksChanged;
   'organization.changed': OrganizationChanged;
   'support.escalated': SupportEscalated;
+  'interactions.recorded': InteractionsRecorded;
+  'model.published': ModelPublished;
+  'catalog.changed': CatalogChanged;
 }
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -195,6 +215,27 @@ const supportEscalated: JSONSchemaType<SupportEscalated> = {
   properties: { sessionId: nonEmpty, userId: nonEmpty, agent: nonEmpty, summary: { type: 'string', maxLength: 4000 } },
 };
 
+const interactionsRecorded: JSONSchemaType<InteractionsRecorded> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['userIds', 'count'],
+  properties: { userIds: { type: 'array', items: nonEmpty }, count },
+};
+
+const modelPublished: JSONSchemaType<ModelPublished> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['version', 'algorithm'],
+  properties: { version: count, algorithm: nonEmpty },
+};
+
+const catalogChanged: JSONSchemaType<CatalogChanged> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['itemIds'],
+  properties: { itemIds: { type: 'array', items: nonEmpty } },
+};
+
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
@@ -206,4 +247,7 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'webhooks.changed': webhooksChanged,
   'organization.changed': organizationChanged,
   'support.escalated': supportEscalated,
+  'interactions.recorded': interactionsRecorded,
+  'model.published': modelPublished,
+  'catalog.changed': catalogChanged,
 };

@@ -9,6 +9,8 @@ export const Topics = {
   results: 'switchyard.results.v1',
   /** Changes that replicas' caches follow (webhooks registered or disabled, organization policy or keys). */
   changes: 'switchyard.changes.v1',
+  /** Recommendation replicas among themselves: interactions recorded, model snapshots published. */
+  recommendation: 'switchyard.recommendation.v1',
   deadLetter: 'switchyard.deadletter.v1',
 } as const;
 
@@ -25,6 +27,9 @@ export const EventTypes = {
   webhooksChanged: 'webhooks.changed',
   organizationChanged: 'organization.changed',
   supportEscalated: 'support.escalated',
+  interactionsRecorded: 'interactions.recorded',
+  modelPublished: 'model.published',
+  catalogChanged: 'catalog.changed',
 } as const;
 
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
@@ -42,4 +47,7 @@ export const TOPIC_OF: Record<EventType, Topic> = {
   'organization.changed': Topics.changes,
   // A conversation's outcome for the organization, like a request's result.
   'support.escalated': Topics.results,
+  'interactions.recorded': Topics.recommendation,
+  'model.published': Topics.recommendation,
+  'catalog.changed': Topics.recommendation,
 };

@@ -28,7 +28,13 @@ type AnyMethod = (...args: any[]) => any;
  * each with the caller's context in metadata and the deadline. Errors come back as AppErrors
  * carrying the downstream's code and details.
  */
-export function createRpcClient<T>(constructor: ServiceConstructor, address: string, deadlineMs: number): RpcClient<T> {
+export function createRpcClient<T>(
+  constructor: ServiceConstructor,
+  address: string,
+  deadlineMs: number,
+  /** Longer deadlines for methods that do long work (e.g. training a model), by method name. */
+  methodDeadlinesMs: Partial<Record<keyof T & string, number>> = {},
+): RpcClient<T> {
   const client: Client = createClient(constructor, address);
   const methods: Record<string, Invoke> = {};
   let serviceName = constructor.serviceName ?? '';
@@ -38,9 +44,10 @@ export function createRpcClient<T>(constructor: ServiceConstructor, address: str
     const label = (serviceName.split('.').pop() ?? serviceName).replace(/Service$/, '').toLowerCase();
     const method = (client as unknown as Record<string, AnyMethod>)[name]!;
     const camel = spec.originalName ?? name.charAt(0).toLowerCase() + name.slice(1);
+    const deadline = (methodDeadlinesMs as Record<string, number | undefined>)[camel] ?? deadlineMs;
     methods[camel] = spec.responseStream
-      ? (request, context) => openServerStream(label, method, client, request, context, deadlineMs)
-      : (request, context) => callUnary(label, method, client, request, context, deadlineMs);
+      ? (request, context) => openServerStream(label, method, client, request, context, deadline)
+      : (request, context) => callUnary(label, method, client, request, context, deadline);
   }
   return { ...methods, address, serviceName, close: () => client.close() } as unknown as RpcClient<T>;
 }

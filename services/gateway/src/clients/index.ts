@@ -8,6 +8,9 @@ import {
   type RpcClient,
 } from '@switchyard/shared';
 
+/** Training a model on demand takes seconds to minutes, not a call's usual deadline. */
+const REBUILD_DEADLINE_MS = 120_000;
+
 /** The four downstream services the gateway calls, each client built once from its service definition. */
 export interface GatewayClients {
   content: RpcClient<ContentServiceRpc>;
@@ -27,7 +30,9 @@ export function createGatewayClients(addresses: ServiceAddresses, deadlineMs: nu
   return {
     content: createRpcClient(protos.content().ContentService, addresses.contentAddr, deadlineMs),
     assistant: createRpcClient(protos.assistant().AssistantService, addresses.assistantAddr, deadlineMs),
-    recommendation: createRpcClient(protos.recommendation().RecommendationService, addresses.recommendationAddr, deadlineMs),
+    recommendation: createRpcClient<RecommendationServiceRpc>(protos.recommendation().RecommendationService, addresses.recommendationAddr, deadlineMs, {
+      rebuildModel: Math.max(deadlineMs, REBUILD_DEADLINE_MS),
+    }),
     notification: createRpcClient(protos.notification().NotificationService, addresses.notificationAddr, deadlineMs),
   };
 }

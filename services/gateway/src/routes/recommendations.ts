@@ -1,4 +1,4 @@
-import { RecommendationsRequest, RecommendationsResponse, type RecommendBody } from '../schemas/recommendations';
+import { ModelInfo, RecommendationsRequest, RecommendationsResponse, type RecommendBody } from '../schemas/recommendations';
 import { itemView } from './item-view';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -21,6 +21,10 @@ const recommend: RouteSpec<RecommendBody> = {
         current_item_id: body.currentItemId ?? '',
         num_recommendations: body.numRecommendations,
         catalog: body.catalog ?? '',
+        categories: body.categories ?? [],
+        min_price: body.minPrice,
+        max_price: body.maxPrice,
+        max_per_category: body.maxPerCategory ?? 0,
       },
       call,
     );
@@ -37,4 +41,28 @@ const recommend: RouteSpec<RecommendBody> = {
   },
 };
 
-export const recommendationRoutes: AnyRoute[] = [recommend];
+const rebuildModel: RouteSpec = {
+  method: 'POST',
+  path: '/api/v2/ai/recommendations/model',
+  operationId: 'rebuildRecommendationModel',
+  summary: "Train the organization's recommendation model now and publish it to every replica",
+  tag: 'recommendations',
+  auth: true,
+  responses: { 200: { description: 'The model now served', schema: ModelInfo } },
+  errors: ['rate_limited'],
+  async handle({ call }, deps) {
+    const model = await deps.clients.recommendation.rebuildModel({}, call);
+    return json(200, {
+      algorithm: model.algorithm,
+      version: Number(model.version),
+      items: model.items,
+      users: model.users,
+      interactions: Number(model.interactions),
+      trainedAt: model.trained_at,
+      trainingMs: Number(model.training_ms),
+      requestId: call.requestId,
+    });
+  },
+};
+
+export const recommendationRoutes: AnyRoute[] = [recommend, rebuildModel];

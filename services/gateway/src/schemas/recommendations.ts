@@ -9,6 +9,10 @@ export interface RecommendBody {
   currentItemId?: string;
   numRecommendations: number;
   catalog?: string;
+  categories?: string[];
+  minPrice?: number;
+  maxPrice?: number;
+  maxPerCategory?: number;
 }
 
 export const RecommendationsRequest: JsonSchema = {
@@ -21,6 +25,32 @@ export const RecommendationsRequest: JsonSchema = {
     currentItemId: IDENTIFIER,
     numRecommendations: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
     catalog: { type: 'string', enum: CATALOGS },
+    categories: {
+      type: 'array',
+      maxItems: 50,
+      items: { type: 'string', minLength: 1, maxLength: 100 },
+      description: 'Only items in at least one of these categories',
+    },
+    minPrice: { type: 'number', minimum: 0, description: 'Only items whose attributes.price is at least this' },
+    maxPrice: { type: 'number', minimum: 0, description: 'Only items whose attributes.price is at most this' },
+    maxPerCategory: { type: 'integer', minimum: 1, maximum: 100, description: 'Diversity: at most this many items per category' },
+  },
+};
+
+export const ModelInfo: JsonSchema = {
+  title: 'RecommendationModel',
+  type: 'object',
+  additionalProperties: false,
+  required: ['algorithm', 'version', 'items', 'users', 'interactions', 'trainedAt', 'trainingMs', 'requestId'],
+  properties: {
+    algorithm: { type: 'string', enum: ['ease', 'item_knn', 'none'], description: 'none: no interactions yet' },
+    version: { type: 'integer', description: 'Published version every replica serves' },
+    items: { type: 'integer' },
+    users: { type: 'integer' },
+    interactions: { type: 'integer' },
+    trainedAt: { type: 'string' },
+    trainingMs: { type: 'integer' },
+    requestId: { type: 'string' },
   },
 };
 
@@ -56,7 +86,10 @@ export const RecommendationsResponse: JsonSchema = {
         properties: {
           itemId: { type: 'string' },
           score: { type: 'number' },
-          reason: { type: 'string' },
+          reason: {
+            type: 'string',
+            description: 'related_to_current_item, similar_to_current_item (metadata), co_occurrence (the user history) or popular',
+          },
           item: { oneOf: [CatalogItem, { type: 'null' }] },
         },
       },

@@ -1,6 +1,9 @@
 import type { Logger } from '@switchyard/shared';
 import type { DataUpdatedPublisher } from '../events/data-updated-publisher';
+import type { ReplicaEvents } from '../events/interaction-events';
 import type { ModelRegistry } from '../model/model-registry';
+import type { RebuildScheduler } from '../model/rebuild-scheduler';
+import type { UserProfiles } from '../model/user-profiles';
 import type { InteractionStore } from '../store/interaction-store';
 import type { ItemStore } from '../store/item-store';
 
@@ -9,7 +12,10 @@ export interface HandlerDeps {
   items: ItemStore;
   interactions: InteractionStore;
   models: ModelRegistry;
+  profiles: UserProfiles;
+  scheduler: RebuildScheduler;
   publisher: DataUpdatedPublisher;
+  replicaEvents: ReplicaEvents;
   maxBatchSize: number;
   logger: Logger;
   /** Injectable clock for tests. */

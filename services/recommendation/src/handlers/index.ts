@@ -1,12 +1,13 @@
 import type { HandlerDeps } from './deps';
 import { deleteItemHandler, getItemHandler } from './item-lookup';
+import { rebuildModelHandler } from './rebuild-model';
 import { recommendHandler } from './recommend';
 import { recordInteractionsHandler } from './record-interactions';
 import { upsertItemsHandler } from './upsert-items';
 
 export type { HandlerDeps } from './deps';
 
-/** The five RPCs as transport-free (request, context) => response functions. */
+/** The RPCs as transport-free (request, context) => response functions. */
 export function createRecommendationHandlers(deps: HandlerDeps) {
   return {
     Recommend: recommendHandler(deps),
@@ -14,6 +15,7 @@ export function createRecommendationHandlers(deps: HandlerDeps) {
     RecordInteractions: recordInteractionsHandler(deps),
     GetItem: getItemHandler(deps),
     DeleteItem: deleteItemHandler(deps),
+    RebuildModel: rebuildModelHandler(deps),
   };
 }
 

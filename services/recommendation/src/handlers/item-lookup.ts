@@ -33,6 +33,7 @@ export function deleteItemHandler(deps: HandlerDeps) {
     const organization = requireOrganization(context);
     const deleted = await deps.items.delete(organization, validItemId(request.item_id));
     if (!deleted) throw AppError.notFound(`item ${request.item_id} not found`);
+    await deps.replicaEvents.catalogChanged(organization, [request.item_id]);
     return { deleted };
   };
 }

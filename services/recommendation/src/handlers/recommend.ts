@@ -1,6 +1,7 @@
 import type { CallContext } from '@switchyard/shared';
 import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
 import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
+import type { RequestFilters } from '../model/item-filters';
 import { recommend } from '../model/recommender';
 import { isCatalog, type Catalog } from '../model/types';
 import type { HandlerDeps } from './deps';
@@ -11,7 +12,7 @@ export const DEFAULT_RECOMMENDATIONS = 10;
 export const MAX_RECOMMENDATIONS = 100;
 
 /** Error fields use the camelCase names of the HTTP body (userId, currentItemId, numRecommendations). */
-function validate(request: RecommendRequest__Output): { count: number; catalog?: Catalog } {
+function validate(request: RecommendRequest__Output): { count: number; filters: RequestFilters } {
   const errors = new FieldErrors();
   checkId(errors, '/userId', request.user_id);
   checkId(errors, '/currentItemId', request.current_item_id, true);
@@ -23,20 +24,29 @@ function validate(request: RecommendRequest__Output): { count: number; catalog?:
   if (request.catalog !== '' && !isCatalog(request.catalog)) {
     errors.add('/catalog', 'must be one of ecommerce, ticketing, education');
   }
+  const minPrice = request.min_price ?? undefined;
+  const maxPrice = request.max_price ?? undefined;
+  if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice) errors.add('/maxPrice', 'must not be below minPrice');
+  if (!Number.isInteger(request.max_per_category) || request.max_per_category < 0) {
+    errors.add('/maxPerCategory', 'must be an integer >= 0 (0: no limit)');
+  }
   errors.throwIfAny();
-  return { count, catalog: isCatalog(request.catalog) ? request.catalog : undefined };
+  const catalog: Catalog | undefined = isCatalog(request.catalog) ? request.catalog : undefined;
+  return { count, filters: { catalog, categories: request.categories, minPrice, maxPrice, maxPerCategory: request.max_per_category } };
 }
 
 export function recommendHandler(deps: HandlerDeps) {
   return async (request: RecommendRequest__Output, context: CallContext): Promise<RecommendResponse> => {
     const organization = requireOrganization(context);
-    const { count, catalog } = validate(request);
-    const result = await recommend(deps.models.forOrganization(organization), deps.items, {
+    const { count, filters } = validate(request);
+    const profile = await deps.profiles.get(organization, request.user_id);
+    const result = await recommend(deps.models.current(organization), profile, deps.items, {
       organization,
       userId: request.user_id,
       currentItemId: request.current_item_id || undefined,
       count,
-      catalog,
+      filters,
+      now: (deps.now?.() ?? new Date()).getTime(),
     });
     if (result.currentItemIgnored) {
       // Not an error: the page may show an item not ingested yet. Only logged, the response shape stays.

@@ -34,7 +34,8 @@ function toInteraction(input: Interaction__Output, index: number, errors: FieldE
 }
 
 /**
- * Stores the interactions, updates the organization's model incrementally and announces it.
+ * Stores the interactions, tells every replica whose profiles changed (so the users' next
+ * recommendations use them), schedules a model rebuild and announces the data update.
  * Interactions on items not in the catalog are kept (the catalog may arrive later) and counted.
  */
 export function recordInteractionsHandler(deps: HandlerDeps) {
@@ -51,8 +52,11 @@ export function recordInteractionsHandler(deps: HandlerDeps) {
     errors.throwIfAny();
 
     const stored = await deps.interactions.append(organization, valid);
-    const model = deps.models.forOrganization(organization);
-    for (const interaction of stored) model.apply(interaction);
+    const userIds = [...new Set(valid.map((i) => i.userId))];
+    // This replica at once (read your writes), the others through the bus.
+    deps.profiles.invalidate(organization, userIds);
+    await deps.replicaEvents.interactionsRecorded(organization, userIds, stored.length);
+    if (stored.length > 0) deps.scheduler.interactionsRecorded(organization);
     const unknownItems = await countUnknownItems(deps, organization, stored);
     if (unknownItems > 0) {
       deps.logger.info({ requestId: context.requestId, unknownItems, recorded: stored.length }, 'interactions on items not in the catalog');

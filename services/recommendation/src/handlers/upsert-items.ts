@@ -20,6 +20,7 @@ export function upsertItemsHandler(deps: HandlerDeps) {
     });
     errors.throwIfAny();
     const upserted = await deps.items.upsert(organization, items);
+    await deps.replicaEvents.catalogChanged(organization, [...new Set(items.map((i) => i.itemId))]);
     await deps.publisher.publish(organization, 'catalog_items', upserted);
     return { upserted };
   };

@@ -1,32 +1,95 @@
-import { CooccurrenceModel } from './cooccurrence-model';
+import type { Logger } from '@switchyard/shared';
+import { decodeModel, encodeModel, ItemModel } from './item-model';
+import type { TrainingOptions } from './train-model';
+import { trainInWorker } from './trainer';
+import { collectColumns } from './training-set';
 import type { InteractionStore } from '../store/interaction-store';
+import type { ModelSnapshotStore } from '../store/snapshot-store';
+
+export interface ModelRegistryOptions {
+  interactions: InteractionStore;
+  snapshots: ModelSnapshotStore;
+  logger: Logger;
+  training: TrainingOptions;
+  halfLifeDays: number;
+  /** Tells the other replicas a new version is stored (model.published). */
+  announce?: (organization: string, version: number, algorithm: string) => Promise<void>;
+}
 
 /**
- * One model per organization, so organizations never share statistics. The models are derived
- * state: rebuildFrom() replays the interaction store, e.g. after a restart on a persistent store.
+ * The organizations' models as this replica serves them: the newest published snapshot. Any
+ * replica may train (on demand, or when interactions came in): it publishes the next version to
+ * the snapshot store, the first publisher of a version wins, and every replica loads it.
  */
 export class ModelRegistry {
-  private readonly models = new Map<string, CooccurrenceModel>();
+  private readonly models = new Map<string, ItemModel>();
+  private readonly rebuilding = new Map<string, Promise<ItemModel | undefined>>();
 
-  forOrganization(organization: string): CooccurrenceModel {
-    let model = this.models.get(organization);
-    if (!model) {
-      model = new CooccurrenceModel();
-      this.models.set(organization, model);
-    }
-    return model;
+  constructor(private readonly options: ModelRegistryOptions) {}
+
+  current(organization: string): ItemModel | undefined {
+    return this.models.get(organization);
   }
 
-  async rebuildFrom(store: InteractionStore): Promise<number> {
-    this.models.clear();
-    let replayed = 0;
-    for (const organization of await store.organizations()) {
-      const model = this.forOrganization(organization);
-      for await (const interaction of store.scan(organization)) {
-        model.apply(interaction);
-        replayed++;
-      }
+  /** Loads the newest published snapshot when it is newer than the one served. */
+  async refresh(organization: string): Promise<ItemModel | undefined> {
+    const served = this.models.get(organization);
+    const latest = await this.options.snapshots.latestVersion(organization);
+    if (latest === 0 || (served && served.data.version >= latest)) return served;
+    const snapshot = await this.options.snapshots.latest(organization);
+    if (!snapshot) return served;
+    const model = new ItemModel(decodeModel(snapshot.blob));
+    if (!served || served.data.version < model.data.version) this.models.set(organization, model);
+    return this.models.get(organization);
+  }
+
+  async refreshAll(): Promise<void> {
+    for (const organization of await this.options.interactions.organizations()) await this.refresh(organization);
+  }
+
+  /** true when interactions were stored since the served model was trained. */
+  async isStale(organization: string): Promise<boolean> {
+    const count = await this.options.interactions.count(organization);
+    return count > 0 && count !== (this.models.get(organization)?.data.interactions ?? 0);
+  }
+
+  /**
+   * Scheduled training: only when no other replica holds the organization's training lease (that
+   * one publishes, and this replica loads its model from the event). false when skipped.
+   */
+  async rebuildIfLeased(organization: string, owner: string, leaseMs: number): Promise<boolean> {
+    if (!(await this.options.snapshots.claimTraining(organization, owner, leaseMs))) return false;
+    try {
+      await this.rebuild(organization);
+    } finally {
+      await this.options.snapshots.releaseTraining(organization, owner);
     }
-    return replayed;
+    return true;
+  }
+
+  /** Trains (in a worker thread) and publishes a new version; one at a time per organization. */
+  rebuild(organization: string): Promise<ItemModel | undefined> {
+    let running = this.rebuilding.get(organization);
+    if (!running) {
+      running = this.train(organization).finally(() => this.rebuilding.delete(organization));
+      this.rebuilding.set(organization, running);
+    }
+    return running;
+  }
+
+  private async train(organization: string): Promise<ItemModel | undefined> {
+    const columns = await collectColumns(this.options.interactions.scan(organization));
+    if (columns.userIds.length === 0) return this.models.get(organization);
+    const version = (await this.options.snapshots.latestVersion(organization)) + 1;
+    const data = await trainInWorker(columns, this.options.training, this.options.halfLifeDays, version);
+    const published = await this.options.snapshots.publish(organization, { version, blob: encodeModel(data) });
+    if (!published) return this.refresh(organization); // another replica published this version first
+    this.models.set(organization, new ItemModel(data));
+    this.options.logger.info(
+      { organization, version, algorithm: data.algorithm, items: data.itemIds.length, interactions: data.interactions, trainingMs: data.trainingMs },
+      'recommendation model published',
+    );
+    await this.options.announce?.(organization, version, data.algorithm);
+    return this.models.get(organization);
   }
 }

@@ -1,8 +1,10 @@
-import { compareIds, type CooccurrenceModel } from './cooccurrence-model';
-import type { Catalog, CatalogItem } from './types';
+import { DiversityCap, metadataSimilarity, passes, type RequestFilters } from './item-filters';
+import { rankPositive, type ItemModel, type RankedIndexes } from './item-model';
+import type { CatalogItem } from './types';
+import type { UserProfile } from './user-profiles';
 import type { ItemStore } from '../store/item-store';
 
-export type Reason = 'related_to_current_item' | 'co_occurrence' | 'popular';
+export type Reason = 'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular';
 
 export interface RecommendQuery {
   organization: string;
@@ -10,7 +12,9 @@ export interface RecommendQuery {
   /** Item the user is viewing; unknown ids are ignored. */
   currentItemId?: string;
   count: number;
-  catalog?: Catalog;
+  filters: RequestFilters;
+  /** Epoch ms: events before it are over. */
+  now: number;
 }
 
 export interface RankedItem {
@@ -27,134 +31,198 @@ export interface RecommendResult {
   currentItemIgnored: boolean;
 }
 
-/** Disjoint score ranges per reason, so scores sort the tiers in the documented order. */
-const BANDS: Record<Reason, { low: number; high: number }> = {
-  related_to_current_item: { low: 0.7, high: 1 },
-  co_occurrence: { low: 0.35, high: 0.65 },
+type Band = 'related' | 'personal' | 'popular';
+
+/** Disjoint score ranges per tier, so scores sort the tiers in the documented order. */
+const BANDS: Record<Band, { low: number; high: number }> = {
+  related: { low: 0.7, high: 1 },
+  personal: { low: 0.35, high: 0.65 },
   popular: { low: 0, high: 0.3 },
 };
 
-/** Within the related tier, similarity to the current item dominates; personal taste reorders a little. */
+/** Within the related tier, similarity to the current item dominates; the user's taste reorders a little. */
 const RELATED_SIMILARITY_SHARE = 0.75;
+/** Related items re-ranked by taste: the head of the row is what gets shown. */
+const RELATED_HEAD = 100;
+/** A profile keeps its best-scored items only: bounded memory per cached user, and more than any page needs. */
+const PERSONAL_KEPT = 500;
+/** Items sharing a category with a current item the model does not know, looked at for metadata likeness. */
+const METADATA_CANDIDATES = 200;
 
 interface Candidate {
-  item: CatalogItem;
+  itemId: string;
   reason: Reason;
   /** Strength within its tier, 0..1 (1 for the strongest). */
   strength: number;
 }
 
+/** A tier's candidates, best first, materialised a slice at a time. */
+interface CandidateList {
+  length: number;
+  slice(start: number, end: number): Candidate[];
+}
+
+const EMPTY: CandidateList = { length: 0, slice: () => [] };
+
+function fromRanked(model: ItemModel, ranked: RankedIndexes, reason: Reason): CandidateList {
+  return {
+    length: ranked.order.length,
+    slice: (start, end) =>
+      Array.from(ranked.order.subarray(start, end), (i, k) => ({ itemId: model.itemId(i), reason, strength: ranked.strength[start + k] })),
+  };
+}
+
+function fromArray(candidates: Candidate[]): CandidateList {
+  return { length: candidates.length, slice: (start, end) => candidates.slice(start, end) };
+}
+
 /**
- * Ranks items for one user: items related to the current item first, then items co-occurring
- * with the user's own items, then popular items (in the current item's catalog) to fill up.
- * Never returns the current item, items the user owns, unavailable, deleted or unknown items.
+ * Ranks items for one user: items like the current item first (the model's row, or metadata for
+ * an item the model does not know yet), then the model's scores for the user's items, then
+ * popular items to fill up. Never returns the current item, items the user owns, unavailable,
+ * past, deleted or filtered-out items.
  */
-export async function recommend(model: CooccurrenceModel, items: ItemStore, query: RecommendQuery): Promise<RecommendResult> {
-  const current = query.currentItemId ? await items.get(query.organization, query.currentItemId) : undefined;
-  const excluded = model.userSummary(query.userId).owned;
-  if (query.currentItemId) excluded.add(query.currentItemId);
-  const eligible = (item: CatalogItem, catalog = query.catalog) =>
-    item.available && !excluded.has(item.itemId) && (catalog === undefined || item.catalog === catalog);
-
-  const related = current ? model.relatedTo(current.itemId) : new Map<string, number>();
-  const personal = model.personalScores(query.userId);
-  const known = await items.getMany(query.organization, unionOfKeys(related, personal));
-  const relatedTier = rankRelated(related, personal, known, eligible);
-  const personalTier = rankPersonal(personal, known, (item) => eligible(item) && !related.has(item.itemId));
-
-  const chosen = [...relatedTier, ...personalTier].slice(0, query.count);
-  const missing = query.count - chosen.length;
-  if (missing > 0) {
-    const taken = new Set(chosen.map((c) => c.item.itemId));
-    const fillCatalog = query.catalog ?? current?.catalog;
-    const popularTier = await rankPopular(model, items, query.organization, missing, (item) =>
-      eligible(item, fillCatalog) && !taken.has(item.itemId),
-    );
-    chosen.push(...popularTier);
-  }
-  return { recommendations: toRanked(chosen), currentItemIgnored: Boolean(query.currentItemId) && !current };
-}
-
-function unionOfKeys(a: Map<string, number>, b: Map<string, number>): string[] {
-  return [...new Set([...a.keys(), ...b.keys()])];
-}
-
-function rankRelated(
-  related: Map<string, number>,
-  personal: Map<string, number>,
-  known: Map<string, CatalogItem>,
-  eligible: (item: CatalogItem) => boolean,
-): Candidate[] {
-  const maxSimilarity = maxOf(related.values());
-  const maxPersonal = maxOf(personal.values());
-  const raw: Array<{ item: CatalogItem; value: number }> = [];
-  for (const [itemId, similarity] of related) {
-    const item = known.get(itemId);
-    if (!item || !eligible(item) || similarity <= 0) continue;
-    const taste = maxPersonal > 0 ? Math.max(0, personal.get(itemId) ?? 0) / maxPersonal : 0;
-    const value = RELATED_SIMILARITY_SHARE * (similarity / maxSimilarity) + (1 - RELATED_SIMILARITY_SHARE) * taste;
-    raw.push({ item, value });
-  }
-  return normalise(raw, 'related_to_current_item');
-}
-
-function rankPersonal(
-  personal: Map<string, number>,
-  known: Map<string, CatalogItem>,
-  eligible: (item: CatalogItem) => boolean,
-): Candidate[] {
-  const raw: Array<{ item: CatalogItem; value: number }> = [];
-  for (const [itemId, score] of personal) {
-    const item = known.get(itemId);
-    // A net negative score means the user's dislikes outweigh their likes for this neighbourhood.
-    if (item && score > 0 && eligible(item)) raw.push({ item, value: score });
-  }
-  return normalise(raw, 'co_occurrence');
-}
-
-/** Walks the popularity ranking in chunks, so only as many items are fetched as needed. */
-async function rankPopular(
-  model: CooccurrenceModel,
+export async function recommend(
+  model: ItemModel | undefined,
+  profile: UserProfile,
   items: ItemStore,
-  organization: string,
-  wanted: number,
-  eligible: (item: CatalogItem) => boolean,
-): Promise<Candidate[]> {
-  const ranking = model.popularItems();
-  const chunk = Math.max(50, wanted * 2);
-  const raw: Array<{ item: CatalogItem; value: number }> = [];
-  for (let start = 0; start < ranking.length && raw.length < wanted; start += chunk) {
-    const ids = ranking.slice(start, start + chunk);
-    const found = await items.getMany(organization, ids);
-    for (const id of ids) {
-      const item = found.get(id);
-      if (item && eligible(item)) raw.push({ item, value: model.popularityOf(id) });
-      if (raw.length === wanted) break;
+  query: RecommendQuery,
+): Promise<RecommendResult> {
+  const current = query.currentItemId ? await items.get(query.organization, query.currentItemId) : undefined;
+  const excluded = new Set(profile.owned);
+  if (query.currentItemId) excluded.add(query.currentItemId);
+  const scored = model && profile.weights.size > 0 ? scoreProfile(model, profile) : undefined;
+  const related = current ? await relatedCandidates(model, scored && tasteOf(scored), items, query.organization, current) : EMPTY;
+  const personal = model && scored ? fromRanked(model, scored.ranked, 'co_occurrence') : EMPTY;
+  const popular = model ? popularCandidates(model) : EMPTY;
+  // The popular fill stays in the current item's catalog unless the request names one.
+  const fillFilters = { ...query.filters, catalog: query.filters.catalog ?? current?.catalog };
+
+  const chosen: RankedItem[] = [];
+  const taken = new Set<string>();
+  const diversity = new DiversityCap(query.filters.maxPerCategory);
+  const tiers: Array<[CandidateList, Band, RequestFilters]> = [
+    [related, 'related', query.filters],
+    [personal, 'personal', query.filters],
+    [popular, 'popular', fillFilters],
+  ];
+  for (const [candidates, band, filters] of tiers) {
+    const wanted = query.count - chosen.length;
+    if (wanted <= 0) break;
+    const accept = (item: CatalogItem) =>
+      !excluded.has(item.itemId) && !taken.has(item.itemId) && passes(item, filters, query.now) && diversity.fits(item);
+    for (const { candidate, item } of await firstAccepted(items, query.organization, candidates, wanted, accept, diversity)) {
+      taken.add(item.itemId);
+      chosen.push(toRanked(candidate, item, band));
     }
   }
-  return normalise(raw, 'popular');
+  return { recommendations: chosen, currentItemIgnored: Boolean(query.currentItemId) && !current };
 }
 
-/** Scales values to (0, 1] by the tier's maximum and orders them strongest first. */
-function normalise(raw: Array<{ item: CatalogItem; value: number }>, reason: Reason): Candidate[] {
-  const max = maxOf(raw.map((r) => r.value));
-  return raw
-    .map((r) => ({ item: r.item, reason, strength: max > 0 ? r.value / max : 0 }))
-    .sort((a, b) => b.strength - a.strength || compareIds(a.item.itemId, b.item.itemId));
+type Scored = NonNullable<UserProfile['scored']>;
+
+/** x_u W for the profile, ranked, its head kept; computed once per profile and model version. */
+function scoreProfile(model: ItemModel, profile: UserProfile): Scored {
+  if (profile.scored?.version !== model.data.version) {
+    const { order, strength } = rankPositive(model.scoreUser(profile.weights), model.data.itemIds);
+    profile.scored = { version: model.data.version, ranked: { order: order.slice(0, PERSONAL_KEPT), strength: strength.slice(0, PERSONAL_KEPT) } };
+  }
+  return profile.scored;
 }
 
-function toRanked(candidates: Candidate[]): RankedItem[] {
+/** The user's scaled score by item index (0 past the kept head), built when first needed. */
+function tasteOf(scored: Scored): Map<number, number> {
+  scored.taste ??= new Map(Array.from(scored.ranked.order, (i, k) => [i, scored.ranked.strength[k]]));
+  return scored.taste;
+}
+
+/** The model's row for the current item (its head re-ranked by the user's taste), else metadata likeness. */
+async function relatedCandidates(
+  model: ItemModel | undefined,
+  taste: Map<number, number> | undefined,
+  items: ItemStore,
+  organization: string,
+  current: CatalogItem,
+): Promise<CandidateList> {
+  const row = model?.rankedRelated(current.itemId);
+  if (model && row && row.order.length > 0) {
+    const head = fromRanked(model, row, 'related_to_current_item').slice(0, RELATED_HEAD);
+    if (taste) {
+      head.forEach((c, k) => {
+        c.strength = RELATED_SIMILARITY_SHARE * c.strength + (1 - RELATED_SIMILARITY_SHARE) * (taste.get(row.order[k]) ?? 0);
+      });
+    }
+    const rest = fromRanked(model, row, 'related_to_current_item');
+    const ranked = normalise(head);
+    return { length: rest.length, slice: (start, end) => [...ranked.slice(start, end), ...rest.slice(Math.max(start, RELATED_HEAD), Math.max(end, RELATED_HEAD))] };
+  }
+  // A new item: what shares its categories and title words.
+  const similar: Candidate[] = [];
+  for (const other of await items.withCategories(organization, current.catalog, current.categories, METADATA_CANDIDATES)) {
+    const likeness = metadataSimilarity(current, other);
+    if (likeness > 0 && other.itemId !== current.itemId) similar.push({ itemId: other.itemId, reason: 'similar_to_current_item', strength: likeness });
+  }
+  return fromArray(normalise(similar));
+}
+
+const popularByModel = new WeakMap<ItemModel, CandidateList>();
+
+/** The model's popularity ranking as candidates, computed once per loaded model. */
+function popularCandidates(model: ItemModel): CandidateList {
+  let candidates = popularByModel.get(model);
+  if (!candidates) {
+    const ranking = model.popular();
+    const top = ranking.length > 0 ? model.popularity(ranking[0]) : 0;
+    candidates = fromArray(ranking.map((i) => ({ itemId: model.itemId(i), reason: 'popular' as const, strength: model.popularity(i) / top })));
+    popularByModel.set(model, candidates);
+  }
+  return candidates;
+}
+
+/**
+ * Walks candidates best first, fetching their catalog entries in chunks, until `wanted` pass.
+ * Chunks keep the store reads small when most candidates pass, as they usually do.
+ */
+async function firstAccepted(
+  items: ItemStore,
+  organization: string,
+  candidates: CandidateList,
+  wanted: number,
+  accept: (item: CatalogItem) => boolean,
+  diversity: DiversityCap,
+): Promise<Array<{ candidate: Candidate; item: CatalogItem }>> {
+  const accepted: Array<{ candidate: Candidate; item: CatalogItem }> = [];
+  const chunk = Math.max(16, wanted * 2);
+  for (let start = 0; start < candidates.length && accepted.length < wanted; start += chunk) {
+    const slice = candidates.slice(start, start + chunk);
+    const found = await items.getMany(organization, slice.map((c) => c.itemId));
+    for (const candidate of slice) {
+      const item = found.get(candidate.itemId);
+      if (!item || !accept(item)) continue;
+      diversity.take(item);
+      accepted.push({ candidate, item });
+      if (accepted.length === wanted) break;
+    }
+  }
+  return accepted;
+}
+
+/** Scales strengths to (0, 1] by the maximum and orders them strongest first, ties by id. */
+function normalise(candidates: Candidate[]): Candidate[] {
+  const top = candidates.reduce((max, c) => Math.max(max, c.strength), 0);
   return candidates
-    .map((c) => {
-      const band = BANDS[c.reason];
-      const score = Math.round((band.low + (band.high - band.low) * c.strength) * 1e6) / 1e6;
-      return { itemId: c.item.itemId, score, reason: c.reason, item: c.item };
-    })
-    .sort((a, b) => b.score - a.score || compareIds(a.itemId, b.itemId));
+    .filter((c) => c.strength > 0)
+    .map((c) => ({ ...c, strength: c.strength / top }))
+    .sort((a, b) => b.strength - a.strength || compareIds(a.itemId, b.itemId));
 }
 
-function maxOf(values: Iterable<number>): number {
-  let max = 0;
-  for (const value of values) if (value > max) max = value;
-  return max;
+function toRanked(candidate: Candidate, item: CatalogItem, band: Band): RankedItem {
+  const { low, high } = BANDS[band];
+  const score = Math.round((low + (high - low) * candidate.strength) * 1e6) / 1e6;
+  return { itemId: item.itemId, score, reason: candidate.reason, item };
+}
+
+/** Code-unit order, so ties break the same way on every platform and locale. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

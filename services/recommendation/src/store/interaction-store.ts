@@ -13,6 +13,8 @@ export interface InteractionStore {
   /** Stores the interactions not stored before; returns those newly stored, in input order. */
   append(organization: string, interactions: readonly InteractionToStore[]): Promise<UserInteraction[]>;
   count(organization: string): Promise<number>;
+  /** One user's interactions, oldest first (a user's profile at serving time). */
+  forUser(organization: string, userId: string): Promise<UserInteraction[]>;
   /** Every stored interaction of an organization, oldest first (for rebuilding the model). */
   scan(organization: string): AsyncIterable<UserInteraction>;
   organizations(): Promise<string[]>;
@@ -20,6 +22,7 @@ export interface InteractionStore {
 
 interface OrganizationLog {
   interactions: UserInteraction[];
+  byUser: Map<string, UserInteraction[]>;
   keys: Set<string>;
 }
 
@@ -35,6 +38,9 @@ export class InMemoryInteractionStore implements InteractionStore {
         log.keys.add(dedupeKey);
       }
       log.interactions.push(interaction);
+      let mine = log.byUser.get(interaction.userId);
+      if (!mine) log.byUser.set(interaction.userId, (mine = []));
+      mine.push(interaction);
       stored.push({ ...interaction });
     }
     return stored;
@@ -42,6 +48,10 @@ export class InMemoryInteractionStore implements InteractionStore {
 
   async count(organization: string): Promise<number> {
     return this.logs.get(organization)?.interactions.length ?? 0;
+  }
+
+  async forUser(organization: string, userId: string): Promise<UserInteraction[]> {
+    return (this.logs.get(organization)?.byUser.get(userId) ?? []).map((interaction) => ({ ...interaction }));
   }
 
   async *scan(organization: string): AsyncIterable<UserInteraction> {
@@ -55,7 +65,7 @@ export class InMemoryInteractionStore implements InteractionStore {
   private logOf(organization: string): OrganizationLog {
     let log = this.logs.get(organization);
     if (!log) {
-      log = { interactions: [], keys: new Set() };
+      log = { interactions: [], byUser: new Map(), keys: new Set() };
       this.logs.set(organization, log);
     }
     return log;

@@ -7,6 +7,8 @@ export interface ItemStore {
   get(organization: string, itemId: string): Promise<CatalogItem | undefined>;
   /** The known items among itemIds; unknown ids are left out. */
   getMany(organization: string, itemIds: readonly string[]): Promise<Map<string, CatalogItem>>;
+  /** Up to `limit` items of the catalog sharing at least one category (candidates for cold items). */
+  withCategories(organization: string, catalog: string, categories: readonly string[], limit: number): Promise<CatalogItem[]>;
   /** false when the organization has no such item. */
   delete(organization: string, itemId: string): Promise<boolean>;
 }
@@ -36,6 +38,16 @@ export class InMemoryItemStore implements ItemStore {
     for (const id of itemIds) {
       const item = catalog.get(id);
       if (item) found.set(id, cloneItem(item));
+    }
+    return found;
+  }
+
+  async withCategories(organization: string, catalog: string, categories: readonly string[], limit: number): Promise<CatalogItem[]> {
+    const found: CatalogItem[] = [];
+    if (categories.length === 0) return found;
+    for (const item of this.byOrganization.get(organization)?.values() ?? []) {
+      if (found.length === limit) break;
+      if (item.catalog === catalog && item.categories.some((c) => categories.includes(c))) found.push(cloneItem(item));
     }
     return found;
   }

@@ -44,6 +44,7 @@ export class MongoInteractionStore implements InteractionStore {
   async ensureIndexes(): Promise<void> {
     await this.interactions.createIndex({ organization: 1, key: 1 }, { unique: true, name: 'organization_key' });
     await this.interactions.createIndex({ organization: 1, _id: 1 }, { name: 'organization_id' });
+    await this.interactions.createIndex({ organization: 1, userId: 1, _id: 1 }, { name: 'organization_user' });
   }
 
   async append(organization: string, interactions: readonly InteractionToStore[]): Promise<UserInteraction[]> {
@@ -67,6 +68,11 @@ export class MongoInteractionStore implements InteractionStore {
 
   async count(organization: string): Promise<number> {
     return this.interactions.countDocuments({ organization });
+  }
+
+  async forUser(organization: string, userId: string): Promise<UserInteraction[]> {
+    const documents = await this.interactions.find({ organization, userId }).sort({ _id: 1 }).toArray();
+    return documents.map(toInteraction);
   }
 
   /** Streams with a cursor, so rebuilding a model never holds the whole log in memory. */

@@ -24,6 +24,7 @@ export class MongoItemStore implements ItemStore {
 
   async ensureIndexes(): Promise<void> {
     await this.items.createIndex({ organization: 1, itemId: 1 }, { unique: true, name: 'organization_item_id' });
+    await this.items.createIndex({ organization: 1, catalog: 1, categories: 1 }, { name: 'organization_catalog_categories' });
   }
 
   async upsert(organization: string, items: readonly CatalogItem[]): Promise<number> {
@@ -55,6 +56,12 @@ export class MongoItemStore implements ItemStore {
       found.set(document.itemId, toItem(document));
     }
     return found;
+  }
+
+  async withCategories(organization: string, catalog: string, categories: readonly string[], limit: number): Promise<CatalogItem[]> {
+    if (categories.length === 0) return [];
+    const documents = await this.items.find({ organization, catalog: catalog as CatalogItem["catalog"], categories: { $in: [...categories] } }).limit(limit).toArray();
+    return documents.map(toItem);
   }
 
   async delete(organization: string, itemId: string): Promise<boolean> {

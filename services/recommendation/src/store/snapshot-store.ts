@@ -1,0 +1,54 @@
+/** A published model: an organization's version and its encoded bytes (see model/item-model.ts). */
+export interface ModelSnapshot {
+  version: number;
+  blob: Buffer;
+}
+
+/**
+ * Where trained models are published so every replica loads the same one. Versions only grow:
+ * publishing a version that exists already fails (another replica got there first).
+ */
+export interface ModelSnapshotStore {
+  /** The newest published version, 0 when none. */
+  latestVersion(organization: string): Promise<number>;
+  latest(organization: string): Promise<ModelSnapshot | undefined>;
+  /** false when that version was already published. */
+  publish(organization: string, snapshot: ModelSnapshot): Promise<boolean>;
+  /**
+   * Takes the organization's training lease for ttlMs (or renews it for its owner): scheduled
+   * trainings run on one replica at a time. false when another owner holds it.
+   */
+  claimTraining(organization: string, owner: string, ttlMs: number): Promise<boolean>;
+  releaseTraining(organization: string, owner: string): Promise<void>;
+}
+
+export class InMemoryModelSnapshotStore implements ModelSnapshotStore {
+  private readonly snapshots = new Map<string, ModelSnapshot>();
+  private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
+
+  async latestVersion(organization: string): Promise<number> {
+    return this.snapshots.get(organization)?.version ?? 0;
+  }
+
+  async latest(organization: string): Promise<ModelSnapshot | undefined> {
+    return this.snapshots.get(organization);
+  }
+
+  async publish(organization: string, snapshot: ModelSnapshot): Promise<boolean> {
+    // Checked and set without an await between: concurrent publishers cannot both win.
+    if (snapshot.version <= (this.snapshots.get(organization)?.version ?? 0)) return false;
+    this.snapshots.set(organization, snapshot);
+    return true;
+  }
+
+  async claimTraining(organization: string, owner: string, ttlMs: number): Promise<boolean> {
+    const lease = this.leases.get(organization);
+    if (lease && lease.owner !== owner && lease.expiresAt > Date.now()) return false;
+    this.leases.set(organization, { owner, expiresAt: Date.now() + ttlMs });
+    return true;
+  }
+
+  async releaseTraining(organization: string, owner: string): Promise<void> {
+    if (this.leases.get(organization)?.owner === owner) this.leases.delete(organization);
+  }
+}

@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import { trainEase } from '../src/model/ease';
+import { decayFactor, foldUserSignals } from '../src/model/interaction-weights';
+import { decodeModel, encodeModel, ItemModel } from '../src/model/item-model';
+import { trainItemKnn } from '../src/model/item-knn';
+import { chooseAlgorithm, trainModel } from '../src/model/train-model';
+import { buildTrainingSet } from '../src/model/training-set';
+import type { InteractionType, UserInteraction } from '../src/model/types';
+import { TEST_CONFIG } from './fixtures';
+
+const DAY = 86_400_000;
+let clock = 0;
+function event(userId: string, itemId: string, type: InteractionType = 'purchase', value = 0, timestamp = ++clock): UserInteraction {
+  return { userId, itemId, type, value, timestamp };
+}
+
+const baskets = [
+  event('u1', 'A'),
+  event('u1', 'B'),
+  event('u2', 'A'),
+  event('u2', 'B'),
+  event('u3', 'A'),
+  event('u3', 'C'),
+];
+
+describe('interaction weights', () => {
+  it('orders view < click < cart < purchase and ratings by value, all positive', () => {
+    const weight = (type: InteractionType, value = 0) => foldUserSignals([event('u', 'x', type, value)], clock, 0).get('x')!.weight;
+    expect(weight('view')).to.be.lessThan(weight('click'));
+    expect(weight('click')).to.be.lessThan(weight('cart'));
+    expect(weight('cart')).to.be.lessThan(weight('purchase'));
+    expect(weight('rating', 1)).to.be.greaterThan(0);
+    expect(weight('rating', 1)).to.be.lessThan(weight('rating', 3));
+    expect(weight('rating', 3)).to.be.lessThan(weight('rating', 5));
+  });
+
+  it('keeps the newest rating, saturates repeated views and marks ownership', () => {
+    const signals = foldUserSignals(
+      [event('u', 'x', 'rating', 5, 20), event('u', 'x', 'rating', 1, 10), ...Array.from({ length: 50 }, () => event('u', 'y', 'view', 0, 5))],
+      20,
+      0,
+    );
+    expect(signals.get('x')).to.deep.equal({ weight: foldUserSignals([event('u', 'x', 'rating', 5)], 0, 0).get('x')!.weight, owned: true });
+    expect(signals.get('y')!.weight).to.equal(2);
+    expect(signals.get('y')!.owned).to.equal(false);
+  });
+
+  it('halves an interaction per half-life from the newest one', () => {
+    expect(decayFactor(30 * DAY, 30)).to.be.closeTo(0.5, 1e-12);
+    expect(decayFactor(30 * DAY, 0)).to.equal(1);
+    const signals = foldUserSignals([event('u', 'old', 'purchase', 0, 0), event('u', 'new', 'purchase', 0, 60 * DAY)], 60 * DAY, 30);
+    expect(signals.get('old')!.weight).to.be.closeTo(signals.get('new')!.weight / 4, 1e-12);
+  });
+});
+
+describe('EASE', () => {
+  it('matches the closed form on two items: B_ab = G_ab / (G_aa + lambda), zero diagonal', () => {
+    const set = buildTrainingSet([event('u1', 'a'), event('u1', 'b'), event('u2', 'a')], 0);
+    const weights = trainEase(set, 10);
+    const [a, b] = [set.itemIds.indexOf('a'), set.itemIds.indexOf('b')];
+    // G_aa = 2, G_bb = 1, G_ab = 1 (purchase weight 1).
+    expect(weights[a * 2 + b]).to.be.closeTo(1 / (2 + 10), 1e-6);
+    expect(weights[b * 2 + a]).to.be.closeTo(1 / (1 + 10), 1e-6);
+    expect(weights[a * 2 + a]).to.equal(0);
+  });
+
+  it('ranks B first for a user who bought A (users who bought A mostly also bought B)', () => {
+    const data = trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease', easeLambda: 1 }, 1);
+    const model = new ItemModel(data);
+    const scores = model.scoreUser(new Map([['A', 1]]));
+    expect(scores[model.index('B')!]).to.be.greaterThan(scores[model.index('C')!]);
+  });
+});
+
+describe('item-kNN', () => {
+  it('is the cosine over user vectors, keeping the most similar neighbours', () => {
+    const set = buildTrainingSet(baskets, 0);
+    const knn = trainItemKnn(set, 1);
+    const model = new ItemModel({ ...trainModel(set, { ...TEST_CONFIG.training, algorithm: 'item_knn' }, 1), sparse: knn });
+    const related = model.related('A');
+    expect(related[model.index('B')!]).to.be.closeTo(2 / Math.sqrt(3 * 2), 1e-6);
+    expect(related[model.index('C')!], 'only the nearest neighbour is kept').to.equal(0);
+  });
+});
+
+describe('algorithm choice and snapshots', () => {
+  it('takes EASE up to the item limit from the interaction floor on, item-kNN otherwise', () => {
+    const set = buildTrainingSet(baskets, 0);
+    const options = { ...TEST_CONFIG.training, easeMinInteractions: 0 };
+    expect(chooseAlgorithm(set, options)).to.equal('ease');
+    expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2 })).to.equal('item_knn');
+    expect(chooseAlgorithm(set, { ...options, easeMinInteractions: 100 })).to.equal('item_knn');
+    expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2, algorithm: 'ease' })).to.equal('ease');
+  });
+
+  for (const algorithm of ['ease', 'item_knn'] as const) {
+    it(`encodes and decodes a ${algorithm} model to the same scores`, () => {
+      const data = trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm }, 7);
+      const decoded = decodeModel(encodeModel(data));
+      expect(decoded).to.deep.include({ algorithm, version: 7, users: 3, interactions: 6, itemIds: data.itemIds });
+      const profile = new Map([['A', 1], ['C', 0.5]]);
+      expect([...new ItemModel(decoded).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
+      expect([...decoded.popularity]).to.deep.equal([...data.popularity]);
+      const related = new ItemModel(decoded).rankedRelated('A')!;
+      expect(Array.from(related.order, (i) => decoded.itemIds[i])[0], 'B goes with A more than C does').to.equal('B');
+      expect(related.strength[0]).to.equal(1);
+    });
+  }
+});

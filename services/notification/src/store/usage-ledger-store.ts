@@ -36,8 +36,9 @@ interface MemoryBucket extends KeyedTotals {
   organization: string;
   kind: BucketKind;
   period: string;
-  applied: string[];
-  appliedPrev: string[];
+  /** Sets, not the Mongo store's arrays: the guard is checked on every event, in O(1). */
+  applied: Set<string>;
+  appliedPrev: Set<string>;
 }
 
 interface MemoryLedgerEntry {
@@ -50,6 +51,8 @@ interface MemoryLedgerEntry {
 export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   private readonly entries = new Map<string, MemoryLedgerEntry>();
   private readonly bucketsById = new Map<string, MemoryBucket>();
+  /** Event ids appended and not marked applied yet: what the sweeper looks at, not the whole log. */
+  private readonly unappliedIds = new Set<string>();
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
   constructor(private readonly window = APPLIED_WINDOW) {}
@@ -58,6 +61,7 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     const existing = this.entries.get(entry.eventId);
     if (existing) return { entry: { ...existing.entry }, applied: existing.applied };
     this.entries.set(entry.eventId, { entry: { ...entry }, applied: false, appendedAt: new Date().toISOString() });
+    this.unappliedIds.add(entry.eventId);
     return { entry: { ...entry }, applied: false };
   }
 
@@ -66,19 +70,19 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
       const id = bucketId(entry.organization, ref);
       let bucket = this.bucketsById.get(id);
       if (!bucket) {
-        bucket = { organization: entry.organization, kind: ref.kind, period: ref.period, key: ref.key, ...ZERO_TOTALS, applied: [], appliedPrev: [] };
+        bucket = { organization: entry.organization, kind: ref.kind, period: ref.period, key: ref.key, ...ZERO_TOTALS, applied: new Set(), appliedPrev: new Set() };
         this.bucketsById.set(id, bucket);
       }
-      if (bucket.applied.includes(entry.eventId) || bucket.appliedPrev.includes(entry.eventId)) continue;
+      if (bucket.applied.has(entry.eventId) || bucket.appliedPrev.has(entry.eventId)) continue;
       bucket.tokensInput += entry.tokensInput;
       bucket.tokensOutput += entry.tokensOutput;
       bucket.costNanos += entry.costNanos;
       bucket.calls += 1;
-      bucket.applied.push(entry.eventId);
+      bucket.applied.add(entry.eventId);
       // Two generations, as in the Mongo store: the guard covers the last APPLIED_WINDOW ids at least.
-      if (bucket.applied.length >= this.window) {
+      if (bucket.applied.size >= this.window) {
         bucket.appliedPrev = bucket.applied;
-        bucket.applied = [];
+        bucket.applied = new Set();
       }
     }
   }
@@ -86,11 +90,13 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   async markApplied(eventId: string): Promise<void> {
     const stored = this.entries.get(eventId);
     if (stored) stored.applied = true;
+    this.unappliedIds.delete(eventId);
   }
 
   async unapplied(appendedBefore: string, limit: number): Promise<UsageEntry[]> {
-    return [...this.entries.values()]
-      .filter((e) => !e.applied && e.appendedAt < appendedBefore)
+    return [...this.unappliedIds]
+      .map((id) => this.entries.get(id)!)
+      .filter((e) => e.appendedAt < appendedBefore)
       .sort((a, b) => a.appendedAt.localeCompare(b.appendedAt))
       .slice(0, limit)
       .map((e) => ({ ...e.entry }));

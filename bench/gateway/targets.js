@@ -96,6 +96,12 @@ function stopChild(child) {
   });
 }
 
+/** Embedded mode is what `npm start` runs on a fresh machine: in-memory adapters, whatever the shell exports. */
+function inMemory(env) {
+  const { KAFKA_BROKERS, MONGODB_URI, REDIS_URL, ...rest } = env;
+  return rest;
+}
+
 /** Embedded mode: the whole mesh in one process, as `npm start` runs it. */
 async function startEmbedded(upstreamUrl, logFile) {
   const port = await freePort();
@@ -103,7 +109,7 @@ async function startEmbedded(upstreamUrl, logFile) {
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the mesh under load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(REPO, 'deploy', 'embedded', 'dist', 'src', 'index.js')], {
-    env: { ...meshEnv(upstreamUrl), GATEWAY_PORT: String(port) },
+    env: { ...inMemory(meshEnv(upstreamUrl)), GATEWAY_PORT: String(port) },
     stdio: ['ignore', out, out],
   });
   const url = `http://127.0.0.1:${port}`;

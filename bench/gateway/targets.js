@@ -70,6 +70,7 @@ function meshEnv(upstreamUrl) {
     DEV_HARD_QUOTA: 'true',
     DEFAULT_RPM: String(1e9),
     DEFAULT_TPM: String(1e12),
+    KEY_MAX_CONCURRENT_REQUESTS: '4096',
     METRICS_PORT: '0',
   };
 }

@@ -66,22 +66,29 @@ if used > 0 then
   redis.call('PEXPIRE', KEYS[2], window)
 end
 
+-- Only the oldest hits are read: all of them when allowed would be O(window) per call.
 local reset = 0
-local hits = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
-if #hits > 0 then
-  if allowed then
-    reset = tonumber(hits[2]) + window - now
-  else
-    reset = window
-    local needed = used + weight - limit
-    local freed = 0
+if allowed then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  if #oldest > 0 then reset = tonumber(oldest[2]) + window - now end
+else
+  local needed = used + weight - limit
+  local freed = 0
+  local from = 0
+  local done = false
+  while not done do
+    local hits = redis.call('ZRANGE', KEYS[1], from, from + 99, 'WITHSCORES')
+    if #hits == 0 then break end
+    if from == 0 then reset = window end -- heavier than what the window holds: it never fits
     for i = 1, #hits, 2 do
       freed = freed + weightOf(hits[i])
       if freed >= needed then
         reset = tonumber(hits[i + 1]) + window - now
+        done = true
         break
       end
     end
+    from = from + 100
   end
 end
 local remaining = limit - used

@@ -16,6 +16,12 @@ const ARTICLE = [
 ].join(' ');
 
 describe('builtin summarizer', () => {
+  it('splits pathological punctuation in linear time (1 MB of "!" once stalled the event loop for 5 s)', () => {
+    // Quadratic backtracking would take minutes here, far past the test timeout.
+    expect(splitSentences(`${'!'.repeat(200_000)} and then. ${'.'.repeat(200_000)}x`)).to.have.length(1);
+    expect(splitSentences(`Wow!!! It works. ${'a'.repeat(100_000)}. Next one`)).to.deep.equal(['Wow!!!', `It works. ${'a'.repeat(100_000)}.`, 'Next one']);
+  });
+
   const summaries = {
     short: summarize(ARTICLE, 'short'),
     medium: summarize(ARTICLE, 'medium'),

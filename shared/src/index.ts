@@ -36,3 +36,4 @@ export * from './webhooks/url-policy-config';
 export * from './grpc/server-stream';
 export * from './grpc/rpc-client';
 export * from './generated/rpc';
+export * from './events/data-updated';

@@ -1,16 +1,18 @@
 import {
+  DataUpdatedPublisher,
   InMemoryOutboxStore,
   OutboxPublisher,
   protos,
+  SERVICE_NAMES,
   startGrpcServer,
   serverStream,
   unary,
   type EventBus,
   type Logger,
   type OutboxStore,
-  type RunningService, SERVICE_NAMES } from '@switchyard/shared';
+  type RunningService,
+} from '@switchyard/shared';
 import { createAgentRegistry, type AgentRegistry } from './agents/registry';
-import { DataUpdatedPublisher } from './events/data-updated-publisher';
 import { UsagePublisher } from './events/usage-publisher';
 import { createKnowledgeHandlers } from './handlers/knowledge';
 import { createAgentHandlers } from './handlers/agents';
@@ -113,7 +115,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     recommender,
   });
   const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
-  const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger), now, embedder));
+  const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger, 'assistant'), now, embedder));
   const getSession = createGetSessionHandler(sessions);
 
   const grpc = await startGrpcServer({

@@ -1,6 +1,6 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
-import { DataUpdatedPublisher } from '../src/events/data-updated-publisher';
+import { DataUpdatedPublisher } from '@switchyard/shared';
 import { SupportEscalationPublisher } from '../src/events/support-escalation-publisher';
 import { createAgentHandlers } from '../src/handlers/agents';
 import { AgentDirectory } from '../src/agents/directory';
@@ -38,7 +38,7 @@ async function sampleAssistant() {
     knowledge: { store, retriever: new KnowledgeRetriever(store, now) },
     escalations: new SupportEscalationPublisher(recording, silentLogger()),
   }));
-  const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(bus, silentLogger()), now);
+  const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(bus, silentLogger(), 'assistant'), now);
   const events = sampleEvents();
   await knowledge.createCollection('org_a', { name: 'events', kind: 'events', timeZone: SAMPLE_ZONE });
   await knowledge.import('org_a', 'events', 'jsonl', events.map((e) => JSON.stringify(e)).join('\n'));

@@ -1,6 +1,6 @@
 import { silentLogger } from '@switchyard/shared/testing';
 import type { Embedder } from '../src/clients/embeddings-client';
-import { DataUpdatedPublisher } from '../src/events/data-updated-publisher';
+import { DataUpdatedPublisher } from '@switchyard/shared';
 import { KnowledgeService } from '../src/knowledge/knowledge-service';
 import { InMemoryKnowledgeStore } from '../src/knowledge/knowledge-store';
 import { resolveDateRange } from '../src/retrieval/date-phrases';
@@ -41,7 +41,7 @@ describe('date phrases (resolved in the organization\'s time zone)', () => {
 describe('knowledge retrieval', () => {
   async function organization(embedder?: Embedder) {
     const store = new InMemoryKnowledgeStore();
-    const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(new RecordingBus(), silentLogger()), now, embedder);
+    const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(new RecordingBus(), silentLogger(), 'assistant'), now, embedder);
     const events = sampleEvents();
     await knowledge.createCollection('org_a', { name: 'events', kind: 'events', timeZone: SAMPLE_ZONE });
     await knowledge.import('org_a', 'events', 'jsonl', events.map((e) => JSON.stringify(e)).join('\n'));

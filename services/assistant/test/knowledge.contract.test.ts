@@ -1,6 +1,6 @@
 import { AppError } from '@switchyard/shared';
 import { contractSuite, silentLogger } from '@switchyard/shared/testing';
-import { DataUpdatedPublisher } from '../src/events/data-updated-publisher';
+import { DataUpdatedPublisher } from '@switchyard/shared';
 import { KnowledgeService } from '../src/knowledge/knowledge-service';
 import { InMemoryKnowledgeStore, type KnowledgeStore } from '../src/knowledge/knowledge-store';
 import { MongoKnowledgeStore } from '../src/knowledge/mongo-knowledge-store';
@@ -43,7 +43,7 @@ contractSuite<Backend>(
   (backend) => {
     async function service() {
       const bus = new RecordingBus();
-      return { knowledge: new KnowledgeService(await backend().open(), new DataUpdatedPublisher(bus, silentLogger()), NOW), bus };
+      return { knowledge: new KnowledgeService(await backend().open(), new DataUpdatedPublisher(bus, silentLogger(), 'assistant'), NOW), bus };
     }
 
     it('creates a collection once per organization; the same name in another organization is another collection', async () => {

@@ -8,7 +8,9 @@ import {
   type EventBus,
   type Logger,
   type OutboxStore,
-  type RunningService, SERVICE_NAMES } from '@switchyard/shared';
+  type RunningService,
+  SERVICE_NAMES,
+} from '@switchyard/shared';
 import type { ContentServiceHandlers } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
 import type { ContentConfig } from './config';
 import { ResultPublisher } from './events/result-publisher';

@@ -1,4 +1,4 @@
-import { protos, startGrpcServer, type EventBus, type Logger, type RunningService, SERVICE_NAMES } from '@switchyard/shared';
+import { protos, SERVICE_NAMES, startGrpcServer, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
 import type { NotificationConfig } from './config';
 import { DeliveryEngine } from './delivery/engine';
 import type { HttpPost, HttpResponse } from './delivery/http-sender';

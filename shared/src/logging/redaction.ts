@@ -5,35 +5,26 @@
  * scrub of the written line for credentials in any field or message.
  */
 
-/** Field paths never written (pino redact syntax). */
-export const REDACTED_PATHS = [
+/**
+ * Field names never written, at any depth up to REDACT_DEPTH (headers sit at depth 2 or 3, e.g.
+ * `req.headers.authorization`). Compared in lower case.
+ */
+const REDACTED_FIELDS = new Set([
   'authorization',
-  '*.authorization',
-  'req.headers.authorization',
-  'headers.authorization',
-  '*.headers.authorization',
-  '*.headers.cookie',
-  '*.headers["x-admin-token"]',
-  '*.headers["proxy-authorization"]',
-  'headers["x-admin-token"]',
-  'headers.cookie',
-  'apiKey',
-  '*.apiKey',
-  'adminToken',
-  '*.adminToken',
+  'proxy-authorization',
+  'cookie',
+  'x-admin-token',
+  'apikey',
+  'admintoken',
   'token',
-  '*.token',
   'secret',
-  '*.secret',
-  'signingSecret',
-  '*.signingSecret',
+  'signingsecret',
   'password',
-  '*.password',
-  'rawPacket',
-  '*.rawPacket',
-  '*["webhook-signature"]',
-  '*["x-service-signature"]',
-];
+  'rawpacket',
+  'webhook-signature',
+  'x-service-signature',
+]);
+const REDACT_DEPTH = 3;
 
 const CENSOR = '[redacted]';
 
@@ -49,6 +40,32 @@ const CREDENTIALS: Array<[RegExp, string]> = [
   [/\b(Bearer|Basic)(\s+|%20)[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${CENSOR}`],
   [/\b(authorization|x-admin-token|cookie|proxy-authorization|webhook-signature|x-service-signature)(\s*:\s*|=)[^"\\]*/gi, `$1: ${CENSOR}`],
 ];
+
+/**
+ * The log object with every credential field replaced by the censor, copying only the objects on
+ * the way to one (a line without credentials, nearly every line, is returned as it is). pino's own
+ * path redaction parses its path list on every line: 14 us per access-log line against pino's
+ * 1.3 us for the rest.
+ */
+export function redactFields<T>(value: T, depth = 0): T {
+  if (typeof value !== 'object' || value === null || depth > REDACT_DEPTH || value instanceof Error) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const redacted = redactFields(item, depth + 1);
+      if (redacted !== item) (copy ??= value.slice())[index] = redacted;
+    });
+    return (copy ?? value) as T;
+  }
+  const fields = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    const item = fields[key];
+    const redacted = REDACTED_FIELDS.has(key.toLowerCase()) ? CENSOR : redactFields(item, depth + 1);
+    if (redacted !== item) (copy ??= { ...fields })[key] = redacted;
+  }
+  return (copy ?? value) as T;
+}
 
 export function scrubCredentials(text: string): string {
   let scrubbed = text;

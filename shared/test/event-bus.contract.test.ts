@@ -77,6 +77,27 @@ contractSuite<BusUnderTest>(
       expect(seen.b).to.deep.equal(expected);
     });
 
+    it('publishes events sent at once (as concurrent requests do): each once, in publish order per organization', async function () {
+      this.timeout(60_000);
+      const { bus } = subject();
+      const orgs = [uniqueName('org'), uniqueName('org')];
+      const seen = new Map<string, number[]>(orgs.map((org) => [org, []]));
+      await bus.subscribe({
+        group: uniqueName('burst'),
+        topics: [Topics.usage],
+        handler: async (event) => {
+          if (event.type === 'usage.recorded') seen.get(event.organization)?.push(event.data.tokensInput);
+        },
+      });
+      const count = 600;
+      // Not awaited one by one: the publishes overlap, so the Kafka bus groups them into shared requests.
+      await Promise.all(Array.from({ length: count }, (_, i) => bus.publish(usageEvent(orgs[i % 2]!, i))));
+      await waitFor(() => [...seen.values()].every((list) => list.length >= count / 2), 30_000);
+      for (const [index, org] of orgs.entries()) {
+        expect(seen.get(org), org).to.deep.equal(Array.from({ length: count / 2 }, (_, k) => 2 * k + index));
+      }
+    });
+
     it('retries a failing handler and goes on with later events', async function () {
       this.timeout(60_000);
       const { bus } = subject();

@@ -1,4 +1,4 @@
-import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerRecord, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerBatch, type Consumer, type Producer, type KafkaMessage, type IHeaders, type Message } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
@@ -25,6 +25,29 @@ export interface KafkaBusOptions {
   sasl?: SASLOptions;
 }
 
+/** A produce request stays well under the broker's default message.max.bytes (1 MiB). */
+const MAX_BATCH_BYTES = 512 * 1024;
+const MAX_BATCH_EVENTS = 1000;
+
+interface QueuedMessage {
+  topic: string;
+  message: Message;
+  bytes: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** A batch's messages grouped by topic, in publish order within each topic. */
+function topicMessagesOf(batch: QueuedMessage[]): ProducerBatch['topicMessages'] {
+  const byTopic = new Map<string, Message[]>();
+  for (const { topic, message } of batch) {
+    const messages = byTopic.get(topic);
+    if (messages) messages.push(message);
+    else byTopic.set(topic, [message]);
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+}
+
 /**
  * Kafka implementation of the event bus. Messages are keyed by organization (ordering per
  * organization), produced with acks=all by an idempotent producer, and consumed at least once:
@@ -37,6 +60,9 @@ export class KafkaEventBus implements EventBus {
   private producer: Producer;
   private readonly consumers = new Set<Consumer>();
   private connected?: Promise<void>;
+  /** Events waiting for the producer's next request (see flush). */
+  private readonly queued: QueuedMessage[] = [];
+  private flushing = false;
 
   constructor(private readonly options: KafkaBusOptions) {
     this.kafka = new Kafka({
@@ -91,17 +117,53 @@ export class KafkaEventBus implements EventBus {
   async publish(event: AnyEvent): Promise<void> {
     await this.start();
     const valid = validateEvent(event);
-    await this.send({
-      topic: this.physical(TOPIC_OF[valid.type]),
-      acks: -1,
-      messages: [
-        {
-          key: valid.organization,
-          value: JSON.stringify(valid),
-          headers: { 'event-id': valid.id, 'event-type': valid.type },
-        },
-      ],
+    const value = JSON.stringify(valid);
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({
+        topic: this.physical(TOPIC_OF[valid.type]),
+        message: { key: valid.organization, value, headers: { 'event-id': valid.id, 'event-type': valid.type } },
+        bytes: value.length,
+        resolve,
+        reject,
+      });
+      if (!this.flushing) void this.flush();
     });
+  }
+
+  /**
+   * Group commit: the idempotent producer has one request in flight, so events published while
+   * it is out wait and go together in the next request, each caller answered when its batch is
+   * acknowledged. One event alone goes at once (no linger); under load a request carries many.
+   * One request per event capped a stack at one produce round trip per call (about 300 calls/s
+   * through content at c=32, with the processes idle).
+   */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.takeBatch();
+        try {
+          await this.send({ acks: -1, topicMessages: topicMessagesOf(batch) });
+          for (const entry of batch) entry.resolve();
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** The oldest queued events up to MAX_BATCH_EVENTS and MAX_BATCH_BYTES (at least one). */
+  private takeBatch(): QueuedMessage[] {
+    let count = 0;
+    let bytes = 0;
+    while (count < this.queued.length && count < MAX_BATCH_EVENTS) {
+      bytes += this.queued[count]!.bytes;
+      if (count > 0 && bytes > MAX_BATCH_BYTES) break;
+      count++;
+    }
+    return this.queued.splice(0, count);
   }
 
   /**
@@ -109,7 +171,7 @@ export class KafkaEventBus implements EventBus {
    * time limit; past it the send counts as failed (the event may still arrive: consumers dedupe
    * by event id).
    */
-  private async send(record: ProducerRecord): Promise<void> {
+  private async send(batch: ProducerBatch): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const limitMs = this.options.sendTimeoutMs ?? 15_000;
     const timeout = new Promise<never>((_, reject) => {
@@ -117,7 +179,7 @@ export class KafkaEventBus implements EventBus {
     });
     const producer = this.producer;
     try {
-      await Promise.race([producer.send(record), timeout]);
+      await Promise.race([producer.sendBatch(batch), timeout]);
     } catch (error) {
       this.options.logger.warn({ error: errorText(error) }, 'publish failed: replacing the Kafka producer');
       this.replaceProducer(producer);
@@ -249,11 +311,7 @@ export class KafkaEventBus implements EventBus {
       'dlq-attempts': String(attempts),
     };
     // If this send fails the handler throws, the offset is not committed and the message is retried.
-    await this.send({
-      topic: this.physical(Topics.deadLetter),
-      acks: -1,
-      messages: [{ key: message.key, value: message.value, headers }],
-    });
+    await this.send({ acks: -1, topicMessages: [{ topic: this.physical(Topics.deadLetter), messages: [{ key: message.key, value: message.value, headers }] }] });
     countDeadLetter(group, this.logical(topic), attempts === 0 ? 'invalid' : 'handler_failed');
     this.options.logger.error({ group, topic, offset: message.offset, reason }, 'event sent to the dead-letter topic');
   }

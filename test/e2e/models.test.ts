@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Topics, type AnyEvent } from '@switchyard/shared';
+import { grpcClientMetrics, Topics, type AnyEvent } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { FakeLlmServer, REPORTED } from '@switchyard/shared/testing';
@@ -10,6 +10,16 @@ const ALL = ['generate', 'summarize', 'reformat', 'translate', 'chat'];
 const PRICES = { gpt: { input: 1.0, output: 2.0 }, fallback: { input: 0.5, output: 1.5 } };
 
 /** Cost as the registry prices the fake's reported usage (per million tokens). */
+/** GenerateStream calls the gateway's client finished, by gRPC code. */
+async function streamCallsByCode(): Promise<Record<string, number>> {
+  const metric = await grpcClientMetrics.getSingleMetric('grpc_client_handled_total')!.get();
+  const counts: Record<string, number> = {};
+  for (const { labels, value } of metric.values) {
+    if (labels.grpc_method === 'GenerateStream') counts[String(labels.grpc_code)] = value;
+  }
+  return counts;
+}
+
 function costOf(prices: { input: number; output: number }): number {
   return Number(((REPORTED.prompt_tokens * prices.input + REPORTED.completion_tokens * prices.output) / 1_000_000).toFixed(8));
 }
@@ -117,6 +127,16 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
         request_id: response.headers.get('x-request-id'),
       });
       expect(deltaText(events)).to.equal(done.data.content);
+    });
+
+    it('ends a finished stream with OK on the gRPC hop, not CANCELLED (the gateway reads the status, it does not hang up)', async () => {
+      const before = await streamCallsByCode();
+      const response = await post('/api/v2/ai/content/generate', { model: 'fake-gpt', prompt: 'Describe a trail shoe', stream: true });
+      const events = await readEvents(response);
+      expect(events[events.length - 1]?.event).to.equal('done');
+      await waitFor(async () => ((await streamCallsByCode()).OK ?? 0) > (before.OK ?? 0), 2000);
+      const after = await streamCallsByCode();
+      expect(after.CANCELLED ?? 0, 'cancelled GenerateStream calls').to.equal(before.CANCELLED ?? 0);
     });
 
     it('summarizes through the fake model', async () => {

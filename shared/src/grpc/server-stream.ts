@@ -29,19 +29,22 @@ export function openServerStream<Req, Chunk>(
 ): ChunkStream<Chunk> {
   const call = method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs });
   let cancelled = false;
+  let ended = false;
   return {
     get cancelled() {
       return cancelled;
     },
     cancel() {
-      if (cancelled) return;
+      if (cancelled || ended) return;
       cancelled = true;
       call.cancel();
     },
     async *[Symbol.asyncIterator]() {
       try {
         for await (const chunk of call) yield chunk as Chunk;
+        ended = true;
       } catch (error) {
+        ended = true;
         // Our own cancel ends the call with CANCELLED: nobody is left to tell.
         if (cancelled) return;
         throw isServiceError(error) ? fromServiceError(error, serviceName) : error;

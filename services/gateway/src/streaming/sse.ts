@@ -55,6 +55,19 @@ async function write(body: PassThrough, frame: string): Promise<void> {
 }
 
 /**
+ * Reads what follows the final chunk: only the call's OK status. Cancelling instead (as leaving
+ * early does) would end every finished stream as CANCELLED on both sides, with an error built
+ * for it on each end and the server's metrics counting it.
+ */
+async function readToEnd<Chunk>(rest: AsyncIterator<Chunk>): Promise<void> {
+  try {
+    while (!(await rest.next()).done);
+  } catch {
+    // The client has its answer; a failure after the final chunk changes nothing for it.
+  }
+}
+
+/**
  * Writes events until the final chunk; a failure after the start becomes an error event.
  * Resolves with the tokens the final chunk reports, or undefined when the stream broke off.
  */
@@ -68,6 +81,7 @@ async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: A
         continue;
       }
       await write(body, sseFrame('done', source.doneOf(step.value)));
+      await readToEnd(rest);
       return source.usageOf?.(step.value);
     }
     if (!source.chunks.cancelled) throw noResult();

@@ -183,9 +183,14 @@ export class ChatClient {
       }, budget);
     };
     touch();
-    const signal = call.signal ? AbortSignal.any([controller.signal, call.signal]) : controller.signal;
+    // The caller's cancel is forwarded by a listener removed when the attempt ends, not with
+    // AbortSignal.any: Node keeps a composite signal that has an abort listener (the SDK adds one
+    // and never removes it) alive until it aborts, so a finished call's signal was never freed.
+    const forward = () => controller.abort(call.signal?.reason);
+    call.signal?.addEventListener('abort', forward, { once: true });
+    if (call.signal?.aborted) forward();
     try {
-      return await run({ signal, touch });
+      return await run({ signal: controller.signal, touch });
     } catch (error) {
       // Keep the tokens a stream spent before it stalled or was cancelled.
       const spent = spentOf(error);
@@ -197,6 +202,7 @@ export class ChatClient {
       if (!mapped) throw error;
       throw spent ? withSpent(mapped, spent) : mapped;
     } finally {
+      call.signal?.removeEventListener('abort', forward);
       clearTimeout(timer);
       release();
     }

@@ -120,16 +120,15 @@ export async function startContentService(options: ContentServiceOptions): Promi
   const runner = new GenerateJobRunner({ models, store, usage, results: new ResultPublisher(outbox), logger });
   const deps: SubmitDeps = { models, usage, maxInputTokens: config.maxInputTokens, store, jobs, runner };
   const leases = leaseKeeper(store, deps, config, logger);
-  // Before taking calls: requests created from now on are held by this process and never re-claimed here.
-  await leases.resume();
-  leases.start();
-
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
     services: [{ name: CONTENT_SERVICE_NAME, definition: protos.content().ContentService.service, implementation: implementation(deps, store, logger) }],
   });
   logger.info({ port: server.port, models: models.list().map((m) => m.info.id) }, 'content service started');
+  // After binding: serving never waits for the backlog. Requests created from now on are held by
+  // this process (from before their first write), so the resume never claims them a second time.
+  leases.start();
 
   return {
     name: 'content',

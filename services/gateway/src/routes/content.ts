@@ -46,8 +46,7 @@ async function submitWithWebhook(body: GenerateContentBody, url: string, call: C
     const reason = verdict.reason || 'not allowed';
     throw new AppError('invalid_request', `webhookUrl is not allowed: ${reason}`, [{ field: '/webhookUrl', reason }]);
   }
-  await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: url }, call);
-  return json(202, { status: 'processing', requestId: call.requestId });
+  return accepted(await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: url }, call));
 }
 
 /**
@@ -59,8 +58,12 @@ function hasDefaultResultWebhook(call: CallContext, deps: RouteDeps): Promise<bo
 }
 
 async function submitToDefaultWebhook(body: GenerateContentBody, call: CallContext, deps: RouteDeps): Promise<RouteResult> {
-  await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: '' }, call);
-  return json(202, { status: 'processing', requestId: call.requestId });
+  return accepted(await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: '' }, call));
+}
+
+/** 202 with the id the request runs under: a retried submit (same Idempotency-Key) gets the first one's. */
+function accepted(response: { request_id: string }): RouteResult {
+  return json(202, { status: 'processing', requestId: response.request_id });
 }
 
 /** The generate response body; also the data of a stream's done event. */

@@ -1,48 +1,13 @@
 import { expect } from 'chai';
 import { MongoAnswerStore } from '../src/adapters/answer-mongo-store';
 import { InMemoryAnswerStore, usageEventId, type AnswerStore } from '../src/adapters/answer-store';
-import { connectMongo, type MongoConnection } from '../src/adapters/mongo';
-import { contractSuite, endpointOf, silentLogger, uniqueName } from '../src/testing';
+import { contractSuite } from '../src/testing';
+import { memoryWorld, mongoWorld, type StoreWorld } from './store-worlds';
 
-interface AnswerWorld {
-  store: AnswerStore;
-  /** A second store over the same state: a restarted process or another replica. */
-  reopen(): Promise<AnswerStore>;
-  dispose(): Promise<void>;
-}
+const memory = memoryWorld<AnswerStore>(() => new InMemoryAnswerStore());
+const mongo = mongoWorld('answers_test', (db) => new MongoAnswerStore(db));
 
-const memory = {
-  async create(): Promise<AnswerWorld> {
-    const store = new InMemoryAnswerStore();
-    return { store, reopen: async () => store, dispose: async () => {} };
-  },
-};
-
-const mongo = {
-  async create(): Promise<AnswerWorld> {
-    const database = uniqueName('answers_test');
-    const connections: MongoConnection[] = [];
-    const open = async () => {
-      const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
-      connections.push(connection);
-      const store = new MongoAnswerStore(connection.db);
-      await store.ensureIndexes();
-      return store;
-    };
-    const store = await open();
-    return {
-      store,
-      reopen: open,
-      dispose: async () => {
-        await connections[0]!.db.dropDatabase();
-        await Promise.all(connections.map((c) => c.close()));
-      },
-    };
-  },
-  destroy: (world: AnswerWorld) => world.dispose(),
-};
-
-contractSuite<AnswerWorld>('AnswerStore contract', { memory, mongo }, (world) => {
+contractSuite<StoreWorld<AnswerStore>>('AnswerStore contract', { memory, mongo }, (world) => {
   it('keeps a finished answer for a retry, also across a restart', async () => {
     expect(await world().store.get('org_a', 'Generate:key:k1')).to.equal(undefined);
     expect(await world().store.put('org_a', 'Generate:key:k1', '{"content":"one"}', 60)).to.equal('{"content":"one"}');

@@ -58,6 +58,8 @@ export interface StackOptions {
   output?: 'inherit' | ((component: ComponentName, line: string) => void);
   /** When set, each component gets its own database <prefix>_<component> (MONGODB_DATABASE). */
   databasePrefix?: string;
+  /** Where the gateway reaches a service when not directly (e.g. a proxy in front of it in a proof). */
+  gatewayUpstreams?: Partial<Record<ServiceName, string>>;
   /** Restart a component that exits unasked, with exponential backoff (npm run start:stack). */
   supervise?: Supervision;
 }
@@ -163,6 +165,7 @@ export class Stack {
         ASSISTANT_ADDR: this.address('assistant'),
         RECOMMENDATION_ADDR: this.address('recommendation'),
         NOTIFICATION_ADDR: this.address('notification'),
+        ...Object.fromEntries(Object.entries(this.options.gatewayUpstreams ?? {}).map(([service, address]) => [ADDRESS_VARIABLES[service as ServiceName], address])),
       };
     }
     // One host: each service gets its own metrics port (notification keeps the default).

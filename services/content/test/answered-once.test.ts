@@ -59,11 +59,15 @@ describe('billable calls answered once per Idempotency-Key', () => {
     expect(events[0]!.id).to.equal(events[1]!.id);
   });
 
-  it('without a key, the request id identifies the call: two requests are two calls', async () => {
-    const { events, generate } = await setUp(new InMemoryAnswerStore());
-    await generate(generateRequest('No key'), context('org_a', 'req_1'));
-    await generate(generateRequest('No key'), context('org_a', 'req_2'));
-    await waitFor(() => events.length === 2);
-    expect(events[0]!.id).to.not.equal(events[1]!.id);
+  it('without a key, the request id identifies the call: two requests are two calls, nothing is kept', async () => {
+    const store = new InMemoryAnswerStore();
+    const kept = await setUp(store);
+    await kept.generate(generateRequest('No key'), context('org_a', 'req_1'));
+    await kept.generate(generateRequest('No key'), context('org_a', 'req_2'));
+    await kept.generate(generateRequest('No key'), context('org_a', 'req_2')); // a direct caller reusing an id runs again
+    await waitFor(() => kept.events.length === 3);
+    expect(kept.events[0]!.id).to.not.equal(kept.events[1]!.id);
+    expect(kept.events[1]!.id).to.equal(kept.events[2]!.id); // ... and is counted once by the ledger
+    expect(await store.get('org_a', 'Generate:req:req_1')).to.equal(undefined);
   });
 });

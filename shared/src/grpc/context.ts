@@ -35,7 +35,11 @@ export function contextFromMetadata(md: Metadata): CallContext {
   return context;
 }
 
-/** What identifies one call across its retries: the Idempotency-Key, or the request id without one. */
-export function callKeyOf(ctx: CallContext): string {
-  return ctx.idempotencyKey ? `key:${ctx.idempotencyKey}` : `req:${ctx.requestId}`;
+/**
+ * What identifies one call across its retries: the Idempotency-Key, or the request id without one;
+ * undefined for a call that carries neither (a direct call outside the gateway).
+ */
+export function callKeyOf(ctx: CallContext): string | undefined {
+  if (ctx.idempotencyKey) return `key:${ctx.idempotencyKey}`;
+  return ctx.requestId ? `req:${ctx.requestId}` : undefined;
 }

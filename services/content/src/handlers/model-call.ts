@@ -1,4 +1,4 @@
-import { AppError, answeredOnce, callKeyOf, usageEventId, type CallContext, type OnceCall } from '@switchyard/shared';
+import { AppError, answeredOnce, onceKeyOf, type CallContext, type OnceCall } from '@switchyard/shared';
 import { costOf, type TextModel, type TextResult } from '../models/text-model';
 import type { Routed } from '../models/routing';
 import { spentOf } from '../models/usage';
@@ -77,6 +77,5 @@ export function usageMessage(answered: { model: TextModel; tokensInput: number; 
  */
 export function billableOnce<R>(deps: HandlerDeps, context: CallContext, method: string, run: (call: OnceCall) => Promise<R>): Promise<R> {
   if (deps.answers) return answeredOnce(deps.answers, context, method, run);
-  const key = `${method}:${callKeyOf(context)}`;
-  return run({ key, usageEventId: usageEventId(context.organization, key) });
+  return run({ usageEventId: onceKeyOf(context, method)?.usageEventId });
 }

@@ -122,7 +122,7 @@ export function createTransformHandler(deps: HandlerDeps) {
     billableOnce(deps, context, 'Transform', (once) => transform(deps, request, context, once.usageEventId, options));
 }
 
-async function transform(deps: HandlerDeps, request: TransformRequest__Output, context: CallContext, usageEventId: string, options?: CallOptions): Promise<TransformResponse> {
+async function transform(deps: HandlerDeps, request: TransformRequest__Output, context: CallContext, usageEventId: string | undefined, options?: CallOptions): Promise<TransformResponse> {
   const requestId = requestIdOf(context);
   const action = actionOf(request.action.trim());
   deps.models.resolve(request.model);

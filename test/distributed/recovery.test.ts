@@ -95,6 +95,8 @@ describe('distributed: recovery and billing once across failures', function () {
 
     const retry = await run.api('/api/v2/ai/content/generate', { body, headers });
     expect(retry.status, retry.text).to.equal(200);
+    // The kept answer: billed under the first attempt's request id, which the retry reports.
+    expect(retry.body.request_id).to.equal(lost.headers.get('x-request-id'));
     const again = await run.api('/api/v2/ai/content/generate', { body, headers });
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(again.body).to.deep.equal(retry.body);
@@ -180,7 +182,9 @@ describe('distributed: recovery and billing once across failures', function () {
       }
     };
     const load = Promise.all(Array.from({ length: CONCURRENCY }, () => caller()));
-    await waitFor(() => servedTokens >= QUOTA / 2, 60_000);
+    await waitFor(() => servedTokens >= QUOTA / 2, 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}; answers so far ${JSON.stringify([...statuses])}`);
+    });
     // The ledger cannot help the rebuild: notification is down while Redis loses everything.
     await run.stack.stop('notification', 'SIGKILL');
     const redis = new Redis(process.env.REDIS_URL!);

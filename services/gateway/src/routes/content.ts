@@ -15,6 +15,7 @@ import {
   type TransformContentBody,
 } from '../schemas/content';
 import { sseResponse } from '../streaming/sse';
+import { billedRequestId } from './request-ids';
 import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
 
 function toGenerateRequest(body: GenerateContentBody): GenerateRequest {
@@ -128,7 +129,7 @@ const generate: RouteSpec<GenerateContentBody> = {
     if (body.stream) return streamGenerate(input, deps);
     if (await hasDefaultResultWebhook(call, deps)) return submitToDefaultWebhook(body, call, deps);
     const response = await deps.clients.content.generate(toGenerateRequest(body), call);
-    return { ...json(200, renderGenerate(response, call.requestId)), usage: tokensOf(response.usage) };
+    return { ...json(200, renderGenerate(response, billedRequestId(response, call))), usage: tokensOf(response.usage) };
   },
 };
 
@@ -192,7 +193,7 @@ const transform: RouteSpec<TransformContentBody> = {
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   async handle({ body, call }, deps) {
     const response = await deps.clients.content.transform(toTransformRequest(body), call);
-    return { ...json(200, renderTransform(body.action, response, call.requestId)), usage: tokensOf(response.usage) };
+    return { ...json(200, renderTransform(body.action, response, billedRequestId(response, call))), usage: tokensOf(response.usage) };
   },
 };
 

@@ -87,7 +87,8 @@ describe('distributed: recovery and billing once across failures', function () {
     await waitFor(async () => (await usage()).calls >= 1, 30_000);
     const before = await usage();
 
-    const headers = { 'Idempotency-Key': 'lost-answer-1' };
+    // Unique per run: the gateway keeps keys in Redis, which outlives a stack.
+    const headers = { 'Idempotency-Key': `lost-answer-${Date.now()}` };
     proxy.loseAnswers();
     const lost = await run.api('/api/v2/ai/content/generate', { body, headers });
     proxy.restore();
@@ -151,15 +152,16 @@ describe('distributed: recovery and billing once across failures', function () {
     const QUOTA = 3000;
     const CONCURRENCY = 8;
     const admin = (path: string, body: unknown) => callApi(run.stack.gatewayUrl, '', path, { body, key: null, headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const id = `wipe-${Date.now().toString(36)}`; // unique per run: quota counters live in Redis
     const org = await admin('/api/v2/admin/organizations', {
-      id: 'wipe-quota',
+      id,
       name: 'Redis wipe',
       monthlyTokenQuota: QUOTA,
       hardQuota: true,
       rateLimits: { requestsPerMinute: 1_000_000, tokensPerMinute: 1_000_000_000 },
     });
     expect(org.status, org.text).to.equal(201);
-    const key = await admin('/api/v2/admin/organizations/wipe-quota/keys', { name: 'proof' });
+    const key = await admin(`/api/v2/admin/organizations/${id}/keys`, { name: 'proof' });
     expect(key.status, key.text).to.equal(201);
     const call = () => callApi(run.stack.gatewayUrl, key.body.key, '/api/v2/ai/content/generate', { body: { prompt: 'Quota under a wipe', model: 'builtin', max_length: 20 } });
 

@@ -23,6 +23,7 @@ export interface LeaseKeeperOptions {
 export class RequestLeaseKeeper {
   private timer: NodeJS.Timeout | undefined;
   private tick: Promise<void> = Promise.resolve();
+  private resuming: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(private readonly options: LeaseKeeperOptions) {}
@@ -42,9 +43,13 @@ export class RequestLeaseKeeper {
     return resumed;
   }
 
-  /** Resumes in the background (maintenance ticks queue behind it), then maintains every third of the lease. */
+  /**
+   * Resumes in the background and maintains every third of the lease meanwhile: a long resume must
+   * not hold up the renewals of what this process holds (two claims of one request are settled by
+   * the store: one of them fails).
+   */
   start(): void {
-    this.tick = this.resume().then(
+    this.resuming = this.resume().then(
       () => undefined,
       (error: unknown) => this.options.logger.warn({ err: error }, 'resuming requests failed; expired leases are claimed on the next ticks'),
     );
@@ -59,6 +64,7 @@ export class RequestLeaseKeeper {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    await this.resuming;
     await this.tick;
   }
 

@@ -148,6 +148,27 @@ describe('distributed: recovery and billing once across failures', function () {
     }
   });
 
+  it('brings every other component back serving within seconds after kill -9 (times printed)', async () => {
+    // One call per component that needs it, through the gateway.
+    const probes: Record<'notification' | 'assistant' | 'recommendation' | 'gateway', () => Promise<number>> = {
+      notification: async () => (await run.api('/api/webhooks')).status,
+      assistant: async () => (await run.api('/api/v2/ai/assistants/chat', { body: { user_id: 'u1', session_id: `s-${Date.now()}`, messages: [{ role: 'user', content: 'hello' }] } })).status,
+      recommendation: async () => (await run.api('/api/v2/ai/recommendations', { body: { userId: 'u1', catalog: 'ecommerce', numRecommendations: 3 } })).status,
+      gateway: async () => (await run.api('/api/v2/models').catch(() => ({ status: 0 }))).status,
+    };
+    const times: string[] = [];
+    for (const [name, probe] of Object.entries(probes) as Array<[keyof typeof probes, () => Promise<number>]>) {
+      expect(await probe(), `${name} before the kill`).to.equal(200);
+      await run.stack.stop(name, 'SIGKILL');
+      const started = Date.now();
+      await run.stack.start(name);
+      const ready = Date.now() - started;
+      while ((await probe()) !== 200) await sleep(50);
+      times.push(`${name} ready ${ready} ms, first 200 ${Date.now() - started} ms`);
+    }
+    process.stdout.write(`      after kill -9: ${times.join('; ')}\n`);
+  });
+
   it('keeps a hard quota when Redis is wiped mid-run (and the ledger is down): overshoot at most the calls in flight', async () => {
     const QUOTA = 3000;
     const CONCURRENCY = 8;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { FakeLlmServer, waitFor } from '@switchyard/shared/testing';
+import { checkHealth, SERVICE_NAMES } from '@switchyard/shared';
+import { FakeLlmServer, silentLogger, waitFor } from '@switchyard/shared/testing';
 import { LossyProxy } from '../support/lossy-proxy';
 import { WebhookReceiver } from '../support/receiver';
 import { freePorts, realInfrastructure, startStack, type RunningStack } from '../support/stack';
@@ -62,7 +63,8 @@ describe('distributed: recovery and billing once across failures', function () {
         GRPC_DEADLINE_MS: '3000',
         ADMIN_TOKEN,
       },
-      { ports, gatewayUpstreams: { content: `127.0.0.1:${proxyPort}` } },
+      // Supervised as npm run start:stack runs it (stop() and start() of a proof are not crashes).
+      { ports, gatewayUpstreams: { content: `127.0.0.1:${proxyPort}` }, supervise: { logger: silentLogger(), initialDelayMs: 200 } },
     );
     receiver = await new WebhookReceiver().start();
   });
@@ -167,6 +169,17 @@ describe('distributed: recovery and billing once across failures', function () {
       times.push(`${name} ready ${ready} ms, first 200 ${Date.now() - started} ms`);
     }
     process.stdout.write(`      after kill -9: ${times.join('; ')}\n`);
+  });
+
+  it('restarts a crashed component by itself (supervision), and again after a second crash', async () => {
+    for (let crash = 1; crash <= 2; crash++) {
+      const pid = run.stack.pidOf('recommendation')!;
+      process.kill(pid, 'SIGKILL'); // a crash: not through the stack
+      await waitFor(() => run.stack.pidOf('recommendation') !== undefined && run.stack.pidOf('recommendation') !== pid, 30_000);
+      await waitFor(async () => (await checkHealth(run.stack.address('recommendation'), SERVICE_NAMES.RecommendationService)) === 'SERVING', 30_000);
+    }
+    const res = await run.api('/api/v2/ai/recommendations', { body: { userId: 'u1', catalog: 'ecommerce', numRecommendations: 3 } });
+    expect(res.status, res.text).to.equal(200);
   });
 
   it('keeps a hard quota when Redis is wiped mid-run (and the ledger is down): overshoot at most the calls in flight', async () => {

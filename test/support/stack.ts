@@ -37,7 +37,7 @@ export interface RunningStack {
  * The distributed mesh (separate processes on real Kafka, MongoDB and Redis) with its own topics
  * and databases, so a run never sees another run's data.
  */
-export async function startStack(extraEnv: NodeJS.ProcessEnv = {}, options: Pick<StackOptions, 'gatewayUpstreams'> & { ports?: number[] } = {}): Promise<RunningStack> {
+export async function startStack(extraEnv: NodeJS.ProcessEnv = {}, options: Pick<StackOptions, 'gatewayUpstreams' | 'supervise'> & { ports?: number[] } = {}): Promise<RunningStack> {
   const topicPrefix = `${uniqueName('e2e')}.`;
   const log: string[] = [];
   const ports = options.ports ?? (await freePorts(5));
@@ -61,6 +61,7 @@ export async function startStack(extraEnv: NodeJS.ProcessEnv = {}, options: Pick
     },
     databasePrefix: uniqueName('e2e'),
     gatewayUpstreams: options.gatewayUpstreams,
+    supervise: options.supervise,
     gatewayPort: ports[0],
     servicePorts: { content: ports[1], assistant: ports[2], recommendation: ports[3], notification: ports[4] },
     output: (component, line) => {

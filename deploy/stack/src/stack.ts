@@ -254,3 +254,6 @@ export class Stack {
     return (await checkHealth(this.address(name), service.health)) === 'SERVING';
   }
 }
+
+export { localEnv, type LocalEnv } from './local-env';
+export { requireFreePorts } from './ports';

@@ -84,15 +84,17 @@ describe('OutboxPublisher', () => {
     expect(bus.accepted).to.have.length(1);
   });
 
-  it('relays what a previous process left behind at start', async () => {
+  it('relays what a previous process left behind, in the background from start, new events behind it', async () => {
     const store = new InMemoryOutboxStore();
     const events = [1, 2, 3].map((n) => usageEvent(n));
     for (const event of events) await store.add(event);
     const bus = new FlakyBus();
     const { outbox } = publisher(bus, store);
     await outbox.start();
-    expect(bus.accepted.map((e) => e.id)).to.deep.equal(events.map((e) => e.id));
-    expect(await store.count()).to.equal(0);
+    const later = usageEvent(4);
+    await outbox.publish(later);
+    await waitFor(async () => (await store.count()) === 0);
+    expect(bus.accepted.map((e) => e.id)).to.deep.equal([...events, later].map((e) => e.id));
     await outbox.stop();
   });
 

@@ -1,49 +1,14 @@
 import { expect } from 'chai';
-import { connectMongo, type MongoConnection } from '../src/adapters/mongo';
 import { MongoOutboxStore } from '../src/adapters/outbox-mongo-store';
 import { InMemoryOutboxStore, type OutboxStore } from '../src/adapters/outbox-store';
-import { contractSuite, endpointOf, silentLogger, uniqueName } from '../src/testing';
+import { contractSuite } from '../src/testing';
+import { memoryWorld, mongoWorld, type StoreWorld } from './store-worlds';
 import { usageEvent } from './outbox-fixtures';
 
-interface OutboxWorld {
-  store: OutboxStore;
-  /** A second store over the same state: a restarted process or another replica. */
-  reopen(): Promise<OutboxStore>;
-  dispose(): Promise<void>;
-}
+const memory = memoryWorld<OutboxStore>(() => new InMemoryOutboxStore());
+const mongo = mongoWorld('outbox_test', (db) => new MongoOutboxStore(db));
 
-const memory = {
-  async create(): Promise<OutboxWorld> {
-    const store = new InMemoryOutboxStore();
-    return { store, reopen: async () => store, dispose: async () => {} };
-  },
-};
-
-const mongo = {
-  async create(): Promise<OutboxWorld> {
-    const database = uniqueName('outbox_test');
-    const connections: MongoConnection[] = [];
-    const open = async () => {
-      const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
-      connections.push(connection);
-      const store = new MongoOutboxStore(connection.db);
-      await store.ensureIndexes();
-      return store;
-    };
-    const store = await open();
-    return {
-      store,
-      reopen: open,
-      dispose: async () => {
-        await connections[0]!.db.dropDatabase();
-        await Promise.all(connections.map((c) => c.close()));
-      },
-    };
-  },
-  destroy: (world: OutboxWorld) => world.dispose(),
-};
-
-contractSuite<OutboxWorld>('OutboxStore contract', { memory, mongo }, (world) => {
+contractSuite<StoreWorld<OutboxStore>>('OutboxStore contract', { memory, mongo }, (world) => {
   it('reads events back oldest first, exactly as stored', async () => {
     const events = [1, 2, 3, 4, 5].map((n) => usageEvent(n));
     for (const event of events) await world().store.add(event);

@@ -101,6 +101,16 @@ contractSuite<Subject>(
         expect(await counters.reserve('quota', 10, 10)).to.deep.equal({ granted: true, total: 10 });
       });
 
+      it('with onlyIfExists, refuses to create a counter (lost with Redis) until it is set again', async () => {
+        const { counters } = subject().state;
+        expect(await counters.reserve('lost', 5, 100, 60, { onlyIfExists: true })).to.deep.equal({ granted: false, total: 0, missing: true });
+        expect(await counters.get('lost')).to.equal(0);
+        expect(await counters.setIfAbsent('lost', 40, 60)).to.deep.equal({ created: true, total: 40 });
+        expect(await counters.setIfAbsent('lost', 7, 60)).to.deep.equal({ created: false, total: 40 });
+        expect(await counters.reserve('lost', 5, 100, 60, { onlyIfExists: true })).to.deep.equal({ granted: true, total: 45 });
+        expect(await counters.reserve('lost', 60, 100, 60, { onlyIfExists: true })).to.deep.equal({ granted: false, total: 45 });
+      });
+
       it('never grants more than the limit under 200 concurrent reservations from two replicas', async () => {
         const { state, replica } = subject();
         const calls = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? state : replica).counters.reserve('race', 3, 250));

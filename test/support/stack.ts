@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { Stack } from '@switchyard/stack';
+import { Stack, type StackOptions } from '@switchyard/stack';
 import { uniqueName } from '@switchyard/shared/testing';
 import { callApi, type ApiOptions, type ApiResponse } from './http';
 
@@ -21,6 +21,11 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Ports free right now (a stack binds them soon after). */
+export function freePorts(count: number): Promise<number[]> {
+  return Promise.all(Array.from({ length: count }, () => freePort()));
+}
+
 export interface RunningStack {
   stack: Stack;
   api<T = any>(path: string, options?: ApiOptions): Promise<ApiResponse<T>>;
@@ -32,10 +37,10 @@ export interface RunningStack {
  * The distributed mesh (separate processes on real Kafka, MongoDB and Redis) with its own topics
  * and databases, so a run never sees another run's data.
  */
-export async function startStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningStack> {
+export async function startStack(extraEnv: NodeJS.ProcessEnv = {}, options: Pick<StackOptions, 'gatewayUpstreams' | 'supervise'> & { ports?: number[] } = {}): Promise<RunningStack> {
   const topicPrefix = `${uniqueName('e2e')}.`;
   const log: string[] = [];
-  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const ports = options.ports ?? (await freePorts(5));
   const stack = new Stack({
     env: {
       ...process.env,
@@ -55,6 +60,8 @@ export async function startStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<Runn
       ...extraEnv,
     },
     databasePrefix: uniqueName('e2e'),
+    gatewayUpstreams: options.gatewayUpstreams,
+    supervise: options.supervise,
     gatewayPort: ports[0],
     servicePorts: { content: ports[1], assistant: ports[2], recommendation: ports[3], notification: ports[4] },
     output: (component, line) => {

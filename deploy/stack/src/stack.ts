@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { checkHealth, SERVICE_NAMES } from '@switchyard/shared';
+import { checkHealth, SERVICE_NAMES, type Logger } from '@switchyard/shared';
 
 export type ComponentName = 'content' | 'assistant' | 'recommendation' | 'notification' | 'gateway';
 
@@ -12,6 +12,43 @@ const SERVICES: Array<{ name: Exclude<ComponentName, 'gateway'>; port: number; h
   { name: 'notification', port: 50054, health: SERVICE_NAMES.NotificationService },
 ];
 
+type ServiceName = Exclude<ComponentName, 'gateway'>;
+
+/** The address variables the gateway reads; the stack binds each service on its port. */
+const ADDRESS_VARIABLES: Record<ServiceName, string> = {
+  content: 'CONTENT_ADDR',
+  assistant: 'ASSISTANT_ADDR',
+  recommendation: 'RECOMMENDATION_ADDR',
+  notification: 'NOTIFICATION_ADDR',
+};
+
+/**
+ * The ports a local stack binds, from the variables the components already read: GATEWAY_PORT,
+ * and the port of each <SERVICE>_ADDR (host:port), each with its default.
+ */
+export function portsFromEnv(env: NodeJS.ProcessEnv): { gatewayPort: number; servicePorts: Record<ServiceName, number> } {
+  const servicePorts = {} as Record<ServiceName, number>;
+  for (const service of SERVICES) {
+    const variable = ADDRESS_VARIABLES[service.name];
+    const value = env[variable];
+    const port = value ? Number(value.slice(value.lastIndexOf(':') + 1)) : service.port;
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${variable} must be host:port, got ${value}`);
+    servicePorts[service.name] = port;
+  }
+  const gatewayPort = Number(env.GATEWAY_PORT ?? 8080);
+  if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535) throw new Error(`GATEWAY_PORT must be a port, got ${env.GATEWAY_PORT}`);
+  return { gatewayPort, servicePorts };
+}
+
+export interface Supervision {
+  logger: Logger;
+  /** First restart delay; doubled after each crash in a row, up to maxDelayMs. */
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  /** A component that ran this long before it crashed starts again at the first delay. */
+  stableAfterMs?: number;
+}
+
 export interface StackOptions {
   env: NodeJS.ProcessEnv;
   /** First port; services take base+1..base+4 and the gateway base (default 8080 / 50051..). */
@@ -21,6 +58,16 @@ export interface StackOptions {
   output?: 'inherit' | ((component: ComponentName, line: string) => void);
   /** When set, each component gets its own database <prefix>_<component> (MONGODB_DATABASE). */
   databasePrefix?: string;
+  /** Where the gateway reaches a service when not directly (e.g. a proxy in front of it in a proof). */
+  gatewayUpstreams?: Partial<Record<ServiceName, string>>;
+  /** Restart a component that exits unasked, with exponential backoff (npm run start:stack). */
+  supervise?: Supervision;
+}
+
+/** One supervised component's crash streak and pending restart. */
+interface RestartState {
+  crashes: number;
+  timer?: NodeJS.Timeout;
 }
 
 /**
@@ -30,6 +77,9 @@ export interface StackOptions {
 export class Stack {
   private readonly processes = new Map<ComponentName, ChildProcess>();
   private readonly ports: Record<ComponentName, number>;
+  /** Components being stopped on purpose: their exit is not a crash. */
+  private readonly stopping = new Set<ComponentName>();
+  private readonly restarts = new Map<ComponentName, RestartState>();
 
   constructor(private readonly options: StackOptions) {
     const gateway = options.gatewayPort ?? 8080;
@@ -52,27 +102,51 @@ export class Stack {
     return `127.0.0.1:${this.ports[name]}`;
   }
 
+  /** Every port the stack binds (gRPC, gateway, metrics), named, for a check before it starts. */
+  plannedPorts(): Array<{ port: number; use: string }> {
+    const ports = [{ port: this.ports.gateway, use: 'gateway HTTP' }];
+    for (const service of SERVICES) {
+      ports.push({ port: this.ports[service.name], use: `${service.name} gRPC` });
+      const metrics = Number(this.envFor(service.name).METRICS_PORT);
+      if (metrics > 0) ports.push({ port: metrics, use: `${service.name} metrics` });
+    }
+    return ports;
+  }
+
+  /** Starts every component; if one fails to start, stops those already started (no orphans). */
   async startAll(): Promise<void> {
-    for (const service of SERVICES) this.spawn(service.name);
-    await Promise.all(SERVICES.map((s) => this.waitReady(s.name)));
-    this.spawn('gateway');
-    await this.waitReady('gateway');
+    try {
+      for (const service of SERVICES) this.spawn(service.name);
+      await Promise.all(SERVICES.map((s) => this.waitReady(s.name)));
+      this.spawn('gateway');
+      await this.waitReady('gateway');
+    } catch (error) {
+      await this.stopAll('SIGKILL');
+      throw error;
+    }
   }
 
   /** Starts one component (again) and waits until it reports ready. */
   async start(name: ComponentName): Promise<void> {
+    this.cancelRestart(name);
     this.spawn(name);
     await this.waitReady(name);
   }
 
   /** Stops one component: SIGTERM (graceful) or SIGKILL (a crash). */
   async stop(name: ComponentName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.cancelRestart(name);
     const child = this.processes.get(name);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    await exited;
-    this.processes.delete(name);
+    this.stopping.add(name);
+    try {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill(signal);
+      await exited;
+      this.processes.delete(name);
+    } finally {
+      this.stopping.delete(name);
+    }
   }
 
   async stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -91,6 +165,7 @@ export class Stack {
         ASSISTANT_ADDR: this.address('assistant'),
         RECOMMENDATION_ADDR: this.address('recommendation'),
         NOTIFICATION_ADDR: this.address('notification'),
+        ...Object.fromEntries(Object.entries(this.options.gatewayUpstreams ?? {}).map(([service, address]) => [ADDRESS_VARIABLES[service as ServiceName], address])),
       };
     }
     // One host: each service gets its own metrics port (notification keeps the default).
@@ -124,13 +199,43 @@ export class Stack {
       }
     }
     this.processes.set(name, child);
+    const startedAt = Date.now();
+    child.once('exit', (code, signal) => this.exited(name, child, { code, signal, ranMs: Date.now() - startedAt }));
+  }
+
+  /** A supervised component that exited unasked starts again after a backoff that doubles per crash in a row. */
+  private exited(name: ComponentName, child: ChildProcess, how: { code: number | null; signal: NodeJS.Signals | null; ranMs: number }): void {
+    const supervise = this.options.supervise;
+    if (!supervise || this.stopping.has(name) || this.processes.get(name) !== child) return;
+    const state = this.restarts.get(name) ?? { crashes: 0 };
+    if (how.ranMs >= (supervise.stableAfterMs ?? 30_000)) state.crashes = 0;
+    const delayMs = Math.min(supervise.maxDelayMs ?? 30_000, (supervise.initialDelayMs ?? 500) * 2 ** state.crashes);
+    state.crashes++;
+    supervise.logger.warn({ component: name, code: how.code, signal: how.signal, crashes: state.crashes, delayMs }, 'component exited; restarting it');
+    state.timer = setTimeout(() => {
+      state.timer = undefined;
+      this.spawn(name);
+      this.waitReady(name).then(
+        () => supervise.logger.info({ component: name }, 'component restarted and ready'),
+        (error: Error) => supervise.logger.error({ component: name, reason: error.message }, 'restarted component did not become ready'),
+      );
+    }, delayMs);
+    this.restarts.set(name, state);
+  }
+
+  private cancelRestart(name: ComponentName): void {
+    const state = this.restarts.get(name);
+    if (state?.timer) clearTimeout(state.timer);
+    if (state) state.timer = undefined;
   }
 
   private async waitReady(name: ComponentName, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       const child = this.processes.get(name);
-      if (!child || child.exitCode !== null) throw new Error(`${name} exited during start (code ${child?.exitCode})`);
+      if (!child || child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`${name} exited during start (code ${child?.exitCode}, signal ${child?.signalCode}); its log above says why`);
+      }
       if (await this.isReady(name)) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -149,3 +254,6 @@ export class Stack {
     return (await checkHealth(this.address(name), service.health)) === 'SERVING';
   }
 }
+
+export { localEnv, type LocalEnv } from './local-env';
+export { requireFreePorts } from './ports';

@@ -30,6 +30,8 @@ export interface AssistantConfig {
   embeddings?: { baseUrl: string; model: string; apiKey: string; timeoutMs: number };
   /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
   metricsPort: number;
+  /** How long a finished reply is kept for retries (IDEMPOTENCY_TTL_SECONDS, as at the gateway). */
+  idempotencyTtlSeconds: number;
 }
 
 const MIN_HISTORY = 2;
@@ -48,6 +50,7 @@ interface AssistantEnv {
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
   METRICS_PORT: number;
+  IDEMPOTENCY_TTL_SECONDS: number;
   RECOMMENDATION_ADDR: string;
   HISTORY_TOKEN_BUDGET: number;
   EMBEDDINGS_BASE_URL: string;
@@ -74,6 +77,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
       METRICS_PORT: listenPort({ default: 9464 }),
+      IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       RECOMMENDATION_ADDR: str({ default: '127.0.0.1:50053' }),
       HISTORY_TOKEN_BUDGET: num({ default: 6000 }),
       EMBEDDINGS_BASE_URL: str({ default: '' }),
@@ -88,7 +92,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   if (!Number.isInteger(limit) || limit < MIN_HISTORY) problems.push(`SESSION_HISTORY_LIMIT: must be an integer >= ${MIN_HISTORY}`);
   if (!(values.CONTENT_DEADLINE_MS > 0)) problems.push('CONTENT_DEADLINE_MS: must be > 0');
   if (values.CONTENT_ADDR.trim() === '') problems.push('CONTENT_ADDR: must be host:port');
-  for (const name of ['OUTBOX_RELAY_INTERVAL_MS', 'OUTBOX_PUBLISH_TIMEOUT_MS'] as const) {
+  for (const name of ['OUTBOX_RELAY_INTERVAL_MS', 'OUTBOX_PUBLISH_TIMEOUT_MS', 'IDEMPOTENCY_TTL_SECONDS'] as const) {
     if (!Number.isInteger(values[name]) || values[name] < 1) problems.push(`${name}: must be an integer >= 1`);
   }
   if (!Number.isInteger(values.HISTORY_TOKEN_BUDGET) || values.HISTORY_TOKEN_BUDGET < 100) problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
@@ -111,6 +115,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
     outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,
     metricsPort: values.METRICS_PORT,
+    idempotencyTtlSeconds: values.IDEMPOTENCY_TTL_SECONDS,
     recommendationAddr: values.RECOMMENDATION_ADDR.trim(),
     historyTokenBudget: values.HISTORY_TOKEN_BUDGET,
     ...(embeddingsUrl

@@ -1,5 +1,6 @@
 import {
   DataUpdatedPublisher,
+  InMemoryAnswerStore,
   InMemoryOutboxStore,
   OutboxPublisher,
   protos,
@@ -7,6 +8,7 @@ import {
   startGrpcServer,
   serverStream,
   unary,
+  type AnswerStore,
   type EventBus,
   type Logger,
   type OutboxStore,
@@ -59,6 +61,8 @@ export interface AssistantServiceOptions {
   sessions?: SessionStore;
   /** Where usage events wait while the bus is down; defaults to in-memory (Mongo via createStores). */
   outboxStore?: OutboxStore;
+  /** Finished replies kept for retries; defaults to in-memory (Mongo via createStores). */
+  answerStore?: AnswerStore;
   /** Defaults to routing by model: 'builtin' offline, others through the content service. */
   responder?: Responder;
   /** The content service's completions; defaults to a gRPC client of config.contentAddr. */
@@ -113,6 +117,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     knowledge: { store: knowledgeStore, retriever: new KnowledgeRetriever(knowledgeStore, now, embedder) },
     escalations: new SupportEscalationPublisher(outbox, logger),
     recommender,
+    answers: { store: options.answerStore ?? new InMemoryAnswerStore(), ttlSeconds: config.idempotencyTtlSeconds, logger },
   });
   const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
   const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger, 'assistant'), now, embedder));

@@ -17,6 +17,7 @@ describe('assistant config', () => {
       outboxRelayIntervalMs: 1000,
       outboxPublishTimeoutMs: 2000,
       metricsPort: 9464,
+      idempotencyTtlSeconds: 86_400,
       recommendationAddr: '127.0.0.1:50053',
       historyTokenBudget: 6000,
     });

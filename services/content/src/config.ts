@@ -34,6 +34,8 @@ export interface ContentConfig {
   outboxPublishTimeoutMs: number;
   /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
   metricsPort: number;
+  /** How long a finished billable call's answer is kept for retries (IDEMPOTENCY_TTL_SECONDS, as at the gateway). */
+  idempotencyTtlSeconds: number;
 }
 
 interface ContentEnv {
@@ -53,6 +55,7 @@ interface ContentEnv {
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
   METRICS_PORT: number;
+  IDEMPOTENCY_TTL_SECONDS: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -86,6 +89,7 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
       METRICS_PORT: listenPort({ default: 9464 }),
+      IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
     },
     env,
   ) as unknown as Readonly<ContentEnv>;
@@ -106,5 +110,6 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     outboxRelayIntervalMs: positiveInteger('OUTBOX_RELAY_INTERVAL_MS', values.OUTBOX_RELAY_INTERVAL_MS),
     outboxPublishTimeoutMs: positiveInteger('OUTBOX_PUBLISH_TIMEOUT_MS', values.OUTBOX_PUBLISH_TIMEOUT_MS),
     metricsPort: values.METRICS_PORT,
+    idempotencyTtlSeconds: positiveInteger('IDEMPOTENCY_TTL_SECONDS', values.IDEMPOTENCY_TTL_SECONDS),
   };
 }

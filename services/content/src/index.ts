@@ -9,5 +9,5 @@ runServiceProcess({
   openStores: createStores,
   registries: [modelMetrics],
   start: ({ config, bus, logger, stores }) =>
-    startContentService({ config, bus, logger, requestStore: stores.requestStore, outboxStore: stores.outbox }),
+    startContentService({ config, bus, logger, requestStore: stores.requestStore, outboxStore: stores.outbox, answerStore: stores.answers }),
 });

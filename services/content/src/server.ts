@@ -1,10 +1,12 @@
 import {
+  InMemoryAnswerStore,
   InMemoryOutboxStore,
   OutboxPublisher,
   protos,
   startGrpcServer,
   serverStream,
   unary,
+  type AnswerStore,
   type EventBus,
   type Logger,
   type OutboxStore,
@@ -51,6 +53,8 @@ export interface ContentServiceOptions {
   requestStore?: RequestStore;
   /** Where usage and result events wait while the bus is down; defaults to in-memory (Mongo via createStores). */
   outboxStore?: OutboxStore;
+  /** Answers of finished billable calls kept for retries; defaults to in-memory (Mongo via createStores). */
+  answerStore?: AnswerStore;
   /** Replaces the configured registry (MODEL_REGISTRY_JSON / MODEL_REGISTRY_PATH), e.g. in tests. */
   models?: TextModel[];
   /** Where the registry's apiKeyEnv names are looked up; defaults to process.env. */
@@ -118,18 +122,18 @@ export async function startContentService(options: ContentServiceOptions): Promi
   const usage = new UsagePublisher(outbox);
   const jobs = new JobQueue(config.asyncConcurrency, logger);
   const runner = new GenerateJobRunner({ models, store, usage, results: new ResultPublisher(outbox), logger });
-  const deps: SubmitDeps = { models, usage, maxInputTokens: config.maxInputTokens, store, jobs, runner };
+  const answers = { store: options.answerStore ?? new InMemoryAnswerStore(), ttlSeconds: config.idempotencyTtlSeconds, logger };
+  const deps: SubmitDeps = { models, usage, maxInputTokens: config.maxInputTokens, store, jobs, runner, answers };
   const leases = leaseKeeper(store, deps, config, logger);
-  // Before taking calls: requests created from now on are held by this process and never re-claimed here.
-  await leases.resume();
-  leases.start();
-
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
     services: [{ name: CONTENT_SERVICE_NAME, definition: protos.content().ContentService.service, implementation: implementation(deps, store, logger) }],
   });
   logger.info({ port: server.port, models: models.list().map((m) => m.info.id) }, 'content service started');
+  // After binding: serving never waits for the backlog. Requests created from now on are held by
+  // this process (from before their first write), so the resume never claims them a second time.
+  leases.start();
 
   return {
     name: 'content',

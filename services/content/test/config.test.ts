@@ -21,6 +21,7 @@ describe('content config', () => {
       outboxRelayIntervalMs: 1000,
       outboxPublishTimeoutMs: 2000,
       metricsPort: 9464,
+      idempotencyTtlSeconds: 86_400,
     });
   });
 

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { AppError } from '@switchyard/shared';
+import { AppError, type CallContext } from '@switchyard/shared';
 import type { KeyLookup } from './auth/key-lookup';
 import { requireAdminToken } from './middleware/admin';
 import { requireApiKey } from './middleware/auth';
 import { jsonBody, type BodyState } from './middleware/body';
 import { HttpProblem } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
+import { idempotencyKeyOf } from './idempotency/header';
 import type { GatewayState } from './middleware/request-id';
 import { validateBody, validateQuery } from './schemas/validator';
 import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
@@ -34,13 +35,23 @@ function clientGone(res: ServerResponse): AbortSignal {
   return controller.signal;
 }
 
+/**
+ * Who calls, for which request; on an idempotent route also the client's Idempotency-Key, so the
+ * service doing the work can answer a retry from its kept answer instead of running it again.
+ */
+function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): CallContext {
+  const call: CallContext = { organization: ctx.state.organization ?? '', keyId: ctx.state.keyId ?? '', requestId: ctx.state.requestId };
+  const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx.req.headers) : undefined;
+  return idempotencyKey === undefined ? call : { ...call, idempotencyKey };
+}
+
 function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   return async (ctx) => {
     const input: RouteInput<unknown, unknown> = {
       body: route.requestSchema ? validateBody(route.requestSchema, ctx.state.body) : (ctx.state.body ?? {}),
       query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
       params: (ctx as unknown as { params: Record<string, string> }).params,
-      call: { organization: ctx.state.organization ?? '', keyId: ctx.state.keyId ?? '', requestId: ctx.state.requestId },
+      call: callOf(route, ctx),
       signal: clientGone(ctx.res),
       route: ctx.state.route,
     };

@@ -37,6 +37,7 @@ import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
 import { DefaultResultUrls } from './routes/default-result-url';
+import { InMemoryReservationStore, type ReservationStore } from './metering/reservation-store';
 import { ChangeFeed } from './events/change-feed';
 import { buildRouter, unmatched } from './routing';
 
@@ -83,6 +84,8 @@ export interface GatewayAppDeps {
   apiKeys: ApiKeyStore;
   /** Default: a fresh in-memory store. */
   organizations?: OrganizationStore;
+  /** Hard-quota reservations kept durably (a lost quota counter is rebuilt from them); default: in-memory. */
+  reservations?: ReservationStore;
   /** Quota counters, rate limits and Idempotency-Keys; default: in-memory (one replica). Replicas share one. */
   sharedState?: SharedState;
   /** Default: notification.PutOrganizationPolicy. */
@@ -159,7 +162,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
   });
   const metering = new Metering({
     directory,
-    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), logger }),
+    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), reservations: deps.reservations ?? new InMemoryReservationStore(), logger }),
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
@@ -307,6 +310,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       clients,
       apiKeys: stores.apiKeys,
       organizations: stores.organizations,
+      reservations: stores.reservations,
       sharedState,
       pushPolicy,
       changes: changes.feed,

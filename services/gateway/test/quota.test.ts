@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AppError, countTokens } from '@switchyard/shared';
+import { AppError, countTokens, createInMemorySharedState, type SharedState } from '@switchyard/shared';
 import { waitFor } from '@switchyard/shared/testing';
 import { quotaKey } from '../src/server';
 import { periodOf, secondsUntilEnd } from '../src/metering/period';
@@ -104,7 +104,7 @@ describe('gateway monthly token quota', () => {
     expect(seeds[0]!.context.organization).to.equal('seeded');
   });
 
-  it('counts from zero and retries the seed later when the ledger is unreachable', async () => {
+  it('counts from the reservations and adds the ledger later when it is unreachable at first', async () => {
     h.doubles.notification.on('GetUsage', async () => {
       throw new AppError('unavailable', 'ledger down');
     });
@@ -113,6 +113,63 @@ describe('gateway monthly token quota', () => {
     expect(await counter('unseeded')).to.equal(GENERATE_TOKENS);
     h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 100));
     expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
-    expect(await counter('unseeded')).to.equal(100 + 2 * GENERATE_TOKENS);
+    // The ledger's 100 include the first call, which the reservations count too: the larger of the two, then this call.
+    expect(await counter('unseeded')).to.equal(100 + GENERATE_TOKENS);
+  });
+});
+
+/** Shared state that can lose everything at once, as Redis does on FLUSHALL (the gateway reads it per call). */
+function wipeableSharedState(): { state: SharedState; wipe(): void } {
+  let inner = createInMemorySharedState();
+  const state: SharedState = {
+    get counters() {
+      return inner.counters;
+    },
+    get rateLimiter() {
+      return inner.rateLimiter;
+    },
+    get locks() {
+      return inner.locks;
+    },
+    get idempotencyKeys() {
+      return inner.idempotencyKeys;
+    },
+    close: () => inner.close(),
+  };
+  return { state, wipe: () => (inner = createInMemorySharedState()) };
+}
+
+describe('gateway hard quota after the shared state is wiped', () => {
+  let h: Harness;
+  const shared = wipeableSharedState();
+  before(async () => (h = await startHarness({ sharedState: shared.state })));
+  after(() => h.stop());
+  afterEach(() => resetDoubles(h));
+
+  const counter = (org: string) => shared.state.counters.get(quotaKey(org, periodOf(new Date()).name));
+  const body = { prompt: 'Write a tagline', max_length: 10 };
+  const estimate = countTokens(body.prompt) + 10;
+
+  it('rebuilds the counter from the durable reservations, not the lagging ledger: no overshoot', async () => {
+    h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 0)); // lags: nothing yet
+    const { key } = await orgWithKey(h, { id: 'wiped', monthlyTokenQuota: 3 * GENERATE_TOKENS + estimate - 1 });
+    for (let i = 0; i < 3; i++) expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
+    expect(await counter('wiped')).to.equal(3 * GENERATE_TOKENS);
+    shared.wipe();
+    const refused = await h.send('POST', GENERATE, { key, body });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(429);
+    expect(await counter('wiped')).to.equal(3 * GENERATE_TOKENS);
+    expect(h.doubles.content.called('Generate')).to.equal(3);
+  });
+
+  it('refuses every call of a burst that finds the counter gone, once it is rebuilt from the reservations', async () => {
+    h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 0));
+    const { key } = await orgWithKey(h, { id: 'burst', monthlyTokenQuota: 3 * GENERATE_TOKENS + estimate - 1 });
+    for (let i = 0; i < 3; i++) expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
+    shared.wipe();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => h.send('POST', GENERATE, { key, body })));
+    expect(answers.map((a) => a.status)).to.deep.equal(Array.from({ length: 20 }, () => 429));
+    expect(await counter('burst')).to.equal(3 * GENERATE_TOKENS);
+    expect(h.doubles.content.called('Generate')).to.equal(3);
   });
 });

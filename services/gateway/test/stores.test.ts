@@ -6,6 +6,8 @@ import { InMemoryApiKeyStore } from '../src/auth/api-key-store';
 import { ensureGatewayIndexes, MongoApiKeyStore, MongoOrganizationStore } from '../src/accounts/mongo-stores';
 import type { Organization } from '../src/accounts/organization';
 import { InMemoryOrganizationStore, type OrganizationStore } from '../src/accounts/organization-store';
+import { MongoReservationStore } from '../src/metering/mongo-reservation-store';
+import { InMemoryReservationStore, type ReservationStore } from '../src/metering/reservation-store';
 
 interface WithMongo<T> {
   store: T;
@@ -17,6 +19,7 @@ function mongoFixture<T>(make: (mongo: MongoConnection) => T) {
     async create(): Promise<WithMongo<T>> {
       const mongo = await connectMongo(endpointOf('mongo')!, uniqueName('gw_stores'), silentLogger());
       await ensureGatewayIndexes(mongo.db);
+      await new MongoReservationStore(mongo.db).ensureIndexes();
       return { store: make(mongo), mongo };
     },
     async destroy({ mongo }: WithMongo<T>) {
@@ -112,6 +115,39 @@ contractSuite<WithMongo<ApiKeyStore>>(
       expect((await subject().store.revoke('key_1', later))!.revokedAt).to.equal(earlier);
       expect((await subject().store.findByHash('h1'))!.revokedAt).to.equal(earlier);
       expect(await subject().store.revoke('key_unknown', later)).to.equal(undefined);
+    });
+  },
+);
+
+contractSuite<WithMongo<ReservationStore>>(
+  'ReservationStore (hard-quota reservations)',
+  { memory: { create: async () => ({ store: new InMemoryReservationStore() }) }, mongo: mongoFixture((m) => new MongoReservationStore(m.db)) },
+  (subject) => {
+    it('totals an organization\'s period: reservations as settled, removed ones not at all', async () => {
+      const { store } = subject();
+      await store.add({ id: 'req_1', organization: 'org_a', period: '2026-11', tokens: 100 });
+      await store.add({ id: 'req_2', organization: 'org_a', period: '2026-11', tokens: 50 });
+      await store.add({ id: 'req_3', organization: 'org_a', period: '2026-11', tokens: 70 });
+      await store.add({ id: 'req_4', organization: 'org_b', period: '2026-11', tokens: 1000 });
+      await store.add({ id: 'req_5', organization: 'org_a', period: '2026-10', tokens: 1000 });
+      await store.settle('req_1', 42);
+      await store.remove('req_3');
+      expect(await store.total('org_a', '2026-11')).to.equal(92);
+      expect(await store.total('org_b', '2026-11')).to.equal(1000);
+      expect(await store.total('org_c', '2026-11')).to.equal(0);
+    });
+
+    it('counts a reservation added twice (a retried write) once', async () => {
+      const { store } = subject();
+      await store.add({ id: 'req_1', organization: 'org_a', period: '2026-11', tokens: 10 });
+      await store.add({ id: 'req_1', organization: 'org_a', period: '2026-11', tokens: 10 });
+      expect(await store.total('org_a', '2026-11')).to.equal(10);
+    });
+
+    it('sums many concurrent reservations exactly', async () => {
+      const { store } = subject();
+      await Promise.all(Array.from({ length: 50 }, (_, i) => store.add({ id: `req_${i}`, organization: 'org_a', period: '2026-11', tokens: 3 })));
+      expect(await store.total('org_a', '2026-11')).to.equal(150);
     });
   },
 );

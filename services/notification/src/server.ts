@@ -68,28 +68,32 @@ export async function startNotificationService(options: NotificationServiceOptio
     logger,
   });
   sweeper.start();
-  const subscription = await subscribeConsumers({ bus, stores, engine, config, logger, group: options.consumerGroup });
-  let grpc;
-  try {
-    grpc = await startGrpcServer({
-      host: config.grpcHost,
-      port: config.grpcPort,
-      services: [
-        {
-          name: NOTIFICATION_SERVICE_NAME,
-          definition: protos.notification().NotificationService.service,
-          implementation: notificationHandlers({ stores, engine, orgSecrets, policy, config }, logger),
-        },
-      ],
-    });
-  } catch (error) {
-    await subscription.close();
+  const release = async () => {
     await sweeper.stop();
     await engine.stop();
     await owned?.close();
+  };
+  const server = await startGrpcServer({
+    host: config.grpcHost,
+    port: config.grpcPort,
+    services: [
+      {
+        name: NOTIFICATION_SERVICE_NAME,
+        definition: protos.notification().NotificationService.service,
+        implementation: notificationHandlers({ stores, engine, orgSecrets, policy, config }, logger),
+      },
+    ],
+  }).catch(async (error: unknown) => {
+    await release();
     throw error;
-  }
-  const server = grpc;
+  });
+  // After binding: joining the consumer groups can wait out a dead member's session (after a
+  // kill -9) and must not keep the gRPC API (URL checks, webhooks, usage) from serving meanwhile.
+  const subscription = await subscribeConsumers({ bus, stores, engine, config, logger, group: options.consumerGroup }).catch(async (error: unknown) => {
+    await server.stop();
+    await release();
+    throw error;
+  });
   logger.info({ port: server.port, mode: config.mode }, 'notification service started');
   return {
     name: 'notification',

@@ -8,6 +8,7 @@ import {
   type RateLimitDecision,
   type RateLimiter,
   type Reservation,
+  type ReserveOptions,
   type SharedState,
 } from './shared-state';
 
@@ -55,12 +56,22 @@ class InMemoryCounters implements Counters {
     return this.values.get(key)?.value ?? 0;
   }
 
-  async reserve(key: string, amount: number, limit: number, ttlSeconds?: number): Promise<Reservation> {
+  async reserve(key: string, amount: number, limit: number, ttlSeconds?: number, options: ReserveOptions = {}): Promise<Reservation> {
     checkPositive('amount', amount);
     checkInteger('limit', limit);
-    const current = this.values.get(key)?.value ?? 0;
+    const entry = this.values.get(key);
+    if (!entry && options.onlyIfExists) return { granted: false, total: 0, missing: true };
+    const current = entry?.value ?? 0;
     if (current + amount > limit) return { granted: false, total: current };
     return { granted: true, total: this.add(key, amount, ttlSeconds) };
+  }
+
+  async setIfAbsent(key: string, value: number, ttlSeconds: number): Promise<{ created: boolean; total: number }> {
+    checkInteger('value', value);
+    const entry = this.values.get(key);
+    if (entry) return { created: false, total: entry.value };
+    this.values.set(key, value, expiryOf(ttlSeconds * 1000));
+    return { created: true, total: value };
   }
 
   async release(key: string, amount: number): Promise<number> {

@@ -57,12 +57,14 @@ export class OutboxPublisher implements EventPublisher {
     this.batchSize = options.batchSize ?? 100;
   }
 
-  /** Relays what a previous process left in the outbox, then keeps relaying on a timer. */
+  /**
+   * Relays what a previous process left in the outbox, in the background (a service serves at once
+   * whatever the backlog; new events queue behind it), then keeps relaying on a timer.
+   */
   async start(): Promise<void> {
     this.running = true;
     this.untrack = trackOutbox(this.options.store);
-    await this.relay();
-    this.schedule();
+    void this.relay().finally(() => this.schedule());
   }
 
   /** Stops the loop and flushes what the bus accepts now; the rest stays stored for the next start. */

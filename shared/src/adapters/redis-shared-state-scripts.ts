@@ -13,8 +13,12 @@ if not existed and ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 return total
 `;
 
-/** KEYS[1] counter; ARGV amount, limit, ttlSeconds. Returns {granted 0|1, total}. */
+/**
+ * KEYS[1] counter; ARGV amount, limit, ttlSeconds, onlyIfExists (1|0). Returns {granted 0|1, total},
+ * or {-1, 0} when onlyIfExists and the counter is absent.
+ */
 export const RESERVE = `
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then return {-1, 0} end
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 if current + amount > tonumber(ARGV[2]) then return {0, current} end
@@ -23,6 +27,12 @@ local total = redis.call('INCRBY', KEYS[1], amount)
 local ttl = tonumber(ARGV[3])
 if not existed and ttl > 0 then redis.call('EXPIRE', KEYS[1], ttl) end
 return {1, total}
+`;
+
+/** KEYS[1] counter; ARGV value, ttlSeconds. Creates the counter unless it exists; returns {created 0|1, total}. */
+export const SET_IF_ABSENT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return {1, tonumber(ARGV[1])} end
+return {0, tonumber(redis.call('GET', KEYS[1]))}
 `;
 
 /** KEYS[1] counter; ARGV amount. Floors at 0 and keeps the TTL; an absent counter stays absent. */

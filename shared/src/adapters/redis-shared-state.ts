@@ -13,16 +13,18 @@ import {
   type RateLimitDecision,
   type RateLimiter,
   type Reservation,
+  type ReserveOptions,
   type SharedState,
 } from './shared-state';
 
-type ScriptName = 'syIncrementBy' | 'syReserve' | 'syRelease' | 'sySlidingWindowHit' | 'syReleaseLock' | 'syRemember';
+type ScriptName = 'syIncrementBy' | 'syReserve' | 'syRelease' | 'sySetIfAbsent' | 'sySlidingWindowHit' | 'syReleaseLock' | 'syRemember';
 type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   syIncrementBy: { keys: 1, lua: scripts.INCREMENT_BY },
   syReserve: { keys: 1, lua: scripts.RESERVE },
   syRelease: { keys: 1, lua: scripts.RELEASE },
+  sySetIfAbsent: { keys: 1, lua: scripts.SET_IF_ABSENT },
   sySlidingWindowHit: { keys: 2, lua: scripts.SLIDING_WINDOW_HIT },
   syReleaseLock: { keys: 1, lua: scripts.RELEASE_LOCK },
   syRemember: { keys: 1, lua: scripts.REMEMBER },
@@ -58,11 +60,18 @@ class RedisCounters implements Counters {
     return Number((await this.redis.get(this.key(key))) ?? 0);
   }
 
-  async reserve(key: string, amount: number, limit: number, ttlSeconds = 0): Promise<Reservation> {
+  async reserve(key: string, amount: number, limit: number, ttlSeconds = 0, options: ReserveOptions = {}): Promise<Reservation> {
     checkPositive('amount', amount);
     checkInteger('limit', limit);
-    const [granted, total] = await this.scripts.run<[number, number]>('syReserve', this.key(key), amount, limit, Math.max(0, Math.ceil(ttlSeconds)));
-    return { granted: granted === 1, total };
+    const ttl = Math.max(0, Math.ceil(ttlSeconds));
+    const [granted, total] = await this.scripts.run<[number, number]>('syReserve', this.key(key), amount, limit, ttl, options.onlyIfExists ? 1 : 0);
+    return granted === -1 ? { granted: false, total: 0, missing: true } : { granted: granted === 1, total };
+  }
+
+  async setIfAbsent(key: string, value: number, ttlSeconds: number): Promise<{ created: boolean; total: number }> {
+    checkInteger('value', value);
+    const [created, total] = await this.scripts.run<[number, number]>('sySetIfAbsent', this.key(key), value, Math.max(1, Math.ceil(ttlSeconds)));
+    return { created: created === 1, total };
   }
 
   async release(key: string, amount: number): Promise<number> {

@@ -9,6 +9,13 @@ export interface Reservation {
   granted: boolean;
   /** The counter after the call (unchanged when not granted). */
   total: number;
+  /** Not granted because the counter does not exist (asked with onlyIfExists: e.g. lost with Redis). */
+  missing?: boolean;
+}
+
+export interface ReserveOptions {
+  /** Refuse (missing: true) rather than create an absent counter: a counter lost must be rebuilt first. */
+  onlyIfExists?: boolean;
 }
 
 /** Integer counters, e.g. tokens used this month. A TTL is set when the counter is created. */
@@ -18,7 +25,9 @@ export interface Counters {
   /** 0 when the counter does not exist (or expired). */
   get(key: string): Promise<number>;
   /** Atomically adds amount only if the total stays <= limit. */
-  reserve(key: string, amount: number, limit: number, ttlSeconds?: number): Promise<Reservation>;
+  reserve(key: string, amount: number, limit: number, ttlSeconds?: number, options?: ReserveOptions): Promise<Reservation>;
+  /** Creates the counter with value unless it exists; returns whether it did, and the total either way. */
+  setIfAbsent(key: string, value: number, ttlSeconds: number): Promise<{ created: boolean; total: number }>;
   /** Gives back a reserved amount; the total never drops below 0. Returns the new total. */
   release(key: string, amount: number): Promise<number>;
 }

@@ -5,17 +5,21 @@ export interface CallContext {
   organization: string;
   keyId: string;
   requestId: string;
+  /** The client's Idempotency-Key, when it sent one: a retry of the same call carries the same key. */
+  idempotencyKey?: string;
 }
 
 const ORG = 'x-organization';
 const KEY_ID = 'x-key-id';
 const REQUEST_ID = 'x-request-id';
+const IDEMPOTENCY_KEY = 'x-idempotency-key';
 
 export function contextToMetadata(ctx: CallContext): Metadata {
   const md = new Metadata();
   md.set(ORG, ctx.organization);
   md.set(KEY_ID, ctx.keyId);
   md.set(REQUEST_ID, ctx.requestId);
+  if (ctx.idempotencyKey) md.set(IDEMPOTENCY_KEY, ctx.idempotencyKey);
   return md;
 }
 
@@ -25,5 +29,17 @@ function first(md: Metadata, key: string): string {
 }
 
 export function contextFromMetadata(md: Metadata): CallContext {
-  return { organization: first(md, ORG), keyId: first(md, KEY_ID), requestId: first(md, REQUEST_ID) };
+  const context: CallContext = { organization: first(md, ORG), keyId: first(md, KEY_ID), requestId: first(md, REQUEST_ID) };
+  const idempotencyKey = first(md, IDEMPOTENCY_KEY);
+  if (idempotencyKey) context.idempotencyKey = idempotencyKey;
+  return context;
+}
+
+/**
+ * What identifies one call across its retries: the Idempotency-Key, or the request id without one;
+ * undefined for a call that carries neither (a direct call outside the gateway).
+ */
+export function callKeyOf(ctx: CallContext): string | undefined {
+  if (ctx.idempotencyKey) return `key:${ctx.idempotencyKey}`;
+  return ctx.requestId ? `req:${ctx.requestId}` : undefined;
 }

@@ -9,6 +9,8 @@ export interface AssistantUsage {
   /** As priced by the content service; 0 for the builtin engine. */
   cost: number;
   outcome: UsageRecorded['outcome'];
+  /** The usage event's id; deterministic per call so a call run twice is counted once. */
+  eventId?: string;
 }
 
 /** The canonical public path of an agent, as metered and billed. */
@@ -29,6 +31,7 @@ export class UsagePublisher {
 
   async record(context: CallContext, usage: AssistantUsage): Promise<void> {
     const event = createEvent('usage.recorded', {
+      id: usage.eventId,
       source: 'assistant',
       organization: context.organization,
       data: {

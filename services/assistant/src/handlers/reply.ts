@@ -1,4 +1,4 @@
-import { AppError, newId, type CallContext, type CallControl } from '@switchyard/shared';
+import { AppError, answeredOnce, newId, onceKeyOf, type AnsweredOnceOptions, type CallContext, type CallControl } from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
@@ -49,6 +49,8 @@ export interface ReplyDeps {
   escalations?: SupportEscalationPublisher;
   /** The recommendation service, for agents with the recommend tool. */
   recommender?: Recommender;
+  /** Where finished replies are kept so a retry after a lost answer is not answered (and billed) twice. */
+  answers?: AnsweredOnceOptions;
 }
 
 /** What the user asked, for the person who takes over: the user's last messages, newest last. */
@@ -140,6 +142,8 @@ export function createReplyHandlers(deps: ReplyDeps) {
       await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(history) });
     }
     await deps.usage.record(context, {
+      // Deterministic per call (Idempotency-Key or request id): a reply run twice is billed once.
+      eventId: onceKeyOf({ ...context, requestId }, 'Reply')?.usageEventId,
       agent: agent.info.name,
       requestId,
       model: output.model,
@@ -191,8 +195,10 @@ export function createReplyHandlers(deps: ReplyDeps) {
   }
 
   return {
-    reply: async (request: ReplyRequest__Output, context: CallContext, control?: CallControl): Promise<AssistantReply> =>
-      run(request, context, { signal: control?.signal, deadline: control?.deadline }),
+    reply: async (request: ReplyRequest__Output, context: CallContext, control?: CallControl): Promise<AssistantReply> => {
+      const answer = () => run(request, context, { signal: control?.signal, deadline: control?.deadline });
+      return deps.answers ? answeredOnce(deps.answers, context, 'Reply', answer) : answer();
+    },
     /** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
     replyStream: async (request: ReplyRequest__Output, context: CallContext, sink: StreamSink<ReplyChunk>): Promise<void> => {
       const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.control.signal, deadline: sink.control.deadline });

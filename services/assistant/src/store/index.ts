@@ -1,4 +1,13 @@
-import { connectMongo, InMemoryOutboxStore, MongoOutboxStore, type Logger, type OutboxStore } from '@switchyard/shared';
+import {
+  connectMongo,
+  InMemoryAnswerStore,
+  InMemoryOutboxStore,
+  MongoAnswerStore,
+  MongoOutboxStore,
+  type AnswerStore,
+  type Logger,
+  type OutboxStore,
+} from '@switchyard/shared';
 import type { AssistantConfig } from '../config';
 import { InMemoryKnowledgeStore, type KnowledgeStore } from '../knowledge/knowledge-store';
 import { MongoKnowledgeStore } from '../knowledge/mongo-knowledge-store';
@@ -11,6 +20,8 @@ export interface AssistantStores {
   sessions: SessionStore;
   /** Usage events the bus refused, kept until relayed (collection `outbox` of this service's database). */
   outbox: OutboxStore;
+  /** Finished replies kept for retries after a lost answer (collection `answers`). */
+  answers: AnswerStore;
   /** Organizations' knowledge collections and documents. */
   knowledge: KnowledgeStore;
   /** Organizations' agent profiles. */
@@ -24,7 +35,7 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
   if (!config.mongodbUri) {
     logger.warn('MONGODB_URI is not set: sessions, knowledge bases and agent profiles are kept in memory and lost on restart');
     const sessions = new InMemorySessionStore();
-    return { sessions, outbox: new InMemoryOutboxStore(), knowledge: new InMemoryKnowledgeStore(), profiles: new InMemoryAgentProfileStore(), close: () => sessions.close() };
+    return { sessions, outbox: new InMemoryOutboxStore(), answers: new InMemoryAnswerStore(), knowledge: new InMemoryKnowledgeStore(), profiles: new InMemoryAgentProfileStore(), close: () => sessions.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
@@ -32,11 +43,13 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
     await sessions.ensureIndexes();
     const outbox = new MongoOutboxStore(mongo.db);
     await outbox.ensureIndexes();
+    const answers = new MongoAnswerStore(mongo.db);
+    await answers.ensureIndexes();
     const knowledge = new MongoKnowledgeStore(mongo.db);
     await knowledge.ensureIndexes();
     const profiles = new MongoAgentProfileStore(mongo.db);
     await profiles.ensureIndexes();
-    return { sessions, outbox, knowledge, profiles, close: () => mongo.close() };
+    return { sessions, outbox, answers, knowledge, profiles, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

@@ -7,7 +7,7 @@ import type { ModelRegistry } from '../models/registry';
 import { routeWithFallback, type Routed } from '../models/routing';
 import type { CallOptions, GenerateInput, TextModel, TextResult } from '../models/text-model';
 import type { HandlerDeps } from './deps';
-import { callWithUsage, usageMessage } from './model-call';
+import { billableOnce, callWithUsage, usageMessage } from './model-call';
 import { checkContextWindow, checkInputSize, languageFor, maxLengthFor, requestIdOf, requireText } from './validation';
 
 export interface PreparedGeneration {
@@ -51,16 +51,18 @@ export async function runGeneration(prepared: PreparedGeneration, models: ModelR
 }
 
 export function createGenerateHandler(deps: HandlerDeps) {
-  return async (request: GenerateRequest__Output, context: CallContext, options?: CallOptions): Promise<GenerateResponse> => {
-    const requestId = requestIdOf(context);
-    const prepared = await prepareGeneration(request, deps);
-    const result = await callWithUsage(deps.usage, {
-      context,
-      requestId,
-      endpoint: ENDPOINTS.generate,
-      model: prepared.model,
-      run: () => runGeneration(prepared, deps.models, options),
+  return (request: GenerateRequest__Output, context: CallContext, options?: CallOptions): Promise<GenerateResponse> =>
+    billableOnce(deps, context, 'Generate', async (once) => {
+      const requestId = requestIdOf(context);
+      const prepared = await prepareGeneration(request, deps);
+      const result = await callWithUsage(deps.usage, {
+        context,
+        requestId,
+        endpoint: ENDPOINTS.generate,
+        model: prepared.model,
+        run: () => runGeneration(prepared, deps.models, options),
+        usageEventId: once.usageEventId,
+      });
+      return { content: result.text, usage: usageMessage(result), request_id: requestId };
     });
-    return { content: result.text, usage: usageMessage(result), request_id: requestId };
-  };
 }

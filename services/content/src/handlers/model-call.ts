@@ -1,9 +1,10 @@
-import { AppError, type CallContext } from '@switchyard/shared';
+import { AppError, answeredOnce, onceKeyOf, type CallContext, type OnceCall } from '@switchyard/shared';
 import { costOf, type TextModel, type TextResult } from '../models/text-model';
 import type { Routed } from '../models/routing';
 import { spentOf } from '../models/usage';
 import type { UsagePublisher } from '../events/usage-publisher';
 import { recordModelCall } from '../models/model-metrics';
+import type { HandlerDeps } from './deps';
 
 /** Errors that reject the request before any model work; no usage is recorded for them. */
 const REJECTIONS = new Set(['invalid_request', 'unsupported', 'payload_too_large']);
@@ -19,6 +20,8 @@ export interface ModelCall<R extends TextResult> {
   /** The requested model: recorded when no model answered or spent tokens. */
   model: TextModel;
   run: () => Promise<Routed<R>>;
+  /** Deterministic per (organization, call key), so a call run twice is counted once by the ledger. */
+  usageEventId?: string;
 }
 
 export type Answered<R extends TextResult> = R & { cost: number; model: TextModel };
@@ -43,7 +46,7 @@ export async function callWithUsage<R extends TextResult>(usage: UsagePublisher,
       const tokensOutput = spent?.tokensOutput ?? 0;
       recordModelCall({ model: model.id, endpoint: call.endpoint, seconds: seconds(), tokensInput, tokensOutput, error });
       await usage
-        .record(call.context.organization, { ...base, model: model.id, tokensInput, tokensOutput, cost: costOf(model, tokensInput, tokensOutput), outcome: 'failed' })
+        .record(call.context.organization, { ...base, model: model.id, tokensInput, tokensOutput, cost: costOf(model, tokensInput, tokensOutput), outcome: 'failed' }, call.usageEventId)
         .catch(() => undefined);
     }
     throw error;
@@ -58,11 +61,21 @@ export async function callWithUsage<R extends TextResult>(usage: UsagePublisher,
     tokensOutput: result.tokensOutput,
     cost,
     outcome: 'succeeded',
-  });
+  }, call.usageEventId);
   return { ...result, cost, model };
 }
 
 /** The usage block of a response. */
 export function usageMessage(answered: { model: TextModel; tokensInput: number; tokensOutput: number; cost: number }) {
   return { model: answered.model.info.id, tokens_input: answered.tokensInput, tokens_output: answered.tokensOutput, cost: answered.cost };
+}
+
+/**
+ * A billable RPC run at most once per call key (Idempotency-Key or request id): a retry after a
+ * lost answer gets the kept answer (see answeredOnce). Without an answer store it just runs, still
+ * with its deterministic usage event id.
+ */
+export function billableOnce<R>(deps: HandlerDeps, context: CallContext, method: string, run: (call: OnceCall) => Promise<R>): Promise<R> {
+  if (deps.answers) return answeredOnce(deps.answers, context, method, run);
+  return run({ usageEventId: onceKeyOf(context, method)?.usageEventId });
 }

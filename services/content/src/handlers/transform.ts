@@ -16,7 +16,7 @@ import {
   type TranslationRoute,
 } from '../models/text-model';
 import type { HandlerDeps } from './deps';
-import { callWithUsage, usageMessage } from './model-call';
+import { billableOnce, callWithUsage, usageMessage } from './model-call';
 import { checkContextWindow, checkInputSize, requestIdOf, requireText } from './validation';
 
 const ACTIONS = ['summarize', 'reformat', 'translate'] as const;
@@ -118,21 +118,25 @@ function chainOf(deps: HandlerDeps, model: TextModel, outcome: ActionOutcome): T
 }
 
 export function createTransformHandler(deps: HandlerDeps) {
-  return async (request: TransformRequest__Output, context: CallContext, options?: CallOptions): Promise<TransformResponse> => {
-    const requestId = requestIdOf(context);
-    const action = actionOf(request.action.trim());
-    deps.models.resolve(request.model);
-    requireText(request.text, 'text');
-    const textTokens = await checkInputSize(request.text, 'text', deps.maxInputTokens);
-    const { model, outcome } = ACTION_HANDLERS[action](request, deps);
-    checkContextWindow(textTokens, 1, 'text', model);
-    const result = await callWithUsage(deps.usage, {
-      context,
-      requestId,
-      endpoint: ENDPOINTS.transform,
-      model,
-      run: () => routeWithFallback(chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
-    });
-    return { usage: usageMessage(result), request_id: requestId, ...outcome.fields(result) };
-  };
+  return (request: TransformRequest__Output, context: CallContext, options?: CallOptions): Promise<TransformResponse> =>
+    billableOnce(deps, context, 'Transform', (once) => transform(deps, request, context, once.usageEventId, options));
+}
+
+async function transform(deps: HandlerDeps, request: TransformRequest__Output, context: CallContext, usageEventId: string | undefined, options?: CallOptions): Promise<TransformResponse> {
+  const requestId = requestIdOf(context);
+  const action = actionOf(request.action.trim());
+  deps.models.resolve(request.model);
+  requireText(request.text, 'text');
+  const textTokens = await checkInputSize(request.text, 'text', deps.maxInputTokens);
+  const { model, outcome } = ACTION_HANDLERS[action](request, deps);
+  checkContextWindow(textTokens, 1, 'text', model);
+  const result = await callWithUsage(deps.usage, {
+    context,
+    requestId,
+    endpoint: ENDPOINTS.transform,
+    model,
+    run: () => routeWithFallback(chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
+    usageEventId,
+  });
+  return { usage: usageMessage(result), request_id: requestId, ...outcome.fields(result) };
 }

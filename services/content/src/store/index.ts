@@ -1,4 +1,13 @@
-import { connectMongo, InMemoryOutboxStore, MongoOutboxStore, type Logger, type OutboxStore } from '@switchyard/shared';
+import {
+  connectMongo,
+  InMemoryAnswerStore,
+  InMemoryOutboxStore,
+  MongoAnswerStore,
+  MongoOutboxStore,
+  type AnswerStore,
+  type Logger,
+  type OutboxStore,
+} from '@switchyard/shared';
 import type { ContentConfig } from '../config';
 import { InMemoryRequestStore } from './in-memory-request-store';
 import { MongoRequestStore } from './mongo-request-store';
@@ -8,6 +17,8 @@ export interface ContentStores {
   requestStore: RequestStore;
   /** Events the bus refused, kept until relayed (collection `outbox` of this service's database). */
   outbox: OutboxStore;
+  /** Answers of finished billable calls, for retries after a lost answer (collection `answers`). */
+  answers: AnswerStore;
   /** Closes the database connection. */
   close(): Promise<void>;
 }
@@ -18,7 +29,7 @@ export async function createStores(config: ContentConfig, logger: Logger): Promi
   if (!config.mongodbUri) {
     logger.warn('MONGODB_URI is not set: async requests are kept in memory and lost on restart');
     const requestStore = new InMemoryRequestStore(lease);
-    return { requestStore, outbox: new InMemoryOutboxStore(), close: () => requestStore.close() };
+    return { requestStore, outbox: new InMemoryOutboxStore(), answers: new InMemoryAnswerStore(), close: () => requestStore.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
@@ -26,7 +37,9 @@ export async function createStores(config: ContentConfig, logger: Logger): Promi
     await requestStore.ensureIndexes();
     const outbox = new MongoOutboxStore(mongo.db);
     await outbox.ensureIndexes();
-    return { requestStore, outbox, close: () => mongo.close() };
+    const answers = new MongoAnswerStore(mongo.db);
+    await answers.ensureIndexes();
+    return { requestStore, outbox, answers, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

@@ -65,14 +65,19 @@ export class MongoRequestStore implements RequestStore {
 
   async create(record: AsyncRequestRecord): Promise<void> {
     const { lease: _ignored, ...document } = structuredClone(record);
+    const processing = record.status === 'processing';
+    // Held before the first write: a claim running meanwhile (the background resume) sees the
+    // request without a lease for a moment and must not take it from this process.
+    if (processing) this.held.add(record.organization, record.requestId, 1);
     try {
       await this.requests.insertOne(document);
     } catch (error) {
+      if (processing) this.held.delete(record.organization, record.requestId);
       if (isDuplicateKeyError(error)) throw new AppError('conflict', `request ${record.requestId} already exists`);
       throw error;
     }
     // If this process dies before the lease is written, the request has none and is claimable.
-    if (record.status === 'processing') await this.insertLease(record.organization, record.requestId, 1);
+    if (processing) await this.insertLease(record.organization, record.requestId, 1);
   }
 
   async get(organization: string, requestId: string): Promise<AsyncRequestRecord | undefined> {

@@ -71,7 +71,7 @@ export class Metering {
     const tokensPerMinute = policy.rateLimits.tokensPerMinute;
     const decision = await this.deps.rateLimits.hitTokens(call.keyId, tokensPerMinute, estimate);
     if (!decision.allowed) throw rateLimited('token', tokensPerMinute, decision);
-    const hold = await this.deps.quota.reserve(policy, estimate);
+    const hold = await this.deps.quota.reserve(policy, estimate, call.requestId);
     return {
       estimate,
       failed: () => hold.release(),

@@ -1,20 +1,27 @@
-import { AppError, type Logger, type SharedState } from '@switchyard/shared';
+import { AppError, type Logger, type Reservation, type SharedState } from '@switchyard/shared';
 import type { OrganizationPolicy } from './organization-directory';
 import { periodOf, secondsUntilEnd, type Period } from './period';
+import type { ReservationStore } from './reservation-store';
 
 /** Tokens the usage ledger (notification.GetUsage) has recorded for an organization in a period. */
 export type UsedTokens = (organization: string, period: string) => Promise<number>;
 
 /** Counters outlive their month a little, so late settlements still find them. */
 const COUNTER_GRACE_SECONDS = 7 * 24 * 3600;
-/** How long one replica trusts that a period's counter was seeded, before checking again. */
+/** How long one replica trusts that a period's counter has the ledger's count, before checking again. */
 const SEEDED_MEMO_MS = 1000;
 const SEED_LOCK_MS = 10_000;
-const SEED_WAIT_MS = 2000;
+/** How long a billable call waits for a lost counter to be rebuilt before it is refused with 503. */
+const REBUILD_WAIT_MS = 5000;
+const REBUILD_RETRY_MS = 25;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface QuotaGuardDeps {
   state: Pick<SharedState, 'counters' | 'locks'>;
   usedTokens: UsedTokens;
+  /** Hard-quota reservations kept durably: where a counter lost with Redis is rebuilt from. */
+  reservations: ReservationStore;
   logger: Logger;
   now?: () => Date;
 }
@@ -32,11 +39,25 @@ export interface QuotaHold {
 
 const UNMETERED: QuotaHold = { estimate: 0, settle: async () => undefined, release: async () => undefined };
 
+/** One period's counter of one organization. */
+interface CounterRef {
+  policy: OrganizationPolicy;
+  period: Period;
+  key: string;
+  ttl: number;
+}
+
 /**
  * Monthly token quotas on shared-state counters (quota:<org>:<YYYY-MM>). A call reserves its
  * estimate atomically before it runs (hard quotas: only within the quota), and settles the
  * difference to its real usage afterwards. Replicas sharing Redis can overshoot only by what
  * calls already in flight use beyond their estimates.
+ *
+ * A counter is never created by a reservation: a missing one (new period, Redis restarted or
+ * wiped) is rebuilt first, under a lock, from the larger of the durable hard-quota reservations
+ * (never behind) and the usage ledger (which also knows usage from before reservations were
+ * kept); calls wait for it. So after a wipe a hard quota is overshot by at most the calls in
+ * flight whose reservation was granted but not yet written durably.
  */
 export class QuotaGuard {
   private readonly seededUntil = new Map<string, number>();
@@ -46,17 +67,17 @@ export class QuotaGuard {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async reserve(policy: OrganizationPolicy, estimate: number): Promise<QuotaHold> {
+  /** callId: the request id, naming the call's durable reservation. */
+  async reserve(policy: OrganizationPolicy, estimate: number, callId: string): Promise<QuotaHold> {
     if (policy.monthlyTokenQuota === undefined) return UNMETERED;
     const now = this.now();
     const period = periodOf(now);
-    const key = quotaKey(policy.id, period.name);
-    const ttl = counterTtl(period, now);
-    await this.ensureSeeded(policy.id, period, ttl);
-    const limit = policy.hardQuota ? policy.monthlyTokenQuota : Number.MAX_SAFE_INTEGER;
-    const reservation = await this.deps.state.counters.reserve(key, estimate, limit, ttl);
+    const counter: CounterRef = { policy, period, key: quotaKey(policy.id, period.name), ttl: counterTtl(period, now) };
+    await this.addLedgerIfNeeded(counter);
+    const reservation = await this.reserveRebuilding(counter, estimate);
     if (!reservation.granted) throw quotaExceeded(policy.monthlyTokenQuota, reservation.total, secondsUntilEnd(period, now));
-    return this.hold(key, estimate, ttl);
+    if (policy.hardQuota) await this.keepDurably(counter, estimate, callId);
+    return this.hold(counter, estimate, policy.hardQuota ? callId : undefined);
   }
 
   /** Tokens counted for the organization in the current period. */
@@ -64,9 +85,32 @@ export class QuotaGuard {
     return this.deps.state.counters.get(quotaKey(organization, periodOf(this.now()).name));
   }
 
-  private hold(key: string, estimate: number, ttl: number): QuotaHold {
+  private async reserveRebuilding(counter: CounterRef, estimate: number): Promise<Reservation> {
+    const limit = counter.policy.hardQuota ? counter.policy.monthlyTokenQuota! : Number.MAX_SAFE_INTEGER;
+    const deadline = Date.now() + REBUILD_WAIT_MS;
+    for (;;) {
+      const reservation = await this.deps.state.counters.reserve(counter.key, estimate, limit, counter.ttl, { onlyIfExists: true });
+      if (!reservation.missing) return reservation;
+      if (Date.now() >= deadline) throw new AppError('unavailable', 'the quota counter is being rebuilt; try again', [], 1);
+      if (!(await this.seed(counter))) await sleep(REBUILD_RETRY_MS);
+    }
+  }
+
+  /** A hard-quota reservation not kept durably could be lost with Redis: the call does not run. */
+  private async keepDurably(counter: CounterRef, estimate: number, callId: string): Promise<void> {
+    try {
+      await this.deps.reservations.add({ id: callId, organization: counter.policy.id, period: counter.period.name, tokens: estimate });
+    } catch (error) {
+      await this.deps.state.counters.release(counter.key, estimate).catch(() => undefined);
+      this.deps.logger.warn({ err: error, requestId: callId }, 'could not keep a hard-quota reservation');
+      throw new AppError('unavailable', 'the quota reservation could not be recorded; try again', [], 1);
+    }
+  }
+
+  private hold(counter: CounterRef, estimate: number, durableId: string | undefined): QuotaHold {
     const { counters } = this.deps.state;
-    const logger = this.deps.logger;
+    const { reservations, logger } = this.deps;
+    const { key, ttl } = counter;
     let done = false;
     const once = async (what: string, work: () => Promise<unknown>) => {
       if (done) return;
@@ -81,58 +125,75 @@ export class QuotaGuard {
       estimate,
       settle: (real) =>
         once('settlement', async () => {
-          const delta = Math.round(real) - estimate;
-          if (delta > 0) await counters.incrementBy(key, delta, ttl);
+          const tokens = Math.round(real);
+          if (durableId !== undefined) await reservations.settle(durableId, tokens);
+          const delta = tokens - estimate;
+          // Not created if lost meanwhile: the rebuild reads this settlement from the reservations.
+          if (delta > 0) await counters.reserve(key, delta, Number.MAX_SAFE_INTEGER, ttl, { onlyIfExists: true });
           if (delta < 0) await counters.release(key, -delta);
         }),
-      release: () => once('release', () => counters.release(key, estimate)),
+      release: () =>
+        once('release', async () => {
+          if (durableId !== undefined) await reservations.remove(durableId);
+          await counters.release(key, estimate);
+        }),
     };
   }
 
   /**
-   * A period's counter starts from the ledger's used tokens (new month, Redis restarted). One
-   * replica seeds under a lock and then sets a flag; the others wait briefly for the flag, so
-   * replicas agree and the seed is added once.
+   * The ledger's count is added once per period counter (flag quota-seeded:...): when the counter
+   * was rebuilt while the ledger was unreachable, a later call adds what the ledger has beyond
+   * the durable reservations. Checked at most once a second per replica.
    */
-  private async ensureSeeded(organization: string, period: Period, ttl: number): Promise<void> {
-    const memo = `${organization}:${period.name}`;
+  private async addLedgerIfNeeded(counter: CounterRef): Promise<void> {
+    const memo = `${counter.policy.id}:${counter.period.name}`;
     if ((this.seededUntil.get(memo) ?? 0) > Date.now()) return;
+    if ((await this.deps.state.counters.get(seedFlag(counter))) > 0) return this.memo(memo);
+    await this.seed(counter);
+  }
+
+  /**
+   * Under the counter's seed lock: creates a missing counter from max(durable reservations,
+   * ledger), or adds to an existing one what the ledger has beyond the reservations, once.
+   * False when another replica holds the lock (the caller waits and retries).
+   */
+  private async seed(counter: CounterRef): Promise<boolean> {
     const { counters, locks } = this.deps.state;
-    const flag = `quota-seeded:${organization}:${period.name}`;
-    if ((await counters.get(flag)) > 0) return this.memo(memo);
-    const lock = `quota-seed:${organization}:${period.name}`;
+    const { policy, period, key, ttl } = counter;
+    const lock = `quota-seed:${policy.id}:${period.name}`;
     const token = await locks.acquire(lock, SEED_LOCK_MS);
-    if (!token) {
-      if (await this.waitForFlag(flag)) this.memo(memo);
-      return;
-    }
+    if (!token) return false;
     try {
-      if ((await counters.get(flag)) === 0) {
-        const used = Math.round(await this.deps.usedTokens(organization, period.name));
-        if (used > 0) await counters.incrementBy(quotaKey(organization, period.name), used, ttl);
-        await counters.incrementBy(flag, 1, ttl);
-      }
-      this.memo(memo);
-    } catch (error) {
-      // The ledger is unreachable: count from here on and try to seed again on the next call.
-      this.deps.logger.warn({ err: error, organization, period: period.name }, 'could not seed the quota counter from the usage ledger');
+      const flagged = (await counters.get(seedFlag(counter))) > 0;
+      const durable = policy.hardQuota ? await this.deps.reservations.total(policy.id, period.name) : 0;
+      const ledger = flagged ? undefined : await this.ledgerUsed(counter);
+      const rebuilt = await counters.setIfAbsent(key, Math.max(durable, ledger ?? 0), ttl);
+      if (rebuilt.created) this.deps.logger.info({ organization: policy.id, period: period.name, durable, ledger, total: rebuilt.total }, 'quota counter rebuilt');
+      else if (ledger !== undefined && ledger > durable) await counters.reserve(key, ledger - durable, Number.MAX_SAFE_INTEGER, ttl, { onlyIfExists: true });
+      if (ledger !== undefined) await counters.incrementBy(seedFlag(counter), 1, ttl);
+      return true;
     } finally {
-      await locks.release(lock, token);
+      await locks.release(lock, token).catch(() => undefined);
+    }
+  }
+
+  /** The ledger's count, or undefined while it is unreachable (the counter is then added to later). */
+  private async ledgerUsed(counter: CounterRef): Promise<number | undefined> {
+    try {
+      return Math.round(await this.deps.usedTokens(counter.policy.id, counter.period.name));
+    } catch (error) {
+      this.deps.logger.warn({ err: error, organization: counter.policy.id, period: counter.period.name }, 'could not seed the quota counter from the usage ledger');
+      return undefined;
     }
   }
 
   private memo(key: string): void {
     this.seededUntil.set(key, Date.now() + SEEDED_MEMO_MS);
   }
+}
 
-  private async waitForFlag(flag: string): Promise<boolean> {
-    const deadline = Date.now() + SEED_WAIT_MS;
-    while (Date.now() < deadline) {
-      if ((await this.deps.state.counters.get(flag)) > 0) return true;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    return false;
-  }
+function seedFlag(counter: CounterRef): string {
+  return `quota-seeded:${counter.policy.id}:${counter.period.name}`;
 }
 
 function counterTtl(period: Period, now: Date): number {

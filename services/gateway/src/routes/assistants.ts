@@ -7,6 +7,7 @@ import { validateBody } from '../schemas/validator';
 import type { BillingSpec } from '../metering/metering';
 import { sseResponse } from '../streaming/sse';
 import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
+import { billedRequestId } from './request-ids';
 
 /** The agent that leads through numbered steps; it needs "step" (contract-decisions.md). */
 const STEPPED_AGENT = 'onboarding';
@@ -47,7 +48,7 @@ function streamReply(agent: string, { body, call, signal, route }: RouteInput<As
 async function reply(agent: string, input: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
   if (input.body.stream) return streamReply(agent, input, deps);
   const response = await deps.clients.assistant.reply(toReplyRequest(agent, input.body), input.call);
-  return { ...json(200, renderReply(response, input.call.requestId)), usage: response.usage?.tokens_used ?? undefined };
+  return { ...json(200, renderReply(response, billedRequestId(response, input.call))), usage: response.usage?.tokens_used ?? undefined };
 }
 
 /** Assistants are metered on the whole conversation they read; replies report usage.tokens_used. */

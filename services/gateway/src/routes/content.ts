@@ -15,6 +15,7 @@ import {
   type TransformContentBody,
 } from '../schemas/content';
 import { sseResponse } from '../streaming/sse';
+import { billedRequestId } from './request-ids';
 import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
 
 function toGenerateRequest(body: GenerateContentBody): GenerateRequest {
@@ -46,8 +47,7 @@ async function submitWithWebhook(body: GenerateContentBody, url: string, call: C
     const reason = verdict.reason || 'not allowed';
     throw new AppError('invalid_request', `webhookUrl is not allowed: ${reason}`, [{ field: '/webhookUrl', reason }]);
   }
-  await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: url }, call);
-  return json(202, { status: 'processing', requestId: call.requestId });
+  return accepted(await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: url }, call));
 }
 
 /**
@@ -59,8 +59,12 @@ function hasDefaultResultWebhook(call: CallContext, deps: RouteDeps): Promise<bo
 }
 
 async function submitToDefaultWebhook(body: GenerateContentBody, call: CallContext, deps: RouteDeps): Promise<RouteResult> {
-  await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: '' }, call);
-  return json(202, { status: 'processing', requestId: call.requestId });
+  return accepted(await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: '' }, call));
+}
+
+/** 202 with the id the request runs under: a retried submit (same Idempotency-Key) gets the first one's. */
+function accepted(response: { request_id: string }): RouteResult {
+  return json(202, { status: 'processing', requestId: response.request_id });
 }
 
 /** The generate response body; also the data of a stream's done event. */
@@ -125,7 +129,7 @@ const generate: RouteSpec<GenerateContentBody> = {
     if (body.stream) return streamGenerate(input, deps);
     if (await hasDefaultResultWebhook(call, deps)) return submitToDefaultWebhook(body, call, deps);
     const response = await deps.clients.content.generate(toGenerateRequest(body), call);
-    return { ...json(200, renderGenerate(response, call.requestId)), usage: tokensOf(response.usage) };
+    return { ...json(200, renderGenerate(response, billedRequestId(response, call))), usage: tokensOf(response.usage) };
   },
 };
 
@@ -189,7 +193,7 @@ const transform: RouteSpec<TransformContentBody> = {
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   async handle({ body, call }, deps) {
     const response = await deps.clients.content.transform(toTransformRequest(body), call);
-    return { ...json(200, renderTransform(body.action, response, call.requestId)), usage: tokensOf(response.usage) };
+    return { ...json(200, renderTransform(body.action, response, billedRequestId(response, call))), usage: tokensOf(response.usage) };
   },
 };
 

@@ -37,7 +37,8 @@ import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
 import { DefaultResultUrls } from './routes/default-result-url';
-import { InMemoryReservationStore, type ReservationStore } from './metering/reservation-store';
+import { InMemoryQuotaTallyStore, type QuotaTallyStore } from './metering/quota-tally-store';
+import { DurableQuota } from './metering/durable-quota';
 import { ChangeFeed } from './events/change-feed';
 import { buildRouter, unmatched } from './routing';
 
@@ -84,8 +85,8 @@ export interface GatewayAppDeps {
   apiKeys: ApiKeyStore;
   /** Default: a fresh in-memory store. */
   organizations?: OrganizationStore;
-  /** Hard-quota reservations kept durably (a lost quota counter is rebuilt from them); default: in-memory. */
-  reservations?: ReservationStore;
+  /** Hard-quota tallies kept durably (a lost quota counter is rebuilt from them); default: in-memory. */
+  quotaTallies?: QuotaTallyStore;
   /** Quota counters, rate limits and Idempotency-Keys; default: in-memory (one replica). Replicas share one. */
   sharedState?: SharedState;
   /** Default: notification.PutOrganizationPolicy. */
@@ -162,7 +163,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
   });
   const metering = new Metering({
     directory,
-    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), reservations: deps.reservations ?? new InMemoryReservationStore(), logger }),
+    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), durable: new DurableQuota(deps.quotaTallies ?? new InMemoryQuotaTallyStore()), logger }),
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
@@ -310,7 +311,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       clients,
       apiKeys: stores.apiKeys,
       organizations: stores.organizations,
-      reservations: stores.reservations,
+      quotaTallies: stores.quotaTallies,
       sharedState,
       pushPolicy,
       changes: changes.feed,

@@ -6,8 +6,9 @@ import { InMemoryApiKeyStore } from '../src/auth/api-key-store';
 import { ensureGatewayIndexes, MongoApiKeyStore, MongoOrganizationStore } from '../src/accounts/mongo-stores';
 import type { Organization } from '../src/accounts/organization';
 import { InMemoryOrganizationStore, type OrganizationStore } from '../src/accounts/organization-store';
-import { MongoReservationStore } from '../src/metering/mongo-reservation-store';
-import { InMemoryReservationStore, type ReservationStore } from '../src/metering/reservation-store';
+import { MongoQuotaTallyStore } from '../src/metering/mongo-quota-tally-store';
+import { DurableQuota } from '../src/metering/durable-quota';
+import { InMemoryQuotaTallyStore, type QuotaTallyStore } from '../src/metering/quota-tally-store';
 
 interface WithMongo<T> {
   store: T;
@@ -19,7 +20,7 @@ function mongoFixture<T>(make: (mongo: MongoConnection) => T) {
     async create(): Promise<WithMongo<T>> {
       const mongo = await connectMongo(endpointOf('mongo')!, uniqueName('gw_stores'), silentLogger());
       await ensureGatewayIndexes(mongo.db);
-      await new MongoReservationStore(mongo.db).ensureIndexes();
+      await new MongoQuotaTallyStore(mongo.db).ensureIndexes();
       return { store: make(mongo), mongo };
     },
     async destroy({ mongo }: WithMongo<T>) {
@@ -119,35 +120,42 @@ contractSuite<WithMongo<ApiKeyStore>>(
   },
 );
 
-contractSuite<WithMongo<ReservationStore>>(
-  'ReservationStore (hard-quota reservations)',
-  { memory: { create: async () => ({ store: new InMemoryReservationStore() }) }, mongo: mongoFixture((m) => new MongoReservationStore(m.db)) },
+contractSuite<WithMongo<QuotaTallyStore>>(
+  'QuotaTallyStore (hard-quota tallies)',
+  { memory: { create: async () => ({ store: new InMemoryQuotaTallyStore() }) }, mongo: mongoFixture((m) => new MongoQuotaTallyStore(m.db)) },
   (subject) => {
-    it('totals an organization\'s period: reservations as settled, removed ones not at all', async () => {
+    it("totals an organization's period over every writer, with given-back tokens subtracted", async () => {
       const { store } = subject();
-      await store.add({ id: 'req_1', organization: 'org_a', period: '2026-11', tokens: 100 });
-      await store.add({ id: 'req_2', organization: 'org_a', period: '2026-11', tokens: 50 });
-      await store.add({ id: 'req_3', organization: 'org_a', period: '2026-11', tokens: 70 });
-      await store.add({ id: 'req_4', organization: 'org_b', period: '2026-11', tokens: 1000 });
-      await store.add({ id: 'req_5', organization: 'org_a', period: '2026-10', tokens: 1000 });
-      await store.settle('req_1', 42);
-      await store.remove('req_3');
+      await store.add('w1', 'b1', [
+        { organization: 'org_a', period: '2026-11', tokens: 100 },
+        { organization: 'org_b', period: '2026-11', tokens: 1000 },
+        { organization: 'org_a', period: '2026-10', tokens: 1000 },
+      ]);
+      await store.add('w2', 'b1', [{ organization: 'org_a', period: '2026-11', tokens: 50 }]);
+      await store.add('w1', 'b2', [{ organization: 'org_a', period: '2026-11', tokens: -58 }]);
       expect(await store.total('org_a', '2026-11')).to.equal(92);
       expect(await store.total('org_b', '2026-11')).to.equal(1000);
       expect(await store.total('org_c', '2026-11')).to.equal(0);
     });
 
-    it('counts a reservation added twice (a retried write) once', async () => {
+    it('applies a batch written twice (a retried write) once', async () => {
       const { store } = subject();
-      await store.add({ id: 'req_1', organization: 'org_a', period: '2026-11', tokens: 10 });
-      await store.add({ id: 'req_1', organization: 'org_a', period: '2026-11', tokens: 10 });
-      expect(await store.total('org_a', '2026-11')).to.equal(10);
+      const batch = [{ organization: 'org_a', period: '2026-11', tokens: 10 }];
+      await store.add('w1', 'b1', batch);
+      await store.add('w1', 'b1', batch);
+      await store.add('w1', 'b2', batch);
+      expect(await store.total('org_a', '2026-11')).to.equal(20);
     });
 
-    it('sums many concurrent reservations exactly', async () => {
+    it('sums many concurrent additions of one process exactly, in few writes', async () => {
       const { store } = subject();
-      await Promise.all(Array.from({ length: 50 }, (_, i) => store.add({ id: `req_${i}`, organization: 'org_a', period: '2026-11', tokens: 3 })));
-      expect(await store.total('org_a', '2026-11')).to.equal(150);
+      let writes = 0;
+      const counted: QuotaTallyStore = { add: (...args) => (writes++, store.add(...args)), total: (o, p) => store.total(o, p) };
+      const durable = new DurableQuota(counted);
+      await Promise.all(Array.from({ length: 50 }, (_, i) => durable.add(i % 2 ? 'org_a' : 'org_b', '2026-11', 3)));
+      expect(await durable.total('org_a', '2026-11')).to.equal(75);
+      expect(await durable.total('org_b', '2026-11')).to.equal(75);
+      expect(writes, 'writes for 50 concurrent additions').to.be.at.most(2);
     });
   },
 );

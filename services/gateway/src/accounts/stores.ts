@@ -2,14 +2,14 @@ import { connectMongo, type Logger } from '@switchyard/shared';
 import { InMemoryApiKeyStore, type ApiKeyStore } from '../auth/api-key-store';
 import { ensureGatewayIndexes, MongoApiKeyStore, MongoOrganizationStore } from './mongo-stores';
 import { InMemoryOrganizationStore, type OrganizationStore } from './organization-store';
-import { MongoReservationStore } from '../metering/mongo-reservation-store';
-import { InMemoryReservationStore, type ReservationStore } from '../metering/reservation-store';
+import { MongoQuotaTallyStore } from '../metering/mongo-quota-tally-store';
+import { InMemoryQuotaTallyStore, type QuotaTallyStore } from '../metering/quota-tally-store';
 
 export interface GatewayStores {
   organizations: OrganizationStore;
   apiKeys: ApiKeyStore;
-  /** Hard-quota reservations (collection quota_reservations). */
-  reservations: ReservationStore;
+  /** Hard-quota tallies (collection quota_tallies). */
+  quotaTallies: QuotaTallyStore;
   close(): Promise<void>;
 }
 
@@ -22,18 +22,18 @@ export async function createGatewayStores(
     return {
       organizations: new InMemoryOrganizationStore(),
       apiKeys: new InMemoryApiKeyStore(),
-      reservations: new InMemoryReservationStore(),
+      quotaTallies: new InMemoryQuotaTallyStore(),
       close: async () => undefined,
     };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
-  const reservations = new MongoReservationStore(mongo.db);
+  const quotaTallies = new MongoQuotaTallyStore(mongo.db);
   try {
     await ensureGatewayIndexes(mongo.db);
-    await reservations.ensureIndexes();
+    await quotaTallies.ensureIndexes();
   } catch (error) {
     await mongo.close();
     throw error;
   }
-  return { organizations: new MongoOrganizationStore(mongo.db), apiKeys: new MongoApiKeyStore(mongo.db), reservations, close: () => mongo.close() };
+  return { organizations: new MongoOrganizationStore(mongo.db), apiKeys: new MongoApiKeyStore(mongo.db), quotaTallies, close: () => mongo.close() };
 }

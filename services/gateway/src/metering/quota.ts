@@ -1,7 +1,7 @@
 import { AppError, type Logger, type Reservation, type SharedState } from '@switchyard/shared';
 import type { OrganizationPolicy } from './organization-directory';
 import { periodOf, secondsUntilEnd, type Period } from './period';
-import type { ReservationStore } from './reservation-store';
+import type { DurableQuota } from './durable-quota';
 
 /** Tokens the usage ledger (notification.GetUsage) has recorded for an organization in a period. */
 export type UsedTokens = (organization: string, period: string) => Promise<number>;
@@ -20,8 +20,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface QuotaGuardDeps {
   state: Pick<SharedState, 'counters' | 'locks'>;
   usedTokens: UsedTokens;
-  /** Hard-quota reservations kept durably: where a counter lost with Redis is rebuilt from. */
-  reservations: ReservationStore;
+  /** Hard-quota tokens kept durably: where a counter lost with Redis is rebuilt from. */
+  durable: DurableQuota;
   logger: Logger;
   now?: () => Date;
 }
@@ -54,10 +54,11 @@ interface CounterRef {
  * calls already in flight use beyond their estimates.
  *
  * A counter is never created by a reservation: a missing one (new period, Redis restarted or
- * wiped) is rebuilt first, under a lock, from the larger of the durable hard-quota reservations
- * (never behind) and the usage ledger (which also knows usage from before reservations were
- * kept); calls wait for it. So after a wipe a hard quota is overshot by at most the calls in
- * flight whose reservation was granted but not yet written durably.
+ * wiped) is rebuilt first, under a lock, from the larger of the durable hard-quota tallies
+ * (a hard-quota call runs only once its estimate is written there, so they are never behind
+ * for calls that ran) and the usage ledger (which also knows usage from before tallies were
+ * kept); calls wait for it. So after a wipe a hard quota is overshot by at most what calls in
+ * flight use beyond their estimates.
  */
 export class QuotaGuard {
   private readonly seededUntil = new Map<string, number>();
@@ -67,7 +68,7 @@ export class QuotaGuard {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** callId: the request id, naming the call's durable reservation. */
+  /** callId: the request id (named in logs). */
   async reserve(policy: OrganizationPolicy, estimate: number, callId: string): Promise<QuotaHold> {
     if (policy.monthlyTokenQuota === undefined) return UNMETERED;
     const now = this.now();
@@ -77,7 +78,7 @@ export class QuotaGuard {
     const reservation = await this.reserveRebuilding(counter, estimate);
     if (!reservation.granted) throw quotaExceeded(policy.monthlyTokenQuota, reservation.total, secondsUntilEnd(period, now));
     if (policy.hardQuota) await this.keepDurably(counter, estimate, callId);
-    return this.hold(counter, estimate, policy.hardQuota ? callId : undefined);
+    return this.hold(counter, estimate, policy.hardQuota === true);
   }
 
   /** Tokens counted for the organization in the current period. */
@@ -99,7 +100,7 @@ export class QuotaGuard {
   /** A hard-quota reservation not kept durably could be lost with Redis: the call does not run. */
   private async keepDurably(counter: CounterRef, estimate: number, callId: string): Promise<void> {
     try {
-      await this.deps.reservations.add({ id: callId, organization: counter.policy.id, period: counter.period.name, tokens: estimate });
+      await this.deps.durable.add(counter.policy.id, counter.period.name, estimate);
     } catch (error) {
       await this.deps.state.counters.release(counter.key, estimate).catch(() => undefined);
       this.deps.logger.warn({ err: error, requestId: callId }, 'could not keep a hard-quota reservation');
@@ -107,10 +108,14 @@ export class QuotaGuard {
     }
   }
 
-  private hold(counter: CounterRef, estimate: number, durableId: string | undefined): QuotaHold {
+  private hold(counter: CounterRef, estimate: number, durable: boolean): QuotaHold {
     const { counters } = this.deps.state;
-    const { reservations, logger } = this.deps;
+    const { logger } = this.deps;
     const { key, ttl } = counter;
+    // Settlements are written without holding up the answer: the estimate already is durable, so
+    // a lost settlement leaves the tally off by one call's difference, never behind a call that ran.
+    const keepLater = (tokens: number) =>
+      void this.deps.durable.add(counter.policy.id, counter.period.name, tokens).catch((error: unknown) => logger.warn({ err: error, key }, 'could not write a quota settlement durably'));
     let done = false;
     const once = async (what: string, work: () => Promise<unknown>) => {
       if (done) return;
@@ -126,15 +131,15 @@ export class QuotaGuard {
       settle: (real) =>
         once('settlement', async () => {
           const tokens = Math.round(real);
-          if (durableId !== undefined) await reservations.settle(durableId, tokens);
           const delta = tokens - estimate;
-          // Not created if lost meanwhile: the rebuild reads this settlement from the reservations.
+          if (durable && delta !== 0) keepLater(delta);
+          // Not created if lost meanwhile: the rebuild reads this settlement from the tallies.
           if (delta > 0) await counters.reserve(key, delta, Number.MAX_SAFE_INTEGER, ttl, { onlyIfExists: true });
           if (delta < 0) await counters.release(key, -delta);
         }),
       release: () =>
         once('release', async () => {
-          if (durableId !== undefined) await reservations.remove(durableId);
+          if (durable) keepLater(-estimate);
           await counters.release(key, estimate);
         }),
     };
@@ -143,7 +148,7 @@ export class QuotaGuard {
   /**
    * The ledger's count is added once per period counter (flag quota-seeded:...): when the counter
    * was rebuilt while the ledger was unreachable, a later call adds what the ledger has beyond
-   * the durable reservations. Checked at most once a second per replica.
+   * the durable tallies. Checked at most once a second per replica.
    */
   private async addLedgerIfNeeded(counter: CounterRef): Promise<void> {
     const memo = `${counter.policy.id}:${counter.period.name}`;
@@ -153,8 +158,8 @@ export class QuotaGuard {
   }
 
   /**
-   * Under the counter's seed lock: creates a missing counter from max(durable reservations,
-   * ledger), or adds to an existing one what the ledger has beyond the reservations, once.
+   * Under the counter's seed lock: creates a missing counter from max(durable tallies,
+   * ledger), or adds to an existing one what the ledger has beyond the tallies, once.
    * False when another replica holds the lock (the caller waits and retries).
    */
   private async seed(counter: CounterRef): Promise<boolean> {
@@ -165,7 +170,7 @@ export class QuotaGuard {
     if (!token) return false;
     try {
       const flagged = (await counters.get(seedFlag(counter))) > 0;
-      const durable = policy.hardQuota ? await this.deps.reservations.total(policy.id, period.name) : 0;
+      const durable = policy.hardQuota ? await this.deps.durable.total(policy.id, period.name) : 0;
       const ledger = flagged ? undefined : await this.ledgerUsed(counter);
       const rebuilt = await counters.setIfAbsent(key, Math.max(durable, ledger ?? 0), ttl);
       if (rebuilt.created) this.deps.logger.info({ organization: policy.id, period: period.name, durable, ledger, total: rebuilt.total }, 'quota counter rebuilt');

@@ -1,0 +1,45 @@
+/** Tokens to add to one organization's tally for one period (negative: given back). */
+export interface TallyDelta {
+  organization: string;
+  /** YYYY-MM */
+  period: string;
+  tokens: number;
+}
+
+/**
+ * Hard-quota tokens kept durably: one tally per (writer, organization, period), where a writer is
+ * one gateway process. Each tally has a single writer that sends one batch at a time, so no two
+ * updates of a document ever race (FerretDB does not isolate concurrent updates of one document);
+ * the organization's total is the sum over writers, read only to rebuild a lost quota counter.
+ */
+export interface QuotaTallyStore {
+  /**
+   * Adds the batch's deltas to the writer's tallies in one write. A batch id already applied to a
+   * tally is not applied again (a retried write counts once).
+   */
+  add(writer: string, batch: string, deltas: TallyDelta[]): Promise<void>;
+  total(organization: string, period: string): Promise<number>;
+}
+
+export class InMemoryQuotaTallyStore implements QuotaTallyStore {
+  private readonly tallies = new Map<string, { organization: string; period: string; tokens: number; batch: string }>();
+
+  async add(writer: string, batch: string, deltas: TallyDelta[]): Promise<void> {
+    for (const { organization, period, tokens } of deltas) {
+      const id = tallyId(writer, organization, period);
+      const tally = this.tallies.get(id);
+      if (!tally) this.tallies.set(id, { organization, period, tokens, batch });
+      else if (tally.batch !== batch) Object.assign(tally, { tokens: tally.tokens + tokens, batch });
+    }
+  }
+
+  async total(organization: string, period: string): Promise<number> {
+    let sum = 0;
+    for (const t of this.tallies.values()) if (t.organization === organization && t.period === period) sum += t.tokens;
+    return sum;
+  }
+}
+
+export function tallyId(writer: string, organization: string, period: string): string {
+  return JSON.stringify([writer, organization, period]);
+}

@@ -18,6 +18,8 @@ export interface AssistantConfig {
   mongodbDatabase: string;
   /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
   kafkaBrokers: string;
+  /** Redis for state shared by replicas (the per-session lock); '' keeps it in this process (one replica). */
+  redisUrl: string;
   /** Period of the outbox relay that republishes usage events the bus refused (OUTBOX_RELAY_INTERVAL_MS). */
   outboxRelayIntervalMs: number;
   /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
@@ -45,6 +47,7 @@ interface AssistantEnv {
   MONGODB_URI: string;
   MONGODB_DATABASE: string;
   KAFKA_BROKERS: string;
+  REDIS_URL: string;
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
   METRICS_PORT: number;
@@ -71,6 +74,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_assistant' }),
       KAFKA_BROKERS: str({ default: '' }),
+      REDIS_URL: str({ default: '' }),
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
       METRICS_PORT: listenPort({ default: 9464 }),
@@ -108,6 +112,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     mongodbUri: values.MONGODB_URI.trim(),
     mongodbDatabase: values.MONGODB_DATABASE,
     kafkaBrokers: values.KAFKA_BROKERS.trim(),
+    redisUrl: values.REDIS_URL.trim(),
     outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
     outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,
     metricsPort: values.METRICS_PORT,

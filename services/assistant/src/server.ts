@@ -8,6 +8,7 @@ import {
   serverStream,
   unary,
   type EventBus,
+  type Locks,
   type Logger,
   type OutboxStore,
   type RunningService,
@@ -74,6 +75,8 @@ export interface AssistantServiceOptions {
   embedder?: Embedder;
   /** The recommend tool's service; defaults to a gRPC client of config.recommendationAddr. */
   recommender?: Recommender;
+  /** Locks shared by the replicas (per-session order); defaults to this process only (createStores: Redis). */
+  locks?: Locks;
 }
 
 function embedderOf(config: AssistantConfig): Embedder | undefined {
@@ -113,6 +116,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     knowledge: { store: knowledgeStore, retriever: new KnowledgeRetriever(knowledgeStore, now, embedder) },
     escalations: new SupportEscalationPublisher(outbox, logger),
     recommender,
+    locks: options.locks,
   });
   const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
   const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger, 'assistant'), now, embedder));

@@ -1,4 +1,4 @@
-import { AppError, newId, type CallContext, type CallControl } from '@switchyard/shared';
+import { AppError, createInMemorySharedState, newId, type CallContext, type CallControl, type Locks } from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
@@ -18,7 +18,7 @@ import type { StreamSink } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
 import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
-import { KeyedLock } from '../store/keyed-lock';
+import { SessionLock } from '../store/session-lock';
 import { saveTurn } from '../store/save-turn';
 import { emptyMemory, type ChatMessage, type Session, type SessionStore } from '../store/session-store';
 import { validateReplyRequest, type ValidReply } from './validate-reply';
@@ -49,6 +49,8 @@ export interface ReplyDeps {
   escalations?: SupportEscalationPublisher;
   /** The recommendation service, for agents with the recommend tool. */
   recommender?: Recommender;
+  /** Locks shared by every replica (Redis in distributed mode): one call per session at a time. Default: this process only. */
+  locks?: Locks;
 }
 
 /** What the user asked, for the person who takes over: the user's last messages, newest last. */
@@ -101,8 +103,8 @@ function nextStepOf(step: number | undefined, last = ONBOARDING_STEPS): number |
 
 /** Reply and ReplyStream; they share one lock per session. */
 export function createReplyHandlers(deps: ReplyDeps) {
-  // One call per session at a time in this process; saveTurn's version check covers other replicas.
-  const lock = new KeyedLock();
+  // One call per session at a time across replicas; saveTurn's version check still guards a lock lost mid-turn.
+  const lock = new SessionLock(deps.locks ?? createInMemorySharedState().locks);
 
   const directory = new AgentDirectory(deps.agents, deps.profiles);
 
@@ -149,7 +151,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
       outcome: 'succeeded',
     });
     const now = new Date().toISOString();
-    // Optimistic: another replica may have answered this session meanwhile (the lock is per process).
+    // Optimistic as well: the lock may have expired if this replica stalled past its TTL.
     const session: Session = {
       organization: context.organization,
       sessionId: valid.sessionId,
@@ -187,7 +189,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
     // Direct calls (without the gateway) get their own id so usage stays traceable.
     const requestId = context.requestId || newId('req');
-    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(resolved, valid, model, context, requestId, delivery));
+    return lock.run(context.organization, valid.sessionId, () => answer(resolved, valid, model, context, requestId, delivery), delivery.deadline);
   }
 
   return {

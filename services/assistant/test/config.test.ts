@@ -14,6 +14,7 @@ describe('assistant config', () => {
       mongodbUri: '',
       mongodbDatabase: 'switchyard_assistant',
       kafkaBrokers: '',
+      redisUrl: '',
       outboxRelayIntervalMs: 1000,
       outboxPublishTimeoutMs: 2000,
       metricsPort: 9464,

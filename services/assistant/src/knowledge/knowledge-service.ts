@@ -74,7 +74,7 @@ export class KnowledgeService {
     const inputs = parseImport(format, content, collection.kind);
     if (inputs.length === 0) throw AppError.invalid('the file holds no documents', '/content', 'holds no documents');
     if (inputs.length > MAX_IMPORT) throw new AppError('payload_too_large', `an import holds at most ${MAX_IMPORT} documents; split the file`);
-    const documents = await this.embed(this.prepare(collection, inputs, '/content/row'));
+    const documents = await this.embed(this.prepare(collection, inputs, '/content'));
     for (let i = 0; i < documents.length; i += MAX_BATCH) await this.store.upsertDocuments(organization, name, documents.slice(i, i + MAX_BATCH));
     await this.events.publish(organization, name, documents.length);
     return documents.length;
@@ -112,7 +112,7 @@ export class KnowledgeService {
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     inputs.forEach((input, index) => {
-      const where = at === '/documents' ? `${at}/${index}` : `${at}/${index + 1}`;
+      const where = input.at ?? `${at}/${index}`;
       if (!ID_PATTERN.test(input.id)) problems.push({ field: `${where}/id`, reason: `must match ${ID_PATTERN.source}` });
       else if (seen.has(input.id)) problems.push({ field: `${where}/id`, reason: 'repeats an earlier id of the batch' });
       seen.add(input.id);

@@ -30,6 +30,12 @@ export interface RouteResult {
   finished?: Promise<number | undefined>;
 }
 
+/** A request body read as UTF-8 text (within the body limit) and turned into the route's JSON body. */
+export interface TextBody {
+  description: string;
+  toBody(text: string): unknown;
+}
+
 export interface ResponseSpec {
   description: string;
   schema?: JsonSchema;
@@ -90,6 +96,11 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
    */
   credentialFields?: string[];
   requestSchema?: JsonSchema;
+  /**
+   * Bodies taken as text besides JSON, by media type (a file sent as it is, e.g. text/csv): each
+   * becomes the JSON body that requestSchema validates. The OpenAPI document lists them.
+   */
+  textBodies?: Record<string, TextBody>;
   querySchema?: JsonSchema;
   /** Success responses by status. */
   responses: Record<number, ResponseSpec>;

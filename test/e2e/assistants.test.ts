@@ -198,3 +198,55 @@ describe('e2e: assistants on an organization\'s own knowledge', function () {
     }
   });
 });
+
+/** The calendar day (YYYY-MM-DD) of an instant in a zone, plus days. */
+function localDay(instant: Date, timeZone: string, plusDays = 0): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  const [y, m, d] = today.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + plusDays)).toISOString().slice(0, 10);
+}
+
+describe('e2e: dates in the organization\'s time zone', function () {
+  this.timeout(60_000);
+
+  it('an admin sets the organization\'s time zone; "tomorrow" follows it at once, and an unknown zone is refused', async () => {
+    const m = await mesh();
+    const admin = { authorization: `Bearer ${m.adminToken}`, key: null };
+    const id = `tz-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
+    // UTC+14 and UTC-11: at any instant their calendar days differ, so "tomorrow" is another day.
+    const created = await api('/api/v2/admin/organizations', { ...admin, body: { id, name: 'Zoned', monthlyTokenQuota: 1_000_000, timeZone: 'Pacific/Kiritimati' } });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body.timeZone).to.equal('Pacific/Kiritimati');
+    const bad = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'Mars/Olympus' } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.details).to.deep.equal([{ field: '/timeZone', reason: 'must be an IANA time zone' }]);
+    const key = (await api(`/api/v2/admin/organizations/${id}/keys`, { ...admin, body: { name: 'e2e' } })).body.key as string;
+    const asOrg = (path: string, options = {}) => callApi(m.gatewayUrl, key, path, options);
+
+    // A concert every 4 hours over the next 3 days, and one that has already started.
+    const now = Date.now();
+    const gigs = [-2, ...Array.from({ length: 18 }, (_, i) => 1 + 4 * i)].map((hours, i) => {
+      const startsAt = new Date(now + hours * 3_600_000);
+      return { id: `g${i}`, title: `Gig at ${startsAt.toISOString()}`, city: 'Berlin', tags: ['concert'], startsAt: startsAt.toISOString(), url: `https://gigs.example/g${i}` };
+    });
+    expect((await asOrg('/api/v2/knowledge/collections', { body: { name: 'gigs', kind: 'events' } })).body.timeZone).to.equal(null);
+    const imported = await asOrg('/api/v2/knowledge/collections/gigs/import', { rawBody: gigs.map((g) => JSON.stringify(g)).join('\n'), contentType: 'application/x-ndjson' });
+    expect(imported.status, imported.text).to.equal(200);
+
+    const tomorrowIn = async (timeZone: string) => {
+      const res = await asOrg('/api/v2/ai/assistants/chat', { body: { user_id: 'tz', session_id: `tz-${timeZone}`, messages: [{ role: 'user', content: 'Any concerts tomorrow?' }] } });
+      expect(res.status, res.text).to.equal(200);
+      const listed = [...res.body.reply.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((l: RegExpMatchArray) => l[2]);
+      const expected = gigs.filter((g) => localDay(new Date(g.startsAt), timeZone) === localDay(new Date(), timeZone, 1)).map((g) => g.url);
+      expect(expected.length, 'some gigs fall on tomorrow').to.be.greaterThan(0);
+      expect(listed).to.deep.equal(expected);
+      return listed;
+    };
+    const east = await tomorrowIn('Pacific/Kiritimati');
+    const changed = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'Pacific/Pago_Pago' } });
+    expect(changed.status, changed.text).to.equal(200);
+    const west = await tomorrowIn('Pacific/Pago_Pago');
+    expect(west).to.not.deep.equal(east);
+    expect([...east, ...west]).to.not.include('https://gigs.example/g0');
+  });
+});

@@ -134,7 +134,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
     const history = capHistory(merged.messages, deps.historyLimit);
     const latest = (history[history.length - 1]?.content ?? '').trim();
-    const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile) : undefined;
+    const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile, valid.timeZone) : undefined;
     const prepared = await agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
     const callContext = { ...context, requestId };
     const output = await respond({ agent, profile, prepared, history, valid, model, context: callContext, knowledge, delivery });

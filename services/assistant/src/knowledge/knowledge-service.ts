@@ -33,8 +33,9 @@ export class KnowledgeService {
     const problems: ErrorDetail[] = [];
     if (!NAME_PATTERN.test(input.name)) problems.push({ field: '/name', reason: `must match ${NAME_PATTERN.source}` });
     if (!isCollectionKind(input.kind)) problems.push({ field: '/kind', reason: `must be one of ${COLLECTION_KINDS.join(', ')}` });
-    const timeZone = input.timeZone || 'UTC';
-    if (!IANAZone.isValidZone(timeZone)) problems.push({ field: '/time_zone', reason: 'must be an IANA time zone such as Europe/Berlin' });
+    // Empty: dates are read in the organization's time zone (its setting, sent with each call).
+    const timeZone = input.timeZone?.trim() ?? '';
+    if (timeZone && !IANAZone.isValidZone(timeZone)) problems.push({ field: '/time_zone', reason: 'must be an IANA time zone such as Europe/Berlin' });
     assertValid(problems, 'the collection');
     const at = this.now().toISOString();
     const collection: KnowledgeCollection = {

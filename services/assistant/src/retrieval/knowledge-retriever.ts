@@ -30,6 +30,13 @@ export interface RetrievalRequest {
   kinds?: CollectionKind[];
   /** Per collection. */
   limit?: number;
+  /** The organization's IANA zone, for collections without their own (default UTC). */
+  timeZone?: string;
+}
+
+/** The collection with the zone its dates are read in: its own, else the organization's. */
+export function zoned(collection: KnowledgeCollection, organizationZone = 'UTC'): KnowledgeCollection {
+  return collection.timeZone ? collection : { ...collection, timeZone: organizationZone };
 }
 
 const DEFAULT_LIMIT = 8;
@@ -60,9 +67,9 @@ export class KnowledgeRetriever {
 
   async retrieve(request: RetrievalRequest): Promise<Retrieval> {
     const all = await this.store.listCollections(request.organization);
-    const collections = all.filter(
-      (c) => (request.collections === undefined || request.collections.includes(c.name)) && (!request.kinds || request.kinds.includes(c.kind)),
-    );
+    const collections = all
+      .filter((c) => (request.collections === undefined || request.collections.includes(c.name)) && (!request.kinds || request.kinds.includes(c.kind)))
+      .map((c) => zoned(c, request.timeZone));
     const queries = new Map<string, KnowledgeQuery>();
     const results: RetrievedDocument[] = [];
     const queryVector = await this.queryVector(request.text, collections);

@@ -27,7 +27,7 @@ export function collectionView(c: Collection__Output) {
     name: c.name,
     kind: c.kind,
     description: c.description,
-    timeZone: c.time_zone,
+    timeZone: c.time_zone || null,
     documentCount: c.document_count,
     createdAt: c.created_at,
     updatedAt: c.updated_at,

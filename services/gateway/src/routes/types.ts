@@ -46,6 +46,7 @@ export interface ResponseSpec {
 import type { DefaultResultUrls } from './default-result-url';
 import type { Accounts } from '../accounts/accounts';
 import type { BillingSpec, Metering } from '../metering/metering';
+import type { OrganizationDirectory } from '../metering/organization-directory';
 
 /** What route handlers may use. */
 export interface RouteDeps {
@@ -60,6 +61,8 @@ export interface RouteDeps {
   /** Organizations and keys (admin routes). */
   accounts: Accounts;
   metering: Metering;
+  /** Organizations' policies (time zone...), cached and fed by the change feed. */
+  organizations: Pick<OrganizationDirectory, 'policyOf'>;
   /** Where a webhookUrl may point (checked once at acceptance; notification checks again at send). */
   urlPolicy: UrlPolicy;
 }

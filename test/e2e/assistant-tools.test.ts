@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { countTokens } from '@switchyard/shared';
-import { FakeLlmServer, readEvents, REPORTED, silentLogger } from '@switchyard/shared/testing';
+import { embeddingTokens, FakeLlmServer, readEvents, REPORTED, silentLogger, waitFor } from '@switchyard/shared/testing';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { callApi, type ApiOptions } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
@@ -32,6 +32,8 @@ describe('e2e: assistant tools on a tool-calling model', function () {
       models: [
         { id: 'builtin', provider: 'builtin' },
         { id: 'tool-gpt', provider: 'openai-compatible', baseUrl, apiKeyEnv: 'FAKE_TOOLS_KEY', upstreamModel: UPSTREAM, contextWindow: 16000, maxOutputTokens: 500, inputPricePerMillion: 1, outputPricePerMillion: 2, capabilities: ['chat'] },
+        // Vector retrieval comes from the registry: a model with the embeddings capability (prices from the catalog).
+        { id: 'embed-small', provider: 'openai-compatible', baseUrl, apiKeyEnv: 'FAKE_TOOLS_KEY', upstreamModel: 'fake-embed', catalogModel: 'text-embedding-3-small' },
       ],
     };
     mesh = await startEmbeddedMesh(
@@ -40,9 +42,6 @@ describe('e2e: assistant tools on a tool-calling model', function () {
         MODEL_REGISTRY_JSON: JSON.stringify(registry),
         FAKE_TOOLS_KEY: KEY,
         HISTORY_TOKEN_BUDGET: String(HISTORY_TOKEN_BUDGET),
-        EMBEDDINGS_BASE_URL: baseUrl,
-        EMBEDDINGS_MODEL: 'fake-embed',
-        EMBEDDINGS_API_KEY: KEY,
       },
       silentLogger(),
     );
@@ -137,6 +136,14 @@ describe('e2e: assistant tools on a tool-calling model', function () {
     expect(res.body.usage.tokens_used).to.equal(6 * ROUND_TOKENS);
   });
 
+  /** Tokens the usage ledger holds for embeddings (the events reach it through the bus, so callers wait for the figure they expect). */
+  async function embeddingUsage(): Promise<{ tokens: number; models: string[] }> {
+    type Bucket = { tokensInput: number; tokensOutput: number };
+    const report = (await api('/api/v2/usage')).body as { byEndpoint: Array<Bucket & { endpoint: string }>; byModel: Array<Bucket & { model: string }> };
+    const bucket = report.byEndpoint.find((b) => b.endpoint === '/api/v2/knowledge (embeddings)');
+    return { tokens: bucket ? bucket.tokensInput + bucket.tokensOutput : 0, models: report.byModel.map((b) => b.model) };
+  }
+
   it('embeds documents on write and finds by meaning what BM25 cannot (vectors fused with BM25)', async () => {
     expect((await api('/api/v2/knowledge/collections', { body: { name: 'help', kind: 'articles' } })).status).to.equal(201);
     const articles = [
@@ -144,11 +151,20 @@ describe('e2e: assistant tools on a tool-calling model', function () {
       { id: 'login', title: 'Resetting your password', body: 'Use the link on the login page.', url: 'https://help.example/login' },
     ];
     expect((await api('/api/v2/knowledge/collections/help/documents', { body: { documents: articles } })).status).to.equal(200);
-    expect(fake.embeddingInputs.flat()).to.have.length(2);
+    const chunks = fake.embeddingInputs.flat();
+    expect(chunks).to.have.length(2);
+    const before = await waitFor(async () => ((await embeddingUsage()).tokens >= embeddingTokens(chunks) ? embeddingUsage() : undefined));
     const res = await ask('support', 'I want a refund');
     expect(res.status, res.text).to.equal(200);
     expect(res.body.reply).to.include('[Getting your money back](https://help.example/money)');
     expect(fake.embeddingInputs.at(-1)).to.deep.equal(['I want a refund']);
+    // Every embedding call is metered to the organization, under its own endpoint and the registry model.
+    const after = await waitFor(async () => {
+      const usage = await embeddingUsage();
+      return usage.tokens > before.tokens ? usage : undefined;
+    });
+    expect(after.tokens - before.tokens).to.equal(embeddingTokens(['I want a refund']));
+    expect(after.models).to.include('embed-small');
     expect((await api('/api/v2/knowledge/collections/help', { method: 'DELETE' })).status).to.equal(204);
   });
 

@@ -28,8 +28,6 @@ export interface AssistantConfig {
   recommendationAddr: string;
   /** Tokens of system prompt plus history sent to a model; older turns are dropped to fit. */
   historyTokenBudget: number;
-  /** An OpenAI-compatible embeddings endpoint for vector retrieval; undefined: BM25 only. */
-  embeddings?: { baseUrl: string; model: string; apiKey: string; timeoutMs: number };
   /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
   metricsPort: number;
 }
@@ -53,10 +51,6 @@ interface AssistantEnv {
   METRICS_PORT: number;
   RECOMMENDATION_ADDR: string;
   HISTORY_TOKEN_BUDGET: number;
-  EMBEDDINGS_BASE_URL: string;
-  EMBEDDINGS_MODEL: string;
-  EMBEDDINGS_API_KEY: string;
-  EMBEDDINGS_TIMEOUT_MS: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -80,10 +74,6 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       METRICS_PORT: listenPort({ default: 9464 }),
       RECOMMENDATION_ADDR: str({ default: '127.0.0.1:50053' }),
       HISTORY_TOKEN_BUDGET: num({ default: 6000 }),
-      EMBEDDINGS_BASE_URL: str({ default: '' }),
-      EMBEDDINGS_MODEL: str({ default: '' }),
-      EMBEDDINGS_API_KEY: str({ default: '' }),
-      EMBEDDINGS_TIMEOUT_MS: num({ default: 30_000 }),
     },
     env,
   ) as unknown as AssistantEnv;
@@ -96,9 +86,6 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     if (!Number.isInteger(values[name]) || values[name] < 1) problems.push(`${name}: must be an integer >= 1`);
   }
   if (!Number.isInteger(values.HISTORY_TOKEN_BUDGET) || values.HISTORY_TOKEN_BUDGET < 100) problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
-  const embeddingsUrl = values.EMBEDDINGS_BASE_URL.trim();
-  if (embeddingsUrl && !/^https?:\/\//.test(embeddingsUrl)) problems.push('EMBEDDINGS_BASE_URL: must be an http(s) URL');
-  if (embeddingsUrl && !values.EMBEDDINGS_MODEL.trim()) problems.push('EMBEDDINGS_MODEL: required with EMBEDDINGS_BASE_URL');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     grpcHost: values.GRPC_HOST,
@@ -118,8 +105,5 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     metricsPort: values.METRICS_PORT,
     recommendationAddr: values.RECOMMENDATION_ADDR.trim(),
     historyTokenBudget: values.HISTORY_TOKEN_BUDGET,
-    ...(embeddingsUrl
-      ? { embeddings: { baseUrl: embeddingsUrl, model: values.EMBEDDINGS_MODEL.trim(), apiKey: values.EMBEDDINGS_API_KEY, timeoutMs: values.EMBEDDINGS_TIMEOUT_MS } }
-      : {}),
   };
 }

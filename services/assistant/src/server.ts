@@ -19,7 +19,7 @@ import { createKnowledgeHandlers } from './handlers/knowledge';
 import { createAgentHandlers } from './handlers/agents';
 import { createGetSessionHandler } from './handlers/get-session';
 import { AgentDirectory } from './agents/directory';
-import { OpenAiCompatibleEmbedder, type Embedder } from './clients/embeddings-client';
+import { RegistryEmbedder, type Embedder } from './clients/embeddings-client';
 import { SupportEscalationPublisher } from './events/support-escalation-publisher';
 import { RecommendationClient, type Recommender } from './clients/recommendation-client';
 import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
@@ -71,16 +71,12 @@ export interface AssistantServiceOptions {
   profiles?: AgentProfileStore;
   /** The current time (tests fix it to resolve "this weekend"). */
   now?: () => Date;
-  /** Defaults to the OpenAI-compatible endpoint of config.embeddings, when set. */
+  /** Defaults to the content service's Embed (the registry's embeddings model, when it has one). */
   embedder?: Embedder;
   /** The recommend tool's service; defaults to a gRPC client of config.recommendationAddr. */
   recommender?: Recommender;
   /** Locks shared by the replicas (per-session order); defaults to this process only (createStores: Redis). */
   locks?: Locks;
-}
-
-function embedderOf(config: AssistantConfig): Embedder | undefined {
-  return config.embeddings ? new OpenAiCompatibleEmbedder(config.embeddings) : undefined;
 }
 
 export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
@@ -104,7 +100,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
   const sessions = options.sessions ?? new InMemorySessionStore();
   const knowledgeStore = options.knowledge ?? new InMemoryKnowledgeStore();
   const profiles = options.profiles ?? new InMemoryAgentProfileStore();
-  const embedder = options.embedder ?? embedderOf(config);
+  const embedder = options.embedder ?? (contentClient ? new RegistryEmbedder(contentClient) : undefined);
   const now = options.now ?? (() => new Date());
   const { reply, replyStream } = createReplyHandlers({
     agents,

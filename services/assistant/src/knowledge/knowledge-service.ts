@@ -63,7 +63,7 @@ export class KnowledgeService {
   async upsert(organization: string, name: string, inputs: DocumentInput[]): Promise<number> {
     checkBatchSize(inputs.length, '/documents');
     const collection = await this.collection(organization, name);
-    const documents = await this.embed(this.prepare(collection, inputs, '/documents'));
+    const documents = await this.embed(organization, this.prepare(collection, inputs, '/documents'));
     await this.store.upsertDocuments(organization, name, documents);
     await this.events.publish(organization, name, documents.length);
     return documents.length;
@@ -75,7 +75,7 @@ export class KnowledgeService {
     const inputs = parseImport(format, content, collection.kind);
     if (inputs.length === 0) throw AppError.invalid('the file holds no documents', '/content', 'holds no documents');
     if (inputs.length > MAX_IMPORT) throw new AppError('payload_too_large', `an import holds at most ${MAX_IMPORT} documents; split the file`);
-    const documents = await this.embed(this.prepare(collection, inputs, '/content'));
+    const documents = await this.embed(organization, this.prepare(collection, inputs, '/content'));
     for (let i = 0; i < documents.length; i += MAX_BATCH) await this.store.upsertDocuments(organization, name, documents.slice(i, i + MAX_BATCH));
     await this.events.publish(organization, name, documents.length);
     return documents.length;
@@ -101,11 +101,11 @@ export class KnowledgeService {
   }
 
   /** Vectors for every chunk, before anything is written (a failing model fails the call, writing nothing). */
-  private async embed(documents: KnowledgeDocument[]): Promise<KnowledgeDocument[]> {
-    if (!this.embedder) return documents;
-    const vectors = await this.embedder.embed(documents.flatMap((d) => d.chunks));
+  private async embed(organization: string, documents: KnowledgeDocument[]): Promise<KnowledgeDocument[]> {
+    const embedding = await this.embedder?.embed(documents.flatMap((d) => d.chunks), organization);
+    if (!embedding) return documents;
+    const { vectors, model } = embedding;
     let next = 0;
-    const model = this.embedder.model;
     return documents.map((d) => ({ ...d, embeddings: d.chunks.map(() => vectors[next++] as number[]), embeddingModel: model }));
   }
 

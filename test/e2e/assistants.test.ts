@@ -105,6 +105,28 @@ describe('e2e: assistants', () => {
   });
 });
 
+describe('e2e: a long conversation on the builtin engine', function () {
+  this.timeout(60_000);
+
+  it('folds the turns past the kept history into a running summary (the builtin summarizer) instead of dropping them', async () => {
+    const topics = ['Lisbon', 'Porto', 'Madrid', 'Seville', 'Valencia', 'Bilbao'];
+    const messages = Array.from({ length: 55 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: i < 6 ? `I plan a concert trip to ${topics[i]} with my sister in May. We like jazz clubs near the old town.` : `Message ${i} about the plans.`,
+    }));
+    const sessionId = session('long');
+    const res = await api('/api/v2/ai/assistants/chat', { body: { user_id: 'long', session_id: sessionId, messages } });
+    expect(res.status, res.text).to.equal(200);
+    const stored = await api(`/api/v2/assistants/sessions/${sessionId}`);
+    expect(stored.body.messages).to.have.length(50);
+    expect(stored.body.messages.some((m: { content: string }) => m.content.includes('Lisbon'))).to.equal(false);
+    // Extractive: sentences of the dropped turns.
+    expect(stored.body.summary).to.be.a('string').and.match(/concert trip to (Lisbon|Porto|Madrid|Seville|Valencia|Bilbao)|jazz clubs near the old town/);
+    // Summarized, not the fallback excerpts ("user: ..." lines, kept only when no summarizer answers).
+    expect(stored.body.summary).to.not.match(/^(user|assistant): /m);
+  });
+});
+
 /** The issue's scenario on a sample organization, through the gateway: its own data, its own agents, nobody else's. */
 describe('e2e: assistants on an organization\'s own knowledge', function () {
   this.timeout(60_000);

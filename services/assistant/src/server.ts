@@ -20,6 +20,8 @@ import { createAgentHandlers } from './handlers/agents';
 import { createGetSessionHandler } from './handlers/get-session';
 import { AgentDirectory } from './agents/directory';
 import { RegistryEmbedder, type Embedder } from './clients/embeddings-client';
+import { ContentSummarizer } from './clients/summarizer-client';
+import type { Summarizer } from './store/history-summary';
 import { SupportEscalationPublisher } from './events/support-escalation-publisher';
 import { RecommendationClient, type Recommender } from './clients/recommendation-client';
 import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
@@ -77,6 +79,8 @@ export interface AssistantServiceOptions {
   recommender?: Recommender;
   /** Locks shared by the replicas (per-session order); defaults to this process only (createStores: Redis). */
   locks?: Locks;
+  /** Summarizes turns that no longer fit; defaults to the content service (the conversation's model, or the builtin summarizer). */
+  summarizer?: Summarizer;
 }
 
 export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
@@ -113,6 +117,8 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     escalations: new SupportEscalationPublisher(outbox, logger),
     recommender,
     locks: options.locks,
+    historyTokenBudget: config.historyTokenBudget,
+    summarizer: options.summarizer ?? (contentClient ? new ContentSummarizer(contentClient) : undefined),
   });
   const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
   const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger, 'assistant'), now, embedder));

@@ -142,9 +142,10 @@ describe('e2e: assistants on an organization\'s own knowledge', function () {
       const created = await api('/api/v2/knowledge/collections', { body: { name, kind, timeZone: 'UTC' } });
       expect(created.status, created.text).to.equal(201);
     }
-    const imported = await api(`/api/v2/knowledge/collections/${events}/import`, { body: { format: 'jsonl', content: sample.map((e) => JSON.stringify(e)).join('\n') } });
+    // The files as a client sends them (curl --data-binary).
+    const imported = await api(`/api/v2/knowledge/collections/${events}/import`, { rawBody: sample.map((e) => JSON.stringify(e)).join('\n'), contentType: 'application/x-ndjson' });
     expect(imported.body.count, imported.text).to.equal(300);
-    const catalog = await api(`/api/v2/knowledge/collections/${courses}/import`, { body: { format: 'csv', content: SAMPLE_COURSES_CSV } });
+    const catalog = await api(`/api/v2/knowledge/collections/${courses}/import`, { rawBody: SAMPLE_COURSES_CSV, contentType: 'text/csv' });
     expect(catalog.body.count, catalog.text).to.equal(3);
   });
 

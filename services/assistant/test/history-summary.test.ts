@@ -1,4 +1,4 @@
-import type { CallContext } from '@switchyard/shared';
+import { AppError, type CallContext } from '@switchyard/shared';
 import { summaryEnd, type Summarizer } from '../src/store/history-summary';
 import type { ChatMessage } from '../src/store/session-store';
 import { expect } from './chai';
@@ -57,5 +57,27 @@ describe('history summary', () => {
     await reply(request('chat', [{ role: 'user', content: 'and when does it ship?' }]), CONTEXT);
     const stored = (await sessions.get('org_a', 'sess_1'))!;
     expect(stored.summary?.text).to.include('user: my order number is 77123');
+  });
+
+  it('records the summarizing round\'s tokens (as failed) when the reply then fails', async () => {
+    const summarizer: Summarizer = { summarize: async (_p, _t, model) => ({ text: 'earlier: an order', model, tokensInput: 40, tokensOutput: 12, cost: 0.5 }) };
+    let fail = false;
+    const responder = {
+      defaultModel: 'remote-model',
+      checkModel: (m: string) => m,
+      respond: async () => {
+        if (fail) throw new AppError('upstream_error', 'provider down');
+        return { reply: 'ok', model: 'remote-model', tokensInput: 1, tokensOutput: 1, cost: 0 };
+      },
+    };
+    const { reply, bus } = makeReply(2, () => ({ summarizer, responder }));
+    await reply(request('chat', [{ role: 'user', content: 'first question' }]), CONTEXT);
+    fail = true;
+    const error = await reply(request('chat', [{ role: 'user', content: 'second question' }]), { ...CONTEXT, requestId: 'req_failed' }).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(AppError);
+    const failed = bus.published.filter((e) => e.type === 'usage.recorded' && (e.data as { requestId: string }).requestId === 'req_failed');
+    expect(failed.map((e) => e.data)).to.deep.equal([
+      { ...(failed[0]?.data as object), model: 'remote-model', tokensInput: 40, tokensOutput: 12, cost: 0.5, outcome: 'failed' },
+    ]);
   });
 });

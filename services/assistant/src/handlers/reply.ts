@@ -184,6 +184,12 @@ export function createReplyHandlers(deps: ReplyDeps) {
     }
   }
 
+  /** The reply failed after a summarizing round: its tokens were spent all the same and are recorded as failed. */
+  async function recordSummaryOnly(context: CallContext, agent: string, requestId: string, usage: SummaryResult | undefined): Promise<void> {
+    if (!usage || usage.tokensInput + usage.tokensOutput === 0) return;
+    await deps.usage.record(context, { agent, requestId, model: usage.model, tokensInput: usage.tokensInput, tokensOutput: usage.tokensOutput, cost: usage.cost, outcome: 'failed' });
+  }
+
   async function answer({ agent, profile }: ResolvedAgent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
     const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
@@ -194,7 +200,10 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const callContext = { ...context, requestId };
     const turn = { agent, profile, prepared, valid, model, context: callContext, knowledge, delivery };
     const compacted = await compact(stored, merged.messages, turn);
-    const answered = await respond({ ...turn, history: compacted.history, summary: compacted.summary?.text });
+    const answered = await respond({ ...turn, history: compacted.history, summary: compacted.summary?.text }).catch(async (error: unknown) => {
+      await recordSummaryOnly(context, agent.info.name, requestId, compacted.usage);
+      throw error;
+    });
     const output = withSummaryUsage(answered, compacted.usage);
     if (prepared.signals.handOver && deps.escalations) {
       await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(recent) });

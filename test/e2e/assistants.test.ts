@@ -236,10 +236,10 @@ describe('e2e: dates in the organization\'s time zone', function () {
     const m = await mesh();
     const admin = { authorization: `Bearer ${m.adminToken}`, key: null };
     const id = `tz-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
-    // UTC+14 and UTC-11: at any instant their calendar days differ, so "tomorrow" is another day.
-    const created = await api('/api/v2/admin/organizations', { ...admin, body: { id, name: 'Zoned', monthlyTokenQuota: 1_000_000, timeZone: 'Pacific/Kiritimati' } });
+    // Tokyo and Los Angeles: their "tomorrow" windows are 7 or 17 hours apart (gigs come every 4 hours).
+    const created = await api('/api/v2/admin/organizations', { ...admin, body: { id, name: 'Zoned', monthlyTokenQuota: 1_000_000, timeZone: 'Asia/Tokyo' } });
     expect(created.status, created.text).to.equal(201);
-    expect(created.body.timeZone).to.equal('Pacific/Kiritimati');
+    expect(created.body.timeZone).to.equal('Asia/Tokyo');
     const bad = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'Mars/Olympus' } });
     expect(bad.status).to.equal(400);
     expect(bad.body.error.details).to.deep.equal([{ field: '/timeZone', reason: 'must be an IANA time zone' }]);
@@ -265,10 +265,10 @@ describe('e2e: dates in the organization\'s time zone', function () {
       expect(listed).to.deep.equal(expected);
       return listed;
     };
-    const east = await tomorrowIn('Pacific/Kiritimati');
-    const changed = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'Pacific/Pago_Pago' } });
+    const east = await tomorrowIn('Asia/Tokyo');
+    const changed = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'America/Los_Angeles' } });
     expect(changed.status, changed.text).to.equal(200);
-    const west = await tomorrowIn('Pacific/Pago_Pago');
+    const west = await tomorrowIn('America/Los_Angeles');
     expect(west).to.not.deep.equal(east);
     expect([...east, ...west]).to.not.include('https://gigs.example/g0');
   });

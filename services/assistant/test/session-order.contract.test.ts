@@ -1,5 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectMongo, connectRedis, createInMemorySharedState, createRedisSharedState, type MongoConnection, type SharedState } from '@switchyard/shared';
+import {
+  callUnary,
+  connectMongo,
+  connectRedis,
+  createClient,
+  createInMemorySharedState,
+  createRedisSharedState,
+  InMemoryEventBus,
+  protos,
+  type MongoConnection,
+  type RunningService,
+  type SharedState,
+} from '@switchyard/shared';
+import type { AssistantServiceClient } from '@switchyard/shared/generated/switchyard/assistant/v1/AssistantService';
+import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
+import { loadAssistantConfig, startAssistantService } from '../src/server';
+import { createStores, type AssistantStores } from '../src/store/index';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
@@ -98,3 +115,48 @@ contractSuite<Replicas>(
     });
   },
 );
+
+describe('Session order across two assistant services on real Redis and MongoDB (gRPC, createStores)', function () {
+  this.timeout(60_000);
+  const replicas: Array<{ service: RunningService; stores: AssistantStores; client: AssistantServiceClient }> = [];
+  const database = uniqueName('test_assistant_replicas');
+  const responder = new CountingResponder();
+
+  before(async function () {
+    if (!endpointOf('redis') || !endpointOf('mongo')) this.skip();
+    const config = { ...loadAssistantConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, mongodbUri: endpointOf('mongo')!, mongodbDatabase: database, redisUrl: endpointOf('redis')! };
+    for (let i = 0; i < 2; i++) {
+      // As src/index.ts wires a replica: its own connections to the shared MongoDB and Redis.
+      const stores = await createStores(config, silentLogger());
+      const service = await startAssistantService({ config, bus: new InMemoryEventBus(), logger: silentLogger(), sessions: stores.sessions, outboxStore: stores.outbox, knowledge: stores.knowledge, profiles: stores.profiles, locks: stores.state.locks, responder });
+      replicas.push({ service, stores, client: createClient(protos.assistant().AssistantService, `127.0.0.1:${service.port}`) });
+    }
+  });
+
+  after(async () => {
+    for (const { service, stores, client } of replicas) {
+      client.close();
+      await service.stop();
+      await stores.close();
+    }
+    if (endpointOf('mongo')) {
+      const mongo = await connectMongo(endpointOf('mongo')!, database, silentLogger());
+      await mongo.db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    }
+  });
+
+  it('answers concurrent turns of one session in order, each seeing every earlier turn', async () => {
+    const said = Array.from({ length: 6 }, (_, i) => `replica question ${i}`);
+    const ask = (content: string, i: number) => {
+      const { client } = replicas[i % 2]!;
+      const request: ReplyRequest = { agent: 'chat', user_id: 'u1', session_id: 'shared', messages: [{ role: 'user', content }], model: 'counting' };
+      return callUnary<ReplyRequest, ReplyResponse__Output>('assistant', client.Reply, client, request, { ...CONTEXT, requestId: `req_r${i}` }, 20_000);
+    };
+    const replies = await Promise.all(said.map(ask));
+    expect(replies.map((r) => r.reply).sort()).to.deep.equal(said.map((_, i) => `saw ${2 * i + 1}`).sort());
+    const stored = (await replicas[0]!.stores.sessions.get('org_a', 'shared'))!;
+    expect(stored.messages.map((m) => m.role)).to.deep.equal(said.flatMap(() => ['user', 'assistant']));
+    expect(stored.messages.filter((m) => m.role === 'user').map((m) => m.content).sort()).to.deep.equal([...said].sort());
+  });
+});

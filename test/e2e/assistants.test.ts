@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { waitFor } from '@switchyard/shared/testing';
-import { api, callApi } from '../support/http';
-import { mesh } from '../support/mesh';
+import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
+import { silentLogger, waitFor } from '@switchyard/shared/testing';
+import { api, callApi, type ApiOptions } from '../support/http';
+import { E2E_ENV, mesh } from '../support/mesh';
 import { WebhookReceiver } from '../support/receiver';
 import { berlinConcertsThisWeekend, SAMPLE_COURSES_CSV, sampleEvents } from '../support/sample-knowledge';
 import { secondOrganization } from './knowledge.test';
@@ -271,5 +272,34 @@ describe('e2e: dates in the organization\'s time zone', function () {
     const west = await tomorrowIn('America/Los_Angeles');
     expect(west).to.not.deep.equal(east);
     expect([...east, ...west]).to.not.include('https://gigs.example/g0');
+  });
+});
+
+describe('e2e: the issue\'s scenario at a fixed current date', function () {
+  this.timeout(60_000);
+  // Saturday 21 Nov 2026, 21:00 UTC: the weekend has begun; its Saturday 20:00 concert is already past.
+  const FIXED = new Date('2026-11-21T21:00:00Z');
+  let fixed: EmbeddedMesh;
+  const call = (path: string, options?: ApiOptions) => callApi(fixed.gatewayUrl, fixed.apiKey, path, options);
+
+  before(async () => {
+    fixed = await startEmbeddedMesh(E2E_ENV, silentLogger(), { now: () => FIXED });
+  });
+
+  after(async () => fixed?.stop());
+
+  it('"concerts in Berlin this weekend" lists exactly the upcoming matching events with links, never a past one', async () => {
+    const sample = sampleEvents(FIXED);
+    expect((await call('/api/v2/knowledge/collections', { body: { name: 'events', kind: 'events' } })).status).to.equal(201);
+    const imported = await call('/api/v2/knowledge/collections/events/import', { rawBody: sample.map((e) => JSON.stringify(e)).join('\n'), contentType: 'application/x-ndjson' });
+    expect(imported.body.count, imported.text).to.equal(300);
+    const expected = berlinConcertsThisWeekend(sample, FIXED);
+    expect(expected.length, 'the sample has upcoming ones').to.be.greaterThan(0);
+    const res = await call('/api/v2/ai/assistants/chat', { body: { user_id: 'f1', session_id: 'fixed-1', messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }] } });
+    expect(res.status, res.text).to.equal(200);
+    const links = [...(res.body.reply as string).matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((m) => ({ title: m[1], url: m[2] }));
+    expect(links).to.deep.equal(expected.map((e) => ({ title: e.title, url: e.url })));
+    // The weekend's Saturday 20:00 concert (ev000) started before "now": not offered.
+    expect(res.body.reply).to.not.include('https://tickets.example/ev000');
   });
 });

@@ -21,6 +21,8 @@ export interface EmbeddingService {
 
 /** How long "the registry has no embeddings model" is believed before asking again (the registry is read at content's start). */
 const ABSENT_RECHECK_MS = 60_000;
+/** Texts per Embed call (content takes up to 512: its answer must fit one gRPC message). */
+const BATCH = 256;
 
 /**
  * Embeddings from the model registry: content's first model with the embeddings capability (an
@@ -37,6 +39,20 @@ export class RegistryEmbedder implements Embedder {
 
   async embed(texts: string[], organization: string): Promise<Embedding | undefined> {
     if (texts.length === 0 || this.clock() < this.absentUntil) return undefined;
+    const vectors: number[][] = [];
+    let model = '';
+    for (let i = 0; i < texts.length; i += BATCH) {
+      const batch = await this.batch(texts.slice(i, i + BATCH), organization);
+      if (!batch) return undefined;
+      // A registry that changed model mid-way would mix spaces: the whole call fails instead.
+      if (model && batch.model !== model) throw new AppError('upstream_error', `the embeddings model changed from ${model} to ${batch.model} during one call`);
+      model = batch.model;
+      vectors.push(...batch.vectors);
+    }
+    return { model, vectors };
+  }
+
+  private async batch(texts: string[], organization: string): Promise<Embedding | undefined> {
     let response: EmbedResponse__Output;
     try {
       response = await this.content.embed({ model: '', inputs: texts }, { organization, keyId: '', requestId: newId('req') });

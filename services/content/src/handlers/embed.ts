@@ -8,14 +8,22 @@ import type { HandlerDeps } from './deps';
 import { callWithUsage, usageMessage } from './model-call';
 import { requestIdOf } from './validation';
 
-/** Inputs per call (the assistant sends a document batch's chunks, or one question). */
-export const MAX_EMBED_INPUTS = 4096;
+/**
+ * Inputs per call: the answer must stay within gRPC's 4 MB message limit (512 vectors of 1,536
+ * floats are about 3 MB). The assistant sends its chunks in batches below this.
+ */
+export const MAX_EMBED_INPUTS = 512;
 
-function checkInputs(inputs: string[], deps: HandlerDeps): void {
+/** Each input must fit the model's window; the batch within the limit. */
+function checkInputs(inputs: string[], model: TextModel): void {
   if (inputs.length === 0) throw AppError.invalid('inputs must not be empty', '/inputs', 'required');
   if (inputs.length > MAX_EMBED_INPUTS) throw new AppError('payload_too_large', `at most ${MAX_EMBED_INPUTS} inputs per call`, [{ field: '/inputs', reason: `over ${MAX_EMBED_INPUTS}` }]);
-  const tokens = inputs.reduce((sum, text) => sum + countTokens(text), 0);
-  if (tokens > deps.maxInputTokens * 64) throw new AppError('payload_too_large', `inputs are ${tokens} tokens`, [{ field: '/inputs', reason: 'too many tokens' }]);
+  const index = inputs.findIndex((text) => countTokens(text) > model.info.contextWindow);
+  if (index >= 0) {
+    throw new AppError('payload_too_large', `input ${index} is longer than the ${model.info.contextWindow} tokens model ${model.info.id} takes`, [
+      { field: `/inputs/${index}`, reason: `over ${model.info.contextWindow} tokens` },
+    ]);
+  }
 }
 
 function embedWith(model: TextModel, inputs: string[], options?: CallOptions): Promise<EmbedResult> {
@@ -27,7 +35,7 @@ function embedWith(model: TextModel, inputs: string[], options?: CallOptions): P
 export function createEmbedHandler(deps: HandlerDeps) {
   return async (request: EmbedRequest__Output, context: CallContext, options?: CallOptions): Promise<EmbedResponse> => {
     const model = deps.models.resolveEmbedder(request.model);
-    checkInputs(request.inputs, deps);
+    checkInputs(request.inputs, model);
     const result = await callWithUsage(deps.usage, {
       context,
       requestId: requestIdOf(context),

@@ -10,10 +10,10 @@
  *   node bench/assistant/knowledge.js            # BENCH_EVENTS (default 10000), BENCH_QUERIES (default 200)
  */
 const { performance } = require('node:perf_hooks');
+const { DataUpdatedPublisher } = require('@switchyard/shared');
 const { silentLogger } = require('@switchyard/shared/testing');
 const { KnowledgeService } = require('../../services/assistant/dist/src/knowledge/knowledge-service.js');
 const { InMemoryKnowledgeStore } = require('../../services/assistant/dist/src/knowledge/knowledge-store.js');
-const { DataUpdatedPublisher } = require('../../services/assistant/dist/src/events/data-updated-publisher.js');
 const { KnowledgeRetriever } = require('../../services/assistant/dist/src/retrieval/knowledge-retriever.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS || 10_000);
@@ -48,7 +48,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(
 async function main() {
   const store = new InMemoryKnowledgeStore();
   const bus = { publish: async () => undefined };
-  const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(bus, silentLogger()), () => NOW);
+  const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(bus, silentLogger(), 'assistant'), () => NOW);
   await knowledge.createCollection('org_bench', { name: 'events', kind: 'events', timeZone: 'UTC' });
   const all = events();
   let t = performance.now();

@@ -178,6 +178,17 @@ contractSuite<Subject>(
         expect(await state.locks.acquire('job', 5000)).to.equal(undefined);
       });
 
+      it('extends a lock only for its holder, so a long task keeps it past the first TTL', async () => {
+        const { state, replica } = subject();
+        const token = await state.locks.acquire('long', 150);
+        expect(await replica.locks.extend('long', 'not-the-token', 5000)).to.equal(false);
+        expect(await state.locks.extend('long', token!, 5000)).to.equal(true);
+        await sleep(250);
+        expect(await replica.locks.acquire('long', 5000)).to.equal(undefined);
+        expect(await state.locks.release('long', token!)).to.equal(true);
+        expect(await state.locks.extend('long', token!, 5000)).to.equal(false);
+      });
+
       it('grants exactly one of many concurrent acquisitions', async () => {
         const { state, replica } = subject();
         const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? state : replica).locks.acquire('once', 5000)));

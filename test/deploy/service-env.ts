@@ -40,7 +40,7 @@ const PROCESS_LEVEL: Record<ServiceName, string[]> = {
 export const REQUIRED_IN_CLUSTER: Record<ServiceName, string[]> = {
   gateway: ['ADMIN_TOKEN', 'MONGODB_URI', 'REDIS_URL', 'KAFKA_BROKERS'],
   content: ['MONGODB_URI', 'KAFKA_BROKERS'],
-  assistant: ['MONGODB_URI', 'KAFKA_BROKERS'],
+  assistant: ['MONGODB_URI', 'REDIS_URL', 'KAFKA_BROKERS'],
   recommendation: ['MONGODB_URI', 'KAFKA_BROKERS'],
   notification: ['MONGODB_URI', 'KAFKA_BROKERS', 'SECRETS_ENCRYPTION_KEY'],
 };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { countTokens } from '@switchyard/shared';
-import { FakeLlmServer, readEvents, REPORTED, silentLogger } from '@switchyard/shared/testing';
+import { embeddingTokens, FakeLlmServer, readEvents, REPORTED, silentLogger, waitFor } from '@switchyard/shared/testing';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { callApi, type ApiOptions } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
@@ -32,6 +32,8 @@ describe('e2e: assistant tools on a tool-calling model', function () {
       models: [
         { id: 'builtin', provider: 'builtin' },
         { id: 'tool-gpt', provider: 'openai-compatible', baseUrl, apiKeyEnv: 'FAKE_TOOLS_KEY', upstreamModel: UPSTREAM, contextWindow: 16000, maxOutputTokens: 500, inputPricePerMillion: 1, outputPricePerMillion: 2, capabilities: ['chat'] },
+        // Vector retrieval comes from the registry: a model with the embeddings capability (prices from the catalog).
+        { id: 'embed-small', provider: 'openai-compatible', baseUrl, apiKeyEnv: 'FAKE_TOOLS_KEY', upstreamModel: 'fake-embed', catalogModel: 'text-embedding-3-small' },
       ],
     };
     mesh = await startEmbeddedMesh(
@@ -40,9 +42,6 @@ describe('e2e: assistant tools on a tool-calling model', function () {
         MODEL_REGISTRY_JSON: JSON.stringify(registry),
         FAKE_TOOLS_KEY: KEY,
         HISTORY_TOKEN_BUDGET: String(HISTORY_TOKEN_BUDGET),
-        EMBEDDINGS_BASE_URL: baseUrl,
-        EMBEDDINGS_MODEL: 'fake-embed',
-        EMBEDDINGS_API_KEY: KEY,
       },
       silentLogger(),
     );
@@ -137,6 +136,14 @@ describe('e2e: assistant tools on a tool-calling model', function () {
     expect(res.body.usage.tokens_used).to.equal(6 * ROUND_TOKENS);
   });
 
+  /** Tokens the usage ledger holds for embeddings (the events reach it through the bus, so callers wait for the figure they expect). */
+  async function embeddingUsage(): Promise<{ tokens: number; models: string[] }> {
+    type Bucket = { tokensInput: number; tokensOutput: number };
+    const report = (await api('/api/v2/usage')).body as { byEndpoint: Array<Bucket & { endpoint: string }>; byModel: Array<Bucket & { model: string }> };
+    const bucket = report.byEndpoint.find((b) => b.endpoint === '/api/v2/knowledge (embeddings)');
+    return { tokens: bucket ? bucket.tokensInput + bucket.tokensOutput : 0, models: report.byModel.map((b) => b.model) };
+  }
+
   it('embeds documents on write and finds by meaning what BM25 cannot (vectors fused with BM25)', async () => {
     expect((await api('/api/v2/knowledge/collections', { body: { name: 'help', kind: 'articles' } })).status).to.equal(201);
     const articles = [
@@ -144,29 +151,59 @@ describe('e2e: assistant tools on a tool-calling model', function () {
       { id: 'login', title: 'Resetting your password', body: 'Use the link on the login page.', url: 'https://help.example/login' },
     ];
     expect((await api('/api/v2/knowledge/collections/help/documents', { body: { documents: articles } })).status).to.equal(200);
-    expect(fake.embeddingInputs.flat()).to.have.length(2);
+    const chunks = fake.embeddingInputs.flat();
+    expect(chunks).to.have.length(2);
+    const before = await waitFor(async () => ((await embeddingUsage()).tokens >= embeddingTokens(chunks) ? embeddingUsage() : undefined));
     const res = await ask('support', 'I want a refund');
     expect(res.status, res.text).to.equal(200);
     expect(res.body.reply).to.include('[Getting your money back](https://help.example/money)');
     expect(fake.embeddingInputs.at(-1)).to.deep.equal(['I want a refund']);
+    // Every embedding call is metered to the organization, under its own endpoint and the registry model.
+    const after = await waitFor(async () => {
+      const usage = await embeddingUsage();
+      return usage.tokens > before.tokens ? usage : undefined;
+    });
+    expect(after.tokens - before.tokens).to.equal(embeddingTokens(['I want a refund']));
+    expect(after.models).to.include('embed-small');
     expect((await api('/api/v2/knowledge/collections/help', { method: 'DELETE' })).status).to.equal(204);
   });
 
-  it('trims a long history to the token budget, keeping the system message and the latest turn', async () => {
+  it('summarizes the turns that no longer fit the token budget into a running summary kept with the session', async () => {
     const long = (i: number) => `Message ${i}: ${'lorem ipsum dolor sit amet '.repeat(12)}`;
     const messages = Array.from({ length: 10 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: long(i) }));
     messages.push({ role: 'user', content: 'And the latest question?' });
+    fake.script(UPSTREAM, { kind: 'ok', text: 'The user asked about lorem ipsum, order 4711.' }, { kind: 'ok', text: 'Here is the answer.' });
     const res = await api('/api/v2/ai/assistants/support', { body: { user_id: 'u2', session_id: 'trim-1', model: 'tool-gpt', messages } });
     expect(res.status, res.text).to.equal(200);
-    const sent = fake.requestsFor(UPSTREAM)[0]!.messages;
+    const [summarizing, answering] = fake.requestsFor(UPSTREAM);
+    // First the model folds the oldest turns into a summary...
+    expect(summarizing!.messages[0]!.content).to.match(/^Summarize this conversation/);
+    expect(summarizing!.messages[1]!.content).to.include('user: Message 0:');
+    // ...then answers from the summary plus the newest turns, within the budget.
+    const sent = answering!.messages;
     expect(sent[0]!.role).to.equal('system');
-    expect(sent[0]!.content).to.match(/earlier messages? of this conversation omitted/);
+    expect(sent[0]!.content).to.include('Summary of the earlier conversation').and.include('The user asked about lorem ipsum, order 4711.');
     expect(sent.at(-1)!.content).to.equal('And the latest question?');
     expect(sent.some((m) => m.content.startsWith('Message 0:'))).to.equal(false);
-    const historyTokens = sent.slice(1).reduce((sum, m) => sum + countTokens(m.content), 0);
-    expect(historyTokens + countTokens(sent[0]!.content)).to.be.at.most(HISTORY_TOKEN_BUDGET + 40);
-    // The stored session keeps the whole conversation; only what the model is sent is trimmed.
+    const summarized = messages.filter((m) => !sent.some((s) => s.content === m.content)).map((m) => m.content);
+    expect(summarized.every((content) => summarizing!.messages[1]!.content.includes(content)), 'every turn left out was summarized').to.equal(true);
+    const promptTokens = sent.reduce((sum, m) => sum + countTokens(m.content), 0);
+    expect(promptTokens).to.be.at.most(HISTORY_TOKEN_BUDGET);
+    // Both model rounds are the reply's usage.
+    expect(res.body.usage.tokens_used).to.equal(2 * ROUND_TOKENS);
+    // The session keeps the whole conversation and the running summary.
     const stored = await api('/api/v2/assistants/sessions/trim-1');
     expect(stored.body.messages).to.have.length(12);
+    expect(stored.body.summary).to.equal('The user asked about lorem ipsum, order 4711.');
+
+    // The next turn starts from the stored summary: the summarized turns are not sent again.
+    fake.reset();
+    fake.script(UPSTREAM, { kind: 'ok', text: 'Still here.' });
+    const next = await api('/api/v2/ai/assistants/support', { body: { user_id: 'u2', session_id: 'trim-1', model: 'tool-gpt', messages: [{ role: 'user', content: 'One more thing?' }] } });
+    expect(next.status, next.text).to.equal(200);
+    const again = fake.requestsFor(UPSTREAM).at(-1)!.messages;
+    expect(again[0]!.content).to.include('order 4711');
+    expect(again.some((m) => m.content.startsWith('Message 0:'))).to.equal(false);
+    expect(again.at(-1)!.content).to.equal('One more thing?');
   });
 });

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { waitFor } from '@switchyard/shared/testing';
-import { api, callApi } from '../support/http';
-import { mesh } from '../support/mesh';
+import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
+import { silentLogger, waitFor } from '@switchyard/shared/testing';
+import { api, callApi, type ApiOptions } from '../support/http';
+import { E2E_ENV, mesh } from '../support/mesh';
 import { WebhookReceiver } from '../support/receiver';
 import { berlinConcertsThisWeekend, SAMPLE_COURSES_CSV, sampleEvents } from '../support/sample-knowledge';
 import { secondOrganization } from './knowledge.test';
@@ -105,6 +106,28 @@ describe('e2e: assistants', () => {
   });
 });
 
+describe('e2e: a long conversation on the builtin engine', function () {
+  this.timeout(60_000);
+
+  it('folds the turns past the kept history into a running summary (the builtin summarizer) instead of dropping them', async () => {
+    const topics = ['Lisbon', 'Porto', 'Madrid', 'Seville', 'Valencia', 'Bilbao'];
+    const messages = Array.from({ length: 55 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: i < 6 ? `I plan a concert trip to ${topics[i]} with my sister in May. We like jazz clubs near the old town.` : `Message ${i} about the plans.`,
+    }));
+    const sessionId = session('long');
+    const res = await api('/api/v2/ai/assistants/chat', { body: { user_id: 'long', session_id: sessionId, messages } });
+    expect(res.status, res.text).to.equal(200);
+    const stored = await api(`/api/v2/assistants/sessions/${sessionId}`);
+    expect(stored.body.messages).to.have.length(50);
+    expect(stored.body.messages.some((m: { content: string }) => m.content.includes('Lisbon'))).to.equal(false);
+    // Extractive: sentences of the dropped turns.
+    expect(stored.body.summary).to.be.a('string').and.match(/concert trip to (Lisbon|Porto|Madrid|Seville|Valencia|Bilbao)|jazz clubs near the old town/);
+    // Summarized, not the fallback excerpts ("user: ..." lines, kept only when no summarizer answers).
+    expect(stored.body.summary).to.not.match(/^(user|assistant): /m);
+  });
+});
+
 /** The issue's scenario on a sample organization, through the gateway: its own data, its own agents, nobody else's. */
 describe('e2e: assistants on an organization\'s own knowledge', function () {
   this.timeout(60_000);
@@ -120,9 +143,10 @@ describe('e2e: assistants on an organization\'s own knowledge', function () {
       const created = await api('/api/v2/knowledge/collections', { body: { name, kind, timeZone: 'UTC' } });
       expect(created.status, created.text).to.equal(201);
     }
-    const imported = await api(`/api/v2/knowledge/collections/${events}/import`, { body: { format: 'jsonl', content: sample.map((e) => JSON.stringify(e)).join('\n') } });
+    // The files as a client sends them (curl --data-binary).
+    const imported = await api(`/api/v2/knowledge/collections/${events}/import`, { rawBody: sample.map((e) => JSON.stringify(e)).join('\n'), contentType: 'application/x-ndjson' });
     expect(imported.body.count, imported.text).to.equal(300);
-    const catalog = await api(`/api/v2/knowledge/collections/${courses}/import`, { body: { format: 'csv', content: SAMPLE_COURSES_CSV } });
+    const catalog = await api(`/api/v2/knowledge/collections/${courses}/import`, { rawBody: SAMPLE_COURSES_CSV, contentType: 'text/csv' });
     expect(catalog.body.count, catalog.text).to.equal(3);
   });
 
@@ -196,5 +220,86 @@ describe('e2e: assistants on an organization\'s own knowledge', function () {
       await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
       await receiver.stop();
     }
+  });
+});
+
+/** The calendar day (YYYY-MM-DD) of an instant in a zone, plus days. */
+function localDay(instant: Date, timeZone: string, plusDays = 0): string {
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  const [y, m, d] = today.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d + plusDays)).toISOString().slice(0, 10);
+}
+
+describe('e2e: dates in the organization\'s time zone', function () {
+  this.timeout(60_000);
+
+  it('an admin sets the organization\'s time zone; "tomorrow" follows it at once, and an unknown zone is refused', async () => {
+    const m = await mesh();
+    const admin = { authorization: `Bearer ${m.adminToken}`, key: null };
+    const id = `tz-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
+    // Tokyo and Los Angeles: their "tomorrow" windows are 7 or 17 hours apart (gigs come every 4 hours).
+    const created = await api('/api/v2/admin/organizations', { ...admin, body: { id, name: 'Zoned', monthlyTokenQuota: 1_000_000, timeZone: 'Asia/Tokyo' } });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body.timeZone).to.equal('Asia/Tokyo');
+    const bad = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'Mars/Olympus' } });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.details).to.deep.equal([{ field: '/timeZone', reason: 'must be an IANA time zone' }]);
+    const key = (await api(`/api/v2/admin/organizations/${id}/keys`, { ...admin, body: { name: 'e2e' } })).body.key as string;
+    const asOrg = (path: string, options = {}) => callApi(m.gatewayUrl, key, path, options);
+
+    // A concert every 4 hours over the next 3 days, and one that has already started.
+    const now = Date.now();
+    const gigs = [-2, ...Array.from({ length: 18 }, (_, i) => 1 + 4 * i)].map((hours, i) => {
+      const startsAt = new Date(now + hours * 3_600_000);
+      return { id: `g${i}`, title: `Gig at ${startsAt.toISOString()}`, city: 'Berlin', tags: ['concert'], startsAt: startsAt.toISOString(), url: `https://gigs.example/g${i}` };
+    });
+    expect((await asOrg('/api/v2/knowledge/collections', { body: { name: 'gigs', kind: 'events' } })).body.timeZone).to.equal(null);
+    const imported = await asOrg('/api/v2/knowledge/collections/gigs/import', { rawBody: gigs.map((g) => JSON.stringify(g)).join('\n'), contentType: 'application/x-ndjson' });
+    expect(imported.status, imported.text).to.equal(200);
+
+    const tomorrowIn = async (timeZone: string) => {
+      const res = await asOrg('/api/v2/ai/assistants/chat', { body: { user_id: 'tz', session_id: `tz-${timeZone}`, messages: [{ role: 'user', content: 'Any concerts tomorrow?' }] } });
+      expect(res.status, res.text).to.equal(200);
+      const listed = [...res.body.reply.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((l: RegExpMatchArray) => l[2]);
+      const expected = gigs.filter((g) => localDay(new Date(g.startsAt), timeZone) === localDay(new Date(), timeZone, 1)).map((g) => g.url);
+      expect(expected.length, 'some gigs fall on tomorrow').to.be.greaterThan(0);
+      expect(listed).to.deep.equal(expected);
+      return listed;
+    };
+    const east = await tomorrowIn('Asia/Tokyo');
+    const changed = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'America/Los_Angeles' } });
+    expect(changed.status, changed.text).to.equal(200);
+    const west = await tomorrowIn('America/Los_Angeles');
+    expect(west).to.not.deep.equal(east);
+    expect([...east, ...west]).to.not.include('https://gigs.example/g0');
+  });
+});
+
+describe('e2e: the issue\'s scenario at a fixed current date', function () {
+  this.timeout(60_000);
+  // Saturday 21 Nov 2026, 21:00 UTC: the weekend has begun; its Saturday 20:00 concert is already past.
+  const FIXED = new Date('2026-11-21T21:00:00Z');
+  let fixed: EmbeddedMesh;
+  const call = (path: string, options?: ApiOptions) => callApi(fixed.gatewayUrl, fixed.apiKey, path, options);
+
+  before(async () => {
+    fixed = await startEmbeddedMesh(E2E_ENV, silentLogger(), { now: () => FIXED });
+  });
+
+  after(async () => fixed?.stop());
+
+  it('"concerts in Berlin this weekend" lists exactly the upcoming matching events with links, never a past one', async () => {
+    const sample = sampleEvents(FIXED);
+    expect((await call('/api/v2/knowledge/collections', { body: { name: 'events', kind: 'events' } })).status).to.equal(201);
+    const imported = await call('/api/v2/knowledge/collections/events/import', { rawBody: sample.map((e) => JSON.stringify(e)).join('\n'), contentType: 'application/x-ndjson' });
+    expect(imported.body.count, imported.text).to.equal(300);
+    const expected = berlinConcertsThisWeekend(sample, FIXED);
+    expect(expected.length, 'the sample has upcoming ones').to.be.greaterThan(0);
+    const res = await call('/api/v2/ai/assistants/chat', { body: { user_id: 'f1', session_id: 'fixed-1', messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }] } });
+    expect(res.status, res.text).to.equal(200);
+    const links = [...(res.body.reply as string).matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((m) => ({ title: m[1], url: m[2] }));
+    expect(links).to.deep.equal(expected.map((e) => ({ title: e.title, url: e.url })));
+    // The weekend's Saturday 20:00 concert (ev000) started before "now": not offered.
+    expect(res.body.reply).to.not.include('https://tickets.example/ev000');
   });
 });

@@ -54,6 +54,43 @@ describe('e2e: knowledge bases', function () {
     }
   });
 
+  it('imports a file sent as it is (application/x-ndjson, text/csv), names a bad line or row, refuses an oversized body, and documents both types', async () => {
+    const name = unique('raw');
+    expect((await api('/api/v2/knowledge/collections', { body: { name, kind: 'events' } })).status).to.equal(201);
+    const path = `/api/v2/knowledge/collections/${name}/import`;
+    const line = (i: number) => JSON.stringify({ id: `r${i}`, title: `Raw ${i}`, city: 'Hamburg', startsAt: `2027-01-0${i}T19:00:00Z` });
+    const jsonl = await api(path, { rawBody: `${line(1)}\n\n${line(2)}\n`, contentType: 'application/x-ndjson' });
+    expect(jsonl.status, jsonl.text).to.equal(200);
+    expect(jsonl.body.count).to.equal(2);
+    const csv = await api(path, { rawBody: 'id,title,city,startsAt,price,tags\nr3,Raw 3,Hamburg,2027-01-03T19:00:00Z,12.5,jazz|live\n', contentType: 'text/csv; charset=utf-8' });
+    expect(csv.status, csv.text).to.equal(200);
+    expect((await api(`${path.replace('/import', '')}/documents/r3`)).body.fields).to.deep.include({ price: 12.5, tags: ['jazz', 'live'] });
+
+    // The third line is not JSON, the fourth lacks startsAt: each is named; nothing is written.
+    const badLines = await api(path, { rawBody: `${line(4)}\n${line(5)}\n{oops\n`, contentType: 'application/x-ndjson' });
+    expect(badLines.status).to.equal(400);
+    expect(badLines.body.error.details[0].field).to.equal('/content/line/3');
+    const missing = await api(path, { rawBody: `${line(4)}\n\n{"id":"r9","title":"No date"}\n`, contentType: 'application/x-ndjson' });
+    expect(missing.status).to.equal(400);
+    expect(missing.body.error.details).to.deep.equal([{ field: '/content/line/3/startsAt', reason: 'is required' }]);
+    const badRow = await api(path, { rawBody: 'id,title,startsAt,price\nr6,Six,2027-01-06T19:00:00Z,12\nr7,Seven,2027-01-07T19:00:00Z,cheap\n', contentType: 'text/csv' });
+    expect(badRow.status).to.equal(400);
+    expect(badRow.body.error.details).to.deep.equal([{ field: '/content/row/2/price', reason: 'must be number' }]);
+    expect((await api(`/api/v2/knowledge/collections/${name}`)).body.documentCount).to.equal(3);
+
+    const huge = await api(path, { rawBody: `${line(1)}\n`.repeat(30_000), contentType: 'application/x-ndjson' });
+    expect(huge.status).to.equal(413);
+    expect(huge.body.error.code).to.equal('payload_too_large');
+    const other = await api(path, { rawBody: '<xml/>', contentType: 'application/xml' });
+    expect(other.status).to.equal(415);
+    expect(other.body.error.message).to.include('text/csv');
+
+    const openapi = await api('/openapi.json', { key: null });
+    const content = openapi.body.paths['/api/v2/knowledge/collections/{collection}/import'].post.requestBody.content;
+    expect(Object.keys(content)).to.include.members(['application/json', 'application/x-ndjson', 'text/csv']);
+    expect((await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status).to.equal(204);
+  });
+
   it('keeps one organization\'s collections out of another\'s reach', async () => {
     const name = unique('private');
     expect((await api('/api/v2/knowledge/collections', { body: { name, kind: 'articles' } })).status).to.equal(201);

@@ -36,9 +36,15 @@ export function generateSigningSecret(): string {
  * The whole mesh in one process: each service on its own loopback gRPC port, in-memory adapters,
  * the builtin model, one in-process event bus. Variables in env override the defaults.
  */
+export interface EmbeddedOptions {
+  /** The assistants' current time, for dates in users' words (tests fix it); default the clock. */
+  now?: () => Date;
+}
+
 export async function startEmbeddedMesh(
   env: NodeJS.ProcessEnv = process.env,
   logger: Logger = createLogger('embedded'),
+  options: EmbeddedOptions = {},
 ): Promise<EmbeddedMesh> {
   const apiKey = env.DEV_API_KEY || generateApiKey();
   const signingSecret = env.DEV_SIGNING_SECRET || generateSigningSecret();
@@ -67,7 +73,7 @@ export async function startEmbeddedMesh(
     services.push(recommendation);
     // The assistant calls content (models) and recommendation (its recommend tool).
     const assistantEnv = { ...serviceEnv, CONTENT_ADDR: `127.0.0.1:${content.port}`, RECOMMENDATION_ADDR: `127.0.0.1:${recommendation.port}` };
-    const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant') });
+    const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant'), now: options.now });
     services.push(assistant);
     const notification = await startNotificationService({
       config: loadNotificationConfig(serviceEnv),

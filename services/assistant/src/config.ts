@@ -18,6 +18,8 @@ export interface AssistantConfig {
   mongodbDatabase: string;
   /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
   kafkaBrokers: string;
+  /** Redis for state shared by replicas (the per-session lock); '' keeps it in this process (one replica). */
+  redisUrl: string;
   /** Period of the outbox relay that republishes usage events the bus refused (OUTBOX_RELAY_INTERVAL_MS). */
   outboxRelayIntervalMs: number;
   /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
@@ -26,8 +28,6 @@ export interface AssistantConfig {
   recommendationAddr: string;
   /** Tokens of system prompt plus history sent to a model; older turns are dropped to fit. */
   historyTokenBudget: number;
-  /** An OpenAI-compatible embeddings endpoint for vector retrieval; undefined: BM25 only. */
-  embeddings?: { baseUrl: string; model: string; apiKey: string; timeoutMs: number };
   /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
   metricsPort: number;
   /** How long a finished reply is kept for retries (IDEMPOTENCY_TTL_SECONDS, as at the gateway). */
@@ -47,16 +47,13 @@ interface AssistantEnv {
   MONGODB_URI: string;
   MONGODB_DATABASE: string;
   KAFKA_BROKERS: string;
+  REDIS_URL: string;
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
   METRICS_PORT: number;
   IDEMPOTENCY_TTL_SECONDS: number;
   RECOMMENDATION_ADDR: string;
   HISTORY_TOKEN_BUDGET: number;
-  EMBEDDINGS_BASE_URL: string;
-  EMBEDDINGS_MODEL: string;
-  EMBEDDINGS_API_KEY: string;
-  EMBEDDINGS_TIMEOUT_MS: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -74,16 +71,13 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_assistant' }),
       KAFKA_BROKERS: str({ default: '' }),
+      REDIS_URL: str({ default: '' }),
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
       METRICS_PORT: listenPort({ default: 9464 }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       RECOMMENDATION_ADDR: str({ default: '127.0.0.1:50053' }),
       HISTORY_TOKEN_BUDGET: num({ default: 6000 }),
-      EMBEDDINGS_BASE_URL: str({ default: '' }),
-      EMBEDDINGS_MODEL: str({ default: '' }),
-      EMBEDDINGS_API_KEY: str({ default: '' }),
-      EMBEDDINGS_TIMEOUT_MS: num({ default: 30_000 }),
     },
     env,
   ) as unknown as AssistantEnv;
@@ -96,9 +90,6 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     if (!Number.isInteger(values[name]) || values[name] < 1) problems.push(`${name}: must be an integer >= 1`);
   }
   if (!Number.isInteger(values.HISTORY_TOKEN_BUDGET) || values.HISTORY_TOKEN_BUDGET < 100) problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
-  const embeddingsUrl = values.EMBEDDINGS_BASE_URL.trim();
-  if (embeddingsUrl && !/^https?:\/\//.test(embeddingsUrl)) problems.push('EMBEDDINGS_BASE_URL: must be an http(s) URL');
-  if (embeddingsUrl && !values.EMBEDDINGS_MODEL.trim()) problems.push('EMBEDDINGS_MODEL: required with EMBEDDINGS_BASE_URL');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     grpcHost: values.GRPC_HOST,
@@ -112,14 +103,12 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     mongodbUri: values.MONGODB_URI.trim(),
     mongodbDatabase: values.MONGODB_DATABASE,
     kafkaBrokers: values.KAFKA_BROKERS.trim(),
+    redisUrl: values.REDIS_URL.trim(),
     outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
     outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,
     metricsPort: values.METRICS_PORT,
     idempotencyTtlSeconds: values.IDEMPOTENCY_TTL_SECONDS,
     recommendationAddr: values.RECOMMENDATION_ADDR.trim(),
     historyTokenBudget: values.HISTORY_TOKEN_BUDGET,
-    ...(embeddingsUrl
-      ? { embeddings: { baseUrl: embeddingsUrl, model: values.EMBEDDINGS_MODEL.trim(), apiKey: values.EMBEDDINGS_API_KEY, timeoutMs: values.EMBEDDINGS_TIMEOUT_MS } }
-      : {}),
   };
 }

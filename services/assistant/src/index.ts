@@ -7,5 +7,15 @@ runServiceProcess({
   loadConfig: () => loadAssistantConfig(),
   openStores: createStores,
   start: ({ config, bus, logger, stores }) =>
-    startAssistantService({ config, bus, logger, sessions: stores.sessions, outboxStore: stores.outbox, answerStore: stores.answers, knowledge: stores.knowledge, profiles: stores.profiles }),
+    startAssistantService({
+      config,
+      bus,
+      logger,
+      sessions: stores.sessions,
+      outboxStore: stores.outbox,
+      answerStore: stores.answers,
+      knowledge: stores.knowledge,
+      profiles: stores.profiles,
+      locks: stores.state.locks,
+    }),
 });

@@ -10,6 +10,7 @@ import {
   unary,
   type AnswerStore,
   type EventBus,
+  type Locks,
   type Logger,
   type OutboxStore,
   type RunningService,
@@ -20,7 +21,9 @@ import { createKnowledgeHandlers } from './handlers/knowledge';
 import { createAgentHandlers } from './handlers/agents';
 import { createGetSessionHandler } from './handlers/get-session';
 import { AgentDirectory } from './agents/directory';
-import { OpenAiCompatibleEmbedder, type Embedder } from './clients/embeddings-client';
+import { RegistryEmbedder, type Embedder } from './clients/embeddings-client';
+import { ContentSummarizer } from './clients/summarizer-client';
+import type { Summarizer } from './store/history-summary';
 import { SupportEscalationPublisher } from './events/support-escalation-publisher';
 import { RecommendationClient, type Recommender } from './clients/recommendation-client';
 import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
@@ -74,14 +77,14 @@ export interface AssistantServiceOptions {
   profiles?: AgentProfileStore;
   /** The current time (tests fix it to resolve "this weekend"). */
   now?: () => Date;
-  /** Defaults to the OpenAI-compatible endpoint of config.embeddings, when set. */
+  /** Defaults to the content service's Embed (the registry's embeddings model, when it has one). */
   embedder?: Embedder;
   /** The recommend tool's service; defaults to a gRPC client of config.recommendationAddr. */
   recommender?: Recommender;
-}
-
-function embedderOf(config: AssistantConfig): Embedder | undefined {
-  return config.embeddings ? new OpenAiCompatibleEmbedder(config.embeddings) : undefined;
+  /** Locks shared by the replicas (per-session order); defaults to this process only (createStores: Redis). */
+  locks?: Locks;
+  /** Summarizes turns that no longer fit; defaults to the content service (the conversation's model, or the builtin summarizer). */
+  summarizer?: Summarizer;
 }
 
 export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
@@ -105,7 +108,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
   const sessions = options.sessions ?? new InMemorySessionStore();
   const knowledgeStore = options.knowledge ?? new InMemoryKnowledgeStore();
   const profiles = options.profiles ?? new InMemoryAgentProfileStore();
-  const embedder = options.embedder ?? embedderOf(config);
+  const embedder = options.embedder ?? (contentClient ? new RegistryEmbedder(contentClient) : undefined);
   const now = options.now ?? (() => new Date());
   const { reply, replyStream } = createReplyHandlers({
     agents,
@@ -118,6 +121,9 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     escalations: new SupportEscalationPublisher(outbox, logger),
     recommender,
     answers: { store: options.answerStore ?? new InMemoryAnswerStore(), ttlSeconds: config.idempotencyTtlSeconds, logger },
+    locks: options.locks,
+    historyTokenBudget: config.historyTokenBudget,
+    summarizer: options.summarizer ?? (contentClient ? new ContentSummarizer(contentClient) : undefined),
   });
   const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
   const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger, 'assistant'), now, embedder));

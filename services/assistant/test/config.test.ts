@@ -14,6 +14,7 @@ describe('assistant config', () => {
       mongodbUri: '',
       mongodbDatabase: 'switchyard_assistant',
       kafkaBrokers: '',
+      redisUrl: '',
       outboxRelayIntervalMs: 1000,
       outboxPublishTimeoutMs: 2000,
       metricsPort: 9464,
@@ -23,11 +24,10 @@ describe('assistant config', () => {
     });
   });
 
-  it('reads the embeddings endpoint (off by default) and the history budget', () => {
-    const config = loadAssistantConfig({ EMBEDDINGS_BASE_URL: 'http://localhost:11434/v1', EMBEDDINGS_MODEL: 'nomic-embed-text', HISTORY_TOKEN_BUDGET: '2000' });
-    expect(config.embeddings).to.deep.equal({ baseUrl: 'http://localhost:11434/v1', model: 'nomic-embed-text', apiKey: '', timeoutMs: 30_000 });
+  it('reads the history budget and the shared-state Redis', () => {
+    const config = loadAssistantConfig({ HISTORY_TOKEN_BUDGET: '2000', REDIS_URL: ' redis://cache:6379 ' });
     expect(config.historyTokenBudget).to.equal(2000);
-    expect(() => loadAssistantConfig({ EMBEDDINGS_BASE_URL: 'http://x/v1' })).to.throw(/EMBEDDINGS_MODEL/);
+    expect(config.redisUrl).to.equal('redis://cache:6379');
     expect(() => loadAssistantConfig({ HISTORY_TOKEN_BUDGET: '10' })).to.throw(/HISTORY_TOKEN_BUDGET/);
   });
 

@@ -48,7 +48,7 @@ export function makeReply(historyLimit = 50, extra: (bus: RecordingBus) => Parti
 export type WireMessage = { role: string; content: string };
 
 export function request(agent: string, messages: WireMessage[], extra: Partial<ReplyRequest__Output> = {}): ReplyRequest__Output {
-  return { agent, user_id: 'user_1', session_id: 'sess_1', messages, model: '', ...extra };
+  return { agent, user_id: 'user_1', session_id: 'sess_1', messages, model: '', time_zone: '', ...extra };
 }
 
 /** A client that sends the whole conversation each turn, as the interface describes. */

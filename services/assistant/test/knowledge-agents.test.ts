@@ -11,7 +11,7 @@ import { keepRetrievedLinks } from '../src/responders/citations';
 import { KnowledgeRetriever } from '../src/retrieval/knowledge-retriever';
 import { InMemoryAgentProfileStore } from '../src/store/agent-profile-store';
 import { expect } from './chai';
-import { Conversation, makeReply } from './helpers';
+import { Conversation, makeReply, RecordingBus } from './helpers';
 import { berlinConcertsThisWeekend, SAMPLE_COURSES_CSV, SAMPLE_NOW, SAMPLE_ZONE, sampleEvents } from './sample-knowledge';
 
 const ORG_A: CallContext = { organization: 'org_a', keyId: 'key_a', requestId: 'req_a' };
@@ -166,5 +166,45 @@ describe('assistants on an organization\'s own knowledge', () => {
     expect(keepRetrievedLinks('See [A](https://ok.example/a) and [B](https://evil.example/b), ![img](https://x/y.png)', allowed)).to.equal(
       'See [A](https://ok.example/a) and B, ![img](https://x/y.png)',
     );
+  });
+
+  describe('dates in the organization\'s time zone (fixed clock at a day boundary)', () => {
+    // Sunday 6 Dec 23:30 in UTC is already Monday 7 Dec 00:30 in Berlin: "this weekend" is another weekend there.
+    const BOUNDARY = new Date('2026-12-06T23:30:00Z');
+    const GIGS = [
+      { id: 'past', title: 'Sunday matinee', city: 'Berlin', tags: ['concert'], startsAt: '2026-12-06T15:00:00Z', url: 'https://gigs.example/past' },
+      { id: 'late', title: 'Sunday late show', city: 'Berlin', tags: ['concert'], startsAt: '2026-12-06T23:50:00Z', url: 'https://gigs.example/late' },
+      { id: 'next', title: 'Saturday gala', city: 'Berlin', tags: ['concert'], startsAt: '2026-12-12T19:00:00+01:00', url: 'https://gigs.example/next' },
+    ];
+
+    async function zonedAssistant() {
+      const store = new InMemoryKnowledgeStore();
+      const now = () => BOUNDARY;
+      const { reply } = makeReply(50, () => ({ knowledge: { store, retriever: new KnowledgeRetriever(store, now) } }));
+      const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(new RecordingBus(), silentLogger(), 'assistant'), now);
+      // No zone of its own: the organization's applies.
+      await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
+      await knowledge.import('org_a', 'gigs', 'jsonl', GIGS.map((g) => JSON.stringify(g)).join('\n'));
+      return reply;
+    }
+
+    const ask = async (reply: Awaited<ReturnType<typeof zonedAssistant>>, timeZone: string, text: string) =>
+      links((await new Conversation(reply, 'chat', { time_zone: timeZone, session_id: `tz-${timeZone}-${text}` }, ORG_A).say(text)).reply).map((l) => l.title);
+
+    it('"this weekend" is the weekend now ending in UTC, and the coming one in Europe/Berlin; a past event is never offered', async () => {
+      const reply = await zonedAssistant();
+      expect(await ask(reply, 'UTC', 'Any concerts in Berlin this weekend?')).to.deep.equal(['Sunday late show']);
+      expect(await ask(reply, 'Europe/Berlin', 'Any concerts in Berlin this weekend?')).to.deep.equal(['Saturday gala']);
+      expect(await ask(reply, 'UTC', 'Any concerts in Berlin in December?')).to.deep.equal(['Sunday late show', 'Saturday gala']);
+    });
+
+    it('"tomorrow" and "next Saturday" follow the zone too; an unknown zone is refused naming the field', async () => {
+      const reply = await zonedAssistant();
+      expect(await ask(reply, 'UTC', 'concerts tomorrow?')).to.deep.equal([]);
+      expect(await ask(reply, 'America/New_York', 'concerts today?')).to.deep.equal(['Sunday late show']);
+      expect(await ask(reply, 'Europe/Berlin', 'concerts next Saturday?')).to.deep.equal(['Saturday gala']);
+      const refused = await failure(new Conversation(reply, 'chat', { time_zone: 'Mars/Olympus' }, ORG_A).say('concerts today?'));
+      expect(refused.details).to.deep.equal([{ field: '/time_zone', reason: 'must be an IANA time zone' }]);
+    });
   });
 });

@@ -116,7 +116,7 @@ describe('knowledge retrieval', () => {
   it('fuses vector search with BM25 (RRF) when an embeddings model is configured', async () => {
     // Toy embedder: one dimension per concept, so "money back" and "refund" meet without sharing a word.
     const concepts = [/refund|money back|reimburs/i, /ticket|seat/i, /password|login/i];
-    const embedder: Embedder = { model: 'toy', embed: async (texts) => texts.map((t) => concepts.map((c) => (c.test(t) ? 1 : 0))) };
+    const embedder: Embedder = { embed: async (texts) => ({ model: 'toy', vectors: texts.map((t) => concepts.map((c) => (c.test(t) ? 1 : 0))) }) };
     const { knowledge, retriever } = await organization(embedder);
     await knowledge.createCollection('org_a', { name: 'help', kind: 'articles' });
     await knowledge.upsert('org_a', 'help', [

@@ -22,6 +22,7 @@ function session(overrides: Partial<Session> = {}): Session {
     agent: 'chat',
     messages: [{ role: 'user', content: 'hello' }],
     memory: { facts: { orderNumber: '77123' }, onboarding: { confirmedSteps: [1], lastStep: 2 } },
+    summary: { text: 'The user asked about an order.', covered: 0 },
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     version: 0,

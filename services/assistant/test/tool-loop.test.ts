@@ -49,8 +49,10 @@ describe('tool loop', () => {
   });
 
   it('stops offering tools when the deadline leaves no time for another round and the answer', async () => {
-    const model = new ToolHungryModel(100);
-    const output = await new ContentModelResponder(model).respond(input, { ...call, deadline: Date.now() + 350 });
+    // Rounds of 400 ms against 1,400 ms: after round 1 there is room for 2 more (1,000 > 800), after round 2
+    // not (600 < 800). The margins are 200 ms, so a loaded machine's scheduling does not decide the outcome.
+    const model = new ToolHungryModel(400);
+    const output = await new ContentModelResponder(model).respond(input, { ...call, deadline: Date.now() + 1400 });
     expect(model.requests.map((r) => (r.tools ?? []).length)).to.deep.equal([1, 1, 0]);
     expect(output.reply).to.equal('final answer');
   });

@@ -25,6 +25,7 @@ import { createTransformHandler } from './handlers/transform';
 import { GenerateJobRunner } from './jobs/generate-job';
 import { JobQueue } from './jobs/job-queue';
 import { createCompleteHandler, createCompleteStreamHandler } from './handlers/complete';
+import { createEmbedHandler } from './handlers/embed';
 import { createGenerateStreamHandler } from './handlers/generate-stream';
 import { buildModels } from './models/config/build-models';
 import { loadRegistry } from './models/config/load-registry';
@@ -70,6 +71,7 @@ function implementation(deps: SubmitDeps, store: RequestStore, logger: Logger): 
     GenerateStream: serverStream(logger, createGenerateStreamHandler(deps)),
     Complete: unary(logger, createCompleteHandler(deps)),
     CompleteStream: serverStream(logger, createCompleteStreamHandler(deps)),
+    Embed: unary(logger, createEmbedHandler(deps)),
     SubmitGenerate: unary(logger, createSubmitGenerateHandler(deps)),
     GetRequest: unary(logger, createGetRequestHandler(store)),
     ListModels: unary(logger, createListModelsHandler(deps.models)),

@@ -23,7 +23,8 @@ describe('model catalog', () => {
     expect([...providers]).to.include.members(['openai', 'anthropic', 'mistral', 'groq']);
     for (const [id, model] of Object.entries(catalog.models)) {
       expect(model.inputPricePerMillion, id).to.be.greaterThan(0);
-      expect(model.outputPricePerMillion, id).to.be.greaterThan(0);
+      // Embedding models produce no output tokens.
+      if (!model.capabilities?.includes('embeddings')) expect(model.outputPricePerMillion, id).to.be.greaterThan(0);
       expect(model.maxOutputTokens, id).to.be.at.most(model.contextWindow);
     }
   });
@@ -38,6 +39,11 @@ describe('model catalog', () => {
       maxOutputTokens: 16384,
       capabilities: ['generate', 'summarize', 'reformat', 'translate', 'chat'],
     });
+  });
+
+  it('knows embedding models as such: a four-field text-embedding-3-small entry can only embed, priced by input', () => {
+    const entry = only([{ id: 'text-embedding-3-small', ...OPENAI }]);
+    expect(entry).to.deep.include({ capabilities: ['embeddings'], inputPricePerMillion: 0.02, outputPricePerMillion: 0 });
   });
 
   it('lets explicit fields override the catalog, and finds the entry by upstreamModel or catalogModel', () => {
@@ -108,5 +114,39 @@ describe('max_length and tone reach the provider (fake OpenAI-compatible upstrea
     expect(h.fake.requestsFor('gpt-4o-mini')[0]!.maxTokens).to.be.at.most(16384).and.greaterThan(0);
     const error = await failure(h.call('Generate', { model: 'gpt-4o-mini', prompt: 'x', max_length: 16385 }));
     expect(error.code).to.equal('invalid_request');
+  });
+});
+
+describe('embeddings from the model registry (fake OpenAI-compatible /embeddings)', function () {
+  this.timeout(20_000);
+  let harness: LlmHarness;
+  const embedder = (baseUrl: string) => [{ id: 'embed-small', provider: 'openai-compatible', baseUrl, apiKeyEnv: 'FAKE_LLM_KEY', upstreamModel: 'up-embed', catalogModel: 'text-embedding-3-small' }];
+
+  afterEach(async () => harness?.close());
+
+  it('Embed answers one vector per input from the registry\'s embeddings model and records the tokens as usage', async () => {
+    harness = await startLlmHarness(embedder);
+    harness.fake.embed = (text) => [text.length, 1];
+    const ctx = context('org_a', 'req_embed_1');
+    const response = await harness.call<{ embeddings: Array<{ values: number[] }>; usage: { model: string; tokens_input: number; cost: number } }>(
+      'Embed',
+      { model: '', inputs: ['jazz in Berlin', 'a refund'] },
+      ctx,
+    );
+    expect(response.embeddings.map((e) => e.values)).to.deep.equal([[14, 1], [8, 1]]);
+    expect(harness.fake.embeddingInputs).to.deep.equal([['jazz in Berlin', 'a refund']]);
+    expect(response.usage).to.deep.include({ model: 'embed-small', tokens_input: 5 });
+    expect(response.usage.cost).to.be.closeTo(5 * 0.02 / 1_000_000, 1e-12);
+    const [usage] = harness.usageFor('req_embed_1');
+    expect(usage?.data).to.deep.include({ model: 'embed-small', endpoint: '/api/v2/knowledge (embeddings)', tokensInput: 5, tokensOutput: 0, outcome: 'succeeded' });
+    // Chat models do not embed, and are not offered as embedders.
+    expect((await failure(harness.call('Embed', { model: 'gpt-main', inputs: ['x'] }))).code).to.equal('unsupported');
+  });
+
+  it('without an embeddings model in the registry, Embed is unsupported (retrieval stays BM25)', async () => {
+    harness = await startLlmHarness();
+    const error = await failure(harness.call('Embed', { model: '', inputs: ['x'] }));
+    expect(error.code).to.equal('unsupported');
+    expect(error.message).to.include('no model with the embeddings capability');
   });
 });

@@ -47,7 +47,7 @@ describe('model registry file', () => {
     const problems = problemsOf({ models: [{ ...remote, provider: 'magic' }, { ...remote, id: 'y', contextWindow: 0, capabilities: ['dance'], apiKey: 'sk-1' }] });
     expect(problems.join('\n')).to.include('/models/0: provider must be one of builtin, openai-compatible, azure-openai, apertium');
     expect(problems.join('\n')).to.include('/models/1/contextWindow');
-    expect(problems.join('\n')).to.include('/models/1/capabilities/0: must be one of generate, summarize, reformat, translate, chat');
+    expect(problems.join('\n')).to.include('/models/1/capabilities/0: must be one of generate, summarize, reformat, translate, chat, embeddings');
     expect(problems.join('\n')).to.include('unknown property "apiKey" (put the NAME of an environment variable in apiKeyEnv');
   });
 

@@ -99,6 +99,11 @@ function parameters(route: AnyRoute, pathParams: string[]): unknown[] {
   return [...inPath, ...inQuery, ...inHeader];
 }
 
+/** The route's text bodies (files sent as they are), by media type. */
+function textContent(route: AnyRoute): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(route.textBodies ?? {}).map(([type, body]) => [type, { schema: { type: 'string', description: body.description } }]));
+}
+
 function operation(route: AnyRoute, path: string, components: SchemaComponents): Record<string, unknown> {
   const alias = path !== route.path;
   const { params } = openApiPath(path);
@@ -112,7 +117,7 @@ function operation(route: AnyRoute, path: string, components: SchemaComponents):
     security: securityOf(route),
     ...(params.length || route.querySchema || route.idempotent ? { parameters: parameters(route, params) } : {}),
     ...(route.requestSchema
-      ? { requestBody: { required: true, content: { 'application/json': { schema: components.ref(route.requestSchema) } } } }
+      ? { requestBody: { required: true, content: { 'application/json': { schema: components.ref(route.requestSchema) }, ...textContent(route) } } }
       : {}),
     responses: { ...responses, ...errorResponses(route) },
   };
@@ -126,7 +131,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   405: 'method_not_allowed: the path exists for other methods (see Allow)',
   409: 'conflict: e.g. an Idempotency-Key reused with a different request, or whose first request is still running (Retry-After)',
   413: 'payload_too_large: body over the configured limit',
-  415: 'unsupported_media_type: body is not application/json',
+  415: 'unsupported_media_type: body is not application/json (or one of the text types the operation lists)',
   422: 'unsupported: the model cannot serve this request',
   429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers) or quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',
   500: 'internal',

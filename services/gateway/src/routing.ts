@@ -5,7 +5,7 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type { KeyLookup } from './auth/key-lookup';
 import { requireAdminToken } from './middleware/admin';
 import { requireApiKey } from './middleware/auth';
-import { jsonBody, type BodyState } from './middleware/body';
+import { jsonBody, type BodyState, type TextBodyReader } from './middleware/body';
 import { HttpProblem } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
 import { idempotencyKeyOf } from './idempotency/header';
@@ -100,6 +100,10 @@ function authenticate(route: AnyRoute, auth: RouterAuth, options: RouterOptions)
   return [];
 }
 
+function textReaders(route: AnyRoute): Record<string, TextBodyReader> {
+  return Object.fromEntries(Object.entries(route.textBodies ?? {}).map(([type, body]) => [type, (text: string) => body.toBody(text)]));
+}
+
 const passThrough: Middleware = (_ctx, next) => next();
 
 /**
@@ -109,7 +113,7 @@ const passThrough: Middleware = (_ctx, next) => next();
  */
 function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
   const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
-  const body = BODY_METHODS.has(route.method) ? (jsonBody(options.bodyLimitBytes) as Middleware) : passThrough;
+  const body = BODY_METHODS.has(route.method) ? (jsonBody(options.bodyLimitBytes, textReaders(route)) as Middleware) : passThrough;
   if (route.idempotent) return [options.idempotency.middleware(limit, body, route.credentialFields)];
   return [limit, body];
 }

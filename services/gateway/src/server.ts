@@ -133,6 +133,7 @@ interface AccountsParts {
   keys: KeyLookup;
   accounts: Accounts;
   metering: Metering;
+  organizations: OrganizationDirectory;
 }
 
 function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts {
@@ -168,7 +169,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
   });
-  return { keys, accounts, metering };
+  return { keys, accounts, metering, organizations: directory };
 }
 
 /** Margin over the downstream deadlines before another attempt may take over a key in flight. */
@@ -204,7 +205,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const metrics = createHttpMetrics();
   const openapi = buildOpenApi(routeTable);
   const state = deps.sharedState ?? createInMemorySharedState();
-  const { keys, accounts, metering } = accountsParts(deps, state);
+  const { keys, accounts, metering, organizations } = accountsParts(deps, state);
   const routeDeps: RouteDeps = {
     clients: deps.clients,
     logger: deps.logger,
@@ -214,6 +215,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     openapi: () => openapi,
     accounts,
     metering,
+    organizations,
     urlPolicy: deps.urlPolicy ?? new UrlPolicy(deps.config.urlPolicy ?? urlPolicyOptionsFromEnv({})),
   };
   const router = buildRouter(

@@ -31,7 +31,12 @@ describe('gateway admin CLI', () => {
     expect(list.out.split('\n')[0]).to.match(/^id\s+name\s+monthlyTokenQuota/);
     expect(list.out).to.include('Acme Corp');
     const updated = await run(['org', 'update', 'acme', '--quota', '5000', '--hard', '--json']);
-    expect(JSON.parse(updated.out)).to.include({ monthlyTokenQuota: 5000, hardQuota: true });
+    expect(JSON.parse(updated.out)).to.include({ monthlyTokenQuota: 5000, hardQuota: true, timeZone: 'UTC' });
+    const zoned = await run(['org', 'update', 'acme', '--time-zone', 'Europe/Berlin', '--json']);
+    expect(JSON.parse(zoned.out)).to.include({ timeZone: 'Europe/Berlin', monthlyTokenQuota: 5000 });
+    const refused = await run(['org', 'update', 'acme', '--time-zone', 'Berlin/Mitte']);
+    expect(refused.code).to.equal(ExitCode.refused);
+    expect(refused.err).to.include('timeZone');
   });
 
   it('issues, lists, rotates and revokes keys', async () => {

@@ -173,6 +173,13 @@ class InMemoryLocks implements Locks {
     this.holders.delete(key);
     return true;
   }
+
+  async extend(key: string, token: string, ttlMs: number): Promise<boolean> {
+    checkPositive('ttlMs', ttlMs);
+    if (this.holders.get(key)?.value !== token) return false;
+    this.holders.set(key, token, expiryOf(ttlMs));
+    return true;
+  }
 }
 
 class InMemoryIdempotencyKeys implements IdempotencyKeys {

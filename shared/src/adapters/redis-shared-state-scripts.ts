@@ -112,6 +112,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/** KEYS[1] lock; ARGV token, ttlMs. Renews only the holder's own lock. */
+export const EXTEND_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
 /** KEYS[1] key; ARGV value, ttlSeconds. Returns the existing value, or nil after storing value. */
 export const REMEMBER = `
 local existing = redis.call('GET', KEYS[1])

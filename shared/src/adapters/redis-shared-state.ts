@@ -17,7 +17,7 @@ import {
   type SharedState,
 } from './shared-state';
 
-type ScriptName = 'syIncrementBy' | 'syReserve' | 'syRelease' | 'sySetIfAbsent' | 'sySlidingWindowHit' | 'syReleaseLock' | 'syRemember';
+type ScriptName = 'syIncrementBy' | 'syReserve' | 'syRelease' | 'sySetIfAbsent' | 'sySlidingWindowHit' | 'syReleaseLock' | 'syExtendLock' | 'syRemember';
 type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
@@ -27,6 +27,7 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   sySetIfAbsent: { keys: 1, lua: scripts.SET_IF_ABSENT },
   sySlidingWindowHit: { keys: 2, lua: scripts.SLIDING_WINDOW_HIT },
   syReleaseLock: { keys: 1, lua: scripts.RELEASE_LOCK },
+  syExtendLock: { keys: 1, lua: scripts.EXTEND_LOCK },
   syRemember: { keys: 1, lua: scripts.REMEMBER },
 };
 
@@ -125,6 +126,11 @@ class RedisLocks implements Locks {
 
   async release(key: string, token: string): Promise<boolean> {
     return (await this.scripts.run<number>('syReleaseLock', this.key(key), token)) === 1;
+  }
+
+  async extend(key: string, token: string, ttlMs: number): Promise<boolean> {
+    checkPositive('ttlMs', ttlMs);
+    return (await this.scripts.run<number>('syExtendLock', this.key(key), token, ttlMs)) === 1;
   }
 
   private key(key: string): string {

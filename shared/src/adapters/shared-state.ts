@@ -54,6 +54,8 @@ export interface Locks {
   acquire(key: string, ttlMs: number): Promise<string | undefined>;
   /** Releases only if token still holds the lock (compare-and-delete); false otherwise. */
   release(key: string, token: string): Promise<boolean>;
+  /** Resets the TTL to ttlMs if token still holds the lock (a long task keeps it); false when it was lost. */
+  extend(key: string, token: string, ttlMs: number): Promise<boolean>;
 }
 
 /** Set-if-absent records, e.g. the response id stored for an Idempotency-Key. */

@@ -50,6 +50,10 @@ function hashedWords(text: string): number[] {
   return vector;
 }
 
+export function embeddingTokens(inputs: string[]): number {
+  return inputs.reduce((sum, text) => sum + (text.match(/\S+/g)?.length ?? 0), 0);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -178,7 +182,8 @@ export class FakeLlmServer {
       object: 'list',
       model: body.model,
       data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: this.embed(text) })),
-      usage: { prompt_tokens: 0, total_tokens: 0 },
+      // One token per word: deterministic, so tests can check the usage recorded for embeddings.
+      usage: { prompt_tokens: embeddingTokens(inputs), total_tokens: embeddingTokens(inputs) },
     });
   }
 

@@ -1,7 +1,7 @@
 import { AppError } from '@switchyard/shared';
 import type { CollectionKind } from '../knowledge/kinds';
 import type { KnowledgeStore } from '../knowledge/knowledge-store';
-import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
+import { zoned, type KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
 import { isGreeting } from './intents';
 import type { AgentRegistry } from './registry';
@@ -70,14 +70,15 @@ export async function knowledgeAccess(
   retriever: KnowledgeRetriever,
   organization: string,
   profile: AgentProfile | undefined,
+  timeZone = 'UTC',
 ): Promise<KnowledgeAccess | undefined> {
   const named = profile && profile.collections.length > 0 ? profile.collections : undefined;
-  const collections = (await store.listCollections(organization)).filter((c) => !named || named.includes(c.name));
+  const collections = (await store.listCollections(organization)).filter((c) => !named || named.includes(c.name)).map((c) => zoned(c, timeZone));
   if (collections.length === 0) return undefined;
   const kinds = new Set<CollectionKind>(collections.map((c) => c.kind));
   return {
     has: (wanted) => wanted.some((k) => kinds.has(k)),
-    search: (text, wanted) => retriever.retrieve({ organization, text, collections: collections.map((c) => c.name), kinds: wanted }),
+    search: (text, wanted) => retriever.retrieve({ organization, text, collections: collections.map((c) => c.name), kinds: wanted, timeZone }),
     get: async (name, id) => {
       const collection = collections.find((c) => c.name === name);
       const doc = collection ? await store.getDocument(organization, name, id) : undefined;

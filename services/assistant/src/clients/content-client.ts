@@ -4,6 +4,10 @@ import type { CompleteChunk__Output } from '@switchyard/shared/generated/switchy
 import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { CompleteResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
 import type { ContentServiceClient } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
+import type { EmbedRequest } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
+import type { TransformRequest } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
+import type { TransformResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
+import type { EmbedResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
 
 /** A finished completion: the text, the model that answered (after fallbacks) and its priced usage. */
 export interface Completion {
@@ -45,6 +49,20 @@ export class ContentCompletionClient implements CompletionService {
     private readonly deadlineMs: number,
   ) {
     this.client = createClient(protos.content().ContentService, address);
+  }
+
+  /** Content's Transform (the builtin summarizer; content records its usage itself). */
+  async transform(request: TransformRequest, context: CallContext): Promise<TransformResponse__Output> {
+    const response = await callUnary<TransformRequest, TransformResponse__Output>('content', this.client.Transform, this.client, request, context, this.deadlineMs);
+    if (!response) throw new AppError('internal', 'content service answered Transform without a body');
+    return response;
+  }
+
+  /** Content's Embed: vectors from the registry's embeddings model (422 unsupported when it has none). */
+  async embed(request: EmbedRequest, context: CallContext): Promise<EmbedResponse__Output> {
+    const response = await callUnary<EmbedRequest, EmbedResponse__Output>('content', this.client.Embed, this.client, request, context, this.deadlineMs);
+    if (!response) throw new AppError('internal', 'content service answered Embed without a body');
+    return response;
   }
 
   async complete(request: CompleteRequest, context: CallContext): Promise<Completion> {

@@ -1,55 +1,68 @@
-import { AppError } from '@switchyard/shared';
+import { AppError, newId, type CallContext } from '@switchyard/shared';
+import type { EmbedRequest } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
+import type { EmbedResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
 
-/** Turns texts into vectors (one per text, same order). */
-export interface Embedder {
-  readonly model: string;
-  embed(texts: string[]): Promise<number[][]>;
-}
-
-export interface EmbeddingsEndpoint {
-  /** An OpenAI-compatible API root, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (Ollama). */
-  baseUrl: string;
+/** Vectors of texts (one per text, same order) and the model that made them (vectors of different models do not compare). */
+export interface Embedding {
   model: string;
-  /** Empty for keyless local servers. */
-  apiKey: string;
-  timeoutMs: number;
+  vectors: number[][];
 }
 
-/** Inputs per request (OpenAI accepts up to 2048). */
+/** Turns texts into vectors for an organization (whose usage the tokens are). */
+export interface Embedder {
+  /** undefined when no embeddings model is configured: retrieval stays lexical (BM25). */
+  embed(texts: string[], organization: string): Promise<Embedding | undefined>;
+}
+
+/** The content service's Embed RPC. */
+export interface EmbeddingService {
+  embed(request: EmbedRequest, context: CallContext): Promise<EmbedResponse__Output>;
+}
+
+/** How long "the registry has no embeddings model" is believed before asking again (the registry is read at content's start). */
+const ABSENT_RECHECK_MS = 60_000;
+/** Texts per Embed call (content takes up to 512: its answer must fit one gRPC message). */
 const BATCH = 256;
 
-/** POST {baseUrl}/embeddings of an OpenAI-compatible server (OpenAI, Ollama, vLLM). */
-export class OpenAiCompatibleEmbedder implements Embedder {
-  readonly model: string;
+/**
+ * Embeddings from the model registry: content's first model with the embeddings capability (an
+ * OpenAI-compatible /embeddings endpoint: OpenAI, Ollama, vLLM). Without one, embed() answers
+ * undefined and retrieval is BM25 only.
+ */
+export class RegistryEmbedder implements Embedder {
+  private absentUntil = 0;
 
-  constructor(private readonly endpoint: EmbeddingsEndpoint) {
-    this.model = endpoint.model;
-  }
+  constructor(
+    private readonly content: EmbeddingService,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-  async embed(texts: string[]): Promise<number[][]> {
+  async embed(texts: string[], organization: string): Promise<Embedding | undefined> {
+    if (texts.length === 0 || this.clock() < this.absentUntil) return undefined;
     const vectors: number[][] = [];
-    for (let i = 0; i < texts.length; i += BATCH) vectors.push(...(await this.request(texts.slice(i, i + BATCH))));
-    return vectors;
+    let model = '';
+    for (let i = 0; i < texts.length; i += BATCH) {
+      const batch = await this.batch(texts.slice(i, i + BATCH), organization);
+      if (!batch) return undefined;
+      // A registry that changed model mid-way would mix spaces: the whole call fails instead.
+      if (model && batch.model !== model) throw new AppError('upstream_error', `the embeddings model changed from ${model} to ${batch.model} during one call`);
+      model = batch.model;
+      vectors.push(...batch.vectors);
+    }
+    return { model, vectors };
   }
 
-  private async request(input: string[]): Promise<number[][]> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.endpoint.apiKey) headers.authorization = `Bearer ${this.endpoint.apiKey}`;
-    let response: Response;
+  private async batch(texts: string[], organization: string): Promise<Embedding | undefined> {
+    let response: EmbedResponse__Output;
     try {
-      response = await fetch(`${this.endpoint.baseUrl.replace(/\/$/, '')}/embeddings`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ model: this.model, input }),
-        signal: AbortSignal.timeout(this.endpoint.timeoutMs),
-      });
+      response = await this.content.embed({ model: '', inputs: texts }, { organization, keyId: '', requestId: newId('req') });
     } catch (error) {
-      throw new AppError('upstream_error', `the embeddings model ${this.model} could not be reached: ${(error as Error).message}`);
+      if (!(error instanceof AppError && error.code === 'unsupported')) throw error;
+      this.absentUntil = this.clock() + ABSENT_RECHECK_MS;
+      return undefined;
     }
-    if (!response.ok) throw new AppError('upstream_error', `the embeddings model ${this.model} answered ${response.status}`);
-    const body = (await response.json()) as { data?: Array<{ index: number; embedding: number[] }> };
-    const data = [...(body.data ?? [])].sort((a, b) => a.index - b.index);
-    if (data.length !== input.length) throw new AppError('upstream_error', `the embeddings model ${this.model} returned ${data.length} vectors for ${input.length} texts`);
-    return data.map((d) => d.embedding);
+    const vectors = response.embeddings.map((e) => e.values);
+    if (vectors.length !== texts.length) throw new AppError('upstream_error', `the embeddings model returned ${vectors.length} vectors for ${texts.length} texts`);
+    return { model: response.usage?.model ?? '', vectors };
   }
 }

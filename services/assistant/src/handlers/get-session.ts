@@ -20,6 +20,7 @@ export function createGetSessionHandler(sessions: SessionStore) {
         current_step: onboarding.lastStep,
         draft_json: onboarding.draft ? JSON.stringify(onboarding.draft) : '',
       },
+      summary: session.summary?.text ?? '',
       created_at: session.createdAt,
       updated_at: session.updatedAt,
     };

@@ -1,11 +1,13 @@
-import { AppError, answeredOnce, newId, onceKeyOf, type AnsweredOnceOptions, type CallContext, type CallControl } from '@switchyard/shared';
+import { AppError, answeredOnce, countTokens, createInMemorySharedState, newId, onceKeyOf, type AnsweredOnceOptions, type CallContext, type CallControl, type Locks } from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
 import type { AgentRegistry } from '../agents/registry';
 import type { SupportEscalationPublisher } from '../events/support-escalation-publisher';
 import type { KnowledgeStore } from '../knowledge/knowledge-store';
-import { wordDeltas } from '../responders/builtin';
+import { isBuiltinModel, wordDeltas } from '../responders/builtin';
+import { completionMessages } from '../responders/prompt';
+import { excerptSummary, summaryEnd, type Summarizer, type SummaryResult } from '../store/history-summary';
 import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
@@ -18,9 +20,9 @@ import type { StreamSink } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
 import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
-import { KeyedLock } from '../store/keyed-lock';
+import { SessionLock } from '../store/session-lock';
 import { saveTurn } from '../store/save-turn';
-import { emptyMemory, type ChatMessage, type Session, type SessionStore } from '../store/session-store';
+import { emptyMemory, type ChatMessage, type HistorySummary, type Session, type SessionStore } from '../store/session-store';
 import { validateReplyRequest, type ValidReply } from './validate-reply';
 
 /** The Reply response (fits the generated ReplyResponse; step and next_step only for step-based agents). */
@@ -51,6 +53,12 @@ export interface ReplyDeps {
   recommender?: Recommender;
   /** Where finished replies are kept so a retry after a lost answer is not answered (and billed) twice. */
   answers?: AnsweredOnceOptions;
+  /** Locks shared by every replica (Redis in distributed mode): one call per session at a time. Default: this process only. */
+  locks?: Locks;
+  /** Tokens a model is sent (system part, summary, history); older turns are summarized to fit. Undefined: no budget. */
+  historyTokenBudget?: number;
+  /** Folds turns that no longer fit into the session's running summary; without it they are kept as excerpts. */
+  summarizer?: Summarizer;
 }
 
 /** What the user asked, for the person who takes over: the user's last messages, newest last. */
@@ -89,11 +97,33 @@ interface ReplyTurn {
   profile?: AgentProfile;
   prepared: PreparedTurn;
   history: ChatMessage[];
+  summary?: string;
   valid: ValidReply;
   model: string;
   context: CallContext;
   knowledge?: KnowledgeAccess;
   delivery: Delivery;
+}
+
+/** What the model is sent of the conversation, and the summary of the rest. */
+interface Compaction {
+  history: ChatMessage[];
+  summary?: HistorySummary;
+  /** The summarizing call, when this turn made one. */
+  usage?: SummaryResult;
+}
+
+/** The session's messages after this turn (capped) with the summary's coverage moved by what the cap dropped. */
+function keptHistory(messages: ChatMessage[], summary: HistorySummary | undefined, limit: number): { messages: ChatMessage[]; summary?: HistorySummary } {
+  const kept = capHistory(messages, limit);
+  if (!summary) return { messages: kept };
+  return { messages: kept, summary: { text: summary.text, covered: Math.max(0, summary.covered - (messages.length - kept.length)) } };
+}
+
+/** Every model round's tokens are the reply's: the summarizing one too. */
+function withSummaryUsage(output: ResponderOutput, usage: SummaryResult | undefined): ResponderOutput {
+  if (!usage) return output;
+  return { ...output, tokensInput: output.tokensInput + usage.tokensInput, tokensOutput: output.tokensOutput + usage.tokensOutput, cost: output.cost + usage.cost };
 }
 
 /** next_step: the following step, unset after the last one. */
@@ -103,8 +133,8 @@ function nextStepOf(step: number | undefined, last = ONBOARDING_STEPS): number |
 
 /** Reply and ReplyStream; they share one lock per session. */
 export function createReplyHandlers(deps: ReplyDeps) {
-  // One call per session at a time in this process; saveTurn's version check covers other replicas.
-  const lock = new KeyedLock();
+  // One call per session at a time across replicas; saveTurn's version check still guards a lock lost mid-turn.
+  const lock = new SessionLock(deps.locks ?? createInMemorySharedState().locks);
 
   const directory = new AgentDirectory(deps.agents, deps.profiles);
 
@@ -117,7 +147,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const tools = createToolbox({ tools: turn.profile?.tools ?? [], knowledge, recommender: deps.recommender, userId: valid.userId, context: turn.context });
     const checked = knowledge !== undefined;
     const output = await deps.responder.respond(
-      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history: turn.history, step: valid.step, prepared, agentImpl: agent, tools },
+      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history: turn.history, summary: turn.summary, step: valid.step, prepared, agentImpl: agent, tools },
       { model: turn.model, context: turn.context, ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery) },
     );
     // What the tools found may be cited like what was retrieved before the call.
@@ -129,17 +159,56 @@ export function createReplyHandlers(deps: ReplyDeps) {
     return { ...output, reply };
   }
 
+  /**
+   * The turns the model is sent and the running summary: turns past the kept history or the
+   * token budget are folded into the summary (by the model, or the builtin summarizer) rather than dropped.
+   */
+  async function compact(stored: Session | undefined, messages: ChatMessage[], input: Omit<ReplyTurn, 'history' | 'summary'>): Promise<Compaction> {
+    const system = completionMessages({ systemPrompt: input.prepared.systemPrompt, context: input.prepared.context, history: [], step: input.valid.step, prepared: input.prepared })[0];
+    const budget = isBuiltinModel(input.model) ? undefined : deps.historyTokenBudget;
+    const summary = stored?.summary;
+    const end = summaryEnd({ messages, summary, historyLimit: deps.historyLimit, budget, systemTokens: countTokens(system?.content ?? '') });
+    const covered = Math.min(summary?.covered ?? 0, end);
+    if (end <= covered) return { history: messages.slice(end), summary: summary && { text: summary.text, covered: end } };
+    const turns = messages.slice(covered, end);
+    const folded = await summarize(summary?.text, turns, input.model, input.context);
+    return { history: messages.slice(end), summary: { text: folded.text, covered: end }, usage: folded };
+  }
+
+  async function summarize(previous: string | undefined, turns: ChatMessage[], model: string, context: CallContext): Promise<SummaryResult> {
+    const fallback = { text: excerptSummary(previous, turns), model, tokensInput: 0, tokensOutput: 0, cost: 0 };
+    if (!deps.summarizer) return fallback;
+    try {
+      const result = await deps.summarizer.summarize(previous, turns, model, context);
+      return result.text.trim() ? result : fallback;
+    } catch {
+      return fallback; // the turn is answered all the same; the excerpts keep what was said
+    }
+  }
+
+  /** The reply failed after a summarizing round: its tokens were spent all the same and are recorded as failed. */
+  async function recordSummaryOnly(context: CallContext, agent: string, requestId: string, usage: SummaryResult | undefined): Promise<void> {
+    if (!usage || usage.tokensInput + usage.tokensOutput === 0) return;
+    await deps.usage.record(context, { agent, requestId, model: usage.model, tokensInput: usage.tokensInput, tokensOutput: usage.tokensOutput, cost: usage.cost, outcome: 'failed' });
+  }
+
   async function answer({ agent, profile }: ResolvedAgent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
     const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
-    const history = capHistory(merged.messages, deps.historyLimit);
-    const latest = (history[history.length - 1]?.content ?? '').trim();
-    const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile) : undefined;
-    const prepared = await agent.prepare({ history, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
+    const recent = capHistory(merged.messages, deps.historyLimit);
+    const latest = (recent[recent.length - 1]?.content ?? '').trim();
+    const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile, valid.timeZone) : undefined;
+    const prepared = await agent.prepare({ history: recent, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
     const callContext = { ...context, requestId };
-    const output = await respond({ agent, profile, prepared, history, valid, model, context: callContext, knowledge, delivery });
+    const turn = { agent, profile, prepared, valid, model, context: callContext, knowledge, delivery };
+    const compacted = await compact(stored, merged.messages, turn);
+    const answered = await respond({ ...turn, history: compacted.history, summary: compacted.summary?.text }).catch(async (error: unknown) => {
+      await recordSummaryOnly(context, agent.info.name, requestId, compacted.usage);
+      throw error;
+    });
+    const output = withSummaryUsage(answered, compacted.usage);
     if (prepared.signals.handOver && deps.escalations) {
-      await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(history) });
+      await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(recent) });
     }
     await deps.usage.record(context, {
       // Deterministic per call (Idempotency-Key or request id): a reply run twice is billed once.
@@ -153,13 +222,13 @@ export function createReplyHandlers(deps: ReplyDeps) {
       outcome: 'succeeded',
     });
     const now = new Date().toISOString();
-    // Optimistic: another replica may have answered this session meanwhile (the lock is per process).
+    // Optimistic as well: the lock may have expired if this replica stalled past its TTL.
     const session: Session = {
       organization: context.organization,
       sessionId: valid.sessionId,
       userId: valid.userId,
       agent: agent.info.name,
-      messages: capHistory([...history, { role: 'assistant', content: output.reply }], deps.historyLimit),
+      ...keptHistory([...merged.messages, { role: 'assistant', content: output.reply }], compacted.summary, deps.historyLimit),
       memory: prepared.memory,
       createdAt: stored?.createdAt ?? now,
       updatedAt: now,
@@ -191,7 +260,7 @@ export function createReplyHandlers(deps: ReplyDeps) {
     const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
     // Direct calls (without the gateway) get their own id so usage stays traceable.
     const requestId = context.requestId || newId('req');
-    return lock.run(JSON.stringify([context.organization, valid.sessionId]), () => answer(resolved, valid, model, context, requestId, delivery));
+    return lock.run(context.organization, valid.sessionId, () => answer(resolved, valid, model, context, requestId, delivery), delivery.deadline);
   }
 
   return {

@@ -1,3 +1,4 @@
+import { IANAZone } from 'luxon';
 import { AppError } from '@switchyard/shared';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { AgentInfo } from '../agents/types';
@@ -13,6 +14,8 @@ export interface ValidReply {
   step?: number;
   /** Requested model id; empty means the default. */
   model: string;
+  /** The organization's IANA zone for dates in the user's words. */
+  timeZone: string;
 }
 
 function isRole(value: unknown): value is MessageRole {
@@ -57,11 +60,17 @@ function validStep(step: unknown, agent: AgentInfo): number | undefined {
   return step;
 }
 
+function validTimeZone(value: unknown): string {
+  const zone = typeof value === 'string' && value.trim() !== '' ? value.trim() : 'UTC';
+  if (!IANAZone.isValidZone(zone)) throw AppError.invalid(`time_zone '${zone}' is not an IANA time zone`, '/time_zone', 'must be an IANA time zone');
+  return zone;
+}
+
 /** Checks a Reply request for an agent; throws invalid_request naming the field (JSON pointer). */
 export function validateReplyRequest(request: ReplyRequest__Output, agent: AgentInfo): ValidReply {
   const messages = validMessages(request.messages);
   const sessionId = requiredText(request.session_id, 'session_id');
   const userId = requiredText(request.user_id, 'user_id');
   const step = validStep(request.step, agent);
-  return { userId, sessionId, messages, step, model: typeof request.model === 'string' ? request.model : '' };
+  return { userId, sessionId, messages, step, model: typeof request.model === 'string' ? request.model : '', timeZone: validTimeZone(request.time_zone) };
 }

@@ -9,6 +9,8 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export interface DocumentInput {
   id: string;
   fields: Record<string, unknown>;
+  /** Where an imported document stands in its file (/content/line/7, /content/row/3), for error details. */
+  at?: string;
 }
 
 const NUMERIC = new Set(['price']);
@@ -24,7 +26,7 @@ function parseJsonLines(content: string): DocumentInput[] {
       const value = JSON.parse(line) as unknown;
       if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON object');
       const { id, ...fields } = value as Record<string, unknown>;
-      documents.push({ id: typeof id === 'string' || typeof id === 'number' ? String(id) : '', fields });
+      documents.push({ id: typeof id === 'string' || typeof id === 'number' ? String(id) : '', fields, at: `/content/line/${index + 1}` });
     } catch (error) {
       problems.push({ field: `/content/line/${index + 1}`, reason: (error as Error).message });
     }
@@ -57,9 +59,9 @@ const LESSON_COLUMNS = new Set(['id', 'module', 'lesson', 'lesson_summary']);
 /** Course curricula as CSV: one row per lesson (id, title, ..., module, lesson, lesson_summary), grouped by id. */
 function groupLessons(rows: Record<string, string>[]): DocumentInput[] {
   const courses = new Map<string, DocumentInput>();
-  for (const row of rows) {
+  for (const [index, row] of rows.entries()) {
     const id = row.id ?? '';
-    const course = courses.get(id) ?? { id, fields: { ...rowFields(row, LESSON_COLUMNS), modules: [] } };
+    const course = courses.get(id) ?? { id, fields: { ...rowFields(row, LESSON_COLUMNS), modules: [] }, at: rowAt(index) };
     courses.set(id, course);
     const modules = course.fields.modules as Array<{ title: string; lessons: Array<{ title: string; summary?: string }> }>;
     if (!row.module) continue;
@@ -79,7 +81,12 @@ function parseCsv(content: string, kind: CollectionKind): DocumentInput[] {
   }
   if (rows.length > 0 && !('id' in (rows[0] ?? {}))) throw AppError.invalid('the CSV needs an id column', '/content', 'needs an id column');
   if (kind === 'courses' && rows.length > 0 && 'module' in (rows[0] ?? {})) return groupLessons(rows);
-  return rows.map((row) => ({ id: row.id ?? '', fields: rowFields(row, new Set(['id'])) }));
+  return rows.map((row, index) => ({ id: row.id ?? '', fields: rowFields(row, new Set(['id'])), at: rowAt(index) }));
+}
+
+/** Data rows count from 1 after the header row. */
+function rowAt(index: number): string {
+  return `/content/row/${index + 1}`;
 }
 
 /** Documents from an import file of a format. */

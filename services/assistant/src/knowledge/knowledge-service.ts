@@ -33,8 +33,9 @@ export class KnowledgeService {
     const problems: ErrorDetail[] = [];
     if (!NAME_PATTERN.test(input.name)) problems.push({ field: '/name', reason: `must match ${NAME_PATTERN.source}` });
     if (!isCollectionKind(input.kind)) problems.push({ field: '/kind', reason: `must be one of ${COLLECTION_KINDS.join(', ')}` });
-    const timeZone = input.timeZone || 'UTC';
-    if (!IANAZone.isValidZone(timeZone)) problems.push({ field: '/time_zone', reason: 'must be an IANA time zone such as Europe/Berlin' });
+    // Empty: dates are read in the organization's time zone (its setting, sent with each call).
+    const timeZone = input.timeZone?.trim() ?? '';
+    if (timeZone && !IANAZone.isValidZone(timeZone)) problems.push({ field: '/time_zone', reason: 'must be an IANA time zone such as Europe/Berlin' });
     assertValid(problems, 'the collection');
     const at = this.now().toISOString();
     const collection: KnowledgeCollection = {
@@ -62,7 +63,7 @@ export class KnowledgeService {
   async upsert(organization: string, name: string, inputs: DocumentInput[]): Promise<number> {
     checkBatchSize(inputs.length, '/documents');
     const collection = await this.collection(organization, name);
-    const documents = await this.embed(this.prepare(collection, inputs, '/documents'));
+    const documents = await this.embed(organization, this.prepare(collection, inputs, '/documents'));
     await this.store.upsertDocuments(organization, name, documents);
     await this.events.publish(organization, name, documents.length);
     return documents.length;
@@ -74,7 +75,7 @@ export class KnowledgeService {
     const inputs = parseImport(format, content, collection.kind);
     if (inputs.length === 0) throw AppError.invalid('the file holds no documents', '/content', 'holds no documents');
     if (inputs.length > MAX_IMPORT) throw new AppError('payload_too_large', `an import holds at most ${MAX_IMPORT} documents; split the file`);
-    const documents = await this.embed(this.prepare(collection, inputs, '/content/row'));
+    const documents = await this.embed(organization, this.prepare(collection, inputs, '/content'));
     for (let i = 0; i < documents.length; i += MAX_BATCH) await this.store.upsertDocuments(organization, name, documents.slice(i, i + MAX_BATCH));
     await this.events.publish(organization, name, documents.length);
     return documents.length;
@@ -100,11 +101,11 @@ export class KnowledgeService {
   }
 
   /** Vectors for every chunk, before anything is written (a failing model fails the call, writing nothing). */
-  private async embed(documents: KnowledgeDocument[]): Promise<KnowledgeDocument[]> {
-    if (!this.embedder) return documents;
-    const vectors = await this.embedder.embed(documents.flatMap((d) => d.chunks));
+  private async embed(organization: string, documents: KnowledgeDocument[]): Promise<KnowledgeDocument[]> {
+    const embedding = await this.embedder?.embed(documents.flatMap((d) => d.chunks), organization);
+    if (!embedding) return documents;
+    const { vectors, model } = embedding;
     let next = 0;
-    const model = this.embedder.model;
     return documents.map((d) => ({ ...d, embeddings: d.chunks.map(() => vectors[next++] as number[]), embeddingModel: model }));
   }
 
@@ -112,7 +113,7 @@ export class KnowledgeService {
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     inputs.forEach((input, index) => {
-      const where = at === '/documents' ? `${at}/${index}` : `${at}/${index + 1}`;
+      const where = input.at ?? `${at}/${index}`;
       if (!ID_PATTERN.test(input.id)) problems.push({ field: `${where}/id`, reason: `must match ${ID_PATTERN.source}` });
       else if (seen.has(input.id)) problems.push({ field: `${where}/id`, reason: 'repeats an earlier id of the batch' });
       seen.add(input.id);

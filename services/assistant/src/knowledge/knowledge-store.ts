@@ -8,7 +8,7 @@ export interface KnowledgeCollection {
   name: string;
   kind: CollectionKind;
   description: string;
-  /** IANA zone in which dates of the user's words are resolved. */
+  /** IANA zone in which dates of the user's words are resolved; '' = the organization's time zone. */
   timeZone: string;
   documentCount: number;
   /** Bumped by every write, so replicas know when their search index is stale. */

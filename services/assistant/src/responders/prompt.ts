@@ -47,12 +47,16 @@ export function stepInstructions(step: number, steps?: AgentStep[]): string {
 
 /**
  * The chat messages a model answers: one system message (agent instructions, the onboarding step's
- * instructions, the retrieved context), then the session history ending with the user's message.
+ * instructions, the retrieved context, the summary of earlier turns), then the session history
+ * ending with the user's message.
  */
-export function completionMessages(input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step'> & { prepared?: { steps?: AgentStep[] } }): CompletionMessage[] {
+export function completionMessages(
+  input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step' | 'summary'> & { prepared?: { steps?: AgentStep[] } },
+): CompletionMessage[] {
   const system = [input.systemPrompt];
   if (input.step !== undefined) system.push(stepInstructions(input.step, input.prepared?.steps));
   if (input.context.length > 0) system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
+  if (input.summary) system.push(`Summary of the earlier conversation (those turns are not repeated below):\n${input.summary}`);
   return [{ role: 'system', content: system.join('\n\n') }, ...input.history.map((m) => ({ role: m.role, content: m.content }))];
 }
 

@@ -9,8 +9,10 @@ export interface ResponderInput {
   systemPrompt: string;
   /** Retrieved records the reply should be grounded in. */
   context: ContextItem[];
-  /** The conversation so far, ending with the user's latest message. */
+  /** The conversation so far, ending with the user's latest message (older turns are in summary). */
   history: ChatMessage[];
+  /** Running summary of the turns before history (they no longer fit the model's budget). */
+  summary?: string;
   step?: number;
   /** The agent's full preparation (signals and memory), for engines that use structure rather than text. */
   prepared: PreparedTurn;

@@ -30,9 +30,21 @@ export interface RetrievalRequest {
   kinds?: CollectionKind[];
   /** Per collection. */
   limit?: number;
+  /** The organization's IANA zone, for collections without their own (default UTC). */
+  timeZone?: string;
+}
+
+/** The collection with the zone its dates are read in: its own, else the organization's. */
+export function zoned(collection: KnowledgeCollection, organizationZone = 'UTC'): KnowledgeCollection {
+  return collection.timeZone ? collection : { ...collection, timeZone: organizationZone };
 }
 
 const DEFAULT_LIMIT = 8;
+
+interface QueryVector {
+  model: string;
+  vector: number[];
+}
 /** Vector hits below this similarity are noise, not meaning. */
 const MIN_SIMILARITY = 0.2;
 
@@ -60,12 +72,12 @@ export class KnowledgeRetriever {
 
   async retrieve(request: RetrievalRequest): Promise<Retrieval> {
     const all = await this.store.listCollections(request.organization);
-    const collections = all.filter(
-      (c) => (request.collections === undefined || request.collections.includes(c.name)) && (!request.kinds || request.kinds.includes(c.kind)),
-    );
+    const collections = all
+      .filter((c) => (request.collections === undefined || request.collections.includes(c.name)) && (!request.kinds || request.kinds.includes(c.kind)))
+      .map((c) => zoned(c, request.timeZone));
     const queries = new Map<string, KnowledgeQuery>();
     const results: RetrievedDocument[] = [];
-    const queryVector = await this.queryVector(request.text, collections);
+    const queryVector = await this.queryVector(request.organization, request.text, collections);
     for (const collection of collections) {
       const index = await this.indexOf(collection);
       const query = parseKnowledgeQuery(request.text, index.documents, this.now(), collection.timeZone);
@@ -81,7 +93,7 @@ export class KnowledgeRetriever {
     return this.store.getDocument(organization, collection, id);
   }
 
-  private search(index: CollectionIndex, kind: CollectionKind, query: KnowledgeQuery, queryVector: number[] | undefined): Array<{ doc: KnowledgeDocument; chunk: number }> {
+  private search(index: CollectionIndex, kind: CollectionKind, query: KnowledgeQuery, queryVector: QueryVector | undefined): Array<{ doc: KnowledgeDocument; chunk: number }> {
     const now = this.now();
     const candidates = index.documents.filter((d) => isCurrent(d, now) && matchesQuery(d, query));
     const filtered = hasStructuredFilters(query, kind);
@@ -94,15 +106,18 @@ export class KnowledgeRetriever {
     const lexical = index.lexical(query.terms, allowed);
     const chunkOf = new Map(lexical.map((h) => [h.docId, h.chunk]));
     const rankings = [lexical.map((h) => h.docId)];
-    if (queryVector && this.embedder) rankings.push(vectorRanking(candidates, queryVector, this.embedder.model, chunkOf));
+    if (queryVector) rankings.push(vectorRanking(candidates, queryVector.vector, queryVector.model, chunkOf));
     const ranked = reciprocalRankFusion(rankings).map((id) => ({ doc: index.byId.get(id) as KnowledgeDocument, chunk: chunkOf.get(id) ?? 0 }));
     // With a date or place asked for, events read best in date order.
     return filtered && ranked[0]?.doc.kind === 'events' ? ranked.sort((a, b) => startOf(a.doc) - startOf(b.doc)) : ranked;
   }
 
-  private async queryVector(text: string, collections: KnowledgeCollection[]): Promise<number[] | undefined> {
+  /** The question's vector; a failing embeddings model leaves the answer to BM25 rather than failing the reply. */
+  private async queryVector(organization: string, text: string, collections: KnowledgeCollection[]): Promise<QueryVector | undefined> {
     if (!this.embedder || collections.length === 0) return undefined;
-    return (await this.embedder.embed([text]))[0];
+    const embedding = await this.embedder.embed([text], organization).catch(() => undefined);
+    const vector = embedding?.vectors[0];
+    return embedding && vector ? { model: embedding.model, vector } : undefined;
   }
 
   private async indexOf(collection: KnowledgeCollection): Promise<CollectionIndex> {

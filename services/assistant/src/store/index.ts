@@ -1,5 +1,6 @@
 import {
   connectMongo,
+  createSharedState,
   InMemoryAnswerStore,
   InMemoryOutboxStore,
   MongoAnswerStore,
@@ -7,6 +8,7 @@ import {
   type AnswerStore,
   type Logger,
   type OutboxStore,
+  type SharedState,
 } from '@switchyard/shared';
 import type { AssistantConfig } from '../config';
 import { InMemoryKnowledgeStore, type KnowledgeStore } from '../knowledge/knowledge-store';
@@ -26,12 +28,29 @@ export interface AssistantStores {
   knowledge: KnowledgeStore;
   /** Organizations' agent profiles. */
   profiles: AgentProfileStore;
-  /** Closes the database connection. */
+  /** State shared by replicas (the per-session lock): Redis when REDIS_URL is set. */
+  state: SharedState;
+  /** Closes the database and Redis connections. */
   close(): Promise<void>;
 }
 
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
 export async function createStores(config: AssistantConfig, logger: Logger): Promise<AssistantStores> {
+  const state = await createSharedState({ redisUrl: config.redisUrl, prefix: 'switchyard:assistant:', logger });
+  try {
+    const stores = await createDataStores(config, logger);
+    const close = async () => {
+      await stores.close();
+      await state.close();
+    };
+    return { ...stores, state, close };
+  } catch (error) {
+    await state.close();
+    throw error;
+  }
+}
+
+async function createDataStores(config: AssistantConfig, logger: Logger): Promise<Omit<AssistantStores, 'state'>> {
   if (!config.mongodbUri) {
     logger.warn('MONGODB_URI is not set: sessions, knowledge bases and agent profiles are kept in memory and lost on restart');
     const sessions = new InMemorySessionStore();

@@ -27,8 +27,11 @@ function rebase(turn: Turn, latest: Session | undefined): Session {
   const reply = turn.session.messages[turn.session.messages.length - 1] as ChatMessage;
   if (!latest) return { ...turn.session, version: 0 };
   const history = capHistory(mergeHistory(latest.messages, turn.incoming).messages, turn.historyLimit);
+  // Either writer's summary, counted as covering none of the messages: the next turn folds them in again (redundant, never lost).
+  const summary = turn.session.summary ?? latest.summary;
   return {
     ...turn.session,
+    ...(summary ? { summary: { text: summary.text, covered: 0 } } : {}),
     messages: capHistory([...history, reply], turn.historyLimit),
     memory: rebaseMemory(turn.session.memory, turn.base?.memory, latest.memory),
     createdAt: latest.createdAt,

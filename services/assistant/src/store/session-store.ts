@@ -46,6 +46,15 @@ export interface Session {
   updatedAt: string;
   /** The stored version this copy was read at (0: not stored yet); save() writes version + 1. */
   version: number;
+  /** Turns that no longer fit the model's budget (or the kept history), summarized (see history-summary.ts). */
+  summary?: HistorySummary;
+}
+
+/** A running summary of the conversation's oldest turns. */
+export interface HistorySummary {
+  text: string;
+  /** How many of messages[] (from the first) it covers; turns dropped from messages[] are always covered. */
+  covered: number;
 }
 
 export function emptyMemory(): SessionMemory {

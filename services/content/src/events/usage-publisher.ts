@@ -3,6 +3,8 @@ import { AppError, createEvent, type EventPublisher, type UsageRecorded } from '
 export const ENDPOINTS = {
   generate: '/api/v2/ai/content/generate',
   transform: '/api/v2/ai/content/transform',
+  /** Knowledge documents and questions turned into vectors for the assistants' retrieval. */
+  embeddings: '/api/v2/knowledge (embeddings)',
 } as const;
 
 export const SOURCE = 'content';

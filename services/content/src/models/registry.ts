@@ -56,6 +56,19 @@ export class ModelRegistry {
   }
 
   /**
+   * The model for embeddings: the one named, else the registry's first model with the embeddings
+   * capability (422 when there is none: retrieval then stays lexical).
+   */
+  resolveEmbedder(name: string): TextModel {
+    if (name.trim() !== '') return this.resolveFor(name, 'embeddings');
+    const model = this.list().find((m) => m.info.capabilities.includes('embeddings'));
+    if (!model) {
+      throw AppError.unsupported('no model with the embeddings capability is configured in the model registry', [{ field: '/model', reason: 'no embeddings model' }]);
+    }
+    return model;
+  }
+
+  /**
    * The model for a translation. An empty `model` whose default cannot translate (the builtin
    * engine) goes to the first model that can translate this pair, else the first translator
    * (whose refusal names its pairs); with none, the default answers and refuses.

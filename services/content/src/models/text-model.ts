@@ -1,6 +1,8 @@
 /** The operations a model can serve; ListModels reports them as `capabilities`. */
-export const CAPABILITIES = ['generate', 'summarize', 'reformat', 'translate', 'chat'] as const;
+export const CAPABILITIES = ['generate', 'summarize', 'reformat', 'translate', 'chat', 'embeddings'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
+/** What a text model can do when its entry and the catalog do not say: everything but embeddings (a model of its own kind). */
+export const TEXT_CAPABILITIES: Capability[] = CAPABILITIES.filter((c) => c !== 'embeddings');
 
 export const TEXT_FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'json', 'csv', 'html', 'plain'] as const;
 export type TextFormat = (typeof TEXT_FORMATS)[number];
@@ -117,6 +119,11 @@ export interface TranslateInput {
   targetLanguage: string;
 }
 
+/** Vectors of texts (one per input, same order) and the tokens they took. */
+export interface EmbedResult extends TextResult {
+  vectors: number[][];
+}
+
 /**
  * A text model behind the content operations (builtin engine, later OpenAI-compatible providers).
  * Methods throw AppError: invalid_request/unsupported for inputs the model cannot serve,
@@ -133,6 +140,8 @@ export interface TextModel {
   /** Chat completion (capability "chat"). */
   complete?(input: CompleteInput, options?: CallOptions): Promise<TextResult>;
   completeStream?(input: CompleteInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult>;
+  /** Embeddings (capability "embeddings"), e.g. an OpenAI-compatible /embeddings endpoint. */
+  embed?(inputs: string[], options?: CallOptions): Promise<EmbedResult>;
 }
 
 const COST_RESOLUTION = 1e-8;

@@ -1,7 +1,7 @@
 import { AppError, type Logger } from '@switchyard/shared';
 import { issueApiKey, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store';
 import type { KeyLookup } from '../auth/key-lookup';
-import { applySettings, DEFAULT_THRESHOLD_SHARES, normalizeShares, sameSettings, type Organization, type OrganizationSettings, type RateLimits } from './organization';
+import { applySettings, checkTimeZone, DEFAULT_THRESHOLD_SHARES, DEFAULT_TIME_ZONE, normalizeShares, sameSettings, type Organization, type OrganizationSettings, type RateLimits } from './organization';
 import { organizationExists, type OrganizationStore } from './organization-store';
 import { pushOrFail, type PolicyPusher } from './policy';
 
@@ -51,6 +51,7 @@ export function buildOrganization(input: NewOrganization, defaultRateLimits: Rat
     thresholdShares: normalizeShares(input.thresholdShares ?? DEFAULT_THRESHOLD_SHARES),
     hardQuota: input.hardQuota ?? true,
     rateLimits: { ...defaultRateLimits, ...input.rateLimits },
+    timeZone: input.timeZone ?? DEFAULT_TIME_ZONE,
     createdAt: now.toISOString(),
   };
 }
@@ -64,6 +65,7 @@ export class Accounts {
    * (e.g. after a 503 from the push) is a retry: it pushes again and answers created: false.
    */
   async createOrganization(input: NewOrganization, requestId: string): Promise<{ org: Organization; created: boolean }> {
+    checkTimeZone(input.timeZone);
     const wanted = buildOrganization(input, this.deps.defaultRateLimits);
     let org = wanted;
     let created = true;
@@ -82,6 +84,7 @@ export class Accounts {
   }
 
   async updateOrganization(id: string, settings: OrganizationSettings, requestId: string): Promise<Organization> {
+    checkTimeZone(settings.timeZone);
     const current = await this.getOrganization(id);
     const updated = await this.deps.organizations.replace(applySettings(current, settings));
     if (!updated) throw unknownOrganization(id);

@@ -1,3 +1,5 @@
+import { AppError } from '@switchyard/shared';
+
 /** An organization: the unit that owns keys, a monthly token quota and per-key rate limits. */
 export interface RateLimits {
   requestsPerMinute: number;
@@ -14,6 +16,8 @@ export interface Organization {
   /** Hard: calls over the quota are refused (429); soft: notify only. */
   hardQuota: boolean;
   rateLimits: RateLimits;
+  /** IANA zone in which users' dates ("this weekend", "next Friday") are read; UTC when unset (organizations stored before it existed). */
+  timeZone?: string;
   createdAt: string;
 }
 
@@ -27,6 +31,19 @@ export interface OrganizationSettings {
   thresholdShares?: number[];
   hardQuota?: boolean;
   rateLimits?: Partial<RateLimits>;
+  timeZone?: string;
+}
+
+export const DEFAULT_TIME_ZONE = 'UTC';
+
+/** An IANA zone name the runtime knows (Europe/Berlin, America/New_York, UTC); 400 naming /timeZone otherwise. */
+export function checkTimeZone(timeZone: string | undefined): void {
+  if (timeZone === undefined) return;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone });
+  } catch {
+    throw AppError.invalid(`timeZone '${timeZone}' is not an IANA time zone such as Europe/Berlin`, '/timeZone', 'must be an IANA time zone');
+  }
 }
 
 /** Shares sorted and deduplicated, so equal settings compare equal. */
@@ -42,6 +59,7 @@ export function applySettings(org: Organization, settings: OrganizationSettings)
     thresholdShares: settings.thresholdShares ? normalizeShares(settings.thresholdShares) : org.thresholdShares,
     hardQuota: settings.hardQuota ?? org.hardQuota,
     rateLimits: { ...org.rateLimits, ...settings.rateLimits },
+    timeZone: settings.timeZone ?? org.timeZone ?? DEFAULT_TIME_ZONE,
   };
 }
 

@@ -10,7 +10,7 @@ export interface AdminRequest {
 }
 
 type Row = Record<string, unknown>;
-const ORG_COLUMNS = ['id', 'name', 'monthlyTokenQuota', 'hardQuota', 'thresholdShares', 'rateLimits', 'createdAt'];
+const ORG_COLUMNS = ['id', 'name', 'monthlyTokenQuota', 'hardQuota', 'thresholdShares', 'rateLimits', 'timeZone', 'createdAt'];
 const KEY_COLUMNS = ['keyId', 'organization', 'name', 'createdAt', 'revokedAt'];
 
 const showRecord = (body: unknown) => record(body as Row);
@@ -37,6 +37,7 @@ function settings(args: ParsedArgs): Row {
     thresholdShares: sharesFlag(args, 'thresholds'),
     hardQuota: hardnessFlag(args),
     rateLimits: rateLimits(args),
+    timeZone: stringFlag(args, 'time-zone'),
   });
 }
 
@@ -59,7 +60,7 @@ const COMMANDS: Record<string, (args: ParsedArgs) => AdminRequest> = {
   'org get': (args) => ({ method: 'GET', path: orgPath(onePositional(args, 'organization id')), render: showRecord }),
   'org update': (args) => {
     const body = settings(args);
-    if (Object.keys(body).length === 0) throw new UsageError('org update needs at least one of --name --quota --thresholds --hard --soft --rpm --tpm');
+    if (Object.keys(body).length === 0) throw new UsageError('org update needs at least one of --name --quota --thresholds --hard --soft --rpm --tpm --time-zone');
     return { method: 'PATCH', path: orgPath(onePositional(args, 'organization id')), body, render: showRecord };
   },
   'key issue': (args) => ({
@@ -84,10 +85,10 @@ const COMMANDS: Record<string, (args: ParsedArgs) => AdminRequest> = {
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
-  org create --id <slug> --name <name> --quota <tokens> [--thresholds 0.9,1.0] [--hard|--soft] [--rpm N] [--tpm N]
+  org create --id <slug> --name <name> --quota <tokens> [--thresholds 0.9,1.0] [--hard|--soft] [--rpm N] [--tpm N] [--time-zone Europe/Berlin]
   org list
   org get <id>
-  org update <id> [--name ..] [--quota N] [--thresholds ..] [--hard|--soft] [--rpm N] [--tpm N]
+  org update <id> [--name ..] [--quota N] [--thresholds ..] [--hard|--soft] [--rpm N] [--tpm N] [--time-zone Europe/Berlin]
   key issue <org> [--name <label>]
   key list <org>
   key revoke <keyId>

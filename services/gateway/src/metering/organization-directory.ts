@@ -1,4 +1,4 @@
-import type { RateLimits } from '../accounts/organization';
+import { DEFAULT_TIME_ZONE, type RateLimits } from '../accounts/organization';
 import type { OrganizationStore } from '../accounts/organization-store';
 
 /** What a request needs to know about its organization. */
@@ -8,6 +8,8 @@ export interface OrganizationPolicy {
   monthlyTokenQuota?: number;
   hardQuota: boolean;
   rateLimits: RateLimits;
+  /** IANA zone of dates in users' words (the assistants). */
+  timeZone: string;
 }
 
 /**
@@ -29,8 +31,8 @@ export class OrganizationDirectory {
     if (cached && cached.expiresAt > now) return cached.policy;
     const org = await this.store.get(id);
     const policy: OrganizationPolicy = org
-      ? { id, monthlyTokenQuota: org.monthlyTokenQuota, hardQuota: org.hardQuota, rateLimits: org.rateLimits }
-      : { id, hardQuota: false, rateLimits: this.defaults };
+      ? { id, monthlyTokenQuota: org.monthlyTokenQuota, hardQuota: org.hardQuota, rateLimits: org.rateLimits, timeZone: org.timeZone ?? DEFAULT_TIME_ZONE }
+      : { id, hardQuota: false, rateLimits: this.defaults, timeZone: DEFAULT_TIME_ZONE };
     if (this.ttlMs > 0) this.cache.set(id, { policy, expiresAt: now + this.ttlMs });
     return policy;
   }

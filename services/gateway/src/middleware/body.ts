@@ -20,7 +20,11 @@ function tooLarge(limit: number): AppError {
   return new AppError('payload_too_large', `request body exceeds ${limit} bytes`);
 }
 
-function checkMediaType(header: string | undefined): void {
+/** A body read as text and turned into the route's JSON body (see RouteSpec.textBodies). */
+export type TextBodyReader = (text: string) => unknown;
+
+/** The reader for the body's media type: JSON, or one of the route's text types; 415 for any other (or a charset but UTF-8). */
+function readerFor(header: string | undefined, textBodies: Record<string, TextBodyReader>): TextBodyReader {
   let parsed: contentType.ParsedMediaType | undefined;
   try {
     parsed = header ? contentType.parse(header) : undefined;
@@ -28,9 +32,12 @@ function checkMediaType(header: string | undefined): void {
     parsed = undefined;
   }
   const charset = parsed?.parameters.charset?.toLowerCase();
-  if (parsed?.type !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
-    throw new AppError('unsupported_media_type', 'request body must be application/json (UTF-8)');
+  const reader = parsed?.type === 'application/json' ? parseJson : parsed ? textBodies[parsed.type] : undefined;
+  if (!reader || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    const types = ['application/json', ...Object.keys(textBodies)].join(', ');
+    throw new AppError('unsupported_media_type', `request body must be ${types} (UTF-8)`);
   }
+  return reader;
 }
 
 async function readText(req: IncomingMessage, limit: number): Promise<string> {
@@ -114,17 +121,18 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * JSON bodies for POST/PUT/PATCH: media type first, then the declared size (before reading a byte),
- * then the size while reading (chunked bodies), then the syntax and the nesting depth. No body counts as {}.
+ * JSON bodies (and the route's text bodies) for POST/PUT/PATCH: media type first, then the declared
+ * size (before reading a byte), then the size while reading (chunked bodies), then the syntax and
+ * the nesting depth. No body counts as {}.
  */
-export function jsonBody(limit: number): Middleware<BodyState> {
+export function jsonBody(limit: number, textBodies: Record<string, TextBodyReader> = {}): Middleware<BodyState> {
   return async (ctx, next) => {
     if (!hasBody(ctx.req)) {
       ctx.state.body = {};
       ctx.state.rawBody = '';
       return next();
     }
-    checkMediaType(ctx.get('content-type') || undefined);
+    const read = readerFor(ctx.get('content-type') || undefined, textBodies);
     const declared = Number(ctx.get('content-length') || NaN);
     if (declared > limit) {
       ctx.set('Connection', 'close'); // the unread body makes the connection unusable
@@ -132,7 +140,7 @@ export function jsonBody(limit: number): Middleware<BodyState> {
     }
     const text = await readText(ctx.req, limit);
     ctx.state.rawBody = text;
-    ctx.state.body = parseJson(text);
+    ctx.state.body = read(text);
     return next();
   };
 }

@@ -34,6 +34,7 @@ function sessionView(s: SessionView__Output) {
       current_step: s.onboarding?.current_step ?? null,
       draft: s.onboarding?.draft_json ? (JSON.parse(s.onboarding.draft_json) as object) : null,
     },
+    summary: s.summary || null,
     created_at: s.created_at,
     updated_at: s.updated_at,
   };

@@ -26,14 +26,18 @@ function renderReply(response: ReplyResponse__Output, requestId: string) {
   return { ...reply, step: response.step, next_step: response.next_step ?? null };
 }
 
-function toReplyRequest(agent: string, body: AssistantBody): ReplyRequest {
-  return { agent, user_id: body.user_id, session_id: body.session_id, messages: body.messages, step: body.step, model: body.model ?? '' };
+/** The call for the assistant service, with the organization's time zone for dates in the user's words. */
+async function toReplyRequest(agent: string, { body, call }: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<ReplyRequest> {
+  const { timeZone } = await deps.organizations.policyOf(call.organization);
+  return { agent, user_id: body.user_id, session_id: body.session_id, messages: body.messages, step: body.step, model: body.model ?? '', time_zone: timeZone };
 }
 
-function streamReply(agent: string, { body, call, signal, route }: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+async function streamReply(agent: string, input: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+  const { call, signal, route } = input;
+  const request = await toReplyRequest(agent, input, deps);
   return sseResponse(
     {
-      chunks: deps.clients.assistant.replyStream(toReplyRequest(agent, body), call),
+      chunks: deps.clients.assistant.replyStream(request, call),
       deltaOf: (chunk: ReplyChunk__Output) => (chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined),
       doneOf: (chunk: ReplyChunk__Output) => {
         if (!chunk.final) throw new AppError('internal', 'assistant service answered without a final reply');
@@ -47,7 +51,7 @@ function streamReply(agent: string, { body, call, signal, route }: RouteInput<As
 
 async function reply(agent: string, input: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
   if (input.body.stream) return streamReply(agent, input, deps);
-  const response = await deps.clients.assistant.reply(toReplyRequest(agent, input.body), input.call);
+  const response = await deps.clients.assistant.reply(await toReplyRequest(agent, input, deps), input.call);
   return { ...json(200, renderReply(response, billedRequestId(response, input.call))), usage: response.usage?.tokens_used ?? undefined };
 }
 

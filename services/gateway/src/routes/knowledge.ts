@@ -27,7 +27,7 @@ export function collectionView(c: Collection__Output) {
     name: c.name,
     kind: c.kind,
     description: c.description,
-    timeZone: c.time_zone,
+    timeZone: c.time_zone || null,
     documentCount: c.document_count,
     createdAt: c.created_at,
     updatedAt: c.updated_at,
@@ -126,7 +126,16 @@ const importDocuments: RouteSpec<ImportBody> = {
   summary: 'Bulk import a JSON Lines or CSV file (all rows checked first; nothing is written when one is bad)',
   tag: TAG,
   auth: true,
+  description:
+    'Send the file as it is (`curl --data-binary @events.jsonl -H "Content-Type: application/x-ndjson"`, or `text/csv`), ' +
+    'or wrapped as JSON {"format", "content"}. A bad line or row is named in the 400 details (/content/line/7, /content/row/3); ' +
+    'a body over the gateway body limit gets 413.',
   requestSchema: ImportDocumentsRequest,
+  textBodies: {
+    'application/x-ndjson': { description: 'JSON Lines: one document per line ({"id": ..., fields})', toBody: (content) => ({ format: 'jsonl', content }) },
+    'application/jsonl': { description: 'JSON Lines (same as application/x-ndjson)', toBody: (content) => ({ format: 'jsonl', content }) },
+    'text/csv': { description: 'CSV with a header row: id and field names (tags as "a|b")', toBody: (content) => ({ format: 'csv', content }) },
+  },
   responses: { 200: { description: 'How many documents were imported', schema: WriteDocumentsResponse } },
   errors: ['not_found', 'payload_too_large'],
   async handle({ params, body, call }, deps) {

@@ -30,6 +30,12 @@ export interface RouteResult {
   finished?: Promise<number | undefined>;
 }
 
+/** A request body read as UTF-8 text (within the body limit) and turned into the route's JSON body. */
+export interface TextBody {
+  description: string;
+  toBody(text: string): unknown;
+}
+
 export interface ResponseSpec {
   description: string;
   schema?: JsonSchema;
@@ -40,6 +46,7 @@ export interface ResponseSpec {
 import type { DefaultResultUrls } from './default-result-url';
 import type { Accounts } from '../accounts/accounts';
 import type { BillingSpec, Metering } from '../metering/metering';
+import type { OrganizationDirectory } from '../metering/organization-directory';
 
 /** What route handlers may use. */
 export interface RouteDeps {
@@ -54,6 +61,8 @@ export interface RouteDeps {
   /** Organizations and keys (admin routes). */
   accounts: Accounts;
   metering: Metering;
+  /** Organizations' policies (time zone...), cached and fed by the change feed. */
+  organizations: Pick<OrganizationDirectory, 'policyOf'>;
   /** Where a webhookUrl may point (checked once at acceptance; notification checks again at send). */
   urlPolicy: UrlPolicy;
 }
@@ -90,6 +99,11 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
    */
   credentialFields?: string[];
   requestSchema?: JsonSchema;
+  /**
+   * Bodies taken as text besides JSON, by media type (a file sent as it is, e.g. text/csv): each
+   * becomes the JSON body that requestSchema validates. The OpenAPI document lists them.
+   */
+  textBodies?: Record<string, TextBody>;
   querySchema?: JsonSchema;
   /** Success responses by status. */
   responses: Record<number, ResponseSpec>;

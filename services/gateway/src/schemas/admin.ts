@@ -20,6 +20,12 @@ const settingsProperties = {
     properties: { requestsPerMinute: POSITIVE_INTEGER, tokensPerMinute: POSITIVE_INTEGER },
     description: 'Per API key; defaults from DEFAULT_RPM and DEFAULT_TPM',
   },
+  timeZone: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description: 'IANA time zone (e.g. Europe/Berlin) in which assistants read dates in users\' words ("this weekend", "next Friday"); default UTC',
+  },
 };
 
 export const CreateOrganizationRequest: JsonSchema = {
@@ -55,6 +61,7 @@ export const Organization: JsonSchema = {
       required: ['requestsPerMinute', 'tokensPerMinute'],
       properties: { requestsPerMinute: { type: 'integer' }, tokensPerMinute: { type: 'integer' } },
     },
+    timeZone: { type: 'string', description: 'IANA time zone of dates in users\' words' },
     createdAt: DATE_TIME,
   },
 };

@@ -111,6 +111,10 @@ export const AssistantSession: JsonSchema = {
         draft: { type: ['object', 'null'], description: 'The course draft built so far: topic, audience, modules, basedOn' },
       },
     },
+    summary: {
+      type: ['string', 'null'],
+      description: 'Running summary of the earlier turns that no longer fit the model\'s token budget; the model is sent it in place of them',
+    },
     created_at: { type: 'string' },
     updated_at: { type: 'string' },
   },

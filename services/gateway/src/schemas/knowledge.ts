@@ -26,7 +26,7 @@ export const CreateCollectionRequest: JsonSchema = {
         'events: title, description, venue, city, startsAt, endsAt, price, currency, url, tags. courses: title, description, level, modules [{title, lessons [{title, summary}]}], price, currency, url, tags. articles: title, body (Markdown), url, tags. documents: text, title, url, tags, metadata.',
     },
     description: { type: 'string', maxLength: 1000 },
-    timeZone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA zone for dates in users\' words ("this weekend"); default UTC' },
+    timeZone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA zone for dates in users\' words ("this weekend"); default: the organization\'s time zone' },
   },
 };
 
@@ -39,7 +39,7 @@ export const KnowledgeCollection: JsonSchema = {
     name: { type: 'string' },
     kind: { type: 'string' },
     description: { type: 'string' },
-    timeZone: { type: 'string' },
+    timeZone: { type: ['string', 'null'], description: "The collection's own IANA zone; null: the organization's time zone" },
     documentCount: { type: 'integer', minimum: 0 },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },

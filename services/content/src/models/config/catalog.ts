@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Capability } from '../text-model';
 
 /** The provider parameter that caps output tokens: newer OpenAI models refuse max_tokens. */
 export const OUTPUT_TOKEN_PARAMS = ['max_tokens', 'max_completion_tokens'] as const;
@@ -13,6 +14,8 @@ export interface CatalogModel {
   contextWindow: number;
   maxOutputTokens: number;
   outputTokenParam?: OutputTokenParam;
+  /** Embedding models say so ("embeddings"); others can do every text operation. */
+  capabilities?: Capability[];
 }
 
 export interface ModelCatalog {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import Ajv, { type ErrorObject } from 'ajv';
 import { stripJsonComments } from './jsonc';
-import { CAPABILITIES } from '../text-model';
+import { TEXT_CAPABILITIES } from '../text-model';
 import { bundledCatalog, catalogEntry, type ModelCatalog } from './catalog';
 import { REGISTRY_SCHEMA, type ModelEntry, type RegistryFile, type RegistryFileInput, type RemoteEntry, type RemoteEntryInput } from './registry-schema';
 
@@ -63,7 +63,7 @@ function withCatalog(entry: RemoteEntryInput, catalog: ModelCatalog): { entry: R
   const merged = {
     ...limits,
     ...(known && entry.local !== true ? { inputPricePerMillion, outputPricePerMillion } : {}),
-    capabilities: [...CAPABILITIES],
+    capabilities: known?.capabilities ?? [...TEXT_CAPABILITIES],
     upstreamModel: entry.id,
     ...entry,
   } as RemoteEntry;
@@ -90,10 +90,15 @@ function nameProblems(models: ModelEntry[]): string[] {
   return problems;
 }
 
-/** Remote models must be priced (>0) unless explicitly local, so no call is silently recorded at cost 0. */
+/**
+ * Remote models must be priced (>0) unless explicitly local, so no call is silently recorded at
+ * cost 0. An embeddings-only model produces no output tokens: only its input price counts.
+ */
 function priceProblems(entry: RemoteEntry): string[] {
   if (entry.local === true) return [];
-  const missing = (['inputPricePerMillion', 'outputPricePerMillion'] as const).filter((field) => !(Number(entry[field]) > 0));
+  const embeddingsOnly = entry.capabilities.length === 1 && entry.capabilities[0] === 'embeddings';
+  const priced = embeddingsOnly ? (['inputPricePerMillion'] as const) : (['inputPricePerMillion', 'outputPricePerMillion'] as const);
+  const missing = priced.filter((field) => !(Number(entry[field]) > 0));
   if (missing.length === 0) return [];
   return [`model ${entry.id}: ${missing.join(' and ')} must be > 0 for a non-local model (set the prices, or "local": true for a self-hosted model)`];
 }

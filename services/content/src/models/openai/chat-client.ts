@@ -99,6 +99,17 @@ export class ChatClient {
     });
   }
 
+  /** Vectors from the provider's /embeddings, in input order, with the tokens the provider counted. */
+  async embed(inputs: string[], call: CallOptions = {}): Promise<{ vectors: number[][]; tokensInput: number }> {
+    return this.withRetries(call, async ({ signal }) => {
+      // 'float' explicitly: the SDK otherwise asks for base64, which Ollama and other local servers do not send.
+      const response = await this.options.client.embeddings.create({ model: this.options.upstreamModel, input: inputs, encoding_format: 'float' }, { signal });
+      const data = [...response.data].sort((a, b) => a.index - b.index);
+      if (data.length !== inputs.length) throw new AppError('upstream_error', `model ${this.target.model}: the provider returned ${data.length} vectors for ${inputs.length} inputs`);
+      return { vectors: data.map((d) => d.embedding), tokensInput: response.usage?.prompt_tokens ?? countTokens(inputs.join('\n')) };
+    });
+  }
+
   /**
    * Streams deltas to onDelta. A failure before the first delta is retried like complete();
    * after one it is not (the caller already has part of the text): it fails with the tokens spent.

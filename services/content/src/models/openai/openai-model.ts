@@ -9,6 +9,7 @@ import type {
   ChatMessage,
   CompleteInput,
   DeltaSink,
+  EmbedResult,
   GenerateInput,
   ModelInfo,
   ReformatInput,
@@ -20,6 +21,8 @@ import type {
 } from '../text-model';
 import { outputBudget, usageOf } from '../usage';
 import type { ChatClient } from './chat-client';
+
+const EMBED_BATCH = 256;
 
 /** A model behind an OpenAI-compatible chat completions API (OpenAI, Azure, Ollama, vLLM, llama.cpp). */
 export class OpenAiCompatibleModel implements TextModel {
@@ -66,6 +69,18 @@ export class OpenAiCompatibleModel implements TextModel {
   completeStream(input: CompleteInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
     const messages = chatPrompt(input);
     return this.runStream(messages, outputBudget(this.info, messages, input.maxTokens), onDelta, options);
+  }
+
+  /** In batches the providers accept (OpenAI takes up to 2048 inputs per request). */
+  async embed(inputs: string[], options?: CallOptions): Promise<EmbedResult> {
+    const vectors: number[][] = [];
+    let tokensInput = 0;
+    for (let i = 0; i < inputs.length; i += EMBED_BATCH) {
+      const batch = await this.chat.embed(inputs.slice(i, i + EMBED_BATCH), options);
+      vectors.push(...batch.vectors);
+      tokensInput += batch.tokensInput;
+    }
+    return { text: '', vectors, tokensInput, tokensOutput: 0 };
   }
 
   private async run(messages: ChatMessage[], maxTokens: number, options?: CallOptions): Promise<TextResult> {

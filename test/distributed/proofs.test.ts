@@ -45,8 +45,8 @@ describe('distributed: proofs on real infrastructure', function () {
     verifyWithStandardWebhooks(STACK_SIGNING_SECRET, call);
     expect(call.body.requestId).to.equal(res.body.requestId);
     expect(call.body.result).to.be.a('string').and.not.empty;
-    const status = await run.api(`/api/v2/requests/${res.body.requestId}`);
-    expect(status.body.status).to.equal('completed');
+    // The delivery is recorded once the receiver's 2xx is back, a moment after the receiver saw the call.
+    await waitFor(async () => (await run.api(`/api/v2/requests/${res.body.requestId}`)).body.status === 'completed', 10_000);
   });
 
   it('loses no event and no delivery when the notification service is killed with work queued', async () => {

@@ -1,6 +1,7 @@
 import { foldUserSignals } from './interaction-weights';
 import type { RankedIndexes } from './item-model';
 import type { InteractionStore } from '../store/interaction-store';
+import { scopedKey as cacheKey } from './types';
 
 export interface UserProfile {
   /** The user has at least one recorded interaction. */
@@ -62,8 +63,4 @@ export class UserProfiles {
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, profile);
   }
-}
-
-function cacheKey(organization: string, userId: string): string {
-  return JSON.stringify([organization, userId]);
 }

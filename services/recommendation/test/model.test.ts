@@ -96,10 +96,17 @@ describe('algorithm choice and snapshots', () => {
   for (const algorithm of ['ease', 'item_knn'] as const) {
     it(`encodes and decodes a ${algorithm} model to the same scores`, () => {
       const data = trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm }, 7);
-      const decoded = decodeModel(encodeModel(data));
+      const blob = encodeModel(data);
+      const decoded = decodeModel(blob);
       expect(decoded).to.deep.include({ algorithm, version: 7, users: 3, interactions: 6, itemIds: data.itemIds });
       const profile = new Map([['A', 1], ['C', 0.5]]);
       expect([...new ItemModel(decoded).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
+      // Aligned, the arrays are views on the blob (nothing copied); a blob at an odd offset is copied.
+      expect(decoded.popularity.buffer).to.equal(blob.buffer);
+      const unaligned = Buffer.concat([Buffer.alloc(3), blob]).subarray(3);
+      const copied = decodeModel(unaligned);
+      expect(copied.popularity.buffer).to.not.equal(unaligned.buffer);
+      expect([...new ItemModel(copied).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
       expect([...decoded.popularity]).to.deep.equal([...data.popularity]);
       const related = new ItemModel(decoded).rankedRelated('A')!;
       expect(Array.from(related.order, (i) => decoded.itemIds[i])[0], 'B goes with A more than C does').to.equal('B');

@@ -233,16 +233,19 @@ export function decodeModel(blob: Buffer): ItemModelData {
   let offset = 4 + headerLength;
   const sections = header.sections.map((length) => {
     offset += (8 - (offset % 8)) % 8;
-    // Copy into a fresh buffer: aligned for the typed-array views, independent of the blob.
-    const bytes = new Uint8Array(length);
-    bytes.set(blob.subarray(offset, offset + length));
+    const at = blob.byteOffset + offset;
     offset += length;
-    return bytes.buffer;
+    // Views on the blob itself when aligned (it is 8-byte aligned as written): loading a model
+    // copies nothing on the serving thread. Otherwise a copy, aligned for the typed arrays.
+    if (at % 8 === 0) return { buffer: blob.buffer, at, length };
+    return { buffer: new Uint8Array(blob.subarray(offset - length, offset)).buffer, at: 0, length };
   });
   const { sections: _, ...meta } = header;
-  const weights = (at: number) => ({ rowStart: new Int32Array(sections[at]), cols: new Int32Array(sections[at + 1]), values: new Float32Array(sections[at + 2]) });
-  const data: ItemModelData = { ...meta, popularity: new Float32Array(sections[0]), related: weights(1) };
-  if (header.algorithm === 'ease') data.dense = new Float32Array(sections[4]);
+  const int32 = (k: number) => new Int32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
+  const float32 = (k: number) => new Float32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
+  const weights = (k: number) => ({ rowStart: int32(k), cols: int32(k + 1), values: float32(k + 2) });
+  const data: ItemModelData = { ...meta, popularity: float32(0), related: weights(1) };
+  if (header.algorithm === 'ease') data.dense = float32(4);
   else data.sparse = weights(4);
   return data;
 }

@@ -1,7 +1,7 @@
 import { DiversityCap, metadataSimilarity, passes, type RequestFilters } from './item-filters';
 import type { ItemModel, RankedIndexes } from './item-model';
 import type { CatalogItem } from './types';
-import type { UserProfile } from './user-profiles';
+import type { Taste, UserProfile } from './user-profiles';
 import type { ItemStore } from '../store/item-store';
 
 export type Reason = 'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular';
@@ -130,15 +130,39 @@ function scoreProfile(model: ItemModel, profile: UserProfile): Scored {
 }
 
 /** The user's scaled score by item index (0 past the kept head), built when first needed. */
-function tasteOf(scored: Scored): Map<number, number> {
-  scored.taste ??= new Map(Array.from(scored.ranked.order, (i, k) => [i, scored.ranked.strength[k]]));
+function tasteOf(scored: Scored): Taste {
+  scored.taste ??= byIndex(scored.ranked);
   return scored.taste;
+}
+
+/**
+ * The kept scores ordered by item index, for binary search: two typed arrays per cached profile
+ * (a Map of 500 boxed numbers per user was garbage the collector had to trace, user after user).
+ */
+function byIndex(ranked: RankedIndexes): Taste {
+  const order = new Int32Array(ranked.order.length).map((_, k) => k);
+  order.sort((a, b) => ranked.order[a] - ranked.order[b]);
+  return { indexes: Int32Array.from(order, (k) => ranked.order[k]), strength: Float32Array.from(order, (k) => ranked.strength[k]) };
+}
+
+/** The user's scaled score of the item index, 0 when it is not among the kept ones. */
+function tasteFor(taste: Taste, index: number): number {
+  let low = 0;
+  let high = taste.indexes.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = taste.indexes[middle];
+    if (at === index) return taste.strength[middle];
+    if (at < index) low = middle + 1;
+    else high = middle - 1;
+  }
+  return 0;
 }
 
 /** The model's row for the current item (its head re-ranked by the user's taste), else metadata likeness. */
 async function relatedCandidates(
   model: ItemModel | undefined,
-  taste: Map<number, number> | undefined,
+  taste: Taste | undefined,
   items: ItemStore,
   organization: string,
   current: CatalogItem,
@@ -161,13 +185,13 @@ async function relatedCandidates(
  * The row's head re-ranked by blending in the user's taste, the rest as ranked at training time.
  * Typed arrays and candidates built only for the slices asked for: little garbage per call.
  */
-function rerankedByTaste(model: ItemModel, row: RankedIndexes, taste: Map<number, number>): CandidateList {
+function rerankedByTaste(model: ItemModel, row: RankedIndexes, taste: Taste): CandidateList {
   const reason: Reason = 'related_to_current_item';
   const ids = model.data.itemIds;
   const head = Math.min(RELATED_HEAD, row.order.length);
   const blended = new Float64Array(head);
   for (let k = 0; k < head; k++) {
-    blended[k] = RELATED_SIMILARITY_SHARE * row.strength[k] + (1 - RELATED_SIMILARITY_SHARE) * (taste.get(row.order[k]) ?? 0);
+    blended[k] = RELATED_SIMILARITY_SHARE * row.strength[k] + (1 - RELATED_SIMILARITY_SHARE) * tasteFor(taste, row.order[k]);
   }
   const byBlend = new Int32Array(head).map((_, k) => k);
   byBlend.sort((a, b) => blended[b] - blended[a] || compareIds(ids[row.order[a]], ids[row.order[b]]));

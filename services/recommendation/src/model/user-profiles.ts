@@ -11,7 +11,13 @@ export interface UserProfile {
   /** Items the user has (purchased, ticketed, enrolled, completed or rated): never recommended back. */
   owned: Set<string>;
   /** The model's best-scored items for this profile, kept while the same model version serves (see recommender.ts). */
-  scored?: { version: number; ranked: RankedIndexes; taste?: Map<number, number> };
+  scored?: { version: number; ranked: RankedIndexes; taste?: Taste };
+}
+
+/** A profile's kept scores by item index, ascending (see recommender.ts). */
+export interface Taste {
+  indexes: Int32Array;
+  strength: Float32Array;
 }
 
 /**

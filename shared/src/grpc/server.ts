@@ -73,14 +73,22 @@ interface ServerCallLike<Req> {
   getPath(): string;
   cancelled: boolean;
   once(event: 'cancelled', listener: () => void): unknown;
+  removeListener(event: 'cancelled', listener: () => void): unknown;
 }
 
-function controlOf(call: ServerCallLike<unknown>): CallControl {
+/**
+ * The call's deadline and a signal aborted if the caller cancels while the handler runs. grpc-js
+ * emits 'cancelled' when any call's stream closes, answered or not: release() (once the handler
+ * has settled) stops listening, so a finished call does not abort its signal (an AbortError
+ * built, stack and all, on every call).
+ */
+function controlOf(call: ServerCallLike<unknown>): CallControl & { release(): void } {
   const raw = call.getDeadline();
   const deadline = raw instanceof Date ? raw.getTime() : raw;
   const controller = new AbortController();
-  call.once('cancelled', () => controller.abort());
-  return { deadline: Number.isFinite(deadline) ? deadline : undefined, signal: controller.signal };
+  const abort = () => controller.abort();
+  call.once('cancelled', abort);
+  return { deadline: Number.isFinite(deadline) ? deadline : undefined, signal: controller.signal, release: () => call.removeListener('cancelled', abort) };
 }
 
 /** AppErrors keep their code and details; anything else is logged and becomes "internal". */
@@ -107,12 +115,15 @@ export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>)
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
-    handler(call.request, context, controlOf(call)).then(
+    const control = controlOf(call);
+    handler(call.request, context, control).then(
       (response) => {
+        control.release();
         record(GrpcStatus.OK);
         callback(null, response);
       },
       (error: unknown) => {
+        control.release();
         const appError = asAppError(error, logger, context, call.getPath());
         record(appError.grpcStatus);
         callback(toServiceError(appError));
@@ -129,9 +140,11 @@ export interface StreamSink<Chunk> {
 
 export type StreamHandler<Req, Chunk> = (request: Req, context: CallContext, sink: StreamSink<Chunk>) => Promise<void>;
 
-function sinkOf<Req, Chunk>(call: ServerWritableStream<Req, Chunk>): StreamSink<Chunk> {
+function sinkOf<Req, Chunk>(call: ServerWritableStream<Req, Chunk>): StreamSink<Chunk> & { release(): void } {
+  const control = controlOf(call);
   return {
-    control: controlOf(call),
+    control,
+    release: control.release,
     write: async (chunk) => {
       if (call.cancelled) throw new AppError('unavailable', 'the caller cancelled the stream');
       if (call.write(chunk)) return;
@@ -151,12 +164,15 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
   return (call: ServerWritableStream<Req, Chunk>): void => {
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
-    handler(call.request, context, sinkOf(call)).then(
+    const sink = sinkOf(call);
+    handler(call.request, context, sink).then(
       () => {
+        sink.release();
         record(GrpcStatus.OK);
         call.end();
       },
       (error: unknown) => {
+        sink.release();
         const appError = asAppError(error, logger, context, call.getPath());
         record(appError.grpcStatus);
         call.emit('error', toServiceError(appError));

@@ -26,9 +26,12 @@ async function main(): Promise<void> {
   console.log(`/healthz: ${h.probes} probes, p50 ${h.p50.toFixed(1)} ms, p99 ${h.p99.toFixed(1)} ms, max ${h.max.toFixed(1)} ms, ${h.over} over the limit as the client saw them; gateway event-loop delay: max ${h.loopLagMaxMs.toFixed(1)} ms, median of per-second maxima ${h.loopLagMedianMs.toFixed(1)} ms`);
   const s = report.server;
   console.log(
-    `mesh process: longest event-loop stall ${s.maxStallMs.toFixed(1)} ms; longest synchronous work (CPU in one stall) ${s.maxStallCpuMs.toFixed(1)} ms; ` +
+    `mesh process while fuzzed: longest event-loop stall ${s.maxStallMs.toFixed(1)} ms; longest synchronous work (CPU in one stall) ${s.maxStallCpuMs.toFixed(1)} ms; ` +
       `${s.gcPauses} GC pauses, longest ${s.maxGcPauseMs.toFixed(1)} ms (wall time)`,
   );
+  for (const stall of [...s.heavy].sort((a, b) => (b.cpuMs ?? 0) - (a.cpuMs ?? 0)).slice(0, 5)) {
+    console.log(`  synchronous work of ${stall.cpuMs!.toFixed(0)} ms (stall ${stall.ms.toFixed(0)} ms) during: ${stall.requests.join(' | ').slice(0, 600) || 'no request'}`);
+  }
   for (const b of report.slowProbes) {
     console.log(
       `  slow probe ${b.ms.toFixed(1)} ms: server's own work ${b.serverMs.toFixed(1)} ms (handler ${b.handlerMs.toFixed(1)}; it waited behind loop stalls of ${b.serverStallMs.toFixed(1)} ms, ` +

@@ -41,7 +41,7 @@ export interface FuzzReport {
    * The server's longest event-loop stall, the most CPU its thread spent in one stall (its longest
    * synchronous stretch of work, GC included), and its GC pauses during the run.
    */
-  server: { maxStallMs: number; maxStallCpuMs: number; maxGcPauseMs: number; gcPauses: number };
+  server: { maxStallMs: number; maxStallCpuMs: number; maxGcPauseMs: number; gcPauses: number; heavy: ServerTiming['heavy'] };
   findings: string[];
 }
 
@@ -107,7 +107,9 @@ async function sendCase(baseUrl: string, c: FuzzCase, cap: number, findings: str
   let res: Response;
   try {
     const body = c.method === 'GET' || c.method === 'HEAD' ? undefined : c.body;
-    res = await fetch(baseUrl + c.path, { method: c.method, headers: c.headers, body, signal: AbortSignal.timeout(30_000) });
+    // X-Fuzz-Case names the case in the server's record of heavy stalls (server-timing.ts).
+    const headers = { ...c.headers, 'x-fuzz-case': c.mutation };
+    res = await fetch(baseUrl + c.path, { method: c.method, headers, body, signal: AbortSignal.timeout(30_000) });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     // The gateway closes the connection after refusing a body it did not read (413): not a failure.
@@ -162,7 +164,7 @@ function readServerTiming(file: string, findings: string[]): ServerTiming {
     return JSON.parse(readFileSync(file, 'utf8')) as ServerTiming;
   } catch {
     findings.push('the mesh wrote no timing record (it did not exit cleanly)');
-    return { probes: {}, stalls: [], gcPauses: [] };
+    return { probes: {}, stalls: [], gcPauses: [], heavy: [] };
   }
 }
 
@@ -244,12 +246,15 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     for (const failure of failures) findings.push(`/healthz failed: ${failure}`);
     const loopLag = [...loopLagMaxMs].sort((a, b) => a - b);
     const healthz = { probes: latencies.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0, over, loopLagMaxMs: loopLag.at(-1) ?? 0, loopLagMedianMs: percentile(loopLag, 50) };
+    // The run's figures start with the first probe: the mesh's start (modules, schemas) is not serving.
+    const running = <P extends Pause>(pauses: P[]) => pauses.filter((p) => p.at >= (probes[0]?.sentAt ?? 0));
     const longest = (pauses: Pause[], of: (p: Pause) => number = (p) => p.ms) => pauses.reduce((max, p) => Math.max(max, of(p)), 0);
     const serverSummary = {
-      maxStallMs: longest(server.stalls),
-      maxStallCpuMs: longest(server.stalls, (p) => p.cpuMs ?? p.ms),
-      maxGcPauseMs: longest(server.gcPauses),
-      gcPauses: server.gcPauses.length,
+      maxStallMs: longest(running(server.stalls)),
+      maxStallCpuMs: longest(running(server.stalls), (p) => p.cpuMs ?? p.ms),
+      maxGcPauseMs: longest(running(server.gcPauses)),
+      gcPauses: running(server.gcPauses).length,
+      heavy: running(server.heavy),
     };
     const output = mesh.output();
     for (const [name, secret] of Object.entries(secrets)) if (output.includes(secret)) findings.push(`the ${name} appears in the log`);

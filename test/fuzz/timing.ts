@@ -24,14 +24,18 @@ export function threadCpuMs(): number {
 }
 
 /** Records the thread's stalls: a timer every tickMs, and a tick late by more than minMs. */
-export function recordStalls(into: Pause[], tickMs: number, minMs: number): NodeJS.Timeout {
+export function recordStalls(into: Pause[], tickMs: number, minMs: number, onStall?: (stall: Pause) => void): NodeJS.Timeout {
   let lastTick = performance.now();
   let lastCpu = threadCpuMs();
   return setInterval(() => {
     const now = performance.now();
     const cpu = threadCpuMs();
     const late = now - lastTick - tickMs;
-    if (late > minMs) into.push({ at: epochMs() - late, ms: late, cpuMs: Math.min(late, cpu - lastCpu) });
+    if (late > minMs) {
+      const stall = { at: epochMs() - late, ms: late, cpuMs: Math.min(late, cpu - lastCpu) };
+      into.push(stall);
+      onStall?.(stall);
+    }
     lastTick = now;
     lastCpu = cpu;
   }, tickMs);
@@ -43,6 +47,8 @@ export interface ServerTiming {
   probes: Record<string, { arrivedAt: number; finishedAt: number }>;
   stalls: Pause[];
   gcPauses: Pause[];
+  /** Stalls with much CPU in them (synchronous work), and the requests in progress meanwhile. */
+  heavy: Array<Pause & { requests: string[] }>;
 }
 
 /** One /healthz probe as the client timed it (epoch ms). */

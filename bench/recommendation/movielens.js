@@ -11,19 +11,22 @@
  *     ingested with /api/v2/catalog/items and /api/v2/interactions, the model rebuilt with
  *     /api/v2/ai/recommendations/model, then /api/v2/ai/recommendations for every test user.
  *     Quality, ingestion and training time, latency p50/p99 with IN_FLIGHT calls in flight through
- *     the gateway and straight to the recommendation service (gRPC and in-process handler), memory.
+ *     the gateway and straight to the recommendation service over gRPC, memory. The mesh runs in its
+ *     own process (mesh-process.js) and each load client in another, as they would be deployed; the
+ *     mesh's CPU time per call, event-loop delay and GC pauses are printed with each latency.
  *
  *   npm run build && node --expose-gc bench/recommendation/movielens.js
  *  3. The Recommend handler alone, in-process, on in-memory stores or, with BENCH_MONGODB_URI, on
  *     MongoDB stores (a throw-away database; the model snapshot goes through GridFS).
  * Env: ML100K_DIR (default /work/shared/datasets/movielens-100k), SEEDS (default 42,7,123),
- *      IN_FLIGHT (default 8), HTTP (default 1; 0 skips part 2), BENCH_MONGODB_URI (part 3 on MongoDB).
+ *      IN_FLIGHT (default 8), OFFLINE, HTTP, HANDLER (default 1; 0 skips part 1, 2 or 3),
+ *      BENCH_MONGODB_URI (part 3 on MongoDB), MESH_NODE_ARGS (node options of the mesh process,
+ *      e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc").
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { callUnary, createClient, protos } = require('@switchyard/shared');
 const { stratifiedSplit, loadRatings, groupItemsByUser, rankingMetrics } = require('./protocol');
 const { timed } = require('./timing');
 
@@ -37,6 +40,8 @@ const { loadRecommendationConfig } = require('../../services/recommendation/dist
 const DATA_DIR = process.env.ML100K_DIR || process.env.MOVIELENS_DIR || '/work/shared/datasets/movielens-100k';
 const SEEDS = (process.env.SEEDS || '42,7,123').split(',').map(Number);
 const IN_FLIGHT = Number(process.env.IN_FLIGHT || 8);
+/** Calls each load client makes before the measured ones (its connection and JIT). */
+const WARM_UP = 200;
 const K = 10;
 const BATCH = 1000;
 const PUBLISHED = [
@@ -128,16 +133,47 @@ function printLatency(label, latencies) {
   );
 }
 
-/** The same calls from http-load.js in its own process, so only the mesh runs on this event loop. */
-function loadFromChildProcess(mesh, users, calls) {
-  const input = JSON.stringify({ url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls, inFlight: IN_FLIGHT });
+/** Runs a load client script (http-load.js, grpc-load.js) in its own process; resolves its sorted latencies. */
+function loadFromChildProcess(script, input) {
+  const { execFile } = require('node:child_process');
   return new Promise((resolve, reject) => {
-    const { execFile } = require('node:child_process');
-    const child = execFile(process.execPath, [path.join(__dirname, 'http-load.js')], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) =>
+    const child = execFile(process.execPath, [path.join(__dirname, script)], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) =>
       error ? reject(error) : resolve(JSON.parse(stdout)),
     );
-    child.stdin.end(input);
+    child.stdin.end(JSON.stringify(input));
   });
+}
+
+/** The embedded mesh in its own process (mesh-process.js); request(message) answers over IPC. */
+async function forkMesh() {
+  const { fork } = require('node:child_process');
+  const child = fork(path.join(__dirname, 'mesh-process.js'), { execArgv: ['--expose-gc', ...(process.env.MESH_NODE_ARGS || '').split(' ').filter(Boolean)] });
+  const replies = [];
+  const waiting = [];
+  child.on('message', (message) => (waiting.length > 0 ? waiting.shift()(message) : replies.push(message)));
+  const next = () => new Promise((resolve) => (replies.length > 0 ? resolve(replies.shift()) : waiting.push(resolve)));
+  const ready = await Promise.race([next(), new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`mesh process exited with ${code}`))))]);
+  return {
+    ...ready,
+    pid: child.pid,
+    request: (message) => (child.send(message), next()),
+    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.send({ stop: true }))),
+  };
+}
+
+/** One latency phase: the client in its own process, the mesh's CPU time, loop delay and GC pauses during it. */
+async function latencyPhase(mesh, label, script, input) {
+  await mesh.request({ reset: true });
+  const latencies = await loadFromChildProcess(script, input);
+  const { stats } = await mesh.request({ stats: true });
+  printLatency(label, latencies);
+  const { cpuMs, loopDelay, gc } = stats;
+  const cpuPerCallMs = cpuMs / (latencies.length + WARM_UP);
+  // With IN_FLIGHT calls always waiting on one event loop, each waits for the others' CPU time.
+  console.log(
+    `  ${''.padEnd(44)} mesh process: CPU ${(cpuPerCallMs * 1000).toFixed(0)} us/call (so ${IN_FLIGHT} in flight on one event loop wait about ${(IN_FLIGHT * cpuPerCallMs).toFixed(1)} ms each), ` +
+      `event-loop delay p99 ${loopDelay.p99.toFixed(1)} ms max ${loopDelay.max.toFixed(1)} ms, GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms in all, max ${gc.maxMs.toFixed(1)} ms`,
+  );
 }
 
 async function post(mesh, route, body) {
@@ -152,21 +188,7 @@ async function post(mesh, route, body) {
 }
 
 async function throughHttp(train, test, movies) {
-  const { startEmbeddedMesh } = require('@switchyard/embedded');
-  const { createLogger } = require('@switchyard/shared');
-  const env = {
-    ...process.env,
-    GATEWAY_PORT: '0',
-    LOG_LEVEL: 'silent',
-    DEFAULT_RPM: '100000000',
-    DEFAULT_TPM: '1000000000',
-    // Trained on demand below, once ingestion is over.
-    RECOMMENDATION_REBUILD_DELAY_MS: '3600000',
-  };
-  delete env.KAFKA_BROKERS;
-  delete env.MONGODB_URI;
-  delete env.REDIS_URL;
-  const mesh = await startEmbeddedMesh(env, createLogger('bench', 'silent'));
+  const mesh = await forkMesh();
   try {
     console.log(`\nthrough the HTTP API (embedded mesh, in-memory stores; load ${load()})`);
     let started = performance.now();
@@ -191,7 +213,7 @@ async function throughHttp(train, test, movies) {
     console.log(
       `  training: ${model.algorithm} v${model.version}, ${model.items} items x ${model.users} users, ${model.interactions} interactions: ${model.trainingMs} ms in the worker, ${(performance.now() - started).toFixed(0)} ms for the call (load ${load()})`,
     );
-    console.log(`  memory after training (bench + whole mesh in one process): ${memory()}`);
+    console.log(`  memory after training (the mesh process): ${(await mesh.request({ memory: true })).memory}`);
 
     const users = [...groupItemsByUser(test).keys()];
     const lists = new Map();
@@ -202,16 +224,11 @@ async function throughHttp(train, test, movies) {
     const quality = rankingMetrics(lists, test, K);
     printMetrics('service through the HTTP API', quality);
 
-    // Latency: every test user twice more, the first pass above warmed the profile cache and JIT.
-    const n = users.length * 2;
-    printLatency(`gateway HTTP, ${IN_FLIGHT} in flight (client in-process)`, await timed(n, IN_FLIGHT, (i) => post(mesh, '/api/v2/ai/recommendations', { userId: users[i % users.length], numRecommendations: K })));
-    printLatency(`gateway HTTP, ${IN_FLIGHT} in flight (client process)`, await loadFromChildProcess(mesh, users, n));
-    const service = mesh.services.find((s) => s.name === 'recommendation');
-    const client = createClient(protos.recommendation().RecommendationService, `127.0.0.1:${service.port}`);
-    const context = (i) => ({ organization: 'dev', keyId: 'bench', requestId: `bench_${i}` });
-    const request = (i) => ({ user_id: users[i % users.length], num_recommendations: K });
-    printLatency(`recommendation service gRPC, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => callUnary('recommendation', client.Recommend, client, request(i), context(i), 5000)));
-    client.close();
+    // Latency: every test user twice more, the pass above warmed the profile cache and the JIT;
+    // each client process warms its own connection first (WARM_UP calls, not measured).
+    const calls = users.length * 2;
+    await latencyPhase(mesh, `gateway HTTP, ${IN_FLIGHT} in flight`, 'http-load.js', { url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });
+    await latencyPhase(mesh, `recommendation service gRPC, ${IN_FLIGHT} in flight`, 'grpc-load.js', { address: `127.0.0.1:${mesh.recommendationPort}`, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });
     return quality;
   } finally {
     await mesh.stop();
@@ -286,6 +303,7 @@ async function main() {
   for (const seed of SEEDS) {
     const { train, test } = stratifiedSplit(ratings, 0.75, seed);
     first ??= { train, test };
+    if (process.env.OFFLINE === '0') break;
     console.log(`\nseed ${seed}: train ${train.length}, test ${test.length} (python_stratified_split, ratio 0.75, filter_by item)`);
     for (const algorithm of ['ease', 'item_knn', 'popularity']) {
       const { metrics, trainingMs } = offlineModel(algorithm, train, test, config);
@@ -295,7 +313,7 @@ async function main() {
   console.log('\npublished on this protocol (seed 42):');
   for (const [label, ndcg] of PUBLISHED) console.log(`  ${label.padEnd(34)} nDCG@10 ${ndcg.toFixed(3)}`);
   if (process.env.HTTP !== '0') await throughHttp(first.train, first.test, movies);
-  await handlerLatency(first.train, first.test, movies);
+  if (process.env.HANDLER !== '0') await handlerLatency(first.train, first.test, movies);
 }
 
 main().catch((error) => {

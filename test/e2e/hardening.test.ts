@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { waitFor } from '@switchyard/shared/testing';
+import { loadGatewayConfig, startGateway } from '@switchyard/gateway';
+import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import { api } from '../support/http';
-import { mesh } from '../support/mesh';
+import { E2E_ENV, mesh } from '../support/mesh';
 import { parseResponses, sendRaw } from '../support/raw-http';
 import { WebhookReceiver } from '../support/receiver';
 
@@ -123,6 +124,40 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
       expect(answer?.status, bytes.slice(0, 30)).to.equal(status);
       expect(JSON.parse(answer!.body).error.code).to.equal(code);
       expect(JSON.parse(answer!.body).request_id).to.equal(answer!.headers['x-request-id']).and.match(/^req_/);
+    }
+  });
+
+  it('a body shorter than its Content-Length: 408 with the error body after the request timeout, not 300 s', async function () {
+    this.timeout(20_000);
+    const { services, bus } = await mesh();
+    const address = (name: string) => `127.0.0.1:${services.find((s) => s.name === name)!.port}`;
+    // A gateway of its own with a short request timeout, in front of the shared mesh's services.
+    const config = loadGatewayConfig({
+      ...E2E_ENV,
+      GATEWAY_HOST: '127.0.0.1',
+      CONTENT_ADDR: address('content'),
+      ASSISTANT_ADDR: address('assistant'),
+      RECOMMENDATION_ADDR: address('recommendation'),
+      NOTIFICATION_ADDR: address('notification'),
+      GATEWAY_REQUEST_TIMEOUT_MS: '1500',
+      GATEWAY_HEADERS_TIMEOUT_MS: '1000',
+    });
+    const gateway = await startGateway({ config, logger: silentLogger(), bus });
+    try {
+      const started = Date.now();
+      const body = '{"prompt":"hello"'; // 17 bytes of the 100 announced; the rest never comes
+      const bytes =
+        `POST /api/v2/ai/content/generate HTTP/1.1\r\nHost: g\r\nAuthorization: X-API-Key ${config.devApiKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${body}`;
+      const [answer] = parseResponses(await sendRaw(`http://127.0.0.1:${gateway.port}`, bytes, 15_000));
+      const elapsed = Date.now() - started;
+      expect(answer?.status).to.equal(408);
+      expect(JSON.parse(answer!.body).error.code).to.equal('timeout');
+      expect(JSON.parse(answer!.body).request_id).to.equal(answer!.headers['x-request-id']).and.match(/^req_/);
+      // The request timeout plus at most one connection check (1 s), not Node's 300 s.
+      expect(elapsed).to.be.within(1400, 5000);
+    } finally {
+      await gateway.stop();
     }
   });
 });

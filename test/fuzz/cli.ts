@@ -23,7 +23,22 @@ async function main(): Promise<void> {
     for (const [mutation, { ms, what }] of Object.entries(report.slowest)) console.log(`  slowest ${mutation}: ${ms.toFixed(0)} ms ${what}`);
   }
   const h = report.healthz;
-  console.log(`/healthz: ${h.probes} probes, p50 ${h.p50.toFixed(1)} ms, p99 ${h.p99.toFixed(1)} ms, max ${h.max.toFixed(1)} ms, ${h.over} over the limit; gateway event-loop delay: max ${h.loopLagMaxMs.toFixed(1)} ms, median of per-second maxima ${h.loopLagMedianMs.toFixed(1)} ms`);
+  console.log(`/healthz: ${h.probes} probes, p50 ${h.p50.toFixed(1)} ms, p99 ${h.p99.toFixed(1)} ms, max ${h.max.toFixed(1)} ms, ${h.over} over the limit as the client saw them; gateway event-loop delay: max ${h.loopLagMaxMs.toFixed(1)} ms, median of per-second maxima ${h.loopLagMedianMs.toFixed(1)} ms`);
+  const s = report.server;
+  console.log(
+    `mesh process while fuzzed: longest event-loop stall ${s.maxStallMs.toFixed(1)} ms; longest synchronous work (CPU in one stall) ${s.maxStallCpuMs.toFixed(1)} ms; ` +
+      `${s.gcPauses} GC pauses, longest ${s.maxGcPauseMs.toFixed(1)} ms (wall time)`,
+  );
+  for (const stall of [...s.heavy].sort((a, b) => (b.cpuMs ?? 0) - (a.cpuMs ?? 0)).slice(0, 5)) {
+    console.log(`  synchronous work of ${stall.cpuMs!.toFixed(0)} ms (stall ${stall.ms.toFixed(0)} ms) during: ${stall.requests.join(' | ').slice(0, 600) || 'no request'}`);
+  }
+  for (const b of report.slowProbes) {
+    console.log(
+      `  slow probe ${b.ms.toFixed(1)} ms: server's own work ${b.serverMs.toFixed(1)} ms (handler ${b.handlerMs.toFixed(1)}; it waited behind loop stalls of ${b.serverStallMs.toFixed(1)} ms, ` +
+        `in which the server thread ran ${b.serverStallCpuMs.toFixed(1)} ms and waited for a core the rest; GC ${b.serverGcMs.toFixed(1)})` +
+        `${b.reachedServer ? '' : ' - never reached the server'}; probe thread stalled ${b.clientStallMs.toFixed(1)} ms`,
+    );
+  }
   const distinct = [...new Set(report.findings)];
   console.log(distinct.length === 0 ? 'no findings' : `${report.findings.length} findings (${distinct.length} distinct):`);
   for (const finding of distinct.slice(0, 50)) console.log(`  - ${finding}`);

@@ -1,16 +1,25 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { epochMs, recordStalls, type Pause, type ProbeTiming } from './timing';
 
 /**
  * Runs in its own thread: GET /healthz every intervalMs, each timed on this thread alone, so
- * the fuzz client's own work does not count against the server. Posts the latencies on "stop".
+ * the fuzz client's own work does not count against the server. Each probe carries its id
+ * (X-Fuzz-Probe) so the mesh's record (server-timing.ts) can be set against it, and this thread
+ * records its own stalls: a slow probe is then split into server time and client scheduling.
+ * Posts the timings on "stop".
  */
 const { url, intervalMs } = workerData as { url: string; intervalMs: number };
-const latencies: number[] = [];
+const probes: ProbeTiming[] = [];
 const failures: string[] = [];
 /** The server's own event-loop delay (prom-client, max since the previous scrape), sampled each second. */
 const loopLagMaxMs: number[] = [];
+/** This thread's stalls: stretches in which it could not have read an answer. */
+const stalls: Pause[] = [];
+const STALL_TICK_MS = 5;
 let running = true;
 let lastScrape = 0;
+
+const ticker = recordStalls(stalls, STALL_TICK_MS, STALL_TICK_MS);
 
 async function scrapeLoopLag(): Promise<void> {
   lastScrape = performance.now();
@@ -24,20 +33,21 @@ async function scrapeLoopLag(): Promise<void> {
 }
 
 async function probe(): Promise<void> {
-  while (running) {
-    const start = performance.now();
+  for (let id = 1; running; id++) {
+    const sentAt = epochMs();
     try {
-      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`${url}/healthz`, { headers: { 'x-fuzz-probe': String(id) }, signal: AbortSignal.timeout(5000) });
       await res.arrayBuffer();
       if (res.status !== 200) failures.push(`status ${res.status}`);
     } catch (error) {
       failures.push((error as Error).message);
     }
-    latencies.push(performance.now() - start);
+    probes.push({ id, sentAt, answeredAt: epochMs() });
     if (performance.now() - lastScrape > 1000) await scrapeLoopLag();
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  parentPort!.postMessage({ latencies, failures, loopLagMaxMs });
+  clearInterval(ticker);
+  parentPort!.postMessage({ probes, failures, loopLagMaxMs, stalls });
 }
 
 parentPort!.once('message', () => (running = false));

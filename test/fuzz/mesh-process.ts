@@ -11,8 +11,9 @@ export interface MeshProcess {
 const ENTRY = path.resolve(__dirname, '..', '..', '..', 'deploy', 'embedded', 'dist', 'src', 'index.js');
 
 /** The embedded mesh in its own process (`npm start`), so the fuzz client's work does not slow the server it measures. */
-export function startMeshProcess(env: NodeJS.ProcessEnv): Promise<MeshProcess> {
-  const child: ChildProcess = spawn(process.execPath, [ENTRY], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startMeshProcess(env: NodeJS.ProcessEnv, preload: string[] = []): Promise<MeshProcess> {
+  const args = [...preload.flatMap((module) => ['--require', module]), ENTRY];
+  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));

@@ -1,9 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { generateCase, operationsOf, type Credentials, type FuzzCase } from './cases';
 import type { Components } from './values';
 import { startMeshProcess } from './mesh-process';
 import { Random } from './random';
+import { breakDown, type Pause, type ProbeBreakdown, type ProbeTiming, type ServerTiming } from './timing';
 import { pickRaw } from './raw-cases';
 import { parseResponses, sendRaw } from '../support/raw-http';
 import { WebhookReceiver } from '../support/receiver';
@@ -32,6 +35,13 @@ export interface FuzzReport {
   slowest: Record<string, { ms: number; what: string }>;
   /** /healthz latency as a client sees it; the server's event-loop delay (max and median of per-second maxima). */
   healthz: { probes: number; p50: number; p99: number; max: number; over: number; loopLagMaxMs: number; loopLagMedianMs: number };
+  /** Each probe over the limit, split into the server's part and the rest (server-timing.ts). */
+  slowProbes: ProbeBreakdown[];
+  /**
+   * The server's longest event-loop stall, the most CPU its thread spent in one stall (its longest
+   * synchronous stretch of work, GC included), and its GC pauses during the run.
+   */
+  server: { maxStallMs: number; maxStallCpuMs: number; maxGcPauseMs: number; gcPauses: number; heavy: ServerTiming['heavy'] };
   findings: string[];
 }
 
@@ -97,7 +107,9 @@ async function sendCase(baseUrl: string, c: FuzzCase, cap: number, findings: str
   let res: Response;
   try {
     const body = c.method === 'GET' || c.method === 'HEAD' ? undefined : c.body;
-    res = await fetch(baseUrl + c.path, { method: c.method, headers: c.headers, body, signal: AbortSignal.timeout(30_000) });
+    // X-Fuzz-Case names the case in the server's record of heavy stalls (server-timing.ts).
+    const headers = { ...c.headers, 'x-fuzz-case': c.mutation };
+    res = await fetch(baseUrl + c.path, { method: c.method, headers, body, signal: AbortSignal.timeout(30_000) });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     // The gateway closes the connection after refusing a body it did not read (413): not a failure.
@@ -128,9 +140,10 @@ async function sendRawCase(baseUrl: string, raw: { name: string; bytes: string }
 }
 
 interface ProbeResult {
-  latencies: number[];
+  probes: ProbeTiming[];
   failures: string[];
   loopLagMaxMs: number[];
+  stalls: Pause[];
 }
 
 function startProbe(url: string): { stop(): Promise<ProbeResult> } {
@@ -146,13 +159,25 @@ function startProbe(url: string): { stop(): Promise<ProbeResult> } {
   };
 }
 
+function readServerTiming(file: string, findings: string[]): ServerTiming {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as ServerTiming;
+  } catch {
+    findings.push('the mesh wrote no timing record (it did not exit cleanly)');
+    return { probes: {}, stalls: [], gcPauses: [], heavy: [] };
+  }
+}
+
 /** Starts the mesh, fuzzes every route of its /openapi.json, and checks each answer and the log. */
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const seed = options.seed ?? Date.now() % 2 ** 31;
   const random = new Random(seed);
   const secrets = runSecrets(seed);
   const receiver = await new WebhookReceiver().start();
-  const mesh = await startMeshProcess({
+  const timingDir = mkdtempSync(path.join(os.tmpdir(), 'fuzz-timing-'));
+  const timingFile = path.join(timingDir, 'server.json');
+  const mesh = await startMeshProcess(
+    {
     ...process.env,
     KAFKA_BROKERS: '',
     MONGODB_URI: '',
@@ -166,7 +191,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     DEFAULT_RPM: '100000000',
     DEFAULT_TPM: '100000000000',
     WEBHOOK_RETRY_SCHEDULE: '0',
-  });
+    FUZZ_SERVER_TIMING_FILE: timingFile,
+    },
+    [path.join(__dirname, 'server-timing.js')],
+  );
   const findings: string[] = [];
   const byStatus: Record<string, number> = {};
   const byMutation: Record<string, number> = {};
@@ -201,21 +229,40 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       }
     };
     await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
-    const { latencies, failures, loopLagMaxMs } = await probe.stop();
+    const { probes, failures, loopLagMaxMs, stalls } = await probe.stop();
+    await mesh.stop(); // writes the server's timing record
+    const latencies = probes.map((p) => p.answeredAt - p.sentAt);
     const sorted = [...latencies].sort((a, b) => a - b);
     const limit = options.healthzLimitMs ?? 100;
     const over = latencies.filter((ms) => ms > limit).length;
-    if (over > 0) findings.push(`/healthz over ${limit} ms in ${over} of ${latencies.length} probes (max ${sorted.at(-1)!.toFixed(1)} ms)`);
+    const server = readServerTiming(timingFile, findings);
+    const slowProbes = probes.filter((p) => p.answeredAt - p.sentAt > limit).map((p) => breakDown(p, server, stalls));
+    // The server answers for its own part of a slow probe: the handler and the stalls of its event
+    // loop the request waited behind. The rest is the client's scheduling (its thread not run).
+    const serverSlow = slowProbes.filter((b) => !b.reachedServer || b.serverMs > limit);
+    if (serverSlow.length > 0) {
+      findings.push(`/healthz: the server took over ${limit} ms in ${serverSlow.length} of ${latencies.length} probes (max ${Math.max(...serverSlow.map((b) => b.serverMs)).toFixed(1)} ms)`);
+    }
     for (const failure of failures) findings.push(`/healthz failed: ${failure}`);
     const loopLag = [...loopLagMaxMs].sort((a, b) => a - b);
     const healthz = { probes: latencies.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0, over, loopLagMaxMs: loopLag.at(-1) ?? 0, loopLagMedianMs: percentile(loopLag, 50) };
-    await mesh.stop();
+    // The run's figures start with the first probe: the mesh's start (modules, schemas) is not serving.
+    const running = <P extends Pause>(pauses: P[]) => pauses.filter((p) => p.at >= (probes[0]?.sentAt ?? 0));
+    const longest = (pauses: Pause[], of: (p: Pause) => number = (p) => p.ms) => pauses.reduce((max, p) => Math.max(max, of(p)), 0);
+    const serverSummary = {
+      maxStallMs: longest(running(server.stalls)),
+      maxStallCpuMs: longest(running(server.stalls), (p) => p.cpuMs ?? p.ms),
+      maxGcPauseMs: longest(running(server.gcPauses)),
+      gcPauses: running(server.gcPauses).length,
+      heavy: running(server.heavy),
+    };
     const output = mesh.output();
     for (const [name, secret] of Object.entries(secrets)) if (output.includes(secret)) findings.push(`the ${name} appears in the log`);
     if (!output.includes('"msg"')) findings.push('the mesh wrote no log lines: the secret check saw nothing');
-    return { seed, sent, raw, durationMs: performance.now() - started, byStatus, byMutation, slowest, healthz, findings };
+    return { seed, sent, raw, durationMs: performance.now() - started, byStatus, byMutation, slowest, healthz, slowProbes, server: serverSummary, findings };
   } finally {
     await mesh.stop();
     await receiver.stop();
+    rmSync(timingDir, { recursive: true, force: true });
   }
 }

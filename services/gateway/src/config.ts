@@ -9,6 +9,12 @@ export interface GatewayConfig {
   notificationAddr: string;
   grpcDeadlineMs: number;
   bodyLimitBytes: number;
+  /** The whole request (headers and body) must arrive within this; a body shorter than its Content-Length gets 408. */
+  requestTimeoutMs: number;
+  /** The request line and headers must arrive within this (at most requestTimeoutMs). */
+  headersTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this; longer than a load balancer's idle timeout, so it closes first. */
+  keepAliveTimeoutMs: number;
   /** When set, a key of organization "dev" (never logged). */
   devApiKey?: string;
   /** Monthly token quota of the dev organization when the gateway creates it. */
@@ -52,6 +58,9 @@ interface GatewayEnv {
   NOTIFICATION_ADDR: string;
   GRPC_DEADLINE_MS: number;
   BODY_LIMIT_BYTES: number;
+  GATEWAY_REQUEST_TIMEOUT_MS: number;
+  GATEWAY_HEADERS_TIMEOUT_MS: number;
+  GATEWAY_KEEP_ALIVE_TIMEOUT_MS: number;
   DEV_API_KEY: string;
   DEV_MONTHLY_TOKEN_QUOTA: number;
   DEV_HARD_QUOTA: boolean;
@@ -89,6 +98,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       NOTIFICATION_ADDR: str({ default: '127.0.0.1:50054' }),
       GRPC_DEADLINE_MS: num({ default: 30_000 }),
       BODY_LIMIT_BYTES: num({ default: 1_048_576 }),
+      GATEWAY_REQUEST_TIMEOUT_MS: num({ default: 30_000 }),
+      GATEWAY_HEADERS_TIMEOUT_MS: num({ default: 15_000 }),
+      GATEWAY_KEEP_ALIVE_TIMEOUT_MS: num({ default: 65_000 }),
       DEV_API_KEY: str({ default: '' }),
       DEV_MONTHLY_TOKEN_QUOTA: num({ default: 1_000_000 }),
       DEV_HARD_QUOTA: bool({ default: true }),
@@ -110,6 +122,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const problems: string[] = [];
   if (!(e.GRPC_DEADLINE_MS > 0)) problems.push('GRPC_DEADLINE_MS: must be > 0');
   if (!(Number.isInteger(e.BODY_LIMIT_BYTES) && e.BODY_LIMIT_BYTES > 0)) problems.push('BODY_LIMIT_BYTES: must be an integer > 0');
+  positiveInteger('GATEWAY_REQUEST_TIMEOUT_MS', e.GATEWAY_REQUEST_TIMEOUT_MS, problems);
+  positiveInteger('GATEWAY_HEADERS_TIMEOUT_MS', e.GATEWAY_HEADERS_TIMEOUT_MS, problems);
+  positiveInteger('GATEWAY_KEEP_ALIVE_TIMEOUT_MS', e.GATEWAY_KEEP_ALIVE_TIMEOUT_MS, problems);
+  // Node refuses to start a server whose headers timeout exceeds its request timeout.
+  if (e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS) problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS');
   // The value itself is never echoed: it is a credential.
   if (e.DEV_API_KEY && !API_KEY_PATTERN.test(e.DEV_API_KEY)) problems.push('DEV_API_KEY: must look like sk_<16+ url-safe chars>');
   if (e.ADMIN_TOKEN && e.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH) problems.push(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
@@ -130,6 +147,9 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     notificationAddr: e.NOTIFICATION_ADDR,
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    requestTimeoutMs: e.GATEWAY_REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.GATEWAY_HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.GATEWAY_KEEP_ALIVE_TIMEOUT_MS,
     devApiKey: e.DEV_API_KEY || undefined,
     devMonthlyTokenQuota: e.DEV_MONTHLY_TOKEN_QUOTA,
     devHardQuota: e.DEV_HARD_QUOTA,

@@ -121,6 +121,19 @@ function responseFailed(logger: Logger) {
   };
 }
 
+/**
+ * Node's defaults wait 300 s for a request body shorter than its Content-Length, and look for
+ * late requests only every 30 s: a timed-out request is found within a second here, and answered
+ * 408 with the error body by clientErrorHandler (ERR_HTTP_REQUEST_TIMEOUT).
+ */
+function httpServerOptions(config: GatewayConfig) {
+  return {
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: config.headersTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+  };
+}
+
 /** Seeds quota counters from the usage ledger: the tokens notification recorded for the period. */
 function ledgerUsedTokens(clients: GatewayClients): UsedTokens {
   return async (organization, period) => {
@@ -319,7 +332,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       changes: changes.feed,
       metricsRegistries: options.metricsRegistries,
     });
-    server = createServer(app.callback());
+    server = createServer(httpServerOptions(config), app.callback());
+    server.keepAliveTimeout = config.keepAliveTimeoutMs;
     server.on('clientError', clientErrorHandler(logger));
     server.on('connect', connectHandler(logger));
     port = await listen(server, config.host, config.port);

@@ -12,6 +12,9 @@ describe('gateway config', () => {
       notificationAddr: '127.0.0.1:50054',
       grpcDeadlineMs: 30000,
       bodyLimitBytes: 1048576,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 15_000,
+      keepAliveTimeoutMs: 65_000,
       devApiKey: undefined,
       devMonthlyTokenQuota: 1_000_000,
       devHardQuota: true,
@@ -65,6 +68,13 @@ describe('gateway config', () => {
     const message = failure({ ADMIN_TOKEN: 'short-secret', DEFAULT_RPM: '0', KEY_CACHE_TTL_MS: '-5', IDEMPOTENCY_TTL_SECONDS: '0' });
     expect(message).to.include('ADMIN_TOKEN').and.include('DEFAULT_RPM').and.include('KEY_CACHE_TTL_MS').and.include('IDEMPOTENCY_TTL_SECONDS');
     expect(message).to.not.include('short-secret');
+  });
+
+  it('reads the HTTP server timeouts; the headers timeout may not exceed the request timeout', () => {
+    const config = loadGatewayConfig({ GATEWAY_REQUEST_TIMEOUT_MS: '5000', GATEWAY_HEADERS_TIMEOUT_MS: '2000', GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '10000' });
+    expect(config).to.include({ requestTimeoutMs: 5000, headersTimeoutMs: 2000, keepAliveTimeoutMs: 10000 });
+    expect(failure({ GATEWAY_REQUEST_TIMEOUT_MS: '1000', GATEWAY_HEADERS_TIMEOUT_MS: '2000' })).to.include('GATEWAY_HEADERS_TIMEOUT_MS');
+    expect(failure({ GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '0' })).to.include('GATEWAY_KEEP_ALIVE_TIMEOUT_MS');
   });
 
   it('reads overrides', () => {

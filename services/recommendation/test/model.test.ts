@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { trainEase } from '../src/model/ease';
 import { decayFactor, foldUserSignals } from '../src/model/interaction-weights';
-import { decodeModel, encodeModel, ItemModel } from '../src/model/item-model';
+import { decodeModel, encodeModel, ItemModel, rankPositive } from '../src/model/item-model';
 import { trainItemKnn } from '../src/model/item-knn';
 import { chooseAlgorithm, trainModel } from '../src/model/train-model';
 import { buildTrainingSet } from '../src/model/training-set';
@@ -96,14 +96,55 @@ describe('algorithm choice and snapshots', () => {
   for (const algorithm of ['ease', 'item_knn'] as const) {
     it(`encodes and decodes a ${algorithm} model to the same scores`, () => {
       const data = trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm }, 7);
-      const decoded = decodeModel(encodeModel(data));
+      const blob = encodeModel(data);
+      const decoded = decodeModel(blob);
       expect(decoded).to.deep.include({ algorithm, version: 7, users: 3, interactions: 6, itemIds: data.itemIds });
       const profile = new Map([['A', 1], ['C', 0.5]]);
       expect([...new ItemModel(decoded).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
+      // Aligned, the arrays are views on the blob (nothing copied); a blob at an odd offset is copied.
+      expect(decoded.popularity.buffer).to.equal(blob.buffer);
+      const unaligned = Buffer.concat([Buffer.alloc(3), blob]).subarray(3);
+      const copied = decodeModel(unaligned);
+      expect(copied.popularity.buffer).to.not.equal(unaligned.buffer);
+      expect([...new ItemModel(copied).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
       expect([...decoded.popularity]).to.deep.equal([...data.popularity]);
       const related = new ItemModel(decoded).rankedRelated('A')!;
       expect(Array.from(related.order, (i) => decoded.itemIds[i])[0], 'B goes with A more than C does').to.equal('B');
       expect(related.strength[0]).to.equal(1);
     });
   }
+});
+
+describe('ranking scores (the top of a profile or of a row)', () => {
+  /** The reference: every positive score sorted, ties by item id, then cut. */
+  function fullSort(scores: number[], ids: string[], kept: number): number[] {
+    return [...scores.keys()]
+      .filter((i) => scores[i] > 0)
+      .sort((a, b) => scores[b] - scores[a] || (ids[a] < ids[b] ? -1 : 1))
+      .slice(0, kept);
+  }
+
+  it('keeps exactly the best `kept` positive scores in the order a full sort gives, ties by item id', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const [n, kept] of [[1, 1], [50, 10], [1000, 500], [300, 1000], [40, 0]]) {
+      // Few distinct values, so ties are common; some zero and negative scores, never ranked.
+      const scores = Array.from({ length: n }, () => Math.floor(random() * 12) - 2);
+      const ids = Array.from({ length: n }, (_, i) => `item-${(i * 7919) % n}`);
+      const { order, strength } = rankPositive(scores, ids, kept);
+      const expected = fullSort(scores, ids, kept);
+      expect([...order], `n ${n}, kept ${kept}`).to.deep.equal(expected);
+      if (expected.length > 0) expect(strength[0]).to.equal(1);
+      expect([...strength]).to.deep.equal(expected.map((i) => Math.fround(scores[i] / scores[expected[0]])));
+    }
+  });
+
+  it("scores a user in the model's reused buffer: a second user's ranking is not affected by the first", () => {
+    const model = new ItemModel(trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease' }, 1));
+    const first = model.rankUser(new Map([['A', 1]]), 10);
+    const second = model.rankUser(new Map([['C', 1]]), 10);
+    expect([...model.rankUser(new Map([['A', 1]]), 10).order]).to.deep.equal([...first.order]);
+    const scores = model.scoreUser(new Map([['C', 1]]));
+    expect([...second.order]).to.deep.equal(fullSort([...scores], model.data.itemIds, 10));
+  });
 });

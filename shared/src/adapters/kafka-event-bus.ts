@@ -5,6 +5,7 @@ import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
+import './kafka-request-queue-fix';
 
 export interface KafkaBusOptions {
   brokers: string[];

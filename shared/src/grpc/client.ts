@@ -12,6 +12,7 @@ export function createClient<C extends Client>(Ctor: ClientConstructor<C>, addre
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.enable_channelz': 0, // per-call tracing for an admin service no one serves (see server.ts)
     interceptors: [grpcClientMetricsInterceptor],
   });
 }

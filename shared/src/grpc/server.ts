@@ -200,7 +200,9 @@ export async function startGrpcServer(options: {
   port: number;
   services: GrpcServiceBinding[];
 }): Promise<RunningGrpcServer> {
-  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  // channelz (grpc-js's per-call tracing for its admin service, which no one here serves) is off:
+  // it is bookkeeping on every call.
+  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.enable_channelz': 0 });
   const health = new HealthReporter();
   server.addService(protos.health().Health.service, health.implementation());
   for (const service of options.services) server.addService(service.definition, service.implementation);

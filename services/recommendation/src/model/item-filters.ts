@@ -20,7 +20,19 @@ interface ItemFacts {
 /** attributes.endsAt / endDate, else startsAt / date (an event without an end is over once it began). */
 const END_ATTRIBUTES = ['endsAt', 'endDate', 'startsAt', 'date'];
 
+/** Facts per catalog entry, parsed once: cached entries are the same objects call after call. */
+const factsOf = new WeakMap<CatalogItem, ItemFacts>();
+
 export function itemFacts(item: CatalogItem): ItemFacts {
+  let facts = factsOf.get(item);
+  if (!facts) {
+    facts = parseFacts(item);
+    factsOf.set(item, facts);
+  }
+  return facts;
+}
+
+function parseFacts(item: CatalogItem): ItemFacts {
   let attributes: Record<string, unknown>;
   try {
     attributes = JSON.parse(item.attributesJson) as Record<string, unknown>;

@@ -36,6 +36,8 @@ export interface ItemModelData {
 export class ItemModel {
   private readonly indexOf = new Map<string, number>();
   private popularRanking: number[] | undefined;
+  /** Score buffer reused by rankUser: scoring a profile allocates nothing of the catalog's size. */
+  private scratch: Float64Array<ArrayBuffer> | undefined;
 
   constructor(readonly data: ItemModelData) {
     data.itemIds.forEach((id, index) => this.indexOf.set(id, index));
@@ -54,13 +56,19 @@ export class ItemModel {
   }
 
   /** Sum over the user's items of weight x that item's row. */
-  scoreUser(profile: ReadonlyMap<string, number>): Float64Array {
-    const scores = new Float64Array(this.size);
+  scoreUser(profile: ReadonlyMap<string, number>, into: Float64Array = new Float64Array(this.size)): Float64Array {
+    into.fill(0);
     for (const [itemId, weight] of profile) {
       const i = this.indexOf.get(itemId);
-      if (i !== undefined && weight !== 0) this.addRow(scores, i, weight);
+      if (i !== undefined && weight !== 0) this.addRow(into, i, weight);
     }
-    return scores;
+    return into;
+  }
+
+  /** The user's `kept` best-scored items, ranked; scored in a reused buffer, selected without a full sort. */
+  rankUser(profile: ReadonlyMap<string, number>, kept: number): RankedIndexes {
+    this.scratch ??= new Float64Array(this.size);
+    return rankPositive(this.scoreUser(profile, this.scratch), this.data.itemIds, kept);
   }
 
   /** "More like this": the item's row of the model (zeros when the item is unknown). */
@@ -112,8 +120,8 @@ export function rankRelatedRows(data: Omit<ItemModelData, 'related'>, kept = REL
   const cols: number[] = [];
   const values: number[] = [];
   for (const itemId of data.itemIds) {
-    const { order, strength } = rankPositive(model.related(itemId), data.itemIds);
-    for (let k = 0; k < Math.min(kept, order.length); k++) {
+    const { order, strength } = rankPositive(model.related(itemId), data.itemIds, kept);
+    for (let k = 0; k < order.length; k++) {
       cols.push(order[k]);
       values.push(strength[k]);
     }
@@ -122,16 +130,72 @@ export function rankRelatedRows(data: Omit<ItemModelData, 'related'>, kept = REL
   return { rowStart: Int32Array.from(rowStart), cols: Int32Array.from(cols), values: Float32Array.from(values) };
 }
 
-/** Ranks the positive scores (ties by item id); O(n + p log p) for p positive scores. */
-export function rankPositive(scores: ArrayLike<number>, ids: readonly string[]): RankedIndexes {
-  let positive = 0;
-  for (let i = 0; i < scores.length; i++) if (scores[i] > 0) positive++;
-  const order = new Int32Array(positive);
-  for (let i = 0, k = 0; i < scores.length; i++) if (scores[i] > 0) order[k++] = i;
-  order.sort((a, b) => scores[b] - scores[a] || (ids[a] < ids[b] ? -1 : ids[a] > ids[b] ? 1 : 0));
-  const top = positive > 0 ? scores[order[0]] : 1;
+/**
+ * The `kept` best positive scores, best first (ties by item id), scaled to (0, 1]. A bounded
+ * min-heap selects them in O(n log kept) and only they are sorted: a user's top 500 of a large
+ * catalog costs no sort of the whole catalog and no array of its size.
+ */
+export function rankPositive(scores: ArrayLike<number>, ids: readonly string[], kept = Infinity): RankedIndexes {
+  const better = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && ids[a] < ids[b]);
+  const heap = new WorstFirstHeap(Math.min(kept, scores.length), better);
+  for (let i = 0; i < scores.length; i++) if (scores[i] > 0) heap.offer(i);
+  const order = heap.items().sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+  const top = order.length > 0 ? scores[order[0]] : 1;
   const strength = Float32Array.from(order, (i) => scores[i] / top);
   return { order, strength };
+}
+
+/** Keeps the `capacity` best indexes offered; its root is the worst of them, replaced by anything better. */
+class WorstFirstHeap {
+  private readonly heap: Int32Array;
+  private size = 0;
+
+  constructor(
+    capacity: number,
+    private readonly better: (a: number, b: number) => boolean,
+  ) {
+    this.heap = new Int32Array(capacity);
+  }
+
+  offer(index: number): void {
+    const heap = this.heap;
+    if (this.size < heap.length) {
+      let at = this.size++;
+      heap[at] = index;
+      while (at > 0) {
+        const up = (at - 1) >> 1;
+        if (!this.better(heap[up], heap[at])) break;
+        this.swap(up, at);
+        at = up;
+      }
+    } else if (heap.length > 0 && this.better(index, heap[0])) {
+      heap[0] = index;
+      this.siftDown();
+    }
+  }
+
+  items(): Int32Array {
+    return this.heap.slice(0, this.size);
+  }
+
+  private swap(a: number, b: number): void {
+    const kept = this.heap[a];
+    this.heap[a] = this.heap[b];
+    this.heap[b] = kept;
+  }
+
+  private siftDown(): void {
+    const heap = this.heap;
+    for (let at = 0; ; ) {
+      const left = 2 * at + 1;
+      if (left >= this.size) return;
+      const right = left + 1;
+      const worse = right < this.size && this.better(heap[left], heap[right]) ? right : left;
+      if (!this.better(heap[at], heap[worse])) return;
+      this.swap(at, worse);
+      at = worse;
+    }
+  }
 }
 
 interface Header extends Omit<ItemModelData, 'popularity' | 'dense' | 'sparse' | 'related'> {
@@ -169,16 +233,19 @@ export function decodeModel(blob: Buffer): ItemModelData {
   let offset = 4 + headerLength;
   const sections = header.sections.map((length) => {
     offset += (8 - (offset % 8)) % 8;
-    // Copy into a fresh buffer: aligned for the typed-array views, independent of the blob.
-    const bytes = new Uint8Array(length);
-    bytes.set(blob.subarray(offset, offset + length));
+    const at = blob.byteOffset + offset;
     offset += length;
-    return bytes.buffer;
+    // Views on the blob itself when aligned (it is 8-byte aligned as written): loading a model
+    // copies nothing on the serving thread. Otherwise a copy, aligned for the typed arrays.
+    if (at % 8 === 0) return { buffer: blob.buffer, at, length };
+    return { buffer: new Uint8Array(blob.subarray(offset - length, offset)).buffer, at: 0, length };
   });
   const { sections: _, ...meta } = header;
-  const weights = (at: number) => ({ rowStart: new Int32Array(sections[at]), cols: new Int32Array(sections[at + 1]), values: new Float32Array(sections[at + 2]) });
-  const data: ItemModelData = { ...meta, popularity: new Float32Array(sections[0]), related: weights(1) };
-  if (header.algorithm === 'ease') data.dense = new Float32Array(sections[4]);
+  const int32 = (k: number) => new Int32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
+  const float32 = (k: number) => new Float32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
+  const weights = (k: number) => ({ rowStart: int32(k), cols: int32(k + 1), values: float32(k + 2) });
+  const data: ItemModelData = { ...meta, popularity: float32(0), related: weights(1) };
+  if (header.algorithm === 'ease') data.dense = float32(4);
   else data.sparse = weights(4);
   return data;
 }

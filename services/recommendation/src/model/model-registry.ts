@@ -1,5 +1,5 @@
 import type { Logger } from '@switchyard/shared';
-import { decodeModel, encodeModel, ItemModel } from './item-model';
+import { decodeModel, ItemModel } from './item-model';
 import type { TrainingOptions } from './train-model';
 import { trainInWorker } from './trainer';
 import { collectColumns } from './training-set';
@@ -81,8 +81,8 @@ export class ModelRegistry {
     const columns = await collectColumns(this.options.interactions.scan(organization));
     if (columns.userIds.length === 0) return this.models.get(organization);
     const version = (await this.options.snapshots.latestVersion(organization)) + 1;
-    const data = await trainInWorker(columns, this.options.training, this.options.halfLifeDays, version);
-    const published = await this.options.snapshots.publish(organization, { version, blob: encodeModel(data) });
+    const { blob, data } = await trainInWorker(columns, this.options.training, this.options.halfLifeDays, version);
+    const published = await this.options.snapshots.publish(organization, { version, blob });
     if (!published) return this.refresh(organization); // another replica published this version first
     this.models.set(organization, new ItemModel(data));
     this.options.logger.info(

@@ -1,7 +1,7 @@
 import { DiversityCap, metadataSimilarity, passes, type RequestFilters } from './item-filters';
-import { rankPositive, type ItemModel, type RankedIndexes } from './item-model';
+import type { ItemModel, RankedIndexes } from './item-model';
 import type { CatalogItem } from './types';
-import type { UserProfile } from './user-profiles';
+import type { Taste, UserProfile } from './user-profiles';
 import type { ItemStore } from '../store/item-store';
 
 export type Reason = 'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular';
@@ -89,8 +89,8 @@ export async function recommend(
   query: RecommendQuery,
 ): Promise<RecommendResult> {
   const current = query.currentItemId ? await items.get(query.organization, query.currentItemId) : undefined;
-  const excluded = new Set(profile.owned);
-  if (query.currentItemId) excluded.add(query.currentItemId);
+  // Owned items and the current one never come back (a check, not a copy of the user's items).
+  const excluded = (itemId: string) => itemId === query.currentItemId || profile.owned.has(itemId);
   const scored = model && profile.weights.size > 0 ? scoreProfile(model, profile) : undefined;
   const related = current ? await relatedCandidates(model, scored && tasteOf(scored), items, query.organization, current) : EMPTY;
   const personal = model && scored ? fromRanked(model, scored.ranked, 'co_occurrence') : EMPTY;
@@ -110,7 +110,7 @@ export async function recommend(
     const wanted = query.count - chosen.length;
     if (wanted <= 0) break;
     const accept = (item: CatalogItem) =>
-      !excluded.has(item.itemId) && !taken.has(item.itemId) && passes(item, filters, query.now) && diversity.fits(item);
+      !excluded(item.itemId) && !taken.has(item.itemId) && passes(item, filters, query.now) && diversity.fits(item);
     for (const { candidate, item } of await firstAccepted(items, query.organization, candidates, wanted, accept, diversity)) {
       taken.add(item.itemId);
       chosen.push(toRanked(candidate, item, band));
@@ -124,37 +124,53 @@ type Scored = NonNullable<UserProfile['scored']>;
 /** x_u W for the profile, ranked, its head kept; computed once per profile and model version. */
 function scoreProfile(model: ItemModel, profile: UserProfile): Scored {
   if (profile.scored?.version !== model.data.version) {
-    const { order, strength } = rankPositive(model.scoreUser(profile.weights), model.data.itemIds);
-    profile.scored = { version: model.data.version, ranked: { order: order.slice(0, PERSONAL_KEPT), strength: strength.slice(0, PERSONAL_KEPT) } };
+    profile.scored = { version: model.data.version, ranked: model.rankUser(profile.weights, PERSONAL_KEPT) };
   }
   return profile.scored;
 }
 
 /** The user's scaled score by item index (0 past the kept head), built when first needed. */
-function tasteOf(scored: Scored): Map<number, number> {
-  scored.taste ??= new Map(Array.from(scored.ranked.order, (i, k) => [i, scored.ranked.strength[k]]));
+function tasteOf(scored: Scored): Taste {
+  scored.taste ??= byIndex(scored.ranked);
   return scored.taste;
+}
+
+/**
+ * The kept scores ordered by item index, for binary search: two typed arrays per cached profile
+ * (a Map of 500 boxed numbers per user was garbage the collector had to trace, user after user).
+ */
+function byIndex(ranked: RankedIndexes): Taste {
+  const order = new Int32Array(ranked.order.length).map((_, k) => k);
+  order.sort((a, b) => ranked.order[a] - ranked.order[b]);
+  return { indexes: Int32Array.from(order, (k) => ranked.order[k]), strength: Float32Array.from(order, (k) => ranked.strength[k]) };
+}
+
+/** The user's scaled score of the item index, 0 when it is not among the kept ones. */
+function tasteFor(taste: Taste, index: number): number {
+  let low = 0;
+  let high = taste.indexes.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = taste.indexes[middle];
+    if (at === index) return taste.strength[middle];
+    if (at < index) low = middle + 1;
+    else high = middle - 1;
+  }
+  return 0;
 }
 
 /** The model's row for the current item (its head re-ranked by the user's taste), else metadata likeness. */
 async function relatedCandidates(
   model: ItemModel | undefined,
-  taste: Map<number, number> | undefined,
+  taste: Taste | undefined,
   items: ItemStore,
   organization: string,
   current: CatalogItem,
 ): Promise<CandidateList> {
   const row = model?.rankedRelated(current.itemId);
   if (model && row && row.order.length > 0) {
-    const head = fromRanked(model, row, 'related_to_current_item').slice(0, RELATED_HEAD);
-    if (taste) {
-      head.forEach((c, k) => {
-        c.strength = RELATED_SIMILARITY_SHARE * c.strength + (1 - RELATED_SIMILARITY_SHARE) * (taste.get(row.order[k]) ?? 0);
-      });
-    }
-    const rest = fromRanked(model, row, 'related_to_current_item');
-    const ranked = normalise(head);
-    return { length: rest.length, slice: (start, end) => [...ranked.slice(start, end), ...rest.slice(Math.max(start, RELATED_HEAD), Math.max(end, RELATED_HEAD))] };
+    // The row is ranked and scaled at training time; only the user's taste re-ranks its head.
+    return taste ? rerankedByTaste(model, row, taste) : fromRanked(model, row, 'related_to_current_item');
   }
   // A new item: what shares its categories and title words.
   const similar: Candidate[] = [];
@@ -163,6 +179,36 @@ async function relatedCandidates(
     if (likeness > 0 && other.itemId !== current.itemId) similar.push({ itemId: other.itemId, reason: 'similar_to_current_item', strength: likeness });
   }
   return fromArray(normalise(similar));
+}
+
+/**
+ * The row's head re-ranked by blending in the user's taste, the rest as ranked at training time.
+ * Typed arrays and candidates built only for the slices asked for: little garbage per call.
+ */
+function rerankedByTaste(model: ItemModel, row: RankedIndexes, taste: Taste): CandidateList {
+  const reason: Reason = 'related_to_current_item';
+  const ids = model.data.itemIds;
+  const head = Math.min(RELATED_HEAD, row.order.length);
+  const blended = new Float64Array(head);
+  for (let k = 0; k < head; k++) {
+    blended[k] = RELATED_SIMILARITY_SHARE * row.strength[k] + (1 - RELATED_SIMILARITY_SHARE) * tasteFor(taste, row.order[k]);
+  }
+  const byBlend = new Int32Array(head).map((_, k) => k);
+  byBlend.sort((a, b) => blended[b] - blended[a] || compareIds(ids[row.order[a]], ids[row.order[b]]));
+  const top = blended[byBlend[0]];
+  const rest = fromRanked(model, row, reason);
+  return {
+    length: row.order.length,
+    slice: (start, end) => {
+      const candidates: Candidate[] = [];
+      for (let k = start; k < Math.min(end, head); k++) {
+        const h = byBlend[k];
+        candidates.push({ itemId: ids[row.order[h]], reason, strength: blended[h] / top });
+      }
+      if (end > head) candidates.push(...rest.slice(Math.max(start, head), end));
+      return candidates;
+    },
+  };
 }
 
 const popularByModel = new WeakMap<ItemModel, CandidateList>();

@@ -4,14 +4,22 @@ import { decodeModel, type ItemModelData } from './item-model';
 import type { TrainingOptions } from './train-model';
 import type { InteractionColumns } from './training-set';
 
-/** Folds the log and trains in a worker thread, so serving never waits on either. */
-export function trainInWorker(columns: InteractionColumns, options: TrainingOptions, halfLifeDays: number, version: number): Promise<ItemModelData> {
+export interface TrainedModel {
+  /** The snapshot as published (encodeModel, done in the worker). */
+  blob: Buffer;
+  /** Views on the blob: nothing copied on the serving thread. */
+  data: ItemModelData;
+}
+
+/** Folds the log, trains and encodes in a worker thread, so serving never waits on any of it. */
+export function trainInWorker(columns: InteractionColumns, options: TrainingOptions, halfLifeDays: number, version: number): Promise<TrainedModel> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(join(__dirname, 'train-worker.js'), { workerData: { columns, options, halfLifeDays, version } });
     let settled = false;
     worker.once('message', (bytes: Uint8Array) => {
       settled = true;
-      resolve(decodeModel(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
+      const blob = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      resolve({ blob, data: decodeModel(blob) });
     });
     worker.once('error', (error) => {
       settled = true;

@@ -35,3 +35,8 @@ export interface UserInteraction {
   /** Epoch milliseconds. */
   timestamp: number;
 }
+
+/** Cache key of an organization's entry: organization ids are slugs (no NUL), so the pair is unambiguous. */
+export function scopedKey(organization: string, id: string): string {
+  return `${organization}\u0000${id}`;
+}

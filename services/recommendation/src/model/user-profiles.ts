@@ -1,6 +1,7 @@
 import { foldUserSignals } from './interaction-weights';
 import type { RankedIndexes } from './item-model';
 import type { InteractionStore } from '../store/interaction-store';
+import { scopedKey as cacheKey } from './types';
 
 export interface UserProfile {
   /** The user has at least one recorded interaction. */
@@ -10,7 +11,13 @@ export interface UserProfile {
   /** Items the user has (purchased, ticketed, enrolled, completed or rated): never recommended back. */
   owned: Set<string>;
   /** The model's best-scored items for this profile, kept while the same model version serves (see recommender.ts). */
-  scored?: { version: number; ranked: RankedIndexes; taste?: Map<number, number> };
+  scored?: { version: number; ranked: RankedIndexes; taste?: Taste };
+}
+
+/** A profile's kept scores by item index, ascending (see recommender.ts). */
+export interface Taste {
+  indexes: Int32Array;
+  strength: Float32Array;
 }
 
 /**
@@ -62,8 +69,4 @@ export class UserProfiles {
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, profile);
   }
-}
-
-function cacheKey(organization: string, userId: string): string {
-  return JSON.stringify([organization, userId]);
 }

@@ -1,4 +1,4 @@
-import type { CatalogItem } from '../model/types';
+import { scopedKey as key, type CatalogItem } from '../model/types';
 import type { ItemStore } from './item-store';
 
 /**
@@ -74,8 +74,4 @@ export class CachedItemStore implements ItemStore {
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(cacheKey, item);
   }
-}
-
-function key(organization: string, itemId: string): string {
-  return JSON.stringify([organization, itemId]);
 }

@@ -37,3 +37,4 @@ export * from './grpc/server-stream';
 export * from './grpc/rpc-client';
 export * from './generated/rpc';
 export * from './events/data-updated';
+export * from './tracing/index';

@@ -1,10 +1,13 @@
 import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerRecord, type Consumer, type Producer, type KafkaMessage, type IHeaders } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import type { Span } from '@opentelemetry/api';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
+import { contextFromCarrier, kafkaHeaderGetter } from '../tracing/propagation';
+import { describeConsumed, tracePublish, traceConsume } from '../tracing/messaging';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -91,17 +94,15 @@ export class KafkaEventBus implements EventBus {
   async publish(event: AnyEvent): Promise<void> {
     await this.start();
     const valid = validateEvent(event);
-    await this.send({
-      topic: this.physical(TOPIC_OF[valid.type]),
-      acks: -1,
-      messages: [
-        {
-          key: valid.organization,
-          value: JSON.stringify(valid),
-          headers: { 'event-id': valid.id, 'event-type': valid.type },
-        },
-      ],
-    });
+    const topic = TOPIC_OF[valid.type];
+    await tracePublish('kafka', topic, valid, (trace) =>
+      this.send({
+        topic: this.physical(topic),
+        acks: -1,
+        // The trace context (traceparent, tracestate) travels in the headers: the consumer's span continues it.
+        messages: [{ key: valid.organization, value: JSON.stringify(valid), headers: { ...trace, 'event-id': valid.id, 'event-type': valid.type } }],
+      }),
+    );
   }
 
   /**
@@ -145,7 +146,8 @@ export class KafkaEventBus implements EventBus {
     await consumer.run({
       autoCommit: true,
       eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        await this.handle(options, topic, partition, message, heartbeat);
+        const parent = contextFromCarrier(message.headers, kafkaHeaderGetter);
+        await traceConsume('kafka', this.logical(topic), options.group, parent, (span) => this.handle(options, topic, partition, message, heartbeat, span));
       },
     });
     this.consumers.add(consumer);
@@ -205,10 +207,12 @@ export class KafkaEventBus implements EventBus {
     partition: number,
     message: KafkaMessage,
     heartbeat: () => Promise<void>,
+    span: Span | undefined,
   ): Promise<void> {
     let event: AnyEvent;
     try {
       event = decodeEvent(message.value ?? Buffer.alloc(0));
+      describeConsumed(span, event);
     } catch (error) {
       await this.deadLetter(options.group, topic, partition, message, errorText(error), 0);
       return;

@@ -14,6 +14,7 @@ import { contextFromMetadata, type CallContext } from './context';
 import { toServiceError } from './errors';
 import { startGrpcCallTimer } from '../metrics';
 import { protos } from './protos';
+import { traceServerCall } from '../tracing/grpc';
 import type { HealthCheckRequest__Output } from '../generated/grpc/health/v1/HealthCheckRequest';
 import type { HealthCheckResponse } from '../generated/grpc/health/v1/HealthCheckResponse';
 
@@ -107,7 +108,7 @@ export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>)
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
-    handler(call.request, context, controlOf(call)).then(
+    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, controlOf(call))).then(
       (response) => {
         record(GrpcStatus.OK);
         callback(null, response);
@@ -151,7 +152,7 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
   return (call: ServerWritableStream<Req, Chunk>): void => {
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
-    handler(call.request, context, sinkOf(call)).then(
+    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, sinkOf(call))).then(
       () => {
         record(GrpcStatus.OK);
         call.end();

@@ -131,7 +131,7 @@ export function createTransformHandler(deps: HandlerDeps) {
       requestId,
       endpoint: ENDPOINTS.transform,
       model,
-      run: () => routeWithFallback(chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
+      run: () => routeWithFallback(outcome.capability, chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
     });
     return { usage: usageMessage(result), request_id: requestId, ...outcome.fields(result) };
   };

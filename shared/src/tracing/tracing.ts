@@ -112,9 +112,19 @@ export function startSpan(name: string, spec: SpanSpec = {}): StartedSpan | unde
  * Runs fn in a new span, which ends when fn settles and is marked failed when fn throws.
  * While tracing is off fn runs at once with a no-op span.
  */
-export async function withSpan<T>(name: string, spec: SpanSpec, fn: (span: Span) => Promise<T> | T): Promise<T> {
+export function withSpan<T>(name: string, spec: SpanSpec, fn: (span: Span) => Promise<T> | T): Promise<T> {
   const started = startSpan(name, spec);
-  if (!started) return fn(NOOP_SPAN);
+  if (!started) {
+    try {
+      return Promise.resolve(fn(NOOP_SPAN));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  return runInSpan(started, fn);
+}
+
+async function runInSpan<T>(started: StartedSpan, fn: (span: Span) => Promise<T> | T): Promise<T> {
   try {
     return await context.with(started.context, fn, undefined, started.span);
   } catch (error) {

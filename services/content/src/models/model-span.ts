@@ -1,5 +1,5 @@
 import { SpanKind, type Span } from '@opentelemetry/api';
-import { withSpan } from '@switchyard/shared';
+import { tracingEnabled, withSpan } from '@switchyard/shared';
 import type { Capability, TextModel } from './text-model';
 import { spentOf } from './usage';
 
@@ -18,6 +18,7 @@ function recordTokens(span: Span, tokens: { tokensInput?: unknown; tokensOutput?
  * its provider, and the tokens it consumed and produced (also those spent before a failure).
  */
 export function traceModelCall<R>(operation: Capability, model: TextModel, run: () => Promise<R>): Promise<R> {
+  if (!tracingEnabled()) return run();
   const gen = operationName(operation);
   return withSpan(
     `${gen} ${model.info.id}`,

@@ -91,6 +91,19 @@ describe('e2e: tracing, one trace from the HTTP request to the webhook POST', fu
     expect(requestLine).to.include({ trace_id: traceId, span_id: gatewaySpan.spanContext().spanId });
   });
 
+  it('traces no probe: /readyz (and its gRPC health checks) and /healthz make no span', async () => {
+    const before = exporter.getFinishedSpans().length;
+    expect((await api('/readyz', { key: null })).status).to.equal(200);
+    expect((await api('/healthz', { key: null })).status).to.equal(200);
+    await api('/api/v2/models');
+    // The models call's spans are the only new ones (they end before its answer is sent).
+    const added = await waitFor(() => {
+      const spans = exporter.getFinishedSpans().slice(before);
+      return spans.some((s) => s.name === 'GET /api/v2/models') ? spans : undefined;
+    }, 5000);
+    expect(added.filter((s) => /readyz|healthz|grpc\.health/.test(s.name))).to.deep.equal([]);
+  });
+
   it("continues a trace the client started (traceparent on the request), into the gRPC services", async () => {
     const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const clientSpan = '00f067aa0ba902b7';

@@ -19,8 +19,10 @@ function rpcOf(path: string) {
  * server in the call's metadata (traceparent, tracestate). createClient adds it while tracing is on.
  */
 export const grpcClientTracingInterceptor: Interceptor = (options, nextCall) => {
-  const rpc = rpcOf(options.method_definition.path);
-  const started = startSpan(rpc.name, { kind: SpanKind.CLIENT, attributes: rpc.attributes });
+  const path = options.method_definition.path;
+  // Health checks (readiness probes) are not traced.
+  const rpc = path.startsWith('/grpc.health.') ? undefined : rpcOf(path);
+  const started = rpc && startSpan(rpc.name, { kind: SpanKind.CLIENT, attributes: rpc.attributes });
   if (!started) return new InterceptingCall(nextCall(options));
   const { span } = started;
   return new InterceptingCall(nextCall(options), {

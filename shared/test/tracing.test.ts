@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { SpanKind, type SpanContext } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -38,6 +40,33 @@ describe('tracing', () => {
       expect(() => readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).to.throw(/OTEL_EXPORTER_OTLP_ENDPOINT/);
       expect(() => readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).to.throw(/OTEL_EXPORTER_OTLP_ENDPOINT/);
     });
+  });
+
+  it('exports over OTLP/HTTP (protobuf) to <OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces, flushed on stop', async () => {
+    const received: Array<{ path?: string; type?: string; body: Buffer }> = [];
+    const collector = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (part: Buffer) => parts.push(part));
+      req.on('end', () => {
+        received.push({ path: req.url, type: req.headers['content-type'], body: Buffer.concat(parts) });
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
+      expect(startTracing('exporting-service', { env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } })).to.equal(true);
+      await withSpan('exported-span', {}, async () => undefined);
+      await stopTracing();
+      expect(received).to.have.length(1);
+      expect(received[0]).to.include({ path: '/v1/traces', type: 'application/x-protobuf' });
+      // Protobuf keeps strings as they are: the span's name and its service's name are in the body.
+      expect(received[0]!.body.includes('exported-span')).to.equal(true);
+      expect(received[0]!.body.includes('exporting-service')).to.equal(true);
+    } finally {
+      await stopTracing();
+      collector.close();
+    }
   });
 
   describe('while on', () => {

@@ -91,6 +91,23 @@ describe('e2e: tracing, one trace from the HTTP request to the webhook POST', fu
     expect(requestLine).to.include({ trace_id: traceId, span_id: gatewaySpan.spanContext().spanId });
   });
 
+  it('a retried delivery stays in the trace: each attempt is a span under the same consuming span', async () => {
+    const before = receiver.calls.length;
+    receiver.respondWith((_call, index) => (index === before ? { status: 503 } : { status: 200 }));
+    const accepted = await api('/api/v2/ai/content/generate', { body: { prompt: 'A traced note that is retried', webhookUrl: receiver.url } });
+    expect(accepted.status).to.equal(202);
+    const calls = await waitFor(() => (receiver.calls.length >= before + 2 ? receiver.calls.slice(before) : undefined), 10_000);
+    const [first, second] = calls.map((call) => String(call.headers.traceparent).split('-'));
+    expect(second![1], 'the retry (from the durable schedule) carries the same trace id').to.equal(first![1]);
+    expect(second![2]).to.not.equal(first![2]);
+    const attempts = await waitFor(() => {
+      const found = spansOf(first![1]!).filter((s) => s.name === 'webhook POST');
+      return found.length === 2 ? found : undefined;
+    }, 5000);
+    expect(attempts.map((s) => s.attributes['http.response.status_code']).sort()).to.deep.equal([200, 503]);
+    expect(attempts[0]!.parentSpanContext!.spanId).to.equal(attempts[1]!.parentSpanContext!.spanId);
+  });
+
   it('traces no probe: /readyz (and its gRPC health checks) and /healthz make no span', async () => {
     const before = exporter.getFinishedSpans().length;
     expect((await api('/readyz', { key: null })).status).to.equal(200);

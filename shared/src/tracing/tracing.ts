@@ -12,12 +12,25 @@ import {
   type SpanKind,
   type Tracer,
 } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import type { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { readTracingSettings } from './settings';
+
+/**
+ * The SDK, the OTLP exporter (with protobufjs) and the context manager are loaded only when
+ * tracing is turned on: a process with tracing off never loads them.
+ */
+function loadSdk() {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return {
+    ...(require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')),
+    ...(require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')),
+    ...(require('@opentelemetry/core') as typeof import('@opentelemetry/core')),
+    ...(require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks')),
+    loadOtlpExporter: () => (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter,
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 /** The service whose work the active context belongs to (embedded mode runs all of them in one process). */
 const SERVICE_KEY = createContextKey('switchyard.service');
@@ -56,17 +69,18 @@ export function startTracing(services: string | readonly string[], options: Star
   if (active) throw new Error('tracing is already started');
   const names = typeof services === 'string' ? [services] : [...services];
   const settings = readTracingSettings(options.env);
-  const exporter = options.exporter ?? (settings.otlpEndpoint ? new OTLPTraceExporter({ url: `${settings.otlpEndpoint}/v1/traces` }) : undefined);
-  if (!exporter || names.length === 0) return false;
+  if ((!options.exporter && !settings.otlpEndpoint) || names.length === 0) return false;
+  const sdk = loadSdk();
+  const exporter = options.exporter ?? new (sdk.loadOtlpExporter())({ url: `${settings.otlpEndpoint}/v1/traces` });
   // One processor (one export queue and connection) shared by the services' providers.
-  const processor = options.exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter });
+  const processor = options.exporter ? new sdk.SimpleSpanProcessor({ exporter }) : new sdk.BatchSpanProcessor({ exporter });
   const providers = names.map(
-    (name) => new TracerProvider({ resource: resourceFromAttributes({ 'service.name': name, 'service.namespace': 'switchyard' }), spanProcessors: [processor] }),
+    (name) => new sdk.TracerProvider({ resource: sdk.resourceFromAttributes({ 'service.name': name, 'service.namespace': 'switchyard' }), spanProcessors: [processor] }),
   );
   const tracers = new Map(names.map((name, i) => [name, providers[i]!.getTracer('switchyard')]));
-  const contextManager = new AsyncLocalStorageContextManager().enable();
+  const contextManager = new sdk.AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  propagation.setGlobalPropagator(new sdk.W3CTraceContextPropagator());
   active = { providers, tracers, fallback: tracers.get(names[0]!)!, contextManager };
   return true;
 }

@@ -12,7 +12,6 @@ import {
   type SpanKind,
   type Tracer,
 } from '@opentelemetry/api';
-import type { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { readTracingSettings } from './settings';
 
@@ -43,7 +42,6 @@ interface ActiveTracing {
   tracers: Map<string, Tracer>;
   /** For spans whose service is unknown: the first service started. */
   fallback: Tracer;
-  contextManager: AsyncLocalStorageContextManager;
 }
 
 let active: ActiveTracing | undefined;
@@ -78,10 +76,9 @@ export function startTracing(services: string | readonly string[], options: Star
     (name) => new sdk.TracerProvider({ resource: sdk.resourceFromAttributes({ 'service.name': name, 'service.namespace': 'switchyard' }), spanProcessors: [processor] }),
   );
   const tracers = new Map(names.map((name, i) => [name, providers[i]!.getTracer('switchyard')]));
-  const contextManager = new sdk.AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
+  context.setGlobalContextManager(new sdk.AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new sdk.W3CTraceContextPropagator());
-  active = { providers, tracers, fallback: tracers.get(names[0]!)!, contextManager };
+  active = { providers, tracers, fallback: tracers.get(names[0]!)! };
   return true;
 }
 
@@ -149,12 +146,15 @@ async function runInSpan<T>(started: StartedSpan, fn: (span: Span) => Promise<T>
   }
 }
 
-/** Error status, and error.type: the AppError code (or the error's name). */
+/**
+ * Error status, and error.type: the error's code (AppError) or its name. Only coded errors' messages
+ * (the ones callers are shown) go into the span; others may name infrastructure.
+ */
 export function markFailed(span: Span, error: unknown): void {
   const code = (error as { code?: unknown } | null)?.code;
-  const type = typeof code === 'string' ? code : error instanceof Error ? error.name : 'error';
-  span.setAttribute('error.type', type);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  const coded = typeof code === 'string';
+  span.setAttribute('error.type', coded ? code : error instanceof Error ? error.name : 'error');
+  span.setStatus({ code: SpanStatusCode.ERROR, message: coded && error instanceof Error ? error.message : undefined });
 }
 
 /** Runs fn later in the trace context active now (work queued in one request and run from another's callback). */

@@ -1,18 +1,19 @@
 'use strict';
 /**
  * npm run bench:gateway [-- --mode embedded|stack|both] [--duration 5] [--reps 3] [--connections 1,32]
- *                          [--only generate,models] [--calls 100000] [--quick]
+ *                          [--only generate,models] [--calls 100000] [--quick] [--tracing]
  *
  * What Switchyard adds to a call: each scenario runs alternately straight to a mock
  * OpenAI-compatible upstream and through the gateway, at each concurrency, and the medians of the
- * repetitions are printed with the added latency. --quick is the CI form (c=8, 2 s, one run). It
- * prints figures and never fails on a time.
+ * repetitions are printed with the added latency. --quick is the CI form (c=8, 2 s, one run).
+ * --tracing turns OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT at a stand-in collector that only
+ * counts what it receives), to measure what tracing costs. It prints figures and never fails on a time.
  */
 const { parseArgs } = require('node:util');
 const os = require('node:os');
 const path = require('node:path');
 const { SCENARIOS, seed } = require('./scenarios');
-const { startMockUpstream, startEmbedded, startStack } = require('./targets');
+const { startMockUpstream, startOtlpSink, startEmbedded, startStack } = require('./targets');
 const { loadRun, streamRun, median, rssMiB, cpuMs } = require('./measure');
 
 const { values: args } = parseArgs({
@@ -24,6 +25,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', default: '' },
     calls: { type: 'string', default: '100000' },
     quick: { type: 'boolean', default: false },
+    tracing: { type: 'boolean', default: false },
   },
 });
 if (args.quick) Object.assign(args, { duration: '2', reps: '1', connections: '8', calls: '5000' });
@@ -107,11 +109,21 @@ async function benchTarget(start, upstream) {
 async function main() {
   console.log(`bench:gateway on node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const upstream = await startMockUpstream();
+  // The targets take their environment from this process's.
+  const sink = args.tracing ? await startOtlpSink() : undefined;
+  if (sink) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
+  else delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  console.log(`tracing ${sink ? `on (OTLP to ${sink.url})` : 'off'}`);
   try {
     if (args.mode !== 'stack') await benchTarget(startEmbedded, upstream);
     if (args.mode !== 'embedded') await benchTarget(startStack, upstream);
   } finally {
     await upstream.stop();
+    if (sink) {
+      const { requests, bytes } = await sink.stats();
+      console.log(`tracing          ${requests} OTLP exports received, ${fmt(bytes / 1024 / 1024, 1)} MiB`);
+      await sink.stop();
+    }
   }
 }
 

@@ -35,6 +35,21 @@ async function startMockUpstream() {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
+/** A stand-in OTLP collector (bench:gateway --tracing): answers every export, counts requests and bytes. */
+async function startOtlpSink() {
+  const child = fork(path.join(__dirname, 'otlp-sink.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`OTLP sink exited (${code})`)));
+  });
+  const stats = () =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('stats');
+    });
+  return { url: `http://127.0.0.1:${port}`, stats, stop: () => stopChild(child) };
+}
+
 /** A hosted-style priced model at the mock (prices make cost and the quota arithmetic real). */
 function registry(upstreamUrl) {
   return {
@@ -144,4 +159,4 @@ async function startStack(upstreamUrl, logFile) {
   };
 }
 
-module.exports = { API_KEY, ADMIN_TOKEN, MODEL, startMockUpstream, startEmbedded, startStack };
+module.exports = { API_KEY, ADMIN_TOKEN, MODEL, startMockUpstream, startOtlpSink, startEmbedded, startStack };

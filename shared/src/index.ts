@@ -40,3 +40,4 @@ export * from './grpc/rpc-client';
 export * from './grpc/answered-once';
 export * from './generated/rpc';
 export * from './events/data-updated';
+export * from './tracing/index';

@@ -7,6 +7,7 @@ import { grpcClientMetrics } from './grpc/client-metrics';
 import { grpcServerMetrics } from './metrics';
 import { startMetricsServer } from './metrics-server';
 import { main, stopOnSignals, type RunningService } from './process';
+import { startTracing, stopTracing } from './tracing/tracing';
 
 /** What every gRPC service's config carries for running as its own process. */
 export interface ServiceProcessConfig {
@@ -27,7 +28,8 @@ export interface ServiceProcess<C extends ServiceProcessConfig, S extends { clos
 }
 
 /**
- * A service's src/index.ts: config (fail fast), event bus (Kafka or in-process), stores (MongoDB
+ * A service's src/index.ts: tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set; before any client or
+ * server exists), config (fail fast), event bus (Kafka or in-process), stores (MongoDB
  * or in-memory), the service, /metrics on METRICS_PORT, and a graceful stop on SIGTERM in the
  * reverse order. The metrics port is opened here, not in server.ts, so tests and the embedded
  * mesh open none.
@@ -37,6 +39,7 @@ export function runServiceProcess<C extends ServiceProcessConfig, S extends { cl
 ): void {
   const bootLogger = createLogger(definition.name);
   main(bootLogger, async () => {
+    startTracing(definition.name);
     const config = definition.loadConfig();
     const logger = createLogger(definition.name, config.logLevel);
     const bus = await createEventBus({ kafkaBrokers: config.kafkaBrokers, clientId: definition.name, logger: logger.child({ component: 'bus' }) });
@@ -56,6 +59,7 @@ export function runServiceProcess<C extends ServiceProcessConfig, S extends { cl
       await service.stop();
       await bus.close();
       await stores.close();
+      await stopTracing();
     });
   });
 }

@@ -6,6 +6,9 @@ import { KafkaEventBus } from '../src/adapters/kafka-event-bus';
 import { createEvent, type AnyEvent } from '../src/events/envelope';
 import { Topics } from '../src/events/topics';
 import type { EventBus } from '../src/events/bus';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { currentTraceCarrier, startTracing, stopTracing, withSpan } from '../src/tracing/index';
 
 interface BusUnderTest {
   bus: EventBus;
@@ -95,6 +98,37 @@ contractSuite<BusUnderTest>(
       await waitFor(() => [...seen.values()].every((list) => list.length >= count / 2), 30_000);
       for (const [index, org] of orgs.entries()) {
         expect(seen.get(org), org).to.deep.equal(Array.from({ length: count / 2 }, (_, k) => 2 * k + index));
+      }
+    });
+
+    it("carries the publisher's trace context to the consumer (Kafka: traceparent in the message headers)", async function () {
+      this.timeout(60_000);
+      const { bus } = subject();
+      const exporter = new InMemorySpanExporter();
+      startTracing('test', { exporter, env: {} });
+      try {
+        const org = uniqueName('org');
+        const group = uniqueName('test-traced');
+        const seen: string[] = [];
+        await bus.subscribe({
+          group,
+          topics: [Topics.usage],
+          handler: async (event) => void (event.organization === org && seen.push(currentTraceCarrier()!.traceparent!)),
+        });
+        const request = await withSpan('request', {}, async (span) => {
+          await bus.publish(usageEvent(org, 1));
+          return span.spanContext();
+        });
+        const inTrace = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === request.traceId);
+        await waitFor(() => inTrace().some((s) => s.kind === SpanKind.CONSUMER), 30_000);
+        const producer = inTrace().find((s) => s.kind === SpanKind.PRODUCER)!;
+        const consumer = inTrace().find((s) => s.kind === SpanKind.CONSUMER)!;
+        expect(producer.parentSpanContext!.spanId).to.equal(request.spanId);
+        expect(consumer.parentSpanContext!.spanId).to.equal(producer.spanContext().spanId);
+        expect(consumer.attributes['messaging.consumer.group.name']).to.equal(group);
+        expect(seen).to.deep.equal([`00-${request.traceId}-${consumer.spanContext().spanId}-01`]);
+      } finally {
+        await stopTracing();
       }
     });
 

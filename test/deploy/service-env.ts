@@ -3,7 +3,7 @@ import { loadContentConfig } from '@switchyard/content';
 import { loadGatewayConfig } from '@switchyard/gateway';
 import { loadNotificationConfig } from '@switchyard/notification';
 import { loadRecommendationConfig } from '@switchyard/recommendation';
-import { readKafkaSettings } from '@switchyard/shared';
+import { readKafkaSettings, readTracingSettings } from '@switchyard/shared';
 import { parse as parseJsonc } from 'jsonc-parser';
 
 export const SERVICES = ['gateway', 'content', 'assistant', 'recommendation', 'notification'] as const;
@@ -11,13 +11,13 @@ export type ServiceName = (typeof SERVICES)[number];
 
 type Loader = (env: NodeJS.ProcessEnv) => unknown;
 
-/** What each service process loads at start (its config, and the bus settings where it uses Kafka). */
+/** What each service process loads at start (its config, the bus settings where it uses Kafka, tracing). */
 const LOADERS: Record<ServiceName, Loader[]> = {
-  gateway: [loadGatewayConfig, readKafkaSettings],
-  content: [loadContentConfig, readKafkaSettings],
-  assistant: [loadAssistantConfig, readKafkaSettings],
-  recommendation: [loadRecommendationConfig, readKafkaSettings],
-  notification: [loadNotificationConfig, readKafkaSettings],
+  gateway: [loadGatewayConfig, readKafkaSettings, readTracingSettings],
+  content: [loadContentConfig, readKafkaSettings, readTracingSettings],
+  assistant: [loadAssistantConfig, readKafkaSettings, readTracingSettings],
+  recommendation: [loadRecommendationConfig, readKafkaSettings, readTracingSettings],
+  notification: [loadNotificationConfig, readKafkaSettings, readTracingSettings],
 };
 
 /**

@@ -1,11 +1,16 @@
-import { createLogger, main, stopOnSignals } from '@switchyard/shared';
-import { startEmbeddedMesh } from './mesh';
+import { createLogger, main, startTracing, stopOnSignals, stopTracing } from '@switchyard/shared';
+import { EMBEDDED_SERVICES, startEmbeddedMesh } from './mesh';
 
 const logger = createLogger('embedded');
 
 main(logger, async () => {
+  // One process, every service: each keeps its own service.name in the traces.
+  startTracing(EMBEDDED_SERVICES);
   const mesh = await startEmbeddedMesh(process.env, logger);
-  stopOnSignals(logger, mesh.stop);
+  stopOnSignals(logger, async () => {
+    await mesh.stop();
+    await stopTracing();
+  });
   const lines = [
     '',
     `Switchyard is running (embedded mode) at ${mesh.gatewayUrl.replace('127.0.0.1', 'localhost')}`,

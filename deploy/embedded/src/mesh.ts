@@ -20,6 +20,9 @@ export interface EmbeddedMesh {
   stop(): Promise<void>;
 }
 
+/** The services the embedded mesh runs (the tracing service names of embedded mode). */
+export const EMBEDDED_SERVICES = ['gateway', 'content', 'assistant', 'recommendation', 'notification'] as const;
+
 export function generateApiKey(): string {
   return `sk_dev_${randomBytes(24).toString('base64url')}`;
 }

@@ -33,6 +33,7 @@ import { keyConcurrencyLimit } from './middleware/concurrency';
 import { errorHandler } from './middleware/errors';
 import { createHttpMetrics, observe } from './middleware/metrics';
 import { requestId, type GatewayState } from './middleware/request-id';
+import { traceRequests } from './middleware/tracing';
 import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
@@ -243,6 +244,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   );
   const app = new Koa<GatewayState>({ proxy: false });
   app.on('error', responseFailed(deps.logger));
+  app.use(traceRequests());
   app.use(requestId());
   app.use(observe(metrics, deps.logger));
   app.use(errorHandler(deps.logger));

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '@switchyard/shared';
 import type { RotatingSecret } from './signing/secrets';
 
 import type { WebhookEvent } from '@switchyard/shared';
@@ -57,6 +58,8 @@ export interface DeliveryRecord {
   leaseUntil?: string;
   /** Id of the delivery this one replays. */
   replayOf?: string;
+  /** W3C trace context of the work that created it (the consumed event): every attempt is a span of that trace. */
+  trace?: TraceCarrier;
 }
 
 export interface OrgSigningSecret extends RotatingSecret {

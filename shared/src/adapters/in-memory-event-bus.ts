@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { EventBus, EventHandler, SubscribeOptions, Subscription } from '../events/bus';
 import { validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, type Topic } from '../events/topics';
+import { contextFromCarrier, type TraceCarrier } from '../tracing/propagation';
+import { describeConsumed, tracePublish, traceConsume } from '../tracing/messaging';
 
 export interface DeadLetter {
   topic: Topic;
@@ -20,10 +22,16 @@ export interface InMemoryBusOptions {
   logger?: Logger;
 }
 
+/** An event as published, with the publisher's trace context (what Kafka carries in headers). */
+interface LoggedEvent {
+  event: AnyEvent;
+  trace?: TraceCarrier;
+}
+
 interface TopicLog {
   /** Offset of events[0]; earlier events were consumed by every group and dropped. */
   base: number;
-  events: AnyEvent[];
+  events: LoggedEvent[];
 }
 
 interface Group {
@@ -57,7 +65,9 @@ export class InMemoryEventBus implements EventBus {
     if (this.closed) throw new Error('event bus is closed');
     const valid = validateEvent(event);
     const topic = TOPIC_OF[valid.type];
-    this.logOf(topic).events.push(structuredClone(valid));
+    await tracePublish('in_memory', topic, valid, async (trace) => {
+      this.logOf(topic).events.push({ event: structuredClone(valid), trace });
+    });
     for (const group of this.groups.values()) {
       if (group.topics.has(topic)) this.drain(group);
     }
@@ -126,23 +136,31 @@ export class InMemoryEventBus implements EventBus {
     for (;;) {
       const next = this.nextFor(group);
       if (!next || group.members.length === 0 || this.closed) return;
-      await this.deliver(group, next.topic, next.event);
+      await this.deliver(group, next.topic, next.logged);
       group.offsets.set(next.topic, next.offset + 1);
       this.compact(next.topic);
     }
   }
 
-  private nextFor(group: Group): { topic: Topic; offset: number; event: AnyEvent } | undefined {
+  private nextFor(group: Group): { topic: Topic; offset: number; logged: LoggedEvent } | undefined {
     for (const topic of group.topics) {
       const log = this.logOf(topic);
       const offset = group.offsets.get(topic) ?? log.base;
-      const event = log.events[offset - log.base];
-      if (event) return { topic, offset, event };
+      const logged = log.events[offset - log.base];
+      if (logged) return { topic, offset, logged };
     }
     return undefined;
   }
 
-  private async deliver(group: Group, topic: Topic, event: AnyEvent): Promise<void> {
+  /** Runs the handler in a consumer span continuing the publisher's trace (not the drain's own context). */
+  private deliver(group: Group, topic: Topic, { event, trace }: LoggedEvent): Promise<void> {
+    return traceConsume('in_memory', topic, group.name, contextFromCarrier(trace), (span) => {
+      describeConsumed(span, event);
+      return this.attempts(group, topic, event);
+    });
+  }
+
+  private async attempts(group: Group, topic: Topic, event: AnyEvent): Promise<void> {
     let lastError = '';
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       const handler = group.members[group.nextMember++ % Math.max(group.members.length, 1)];

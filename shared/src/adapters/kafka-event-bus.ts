@@ -1,11 +1,14 @@
 import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerBatch, type Consumer, type Producer, type KafkaMessage, type IHeaders, type Message } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
+import type { Span } from '@opentelemetry/api';
 import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
 import './kafka-request-queue-fix';
+import { contextFromCarrier, kafkaHeaderGetter } from '../tracing/propagation';
+import { describeConsumed, tracePublish, traceConsume } from '../tracing/messaging';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -118,15 +121,20 @@ export class KafkaEventBus implements EventBus {
   async publish(event: AnyEvent): Promise<void> {
     await this.start();
     const valid = validateEvent(event);
+    const topic = TOPIC_OF[valid.type];
     const value = JSON.stringify(valid);
+    await tracePublish('kafka', topic, valid, (trace) => this.enqueue(this.physical(topic), {
+      key: valid.organization,
+      value,
+      // The trace context (traceparent, tracestate) travels in the headers: the consumer's span continues it.
+      headers: { ...trace, 'event-id': valid.id, 'event-type': valid.type },
+    }));
+  }
+
+  /** Queues a message for the flusher; resolves once the batch carrying it is acknowledged. */
+  private enqueue(topic: string, message: Message & { value: string }): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queued.push({
-        topic: this.physical(TOPIC_OF[valid.type]),
-        message: { key: valid.organization, value, headers: { 'event-id': valid.id, 'event-type': valid.type } },
-        bytes: value.length,
-        resolve,
-        reject,
-      });
+      this.queued.push({ topic, message, bytes: message.value.length, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -208,7 +216,8 @@ export class KafkaEventBus implements EventBus {
     await consumer.run({
       autoCommit: true,
       eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        await this.handle(options, topic, partition, message, heartbeat);
+        const parent = contextFromCarrier(message.headers, kafkaHeaderGetter);
+        await traceConsume('kafka', this.logical(topic), options.group, parent, (span) => this.handle(options, topic, partition, message, heartbeat, span));
       },
     });
     this.consumers.add(consumer);
@@ -268,10 +277,12 @@ export class KafkaEventBus implements EventBus {
     partition: number,
     message: KafkaMessage,
     heartbeat: () => Promise<void>,
+    span: Span | undefined,
   ): Promise<void> {
     let event: AnyEvent;
     try {
       event = decodeEvent(message.value ?? Buffer.alloc(0));
+      describeConsumed(span, event);
     } catch (error) {
       await this.deadLetter(options.group, topic, partition, message, errorText(error), 0);
       return;

@@ -33,7 +33,7 @@ new Gauge({
   registers: [busMetrics],
   async collect() {
     const oldest = (await readOutboxes((store) => store.oldest(1))).flat();
-    const ages = oldest.map((event) => Math.max(0, (Date.now() - Date.parse(event.time)) / 1000));
+    const ages = oldest.map(({ event }) => Math.max(0, (Date.now() - Date.parse(event.time)) / 1000));
     this.set(Math.max(0, ...ages));
   },
 });

@@ -1,7 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import type { AnyEvent } from '../events/envelope';
 import { isDuplicateKeyError } from './mongo';
-import { nextOutboxSequence, type OutboxStore } from './outbox-store';
+import { nextOutboxSequence, type OutboxEntry, type OutboxStore } from './outbox-store';
+import type { TraceCarrier } from '../tracing/propagation';
 
 export const OUTBOX_COLLECTION = 'outbox';
 
@@ -12,6 +13,8 @@ interface OutboxDoc {
   /** The event as JSON, so it is republished byte for byte as it was accepted. */
   event: string;
   storedAt: string;
+  /** W3C trace context of the publish (traceparent, tracestate), when tracing was on. */
+  trace?: TraceCarrier;
 }
 
 /**
@@ -31,17 +34,22 @@ export class MongoOutboxStore implements OutboxStore {
     await this.collection.createIndex({ sequence: 1 }, { name: 'outbox_order' });
   }
 
-  async add(event: AnyEvent): Promise<void> {
+  async add(event: AnyEvent, trace?: TraceCarrier): Promise<void> {
+    const doc: OutboxDoc = { _id: event.id, sequence: nextOutboxSequence(), event: JSON.stringify(event), storedAt: new Date().toISOString() };
+    if (trace) doc.trace = trace;
     try {
-      await this.collection.insertOne({ _id: event.id, sequence: nextOutboxSequence(), event: JSON.stringify(event), storedAt: new Date().toISOString() });
+      await this.collection.insertOne(doc);
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }
   }
 
-  async oldest(limit: number): Promise<AnyEvent[]> {
+  async oldest(limit: number): Promise<OutboxEntry[]> {
     const docs = await this.collection.find({}).sort({ sequence: 1, _id: 1 }).limit(limit).toArray();
-    return docs.map((doc) => JSON.parse(doc.event) as AnyEvent);
+    return docs.map((doc) => {
+      const event = JSON.parse(doc.event) as AnyEvent;
+      return doc.trace ? { event, trace: doc.trace } : { event };
+    });
   }
 
   async remove(eventId: string): Promise<void> {

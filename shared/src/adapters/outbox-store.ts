@@ -1,14 +1,21 @@
 import type { AnyEvent } from '../events/envelope';
+import type { TraceCarrier } from '../tracing/propagation';
+
+/** A stored event with the trace context it was published in, so the later relay continues that trace. */
+export interface OutboxEntry {
+  event: AnyEvent;
+  trace?: TraceCarrier;
+}
 
 /**
  * Events accepted by a service but not yet acknowledged by the bus. Keyed by event id, so storing
  * the same event twice keeps one entry; read back oldest first.
  */
 export interface OutboxStore {
-  /** Stores the event unless its id is already stored (idempotent). */
-  add(event: AnyEvent): Promise<void>;
-  /** Up to limit stored events, oldest first (the order they were added). */
-  oldest(limit: number): Promise<AnyEvent[]>;
+  /** Stores the event (and its trace context) unless its id is already stored (idempotent). */
+  add(event: AnyEvent, trace?: TraceCarrier): Promise<void>;
+  /** Up to limit stored entries, oldest first (the order they were added). */
+  oldest(limit: number): Promise<OutboxEntry[]>;
   /** Forgets an event the bus has acknowledged (no-op when absent). */
   remove(eventId: string): Promise<void>;
   count(): Promise<number>;
@@ -31,18 +38,18 @@ export function nextOutboxSequence(): number {
  * use the Mongo outbox when MONGODB_URI is set).
  */
 export class InMemoryOutboxStore implements OutboxStore {
-  private readonly entries = new Map<string, { sequence: number; event: AnyEvent }>();
+  private readonly entries = new Map<string, { sequence: number; entry: OutboxEntry }>();
 
-  async add(event: AnyEvent): Promise<void> {
+  async add(event: AnyEvent, trace?: TraceCarrier): Promise<void> {
     if (this.entries.has(event.id)) return;
-    this.entries.set(event.id, { sequence: nextOutboxSequence(), event: structuredClone(event) });
+    this.entries.set(event.id, { sequence: nextOutboxSequence(), entry: structuredClone(trace ? { event, trace } : { event }) });
   }
 
-  async oldest(limit: number): Promise<AnyEvent[]> {
+  async oldest(limit: number): Promise<OutboxEntry[]> {
     return [...this.entries.values()]
       .sort((a, b) => a.sequence - b.sequence)
       .slice(0, limit)
-      .map((entry) => structuredClone(entry.event));
+      .map(({ entry }) => structuredClone(entry));
   }
 
   async remove(eventId: string): Promise<void> {

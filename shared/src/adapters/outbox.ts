@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import { validateEvent, type AnyEvent } from '../events/envelope';
 import type { OutboxStore } from './outbox-store';
 import { outboxStoredTotal, trackOutbox } from './outbox-metrics';
+import { context } from '@opentelemetry/api';
+import { contextFromCarrier, currentTraceCarrier } from '../tracing/propagation';
+import { tracingEnabled } from '../tracing/tracing';
 
 /** What a service needs to emit events: the publishing half of EventBus. */
 export interface EventPublisher {
@@ -106,7 +109,8 @@ export class OutboxPublisher implements EventPublisher {
   private async store(event: AnyEvent): Promise<void> {
     this.backlog = true;
     this.generation++;
-    await this.options.store.add(event);
+    // The publisher's trace context is kept with the event: the relay publishes in it later.
+    await this.options.store.add(event, currentTraceCarrier());
     outboxStoredTotal.inc();
   }
 
@@ -114,13 +118,13 @@ export class OutboxPublisher implements EventPublisher {
     try {
       for (;;) {
         const generation = this.generation;
-        const events = await this.options.store.oldest(this.batchSize);
-        if (events.length === 0) {
+        const entries = await this.options.store.oldest(this.batchSize);
+        if (entries.length === 0) {
           if (generation === this.generation) this.backlog = false;
           break;
         }
-        for (const event of events) {
-          await this.publishWithTimeout(event);
+        for (const { event, trace } of entries) {
+          await (tracingEnabled() ? context.with(contextFromCarrier(trace), () => this.publishWithTimeout(event)) : this.publishWithTimeout(event));
           await this.options.store.remove(event.id);
         }
       }

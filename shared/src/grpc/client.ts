@@ -4,6 +4,8 @@ import { contextToMetadata, type CallContext } from './context';
 import { fromServiceError } from './errors';
 import { protos } from './protos';
 import { grpcClientMetricsInterceptor } from './client-metrics';
+import { grpcClientTracingInterceptor } from '../tracing/grpc';
+import { tracingEnabled } from '../tracing/tracing';
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
 
@@ -13,7 +15,8 @@ export function createClient<C extends Client>(Ctor: ClientConstructor<C>, addre
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     'grpc.enable_channelz': 0, // per-call tracing for an admin service no one serves (see server.ts)
-    interceptors: [grpcClientMetricsInterceptor],
+    // Tracing is decided when the client is made: startTracing runs first in every process.
+    interceptors: tracingEnabled() ? [grpcClientTracingInterceptor, grpcClientMetricsInterceptor] : [grpcClientMetricsInterceptor],
   });
 }
 

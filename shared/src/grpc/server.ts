@@ -14,6 +14,7 @@ import { contextFromMetadata, type CallContext } from './context';
 import { toServiceError } from './errors';
 import { startGrpcCallTimer } from '../metrics';
 import { protos } from './protos';
+import { traceServerCall } from '../tracing/grpc';
 import type { HealthCheckRequest__Output } from '../generated/grpc/health/v1/HealthCheckRequest';
 import type { HealthCheckResponse } from '../generated/grpc/health/v1/HealthCheckResponse';
 
@@ -118,7 +119,7 @@ export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>)
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
     const { control, settle } = controlOf(call);
-    handler(call.request, context, control).then(
+    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, control)).then(
       (response) => {
         settle();
         record(GrpcStatus.OK);
@@ -165,7 +166,7 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
     const { control, settle } = controlOf(call);
-    handler(call.request, context, sinkOf(call, control)).then(
+    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, sinkOf(call, control))).then(
       () => {
         settle();
         record(GrpcStatus.OK);

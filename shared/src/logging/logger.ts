@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { redactFields, safeError, scrubCredentials } from './redaction';
+import { isEmptyLogFields, traceLogFields } from '../tracing/tracing';
 
 export type { Logger } from 'pino';
 export { scrubCredentials, safeError } from './redaction';
@@ -47,6 +48,9 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     serializers: { err: safeError, error: safeError },
     hooks: { streamWrite: scrubCredentials },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // trace_id and span_id of the active span while tracing is on; nothing (and no copy) while off.
+    mixin: traceLogFields,
+    mixinMergeStrategy: (mergeObject, mixinObject) => (isEmptyLogFields(mixinObject) ? mergeObject : Object.assign(mixinObject, mergeObject)),
   };
   return pino(options, destination ?? processDestination());
 }

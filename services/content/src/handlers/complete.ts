@@ -81,7 +81,7 @@ function responseOf(routed: Routed<TextResult>): CompleteResponse {
 export function createCompleteHandler(deps: HandlerDeps) {
   return async (request: CompleteRequest__Output, _context: CallContext, options: CallOptions): Promise<CompleteResponse> => {
     const prepared = prepareCompletion(request, deps);
-    const routed = await routeWithFallback(deps.models.chainFor(prepared.model, 'chat'), (model) => {
+    const routed = await routeWithFallback('chat', deps.models.chainFor(prepared.model, 'chat'), (model) => {
       if (!model.complete) throw unsupportedChat(model);
       return model.complete(inputFor(model, prepared.input), options);
     });
@@ -99,6 +99,7 @@ export function createCompleteStreamHandler(deps: HandlerDeps) {
       await sink.write({ delta });
     };
     const routed = await routeWithFallback(
+      'chat',
       deps.models.chainFor(prepared.model, 'chat'),
       (model) => {
         if (!model.completeStream) throw unsupportedChat(model);

@@ -41,7 +41,7 @@ export function createEmbedHandler(deps: HandlerDeps) {
       requestId: requestIdOf(context),
       endpoint: ENDPOINTS.embeddings,
       model,
-      run: () => routeWithFallback(deps.models.chainFor(model, 'embeddings'), (candidate) => embedWith(candidate, request.inputs, options)),
+      run: () => routeWithFallback('embeddings', deps.models.chainFor(model, 'embeddings'), (candidate) => embedWith(candidate, request.inputs, options)),
     });
     return { embeddings: result.vectors.map((values) => ({ values })), usage: usageMessage(result) };
   };

@@ -39,6 +39,7 @@ export function createGenerateStreamHandler(deps: HandlerDeps) {
       model: prepared.model,
       run: () =>
         routeWithFallback(
+          'generate',
           generationChain(prepared, deps.models),
           (model) => streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.control),
           () => sent === 0,

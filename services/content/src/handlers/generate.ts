@@ -43,7 +43,7 @@ export function inputFor(model: TextModel, input: GenerateInput): GenerateInput 
 
 /** Runs a prepared generation over the chain; the output is held to maxTokens whatever the model returns. */
 export async function runGeneration(prepared: PreparedGeneration, models: ModelRegistry, options?: CallOptions): Promise<Routed<TextResult>> {
-  return routeWithFallback(generationChain(prepared, models), async (model) => {
+  return routeWithFallback('generate', generationChain(prepared, models), async (model) => {
     const input = inputFor(model, prepared.input);
     const result = await model.generate(input, options);
     return { ...result, text: fitToTokens(result.text, input.maxTokens, result.tokensOutput) };

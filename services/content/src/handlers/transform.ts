@@ -135,7 +135,7 @@ async function transform(deps: HandlerDeps, request: TransformRequest__Output, c
     requestId,
     endpoint: ENDPOINTS.transform,
     model,
-    run: () => routeWithFallback(chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
+    run: () => routeWithFallback(outcome.capability, chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
     usageEventId,
   });
   return { usage: usageMessage(result), request_id: requestId, ...outcome.fields(result) };

@@ -1,4 +1,4 @@
-import { AppError, type Logger, type RequestResult } from '@switchyard/shared';
+import { AppError, withSpan, type Logger, type RequestResult } from '@switchyard/shared';
 import { ENDPOINTS, type UsagePublisher } from '../events/usage-publisher';
 import type { ResultPublisher } from '../events/result-publisher';
 import { costOf } from '../models/text-model';
@@ -50,7 +50,12 @@ async function withRetries(attempts: number, delayMs: number, action: () => Prom
 export class GenerateJobRunner {
   constructor(private readonly deps: GenerateJobDeps) {}
 
-  async run(record: AsyncRequestRecord): Promise<void> {
+  /** The job is a span of the submitting request's trace (it starts when the queue runs it). */
+  run(record: AsyncRequestRecord): Promise<void> {
+    return withSpan('generate job', { attributes: { 'switchyard.request_id': record.requestId } }, () => this.runJob(record));
+  }
+
+  private async runJob(record: AsyncRequestRecord): Promise<void> {
     const { outcome, model, tokensInput, tokensOutput, cost } = await this.generate(record);
     try {
       await withRetries(this.deps.publishAttempts ?? 3, this.deps.publishRetryMs ?? 200, () =>

@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@switchyard/shared';
+import { AppError, bindToActiveContext, type Logger } from '@switchyard/shared';
 
 export type Job = () => Promise<void>;
 
@@ -26,7 +26,8 @@ export class JobQueue {
 
   enqueue(job: Job): void {
     this.ensureAccepting();
-    this.waiting.push(job);
+    // Runs in the submitting request's trace, not in whichever job's callback starts it.
+    this.waiting.push(bindToActiveContext(job));
     this.pump();
   }
 

@@ -1,6 +1,7 @@
 import { AppError } from '@switchyard/shared';
 import { spentOf, withSpent } from './usage';
-import type { DeltaSink, TextModel, TextResult } from './text-model';
+import type { Capability, DeltaSink, TextModel, TextResult } from './text-model';
+import { traceModelCall } from './model-span';
 
 /** Failures of a provider (after its retries) that the next model in the chain may cure. */
 const UPSTREAM_FAILURES = new Set(['upstream_error', 'timeout']);
@@ -12,11 +13,12 @@ export interface Routed<R> {
 }
 
 /**
- * Runs the operation on each model of the chain until one answers. Only upstream failures move
+ * Runs the operation on each model (each attempt a span) of the chain until one answers. Only upstream failures move
  * on (and only while mayFallBack allows: a stream that already sent text cannot). The last error
  * is thrown, carrying the tokens of the last model that spent any.
  */
 export async function routeWithFallback<R>(
+  operation: Capability,
   chain: TextModel[],
   run: (model: TextModel) => Promise<R>,
   mayFallBack: () => boolean = () => true,
@@ -25,7 +27,7 @@ export async function routeWithFallback<R>(
   let lastSpent = undefined as ReturnType<typeof spentOf>;
   for (const model of chain) {
     try {
-      return { model, result: await run(model) };
+      return { model, result: await traceModelCall(operation, model, () => run(model)) };
     } catch (error) {
       lastError = error;
       lastSpent = spentOf(error) ?? lastSpent;

@@ -1,4 +1,5 @@
-import { newId, type Logger } from '@switchyard/shared';
+import { contextFromCarrier, currentTraceCarrier, injectTraceContext, newId, tracingEnabled, withSpan, type Logger } from '@switchyard/shared';
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { NotificationConfig } from '../config';
 import { attemptDuration, attemptsTotal, eventToFirstAttempt, failuresTotal, trackEngine, webhooksDisabledTotal } from '../metrics';
 import { CALLBACK_TARGET, type AttemptRecord, type DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../model';
@@ -154,7 +155,9 @@ export class DeliveryEngine {
   }
 
   private newRecord(input: NewDelivery, dedupeKey: string, now: number): DeliveryRecord {
+    const trace = currentTraceCarrier();
     return {
+      ...(trace && { trace }),
       id: newId('dlv'),
       organization: input.organization,
       webhookId: input.webhookId,
@@ -260,8 +263,29 @@ export class DeliveryEngine {
     }
     const target = await this.target(delivery, webhook);
     const { attempt, outcome } =
-      'abandon' in target ? abandoned(target.abandon) : await this.send(delivery, target.url, target.secrets);
+      'abandon' in target ? abandoned(target.abandon) : await this.tracedSend(delivery, target.url, target.secrets);
     await this.record(delivery, target, attempt, outcome);
+  }
+
+  /**
+   * The attempt as a client span, child of the span that created the delivery (the consumed
+   * event's, kept with the record so retries from the schedule continue the same trace).
+   */
+  private tracedSend(delivery: DeliveryRecord, url: string, secrets: string[]): Promise<{ attempt: AttemptRecord; outcome: Outcome }> {
+    if (!tracingEnabled()) return this.send(delivery, url, secrets);
+    const attributes = {
+      'http.request.method': 'POST',
+      // Scheme and host only: paths and queries of webhook URLs can carry the receiver's tokens.
+      'server.address': new URL(url).hostname,
+      'switchyard.delivery.id': delivery.id,
+      'switchyard.webhook.event': delivery.event,
+      'switchyard.delivery.attempt': delivery.attempts.length + 1,
+    };
+    return withSpan('webhook POST', { kind: SpanKind.CLIENT, service: 'notification', parent: contextFromCarrier(delivery.trace), attributes }, async (span) => {
+      const sent = await this.send(delivery, url, secrets);
+      describeAttempt(span, sent.attempt, sent.outcome);
+      return sent;
+    });
   }
 
   /** Where and with which secrets to send: the webhook's current URL and secrets, or the org's. */
@@ -287,11 +311,13 @@ export class DeliveryEngine {
       return { attempt: attemptRecord(attemptedAt, 0, 0, '', error), outcome: { kind: 'failure', reason: 'destination_refused', error } };
     }
     const body = Buffer.from(delivery.payload, 'utf8');
-    const headers = {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'Switchyard-Webhooks/1.0',
       ...signatureHeaders(secrets, delivery.messageId, Math.floor(Date.now() / 1000), body),
     };
+    // traceparent (and tracestate) of the attempt's span, so the receiver can continue the trace.
+    injectTraceContext(headers);
     try {
       const response = await this.post({ url: check.url, address: check.addresses[0]!, headers, body, timeoutMs: this.deps.config.timeoutMs });
       const durationMs = Date.now() - started;
@@ -359,6 +385,11 @@ function attemptRecord(attemptedAt: string, statusCode: number, durationMs: numb
 
 function abandoned(reason: string): { attempt: AttemptRecord; outcome: Outcome } {
   return { attempt: attemptRecord(new Date().toISOString(), 0, 0, '', reason), outcome: { kind: 'abandon', reason: 'webhook_disabled', error: reason } };
+}
+
+function describeAttempt(span: Span, attempt: AttemptRecord, outcome: Outcome): void {
+  if (attempt.statusCode > 0) span.setAttribute('http.response.status_code', attempt.statusCode);
+  if (outcome.kind !== 'success') span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.error });
 }
 
 function failureReason(outcome: Exclude<Outcome, { kind: 'success' }>): string {

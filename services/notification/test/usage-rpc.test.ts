@@ -2,7 +2,7 @@ import { AppError, Topics, type AnyEvent } from '@switchyard/shared';
 import type { OrganizationPolicy__Output } from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
 import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
 import { getUsage } from '../src/handlers/get-usage';
-import { usageEntryOf } from '../src/usage/usage-entry';
+import { deltasOf, usageEntryOf } from '../src/usage/usage-entry';
 import { expect } from './chai';
 import { startTestService, until, type TestService } from './helpers';
 import { usageRecorded } from './usage-fixtures';
@@ -132,16 +132,18 @@ describe('usage ledger RPCs', () => {
     expect(await report()).to.include({ used: 275, remaining: 0, calls: 4 });
   });
 
-  it('the sweeper re-applies entries a crash left unapplied, exactly once', async () => {
+  it('the sweeper completes batches a crash left unapplied, exactly once', async () => {
     const other = await startTestService({ USAGE_LEDGER_SWEEP_MS: '30' });
     try {
       const ledger = other.service.stores.usageLedger;
       const time = new Date().toISOString();
       const projected = usageEntryOf(usageRecorded({ time, tokensInput: 30, tokensOutput: 0 }));
       const appendedOnly = usageEntryOf(usageRecorded({ time, tokensInput: 40, tokensOutput: 0 }));
-      await ledger.append(projected);
-      await ledger.project(projected); // crashed before markApplied
-      await ledger.append(appendedOnly); // crashed before projecting
+      const journal = { batch: 'bat_crashed', eventIds: [projected.eventId], deltas: deltasOf([projected]) };
+      await ledger.append(journal.batch, [projected]);
+      await ledger.writeJournal(journal);
+      await ledger.applyDeltas(journal); // crashed before finish
+      await ledger.append('bat_orphan', [appendedOnly]); // crashed before its journal
       await until(async () => (await ledger.unapplied(new Date(Date.now() + 60_000).toISOString(), 10)).length === 0);
       expect(await ledger.totals('org_a', time.slice(0, 7))).to.deep.include({ tokensInput: 70, calls: 2 });
     } finally {

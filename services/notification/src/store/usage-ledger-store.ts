@@ -1,30 +1,56 @@
-import { bucketId, bucketsOf, ZERO_TOTALS, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../usage/usage-entry';
+import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../usage/usage-entry';
 
 /**
- * How many event ids each projection bucket remembers at least (two generations of this size are
- * kept, see the stores). Re-applying an entry is only needed for
- * the few most recent events (a crash between projecting and marking applied), so a bounded
- * window is enough to make re-application a no-op.
+ * How many batch ids each projection bucket remembers at least (two generations of this size are
+ * kept). A batch is re-applied only while it is unfinished (its owner died, or its retries ran
+ * out and the sweeper takes it up), so a bounded window makes re-application a no-op.
  */
-export const APPLIED_WINDOW = 2000;
+export const APPLIED_WINDOW = 1000;
+
+/** A ledger entry as stored: counted in the projection yet or not, and the batch that owns it. */
+export interface StoredEntry {
+  entry: UsageEntry;
+  applied: boolean;
+  /** Absent on entries from before batches: they count as orphans (adopted by the next batch). */
+  batch?: string;
+}
+
+/**
+ * A batch about to be projected: written (one atomic document) once its entries are in the
+ * ledger, removed once they are marked applied. A batch with a journal is completed by whoever
+ * finds it unfinished; entries of a batch without one are adopted by the next batch.
+ */
+export interface BatchJournal {
+  batch: string;
+  eventIds: string[];
+  deltas: BucketDelta[];
+}
 
 /**
  * The usage ledger: an append-only log of usage entries (unique by event id) and the projection
  * built from it (totals per organization and month, by model, by endpoint and by day).
  *
- * Exactly-once without transactions: append() decides whether an event is new (unique insert);
- * project() adds an entry to each of its buckets unless that bucket already lists the event id
- * (so re-projecting after a crash completes only the buckets that were missed); markApplied()
- * ends the cycle. Entries never marked are found by unapplied() and projected again.
+ * Exactly-once without transactions, per batch: append() decides which events are new (unique
+ * ids); writeJournal() fixes what the batch adds; applyDeltas() adds each delta to its bucket
+ * unless the bucket lists the batch id already (so re-applying after a crash completes only the
+ * buckets that were missed); finish() marks the entries applied and drops the journal.
  */
 export interface UsageLedgerStore {
-  /** Appends the entry unless its event id is there already; returns the stored entry and whether it was applied. */
-  append(entry: UsageEntry): Promise<{ entry: UsageEntry; applied: boolean }>;
-  /** Adds the entry to every bucket that does not list its event id yet. */
-  project(entry: UsageEntry): Promise<void>;
-  markApplied(eventId: string): Promise<void>;
+  /** The stored entries of these event ids (one query on the ledger's key). */
+  lookup(eventIds: string[]): Promise<StoredEntry[]>;
+  /** Appends unapplied entries owned by the batch; returns the ids this call inserted (one stored meanwhile is left out). */
+  append(batch: string, entries: UsageEntry[]): Promise<Set<string>>;
+  /** Moves unapplied entries to the batch; returns the ids it now owns. */
+  adopt(batch: string, eventIds: string[]): Promise<string[]>;
+  writeJournal(journal: BatchJournal): Promise<void>;
+  /** The journals of these batches that exist. */
+  journals(batches: string[]): Promise<BatchJournal[]>;
+  /** Adds each delta to its bucket unless the bucket lists the batch already. */
+  applyDeltas(journal: BatchJournal): Promise<void>;
+  /** Marks the batch's entries applied, then removes its journal. */
+  finish(journal: BatchJournal): Promise<void>;
   /** Entries appended before the given ISO time and never marked applied (oldest first). */
-  unapplied(appendedBefore: string, limit: number): Promise<UsageEntry[]>;
+  unapplied(appendedBefore: string, limit: number): Promise<StoredEntry[]>;
   totals(organization: string, period: string): Promise<UsageTotals>;
   /** The period's buckets of one kind (model or endpoint), unordered. */
   buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]>;
@@ -36,14 +62,12 @@ interface MemoryBucket extends KeyedTotals {
   organization: string;
   kind: BucketKind;
   period: string;
-  /** Sets, not the Mongo store's arrays: the guard is checked on every event, in O(1). */
+  /** Batch ids applied: two generations, as in the Mongo store. */
   applied: Set<string>;
   appliedPrev: Set<string>;
 }
 
-interface MemoryLedgerEntry {
-  entry: UsageEntry;
-  applied: boolean;
+interface MemoryLedgerEntry extends StoredEntry {
   appendedAt: string;
 }
 
@@ -51,35 +75,60 @@ interface MemoryLedgerEntry {
 export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   private readonly entries = new Map<string, MemoryLedgerEntry>();
   private readonly bucketsById = new Map<string, MemoryBucket>();
+  private readonly journalsByBatch = new Map<string, BatchJournal>();
   /** Event ids appended and not marked applied yet: what the sweeper looks at, not the whole log. */
   private readonly unappliedIds = new Set<string>();
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
   constructor(private readonly window = APPLIED_WINDOW) {}
 
-  async append(entry: UsageEntry): Promise<{ entry: UsageEntry; applied: boolean }> {
-    const existing = this.entries.get(entry.eventId);
-    if (existing) return { entry: { ...existing.entry }, applied: existing.applied };
-    this.entries.set(entry.eventId, { entry: { ...entry }, applied: false, appendedAt: new Date().toISOString() });
-    this.unappliedIds.add(entry.eventId);
-    return { entry: { ...entry }, applied: false };
+  async lookup(eventIds: string[]): Promise<StoredEntry[]> {
+    return eventIds.flatMap((id) => {
+      const stored = this.entries.get(id);
+      return stored ? [storedCopy(stored)] : [];
+    });
   }
 
-  async project(entry: UsageEntry): Promise<void> {
-    for (const ref of bucketsOf(entry)) {
-      const id = bucketId(entry.organization, ref);
-      let bucket = this.bucketsById.get(id);
-      if (!bucket) {
-        bucket = { organization: entry.organization, kind: ref.kind, period: ref.period, key: ref.key, ...ZERO_TOTALS, applied: new Set(), appliedPrev: new Set() };
-        this.bucketsById.set(id, bucket);
-      }
-      if (bucket.applied.has(entry.eventId) || bucket.appliedPrev.has(entry.eventId)) continue;
-      bucket.tokensInput += entry.tokensInput;
-      bucket.tokensOutput += entry.tokensOutput;
-      bucket.costNanos += entry.costNanos;
-      bucket.calls += 1;
-      bucket.applied.add(entry.eventId);
-      // Two generations, as in the Mongo store: the guard covers the last APPLIED_WINDOW ids at least.
+  async append(batch: string, entries: UsageEntry[]): Promise<Set<string>> {
+    const inserted = new Set<string>();
+    for (const entry of entries) {
+      if (this.entries.has(entry.eventId)) continue;
+      this.entries.set(entry.eventId, { entry: { ...entry }, applied: false, batch, appendedAt: new Date().toISOString() });
+      this.unappliedIds.add(entry.eventId);
+      inserted.add(entry.eventId);
+    }
+    return inserted;
+  }
+
+  async adopt(batch: string, eventIds: string[]): Promise<string[]> {
+    return eventIds.filter((id) => {
+      const stored = this.entries.get(id);
+      if (!stored || stored.applied) return false;
+      stored.batch = batch;
+      return true;
+    });
+  }
+
+  async writeJournal(journal: BatchJournal): Promise<void> {
+    if (!this.journalsByBatch.has(journal.batch)) this.journalsByBatch.set(journal.batch, structuredClone(journal));
+  }
+
+  async journals(batches: string[]): Promise<BatchJournal[]> {
+    return batches.flatMap((batch) => {
+      const journal = this.journalsByBatch.get(batch);
+      return journal ? [structuredClone(journal)] : [];
+    });
+  }
+
+  async applyDeltas(journal: BatchJournal): Promise<void> {
+    for (const delta of journal.deltas) {
+      const bucket = this.bucketOf(delta);
+      if (bucket.applied.has(journal.batch) || bucket.appliedPrev.has(journal.batch)) continue;
+      bucket.tokensInput += delta.tokensInput;
+      bucket.tokensOutput += delta.tokensOutput;
+      bucket.costNanos += delta.costNanos;
+      bucket.calls += delta.calls;
+      bucket.applied.add(journal.batch);
       if (bucket.applied.size >= this.window) {
         bucket.appliedPrev = bucket.applied;
         bucket.applied = new Set();
@@ -87,19 +136,22 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     }
   }
 
-  async markApplied(eventId: string): Promise<void> {
-    const stored = this.entries.get(eventId);
-    if (stored) stored.applied = true;
-    this.unappliedIds.delete(eventId);
+  async finish(journal: BatchJournal): Promise<void> {
+    for (const id of journal.eventIds) {
+      const stored = this.entries.get(id);
+      if (stored) stored.applied = true;
+      this.unappliedIds.delete(id);
+    }
+    this.journalsByBatch.delete(journal.batch);
   }
 
-  async unapplied(appendedBefore: string, limit: number): Promise<UsageEntry[]> {
+  async unapplied(appendedBefore: string, limit: number): Promise<StoredEntry[]> {
     return [...this.unappliedIds]
       .map((id) => this.entries.get(id)!)
       .filter((e) => e.appendedAt < appendedBefore)
       .sort((a, b) => a.appendedAt.localeCompare(b.appendedAt))
       .slice(0, limit)
-      .map((e) => ({ ...e.entry }));
+      .map(storedCopy);
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
@@ -115,9 +167,24 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     return this.select((b) => b.organization === organization && b.kind === 'day' && b.key >= fromDay && b.key <= toDay);
   }
 
+  private bucketOf(delta: BucketDelta): MemoryBucket {
+    const id = bucketId(delta.organization, delta.bucket);
+    let bucket = this.bucketsById.get(id);
+    if (!bucket) {
+      const { kind, period, key } = delta.bucket;
+      bucket = { organization: delta.organization, kind, period, key, ...ZERO_TOTALS, applied: new Set(), appliedPrev: new Set() };
+      this.bucketsById.set(id, bucket);
+    }
+    return bucket;
+  }
+
   private select(match: (bucket: MemoryBucket) => boolean): KeyedTotals[] {
     return [...this.bucketsById.values()].filter(match).map((b) => ({ key: b.key, ...totalsOf(b) }));
   }
+}
+
+function storedCopy(stored: StoredEntry): StoredEntry {
+  return { entry: { ...stored.entry }, applied: stored.applied, ...(stored.batch ? { batch: stored.batch } : {}) };
 }
 
 export function totalsOf(source: UsageTotals): UsageTotals {

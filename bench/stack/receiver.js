@@ -1,8 +1,8 @@
 'use strict';
 /**
  * The stack bench's callback receiver on 127.0.0.1: answers 200 at once and records every
- * arrival by what it is about (the requestId of a result callback, the event id of any other
- * webhook), so lost and duplicated deliveries can be counted afterwards.
+ * arrival by what it is about (the requestId of a result callback sent to /result, the event id
+ * of a webhook), so lost and duplicated deliveries can be counted afterwards.
  */
 const http = require('node:http');
 
@@ -16,7 +16,8 @@ function startCallbackReceiver() {
       const at = performance.now();
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString());
-        const [kind, key] = body.event === 'request_completed' || body.event === 'request_failed' ? ['results', body.requestId] : ['events', body.id];
+        // Result callbacks (webhookUrl) are POSTed to /result and carry the requestId; webhooks carry an id.
+        const [kind, key] = req.url.startsWith('/result') ? ['results', body.requestId] : ['events', body.id];
         const seen = arrivals[kind].get(key) ?? [];
         seen.push(at);
         arrivals[kind].set(key, seen);

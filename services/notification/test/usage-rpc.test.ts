@@ -139,12 +139,12 @@ describe('usage ledger RPCs', () => {
       const time = new Date().toISOString();
       const projected = usageEntryOf(usageRecorded({ time, tokensInput: 30, tokensOutput: 0 }));
       const appendedOnly = usageEntryOf(usageRecorded({ time, tokensInput: 40, tokensOutput: 0 }));
-      const journal = { batch: 'bat_crashed', eventIds: [projected.eventId], deltas: deltasOf([projected]) };
-      await ledger.append(journal.batch, [projected]);
+      const journal = { batch: 'bat_crashed', entries: [projected], deltas: deltasOf([projected]) };
       await ledger.writeJournal(journal);
-      await ledger.applyDeltas(journal); // crashed before finish
-      await ledger.append('bat_orphan', [appendedOnly]); // crashed before its journal
-      await until(async () => (await ledger.unapplied(new Date(Date.now() + 60_000).toISOString(), 10)).length === 0);
+      await ledger.append(journal.batch, [projected]);
+      await ledger.applyDeltas(journal); // crashed before dropping the journal
+      await ledger.writeJournal({ batch: 'bat_early', entries: [appendedOnly], deltas: deltasOf([appendedOnly]) }); // crashed after the journal
+      await until(async () => (await ledger.staleJournals(new Date(Date.now() + 60_000).toISOString(), 10)).length === 0);
       expect(await ledger.totals('org_a', time.slice(0, 7))).to.deep.include({ tokensInput: 70, calls: 2 });
     } finally {
       await other.stop();

@@ -7,50 +7,41 @@ import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type KeyedTot
  */
 export const APPLIED_WINDOW = 1000;
 
-/** A ledger entry as stored: counted in the projection yet or not, and the batch that owns it. */
-export interface StoredEntry {
-  entry: UsageEntry;
-  applied: boolean;
-  /** Absent on entries from before batches: they count as orphans (adopted by the next batch). */
-  batch?: string;
-}
-
 /**
- * A batch about to be projected: written (one atomic document) once its entries are in the
- * ledger, removed once they are marked applied. A batch with a journal is completed by whoever
- * finds it unfinished; entries of a batch without one are adopted by the next batch.
+ * A batch being counted: written (one atomic document) before anything else of the batch, removed
+ * once the batch is in the projection. Its entries are the ledger entries it owns; a journal left
+ * behind by a process that died is completed by the sweeper.
  */
 export interface BatchJournal {
   batch: string;
-  eventIds: string[];
+  entries: UsageEntry[];
   deltas: BucketDelta[];
 }
 
 /**
- * The usage ledger: an append-only log of usage entries (unique by event id) and the projection
- * built from it (totals per organization and month, by model, by endpoint and by day).
+ * The usage ledger: an append-only log of usage entries (unique by event id, each owned by the
+ * batch that inserted it) and the projection built from it (totals per organization and month,
+ * by model, by endpoint and by day).
  *
- * Exactly-once without transactions, per batch: append() decides which events are new (unique
- * ids); writeJournal() fixes what the batch adds; applyDeltas() adds each delta to its bucket
- * unless the bucket lists the batch id already (so re-applying after a crash completes only the
- * buckets that were missed); finish() marks the entries applied and drops the journal.
+ * Exactly-once without transactions, per batch: writeJournal() fixes what the batch may add;
+ * append() decides which events are the batch's (unique ids: an id stored by another batch is
+ * not, see owners()); applyDeltas() adds each delta to its bucket unless the bucket lists the
+ * batch id already (so completing a batch again after a crash adds only what was missed);
+ * dropJournal() ends it. No step updates the ledger, and no step scans it.
  */
 export interface UsageLedgerStore {
-  /** The stored entries of these event ids (one query on the ledger's key). */
-  lookup(eventIds: string[]): Promise<StoredEntry[]>;
-  /** Appends unapplied entries owned by the batch; returns the ids this call inserted (one stored meanwhile is left out). */
-  append(batch: string, entries: UsageEntry[]): Promise<Set<string>>;
-  /** Moves unapplied entries to the batch; returns the ids it now owns. */
-  adopt(batch: string, eventIds: string[]): Promise<string[]>;
   writeJournal(journal: BatchJournal): Promise<void>;
-  /** The journals of these batches that exist. */
-  journals(batches: string[]): Promise<BatchJournal[]>;
+  /** Replaces a journal's entries and deltas (only before any of them is applied). */
+  rewriteJournal(journal: BatchJournal): Promise<void>;
+  /** Journals written before the ISO time, oldest first: batches whose writer died or gave up. */
+  staleJournals(writtenBefore: string, limit: number): Promise<BatchJournal[]>;
+  dropJournal(batch: string): Promise<void>;
+  /** Appends the entries owned by the batch; returns the ids that were stored already (by any batch). */
+  append(batch: string, entries: UsageEntry[]): Promise<string[]>;
+  /** The batch that owns each of these stored entries. */
+  owners(eventIds: string[]): Promise<Map<string, string>>;
   /** Adds each delta to its bucket unless the bucket lists the batch already. */
   applyDeltas(journal: BatchJournal): Promise<void>;
-  /** Marks the batch's entries applied, then removes its journal. */
-  finish(journal: BatchJournal): Promise<void>;
-  /** Entries appended before the given ISO time and never marked applied (oldest first). */
-  unapplied(appendedBefore: string, limit: number): Promise<StoredEntry[]>;
   totals(organization: string, period: string): Promise<UsageTotals>;
   /** The period's buckets of one kind (model or endpoint), unordered. */
   buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]>;
@@ -67,57 +58,48 @@ interface MemoryBucket extends KeyedTotals {
   appliedPrev: Set<string>;
 }
 
-interface MemoryLedgerEntry extends StoredEntry {
-  appendedAt: string;
-}
-
 /** Same semantics as the Mongo store, in process memory. */
 export class InMemoryUsageLedgerStore implements UsageLedgerStore {
-  private readonly entries = new Map<string, MemoryLedgerEntry>();
+  /** Event id -> owning batch. */
+  private readonly entries = new Map<string, string>();
   private readonly bucketsById = new Map<string, MemoryBucket>();
-  private readonly journalsByBatch = new Map<string, BatchJournal>();
-  /** Event ids appended and not marked applied yet: what the sweeper looks at, not the whole log. */
-  private readonly unappliedIds = new Set<string>();
+  private readonly journalsByBatch = new Map<string, { journal: BatchJournal; writtenAt: string }>();
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
   constructor(private readonly window = APPLIED_WINDOW) {}
 
-  async lookup(eventIds: string[]): Promise<StoredEntry[]> {
-    return eventIds.flatMap((id) => {
-      const stored = this.entries.get(id);
-      return stored ? [storedCopy(stored)] : [];
-    });
-  }
-
-  async append(batch: string, entries: UsageEntry[]): Promise<Set<string>> {
-    const inserted = new Set<string>();
-    for (const entry of entries) {
-      if (this.entries.has(entry.eventId)) continue;
-      this.entries.set(entry.eventId, { entry: { ...entry }, applied: false, batch, appendedAt: new Date().toISOString() });
-      this.unappliedIds.add(entry.eventId);
-      inserted.add(entry.eventId);
-    }
-    return inserted;
-  }
-
-  async adopt(batch: string, eventIds: string[]): Promise<string[]> {
-    return eventIds.filter((id) => {
-      const stored = this.entries.get(id);
-      if (!stored || stored.applied) return false;
-      stored.batch = batch;
-      return true;
-    });
-  }
-
   async writeJournal(journal: BatchJournal): Promise<void> {
-    if (!this.journalsByBatch.has(journal.batch)) this.journalsByBatch.set(journal.batch, structuredClone(journal));
+    if (!this.journalsByBatch.has(journal.batch)) this.journalsByBatch.set(journal.batch, { journal: structuredClone(journal), writtenAt: new Date().toISOString() });
   }
 
-  async journals(batches: string[]): Promise<BatchJournal[]> {
-    return batches.flatMap((batch) => {
-      const journal = this.journalsByBatch.get(batch);
-      return journal ? [structuredClone(journal)] : [];
-    });
+  async rewriteJournal(journal: BatchJournal): Promise<void> {
+    const stored = this.journalsByBatch.get(journal.batch);
+    if (stored) stored.journal = structuredClone(journal);
+  }
+
+  async staleJournals(writtenBefore: string, limit: number): Promise<BatchJournal[]> {
+    return [...this.journalsByBatch.values()]
+      .filter((j) => j.writtenAt < writtenBefore)
+      .sort((a, b) => a.writtenAt.localeCompare(b.writtenAt))
+      .slice(0, limit)
+      .map((j) => structuredClone(j.journal));
+  }
+
+  async dropJournal(batch: string): Promise<void> {
+    this.journalsByBatch.delete(batch);
+  }
+
+  async append(batch: string, entries: UsageEntry[]): Promise<string[]> {
+    const stored: string[] = [];
+    for (const entry of entries) {
+      if (this.entries.has(entry.eventId)) stored.push(entry.eventId);
+      else this.entries.set(entry.eventId, batch);
+    }
+    return stored;
+  }
+
+  async owners(eventIds: string[]): Promise<Map<string, string>> {
+    return new Map(eventIds.flatMap((id) => (this.entries.has(id) ? [[id, this.entries.get(id)!] as const] : [])));
   }
 
   async applyDeltas(journal: BatchJournal): Promise<void> {
@@ -134,24 +116,6 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
         bucket.applied = new Set();
       }
     }
-  }
-
-  async finish(journal: BatchJournal): Promise<void> {
-    for (const id of journal.eventIds) {
-      const stored = this.entries.get(id);
-      if (stored) stored.applied = true;
-      this.unappliedIds.delete(id);
-    }
-    this.journalsByBatch.delete(journal.batch);
-  }
-
-  async unapplied(appendedBefore: string, limit: number): Promise<StoredEntry[]> {
-    return [...this.unappliedIds]
-      .map((id) => this.entries.get(id)!)
-      .filter((e) => e.appendedAt < appendedBefore)
-      .sort((a, b) => a.appendedAt.localeCompare(b.appendedAt))
-      .slice(0, limit)
-      .map(storedCopy);
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
@@ -181,10 +145,6 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   private select(match: (bucket: MemoryBucket) => boolean): KeyedTotals[] {
     return [...this.bucketsById.values()].filter(match).map((b) => ({ key: b.key, ...totalsOf(b) }));
   }
-}
-
-function storedCopy(stored: StoredEntry): StoredEntry {
-  return { entry: { ...stored.entry }, applied: stored.applied, ...(stored.batch ? { batch: stored.batch } : {}) };
 }
 
 export function totalsOf(source: UsageTotals): UsageTotals {

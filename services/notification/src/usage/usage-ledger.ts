@@ -1,70 +1,67 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@switchyard/shared';
-import type { BatchJournal, StoredEntry, UsageLedgerStore } from '../store/usage-ledger-store';
+import type { BatchJournal, UsageLedgerStore } from '../store/usage-ledger-store';
 import { deltasOf, usageEntryOf, type UsageEntry } from './usage-entry';
 
 /** The usage one call counted into one organization's month: what the thresholds look at. */
 export interface CountedPeriod {
   organization: string;
   period: string;
-  /** The entries counted, in event order (empty when a finished batch of a dead process was completed). */
+  /** The entries counted now, in event order (empty when the events were counted before). */
   entries: UsageEntry[];
   /** The latest event time counted. */
   occurredAt: string;
 }
 
 /**
- * Counts usage.recorded events exactly once, a batch at a time: one lookup of the batch's event
- * ids in the ledger, one insert of the new ones, a journal of what the batch adds per bucket,
- * one bulk update of the buckets guarded by the batch id, one update marking the entries applied.
- * Every step may be repeated after a crash: a batch that has its journal is completed by whoever
- * finds its entries unapplied (redelivery or sweeper); entries of a batch that died before its
- * journal are adopted by the next batch (no bucket can have seen them).
+ * Counts usage.recorded events exactly once, a batch at a time: a journal of the batch (its
+ * entries and what it adds per bucket), one insert of its entries (an id stored before belongs to
+ * another batch and is left out), one bulk update of the buckets guarded by the batch id, then the
+ * journal goes. Every step may be repeated: a journal left by a process that died is completed by
+ * the sweeper, and the guards make a second application add nothing.
  */
 export class UsageLedger {
   constructor(private readonly store: UsageLedgerStore) {}
 
   /**
-   * Records the events (repeats and events already counted are not counted again). The periods
-   * of events counted before are returned too, so their thresholds are checked again: a crash
-   * may have come between counting and notifying.
+   * Records the events; those counted before (repeats, replays) are not counted again, but their
+   * periods are returned too, so their thresholds are checked again: a crash may have come between
+   * counting and notifying.
    */
   async recordBatch(events: Array<EventEnvelope<'usage.recorded'>>): Promise<CountedPeriod[]> {
     const entries = [...new Map(events.map((e) => [e.id, usageEntryOf(e)])).values()];
-    const known = await this.store.lookup(entries.map((e) => e.eventId));
-    const knownIds = new Set(known.map((k) => k.entry.eventId));
-    const counted = await this.count(entries.filter((e) => !knownIds.has(e.eventId)), known.filter((k) => !k.applied));
-    return withPeriodsOf(counted, known.filter((k) => k.applied).map((k) => k.entry));
+    if (entries.length === 0) return [];
+    const journal = { batch: `bat_${randomUUID()}`, entries, deltas: deltasOf(entries) };
+    await this.store.writeJournal(journal);
+    return this.complete(journal);
   }
 
   /**
-   * Completes entries appended more than staleMs ago and never marked applied (a crash that no
-   * redelivery repaired). The delay keeps it off batches a consumer is handling right now.
+   * Completes batches whose journal is older than staleMs (a crash, or retries that ran out). The
+   * delay keeps it off batches a consumer is handling right now.
    */
-  async sweep(staleMs: number, limit = 500): Promise<CountedPeriod[]> {
-    return this.count([], await this.store.unapplied(new Date(Date.now() - staleMs).toISOString(), limit));
+  async sweep(staleMs: number, limit = 50): Promise<CountedPeriod[]> {
+    const counted: CountedPeriod[] = [];
+    for (const journal of await this.store.staleJournals(new Date(Date.now() - staleMs).toISOString(), limit)) counted.push(...(await this.complete(journal)));
+    return counted;
   }
 
-  private async count(fresh: UsageEntry[], unfinished: StoredEntry[]): Promise<CountedPeriod[]> {
-    const journals = await this.store.journals([...new Set(unfinished.flatMap((u) => (u.batch ? [u.batch] : [])))]);
-    for (const journal of journals) await this.complete(journal);
-    const journaled = new Set(journals.map((j) => j.batch));
-    const orphans = unfinished.filter((u) => !u.batch || !journaled.has(u.batch)).map((u) => u.entry);
-    const batch = `bat_${randomUUID()}`;
-    const inserted = await this.store.append(batch, fresh);
-    const adopted = new Set(await this.store.adopt(batch, orphans.map((e) => e.eventId)));
-    const mine = [...orphans.filter((e) => adopted.has(e.eventId)), ...fresh.filter((e) => inserted.has(e.eventId))];
-    if (mine.length > 0) {
-      const journal = { batch, eventIds: mine.map((e) => e.eventId), deltas: deltasOf(mine) };
-      await this.store.writeJournal(journal);
-      await this.complete(journal);
+  private async complete(journal: BatchJournal): Promise<CountedPeriod[]> {
+    const stored = await this.store.append(journal.batch, journal.entries);
+    let others: UsageEntry[] = [];
+    if (stored.length > 0) {
+      // Ids some other batch inserted are counted by that one (done, or its journal completes it).
+      const owners = await this.store.owners(stored);
+      others = journal.entries.filter((e) => owners.has(e.eventId) && owners.get(e.eventId) !== journal.batch);
+      if (others.length > 0) {
+        const mine = journal.entries.filter((e) => !others.includes(e));
+        journal = { batch: journal.batch, entries: mine, deltas: deltasOf(mine) };
+        await this.store.rewriteJournal(journal);
+      }
     }
-    return countedPeriods(mine, journals);
-  }
-
-  private async complete(journal: BatchJournal): Promise<void> {
-    await this.store.applyDeltas(journal);
-    await this.store.finish(journal);
+    if (journal.entries.length > 0) await this.store.applyDeltas(journal);
+    await this.store.dropJournal(journal.batch);
+    return withPeriodsOf(countedPeriods(journal.entries), others);
   }
 }
 
@@ -78,7 +75,7 @@ function withPeriodsOf(counted: CountedPeriod[], earlier: UsageEntry[]): Counted
   return [...periods.values()];
 }
 
-function countedPeriods(entries: UsageEntry[], completed: BatchJournal[]): CountedPeriod[] {
+function countedPeriods(entries: UsageEntry[]): CountedPeriod[] {
   const periods = new Map<string, CountedPeriod>();
   const periodOf = (organization: string, period: string, occurredAt: string) => {
     const key = JSON.stringify([organization, period]);
@@ -87,9 +84,6 @@ function countedPeriods(entries: UsageEntry[], completed: BatchJournal[]): Count
     if (occurredAt > counted.occurredAt) counted.occurredAt = occurredAt;
     return counted;
   };
-  for (const journal of completed) {
-    for (const delta of journal.deltas) if (delta.bucket.kind === 'total') periodOf(delta.organization, delta.bucket.period, delta.occurredAt);
-  }
   for (const entry of entries) periodOf(entry.organization, entry.period, entry.occurredAt).entries.push(entry);
   return [...periods.values()];
 }

@@ -14,14 +14,15 @@ const NOV = '2026-11-05T10:00:00.000Z';
 contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) => {
   const ledger = () => new UsageLedger(world().stores.usageLedger);
   const record = (...events: Array<EventEnvelope<'usage.recorded'>>) => ledger().recordBatch(events);
-  /** A batch left as a process that died after its journal and some bucket writes would leave it. */
+  /** A batch as a process that died after its journal, its entries and some bucket writes leaves it. */
   const halfDone = async (store: UsageLedgerStore, batch: string, events: Array<EventEnvelope<'usage.recorded'>>) => {
     const entries = events.map(usageEntryOf);
-    await store.append(batch, entries);
-    const journal = { batch, eventIds: entries.map((e) => e.eventId), deltas: deltasOf(entries) };
+    const journal = { batch, entries, deltas: deltasOf(entries) };
     await store.writeJournal(journal);
+    await store.append(batch, entries);
     await store.applyDeltas({ ...journal, deltas: journal.deltas.filter((d) => d.bucket.kind !== 'day') });
   };
+  const stale = () => new Date(Date.now() + 1000).toISOString();
 
   it('counts each event id once into the total, model, endpoint and day buckets', async () => {
     const a = usageRecorded({ time: NOV, model: 'gpt-4.1', tokensInput: 100, tokensOutput: 20, cost: 0.25 });
@@ -64,27 +65,41 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     expect(await store.daily('org_a', '2026-11-06', '2026-11-30')).to.deep.equal([]);
   });
 
-  it('a redelivery completes a batch that died after its journal, counting each bucket once', async () => {
+  it('a batch that died after writing to the buckets: a redelivery adds nothing, the sweep completes it once', async () => {
     const store = world().stores.usageLedger;
     const [a, b] = [usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 2 }), usageRecorded({ time: NOV, tokensInput: 5, tokensOutput: 0 })];
     await halfDone(store, 'bat_dead', [a, b]);
     const counted = await record(a, b, usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0 }));
-    expect(counted.map((c) => [c.organization, c.period])).to.deep.equal([['org_a', '2026-11']]);
+    expect(counted.map((c) => [c.organization, c.period, c.entries.length])).to.deep.equal([['org_a', '2026-11', 1]]);
+    expect((await store.staleJournals(stale(), 10)).map((j) => j.batch)).to.deep.equal(['bat_dead']);
+    expect((await ledger().sweep(-1000)).map((c) => c.period)).to.deep.equal(['2026-11']);
     expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 46, tokensOutput: 2, costNanos: 0, calls: 3 });
     expect((await store.daily('org_a', '2026-11-05', '2026-11-05'))[0]).to.include({ tokensInput: 46, calls: 3 });
-    expect(await store.journals(['bat_dead'])).to.deep.equal([]);
+    expect(await store.staleJournals(stale(), 10)).to.deep.equal([]);
     await record(a, b);
     expect((await store.totals('org_a', '2026-11')).calls).to.equal(3);
   });
 
-  it('a redelivery adopts entries of a batch that died before its journal', async () => {
+  it('a batch that died after its journal only: a redelivery counts the events, the stale journal then adds nothing', async () => {
     const store = world().stores.usageLedger;
-    const orphan = usageRecorded({ time: NOV, tokensInput: 30, tokensOutput: 0 });
-    await store.append('bat_dead', [usageEntryOf(orphan)]);
-    await record(orphan);
-    await record(orphan);
+    const event = usageRecorded({ time: NOV, tokensInput: 30, tokensOutput: 0 });
+    const entries = [usageEntryOf(event)];
+    await store.writeJournal({ batch: 'bat_dead', entries, deltas: deltasOf(entries) });
+    await record(event);
+    await ledger().sweep(-1000);
+    await record(event);
     expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 30, tokensOutput: 0, costNanos: 0, calls: 1 });
-    expect(await store.unapplied(new Date(Date.now() + 1000).toISOString(), 10)).to.deep.equal([]);
+    expect(await store.staleJournals(stale(), 10)).to.deep.equal([]);
+  });
+
+  it('a stale journal whose entries were never appended is counted by the sweep, once', async () => {
+    const store = world().stores.usageLedger;
+    const entries = [usageEntryOf(usageRecorded({ time: NOV, tokensInput: 7, tokensOutput: 0 }))];
+    await store.writeJournal({ batch: 'bat_dead', entries, deltas: deltasOf(entries) });
+    expect(await store.staleJournals(new Date(Date.now() - 60_000).toISOString(), 10)).to.deep.equal([]);
+    await ledger().sweep(-1000);
+    await ledger().sweep(-1000);
+    expect(await store.totals('org_a', '2026-11')).to.deep.include({ tokensInput: 7, calls: 1 });
   });
 
   it('a repeated event counts with the data first recorded', async () => {
@@ -92,22 +107,6 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     await record(first);
     await record({ ...first, data: { ...first.data, tokensInput: 999 } });
     expect((await world().stores.usageLedger.totals('org_a', '2026-11')).tokensInput).to.equal(10);
-  });
-
-  it('lists unapplied entries older than a time, and the sweep completes them once', async () => {
-    const store = world().stores.usageLedger;
-    await store.append('bat_orphan', [usageEntryOf(usageRecorded({ time: NOV, tokensInput: 5, tokensOutput: 0 }))]);
-    await halfDone(store, 'bat_half', [usageRecorded({ time: NOV, tokensInput: 7, tokensOutput: 0 })]);
-    await record(usageRecorded({ time: NOV, tokensInput: 100, tokensOutput: 0 }));
-    expect(await store.unapplied(new Date(Date.now() - 60_000).toISOString(), 10)).to.deep.equal([]);
-    const later = new Date(Date.now() + 1000).toISOString();
-    expect((await store.unapplied(later, 10)).map((e) => e.entry.tokensInput)).to.have.members([5, 7]);
-    const swept = await ledger().sweep(-1000);
-    expect(swept.map((c) => c.period)).to.deep.equal(['2026-11']);
-    expect(await store.unapplied(later, 10)).to.deep.equal([]);
-    expect(await ledger().sweep(-1000)).to.deep.equal([]);
-    expect(await store.totals('org_a', '2026-11')).to.deep.include({ tokensInput: 112, calls: 3 });
-    expect((await store.daily('org_a', '2026-11-05', '2026-11-05'))[0]).to.include({ tokensInput: 112, calls: 3 });
   });
 
   it('is exact after many batches of one organization, with repeats across batches', async () => {
@@ -137,7 +136,7 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     const store = connection ? new MongoUsageLedgerStore(connection.db, 3) : new InMemoryUsageLedgerStore(3);
     const journals = Array.from({ length: 8 }, (_, n) => {
       const entry = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0, id: `evt_rot_${n}` }));
-      return { batch: `bat_${n}`, eventIds: [entry.eventId], deltas: deltasOf([entry]) };
+      return { batch: `bat_${n}`, entries: [entry], deltas: deltasOf([entry]) };
     });
     for (const journal of journals) {
       await store.applyDeltas(journal);

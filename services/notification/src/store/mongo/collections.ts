@@ -41,7 +41,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
     [Collections.deliveryClaims, { deliveryId: 1 }, { name: 'by_delivery' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
-    [Collections.usageLedger, { applied: 1, appendedAt: 1 }, { name: 'unapplied' }],
+    [Collections.usageBatches, { writtenAt: 1 }, { name: 'by_age' }],
     [Collections.usageProjection, { organization: 1, kind: 1, period: 1 }, { name: 'by_period' }],
     [Collections.usageProjection, { organization: 1, kind: 1, key: 1 }, { name: 'by_key' }],
     [Collections.usageThresholds, { organization: 1, period: 1, share: 1 }, { unique: true, name: 'threshold' }],

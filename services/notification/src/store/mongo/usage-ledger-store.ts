@@ -1,13 +1,13 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Db } from 'mongodb';
 import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../../usage/usage-entry';
-import { APPLIED_WINDOW, totalsOf, type BatchJournal, type StoredEntry, type UsageLedgerStore } from '../usage-ledger-store';
+import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from '../usage-ledger-store';
 import { Collections } from './collections';
 
 interface LedgerDoc extends UsageEntry {
   /** The event id: the unique insert that makes an event count once. */
   _id: string;
-  applied: boolean;
+  /** The batch that inserted it (entries from before batches have none: they were counted). */
   batch?: string;
   appendedAt: string;
 }
@@ -31,9 +31,13 @@ interface JournalDoc extends Omit<BatchJournal, 'batch'> {
 }
 
 /**
- * The ledger on MongoDB/FerretDB without transactions, a handful of round trips per batch
- * whatever its size, each served by an index: lookup, adopt and finish by _id ($in), the
- * journal by _id, one bulkWrite of upserts by bucket _id, unapplied() by {applied, appendedAt}.
+ * The ledger on MongoDB/FerretDB without transactions, five round trips per batch whatever its
+ * size, none of which reads or updates the (ever growing) ledger: insert the journal, insertMany
+ * the entries (the unique _id decides), one bulkWrite of $inc upserts by bucket _id, one find of
+ * full guards by _id, delete the journal. owners() ($in on _id) runs only when a batch meets ids
+ * stored before (redeliveries, replays); staleJournals() reads the small journal collection by
+ * its writtenAt index. FerretDB serves neither $in nor updateMany from an index (it scans), so
+ * the common path uses neither on the ledger.
  * Each bucket update is guarded by `applied: {$ne: batch}` in the same document, so applying a
  * batch twice counts it once. The guard is not atomic on FerretDB under truly concurrent writers
  * of the same batch, which only happens if a member evicted from its group keeps writing while
@@ -51,42 +55,52 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     this.journal = db.collection<JournalDoc>(Collections.usageBatches);
   }
 
-  async lookup(eventIds: string[]): Promise<StoredEntry[]> {
-    if (eventIds.length === 0) return [];
-    return (await this.ledger.find({ _id: { $in: eventIds } }).toArray()).map(storedOf);
+  async writeJournal(journal: BatchJournal): Promise<void> {
+    await this.journal.insertOne({ _id: journal.batch, entries: journal.entries, deltas: journal.deltas, writtenAt: new Date().toISOString() });
   }
 
-  async append(batch: string, entries: UsageEntry[]): Promise<Set<string>> {
-    if (entries.length === 0) return new Set();
+  async rewriteJournal(journal: BatchJournal): Promise<void> {
+    await this.journal.updateOne({ _id: journal.batch }, { $set: { entries: journal.entries, deltas: journal.deltas } });
+  }
+
+  async staleJournals(writtenBefore: string, limit: number): Promise<BatchJournal[]> {
+    const docs = await this.journal.find({ writtenAt: { $lt: writtenBefore } }).sort({ writtenAt: 1 }).limit(limit).toArray();
+    return docs.map((d) => ({ batch: d._id, entries: d.entries, deltas: d.deltas }));
+  }
+
+  async dropJournal(batch: string): Promise<void> {
+    await this.journal.deleteOne({ _id: batch });
+  }
+
+  async append(batch: string, entries: UsageEntry[]): Promise<string[]> {
+    if (entries.length === 0) return [];
     const appendedAt = new Date().toISOString();
-    const docs = entries.map((entry) => ({ _id: entry.eventId, ...entry, applied: false, batch, appendedAt }));
-    const inserted = new Set(docs.map((d) => d._id));
+    const docs = entries.map((entry) => ({ _id: entry.eventId, ...entry, batch, appendedAt }));
     try {
       await this.ledger.insertMany(docs, { ordered: false });
+      return [];
     } catch (error) {
-      // Ids stored meanwhile (another writer) are not this batch's; anything else is a failure.
       const failed = writeErrorsOf(error);
       if (!failed || failed.some((e) => !isDuplicateKeyError(e))) throw error;
-      for (const e of failed) inserted.delete(docs[e.index]!._id);
+      // FerretDB may stop at the first error whatever `ordered` says: insert the rest one by one.
+      const stored = new Set(failed.map((e) => docs[e.index]!._id));
+      const last = Math.max(...failed.map((e) => e.index));
+      for (const doc of docs.slice(last + 1)) {
+        try {
+          await this.ledger.insertOne(doc);
+        } catch (insertError) {
+          if (!isDuplicateKeyError(insertError)) throw insertError;
+          stored.add(doc._id);
+        }
+      }
+      return [...stored];
     }
-    return inserted;
   }
 
-  async adopt(batch: string, eventIds: string[]): Promise<string[]> {
-    if (eventIds.length === 0) return [];
-    const result = await this.ledger.updateMany({ _id: { $in: eventIds }, applied: false }, { $set: { batch } });
-    if (result.modifiedCount === eventIds.length) return eventIds;
-    return (await this.ledger.find({ _id: { $in: eventIds }, batch, applied: false }, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
-  }
-
-  async writeJournal(journal: BatchJournal): Promise<void> {
-    await this.journal.insertOne({ _id: journal.batch, eventIds: journal.eventIds, deltas: journal.deltas, writtenAt: new Date().toISOString() });
-  }
-
-  async journals(batches: string[]): Promise<BatchJournal[]> {
-    if (batches.length === 0) return [];
-    const docs = await this.journal.find({ _id: { $in: batches } }).toArray();
-    return docs.map((d) => ({ batch: d._id, eventIds: d.eventIds, deltas: d.deltas }));
+  async owners(eventIds: string[]): Promise<Map<string, string>> {
+    if (eventIds.length === 0) return new Map();
+    const docs = await this.ledger.find({ _id: { $in: eventIds } }, { projection: { _id: 1, batch: 1 } }).toArray();
+    return new Map(docs.map((d) => [d._id, d.batch ?? '']));
   }
 
   /** One bulkWrite of guarded $inc upserts, then the rotation of the few guards that are full. */
@@ -120,16 +134,6 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
       }
     }
     await this.rotateFull(journal.deltas.map((d) => bucketId(d.organization, d.bucket)));
-  }
-
-  async finish(journal: BatchJournal): Promise<void> {
-    await this.ledger.updateMany({ _id: { $in: journal.eventIds } }, { $set: { applied: true } });
-    await this.journal.deleteOne({ _id: journal.batch });
-  }
-
-  async unapplied(appendedBefore: string, limit: number): Promise<StoredEntry[]> {
-    const docs = await this.ledger.find({ applied: false, appendedAt: { $lt: appendedBefore } }).sort({ appendedAt: 1 }).limit(limit).toArray();
-    return docs.map(storedOf);
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
@@ -166,20 +170,4 @@ function writeErrorsOf(error: unknown): Array<{ index: number; code?: number; me
   if (errors === undefined) return undefined;
   const list = (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code?: number; errmsg?: string }>;
   return list.map((e) => ({ index: e.index, code: e.code, message: e.errmsg }));
-}
-
-function storedOf(doc: LedgerDoc): StoredEntry {
-  const entry: UsageEntry = {
-    eventId: doc.eventId,
-    organization: doc.organization,
-    period: doc.period,
-    day: doc.day,
-    model: doc.model,
-    endpoint: doc.endpoint,
-    tokensInput: doc.tokensInput,
-    tokensOutput: doc.tokensOutput,
-    costNanos: doc.costNanos,
-    occurredAt: doc.occurredAt,
-  };
-  return { entry, applied: doc.applied, ...(doc.batch ? { batch: doc.batch } : {}) };
 }

@@ -130,7 +130,7 @@ export class KafkaEventBus implements EventBus {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    return this.consume(options.group, options.topics, (consumer) =>
+    return this.consume(options.group, options.topics, {}, (consumer) =>
       consumer.run({
         autoCommit: true,
         eachMessage: async ({ topic, partition, message, heartbeat }) => {
@@ -148,7 +148,9 @@ export class KafkaEventBus implements EventBus {
    */
   async subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
     const maxBatchSize = options.maxBatchSize ?? 500;
-    return this.consume(options.group, options.topics, (consumer) =>
+    // A fetch returns once it has about half a batch of bytes or maxWaitMs has passed.
+    const fetching = options.maxWaitMs ? { minBytes: maxBatchSize * 256, maxWaitTimeInMs: options.maxWaitMs } : {};
+    return this.consume(options.group, options.topics, fetching, (consumer) =>
       consumer.run({
         autoCommit: true,
         eachBatchAutoResolve: false,
@@ -177,9 +179,15 @@ export class KafkaEventBus implements EventBus {
     return this.options.partitionsConsumedConcurrently ?? this.options.partitions ?? 3;
   }
 
-  private async consume(group: string, topics: string[], run: (consumer: Consumer) => Promise<void>): Promise<Subscription> {
+  private async consume(
+    group: string,
+    topics: string[],
+    fetching: { minBytes?: number; maxWaitTimeInMs?: number },
+    run: (consumer: Consumer) => Promise<void>,
+  ): Promise<Subscription> {
     await this.start();
     const consumer = this.kafka.consumer({
+      ...fetching,
       // Prefixed like the topics: environments sharing a cluster must not share consumer groups.
       groupId: this.physical(group),
       allowAutoTopicCreation: false,

@@ -23,6 +23,11 @@ export interface SubscribeBatchOptions {
   handler: EventBatchHandler;
   /** Most events per handler call (default 500). */
   maxBatchSize?: number;
+  /**
+   * How long the bus may wait for more events before handing over a batch (default 0: at once).
+   * Work whose cost is per batch (bulk writes) gets fewer, larger batches under a steady trickle.
+   */
+  maxWaitMs?: number;
 }
 
 /**

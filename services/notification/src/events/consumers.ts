@@ -15,6 +15,8 @@ export const CONSUMER_GROUP = 'notification';
 export const USAGE_GROUP_SUFFIX = '-usage';
 /** Delivery events of one partition's batch handled at the same time (each is idempotent by event id). */
 const DELIVERY_CONCURRENCY = 8;
+/** Added ledger lag at most, for batches of tens of events instead of one or two under a steady load. */
+const USAGE_BATCH_WAIT_MS = 250;
 
 export interface ConsumerDeps {
   bus: EventBus;
@@ -67,6 +69,8 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
     usage = await deps.bus.subscribeBatch({
       group: `${group}${USAGE_GROUP_SUFFIX}`,
       topics: [Topics.usage],
+      // A ledger batch costs a handful of writes whatever its size: gather events for up to this long.
+      maxWaitMs: USAGE_BATCH_WAIT_MS,
       // usage.threshold_reached shares the topic; nothing to do for it here.
       handler: (events) => handleUsageEvents(events.filter(isUsageRecorded), ledger, thresholds),
     });

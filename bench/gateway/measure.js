@@ -118,4 +118,4 @@ function cpuMs(pids) {
   return byName;
 }
 
-module.exports = { loadRun, streamRun, median, rssMiB, cpuMs };
+module.exports = { loadRun, streamRun, median, percentile, rssMiB, cpuMs };

@@ -133,13 +133,16 @@ async function startEmbedded(upstreamUrl, logFile) {
   return { name: 'embedded', url, gatewayPid: child.pid, pids: { mesh: child.pid }, stop: () => stopChild(child) };
 }
 
-/** start:stack: five processes on loopback; real Kafka/MongoDB/Redis when their variables are set. */
-async function startStack(upstreamUrl, logFile) {
+/**
+ * start:stack: five processes on loopback; real Kafka/MongoDB/Redis when their variables are set.
+ * extraEnv is added to every process; the Stack itself is returned too (to kill and restart parts).
+ */
+async function startStack(upstreamUrl, logFile, extraEnv = {}) {
   const { Stack } = require(path.join(REPO, 'deploy', 'stack', 'dist', 'src', 'stack.js'));
   const ports = await Promise.all([0, 1, 2, 3, 4].map(() => freePort()));
   const log = fs.createWriteStream(logFile);
   const stack = new Stack({
-    env: { ...meshEnv(upstreamUrl), SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || Buffer.alloc(32, 7).toString('base64') },
+    env: { ...meshEnv(upstreamUrl), SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || Buffer.alloc(32, 7).toString('base64'), ...extraEnv },
     gatewayPort: ports[0],
     servicePorts: { content: ports[1], assistant: ports[2], recommendation: ports[3], notification: ports[4] },
     output: (component, line) => log.write(`${component}: ${line}\n`),
@@ -149,6 +152,7 @@ async function startStack(upstreamUrl, logFile) {
   await waitReady(stack.gatewayUrl);
   return {
     name: 'stack',
+    stack,
     url: stack.gatewayUrl,
     gatewayPid: stack.pidOf('gateway'),
     pids: Object.fromEntries(['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => [name, stack.pidOf(name)])),
@@ -159,4 +163,4 @@ async function startStack(upstreamUrl, logFile) {
   };
 }
 
-module.exports = { API_KEY, ADMIN_TOKEN, MODEL, startMockUpstream, startOtlpSink, startEmbedded, startStack };
+module.exports = { API_KEY, ADMIN_TOKEN, MODEL, freePort, meshEnv, startMockUpstream, startOtlpSink, startEmbedded, startStack };

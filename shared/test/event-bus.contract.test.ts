@@ -177,6 +177,52 @@ contractSuite<BusUnderTest>(
       await waitFor(() => handled.includes(2) && under.deadLetterIds().includes(poison.id), 30_000);
     });
 
+    it('hands batch subscribers every event once, in batches of at most maxBatchSize', async function () {
+      this.timeout(60_000);
+      const { bus } = subject();
+      const org = uniqueName('org');
+      const seen: number[] = [];
+      const sizes: number[] = [];
+      await bus.subscribeBatch({
+        group: uniqueName('batch'),
+        topics: [Topics.usage],
+        maxBatchSize: 7,
+        handler: async (events) => {
+          sizes.push(events.length);
+          for (const event of events) if (event.organization === org && event.type === 'usage.recorded') seen.push(event.data.tokensInput);
+        },
+      });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => i + 1).map((n) => bus.publish(usageEvent(org, n))));
+      await waitFor(() => seen.length >= 40, 30_000);
+      expect([...seen].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(Math.max(...sizes)).to.be.at.most(7);
+    });
+
+    it('retries a failing batch event by event: only the poison event reaches the dead letters', async function () {
+      this.timeout(60_000);
+      const under = subject();
+      const org = uniqueName('org');
+      const first = usageEvent(org, 1);
+      const poison = usageEvent(org, 2);
+      const handled = new Set<number>();
+      const { bus } = under;
+      await bus.publish(first);
+      await bus.publish(poison);
+      await bus.publish(usageEvent(org, 3));
+      await bus.subscribeBatch({
+        group: uniqueName('batchdlq'),
+        topics: [Topics.usage],
+        handler: async (events) => {
+          const mine = events.filter((e) => e.organization === org && e.type === 'usage.recorded');
+          if (mine.some((e) => e.id === poison.id)) throw new Error('always fails');
+          for (const event of mine) if (event.type === 'usage.recorded') handled.add(event.data.tokensInput);
+        },
+      });
+      await waitFor(() => handled.has(1) && handled.has(3) && under.deadLetterIds().includes(poison.id), 30_000);
+      expect(handled.has(2)).to.equal(false);
+      expect(under.deadLetterIds().filter((id) => id === first.id)).to.deep.equal([]);
+    });
+
     it('refuses to publish an invalid event', async () => {
       const { bus } = subject();
       const bad = { ...usageEvent('org', 1), data: { requestId: 'x' } } as unknown as AnyEvent;

@@ -23,6 +23,10 @@ export class RecordingBus implements EventBus {
     return { close: async () => undefined };
   }
 
+  subscribeBatch(): Promise<Subscription> {
+    return this.subscribe();
+  }
+
   async close(): Promise<void> {}
 }
 

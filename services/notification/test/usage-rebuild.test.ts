@@ -44,6 +44,9 @@ const backends: Record<'memory' | 'kafka', BackendFixture<LedgerWorld>> = {
   },
 };
 
+const QUOTA = 5000;
+const SHARES = [0.25, 0.5, 1];
+
 interface Projection {
   service: RunningNotificationService;
   report(organization: string, period: string): Promise<UsageReport__Output>;
@@ -51,7 +54,7 @@ interface Projection {
 }
 
 async function startProjection(bus: EventBus, stores: NotificationStores, group: string): Promise<Projection> {
-  const config = loadNotificationConfig({ ...TEST_ENV, DEFAULT_MONTHLY_TOKEN_QUOTA: '5000', USAGE_THRESHOLD_SHARES: '0.25,0.5,1.0' });
+  const config = loadNotificationConfig({ ...TEST_ENV, DEFAULT_MONTHLY_TOKEN_QUOTA: String(QUOTA), USAGE_THRESHOLD_SHARES: SHARES.join(',') });
   const service = await startNotificationService({ config, bus, logger: silentLogger(), stores, consumerGroup: group });
   const client = createClient(protos.notification().NotificationService, `127.0.0.1:${service.port}`);
   return {
@@ -119,7 +122,11 @@ async function projectedAll(projection: Projection, events: AnyEvent[], timeoutM
     for (const organization of ORGANIZATIONS) {
       for (const period of periodsOf(events)) {
         const report = await projection.report(organization, period);
-        if (Number(report.calls) !== expectedTotals(events, organization, period).calls) return false;
+        const expected = expectedTotals(events, organization, period);
+        if (Number(report.calls) !== expected.calls) return false;
+        // Thresholds are notified right after a batch is counted: wait for those its usage crossed.
+        const notified = (await projection.service.stores.thresholds.list(organization, period)).filter((r) => r.notified);
+        if (notified.length !== SHARES.filter((share) => expected.used >= Math.floor(share * QUOTA)).length) return false;
       }
     }
     return true;

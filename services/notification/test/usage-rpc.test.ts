@@ -2,7 +2,7 @@ import { AppError, Topics, type AnyEvent } from '@switchyard/shared';
 import type { OrganizationPolicy__Output } from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
 import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
 import { getUsage } from '../src/handlers/get-usage';
-import { usageEntryOf } from '../src/usage/usage-entry';
+import { deltasOf, usageEntryOf } from '../src/usage/usage-entry';
 import { expect } from './chai';
 import { startTestService, until, type TestService } from './helpers';
 import { usageRecorded } from './usage-fixtures';
@@ -132,17 +132,19 @@ describe('usage ledger RPCs', () => {
     expect(await report()).to.include({ used: 275, remaining: 0, calls: 4 });
   });
 
-  it('the sweeper re-applies entries a crash left unapplied, exactly once', async () => {
+  it('the sweeper completes batches a crash left unapplied, exactly once', async () => {
     const other = await startTestService({ USAGE_LEDGER_SWEEP_MS: '30' });
     try {
       const ledger = other.service.stores.usageLedger;
       const time = new Date().toISOString();
       const projected = usageEntryOf(usageRecorded({ time, tokensInput: 30, tokensOutput: 0 }));
       const appendedOnly = usageEntryOf(usageRecorded({ time, tokensInput: 40, tokensOutput: 0 }));
-      await ledger.append(projected);
-      await ledger.project(projected); // crashed before markApplied
-      await ledger.append(appendedOnly); // crashed before projecting
-      await until(async () => (await ledger.unapplied(new Date(Date.now() + 60_000).toISOString(), 10)).length === 0);
+      const journal = { batch: 'bat_crashed', entries: [projected], deltas: deltasOf([projected]) };
+      await ledger.writeJournal(journal);
+      await ledger.append(journal.batch, [projected]);
+      await ledger.applyDeltas(journal); // crashed before dropping the journal
+      await ledger.writeJournal({ batch: 'bat_early', entries: [appendedOnly], deltas: deltasOf([appendedOnly]) }); // crashed after the journal
+      await until(async () => (await ledger.staleJournals(new Date(Date.now() + 60_000).toISOString(), 10)).length === 0);
       expect(await ledger.totals('org_a', time.slice(0, 7))).to.deep.include({ tokensInput: 70, calls: 2 });
     } finally {
       await other.stop();

@@ -124,6 +124,7 @@ describe('RecordInteractions', () => {
         throw new Error('broker down');
       },
       subscribe: async () => ({ close: async () => undefined }),
+      subscribeBatch: async () => ({ close: async () => undefined }),
       close: async () => undefined,
     };
     const { handlers } = buildHandlers({ bus: failing });

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { EventBus, EventHandler, SubscribeOptions, Subscription } from '../events/bus';
+import type { EventBatchHandler, EventBus, SubscribeBatchOptions, SubscribeOptions, Subscription } from '../events/bus';
 import { validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, type Topic } from '../events/topics';
 import { contextFromCarrier, type TraceCarrier } from '../tracing/propagation';
-import { describeConsumed, tracePublish, traceConsume } from '../tracing/messaging';
+import { describeConsumed, rememberConsumed, tracePublish, traceConsume } from '../tracing/messaging';
 
 export interface DeadLetter {
   topic: Topic;
@@ -34,10 +34,16 @@ interface TopicLog {
   events: LoggedEvent[];
 }
 
+/** A subscriber: batch handlers take up to maxBatchSize events of one topic; plain ones take one. */
+interface Member {
+  handler: EventBatchHandler;
+  maxBatchSize: number;
+}
+
 interface Group {
   name: string;
   topics: Set<Topic>;
-  members: EventHandler[];
+  members: Member[];
   offsets: Map<Topic, number>;
   nextMember: number;
   draining: boolean;
@@ -73,18 +79,26 @@ export class InMemoryEventBus implements EventBus {
     }
   }
 
-  async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    let group = this.groups.get(options.group);
+  subscribe(options: SubscribeOptions): Promise<Subscription> {
+    const handler = options.handler;
+    return this.join(options.group, options.topics, { handler: (events) => handler(events[0]!), maxBatchSize: 1 });
+  }
+
+  subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
+    return this.join(options.group, options.topics, { handler: options.handler, maxBatchSize: options.maxBatchSize ?? 500 });
+  }
+
+  private async join(name: string, topics: Topic[], member: Member): Promise<Subscription> {
+    let group = this.groups.get(name);
     if (!group) {
-      group = { name: options.group, topics: new Set(), members: [], offsets: new Map(), nextMember: 0, draining: false };
-      this.groups.set(options.group, group);
+      group = { name, topics: new Set(), members: [], offsets: new Map(), nextMember: 0, draining: false };
+      this.groups.set(name, group);
     }
-    for (const topic of options.topics) {
+    for (const topic of topics) {
       group.topics.add(topic);
       // A new group starts from the oldest retained event, so nothing published at boot is missed.
       if (!group.offsets.has(topic)) group.offsets.set(topic, this.logOf(topic).base);
     }
-    const member = options.handler;
     group.members.push(member);
     this.drain(group);
     const owner = group;
@@ -134,48 +148,71 @@ export class InMemoryEventBus implements EventBus {
 
   private async drainLoop(group: Group): Promise<void> {
     for (;;) {
-      const next = this.nextFor(group);
-      if (!next || group.members.length === 0 || this.closed) return;
-      await this.deliver(group, next.topic, next.logged);
-      group.offsets.set(next.topic, next.offset + 1);
+      const member = group.members[group.nextMember++ % Math.max(group.members.length, 1)];
+      const next = member && this.nextFor(group, member.maxBatchSize);
+      if (!member || !next || this.closed) return;
+      await this.deliver(group, member, next.topic, next.events);
+      group.offsets.set(next.topic, next.offset + next.events.length);
       this.compact(next.topic);
     }
   }
 
-  private nextFor(group: Group): { topic: Topic; offset: number; logged: LoggedEvent } | undefined {
+  /** The next events of the first topic with any, at most max of them. */
+  private nextFor(group: Group, max: number): { topic: Topic; offset: number; events: LoggedEvent[] } | undefined {
     for (const topic of group.topics) {
       const log = this.logOf(topic);
       const offset = group.offsets.get(topic) ?? log.base;
-      const logged = log.events[offset - log.base];
-      if (logged) return { topic, offset, logged };
+      const events = log.events.slice(offset - log.base, offset - log.base + max);
+      if (events.length > 0) return { topic, offset, events };
     }
     return undefined;
   }
 
-  /** Runs the handler in a consumer span continuing the publisher's trace (not the drain's own context). */
-  private deliver(group: Group, topic: Topic, { event, trace }: LoggedEvent): Promise<void> {
-    return traceConsume('in_memory', topic, group.name, contextFromCarrier(trace), (span) => {
-      describeConsumed(span, event);
-      return this.attempts(group, topic, event);
+  /** The batch with retries; if it keeps failing, event by event, so only the failing one is dead-lettered. */
+  private async deliver(group: Group, member: Member, topic: Topic, events: LoggedEvent[]): Promise<void> {
+    const failed = await this.attempt(group, events[0]!.event.id, () => this.handOver(group, member, topic, events));
+    if (failed === undefined) return;
+    if (events.length > 1) {
+      for (const logged of events) await this.deliver(group, member, topic, [logged]);
+      return;
+    }
+    const event = events[0]!.event;
+    this.deadLetters.push({ topic, group: group.name, event, error: failed, attempts: this.maxAttempts, failedAt: new Date().toISOString() });
+    this.options.logger?.error({ group: group.name, eventId: event.id, type: event.type, error: failed }, 'event sent to dead letters');
+  }
+
+  /**
+   * Copies of the events to the member (a handler never shares the log's objects). A plain
+   * subscriber's event is handled in a consumer span continuing the publisher's trace; a batch's
+   * events each carry theirs to where the handler takes them up (inConsumedTrace).
+   */
+  private handOver(group: Group, member: Member, topic: Topic, events: LoggedEvent[]): Promise<void> {
+    const copies = events.map(({ event, trace }) => {
+      const copy = structuredClone(event);
+      rememberConsumed(copy, { system: 'in_memory', topic, group: group.name, parent: contextFromCarrier(trace) });
+      return copy;
+    });
+    if (member.maxBatchSize > 1) return member.handler(copies);
+    return traceConsume('in_memory', topic, group.name, contextFromCarrier(events[0]!.trace), (span) => {
+      describeConsumed(span, copies[0]!);
+      return member.handler(copies);
     });
   }
 
-  private async attempts(group: Group, topic: Topic, event: AnyEvent): Promise<void> {
+  /** Runs work up to maxAttempts times with backoff; returns the last error, or undefined once it succeeded. */
+  private async attempt(group: Group, eventId: string, work: () => Promise<void>): Promise<string | undefined> {
     let lastError = '';
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      const handler = group.members[group.nextMember++ % Math.max(group.members.length, 1)];
-      if (!handler) return;
       try {
-        await handler(structuredClone(event));
-        return;
+        await work();
+        return undefined;
       } catch (error) {
         lastError = error instanceof Error ? error.message : String(error);
-        this.options.logger?.warn({ group: group.name, eventId: event.id, attempt, error: lastError }, 'event handler failed');
+        this.options.logger?.warn({ group: group.name, eventId, attempt, error: lastError }, 'event handler failed');
         if (attempt < this.maxAttempts) await sleep(this.retryBaseMs * 2 ** (attempt - 1));
       }
     }
-    this.deadLetters.push({ topic, group: group.name, event, error: lastError, attempts: this.maxAttempts, failedAt: new Date().toISOString() });
-    this.options.logger?.error({ group: group.name, eventId: event.id, type: event.type, error: lastError }, 'event sent to dead letters');
+    return lastError;
   }
 
   /** Drops events every subscribed group has handled. */

@@ -1,14 +1,13 @@
 import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerBatch, type Consumer, type Producer, type KafkaMessage, type IHeaders, type Message } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
-import type { Span } from '@opentelemetry/api';
-import type { EventBus, SubscribeOptions, Subscription } from '../events/bus';
+import type { EventBus, SubscribeBatchOptions, SubscribeOptions, Subscription } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
 import './kafka-request-queue-fix';
 import { contextFromCarrier, kafkaHeaderGetter } from '../tracing/propagation';
-import { describeConsumed, tracePublish, traceConsume } from '../tracing/messaging';
+import { describeConsumed, rememberConsumed, tracePublish, traceConsume } from '../tracing/messaging';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -20,6 +19,8 @@ export interface KafkaBusOptions {
   /** Handler attempts per message before it goes to the dead-letter topic. */
   maxAttempts?: number;
   retryBaseMs?: number;
+  /** Partitions of a batch subscription handled at the same time (default: partitions; one batch at a time each). */
+  partitionsConsumedConcurrently?: number;
   /** A send not acknowledged within this long fails (default 15 s). */
   sendTimeoutMs?: number;
   /** Prepended to every topic name (KAFKA_TOPIC_PREFIX): several environments on one cluster. */
@@ -199,27 +200,85 @@ export class KafkaEventBus implements EventBus {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    return this.consume(options.group, options.topics, {}, (consumer) =>
+      consumer.run({
+        autoCommit: true,
+        eachMessage: async ({ topic, partition, message, heartbeat }) => {
+          const parent = contextFromCarrier(message.headers, kafkaHeaderGetter);
+          await traceConsume('kafka', this.logical(topic), options.group, parent, async (span) => {
+            const event = await this.decode(options.group, topic, partition, message);
+            if (!event) return;
+            describeConsumed(span, event);
+            await this.handle(options.group, topic, partition, message, event, options.handler, heartbeat);
+          });
+        },
+      }),
+    );
+  }
+
+  /**
+   * Batches as fetched, cut into chunks of maxBatchSize. After each chunk its last offset is
+   * resolved and committed and the group heartbeat sent; while a chunk's handler runs, a timer
+   * keeps heartbeating, so a slow database never gets the member evicted from its group.
+   */
+  async subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
+    const maxBatchSize = options.maxBatchSize ?? 500;
+    // A fetch returns once it has about half a batch of bytes or maxWaitMs has passed.
+    const fetching = options.maxWaitMs ? { minBytes: maxBatchSize * 256, maxWaitTimeInMs: options.maxWaitMs } : {};
+    return this.consume(options.group, options.topics, fetching, (consumer) =>
+      consumer.run({
+        autoCommit: true,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: this.concurrency(),
+        eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+          const { topic, partition } = batch;
+          for (let start = 0; start < batch.messages.length; start += maxBatchSize) {
+            if (!isRunning() || isStale()) return;
+            const chunk = batch.messages.slice(start, start + maxBatchSize);
+            const items: Array<{ message: KafkaMessage; event: AnyEvent }> = [];
+            for (const message of chunk) {
+              const event = await this.decode(options.group, topic, partition, message);
+              if (!event) continue;
+              // Each event is handled in its publisher's trace wherever the batch handler takes it up.
+              rememberConsumed(event, { system: 'kafka', topic: this.logical(topic), group: options.group, parent: contextFromCarrier(message.headers, kafkaHeaderGetter) });
+              items.push({ message, event });
+            }
+            await whileHeartbeating(heartbeat, () => this.handleBatch(options, topic, partition, items, heartbeat));
+            resolveOffset(chunk[chunk.length - 1]!.offset);
+            await heartbeat();
+            await commitOffsetsIfNecessary();
+          }
+        },
+      }),
+    );
+  }
+
+  private concurrency(): number {
+    return this.options.partitionsConsumedConcurrently ?? this.options.partitions ?? 3;
+  }
+
+  private async consume(
+    group: string,
+    topics: string[],
+    fetching: { minBytes?: number; maxWaitTimeInMs?: number },
+    run: (consumer: Consumer) => Promise<void>,
+  ): Promise<Subscription> {
     await this.start();
     const consumer = this.kafka.consumer({
+      ...fetching,
       // Prefixed like the topics: environments sharing a cluster must not share consumer groups.
-      groupId: this.physical(options.group),
+      groupId: this.physical(group),
       allowAutoTopicCreation: false,
       // A crashed member's partitions move to the others after this long.
       sessionTimeout: 10_000,
       rebalanceTimeout: 20_000,
       heartbeatInterval: 3_000,
     });
-    observeConsumer(consumer, options.group, (topic) => this.logical(topic));
+    observeConsumer(consumer, group, (topic) => this.logical(topic));
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
-    await consumer.subscribe({ topics: options.topics.map((t) => this.physical(t)), fromBeginning: true });
-    await consumer.run({
-      autoCommit: true,
-      eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        const parent = contextFromCarrier(message.headers, kafkaHeaderGetter);
-        await traceConsume('kafka', this.logical(topic), options.group, parent, (span) => this.handle(options, topic, partition, message, heartbeat, span));
-      },
-    });
+    await consumer.subscribe({ topics: topics.map((t) => this.physical(t)), fromBeginning: true });
+    await run(consumer);
     this.consumers.add(consumer);
     return {
       close: async () => {
@@ -271,38 +330,64 @@ export class KafkaEventBus implements EventBus {
     await this.producer.connect();
   }
 
+  /** The event of a message; an undecodable one goes to the dead letters (undefined). */
+  private async decode(group: string, topic: string, partition: number, message: KafkaMessage): Promise<AnyEvent | undefined> {
+    try {
+      return decodeEvent(message.value ?? Buffer.alloc(0));
+    } catch (error) {
+      await this.deadLetter(group, topic, partition, message, errorText(error), 0);
+      return undefined;
+    }
+  }
+
+  /** The whole batch with retries; if it keeps failing, event by event (only the culprit is dead-lettered). */
+  private async handleBatch(
+    options: SubscribeBatchOptions,
+    topic: string,
+    partition: number,
+    items: Array<{ message: KafkaMessage; event: AnyEvent }>,
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    if (items.length === 0) return;
+    const one = (event: AnyEvent) => options.handler([event]);
+    if (items.length === 1) return this.handle(options.group, topic, partition, items[0]!.message, items[0]!.event, one, heartbeat);
+    const failed = await this.attempt(options.group, items[0]!.event.id, () => options.handler(items.map((i) => i.event)), heartbeat);
+    if (failed === undefined) return;
+    this.options.logger.warn({ group: options.group, events: items.length, error: failed }, 'event batch keeps failing: handling its events one by one');
+    for (const item of items) await this.handle(options.group, topic, partition, item.message, item.event, one, heartbeat);
+  }
+
   private async handle(
-    options: SubscribeOptions,
+    group: string,
     topic: string,
     partition: number,
     message: KafkaMessage,
+    event: AnyEvent,
+    handler: (event: AnyEvent) => Promise<void>,
     heartbeat: () => Promise<void>,
-    span: Span | undefined,
   ): Promise<void> {
-    let event: AnyEvent;
-    try {
-      event = decodeEvent(message.value ?? Buffer.alloc(0));
-      describeConsumed(span, event);
-    } catch (error) {
-      await this.deadLetter(options.group, topic, partition, message, errorText(error), 0);
-      return;
-    }
+    const failed = await this.attempt(group, event.id, () => handler(event), heartbeat);
+    if (failed !== undefined) await this.deadLetter(group, topic, partition, message, failed, this.options.maxAttempts ?? 5);
+  }
+
+  /** Runs work up to maxAttempts times with backoff; returns the last error, or undefined once it succeeded. */
+  private async attempt(group: string, eventId: string, work: () => Promise<void>, heartbeat: () => Promise<void>): Promise<string | undefined> {
     const maxAttempts = this.options.maxAttempts ?? 5;
     let lastError = '';
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       try {
-        await options.handler(event);
-        return;
+        await work();
+        return undefined;
       } catch (error) {
         lastError = errorText(error);
-        this.options.logger.warn({ group: options.group, eventId: event.id, attempt, error: lastError }, 'event handler failed');
+        this.options.logger.warn({ group, eventId, attempt, error: lastError }, 'event handler failed');
         if (attempt < maxAttempts) {
           await sleep((this.options.retryBaseMs ?? 200) * 2 ** (attempt - 1));
           await heartbeat();
         }
       }
     }
-    await this.deadLetter(options.group, topic, partition, message, lastError, maxAttempts);
+    return lastError;
   }
 
   private async deadLetter(
@@ -331,6 +416,19 @@ export class KafkaEventBus implements EventBus {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Heartbeats every second while work runs (kafkajs sends at most one per heartbeatInterval).
+ * Failures are left to the heartbeat after the work, which lets a rebalance interrupt the batch.
+ */
+async function whileHeartbeating<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => void heartbeat().catch(() => undefined), 1000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 function sleep(ms: number): Promise<void> {

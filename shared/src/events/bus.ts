@@ -3,6 +3,9 @@ import type { Topic } from './topics';
 
 export type EventHandler = (event: AnyEvent) => Promise<void>;
 
+/** Events of one partition, in order; at most the subscription's maxBatchSize. */
+export type EventBatchHandler = (events: AnyEvent[]) => Promise<void>;
+
 export interface Subscription {
   close(): Promise<void>;
 }
@@ -14,6 +17,19 @@ export interface SubscribeOptions {
   handler: EventHandler;
 }
 
+export interface SubscribeBatchOptions {
+  group: string;
+  topics: Topic[];
+  handler: EventBatchHandler;
+  /** Most events per handler call (default 500). */
+  maxBatchSize?: number;
+  /**
+   * How long the bus may wait for more events before handing over a batch (default 0: at once).
+   * Work whose cost is per batch (bulk writes) gets fewer, larger batches under a steady trickle.
+   */
+  maxWaitMs?: number;
+}
+
 /**
  * The event bus port. Implementations: in-process (embedded mode) and Kafka.
  * Delivery is at least once: handlers must be idempotent by event id. A handler that keeps
@@ -23,5 +39,12 @@ export interface EventBus {
   /** Validates the event and resolves once the bus has durably accepted it. */
   publish(event: AnyEvent): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Like subscribe, but the handler gets what has arrived of one partition at once, in order, so
+   * it can do its writes per batch. A batch is acknowledged when its handler resolves; a batch
+   * that keeps failing is retried event by event, so only the event that fails alone goes to the
+   * dead letters.
+   */
+  subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription>;
   close(): Promise<void>;
 }

@@ -57,3 +57,34 @@ export function traceConsume<T>(system: MessagingSystem, topic: string, group: s
 export function describeConsumed(span: Span | undefined, event: AnyEvent): void {
   span?.setAttributes({ 'messaging.message.id': event.id, 'switchyard.event.type': event.type });
 }
+
+/** Where a batch's events came from, for handling each in its own trace (see inConsumedTrace). */
+interface ConsumedOrigin {
+  system: MessagingSystem;
+  topic: string;
+  group: string;
+  parent: Context;
+}
+
+const origins = new WeakMap<AnyEvent, ConsumedOrigin>();
+
+/**
+ * Called by a bus for each event of a batch it hands over: a batch handler works on many events
+ * at once, so each event's trace is picked up where the handler handles it (inConsumedTrace).
+ */
+export function rememberConsumed(event: AnyEvent, origin: ConsumedOrigin): void {
+  if (tracingEnabled()) origins.set(event, origin);
+}
+
+/**
+ * Handles one event of a batch in a consumer span continuing its publisher's trace (plainly while
+ * tracing is off, or for an event no bus handed over).
+ */
+export function inConsumedTrace<T>(event: AnyEvent, handle: () => Promise<T>): Promise<T> {
+  const origin = origins.get(event);
+  if (!origin) return handle();
+  return traceConsume(origin.system, origin.topic, origin.group, origin.parent, (span) => {
+    describeConsumed(span, event);
+    return handle();
+  });
+}

@@ -1,4 +1,4 @@
-import { Topics, type AnyEvent, type EventBus, type Logger, type Subscription } from '@switchyard/shared';
+import { inConsumedTrace, Topics, type AnyEvent, type EventBus, type EventEnvelope, type Logger, type Subscription } from '@switchyard/shared';
 import type { NotificationConfig } from '../config';
 import type { DeliveryEngine } from '../delivery/engine';
 import type { NotificationStores } from '../store';
@@ -7,12 +7,16 @@ import { handleDataEvent } from './data-events';
 import { WebhookFanOut } from './fan-out';
 import { handleResultEvent } from './result-events';
 import { handleSupportEvent } from './support-events';
-import { handleUsageEvent } from './usage-events';
+import { handleUsageEvents } from './usage-events';
 import { UsageLedger } from '../usage/usage-ledger';
 
 /** The delivery consumers' group; the usage consumers' group is this plus USAGE_GROUP_SUFFIX. */
 export const CONSUMER_GROUP = 'notification';
 export const USAGE_GROUP_SUFFIX = '-usage';
+/** Delivery events of one partition's batch handled at the same time (each is idempotent by event id). */
+const DELIVERY_CONCURRENCY = 8;
+/** Added ledger lag at most, for batches of tens of events instead of one or two under a steady load. */
+const USAGE_BATCH_WAIT_MS = 250;
 
 export interface ConsumerDeps {
   bus: EventBus;
@@ -43,38 +47,55 @@ async function deliveryEvent(event: AnyEvent, fanOut: WebhookFanOut): Promise<vo
 }
 
 /**
- * One consumer per event family, so deliveries never wait behind usage accounting:
- * - deliveries (results, billing, data): a repeat of an event creates nothing new, since a
- *   delivery's identity is (event id, target); its first attempts start as soon as it is recorded;
- * - usage: repeats of an event id are skipped; the work is idempotent too, so a crash before the
- *   mark repeats nothing.
+ * One consumer per event family, both batched (each partition's events as they arrive):
+ * - deliveries (results, billing, data): up to DELIVERY_CONCURRENCY events of a batch at once; a
+ *   repeat of an event creates nothing new, since a delivery's identity is (event id, target); its
+ *   first attempts start as soon as it is recorded;
+ * - usage: the ledger counts a whole batch in a few bulk writes, exactly once (see UsageLedger),
+ *   so results and callbacks never wait behind usage accounting and the ledger keeps up.
  */
 export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscription> {
   const fanOut = new WebhookFanOut(deps.stores.webhooks, deps.engine);
   const group = deps.group ?? CONSUMER_GROUP;
-  const deliveries = await deps.bus.subscribe({
+  const deliveries = await deps.bus.subscribeBatch({
     group,
     topics: [Topics.results, Topics.billing, Topics.data],
-    handler: (event) => deliveryEvent(event, fanOut),
+    // Each event in the trace its publisher started (gateway -> content -> bus -> here -> the webhook POST).
+    handler: (events) => eachLimited(events, DELIVERY_CONCURRENCY, (event) => inConsumedTrace(event, () => deliveryEvent(event, fanOut))),
   });
   const ledger = new UsageLedger(deps.stores.usageLedger);
   const thresholds = { stores: deps.stores, fanOut, bus: deps.bus, defaults: deps.config.usage };
-  const processed = deps.stores.processedEvents;
   let usage: Subscription;
   try {
-    usage = await deps.bus.subscribe({
+    usage = await deps.bus.subscribeBatch({
       group: `${group}${USAGE_GROUP_SUFFIX}`,
       topics: [Topics.usage],
-      handler: async (event) => {
-        // usage.threshold_reached shares the topic; nothing to do for it here.
-        if (event.type !== 'usage.recorded' || (await processed.has(event.organization, event.id))) return;
-        await handleUsageEvent(event, ledger, thresholds);
-        await processed.mark(event.organization, event.id);
-      },
+      // A ledger batch costs a handful of writes whatever its size: gather events for up to this long.
+      maxWaitMs: USAGE_BATCH_WAIT_MS,
+      // usage.threshold_reached shares the topic; nothing to do for it here.
+      handler: (events) => handleUsageEvents(events.filter(isUsageRecorded), ledger, thresholds),
     });
   } catch (error) {
     await deliveries.close();
     throw error;
   }
   return { close: async () => void (await Promise.all([deliveries.close(), usage.close()])) };
+}
+
+function isUsageRecorded(event: AnyEvent): event is EventEnvelope<'usage.recorded'> {
+  return event.type === 'usage.recorded';
+}
+
+/** Runs work for every item, at most limit at a time; fails (after all settled) if any failed. */
+async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await work(item).catch((error: unknown) => void failures.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures[0];
 }

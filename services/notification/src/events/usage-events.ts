@@ -6,11 +6,11 @@ export { periodOf } from '../usage/usage-entry';
 export { thresholdEventId } from '../usage/thresholds';
 
 /**
- * usage.recorded: counts the event once in the ledger and its projection, then notifies the
- * shares of the quota the period's usage has reached. Both steps run again on a repeat (they are
- * idempotent), so a crash between them loses nothing.
+ * usage.recorded, a batch at a time: counts each event once in the ledger and its projection,
+ * then notifies the shares of the quota each organization's month has reached. Both steps run
+ * again on a repeat (they are idempotent), so a crash between them loses nothing.
  */
-export async function handleUsageEvent(event: EventEnvelope<'usage.recorded'>, ledger: UsageLedger, thresholds: ThresholdDeps): Promise<void> {
-  const entry = await ledger.record(event);
-  await checkThresholds(thresholds, entry.organization, entry.period, entry.occurredAt);
+export async function handleUsageEvents(events: Array<EventEnvelope<'usage.recorded'>>, ledger: UsageLedger, thresholds: ThresholdDeps): Promise<void> {
+  if (events.length === 0) return;
+  for (const counted of await ledger.recordBatch(events)) await checkThresholds(thresholds, counted);
 }

@@ -1,7 +1,6 @@
 import { connectMongo, type Logger } from '@switchyard/shared';
 import type { NotificationConfig } from '../config';
 import { InMemoryDeliveryStore, type DeliveryStore } from './delivery-store';
-import { InMemoryProcessedEvents, type ProcessedEvents } from './processed-events';
 import { InMemorySigningSecretStore, type SigningSecretStore } from './signing-secret-store';
 import { InMemoryPolicyStore, type PolicyStore } from './policy-store';
 import { InMemoryThresholdStore, type ThresholdStore } from './threshold-store';
@@ -17,7 +16,6 @@ export interface NotificationStores {
   usageLedger: UsageLedgerStore;
   thresholds: ThresholdStore;
   policies: PolicyStore;
-  processedEvents: ProcessedEvents;
 }
 
 export function inMemoryStores(): NotificationStores {
@@ -28,7 +26,6 @@ export function inMemoryStores(): NotificationStores {
     usageLedger: new InMemoryUsageLedgerStore(),
     thresholds: new InMemoryThresholdStore(),
     policies: new InMemoryPolicyStore(),
-    processedEvents: new InMemoryProcessedEvents(),
   };
 }
 
@@ -62,7 +59,6 @@ export async function createStores(config: NotificationConfig, logger: Logger): 
 }
 
 export * from './delivery-store';
-export * from './processed-events';
 export * from './signing-secret-store';
 export * from './policy-store';
 export * from './threshold-store';

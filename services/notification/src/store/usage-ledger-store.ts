@@ -1,30 +1,47 @@
-import { bucketId, bucketsOf, ZERO_TOTALS, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../usage/usage-entry';
+import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../usage/usage-entry';
 
 /**
- * How many event ids each projection bucket remembers at least (two generations of this size are
- * kept, see the stores). Re-applying an entry is only needed for
- * the few most recent events (a crash between projecting and marking applied), so a bounded
- * window is enough to make re-application a no-op.
+ * How many batch ids each projection bucket remembers at least (two generations of this size are
+ * kept). A batch is re-applied only while it is unfinished (its owner died, or its retries ran
+ * out and the sweeper takes it up), so a bounded window makes re-application a no-op.
  */
-export const APPLIED_WINDOW = 2000;
+export const APPLIED_WINDOW = 1000;
 
 /**
- * The usage ledger: an append-only log of usage entries (unique by event id) and the projection
- * built from it (totals per organization and month, by model, by endpoint and by day).
+ * A batch being counted: written (one atomic document) before anything else of the batch, removed
+ * once the batch is in the projection. Its entries are the ledger entries it owns; a journal left
+ * behind by a process that died is completed by the sweeper.
+ */
+export interface BatchJournal {
+  batch: string;
+  entries: UsageEntry[];
+  deltas: BucketDelta[];
+}
+
+/**
+ * The usage ledger: an append-only log of usage entries (unique by event id, each owned by the
+ * batch that inserted it) and the projection built from it (totals per organization and month,
+ * by model, by endpoint and by day).
  *
- * Exactly-once without transactions: append() decides whether an event is new (unique insert);
- * project() adds an entry to each of its buckets unless that bucket already lists the event id
- * (so re-projecting after a crash completes only the buckets that were missed); markApplied()
- * ends the cycle. Entries never marked are found by unapplied() and projected again.
+ * Exactly-once without transactions, per batch: writeJournal() fixes what the batch may add;
+ * append() decides which events are the batch's (unique ids: an id stored by another batch is
+ * not, see owners()); applyDeltas() adds each delta to its bucket unless the bucket lists the
+ * batch id already (so completing a batch again after a crash adds only what was missed);
+ * dropJournal() ends it. No step updates the ledger, and no step scans it.
  */
 export interface UsageLedgerStore {
-  /** Appends the entry unless its event id is there already; returns the stored entry and whether it was applied. */
-  append(entry: UsageEntry): Promise<{ entry: UsageEntry; applied: boolean }>;
-  /** Adds the entry to every bucket that does not list its event id yet. */
-  project(entry: UsageEntry): Promise<void>;
-  markApplied(eventId: string): Promise<void>;
-  /** Entries appended before the given ISO time and never marked applied (oldest first). */
-  unapplied(appendedBefore: string, limit: number): Promise<UsageEntry[]>;
+  writeJournal(journal: BatchJournal): Promise<void>;
+  /** Replaces a journal's entries and deltas (only before any of them is applied). */
+  rewriteJournal(journal: BatchJournal): Promise<void>;
+  /** Journals written before the ISO time, oldest first: batches whose writer died or gave up. */
+  staleJournals(writtenBefore: string, limit: number): Promise<BatchJournal[]>;
+  dropJournal(batch: string): Promise<void>;
+  /** Appends the entries owned by the batch; returns the ids that were stored already (by any batch). */
+  append(batch: string, entries: UsageEntry[]): Promise<string[]>;
+  /** The batch that owns each of these stored entries. */
+  owners(eventIds: string[]): Promise<Map<string, string>>;
+  /** Adds each delta to its bucket unless the bucket lists the batch already. */
+  applyDeltas(journal: BatchJournal): Promise<void>;
   totals(organization: string, period: string): Promise<UsageTotals>;
   /** The period's buckets of one kind (model or endpoint), unordered. */
   buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]>;
@@ -36,70 +53,69 @@ interface MemoryBucket extends KeyedTotals {
   organization: string;
   kind: BucketKind;
   period: string;
-  /** Sets, not the Mongo store's arrays: the guard is checked on every event, in O(1). */
+  /** Batch ids applied: two generations, as in the Mongo store. */
   applied: Set<string>;
   appliedPrev: Set<string>;
 }
 
-interface MemoryLedgerEntry {
-  entry: UsageEntry;
-  applied: boolean;
-  appendedAt: string;
-}
-
 /** Same semantics as the Mongo store, in process memory. */
 export class InMemoryUsageLedgerStore implements UsageLedgerStore {
-  private readonly entries = new Map<string, MemoryLedgerEntry>();
+  /** Event id -> owning batch. */
+  private readonly entries = new Map<string, string>();
   private readonly bucketsById = new Map<string, MemoryBucket>();
-  /** Event ids appended and not marked applied yet: what the sweeper looks at, not the whole log. */
-  private readonly unappliedIds = new Set<string>();
+  private readonly journalsByBatch = new Map<string, { journal: BatchJournal; writtenAt: string }>();
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
   constructor(private readonly window = APPLIED_WINDOW) {}
 
-  async append(entry: UsageEntry): Promise<{ entry: UsageEntry; applied: boolean }> {
-    const existing = this.entries.get(entry.eventId);
-    if (existing) return { entry: { ...existing.entry }, applied: existing.applied };
-    this.entries.set(entry.eventId, { entry: { ...entry }, applied: false, appendedAt: new Date().toISOString() });
-    this.unappliedIds.add(entry.eventId);
-    return { entry: { ...entry }, applied: false };
+  async writeJournal(journal: BatchJournal): Promise<void> {
+    if (!this.journalsByBatch.has(journal.batch)) this.journalsByBatch.set(journal.batch, { journal: structuredClone(journal), writtenAt: new Date().toISOString() });
   }
 
-  async project(entry: UsageEntry): Promise<void> {
-    for (const ref of bucketsOf(entry)) {
-      const id = bucketId(entry.organization, ref);
-      let bucket = this.bucketsById.get(id);
-      if (!bucket) {
-        bucket = { organization: entry.organization, kind: ref.kind, period: ref.period, key: ref.key, ...ZERO_TOTALS, applied: new Set(), appliedPrev: new Set() };
-        this.bucketsById.set(id, bucket);
-      }
-      if (bucket.applied.has(entry.eventId) || bucket.appliedPrev.has(entry.eventId)) continue;
-      bucket.tokensInput += entry.tokensInput;
-      bucket.tokensOutput += entry.tokensOutput;
-      bucket.costNanos += entry.costNanos;
-      bucket.calls += 1;
-      bucket.applied.add(entry.eventId);
-      // Two generations, as in the Mongo store: the guard covers the last APPLIED_WINDOW ids at least.
+  async rewriteJournal(journal: BatchJournal): Promise<void> {
+    const stored = this.journalsByBatch.get(journal.batch);
+    if (stored) stored.journal = structuredClone(journal);
+  }
+
+  async staleJournals(writtenBefore: string, limit: number): Promise<BatchJournal[]> {
+    return [...this.journalsByBatch.values()]
+      .filter((j) => j.writtenAt < writtenBefore)
+      .sort((a, b) => a.writtenAt.localeCompare(b.writtenAt))
+      .slice(0, limit)
+      .map((j) => structuredClone(j.journal));
+  }
+
+  async dropJournal(batch: string): Promise<void> {
+    this.journalsByBatch.delete(batch);
+  }
+
+  async append(batch: string, entries: UsageEntry[]): Promise<string[]> {
+    const stored: string[] = [];
+    for (const entry of entries) {
+      if (this.entries.has(entry.eventId)) stored.push(entry.eventId);
+      else this.entries.set(entry.eventId, batch);
+    }
+    return stored;
+  }
+
+  async owners(eventIds: string[]): Promise<Map<string, string>> {
+    return new Map(eventIds.flatMap((id) => (this.entries.has(id) ? [[id, this.entries.get(id)!] as const] : [])));
+  }
+
+  async applyDeltas(journal: BatchJournal): Promise<void> {
+    for (const delta of journal.deltas) {
+      const bucket = this.bucketOf(delta);
+      if (bucket.applied.has(journal.batch) || bucket.appliedPrev.has(journal.batch)) continue;
+      bucket.tokensInput += delta.tokensInput;
+      bucket.tokensOutput += delta.tokensOutput;
+      bucket.costNanos += delta.costNanos;
+      bucket.calls += delta.calls;
+      bucket.applied.add(journal.batch);
       if (bucket.applied.size >= this.window) {
         bucket.appliedPrev = bucket.applied;
         bucket.applied = new Set();
       }
     }
-  }
-
-  async markApplied(eventId: string): Promise<void> {
-    const stored = this.entries.get(eventId);
-    if (stored) stored.applied = true;
-    this.unappliedIds.delete(eventId);
-  }
-
-  async unapplied(appendedBefore: string, limit: number): Promise<UsageEntry[]> {
-    return [...this.unappliedIds]
-      .map((id) => this.entries.get(id)!)
-      .filter((e) => e.appendedAt < appendedBefore)
-      .sort((a, b) => a.appendedAt.localeCompare(b.appendedAt))
-      .slice(0, limit)
-      .map((e) => ({ ...e.entry }));
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
@@ -113,6 +129,17 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
 
   async daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]> {
     return this.select((b) => b.organization === organization && b.kind === 'day' && b.key >= fromDay && b.key <= toDay);
+  }
+
+  private bucketOf(delta: BucketDelta): MemoryBucket {
+    const id = bucketId(delta.organization, delta.bucket);
+    let bucket = this.bucketsById.get(id);
+    if (!bucket) {
+      const { kind, period, key } = delta.bucket;
+      bucket = { organization: delta.organization, kind, period, key, ...ZERO_TOTALS, applied: new Set(), appliedPrev: new Set() };
+      this.bucketsById.set(id, bucket);
+    }
+    return bucket;
   }
 
   private select(match: (bucket: MemoryBucket) => boolean): KeyedTotals[] {

@@ -11,7 +11,7 @@ export interface LedgerSweeperOptions {
 }
 
 /**
- * Re-applies ledger entries a crash left unapplied (appended, not yet projected or marked), at
+ * Completes ledger batches a crash left unapplied (appended, not yet projected or marked), at
  * start and then every staleMs, and checks the thresholds of the periods it touched. Kafka
  * normally redelivers such an event first; this covers events whose redelivery was lost (e.g. a
  * handler that exhausted its retries).
@@ -32,13 +32,12 @@ export class LedgerSweeper {
     await this.running;
   }
 
-  /** One pass: returns how many entries it applied. */
+  /** One pass: returns the organization months it counted usage into. */
   async sweep(): Promise<number> {
-    const entries = await this.options.ledger.sweep(this.options.staleMs);
-    const periods = new Map(entries.map((e) => [`${e.organization}\u0000${e.period}`, e]));
-    for (const entry of periods.values()) await checkThresholds(this.options.thresholds, entry.organization, entry.period, entry.occurredAt);
-    if (entries.length > 0) this.options.logger.warn({ entries: entries.length }, 'usage ledger entries re-applied after an interrupted projection');
-    return entries.length;
+    const periods = await this.options.ledger.sweep(this.options.staleMs);
+    for (const counted of periods) await checkThresholds(this.options.thresholds, counted);
+    if (periods.length > 0) this.options.logger.warn({ periods: periods.length }, 'usage ledger entries applied after an interrupted batch');
+    return periods.length;
   }
 
   private schedule(delayMs: number): void {

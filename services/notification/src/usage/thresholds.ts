@@ -5,6 +5,7 @@ import type { WebhookFanOut } from '../events/fan-out';
 import type { NotificationStores } from '../store';
 import type { ThresholdRecord } from '../store/threshold-store';
 import { effectivePolicy, thresholdOf } from './policy';
+import type { CountedPeriod } from './usage-ledger';
 import { usageThresholdsReached } from './threshold-metrics';
 
 /**
@@ -29,8 +30,11 @@ export interface ThresholdDeps {
  * was not notified yet. The first crossing is claimed by a unique insert (one per organization,
  * period and share, whatever replicas or replays do); webhook deliveries (idempotent by id) and
  * the bus event (same id) come next and the mark last, so a crash in between repeats, never loses.
+ * The usage and time of a crossing are those of the event that crossed it, however events were
+ * batched: the batch's entries are walked from the total before them.
  */
-export async function checkThresholds(deps: ThresholdDeps, organization: string, period: string, occurredAt: string): Promise<void> {
+export async function checkThresholds(deps: ThresholdDeps, counted: CountedPeriod): Promise<void> {
+  const { organization, period } = counted;
   const totals = await deps.stores.usageLedger.totals(organization, period);
   const used = totals.tokensInput + totals.tokensOutput;
   const policy = await effectivePolicy(deps.stores.policies, deps.defaults, organization);
@@ -41,8 +45,9 @@ export async function checkThresholds(deps: ThresholdDeps, organization: string,
     if (!record) {
       const threshold = thresholdOf(share, policy.monthlyTokenQuota);
       if (used < threshold) continue;
+      const crossing = crossingOf(counted, used, threshold);
       record = await deps.stores.thresholds.claim({
-        organization, period, share, usage: used, threshold, quota: policy.monthlyTokenQuota, occurredAt, notified: false,
+        organization, period, share, usage: crossing.usage, threshold, quota: policy.monthlyTokenQuota, occurredAt: crossing.occurredAt, notified: false,
       });
       if (record.notified) continue;
     }
@@ -50,6 +55,16 @@ export async function checkThresholds(deps: ThresholdDeps, organization: string,
     await deps.stores.thresholds.markNotified(organization, period, share);
     usageThresholdsReached.inc({ share: String(share) });
   }
+}
+
+/** The period's usage right after the counted entry that reached the threshold, and that entry's time. */
+function crossingOf(counted: CountedPeriod, used: number, threshold: number): { usage: number; occurredAt: string } {
+  let running = used - counted.entries.reduce((sum, e) => sum + e.tokensInput + e.tokensOutput, 0);
+  for (const entry of counted.entries) {
+    running += entry.tokensInput + entry.tokensOutput;
+    if (running >= threshold) return { usage: running, occurredAt: entry.occurredAt };
+  }
+  return { usage: used, occurredAt: counted.occurredAt };
 }
 
 async function notify(deps: ThresholdDeps, record: ThresholdRecord): Promise<void> {

@@ -81,3 +81,32 @@ export function bucketsOf(entry: UsageEntry): BucketRef[] {
 export function bucketId(organization: string, bucket: BucketRef): string {
   return JSON.stringify([organization, bucket.kind, bucket.period, bucket.key]);
 }
+
+/** What a set of entries adds to one bucket. */
+export interface BucketDelta extends UsageTotals {
+  organization: string;
+  bucket: BucketRef;
+  /** The latest event time among the entries summed. */
+  occurredAt: string;
+}
+
+/** The entries summed per bucket: one write per bucket and batch instead of one per event. */
+export function deltasOf(entries: UsageEntry[]): BucketDelta[] {
+  const deltas = new Map<string, BucketDelta>();
+  for (const entry of entries) {
+    for (const bucket of bucketsOf(entry)) {
+      const id = bucketId(entry.organization, bucket);
+      let delta = deltas.get(id);
+      if (!delta) {
+        delta = { organization: entry.organization, bucket, ...ZERO_TOTALS, occurredAt: entry.occurredAt };
+        deltas.set(id, delta);
+      }
+      delta.tokensInput += entry.tokensInput;
+      delta.tokensOutput += entry.tokensOutput;
+      delta.costNanos += entry.costNanos;
+      delta.calls += 1;
+      if (entry.occurredAt > delta.occurredAt) delta.occurredAt = entry.occurredAt;
+    }
+  }
+  return [...deltas.values()];
+}

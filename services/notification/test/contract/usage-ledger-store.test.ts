@@ -1,8 +1,10 @@
+import type { EventEnvelope } from '@switchyard/shared';
 import { contractSuite } from '@switchyard/shared/testing';
 import { InMemoryUsageLedgerStore } from '../../src/store/usage-ledger-store';
 import { MongoUsageLedgerStore } from '../../src/store/mongo/usage-ledger-store';
 import { UsageLedger } from '../../src/usage/usage-ledger';
-import { usageEntryOf } from '../../src/usage/usage-entry';
+import { deltasOf, usageEntryOf } from '../../src/usage/usage-entry';
+import type { UsageLedgerStore } from '../../src/store/usage-ledger-store';
 import { expect } from '../chai';
 import { storeBackends, type StoreWorld } from '../store-fixtures';
 import { usageRecorded } from '../usage-fixtures';
@@ -11,13 +13,23 @@ const NOV = '2026-11-05T10:00:00.000Z';
 
 contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) => {
   const ledger = () => new UsageLedger(world().stores.usageLedger);
+  const record = (...events: Array<EventEnvelope<'usage.recorded'>>) => ledger().recordBatch(events);
+  /** A batch as a process that died after its journal, its entries and some bucket writes leaves it. */
+  const halfDone = async (store: UsageLedgerStore, batch: string, events: Array<EventEnvelope<'usage.recorded'>>) => {
+    const entries = events.map(usageEntryOf);
+    const journal = { batch, entries, deltas: deltasOf(entries) };
+    await store.writeJournal(journal);
+    await store.append(batch, entries);
+    await store.applyDeltas({ ...journal, deltas: journal.deltas.filter((d) => d.bucket.kind !== 'day') });
+  };
+  const stale = () => new Date(Date.now() + 1000).toISOString();
 
   it('counts each event id once into the total, model, endpoint and day buckets', async () => {
     const a = usageRecorded({ time: NOV, model: 'gpt-4.1', tokensInput: 100, tokensOutput: 20, cost: 0.25 });
     const b = usageRecorded({ time: '2026-11-06T23:59:59.999Z', model: 'builtin', endpoint: '/api/v2/ai/content/transform', tokensInput: 7, tokensOutput: 3, cost: 0.1 });
-    await ledger().record(a);
-    await ledger().record(b);
-    await ledger().record(a);
+    await record(a);
+    await record(b, a, b);
+    await record(a);
     const store = world().stores.usageLedger;
     expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 107, tokensOutput: 23, costNanos: 350_000_000, calls: 2 });
     const models = await store.buckets('org_a', '2026-11', 'model');
@@ -36,10 +48,12 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     ]);
   });
 
-  it('keeps organizations, periods and day ranges apart', async () => {
-    await ledger().record(usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0 }));
-    await ledger().record(usageRecorded({ organization: 'org_b', time: NOV, tokensInput: 2, tokensOutput: 0 }));
-    await ledger().record(usageRecorded({ time: '2026-10-31T23:00:00.000Z', tokensInput: 4, tokensOutput: 0 }));
+  it('keeps organizations, periods and day ranges apart, also within one batch', async () => {
+    await record(
+      usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0 }),
+      usageRecorded({ organization: 'org_b', time: NOV, tokensInput: 2, tokensOutput: 0 }),
+      usageRecorded({ time: '2026-10-31T23:00:00.000Z', tokensInput: 4, tokensOutput: 0 }),
+    );
     const store = world().stores.usageLedger;
     expect((await store.totals('org_a', '2026-11')).tokensInput).to.equal(1);
     expect((await store.totals('org_b', '2026-11')).tokensInput).to.equal(2);
@@ -51,49 +65,54 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     expect(await store.daily('org_a', '2026-11-06', '2026-11-30')).to.deep.equal([]);
   });
 
-  it('re-projecting an entry after a crash before markApplied changes nothing', async () => {
+  it('a batch that died after writing to the buckets: a redelivery adds nothing, the sweep completes it once', async () => {
     const store = world().stores.usageLedger;
-    const entry = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 2 }));
-    expect(await store.append(entry)).to.deep.equal({ entry, applied: false });
-    await store.project(entry);
-    // The process died here; the redelivered event finds the entry unapplied and projects again.
-    const again = await store.append(entry);
-    expect(again.applied).to.equal(false);
-    await store.project(again.entry);
-    await store.markApplied(entry.eventId);
-    expect(await store.append(entry)).to.deep.equal({ entry, applied: true });
-    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 40, tokensOutput: 2, costNanos: 0, calls: 1 });
-    expect((await store.daily('org_a', '2026-11-05', '2026-11-05'))[0]).to.include({ tokensInput: 40, calls: 1 });
+    const [a, b] = [usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 2 }), usageRecorded({ time: NOV, tokensInput: 5, tokensOutput: 0 })];
+    await halfDone(store, 'bat_dead', [a, b]);
+    const counted = await record(a, b, usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0 }));
+    expect(counted.map((c) => [c.organization, c.period, c.entries.length])).to.deep.equal([['org_a', '2026-11', 1]]);
+    expect((await store.staleJournals(stale(), 10)).map((j) => j.batch)).to.deep.equal(['bat_dead']);
+    expect((await ledger().sweep(-1000)).map((c) => c.period)).to.deep.equal(['2026-11']);
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 46, tokensOutput: 2, costNanos: 0, calls: 3 });
+    expect((await store.daily('org_a', '2026-11-05', '2026-11-05'))[0]).to.include({ tokensInput: 46, calls: 3 });
+    expect(await store.staleJournals(stale(), 10)).to.deep.equal([]);
+    await record(a, b);
+    expect((await store.totals('org_a', '2026-11')).calls).to.equal(3);
+  });
+
+  it('a batch that died after its journal only: a redelivery counts the events, the stale journal then adds nothing', async () => {
+    const store = world().stores.usageLedger;
+    const event = usageRecorded({ time: NOV, tokensInput: 30, tokensOutput: 0 });
+    const entries = [usageEntryOf(event)];
+    await store.writeJournal({ batch: 'bat_dead', entries, deltas: deltasOf(entries) });
+    await record(event);
+    await ledger().sweep(-1000);
+    await record(event);
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 30, tokensOutput: 0, costNanos: 0, calls: 1 });
+    expect(await store.staleJournals(stale(), 10)).to.deep.equal([]);
+  });
+
+  it('a stale journal whose entries were never appended is counted by the sweep, once', async () => {
+    const store = world().stores.usageLedger;
+    const entries = [usageEntryOf(usageRecorded({ time: NOV, tokensInput: 7, tokensOutput: 0 }))];
+    await store.writeJournal({ batch: 'bat_dead', entries, deltas: deltasOf(entries) });
+    expect(await store.staleJournals(new Date(Date.now() - 60_000).toISOString(), 10)).to.deep.equal([]);
+    await ledger().sweep(-1000);
+    await ledger().sweep(-1000);
+    expect(await store.totals('org_a', '2026-11')).to.deep.include({ tokensInput: 7, calls: 1 });
   });
 
   it('a repeated event counts with the data first recorded', async () => {
     const first = usageRecorded({ time: NOV, tokensInput: 10, tokensOutput: 0 });
-    await ledger().record(first);
-    await ledger().record({ ...first, data: { ...first.data, tokensInput: 999 } });
+    await record(first);
+    await record({ ...first, data: { ...first.data, tokensInput: 999 } });
     expect((await world().stores.usageLedger.totals('org_a', '2026-11')).tokensInput).to.equal(10);
   });
 
-  it('lists unapplied entries older than a time, and the sweep applies them once', async () => {
-    const store = world().stores.usageLedger;
-    const crashed = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 5, tokensOutput: 0 }));
-    const halfDone = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 7, tokensOutput: 0 }));
-    await store.append(crashed);
-    await store.append(halfDone);
-    await store.project(halfDone);
-    await ledger().record(usageRecorded({ time: NOV, tokensInput: 100, tokensOutput: 0 }));
-    expect(await store.unapplied(new Date(Date.now() - 60_000).toISOString(), 10)).to.deep.equal([]);
-    const later = new Date(Date.now() + 1000).toISOString();
-    expect((await store.unapplied(later, 10)).map((e) => e.eventId)).to.have.members([crashed.eventId, halfDone.eventId]);
-    const swept = await ledger().sweep(-1000);
-    expect(swept).to.have.length(2);
-    expect(await store.unapplied(later, 10)).to.deep.equal([]);
-    expect(await store.totals('org_a', '2026-11')).to.deep.include({ tokensInput: 112, calls: 3 });
-  });
-
-  it('is exact after many events of one organization in sequence (one consumer per organization)', async () => {
+  it('is exact after many batches of one organization, with repeats across batches', async () => {
     const events = Array.from({ length: 60 }, (_, n) => usageRecorded({ time: NOV, model: `m${n % 3}`, tokensInput: n, tokensOutput: 1, cost: 0.001 }));
-    for (const event of events) await ledger().record(event);
-    for (const event of events.slice(0, 20)) await ledger().record(event);
+    for (let i = 0; i < 60; i += 7) await record(...events.slice(i, i + 7), ...events.slice(Math.max(0, i - 3), i));
+    await record(...events.slice(0, 20));
     const totals = await world().stores.usageLedger.totals('org_a', '2026-11');
     expect(totals).to.deep.equal({ tokensInput: (59 * 60) / 2, tokensOutput: 60, costNanos: 60_000_000, calls: 60 });
     const models = await world().stores.usageLedger.buckets('org_a', '2026-11', 'model');
@@ -104,7 +123,7 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     const organizations = ['org_a', 'org_b', 'org_c', 'org_d'];
     await Promise.all(
       organizations.map(async (organization) => {
-        for (let n = 0; n < 15; n++) await ledger().record(usageRecorded({ organization, time: NOV, tokensInput: 3, tokensOutput: 1 }));
+        for (let n = 0; n < 5; n++) await record(...Array.from({ length: 3 }, () => usageRecorded({ organization, time: NOV, tokensInput: 3, tokensOutput: 1 })));
       }),
     );
     for (const organization of organizations) {
@@ -112,16 +131,19 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     }
   });
 
-  it('keeps the per-bucket guard bounded yet covering the most recent ids (window rotation)', async () => {
+  it('keeps the per-bucket guard bounded yet covering the most recent batches (window rotation)', async () => {
     const connection = world().connection;
     const store = connection ? new MongoUsageLedgerStore(connection.db, 3) : new InMemoryUsageLedgerStore(3);
-    const entries = Array.from({ length: 8 }, (_, n) => usageEntryOf(usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0, id: `evt_rot_${n}` })));
-    for (const entry of entries) {
-      await store.project(entry);
-      await store.project(entry); // re-projection right after: always inside the window
+    const journals = Array.from({ length: 8 }, (_, n) => {
+      const entry = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0, id: `evt_rot_${n}` }));
+      return { batch: `bat_${n}`, entries: [entry], deltas: deltasOf([entry]) };
+    });
+    for (const journal of journals) {
+      await store.applyDeltas(journal);
+      await store.applyDeltas(journal); // re-application right after: always inside the window
     }
-    // The last 3 ids are still guarded after the rotations.
-    for (const entry of entries.slice(-3)) await store.project(entry);
+    // The last 3 batches are still guarded after the rotations.
+    for (const journal of journals.slice(-3)) await store.applyDeltas(journal);
     expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 8, tokensOutput: 0, costNanos: 0, calls: 8 });
     if (connection) {
       const doc = await connection.db.collection('usage_projection').findOne({ kind: 'total' });
@@ -131,9 +153,9 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
 
   it('is visible from a second store instance on the same database (restart)', async () => {
     const event = usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 0 });
-    await ledger().record(event);
+    await record(event);
     const reopened = await world().reopen();
-    await new UsageLedger(reopened.usageLedger).record(event);
+    await new UsageLedger(reopened.usageLedger).recordBatch([event]);
     expect((await reopened.usageLedger.totals('org_a', '2026-11')).tokensInput).to.equal(40);
   });
 });

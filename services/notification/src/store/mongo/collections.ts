@@ -15,9 +15,10 @@ export const Collections = {
   usageLedger: 'usage_ledger',
   /** Totals per organization and month, by model, by endpoint and by day, projected from the ledger. */
   usageProjection: 'usage_projection',
+  /** One journal per ledger batch being projected (_id = batch id); removed once it is applied. */
+  usageBatches: 'usage_batches',
   usageThresholds: 'usage_thresholds',
   organizationPolicies: 'organization_policies',
-  processedEvents: 'processed_events',
   /** One document per one-time data migration done (_id = its name). */
   migrations: 'migrations',
 } as const;
@@ -40,11 +41,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
     [Collections.deliveryClaims, { deliveryId: 1 }, { name: 'by_delivery' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
-    [Collections.usageLedger, { applied: 1, appendedAt: 1 }, { name: 'unapplied' }],
+    [Collections.usageBatches, { writtenAt: 1 }, { name: 'by_age' }],
     [Collections.usageProjection, { organization: 1, kind: 1, period: 1 }, { name: 'by_period' }],
     [Collections.usageProjection, { organization: 1, kind: 1, key: 1 }, { name: 'by_key' }],
     [Collections.usageThresholds, { organization: 1, period: 1, share: 1 }, { unique: true, name: 'threshold' }],
-    [Collections.processedEvents, { organization: 1, eventId: 1 }, { unique: true, name: 'processed_event' }],
   ];
   for (const [collection, keys, options] of specs) await db.collection(collection).createIndex(keys, options);
   await scheduleExistingDeliveries(db);

@@ -2,7 +2,6 @@ import type { Db } from 'mongodb';
 import type { NotificationStores } from '..';
 import type { SecretBox } from '../secret-box';
 import { MongoDeliveryStore } from './delivery-store';
-import { MongoProcessedEvents } from './processed-events';
 import { MongoSigningSecretStore } from './signing-secret-store';
 import { MongoPolicyStore } from './policy-store';
 import { MongoThresholdStore } from './threshold-store';
@@ -21,6 +20,5 @@ export function mongoStores(db: Db, box: SecretBox): NotificationStores {
     usageLedger: new MongoUsageLedgerStore(db),
     thresholds: new MongoThresholdStore(db),
     policies: new MongoPolicyStore(db),
-    processedEvents: new MongoProcessedEvents(db),
   };
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startHarness, resetDoubles, type Harness, type Reply } from './harness';
+import { maxNesting, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
 
 function fields(reply: Reply): string[] {
   return reply.body.error.details.map((d: { field: string }) => d.field);
@@ -124,5 +125,23 @@ describe('gateway request bodies', () => {
     const reply = await h.send('POST', path);
     expectInvalid(reply);
     expect(fields(reply)).to.deep.equal(['/prompt']);
+  });
+});
+
+describe('JSON nesting, read from the text before any walk of the value', () => {
+  it('counts brackets, not those inside strings or after escapes', () => {
+    expect(maxNesting('{}')).to.equal(1);
+    expect(maxNesting('{"a":[{"b":[]}]}')).to.equal(4);
+    expect(maxNesting('{"a":"[[[{{{","b":"\\"[[[","c":[1]}')).to.equal(2);
+    expect(maxNesting('"[[["')).to.equal(0);
+  });
+
+  it('agrees with the walk of the parsed value on where "too deep" starts', () => {
+    const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+    for (const levels of [MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1]) {
+      const text = nested(levels);
+      expect(maxNesting(text), `${levels} levels`).to.equal(levels);
+      expect(maxNesting(text) > MAX_JSON_DEPTH, `${levels} levels`).to.equal(tooDeep(JSON.parse(text), MAX_JSON_DEPTH) !== undefined);
+    }
   });
 });

@@ -104,6 +104,26 @@ export function tooDeep(value: unknown, maxDepth: number, segments = 3): string 
   return found === undefined ? undefined : pointerTo(value, found.value, segments);
 }
 
+/**
+ * The deepest bracket nesting of JSON text, strings skipped: one pass over the characters, where
+ * walking the parsed value of a 1 MB body of 64,000 fields took about 10 ms of the event loop.
+ */
+export function maxNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
+
 function parseJson(text: string): unknown {
   let body: unknown;
   try {
@@ -111,7 +131,8 @@ function parseJson(text: string): unknown {
   } catch (error) {
     throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
   }
-  const field = tooDeep(body, MAX_JSON_DEPTH); // the field the caller set, e.g. /items/0/attributes
+  // The text's bracket nesting bounds the value's depth: only a body that may be too deep is walked.
+  const field = maxNesting(text) > MAX_JSON_DEPTH ? tooDeep(body, MAX_JSON_DEPTH) : undefined; // e.g. /items/0/attributes
   if (field !== undefined) {
     throw new AppError('invalid_request', `${field || 'the body'} is nested more than ${MAX_JSON_DEPTH} levels deep`, [
       { field, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` },

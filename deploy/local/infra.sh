@@ -39,7 +39,10 @@ HOST=127.0.0.1
 
 FERRETDB_VERSION=v1.24.2
 FERRETDB_MODULE=github.com/FerretDB/FerretDB
-FERRETDB_BIN="$CACHE/bin/ferretdb-$FERRETDB_VERSION"
+# Local patches applied before the build (deploy/local/ferretdb/*.patch); the
+# binary's name carries them so a cached unpatched build is not reused.
+FERRETDB_PATCHES=(sqlite-id-index)
+FERRETDB_BIN="$CACHE/bin/ferretdb-$FERRETDB_VERSION-${FERRETDB_PATCHES[*]// /-}"
 
 KAFKA_POM="$SCRIPT_DIR/kafka/pom.xml"
 KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$KAFKA_POM")"
@@ -176,6 +179,10 @@ install_ferretdb() {
   cp -r "$dir" "$src"
   chmod -R u+w "$src"
   echo "$FERRETDB_VERSION" >"$src/build/version/version.txt"
+  local patch
+  for patch in "${FERRETDB_PATCHES[@]}"; do
+    patch -d "$src" -p1 --quiet <"$SCRIPT_DIR/ferretdb/$patch.patch" || die "ferretdb: patch $patch does not apply"
+  done
   (cd "$src" && GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local CGO_ENABLED=0 \
     go build -trimpath -o "$FERRETDB_BIN.tmp" ./cmd/ferretdb)
   mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"

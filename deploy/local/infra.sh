@@ -41,8 +41,8 @@ FERRETDB_VERSION=v1.24.2
 FERRETDB_MODULE=github.com/FerretDB/FerretDB
 # Local patches applied before the build (deploy/local/ferretdb/*.patch); the
 # binary's name carries them so a cached unpatched build is not reused.
-FERRETDB_PATCHES=(sqlite-id-index)
-FERRETDB_BIN="$CACHE/bin/ferretdb-$FERRETDB_VERSION-${FERRETDB_PATCHES[*]// /-}"
+FERRETDB_PATCHES=(sqlite-id-index sqlite-id-pushdown)
+FERRETDB_BIN="$CACHE/bin/ferretdb-$FERRETDB_VERSION-$(IFS=-; echo "${FERRETDB_PATCHES[*]}")"
 
 KAFKA_POM="$SCRIPT_DIR/kafka/pom.xml"
 KAFKA_VERSION="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$KAFKA_POM")"

@@ -34,6 +34,12 @@ const reps = Number(args.reps);
 const concurrencies = args.connections.split(',').map(Number);
 const scenarios = args.only ? SCENARIOS.filter((s) => args.only.split(',').includes(s.name)) : SCENARIOS;
 
+const sum = (values) => values.reduce((total, value) => total + value, 0);
+/** This process's CPU time so far, in ms: the load generator (autocannon) runs here. */
+const benchCpuMs = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
 const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 const pad = (text, width) => String(text).padStart(width);
 
@@ -42,12 +48,19 @@ async function measureScenario(target, upstream, scenario, connections) {
   const runs = [];
   for (let rep = 0; rep < reps; rep += 1) {
     const direct = await run(upstream.url, scenario.direct, { connections, seconds });
+    const others = { ...target.infraPids, mock: upstream.pid };
     const cpuBefore = cpuMs(target.pids);
+    const othersBefore = { ...cpuMs(others), bench: benchCpuMs() };
     const gateway = await run(target.url, scenario.gateway, { connections, seconds });
     const cpuAfter = cpuMs(target.pids);
+    const othersAfter = { ...cpuMs(others), bench: benchCpuMs() };
     const calls = Math.max(1, gateway.count + gateway.non2xx);
-    gateway.cpuByProcess = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name] - cpuBefore[name]) / calls]));
-    gateway.cpuPerCall = Object.values(gateway.cpuByProcess).reduce((sum, ms) => sum + ms, 0);
+    const perCall = (after, before) => Object.fromEntries(Object.keys(after).map((name) => [name, (after[name] - before[name]) / calls]));
+    gateway.cpuByProcess = perCall(cpuAfter, cpuBefore);
+    gateway.cpuPerCall = sum(Object.values(gateway.cpuByProcess));
+    gateway.otherCpuByProcess = perCall(othersAfter, othersBefore);
+    // Cores the whole machine's measured processes kept busy: on 2 cores, near 2 means CPU-bound.
+    gateway.coresBusy = ((gateway.cpuPerCall + sum(Object.values(gateway.otherCpuByProcess))) * gateway.rps) / 1000;
     runs.push({ direct, gateway });
   }
   const m = (pick) => median(runs.map(pick));
@@ -62,6 +75,8 @@ async function measureScenario(target, upstream, scenario, connections) {
     ttfbAdded99: scenario.stream ? m((r) => r.gateway.ttfb99 - r.direct.ttfb99) : undefined,
     cpuPerCall: m((r) => r.gateway.cpuPerCall),
     cpuByProcess: Object.fromEntries(Object.keys(runs[0].gateway.cpuByProcess).map((name) => [name, m((r) => r.gateway.cpuByProcess[name])])),
+    otherCpuByProcess: Object.fromEntries(Object.keys(runs[0].gateway.otherCpuByProcess).map((name) => [name, m((r) => r.gateway.otherCpuByProcess[name])])),
+    coresBusy: m((r) => r.gateway.coresBusy),
     failures: runs.reduce((n, r) => n + r.gateway.errors + r.gateway.non2xx, 0),
   };
 }
@@ -73,12 +88,18 @@ function cpuSplit(byProcess) {
   return ` (${names.map((name) => `${name} ${fmt(byProcess[name])}`).join(', ')})`;
 }
 
+/** CPU per call outside the mesh: the local servers (stack), the mock upstream and this process (the load generator). */
+function otherCpu(r) {
+  const parts = Object.entries(r.otherCpuByProcess).map(([name, ms]) => `${name} ${fmt(ms)}`);
+  return `  outside the mesh ${parts.join(', ')} ms/call; cores busy ${fmt(r.coresBusy, 1)} of ${os.cpus().length}`;
+}
+
 function printRow(scenario, connections, r) {
   const ttfb = r.ttfbAdded50 === undefined ? '' : `  first byte +${fmt(r.ttfbAdded50)} / +${fmt(r.ttfbAdded99)} ms`;
   console.log(
     `${scenario.padEnd(16)} c=${pad(connections, 2)}  ${pad(fmt(r.rps, 0), 6)} RPS (direct ${pad(fmt(r.directRps, 0), 6)})  ` +
       `p50 ${pad(fmt(r.p50), 6)} p99 ${pad(fmt(r.p99), 6)} ms  added p50 +${fmt(r.added50)} p99 +${fmt(r.added99)} ms` +
-      `  CPU ${fmt(r.cpuPerCall)} ms/call${cpuSplit(r.cpuByProcess)}${ttfb}${r.failures ? `  FAILED ${r.failures}` : ''}`,
+      `  CPU ${fmt(r.cpuPerCall)} ms/call${cpuSplit(r.cpuByProcess)}${ttfb}${otherCpu(r)}${r.failures ? `  FAILED ${r.failures}` : ''}`,
   );
 }
 

@@ -134,6 +134,22 @@ async function startEmbedded(upstreamUrl, logFile) {
 }
 
 /**
+ * The servers of deploy/local/infra.sh this run uses, by their pid files (SWITCHYARD_RUN_DIR as
+ * infra.sh reads it), so their CPU time per call is counted too. Empty when they are elsewhere.
+ */
+function localInfraPids() {
+  const runDir = process.env.SWITCHYARD_RUN_DIR || path.join(REPO, '.run', 'infra');
+  const files = { kafka: 'kafka/kafka.pid', ferretdb: 'mongo/ferretdb.pid', redis: 'redis/redis.pid' };
+  const pids = {};
+  for (const [name, file] of Object.entries(files)) {
+    const pidFile = path.join(runDir, file);
+    const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : NaN;
+    if (Number.isInteger(pid) && pid > 0 && fs.existsSync(`/proc/${pid}`)) pids[name] = pid;
+  }
+  return pids;
+}
+
+/**
  * start:stack: five processes on loopback; real Kafka/MongoDB/Redis when their variables are set.
  * extraEnv is added to every process; the Stack itself is returned too (to kill and restart parts).
  */
@@ -156,6 +172,7 @@ async function startStack(upstreamUrl, logFile, extraEnv = {}) {
     url: stack.gatewayUrl,
     gatewayPid: stack.pidOf('gateway'),
     pids: Object.fromEntries(['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => [name, stack.pidOf(name)])),
+    infraPids: localInfraPids(),
     stop: async () => {
       await stack.stopAll();
       log.end();

@@ -38,7 +38,7 @@ import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
 import { DefaultResultUrls } from './routes/default-result-url';
-import { InMemoryQuotaTallyStore, type QuotaTallyStore } from './metering/quota-tally-store';
+import { InMemoryQuotaTallyStore } from './metering/quota-tally-store';
 import { DurableQuota } from './metering/durable-quota';
 import { ChangeFeed } from './events/change-feed';
 import { buildRouter, unmatched } from './routing';
@@ -87,7 +87,8 @@ export interface GatewayAppDeps {
   /** Default: a fresh in-memory store. */
   organizations?: OrganizationStore;
   /** Hard-quota tallies kept durably (a lost quota counter is rebuilt from them); default: in-memory. */
-  quotaTallies?: QuotaTallyStore;
+  /** Hard-quota reservations kept durably (the store's tallies); in memory by default. */
+  durableQuota?: DurableQuota;
   /** Quota counters, rate limits and Idempotency-Keys; default: in-memory (one replica). Replicas share one. */
   sharedState?: SharedState;
   /** Default: notification.PutOrganizationPolicy. */
@@ -178,7 +179,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
   });
   const metering = new Metering({
     directory,
-    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), durable: new DurableQuota(deps.quotaTallies ?? new InMemoryQuotaTallyStore()), logger }),
+    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), durable: deps.durableQuota ?? new DurableQuota(new InMemoryQuotaTallyStore()), logger }),
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
@@ -306,6 +307,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     await sharedState.close();
     await stores.close();
   };
+  const durableQuota = new DurableQuota(stores.quotaTallies);
   let stopDevPush = (): void => undefined;
   let server: Server;
   let port: number;
@@ -328,7 +330,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       clients,
       apiKeys: stores.apiKeys,
       organizations: stores.organizations,
-      quotaTallies: stores.quotaTallies,
+      durableQuota,
       sharedState,
       pushPolicy,
       changes: changes.feed,
@@ -351,6 +353,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     stop: async () => {
       stopDevPush();
       await close(server); // finishes requests in flight before the clients go away
+      await durableQuota.close(); // their settlements
       await release();
     },
   };

@@ -157,5 +157,28 @@ contractSuite<WithMongo<QuotaTallyStore>>(
       expect(await durable.total('org_b', '2026-11')).to.equal(75);
       expect(writes, 'writes for 50 concurrent additions').to.be.at.most(2);
     });
+
+    it("writes a settlement with the next reservation, alone after the linger, and at close", async () => {
+      const { store } = subject();
+      const written: number[][] = [];
+      const counted: QuotaTallyStore = { add: (w, b, deltas) => (written.push(deltas.map((d) => d.tokens)), store.add(w, b, deltas)), total: (o, p) => store.total(o, p) };
+      const durable = new DurableQuota(counted, 150);
+      await durable.add('org_a', '2026-11', 100); // a reservation
+      const settled = durable.addLater('org_a', '2026-11', -40); // its settlement
+      await durable.add('org_a', '2026-11', 100); // the next call's reservation carries it
+      await settled;
+      expect(written).to.deep.equal([[100], [60]]);
+
+      const alone = durable.addLater('org_a', '2026-11', -10);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(written, 'still lingering').to.have.length(2);
+      await alone;
+      expect(written).to.deep.equal([[100], [60], [-10]]);
+
+      void durable.addLater('org_a', '2026-11', -5);
+      await durable.close();
+      expect(written).to.deep.equal([[100], [60], [-10], [-5]]);
+      expect(await durable.total('org_a', '2026-11')).to.equal(145);
+    });
   },
 );

@@ -115,7 +115,7 @@ export class QuotaGuard {
     // Settlements are written without holding up the answer: the estimate already is durable, so
     // a lost settlement leaves the tally off by one call's difference, never behind a call that ran.
     const keepLater = (tokens: number) =>
-      void this.deps.durable.add(counter.policy.id, counter.period.name, tokens).catch((error: unknown) => logger.warn({ err: error, key }, 'could not write a quota settlement durably'));
+      void this.deps.durable.addLater(counter.policy.id, counter.period.name, tokens).catch((error: unknown) => logger.warn({ err: error, key }, 'could not write a quota settlement durably'));
     let done = false;
     const once = async (what: string, work: () => Promise<unknown>) => {
       if (done) return;

@@ -10,7 +10,7 @@ import { HttpProblem } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
 import { idempotencyKeyOf } from './idempotency/header';
 import type { GatewayState } from './middleware/request-id';
-import { validateBody, validateQuery } from './schemas/validator';
+import { validateBodyInSlices, validateQuery } from './schemas/validator';
 import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -48,7 +48,7 @@ function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): Cal
 function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   return async (ctx) => {
     const input: RouteInput<unknown, unknown> = {
-      body: route.requestSchema ? validateBody(route.requestSchema, ctx.state.body) : (ctx.state.body ?? {}),
+      body: route.requestSchema ? await validateBodyInSlices(route.requestSchema, ctx.state.body) : (ctx.state.body ?? {}),
       query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
       params: (ctx as unknown as { params: Record<string, string> }).params,
       call: callOf(route, ctx),
@@ -113,7 +113,7 @@ const passThrough: Middleware = (_ctx, next) => next();
  */
 function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
   const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
-  const body = BODY_METHODS.has(route.method) ? (jsonBody(options.bodyLimitBytes, textReaders(route)) as Middleware) : passThrough;
+  const body = BODY_METHODS.has(route.method) ? (jsonBody({ bytes: options.bodyLimitBytes, values: route.maxBodyValues }, textReaders(route)) as Middleware) : passThrough;
   if (route.idempotent) return [options.idempotency.middleware(limit, body, route.credentialFields)];
   return [limit, body];
 }

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { startHarness, resetDoubles, type Harness, type Reply } from './harness';
-import { maxNesting, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
+import { DEFAULT_MAX_BODY_VALUES, measureJson, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
+import { ITEMS_PER_SLICE } from '../src/schemas/validator';
+
+const maxNesting = (text: string) => measureJson(text).depth;
 
 function fields(reply: Reply): string[] {
   return reply.body.error.details.map((d: { field: string }) => d.field);
@@ -128,7 +131,30 @@ describe('gateway request bodies', () => {
   });
 });
 
-describe('JSON nesting, read from the text before any walk of the value', () => {
+describe('JSON nesting and value count, read from the text before any parse or walk of the value', () => {
+  it('counts values as JSON.parse would make them: containers and scalars, not keys, not inside strings', () => {
+    expect(measureJson('').values).to.equal(0);
+    expect(measureJson('123').values).to.equal(1);
+    expect(measureJson('{}').values).to.equal(1);
+    expect(measureJson(' [ ] ').values).to.equal(1);
+    expect(measureJson('{"a":1}').values).to.equal(2);
+    expect(measureJson('{"a": [1, {"b": null}, [], "x,y"], "c": {"d,": "[{,"}}').values).to.equal(9);
+  });
+
+  it('agrees with a count of the parsed value on generated bodies', () => {
+    const count = (value: unknown): number =>
+      value !== null && typeof value === 'object' ? 1 + Object.values(value).reduce<number>((sum, child) => sum + count(child), 0) : 1;
+    const bodies = [
+      { items: Array.from({ length: 50 }, (_, i) => ({ itemId: `i${i}`, categories: i % 2 ? [] : ['a', 'b,"c'], attributes: { n: i, nested: { ok: true } } })) },
+      [[], [[]], {}, [{}], 'text with \\ and \" and ] }', -1.5e3],
+    ];
+    for (const body of bodies) {
+      const text = JSON.stringify(body, null, body === bodies[0] ? 2 : undefined);
+      expect(measureJson(text).values).to.equal(count(body));
+    }
+  });
+
+
   it('counts brackets, not those inside strings or after escapes', () => {
     expect(maxNesting('{}')).to.equal(1);
     expect(maxNesting('{"a":[{"b":[]}]}')).to.equal(4);
@@ -143,5 +169,73 @@ describe('JSON nesting, read from the text before any walk of the value', () => 
       expect(maxNesting(text), `${levels} levels`).to.equal(levels);
       expect(maxNesting(text) > MAX_JSON_DEPTH, `${levels} levels`).to.equal(tooDeep(JSON.parse(text), MAX_JSON_DEPTH) !== undefined);
     }
+  });
+});
+
+describe('gateway batch bodies (large bodies validated in slices)', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness()));
+  after(() => h.stop());
+  afterEach(() => resetDoubles(h));
+
+  /** 1000 items of about 25 values each: 5 times the default value limit, within the catalog's. */
+  function catalogBatch(): Array<Record<string, unknown>> {
+    return Array.from({ length: 1000 }, (_, i) => ({
+      itemId: `sku-${i}`,
+      catalog: 'ecommerce',
+      title: `Item ${i}`,
+      categories: ['a', 'b', 'c'],
+      attributes: { price: i, tags: Array.from({ length: 15 }, (_, t) => `t${t}`) },
+    }));
+  }
+
+  it('a catalog batch over the default value limit is accepted whole, defaults filled in every slice', async () => {
+    const items = catalogBatch();
+    expect(measureJson(JSON.stringify({ items })).values).to.be.above(5 * DEFAULT_MAX_BODY_VALUES);
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items } });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    const sent = h.doubles.recommendation.last('UpsertItems').request.items;
+    expect(sent).to.have.length(1000);
+    expect(sent[999]).to.include({ item_id: 'sku-999', available: true });
+    expect(JSON.parse(sent[999].attributes_json).tags).to.have.length(15);
+  });
+
+  it('an invalid item in a later slice is named with its index in the body, nothing is written', async () => {
+    const items = catalogBatch();
+    const index = 7 * ITEMS_PER_SLICE + 3;
+    items[index]!.title = ' ';
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items } });
+    expectInvalid(reply);
+    expect(fields(reply)).to.deep.equal([`/items/${index}/title`]);
+    expect(reply.body.error.message).to.match(new RegExp(`^items\\[${index}\\]\\.title must be a non-blank string .*only its first problem is listed\\)$`));
+    expect(h.doubles.recommendation.calls).to.have.length(0);
+  });
+
+  it('the envelope of a large batch is checked before its items (too many items, unknown field)', async () => {
+    const tooMany = await h.send('POST', '/api/v2/catalog/items', { body: { items: [...catalogBatch(), ...catalogBatch().slice(0, 1)] } });
+    expectInvalid(tooMany);
+    expect(fields(tooMany)).to.deep.equal(['/items']);
+    const extra = await h.send('POST', '/api/v2/catalog/items', { body: { items: catalogBatch(), dryRun: true } });
+    expectInvalid(extra);
+    expect(fields(extra)).to.deep.equal(['/dryRun']);
+  });
+
+  it(`413 for a body of more than ${DEFAULT_MAX_BODY_VALUES} JSON values, before it is parsed`, async () => {
+    const reply = await h.send('POST', '/api/v2/ai/content/generate', { raw: `{"prompt":"x","n":[${'0,'.repeat(DEFAULT_MAX_BODY_VALUES)}0]}`, headers: { 'content-type': 'application/json' } });
+    expect(reply.status).to.equal(413);
+    expect(reply.body.error.code).to.equal('payload_too_large');
+    expect(reply.body.error.message).to.equal(`request body holds more than ${DEFAULT_MAX_BODY_VALUES} JSON values (the limit of this operation)`);
+    expect(reply.body.error.details).to.deep.equal([{ field: '', reason: `more than ${DEFAULT_MAX_BODY_VALUES} values` }]);
+    expect(reply.body.request_id).to.equal(reply.requestId);
+    expect(h.doubles.content.calls).to.have.length(0);
+  });
+
+  it('413 for a batch over its own value limit', async () => {
+    const items = Array.from({ length: 1000 }, (_, i) => ({ itemId: `sku-${i}`, catalog: 'ecommerce', title: 't', attributes: { v: Array.from({ length: 100 }, () => 1) } }));
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items } });
+    expect(reply.status).to.equal(413);
+    expect(reply.body.error.code).to.equal('payload_too_large');
+    expect(reply.body.error.message).to.equal('request body holds more than 100000 JSON values (the limit of this operation)');
+    expect(h.doubles.recommendation.calls).to.have.length(0);
   });
 });

@@ -147,24 +147,89 @@ export function validateBody<T>(schema: JsonSchema, body: unknown): T {
   if (hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS)) {
     const validateFirst = compile(firstErrorAjv, schema);
     if (validateFirst(body)) return body as T;
-    const error = toValidationError(validateFirst.errors ?? []);
-    throw new AppError('invalid_request', `${error.message} (the body has over ${MAX_VALUES_FOR_ALL_ERRORS} values: only its first problem is listed)`, error.details);
+    throw firstProblem(validateFirst.errors ?? []);
   }
   const validate = compile(bodyAjv, schema);
   if (!validate(body)) throw toValidationError(validate.errors ?? []);
   return body as T;
 }
 
-/** Counts the values of a JSON body, stopping as soon as there are more than limit. */
+function firstProblem(errors: ErrorObject[]): AppError {
+  const error = toValidationError(errors);
+  return new AppError('invalid_request', `${error.message} (the body has over ${MAX_VALUES_FOR_ALL_ERRORS} values: only its first problem is listed)`, error.details);
+}
+
+/** Items of a batch validated between two turns of the event loop. */
+export const ITEMS_PER_SLICE = 100;
+
+/** An object schema split in two: itself with the items of its top-level arrays left out, and those items' schemas. */
+interface SlicedSchema {
+  envelope: JsonSchema;
+  arrays: Array<{ field: string; items: JsonSchema }>;
+}
+
+const slicedSchemas = new WeakMap<JsonSchema, SlicedSchema | null>();
+
+function sliceSchema(schema: JsonSchema): SlicedSchema | null {
+  let split = slicedSchemas.get(schema);
+  if (split !== undefined) return split;
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const arrays = Object.entries(properties)
+    .filter(([, property]) => property.type === 'array' && typeof property.items === 'object' && !Array.isArray(property.items))
+    .map(([field, property]) => ({ field, items: property.items as JsonSchema }));
+  const envelopeProperties = { ...properties };
+  for (const { field } of arrays) {
+    const { items: _items, ...rest } = properties[field]!;
+    envelopeProperties[field] = rest;
+  }
+  split = arrays.length === 0 ? null : { envelope: { ...schema, properties: envelopeProperties }, arrays };
+  slicedSchemas.set(schema, split);
+  return split;
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * validateBody for bodies that may be large batches: a body of over MAX_VALUES_FOR_ALL_ERRORS
+ * values is checked without its top-level arrays' items first, then those items ITEMS_PER_SLICE
+ * at a time with a turn of the event loop between slices, so a legal 1 MB batch never holds the
+ * gateway's event loop for long. Same answers as validateBody: the first problem of a large body.
+ */
+export async function validateBodyInSlices<T>(schema: JsonSchema, body: unknown): Promise<T> {
+  const split = sliceSchema(schema);
+  if (!split || !hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS)) return validateBody<T>(schema, body);
+  const validateEnvelope = compile(firstErrorAjv, split.envelope);
+  if (!validateEnvelope(body)) throw firstProblem(validateEnvelope.errors ?? []);
+  for (const { field, items } of split.arrays) {
+    const values = (body as Record<string, unknown>)[field];
+    if (!Array.isArray(values)) continue; // absent and optional (the envelope checked the rest)
+    const validateItem = compile(firstErrorAjv, items);
+    for (let index = 0; index < values.length; index++) {
+      if (index > 0 && index % ITEMS_PER_SLICE === 0) await nextTurn();
+      if (validateItem(values[index])) continue;
+      const at = `/${escapePointer(field)}/${index}`;
+      throw firstProblem((validateItem.errors ?? []).map((error) => ({ ...error, instancePath: at + error.instancePath })));
+    }
+  }
+  return body as T;
+}
+
+/**
+ * Counts the values of a JSON body, stopping as soon as there are more than limit: counted as they
+ * are found, so an object of 20,000 fields is not enumerated whole.
+ */
 function hasMoreValuesThan(body: unknown, limit: number): boolean {
   const pending: unknown[] = [body];
-  let count = 0;
+  let count = 1;
   while (pending.length > 0) {
     const value = pending.pop();
-    if (++count > limit) return true;
-    if (value !== null && typeof value === 'object') for (const key in value) pending.push((value as Record<string, unknown>)[key]);
+    if (value === null || typeof value !== 'object') continue;
+    for (const key in value) {
+      if (++count > limit) return true;
+      pending.push((value as Record<string, unknown>)[key]);
+    }
   }
-  return false;
+  return count > limit;
 }
 
 export function validateQuery<T>(schema: JsonSchema, query: Record<string, unknown>): T {

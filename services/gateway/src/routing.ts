@@ -10,7 +10,7 @@ import { HttpProblem } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
 import { idempotencyKeyOf } from './idempotency/header';
 import type { GatewayState } from './middleware/request-id';
-import { validateBodyInSlices, validateQuery } from './schemas/validator';
+import { precompileBodySchema, precompileQuerySchema, validateBodyInSlices, validateQuery } from './schemas/validator';
 import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -48,7 +48,7 @@ function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): Cal
 function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   return async (ctx) => {
     const input: RouteInput<unknown, unknown> = {
-      body: route.requestSchema ? await validateBodyInSlices(route.requestSchema, ctx.state.body) : (ctx.state.body ?? {}),
+      body: route.requestSchema ? await validateBodyInSlices(route.requestSchema, ctx.state.body, ctx.state.bodyValues) : (ctx.state.body ?? {}),
       query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
       params: (ctx as unknown as { params: Record<string, string> }).params,
       call: callOf(route, ctx),
@@ -122,6 +122,8 @@ function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions):
 export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAuth, options: RouterOptions): Router {
   const router = new Router();
   for (const route of routes) {
+    if (route.requestSchema) precompileBodySchema(route.requestSchema);
+    if (route.querySchema) precompileQuerySchema(route.querySchema);
     for (const path of routePaths(route)) {
       const stack: Middleware[] = [
         markRoute(path) as Middleware,

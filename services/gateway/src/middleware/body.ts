@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import getRawBody from 'raw-body';
 import contentType from 'content-type';
 import { AppError } from '@switchyard/shared';
@@ -9,6 +10,8 @@ export interface BodyState extends GatewayState {
   body?: unknown;
   /** The body as received ('' when there was none): Idempotency-Key fingerprints hash it. */
   rawBody?: string;
+  /** A JSON body's value count, read from its text (validation tells a large body by it). */
+  bodyValues?: number;
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -23,8 +26,16 @@ function tooLarge(limit: number): AppError {
 /** A body read as text and turned into the route's JSON body (see RouteSpec.textBodies). */
 export type TextBodyReader = (text: string) => unknown;
 
+/** A body as read: the value, and for JSON its value count. */
+interface ReadBody {
+  body: unknown;
+  values?: number;
+}
+
+type BodyReader = (text: string) => Promise<ReadBody>;
+
 /** The reader for the body's media type: JSON, or one of the route's text types; 415 for any other (or a charset but UTF-8). */
-function readerFor(header: string | undefined, textBodies: Record<string, TextBodyReader>, maxValues: number): TextBodyReader {
+function readerFor(header: string | undefined, textBodies: Record<string, TextBodyReader>, maxValues: number): BodyReader {
   let parsed: contentType.ParsedMediaType | undefined;
   try {
     parsed = header ? contentType.parse(header) : undefined;
@@ -32,12 +43,13 @@ function readerFor(header: string | undefined, textBodies: Record<string, TextBo
     parsed = undefined;
   }
   const charset = parsed?.parameters.charset?.toLowerCase();
-  const reader = parsed?.type === 'application/json' ? (text: string) => parseJson(text, maxValues) : parsed ? textBodies[parsed.type] : undefined;
-  if (!reader || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+  const textReader = parsed ? textBodies[parsed.type] : undefined;
+  const isJson = parsed?.type === 'application/json';
+  if ((!isJson && !textReader) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     const types = ['application/json', ...Object.keys(textBodies)].join(', ');
     throw new AppError('unsupported_media_type', `request body must be ${types} (UTF-8)`);
   }
-  return reader;
+  return isJson ? (text) => parseJson(text, maxValues) : async (text) => ({ body: textReader!(text) });
 }
 
 async function readText(req: IncomingMessage, limit: number): Promise<string> {
@@ -154,12 +166,16 @@ function tooManyValues(limit: number): AppError {
   ]);
 }
 
+/** Text longer than this is read in two turns of the event loop: measured in one, parsed in the next. */
+const MEASURE_THEN_YIELD_CHARS = 64 * 1024;
+
 /** Parses JSON text within the route's limits: its value count and nesting are read from the text first. */
-function parseJson(text: string, maxValues: number): unknown {
-  if (text.trim() === '') return {};
+async function parseJson(text: string, maxValues: number): Promise<ReadBody> {
+  if (text.trim() === '') return { body: {}, values: 1 };
   const shape = measureJson(text);
   // The value count is checked before parsing: a body over it costs one pass, not a parse and a walk.
   if (shape.values > maxValues) throw tooManyValues(maxValues);
+  if (text.length > MEASURE_THEN_YIELD_CHARS) await nextTurn();
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -173,7 +189,7 @@ function parseJson(text: string, maxValues: number): unknown {
       { field, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` },
     ]);
   }
-  return body;
+  return { body, values: shape.values };
 }
 
 /**
@@ -210,7 +226,9 @@ export function jsonBody(limits: BodyLimits, textBodies: Record<string, TextBody
     }
     const text = await readText(ctx.req, limit);
     ctx.state.rawBody = text;
-    ctx.state.body = read(text);
+    const { body, values } = await read(text);
+    ctx.state.body = body;
+    ctx.state.bodyValues = values;
     return next();
   };
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
@@ -143,8 +144,8 @@ export function toValidationError(errors: ErrorObject[]): AppError {
 }
 
 /** Validates in place (ajv fills defaults) and returns the value, or throws invalid_request. */
-export function validateBody<T>(schema: JsonSchema, body: unknown): T {
-  if (hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS)) {
+export function validateBody<T>(schema: JsonSchema, body: unknown, values?: number): T {
+  if (values === undefined ? hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS) : values > MAX_VALUES_FOR_ALL_ERRORS) {
     const validateFirst = compile(firstErrorAjv, schema);
     if (validateFirst(body)) return body as T;
     throw firstProblem(validateFirst.errors ?? []);
@@ -187,17 +188,17 @@ function sliceSchema(schema: JsonSchema): SlicedSchema | null {
   return split;
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * validateBody for bodies that may be large batches: a body of over MAX_VALUES_FOR_ALL_ERRORS
  * values is checked without its top-level arrays' items first, then those items ITEMS_PER_SLICE
  * at a time with a turn of the event loop between slices, so a legal 1 MB batch never holds the
  * gateway's event loop for long. Same answers as validateBody: the first problem of a large body.
+ * `values`: the body's value count when known (read from its text), which spares a walk.
  */
-export async function validateBodyInSlices<T>(schema: JsonSchema, body: unknown): Promise<T> {
+export async function validateBodyInSlices<T>(schema: JsonSchema, body: unknown, values?: number): Promise<T> {
   const split = sliceSchema(schema);
-  if (!split || !hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS)) return validateBody<T>(schema, body);
+  const large = values === undefined ? hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS) : values > MAX_VALUES_FOR_ALL_ERRORS;
+  if (!split || !large) return validateBody<T>(schema, body, values);
   const validateEnvelope = compile(firstErrorAjv, split.envelope);
   if (!validateEnvelope(body)) throw firstProblem(validateEnvelope.errors ?? []);
   for (const { field, items } of split.arrays) {
@@ -237,6 +238,20 @@ export function validateQuery<T>(schema: JsonSchema, query: Record<string, unkno
   const copy = { ...query };
   if (!validate(copy)) throw toValidationError(validate.errors ?? []);
   return copy as T;
+}
+
+/** Compiles every validator of a request body schema ahead of its first request (compiling one took 10-20 ms of the event loop). */
+export function precompileBodySchema(schema: JsonSchema): void {
+  compile(bodyAjv, schema);
+  compile(firstErrorAjv, schema);
+  const split = sliceSchema(schema);
+  if (!split) return;
+  compile(firstErrorAjv, split.envelope);
+  for (const { items } of split.arrays) compile(firstErrorAjv, items);
+}
+
+export function precompileQuerySchema(schema: JsonSchema): void {
+  compile(queryAjv, schema);
 }
 
 /** Compiles a schema with the body validator's options (tests use it to check response shapes). */

@@ -230,6 +230,12 @@ describe('gateway batch bodies (large bodies validated in slices)', () => {
     expect(h.doubles.content.calls).to.have.length(0);
   });
 
+  it("the OpenAPI document states each operation's value limit", async () => {
+    const paths = (await h.send('GET', '/openapi.json')).body.paths;
+    expect(paths['/api/v2/catalog/items'].post.requestBody.description).to.include('at most 100000 values');
+    expect(paths['/api/v2/ai/content/generate'].post.requestBody.description).to.include(`at most ${DEFAULT_MAX_BODY_VALUES} values`);
+  });
+
   it('413 for a batch over its own value limit', async () => {
     const items = Array.from({ length: 1000 }, (_, i) => ({ itemId: `sku-${i}`, catalog: 'ecommerce', title: 't', attributes: { v: Array.from({ length: 100 }, () => 1) } }));
     const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items } });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startHarness, resetDoubles, type Harness, type Reply } from './harness';
-import { DEFAULT_MAX_BODY_VALUES, measureJson, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
+import { DEFAULT_MAX_BODY_VALUES, MAX_OBJECT_FIELDS, measureJson, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
 import { ITEMS_PER_SLICE } from '../src/schemas/validator';
 
 const maxNesting = (text: string) => measureJson(text).depth;
@@ -141,6 +141,12 @@ describe('JSON nesting and value count, read from the text before any parse or w
     expect(measureJson('{"a": [1, {"b": null}, [], "x,y"], "c": {"d,": "[{,"}}').values).to.equal(9);
   });
 
+  it('finds the object with the most fields, at any depth', () => {
+    expect(measureJson('[1, 2, 3]').widestObject).to.equal(0);
+    expect(measureJson('{"a": {"x": 1, "y": ":", "z": [{"q": 1}]}, "b": 2}').widestObject).to.equal(3);
+    expect(measureJson('[{"a":1,"b":2},{"c":3}]').widestObject).to.equal(2);
+  });
+
   it('agrees with a count of the parsed value on generated bodies', () => {
     const count = (value: unknown): number =>
       value !== null && typeof value === 'object' ? 1 + Object.values(value).reduce<number>((sum, child) => sum + count(child), 0) : 1;
@@ -234,6 +240,15 @@ describe('gateway batch bodies (large bodies validated in slices)', () => {
     const paths = (await h.send('GET', '/openapi.json')).body.paths;
     expect(paths['/api/v2/catalog/items'].post.requestBody.description).to.include('at most 100000 values');
     expect(paths['/api/v2/ai/content/generate'].post.requestBody.description).to.include(`at most ${DEFAULT_MAX_BODY_VALUES} values`);
+  });
+
+  it(`413 for an object of more than ${MAX_OBJECT_FIELDS} fields, even within a batch's value limit`, async () => {
+    const attributes = Object.fromEntries(Array.from({ length: MAX_OBJECT_FIELDS + 1 }, (_, i) => [`a${i}`, i]));
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items: [{ itemId: 'wide', catalog: 'ecommerce', title: 't', attributes }] } });
+    expect(reply.status).to.equal(413);
+    expect(reply.body.error.code).to.equal('payload_too_large');
+    expect(reply.body.error.message).to.equal(`request body has an object of more than ${MAX_OBJECT_FIELDS} fields`);
+    expect(h.doubles.recommendation.calls).to.have.length(0);
   });
 
   it('413 for a batch over its own value limit', async () => {

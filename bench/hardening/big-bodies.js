@@ -23,7 +23,7 @@ const STALL_TICK_MS = 2;
 
 const arrayOf = (length, make) => Array.from({ length }, (_, i) => make(i));
 const mixed = (length) => arrayOf(length, (i) => (i % 2 ? i : { i }));
-const manyFields = (count) => Object.fromEntries(arrayOf(count, (i) => [`f${i}`, i]));
+const manyFields = (count, prefix = 'f') => Object.fromEntries(arrayOf(count, (i) => [`${prefix}${i}`, i]));
 /** About 90 values an item, 1000 items (~1 MB): a legal catalog batch near the route's value limit. */
 const catalogItem = (i) => ({
   itemId: `sku-${i}`,
@@ -40,6 +40,7 @@ const CASES = [
   ['catalog: items a 100,000-value array (868 KB)', '/api/v2/catalog/items', () => ({ items: mixed(100_000) })],
   ['catalog: 20,000 invalid items (225 KB)', '/api/v2/catalog/items', () => ({ items: arrayOf(20_000, (i) => ({ i })) })],
   ['catalog: 1000 valid items, 90 values each', '/api/v2/catalog/items', () => ({ items: arrayOf(1000, catalogItem) })],
+  ['catalog: 1000 items, 50 new attribute names each', '/api/v2/catalog/items', () => ({ items: arrayOf(1000, (i) => ({ ...catalogItem(i), attributes: manyFields(50, `a${i}_`) })) })],
   ['catalog: 1000 items, the last one invalid', '/api/v2/catalog/items', () => ({ items: arrayOf(1000, (i) => (i === 999 ? { ...catalogItem(i), title: ' ' } : catalogItem(i))) })],
   ['documents: 1000 valid documents, 85 values each', '/api/v2/knowledge/collections/bench-big/documents', () => ({ documents: arrayOf(1000, document) })],
   ['interactions: 1000 valid', '/api/v2/interactions', () => ({ interactions: arrayOf(1000, (i) => ({ userId: `u${i % 50}`, itemId: `sku-${i}`, type: 'view' })) })],

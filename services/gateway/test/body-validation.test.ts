@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startHarness, resetDoubles, type Harness, type Reply } from './harness';
 import { DEFAULT_MAX_BODY_VALUES, MAX_OBJECT_FIELDS, measureJson, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
-import { ITEMS_PER_SLICE } from '../src/schemas/validator';
+import { ITEMS_PER_SLICE, parseBatch } from '../src/middleware/json-text';
 
 const maxNesting = (text: string) => measureJson(text).depth;
 
@@ -139,6 +139,33 @@ describe('JSON nesting and value count, read from the text before any parse or w
     expect(measureJson(' [ ] ').values).to.equal(1);
     expect(measureJson('{"a":1}').values).to.equal(2);
     expect(measureJson('{"a": [1, {"b": null}, [], "x,y"], "c": {"d,": "[{,"}}').values).to.equal(9);
+  });
+
+  it('parses a batch in slices to exactly what JSON.parse gives, and fails as JSON.parse does', async () => {
+    const many = { note: 'items: ["x"]', items: Array.from({ length: 2 * ITEMS_PER_SLICE + 7 }, (_, i) => ({ i, s: `a,"b"]\\${i}`, n: [[i], {}] })), after: 1 };
+    const texts = [
+      JSON.stringify(many),
+      JSON.stringify(many, null, 2),
+      '{"items":[]}',
+      '{ "items" : [ ] , "x": 1}',
+      '{"a":{"items":[9]},"items":[1,[2,3],"]",{"items":[4]}]}',
+      '{"items":[1],"items":[2,3]}',
+      '{"items":5}',
+      '[{"items":[1]}]',
+      '{"itemsX":[1],"items":["\\"",null,true,-1.5e3]}',
+    ];
+    for (const text of texts) expect(await parseBatch(text, 'items'), text.slice(0, 60)).to.deep.equal(JSON.parse(text));
+    for (const text of ['{"items":[1,2,]}', '{"items":[1,2]', '{"items":[1 2]}', '{"items":[1],}']) {
+      const expected = (() => {
+        try {
+          return JSON.parse(text);
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      const error = await parseBatch(text, 'items').then(() => 'parsed', (e: Error) => e.message);
+      expect(error, text).to.equal(expected);
+    }
   });
 
   it('finds the object with the most fields, at any depth', () => {

@@ -4,7 +4,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import getRawBody from 'raw-body';
 import contentType from 'content-type';
 import { AppError } from '@switchyard/shared';
+import { MAX_JSON_DEPTH, MAX_OBJECT_FIELDS, measureJson, parseBatch } from './json-text';
 import type { GatewayState } from './request-id';
+
+export { MAX_JSON_DEPTH, MAX_OBJECT_FIELDS, measureJson } from './json-text';
 
 export interface BodyState extends GatewayState {
   body?: unknown;
@@ -35,7 +38,7 @@ interface ReadBody {
 type BodyReader = (text: string) => Promise<ReadBody>;
 
 /** The reader for the body's media type: JSON, or one of the route's text types; 415 for any other (or a charset but UTF-8). */
-function readerFor(header: string | undefined, textBodies: Record<string, TextBodyReader>, maxValues: number): BodyReader {
+function readerFor(header: string | undefined, textBodies: Record<string, TextBodyReader>, limits: JsonLimits): BodyReader {
   let parsed: contentType.ParsedMediaType | undefined;
   try {
     parsed = header ? contentType.parse(header) : undefined;
@@ -49,7 +52,7 @@ function readerFor(header: string | undefined, textBodies: Record<string, TextBo
     const types = ['application/json', ...Object.keys(textBodies)].join(', ');
     throw new AppError('unsupported_media_type', `request body must be ${types} (UTF-8)`);
   }
-  return isJson ? (text) => parseJson(text, maxValues) : async (text) => ({ body: textReader!(text) });
+  return isJson ? (text) => parseJson(text, limits) : async (text) => ({ body: textReader!(text) });
 }
 
 async function readText(req: IncomingMessage, limit: number): Promise<string> {
@@ -63,9 +66,6 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
     throw new AppError('invalid_request', 'request body could not be read');
   }
 }
-
-/** Deeper JSON is refused: nothing a route takes nests this far, and stores and serializers recurse. */
-export const MAX_JSON_DEPTH = 32;
 
 /** A value deeper than maxDepth, or undefined; walked without recursion nor allocation per value. */
 function deepValue(value: unknown, maxDepth: number): { value: unknown } | undefined {
@@ -116,64 +116,6 @@ export function tooDeep(value: unknown, maxDepth: number, segments = 3): string 
   return found === undefined ? undefined : pointerTo(value, found.value, segments);
 }
 
-/** What one pass over JSON text tells before it is parsed. */
-export interface JsonShape {
-  /** The deepest bracket nesting. */
-  depth: number;
-  /** How many values (objects, arrays, strings, numbers, literals; keys are not values) it holds. */
-  values: number;
-  /** The most fields of one object (objects nested deeper than MAX_JSON_DEPTH are not counted). */
-  widestObject: number;
-}
-
-/**
- * The bracket nesting and the value count of JSON text, strings skipped: one pass over the
- * characters, so that a body too deep or with too many values is refused before JSON.parse (a
- * 1 MB body of 100,000 values took the event loop 5-10 ms to parse and as long again to
- * validate). A value is counted per comma and per non-empty container (+1 for the root); for
- * invalid JSON the count is only an estimate, and JSON.parse then refuses it.
- */
-export function measureJson(text: string): JsonShape {
-  let depth = 0;
-  let deepest = 0;
-  let commas = 0;
-  let containers = 0;
-  const fields = new Int32Array(MAX_JSON_DEPTH + 1); // fields of the open object at each depth
-  let widest = 0;
-  let previous = 0; // the last character outside strings that is not whitespace
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
-    if (c === 0x22) inString = true;
-    else if (c === 0x2c) commas++;
-    else if (c === 0x3a) {
-      if (depth <= MAX_JSON_DEPTH) widest = Math.max(widest, ++fields[depth]!);
-    } else if (c === 0x7b || c === 0x5b) {
-      deepest = Math.max(deepest, ++depth);
-      if (depth <= MAX_JSON_DEPTH) fields[depth] = 0;
-      containers++;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-      if (previous === 0x7b || previous === 0x5b) containers--; // empty: holds no first value
-    }
-    previous = c;
-  }
-  return { depth: deepest, values: text.length === 0 ? 0 : commas + containers + 1, widestObject: widest };
-}
-
-/**
- * No object of a body may have more fields, whatever the route's value limit (batch routes take
- * 100,000 values): each new field name costs JSON.parse far more than a value (an object of
- * 20,000 new names took ~9 ms, an array of 100,000 values ~4 ms).
- */
-export const MAX_OBJECT_FIELDS = 5000;
-
 function tooManyValues(limit: number): AppError {
   return new AppError('payload_too_large', `request body holds more than ${limit} JSON values (the limit of this operation)`, [
     { field: '', reason: `more than ${limit} values` },
@@ -186,20 +128,22 @@ function tooManyFields(): AppError {
   ]);
 }
 
-/** Text longer than this is read in two turns of the event loop: measured in one, parsed in the next. */
+/** Text longer than this is read over several turns of the event loop: measured in one, parsed in the next (a batch's items in slices). */
 const MEASURE_THEN_YIELD_CHARS = 64 * 1024;
 
 /** Parses JSON text within the route's limits: its value count and nesting are read from the text first. */
-async function parseJson(text: string, maxValues: number): Promise<ReadBody> {
+async function parseJson(text: string, limits: JsonLimits): Promise<ReadBody> {
   if (text.trim() === '') return { body: {}, values: 1 };
+  const { values: maxValues = DEFAULT_MAX_BODY_VALUES, batchField } = limits;
   const shape = measureJson(text);
   // The value count is checked before parsing: a body over it costs one pass, not a parse and a walk.
   if (shape.values > maxValues) throw tooManyValues(maxValues);
   if (shape.widestObject > MAX_OBJECT_FIELDS) throw tooManyFields();
-  if (text.length > MEASURE_THEN_YIELD_CHARS) await nextTurn();
+  const large = text.length > MEASURE_THEN_YIELD_CHARS;
+  if (large && !batchField) await nextTurn();
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = large && batchField ? await parseBatch(text, batchField) : JSON.parse(text);
   } catch (error) {
     throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
   }
@@ -219,11 +163,16 @@ async function parseJson(text: string, maxValues: number): Promise<ReadBody> {
  */
 export const DEFAULT_MAX_BODY_VALUES = 5000;
 
-export interface BodyLimits {
-  /** Bytes (BODY_LIMIT_BYTES). */
-  bytes: number;
+interface JsonLimits {
   /** JSON values (RouteSpec.maxBodyValues, default DEFAULT_MAX_BODY_VALUES). */
   values?: number;
+  /** The root object's array that a large body is parsed in slices of (a batch route's items). */
+  batchField?: string;
+}
+
+export interface BodyLimits extends JsonLimits {
+  /** Bytes (BODY_LIMIT_BYTES). */
+  bytes: number;
 }
 
 /**
@@ -232,14 +181,14 @@ export interface BodyLimits {
  * and the nesting depth read from the text, then the syntax. No body counts as {}.
  */
 export function jsonBody(limits: BodyLimits, textBodies: Record<string, TextBodyReader> = {}): Middleware<BodyState> {
-  const { bytes: limit, values: maxValues = DEFAULT_MAX_BODY_VALUES } = limits;
+  const { bytes: limit } = limits;
   return async (ctx, next) => {
     if (!hasBody(ctx.req)) {
       ctx.state.body = {};
       ctx.state.rawBody = '';
       return next();
     }
-    const read = readerFor(ctx.get('content-type') || undefined, textBodies, maxValues);
+    const read = readerFor(ctx.get('content-type') || undefined, textBodies, limits);
     const declared = Number(ctx.get('content-length') || NaN);
     if (declared > limit) {
       ctx.set('Connection', 'close'); // the unread body makes the connection unusable

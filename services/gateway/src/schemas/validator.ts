@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
+import { ITEMS_PER_SLICE } from '../middleware/json-text';
 import { NON_BLANK, type JsonSchema } from './common';
 
 function createAjv(coerceTypes: boolean, allErrors = true): Ajv {
@@ -160,8 +161,6 @@ function firstProblem(errors: ErrorObject[]): AppError {
   return new AppError('invalid_request', `${error.message} (the body has over ${MAX_VALUES_FOR_ALL_ERRORS} values: only its first problem is listed)`, error.details);
 }
 
-/** Items of a batch validated between two turns of the event loop. */
-export const ITEMS_PER_SLICE = 100;
 
 /** An object schema split in two: itself with the items of its top-level arrays left out, and those items' schemas. */
 interface SlicedSchema {
@@ -170,6 +169,11 @@ interface SlicedSchema {
 }
 
 const slicedSchemas = new WeakMap<JsonSchema, SlicedSchema | null>();
+
+/** The top-level arrays of an object schema, whose items are validated (and parsed) in slices. */
+export function batchFieldsOf(schema: JsonSchema): string[] {
+  return sliceSchema(schema)?.arrays.map((array) => array.field) ?? [];
+}
 
 function sliceSchema(schema: JsonSchema): SlicedSchema | null {
   let split = slicedSchemas.get(schema);

@@ -9,7 +9,7 @@
  * The embedded mesh runs every service on this thread: a valid batch's figures include the service
  * that stores it. Figures only, no assertions.
  *
- *   node bench/hardening/big-bodies.js [--rounds 5] [--root <a built checkout>]
+ *   node bench/hardening/big-bodies.js [--rounds 5] [--only <text in a body's name>] [--root <a built checkout>]
  */
 'use strict';
 const path = require('node:path');
@@ -52,12 +52,12 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-async function client({ gatewayUrl, apiKey, rounds }) {
+async function client({ gatewayUrl, apiKey, rounds, only }) {
   const headers = { authorization: `X-API-Key ${apiKey}`, 'content-type': 'application/json' };
   const epoch = () => performance.timeOrigin + performance.now();
   await fetch(`${gatewayUrl}/api/v2/knowledge/collections`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench-big', kind: 'documents' }) });
   const results = [];
-  for (const [name, route, make] of CASES) {
+  for (const [name, route, make] of CASES.filter(([name]) => name.includes(only))) {
     const body = JSON.stringify(make());
     const statuses = new Set();
     const times = [];
@@ -109,7 +109,7 @@ async function main() {
   }, STALL_TICK_MS);
   const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`${ROOT}: load average ${load()} on ${os.cpus().length} cores; ${ROUNDS} rounds per body`);
-  const worker = new Worker(__filename, { workerData: { gatewayUrl: mesh.gatewayUrl, apiKey: mesh.apiKey, rounds: ROUNDS } });
+  const worker = new Worker(__filename, { workerData: { gatewayUrl: mesh.gatewayUrl, apiKey: mesh.apiKey, rounds: ROUNDS, only: option('only', '') } });
   const results = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject));
   clearInterval(timer);
   for (const r of results) {

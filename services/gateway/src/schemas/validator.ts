@@ -161,7 +161,6 @@ function firstProblem(errors: ErrorObject[]): AppError {
   return new AppError('invalid_request', `${error.message} (the body has over ${MAX_VALUES_FOR_ALL_ERRORS} values: only its first problem is listed)`, error.details);
 }
 
-
 /** An object schema split in two: itself with the items of its top-level arrays left out, and those items' schemas. */
 interface SlicedSchema {
   envelope: JsonSchema;
@@ -206,12 +205,12 @@ export async function validateBodyInSlices<T>(schema: JsonSchema, body: unknown,
   const validateEnvelope = compile(firstErrorAjv, split.envelope);
   if (!validateEnvelope(body)) throw firstProblem(validateEnvelope.errors ?? []);
   for (const { field, items } of split.arrays) {
-    const values = (body as Record<string, unknown>)[field];
-    if (!Array.isArray(values)) continue; // absent and optional (the envelope checked the rest)
+    const batch = (body as Record<string, unknown>)[field];
+    if (!Array.isArray(batch)) continue; // absent and optional (the envelope checked the rest)
     const validateItem = compile(firstErrorAjv, items);
-    for (let index = 0; index < values.length; index++) {
+    for (let index = 0; index < batch.length; index++) {
       if (index > 0 && index % ITEMS_PER_SLICE === 0) await nextTurn();
-      if (validateItem(values[index])) continue;
+      if (validateItem(batch[index])) continue;
       const at = `/${escapePointer(field)}/${index}`;
       throw firstProblem((validateItem.errors ?? []).map((error) => ({ ...error, instancePath: at + error.instancePath })));
     }

@@ -168,6 +168,37 @@ describe('JSON nesting and value count, read from the text before any parse or w
     }
   });
 
+  it('agrees with JSON.parse on 1,000 generated batch texts, valid and broken (the value or the error message)', async () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)]!;
+    const texts = ['items', '"', '\\', ',', ']', '[', '{', '}', ':', 'a"b', 'items"', ' ', '\u2028', '😀', ''];
+    const value = (depth: number): unknown => {
+      const roll = random();
+      if (depth > 3 || roll < 0.3) return pick<unknown>([1, -2.5e3, true, false, null, pick(texts)]);
+      if (roll < 0.6) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [pick(texts) + Math.floor(random() * 3), value(depth + 1)]));
+    };
+    const outcome = async (parse: () => unknown) => {
+      try {
+        return { value: await parse() };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    };
+    for (let n = 0; n < 1000; n++) {
+      const body = { ...(random() < 0.5 ? { before: value(1) } : {}), items: Array.from({ length: Math.floor(random() * 250) }, () => value(1)), after: value(1) };
+      let text = JSON.stringify(body, null, random() < 0.3 ? 1 : undefined);
+      if (random() < 0.3) text = text.replace(/([,:[\]{}])/g, (m) => (random() < 0.2 ? pick([' ', '\n', '\t']) : '') + m);
+      if (random() < 0.2) {
+        const at = Math.floor(random() * text.length);
+        text = text.slice(0, at) + text.slice(at + 1);
+      }
+      if (random() < 0.05) text = text.replace('{', '{"items":7,');
+      expect(await outcome(() => parseBatch(text, 'items')), text.slice(0, 200)).to.deep.equal(await outcome(() => JSON.parse(text)));
+    }
+  });
+
   it('finds the object with the most fields, at any depth', () => {
     expect(measureJson('[1, 2, 3]').widestObject).to.equal(0);
     expect(measureJson('{"a": {"x": 1, "y": ":", "z": [{"q": 1}]}, "b": 2}').widestObject).to.equal(3);

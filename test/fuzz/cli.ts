@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   }
   for (const b of report.slowProbes) {
     console.log(
-      `  slow probe ${b.ms.toFixed(1)} ms: server's own work ${b.serverMs.toFixed(1)} ms (handler ${b.handlerMs.toFixed(1)}; it waited behind loop stalls of ${b.serverStallMs.toFixed(1)} ms, ` +
+      `  slow probe ${b.ms.toFixed(1)} ms: server's own work ${b.serverMs.toFixed(1)} ms (handler ${b.handlerMs.toFixed(1)}, in which the server thread ran ${b.handlerCpuMs.toFixed(1)}; it waited behind loop stalls of ${b.serverStallMs.toFixed(1)} ms, ` +
         `in which the server thread ran ${b.serverStallCpuMs.toFixed(1)} ms and waited for a core the rest; GC ${b.serverGcMs.toFixed(1)})` +
         `${b.reachedServer ? '' : ' - never reached the server'}; probe thread stalled ${b.clientStallMs.toFixed(1)} ms`,
     );

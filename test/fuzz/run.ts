@@ -237,8 +237,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const over = latencies.filter((ms) => ms > limit).length;
     const server = readServerTiming(timingFile, findings);
     const slowProbes = probes.filter((p) => p.answeredAt - p.sentAt > limit).map((p) => breakDown(p, server, stalls));
-    // The server answers for its own part of a slow probe: the handler and the stalls of its event
-    // loop the request waited behind. The rest is the client's scheduling (its thread not run).
+    // The server answers for its own part of a slow probe: the CPU its thread ran while the handler
+    // was in progress and in the stalls of its event loop the request waited behind. The rest is
+    // the machine's load (a thread waiting for a core) or the client's scheduling.
     const serverSlow = slowProbes.filter((b) => !b.reachedServer || b.serverMs > limit);
     if (serverSlow.length > 0) {
       findings.push(`/healthz: the server took over ${limit} ms in ${serverSlow.length} of ${latencies.length} probes (max ${Math.max(...serverSlow.map((b) => b.serverMs)).toFixed(1)} ms)`);

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
-import { epochMs, recordStalls, type ServerTiming } from './timing';
+import { epochMs, recordStalls, threadCpuMs, type ServerTiming } from './timing';
 
 const STALL_TICK_MS = 5;
 const STALL_MIN_MS = 5;
@@ -32,7 +32,8 @@ if (file) {
       const probe = request.headers['x-fuzz-probe'];
       const arrivedAt = epochMs();
       if (typeof probe === 'string') {
-        response.once('finish', () => (timing.probes[probe] = { arrivedAt, finishedAt: epochMs() }));
+        const arrivedCpu = threadCpuMs();
+        response.once('finish', () => (timing.probes[probe] = { arrivedAt, finishedAt: epochMs(), cpuMs: threadCpuMs() - arrivedCpu }));
       } else {
         const span: RequestSpan = { what: describeRequest(request), arrivedAt };
         active.add(span);

@@ -44,7 +44,8 @@ export function recordStalls(into: Pause[], tickMs: number, minMs: number, onSta
 /** What the mesh process recorded (server-timing.ts). */
 export interface ServerTiming {
   /** Per probe id: when the gateway's code got the request, and when its answer was written. */
-  probes: Record<string, { arrivedAt: number; finishedAt: number }>;
+  /** cpuMs: the CPU time the server's thread ran from the one to the other (any request's work). */
+  probes: Record<string, { arrivedAt: number; finishedAt: number; cpuMs?: number }>;
   stalls: Pause[];
   gcPauses: Pause[];
   /** Stalls with much CPU in them (synchronous work), and the requests in progress meanwhile. */
@@ -73,6 +74,8 @@ export interface ProbeBreakdown {
   ms: number;
   /** The gateway's JavaScript from the request event to the answer written. */
   handlerMs: number;
+  /** ...of which the server's thread ran (the probe's handler or other work); the rest it waited for a core. */
+  handlerCpuMs: number;
   /** Server event-loop stalls while the request was on its way in (it waited behind them). */
   serverStallMs: number;
   /** ...of which the server's thread ran (busy: its code or GC); the rest it waited for a core. */
@@ -81,7 +84,7 @@ export interface ProbeBreakdown {
   serverGcMs: number;
   /** Stalls of the probe's own thread in the probe's time. */
   clientStallMs: number;
-  /** handlerMs + serverStallCpuMs: the part the server's own work is accountable for. */
+  /** handlerCpuMs + serverStallCpuMs: the part the server's own work is accountable for. */
   serverMs: number;
   reachedServer: boolean;
 }
@@ -90,16 +93,18 @@ export function breakDown(probe: ProbeTiming, server: ServerTiming, clientStalls
   const ms = probe.answeredAt - probe.sentAt;
   const seen = server.probes[String(probe.id)];
   const handlerMs = seen ? seen.finishedAt - seen.arrivedAt : 0;
+  const handlerCpuMs = Math.min(handlerMs, seen?.cpuMs ?? handlerMs);
   const inbound: [number, number] = [probe.sentAt, seen ? seen.arrivedAt : probe.answeredAt];
   const serverStallCpuMs = overlap(server.stalls, ...inbound, true);
   return {
     ms,
     handlerMs,
+    handlerCpuMs,
     serverStallMs: overlap(server.stalls, ...inbound),
     serverStallCpuMs,
     serverGcMs: overlap(server.gcPauses, probe.sentAt, probe.answeredAt),
     clientStallMs: overlap(clientStalls, probe.sentAt, probe.answeredAt),
-    serverMs: handlerMs + serverStallCpuMs,
+    serverMs: handlerCpuMs + serverStallCpuMs,
     reachedServer: Boolean(seen),
   };
 }

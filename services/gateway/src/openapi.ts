@@ -2,6 +2,7 @@ import { httpStatusOf, type ErrorCode } from '@switchyard/shared';
 import { AUTH_SCHEME_DESCRIPTION } from './auth/authenticate';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency/header';
 import { ADMIN_SCHEME_DESCRIPTION } from './middleware/admin';
+import { DEFAULT_MAX_BODY_VALUES } from './middleware/body';
 import { routePaths } from './routing';
 import { ErrorResponse, type JsonSchema } from './schemas/common';
 import type { AnyRoute, ResponseSpec } from './routes/types';
@@ -104,6 +105,12 @@ function textContent(route: AnyRoute): Record<string, unknown> {
   return Object.fromEntries(Object.entries(route.textBodies ?? {}).map(([type, body]) => [type, { schema: { type: 'string', description: body.description } }]));
 }
 
+/** The value limit of a JSON body (the byte limit is the deployment's BODY_LIMIT_BYTES). */
+function bodyLimitOf(route: AnyRoute): string {
+  const values = route.maxBodyValues ?? DEFAULT_MAX_BODY_VALUES;
+  return `A JSON body holds at most ${values} values (objects, arrays, strings, numbers, literals; keys not counted): more is 413 payload_too_large, before the body is parsed.`;
+}
+
 function operation(route: AnyRoute, path: string, components: SchemaComponents): Record<string, unknown> {
   const alias = path !== route.path;
   const { params } = openApiPath(path);
@@ -117,7 +124,7 @@ function operation(route: AnyRoute, path: string, components: SchemaComponents):
     security: securityOf(route),
     ...(params.length || route.querySchema || route.idempotent ? { parameters: parameters(route, params) } : {}),
     ...(route.requestSchema
-      ? { requestBody: { required: true, content: { 'application/json': { schema: components.ref(route.requestSchema) }, ...textContent(route) } } }
+      ? { requestBody: { required: true, description: bodyLimitOf(route), content: { 'application/json': { schema: components.ref(route.requestSchema) }, ...textContent(route) } } }
       : {}),
     responses: { ...responses, ...errorResponses(route) },
   };
@@ -130,7 +137,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'not_found: unknown path, agent or resource',
   405: 'method_not_allowed: the path exists for other methods (see Allow)',
   409: 'conflict: e.g. an Idempotency-Key reused with a different request, or whose first request is still running (Retry-After)',
-  413: 'payload_too_large: body over the configured limit',
+  413: "payload_too_large: body over the configured size limit, or with more JSON values than the operation takes (see its request body)",
   415: 'unsupported_media_type: body is not application/json (or one of the text types the operation lists)',
   422: 'unsupported: the model cannot serve this request',
   429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers) or quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',

@@ -5,12 +5,12 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type { KeyLookup } from './auth/key-lookup';
 import { requireAdminToken } from './middleware/admin';
 import { requireApiKey } from './middleware/auth';
-import { jsonBody, type BodyState, type TextBodyReader } from './middleware/body';
+import { jsonBody, type BodyLimits, type BodyState, type TextBodyReader } from './middleware/body';
 import { HttpProblem } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
 import { idempotencyKeyOf } from './idempotency/header';
 import type { GatewayState } from './middleware/request-id';
-import { validateBody, validateQuery } from './schemas/validator';
+import { batchFieldsOf, precompileBodySchema, precompileQuerySchema, validateBodyInSlices, validateQuery } from './schemas/validator';
 import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -48,7 +48,7 @@ function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): Cal
 function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   return async (ctx) => {
     const input: RouteInput<unknown, unknown> = {
-      body: route.requestSchema ? validateBody(route.requestSchema, ctx.state.body) : (ctx.state.body ?? {}),
+      body: route.requestSchema ? await validateBodyInSlices(route.requestSchema, ctx.state.body, ctx.state.bodyValues) : (ctx.state.body ?? {}),
       query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
       params: (ctx as unknown as { params: Record<string, string> }).params,
       call: callOf(route, ctx),
@@ -106,6 +106,12 @@ function textReaders(route: AnyRoute): Record<string, TextBodyReader> {
 
 const passThrough: Middleware = (_ctx, next) => next();
 
+/** A batch route (one with its own value limit) has its large bodies' single top-level array parsed in slices. */
+function bodyLimitsOf(route: AnyRoute, options: RouterOptions): BodyLimits {
+  const batchFields = route.maxBodyValues !== undefined && route.requestSchema ? batchFieldsOf(route.requestSchema) : [];
+  return { bytes: options.bodyLimitBytes, values: route.maxBodyValues, batchField: batchFields.length === 1 ? batchFields[0] : undefined };
+}
+
 /**
  * After authentication: the per-key request limit, then the body. On an idempotent route the guard
  * orders them itself, so that a replayed answer is not rate-limited (nor, being answered before
@@ -113,7 +119,7 @@ const passThrough: Middleware = (_ctx, next) => next();
  */
 function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
   const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
-  const body = BODY_METHODS.has(route.method) ? (jsonBody(options.bodyLimitBytes, textReaders(route)) as Middleware) : passThrough;
+  const body = BODY_METHODS.has(route.method) ? (jsonBody(bodyLimitsOf(route, options), textReaders(route)) as Middleware) : passThrough;
   if (route.idempotent) return [options.idempotency.middleware(limit, body, route.credentialFields)];
   return [limit, body];
 }
@@ -122,6 +128,8 @@ function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions):
 export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAuth, options: RouterOptions): Router {
   const router = new Router();
   for (const route of routes) {
+    if (route.requestSchema) precompileBodySchema(route.requestSchema);
+    if (route.querySchema) precompileQuerySchema(route.querySchema);
     for (const path of routePaths(route)) {
       const stack: Middleware[] = [
         markRoute(path) as Middleware,

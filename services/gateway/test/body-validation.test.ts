@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { startHarness, resetDoubles, type Harness, type Reply } from './harness';
-import { maxNesting, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
+import { DEFAULT_MAX_BODY_VALUES, MAX_OBJECT_FIELDS, measureJson, MAX_JSON_DEPTH, tooDeep } from '../src/middleware/body';
+import { ITEMS_PER_SLICE, parseBatch } from '../src/middleware/json-text';
+
+const maxNesting = (text: string) => measureJson(text).depth;
 
 function fields(reply: Reply): string[] {
   return reply.body.error.details.map((d: { field: string }) => d.field);
@@ -128,7 +131,94 @@ describe('gateway request bodies', () => {
   });
 });
 
-describe('JSON nesting, read from the text before any walk of the value', () => {
+describe('JSON nesting and value count, read from the text before any parse or walk of the value', () => {
+  it('counts values as JSON.parse would make them: containers and scalars, not keys, not inside strings', () => {
+    expect(measureJson('').values).to.equal(0);
+    expect(measureJson('123').values).to.equal(1);
+    expect(measureJson('{}').values).to.equal(1);
+    expect(measureJson(' [ ] ').values).to.equal(1);
+    expect(measureJson('{"a":1}').values).to.equal(2);
+    expect(measureJson('{"a": [1, {"b": null}, [], "x,y"], "c": {"d,": "[{,"}}').values).to.equal(9);
+  });
+
+  it('parses a batch in slices to exactly what JSON.parse gives, and fails as JSON.parse does', async () => {
+    const many = { note: 'items: ["x"]', items: Array.from({ length: 2 * ITEMS_PER_SLICE + 7 }, (_, i) => ({ i, s: `a,"b"]\\${i}`, n: [[i], {}] })), after: 1 };
+    const texts = [
+      JSON.stringify(many),
+      JSON.stringify(many, null, 2),
+      '{"items":[]}',
+      '{ "items" : [ ] , "x": 1}',
+      '{"a":{"items":[9]},"items":[1,[2,3],"]",{"items":[4]}]}',
+      '{"items":[1],"items":[2,3]}',
+      '{"items":5}',
+      '[{"items":[1]}]',
+      '{"itemsX":[1],"items":["\\"",null,true,-1.5e3]}',
+    ];
+    for (const text of texts) expect(await parseBatch(text, 'items'), text.slice(0, 60)).to.deep.equal(JSON.parse(text));
+    for (const text of ['{"items":[1,2,]}', '{"items":[1,2]', '{"items":[1 2]}', '{"items":[1],}']) {
+      const expected = (() => {
+        try {
+          return JSON.parse(text);
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      const error = await parseBatch(text, 'items').then(() => 'parsed', (e: Error) => e.message);
+      expect(error, text).to.equal(expected);
+    }
+  });
+
+  it('agrees with JSON.parse on 1,000 generated batch texts, valid and broken (the value or the error message)', async () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)]!;
+    const texts = ['items', '"', '\\', ',', ']', '[', '{', '}', ':', 'a"b', 'items"', ' ', '\u2028', '😀', ''];
+    const value = (depth: number): unknown => {
+      const roll = random();
+      if (depth > 3 || roll < 0.3) return pick<unknown>([1, -2.5e3, true, false, null, pick(texts)]);
+      if (roll < 0.6) return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, () => [pick(texts) + Math.floor(random() * 3), value(depth + 1)]));
+    };
+    const outcome = async (parse: () => unknown) => {
+      try {
+        return { value: await parse() };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    };
+    for (let n = 0; n < 1000; n++) {
+      const body = { ...(random() < 0.5 ? { before: value(1) } : {}), items: Array.from({ length: Math.floor(random() * 250) }, () => value(1)), after: value(1) };
+      let text = JSON.stringify(body, null, random() < 0.3 ? 1 : undefined);
+      if (random() < 0.3) text = text.replace(/([,:[\]{}])/g, (m) => (random() < 0.2 ? pick([' ', '\n', '\t']) : '') + m);
+      if (random() < 0.2) {
+        const at = Math.floor(random() * text.length);
+        text = text.slice(0, at) + text.slice(at + 1);
+      }
+      if (random() < 0.05) text = text.replace('{', '{"items":7,');
+      expect(await outcome(() => parseBatch(text, 'items')), text.slice(0, 200)).to.deep.equal(await outcome(() => JSON.parse(text)));
+    }
+  });
+
+  it('finds the object with the most fields, at any depth', () => {
+    expect(measureJson('[1, 2, 3]').widestObject).to.equal(0);
+    expect(measureJson('{"a": {"x": 1, "y": ":", "z": [{"q": 1}]}, "b": 2}').widestObject).to.equal(3);
+    expect(measureJson('[{"a":1,"b":2},{"c":3}]').widestObject).to.equal(2);
+  });
+
+  it('agrees with a count of the parsed value on generated bodies', () => {
+    const count = (value: unknown): number =>
+      value !== null && typeof value === 'object' ? 1 + Object.values(value).reduce<number>((sum, child) => sum + count(child), 0) : 1;
+    const bodies = [
+      { items: Array.from({ length: 50 }, (_, i) => ({ itemId: `i${i}`, categories: i % 2 ? [] : ['a', 'b,"c'], attributes: { n: i, nested: { ok: true } } })) },
+      [[], [[]], {}, [{}], 'text with \\ and \" and ] }', -1.5e3],
+    ];
+    for (const body of bodies) {
+      const text = JSON.stringify(body, null, body === bodies[0] ? 2 : undefined);
+      expect(measureJson(text).values).to.equal(count(body));
+    }
+  });
+
+
   it('counts brackets, not those inside strings or after escapes', () => {
     expect(maxNesting('{}')).to.equal(1);
     expect(maxNesting('{"a":[{"b":[]}]}')).to.equal(4);
@@ -143,5 +233,88 @@ describe('JSON nesting, read from the text before any walk of the value', () => 
       expect(maxNesting(text), `${levels} levels`).to.equal(levels);
       expect(maxNesting(text) > MAX_JSON_DEPTH, `${levels} levels`).to.equal(tooDeep(JSON.parse(text), MAX_JSON_DEPTH) !== undefined);
     }
+  });
+});
+
+describe('gateway batch bodies (large bodies validated in slices)', () => {
+  let h: Harness;
+  before(async () => (h = await startHarness()));
+  after(() => h.stop());
+  afterEach(() => resetDoubles(h));
+
+  /** 1000 items of about 25 values each: 5 times the default value limit, within the catalog's. */
+  function catalogBatch(): Array<Record<string, unknown>> {
+    return Array.from({ length: 1000 }, (_, i) => ({
+      itemId: `sku-${i}`,
+      catalog: 'ecommerce',
+      title: `Item ${i}`,
+      categories: ['a', 'b', 'c'],
+      attributes: { price: i, tags: Array.from({ length: 15 }, (_, t) => `t${t}`) },
+    }));
+  }
+
+  it('a catalog batch over the default value limit is accepted whole, defaults filled in every slice', async () => {
+    const items = catalogBatch();
+    expect(measureJson(JSON.stringify({ items })).values).to.be.above(5 * DEFAULT_MAX_BODY_VALUES);
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items } });
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    const sent = h.doubles.recommendation.last('UpsertItems').request.items;
+    expect(sent).to.have.length(1000);
+    expect(sent[999]).to.include({ item_id: 'sku-999', available: true });
+    expect(JSON.parse(sent[999].attributes_json).tags).to.have.length(15);
+  });
+
+  it('an invalid item in a later slice is named with its index in the body, nothing is written', async () => {
+    const items = catalogBatch();
+    const index = 7 * ITEMS_PER_SLICE + 3;
+    items[index]!.title = ' ';
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items } });
+    expectInvalid(reply);
+    expect(fields(reply)).to.deep.equal([`/items/${index}/title`]);
+    expect(reply.body.error.message).to.match(new RegExp(`^items\\[${index}\\]\\.title must be a non-blank string .*only its first problem is listed\\)$`));
+    expect(h.doubles.recommendation.calls).to.have.length(0);
+  });
+
+  it('the envelope of a large batch is checked before its items (too many items, unknown field)', async () => {
+    const tooMany = await h.send('POST', '/api/v2/catalog/items', { body: { items: [...catalogBatch(), ...catalogBatch().slice(0, 1)] } });
+    expectInvalid(tooMany);
+    expect(fields(tooMany)).to.deep.equal(['/items']);
+    const extra = await h.send('POST', '/api/v2/catalog/items', { body: { items: catalogBatch(), dryRun: true } });
+    expectInvalid(extra);
+    expect(fields(extra)).to.deep.equal(['/dryRun']);
+  });
+
+  it(`413 for a body of more than ${DEFAULT_MAX_BODY_VALUES} JSON values, before it is parsed`, async () => {
+    const reply = await h.send('POST', '/api/v2/ai/content/generate', { raw: `{"prompt":"x","n":[${'0,'.repeat(DEFAULT_MAX_BODY_VALUES)}0]}`, headers: { 'content-type': 'application/json' } });
+    expect(reply.status).to.equal(413);
+    expect(reply.body.error.code).to.equal('payload_too_large');
+    expect(reply.body.error.message).to.equal(`request body holds more than ${DEFAULT_MAX_BODY_VALUES} JSON values (the limit of this operation)`);
+    expect(reply.body.error.details).to.deep.equal([{ field: '', reason: `more than ${DEFAULT_MAX_BODY_VALUES} values` }]);
+    expect(reply.body.request_id).to.equal(reply.requestId);
+    expect(h.doubles.content.calls).to.have.length(0);
+  });
+
+  it("the OpenAPI document states each operation's value limit", async () => {
+    const paths = (await h.send('GET', '/openapi.json')).body.paths;
+    expect(paths['/api/v2/catalog/items'].post.requestBody.description).to.include('at most 100000 values');
+    expect(paths['/api/v2/ai/content/generate'].post.requestBody.description).to.include(`at most ${DEFAULT_MAX_BODY_VALUES} values`);
+  });
+
+  it(`413 for an object of more than ${MAX_OBJECT_FIELDS} fields, even within a batch's value limit`, async () => {
+    const attributes = Object.fromEntries(Array.from({ length: MAX_OBJECT_FIELDS + 1 }, (_, i) => [`a${i}`, i]));
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items: [{ itemId: 'wide', catalog: 'ecommerce', title: 't', attributes }] } });
+    expect(reply.status).to.equal(413);
+    expect(reply.body.error.code).to.equal('payload_too_large');
+    expect(reply.body.error.message).to.equal(`request body has an object of more than ${MAX_OBJECT_FIELDS} fields`);
+    expect(h.doubles.recommendation.calls).to.have.length(0);
+  });
+
+  it('413 for a batch over its own value limit', async () => {
+    const items = Array.from({ length: 1000 }, (_, i) => ({ itemId: `sku-${i}`, catalog: 'ecommerce', title: 't', attributes: { v: Array.from({ length: 100 }, () => 1) } }));
+    const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items } });
+    expect(reply.status).to.equal(413);
+    expect(reply.body.error.code).to.equal('payload_too_large');
+    expect(reply.body.error.message).to.equal('request body holds more than 100000 JSON values (the limit of this operation)');
+    expect(h.doubles.recommendation.calls).to.have.length(0);
   });
 });

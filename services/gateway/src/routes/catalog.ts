@@ -1,6 +1,8 @@
 import { AppError } from '@switchyard/shared';
 import {
   CatalogItem,
+  MAX_CATALOG_BATCH_VALUES,
+  MAX_INTERACTION_BATCH_VALUES,
   RecordInteractionsRequest,
   RecordInteractionsResponse,
   UpsertCatalogItemsRequest,
@@ -20,6 +22,7 @@ const upsertItems: RouteSpec<{ items: CatalogItemBody[] }> = {
   tag: 'catalog',
   auth: true,
   requestSchema: UpsertCatalogItemsRequest,
+  maxBodyValues: MAX_CATALOG_BATCH_VALUES,
   responses: { 200: { description: 'How many items were written', schema: UpsertCatalogItemsResponse } },
   errors: ['payload_too_large'],
   async handle({ body, call }, deps) {
@@ -75,6 +78,7 @@ const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
   tag: 'catalog',
   auth: true,
   requestSchema: RecordInteractionsRequest,
+  maxBodyValues: MAX_INTERACTION_BATCH_VALUES,
   responses: { 200: { description: 'How many interactions were recorded', schema: RecordInteractionsResponse } },
   errors: ['payload_too_large'],
   async handle({ body, call }, deps) {

@@ -10,6 +10,7 @@ import {
   KnowledgeDocument,
   KnowledgeDocumentList,
   ListDocumentsQuery,
+  MAX_DOCUMENT_BATCH_VALUES,
   UpsertDocumentsRequest,
   WriteDocumentsResponse,
   type CreateCollectionBody,
@@ -109,6 +110,7 @@ const upsertDocuments: RouteSpec<{ documents: DocumentBody[] }> = {
   tag: TAG,
   auth: true,
   requestSchema: UpsertDocumentsRequest,
+  maxBodyValues: MAX_DOCUMENT_BATCH_VALUES,
   responses: { 200: { description: 'How many documents were written', schema: WriteDocumentsResponse } },
   errors: ['not_found', 'payload_too_large'],
   async handle({ params, body, call }, deps) {

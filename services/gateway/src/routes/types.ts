@@ -100,6 +100,11 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
   credentialFields?: string[];
   requestSchema?: JsonSchema;
   /**
+   * How many JSON values the body may hold (default DEFAULT_MAX_BODY_VALUES, 5,000): counted on the
+   * text before it is parsed, 413 beyond. Batch routes declare their own.
+   */
+  maxBodyValues?: number;
+  /**
    * Bodies taken as text besides JSON, by media type (a file sent as it is, e.g. text/csv): each
    * becomes the JSON body that requestSchema validates. The OpenAPI document lists them.
    */

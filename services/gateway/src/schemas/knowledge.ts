@@ -4,6 +4,8 @@ import type { JsonSchema } from './common';
 const COLLECTION_NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } as const;
 const DOCUMENT_ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' } as const;
 export const MAX_DOCUMENT_BATCH = 1000;
+/** JSON values a document batch may hold: about 100 per document (larger sets go through /import). */
+export const MAX_DOCUMENT_BATCH_VALUES = 100 * MAX_DOCUMENT_BATCH;
 
 export interface CreateCollectionBody {
   name: string;

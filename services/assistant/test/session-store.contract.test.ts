@@ -1,9 +1,10 @@
-import { contractSuite, silentLogger } from '@switchyard/shared/testing';
+import { connectMongo, type MongoConnection } from '@switchyard/shared';
+import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
 import { createReplyHandler } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
-import { MongoSessionStore } from '../src/store/mongo-session-store';
+import { MongoSessionStore, SESSION_HEADS_COLLECTION } from '../src/store/mongo-session-store';
 import { InMemorySessionStore, SessionConflictError, type Session, type SessionStore } from '../src/store/session-store';
 import { expect } from './chai';
 import { CONTEXT, mongoBackend, RecordingBus, request } from './helpers';
@@ -92,6 +93,32 @@ contractSuite<Backend>(
       expect(stored?.agent).to.equal(`writer_${results.indexOf(undefined)}`);
     });
 
+    it('lets exactly one of many concurrent writers of a later version win, and the next reader sees it', async () => {
+      const [a, b] = [await backend().open(), await backend().open()];
+      let current = session();
+      for (let turn = 1; turn <= 3; turn++) current = { ...current, version: await a.save(current) };
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => conflictOf((i % 2 ? a : b).save({ ...current, agent: `writer_${i}` }))));
+      expect(results.filter((r) => r === undefined)).to.have.length(1);
+      expect(results.filter((r) => r instanceof SessionConflictError)).to.have.length(9);
+      const stored = await b.get('org_a', 'sess_1');
+      expect(stored?.version).to.equal(4);
+      expect(stored?.agent).to.equal(`writer_${results.indexOf(undefined)}`);
+    });
+
+    it('rejects a writer that read long ago and a new session reusing the id, after many saves', async () => {
+      const store = await backend().open();
+      let current = session();
+      let early: Session | undefined;
+      for (let turn = 1; turn <= 25; turn++) {
+        current = { ...current, version: await store.save({ ...current, agent: `turn_${turn}` }) };
+        if (turn === 2) early = await store.get('org_a', 'sess_1');
+      }
+      expect(await conflictOf(store.save({ ...early!, agent: 'stale' }))).to.be.instanceOf(SessionConflictError);
+      expect(await conflictOf(store.save(session({ agent: 'restarted' })))).to.be.instanceOf(SessionConflictError);
+      const latest = await (await backend().open()).get('org_a', 'sess_1');
+      expect([latest?.version, latest?.agent]).to.deep.equal([25, 'turn_25']);
+    });
+
     it('keeps the latest version through many saves and shows it to a second instance (a restart)', async () => {
       const store = await backend().open();
       let current = session();
@@ -128,3 +155,30 @@ contractSuite<Backend>(
     });
   },
 );
+
+describe('MongoSessionStore: the head document is a hint', function () {
+  let connection: MongoConnection | undefined;
+  before(function () {
+    if (!endpointOf('mongo')) this.skip();
+  });
+  beforeEach(async () => {
+    connection = await connectMongo(endpointOf('mongo')!, uniqueName('test_assistant'), silentLogger());
+  });
+  afterEach(async () => {
+    await connection?.db.dropDatabase();
+    await connection?.close();
+  });
+
+  it('reads past a head left behind (a crash between the insert and the head write) or missing, and moves it on', async () => {
+    const store = new MongoSessionStore(connection!.db);
+    const heads = connection!.db.collection(SESSION_HEADS_COLLECTION);
+    let current = session();
+    for (let turn = 1; turn <= 3; turn++) current = { ...current, agent: `turn_${turn}`, version: await store.save({ ...current, agent: `turn_${turn}` }) };
+    await heads.updateOne({}, { $set: { version: 1, agent: 'turn_1' } });
+    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
+    await heads.deleteMany({});
+    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
+    expect(await store.save(current)).to.equal(4);
+    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 4 });
+  });
+});

@@ -4,7 +4,7 @@ import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
 import { createReplyHandler } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
-import { MongoSessionStore, SESSION_HEADS_COLLECTION } from '../src/store/mongo-session-store';
+import { HEAD_EVERY, MongoSessionStore, SESSION_HEADS_COLLECTION, SESSIONS_COLLECTION } from '../src/store/mongo-session-store';
 import { InMemorySessionStore, SessionConflictError, type Session, type SessionStore } from '../src/store/session-store';
 import { expect } from './chai';
 import { CONTEXT, mongoBackend, RecordingBus, request } from './helpers';
@@ -169,16 +169,26 @@ describe('MongoSessionStore: the head document is a hint', function () {
     await connection?.close();
   });
 
-  it('reads past a head left behind (a crash between the insert and the head write) or missing, and moves it on', async () => {
+  it('reads young sessions without a head, past a head left behind, and prunes the versions behind it', async () => {
     const store = new MongoSessionStore(connection!.db);
     const heads = connection!.db.collection(SESSION_HEADS_COLLECTION);
+    const versions = connection!.db.collection(SESSIONS_COLLECTION);
     let current = session();
-    for (let turn = 1; turn <= 3; turn++) current = { ...current, agent: `turn_${turn}`, version: await store.save({ ...current, agent: `turn_${turn}` }) };
-    await heads.updateOne({}, { $set: { version: 1, agent: 'turn_1' } });
+    const turns = async (until: number) => {
+      while (current.version < until) current = { ...current, agent: `turn_${current.version + 1}`, version: await store.save({ ...current, agent: `turn_${current.version + 1}` }) };
+    };
+    await turns(HEAD_EVERY - 1);
+    expect(await heads.countDocuments()).to.equal(0);
     expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
-    await heads.deleteMany({});
+    await turns(2 * HEAD_EVERY + 1);
+    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 2 * HEAD_EVERY });
+    expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY + 1);
+    // As if the writers of the last head had died between their insert and their head write.
+    await heads.updateOne({}, { $set: { version: HEAD_EVERY + 1, agent: 'stale head' } });
     expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
-    expect(await store.save(current)).to.equal(4);
-    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 4 });
+    await turns(3 * HEAD_EVERY);
+    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 3 * HEAD_EVERY });
+    expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY);
+    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
   });
 });

@@ -1,6 +1,7 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { documentId } from './document-id';
+import { GroupedInserts } from './grouped-inserts';
 import { SessionConflictError, type Session, type SessionStore } from './session-store';
 
 export const SESSIONS_COLLECTION = 'sessions';
@@ -12,8 +13,9 @@ export const HEAD_EVERY = 4;
 type Stored<T> = T & { _id: string };
 
 /**
- * SessionStore on MongoDB; every command addresses one document by `_id` (any other filter
- * scans a growing collection on FerretDB). Every save INSERTS the next version as
+ * SessionStore on MongoDB; every command addresses documents by `_id` (any other filter
+ * scans a growing collection on FerretDB). Every save INSERTS the next version (grouped with
+ * the other turns' inserts of the moment) as
  * `_id: organization␀session␀version`: of two writers that read the same version the `_id`
  * index lets exactly one succeed. (A version-guarded update is not enough: FerretDB applies
  * concurrent conditional updates of one document without isolation; measured: several
@@ -26,6 +28,8 @@ type Stored<T> = T & { _id: string };
 export class MongoSessionStore implements SessionStore {
   private readonly versions: Collection<Stored<Session>>;
   private readonly heads: Collection<Stored<Session>>;
+  /** Versions of concurrent turns go to the database together. */
+  private readonly inserts: GroupedInserts<Stored<Session>>;
 
   constructor(
     db: Db,
@@ -33,6 +37,7 @@ export class MongoSessionStore implements SessionStore {
   ) {
     this.versions = db.collection<Stored<Session>>(SESSIONS_COLLECTION, { ignoreUndefined: true });
     this.heads = db.collection<Stored<Session>>(SESSION_HEADS_COLLECTION, { ignoreUndefined: true });
+    this.inserts = new GroupedInserts(this.versions);
   }
 
   /** Nothing beyond `_id`: every read and write is by `_id`. */
@@ -55,12 +60,7 @@ export class MongoSessionStore implements SessionStore {
     }
     const version = session.version + 1;
     const stored = { ...structuredClone(session), version };
-    try {
-      await this.versions.insertOne({ ...stored, _id: documentId(organization, sessionId, version) });
-    } catch (error) {
-      if (isDuplicateKeyError(error)) throw new SessionConflictError(organization, sessionId);
-      throw error;
-    }
+    if (!(await this.inserts.insert({ ...stored, _id: documentId(organization, sessionId, version) }))) throw new SessionConflictError(organization, sessionId);
     if (version % HEAD_EVERY === 0) await this.advanceHead(stored);
     return version;
   }

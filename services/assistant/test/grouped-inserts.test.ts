@@ -1,23 +1,12 @@
-import { connectMongo, type MongoConnection } from '@switchyard/shared';
-import { endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import { GroupedInserts } from '../src/store/grouped-inserts';
 import { expect } from './chai';
+import { freshMongoDatabase } from './helpers';
 
 describe('GroupedInserts on MongoDB', function () {
-  let connection: MongoConnection | undefined;
-  before(function () {
-    if (!endpointOf('mongo')) this.skip();
-  });
-  beforeEach(async () => {
-    connection = await connectMongo(endpointOf('mongo')!, uniqueName('test_assistant'), silentLogger());
-  });
-  afterEach(async () => {
-    await connection?.db.dropDatabase();
-    await connection?.close();
-  });
+  const mongo = freshMongoDatabase();
 
   it('inserts concurrent documents in few writes, each one inserted or refused on its own _id', async () => {
-    const collection = connection!.db.collection<{ _id: string; writer: number }>('grouped');
+    const collection = mongo().db.collection<{ _id: string; writer: number }>('grouped');
     await collection.insertOne({ _id: 'taken', writer: -1 });
     const inserts = new GroupedInserts(collection);
     let writes = 0;

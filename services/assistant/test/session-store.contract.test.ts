@@ -1,5 +1,4 @@
-import { connectMongo, type MongoConnection } from '@switchyard/shared';
-import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import { contractSuite, silentLogger } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
 import { createReplyHandler } from '../src/handlers/reply';
@@ -7,7 +6,7 @@ import { BuiltinResponder } from '../src/responders/builtin';
 import { HEAD_EVERY, MongoSessionStore, SESSION_HEADS_COLLECTION, SESSIONS_COLLECTION } from '../src/store/mongo-session-store';
 import { InMemorySessionStore, SessionConflictError, type Session, type SessionStore } from '../src/store/session-store';
 import { expect } from './chai';
-import { CONTEXT, mongoBackend, RecordingBus, request } from './helpers';
+import { CONTEXT, freshMongoDatabase, mongoBackend, RecordingBus, request } from './helpers';
 
 /** One backend per test; every store opened on it sees the same data (replicas, or a restart). */
 interface Backend {
@@ -157,22 +156,12 @@ contractSuite<Backend>(
 );
 
 describe('MongoSessionStore: the head document is a hint', function () {
-  let connection: MongoConnection | undefined;
-  before(function () {
-    if (!endpointOf('mongo')) this.skip();
-  });
-  beforeEach(async () => {
-    connection = await connectMongo(endpointOf('mongo')!, uniqueName('test_assistant'), silentLogger());
-  });
-  afterEach(async () => {
-    await connection?.db.dropDatabase();
-    await connection?.close();
-  });
+  const mongo = freshMongoDatabase();
 
   it('reads young sessions without a head, past a head left behind, and prunes the versions behind it', async () => {
-    const store = new MongoSessionStore(connection!.db);
-    const heads = connection!.db.collection(SESSION_HEADS_COLLECTION);
-    const versions = connection!.db.collection(SESSIONS_COLLECTION);
+    const store = new MongoSessionStore(mongo().db);
+    const heads = mongo().db.collection(SESSION_HEADS_COLLECTION);
+    const versions = mongo().db.collection(SESSIONS_COLLECTION);
     let current = session();
     const turns = async (until: number) => {
       while (current.version < until) current = { ...current, agent: `turn_${current.version + 1}`, version: await store.save({ ...current, agent: `turn_${current.version + 1}` }) };

@@ -95,3 +95,23 @@ export function mongoBackend<T>(open: (db: Db) => Promise<T>): BackendFixture<{ 
     destroy: (backend) => backend.cleanup(),
   };
 }
+
+/** In a describe: a fresh database per test on the real MongoDB (skipped without one); the getter gives its connection. */
+export function freshMongoDatabase(): () => MongoConnection {
+  let connection: MongoConnection | undefined;
+  before(function () {
+    if (!endpointOf('mongo')) this.skip();
+  });
+  beforeEach(async () => {
+    connection = await connectMongo(endpointOf('mongo')!, uniqueName('test_assistant'), silentLogger());
+  });
+  afterEach(async () => {
+    await connection?.db.dropDatabase();
+    await connection?.close();
+    connection = undefined;
+  });
+  return () => {
+    if (!connection) throw new Error('no database');
+    return connection;
+  };
+}

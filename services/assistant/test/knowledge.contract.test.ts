@@ -200,5 +200,23 @@ contractSuite<Backend>(
       expect(await knowledge.store.allDocuments('org_a', 'gigs')).to.deep.equal([]);
       expect(await knowledge.store.deleteCollection('org_a', 'gigs')).to.equal(false);
     });
+
+    it('lists every collection after concurrent creates, writes and deletes on two replicas, with current revisions', async () => {
+      const { knowledge } = await service();
+      const replica = new KnowledgeService(await backend().open(), new DataUpdatedPublisher(new RecordingBus(), silentLogger(), 'assistant'), NOW);
+      const names = Array.from({ length: 8 }, (_, i) => `c${i}`);
+      await Promise.all(names.map((name, i) => (i % 2 ? replica : knowledge).createCollection('org_a', { name, kind: 'events' })));
+      await knowledge.createCollection('org_b', { name: 'other', kind: 'events' });
+      expect((await replica.store.listCollections('org_a')).map((c) => c.name)).to.deep.equal(names);
+      await Promise.all([
+        ...names.slice(0, 4).map((name, i) => (i % 2 ? replica : knowledge).upsert('org_a', name, [event(`${name}_doc`)])),
+        ...names.slice(4).map((name, i) => (i % 2 ? replica.store : knowledge.store).deleteCollection('org_a', name)),
+      ]);
+      const listed = await knowledge.store.listCollections('org_a');
+      expect(listed.map((c) => [c.name, c.revision, c.documentCount])).to.deep.equal(names.slice(0, 4).map((name) => [name, 1, 1]));
+      expect(listed[0]).to.deep.equal(await replica.store.getCollection('org_a', 'c0'));
+      expect((await replica.store.listCollections('org_b')).map((c) => c.name)).to.deep.equal(['other']);
+      expect(await replica.store.listCollections('org_c')).to.deep.equal([]);
+    });
   },
 );

@@ -3,10 +3,10 @@ import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
 import { createReplyHandler } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
-import { MongoSessionStore } from '../src/store/mongo-session-store';
+import { HEAD_EVERY, MongoSessionStore, SESSION_HEADS_COLLECTION, SESSIONS_COLLECTION } from '../src/store/mongo-session-store';
 import { InMemorySessionStore, SessionConflictError, type Session, type SessionStore } from '../src/store/session-store';
 import { expect } from './chai';
-import { CONTEXT, mongoBackend, RecordingBus, request } from './helpers';
+import { CONTEXT, freshMongoDatabase, mongoBackend, RecordingBus, request } from './helpers';
 
 /** One backend per test; every store opened on it sees the same data (replicas, or a restart). */
 interface Backend {
@@ -92,6 +92,32 @@ contractSuite<Backend>(
       expect(stored?.agent).to.equal(`writer_${results.indexOf(undefined)}`);
     });
 
+    it('lets exactly one of many concurrent writers of a later version win, and the next reader sees it', async () => {
+      const [a, b] = [await backend().open(), await backend().open()];
+      let current = session();
+      for (let turn = 1; turn <= 3; turn++) current = { ...current, version: await a.save(current) };
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => conflictOf((i % 2 ? a : b).save({ ...current, agent: `writer_${i}` }))));
+      expect(results.filter((r) => r === undefined)).to.have.length(1);
+      expect(results.filter((r) => r instanceof SessionConflictError)).to.have.length(9);
+      const stored = await b.get('org_a', 'sess_1');
+      expect(stored?.version).to.equal(4);
+      expect(stored?.agent).to.equal(`writer_${results.indexOf(undefined)}`);
+    });
+
+    it('rejects a writer that read long ago and a new session reusing the id, after many saves', async () => {
+      const store = await backend().open();
+      let current = session();
+      let early: Session | undefined;
+      for (let turn = 1; turn <= 25; turn++) {
+        current = { ...current, version: await store.save({ ...current, agent: `turn_${turn}` }) };
+        if (turn === 2) early = await store.get('org_a', 'sess_1');
+      }
+      expect(await conflictOf(store.save({ ...early!, agent: 'stale' }))).to.be.instanceOf(SessionConflictError);
+      expect(await conflictOf(store.save(session({ agent: 'restarted' })))).to.be.instanceOf(SessionConflictError);
+      const latest = await (await backend().open()).get('org_a', 'sess_1');
+      expect([latest?.version, latest?.agent]).to.deep.equal([25, 'turn_25']);
+    });
+
     it('keeps the latest version through many saves and shows it to a second instance (a restart)', async () => {
       const store = await backend().open();
       let current = session();
@@ -128,3 +154,30 @@ contractSuite<Backend>(
     });
   },
 );
+
+describe('MongoSessionStore: the head document is a hint', function () {
+  const mongo = freshMongoDatabase();
+
+  it('reads young sessions without a head, past a head left behind, and prunes the versions behind it', async () => {
+    const store = new MongoSessionStore(mongo().db);
+    const heads = mongo().db.collection(SESSION_HEADS_COLLECTION);
+    const versions = mongo().db.collection(SESSIONS_COLLECTION);
+    let current = session();
+    const turns = async (until: number) => {
+      while (current.version < until) current = { ...current, agent: `turn_${current.version + 1}`, version: await store.save({ ...current, agent: `turn_${current.version + 1}` }) };
+    };
+    await turns(HEAD_EVERY - 1);
+    expect(await heads.countDocuments()).to.equal(0);
+    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
+    await turns(2 * HEAD_EVERY + 1);
+    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 2 * HEAD_EVERY });
+    expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY + 1);
+    // As if the writers of the last head had died between their insert and their head write.
+    await heads.updateOne({}, { $set: { version: HEAD_EVERY + 1, agent: 'stale head' } });
+    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
+    await turns(3 * HEAD_EVERY);
+    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 3 * HEAD_EVERY });
+    expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY);
+    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
+  });
+});

@@ -78,7 +78,7 @@ export async function knowledgeAccess(
   const kinds = new Set<CollectionKind>(collections.map((c) => c.kind));
   return {
     has: (wanted) => wanted.some((k) => kinds.has(k)),
-    search: (text, wanted) => retriever.retrieve({ organization, text, collections: collections.map((c) => c.name), kinds: wanted, timeZone }),
+    search: (text, wanted) => retriever.retrieve({ organization, text, collections: collections.map((c) => c.name), kinds: wanted, timeZone, known: collections }),
     get: async (name, id) => {
       const collection = collections.find((c) => c.name === name);
       const doc = collection ? await store.getDocument(organization, name, id) : undefined;

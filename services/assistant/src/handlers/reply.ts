@@ -193,11 +193,15 @@ export function createReplyHandlers(deps: ReplyDeps) {
   }
 
   async function answer({ agent, profile }: ResolvedAgent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
-    const stored = ownSession(await deps.sessions.get(context.organization, valid.sessionId), valid);
+    // Independent reads, each an `_id` lookup: together, not one after the other.
+    const [found, knowledge] = await Promise.all([
+      deps.sessions.get(context.organization, valid.sessionId),
+      deps.knowledge ? knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile, valid.timeZone) : undefined,
+    ]);
+    const stored = ownSession(found, valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
     const recent = capHistory(merged.messages, deps.historyLimit);
     const latest = (recent[recent.length - 1]?.content ?? '').trim();
-    const knowledge = deps.knowledge ? await knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile, valid.timeZone) : undefined;
     const prepared = await agent.prepare({ history: recent, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
     const callContext = { ...context, requestId };
     const turn = { agent, profile, prepared, valid, model, context: callContext, knowledge, delivery };

@@ -1,21 +1,41 @@
+import { isDeepStrictEqual } from 'node:util';
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
+import { documentId } from '../store/document-id';
 import type { KnowledgeDocument } from './documents';
 import { collectionExists, collectionNotFound, type DocumentPage, type KnowledgeCollection, type KnowledgeStore } from './knowledge-store';
 
 export const KNOWLEDGE_COLLECTIONS = 'knowledge_collections';
 export const KNOWLEDGE_DOCUMENTS = 'knowledge_documents';
+/** Per organization (`_id`), its collections as listCollections returns them. */
+export const KNOWLEDGE_CATALOGS = 'knowledge_catalogs';
 /** Documents per bulkWrite round trip. */
 const WRITE_BATCH = 500;
+/** Rewrites of a catalog before a refresh gives up to writers that keep changing it (each of them refreshes it too). */
+const CATALOG_ATTEMPTS = 10;
 
-/** KnowledgeStore on MongoDB: every query filters on organization first (and the indexes lead with it). */
+type ById<T> = T & { _id: string };
+
+interface Catalog {
+  _id: string;
+  collections: KnowledgeCollection[];
+}
+
+/**
+ * KnowledgeStore on MongoDB: every query filters on organization first (and the indexes lead
+ * with it). What a chat call reads is addressed by `_id` (a scan on FerretDB otherwise):
+ * a collection as `organization␀name`, a document as `organization␀collection␀id`, and the
+ * organization's list of collections as one catalog document, rewritten after every change.
+ */
 export class MongoKnowledgeStore implements KnowledgeStore {
-  private readonly collections: Collection<KnowledgeCollection>;
-  private readonly documents: Collection<KnowledgeDocument>;
+  private readonly collections: Collection<ById<KnowledgeCollection>>;
+  private readonly documents: Collection<ById<KnowledgeDocument>>;
+  private readonly catalogs: Collection<Catalog>;
 
   constructor(db: Db) {
-    this.collections = db.collection<KnowledgeCollection>(KNOWLEDGE_COLLECTIONS, { ignoreUndefined: true });
-    this.documents = db.collection<KnowledgeDocument>(KNOWLEDGE_DOCUMENTS, { ignoreUndefined: true });
+    this.collections = db.collection<ById<KnowledgeCollection>>(KNOWLEDGE_COLLECTIONS, { ignoreUndefined: true });
+    this.documents = db.collection<ById<KnowledgeDocument>>(KNOWLEDGE_DOCUMENTS, { ignoreUndefined: true });
+    this.catalogs = db.collection<Catalog>(KNOWLEDGE_CATALOGS, { ignoreUndefined: true });
   }
 
   async ensureIndexes(): Promise<void> {
@@ -25,25 +45,40 @@ export class MongoKnowledgeStore implements KnowledgeStore {
 
   async createCollection(collection: KnowledgeCollection): Promise<void> {
     try {
-      await this.collections.insertOne({ ...collection });
+      await this.collections.insertOne({ ...collection, _id: documentId(collection.organization, collection.name) });
     } catch (error) {
       if (isDuplicateKeyError(error)) throw collectionExists(collection.organization, collection.name);
       throw error;
     }
+    await this.refreshCatalog(collection.organization);
   }
 
   async getCollection(organization: string, name: string): Promise<KnowledgeCollection | undefined> {
-    return (await this.collections.findOne({ organization, name }, { projection: { _id: 0 } })) ?? undefined;
+    return (await this.collections.findOne({ _id: documentId(organization, name) }, { projection: { _id: 0 } })) ?? undefined;
   }
 
   async listCollections(organization: string): Promise<KnowledgeCollection[]> {
-    return this.collections.find({ organization }, { projection: { _id: 0 } }).sort({ name: 1 }).toArray();
+    return (await this.catalogs.findOne({ _id: organization }))?.collections ?? [];
   }
 
   async deleteCollection(organization: string, name: string): Promise<boolean> {
-    const { deletedCount } = await this.collections.deleteOne({ organization, name });
+    const { deletedCount } = await this.collections.deleteOne({ _id: documentId(organization, name) });
     await this.documents.deleteMany({ organization, collection: name });
+    await this.refreshCatalog(organization);
     return deletedCount > 0;
+  }
+
+  /**
+   * Rewrites the organization's catalog from its collections until a fresh read of both agrees:
+   * a writer that read the collections before another one's change and wrote after it is
+   * corrected by whichever writer checks last (a whole-document replace, so no update merges).
+   */
+  private async refreshCatalog(organization: string): Promise<void> {
+    for (let attempt = 0; attempt < CATALOG_ATTEMPTS; attempt++) {
+      const collections = await this.collections.find({ organization }, { projection: { _id: 0 } }).sort({ name: 1 }).toArray();
+      if (isDeepStrictEqual(await this.listCollections(organization), collections)) return;
+      await this.catalogs.replaceOne({ _id: organization }, { collections }, { upsert: true });
+    }
   }
 
   async upsertDocuments(organization: string, collection: string, documents: KnowledgeDocument[]): Promise<void> {
@@ -59,7 +94,8 @@ export class MongoKnowledgeStore implements KnowledgeStore {
   private async writeBatch(organization: string, collection: string, batch: KnowledgeDocument[]): Promise<void> {
     const ids = batch.map((doc) => doc.id);
     const existing = new Set((await this.documents.find({ organization, collection, id: { $in: ids } }, { projection: { id: 1 } }).toArray()).map((d) => d.id));
-    const fresh = batch.filter((doc) => !existing.has(doc.id)).map((doc) => ({ ...doc, organization, collection }));
+    const stored = (doc: KnowledgeDocument) => ({ ...doc, organization, collection, _id: documentId(organization, collection, doc.id) });
+    const fresh = batch.filter((doc) => !existing.has(doc.id)).map(stored);
     let replace = batch.filter((d) => existing.has(d.id));
     try {
       if (fresh.length > 0) await this.documents.insertMany(fresh, { ordered: false });
@@ -69,7 +105,8 @@ export class MongoKnowledgeStore implements KnowledgeStore {
       replace = batch;
     }
     for (const doc of replace) {
-      await this.documents.replaceOne({ organization, collection, id: doc.id }, { ...doc, organization, collection }, { upsert: true });
+      const { _id, ...replacement } = stored(doc);
+      await this.documents.replaceOne({ _id }, replacement, { upsert: true });
     }
   }
 
@@ -81,7 +118,7 @@ export class MongoKnowledgeStore implements KnowledgeStore {
   }
 
   async getDocument(organization: string, collection: string, id: string): Promise<KnowledgeDocument | undefined> {
-    return (await this.documents.findOne({ organization, collection, id }, { projection: { _id: 0 } })) ?? undefined;
+    return (await this.documents.findOne({ _id: documentId(organization, collection, id) }, { projection: { _id: 0 } })) ?? undefined;
   }
 
   async listDocuments(organization: string, collection: string, limit: number, after?: string): Promise<DocumentPage> {
@@ -99,11 +136,12 @@ export class MongoKnowledgeStore implements KnowledgeStore {
   async close(): Promise<void> {}
 
   private async requireCollection(organization: string, name: string): Promise<void> {
-    if (!(await this.collections.countDocuments({ organization, name }, { limit: 1 }))) throw collectionNotFound(name);
+    if (!(await this.collections.findOne({ _id: documentId(organization, name) }, { projection: { _id: 1 } }))) throw collectionNotFound(name);
   }
 
   private async touch(organization: string, name: string): Promise<void> {
     const documentCount = await this.documents.countDocuments({ organization, collection: name });
-    await this.collections.updateOne({ organization, name }, { $set: { documentCount, updatedAt: new Date().toISOString() }, $inc: { revision: 1 } });
+    await this.collections.updateOne({ _id: documentId(organization, name) }, { $set: { documentCount, updatedAt: new Date().toISOString() }, $inc: { revision: 1 } });
+    await this.refreshCatalog(organization);
   }
 }

@@ -32,6 +32,8 @@ export interface RetrievalRequest {
   limit?: number;
   /** The organization's IANA zone, for collections without their own (default UTC). */
   timeZone?: string;
+  /** The organization's collections as the caller has just read them (not read again). */
+  known?: KnowledgeCollection[];
 }
 
 /** The collection with the zone its dates are read in: its own, else the organization's. */
@@ -71,7 +73,7 @@ export class KnowledgeRetriever {
   ) {}
 
   async retrieve(request: RetrievalRequest): Promise<Retrieval> {
-    const all = await this.store.listCollections(request.organization);
+    const all = request.known ?? (await this.store.listCollections(request.organization));
     const collections = all
       .filter((c) => (request.collections === undefined || request.collections.includes(c.name)) && (!request.kinds || request.kinds.includes(c.kind)))
       .map((c) => zoned(c, request.timeZone));

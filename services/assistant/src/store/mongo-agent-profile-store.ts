@@ -1,13 +1,15 @@
 import type { Collection, Db } from 'mongodb';
 import type { AgentProfile, AgentProfileStore } from './agent-profile-store';
+import { documentId } from './document-id';
 
 export const AGENT_PROFILES = 'agent_profiles';
 
+/** Profiles as `_id: organization␀name`, so resolving a call's agent is an `_id` lookup; only listing scans the organization. */
 export class MongoAgentProfileStore implements AgentProfileStore {
-  private readonly profiles: Collection<AgentProfile>;
+  private readonly profiles: Collection<AgentProfile & { _id: string }>;
 
   constructor(db: Db) {
-    this.profiles = db.collection<AgentProfile>(AGENT_PROFILES, { ignoreUndefined: true });
+    this.profiles = db.collection<AgentProfile & { _id: string }>(AGENT_PROFILES, { ignoreUndefined: true });
   }
 
   async ensureIndexes(): Promise<void> {
@@ -15,11 +17,11 @@ export class MongoAgentProfileStore implements AgentProfileStore {
   }
 
   async put(profile: AgentProfile): Promise<void> {
-    await this.profiles.replaceOne({ organization: profile.organization, name: profile.name }, { ...profile }, { upsert: true });
+    await this.profiles.replaceOne({ _id: documentId(profile.organization, profile.name) }, { ...profile }, { upsert: true });
   }
 
   async get(organization: string, name: string): Promise<AgentProfile | undefined> {
-    return (await this.profiles.findOne({ organization, name }, { projection: { _id: 0 } })) ?? undefined;
+    return (await this.profiles.findOne({ _id: documentId(organization, name) }, { projection: { _id: 0 } })) ?? undefined;
   }
 
   async list(organization: string): Promise<AgentProfile[]> {
@@ -27,6 +29,6 @@ export class MongoAgentProfileStore implements AgentProfileStore {
   }
 
   async delete(organization: string, name: string): Promise<boolean> {
-    return (await this.profiles.deleteOne({ organization, name })).deletedCount > 0;
+    return (await this.profiles.deleteOne({ _id: documentId(organization, name) })).deletedCount > 0;
   }
 }

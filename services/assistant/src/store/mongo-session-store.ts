@@ -1,51 +1,81 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
+import { documentId } from './document-id';
+import { GroupedInserts } from './grouped-inserts';
 import { SessionConflictError, type Session, type SessionStore } from './session-store';
 
 export const SESSIONS_COLLECTION = 'sessions';
-/** Older versions kept behind the newest, so a writer that read long ago still collides on insert. */
-const KEPT_VERSIONS = 20;
+/** A recent version of each session (a copy), where readers start looking for the latest. */
+export const SESSION_HEADS_COLLECTION = 'session_heads';
+/** The head is written at every HEAD_EVERY-th version (a write less per turn); readers probe at most that many versions past it. */
+export const HEAD_EVERY = 4;
+
+type Stored<T> = T & { _id: string };
 
 /**
- * SessionStore on MongoDB. Every save INSERTS the next version under a unique index on
- * (organization, sessionId, version): of two writers that read the same version exactly one
- * succeeds. (A version-guarded update is not enough: FerretDB applies concurrent conditional
- * updates of one document without isolation; measured: several "winners" per race.) Reads take
- * the highest version; versions far behind it are pruned.
+ * SessionStore on MongoDB; every command addresses documents by `_id` (any other filter
+ * scans a growing collection on FerretDB). Every save INSERTS the next version (grouped with
+ * the other turns' inserts of the moment) as
+ * `_id: organization␀session␀version`: of two writers that read the same version the `_id`
+ * index lets exactly one succeed. (A version-guarded update is not enough: FerretDB applies
+ * concurrent conditional updates of one document without isolation; measured: several
+ * "winners" per race.) Every HEAD_EVERY-th winner copies the session into its head (`_id:
+ * organization␀session`), which readers take as a hint: they probe version + 1 by `_id` and
+ * move forward, so a head that lags (a crash between the two writes, two head writes applied
+ * out of order) only costs probes. Versions the head has passed by HEAD_EVERY are pruned, except
+ * version 1, on which a writer that took the session for new collides.
  */
 export class MongoSessionStore implements SessionStore {
-  private readonly sessions: Collection<Session>;
+  private readonly versions: Collection<Stored<Session>>;
+  private readonly heads: Collection<Stored<Session>>;
+  /** Versions of concurrent turns go to the database together. */
+  private readonly inserts: GroupedInserts<Stored<Session>>;
 
   constructor(
     db: Db,
     private readonly onClose: () => Promise<void> = async () => undefined,
   ) {
-    this.sessions = db.collection<Session>(SESSIONS_COLLECTION, { ignoreUndefined: true });
+    this.versions = db.collection<Stored<Session>>(SESSIONS_COLLECTION, { ignoreUndefined: true });
+    this.heads = db.collection<Stored<Session>>(SESSION_HEADS_COLLECTION, { ignoreUndefined: true });
+    this.inserts = new GroupedInserts(this.versions);
   }
 
-  async ensureIndexes(): Promise<void> {
-    await this.sessions.createIndex({ organization: 1, sessionId: 1, version: 1 }, { unique: true, name: 'organization_session_id_version' });
-  }
+  /** Nothing beyond `_id`: every read and write is by `_id`. */
+  async ensureIndexes(): Promise<void> {}
 
   async get(organization: string, sessionId: string): Promise<Session | undefined> {
-    const document = await this.sessions.find({ organization, sessionId }, { projection: { _id: 0 } }).sort({ version: -1 }).limit(1).next();
-    return document ?? undefined;
+    let latest = (await this.heads.findOne({ _id: documentId(organization, sessionId) }, { projection: { _id: 0 } })) ?? undefined;
+    for (;;) {
+      const next = await this.versions.findOne({ _id: documentId(organization, sessionId, (latest?.version ?? 0) + 1) }, { projection: { _id: 0 } });
+      if (!next) return latest;
+      latest = next;
+    }
   }
 
   async save(session: Session): Promise<number> {
     const { organization, sessionId } = session;
-    // Cheap early check; the insert below is what decides a race.
-    const latest = await this.sessions.find({ organization, sessionId }, { projection: { version: 1 } }).sort({ version: -1 }).limit(1).next();
-    if ((latest?.version ?? 0) !== session.version) throw new SessionConflictError(organization, sessionId);
-    const version = session.version + 1;
-    try {
-      await this.sessions.insertOne({ ...structuredClone(session), version });
-    } catch (error) {
-      if (isDuplicateKeyError(error)) throw new SessionConflictError(organization, sessionId);
-      throw error;
+    // A version read long ago (pruned since) or made up conflicts; the insert decides a race (version 1 is never pruned, so "new" collides too).
+    if (session.version > 0 && !(await this.versions.findOne({ _id: documentId(organization, sessionId, session.version) }, { projection: { _id: 1 } }))) {
+      throw new SessionConflictError(organization, sessionId);
     }
-    if (version > KEPT_VERSIONS) await this.sessions.deleteMany({ organization, sessionId, version: { $lte: version - KEPT_VERSIONS } });
+    const version = session.version + 1;
+    const stored = { ...structuredClone(session), version };
+    if (!(await this.inserts.insert({ ...stored, _id: documentId(organization, sessionId, version) }))) throw new SessionConflictError(organization, sessionId);
+    if (version % HEAD_EVERY === 0) await this.advanceHead(stored);
     return version;
+  }
+
+  /** Moves the head forward (a head already further stays), then prunes the versions before the previous head but the first. */
+  private async advanceHead(session: Session): Promise<void> {
+    const { organization, sessionId, version } = session;
+    try {
+      await this.heads.replaceOne({ _id: documentId(organization, sessionId), version: { $lt: version } }, session, { upsert: true });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    for (let old = Math.max(2, version - 2 * HEAD_EVERY + 1); old <= version - HEAD_EVERY; old++) {
+      await this.versions.deleteOne({ _id: documentId(organization, sessionId, old) });
+    }
   }
 
   async close(): Promise<void> {

@@ -39,7 +39,6 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.deliveries, { organization: 1, eventId: 1 }, { name: 'by_event' }],
     [Collections.deliverySchedule, { dueAt: 1 }, { name: 'due' }],
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
-    [Collections.deliveryClaims, { deliveryId: 1 }, { name: 'by_delivery' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
     [Collections.usageBatches, { writtenAt: 1 }, { name: 'by_age' }],
     [Collections.usageProjection, { organization: 1, kind: 1, period: 1 }, { name: 'by_period' }],

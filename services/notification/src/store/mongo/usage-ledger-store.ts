@@ -1,6 +1,6 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
-import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../../usage/usage-entry';
+import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
+import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type BucketRef, type KeyedTotals, type UsageEntry, type UsageTotals } from '../../usage/usage-entry';
 import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from '../usage-ledger-store';
 import { Collections } from './collections';
 
@@ -23,7 +23,32 @@ interface BucketDoc extends UsageTotals {
   appliedCount: number;
   /** The previous generation of ids (so the guard always covers the last APPLIED_WINDOW ids at least). */
   appliedPrev?: string[];
+  /** Total buckets only: the model and endpoint keys of the month, so reading them is by _id. */
+  keys?: { model?: string[]; endpoint?: string[] };
 }
+
+/** The model and endpoint keys each (organization, month) of a batch adds to, by the total bucket's _id. */
+function keysByTotal(deltas: BucketDelta[]): Map<string, { model: string[]; endpoint: string[] }> {
+  const keys = new Map<string, { model: string[]; endpoint: string[] }>();
+  for (const { organization, bucket } of deltas) {
+    if (bucket.kind !== 'model' && bucket.kind !== 'endpoint') continue;
+    const id = bucketId(organization, { kind: 'total', period: bucket.period, key: '' });
+    const found = keys.get(id) ?? { model: [], endpoint: [] };
+    found[bucket.kind].push(bucket.key);
+    keys.set(id, found);
+  }
+  return keys;
+}
+
+/** The UTC days from fromDay to toDay inclusive (YYYY-MM-DD). */
+function daysBetween(fromDay: string, toDay: string): string[] {
+  const days: string[] = [];
+  for (let time = Date.parse(`${fromDay}T00:00:00Z`); time <= Date.parse(`${toDay}T00:00:00Z`); time += 86_400_000) days.push(new Date(time).toISOString().slice(0, 10));
+  return days;
+}
+
+/** What reads of a bucket return: its key and counts, never the guards. */
+const COUNTS = { key: 1, tokensInput: 1, tokensOutput: 1, costNanos: 1, calls: 1 } as const;
 
 interface JournalDoc extends Omit<BatchJournal, 'batch'> {
   _id: string;
@@ -33,11 +58,12 @@ interface JournalDoc extends Omit<BatchJournal, 'batch'> {
 /**
  * The ledger on MongoDB/FerretDB without transactions, five round trips per batch whatever its
  * size, none of which reads or updates the (ever growing) ledger: insert the journal, insertMany
- * the entries (the unique _id decides), one bulkWrite of $inc upserts by bucket _id, one find of
- * full guards by _id, delete the journal. owners() ($in on _id) runs only when a batch meets ids
- * stored before (redeliveries, replays); staleJournals() reads the small journal collection by
- * its writtenAt index. FerretDB serves neither $in nor updateMany from an index (it scans), so
- * the common path uses neither on the ledger.
+ * the entries (the unique _id decides), one bulkWrite of $inc upserts by bucket _id, lookups of
+ * the buckets' guard sizes by _id side by side, delete the journal. owners() (lookups by _id) runs only when a batch meets
+ * ids stored before (redeliveries, replays); staleJournals() reads the small journal collection by
+ * its writtenAt index. FerretDB serves only _id equality from an index (anything else, $in
+ * included, scans the collection), so every read and write of the ledger and the buckets names
+ * one _id.
  * Each bucket update is guarded by `applied: {$ne: batch}` in the same document, so applying a
  * batch twice counts it once. The guard is not atomic on FerretDB under truly concurrent writers
  * of the same batch, which only happens if a member evicted from its group keeps writing while
@@ -97,19 +123,26 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     }
   }
 
+  /** One lookup by _id per id, side by side: `$in` would scan the whole (ever growing) ledger on FerretDB. */
   async owners(eventIds: string[]): Promise<Map<string, string>> {
-    if (eventIds.length === 0) return new Map();
-    const docs = await this.ledger.find({ _id: { $in: eventIds } }, { projection: { _id: 1, batch: 1 } }).toArray();
-    return new Map(docs.map((d) => [d._id, d.batch ?? '']));
+    const docs = await Promise.all(eventIds.map((_id) => this.ledger.findOne({ _id }, { projection: { _id: 1, batch: 1 } })));
+    return new Map(docs.flatMap((d) => (d ? [[d._id, d.batch ?? ''] as const] : [])));
   }
 
   /** One bulkWrite of guarded $inc upserts, then the rotation of the few guards that are full. */
   async applyDeltas(journal: BatchJournal): Promise<void> {
     const guard = (delta: BucketDelta) => ({ _id: bucketId(delta.organization, delta.bucket), applied: { $ne: journal.batch }, appliedPrev: { $ne: journal.batch } });
-    const change = (delta: BucketDelta) => ({
-      $inc: { tokensInput: delta.tokensInput, tokensOutput: delta.tokensOutput, costNanos: delta.costNanos, calls: delta.calls, appliedCount: 1 },
-      $push: { applied: journal.batch },
-    });
+    const keys = keysByTotal(journal.deltas);
+    const change = (delta: BucketDelta) => {
+      const update: UpdateFilter<BucketDoc> = {
+        $inc: { tokensInput: delta.tokensInput, tokensOutput: delta.tokensOutput, costNanos: delta.costNanos, calls: delta.calls, appliedCount: 1 },
+        $push: { applied: journal.batch },
+      };
+      // Under the same guard as the counts: a bucket counted is always listed in its month's total.
+      const listed = keys.get(bucketId(delta.organization, delta.bucket));
+      if (listed) update.$addToSet = { 'keys.model': { $each: listed.model }, 'keys.endpoint': { $each: listed.endpoint } } as UpdateFilter<BucketDoc>['$addToSet'];
+      return update;
+    };
     const upsert = (delta: BucketDelta) => ({
       ...change(delta),
       $setOnInsert: { organization: delta.organization, kind: delta.bucket.kind, period: delta.bucket.period, key: delta.bucket.key },
@@ -137,28 +170,44 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
-    const doc = await this.projection.findOne({ _id: bucketId(organization, { kind: 'total', period, key: '' }) }, { projection: { applied: 0, appliedPrev: 0 } });
+    const doc = await this.projection.findOne({ _id: bucketId(organization, { kind: 'total', period, key: '' }) }, { projection: COUNTS });
     return doc ? totalsOf(doc) : { ...ZERO_TOTALS };
   }
 
+  /** The keys listed in the month's total bucket, then each bucket by _id. */
   async buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]> {
-    const docs = await this.projection.find({ organization, kind, period }, { projection: { applied: 0, appliedPrev: 0 } }).toArray();
-    return docs.map((doc) => ({ key: doc.key, ...totalsOf(doc) }));
+    const total = await this.projection.findOne({ _id: bucketId(organization, { kind: 'total', period, key: '' }) }, { projection: { keys: 1 } });
+    if (!total) return [];
+    // A total from before the key lists: its buckets by a query (a scan on FerretDB).
+    if (!total.keys) return this.bucketsByQuery({ organization, kind, period });
+    return this.bucketsById(organization, (total.keys[kind] ?? []).map((key) => ({ kind, period, key })));
   }
 
+  /** Each day's bucket by _id (the range is at most a few months of days). */
   async daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]> {
-    const docs = await this.projection.find({ organization, kind: 'day', key: { $gte: fromDay, $lte: toDay } }, { projection: { applied: 0, appliedPrev: 0 } }).toArray();
+    return this.bucketsById(organization, daysBetween(fromDay, toDay).map((day) => ({ kind: 'day', period: day.slice(0, 7), key: day })));
+  }
+
+  private async bucketsById(organization: string, refs: BucketRef[]): Promise<KeyedTotals[]> {
+    const docs = await Promise.all(refs.map((ref) => this.projection.findOne({ _id: bucketId(organization, ref) }, { projection: COUNTS })));
+    return docs.flatMap((doc) => (doc ? [{ key: doc.key, ...totalsOf(doc) }] : []));
+  }
+
+  private async bucketsByQuery(filter: Filter<BucketDoc>): Promise<KeyedTotals[]> {
+    const docs = await this.projection.find(filter, { projection: COUNTS }).toArray();
     return docs.map((doc) => ({ key: doc.key, ...totalsOf(doc) }));
   }
 
   /**
    * Bounds the guards without $slice (FerretDB ignores it): a guard holding APPLIED_WINDOW ids
    * becomes `appliedPrev` and a new generation starts, so it covers the last APPLIED_WINDOW to
-   * 2 x APPLIED_WINDOW batches. One query per batch finds the full ones (usually none).
+   * 2 x APPLIED_WINDOW batches. A lookup by _id per bucket, side by side, finds the full ones
+   * (usually none; `$in` would scan the projection on FerretDB).
    */
   private async rotateFull(ids: string[]): Promise<void> {
-    const full = await this.projection.find({ _id: { $in: ids }, appliedCount: { $gte: this.window } }, { projection: { applied: 1 } }).toArray();
-    for (const doc of full) {
+    const found = await Promise.all(ids.map((_id) => this.projection.findOne({ _id, appliedCount: { $gte: this.window } }, { projection: { applied: 1 } })));
+    for (const doc of found) {
+      if (!doc) continue;
       await this.projection.updateOne({ _id: doc._id, appliedCount: { $gte: this.window } }, { $set: { appliedPrev: doc.applied, applied: [], appliedCount: 0 } });
     }
   }

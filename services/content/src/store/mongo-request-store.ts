@@ -128,8 +128,9 @@ export class MongoRequestStore implements RequestStore {
         : { status: outcome.status, completedAt: outcome.completedAt, totalTokens: outcome.totalTokens, error: { ...outcome.error } };
     const result = await this.requests.updateOne({ _id: requestKey(organization, requestId), status: 'processing' }, { $set: fields });
     // Only now: while it was still processing, holding it kept this instance from claiming it again.
+    const held = this.held.get(organization, requestId);
     this.held.delete(organization, requestId);
-    if (result.modifiedCount === 1) await this.dropLeases(organization, requestId);
+    if (result.modifiedCount === 1) await this.dropLeases(organization, requestId, held?.generation);
     return result.modifiedCount === 1;
   }
 

@@ -23,28 +23,36 @@ interface BucketDoc extends UsageTotals {
   appliedCount: number;
   /** The previous generation of ids (so the guard always covers the last APPLIED_WINDOW ids at least). */
   appliedPrev?: string[];
-  /** Total buckets only: the model and endpoint keys of the month, so reading them is by _id. */
-  keys?: { model?: string[]; endpoint?: string[] };
+  /** Total buckets only: the model, endpoint and day keys of the month, so reading them is by _id. */
+  keys?: Partial<Record<ListedKind, string[]>>;
 }
 
-/** The model and endpoint keys each (organization, month) of a batch adds to, by the total bucket's _id. */
-function keysByTotal(deltas: BucketDelta[]): Map<string, { model: string[]; endpoint: string[] }> {
-  const keys = new Map<string, { model: string[]; endpoint: string[] }>();
+type ListedKind = Exclude<BucketKind, 'total'>;
+
+/** The model, endpoint and day keys each (organization, month) of a batch adds to, by the total bucket's _id. */
+function keysByTotal(deltas: BucketDelta[]): Map<string, Record<ListedKind, string[]>> {
+  const keys = new Map<string, Record<ListedKind, string[]>>();
   for (const { organization, bucket } of deltas) {
-    if (bucket.kind !== 'model' && bucket.kind !== 'endpoint') continue;
-    const id = bucketId(organization, { kind: 'total', period: bucket.period, key: '' });
-    const found = keys.get(id) ?? { model: [], endpoint: [] };
+    if (bucket.kind === 'total') continue;
+    const id = totalId(organization, bucket.period);
+    const found = keys.get(id) ?? { model: [], endpoint: [], day: [] };
     found[bucket.kind].push(bucket.key);
     keys.set(id, found);
   }
   return keys;
 }
 
-/** The UTC days from fromDay to toDay inclusive (YYYY-MM-DD). */
-function daysBetween(fromDay: string, toDay: string): string[] {
-  const days: string[] = [];
-  for (let time = Date.parse(`${fromDay}T00:00:00Z`); time <= Date.parse(`${toDay}T00:00:00Z`); time += 86_400_000) days.push(new Date(time).toISOString().slice(0, 10));
-  return days;
+function totalId(organization: string, period: string): string {
+  return bucketId(organization, { kind: 'total', period, key: '' });
+}
+
+/** The months (YYYY-MM) from fromDay's to toDay's inclusive. */
+function monthsBetween(fromDay: string, toDay: string): string[] {
+  const months: string[] = [];
+  for (const month = new Date(`${fromDay.slice(0, 7)}-01T00:00:00Z`); month.toISOString().slice(0, 7) <= toDay.slice(0, 7); month.setUTCMonth(month.getUTCMonth() + 1)) {
+    months.push(month.toISOString().slice(0, 7));
+  }
+  return months;
 }
 
 /** What reads of a bucket return: its key and counts, never the guards. */
@@ -140,7 +148,7 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
       };
       // Under the same guard as the counts: a bucket counted is always listed in its month's total.
       const listed = keys.get(bucketId(delta.organization, delta.bucket));
-      if (listed) update.$addToSet = { 'keys.model': { $each: listed.model }, 'keys.endpoint': { $each: listed.endpoint } } as UpdateFilter<BucketDoc>['$addToSet'];
+      if (listed) update.$addToSet = { 'keys.model': { $each: listed.model }, 'keys.endpoint': { $each: listed.endpoint }, 'keys.day': { $each: listed.day } } as UpdateFilter<BucketDoc>['$addToSet'];
       return update;
     };
     const upsert = (delta: BucketDelta) => ({
@@ -170,22 +178,28 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
-    const doc = await this.projection.findOne({ _id: bucketId(organization, { kind: 'total', period, key: '' }) }, { projection: COUNTS });
+    const doc = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: COUNTS });
     return doc ? totalsOf(doc) : { ...ZERO_TOTALS };
   }
 
-  /** The keys listed in the month's total bucket, then each bucket by _id. */
-  async buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]> {
-    const total = await this.projection.findOne({ _id: bucketId(organization, { kind: 'total', period, key: '' }) }, { projection: { keys: 1 } });
-    if (!total) return [];
-    // A total from before the key lists: its buckets by a query (a scan on FerretDB).
-    if (!total.keys) return this.bucketsByQuery({ organization, kind, period });
-    return this.bucketsById(organization, (total.keys[kind] ?? []).map((key) => ({ kind, period, key })));
+  buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]> {
+    return this.listed(organization, period, kind, () => true);
   }
 
-  /** Each day's bucket by _id (the range is at most a few months of days). */
+  /** The day buckets of each month the range touches. */
   async daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]> {
-    return this.bucketsById(organization, daysBetween(fromDay, toDay).map((day) => ({ kind: 'day', period: day.slice(0, 7), key: day })));
+    const inRange = (day: string) => day >= fromDay && day <= toDay;
+    const months = await Promise.all(monthsBetween(fromDay, toDay).map((period) => this.listed(organization, period, 'day', inRange)));
+    return months.flat();
+  }
+
+  /** The keys of a kind listed in the month's total bucket, then each of those buckets by _id. */
+  private async listed(organization: string, period: string, kind: ListedKind, wanted: (key: string) => boolean): Promise<KeyedTotals[]> {
+    const total = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: { keys: 1 } });
+    if (!total) return [];
+    // A total from before the key lists: its buckets by a query (a scan on FerretDB).
+    if (!total.keys) return (await this.bucketsByQuery({ organization, kind, period })).filter((b) => wanted(b.key));
+    return this.bucketsById(organization, (total.keys[kind] ?? []).filter(wanted).map((key) => ({ kind, period, key })));
   }
 
   private async bucketsById(organization: string, refs: BucketRef[]): Promise<KeyedTotals[]> {

@@ -1,4 +1,4 @@
-import { contextFromCarrier, currentTraceCarrier, injectTraceContext, newId, tracingEnabled, withSpan, type Logger } from '@switchyard/shared';
+import { contextFromCarrier, currentTraceCarrier, injectTraceContext, newId, tracingEnabled, withSpan, type Logger, type TraceCarrier } from '@switchyard/shared';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { NotificationConfig } from '../config';
 import { attemptDuration, attemptsTotal, eventToFirstAttempt, failuresTotal, trackEngine, webhooksDisabledTotal } from '../metrics';
@@ -26,6 +26,8 @@ export interface NewDelivery {
   payload: string;
   /** The webhook as just read, which the first attempt then uses without reading it again. */
   webhook?: WebhookRecord;
+  /** The trace the delivery belongs to (default: the current one). */
+  trace?: TraceCarrier;
 }
 
 export interface DeliveryEngineDeps {
@@ -155,7 +157,7 @@ export class DeliveryEngine {
   }
 
   private newRecord(input: NewDelivery, dedupeKey: string, now: number): DeliveryRecord {
-    const trace = currentTraceCarrier();
+    const trace = input.trace ?? currentTraceCarrier();
     return {
       ...(trace && { trace }),
       id: newId('dlv'),

@@ -25,6 +25,8 @@ interface BucketDoc extends UsageTotals {
   appliedPrev?: string[];
   /** Total buckets only: the model, endpoint and day keys of the month, so reading them is by _id. */
   keys?: Partial<Record<ListedKind, string[]>>;
+  /** Set when the total was created listing keys; a total from before lacks some and is read by query. */
+  keysListed?: boolean;
 }
 
 type ListedKind = Exclude<BucketKind, 'total'>;
@@ -67,9 +69,9 @@ interface JournalDoc extends Omit<BatchJournal, 'batch'> {
  * The ledger on MongoDB/FerretDB without transactions, five round trips per batch whatever its
  * size, none of which reads or updates the (ever growing) ledger: insert the journal, insertMany
  * the entries (the unique _id decides), one bulkWrite of $inc upserts by bucket _id, lookups of
- * the buckets' guard sizes by _id side by side, delete the journal. owners() (lookups by _id) runs only when a batch meets
- * ids stored before (redeliveries, replays); staleJournals() reads the small journal collection by
- * its writtenAt index. FerretDB serves only _id equality from an index (anything else, $in
+ * the buckets' guard sizes by _id side by side, delete the journal. owners() (lookups by _id)
+ * runs only when a batch meets ids stored before (redeliveries, replays); staleJournals() reads
+ * the small journal collection by its writtenAt index. FerretDB serves only _id equality from an index (anything else, $in
  * included, scans the collection), so every read and write of the ledger and the buckets names
  * one _id.
  * Each bucket update is guarded by `applied: {$ne: batch}` in the same document, so applying a
@@ -153,7 +155,13 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     };
     const upsert = (delta: BucketDelta) => ({
       ...change(delta),
-      $setOnInsert: { organization: delta.organization, kind: delta.bucket.kind, period: delta.bucket.period, key: delta.bucket.key },
+      $setOnInsert: {
+        organization: delta.organization,
+        kind: delta.bucket.kind,
+        period: delta.bucket.period,
+        key: delta.bucket.key,
+        ...(delta.bucket.kind === 'total' && { keysListed: true }),
+      },
     });
     const upserts: AnyBulkWriteOperation<BucketDoc>[] = journal.deltas.map((delta) => ({ updateOne: { filter: guard(delta), update: upsert(delta), upsert: true } }));
     try {
@@ -195,11 +203,11 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
 
   /** The keys of a kind listed in the month's total bucket, then each of those buckets by _id. */
   private async listed(organization: string, period: string, kind: ListedKind, wanted: (key: string) => boolean): Promise<KeyedTotals[]> {
-    const total = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: { keys: 1 } });
+    const total = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: { keys: 1, keysListed: 1 } });
     if (!total) return [];
     // A total from before the key lists: its buckets by a query (a scan on FerretDB).
-    if (!total.keys) return (await this.bucketsByQuery({ organization, kind, period })).filter((b) => wanted(b.key));
-    return this.bucketsById(organization, (total.keys[kind] ?? []).filter(wanted).map((key) => ({ kind, period, key })));
+    if (!total.keysListed) return (await this.bucketsByQuery({ organization, kind, period })).filter((b) => wanted(b.key));
+    return this.bucketsById(organization, (total.keys?.[kind] ?? []).filter(wanted).map((key) => ({ kind, period, key })));
   }
 
   private async bucketsById(organization: string, refs: BucketRef[]): Promise<KeyedTotals[]> {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * npm run bench:stack [-- --duration 300] [--rate 100] [--faults content,assistant,recommendation,notification,gateway,kafka]
+ * npm run bench:stack [-- --duration 300] [--rate 100] [--faults content,assistant,recommendation,notification,gateway,kafka|none]
  *                        [--burst 20000] [--only soak|burst] [--quick] [--root <build to measure in burst>]
  *
  * Soak and fault bench of the distributed stack (start:stack on real Kafka, MongoDB/FerretDB and
@@ -128,7 +128,7 @@ async function soak() {
   const rate = Number(args.rate);
   const durationS = Number(args.duration);
   const run = `stackbench_${Date.now().toString(36)}`;
-  const faults = args.faults.split(',').filter(Boolean).filter((f) => {
+  const faults = args.faults.split(',').filter((f) => f && f !== 'none').filter((f) => {
     if (f !== 'kafka' || process.env.SWITCHYARD_RUN_DIR) return true;
     console.log('kafka fault skipped: SWITCHYARD_RUN_DIR is not set (restart Kafka only on a private infrastructure)');
     return false;

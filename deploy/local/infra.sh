@@ -13,6 +13,9 @@
 #   KAFKA_CONTROLLER_PORT  default KAFKA_PORT+1 (9093)
 #   MONGO_PORT             default 27017
 #   SWITCHYARD_MONGO_IMPL  ferretdb (default) | mongo-java-server
+#   FERRETDB_SQLITE_SYNCHRONOUS  SQLite's synchronous pragma for FerretDB: normal
+#                          (default: WAL commits without an fsync each, durable
+#                          across process crashes, not power loss) | full
 #   KAFKA_HEAP_OPTS        default "-Xms256m -Xmx512m"
 #   KAFKA_JVM_PERFORMANCE_OPTS  broker GC/JIT flags (default "-XX:+UseSerialGC
 #                          -XX:TieredStopAtLevel=1": starts in ~2s instead of ~6s
@@ -31,6 +34,7 @@ KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
 MONGO_PORT="${MONGO_PORT:-27017}"
 MONGO_IMPL="${SWITCHYARD_MONGO_IMPL:-ferretdb}"
+FERRETDB_SQLITE_SYNCHRONOUS="${FERRETDB_SQLITE_SYNCHRONOUS:-normal}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 KAFKA_JVM_PERFORMANCE_OPTS="${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
 KAFKA_JVM_EXTRA_OPTS="${KAFKA_JVM_EXTRA_OPTS:-}"
@@ -354,7 +358,7 @@ start_mongo() {
   case "$MONGO_IMPL" in
     ferretdb)
       mkdir -p "$MONGO_DIR/ferretdb-sqlite"
-      nohup setsid "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$MONGO_DIR/ferretdb-sqlite/" \
+      nohup setsid "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$MONGO_DIR/ferretdb-sqlite/?_pragma=synchronous($FERRETDB_SQLITE_SYNCHRONOUS)" \
         --listen-addr="$HOST:$MONGO_PORT" --debug-addr=- --telemetry=disable \
         --state-dir="$MONGO_DIR" --log-level=info --log-format=text \
         >"$MONGO_DIR/ferretdb.log" 2>&1 </dev/null &

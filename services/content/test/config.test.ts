@@ -11,7 +11,7 @@ describe('content config', () => {
       modelRegistryPath: BUNDLED_REGISTRY_PATH,
       modelRegistryJson: '',
       maxInputTokens: 32000,
-      asyncConcurrency: 4,
+      asyncConcurrency: 16,
       logLevel: 'info',
       mongodbUri: '',
       mongodbDatabase: 'switchyard_content',

@@ -181,6 +181,22 @@ describe('delivery engine (real HTTP receivers)', () => {
     expect(receiver.maxInFlight).to.equal(2);
   });
 
+  it('frees the host for the next attempt once the receiver answered, while the outcome is still being recorded', async () => {
+    svc = await startTestService({ WEBHOOK_MAX_CONCURRENCY_PER_HOST: '1' });
+    const deliveries = svc.service.stores.deliveries;
+    const record = deliveries.recordAttempt.bind(deliveries);
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    deliveries.recordAttempt = async (...args) => (await gate, record(...args));
+    await register(svc, receiver.url());
+    for (let i = 0; i < 3; i++) await svc.bus.publish(dataEvent());
+    // All three sent through one host slot although no outcome could be recorded yet.
+    await until(() => receiver.calls.length === 3, 5000);
+    expect(receiver.maxInFlight).to.equal(1);
+    openGate();
+    await until(async () => (await deliveries.countPending()) === 0, 5000);
+  });
+
   it('keeps delivering to other hosts while one host holds every attempt open', async () => {
     svc = await startTestService({ WEBHOOK_MAX_CONCURRENCY_PER_HOST: '2', WEBHOOK_MAX_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000' });
     const stuck = await new Receiver().start();

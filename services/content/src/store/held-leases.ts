@@ -21,6 +21,10 @@ export class HeldLeases {
     this.held.delete(HeldLeases.key(organization, requestId));
   }
 
+  get(organization: string, requestId: string): HeldLease | undefined {
+    return this.held.get(HeldLeases.key(organization, requestId));
+  }
+
   has(organization: string, requestId: string): boolean {
     return this.held.has(HeldLeases.key(organization, requestId));
   }

@@ -30,7 +30,8 @@ export class AttemptQueue {
 
   constructor(
     private readonly limits: AttemptQueueLimits,
-    private readonly run: (item: QueuedAttempt) => Promise<void>,
+    /** Runs an attempt; it calls hostDone once it no longer talks to the host (e.g. before recording the outcome). */
+    private readonly run: (item: QueuedAttempt, hostDone: () => void) => Promise<void>,
     /** Called when a host's waiting work falls to half its limit: there is room to take more. */
     private readonly onRoom: (host: string) => void = () => {},
   ) {}
@@ -87,13 +88,21 @@ export class AttemptQueue {
     return undefined;
   }
 
+  /** The host's slot is held until the attempt is done with the host, the overall one until it ends. */
   private start(host: string, item: QueuedAttempt): void {
     this.active.set(host, (this.active.get(host) ?? 0) + 1);
-    const running: Promise<void> = this.run(item).finally(() => {
+    let holdsHost = true;
+    const hostDone = () => {
+      if (!holdsHost) return;
+      holdsHost = false;
       const left = (this.active.get(host) ?? 1) - 1;
       if (left === 0) this.active.delete(host);
       else this.active.set(host, left);
+      this.pump();
+    };
+    const running: Promise<void> = this.run(item, hostDone).finally(() => {
       this.running.delete(running);
+      hostDone();
       this.pump();
     });
     this.running.add(running);

@@ -1,4 +1,4 @@
-import { contextFromCarrier, currentTraceCarrier, injectTraceContext, newId, tracingEnabled, withSpan, type Logger } from '@switchyard/shared';
+import { contextFromCarrier, currentTraceCarrier, injectTraceContext, newId, tracingEnabled, withSpan, type Logger, type TraceCarrier } from '@switchyard/shared';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { NotificationConfig } from '../config';
 import { attemptDuration, attemptsTotal, eventToFirstAttempt, failuresTotal, trackEngine, webhooksDisabledTotal } from '../metrics';
@@ -26,6 +26,8 @@ export interface NewDelivery {
   payload: string;
   /** The webhook as just read, which the first attempt then uses without reading it again. */
   webhook?: WebhookRecord;
+  /** The trace the delivery belongs to (default: the current one). */
+  trace?: TraceCarrier;
 }
 
 export interface DeliveryEngineDeps {
@@ -84,7 +86,7 @@ export class DeliveryEngine {
         overall: deps.config.maxConcurrency,
         waitingPerHost: deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT,
       },
-      (item) => this.attemptQueued(item),
+      (item, hostDone) => this.attemptQueued(item, hostDone),
       () => this.onHostRoom(),
     );
   }
@@ -155,7 +157,7 @@ export class DeliveryEngine {
   }
 
   private newRecord(input: NewDelivery, dedupeKey: string, now: number): DeliveryRecord {
-    const trace = currentTraceCarrier();
+    const trace = input.trace ?? currentTraceCarrier();
     return {
       ...(trace && { trace }),
       id: newId('dlv'),
@@ -245,25 +247,27 @@ export class DeliveryEngine {
   }
 
   /** Runs a queued attempt if its claim still covers a whole attempt; otherwise hands it back to the schedule. */
-  private async attemptQueued({ delivery, webhook }: QueuedAttempt): Promise<void> {
+  private async attemptQueued({ delivery, webhook }: QueuedAttempt, hostDone: () => void): Promise<void> {
     try {
       if (this.stopping || Date.parse(delivery.leaseUntil ?? '') - Date.now() <= this.deps.config.timeoutMs) {
         await this.deps.deliveries.release(delivery.organization, delivery.id, this.stopping ? undefined : new Date(Date.now() + HOST_BUSY_RECHECK_MS));
         return;
       }
-      await this.attempt(delivery, webhook);
+      await this.attempt(delivery, webhook, hostDone);
     } catch (error) {
       this.deps.logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt failed');
     }
   }
 
-  private async attempt(delivery: DeliveryRecord, webhook?: WebhookRecord): Promise<void> {
+  /** Sends, frees the host's slot (recording the outcome does not load the receiver), then records. */
+  private async attempt(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, hostDone: () => void): Promise<void> {
     if (delivery.attempts.length === 0 && !delivery.replayOf) {
       eventToFirstAttempt.observe(Math.max(0, Date.now() - Date.parse(delivery.occurredAt)) / 1000);
     }
     const target = await this.target(delivery, webhook);
     const { attempt, outcome } =
       'abandon' in target ? abandoned(target.abandon) : await this.tracedSend(delivery, target.url, target.secrets);
+    hostDone();
     await this.record(delivery, target, attempt, outcome);
   }
 

@@ -1,10 +1,10 @@
 import type { EventEnvelope } from '@switchyard/shared';
-import type { WebhookFanOut } from './fan-out';
+import type { EventFanOut } from './fan-out';
 
 type BillingEvent = EventEnvelope<'invoice.paid'> | EventEnvelope<'invoice.failed'>;
 
 /** invoice.paid / invoice.failed -> invoice_paid / invoice_failed webhooks. */
-export async function handleBillingEvent(event: BillingEvent, fanOut: WebhookFanOut): Promise<void> {
+export async function handleBillingEvent(event: BillingEvent, fanOut: EventFanOut): Promise<void> {
   const name = event.type === 'invoice.paid' ? 'invoice_paid' : 'invoice_failed';
   const body: Record<string, unknown> = {
     event: name,

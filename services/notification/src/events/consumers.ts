@@ -4,7 +4,7 @@ import type { DeliveryEngine } from '../delivery/engine';
 import type { NotificationStores } from '../store';
 import { handleBillingEvent } from './billing-events';
 import { handleDataEvent } from './data-events';
-import { WebhookFanOut } from './fan-out';
+import { WebhookFanOut, type EventFanOut } from './fan-out';
 import { handleResultEvent } from './result-events';
 import { handleSupportEvent } from './support-events';
 import { handleUsageEvents } from './usage-events';
@@ -29,7 +29,7 @@ export interface ConsumerDeps {
 }
 
 /** results, billing and data events: each becomes deliveries (results also the caller's callback). */
-async function deliveryEvent(event: AnyEvent, fanOut: WebhookFanOut): Promise<void> {
+async function deliveryEvent(event: AnyEvent, fanOut: EventFanOut): Promise<void> {
   switch (event.type) {
     case 'request.completed':
     case 'request.failed':
@@ -48,9 +48,10 @@ async function deliveryEvent(event: AnyEvent, fanOut: WebhookFanOut): Promise<vo
 
 /**
  * One consumer per event family, both batched (each partition's events as they arrive):
- * - deliveries (results, billing, data): up to DELIVERY_CONCURRENCY events of a batch at once; a
- *   repeat of an event creates nothing new, since a delivery's identity is (event id, target); its
- *   first attempts start as soon as it is recorded;
+ * - deliveries (results, billing, data): the batch's events become deliveries (up to
+ *   DELIVERY_CONCURRENCY handlers at once), recorded together: each organization's webhooks read
+ *   once, one write per collection for the batch; a repeat of an event creates nothing new, since
+ *   a delivery's identity is (event id, target); first attempts start as soon as it is recorded;
  * - usage: the ledger counts a whole batch in a few bulk writes, exactly once (see UsageLedger),
  *   so results and callbacks never wait behind usage accounting and the ledger keeps up.
  */
@@ -61,7 +62,12 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
     group,
     topics: [Topics.results, Topics.billing, Topics.data],
     // Each event in the trace its publisher started (gateway -> content -> bus -> here -> the webhook POST).
-    handler: (events) => eachLimited(events, DELIVERY_CONCURRENCY, (event) => inConsumedTrace(event, () => deliveryEvent(event, fanOut))),
+    // The batch's deliveries are recorded together (a few writes per batch, not per event).
+    handler: async (events) => {
+      const batch = fanOut.batch();
+      await eachLimited(events, DELIVERY_CONCURRENCY, (event) => inConsumedTrace(event, () => deliveryEvent(event, batch)));
+      await batch.flush();
+    },
   });
   const ledger = new UsageLedger(deps.stores.usageLedger);
   const thresholds = { stores: deps.stores, fanOut, bus: deps.bus, defaults: deps.config.usage };

@@ -1,8 +1,8 @@
 import type { EventEnvelope } from '@switchyard/shared';
-import type { WebhookFanOut } from './fan-out';
+import type { EventFanOut } from './fan-out';
 
 /** data.updated -> data_updated webhooks. */
-export async function handleDataEvent(event: EventEnvelope<'data.updated'>, fanOut: WebhookFanOut): Promise<void> {
+export async function handleDataEvent(event: EventEnvelope<'data.updated'>, fanOut: EventFanOut): Promise<void> {
   await fanOut.send(event.organization, 'data_updated', event.id, event.time, {
     event: 'data_updated',
     organization: event.organization,

@@ -1,20 +1,79 @@
+import { currentTraceCarrier, type TraceCarrier } from '@switchyard/shared';
 import type { DeliveryEngine, NewDelivery } from '../delivery/engine';
-import type { WebhookEvent } from '../model';
+import type { WebhookEvent, WebhookRecord } from '../model';
 import type { WebhookStore } from '../store/webhook-store';
 
+/** One event to fan out: its webhooks' body, plus `also` (e.g. a request's callback). */
+export interface FanOutEvent {
+  organization: string;
+  event: WebhookEvent;
+  eventId: string;
+  occurredAt: string;
+  body: object;
+  also?: NewDelivery[];
+  /** The trace the event was handled in, for its deliveries (default: the current one when they are created). */
+  trace?: TraceCarrier;
+}
+
+/** What event handlers send through: one fan-out, or a batch that records its events together. */
+export interface EventFanOut {
+  send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also?: NewDelivery[]): Promise<unknown>;
+}
+
 /** Creates one delivery per enabled webhook of the organization registered for the event. */
-export class WebhookFanOut {
+export class WebhookFanOut implements EventFanOut {
   constructor(
     private readonly webhooks: WebhookStore,
     private readonly engine: DeliveryEngine,
   ) {}
 
-  /** The deliveries of one event, recorded together (plus `also`, e.g. a request's callback) and attempted at once. */
-  async send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also: NewDelivery[] = []): Promise<number> {
-    const targets = (await this.webhooks.list(organization)).filter((w) => w.enabled && w.events.includes(event));
-    if (targets.length === 0 && also.length === 0) return 0;
-    const payload = JSON.stringify(body);
-    const inputs: NewDelivery[] = targets.map((webhook) => ({ organization, webhookId: webhook.id, eventId, event, occurredAt, url: webhook.url, payload, webhook }));
-    return this.engine.deliver([...also, ...inputs]);
+  /** The deliveries of one event, recorded together (plus `also`) and attempted at once. */
+  send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also: NewDelivery[] = []): Promise<number> {
+    return this.sendAll([{ organization, event, eventId, occurredAt, body, also }]);
+  }
+
+  /**
+   * The deliveries of several events, recorded together: each organization's webhooks read once
+   * and one write per collection for all of them (a consumed batch costs a few round trips, not a
+   * few per event). Returns how many deliveries were new.
+   */
+  async sendAll(events: FanOutEvent[]): Promise<number> {
+    const webhooks = new Map<string, WebhookRecord[]>();
+    for (const organization of new Set(events.map((e) => e.organization))) {
+      webhooks.set(organization, (await this.webhooks.list(organization)).filter((w) => w.enabled));
+    }
+    const inputs = events.flatMap(({ organization, event, eventId, occurredAt, body, also = [], trace }) => {
+      const targets = webhooks.get(organization)!.filter((w) => w.events.includes(event));
+      const payload = JSON.stringify(body);
+      const deliveries: NewDelivery[] = [...also, ...targets.map((webhook) => ({ organization, webhookId: webhook.id, eventId, event, occurredAt, url: webhook.url, payload, webhook }))];
+      return trace ? deliveries.map((delivery) => ({ ...delivery, trace })) : deliveries;
+    });
+    return inputs.length === 0 ? 0 : this.engine.deliver(inputs);
+  }
+
+  /** A collector for one consumed batch: handlers send into it, flush() records everything together. */
+  batch(): FanOutBatch {
+    return new FanOutBatch(this);
+  }
+}
+
+/**
+ * Events of one consumed batch, sent together by flush(). send() only collects (with the
+ * sender's trace context, which each delivery keeps), so nothing is durable until flush()
+ * resolves: the consumer commits the batch only after that.
+ */
+export class FanOutBatch implements EventFanOut {
+  private readonly events: FanOutEvent[] = [];
+
+  constructor(private readonly fanOut: WebhookFanOut) {}
+
+  async send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also: NewDelivery[] = []): Promise<void> {
+    // The deliveries are created at flush, outside the handler's trace: they keep it from here.
+    const trace = currentTraceCarrier();
+    this.events.push({ organization, event, eventId, occurredAt, body, also, ...(trace && { trace }) });
+  }
+
+  flush(): Promise<number> {
+    return this.fanOut.sendAll(this.events);
   }
 }

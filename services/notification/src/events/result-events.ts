@@ -1,7 +1,7 @@
 import type { EventEnvelope, RequestResult } from '@switchyard/shared';
 import type { NewDelivery } from '../delivery/engine';
 import { CALLBACK_TARGET } from '../model';
-import type { WebhookFanOut } from './fan-out';
+import type { EventFanOut } from './fan-out';
 
 type ResultEvent = EventEnvelope<'request.completed'> | EventEnvelope<'request.failed'>;
 
@@ -20,7 +20,7 @@ export function callbackBody(event: ResultEvent): Record<string, unknown> {
 }
 
 /** request.completed / request.failed: the caller's webhookUrl, then request_completed webhooks. */
-export async function handleResultEvent(event: ResultEvent, fanOut: WebhookFanOut): Promise<void> {
+export async function handleResultEvent(event: ResultEvent, fanOut: EventFanOut): Promise<void> {
   const body = callbackBody(event);
   const callback: NewDelivery[] = event.data.webhookUrl
     ? [

@@ -151,6 +151,18 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     }
   });
 
+  it('lists the buckets of a month counted before totals listed their keys (upgrade)', async function () {
+    const connection = world().connection;
+    if (!connection) this.skip();
+    await record(usageRecorded({ time: NOV, model: 'gpt-4.1', tokensInput: 5, tokensOutput: 1 }));
+    await connection!.db.collection('usage_projection').updateOne({ kind: 'total' }, { $unset: { keys: '', keysListed: '' } });
+    // Counted after the upgrade: the total now lists only this model.
+    await record(usageRecorded({ time: NOV, model: 'builtin', tokensInput: 2, tokensOutput: 1 }));
+    const models = await world().stores.usageLedger.buckets('org_a', '2026-11', 'model');
+    expect(models.map((m) => [m.key, m.tokensInput]).sort()).to.deep.equal([['builtin', 2], ['gpt-4.1', 5]]);
+    expect((await world().stores.usageLedger.daily('org_a', '2026-11-01', '2026-11-30')).map((d) => [d.key, d.calls])).to.deep.equal([['2026-11-05', 2]]);
+  });
+
   it('is visible from a second store instance on the same database (restart)', async () => {
     const event = usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 0 });
     await record(event);

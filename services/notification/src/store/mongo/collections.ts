@@ -24,26 +24,25 @@ export const Collections = {
 } as const;
 
 /**
- * Indexes, created at start (createIndex is idempotent). Unique indexes carry identity: they are
- * the one write every MongoDB-compatible server (FerretDB included) performs atomically, so they
- * also arbitrate between replicas.
+ * Indexes, created at start (createIndex is idempotent). _id carries a document's identity where
+ * it can (a delivery's _id is its id): FerretDB on SQLite serves no other index from a query.
+ * Unique indexes carry identity: they are the one write every MongoDB-compatible server
+ * (FerretDB included) performs atomically, so they also arbitrate between replicas.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
   const specs: Array<[string, Document, { unique?: boolean; name: string }]> = [
     [Collections.webhooks, { id: 1 }, { unique: true, name: 'webhook_id' }],
     [Collections.webhooks, { organization: 1, createdAt: 1 }, { name: 'by_organization' }],
-    [Collections.deliveries, { id: 1 }, { unique: true, name: 'delivery_id' }],
     // One delivery per (event id, target); replays get a dedupe key of their own.
     [Collections.deliveries, { organization: 1, dedupeKey: 1 }, { unique: true, name: 'delivery_identity' }],
     [Collections.deliveries, { organization: 1, webhookId: 1, createdAt: -1 }, { name: 'by_target' }],
     [Collections.deliveries, { organization: 1, eventId: 1 }, { name: 'by_event' }],
     [Collections.deliverySchedule, { dueAt: 1 }, { name: 'due' }],
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
-    [Collections.deliveryClaims, { deliveryId: 1 }, { name: 'by_delivery' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
     [Collections.usageBatches, { writtenAt: 1 }, { name: 'by_age' }],
+    // Only for months counted before totals listed their keys; every other read is by _id.
     [Collections.usageProjection, { organization: 1, kind: 1, period: 1 }, { name: 'by_period' }],
-    [Collections.usageProjection, { organization: 1, kind: 1, key: 1 }, { name: 'by_key' }],
     [Collections.usageThresholds, { organization: 1, period: 1, share: 1 }, { unique: true, name: 'threshold' }],
   ];
   for (const [collection, keys, options] of specs) await db.collection(collection).createIndex(keys, options);

@@ -25,8 +25,13 @@ interface ScheduleDoc {
   dueAt: string;
 }
 
-/** The claim of one attempt: its unique key (delivery id # attempt number) admits one owner. */
+/**
+ * The claim of one attempt: its _id (delivery id # attempt number) admits one owner and is what
+ * every read and delete of a claim addresses. `key` repeats it (claims from before _id keys
+ * have an ObjectId _id and only that; its unique index still arbitrates).
+ */
 interface ClaimDoc {
+  _id: string;
   key: string;
   deliveryId: string;
   organization: string;
@@ -134,7 +139,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     this.deliveries = db.collection<StoredDelivery>(Collections.deliveries);
     this.schedule = db.collection<ScheduleDoc>(Collections.deliverySchedule);
     this.claims = db.collection<ClaimDoc>(Collections.deliveryClaims);
-    this.finished = new FinishedEntries((ids) => this.schedule.deleteMany({ _id: { $in: ids } }));
+    this.finished = new FinishedEntries((ids) => this.unschedule(ids));
   }
 
   async createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }> {
@@ -157,7 +162,7 @@ export class MongoDeliveryStore implements DeliveryStore {
       refused = duplicateIndexes(error, docs.length);
     }
     // Entries of refused copies point at nothing; the original keeps its own entry.
-    if (refused.size > 0) await this.schedule.deleteMany({ _id: { $in: [...refused].map((i) => records[i]!.id) } });
+    if (refused.size > 0) await this.unschedule([...refused].map((i) => records[i]!.id));
     return records.filter((_, i) => !refused.has(i)).map((r) => structuredClone(r));
   }
 
@@ -177,7 +182,8 @@ export class MongoDeliveryStore implements DeliveryStore {
     const due = await this.schedule.find({ dueAt: { $lte: now.toISOString() } }).sort({ dueAt: 1 }).limit(limit).toArray();
     const postponed = skip ? due.filter((entry) => !skip.host(entry.host)) : [];
     if (postponed.length > 0) {
-      await this.schedule.updateMany({ _id: { $in: postponed.map((e) => e._id) } }, { $set: { dueAt: skip!.until.toISOString() } });
+      const dueAt = skip!.until.toISOString();
+      await this.schedule.bulkWrite(postponed.map((e) => ({ updateOne: { filter: { _id: e._id }, update: { $set: { dueAt } } } })), { ordered: false });
     }
     const claimed: DeliveryRecord[] = [];
     for (const entry of due.filter((e) => !postponed.includes(e))) {
@@ -197,8 +203,10 @@ export class MongoDeliveryStore implements DeliveryStore {
   }
 
   async release(organization: string, id: string, dueAt?: Date): Promise<void> {
-    for (const key of this.heldClaims) if (key.startsWith(`${id}#`)) this.heldClaims.delete(key);
-    await this.claims.deleteMany({ deliveryId: id, organization, owner: this.owner });
+    // Only this instance's claims of it: those it holds (a delivery created claimed has none).
+    const held = [...this.heldClaims].filter((key) => key.startsWith(`${id}#`));
+    for (const key of held) this.heldClaims.delete(key);
+    if (held.length > 0) await this.claims.bulkWrite(held.map((key) => ({ deleteOne: { filter: { _id: key, owner: this.owner } } })), { ordered: false });
     const set: Document = { leaseUntil: '' };
     if (dueAt) set.nextAttemptAt = dueAt.toISOString();
     const released = await this.deliveries.findOneAndUpdate(
@@ -222,7 +230,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     if (!updated) return undefined;
     // The next attempt has a new claim key; the old claim is only clutter now.
     const key = `${id}#${updated.attempts.length - 1}`;
-    const dropClaim = this.heldClaims.delete(key) ? this.claims.deleteOne({ key }) : undefined;
+    const dropClaim = this.heldClaims.delete(key) ? this.claims.deleteOne({ _id: key }) : undefined;
     if (result.status === 'pending' && result.nextAttemptAt) await this.reschedule(id, Date.parse(result.nextAttemptAt));
     else this.finished.add(id);
     await dropClaim;
@@ -243,6 +251,11 @@ export class MongoDeliveryStore implements DeliveryStore {
     const doc: StoredDelivery = { ...fields, leaseUntil: leaseUntil ?? '', _id: fields.id };
     if (leaseUntil) doc.leaseOwner = this.owner;
     return doc;
+  }
+
+  /** Removes schedule entries, each by _id (FerretDB scans for `$in`). */
+  private async unschedule(ids: string[]): Promise<void> {
+    await this.schedule.bulkWrite(ids.map((id) => ({ deleteOne: { filter: { _id: id } } })), { ordered: false });
   }
 
   private async reschedule(id: string, dueAt: number): Promise<void> {
@@ -271,7 +284,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     const current = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: doc.id }));
     if (!current || current.attempts.length !== attempt || !isDue(current, now)) {
       this.heldClaims.delete(key);
-      await this.claims.deleteOne({ key, owner: this.owner });
+      await this.claims.deleteOne({ _id: key, owner: this.owner });
       return undefined;
     }
     const marked = await this.deliveries.findOneAndUpdate(
@@ -286,6 +299,7 @@ export class MongoDeliveryStore implements DeliveryStore {
   private async insertClaim(key: string, doc: DeliveryDoc, attempt: number, now: Date, leaseUntil: string): Promise<boolean> {
     // A fresh object per insert: the driver adds _id to what it inserts.
     const claim = (): ClaimDoc => ({
+      _id: key,
       key,
       deliveryId: doc.id,
       organization: doc.organization,
@@ -295,10 +309,11 @@ export class MongoDeliveryStore implements DeliveryStore {
       claimedAt: now.toISOString(),
     });
     if (await insertIgnoringDuplicate(() => this.claims.insertOne(claim()))) return true;
-    const holder = await this.claims.findOne({ key });
+    // By _id; a claim from before _id keys only by its key (a scan, on this rare path only).
+    const holder = (await this.claims.findOne({ _id: key })) ?? (await this.claims.findOne({ key }));
     if (holder && Date.parse(holder.leaseUntil) > now.getTime()) return false;
-    // Delete that exact expired document; a competitor's newer claim has another _id and survives.
-    if (holder) await this.claims.deleteOne({ _id: holder._id });
+    // Delete that exact expired claim; a competitor's newer one has another owner or claim time and survives.
+    if (holder) await this.claims.deleteOne({ _id: holder._id, owner: holder.owner, claimedAt: holder.claimedAt });
     return insertIgnoringDuplicate(() => this.claims.insertOne(claim()));
   }
 }

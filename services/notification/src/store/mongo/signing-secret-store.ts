@@ -5,7 +5,14 @@ import type { SecretBox } from '../secret-box';
 import type { SigningSecretStore } from '../signing-secret-store';
 import { Collections, withoutId } from './collections';
 
-/** Organization signing secrets, sealed at rest; the unique organization index makes getOrCreate race-free. */
+/** _id is the organization: every callback attempt reads its organization's secret by _id. */
+type SecretDoc = OrgSigningSecret & { _id: string };
+
+/**
+ * Organization signing secrets, sealed at rest; the unique organization index makes getOrCreate
+ * race-free. Secrets stored before _id keys (an ObjectId _id) are found by organization, a scan
+ * on FerretDB, and only after the _id lookup missed.
+ */
 export class MongoSigningSecretStore implements SigningSecretStore {
   private readonly collection;
 
@@ -13,11 +20,12 @@ export class MongoSigningSecretStore implements SigningSecretStore {
     db: Db,
     private readonly box: SecretBox,
   ) {
-    this.collection = db.collection<OrgSigningSecret>(Collections.signingSecrets);
+    this.collection = db.collection<SecretDoc>(Collections.signingSecrets);
   }
 
   async get(organization: string): Promise<OrgSigningSecret | undefined> {
-    return this.open(withoutId(await this.collection.findOne({ organization })));
+    const doc = (await this.collection.findOne({ _id: organization })) ?? (await this.collection.findOne({ organization }));
+    return this.open(withoutId(doc));
   }
 
   async getOrCreate(organization: string, create: () => OrgSigningSecret): Promise<OrgSigningSecret> {
@@ -25,7 +33,7 @@ export class MongoSigningSecretStore implements SigningSecretStore {
     if (existing) return existing;
     const created = create();
     try {
-      await this.collection.insertOne(this.seal(created));
+      await this.collection.insertOne({ ...this.seal(created), _id: organization });
       return created;
     } catch (error) {
       // Another replica created it first: theirs wins, so every replica signs with the same secret.
@@ -35,6 +43,7 @@ export class MongoSigningSecretStore implements SigningSecretStore {
   }
 
   async put(secret: OrgSigningSecret): Promise<void> {
+    // By organization, so a secret from before _id keys is replaced in place (rotations are rare).
     await this.collection.replaceOne({ organization: secret.organization }, this.seal(secret), { upsert: true });
   }
 

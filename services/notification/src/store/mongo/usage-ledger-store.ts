@@ -1,6 +1,6 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
-import type { AnyBulkWriteOperation, Db } from 'mongodb';
-import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../../usage/usage-entry';
+import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
+import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type BucketRef, type KeyedTotals, type UsageEntry, type UsageTotals } from '../../usage/usage-entry';
 import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from '../usage-ledger-store';
 import { Collections } from './collections';
 
@@ -23,7 +23,42 @@ interface BucketDoc extends UsageTotals {
   appliedCount: number;
   /** The previous generation of ids (so the guard always covers the last APPLIED_WINDOW ids at least). */
   appliedPrev?: string[];
+  /** Total buckets only: the model, endpoint and day keys of the month, so reading them is by _id. */
+  keys?: Partial<Record<ListedKind, string[]>>;
+  /** Set when the total was created listing keys; a total from before lacks some and is read by query. */
+  keysListed?: boolean;
 }
+
+type ListedKind = Exclude<BucketKind, 'total'>;
+
+/** The model, endpoint and day keys each (organization, month) of a batch adds to, by the total bucket's _id. */
+function keysByTotal(deltas: BucketDelta[]): Map<string, Record<ListedKind, string[]>> {
+  const keys = new Map<string, Record<ListedKind, string[]>>();
+  for (const { organization, bucket } of deltas) {
+    if (bucket.kind === 'total') continue;
+    const id = totalId(organization, bucket.period);
+    const found = keys.get(id) ?? { model: [], endpoint: [], day: [] };
+    found[bucket.kind].push(bucket.key);
+    keys.set(id, found);
+  }
+  return keys;
+}
+
+function totalId(organization: string, period: string): string {
+  return bucketId(organization, { kind: 'total', period, key: '' });
+}
+
+/** The months (YYYY-MM) from fromDay's to toDay's inclusive. */
+function monthsBetween(fromDay: string, toDay: string): string[] {
+  const months: string[] = [];
+  for (const month = new Date(`${fromDay.slice(0, 7)}-01T00:00:00Z`); month.toISOString().slice(0, 7) <= toDay.slice(0, 7); month.setUTCMonth(month.getUTCMonth() + 1)) {
+    months.push(month.toISOString().slice(0, 7));
+  }
+  return months;
+}
+
+/** What reads of a bucket return: its key and counts, never the guards. */
+const COUNTS = { key: 1, tokensInput: 1, tokensOutput: 1, costNanos: 1, calls: 1 } as const;
 
 interface JournalDoc extends Omit<BatchJournal, 'batch'> {
   _id: string;
@@ -33,11 +68,12 @@ interface JournalDoc extends Omit<BatchJournal, 'batch'> {
 /**
  * The ledger on MongoDB/FerretDB without transactions, five round trips per batch whatever its
  * size, none of which reads or updates the (ever growing) ledger: insert the journal, insertMany
- * the entries (the unique _id decides), one bulkWrite of $inc upserts by bucket _id, one find of
- * full guards by _id, delete the journal. owners() ($in on _id) runs only when a batch meets ids
- * stored before (redeliveries, replays); staleJournals() reads the small journal collection by
- * its writtenAt index. FerretDB serves neither $in nor updateMany from an index (it scans), so
- * the common path uses neither on the ledger.
+ * the entries (the unique _id decides), one bulkWrite of $inc upserts by bucket _id, lookups of
+ * the buckets' guard sizes by _id side by side, delete the journal. owners() (lookups by _id)
+ * runs only when a batch meets ids stored before (redeliveries, replays); staleJournals() reads
+ * the small journal collection by its writtenAt index. FerretDB serves only _id equality from an index (anything else, $in
+ * included, scans the collection), so every read and write of the ledger and the buckets names
+ * one _id.
  * Each bucket update is guarded by `applied: {$ne: batch}` in the same document, so applying a
  * batch twice counts it once. The guard is not atomic on FerretDB under truly concurrent writers
  * of the same batch, which only happens if a member evicted from its group keeps writing while
@@ -97,22 +133,35 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     }
   }
 
+  /** One lookup by _id per id, side by side: `$in` would scan the whole (ever growing) ledger on FerretDB. */
   async owners(eventIds: string[]): Promise<Map<string, string>> {
-    if (eventIds.length === 0) return new Map();
-    const docs = await this.ledger.find({ _id: { $in: eventIds } }, { projection: { _id: 1, batch: 1 } }).toArray();
-    return new Map(docs.map((d) => [d._id, d.batch ?? '']));
+    const docs = await Promise.all(eventIds.map((_id) => this.ledger.findOne({ _id }, { projection: { _id: 1, batch: 1 } })));
+    return new Map(docs.flatMap((d) => (d ? [[d._id, d.batch ?? ''] as const] : [])));
   }
 
   /** One bulkWrite of guarded $inc upserts, then the rotation of the few guards that are full. */
   async applyDeltas(journal: BatchJournal): Promise<void> {
     const guard = (delta: BucketDelta) => ({ _id: bucketId(delta.organization, delta.bucket), applied: { $ne: journal.batch }, appliedPrev: { $ne: journal.batch } });
-    const change = (delta: BucketDelta) => ({
-      $inc: { tokensInput: delta.tokensInput, tokensOutput: delta.tokensOutput, costNanos: delta.costNanos, calls: delta.calls, appliedCount: 1 },
-      $push: { applied: journal.batch },
-    });
+    const keys = keysByTotal(journal.deltas);
+    const change = (delta: BucketDelta) => {
+      const update: UpdateFilter<BucketDoc> = {
+        $inc: { tokensInput: delta.tokensInput, tokensOutput: delta.tokensOutput, costNanos: delta.costNanos, calls: delta.calls, appliedCount: 1 },
+        $push: { applied: journal.batch },
+      };
+      // Under the same guard as the counts: a bucket counted is always listed in its month's total.
+      const listed = keys.get(bucketId(delta.organization, delta.bucket));
+      if (listed) update.$addToSet = { 'keys.model': { $each: listed.model }, 'keys.endpoint': { $each: listed.endpoint }, 'keys.day': { $each: listed.day } } as UpdateFilter<BucketDoc>['$addToSet'];
+      return update;
+    };
     const upsert = (delta: BucketDelta) => ({
       ...change(delta),
-      $setOnInsert: { organization: delta.organization, kind: delta.bucket.kind, period: delta.bucket.period, key: delta.bucket.key },
+      $setOnInsert: {
+        organization: delta.organization,
+        kind: delta.bucket.kind,
+        period: delta.bucket.period,
+        key: delta.bucket.key,
+        ...(delta.bucket.kind === 'total' && { keysListed: true }),
+      },
     });
     const upserts: AnyBulkWriteOperation<BucketDoc>[] = journal.deltas.map((delta) => ({ updateOne: { filter: guard(delta), update: upsert(delta), upsert: true } }));
     try {
@@ -137,28 +186,50 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
-    const doc = await this.projection.findOne({ _id: bucketId(organization, { kind: 'total', period, key: '' }) }, { projection: { applied: 0, appliedPrev: 0 } });
+    const doc = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: COUNTS });
     return doc ? totalsOf(doc) : { ...ZERO_TOTALS };
   }
 
-  async buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]> {
-    const docs = await this.projection.find({ organization, kind, period }, { projection: { applied: 0, appliedPrev: 0 } }).toArray();
-    return docs.map((doc) => ({ key: doc.key, ...totalsOf(doc) }));
+  buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]> {
+    return this.listed(organization, period, kind, () => true);
   }
 
+  /** The day buckets of each month the range touches. */
   async daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]> {
-    const docs = await this.projection.find({ organization, kind: 'day', key: { $gte: fromDay, $lte: toDay } }, { projection: { applied: 0, appliedPrev: 0 } }).toArray();
+    const inRange = (day: string) => day >= fromDay && day <= toDay;
+    const months = await Promise.all(monthsBetween(fromDay, toDay).map((period) => this.listed(organization, period, 'day', inRange)));
+    return months.flat();
+  }
+
+  /** The keys of a kind listed in the month's total bucket, then each of those buckets by _id. */
+  private async listed(organization: string, period: string, kind: ListedKind, wanted: (key: string) => boolean): Promise<KeyedTotals[]> {
+    const total = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: { keys: 1, keysListed: 1 } });
+    if (!total) return [];
+    // A total from before the key lists: its buckets by a query (a scan on FerretDB).
+    if (!total.keysListed) return (await this.bucketsByQuery({ organization, kind, period })).filter((b) => wanted(b.key));
+    return this.bucketsById(organization, (total.keys?.[kind] ?? []).filter(wanted).map((key) => ({ kind, period, key })));
+  }
+
+  private async bucketsById(organization: string, refs: BucketRef[]): Promise<KeyedTotals[]> {
+    const docs = await Promise.all(refs.map((ref) => this.projection.findOne({ _id: bucketId(organization, ref) }, { projection: COUNTS })));
+    return docs.flatMap((doc) => (doc ? [{ key: doc.key, ...totalsOf(doc) }] : []));
+  }
+
+  private async bucketsByQuery(filter: Filter<BucketDoc>): Promise<KeyedTotals[]> {
+    const docs = await this.projection.find(filter, { projection: COUNTS }).toArray();
     return docs.map((doc) => ({ key: doc.key, ...totalsOf(doc) }));
   }
 
   /**
    * Bounds the guards without $slice (FerretDB ignores it): a guard holding APPLIED_WINDOW ids
    * becomes `appliedPrev` and a new generation starts, so it covers the last APPLIED_WINDOW to
-   * 2 x APPLIED_WINDOW batches. One query per batch finds the full ones (usually none).
+   * 2 x APPLIED_WINDOW batches. A lookup by _id per bucket, side by side, finds the full ones
+   * (usually none; `$in` would scan the projection on FerretDB).
    */
   private async rotateFull(ids: string[]): Promise<void> {
-    const full = await this.projection.find({ _id: { $in: ids }, appliedCount: { $gte: this.window } }, { projection: { applied: 1 } }).toArray();
-    for (const doc of full) {
+    const found = await Promise.all(ids.map((_id) => this.projection.findOne({ _id, appliedCount: { $gte: this.window } }, { projection: { applied: 1 } })));
+    for (const doc of found) {
+      if (!doc) continue;
       await this.projection.updateOne({ _id: doc._id, appliedCount: { $gte: this.window } }, { $set: { appliedPrev: doc.applied, applied: [], appliedCount: 0 } });
     }
   }

@@ -26,9 +26,9 @@ interface ScheduleDoc {
 }
 
 /**
- * The claim of one attempt: its _id (delivery id # attempt number) admits one owner and is what
- * every read and delete of a claim addresses. `key` repeats it (claims from before _id keys
- * have an ObjectId _id and only that; its unique index still arbitrates).
+ * The claim of one attempt: its _id (delivery id # attempt number, then ~n for each takeover)
+ * admits one owner and is what every read and delete of a claim addresses. `key` repeats it
+ * (claims from before _id keys have an ObjectId _id and only that; its unique index still arbitrates).
  */
 interface ClaimDoc {
   _id: string;
@@ -114,9 +114,11 @@ class FinishedEntries {
 /**
  * Deliveries and their attempt log in Mongo, safe with several replicas. Claiming an attempt
  * inserts a claim document keyed by (delivery id, attempt number): a unique-index insert is the
- * one write FerretDB performs atomically (its conditional updates are not compare-and-set), so
- * only one replica wins an attempt. A claim whose lease has expired (crashed replica) is deleted
- * by id and re-inserted, again arbitrated by the unique key. A delivery created claimed (first
+ * one write FerretDB performs atomically (its conditional updates and deletes are not
+ * compare-and-set), so only one replica wins an attempt. A claim whose lease has expired (crashed
+ * replica) is superseded by the next generation's claim (`<key>~<n>`), again arbitrated by its
+ * unique _id among the replicas that saw the same expired one; nothing is deleted to take over (a
+ * guarded delete could remove a competitor's newer claim: FerretDB deletes what it read by _id). A delivery created claimed (first
  * attempt from the event) needs no claim document: no other replica knows it before its
  * schedule entry falls due at the lease's end.
  *
@@ -206,6 +208,8 @@ export class MongoDeliveryStore implements DeliveryStore {
     // Only this instance's claims of it: those it holds (a delivery created claimed has none).
     const held = [...this.heldClaims].filter((key) => key.startsWith(`${id}#`));
     for (const key of held) this.heldClaims.delete(key);
+    // Only the generation held: earlier ones stay until the attempt is recorded, so a later
+    // claimant still finds the chain of generations from the first.
     if (held.length > 0) await this.claims.bulkWrite(held.map((key) => ({ deleteOne: { filter: { _id: key, owner: this.owner } } })), { ordered: false });
     const set: Document = { leaseUntil: '' };
     if (dueAt) set.nextAttemptAt = dueAt.toISOString();
@@ -228,9 +232,11 @@ export class MongoDeliveryStore implements DeliveryStore {
       { returnDocument: 'after' },
     );
     if (!updated) return undefined;
-    // The next attempt has a new claim key; the old claim is only clutter now.
+    // The next attempt has a new claim key; the old claim and its generations are only clutter now.
     const key = `${id}#${updated.attempts.length - 1}`;
-    const dropClaim = this.heldClaims.delete(key) ? this.claims.deleteOne({ _id: key }) : undefined;
+    const held = [...this.heldClaims].find((claimId) => claimId === key || claimId.startsWith(`${key}~`));
+    if (held) this.heldClaims.delete(held);
+    const dropClaim = held ? this.claims.bulkWrite(claimGenerations(held).map((claimId) => ({ deleteOne: { filter: { _id: claimId } } })), { ordered: false }) : undefined;
     if (result.status === 'pending' && result.nextAttemptAt) await this.reschedule(id, Date.parse(result.nextAttemptAt));
     else this.finished.add(id);
     await dropClaim;
@@ -277,9 +283,9 @@ export class MongoDeliveryStore implements DeliveryStore {
   private async tryClaim(doc: DeliveryDoc, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
     if (!isDue(doc, now) || (doc.leaseUntil && Date.parse(doc.leaseUntil) > now.getTime())) return undefined;
     const attempt = doc.attempts.length;
-    const key = `${doc.id}#${attempt}`;
     const lease = leaseUntil.toISOString();
-    if (!(await this.insertClaim(key, doc, attempt, now, lease))) return undefined;
+    const key = await this.insertClaim(`${doc.id}#${attempt}`, doc, attempt, now, lease);
+    if (!key) return undefined;
     this.heldClaims.add(key);
     const current = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: doc.id }));
     if (!current || current.attempts.length !== attempt || !isDue(current, now)) {
@@ -295,12 +301,15 @@ export class MongoDeliveryStore implements DeliveryStore {
     return toRecord(withoutId<DeliveryDoc>(marked) ?? { ...current, leaseUntil: lease });
   }
 
-  /** Inserts the claim; takes over a claim whose lease expired (its holder crashed or stalled). */
-  private async insertClaim(key: string, doc: DeliveryDoc, attempt: number, now: Date, leaseUntil: string): Promise<boolean> {
+  /**
+   * Inserts the claim (its _id is returned), or takes over a claim whose lease expired (its holder
+   * crashed or stalled) with the next generation's; undefined when another holds the attempt.
+   */
+  private async insertClaim(key: string, doc: DeliveryDoc, attempt: number, now: Date, leaseUntil: string): Promise<string | undefined> {
     // A fresh object per insert: the driver adds _id to what it inserts.
-    const claim = (): ClaimDoc => ({
-      _id: key,
-      key,
+    const claim = (id: string): ClaimDoc => ({
+      _id: id,
+      key: id,
       deliveryId: doc.id,
       organization: doc.organization,
       attempt,
@@ -308,12 +317,37 @@ export class MongoDeliveryStore implements DeliveryStore {
       leaseUntil,
       claimedAt: now.toISOString(),
     });
-    if (await insertIgnoringDuplicate(() => this.claims.insertOne(claim()))) return true;
-    // By _id; a claim from before _id keys only by its key (a scan, on this rare path only).
-    const holder = (await this.claims.findOne({ _id: key })) ?? (await this.claims.findOne({ key }));
-    if (holder && Date.parse(holder.leaseUntil) > now.getTime()) return false;
-    // Delete that exact expired claim; a competitor's newer one has another owner or claim time and survives.
-    if (holder) await this.claims.deleteOne({ _id: holder._id, owner: holder.owner, claimedAt: holder.claimedAt });
-    return insertIgnoringDuplicate(() => this.claims.insertOne(claim()));
+    const insert = async (id: string) => ((await insertIgnoringDuplicate(() => this.claims.insertOne(claim(id)))) ? id : undefined);
+    const first = await insert(key);
+    if (first) return first;
+    const holder = await this.latestClaim(key);
+    if (!holder) return insert(key); // released meanwhile
+    if (Date.parse(holder.leaseUntil) > now.getTime()) return undefined;
+    return insert(nextGeneration(key, holder._id));
   }
+
+  /** The newest generation of an attempt's claim: the first by _id, then each next one while it exists. */
+  private async latestClaim(key: string): Promise<ClaimDoc | undefined> {
+    // A claim from before _id keys only by its key (a scan, on this rare path only).
+    let latest: ClaimDoc | null = (await this.claims.findOne({ _id: key })) ?? (await this.claims.findOne({ key }));
+    while (latest) {
+      const next: ClaimDoc | null = await this.claims.findOne({ _id: nextGeneration(key, latest._id) });
+      if (!next) return latest;
+      latest = next;
+    }
+    return undefined;
+  }
+}
+
+/** The claim _id that supersedes `current` (the first claim `key`, or `key~n`). */
+function nextGeneration(key: string, current: unknown): string {
+  // The first claim: `key`, or from before _id keys an ObjectId.
+  const generation = typeof current !== 'string' || current === key ? 0 : Number(current.slice(key.length + 1));
+  return `${key}~${generation + 1}`;
+}
+
+/** Every generation of a claim up to the given one: `key`, `key~1`, ... `key~n`. */
+function claimGenerations(claimId: string): string[] {
+  const [key, generation] = claimId.split('~');
+  return [key!, ...Array.from({ length: Number(generation ?? 0) }, (_, i) => `${key}~${i + 1}`)];
 }

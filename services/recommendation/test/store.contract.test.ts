@@ -75,6 +75,13 @@ function interaction(userId: string, itemId: string, type: UserInteraction['type
 
 const retryable = (i: UserInteraction): InteractionToStore => ({ ...i, dedupeKey: JSON.stringify([i.userId, i.itemId, i.type, i.value, i.timestamp]) });
 
+/** Each user's interactions in order, users sorted: what a scan promises. */
+function byUser(log: readonly UserInteraction[]): Array<[string, UserInteraction[]]> {
+  const users = new Map<string, UserInteraction[]>();
+  for (const i of log) users.set(i.userId, [...(users.get(i.userId) ?? []), i]);
+  return [...users].sort(([a], [b]) => a.localeCompare(b));
+}
+
 async function all(iterable: AsyncIterable<UserInteraction>): Promise<UserInteraction[]> {
   const out: UserInteraction[] = [];
   for await (const value of iterable) out.push(value);
@@ -129,14 +136,14 @@ contractSuite<Backend>('ItemStore', fixtures, (backend) => {
 });
 
 contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
-  it('appends, counts and scans oldest first, per organization', async () => {
+  it("appends, counts and scans user by user, each user's oldest first, per organization", async () => {
     const { interactions } = await backend().open();
-    const log = [interaction('u1', 'a'), interaction('u1', 'b', 'purchase'), interaction('u2', 'a', 'rating', 4)];
+    const log = [interaction('u1', 'a'), interaction('u2', 'a', 'rating', 4), interaction('u1', 'b', 'purchase')];
     expect(await interactions.append('org_a', log)).to.deep.equal(log);
     await interactions.append('org_b', [interaction('u9', 'z')]);
     expect(await interactions.count('org_a')).to.equal(3);
     expect(await interactions.count('org_c')).to.equal(0);
-    expect(await all(interactions.scan('org_a'))).to.deep.equal(log);
+    expect(byUser(await all(interactions.scan('org_a')))).to.deep.equal(byUser(log));
     expect((await interactions.organizations()).sort()).to.deep.equal(['org_a', 'org_b']);
   });
 
@@ -186,14 +193,15 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     const { interactions } = await backend().open();
     const log = Array.from({ length: 2500 }, (_, i) => interaction(`u${i % 50}`, `i${i % 97}`));
     await interactions.append('org_a', log);
+    const previous = new Map<string, number>();
     let seen = 0;
-    let previous = -Infinity;
     for await (const i of interactions.scan('org_a')) {
-      expect(i.timestamp).to.be.greaterThan(previous);
-      previous = i.timestamp;
+      expect(i.timestamp).to.be.greaterThan(previous.get(i.userId) ?? -Infinity);
+      previous.set(i.userId, i.timestamp);
       seen++;
     }
     expect(seen).to.equal(2500);
+    expect(previous.size).to.equal(50);
   });
 });
 

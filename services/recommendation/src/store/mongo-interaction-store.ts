@@ -17,7 +17,10 @@ interface UserLogDocument {
   keys?: string[];
 }
 
-/** Interactions stored per organization, kept with the logs: isStale and the scheduler read it by `_id`. */
+/**
+ * Interactions stored per organization (read by `_id` to decide a retraining), added to after the
+ * users' appends: a replica dying between the two leaves it short of the log, never over it.
+ */
 interface TotalDocument {
   /** The organization. */
   _id: string;
@@ -78,7 +81,8 @@ function appendOperation(organization: string, user: UserBatch, entries: UserBat
 /**
  * InteractionStore on MongoDB: one document per user holding the user's interactions (the
  * serving path reads a profile by `_id`) and one total per organization. Retries are dropped by
- * the dedupe keys kept in the user's document. Training scans an organization's users.
+ * the dedupe keys kept in the user's document. Training scans an organization's users. A user's
+ * document is bounded by MongoDB's 16 MB: about 100,000 interactions of one user.
  */
 export class MongoInteractionStore implements InteractionStore {
   private readonly logs: Collection<UserLogDocument>;

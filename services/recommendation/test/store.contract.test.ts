@@ -127,6 +127,14 @@ contractSuite<Backend>('ItemStore', fixtures, (backend) => {
     expect(await items.get('org_a', 'b')).to.equal(undefined);
   });
 
+  it('replaces a catalog batch of existing items (more than a server takes in one command)', async () => {
+    const { items } = await backend().open();
+    const batch = Array.from({ length: 150 }, (_, i) => item(`bulk${i}`));
+    expect(await items.upsert('org_a', batch)).to.equal(150);
+    expect(await items.upsert('org_a', batch.map((i) => ({ ...i, title: 'Again' })))).to.equal(150);
+    expect((await items.getMany('org_a', ['bulk0', 'bulk149'])).get('bulk149')?.title).to.equal('Again');
+  });
+
   it('shows the catalog to a second instance and survives concurrent upserts of the same new ids', async () => {
     const [one, two] = [await backend().open(), await backend().open()];
     await Promise.all([one.items.upsert('org_a', [item('x'), item('y')]), two.items.upsert('org_a', [item('y'), item('x')])]);
@@ -165,6 +173,15 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     const [a, b] = await Promise.all([one.interactions.append('org_a', batch), two.interactions.append('org_a', batch)]);
     expect(a.length + b.length).to.equal(20);
     expect(await one.interactions.count('org_a')).to.equal(20);
+  });
+
+  it('appends a batch to many existing users (more than a server takes in one command)', async () => {
+    const { interactions } = await backend().open();
+    const users = Array.from({ length: 150 }, (_, i) => `bulk${i}`);
+    await interactions.append('org_a', users.map((u) => retryable(interaction(u, 'a'))));
+    expect(await interactions.append('org_a', users.map((u) => retryable(interaction(u, 'b'))))).to.have.length(150);
+    expect(await interactions.count('org_a')).to.equal(300);
+    expect((await interactions.forUser('org_a', 'bulk149')).map((i) => i.itemId)).to.deep.equal(['a', 'b']);
   });
 
   it("reads one user's interactions, oldest first, from a second instance", async () => {

@@ -112,6 +112,14 @@ export async function insertMissing<T extends Document & { _id: string }>(collec
 }
 
 /**
+ * Write statements per command. The local FerretDB (1.24, SQLite, with this project's `_id`
+ * patches) never answers an update command that modifies 100 or more existing documents (99 pass
+ * in about 0.2 s; the command hangs for minutes and holds up the database): bulks are sent in
+ * commands of this many statements.
+ */
+export const WRITE_STATEMENTS_PER_COMMAND = 50;
+
+/**
  * Runs every operation, in order, and returns the positions of those that failed on a duplicate
  * key (any other error is thrown). Ordered bulks resumed after each failure: FerretDB stops an
  * `update` command at its first error even when unordered (the later updates never run, and are
@@ -121,9 +129,10 @@ export async function bulkWriteSkippingDuplicates<T extends Document>(collection
   const duplicates = new Set<number>();
   let start = 0;
   while (start < operations.length) {
+    const end = Math.min(start + WRITE_STATEMENTS_PER_COMMAND, operations.length);
     try {
-      await collection.bulkWrite(operations.slice(start), { ordered: true });
-      break;
+      await collection.bulkWrite(operations.slice(start, end), { ordered: true });
+      start = end;
     } catch (error) {
       const failed = (error as { writeErrors?: unknown }).writeErrors;
       const first = (Array.isArray(failed) ? failed[0] : failed) as { index?: number; code?: number; errmsg?: string } | undefined;
@@ -133,5 +142,12 @@ export async function bulkWriteSkippingDuplicates<T extends Document>(collection
     }
   }
   return duplicates;
+}
+
+/** An idempotent bulk (replayable as a whole) in commands of WRITE_STATEMENTS_PER_COMMAND, unordered within each. */
+export async function bulkWriteInCommands<T extends Document>(collection: Collection<T>, operations: readonly AnyBulkWriteOperation<T>[]): Promise<void> {
+  for (let start = 0; start < operations.length; start += WRITE_STATEMENTS_PER_COMMAND) {
+    await collection.bulkWrite(operations.slice(start, start + WRITE_STATEMENTS_PER_COMMAND), { ordered: false });
+  }
 }
 

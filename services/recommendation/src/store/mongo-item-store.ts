@@ -1,4 +1,4 @@
-import { findByIds, insertMissing, moveLegacyDocuments, upsertRacingReplicas } from '@switchyard/shared';
+import { bulkWriteInCommands, findByIds, insertMissing, moveLegacyDocuments, upsertRacingReplicas } from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { scopedKey, type CatalogItem } from '../model/types';
 import type { ItemStore } from './item-store';
@@ -45,7 +45,7 @@ export class MongoItemStore implements ItemStore {
       return { replaceOne: { filter: { _id }, replacement: { _id, ...item, categories: [...item.categories], organization }, upsert: true } };
     });
     // Two replicas inserting the same new id at once: one upsert loses the race; replaying the bulk replaces.
-    await upsertRacingReplicas(() => this.items.bulkWrite(operations, { ordered: false }));
+    await upsertRacingReplicas(() => bulkWriteInCommands(this.items, operations));
     return latest.size;
   }
 

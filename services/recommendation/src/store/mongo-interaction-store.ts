@@ -3,7 +3,12 @@ import { type AnyBulkWriteOperation, type Collection, type Db, type ObjectId } f
 import { scopedKey, type UserInteraction } from '../model/types';
 import type { InteractionStore, InteractionToStore } from './interaction-store';
 
-type StoredEvent = Omit<UserInteraction, 'userId'>;
+/**
+ * An interaction of the user, as the JSON text [itemId, type, value, timestamp]: FerretDB decodes
+ * and re-encodes the whole document on every append and read, and a string costs it a third of
+ * what a four-field subdocument does (a 700-interaction user: 6.6 ms per append instead of 18.8).
+ */
+type StoredEvent = string;
 
 /** One user's log: a profile read is one lookup by `_id`, whatever the organization's size. */
 interface UserLogDocument {
@@ -46,12 +51,13 @@ interface UserBatch {
   entries: Array<{ index: number; interaction: InteractionToStore }>;
 }
 
-function eventOf({ itemId, type, value, timestamp }: StoredEvent): StoredEvent {
-  return { itemId, type, value, timestamp };
+function eventOf({ itemId, type, value, timestamp }: UserInteraction): StoredEvent {
+  return JSON.stringify([itemId, type, value, timestamp]);
 }
 
 function toInteraction(userId: string, event: StoredEvent): UserInteraction {
-  return { userId, ...eventOf(event) };
+  const [itemId, type, value, timestamp] = JSON.parse(event) as [string, UserInteraction['type'], number, number];
+  return { userId, itemId, type, value, timestamp };
 }
 
 function keysOf(entries: UserBatch['entries']): string[] {

@@ -17,10 +17,12 @@
  *
  *   npm run build && node --expose-gc bench/recommendation/movielens.js
  *  3. The Recommend handler alone, in-process, on in-memory stores or, with BENCH_MONGODB_URI, on
- *     MongoDB stores (a throw-away database; the model snapshot goes through GridFS).
+ *     MongoDB stores (a throw-away database; the model snapshot goes through the snapshot store).
  * Env: ML100K_DIR (default /work/shared/datasets/movielens-100k), SEEDS (default 42,7,123),
  *      IN_FLIGHT (default 8), OFFLINE, HTTP, HANDLER (default 1; 0 skips part 1, 2 or 3),
- *      BENCH_MONGODB_URI (part 3 on MongoDB), MESH_NODE_ARGS (node options of the mesh process,
+ *      BENCH_MONGODB_URI (part 3 on MongoDB), HTTP_MESH=stack (part 2 through start:stack's processes
+ *      on MONGODB_URI, KAFKA_BROKERS and REDIS_URL, fresh databases), HTTP_USERS (part 2 asks only
+ *      the first n test users), MESH_NODE_ARGS (node options of the mesh process,
  *      e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc").
  */
 const fs = require('node:fs');
@@ -161,6 +163,25 @@ async function forkMesh() {
   };
 }
 
+/**
+ * start:stack's five processes on MONGODB_URI, KAFKA_BROKERS and REDIS_URL (fresh databases), as
+ * the mesh of part 2 (HTTP_MESH=stack): what ingestion and serving cost on the real stores.
+ */
+async function stackMesh() {
+  const { API_KEY, startMockUpstream, startStack } = require('../gateway/targets');
+  const upstream = await startMockUpstream();
+  const target = await startStack(upstream.url, path.join(os.tmpdir(), `movielens-stack-${process.pid}.log`));
+  return {
+    stack: true,
+    gatewayUrl: target.url,
+    apiKey: API_KEY,
+    stop: async () => {
+      await target.stop();
+      await upstream.stop();
+    },
+  };
+}
+
 /** One latency phase: the client in its own process, the mesh's CPU time, loop delay and GC pauses during it. */
 async function latencyPhase(mesh, label, script, input) {
   await mesh.request({ reset: true });
@@ -188,9 +209,10 @@ async function post(mesh, route, body) {
 }
 
 async function throughHttp(train, test, movies) {
-  const mesh = await forkMesh();
+  const mesh = process.env.HTTP_MESH === 'stack' ? await stackMesh() : await forkMesh();
   try {
-    console.log(`\nthrough the HTTP API (embedded mesh, in-memory stores; load ${load()})`);
+    const where = mesh.stack ? 'start:stack, MongoDB, Kafka and Redis of the environment' : 'embedded mesh, in-memory stores';
+    console.log(`\nthrough the HTTP API (${where}; load ${load()})`);
     let started = performance.now();
     for (let i = 0; i < movies.length; i += BATCH) await post(mesh, '/api/v2/catalog/items', { items: movies.slice(i, i + BATCH) });
     const itemsMs = performance.now() - started;
@@ -213,16 +235,22 @@ async function throughHttp(train, test, movies) {
     console.log(
       `  training: ${model.algorithm} v${model.version}, ${model.items} items x ${model.users} users, ${model.interactions} interactions: ${model.trainingMs} ms in the worker, ${(performance.now() - started).toFixed(0)} ms for the call (load ${load()})`,
     );
-    console.log(`  memory after training (the mesh process): ${(await mesh.request({ memory: true })).memory}`);
+    if (!mesh.stack) console.log(`  memory after training (the mesh process): ${(await mesh.request({ memory: true })).memory}`);
 
-    const users = [...groupItemsByUser(test).keys()];
+    // HTTP_USERS limits the test users asked (slow stores); quality is then over those users only.
+    const users = [...groupItemsByUser(test).keys()].slice(0, Number(process.env.HTTP_USERS) || undefined);
     const lists = new Map();
-    await timed(users.length, IN_FLIGHT, async (i) => {
+    const firstCalls = await timed(users.length, IN_FLIGHT, async (i) => {
       const response = await post(mesh, '/api/v2/ai/recommendations', { userId: users[i], numRecommendations: K });
       lists.set(users[i], response.recommendations.map((r) => r.itemId));
     });
-    const quality = rankingMetrics(lists, test, K);
-    printMetrics('service through the HTTP API', quality);
+    const quality = rankingMetrics(lists, test.filter((r) => lists.has(r.user)), K);
+    printMetrics(`service through the HTTP API (${users.length} users)`, quality);
+    printLatency(`first call per user (profile read), ${IN_FLIGHT} in flight`, firstCalls);
+    if (mesh.stack) {
+      printLatency(`gateway HTTP, ${IN_FLIGHT} in flight`, await loadFromChildProcess('http-load.js', { url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls: users.length * 2, inFlight: IN_FLIGHT, warmUp: WARM_UP }));
+      return quality;
+    }
 
     // Latency: every test user twice more, the pass above warmed the profile cache and the JIT;
     // each client process warms its own connection first (WARM_UP calls, not measured).
@@ -255,6 +283,7 @@ async function handlerLatency(train, test, movies) {
   const item = (m) => ({ item_id: m.itemId, catalog: m.catalog, title: m.title, categories: m.categories, attributes_json: JSON.stringify(m.attributes), available: true, updated_at: '' });
   let started = performance.now();
   for (let i = 0; i < movies.length; i += BATCH) await h.UpsertItems({ items: movies.slice(i, i + BATCH).map(item) }, ctx);
+  const itemsMs = performance.now() - started;
   for (let i = 0; i < train.length; i += BATCH) {
     const interactions = train.slice(i, i + BATCH).map((r) => ({ user_id: r.user, item_id: r.item, type: 'rating', value: r.rating, timestamp: new Date(r.ts * 1000).toISOString() }));
     await h.RecordInteractions({ interactions }, ctx);
@@ -266,14 +295,14 @@ async function handlerLatency(train, test, movies) {
   const users = [...groupItemsByUser(test).keys()];
   const request = (i, extra = {}) => ({ user_id: users[i % users.length], num_recommendations: K, current_item_id: '', catalog: '', categories: [], max_per_category: 0, ...extra });
   const n = users.length * 2;
-  console.log(`\nthe Recommend handler alone (in-process, no transport; ${mongodbUri ? 'MongoDB stores, snapshot in GridFS' : 'in-memory stores'})`);
-  console.log(`  ingestion ${ingestMs.toFixed(0)} ms; RebuildModel ${rebuildMs.toFixed(0)} ms (training ${model.training_ms} ms, the rest reading the log and publishing the snapshot)`);
+  console.log(`\nthe Recommend handler alone (in-process, no transport; ${mongodbUri ? 'MongoDB stores' : 'in-memory stores'})`);
+  console.log(`  ingestion ${ingestMs.toFixed(0)} ms (${movies.length} items ${itemsMs.toFixed(0)} ms, ${train.length} interactions ${(ingestMs - itemsMs).toFixed(0)} ms); RebuildModel ${rebuildMs.toFixed(0)} ms (training ${model.training_ms} ms, the rest reading the log and publishing the snapshot)`);
   if (mongodbUri) {
-    // Another replica starting: it loads the published snapshot from GridFS.
+    // Another replica starting: it loads the published snapshot from the store.
     const otherStores = await createStores(config, logger);
     started = performance.now();
     const other = await createReplica({ config: { ...config, replicaId: 'bench-other' }, bus, logger, stores: otherStores });
-    console.log(`  a second replica starts serving model v${other.deps.models.current('bench')?.data.version} after ${(performance.now() - started).toFixed(0)} ms (snapshot read from GridFS)`);
+    console.log(`  a second replica starts serving model v${other.deps.models.current('bench')?.data.version} after ${(performance.now() - started).toFixed(0)} ms (snapshot read from the store)`);
     await other.close();
     await otherStores.close();
   }

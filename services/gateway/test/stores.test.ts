@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError, connectMongo, type MongoConnection } from '@switchyard/shared';
-import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import { contractSuite, endpointOf, freshMongoDatabase, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import type { ApiKeyRecord, ApiKeyStore } from '../src/auth/api-key-store';
 import { InMemoryApiKeyStore } from '../src/auth/api-key-store';
 import { ensureGatewayIndexes, MongoApiKeyStore, MongoOrganizationStore } from '../src/accounts/mongo-stores';
@@ -120,6 +120,25 @@ contractSuite<WithMongo<ApiKeyStore>>(
   },
 );
 
+contractSuite<MongoConnection>(
+  'Gateway account stores, the earlier MongoDB layout',
+  { mongo: freshMongoDatabase('gw_layout') },
+  (mongo) => {
+    it('is moved at start: keys keep authenticating and stay revoked, organizations are found', async () => {
+      const revoked = { ...key('key_2', 'h2'), revokedAt: '2026-11-15T00:00:00.000Z' };
+      await mongo().db.collection('organizations').insertOne({ ...org('acme') });
+      await mongo().db.collection('api_keys').insertMany([{ ...key('key_1', 'h1') }, { ...revoked }]);
+      await Promise.all([ensureGatewayIndexes(mongo().db), ensureGatewayIndexes(mongo().db)]);
+      const keys = new MongoApiKeyStore(mongo().db);
+      expect(await keys.findByHash('h1')).to.deep.equal(key('key_1', 'h1'));
+      expect(await keys.findByHash('h2')).to.deep.equal(revoked);
+      expect(await new MongoOrganizationStore(mongo().db).get('acme')).to.deep.equal(org('acme'));
+      await expectConflict(keys.insert(key('key_1', 'h_other')));
+      expect(await mongo().db.collection('api_keys').countDocuments()).to.equal(0);
+    });
+  },
+);
+
 contractSuite<WithMongo<QuotaTallyStore>>(
   'QuotaTallyStore (hard-quota tallies)',
   { memory: { create: async () => ({ store: new InMemoryQuotaTallyStore() }) }, mongo: mongoFixture((m) => new MongoQuotaTallyStore(m.db)) },
@@ -145,6 +164,16 @@ contractSuite<WithMongo<QuotaTallyStore>>(
       await store.add('w1', 'b1', batch);
       await store.add('w1', 'b2', batch);
       expect(await store.total('org_a', '2026-11')).to.equal(20);
+    });
+
+    it('applies the rest of a batch retried after only its first tally was written', async () => {
+      const { store } = subject();
+      const first = { organization: 'org_a', period: '2026-11', tokens: 10 };
+      await store.add('w1', 'b1', [first]);
+      await store.add('w1', 'b1', [first, { organization: 'org_b', period: '2026-11', tokens: 7 }, { organization: 'org_c', period: '2026-11', tokens: 5 }]);
+      expect(await store.total('org_a', '2026-11')).to.equal(10);
+      expect(await store.total('org_b', '2026-11')).to.equal(7);
+      expect(await store.total('org_c', '2026-11')).to.equal(5);
     });
 
     it('sums many concurrent additions of one process exactly, in few writes', async () => {

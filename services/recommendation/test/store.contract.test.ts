@@ -75,6 +75,13 @@ function interaction(userId: string, itemId: string, type: UserInteraction['type
 
 const retryable = (i: UserInteraction): InteractionToStore => ({ ...i, dedupeKey: JSON.stringify([i.userId, i.itemId, i.type, i.value, i.timestamp]) });
 
+/** Each user's interactions in order, users sorted: what a scan promises. */
+function byUser(log: readonly UserInteraction[]): Array<[string, UserInteraction[]]> {
+  const users = new Map<string, UserInteraction[]>();
+  for (const i of log) users.set(i.userId, [...(users.get(i.userId) ?? []), i]);
+  return [...users].sort(([a], [b]) => a.localeCompare(b));
+}
+
 async function all(iterable: AsyncIterable<UserInteraction>): Promise<UserInteraction[]> {
   const out: UserInteraction[] = [];
   for await (const value of iterable) out.push(value);
@@ -120,6 +127,14 @@ contractSuite<Backend>('ItemStore', fixtures, (backend) => {
     expect(await items.get('org_a', 'b')).to.equal(undefined);
   });
 
+  it('replaces a catalog batch of existing items (more than a server takes in one command)', async () => {
+    const { items } = await backend().open();
+    const batch = Array.from({ length: 150 }, (_, i) => item(`bulk${i}`));
+    expect(await items.upsert('org_a', batch)).to.equal(150);
+    expect(await items.upsert('org_a', batch.map((i) => ({ ...i, title: 'Again' })))).to.equal(150);
+    expect((await items.getMany('org_a', ['bulk0', 'bulk149'])).get('bulk149')?.title).to.equal('Again');
+  });
+
   it('shows the catalog to a second instance and survives concurrent upserts of the same new ids', async () => {
     const [one, two] = [await backend().open(), await backend().open()];
     await Promise.all([one.items.upsert('org_a', [item('x'), item('y')]), two.items.upsert('org_a', [item('y'), item('x')])]);
@@ -129,14 +144,14 @@ contractSuite<Backend>('ItemStore', fixtures, (backend) => {
 });
 
 contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
-  it('appends, counts and scans oldest first, per organization', async () => {
+  it("appends, counts and scans user by user, each user's oldest first, per organization", async () => {
     const { interactions } = await backend().open();
-    const log = [interaction('u1', 'a'), interaction('u1', 'b', 'purchase'), interaction('u2', 'a', 'rating', 4)];
+    const log = [interaction('u1', 'a'), interaction('u2', 'a', 'rating', 4), interaction('u1', 'b', 'purchase')];
     expect(await interactions.append('org_a', log)).to.deep.equal(log);
     await interactions.append('org_b', [interaction('u9', 'z')]);
     expect(await interactions.count('org_a')).to.equal(3);
     expect(await interactions.count('org_c')).to.equal(0);
-    expect(await all(interactions.scan('org_a'))).to.deep.equal(log);
+    expect(byUser(await all(interactions.scan('org_a')))).to.deep.equal(byUser(log));
     expect((await interactions.organizations()).sort()).to.deep.equal(['org_a', 'org_b']);
   });
 
@@ -158,6 +173,15 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     const [a, b] = await Promise.all([one.interactions.append('org_a', batch), two.interactions.append('org_a', batch)]);
     expect(a.length + b.length).to.equal(20);
     expect(await one.interactions.count('org_a')).to.equal(20);
+  });
+
+  it('appends a batch to many existing users (more than a server takes in one command)', async () => {
+    const { interactions } = await backend().open();
+    const users = Array.from({ length: 150 }, (_, i) => `bulk${i}`);
+    await interactions.append('org_a', users.map((u) => retryable(interaction(u, 'a'))));
+    expect(await interactions.append('org_a', users.map((u) => retryable(interaction(u, 'b'))))).to.have.length(150);
+    expect(await interactions.count('org_a')).to.equal(300);
+    expect((await interactions.forUser('org_a', 'bulk149')).map((i) => i.itemId)).to.deep.equal(['a', 'b']);
   });
 
   it("reads one user's interactions, oldest first, from a second instance", async () => {
@@ -186,14 +210,15 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     const { interactions } = await backend().open();
     const log = Array.from({ length: 2500 }, (_, i) => interaction(`u${i % 50}`, `i${i % 97}`));
     await interactions.append('org_a', log);
+    const previous = new Map<string, number>();
     let seen = 0;
-    let previous = -Infinity;
     for await (const i of interactions.scan('org_a')) {
-      expect(i.timestamp).to.be.greaterThan(previous);
-      previous = i.timestamp;
+      expect(i.timestamp).to.be.greaterThan(previous.get(i.userId) ?? -Infinity);
+      previous.set(i.userId, i.timestamp);
       seen++;
     }
     expect(seen).to.equal(2500);
+    expect(previous.size).to.equal(50);
   });
 });
 

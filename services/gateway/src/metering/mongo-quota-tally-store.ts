@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@switchyard/shared';
+import { bulkWriteSkippingDuplicates } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { tallyId, type QuotaTallyStore, type TallyDelta } from './quota-tally-store';
 
@@ -35,14 +35,8 @@ export class MongoQuotaTallyStore implements QuotaTallyStore {
         upsert: true,
       },
     }));
-    try {
-      await this.collection.bulkWrite(operations, { ordered: false });
-    } catch (error) {
-      // A duplicate is a tally this batch already reached (that part is applied); anything else fails the batch.
-      const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-      const duplicatesOnly = Array.isArray(writeErrors) ? writeErrors.length > 0 && writeErrors.every(isDuplicateKeyError) : isDuplicateKeyError(error);
-      if (!duplicatesOnly) throw error;
-    }
+    // A duplicate is a tally this batch already reached (that part is applied); anything else fails the batch.
+    await bulkWriteSkippingDuplicates(this.collection, operations);
   }
 
   async total(organization: string, period: string): Promise<number> {

@@ -47,10 +47,13 @@ export class ModelRegistry {
     for (const organization of await this.options.interactions.organizations()) await this.refresh(organization);
   }
 
-  /** true when interactions were stored since the served model was trained. */
+  /**
+   * true when interactions were stored since the served model was trained. "More than trained
+   * on", not "different": a store's count may lag the log it counts (see MongoInteractionStore).
+   */
   async isStale(organization: string): Promise<boolean> {
     const count = await this.options.interactions.count(organization);
-    return count > 0 && count !== (this.models.get(organization)?.data.interactions ?? 0);
+    return count > (this.models.get(organization)?.data.interactions ?? 0);
   }
 
   /**

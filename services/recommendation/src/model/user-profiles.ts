@@ -27,8 +27,11 @@ export interface Taste {
  */
 export class UserProfiles {
   private readonly cache = new Map<string, UserProfile>();
-  /** Loads under way; an invalidation removes the token so a stale load is not cached. */
-  private readonly loading = new Map<string, symbol>();
+  /**
+   * Loads under way, shared by the calls for the same user meanwhile (one store read, not one per
+   * call in flight); an invalidation removes the entry so a stale load is not cached or joined.
+   */
+  private readonly loading = new Map<string, Promise<UserProfile>>();
 
   constructor(
     private readonly store: InteractionStore,
@@ -38,20 +41,26 @@ export class UserProfiles {
 
   async get(organization: string, userId: string): Promise<UserProfile> {
     const key = cacheKey(organization, userId);
-    const cached = this.cache.get(key);
+    const cached = this.cache.get(key) ?? this.loading.get(key);
     if (cached) return cached;
-    const token = Symbol(key);
-    this.loading.set(key, token);
+    const load = this.load(organization, userId);
+    this.loading.set(key, load);
+    try {
+      const profile = await load;
+      if (this.loading.get(key) === load) this.remember(key, profile);
+      return profile;
+    } finally {
+      if (this.loading.get(key) === load) this.loading.delete(key);
+    }
+  }
+
+  private async load(organization: string, userId: string): Promise<UserProfile> {
     const interactions = await this.store.forUser(organization, userId);
     const newest = interactions.reduce((max, i) => Math.max(max, i.timestamp), -Infinity);
     const profile: UserProfile = { known: interactions.length > 0, weights: new Map(), owned: new Set() };
     for (const [itemId, signal] of foldUserSignals(interactions, newest, this.halfLifeDays)) {
       if (signal.weight > 0) profile.weights.set(itemId, signal.weight);
       if (signal.owned) profile.owned.add(itemId);
-    }
-    if (this.loading.get(key) === token) {
-      this.loading.delete(key);
-      this.remember(key, profile);
     }
     return profile;
   }

@@ -15,13 +15,16 @@ export interface InteractionStore {
   count(organization: string): Promise<number>;
   /** One user's interactions, oldest first (a user's profile at serving time). */
   forUser(organization: string, userId: string): Promise<UserInteraction[]>;
-  /** Every stored interaction of an organization, oldest first (for rebuilding the model). */
+  /**
+   * Every stored interaction of an organization (for rebuilding the model), user by user, each
+   * user's oldest first; the order of the users is unspecified.
+   */
   scan(organization: string): AsyncIterable<UserInteraction>;
   organizations(): Promise<string[]>;
 }
 
 interface OrganizationLog {
-  interactions: UserInteraction[];
+  count: number;
   byUser: Map<string, UserInteraction[]>;
   keys: Set<string>;
 }
@@ -37,7 +40,7 @@ export class InMemoryInteractionStore implements InteractionStore {
         if (log.keys.has(dedupeKey)) continue;
         log.keys.add(dedupeKey);
       }
-      log.interactions.push(interaction);
+      log.count++;
       let mine = log.byUser.get(interaction.userId);
       if (!mine) log.byUser.set(interaction.userId, (mine = []));
       mine.push(interaction);
@@ -47,7 +50,7 @@ export class InMemoryInteractionStore implements InteractionStore {
   }
 
   async count(organization: string): Promise<number> {
-    return this.logs.get(organization)?.interactions.length ?? 0;
+    return this.logs.get(organization)?.count ?? 0;
   }
 
   async forUser(organization: string, userId: string): Promise<UserInteraction[]> {
@@ -55,7 +58,9 @@ export class InMemoryInteractionStore implements InteractionStore {
   }
 
   async *scan(organization: string): AsyncIterable<UserInteraction> {
-    for (const interaction of this.logs.get(organization)?.interactions ?? []) yield { ...interaction };
+    for (const mine of this.logs.get(organization)?.byUser.values() ?? []) {
+      for (const interaction of mine) yield { ...interaction };
+    }
   }
 
   async organizations(): Promise<string[]> {
@@ -65,7 +70,7 @@ export class InMemoryInteractionStore implements InteractionStore {
   private logOf(organization: string): OrganizationLog {
     let log = this.logs.get(organization);
     if (!log) {
-      log = { interactions: [], byUser: new Map(), keys: new Set() };
+      log = { count: 0, byUser: new Map(), keys: new Set() };
       this.logs.set(organization, log);
     }
     return log;

@@ -1,13 +1,29 @@
-import { isDuplicateKeyError } from '@switchyard/shared';
-import { GridFSBucket, type Collection, type Db } from 'mongodb';
+import { findByIds, isDuplicateKeyError, upsertRacingReplicas } from '@switchyard/shared';
+import { Binary, type Collection, type Db } from 'mongodb';
 import type { ModelSnapshot, ModelSnapshotStore } from './snapshot-store';
 
 interface VersionDocument {
+  /** organization \0 version: the unique `_id` makes the first publisher of a version win. */
+  _id: string;
   organization: string;
   version: number;
-  /** Set once the GridFS file is complete; readers ignore versions still uploading. */
-  ready: boolean;
+  /** How many chunk documents hold the snapshot. */
+  chunks: number;
   publishedAt: Date;
+}
+
+/** The newest complete version per organization: what every replica polls, read by `_id`. */
+interface LatestDocument {
+  /** The organization. */
+  _id: string;
+  version: number;
+}
+
+/** Part n of a snapshot (documents are limited to 16 MB; an EASE model of 1,682 items is 11 MB). */
+interface ChunkDocument {
+  /** organization \0 version \0 n */
+  _id: string;
+  data: Binary;
 }
 
 interface LeaseDocument {
@@ -16,59 +32,66 @@ interface LeaseDocument {
   expiresAt: Date;
 }
 
-export const MODEL_VERSIONS_COLLECTION = 'model_versions';
+export const MODEL_VERSIONS_COLLECTION = 'model_snapshot_versions';
+export const MODEL_LATEST_COLLECTION = 'model_latest_versions';
+export const MODEL_CHUNKS_COLLECTION = 'model_snapshot_chunks';
 export const TRAINING_LEASES_COLLECTION = 'model_training_leases';
-const BUCKET = 'model_snapshots';
+const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Older snapshots kept besides the newest, for replicas still loading one. */
 const KEEP_PREVIOUS = 2;
 
 /**
- * Snapshots in GridFS (an EASE model of 1,682 items is 11 MB, over a document's limit), with a
- * version collection whose unique index makes the first publisher of a version win.
+ * Snapshots in chunk documents, every read and write by `_id` (a GridFS read scans its chunks
+ * collection on FerretDB). A version is written chunks first, then made the latest: readers
+ * never see a version still uploading. Models are derived data: the earlier layout (collection
+ * model_versions, GridFS bucket model_snapshots) is not read; organizations are retrained.
  */
 export class MongoModelSnapshotStore implements ModelSnapshotStore {
   private readonly versions: Collection<VersionDocument>;
-  private readonly bucket: GridFSBucket;
+  private readonly latestVersions: Collection<LatestDocument>;
+  private readonly chunks: Collection<ChunkDocument>;
   private readonly leases: Collection<LeaseDocument>;
 
   constructor(db: Db) {
     this.versions = db.collection<VersionDocument>(MODEL_VERSIONS_COLLECTION);
-    this.bucket = new GridFSBucket(db, { bucketName: BUCKET });
+    this.latestVersions = db.collection<LatestDocument>(MODEL_LATEST_COLLECTION);
+    this.chunks = db.collection<ChunkDocument>(MODEL_CHUNKS_COLLECTION);
     this.leases = db.collection<LeaseDocument>(TRAINING_LEASES_COLLECTION);
   }
 
-  async ensureIndexes(): Promise<void> {
-    await this.versions.createIndex({ organization: 1, version: 1 }, { unique: true, name: 'organization_version' });
-  }
+  /** Every lookup is by `_id`: no index to create. */
+  async ensureIndexes(): Promise<void> {}
 
   async latestVersion(organization: string): Promise<number> {
-    const latest = await this.versions.find({ organization, ready: true }).sort({ version: -1 }).limit(1).next();
-    return latest?.version ?? 0;
+    return (await this.latestVersions.findOne({ _id: organization }))?.version ?? 0;
   }
 
   async latest(organization: string): Promise<ModelSnapshot | undefined> {
     const version = await this.latestVersion(organization);
     if (version === 0) return undefined;
-    const chunks: Buffer[] = [];
-    for await (const chunk of this.bucket.openDownloadStreamByName(fileName(organization, version))) chunks.push(chunk as Buffer);
-    return { version, blob: Buffer.concat(chunks) };
+    const document = await this.versions.findOne({ _id: versionId(organization, version) });
+    if (!document) return undefined;
+    const ids = Array.from({ length: document.chunks }, (_, n) => chunkId(organization, version, n));
+    const found = await findByIds(this.chunks, ids, {}, 4);
+    // Pruned while being read (two newer versions were published meanwhile): the caller polls again.
+    if (found.size !== ids.length) return undefined;
+    return { version, blob: Buffer.concat(ids.map((id) => found.get(id)!.data.buffer)) };
   }
 
   async publish(organization: string, snapshot: ModelSnapshot): Promise<boolean> {
     if (snapshot.version <= (await this.latestVersion(organization))) return false;
+    const parts = Math.max(1, Math.ceil(snapshot.blob.length / CHUNK_BYTES));
     try {
-      await this.versions.insertOne({ organization, version: snapshot.version, ready: false, publishedAt: new Date() });
+      await this.versions.insertOne({ _id: versionId(organization, snapshot.version), organization, version: snapshot.version, chunks: parts, publishedAt: new Date() });
     } catch (error) {
       if (isDuplicateKeyError(error)) return false;
       throw error;
     }
-    await new Promise<void>((resolve, reject) => {
-      const upload = this.bucket.openUploadStream(fileName(organization, snapshot.version));
-      upload.once('finish', () => resolve());
-      upload.once('error', reject);
-      upload.end(snapshot.blob);
-    });
-    await this.versions.updateOne({ organization, version: snapshot.version }, { $set: { ready: true } });
+    for (let n = 0; n < parts; n++) {
+      const data = new Binary(snapshot.blob.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES));
+      await this.chunks.replaceOne({ _id: chunkId(organization, snapshot.version, n) }, { data }, { upsert: true });
+    }
+    await this.makeLatest(organization, snapshot.version);
     await this.prune(organization, snapshot.version);
     return true;
   }
@@ -93,17 +116,26 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
     await this.leases.deleteOne({ _id: organization, owner });
   }
 
+  /** Versions only grow: $max keeps a newer one published meanwhile. */
+  private async makeLatest(organization: string, version: number): Promise<void> {
+    await upsertRacingReplicas(() => this.latestVersions.updateOne({ _id: organization }, { $max: { version } }, { upsert: true }));
+  }
+
+  /** Deletes the versions below the kept ones, newest first, down to the first already pruned. */
   private async prune(organization: string, newest: number): Promise<void> {
-    const old = await this.versions.find({ organization, version: { $lt: newest - KEEP_PREVIOUS } }).toArray();
-    for (const document of old) {
-      for (const file of await this.bucket.find({ filename: fileName(organization, document.version) }).toArray()) {
-        await this.bucket.delete(file._id);
-      }
-      await this.versions.deleteOne({ organization, version: document.version });
+    for (let version = newest - KEEP_PREVIOUS - 1; version > 0; version--) {
+      const document = await this.versions.findOne({ _id: versionId(organization, version) });
+      if (!document) return;
+      for (let n = 0; n < document.chunks; n++) await this.chunks.deleteOne({ _id: chunkId(organization, version, n) });
+      await this.versions.deleteOne({ _id: document._id });
     }
   }
 }
 
-function fileName(organization: string, version: number): string {
-  return `${organization}/${version}`;
+function versionId(organization: string, version: number): string {
+  return `${organization}\u0000${version}`;
+}
+
+function chunkId(organization: string, version: number, n: number): string {
+  return `${versionId(organization, version)}\u0000${n}`;
 }

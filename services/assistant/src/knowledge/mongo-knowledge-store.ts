@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isDuplicateKeyError } from '@switchyard/shared';
+import { isDuplicateKeyError, upsertRacingReplicas } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { documentId } from '../store/document-id';
 import type { KnowledgeDocument } from './documents';
@@ -77,7 +77,7 @@ export class MongoKnowledgeStore implements KnowledgeStore {
     for (let attempt = 0; attempt < CATALOG_ATTEMPTS; attempt++) {
       const collections = await this.collections.find({ organization }, { projection: { _id: 0 } }).sort({ name: 1 }).toArray();
       if (isDeepStrictEqual(await this.listCollections(organization), collections)) return;
-      await this.catalogs.replaceOne({ _id: organization }, { collections }, { upsert: true });
+      await upsertRacingReplicas(() => this.catalogs.replaceOne({ _id: organization }, { collections }, { upsert: true }));
     }
   }
 
@@ -106,7 +106,7 @@ export class MongoKnowledgeStore implements KnowledgeStore {
     }
     for (const doc of replace) {
       const { _id, ...replacement } = stored(doc);
-      await this.documents.replaceOne({ _id }, replacement, { upsert: true });
+      await upsertRacingReplicas(() => this.documents.replaceOne({ _id }, replacement, { upsert: true }));
     }
   }
 

@@ -1,3 +1,4 @@
+import { upsertRacingReplicas } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import type { AgentProfile, AgentProfileStore } from './agent-profile-store';
 import { documentId } from './document-id';
@@ -17,7 +18,7 @@ export class MongoAgentProfileStore implements AgentProfileStore {
   }
 
   async put(profile: AgentProfile): Promise<void> {
-    await this.profiles.replaceOne({ _id: documentId(profile.organization, profile.name) }, { ...profile }, { upsert: true });
+    await upsertRacingReplicas(() => this.profiles.replaceOne({ _id: documentId(profile.organization, profile.name) }, { ...profile }, { upsert: true }));
   }
 
   async get(organization: string, name: string): Promise<AgentProfile | undefined> {

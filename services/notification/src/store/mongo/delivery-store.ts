@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { isDuplicateKeyError } from '@switchyard/shared';
+import { bulkWriteInCommands, isDuplicateKeyError } from '@switchyard/shared';
 import { MongoBulkWriteError, type Db, type Document } from 'mongodb';
 import { hostKey } from '../../delivery/host-key';
 import type { DeliveryRecord } from '../../model';
@@ -185,7 +185,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     const postponed = skip ? due.filter((entry) => !skip.host(entry.host)) : [];
     if (postponed.length > 0) {
       const dueAt = skip!.until.toISOString();
-      await this.schedule.bulkWrite(postponed.map((e) => ({ updateOne: { filter: { _id: e._id }, update: { $set: { dueAt } } } })), { ordered: false });
+      await bulkWriteInCommands(this.schedule, postponed.map((e) => ({ updateOne: { filter: { _id: e._id }, update: { $set: { dueAt } } } })));
     }
     const claimed: DeliveryRecord[] = [];
     for (const entry of due.filter((e) => !postponed.includes(e))) {
@@ -210,7 +210,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     for (const key of held) this.heldClaims.delete(key);
     // Only the generation held: earlier ones stay until the attempt is recorded, so a later
     // claimant still finds the chain of generations from the first.
-    if (held.length > 0) await this.claims.bulkWrite(held.map((key) => ({ deleteOne: { filter: { _id: key, owner: this.owner } } })), { ordered: false });
+    if (held.length > 0) await bulkWriteInCommands(this.claims, held.map((key) => ({ deleteOne: { filter: { _id: key, owner: this.owner } } })));
     const set: Document = { leaseUntil: '' };
     if (dueAt) set.nextAttemptAt = dueAt.toISOString();
     const released = await this.deliveries.findOneAndUpdate(
@@ -236,7 +236,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     const key = `${id}#${updated.attempts.length - 1}`;
     const held = [...this.heldClaims].find((claimId) => claimId === key || claimId.startsWith(`${key}~`));
     if (held) this.heldClaims.delete(held);
-    const dropClaim = held ? this.claims.bulkWrite(claimGenerations(held).map((claimId) => ({ deleteOne: { filter: { _id: claimId } } })), { ordered: false }) : undefined;
+    const dropClaim = held ? bulkWriteInCommands(this.claims, claimGenerations(held).map((claimId) => ({ deleteOne: { filter: { _id: claimId } } }))) : undefined;
     if (result.status === 'pending' && result.nextAttemptAt) await this.reschedule(id, Date.parse(result.nextAttemptAt));
     else this.finished.add(id);
     await dropClaim;
@@ -261,7 +261,7 @@ export class MongoDeliveryStore implements DeliveryStore {
 
   /** Removes schedule entries, each by _id (FerretDB scans for `$in`). */
   private async unschedule(ids: string[]): Promise<void> {
-    await this.schedule.bulkWrite(ids.map((id) => ({ deleteOne: { filter: { _id: id } } })), { ordered: false });
+    await bulkWriteInCommands(this.schedule, ids.map((id) => ({ deleteOne: { filter: { _id: id } } })));
   }
 
   private async reschedule(id: string, dueAt: number): Promise<void> {

@@ -1,3 +1,4 @@
+import { upsertRacingReplicas } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { OrganizationPolicyRecord, PolicyStore } from '../policy-store';
 import { Collections } from './collections';
@@ -16,7 +17,7 @@ export class MongoPolicyStore implements PolicyStore {
   }
 
   async put(policy: OrganizationPolicyRecord): Promise<void> {
-    await this.collection.replaceOne({ _id: policy.organization }, { ...policy }, { upsert: true });
+    await upsertRacingReplicas(() => this.collection.replaceOne({ _id: policy.organization }, { ...policy }, { upsert: true }));
   }
 
   async get(organization: string): Promise<OrganizationPolicyRecord | undefined> {

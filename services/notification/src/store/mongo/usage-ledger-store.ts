@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@switchyard/shared';
+import { bulkWriteInCommands, isDuplicateKeyError } from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
 import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type BucketRef, type KeyedTotals, type UsageEntry, type UsageTotals } from '../../usage/usage-entry';
 import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from '../usage-ledger-store';
@@ -68,7 +68,7 @@ interface JournalDoc extends Omit<BatchJournal, 'batch'> {
 /**
  * The ledger on MongoDB/FerretDB without transactions, five round trips per batch whatever its
  * size, none of which reads or updates the (ever growing) ledger: insert the journal, insertMany
- * the entries (the unique _id decides), one bulkWrite of $inc upserts by bucket _id, lookups of
+ * the entries (the unique _id decides), bulk $inc upserts by bucket _id, lookups of
  * the buckets' guard sizes by _id side by side, delete the journal. owners() (lookups by _id)
  * runs only when a batch meets ids stored before (redeliveries, replays); staleJournals() reads
  * the small journal collection by its writtenAt index. FerretDB serves only _id equality from an index (anything else, $in
@@ -139,7 +139,7 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     return new Map(docs.flatMap((d) => (d ? [[d._id, d.batch ?? ''] as const] : [])));
   }
 
-  /** One bulkWrite of guarded $inc upserts, then the rotation of the few guards that are full. */
+  /** Bulk writes (in commands of 50) of guarded $inc upserts, then the rotation of the few guards that are full. */
   async applyDeltas(journal: BatchJournal): Promise<void> {
     const guard = (delta: BucketDelta) => ({ _id: bucketId(delta.organization, delta.bucket), applied: { $ne: journal.batch }, appliedPrev: { $ne: journal.batch } });
     const keys = keysByTotal(journal.deltas);
@@ -165,7 +165,7 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     });
     const upserts: AnyBulkWriteOperation<BucketDoc>[] = journal.deltas.map((delta) => ({ updateOne: { filter: guard(delta), update: upsert(delta), upsert: true } }));
     try {
-      await this.projection.bulkWrite(upserts, { ordered: false });
+      await bulkWriteInCommands(this.projection, upserts);
     } catch (error) {
       // A duplicate key: a bucket exists that lists the batch already (a re-application), or
       // another writer created it just now. FerretDB may stop at the first error whatever

@@ -6,10 +6,12 @@ import { protos } from './protos';
 import { grpcClientMetricsInterceptor } from './client-metrics';
 import { grpcClientTracingInterceptor } from '../tracing/grpc';
 import { tracingEnabled } from '../tracing/tracing';
+import { releaseClosedHttp2Streams } from './release-closed-streams';
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
 
 export function createClient<C extends Client>(Ctor: ClientConstructor<C>, address: string): C {
+  releaseClosedHttp2Streams();
   return new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,

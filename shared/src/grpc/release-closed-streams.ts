@@ -1,0 +1,39 @@
+import { subscribe } from 'node:diagnostics_channel';
+import type { Http2Stream } from 'node:http2';
+
+let subscribed = false;
+
+/**
+ * Drops every listener of an HTTP/2 stream once it has closed, on both ends of grpc-js calls.
+ *
+ * Why: Node's native stream handle is a modified API wrapper, which V8's scavenger treats as a
+ * root until a full collection, and the handle points back at its JS stream. grpc-js hangs the
+ * whole call (interceptors, metadata, decoder, response) off that stream's listeners, so every
+ * call made since the last scavenge survived it: about 20 KB per call copied and promoted, a
+ * 3-5 ms pause every ~160 calls at c=1 in the embedded mesh. Measured with one grpc-js client and
+ * server in one process, sequential unary calls: survivors per scavenge 11-15 MB -> 2.5 MB, pause
+ * 12-14 ms -> 2.4 ms. After 'close' no stream event is due; a late 'error' is swallowed rather
+ * than left without a listener (which would throw).
+ *
+ * Node's `http2.*.stream.close` diagnostics channels (Node 24) report every stream grpc-js opens
+ * or accepts without reaching into grpc-js. Idempotent; the listeners go on the next turn, after
+ * every 'close' listener has run.
+ */
+export function releaseClosedHttp2Streams(): void {
+  if (subscribed) return;
+  subscribed = true;
+  subscribe('http2.client.stream.close', releaseLater);
+  subscribe('http2.server.stream.close', releaseLater);
+}
+
+function releaseLater(message: unknown): void {
+  const stream = (message as { stream?: Http2Stream }).stream;
+  if (stream) setImmediate(release, stream);
+}
+
+function release(stream: Http2Stream): void {
+  stream.removeAllListeners();
+  stream.on('error', ignore);
+}
+
+function ignore(): void {}

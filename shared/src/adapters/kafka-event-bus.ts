@@ -1,4 +1,4 @@
-import { Kafka, Partitioners, logLevel, type SASLOptions, type ProducerBatch, type Consumer, type Producer, type KafkaMessage, type IHeaders, type Message } from 'kafkajs';
+import { Kafka, Partitioners, logLevel, type Admin, type SASLOptions, type ProducerBatch, type Consumer, type Producer, type KafkaMessage, type IHeaders, type Message } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { EventBus, SubscribeBatchOptions, SubscribeOptions, Subscription } from '../events/bus';
@@ -316,13 +316,14 @@ export class KafkaEventBus implements EventBus {
         .filter((t) => !existing.has(t));
       if (missing.length > 0) {
         await admin.createTopics({
-          waitForLeaders: true,
+          waitForLeaders: false,
           topics: missing.map((topic) => ({
             topic,
             numPartitions: this.options.partitions ?? 3,
             replicationFactor: this.options.replicationFactor ?? 1,
           })),
         });
+        await waitForLeaders(admin, missing);
       }
     } finally {
       await admin.disconnect();
@@ -433,4 +434,34 @@ async function whileHeartbeating<T>(heartbeat: () => Promise<void>, work: () => 
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Metadata errors a just-created topic answers with until its partitions have leaders. */
+const SETTLING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+const LEADERS_TIMEOUT_MS = 30_000;
+
+/**
+ * Polls the topics' metadata until every partition has a leader. kafkajs's own wait
+ * (`waitForLeaders: true`) retries only LEADER_NOT_AVAILABLE, but a KRaft broker that has just
+ * started can answer UNKNOWN_TOPIC_OR_PARTITION for a topic it created a moment ago (seen in this
+ * project's tests right after infra.sh start), so both are waited out here.
+ */
+async function waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
+  const deadline = Date.now() + LEADERS_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const { topics: found } = await admin.fetchTopicMetadata({ topics });
+      if (found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+    } catch (error) {
+      if (!SETTLING.has(kafkaErrorType(error)) || Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`Kafka topics without partition leaders after ${LEADERS_TIMEOUT_MS} ms: ${topics.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A kafkajs protocol error's type, also when it comes wrapped after kafkajs's own retries. */
+function kafkaErrorType(error: unknown): string {
+  const e = error as { type?: string; originalError?: { type?: string }; cause?: { type?: string } };
+  return e?.type ?? e?.originalError?.type ?? e?.cause?.type ?? '';
 }

@@ -5,11 +5,16 @@
  * the mesh - not the bench's ratings, splits and offline models - and no load client shares its
  * event loop. Sends {ready, gatewayUrl, apiKey, recommendationPort}; answers {memory: true} with its
  * memory use and {stats: true} with the
- * process's CPU time, event-loop delay and GC pauses since the previous {reset: true}.
+ * process's CPU time, event-loop delay and GC pauses since the previous {reset: true}. With
+ * PROFILE_DIR set, each phase between {reset} and {stats} is profiled into a file there: its CPU,
+ * or with PROFILE_KIND=survivors the allocations still alive at its end.
  */
 const { monitorEventLoopDelay, PerformanceObserver } = require('node:perf_hooks');
 const { startEmbeddedMesh } = require('@switchyard/embedded');
 const { createLogger } = require('@switchyard/shared');
+const { phaseProfiler } = require('./phase-profiler');
+
+const profiler = phaseProfiler(process.env.PROFILE_DIR, process.env.PROFILE_KIND);
 
 const delay = monitorEventLoopDelay({ resolution: 1 });
 let gcPauses = [];
@@ -44,6 +49,7 @@ async function main() {
       delay.reset();
       gcPauses = [];
       cpuSince = process.cpuUsage();
+      await profiler.start();
       process.send({ reset: true });
     } else if (message.memory) {
       if (global.gc) global.gc();
@@ -51,7 +57,9 @@ async function main() {
       const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
       process.send({ memory: `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, arrayBuffers ${mb(m.arrayBuffers)}` });
     } else if (message.stats) {
-      process.send({ stats: stats() });
+      const phaseStats = stats();
+      await profiler.stop();
+      process.send({ stats: phaseStats });
     } else if (message.stop) {
       await mesh.stop();
       process.exit(0);

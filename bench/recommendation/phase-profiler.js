@@ -1,0 +1,36 @@
+'use strict';
+/**
+ * Profile of one bench phase (not the whole process, whose ingestion and training would drown
+ * the serving path): start() begins sampling, stop() writes phase-N.cpuprofile into `dir`, or with
+ * kind 'survivors' phase-N.heapprofile: the phase's allocations still alive at its end, the ones
+ * that survive young-generation GC, get promoted and lengthen every scavenge. No-ops without a dir.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { Session } = require('node:inspector/promises');
+
+function phaseProfiler(dir, kind = 'cpu') {
+  if (!dir) return { start: async () => {}, stop: async () => {} };
+  fs.mkdirSync(dir, { recursive: true });
+  const session = new Session();
+  session.connect();
+  let phase = 0;
+  return {
+    async start() {
+      if (kind === 'survivors') return session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true });
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 100 });
+      await session.post('Profiler.start');
+    },
+    async stop() {
+      if (kind === 'survivors') {
+        const { profile } = await session.post('HeapProfiler.stopSampling');
+        return fs.writeFileSync(path.join(dir, `phase-${++phase}.heapprofile`), JSON.stringify(profile));
+      }
+      const { profile } = await session.post('Profiler.stop');
+      fs.writeFileSync(path.join(dir, `phase-${++phase}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+}
+
+module.exports = { phaseProfiler };

@@ -147,4 +147,16 @@ describe('ranking scores (the top of a profile or of a row)', () => {
     const scores = model.scoreUser(new Map([['C', 1]]));
     expect([...second.order]).to.deep.equal(fullSort([...scores], model.data.itemIds, 10));
   });
+
+  it('leaves the excluded items (what the user owns) out of the kept head, the rest in the same order', () => {
+    const model = new ItemModel(trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease' }, 1));
+    const profile = new Map([['A', 1]]);
+    const all = [...model.rankUser(profile, 10).order].map((i) => model.itemId(i));
+    expect(all.length).to.be.greaterThan(1);
+    const owned = [all[0]!];
+    const kept = [...model.rankUser(profile, 10, owned).order].map((i) => model.itemId(i));
+    expect(kept).to.deep.equal(all.filter((id) => !owned.includes(id)));
+    // The buffer is reused: the exclusion does not stick to the next user's ranking.
+    expect([...model.rankUser(profile, 10).order].map((i) => model.itemId(i))).to.deep.equal(all);
+  });
 });

@@ -65,10 +65,18 @@ export class ItemModel {
     return into;
   }
 
-  /** The user's `kept` best-scored items, ranked; scored in a reused buffer, selected without a full sort. */
-  rankUser(profile: ReadonlyMap<string, number>, kept: number): RankedIndexes {
+  /**
+   * The user's `kept` best-scored items but the `excluded` ones, ranked; scored in a reused
+   * buffer, selected without a full sort.
+   */
+  rankUser(profile: ReadonlyMap<string, number>, kept: number, excluded: Iterable<string> = []): RankedIndexes {
     this.scratch ??= new Float64Array(this.size);
-    return rankPositive(this.scoreUser(profile, this.scratch), this.data.itemIds, kept);
+    const scores = this.scoreUser(profile, this.scratch);
+    for (const itemId of excluded) {
+      const i = this.indexOf.get(itemId);
+      if (i !== undefined) scores[i] = 0;
+    }
+    return rankPositive(scores, this.data.itemIds, kept);
   }
 
   /** "More like this": the item's row of the model (zeros when the item is unknown). */

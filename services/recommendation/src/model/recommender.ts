@@ -121,10 +121,14 @@ export async function recommend(
 
 type Scored = NonNullable<UserProfile['scored']>;
 
-/** x_u W for the profile, ranked, its head kept; computed once per profile and model version. */
+/**
+ * x_u W for the profile, ranked, its head kept; computed once per profile and model version. Owned
+ * items are left out here, not only refused later: a user who owns hundreds of the top-scored
+ * items would otherwise walk chunk after chunk of them, each read from the item store, per call.
+ */
 function scoreProfile(model: ItemModel, profile: UserProfile): Scored {
   if (profile.scored?.version !== model.data.version) {
-    profile.scored = { version: model.data.version, ranked: model.rankUser(profile.weights, PERSONAL_KEPT) };
+    profile.scored = { version: model.data.version, ranked: model.rankUser(profile.weights, PERSONAL_KEPT, profile.owned) };
   }
   return profile.scored;
 }

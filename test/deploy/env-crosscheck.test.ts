@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -86,6 +86,7 @@ describe('environment variables: manifests set only what the code reads, and all
   this.timeout(60_000);
   let files: string;
   before(() => (files = mkdtempSync(path.join(os.tmpdir(), 'switchyard-env-'))));
+  after(() => rmSync(files, { recursive: true, force: true }));
 
   for (const overlay of OVERLAYS) {
     it(`k8s/overlays/${overlay}: every Deployment`, () => {

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InMemoryEventBus, createLogger, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
 import { loadContentConfig, startContentService } from '@switchyard/content';
 import { loadAssistantConfig, startAssistantService } from '@switchyard/assistant';
@@ -37,7 +40,9 @@ export function generateSigningSecret(): string {
 
 /**
  * The whole mesh in one process: each service on its own loopback gRPC port, in-memory adapters,
- * the builtin model, one in-process event bus. Variables in env override the defaults.
+ * the builtin model, one in-process event bus. Variables in env override the defaults. The
+ * services call each other over Unix sockets in a private temporary directory (the same gRPC,
+ * cheaper than TCP on loopback); their TCP ports stay open for grpcurl, probes and benchmarks.
  */
 export interface EmbeddedOptions {
   /** The assistants' current time, for dates in users' words (tests fix it); default the clock. */
@@ -65,21 +70,29 @@ export async function startEmbeddedMesh(
   const bus = new InMemoryEventBus({ logger: logger.child({ component: 'bus' }) });
   const services: RunningService[] = [];
   const child = (name: string) => logger.child({ service: name });
+  const sockets = mkdtempSync(join(tmpdir(), 'switchyard-'));
+  const socketOf = (name: string) => join(sockets, `${name}.sock`);
+  const envOf = (name: string, extra: NodeJS.ProcessEnv = {}) => ({ ...serviceEnv, GRPC_UNIX_SOCKET: socketOf(name), ...extra });
+  const addressOf = (name: string) => `unix:${socketOf(name)}`;
+  const cleanUp = async () => {
+    await stopAll(services, bus);
+    rmSync(sockets, { recursive: true, force: true });
+  };
   try {
-    const content = await startContentService({ config: loadContentConfig(serviceEnv), bus, logger: child('content'), env: serviceEnv });
+    const content = await startContentService({ config: loadContentConfig(envOf('content')), bus, logger: child('content'), env: serviceEnv });
     services.push(content);
     const recommendation = await startRecommendationService({
-      config: loadRecommendationConfig(serviceEnv),
+      config: loadRecommendationConfig(envOf('recommendation')),
       bus,
       logger: child('recommendation'),
     });
     services.push(recommendation);
     // The assistant calls content (models) and recommendation (its recommend tool).
-    const assistantEnv = { ...serviceEnv, CONTENT_ADDR: `127.0.0.1:${content.port}`, RECOMMENDATION_ADDR: `127.0.0.1:${recommendation.port}` };
+    const assistantEnv = envOf('assistant', { CONTENT_ADDR: addressOf('content'), RECOMMENDATION_ADDR: addressOf('recommendation') });
     const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant'), now: options.now });
     services.push(assistant);
     const notification = await startNotificationService({
-      config: loadNotificationConfig(serviceEnv),
+      config: loadNotificationConfig(envOf('notification')),
       bus,
       logger: child('notification'),
     });
@@ -87,16 +100,16 @@ export async function startEmbeddedMesh(
     const gatewayConfig = loadGatewayConfig({
       ...serviceEnv,
       GATEWAY_HOST: env.GATEWAY_HOST ?? '127.0.0.1',
-      CONTENT_ADDR: `127.0.0.1:${content.port}`,
-      ASSISTANT_ADDR: `127.0.0.1:${assistant.port}`,
-      RECOMMENDATION_ADDR: `127.0.0.1:${recommendation.port}`,
-      NOTIFICATION_ADDR: `127.0.0.1:${notification.port}`,
+      CONTENT_ADDR: addressOf('content'),
+      ASSISTANT_ADDR: addressOf('assistant'),
+      RECOMMENDATION_ADDR: addressOf('recommendation'),
+      NOTIFICATION_ADDR: addressOf('notification'),
     });
     // One process: the gateway's /metrics also serves the delivery metrics.
     const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway'), bus, metricsRegistries: [notificationMetrics] });
     services.push(gateway);
   } catch (error) {
-    await stopAll(services, bus);
+    await cleanUp();
     throw error;
   }
   const gateway = services[services.length - 1]!;
@@ -108,7 +121,7 @@ export async function startEmbeddedMesh(
     generated: { apiKey: !env.DEV_API_KEY, signingSecret: !env.DEV_SIGNING_SECRET, adminToken: !env.ADMIN_TOKEN },
     bus,
     services,
-    stop: () => stopAll(services, bus),
+    stop: cleanUp,
   };
 }
 

@@ -4,6 +4,8 @@ export interface AssistantConfig {
   grpcHost: string;
   /** 0 picks a free port (tests). */
   grpcPort: number;
+  /** Also listen on this Unix socket (GRPC_UNIX_SOCKET; empty: TCP only), for callers on the same host. */
+  grpcUnixSocket: string;
   /** Messages kept per session; older ones drop off. */
   sessionHistoryLimit: number;
   /** The content service, whose Complete/CompleteStream RPCs answer for non-builtin models. */
@@ -39,6 +41,7 @@ const MIN_HISTORY = 2;
 interface AssistantEnv {
   GRPC_HOST: string;
   GRPC_PORT: number;
+  GRPC_UNIX_SOCKET: string;
   SESSION_HISTORY_LIMIT: number;
   CONTENT_ADDR: string;
   CONTENT_DEADLINE_MS: number;
@@ -63,6 +66,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
       GRPC_PORT: listenPort({ default: 50052 }),
+      GRPC_UNIX_SOCKET: str({ default: '' }),
       SESSION_HISTORY_LIMIT: num({ default: 50 }),
       CONTENT_ADDR: str({ default: '127.0.0.1:50051' }),
       CONTENT_DEADLINE_MS: num({ default: 30_000 }),
@@ -94,6 +98,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   return {
     grpcHost: values.GRPC_HOST,
     grpcPort: values.GRPC_PORT,
+    grpcUnixSocket: values.GRPC_UNIX_SOCKET.trim(),
     sessionHistoryLimit: limit,
     contentAddr: values.CONTENT_ADDR.trim(),
     contentDeadlineMs: values.CONTENT_DEADLINE_MS,

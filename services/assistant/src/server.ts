@@ -132,6 +132,7 @@ export async function startAssistantService(options: AssistantServiceOptions): P
   const grpc = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
+    unixSocket: config.grpcUnixSocket,
     services: [
       {
         name: ASSISTANT_SERVICE_NAME,

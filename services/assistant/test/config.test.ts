@@ -6,6 +6,7 @@ describe('assistant config', () => {
     expect(loadAssistantConfig({})).to.deep.equal({
       grpcHost: '0.0.0.0',
       grpcPort: 50052,
+      grpcUnixSocket: '',
       sessionHistoryLimit: 50,
       contentAddr: '127.0.0.1:50051',
       contentDeadlineMs: 30_000,

@@ -8,6 +8,8 @@ export const BUNDLED_REGISTRY_PATH = path.resolve(__dirname, '..', '..', 'config
 export interface ContentConfig {
   grpcHost: string;
   grpcPort: number;
+  /** Also listen on this Unix socket (GRPC_UNIX_SOCKET; empty: TCP only), for callers on the same host. */
+  grpcUnixSocket: string;
   /** Model id (or alias) used when a request leaves `model` empty; '' means the registry's defaultModel. */
   defaultModel: string;
   /** The model registry file (JSON with comments allowed). */
@@ -41,6 +43,7 @@ export interface ContentConfig {
 interface ContentEnv {
   GRPC_HOST: string;
   GRPC_PORT: number;
+  GRPC_UNIX_SOCKET: string;
   DEFAULT_MODEL: string;
   MODEL_REGISTRY_PATH: string;
   MODEL_REGISTRY_JSON: string;
@@ -75,6 +78,7 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
       GRPC_PORT: listenPort({ default: 50051 }),
+      GRPC_UNIX_SOCKET: str({ default: '' }),
       DEFAULT_MODEL: str({ default: '' }),
       MODEL_REGISTRY_PATH: str({ default: BUNDLED_REGISTRY_PATH }),
       MODEL_REGISTRY_JSON: str({ default: '' }),
@@ -96,6 +100,7 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
   return {
     grpcHost: values.GRPC_HOST,
     grpcPort: values.GRPC_PORT,
+    grpcUnixSocket: values.GRPC_UNIX_SOCKET.trim(),
     defaultModel: values.DEFAULT_MODEL.trim(),
     modelRegistryPath: values.MODEL_REGISTRY_PATH,
     modelRegistryJson: values.MODEL_REGISTRY_JSON,

@@ -130,6 +130,7 @@ export async function startContentService(options: ContentServiceOptions): Promi
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
+    unixSocket: config.grpcUnixSocket,
     services: [{ name: CONTENT_SERVICE_NAME, definition: protos.content().ContentService.service, implementation: implementation(deps, store, logger) }],
   });
   logger.info({ port: server.port, models: models.list().map((m) => m.info.id) }, 'content service started');

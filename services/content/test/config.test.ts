@@ -7,6 +7,7 @@ describe('content config', () => {
     expect(loadContentConfig({})).to.deep.equal({
       grpcHost: '0.0.0.0',
       grpcPort: 50051,
+      grpcUnixSocket: '',
       defaultModel: '',
       modelRegistryPath: BUNDLED_REGISTRY_PATH,
       modelRegistryJson: '',

@@ -5,6 +5,8 @@ import { isValidSecret } from './signing/secrets';
 export interface NotificationConfig {
   grpcHost: string;
   grpcPort: number;
+  /** Also listen on this Unix socket (GRPC_UNIX_SOCKET; empty: TCP only), for callers on the same host. */
+  grpcUnixSocket: string;
   mode: 'embedded' | 'distributed';
   logLevel: string;
   urlPolicy: UrlPolicyOptions;
@@ -57,6 +59,7 @@ function positive(name: string, value: number): number {
 interface RawEnv {
   GRPC_HOST: string;
   GRPC_PORT: number;
+  GRPC_UNIX_SOCKET: string;
   LOG_LEVEL: string;
   WEBHOOK_RETRY_SCHEDULE: string;
   WEBHOOK_TIMEOUT_MS: number;
@@ -103,6 +106,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       GRPC_HOST: str({ default: '0.0.0.0' }),
       // num, not port: 0 (any free port) is valid for embedded mode and tests.
       GRPC_PORT: num({ default: 50054 }),
+      GRPC_UNIX_SOCKET: str({ default: '' }),
       LOG_LEVEL: str({ default: 'info' }),
       WEBHOOK_RETRY_SCHEDULE: str({ default: '0,5s,5m,30m,2h,5h,10h,10h' }),
       WEBHOOK_TIMEOUT_MS: num({ default: 15_000 }),
@@ -136,6 +140,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
   return {
     grpcHost: e.GRPC_HOST,
     grpcPort: e.GRPC_PORT,
+    grpcUnixSocket: e.GRPC_UNIX_SOCKET.trim(),
     mode: mode as NotificationConfig['mode'],
     logLevel: e.LOG_LEVEL,
     urlPolicy: urlPolicyOptionsFromEnv(env),

@@ -76,6 +76,7 @@ export async function startNotificationService(options: NotificationServiceOptio
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
+    unixSocket: config.grpcUnixSocket,
     services: [
       {
         name: NOTIFICATION_SERVICE_NAME,

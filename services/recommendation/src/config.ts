@@ -7,6 +7,8 @@ export interface RecommendationConfig {
   grpcHost: string;
   /** 0 binds an ephemeral port (tests, embedded mode). */
   grpcPort: number;
+  /** Also listen on this Unix socket (GRPC_UNIX_SOCKET; empty: TCP only), for callers on the same host. */
+  grpcUnixSocket: string;
   /** Most items or interactions accepted in one UpsertItems / RecordInteractions call. */
   maxBatchSize: number;
   logLevel: string;
@@ -36,6 +38,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
   const e = readEnv<{
     GRPC_HOST: string;
     GRPC_PORT: number;
+    GRPC_UNIX_SOCKET: string;
     MAX_BATCH_SIZE: number;
     LOG_LEVEL: string;
     MONGODB_URI: string;
@@ -58,6 +61,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     {
       GRPC_HOST: str({ default: '0.0.0.0' }),
       GRPC_PORT: listenPort({ default: 50053 }),
+      GRPC_UNIX_SOCKET: str({ default: '' }),
       MAX_BATCH_SIZE: num({ default: 1000 }),
       LOG_LEVEL: str({ default: 'info', choices: LOG_LEVELS }),
       MONGODB_URI: str({ default: '' }),
@@ -105,6 +109,7 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
   return {
     grpcHost: e.GRPC_HOST,
     grpcPort: e.GRPC_PORT,
+    grpcUnixSocket: e.GRPC_UNIX_SOCKET.trim(),
     maxBatchSize: e.MAX_BATCH_SIZE,
     logLevel: e.LOG_LEVEL,
     mongodbUri: e.MONGODB_URI.trim(),

@@ -105,6 +105,7 @@ export async function startRecommendationService(options: RecommendationServiceO
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
+    unixSocket: config.grpcUnixSocket,
     services: [{ name: SERVICE_NAME, definition: protos.recommendation().RecommendationService.service, implementation }],
   });
   logger.info({ port: server.port, replicaId: config.replicaId }, 'recommendation service started');

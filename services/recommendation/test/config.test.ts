@@ -6,6 +6,7 @@ describe('loadRecommendationConfig', () => {
     expect(loadRecommendationConfig({ REPLICA_ID: 'r1' })).to.deep.equal({
       grpcHost: '0.0.0.0',
       grpcPort: 50053,
+      grpcUnixSocket: '',
       maxBatchSize: 1000,
       logLevel: 'info',
       mongodbUri: '',

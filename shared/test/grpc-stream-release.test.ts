@@ -46,7 +46,8 @@ describe('gRPC: closed HTTP/2 streams let go of their calls', () => {
     expect(closed.filter((c) => c.side === 'client')).to.have.length(3);
     expect(closed.filter((c) => c.side === 'server')).to.have.length(3);
     // grpc-js leaves its data, end, trailers and close handlers (closures over the call) on each
-    // stream; V8's scavenger keeps such a stream alive until a full collection.
+    // stream; the session's churning stream map keeps such a stream alive through young-generation
+    // GC until a full collection (release-closed-streams.ts).
     for (const { side, stream } of closed) expect({ side, listeners: listenersLeft(stream) }).to.deep.equal({ side, listeners: 0 });
   });
 });

@@ -6,14 +6,16 @@ let subscribed = false;
 /**
  * Drops every listener of an HTTP/2 stream once it has closed, on both ends of grpc-js calls.
  *
- * Why: Node's native stream handle is a modified API wrapper, which V8's scavenger treats as a
- * root until a full collection, and the handle points back at its JS stream. grpc-js hangs the
- * whole call (interceptors, metadata, decoder, response) off that stream's listeners, so every
- * call made since the last scavenge survived it: about 20 KB per call copied and promoted, a
- * 3-5 ms pause every ~160 calls at c=1 in the embedded mesh. Measured with one grpc-js client and
- * server in one process, sequential unary calls: survivors per scavenge 11-15 MB -> 2.5 MB, pause
- * 12-14 ms -> 2.4 ms. After 'close' no stream event is due; a late 'error' is swallowed rather
- * than left without a listener (which would throw).
+ * Why: Node's HTTP/2 session keeps its streams in a Map (one set and one delete per stream). V8
+ * rehashes such a churning table every few entries and the old table stays linked to the new one
+ * with the entries it had; once one of them has been promoted (any young-generation GC does it),
+ * every stream that passed through the map survives young-generation GC until the next full one
+ * (patches/README.md has the same effect in grpc-js, patched). grpc-js hangs the whole call
+ * (interceptors, metadata, decoder, response, the caller's callback) off its stream's listeners,
+ * so every finished call was copied and promoted with its stream. Measured with one grpc-js client
+ * and server in one process, sequential unary calls: survivors per scavenge 11-15 MB -> 2.5 MB,
+ * pause 12-14 ms -> 2.4 ms. After 'close' no stream event is due; a late 'error' is swallowed
+ * rather than left without a listener (which would throw).
  *
  * Node's `http2.*.stream.close` diagnostics channels (Node 24) report every stream grpc-js opens
  * or accepts without reaching into grpc-js. Idempotent; the listeners go on the next turn, after

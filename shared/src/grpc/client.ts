@@ -7,6 +7,7 @@ import { grpcClientMetricsInterceptor } from './client-metrics';
 import { grpcClientTracingInterceptor } from '../tracing/grpc';
 import { tracingEnabled } from '../tracing/tracing';
 import { releaseClosedHttp2Streams } from './release-closed-streams';
+import { withoutCallerStack } from './without-caller-stack';
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
 
@@ -42,16 +43,12 @@ export function callUnary<Req, Res>(
   deadlineMs: number,
 ): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
-    method.call(
-      client,
-      request,
-      contextToMetadata(context),
-      { deadline: Date.now() + deadlineMs },
-      (error, response) => {
+    withoutCallerStack(() =>
+      method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs }, (error, response) => {
         if (error) reject(fromServiceError(error, serviceName));
         else if (response === undefined) reject(new AppError('internal', `${serviceName} returned no response`));
         else resolve(response);
-      },
+      }),
     );
   });
 }

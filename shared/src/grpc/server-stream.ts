@@ -1,6 +1,7 @@
 import type { CallOptions, Client, ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { contextToMetadata, type CallContext } from './context';
 import { fromServiceError } from './errors';
+import { withoutCallerStack } from './without-caller-stack';
 
 type StreamMethod<Req, Chunk> = (request: Req, metadata: Metadata, options?: CallOptions) => ClientReadableStream<Chunk>;
 
@@ -27,7 +28,7 @@ export function openServerStream<Req, Chunk>(
   context: CallContext,
   deadlineMs: number,
 ): ChunkStream<Chunk> {
-  const call = method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs });
+  const call = withoutCallerStack(() => method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs }));
   let cancelled = false;
   let ended = false;
   return {

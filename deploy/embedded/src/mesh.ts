@@ -70,13 +70,14 @@ export async function startEmbeddedMesh(
   const bus = new InMemoryEventBus({ logger: logger.child({ component: 'bus' }) });
   const services: RunningService[] = [];
   const child = (name: string) => logger.child({ service: name });
-  const sockets = mkdtempSync(join(tmpdir(), 'switchyard-'));
-  const socketOf = (name: string) => join(sockets, `${name}.sock`);
+  // Windows has no Unix sockets for grpc-js to use: the services call each other over TCP there.
+  const sockets = process.platform === 'win32' ? undefined : mkdtempSync(join(tmpdir(), 'switchyard-'));
+  const socketOf = (name: string) => (sockets ? join(sockets, `${name}.sock`) : '');
   const envOf = (name: string, extra: NodeJS.ProcessEnv = {}) => ({ ...serviceEnv, GRPC_UNIX_SOCKET: socketOf(name), ...extra });
-  const addressOf = (name: string) => `unix:${socketOf(name)}`;
+  const addressOf = (service: RunningService) => (sockets ? `unix:${socketOf(service.name)}` : `127.0.0.1:${service.port}`);
   const cleanUp = async () => {
     await stopAll(services, bus);
-    rmSync(sockets, { recursive: true, force: true });
+    if (sockets) rmSync(sockets, { recursive: true, force: true });
   };
   try {
     const content = await startContentService({ config: loadContentConfig(envOf('content')), bus, logger: child('content'), env: serviceEnv });
@@ -88,7 +89,7 @@ export async function startEmbeddedMesh(
     });
     services.push(recommendation);
     // The assistant calls content (models) and recommendation (its recommend tool).
-    const assistantEnv = envOf('assistant', { CONTENT_ADDR: addressOf('content'), RECOMMENDATION_ADDR: addressOf('recommendation') });
+    const assistantEnv = envOf('assistant', { CONTENT_ADDR: addressOf(content), RECOMMENDATION_ADDR: addressOf(recommendation) });
     const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant'), now: options.now });
     services.push(assistant);
     const notification = await startNotificationService({
@@ -100,10 +101,10 @@ export async function startEmbeddedMesh(
     const gatewayConfig = loadGatewayConfig({
       ...serviceEnv,
       GATEWAY_HOST: env.GATEWAY_HOST ?? '127.0.0.1',
-      CONTENT_ADDR: addressOf('content'),
-      ASSISTANT_ADDR: addressOf('assistant'),
-      RECOMMENDATION_ADDR: addressOf('recommendation'),
-      NOTIFICATION_ADDR: addressOf('notification'),
+      CONTENT_ADDR: addressOf(content),
+      ASSISTANT_ADDR: addressOf(assistant),
+      RECOMMENDATION_ADDR: addressOf(recommendation),
+      NOTIFICATION_ADDR: addressOf(notification),
     });
     // One process: the gateway's /metrics also serves the delivery metrics.
     const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway'), bus, metricsRegistries: [notificationMetrics] });

@@ -22,9 +22,10 @@
  *      IN_FLIGHT (default 8), OFFLINE, HTTP, HANDLER (default 1; 0 skips part 1, 2 or 3),
  *      BENCH_MONGODB_URI (part 3 on MongoDB), HTTP_MESH=stack (part 2 through start:stack's processes
  *      on MONGODB_URI, KAFKA_BROKERS and REDIS_URL, fresh databases), HTTP_USERS (part 2 asks only
- *      the first n test users), LATENCY_ROUNDS (calls per test user in a latency phase, default 2), MESH_NODE_ARGS (node options of the mesh process,
- *      e.g. "--trace-gc"), PROFILE_DIR (CPU profile of each latency phase of the mesh process;
- *      PROFILE_KIND=survivors: what its allocations left alive instead).
+ *      the first n test users), LATENCY_ROUNDS (calls per test user in a latency phase, default 2),
+ *      MESH_NODE_ARGS (node options of the mesh process, e.g. "--trace-gc"), PROFILE_DIR (CPU
+ *      profile of each latency phase of the mesh process; PROFILE_KIND=survivors: what its
+ *      allocations left alive instead).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -255,8 +256,8 @@ async function throughHttp(train, test, movies) {
       return quality;
     }
 
-    // Latency: every test user LATENCY_ROUNDS (2) times more, the pass above warmed the profile
-    // cache and the JIT; each client process warms its own connection first (WARM_UP calls, not measured).
+    // Latency: every test user LATENCY_ROUNDS times more (the pass above warmed the profile cache
+    // and the JIT); each client process warms its own connection first (WARM_UP calls, not measured).
     const calls = users.length * LATENCY_ROUNDS;
     await latencyPhase(mesh, `gateway HTTP, ${IN_FLIGHT} in flight`, 'http-load.js', { url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });
     await latencyPhase(mesh, `recommendation service gRPC, ${IN_FLIGHT} in flight`, 'grpc-load.js', { address: `127.0.0.1:${mesh.recommendationPort}`, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });

@@ -4,7 +4,8 @@
  * as AppErrors built by fromServiceError, with stacks of their own, so the capture is only cost:
  * with it off, the embedded mesh spent 333-339 us per recommendations call through the gateway
  * instead of 358-365 (`MESH_NODE_ARGS=--stack-trace-limit=0`, bench/recommendation). The limit is
- * restored before anything else runs (the call starts synchronously).
+ * restored before anything else runs (the call starts synchronously); an error grpc-js throws
+ * while starting a call (a request it cannot serialize) has no stack, only its message.
  */
 export function withoutCallerStack<T>(start: () => T): T {
   const limit = Error.stackTraceLimit;

@@ -11,8 +11,11 @@
  */
 const { monitorEventLoopDelay, PerformanceObserver } = require('node:perf_hooks');
 const { startEmbeddedMesh } = require('@switchyard/embedded');
-const { createLogger } = require('@switchyard/shared');
+const { createLogger, turnOffAllocationSitePretenuring } = require('@switchyard/shared');
 const { phaseProfiler } = require('./phase-profiler');
+
+// As every entry point does (shared main()); MESH_NODE_ARGS="--allocation-site-pretenuring" keeps it.
+turnOffAllocationSitePretenuring();
 
 const profiler = phaseProfiler(process.env.PROFILE_DIR, process.env.PROFILE_KIND);
 

@@ -25,7 +25,7 @@
  *      the first n test users), LATENCY_ROUNDS (calls per test user in a latency phase, default 2),
  *      MESH_NODE_ARGS (node options of the mesh process, e.g. "--trace-gc"), PROFILE_DIR (CPU
  *      profile of each latency phase of the mesh process; PROFILE_KIND=survivors: what its
- *      allocations left alive instead).
+ *      allocations left alive instead; PROFILE_KIND=allocations: all it allocated).
  */
 const fs = require('node:fs');
 const os = require('node:os');

@@ -3,7 +3,9 @@
  * Profile of one bench phase (not the whole process, whose ingestion and training would drown
  * the serving path): start() begins sampling, stop() writes phase-N.cpuprofile into `dir`, or with
  * kind 'survivors' phase-N.heapprofile: the phase's allocations still alive at its end, the ones
- * that survive young-generation GC, get promoted and lengthen every scavenge. No-ops without a dir.
+ * that survive young-generation GC, get promoted and lengthen every scavenge; with kind
+ * 'allocations' every allocation of the phase, dead or alive (what makes scavenges frequent).
+ * No-ops without a dir.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,12 +20,16 @@ function phaseProfiler(dir, kind = 'cpu') {
   return {
     async start() {
       if (kind === 'survivors') return session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true });
+      if (kind === 'allocations') {
+        const all = { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+        return session.post('HeapProfiler.startSampling', { samplingInterval: 4096, ...all });
+      }
       await session.post('Profiler.enable');
       await session.post('Profiler.setSamplingInterval', { interval: 100 });
       await session.post('Profiler.start');
     },
     async stop() {
-      if (kind === 'survivors') {
+      if (kind === 'survivors' || kind === 'allocations') {
         const { profile } = await session.post('HeapProfiler.stopSampling');
         return fs.writeFileSync(path.join(dir, `phase-${++phase}.heapprofile`), JSON.stringify(profile));
       }

@@ -14,6 +14,7 @@ export * from './adapters/in-memory-event-bus';
 export * from './ids';
 export * from './tokens/index';
 export * from './process';
+export * from './runtime/pretenuring';
 export * from './adapters/kafka-event-bus';
 export * from './adapters/event-bus-factory';
 export * from './adapters/kafka-settings';

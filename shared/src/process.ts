@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { turnOffAllocationSitePretenuring } from './runtime/pretenuring';
 
 /** What every service's start function returns. */
 export interface RunningService {
@@ -39,8 +40,12 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, timeout
   process.on('SIGINT', onSignal);
 }
 
-/** Entry-point wrapper: logs a startup failure (e.g. invalid configuration) and exits 1. */
+/**
+ * Entry-point wrapper: sets the serving process's V8 heap behaviour (runtime/pretenuring.ts), then
+ * runs; logs a startup failure (e.g. invalid configuration) and exits 1.
+ */
 export function main(logger: Logger, run: () => Promise<void>): void {
+  turnOffAllocationSitePretenuring();
   run().catch((error: unknown) => {
     logger.fatal({ err: error }, error instanceof Error ? error.message : 'startup failed');
     process.exit(1);

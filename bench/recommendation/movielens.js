@@ -13,7 +13,9 @@
  *     Quality, ingestion and training time, latency p50/p99 with IN_FLIGHT calls in flight through
  *     the gateway and straight to the recommendation service over gRPC, memory. The mesh runs in its
  *     own process (mesh-process.js) and each load client in another, as they would be deployed; the
- *     mesh's CPU time per call, event-loop delay and GC pauses are printed with each latency.
+ *     mesh's CPU time per call, event-loop delay and GC pauses are printed with each latency. Then
+ *     the floor: the same two phases against bare servers that send back one of the mesh's answers
+ *     (floor-process.js), what is left of a p99 when the service does nothing.
  *
  *   npm run build && node --expose-gc bench/recommendation/movielens.js
  *  3. The Recommend handler alone, in-process, on in-memory stores or, with BENCH_MONGODB_URI, on
@@ -23,8 +25,9 @@
  *      BENCH_MONGODB_URI (part 3 on MongoDB), HTTP_MESH=stack (part 2 through start:stack's processes
  *      on MONGODB_URI, KAFKA_BROKERS and REDIS_URL, fresh databases), HTTP_USERS (part 2 asks only
  *      the first n test users), LATENCY_ROUNDS (calls per test user in a latency phase, default 2),
- *      MESH_NODE_ARGS (node options of the mesh process, e.g. "--trace-gc"), PROFILE_DIR (CPU
- *      profile of each latency phase of the mesh process; PROFILE_KIND=survivors: what its
+ *      FLOOR=0 (no floor phases), MESH_NODE_ARGS (node options of the mesh and floor processes,
+ *      e.g. "--trace-gc"), PROFILE_DIR (CPU profile of each latency phase of the server process;
+ *      PROFILE_KIND=survivors: what its
  *      allocations left alive instead; PROFILE_KIND=allocations: all it allocated).
  */
 const fs = require('node:fs');
@@ -150,21 +153,31 @@ function loadFromChildProcess(script, input) {
   });
 }
 
-/** The embedded mesh in its own process (mesh-process.js); request(message) answers over IPC. */
-async function forkMesh() {
+/**
+ * A server script in its own process (mesh-process.js, floor-process.js), named in the phase
+ * figures; next() is its next IPC message, request(message) sends one and waits for the answer.
+ */
+function forkServer(script, name) {
   const { fork } = require('node:child_process');
-  const child = fork(path.join(__dirname, 'mesh-process.js'), { execArgv: ['--expose-gc', ...(process.env.MESH_NODE_ARGS || '').split(' ').filter(Boolean)] });
+  const child = fork(path.join(__dirname, script), { execArgv: ['--expose-gc', ...(process.env.MESH_NODE_ARGS || '').split(' ').filter(Boolean)] });
   const replies = [];
   const waiting = [];
   child.on('message', (message) => (waiting.length > 0 ? waiting.shift()(message) : replies.push(message)));
-  const next = () => new Promise((resolve) => (replies.length > 0 ? resolve(replies.shift()) : waiting.push(resolve)));
-  const ready = await Promise.race([next(), new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`mesh process exited with ${code}`))))]);
+  const reply = () => new Promise((resolve) => (replies.length > 0 ? resolve(replies.shift()) : waiting.push(resolve)));
+  const next = () => Promise.race([reply(), new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`))))]);
   return {
-    ...ready,
+    name,
     pid: child.pid,
+    next,
     request: (message) => (child.send(message), next()),
     stop: () => new Promise((resolve) => (child.once('exit', resolve), child.send({ stop: true }))),
   };
+}
+
+/** The embedded mesh in its own process (mesh-process.js). */
+async function forkMesh() {
+  const mesh = forkServer('mesh-process.js', 'mesh process');
+  return { ...(await mesh.next()), ...mesh };
 }
 
 /**
@@ -186,17 +199,17 @@ async function stackMesh() {
   };
 }
 
-/** One latency phase: the client in its own process, the mesh's CPU time, loop delay and GC pauses during it. */
-async function latencyPhase(mesh, label, script, input) {
-  await mesh.request({ reset: true });
+/** One latency phase: the client in its own process, the server's CPU time, loop delay and GC pauses during it. */
+async function latencyPhase(server, label, script, input) {
+  await server.request({ reset: true });
   const latencies = await loadFromChildProcess(script, input);
-  const { stats } = await mesh.request({ stats: true });
+  const { stats } = await server.request({ stats: true });
   printLatency(label, latencies);
-  const { cpuMs, loopDelay, gc } = stats;
-  const cpuPerCallMs = cpuMs / (latencies.length + WARM_UP);
+  const { cpuMs, systemMs, loopDelay, gc } = stats;
+  const cpuPerCallMs = cpuMs / (latencies.length + input.warmUp);
   // With IN_FLIGHT calls always waiting on one event loop, each waits for the others' CPU time.
   console.log(
-    `  ${''.padEnd(44)} mesh process: CPU ${(cpuPerCallMs * 1000).toFixed(0)} us/call (so ${IN_FLIGHT} in flight on one event loop wait about ${(IN_FLIGHT * cpuPerCallMs).toFixed(1)} ms each), ` +
+    `  ${''.padEnd(44)} ${server.name}: CPU ${(cpuPerCallMs * 1000).toFixed(0)} us/call (${Math.round((100 * systemMs) / cpuMs)}% in the kernel; so ${IN_FLIGHT} in flight on one event loop wait about ${(IN_FLIGHT * cpuPerCallMs).toFixed(1)} ms each), ` +
       `event-loop delay p99 ${loopDelay.p99.toFixed(1)} ms max ${loopDelay.max.toFixed(1)} ms, GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms in all, max ${gc.maxMs.toFixed(1)} ms`,
   );
 }
@@ -261,9 +274,33 @@ async function throughHttp(train, test, movies) {
     const calls = users.length * LATENCY_ROUNDS;
     await latencyPhase(mesh, `gateway HTTP, ${IN_FLIGHT} in flight`, 'http-load.js', { url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });
     await latencyPhase(mesh, `recommendation service gRPC, ${IN_FLIGHT} in flight`, 'grpc-load.js', { address: `127.0.0.1:${mesh.recommendationPort}`, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });
+    if (process.env.FLOOR !== '0') await floorPhases(mesh, users, calls);
     return quality;
   } finally {
     await mesh.stop();
+  }
+}
+
+/**
+ * The same two phases against floor-process.js: servers that only send back an answer the mesh
+ * gave, so what is left of a p99 is the machine, Node, the transport and the load client.
+ */
+async function floorPhases(mesh, users, calls) {
+  const { callUnary, createClient, protos } = require('@switchyard/shared');
+  const client = createClient(protos.recommendation().RecommendationService, `127.0.0.1:${mesh.recommendationPort}`);
+  const request = { user_id: users[0], num_recommendations: K };
+  const grpc = await callUnary('recommendation', client.Recommend, client, request, { organization: 'dev', keyId: 'bench', requestId: 'floor' }, 5000);
+  client.close();
+  const http = JSON.stringify(await post(mesh, '/api/v2/ai/recommendations', { userId: users[0], numRecommendations: K }));
+  const floor = forkServer('floor-process.js', 'floor process');
+  try {
+    const { grpcPort, httpUrl } = await floor.request({ answers: { grpc, http } });
+    // A fresh process: its JIT and young generation settle over more calls than a warm mesh needs.
+    const load = { users, calls, inFlight: IN_FLIGHT, warmUp: 10 * WARM_UP };
+    await latencyPhase(floor, `floor: bare node:http, canned answer`, 'http-load.js', { url: httpUrl, apiKey: 'floor', ...load });
+    await latencyPhase(floor, `floor: bare grpc-js, canned answer`, 'grpc-load.js', { address: `127.0.0.1:${grpcPort}`, ...load });
+  } finally {
+    await floor.stop();
   }
 }
 

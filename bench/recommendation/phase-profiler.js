@@ -1,8 +1,9 @@
 'use strict';
 /**
  * Profile of one bench phase (not the whole process, whose ingestion and training would drown
- * the serving path): start() begins sampling, stop() writes phase-N.cpuprofile into `dir`, or with
- * kind 'survivors' phase-N.heapprofile: the phase's allocations still alive at its end, the ones
+ * the serving path): start() begins sampling, stop() writes <process>-phase-N.cpuprofile into `dir`
+ * (<process>: the script's name, mesh-process or floor-process), or with kind 'survivors'
+ * <process>-phase-N.heapprofile: the phase's allocations still alive at its end, the ones
  * that survive young-generation GC, get promoted and lengthen every scavenge; with kind
  * 'allocations' every allocation of the phase, dead or alive (what makes scavenges frequent).
  * No-ops without a dir.
@@ -12,6 +13,7 @@ const path = require('node:path');
 const { Session } = require('node:inspector/promises');
 
 function phaseProfiler(dir, kind = 'cpu') {
+  const prefix = path.basename(process.argv[1] ?? 'process', '.js');
   if (!dir) return { start: async () => {}, stop: async () => {} };
   fs.mkdirSync(dir, { recursive: true });
   const session = new Session();
@@ -31,10 +33,10 @@ function phaseProfiler(dir, kind = 'cpu') {
     async stop() {
       if (kind === 'survivors' || kind === 'allocations') {
         const { profile } = await session.post('HeapProfiler.stopSampling');
-        return fs.writeFileSync(path.join(dir, `phase-${++phase}.heapprofile`), JSON.stringify(profile));
+        return fs.writeFileSync(path.join(dir, `${prefix}-phase-${++phase}.heapprofile`), JSON.stringify(profile));
       }
       const { profile } = await session.post('Profiler.stop');
-      fs.writeFileSync(path.join(dir, `phase-${++phase}.cpuprofile`), JSON.stringify(profile));
+      fs.writeFileSync(path.join(dir, `${prefix}-phase-${++phase}.cpuprofile`), JSON.stringify(profile));
     },
   };
 }

@@ -7,12 +7,16 @@ import { grpcClientMetricsInterceptor } from './client-metrics';
 import { grpcClientTracingInterceptor } from '../tracing/grpc';
 import { tracingEnabled } from '../tracing/tracing';
 import { releaseClosedHttp2Streams } from './release-closed-streams';
+import { steadyHttp2SessionTables } from './steady-session-tables';
+import { installYoungAsyncResourceBind } from '../runtime/async-resource-bind';
 import { withoutCallerStack } from './without-caller-stack';
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
 
 export function createClient<C extends Client>(Ctor: ClientConstructor<C>, address: string): C {
   releaseClosedHttp2Streams();
+  steadyHttp2SessionTables();
+  installYoungAsyncResourceBind(); // Node's HTTP/2 client binds one function per request
   return new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,

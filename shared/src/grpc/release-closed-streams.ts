@@ -6,16 +6,15 @@ let subscribed = false;
 /**
  * Drops every listener of an HTTP/2 stream once it has closed, on both ends of grpc-js calls.
  *
- * Why: Node's HTTP/2 session keeps its streams in a Map (one set and one delete per stream). V8
- * rehashes such a churning table every few entries and the old table stays linked to the new one
- * with the entries it had; once one of them has been promoted (any young-generation GC does it),
- * every stream that passed through the map survives young-generation GC until the next full one
- * (patches/README.md has the same effect in grpc-js, patched). grpc-js hangs the whole call
- * (interceptors, metadata, decoder, response, the caller's callback) off its stream's listeners,
- * so every finished call was copied and promoted with its stream. Measured with one grpc-js client
- * and server in one process, sequential unary calls: survivors per scavenge 11-15 MB -> 2.5 MB,
- * pause 12-14 ms -> 2.4 ms. After 'close' no stream event is due; a late 'error' is swallowed
- * rather than left without a listener (which would throw).
+ * Why: whatever still points at a finished stream when a young-generation GC runs keeps it, and
+ * the call hanging off it, alive until the next full GC. Several things did, each enough alone
+ * (grpc-js's Set of calls in progress, patched; Node's session stream tables,
+ * steady-session-tables.ts; Node 24's per-request bound function, runtime/async-resource-bind.ts),
+ * and grpc-js hangs the whole call (interceptors, metadata, decoder, response, the caller's
+ * callback) off its stream's listeners. Measured with one grpc-js client and server in one process,
+ * sequential unary calls, before those fixes: survivors per scavenge 11-15 MB -> 2.5 MB, pause
+ * 12-14 ms -> 2.4 ms. After 'close' no stream event is due; a late 'error' is swallowed rather
+ * than left without a listener (which would throw).
  *
  * Node's `http2.*.stream.close` diagnostics channels (Node 24) report every stream grpc-js opens
  * or accepts without reaching into grpc-js. Idempotent; the listeners go on the next turn, after

@@ -15,6 +15,7 @@ import { toServiceError } from './errors';
 import { startGrpcCallTimer } from '../metrics';
 import { protos } from './protos';
 import { releaseClosedHttp2Streams } from './release-closed-streams';
+import { steadyHttp2SessionTables } from './steady-session-tables';
 import { traceServerCall } from '../tracing/grpc';
 import type { HealthCheckRequest__Output } from '../generated/grpc/health/v1/HealthCheckRequest';
 import type { HealthCheckResponse } from '../generated/grpc/health/v1/HealthCheckResponse';
@@ -213,9 +214,10 @@ export async function startGrpcServer(options: {
   unixSocket?: string;
   services: GrpcServiceBinding[];
 }): Promise<RunningGrpcServer> {
+  releaseClosedHttp2Streams();
+  steadyHttp2SessionTables();
   // channelz (grpc-js's per-call tracing for its admin service, which no one here serves) is off:
   // it is bookkeeping on every call.
-  releaseClosedHttp2Streams();
   const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.enable_channelz': 0 });
   const health = new HealthReporter();
   server.addService(protos.health().Health.service, health.implementation());

@@ -1,33 +1,65 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * The floor under movielens.js's latency phases: a bare grpc-js server (its defaults) and a bare
- * node:http server, in their own process, that answer every call with a canned answer the mesh
- * gave (sent over IPC as {answers: {grpc, http}}). Same load clients, same machine, no work: what
- * any service pays here before doing anything. Sends {ready, grpcPort, httpUrl}; answers {reset} /
- * {stats} as phase-stats.js says.
+ * The floor under movielens.js's latency phases: a bare grpc-js server, a bare node:http server,
+ * and a node:http server that makes one call to that grpc-js server per request (the gateway's
+ * shape), in their own process, answering every call with a canned answer the mesh gave (sent over
+ * IPC as {answers: {grpc, http}}). Same load clients, same machine, no work: what any service pays
+ * here before doing anything. With the runtime fixes every service process has (pretenuring off,
+ * Node's HTTP/2 stream tables and AsyncResource.bind replaced, closed streams released, grpc-js's
+ * channelz off), or with FLOOR_RUNTIME_FIXES=0 Node and grpc-js as they come (grpc-js patched by
+ * npm ci all the same). Sends {ready, grpcPort, httpUrl, relayUrl}; answers {reset} / {stats} as
+ * phase-stats.js says.
  */
 const http = require('node:http');
-const { Server, ServerCredentials } = require('@grpc/grpc-js');
-const { protos, turnOffAllocationSitePretenuring } = require('@switchyard/shared');
+const { Server, ServerCredentials, credentials } = require('@grpc/grpc-js');
+const shared = require('@switchyard/shared');
 const { phaseStats } = require('./phase-stats');
 
-turnOffAllocationSitePretenuring();
+const { protos } = shared;
+const RUNTIME_FIXES = process.env.FLOOR_RUNTIME_FIXES !== '0';
+const grpcOptions = RUNTIME_FIXES ? { 'grpc.enable_channelz': 0 } : {};
+if (RUNTIME_FIXES) {
+  shared.turnOffAllocationSitePretenuring();
+  shared.releaseClosedHttp2Streams();
+  shared.steadyHttp2SessionTables();
+  shared.installYoungAsyncResourceBind();
+}
 
 async function start({ grpc: grpcAnswer, http: httpAnswer }) {
-  const grpcServer = new Server();
+  const grpcServer = new Server(grpcOptions);
   grpcServer.addService(protos.recommendation().RecommendationService.service, { Recommend: (call, callback) => callback(null, grpcAnswer) });
   const grpcPort = await new Promise((resolve, reject) =>
     grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
   );
   const body = Buffer.from(httpAnswer);
-  const httpServer = http.createServer((request, response) => {
+  const httpServer = await listen((request, response) => {
     request.resume();
     request.on('end', () => response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body));
   });
-  await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
-  return { grpcServer, grpcPort, httpServer };
+  // The gateway's shape with no work: HTTP in, one gRPC call to a server in the same process, the
+  // HTTP answer out.
+  const Client = protos.recommendation().RecommendationService;
+  const grpcClient = new Client(`127.0.0.1:${grpcPort}`, credentials.createInsecure(), grpcOptions);
+  const relayServer = await listen((request, response) => {
+    request.resume();
+    request.on('end', () =>
+      grpcClient.Recommend({ user_id: 'floor', num_recommendations: 10 }, (error) => {
+        if (error) return response.writeHead(502).end();
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+      }),
+    );
+  });
+  return { grpcServer, grpcPort, grpcClient, httpServer, relayServer };
 }
+
+async function listen(handler) {
+  const server = http.createServer(handler);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+const urlOf = (server) => `http://127.0.0.1:${server.address().port}`;
 
 const onPhaseMessage = phaseStats();
 let servers;
@@ -35,9 +67,11 @@ process.on('message', async (message) => {
   if (await onPhaseMessage(message)) return;
   if (message.answers) {
     servers = await start(message.answers);
-    process.send({ ready: true, grpcPort: servers.grpcPort, httpUrl: `http://127.0.0.1:${servers.httpServer.address().port}` });
+    process.send({ ready: true, grpcPort: servers.grpcPort, httpUrl: urlOf(servers.httpServer), relayUrl: urlOf(servers.relayServer) });
   } else if (message.stop) {
     servers?.httpServer.close();
+    servers?.relayServer.close();
+    servers?.grpcClient.close();
     servers?.grpcServer.forceShutdown();
     process.exit(0);
   }

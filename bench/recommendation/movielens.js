@@ -294,11 +294,12 @@ async function floorPhases(mesh, users, calls) {
   const http = JSON.stringify(await post(mesh, '/api/v2/ai/recommendations', { userId: users[0], numRecommendations: K }));
   const floor = forkServer('floor-process.js', 'floor process');
   try {
-    const { grpcPort, httpUrl } = await floor.request({ answers: { grpc, http } });
+    const { grpcPort, httpUrl, relayUrl } = await floor.request({ answers: { grpc, http } });
     // A fresh process: its JIT and young generation settle over more calls than a warm mesh needs.
     const load = { users, calls, inFlight: IN_FLIGHT, warmUp: 10 * WARM_UP };
     await latencyPhase(floor, `floor: bare node:http, canned answer`, 'http-load.js', { url: httpUrl, apiKey: 'floor', ...load });
     await latencyPhase(floor, `floor: bare grpc-js, canned answer`, 'grpc-load.js', { address: `127.0.0.1:${grpcPort}`, ...load });
+    await latencyPhase(floor, `floor: node:http -> grpc-js, canned answers`, 'http-load.js', { url: relayUrl, apiKey: 'floor', ...load });
   } finally {
     await floor.stop();
   }

@@ -28,7 +28,9 @@
  *      FLOOR=0 (no floor phases), MESH_NODE_ARGS (node options of the mesh and floor processes,
  *      e.g. "--trace-gc"), PROFILE_DIR (CPU profile of each latency phase of the server process;
  *      PROFILE_KIND=survivors: what its
- *      allocations left alive instead; PROFILE_KIND=allocations: all it allocated).
+ *      allocations left alive instead; PROFILE_KIND=allocations: all it allocated),
+ *      GRPC_IN_PROCESS=false (the embedded gateway calls the services over gRPC on their Unix
+ *      sockets instead of in-process).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -210,7 +212,8 @@ async function latencyPhase(server, label, script, input) {
   // With IN_FLIGHT calls always waiting on one event loop, each waits for the others' CPU time.
   console.log(
     `  ${''.padEnd(44)} ${server.name}: CPU ${(cpuPerCallMs * 1000).toFixed(0)} us/call (${Math.round((100 * systemMs) / cpuMs)}% in the kernel; so ${IN_FLIGHT} in flight on one event loop wait about ${(IN_FLIGHT * cpuPerCallMs).toFixed(1)} ms each), ` +
-      `event-loop delay p99 ${loopDelay.p99.toFixed(1)} ms max ${loopDelay.max.toFixed(1)} ms, GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms in all, max ${gc.maxMs.toFixed(1)} ms`,
+      `event-loop delay p99 ${loopDelay.p99.toFixed(1)} ms max ${loopDelay.max.toFixed(1)} ms, GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms in all, max ${gc.maxMs.toFixed(1)} ms, ` +
+      `promoted ${(gc.promotedBytes / Math.max(1, gc.scavenges) / 1e6).toFixed(2)} MB per scavenge (${((gc.promotedBytes / (latencies.length + input.warmUp)) / 1000).toFixed(1)} KB per call)`,
   );
 }
 
@@ -228,7 +231,9 @@ async function post(mesh, route, body) {
 async function throughHttp(train, test, movies) {
   const mesh = process.env.HTTP_MESH === 'stack' ? await stackMesh() : await forkMesh();
   try {
-    const where = mesh.stack ? 'start:stack, MongoDB, Kafka and Redis of the environment' : 'embedded mesh, in-memory stores';
+    // The embedded gateway calls the services in-process unless GRPC_IN_PROCESS=false (gRPC over their Unix sockets).
+    const hop = process.env.GRPC_IN_PROCESS === 'false' ? 'gateway to services over gRPC on Unix sockets' : 'gateway to services in-process';
+    const where = mesh.stack ? 'start:stack, MongoDB, Kafka and Redis of the environment' : `embedded mesh, in-memory stores, ${hop}`;
     console.log(`\nthrough the HTTP API (${where}; load ${load()})`);
     let started = performance.now();
     for (let i = 0; i < movies.length; i += BATCH) await post(mesh, '/api/v2/catalog/items', { items: movies.slice(i, i + BATCH) });

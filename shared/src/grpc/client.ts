@@ -10,10 +10,28 @@ import { releaseClosedHttp2Streams } from './release-closed-streams';
 import { steadyHttp2SessionTables } from './steady-session-tables';
 import { installYoungAsyncResourceBind } from '../runtime/async-resource-bind';
 import { withoutCallerStack } from './without-caller-stack';
+import { InProcessChannel } from './in-process-channel';
+import { inProcessEndpoint } from './in-process-server';
 
 type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
 
+/**
+ * GRPC_IN_PROCESS (default true): a client whose address is served by this very process (the
+ * embedded mesh) calls it in-process; false sends those calls through the socket too.
+ */
+function inProcessCalls(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = (env.GRPC_IN_PROCESS ?? 'true').trim().toLowerCase();
+  if (value !== 'true' && value !== 'false') throw new Error(`GRPC_IN_PROCESS must be true or false, not "${env.GRPC_IN_PROCESS}"`);
+  return value === 'true';
+}
+
+/**
+ * A client of the service at address. When a server of this process serves that address (its
+ * Unix socket), the calls go to it in-process (in-process-channel.ts): the same interceptors,
+ * protobuf, metadata, deadlines and statuses, without HTTP/2 and the socket.
+ */
 export function createClient<C extends Client>(Ctor: ClientConstructor<C>, address: string): C {
+  const inProcess = inProcessEndpoint(address) && inProcessCalls() ? new InProcessChannel(address) : undefined;
   releaseClosedHttp2Streams();
   steadyHttp2SessionTables();
   installYoungAsyncResourceBind(); // Node's HTTP/2 client binds one function per request
@@ -24,6 +42,7 @@ export function createClient<C extends Client>(Ctor: ClientConstructor<C>, addre
     'grpc.enable_channelz': 0, // per-call tracing for an admin service no one serves (see server.ts)
     // Tracing is decided when the client is made: startTracing runs first in every process.
     interceptors: tracingEnabled() ? [grpcClientTracingInterceptor, grpcClientMetricsInterceptor] : [grpcClientMetricsInterceptor],
+    ...(inProcess ? { channelOverride: inProcess } : {}),
   });
 }
 

@@ -31,7 +31,7 @@ function inProcessCalls(env: NodeJS.ProcessEnv = process.env): boolean {
  * protobuf, metadata, deadlines and statuses, without HTTP/2 and the socket.
  */
 export function createClient<C extends Client>(Ctor: ClientConstructor<C>, address: string): C {
-  const inProcess = inProcessEndpoint(address) && inProcessCalls() ? new InProcessChannel(address) : undefined;
+  const inProcess = inProcessCalls() && inProcessEndpoint(address) ? new InProcessChannel(address) : undefined;
   releaseClosedHttp2Streams();
   steadyHttp2SessionTables();
   installYoungAsyncResourceBind(); // Node's HTTP/2 client binds one function per request

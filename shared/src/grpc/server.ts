@@ -233,7 +233,8 @@ export async function startGrpcServer(options: {
   // it is bookkeeping on every call.
   const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.enable_channelz': 0 });
   const health = new HealthReporter();
-  server.addService(protos.health().Health.service, health.implementation());
+  const healthImplementation = health.implementation();
+  server.addService(protos.health().Health.service, healthImplementation);
   for (const service of options.services) server.addService(service.definition, service.implementation);
 
   let port: number;
@@ -245,7 +246,7 @@ export async function startGrpcServer(options: {
     throw error;
   }
   const inProcess = options.unixSocket ? registerInProcessEndpoint(`unix:${options.unixSocket}`) : undefined;
-  inProcess?.addService(protos.health().Health.service, health.implementation());
+  inProcess?.addService(protos.health().Health.service, healthImplementation);
   for (const service of options.services) inProcess?.addService(service.definition, service.implementation);
   health.set('', 'SERVING');
   for (const service of options.services) health.set(service.name, 'SERVING');

@@ -105,4 +105,22 @@ describe('e2e: knowledge bases', function () {
     // The dev organization's support agent answers from its own articles while it has some.
     expect((await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status).to.equal(204);
   });
+  it('answers 400 naming the field for non-ASCII field names and values, and keeps serving', async () => {
+    const name = unique('intl');
+    expect((await api('/api/v2/knowledge/collections', { body: { name, kind: 'events' } })).status).to.equal(201);
+    const path = `/api/v2/knowledge/collections/${name}/import`;
+    const csv = await api(path, { body: { format: 'csv', content: 'id,Straße\n1,x' } });
+    expect(csv.status, csv.text).to.equal(400);
+    expect(csv.body.error.code).to.equal('invalid_request');
+    expect(JSON.stringify(csv.body.error.details)).to.include('Straße');
+    const jsonl = await api(path, { body: { format: 'jsonl', content: 'é' } });
+    expect(jsonl.status, jsonl.text).to.equal(400);
+    expect(jsonl.body.error.details[0].field).to.match(/line 1|\/1|content/);
+    const field = await api(`/api/v2/knowledge/collections/${name}/documents`, {
+      body: { documents: [{ id: 'x', title: 'Konzert', startsAt: '2026-12-01T20:00:00+01:00', métadata: 'ü' }] },
+    });
+    expect(field.status, field.text).to.equal(400);
+    expect(JSON.stringify(field.body.error.details)).to.include('métadata');
+    expect((await api(`/api/v2/knowledge/collections/${name}`)).status).to.equal(200);
+  });
 });

@@ -2,14 +2,16 @@ import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js
 import { AppError, errorCodeFromGrpc, isErrorCode, type ErrorDetail } from '../errors/app-error';
 
 const CODE_KEY = 'x-error-code';
-const DETAILS_KEY = 'x-error-details';
+// Binary metadata: details carry user text (field names, CSV headers) in any alphabet, and
+// grpc-js refuses non-ASCII in string metadata with a throw.
+const DETAILS_KEY = 'x-error-details-bin';
 const RETRY_AFTER_KEY = 'x-retry-after';
 
 /** An AppError as a gRPC status whose trailers keep the public code and details intact. */
 export function toServiceError(error: AppError): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(CODE_KEY, error.code);
-  if (error.details.length > 0) metadata.set(DETAILS_KEY, JSON.stringify(error.details));
+  if (error.details.length > 0) metadata.set(DETAILS_KEY, Buffer.from(JSON.stringify(error.details), 'utf8'));
   if (error.retryAfter !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfter));
   return { code: error.grpcStatus, details: error.message, metadata };
 }
@@ -19,10 +21,11 @@ function trailer(metadata: Metadata | undefined, key: string): string | undefine
   return typeof value === 'string' ? value : undefined;
 }
 
-function parseDetails(raw: string | undefined): ErrorDetail[] {
-  if (!raw) return [];
+function parseDetails(metadata: Metadata | undefined): ErrorDetail[] {
+  const raw = metadata?.get(DETAILS_KEY)[0];
+  if (!Buffer.isBuffer(raw)) return [];
   try {
-    const parsed: unknown = JSON.parse(raw);
+    const parsed: unknown = JSON.parse(raw.toString('utf8'));
     return Array.isArray(parsed) ? (parsed as ErrorDetail[]) : [];
   } catch {
     return [];
@@ -37,7 +40,7 @@ export function fromServiceError(error: ServiceError, service: string): AppError
     return new AppError(
       code,
       error.details,
-      parseDetails(trailer(error.metadata, DETAILS_KEY)),
+      parseDetails(error.metadata),
       retryAfter ? Number(retryAfter) : undefined,
     );
   }

@@ -122,19 +122,25 @@ export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>)
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
     const { control, settle } = controlOf(call);
-    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, control)).then(
-      (response) => {
-        settle();
-        record(GrpcStatus.OK);
-        callback(null, response);
-      },
-      (error: unknown) => {
-        settle();
-        const appError = asAppError(error, logger, context, call.getPath());
-        record(appError.grpcStatus);
-        callback(toServiceError(appError));
-      },
-    );
+    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, control))
+      .then(
+        (response) => {
+          settle();
+          record(GrpcStatus.OK);
+          callback(null, response);
+        },
+        (error: unknown) => {
+          settle();
+          const appError = asAppError(error, logger, context, call.getPath());
+          record(appError.grpcStatus);
+          callback(toServiceError(appError));
+        },
+      )
+      .catch((error: unknown) => {
+        // Answering threw (a response or trailer grpc-js refused): fail this call, never the process.
+        logger.error({ err: error, requestId: context.requestId, method: call.getPath() }, 'answering the call failed');
+        callback({ code: GrpcStatus.INTERNAL, details: 'internal error' });
+      });
   };
 }
 
@@ -175,19 +181,24 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
     const { control, settle } = controlOf(call);
-    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, sinkOf(call, control))).then(
-      () => {
-        settle();
-        record(GrpcStatus.OK);
-        call.end();
-      },
-      (error: unknown) => {
-        settle();
-        const appError = asAppError(error, logger, context, call.getPath());
-        record(appError.grpcStatus);
-        call.emit('error', toServiceError(appError));
-      },
-    );
+    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, sinkOf(call, control)))
+      .then(
+        () => {
+          settle();
+          record(GrpcStatus.OK);
+          call.end();
+        },
+        (error: unknown) => {
+          settle();
+          const appError = asAppError(error, logger, context, call.getPath());
+          record(appError.grpcStatus);
+          call.emit('error', toServiceError(appError));
+        },
+      )
+      .catch((error: unknown) => {
+        logger.error({ err: error, requestId: context.requestId, method: call.getPath() }, 'ending the stream failed');
+        call.emit('error', { code: GrpcStatus.INTERNAL, details: 'internal error' });
+      });
   };
 }
 

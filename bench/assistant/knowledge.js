@@ -12,9 +12,15 @@
 const { performance } = require('node:perf_hooks');
 const { DataUpdatedPublisher } = require('@switchyard/shared');
 const { silentLogger } = require('@switchyard/shared/testing');
-const { KnowledgeService } = require('../../services/assistant/dist/src/knowledge/knowledge-service.js');
-const { InMemoryKnowledgeStore } = require('../../services/assistant/dist/src/knowledge/knowledge-store.js');
-const { KnowledgeRetriever } = require('../../services/assistant/dist/src/retrieval/knowledge-retriever.js');
+const {
+  KnowledgeService,
+} = require('../../services/assistant/dist/src/knowledge/knowledge-service.js');
+const {
+  InMemoryKnowledgeStore,
+} = require('../../services/assistant/dist/src/knowledge/knowledge-store.js');
+const {
+  KnowledgeRetriever,
+} = require('../../services/assistant/dist/src/retrieval/knowledge-retriever.js');
 
 const EVENTS = Number(process.env.BENCH_EVENTS || 10_000);
 const QUERIES = Number(process.env.BENCH_QUERIES || 200);
@@ -43,16 +49,26 @@ function events() {
   }));
 }
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main() {
   const store = new InMemoryKnowledgeStore();
   const bus = { publish: async () => undefined };
-  const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(bus, silentLogger(), 'assistant'), () => NOW);
-  await knowledge.createCollection('org_bench', { name: 'events', kind: 'events', timeZone: 'UTC' });
+  const knowledge = new KnowledgeService(
+    store,
+    new DataUpdatedPublisher(bus, silentLogger(), 'assistant'),
+    () => NOW,
+  );
+  await knowledge.createCollection('org_bench', {
+    name: 'events',
+    kind: 'events',
+    timeZone: 'UTC',
+  });
   const all = events();
   let t = performance.now();
-  for (let i = 0; i < all.length; i += 1000) await knowledge.upsert('org_bench', 'events', all.slice(i, i + 1000));
+  for (let i = 0; i < all.length; i += 1000)
+    await knowledge.upsert('org_bench', 'events', all.slice(i, i + 1000));
   const importMs = performance.now() - t;
 
   const retriever = new KnowledgeRetriever(store, () => NOW);
@@ -67,11 +83,19 @@ async function main() {
     const city = pick(CITIES);
     const tag = pick(TAGS);
     t = performance.now();
-    const found = await retriever.retrieve({ organization: 'org_bench', text: `${tag} in ${city} this weekend`, limit: 1000 });
+    const found = await retriever.retrieve({
+      organization: 'org_bench',
+      text: `${tag} in ${city} this weekend`,
+      limit: 1000,
+    });
     times.push(performance.now() - t);
     const expected = all
       .filter((e) => e.fields.city === city && e.fields.tags[0] === tag)
-      .filter((e) => Date.parse(e.fields.startsAt) >= saturday && Date.parse(e.fields.startsAt) < saturday + 2 * DAY)
+      .filter(
+        (e) =>
+          Date.parse(e.fields.startsAt) >= saturday &&
+          Date.parse(e.fields.startsAt) < saturday + 2 * DAY,
+      )
       .map((e) => e.id)
       .sort();
     const got = found.results.map((r) => r.doc.id).sort();
@@ -80,9 +104,13 @@ async function main() {
   times.sort((a, b) => a - b);
   const mb = (bytes) => (bytes / 1048576).toFixed(0);
   console.log(`events: ${EVENTS}, queries: ${QUERIES}`);
-  console.log(`import: ${importMs.toFixed(0)} ms (${((EVENTS / importMs) * 1000).toFixed(0)} documents/s, validation + chunking + store)`);
+  console.log(
+    `import: ${importMs.toFixed(0)} ms (${((EVENTS / importMs) * 1000).toFixed(0)} documents/s, validation + chunking + store)`,
+  );
   console.log(`first query (index build): ${firstMs.toFixed(0)} ms`);
-  console.log(`filtered query: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms`);
+  console.log(
+    `filtered query: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms`,
+  );
   console.log(`exact answers ("<tag> in <city> this weekend" vs hand filter): ${exact}/${QUERIES}`);
   console.log(`heap used: ${mb(process.memoryUsage().heapUsed)} MB`);
 }

@@ -16,7 +16,14 @@ function percentile(sorted, p) {
 
 function summarize(latencies, seconds, errors, non2xx, firstBytes) {
   const sorted = Float64Array.from(latencies).sort();
-  const summary = { rps: latencies.length / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errors, non2xx, count: latencies.length };
+  const summary = {
+    rps: latencies.length / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors,
+    non2xx,
+    count: latencies.length,
+  };
   if (firstBytes) {
     const ttfb = Float64Array.from(firstBytes).sort();
     summary.ttfb50 = percentile(ttfb, 50);
@@ -38,14 +45,27 @@ function loadRun(url, request, { connections, seconds, amount }) {
       headers: request.headers,
       body: request.body,
       ...(amount ? { amount } : { duration: seconds }),
-      ...(request.setupBody ? { requests: [{ method: request.method, path: request.path, headers: request.headers, setupRequest: (r) => ({ ...r, body: request.setupBody() }) }] } : { path: request.path }),
+      ...(request.setupBody
+        ? {
+            requests: [
+              {
+                method: request.method,
+                path: request.path,
+                headers: request.headers,
+                setupRequest: (r) => ({ ...r, body: request.setupBody() }),
+              },
+            ],
+          }
+        : { path: request.path }),
     };
     if (!request.setupBody) options.url = `${url}${request.path}`;
     const started = process.hrtime.bigint();
     const instance = autocannon(options, (error, result) => {
       if (error) return reject(error);
       const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-      resolve(summarize(latencies, amount ? elapsed : seconds, result.errors + result.timeouts, non2xx));
+      resolve(
+        summarize(latencies, amount ? elapsed : seconds, result.errors + result.timeouts, non2xx),
+      );
     });
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
@@ -66,19 +86,23 @@ async function streamRun(url, request, { connections, seconds }) {
   const one = () =>
     new Promise((resolve) => {
       const started = process.hrtime.bigint();
-      const req = http.request(target, { method: request.method, headers: request.headers, agent }, (res) => {
-        let first;
-        res.on('data', () => {
-          first ??= Number(process.hrtime.bigint() - started) / 1e6;
-        });
-        res.on('end', () => {
-          if (res.statusCode >= 200 && res.statusCode < 300 && first !== undefined) {
-            latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-            firstBytes.push(first);
-          } else non2xx += 1;
-          resolve();
-        });
-      });
+      const req = http.request(
+        target,
+        { method: request.method, headers: request.headers, agent },
+        (res) => {
+          let first;
+          res.on('data', () => {
+            first ??= Number(process.hrtime.bigint() - started) / 1e6;
+          });
+          res.on('end', () => {
+            if (res.statusCode >= 200 && res.statusCode < 300 && first !== undefined) {
+              latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+              firstBytes.push(first);
+            } else non2xx += 1;
+            resolve();
+          });
+        },
+      );
       req.on('error', () => {
         errors += 1;
         resolve();
@@ -112,7 +136,10 @@ function rssMiB(pid) {
 function cpuMs(pids) {
   const byName = {};
   for (const [name, pid] of Object.entries(pids)) {
-    const fields = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = require('node:fs')
+      .readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ');
     byName[name] = (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime
   }
   return byName;

@@ -16,7 +16,9 @@ function completion(model) {
     object: 'chat.completion',
     created: 1_700_000_000,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: CONTENT }, finish_reason: 'stop' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: CONTENT }, finish_reason: 'stop' },
+    ],
     usage: USAGE,
   });
 }
@@ -27,7 +29,8 @@ function chunk(model, choices, usage) {
 
 function stream(res, model) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const word of CONTENT.split(/(?<= )/)) res.write(chunk(model, [{ index: 0, delta: { content: word }, finish_reason: null }]));
+  for (const word of CONTENT.split(/(?<= )/))
+    res.write(chunk(model, [{ index: 0, delta: { content: word }, finish_reason: null }]));
   res.write(chunk(model, [{ index: 0, delta: {}, finish_reason: 'stop' }]));
   res.write(chunk(model, [], USAGE));
   res.end('data: [DONE]\n\n');
@@ -42,7 +45,7 @@ function handle(req, res) {
   const parts = [];
   req.on('data', (part) => parts.push(part));
   req.on('end', () => {
-    let body = {};
+    let body;
     try {
       body = JSON.parse(Buffer.concat(parts).toString() || '{}');
     } catch {
@@ -51,7 +54,10 @@ function handle(req, res) {
     }
     if (body.stream) return stream(res, body.model);
     const payload = completion(body.model);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+    });
     res.end(payload);
   });
 }

@@ -15,7 +15,10 @@ const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
   req.on('data', (part) => (bytes += part.length));
   req.on('end', () => {
     if (req.method === 'POST' && req.url === '/v1/traces') requests += 1;
-    res.writeHead(req.method === 'POST' ? 200 : 404, { 'content-type': 'application/x-protobuf', 'content-length': 0 });
+    res.writeHead(req.method === 'POST' ? 200 : 404, {
+      'content-type': 'application/x-protobuf',
+      'content-length': 0,
+    });
     res.end();
   });
 });

@@ -32,7 +32,9 @@ if (args.quick) Object.assign(args, { duration: '2', reps: '1', connections: '8'
 const seconds = Number(args.duration);
 const reps = Number(args.reps);
 const concurrencies = args.connections.split(',').map(Number);
-const scenarios = args.only ? SCENARIOS.filter((s) => args.only.split(',').includes(s.name)) : SCENARIOS;
+const scenarios = args.only
+  ? SCENARIOS.filter((s) => args.only.split(',').includes(s.name))
+  : SCENARIOS;
 
 const sum = (values) => values.reduce((total, value) => total + value, 0);
 /** This process's CPU time so far, in ms: the load generator (autocannon) runs here. */
@@ -55,12 +57,16 @@ async function measureScenario(target, upstream, scenario, connections) {
     const cpuAfter = cpuMs(target.pids);
     const othersAfter = { ...cpuMs(others), bench: benchCpuMs() };
     const calls = Math.max(1, gateway.count + gateway.non2xx);
-    const perCall = (after, before) => Object.fromEntries(Object.keys(after).map((name) => [name, (after[name] - before[name]) / calls]));
+    const perCall = (after, before) =>
+      Object.fromEntries(
+        Object.keys(after).map((name) => [name, (after[name] - before[name]) / calls]),
+      );
     gateway.cpuByProcess = perCall(cpuAfter, cpuBefore);
     gateway.cpuPerCall = sum(Object.values(gateway.cpuByProcess));
     gateway.otherCpuByProcess = perCall(othersAfter, othersBefore);
     // Cores the whole machine's measured processes kept busy: on 2 cores, near 2 means CPU-bound.
-    gateway.coresBusy = ((gateway.cpuPerCall + sum(Object.values(gateway.otherCpuByProcess))) * gateway.rps) / 1000;
+    gateway.coresBusy =
+      ((gateway.cpuPerCall + sum(Object.values(gateway.otherCpuByProcess))) * gateway.rps) / 1000;
     runs.push({ direct, gateway });
   }
   const m = (pick) => median(runs.map(pick));
@@ -74,8 +80,18 @@ async function measureScenario(target, upstream, scenario, connections) {
     ttfbAdded50: scenario.stream ? m((r) => r.gateway.ttfb50 - r.direct.ttfb50) : undefined,
     ttfbAdded99: scenario.stream ? m((r) => r.gateway.ttfb99 - r.direct.ttfb99) : undefined,
     cpuPerCall: m((r) => r.gateway.cpuPerCall),
-    cpuByProcess: Object.fromEntries(Object.keys(runs[0].gateway.cpuByProcess).map((name) => [name, m((r) => r.gateway.cpuByProcess[name])])),
-    otherCpuByProcess: Object.fromEntries(Object.keys(runs[0].gateway.otherCpuByProcess).map((name) => [name, m((r) => r.gateway.otherCpuByProcess[name])])),
+    cpuByProcess: Object.fromEntries(
+      Object.keys(runs[0].gateway.cpuByProcess).map((name) => [
+        name,
+        m((r) => r.gateway.cpuByProcess[name]),
+      ]),
+    ),
+    otherCpuByProcess: Object.fromEntries(
+      Object.keys(runs[0].gateway.otherCpuByProcess).map((name) => [
+        name,
+        m((r) => r.gateway.otherCpuByProcess[name]),
+      ]),
+    ),
     coresBusy: m((r) => r.gateway.coresBusy),
     failures: runs.reduce((n, r) => n + r.gateway.errors + r.gateway.non2xx, 0),
   };
@@ -95,7 +111,10 @@ function otherCpu(r) {
 }
 
 function printRow(scenario, connections, r) {
-  const ttfb = r.ttfbAdded50 === undefined ? '' : `  first byte +${fmt(r.ttfbAdded50)} / +${fmt(r.ttfbAdded99)} ms`;
+  const ttfb =
+    r.ttfbAdded50 === undefined
+      ? ''
+      : `  first byte +${fmt(r.ttfbAdded50)} / +${fmt(r.ttfbAdded99)} ms`;
   console.log(
     `${scenario.padEnd(16)} c=${pad(connections, 2)}  ${pad(fmt(r.rps, 0), 6)} RPS (direct ${pad(fmt(r.directRps, 0), 6)})  ` +
       `p50 ${pad(fmt(r.p50), 6)} p99 ${pad(fmt(r.p99), 6)} ms  added p50 +${fmt(r.added50)} p99 +${fmt(r.added99)} ms` +
@@ -113,9 +132,13 @@ async function measureMemory(target, scenario, calls) {
   await loadRun(target.url, scenario.gateway, { connections: 32, amount: 1000 });
   const early = rssMiB(target.gatewayPid);
   const warmCalls = Math.min(9000, Math.max(0, calls - 1000));
-  if (warmCalls > 0) await loadRun(target.url, scenario.gateway, { connections: 32, amount: warmCalls });
+  if (warmCalls > 0)
+    await loadRun(target.url, scenario.gateway, { connections: 32, amount: warmCalls });
   const warm = rssMiB(target.gatewayPid);
-  const run = await loadRun(target.url, scenario.gateway, { connections: 32, amount: calls - warmCalls });
+  const run = await loadRun(target.url, scenario.gateway, {
+    connections: 32,
+    amount: calls - warmCalls,
+  });
   const late = rssMiB(target.gatewayPid);
   const growth = (from) => `${fmt(((late - from) / from) * 100, 1)}%`;
   console.log(
@@ -125,12 +148,22 @@ async function measureMemory(target, scenario, calls) {
 }
 
 async function benchTarget(start, upstream) {
-  const target = await start(upstream.url, path.join(os.tmpdir(), `switchyard-bench-${start.name}.log`));
+  const target = await start(
+    upstream.url,
+    path.join(os.tmpdir(), `switchyard-bench-${start.name}.log`),
+  );
   try {
     await seed(target.url);
-    console.log(`\n${target.name}: ${target.url} (${seconds} s runs, median of ${reps}, direct and gateway alternating)`);
+    console.log(
+      `\n${target.name}: ${target.url} (${seconds} s runs, median of ${reps}, direct and gateway alternating)`,
+    );
     for (const scenario of scenarios) {
-      for (const connections of concurrencies) printRow(scenario.name, connections, await measureScenario(target, upstream, scenario, connections));
+      for (const connections of concurrencies)
+        printRow(
+          scenario.name,
+          connections,
+          await measureScenario(target, upstream, scenario, connections),
+        );
     }
     await measureMemory(target, SCENARIOS[0], Number(args.calls));
   } finally {
@@ -139,7 +172,12 @@ async function benchTarget(start, upstream) {
 }
 
 async function main() {
-  console.log(`bench:gateway on node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `bench:gateway on node ${process.version}, ${os.cpus().length} cores, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const upstream = await startMockUpstream();
   // The targets take their environment from this process's.
   const sink = args.tracing ? await startOtlpSink() : undefined;
@@ -153,7 +191,9 @@ async function main() {
     await upstream.stop();
     if (sink) {
       const { requests, bytes } = await sink.stats();
-      console.log(`tracing          ${requests} OTLP exports received, ${fmt(bytes / 1024 / 1024, 1)} MiB`);
+      console.log(
+        `tracing          ${requests} OTLP exports received, ${fmt(bytes / 1024 / 1024, 1)} MiB`,
+      );
       await sink.stop();
     }
   }

@@ -23,13 +23,32 @@ const BARE_DIRECT = { method: 'GET', path: '/health' };
 const SCENARIOS = [
   {
     name: 'generate',
-    gateway: { method: 'POST', path: '/api/v2/ai/content/generate', headers: AUTH, body: JSON.stringify({ model: MODEL, prompt: 'A launch post for our new trail shoes', tone: 'playful', max_length: 200 }) },
+    gateway: {
+      method: 'POST',
+      path: '/api/v2/ai/content/generate',
+      headers: AUTH,
+      body: JSON.stringify({
+        model: MODEL,
+        prompt: 'A launch post for our new trail shoes',
+        tone: 'playful',
+        max_length: 200,
+      }),
+    },
     direct: CHAT_DIRECT(false),
   },
   {
     name: 'generate stream',
     stream: true,
-    gateway: { method: 'POST', path: '/api/v2/ai/content/generate', headers: AUTH, body: JSON.stringify({ model: MODEL, prompt: 'A launch post for our new trail shoes', stream: true }) },
+    gateway: {
+      method: 'POST',
+      path: '/api/v2/ai/content/generate',
+      headers: AUTH,
+      body: JSON.stringify({
+        model: MODEL,
+        prompt: 'A launch post for our new trail shoes',
+        stream: true,
+      }),
+    },
     direct: CHAT_DIRECT(true),
   },
   {
@@ -38,7 +57,12 @@ const SCENARIOS = [
       method: 'POST',
       path: '/api/v2/ai/content/transform',
       headers: AUTH,
-      body: JSON.stringify({ model: MODEL, action: 'summarize', text: 'Our trail shoes grip wet rock, drain fast and weigh 280 g. '.repeat(8), target_length: 'short' }),
+      body: JSON.stringify({
+        model: MODEL,
+        action: 'summarize',
+        text: 'Our trail shoes grip wet rock, drain fast and weigh 280 g. '.repeat(8),
+        target_length: 'short',
+      }),
     },
     direct: CHAT_DIRECT(false),
   },
@@ -49,18 +73,33 @@ const SCENARIOS = [
       path: '/api/v2/ai/assistants/chat',
       headers: AUTH,
       // A new session per call: history does not grow across the run.
-      setupBody: () => JSON.stringify({ user_id: 'u-bench', session_id: `s-${randomUUID()}`, model: MODEL, messages: [{ role: 'user', content: 'Which shoes suit muddy trails?' }] }),
+      setupBody: () =>
+        JSON.stringify({
+          user_id: 'u-bench',
+          session_id: `s-${randomUUID()}`,
+          model: MODEL,
+          messages: [{ role: 'user', content: 'Which shoes suit muddy trails?' }],
+        }),
     },
     direct: CHAT_DIRECT(false),
   },
   {
     name: 'recommendations',
-    gateway: { method: 'POST', path: '/api/v2/ai/recommendations', headers: AUTH, body: JSON.stringify({ userId: 'u-3', numRecommendations: 10 }) },
+    gateway: {
+      method: 'POST',
+      path: '/api/v2/ai/recommendations',
+      headers: AUTH,
+      body: JSON.stringify({ userId: 'u-3', numRecommendations: 10 }),
+    },
     direct: BARE_DIRECT,
   },
   {
     name: 'models',
-    gateway: { method: 'GET', path: '/api/v2/models', headers: { authorization: AUTH.authorization } },
+    gateway: {
+      method: 'GET',
+      path: '/api/v2/models',
+      headers: { authorization: AUTH.authorization },
+    },
     direct: BARE_DIRECT,
   },
 ];
@@ -76,15 +115,25 @@ async function seed(url) {
   }));
   const interactions = [];
   for (let user = 0; user < 100; user += 1) {
-    for (let k = 0; k < 12; k += 1) interactions.push({ userId: `u-${user}`, itemId: `item-${(user * 7 + k * 13) % 200}`, type: k % 3 === 0 ? 'purchase' : 'view' });
+    for (let k = 0; k < 12; k += 1)
+      interactions.push({
+        userId: `u-${user}`,
+        itemId: `item-${(user * 7 + k * 13) % 200}`,
+        type: k % 3 === 0 ? 'purchase' : 'view',
+      });
   }
   for (const [path, body] of [
     ['/api/v2/catalog/items', { items }],
     ['/api/v2/interactions', { interactions: interactions.slice(0, 1000) }],
     ['/api/v2/interactions', { interactions: interactions.slice(1000) }],
   ]) {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: AUTH, body: JSON.stringify(body) });
-    if (!response.ok) throw new Error(`seeding ${path}: ${response.status} ${await response.text()}`);
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: AUTH,
+      body: JSON.stringify(body),
+    });
+    if (!response.ok)
+      throw new Error(`seeding ${path}: ${response.status} ${await response.text()}`);
   }
 }
 

@@ -27,7 +27,9 @@ function freePort() {
 }
 
 async function startMockUpstream() {
-  const child = fork(path.join(__dirname, 'mock-upstream.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'mock-upstream.js'), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const port = await new Promise((resolve, reject) => {
     child.once('message', (message) => resolve(message.port));
     child.once('exit', (code) => reject(new Error(`mock upstream exited (${code})`)));
@@ -37,7 +39,9 @@ async function startMockUpstream() {
 
 /** A stand-in OTLP collector (bench:gateway --tracing): answers every export, counts requests and bytes. */
 async function startOtlpSink() {
-  const child = fork(path.join(__dirname, 'otlp-sink.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'otlp-sink.js'), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const port = await new Promise((resolve, reject) => {
     child.once('message', (message) => resolve(message.port));
     child.once('exit', (code) => reject(new Error(`OTLP sink exited (${code})`)));
@@ -93,7 +97,8 @@ function meshEnv(upstreamUrl) {
 async function waitReady(url, child, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`exited during start (code ${child.exitCode})`);
+    if (child && child.exitCode !== null)
+      throw new Error(`exited during start (code ${child.exitCode})`);
     try {
       if ((await fetch(`${url}/readyz`)).ok) return;
     } catch {
@@ -114,7 +119,7 @@ function stopChild(child) {
 
 /** Embedded mode is what `npm start` runs on a fresh machine: in-memory adapters, whatever the shell exports. */
 function inMemory(env) {
-  const { KAFKA_BROKERS, MONGODB_URI, REDIS_URL, ...rest } = env;
+  const { KAFKA_BROKERS: _k, MONGODB_URI: _m, REDIS_URL: _r, ...rest } = env;
   return rest;
 }
 
@@ -124,13 +129,23 @@ async function startEmbedded(upstreamUrl, logFile) {
   const out = fs.openSync(logFile, 'w');
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the mesh under load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(REPO, 'deploy', 'embedded', 'dist', 'src', 'index.js')], {
-    env: { ...inMemory(meshEnv(upstreamUrl)), GATEWAY_PORT: String(port) },
-    stdio: ['ignore', out, out],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, path.join(REPO, 'deploy', 'embedded', 'dist', 'src', 'index.js')],
+    {
+      env: { ...inMemory(meshEnv(upstreamUrl)), GATEWAY_PORT: String(port) },
+      stdio: ['ignore', out, out],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, child);
-  return { name: 'embedded', url, gatewayPid: child.pid, pids: { mesh: child.pid }, stop: () => stopChild(child) };
+  return {
+    name: 'embedded',
+    url,
+    gatewayPid: child.pid,
+    pids: { mesh: child.pid },
+    stop: () => stopChild(child),
+  };
 }
 
 /**
@@ -139,7 +154,11 @@ async function startEmbedded(upstreamUrl, logFile) {
  */
 function localInfraPids() {
   const runDir = process.env.SWITCHYARD_RUN_DIR || path.join(REPO, '.run', 'infra');
-  const files = { kafka: 'kafka/kafka.pid', ferretdb: 'mongo/ferretdb.pid', redis: 'redis/redis.pid' };
+  const files = {
+    kafka: 'kafka/kafka.pid',
+    ferretdb: 'mongo/ferretdb.pid',
+    redis: 'redis/redis.pid',
+  };
   const pids = {};
   for (const [name, file] of Object.entries(files)) {
     const pidFile = path.join(runDir, file);
@@ -158,9 +177,19 @@ async function startStack(upstreamUrl, logFile, extraEnv = {}) {
   const ports = await Promise.all([0, 1, 2, 3, 4].map(() => freePort()));
   const log = fs.createWriteStream(logFile);
   const stack = new Stack({
-    env: { ...meshEnv(upstreamUrl), SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY || Buffer.alloc(32, 7).toString('base64'), ...extraEnv },
+    env: {
+      ...meshEnv(upstreamUrl),
+      SECRETS_ENCRYPTION_KEY:
+        process.env.SECRETS_ENCRYPTION_KEY || Buffer.alloc(32, 7).toString('base64'),
+      ...extraEnv,
+    },
     gatewayPort: ports[0],
-    servicePorts: { content: ports[1], assistant: ports[2], recommendation: ports[3], notification: ports[4] },
+    servicePorts: {
+      content: ports[1],
+      assistant: ports[2],
+      recommendation: ports[3],
+      notification: ports[4],
+    },
     output: (component, line) => log.write(`${component}: ${line}\n`),
     databasePrefix: process.env.MONGODB_URI ? `bench_${Date.now().toString(36)}` : undefined,
   });
@@ -171,7 +200,12 @@ async function startStack(upstreamUrl, logFile, extraEnv = {}) {
     stack,
     url: stack.gatewayUrl,
     gatewayPid: stack.pidOf('gateway'),
-    pids: Object.fromEntries(['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => [name, stack.pidOf(name)])),
+    pids: Object.fromEntries(
+      ['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => [
+        name,
+        stack.pidOf(name),
+      ]),
+    ),
     infraPids: localInfraPids(),
     stop: async () => {
       await stack.stopAll();
@@ -180,4 +214,14 @@ async function startStack(upstreamUrl, logFile, extraEnv = {}) {
   };
 }
 
-module.exports = { API_KEY, ADMIN_TOKEN, MODEL, freePort, meshEnv, startMockUpstream, startOtlpSink, startEmbedded, startStack };
+module.exports = {
+  API_KEY,
+  ADMIN_TOKEN,
+  MODEL,
+  freePort,
+  meshEnv,
+  startMockUpstream,
+  startOtlpSink,
+  startEmbedded,
+  startStack,
+};

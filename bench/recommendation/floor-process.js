@@ -28,14 +28,22 @@ if (RUNTIME_FIXES) {
 
 async function start({ grpc: grpcAnswer, http: httpAnswer }) {
   const grpcServer = new Server(grpcOptions);
-  grpcServer.addService(protos.recommendation().RecommendationService.service, { Recommend: (call, callback) => callback(null, grpcAnswer) });
+  grpcServer.addService(protos.recommendation().RecommendationService.service, {
+    Recommend: (call, callback) => callback(null, grpcAnswer),
+  });
   const grpcPort = await new Promise((resolve, reject) =>
-    grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+    grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
   );
   const body = Buffer.from(httpAnswer);
   const httpServer = await listen((request, response) => {
     request.resume();
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body));
+    request.on('end', () =>
+      response
+        .writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
+        .end(body),
+    );
   });
   // The gateway's shape with no work: HTTP in, one gRPC call to a server in the same process, the
   // HTTP answer out.
@@ -46,7 +54,9 @@ async function start({ grpc: grpcAnswer, http: httpAnswer }) {
     request.on('end', () =>
       grpcClient.Recommend({ user_id: 'floor', num_recommendations: 10 }, (error) => {
         if (error) return response.writeHead(502).end();
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+        response
+          .writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
+          .end(body);
       }),
     );
   });
@@ -67,7 +77,12 @@ process.on('message', async (message) => {
   if (await onPhaseMessage(message)) return;
   if (message.answers) {
     servers = await start(message.answers);
-    process.send({ ready: true, grpcPort: servers.grpcPort, httpUrl: urlOf(servers.httpServer), relayUrl: urlOf(servers.relayServer) });
+    process.send({
+      ready: true,
+      grpcPort: servers.grpcPort,
+      httpUrl: urlOf(servers.httpServer),
+      relayUrl: urlOf(servers.relayServer),
+    });
   } else if (message.stop) {
     servers?.httpServer.close();
     servers?.relayServer.close();

@@ -15,8 +15,12 @@ async function main() {
   const context = (i) => ({ organization: 'dev', keyId: 'bench', requestId: `bench_${i}` });
   const request = (i) => ({ user_id: users[i % users.length], num_recommendations: 10 });
   // This client's channel and code paths warm up first, not measured.
-  await timed(warmUp, inFlight, (i) => callUnary('recommendation', client.Recommend, client, request(i), context(i), 5000));
-  const latencies = await timed(calls, inFlight, (i) => callUnary('recommendation', client.Recommend, client, request(i), context(i), 5000));
+  await timed(warmUp, inFlight, (i) =>
+    callUnary('recommendation', client.Recommend, client, request(i), context(i), 5000),
+  );
+  const latencies = await timed(calls, inFlight, (i) =>
+    callUnary('recommendation', client.Recommend, client, request(i), context(i), 5000),
+  );
   client.close();
   process.stdout.write(JSON.stringify(latencies));
 }

@@ -16,11 +16,19 @@ function post(agent, url, apiKey, body) {
       {
         method: 'POST',
         agent,
-        headers: { authorization: `X-API-Key ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers: {
+          authorization: `X-API-Key ${apiKey}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
       },
       (response) => {
         response.resume();
-        response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`status ${response.statusCode}`))));
+        response.on('end', () =>
+          response.statusCode === 200
+            ? resolve()
+            : reject(new Error(`status ${response.statusCode}`)),
+        );
       },
     );
     request.on('error', reject);
@@ -33,7 +41,8 @@ async function main() {
   for await (const chunk of process.stdin) input += chunk;
   const { url, apiKey, users, calls, inFlight, warmUp } = JSON.parse(input);
   const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
-  const call = (i) => post(agent, url, apiKey, { userId: users[i % users.length], numRecommendations: 10 });
+  const call = (i) =>
+    post(agent, url, apiKey, { userId: users[i % users.length], numRecommendations: 10 });
   await timed(warmUp, inFlight, call); // this client's connections and code paths, not measured
   const latencies = await timed(calls, inFlight, call);
   agent.destroy();

@@ -14,7 +14,13 @@ const { phaseStats } = require('./phase-stats');
 turnOffAllocationSitePretenuring();
 
 async function main() {
-  const env = { ...process.env, GATEWAY_PORT: '0', LOG_LEVEL: 'silent', DEFAULT_RPM: '100000000', DEFAULT_TPM: '1000000000' };
+  const env = {
+    ...process.env,
+    GATEWAY_PORT: '0',
+    LOG_LEVEL: 'silent',
+    DEFAULT_RPM: '100000000',
+    DEFAULT_TPM: '1000000000',
+  };
   // Trained on demand by the bench, once ingestion is over.
   env.RECOMMENDATION_REBUILD_DELAY_MS = '3600000';
   // In-memory adapters even when the shell exports the real infrastructure's endpoints.
@@ -30,13 +36,20 @@ async function main() {
       if (global.gc) global.gc();
       const m = process.memoryUsage();
       const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-      process.send({ memory: `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, arrayBuffers ${mb(m.arrayBuffers)}` });
+      process.send({
+        memory: `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, arrayBuffers ${mb(m.arrayBuffers)}`,
+      });
     } else if (message.stop) {
       await mesh.stop();
       process.exit(0);
     }
   });
-  process.send({ ready: true, gatewayUrl: mesh.gatewayUrl, apiKey: mesh.apiKey, recommendationPort: recommendation.port });
+  process.send({
+    ready: true,
+    gatewayUrl: mesh.gatewayUrl,
+    apiKey: mesh.apiKey,
+    recommendationPort: recommendation.port,
+  });
 }
 
 main().catch((error) => {

@@ -46,7 +46,8 @@ const { ItemModel } = require(path.join(MODEL, 'item-model.js'));
 const { foldUserSignals } = require(path.join(MODEL, 'interaction-weights.js'));
 const { loadRecommendationConfig } = require('../../services/recommendation/dist/src/config.js');
 
-const DATA_DIR = process.env.ML100K_DIR || process.env.MOVIELENS_DIR || '/work/shared/datasets/movielens-100k';
+const DATA_DIR =
+  process.env.ML100K_DIR || process.env.MOVIELENS_DIR || '/work/shared/datasets/movielens-100k';
 const SEEDS = (process.env.SEEDS || '42,7,123').split(',').map(Number);
 const IN_FLIGHT = Number(process.env.IN_FLIGHT || 8);
 /** Calls each load client makes before the measured ones (its connection and JIT). */
@@ -60,7 +61,11 @@ const PUBLISHED = [
   ['BiVAE (best published row)', 0.475],
 ];
 
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 function memory() {
@@ -70,7 +75,11 @@ function memory() {
 }
 
 function loadMovies() {
-  const genres = fs.readFileSync(path.join(DATA_DIR, 'u.genre'), 'latin1').split('\n').filter(Boolean).map((l) => l.split('|')[0]);
+  const genres = fs
+    .readFileSync(path.join(DATA_DIR, 'u.genre'), 'latin1')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('|')[0]);
   // u.item is ISO-8859-1: id|title|release date|video release|IMDb URL|19 genre flags
   return fs
     .readFileSync(path.join(DATA_DIR, 'u.item'), 'latin1')
@@ -89,7 +98,13 @@ function loadMovies() {
     });
 }
 
-const toInteraction = (r) => ({ userId: r.user, itemId: r.item, type: 'rating', value: r.rating, timestamp: r.ts * 1000 });
+const toInteraction = (r) => ({
+  userId: r.user,
+  itemId: r.item,
+  type: 'rating',
+  value: r.rating,
+  timestamp: r.ts * 1000,
+});
 
 function topK(scores, model, exclude) {
   const ranked = [];
@@ -104,7 +119,13 @@ function topK(scores, model, exclude) {
 function offlineModel(algorithm, train, test, config) {
   const started = performance.now();
   const set = buildTrainingSet(train.map(toInteraction), config.decayHalfLifeDays);
-  const model = new ItemModel(trainModel(set, { ...config.training, algorithm: algorithm === 'popularity' ? 'item_knn' : algorithm }, 1));
+  const model = new ItemModel(
+    trainModel(
+      set,
+      { ...config.training, algorithm: algorithm === 'popularity' ? 'item_knn' : algorithm },
+      1,
+    ),
+  );
   const trainingMs = performance.now() - started;
   const trainItems = groupItemsByUser(train);
   const byUser = new Map();
@@ -122,7 +143,12 @@ function offlineModel(algorithm, train, test, config) {
     }
     const interactions = byUser.get(user) ?? [];
     const newest = Math.max(...interactions.map((i) => i.timestamp));
-    const profile = new Map([...foldUserSignals(interactions, newest, config.decayHalfLifeDays)].map(([id, s]) => [id, s.weight]));
+    const profile = new Map(
+      [...foldUserSignals(interactions, newest, config.decayHalfLifeDays)].map(([id, s]) => [
+        id,
+        s.weight,
+      ]),
+    );
     lists.set(user, topK(model.scoreUser(profile), model, exclude));
   }
   return { metrics: rankingMetrics(lists, test, K), trainingMs };
@@ -148,8 +174,11 @@ function printLatency(label, latencies) {
 function loadFromChildProcess(script, input) {
   const { execFile } = require('node:child_process');
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [path.join(__dirname, script)], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) =>
-      error ? reject(error) : resolve(JSON.parse(stdout)),
+    const child = execFile(
+      process.execPath,
+      [path.join(__dirname, script)],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
     );
     child.stdin.end(JSON.stringify(input));
   });
@@ -161,12 +190,25 @@ function loadFromChildProcess(script, input) {
  */
 function forkServer(script, name) {
   const { fork } = require('node:child_process');
-  const child = fork(path.join(__dirname, script), { execArgv: ['--expose-gc', ...(process.env.MESH_NODE_ARGS || '').split(' ').filter(Boolean)] });
+  const child = fork(path.join(__dirname, script), {
+    execArgv: ['--expose-gc', ...(process.env.MESH_NODE_ARGS || '').split(' ').filter(Boolean)],
+  });
   const replies = [];
   const waiting = [];
-  child.on('message', (message) => (waiting.length > 0 ? waiting.shift()(message) : replies.push(message)));
-  const reply = () => new Promise((resolve) => (replies.length > 0 ? resolve(replies.shift()) : waiting.push(resolve)));
-  const next = () => Promise.race([reply(), new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`))))]);
+  child.on('message', (message) =>
+    waiting.length > 0 ? waiting.shift()(message) : replies.push(message),
+  );
+  const reply = () =>
+    new Promise((resolve) =>
+      replies.length > 0 ? resolve(replies.shift()) : waiting.push(resolve),
+    );
+  const next = () =>
+    Promise.race([
+      reply(),
+      new Promise((_, reject) =>
+        child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`))),
+      ),
+    ]);
   return {
     name,
     pid: child.pid,
@@ -189,7 +231,10 @@ async function forkMesh() {
 async function stackMesh() {
   const { API_KEY, startMockUpstream, startStack } = require('../gateway/targets');
   const upstream = await startMockUpstream();
-  const target = await startStack(upstream.url, path.join(os.tmpdir(), `movielens-stack-${process.pid}.log`));
+  const target = await startStack(
+    upstream.url,
+    path.join(os.tmpdir(), `movielens-stack-${process.pid}.log`),
+  );
   return {
     stack: true,
     gatewayUrl: target.url,
@@ -213,7 +258,7 @@ async function latencyPhase(server, label, script, input) {
   console.log(
     `  ${''.padEnd(44)} ${server.name}: CPU ${(cpuPerCallMs * 1000).toFixed(0)} us/call (${Math.round((100 * systemMs) / cpuMs)}% in the kernel; so ${IN_FLIGHT} in flight on one event loop wait about ${(IN_FLIGHT * cpuPerCallMs).toFixed(1)} ms each), ` +
       `event-loop delay p99 ${loopDelay.p99.toFixed(1)} ms max ${loopDelay.max.toFixed(1)} ms, GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms in all, max ${gc.maxMs.toFixed(1)} ms, ` +
-      `promoted ${(gc.promotedBytes / Math.max(1, gc.scavenges) / 1e6).toFixed(2)} MB per scavenge (${((gc.promotedBytes / (latencies.length + input.warmUp)) / 1000).toFixed(1)} KB per call)`,
+      `promoted ${(gc.promotedBytes / Math.max(1, gc.scavenges) / 1e6).toFixed(2)} MB per scavenge (${(gc.promotedBytes / (latencies.length + input.warmUp) / 1000).toFixed(1)} KB per call)`,
   );
 }
 
@@ -224,7 +269,8 @@ async function post(mesh, route, body) {
     body: JSON.stringify(body),
   });
   const json = await response.json();
-  if (response.status !== 200) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
+  if (response.status !== 200)
+    throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -232,11 +278,17 @@ async function throughHttp(train, test, movies) {
   const mesh = process.env.HTTP_MESH === 'stack' ? await stackMesh() : await forkMesh();
   try {
     // The embedded gateway calls the services in-process unless GRPC_IN_PROCESS=false (gRPC over their Unix sockets).
-    const hop = process.env.GRPC_IN_PROCESS === 'false' ? 'gateway to services over gRPC on Unix sockets' : 'gateway to services in-process';
-    const where = mesh.stack ? 'start:stack, MongoDB, Kafka and Redis of the environment' : `embedded mesh, in-memory stores, ${hop}`;
+    const hop =
+      process.env.GRPC_IN_PROCESS === 'false'
+        ? 'gateway to services over gRPC on Unix sockets'
+        : 'gateway to services in-process';
+    const where = mesh.stack
+      ? 'start:stack, MongoDB, Kafka and Redis of the environment'
+      : `embedded mesh, in-memory stores, ${hop}`;
     console.log(`\nthrough the HTTP API (${where}; load ${load()})`);
     let started = performance.now();
-    for (let i = 0; i < movies.length; i += BATCH) await post(mesh, '/api/v2/catalog/items', { items: movies.slice(i, i + BATCH) });
+    for (let i = 0; i < movies.length; i += BATCH)
+      await post(mesh, '/api/v2/catalog/items', { items: movies.slice(i, i + BATCH) });
     const itemsMs = performance.now() - started;
     started = performance.now();
     let recorded = 0;
@@ -251,34 +303,80 @@ async function throughHttp(train, test, movies) {
       recorded += (await post(mesh, '/api/v2/interactions', { interactions })).recorded;
     }
     const interactionsMs = performance.now() - started;
-    console.log(`  ingestion: ${movies.length} items in ${itemsMs.toFixed(0)} ms; ${recorded} interactions in ${interactionsMs.toFixed(0)} ms (${Math.round(recorded / (interactionsMs / 1000))}/s, batches of ${BATCH})`);
+    console.log(
+      `  ingestion: ${movies.length} items in ${itemsMs.toFixed(0)} ms; ${recorded} interactions in ${interactionsMs.toFixed(0)} ms (${Math.round(recorded / (interactionsMs / 1000))}/s, batches of ${BATCH})`,
+    );
     started = performance.now();
     const model = await post(mesh, '/api/v2/ai/recommendations/model', {});
     console.log(
       `  training: ${model.algorithm} v${model.version}, ${model.items} items x ${model.users} users, ${model.interactions} interactions: ${model.trainingMs} ms in the worker, ${(performance.now() - started).toFixed(0)} ms for the call (load ${load()})`,
     );
-    if (!mesh.stack) console.log(`  memory after training (the mesh process): ${(await mesh.request({ memory: true })).memory}`);
+    if (!mesh.stack)
+      console.log(
+        `  memory after training (the mesh process): ${(await mesh.request({ memory: true })).memory}`,
+      );
 
     // HTTP_USERS limits the test users asked (slow stores); quality is then over those users only.
-    const users = [...groupItemsByUser(test).keys()].slice(0, Number(process.env.HTTP_USERS) || undefined);
+    const users = [...groupItemsByUser(test).keys()].slice(
+      0,
+      Number(process.env.HTTP_USERS) || undefined,
+    );
     const lists = new Map();
     const firstCalls = await timed(users.length, IN_FLIGHT, async (i) => {
-      const response = await post(mesh, '/api/v2/ai/recommendations', { userId: users[i], numRecommendations: K });
-      lists.set(users[i], response.recommendations.map((r) => r.itemId));
+      const response = await post(mesh, '/api/v2/ai/recommendations', {
+        userId: users[i],
+        numRecommendations: K,
+      });
+      lists.set(
+        users[i],
+        response.recommendations.map((r) => r.itemId),
+      );
     });
-    const quality = rankingMetrics(lists, test.filter((r) => lists.has(r.user)), K);
+    const quality = rankingMetrics(
+      lists,
+      test.filter((r) => lists.has(r.user)),
+      K,
+    );
     printMetrics(`service through the HTTP API (${users.length} users)`, quality);
     printLatency(`first call per user (profile read), ${IN_FLIGHT} in flight`, firstCalls);
     if (mesh.stack) {
-      printLatency(`gateway HTTP, ${IN_FLIGHT} in flight`, await loadFromChildProcess('http-load.js', { url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls: users.length * 2, inFlight: IN_FLIGHT, warmUp: WARM_UP }));
+      printLatency(
+        `gateway HTTP, ${IN_FLIGHT} in flight`,
+        await loadFromChildProcess('http-load.js', {
+          url: mesh.gatewayUrl,
+          apiKey: mesh.apiKey,
+          users,
+          calls: users.length * 2,
+          inFlight: IN_FLIGHT,
+          warmUp: WARM_UP,
+        }),
+      );
       return quality;
     }
 
     // Latency: every test user LATENCY_ROUNDS times more (the pass above warmed the profile cache
     // and the JIT); each client process warms its own connection first (WARM_UP calls, not measured).
     const calls = users.length * LATENCY_ROUNDS;
-    await latencyPhase(mesh, `gateway HTTP, ${IN_FLIGHT} in flight`, 'http-load.js', { url: mesh.gatewayUrl, apiKey: mesh.apiKey, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });
-    await latencyPhase(mesh, `recommendation service gRPC, ${IN_FLIGHT} in flight`, 'grpc-load.js', { address: `127.0.0.1:${mesh.recommendationPort}`, users, calls, inFlight: IN_FLIGHT, warmUp: WARM_UP });
+    await latencyPhase(mesh, `gateway HTTP, ${IN_FLIGHT} in flight`, 'http-load.js', {
+      url: mesh.gatewayUrl,
+      apiKey: mesh.apiKey,
+      users,
+      calls,
+      inFlight: IN_FLIGHT,
+      warmUp: WARM_UP,
+    });
+    await latencyPhase(
+      mesh,
+      `recommendation service gRPC, ${IN_FLIGHT} in flight`,
+      'grpc-load.js',
+      {
+        address: `127.0.0.1:${mesh.recommendationPort}`,
+        users,
+        calls,
+        inFlight: IN_FLIGHT,
+        warmUp: WARM_UP,
+      },
+    );
     if (process.env.FLOOR !== '0') await floorPhases(mesh, users, calls);
     return quality;
   } finally {
@@ -292,19 +390,42 @@ async function throughHttp(train, test, movies) {
  */
 async function floorPhases(mesh, users, calls) {
   const { callUnary, createClient, protos } = require('@switchyard/shared');
-  const client = createClient(protos.recommendation().RecommendationService, `127.0.0.1:${mesh.recommendationPort}`);
+  const client = createClient(
+    protos.recommendation().RecommendationService,
+    `127.0.0.1:${mesh.recommendationPort}`,
+  );
   const request = { user_id: users[0], num_recommendations: K };
-  const grpc = await callUnary('recommendation', client.Recommend, client, request, { organization: 'dev', keyId: 'bench', requestId: 'floor' }, 5000);
+  const grpc = await callUnary(
+    'recommendation',
+    client.Recommend,
+    client,
+    request,
+    { organization: 'dev', keyId: 'bench', requestId: 'floor' },
+    5000,
+  );
   client.close();
-  const http = JSON.stringify(await post(mesh, '/api/v2/ai/recommendations', { userId: users[0], numRecommendations: K }));
+  const http = JSON.stringify(
+    await post(mesh, '/api/v2/ai/recommendations', { userId: users[0], numRecommendations: K }),
+  );
   const floor = forkServer('floor-process.js', 'floor process');
   try {
     const { grpcPort, httpUrl, relayUrl } = await floor.request({ answers: { grpc, http } });
     // A fresh process: its JIT and young generation settle over more calls than a warm mesh needs.
     const load = { users, calls, inFlight: IN_FLIGHT, warmUp: 10 * WARM_UP };
-    await latencyPhase(floor, `floor: bare node:http, canned answer`, 'http-load.js', { url: httpUrl, apiKey: 'floor', ...load });
-    await latencyPhase(floor, `floor: bare grpc-js, canned answer`, 'grpc-load.js', { address: `127.0.0.1:${grpcPort}`, ...load });
-    await latencyPhase(floor, `floor: node:http -> grpc-js, canned answers`, 'http-load.js', { url: relayUrl, apiKey: 'floor', ...load });
+    await latencyPhase(floor, `floor: bare node:http, canned answer`, 'http-load.js', {
+      url: httpUrl,
+      apiKey: 'floor',
+      ...load,
+    });
+    await latencyPhase(floor, `floor: bare grpc-js, canned answer`, 'grpc-load.js', {
+      address: `127.0.0.1:${grpcPort}`,
+      ...load,
+    });
+    await latencyPhase(floor, `floor: node:http -> grpc-js, canned answers`, 'http-load.js', {
+      url: relayUrl,
+      apiKey: 'floor',
+      ...load,
+    });
   } finally {
     await floor.stop();
   }
@@ -313,7 +434,10 @@ async function floorPhases(mesh, users, calls) {
 /** The Recommend handler alone (no transport), 8 in flight, on the EASE model of the first seed. */
 async function handlerLatency(train, test, movies) {
   const { InMemoryEventBus, createLogger } = require('@switchyard/shared');
-  const { createReplica, createStores } = require('../../services/recommendation/dist/src/server.js');
+  const {
+    createReplica,
+    createStores,
+  } = require('../../services/recommendation/dist/src/server.js');
   const bus = new InMemoryEventBus();
   const mongodbUri = process.env.BENCH_MONGODB_URI || '';
   const config = loadRecommendationConfig({
@@ -327,12 +451,27 @@ async function handlerLatency(train, test, movies) {
   const replica = await createReplica({ config, bus, logger, stores });
   const ctx = { organization: 'bench', keyId: 'bench', requestId: 'bench' };
   const h = replica.handlers;
-  const item = (m) => ({ item_id: m.itemId, catalog: m.catalog, title: m.title, categories: m.categories, attributes_json: JSON.stringify(m.attributes), available: true, updated_at: '' });
+  const item = (m) => ({
+    item_id: m.itemId,
+    catalog: m.catalog,
+    title: m.title,
+    categories: m.categories,
+    attributes_json: JSON.stringify(m.attributes),
+    available: true,
+    updated_at: '',
+  });
   let started = performance.now();
-  for (let i = 0; i < movies.length; i += BATCH) await h.UpsertItems({ items: movies.slice(i, i + BATCH).map(item) }, ctx);
+  for (let i = 0; i < movies.length; i += BATCH)
+    await h.UpsertItems({ items: movies.slice(i, i + BATCH).map(item) }, ctx);
   const itemsMs = performance.now() - started;
   for (let i = 0; i < train.length; i += BATCH) {
-    const interactions = train.slice(i, i + BATCH).map((r) => ({ user_id: r.user, item_id: r.item, type: 'rating', value: r.rating, timestamp: new Date(r.ts * 1000).toISOString() }));
+    const interactions = train.slice(i, i + BATCH).map((r) => ({
+      user_id: r.user,
+      item_id: r.item,
+      type: 'rating',
+      value: r.rating,
+      timestamp: new Date(r.ts * 1000).toISOString(),
+    }));
     await h.RecordInteractions({ interactions }, ctx);
   }
   const ingestMs = performance.now() - started;
@@ -340,23 +479,56 @@ async function handlerLatency(train, test, movies) {
   const model = await h.RebuildModel({}, ctx);
   const rebuildMs = performance.now() - started;
   const users = [...groupItemsByUser(test).keys()];
-  const request = (i, extra = {}) => ({ user_id: users[i % users.length], num_recommendations: K, current_item_id: '', catalog: '', categories: [], max_per_category: 0, ...extra });
+  const request = (i, extra = {}) => ({
+    user_id: users[i % users.length],
+    num_recommendations: K,
+    current_item_id: '',
+    catalog: '',
+    categories: [],
+    max_per_category: 0,
+    ...extra,
+  });
   const n = users.length * 2;
-  console.log(`\nthe Recommend handler alone (in-process, no transport; ${mongodbUri ? 'MongoDB stores' : 'in-memory stores'})`);
-  console.log(`  ingestion ${ingestMs.toFixed(0)} ms (${movies.length} items ${itemsMs.toFixed(0)} ms, ${train.length} interactions ${(ingestMs - itemsMs).toFixed(0)} ms); RebuildModel ${rebuildMs.toFixed(0)} ms (training ${model.training_ms} ms, the rest reading the log and publishing the snapshot)`);
+  console.log(
+    `\nthe Recommend handler alone (in-process, no transport; ${mongodbUri ? 'MongoDB stores' : 'in-memory stores'})`,
+  );
+  console.log(
+    `  ingestion ${ingestMs.toFixed(0)} ms (${movies.length} items ${itemsMs.toFixed(0)} ms, ${train.length} interactions ${(ingestMs - itemsMs).toFixed(0)} ms); RebuildModel ${rebuildMs.toFixed(0)} ms (training ${model.training_ms} ms, the rest reading the log and publishing the snapshot)`,
+  );
   if (mongodbUri) {
     // Another replica starting: it loads the published snapshot from the store.
     const otherStores = await createStores(config, logger);
     started = performance.now();
-    const other = await createReplica({ config: { ...config, replicaId: 'bench-other' }, bus, logger, stores: otherStores });
-    console.log(`  a second replica starts serving model v${other.deps.models.current('bench')?.data.version} after ${(performance.now() - started).toFixed(0)} ms (snapshot read from the store)`);
+    const other = await createReplica({
+      config: { ...config, replicaId: 'bench-other' },
+      bus,
+      logger,
+      stores: otherStores,
+    });
+    console.log(
+      `  a second replica starts serving model v${other.deps.models.current('bench')?.data.version} after ${(performance.now() - started).toFixed(0)} ms (snapshot read from the store)`,
+    );
     await other.close();
     await otherStores.close();
   }
-  printLatency(`first call per user (profile and items read from the stores)`, await timed(users.length, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)));
-  printLatency(`known user, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)));
-  printLatency(`known user + currentItemId, ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { current_item_id: train[i % train.length].item }), ctx)));
-  printLatency(`unknown user (popular), ${IN_FLIGHT} in flight`, await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { user_id: `new_${i}` }), ctx)));
+  printLatency(
+    `first call per user (profile and items read from the stores)`,
+    await timed(users.length, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)),
+  );
+  printLatency(
+    `known user, ${IN_FLIGHT} in flight`,
+    await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)),
+  );
+  printLatency(
+    `known user + currentItemId, ${IN_FLIGHT} in flight`,
+    await timed(n, IN_FLIGHT, (i) =>
+      h.Recommend(request(i, { current_item_id: train[i % train.length].item }), ctx),
+    ),
+  );
+  printLatency(
+    `unknown user (popular), ${IN_FLIGHT} in flight`,
+    await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { user_id: `new_${i}` }), ctx)),
+  );
   console.log(`  memory with the replica's model loaded: ${memory()}`);
   await replica.close();
   await bus.close();
@@ -370,24 +542,35 @@ async function handlerLatency(train, test, movies) {
 }
 
 async function main() {
-  console.log(`MovieLens-100k (${DATA_DIR}), node ${process.version}, ${os.cpus().length} cores, load ${load()}${global.gc ? '' : ' (run with --expose-gc for steadier memory figures)'}`);
+  console.log(
+    `MovieLens-100k (${DATA_DIR}), node ${process.version}, ${os.cpus().length} cores, load ${load()}${global.gc ? '' : ' (run with --expose-gc for steadier memory figures)'}`,
+  );
   const ratings = loadRatings(DATA_DIR);
   const movies = loadMovies();
   const config = loadRecommendationConfig({ LOG_LEVEL: 'silent' });
-  console.log(`config: lambda ${config.training.easeLambda}, kNN neighbours ${config.training.knnNeighbours}, decay half-life ${config.decayHalfLifeDays || 'off'} (days)`);
+  console.log(
+    `config: lambda ${config.training.easeLambda}, kNN neighbours ${config.training.knnNeighbours}, decay half-life ${config.decayHalfLifeDays || 'off'} (days)`,
+  );
   let first;
   for (const seed of SEEDS) {
     const { train, test } = stratifiedSplit(ratings, 0.75, seed);
     first ??= { train, test };
     if (process.env.OFFLINE === '0') break;
-    console.log(`\nseed ${seed}: train ${train.length}, test ${test.length} (python_stratified_split, ratio 0.75, filter_by item)`);
+    console.log(
+      `\nseed ${seed}: train ${train.length}, test ${test.length} (python_stratified_split, ratio 0.75, filter_by item)`,
+    );
     for (const algorithm of ['ease', 'item_knn', 'popularity']) {
       const { metrics, trainingMs } = offlineModel(algorithm, train, test, config);
-      printMetrics(`${algorithm} (offline)`, metrics, `  trained in ${trainingMs.toFixed(0)} ms (load ${load()})`);
+      printMetrics(
+        `${algorithm} (offline)`,
+        metrics,
+        `  trained in ${trainingMs.toFixed(0)} ms (load ${load()})`,
+      );
     }
   }
   console.log('\npublished on this protocol (seed 42):');
-  for (const [label, ndcg] of PUBLISHED) console.log(`  ${label.padEnd(34)} nDCG@10 ${ndcg.toFixed(3)}`);
+  for (const [label, ndcg] of PUBLISHED)
+    console.log(`  ${label.padEnd(34)} nDCG@10 ${ndcg.toFixed(3)}`);
   if (process.env.HTTP !== '0') await throughHttp(first.train, first.test, movies);
   if (process.env.HANDLER !== '0') await handlerLatency(first.train, first.test, movies);
 }

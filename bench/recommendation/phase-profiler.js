@@ -21,9 +21,16 @@ function phaseProfiler(dir, kind = 'cpu') {
   let phase = 0;
   return {
     async start() {
-      if (kind === 'survivors') return session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true });
+      if (kind === 'survivors')
+        return session.post('HeapProfiler.startSampling', {
+          samplingInterval: 4096,
+          includeObjectsCollectedByMajorGC: true,
+        });
       if (kind === 'allocations') {
-        const all = { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+        const all = {
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        };
         return session.post('HeapProfiler.startSampling', { samplingInterval: 4096, ...all });
       }
       await session.post('Profiler.enable');
@@ -36,10 +43,16 @@ function phaseProfiler(dir, kind = 'cpu') {
         // is still uncollected at the end and counts as surviving. The servers run with --expose-gc.
         if (kind === 'survivors' && global.gc) global.gc({ type: 'minor' });
         const { profile } = await session.post('HeapProfiler.stopSampling');
-        return fs.writeFileSync(path.join(dir, `${prefix}-phase-${++phase}.heapprofile`), JSON.stringify(profile));
+        return fs.writeFileSync(
+          path.join(dir, `${prefix}-phase-${++phase}.heapprofile`),
+          JSON.stringify(profile),
+        );
       }
       const { profile } = await session.post('Profiler.stop');
-      fs.writeFileSync(path.join(dir, `${prefix}-phase-${++phase}.cpuprofile`), JSON.stringify(profile));
+      fs.writeFileSync(
+        path.join(dir, `${prefix}-phase-${++phase}.cpuprofile`),
+        JSON.stringify(profile),
+      );
     },
   };
 }

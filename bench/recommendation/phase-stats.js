@@ -10,7 +10,8 @@ const { monitorEventLoopDelay, PerformanceObserver } = require('node:perf_hooks'
 const { GCProfiler } = require('node:v8');
 const { phaseProfiler } = require('./phase-profiler');
 
-const oldSpaceUsed = (heap) => heap.heapSpaceStatistics.find((space) => space.spaceName === 'old_space').spaceUsedSize;
+const oldSpaceUsed = (heap) =>
+  heap.heapSpaceStatistics.find((space) => space.spaceName === 'old_space').spaceUsedSize;
 
 function phaseStats() {
   const profiler = phaseProfiler(process.env.PROFILE_DIR, process.env.PROFILE_KIND);
@@ -26,13 +27,26 @@ function phaseStats() {
   function stats() {
     const cpu = process.cpuUsage(cpuSince);
     const scavenges = gcProfiler.stop().statistics.filter((gc) => gc.gcType === 'Scavenge');
-    const promotedBytes = scavenges.reduce((sum, gc) => sum + Math.max(0, oldSpaceUsed(gc.afterGC) - oldSpaceUsed(gc.beforeGC)), 0);
+    const promotedBytes = scavenges.reduce(
+      (sum, gc) => sum + Math.max(0, oldSpaceUsed(gc.afterGC) - oldSpaceUsed(gc.beforeGC)),
+      0,
+    );
     const pauses = gcPauses.slice().sort((a, b) => a - b);
     return {
       cpuMs: (cpu.user + cpu.system) / 1000,
       systemMs: cpu.system / 1000,
-      loopDelay: { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 },
-      gc: { count: pauses.length, totalMs: pauses.reduce((s, d) => s + d, 0), maxMs: pauses.at(-1) ?? 0, scavenges: scavenges.length, promotedBytes },
+      loopDelay: {
+        p50: delay.percentile(50) / 1e6,
+        p99: delay.percentile(99) / 1e6,
+        max: delay.max / 1e6,
+      },
+      gc: {
+        count: pauses.length,
+        totalMs: pauses.reduce((s, d) => s + d, 0),
+        maxMs: pauses.at(-1) ?? 0,
+        scavenges: scavenges.length,
+        promotedBytes,
+      },
     };
   }
 

@@ -6,5 +6,7 @@ const { loadRatings, stratifiedSplit } = require('./protocol');
 const dir = process.argv[2] || process.env.ML100K_DIR || '/work/shared/datasets/movielens-100k';
 const seed = Number(process.argv[3] || 42);
 const ratings = loadRatings(dir).map((r, row) => ({ ...r, row }));
-const rows = stratifiedSplit(ratings, 0.75, seed).train.map((r) => r.row).sort((a, b) => a - b);
+const rows = stratifiedSplit(ratings, 0.75, seed)
+  .train.map((r) => r.row)
+  .sort((a, b) => a - b);
 console.log(rows.length, crypto.createHash('sha256').update(rows.join(',')).digest('hex'));

@@ -24,7 +24,11 @@ class MersenneTwister {
     for (let i = 1; i < 624; i++) {
       const prev = this.mt[i - 1] ^ (this.mt[i - 1] >>> 30);
       // 1812433253 * prev + i, modulo 2^32, without losing precision.
-      this.mt[i] = (((((prev & 0xffff0000) >>> 16) * 1812433253) << 16) + (prev & 0x0000ffff) * 1812433253 + i) >>> 0;
+      this.mt[i] =
+        (((((prev & 0xffff0000) >>> 16) * 1812433253) << 16) +
+          (prev & 0x0000ffff) * 1812433253 +
+          i) >>>
+        0;
     }
   }
 
@@ -157,7 +161,21 @@ function rankingMetrics(lists, test, k = 10) {
     sum.map += ap / items.size;
   }
   const n = relevant.size;
-  return { users: n, precision: sum.precision / n, recall: sum.recall / n, ndcg: sum.ndcg / n, map: sum.map / n };
+  return {
+    users: n,
+    precision: sum.precision / n,
+    recall: sum.recall / n,
+    ndcg: sum.ndcg / n,
+    map: sum.map / n,
+  };
 }
 
-module.exports = { MersenneTwister, permutation, roundHalfEven, stratifiedSplit, loadRatings, groupItemsByUser, rankingMetrics };
+module.exports = {
+  MersenneTwister,
+  permutation,
+  roundHalfEven,
+  stratifiedSplit,
+  loadRatings,
+  groupItemsByUser,
+  rankingMetrics,
+};

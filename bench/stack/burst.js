@@ -19,13 +19,23 @@ const totalBucketId = (organization, period) => JSON.stringify([organization, 't
 
 async function startNotification(root, env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(root, 'services', 'notification', 'dist', 'src', 'index.js')], {
-    env: { ...env, GRPC_PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const stop = () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM'))));
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'services', 'notification', 'dist', 'src', 'index.js')],
+    {
+      env: { ...env, GRPC_PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const stop = () =>
+    new Promise((resolve) =>
+      child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGTERM')),
+    );
   const deadline = Date.now() + 60_000;
-  while ((await shared.checkHealth(`127.0.0.1:${port}`, shared.SERVICE_NAMES.NotificationService)) !== 'SERVING') {
+  while (
+    (await shared.checkHealth(`127.0.0.1:${port}`, shared.SERVICE_NAMES.NotificationService)) !==
+    'SERVING'
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
       throw new Error('notification did not start');
@@ -41,25 +51,49 @@ function usageEvents(count, organizations, time) {
       source: 'bench',
       organization: organizations[n % organizations.length],
       time,
-      data: { requestId: `req_burst_${n}`, keyId: 'key_bench', endpoint: '/api/v2/ai/content/generate', model: 'bench-gpt', tokensInput: 24, tokensOutput: 12, cost: 0.0000108, outcome: 'succeeded' },
+      data: {
+        requestId: `req_burst_${n}`,
+        keyId: 'key_bench',
+        endpoint: '/api/v2/ai/content/generate',
+        model: 'bench-gpt',
+        tokensInput: 24,
+        tokensOutput: 12,
+        cost: 0.0000108,
+        outcome: 'succeeded',
+      },
     }),
   );
 }
 
 /** Produces the events in batches (keyed by organization, as the event bus does), acks=all. */
 async function produce(kafka, topic, events) {
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
   await producer.connect();
   // The service created the topic at start; its metadata may take a moment to reach every broker.
   const admin = kafka.admin();
   await admin.connect();
-  for (let attempt = 0; !(await admin.fetchTopicMetadata({ topics: [topic] }).then(() => true, () => false)); attempt++) {
+  for (
+    let attempt = 0;
+    !(await admin.fetchTopicMetadata({ topics: [topic] }).then(
+      () => true,
+      () => false,
+    ));
+    attempt++
+  ) {
     if (attempt > 50) throw new Error(`topic ${topic} does not exist`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   await admin.disconnect();
   for (let i = 0; i < events.length; i += 1000) {
-    const messages = events.slice(i, i + 1000).map((e) => ({ key: e.organization, value: JSON.stringify(e), headers: { 'event-id': e.id, 'event-type': e.type } }));
+    const messages = events.slice(i, i + 1000).map((e) => ({
+      key: e.organization,
+      value: JSON.stringify(e),
+      headers: { 'event-id': e.id, 'event-type': e.type },
+    }));
     await producer.send({ topic, acks: -1, messages });
   }
   await producer.disconnect();
@@ -69,7 +103,13 @@ async function produce(kafka, topic, events) {
  * One burst. root: the build whose notification service is measured. Returns figures; the
  * database is dropped afterwards.
  */
-async function runBurst({ root = REPO, events: count = 20000, organizations: orgCount = 12, timeoutS = 600, log = console.log } = {}) {
+async function runBurst({
+  root = REPO,
+  events: count = 20000,
+  organizations: orgCount = 12,
+  timeoutS = 600,
+  log = console.log,
+} = {}) {
   const brokers = process.env.KAFKA_BROKERS.split(',');
   const run = `burst_${Date.now().toString(36)}`;
   const prefix = `${run}.`;
@@ -91,7 +131,11 @@ async function runBurst({ root = REPO, events: count = 20000, organizations: org
   const organizations = Array.from({ length: orgCount }, (_, n) => `org_${run}_${n}`);
   const ids = organizations.map((o) => totalBucketId(o, period));
   const projection = mongo.db(database).collection('usage_projection');
-  const counted = async () => (await projection.find({ _id: { $in: ids } }, { projection: { calls: 1 } }).toArray()).reduce((sum, d) => sum + d.calls, 0);
+  const counted = async () =>
+    (await projection.find({ _id: { $in: ids } }, { projection: { calls: 1 } }).toArray()).reduce(
+      (sum, d) => sum + d.calls,
+      0,
+    );
   try {
     // Let the consumer groups join before the clock starts.
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -108,12 +152,24 @@ async function runBurst({ root = REPO, events: count = 20000, organizations: org
       if (seen > 0 && firstAt === undefined) firstAt = performance.now();
     }
     const totalS = (performance.now() - started) / 1000;
-    const result = { events: count, counted: seen, producedS, totalS, eventsPerSecond: seen / totalS, complete: seen === count };
-    log(`burst: ${seen}/${count} usage events in the ledger after ${totalS.toFixed(1)} s (produced in ${producedS.toFixed(1)} s): ${result.eventsPerSecond.toFixed(0)} events/s`);
+    const result = {
+      events: count,
+      counted: seen,
+      producedS,
+      totalS,
+      eventsPerSecond: seen / totalS,
+      complete: seen === count,
+    };
+    log(
+      `burst: ${seen}/${count} usage events in the ledger after ${totalS.toFixed(1)} s (produced in ${producedS.toFixed(1)} s): ${result.eventsPerSecond.toFixed(0)} events/s`,
+    );
     return result;
   } finally {
     await notification.stop();
-    await mongo.db(database).dropDatabase().catch(() => undefined);
+    await mongo
+      .db(database)
+      .dropDatabase()
+      .catch(() => undefined);
     await mongo.close();
   }
 }

@@ -13,7 +13,10 @@ function sharedModule(name) {
 
 /** Percentile p (0..100) of unsorted values, nearest rank; NaN when empty. */
 function percentileOf(values, p) {
-  return percentile([...values].sort((a, b) => a - b), p);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    p,
+  );
 }
 
 module.exports = { REPO, sharedModule, freePort, percentileOf };

@@ -13,16 +13,56 @@ const PROMPT = 'A launch post for our new trail shoes';
 
 /** Billable kinds by share of the billable rate; data uploads come on top at dataShare of it. */
 const MIX = [
-  { kind: 'generate', share: 0.5, request: () => ({ path: '/api/v2/ai/content/generate', body: { model: MODEL, prompt: PROMPT, max_length: 100 } }) },
-  { kind: 'async', share: 0.2, request: (callbackUrl) => ({ path: '/api/v2/ai/content/generate', body: { model: MODEL, prompt: PROMPT, max_length: 100, webhookUrl: `${callbackUrl}/result` } }) },
-  { kind: 'transform', share: 0.15, request: () => ({ path: '/api/v2/ai/content/transform', body: { model: MODEL, action: 'summarize', text: 'Our trail shoes grip wet rock, drain fast and weigh 280 g. '.repeat(4), target_length: 'short' } }) },
+  {
+    kind: 'generate',
+    share: 0.5,
+    request: () => ({
+      path: '/api/v2/ai/content/generate',
+      body: { model: MODEL, prompt: PROMPT, max_length: 100 },
+    }),
+  },
+  {
+    kind: 'async',
+    share: 0.2,
+    request: (callbackUrl) => ({
+      path: '/api/v2/ai/content/generate',
+      body: { model: MODEL, prompt: PROMPT, max_length: 100, webhookUrl: `${callbackUrl}/result` },
+    }),
+  },
+  {
+    kind: 'transform',
+    share: 0.15,
+    request: () => ({
+      path: '/api/v2/ai/content/transform',
+      body: {
+        model: MODEL,
+        action: 'summarize',
+        text: 'Our trail shoes grip wet rock, drain fast and weigh 280 g. '.repeat(4),
+        target_length: 'short',
+      },
+    }),
+  },
   {
     kind: 'chat',
     share: 0.15,
-    request: () => ({ path: '/api/v2/ai/assistants/chat', body: { user_id: 'u-bench', session_id: `s-${randomUUID()}`, model: MODEL, messages: [{ role: 'user', content: 'Which shoes suit muddy trails?' }] } }),
+    request: () => ({
+      path: '/api/v2/ai/assistants/chat',
+      body: {
+        user_id: 'u-bench',
+        session_id: `s-${randomUUID()}`,
+        model: MODEL,
+        messages: [{ role: 'user', content: 'Which shoes suit muddy trails?' }],
+      },
+    }),
   },
 ];
-const DATA = { kind: 'data', request: (n) => ({ path: '/api/v2/interactions', body: { interactions: [{ userId: `u-${n % 50}`, itemId: `item-${n % 200}`, type: 'view' }] } }) };
+const DATA = {
+  kind: 'data',
+  request: (n) => ({
+    path: '/api/v2/interactions',
+    body: { interactions: [{ userId: `u-${n % 50}`, itemId: `item-${n % 200}`, type: 'view' }] },
+  }),
+};
 
 /** Picks kinds in proportion to their shares, deterministically (a running deficit per kind). */
 function scheduler() {
@@ -38,11 +78,26 @@ function scheduler() {
 async function call(url, { path, body }, timeoutMs = 15_000) {
   const t0 = performance.now();
   try {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: AUTH, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: AUTH,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     await response.arrayBuffer();
-    return { t0, t1: performance.now(), status: response.status, requestId: response.headers.get('x-request-id') ?? undefined };
+    return {
+      t0,
+      t1: performance.now(),
+      status: response.status,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+    };
   } catch (error) {
-    return { t0, t1: performance.now(), status: 0, error: error.name === 'TimeoutError' ? 'timeout' : 'network' };
+    return {
+      t0,
+      t1: performance.now(),
+      status: 0,
+      error: error.name === 'TimeoutError' ? 'timeout' : 'network',
+    };
   }
 }
 
@@ -50,7 +105,14 @@ async function call(url, { path, body }, timeoutMs = 15_000) {
  * Runs the load for durationS at ratePerS billable calls (and dataShare x that of data uploads);
  * onTick(elapsedS) runs each second (faults, samples). Returns every answer once all are in.
  */
-async function runLoad({ url, callbackUrl, ratePerS, durationS, dataShare = 0.1, onTick = () => undefined }) {
+async function runLoad({
+  url,
+  callbackUrl,
+  ratePerS,
+  durationS,
+  dataShare = 0.1,
+  onTick = () => undefined,
+}) {
   const answers = [];
   const pending = new Set();
   const next = scheduler();
@@ -69,7 +131,9 @@ async function runLoad({ url, callbackUrl, ratePerS, durationS, dataShare = 0.1,
       void p.finally(() => pending.delete(p));
     }
     while (data < elapsedS * ratePerS * dataShare) {
-      const p = call(url, DATA.request(data++)).then((a) => answers.push({ kind: DATA.kind, ...a }));
+      const p = call(url, DATA.request(data++)).then((a) =>
+        answers.push({ kind: DATA.kind, ...a }),
+      );
       pending.add(p);
       void p.finally(() => pending.delete(p));
     }

@@ -17,7 +17,9 @@ function startCallbackReceiver() {
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString());
         // Result callbacks (webhookUrl) are POSTed to /result and carry the requestId; webhooks carry an id.
-        const [kind, key] = req.url.startsWith('/result') ? ['results', body.requestId] : ['events', body.id];
+        const [kind, key] = req.url.startsWith('/result')
+          ? ['results', body.requestId]
+          : ['events', body.id];
         const seen = arrivals[kind].get(key) ?? [];
         seen.push(at);
         arrivals[kind].set(key, seen);

@@ -21,7 +21,6 @@
  * Figures only: it never fails on a time.
  */
 const { spawn } = require('node:child_process');
-const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -37,7 +36,10 @@ const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '300' },
     rate: { type: 'string', default: '100' },
-    faults: { type: 'string', default: 'content,assistant,recommendation,notification,gateway,kafka' },
+    faults: {
+      type: 'string',
+      default: 'content,assistant,recommendation,notification,gateway,kafka',
+    },
     burst: { type: 'string', default: '20000' },
     only: { type: 'string', default: '' },
     drain: { type: 'string', default: '120' },
@@ -45,23 +47,41 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
   },
 });
-if (args.quick) Object.assign(args, { duration: '30', rate: '40', faults: 'notification', burst: '5000', drain: '60' });
+if (args.quick)
+  Object.assign(args, {
+    duration: '30',
+    rate: '40',
+    faults: 'notification',
+    burst: '5000',
+    drain: '60',
+  });
 const TARGETS = { ledgerLagP95S: 5, callbackP95Ms: 1000, burstEventsPerS: 2000, recoveryS: 5 };
 
 const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 function requireInfra() {
   for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'REDIS_URL']) {
-    if (!process.env[name]) throw new Error(`${name} is not set: start a private infrastructure and eval its env (see bench/stack/README in the main README)`);
+    if (!process.env[name])
+      throw new Error(
+        `${name} is not set: start a private infrastructure and eval its env (see bench/stack/README in the main README)`,
+      );
   }
 }
 
 function restartKafka() {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [path.join(REPO, 'deploy', 'local', 'infra.sh'), 'restart-kafka'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`restart-kafka exited ${code}`))));
+    const child = spawn('bash', [path.join(REPO, 'deploy', 'local', 'infra.sh'), 'restart-kafka'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`restart-kafka exited ${code}`)),
+    );
   });
 }
 
@@ -76,7 +96,10 @@ async function applyFault(stack, name) {
 }
 
 async function usageCalls(url) {
-  const response = await fetch(`${url}/api/v2/usage`, { headers: { authorization: AUTH.authorization }, signal: AbortSignal.timeout(5000) });
+  const response = await fetch(`${url}/api/v2/usage`, {
+    headers: { authorization: AUTH.authorization },
+    signal: AbortSignal.timeout(5000),
+  });
   if (!response.ok) throw new Error(`usage ${response.status}`);
   return response.json();
 }
@@ -84,7 +107,11 @@ async function usageCalls(url) {
 /** Every usage.recorded event on the bus (the stack's topic prefix), by request id. */
 async function usageEventsByRequest(prefix) {
   const { Kafka, logLevel } = sharedModule('kafkajs');
-  const kafka = new Kafka({ brokers: process.env.KAFKA_BROKERS.split(','), clientId: `${prefix}reader`, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    brokers: process.env.KAFKA_BROKERS.split(','),
+    clientId: `${prefix}reader`,
+    logLevel: logLevel.NOTHING,
+  });
   const admin = kafka.admin();
   await admin.connect();
   const topic = `${prefix}${Topics.usage}`;
@@ -128,24 +155,44 @@ async function soak() {
   const rate = Number(args.rate);
   const durationS = Number(args.duration);
   const run = `stackbench_${Date.now().toString(36)}`;
-  const faults = args.faults.split(',').filter((f) => f && f !== 'none').filter((f) => {
-    if (f !== 'kafka' || process.env.SWITCHYARD_RUN_DIR) return true;
-    console.log('kafka fault skipped: SWITCHYARD_RUN_DIR is not set (restart Kafka only on a private infrastructure)');
-    return false;
-  });
+  const faults = args.faults
+    .split(',')
+    .filter((f) => f && f !== 'none')
+    .filter((f) => {
+      if (f !== 'kafka' || process.env.SWITCHYARD_RUN_DIR) return true;
+      console.log(
+        'kafka fault skipped: SWITCHYARD_RUN_DIR is not set (restart Kafka only on a private infrastructure)',
+      );
+      return false;
+    });
   const logFile = path.join(os.tmpdir(), `${run}.log`);
   const upstream = await startMockUpstream();
   const receiver = await startCallbackReceiver();
   const prefix = `${run}.`;
-  const target = await startStack(upstream.url, logFile, { KAFKA_TOPIC_PREFIX: prefix, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_REQUIRE_HTTPS: 'false', LOG_LEVEL: 'warn' });
+  const target = await startStack(upstream.url, logFile, {
+    KAFKA_TOPIC_PREFIX: prefix,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_REQUIRE_HTTPS: 'false',
+    LOG_LEVEL: 'warn',
+  });
   const { stack, url } = target;
   try {
     await seed(url);
-    const hook = await fetch(`${url}/api/webhooks`, { method: 'POST', headers: AUTH, body: JSON.stringify({ event: 'data_updated', url: `${receiver.url}/data` }) });
-    if (!hook.ok) throw new Error(`registering the data_updated webhook: ${hook.status} ${await hook.text()}`);
+    const hook = await fetch(`${url}/api/webhooks`, {
+      method: 'POST',
+      headers: AUTH,
+      body: JSON.stringify({ event: 'data_updated', url: `${receiver.url}/data` }),
+    });
+    if (!hook.ok)
+      throw new Error(`registering the data_updated webhook: ${hook.status} ${await hook.text()}`);
     const baseline = Number((await usageCalls(url)).calls);
-    console.log(`soak: ${durationS} s at ${rate} billable calls/s (+10% data uploads), faults ${faults.join(', ') || 'none'}; log ${logFile}; load ${load()}`);
-    const faultAt = faults.map((name, i) => ({ name, atS: Math.round((durationS * (i + 1)) / (faults.length + 1)) }));
+    console.log(
+      `soak: ${durationS} s at ${rate} billable calls/s (+10% data uploads), faults ${faults.join(', ') || 'none'}; log ${logFile}; load ${load()}`,
+    );
+    const faultAt = faults.map((name, i) => ({
+      name,
+      atS: Math.round((durationS * (i + 1)) / (faults.length + 1)),
+    }));
     const applied = [];
     const samples = [];
     let faulting = Promise.resolve();
@@ -158,12 +205,17 @@ async function soak() {
         for (const fault of faultAt.filter((f) => f.atS === second)) {
           faulting = faulting.then(async () => {
             const at = performance.now();
-            const restartS = await applyFault(stack, fault.name).catch((error) => (console.log(`fault ${fault.name}: ${error.message}`), NaN));
+            const restartS = await applyFault(stack, fault.name).catch(
+              (error) => (console.log(`fault ${fault.name}: ${error.message}`), NaN),
+            );
             applied.push({ ...fault, at, restartS });
           });
         }
         try {
-          samples.push({ at: performance.now(), calls: Number((await usageCalls(url)).calls) - baseline });
+          samples.push({
+            at: performance.now(),
+            calls: Number((await usageCalls(url)).calls) - baseline,
+          });
         } catch {
           // gateway or notification down: no sample this second
         }
@@ -171,8 +223,12 @@ async function soak() {
     });
     await faulting;
     // Drain: callbacks and the ledger catch up.
-    const asyncIds = new Set(answers.filter((a) => a.kind === 'async' && a.status === 202).map((a) => a.requestId));
-    const billableOk = answers.filter((a) => a.kind !== 'data' && a.kind !== 'async' && a.status >= 200 && a.status < 300);
+    const asyncIds = new Set(
+      answers.filter((a) => a.kind === 'async' && a.status === 202).map((a) => a.requestId),
+    );
+    const billableOk = answers.filter(
+      (a) => a.kind !== 'data' && a.kind !== 'async' && a.status >= 200 && a.status < 300,
+    );
     const drainUntil = performance.now() + Number(args.drain) * 1000;
     let last = NaN;
     while (performance.now() < drainUntil) {
@@ -188,7 +244,19 @@ async function soak() {
     }
     const byRequest = await usageEventsByRequest(prefix);
     const report = await fetchFinal(url, baseline);
-    printSoak({ answers, applied, samples, receiver, asyncIds, billableOk, byRequest, report, startedAt, durationS, rate });
+    printSoak({
+      answers,
+      applied,
+      samples,
+      receiver,
+      asyncIds,
+      billableOk,
+      byRequest,
+      report,
+      startedAt,
+      durationS,
+      rate,
+    });
   } finally {
     await target.stop();
     await receiver.close();
@@ -201,7 +269,19 @@ async function fetchFinal(url, baseline) {
   return { calls: Number(usage.calls) - baseline, used: Number(usage.used) };
 }
 
-function printSoak({ answers, applied, samples, receiver, asyncIds, billableOk, byRequest, report, startedAt, durationS, rate }) {
+function printSoak({
+  answers,
+  applied,
+  samples,
+  receiver,
+  asyncIds,
+  billableOk,
+  byRequest,
+  report,
+  startedAt,
+  durationS,
+  rate,
+}) {
   const byKind = new Map();
   for (const a of answers) {
     const k = byKind.get(a.kind) ?? { sent: 0, ok: 0, s5xx: 0, s4xx: 0, failed: 0 };
@@ -213,19 +293,32 @@ function printSoak({ answers, applied, samples, receiver, asyncIds, billableOk, 
     byKind.set(a.kind, k);
   }
   console.log(`\nanswers (load ${load()}):`);
-  for (const [kind, k] of byKind) console.log(`  ${kind.padEnd(10)} sent ${k.sent}  2xx ${k.ok}  4xx ${k.s4xx}  5xx ${k.s5xx}  no answer ${k.failed}`);
+  for (const [kind, k] of byKind)
+    console.log(
+      `  ${kind.padEnd(10)} sent ${k.sent}  2xx ${k.ok}  4xx ${k.s4xx}  5xx ${k.s5xx}  no answer ${k.failed}`,
+    );
 
   // Callbacks: every 202 exactly one result callback.
   const results = receiver.arrivals.results;
   const lost = [...asyncIds].filter((id) => !results.has(id)).length;
   const duplicated = [...asyncIds].filter((id) => (results.get(id)?.length ?? 0) > 1).length;
-  const answered = new Map(answers.filter((a) => a.kind === 'async' && a.status === 202).map((a) => [a.requestId, a.t1]));
-  const callbackMs = [...asyncIds].filter((id) => results.has(id)).map((id) => results.get(id)[0] - answered.get(id));
-  console.log(`callbacks: ${asyncIds.size} accepted (202), lost ${lost}, duplicated ${duplicated}; 202 -> callback p50 ${fmt(percentileOf(callbackMs, 50))} ms, p95 ${fmt(percentileOf(callbackMs, 95))} ms (target < ${TARGETS.callbackP95Ms}), max ${fmt(percentileOf(callbackMs, 100))} ms`);
-  const dataOk = answers.filter((a) => a.kind === 'data' && a.status >= 200 && a.status < 300).length;
+  const answered = new Map(
+    answers.filter((a) => a.kind === 'async' && a.status === 202).map((a) => [a.requestId, a.t1]),
+  );
+  const callbackMs = [...asyncIds]
+    .filter((id) => results.has(id))
+    .map((id) => results.get(id)[0] - answered.get(id));
+  console.log(
+    `callbacks: ${asyncIds.size} accepted (202), lost ${lost}, duplicated ${duplicated}; 202 -> callback p50 ${fmt(percentileOf(callbackMs, 50))} ms, p95 ${fmt(percentileOf(callbackMs, 95))} ms (target < ${TARGETS.callbackP95Ms}), max ${fmt(percentileOf(callbackMs, 100))} ms`,
+  );
+  const dataOk = answers.filter(
+    (a) => a.kind === 'data' && a.status >= 200 && a.status < 300,
+  ).length;
   const dataIds = receiver.arrivals.events;
   const dataDup = [...dataIds.values()].filter((t) => t.length > 1).length;
-  console.log(`data events: ${dataOk} uploads answered 2xx, ${dataIds.size} data_updated webhooks received (${dataDup} duplicated)`);
+  console.log(
+    `data events: ${dataOk} uploads answered 2xx, ${dataIds.size} data_updated webhooks received (${dataDup} duplicated)`,
+  );
 
   // Usage per request id: each 2xx billable answer has exactly one usage.recorded event.
   const okIds = [...billableOk.map((a) => a.requestId), ...asyncIds];
@@ -244,28 +337,43 @@ function printSoak({ answers, applied, samples, receiver, asyncIds, billableOk, 
   const ordered = [...applied].sort((a, b) => a.at - b.at);
   ordered.forEach((fault, i) => {
     const until = ordered[i + 1]?.at ?? Infinity;
-    const failed = answers.filter((a) => a.t1 >= fault.at && a.t1 < until && (a.status >= 500 || a.status === 0));
+    const failed = answers.filter(
+      (a) => a.t1 >= fault.at && a.t1 < until && (a.status >= 500 || a.status === 0),
+    );
     const recoveryS = failed.length ? (Math.max(...failed.map((a) => a.t1)) - fault.at) / 1000 : 0;
-    console.log(`  ${fault.name.padEnd(15)} at ${fault.atS} s: back (ready) after ${fmt(fault.restartS, 1)} s; ${failed.filter((a) => a.status >= 500).length} 5xx and ${failed.filter((a) => a.status === 0).length} unanswered; last failure ${fmt(recoveryS, 1)} s after the fault (target <= ${TARGETS.recoveryS})`);
+    console.log(
+      `  ${fault.name.padEnd(15)} at ${fault.atS} s: back (ready) after ${fmt(fault.restartS, 1)} s; ${failed.filter((a) => a.status >= 500).length} 5xx and ${failed.filter((a) => a.status === 0).length} unanswered; last failure ${fmt(recoveryS, 1)} s after the fault (target <= ${TARGETS.recoveryS})`,
+    );
   });
 
   // Ledger lag and ingestion.
-  const billedAt = [...billableOk.map((a) => a.t1), ...[...asyncIds].filter((id) => results.has(id)).map((id) => results.get(id)[0])];
+  const billedAt = [
+    ...billableOk.map((a) => a.t1),
+    ...[...asyncIds].filter((id) => results.has(id)).map((id) => results.get(id)[0]),
+  ];
   const lags = ledgerLags(samples, billedAt);
-  console.log(`ledger lag: p50 ${fmt(percentileOf(lags, 50), 1)} s, p95 ${fmt(percentileOf(lags, 95), 1)} s (target < ${TARGETS.ledgerLagP95S}), max ${fmt(percentileOf(lags, 100), 1)} s over ${lags.length} samples`);
+  console.log(
+    `ledger lag: p50 ${fmt(percentileOf(lags, 50), 1)} s, p95 ${fmt(percentileOf(lags, 95), 1)} s (target < ${TARGETS.ledgerLagP95S}), max ${fmt(percentileOf(lags, 100), 1)} s over ${lags.length} samples`,
+  );
   const during = samples.filter((s) => s.at - startedAt <= durationS * 1000);
   const span = during.length > 1 ? (during[during.length - 1].at - during[0].at) / 1000 : NaN;
   const into = during.length > 1 ? (during[during.length - 1].calls - during[0].calls) / span : NaN;
-  console.log(`into the ledger during the load: ${fmt(into, 1)} events/s (offered ${rate} billable calls/s)`);
+  console.log(
+    `into the ledger during the load: ${fmt(into, 1)} events/s (offered ${rate} billable calls/s)`,
+  );
 }
 
 async function main() {
   requireInfra();
-  console.log(`bench:stack on ${process.env.KAFKA_BROKERS} / ${process.env.MONGODB_URI} / ${process.env.REDIS_URL}; ${os.cpus().length} cores, load ${load()}`);
+  console.log(
+    `bench:stack on ${process.env.KAFKA_BROKERS} / ${process.env.MONGODB_URI} / ${process.env.REDIS_URL}; ${os.cpus().length} cores, load ${load()}`,
+  );
   if (args.only !== 'burst') await soak();
   if (args.only !== 'soak') {
     const result = await runBurst({ root: args.root, events: Number(args.burst) });
-    console.log(`burst ingestion: ${fmt(result.eventsPerSecond)} events/s (target >= ${TARGETS.burstEventsPerS}); load ${load()}`);
+    console.log(
+      `burst ingestion: ${fmt(result.eventsPerSecond)} events/s (target >= ${TARGETS.burstEventsPerS}); load ${load()}`,
+    );
   }
 }
 

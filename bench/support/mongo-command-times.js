@@ -26,7 +26,11 @@ function filterOf(command) {
 function labelOf(event) {
   const collection = event.command[event.commandName];
   const filter = filterOf(event.command);
-  return [event.commandName, typeof collection === 'string' ? collection : '', filter ? Object.keys(filter).join(',') : ''].join(' ');
+  return [
+    event.commandName,
+    typeof collection === 'string' ? collection : '',
+    filter ? Object.keys(filter).join(',') : '',
+  ].join(' ');
 }
 
 function monitor(client) {
@@ -68,8 +72,13 @@ function write() {
   const service = path.basename(path.resolve(process.argv[1] ?? 'node', '../../..'));
   const lines = [...totals]
     .sort((a, b) => b[1].ms - a[1].ms)
-    .map(([label, t]) => `${t.count}\t${(t.ms / t.count).toFixed(2)}\t${t.max.toFixed(0)}\t${label}`);
-  fs.writeFileSync(path.join(dir, `${process.pid}-${service}.txt`), `count\tmean ms\tmax ms\tcommand collection filter\n${lines.join('\n')}\n`);
+    .map(
+      ([label, t]) => `${t.count}\t${(t.ms / t.count).toFixed(2)}\t${t.max.toFixed(0)}\t${label}`,
+    );
+  fs.writeFileSync(
+    path.join(dir, `${process.pid}-${service}.txt`),
+    `count\tmean ms\tmax ms\tcommand collection filter\n${lines.join('\n')}\n`,
+  );
 }
 
 fs.mkdirSync(dir, { recursive: true });

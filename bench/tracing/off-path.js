@@ -27,18 +27,44 @@ async function main() {
   await timeIt('warm-up', work); // the first loop also warms the timing loop itself
   const baseline = await timeIt('await a resolved handler (baseline)', work);
   rows.push(baseline);
-  rows.push(await timeIt('traceServerCall(path, metadata, handler)', () => shared.traceServerCall('/switchyard.content.v1.ContentService/Generate', metadata, work)));
+  rows.push(
+    await timeIt('traceServerCall(path, metadata, handler)', () =>
+      shared.traceServerCall('/switchyard.content.v1.ContentService/Generate', metadata, work),
+    ),
+  );
   rows.push(await timeIt('withSpan(name, spec, fn)', () => shared.withSpan('job', {}, work)));
   const event = shared.createEvent('usage.recorded', {
     source: 'content',
     organization: 'org',
-    data: { requestId: 'req_1', keyId: 'k', endpoint: '/x', model: 'builtin', tokensInput: 1, tokensOutput: 1, cost: 0, outcome: 'succeeded' },
+    data: {
+      requestId: 'req_1',
+      keyId: 'k',
+      endpoint: '/x',
+      model: 'builtin',
+      tokensInput: 1,
+      tokensOutput: 1,
+      cost: 0,
+      outcome: 'succeeded',
+    },
   });
-  rows.push(await timeIt('tracePublish(system, topic, event, send)', () => shared.tracePublish('in_memory', 'topic', event, work)));
-  rows.push(await timeIt('traceConsume(system, topic, group, ctx, handle)', () => shared.traceConsume('in_memory', 'topic', 'g', undefined, work)));
+  rows.push(
+    await timeIt('tracePublish(system, topic, event, send)', () =>
+      shared.tracePublish('in_memory', 'topic', event, work),
+    ),
+  );
+  rows.push(
+    await timeIt('traceConsume(system, topic, group, ctx, handle)', () =>
+      shared.traceConsume('in_memory', 'topic', 'g', undefined, work),
+    ),
+  );
   rows.push(await timeIt('currentTraceCarrier()', async () => shared.currentTraceCarrier()));
-  rows.push(await timeIt('traceLogFields() (the log mixin, per line)', async () => shared.traceLogFields()));
-  for (const row of rows) console.log(`${row.label.padEnd(58)} ${row.ns.toFixed(0).padStart(6)} ns/call (${row === baseline ? 'baseline' : `${row.ns >= baseline.ns ? '+' : ''}${(row.ns - baseline.ns).toFixed(0)}`})`);
+  rows.push(
+    await timeIt('traceLogFields() (the log mixin, per line)', async () => shared.traceLogFields()),
+  );
+  for (const row of rows)
+    console.log(
+      `${row.label.padEnd(58)} ${row.ns.toFixed(0).padStart(6)} ns/call (${row === baseline ? 'baseline' : `${row.ns >= baseline.ns ? '+' : ''}${(row.ns - baseline.ns).toFixed(0)}`})`,
+    );
 }
 
 main().catch((error) => {

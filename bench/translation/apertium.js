@@ -13,8 +13,12 @@
 const path = require('node:path');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 const ROOT = path.resolve(__dirname, '../..');
-const { ApertiumModel } = require(path.join(ROOT, 'services/content/dist/src/models/apertium/apertium-model.js'));
-const { CommandEngine } = require(path.join(ROOT, 'services/content/dist/src/models/apertium/command-engine.js'));
+const { ApertiumModel } = require(
+  path.join(ROOT, 'services/content/dist/src/models/apertium/apertium-model.js'),
+);
+const { CommandEngine } = require(
+  path.join(ROOT, 'services/content/dist/src/models/apertium/command-engine.js'),
+);
 
 function option(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
@@ -48,7 +52,9 @@ async function route(model, text, source, target) {
   const started = performance.now();
   let last;
   for (let run = 0; run < RUNS; run++) {
-    const batch = Array.from({ length: CONCURRENCY }, () => model.translate({ text, sourceLanguage: source, targetLanguage: target }));
+    const batch = Array.from({ length: CONCURRENCY }, () =>
+      model.translate({ text, sourceLanguage: source, targetLanguage: target }),
+    );
     last = (await Promise.all(batch))[0];
   }
   const seconds = (performance.now() - started) / 1000;
@@ -62,8 +68,17 @@ async function route(model, text, source, target) {
 }
 
 async function main() {
-  const model = await ApertiumModel.discover({ id: 'apertium', aliases: [], fallback: [], engine: new CommandEngine(), timeoutMs: 600_000, maxConcurrency: CONCURRENCY });
-  console.log(`pairs: ${model.info.translationPairs.join(', ')}; ${KB} KB text, ${RUNS} runs, concurrency ${CONCURRENCY}`);
+  const model = await ApertiumModel.discover({
+    id: 'apertium',
+    aliases: [],
+    fallback: [],
+    engine: new CommandEngine(),
+    timeoutMs: 600_000,
+    maxConcurrency: CONCURRENCY,
+  });
+  console.log(
+    `pairs: ${model.info.translationPairs.join(', ')}; ${KB} KB text, ${RUNS} runs, concurrency ${CONCURRENCY}`,
+  );
   const text = textOf(KB);
   await route(model, text, 'en', 'es');
   await route(model, text, 'en', 'fr');

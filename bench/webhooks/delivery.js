@@ -26,14 +26,22 @@ const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const ROOT = path.resolve(__dirname, '../..');
 const shared = require(path.join(ROOT, 'shared/dist/src/index.js'));
-const { loadNotificationConfig, startNotificationService } = require(path.join(ROOT, 'services/notification/dist/src/server.js'));
-const logger = require(require.resolve('pino', { paths: [path.join(ROOT, 'shared')] }))({ level: 'silent' });
+const { loadNotificationConfig, startNotificationService } = require(
+  path.join(ROOT, 'services/notification/dist/src/server.js'),
+);
+const logger = require(require.resolve('pino', { paths: [path.join(ROOT, 'shared')] }))({
+  level: 'silent',
+});
 
 function option(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
   return index === -1 ? fallback : process.argv[index + 1];
 }
-const list = (text) => String(text).split(',').map((part) => part.trim()).filter(Boolean);
+const list = (text) =>
+  String(text)
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 
 const MODE = option('mode', 'embedded');
 const DURATION_S = Number(option('duration', 30));
@@ -125,9 +133,14 @@ async function startService() {
   let database;
   let bus;
   if (MODE === 'stack') {
-    for (const name of ['KAFKA_BROKERS', 'MONGODB_URI']) if (!process.env[name]) throw new Error(`--mode stack needs ${name}`);
+    for (const name of ['KAFKA_BROKERS', 'MONGODB_URI'])
+      if (!process.env[name]) throw new Error(`--mode stack needs ${name}`);
     database = `notification_bench_${Date.now().toString(36)}`;
-    Object.assign(env, { MONGODB_URI: process.env.MONGODB_URI, MONGODB_DATABASE: database, SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+    Object.assign(env, {
+      MONGODB_URI: process.env.MONGODB_URI,
+      MONGODB_DATABASE: database,
+      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    });
     bus = new shared.KafkaEventBus({
       brokers: process.env.KAFKA_BROKERS.split(','),
       clientId: 'bench-webhooks',
@@ -138,7 +151,11 @@ async function startService() {
   } else {
     bus = new shared.InMemoryEventBus({ logger });
   }
-  const service = await startNotificationService({ config: loadNotificationConfig(env), bus, logger });
+  const service = await startNotificationService({
+    config: loadNotificationConfig(env),
+    bus,
+    logger,
+  });
   return {
     bus,
     service,
@@ -176,7 +193,11 @@ async function registerWebhooks(service, count, urlOf) {
 }
 
 function event(organization, count) {
-  return shared.createEvent('data.updated', { source: 'bench', organization, data: { dataset: 'bench', count } });
+  return shared.createEvent('data.updated', {
+    source: 'bench',
+    organization,
+    data: { dataset: 'bench', count },
+  });
 }
 
 /**
@@ -194,7 +215,10 @@ async function publishAtRate(bus, organization, rate, seconds) {
     while (publishedAt.size < due) {
       const e = event(organization, publishedAt.size);
       publishedAt.set(e.id, performance.now());
-      const sent = bus.publish(e).catch(() => failures++).finally(() => pending.delete(sent));
+      const sent = bus
+        .publish(e)
+        .catch(() => failures++)
+        .finally(() => pending.delete(sent));
       pending.add(sent);
     }
     await sleep(5);
@@ -261,17 +285,33 @@ async function rateCase(ctx, rate, webhooks) {
   const group = `rate${++caseCounter}`;
   // A case asking more deliveries than the cap publishes for a shorter time (said in its note).
   const seconds = Math.min(DURATION_S, MAX_DELIVERIES / (rate * webhooks));
-  const organization = await registerWebhooks(ctx.service, webhooks, (i) => ctx.receiver.url(`/${group}/${i}`));
+  const organization = await registerWebhooks(ctx.service, webhooks, (i) =>
+    ctx.receiver.url(`/${group}/${i}`),
+  );
   const probe = loadProbe();
   const run = await publishAtRate(ctx.bus, organization, rate, seconds);
   const expected = run.publishedAt.size * webhooks;
-  const figures = await collect(ctx.receiver, group, run.publishedAt, expected, run.started, DRAIN_S * 1000);
+  const figures = await collect(
+    ctx.receiver,
+    group,
+    run.publishedAt,
+    expected,
+    run.started,
+    DRAIN_S * 1000,
+  );
   const load = probe();
-  const notes = [`published ${run.publishedAt.size} in ${run.publishSeconds.toFixed(1)} s${run.failures ? `, ${run.failures} publish failures` : ''}`];
-  if (rate === 200) notes.push(`p95 target ${TARGETS.p95AtRate200Ms} ms: ${figures.p95 <= TARGETS.p95AtRate200Ms && figures.delivered === expected ? 'met' : 'MISSED'}`);
+  const notes = [
+    `published ${run.publishedAt.size} in ${run.publishSeconds.toFixed(1)} s${run.failures ? `, ${run.failures} publish failures` : ''}`,
+  ];
+  if (rate === 200)
+    notes.push(
+      `p95 target ${TARGETS.p95AtRate200Ms} ms: ${figures.p95 <= TARGETS.p95AtRate200Ms && figures.delivered === expected ? 'met' : 'MISSED'}`,
+    );
   if (rate * webhooks >= TARGETS.deliveriesPerSecond) {
     // Sustained: keeps up with the offered rate (within 2%: the first and last events' spread).
-    notes.push(`${TARGETS.deliveriesPerSecond}/s target: ${figures.perSecond >= 0.98 * TARGETS.deliveriesPerSecond ? 'met' : 'MISSED'}`);
+    notes.push(
+      `${TARGETS.deliveriesPerSecond}/s target: ${figures.perSecond >= 0.98 * TARGETS.deliveriesPerSecond ? 'met' : 'MISSED'}`,
+    );
   }
   row(`${rate} events/s -> ${webhooks} webhook(s)`, figures, load, notes.join('; '));
 }
@@ -281,12 +321,26 @@ async function downCase(ctx) {
   const down = await startReceiver({ answer: false });
   try {
     const group = `down${++caseCounter}`;
-    const organization = await registerWebhooks(ctx.service, 2, (i) => (i === 0 ? ctx.receiver.url(`/${group}/ok`) : down.url('/never')));
+    const organization = await registerWebhooks(ctx.service, 2, (i) =>
+      i === 0 ? ctx.receiver.url(`/${group}/ok`) : down.url('/never'),
+    );
     const probe = loadProbe();
     const run = await publishAtRate(ctx.bus, organization, 200, DURATION_S);
-    const figures = await collect(ctx.receiver, group, run.publishedAt, run.publishedAt.size, run.started, DRAIN_S * 1000);
+    const figures = await collect(
+      ctx.receiver,
+      group,
+      run.publishedAt,
+      run.publishedAt.size,
+      run.started,
+      DRAIN_S * 1000,
+    );
     const met = figures.p95 <= TARGETS.p95AtRate200Ms && figures.delivered === run.publishedAt.size;
-    row('200 events/s -> 1 healthy + 1 down host (healthy side)', figures, probe(), `p95 target ${TARGETS.p95AtRate200Ms} ms: ${met ? 'met' : 'MISSED'}`);
+    row(
+      '200 events/s -> 1 healthy + 1 down host (healthy side)',
+      figures,
+      probe(),
+      `p95 target ${TARGETS.p95AtRate200Ms} ms: ${met ? 'met' : 'MISSED'}`,
+    );
   } finally {
     await down.close();
   }
@@ -295,18 +349,29 @@ async function downCase(ctx) {
 async function fanOutBurst(ctx) {
   const webhooks = 1000;
   const group = `fan${++caseCounter}`;
-  const organization = await registerWebhooks(ctx.service, webhooks, (i) => ctx.receiver.url(`/${group}/${i}`));
+  const organization = await registerWebhooks(ctx.service, webhooks, (i) =>
+    ctx.receiver.url(`/${group}/${i}`),
+  );
   const probe = loadProbe();
   const e = event(organization, 0);
   const started = performance.now();
   await ctx.bus.publish(e);
-  const figures = await collect(ctx.receiver, group, new Map([[e.id, started]]), webhooks, started, 120_000);
+  const figures = await collect(
+    ctx.receiver,
+    group,
+    new Map([[e.id, started]]),
+    webhooks,
+    started,
+    120_000,
+  );
   row('burst: 1 event -> 1000 webhooks', figures, probe());
 }
 
 async function streamBurst(ctx) {
   const group = `stream${++caseCounter}`;
-  const organization = await registerWebhooks(ctx.service, 1, () => ctx.receiver.url(`/${group}/0`));
+  const organization = await registerWebhooks(ctx.service, 1, () =>
+    ctx.receiver.url(`/${group}/0`),
+  );
   const probe = loadProbe();
   const publishedAt = new Map();
   const started = performance.now();
@@ -330,7 +395,9 @@ async function main() {
   const receiver = await startReceiver();
   try {
     if (CASES.has('rate')) {
-      for (const rate of RATES) for (const webhooks of WEBHOOK_COUNTS) await withService(receiver, (ctx) => rateCase(ctx, rate, webhooks));
+      for (const rate of RATES)
+        for (const webhooks of WEBHOOK_COUNTS)
+          await withService(receiver, (ctx) => rateCase(ctx, rate, webhooks));
     }
     if (CASES.has('down')) await withService(receiver, downCase);
     if (CASES.has('burst')) {

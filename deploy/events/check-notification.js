@@ -41,10 +41,16 @@ function startService() {
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_REQUIRE_HTTPS: 'false',
     MONGODB_DATABASE: DATABASE,
-    SECRETS_ENCRYPTION_KEY: process.env.SECRETS_ENCRYPTION_KEY ?? require('node:crypto').randomBytes(32).toString('base64'),
+    SECRETS_ENCRYPTION_KEY:
+      process.env.SECRETS_ENCRYPTION_KEY ??
+      require('node:crypto').randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
   };
-  const child = spawn(process.execPath, [path.join(ROOT, 'services/notification/dist/src/index.js')], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'services/notification/dist/src/index.js')],
+    { env, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
   return child;
 }
 
@@ -60,39 +66,82 @@ async function until(check, timeoutMs, what) {
 
 function scrape() {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics' }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port: METRICS_PORT, path: '/metrics' }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      })
+      .on('error', reject);
   });
 }
 
 async function main() {
-  if (!process.env.KAFKA_BROKERS) throw new Error('set KAFKA_BROKERS (eval "$(bash deploy/local/infra.sh env)")');
+  if (!process.env.KAFKA_BROKERS)
+    throw new Error('set KAFKA_BROKERS (eval "$(bash deploy/local/infra.sh env)")');
   const calls = [];
   const receiver = await startReceiver((call) => calls.push(call));
   const child = startService();
   const address = `127.0.0.1:${GRPC_PORT}`;
   try {
-    const exitedEarly = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`the service exited (code ${code})`))));
+    const exitedEarly = new Promise((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`the service exited (code ${code})`))),
+    );
     exitedEarly.catch(() => undefined);
-    await Promise.race([until(async () => (await shared.checkHealth(address)) === 'SERVING', 30_000, 'the service to be SERVING'), exitedEarly]);
+    await Promise.race([
+      until(
+        async () => (await shared.checkHealth(address)) === 'SERVING',
+        30_000,
+        'the service to be SERVING',
+      ),
+      exitedEarly,
+    ]);
     const client = shared.createClient(shared.protos.notification().NotificationService, address);
-    const context = { organization: ORGANIZATION, keyId: 'key_check', requestId: shared.newId('req') };
+    const context = {
+      organization: ORGANIZATION,
+      keyId: 'key_check',
+      requestId: shared.newId('req'),
+    };
     const url = `http://127.0.0.1:${receiver.address().port}/hooks/billing`;
-    const registered = await shared.callUnary('notification', client.RegisterWebhook, client, { events: ['invoice_paid'], url }, context, 5000);
+    const registered = await shared.callUnary(
+      'notification',
+      client.RegisterWebhook,
+      client,
+      { events: ['invoice_paid'], url },
+      context,
+      5000,
+    );
     console.log(`registered ${registered.webhook.id} for ${ORGANIZATION} -> ${url}`);
-    const produced = execFileSync(process.execPath, [path.join(__dirname, 'produce-example.js'), 'invoice.paid', ORGANIZATION], { env: process.env }).toString();
+    const produced = execFileSync(
+      process.execPath,
+      [path.join(__dirname, 'produce-example.js'), 'invoice.paid', ORGANIZATION],
+      { env: process.env },
+    ).toString();
     console.log(`produced:\n${produced}`);
-    const call = await until(async () => calls[0], 60_000, 'the webhook POST (consumer group join can take a few seconds)');
+    const call = await until(
+      async () => calls[0],
+      60_000,
+      'the webhook POST (consumer group join can take a few seconds)',
+    );
     const body = JSON.parse(call.body.toString());
     const verified = verifyWebhook(registered.secret, call.headers, call.body);
-    console.log(`receiver got (signature ${verified ? 'verified' : 'NOT VERIFIED'}):\n${JSON.stringify({ 'webhook-id': call.headers['webhook-id'], body }, null, 2)}`);
+    console.log(
+      `receiver got (signature ${verified ? 'verified' : 'NOT VERIFIED'}):\n${JSON.stringify({ 'webhook-id': call.headers['webhook-id'], body }, null, 2)}`,
+    );
     const metrics = await scrape();
-    console.log(metrics.split('\n').filter((l) => /^notification_(pending_deliveries|webhook_attempts_total|event_to_first_attempt_seconds_count)/.test(l)).join('\n'));
+    console.log(
+      metrics
+        .split('\n')
+        .filter((l) =>
+          /^notification_(pending_deliveries|webhook_attempts_total|event_to_first_attempt_seconds_count)/.test(
+            l,
+          ),
+        )
+        .join('\n'),
+    );
     client.close();
-    if (!verified || body.event !== 'invoice_paid' || body.organization !== ORGANIZATION) throw new Error('unexpected webhook');
+    if (!verified || body.event !== 'invoice_paid' || body.organization !== ORGANIZATION)
+      throw new Error('unexpected webhook');
     console.log('OK');
   } finally {
     // The child may have exited already (e.g. a port in use): then there is no exit event to wait for.
@@ -103,7 +152,11 @@ async function main() {
     }
     receiver.close();
     if (process.env.MONGODB_URI) {
-      const connection = await shared.connectMongo(process.env.MONGODB_URI, DATABASE, require('pino')({ level: 'silent' }));
+      const connection = await shared.connectMongo(
+        process.env.MONGODB_URI,
+        DATABASE,
+        require('pino')({ level: 'silent' }),
+      );
       await connection.db.dropDatabase();
       await connection.close();
     }

@@ -25,11 +25,28 @@ const { EventTypes, TOPIC_OF } = require(path.join(SHARED_DIST, 'topics.js'));
 /** Mirrors ENVELOPE_SCHEMA in shared/src/events/envelope.ts (not exported from shared yet). */
 function envelopeProperties(type, data) {
   return {
-    id: { type: 'string', minLength: 1, maxLength: 200, description: 'Unique event id; consumers deduplicate by it (delivery is at least once).' },
+    id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Unique event id; consumers deduplicate by it (delivery is at least once).',
+    },
     type: type ? { const: type } : { type: 'string', enum: Object.values(EventTypes) },
-    source: { type: 'string', minLength: 1, description: 'The emitting service or team, e.g. "billing".' },
-    time: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC time the event happened.' },
-    organization: { type: 'string', minLength: 1, description: 'The organization the event belongs to; also the Kafka message key.' },
+    source: {
+      type: 'string',
+      minLength: 1,
+      description: 'The emitting service or team, e.g. "billing".',
+    },
+    time: {
+      type: 'string',
+      format: 'date-time',
+      description: 'ISO 8601 UTC time the event happened.',
+    },
+    organization: {
+      type: 'string',
+      minLength: 1,
+      description: 'The organization the event belongs to; also the Kafka message key.',
+    },
     data: data ?? { type: 'object' },
   };
 }
@@ -39,7 +56,8 @@ function envelopeSchema() {
     $schema: DRAFT,
     $id: `${BASE_ID}envelope.schema.json`,
     title: 'Switchyard event envelope',
-    description: 'Every message on the switchyard.*.v1 topics is one JSON envelope, keyed by organization.',
+    description:
+      'Every message on the switchyard.*.v1 topics is one JSON envelope, keyed by organization.',
     type: 'object',
     additionalProperties: false,
     required: ['id', 'type', 'source', 'time', 'organization', 'data'],
@@ -65,7 +83,10 @@ function eventSchema(type) {
 function files() {
   const out = { 'envelope.schema.json': envelopeSchema() };
   for (const type of EXPORTED) out[`${type}.schema.json`] = eventSchema(type);
-  return Object.entries(out).map(([name, schema]) => [path.join(OUT_DIR, name), `${JSON.stringify(schema, null, 2)}\n`]);
+  return Object.entries(out).map(([name, schema]) => [
+    path.join(OUT_DIR, name),
+    `${JSON.stringify(schema, null, 2)}\n`,
+  ]);
 }
 
 function main() {

@@ -23,12 +23,28 @@ const TOPICS = {
 
 const EXAMPLE_DATA = {
   'invoice.paid': { invoiceId: 'inv_2026_0042', amount: 129.9, currency: 'EUR' },
-  'invoice.failed': { invoiceId: 'inv_2026_0043', amount: 49, currency: 'USD', failureReason: 'card_declined' },
+  'invoice.failed': {
+    invoiceId: 'inv_2026_0043',
+    amount: 49,
+    currency: 'USD',
+    failureReason: 'card_declined',
+  },
   'data.updated': { dataset: 'product_catalog', count: 250 },
-  'usage.threshold_reached': { period: new Date().toISOString().slice(0, 7), usage: 900000, threshold: 900000, share: 0.9, quota: 1000000 },
+  'usage.threshold_reached': {
+    period: new Date().toISOString().slice(0, 7),
+    usage: 900000,
+    threshold: 900000,
+    share: 0.9,
+    quota: 1000000,
+  },
 };
 
-const SOURCES = { 'invoice.paid': 'billing', 'invoice.failed': 'billing', 'data.updated': 'data-platform', 'usage.threshold_reached': 'usage' };
+const SOURCES = {
+  'invoice.paid': 'billing',
+  'invoice.failed': 'billing',
+  'data.updated': 'data-platform',
+  'usage.threshold_reached': 'usage',
+};
 
 function envelope(type, organization) {
   return {
@@ -45,29 +61,61 @@ function validate(event) {
   const ajv = new Ajv({ allErrors: true });
   addFormats(ajv);
   const check = ajv.compile(require(path.join(__dirname, 'schemas', `${event.type}.schema.json`)));
-  if (!check(event)) throw new Error(`example does not match its schema: ${ajv.errorsText(check.errors)}`);
+  if (!check(event))
+    throw new Error(`example does not match its schema: ${ajv.errorsText(check.errors)}`);
 }
 
 async function main() {
   const [type = 'invoice.paid', organization = 'org_example'] = process.argv.slice(2);
-  if (!TOPICS[type]) throw new Error(`unknown type ${type}; use one of ${Object.keys(TOPICS).join(', ')}`);
-  const brokers = (process.env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
+  if (!TOPICS[type])
+    throw new Error(`unknown type ${type}; use one of ${Object.keys(TOPICS).join(', ')}`);
+  const brokers = (process.env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (brokers.length === 0) throw new Error('set KAFKA_BROKERS, e.g. KAFKA_BROKERS=127.0.0.1:9092');
   const event = envelope(type, organization);
   validate(event);
   const topic = TOPICS[type];
-  const kafka = new Kafka({ clientId: 'switchyard-example-producer', brokers, logLevel: logLevel.WARN });
+  const kafka = new Kafka({
+    clientId: 'switchyard-example-producer',
+    brokers,
+    logLevel: logLevel.WARN,
+  });
   const admin = kafka.admin();
   await admin.connect();
   // The services create their topics at start; create it here too so the example works first.
-  if (!(await admin.listTopics()).includes(topic)) await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 3 }] });
+  if (!(await admin.listTopics()).includes(topic))
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 3 }] });
   await admin.disconnect();
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const producer = kafka.producer({
+    createPartitioner: Partitioners.DefaultPartitioner,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+  });
   await producer.connect();
-  const message = { key: organization, value: JSON.stringify(event), headers: { 'event-id': event.id, 'event-type': event.type } };
+  const message = {
+    key: organization,
+    value: JSON.stringify(event),
+    headers: { 'event-id': event.id, 'event-type': event.type },
+  };
   const [meta] = await producer.send({ topic, acks: -1, messages: [message] });
   await producer.disconnect();
-  console.log(JSON.stringify({ topic, partition: meta.partition, offset: meta.baseOffset, key: message.key, headers: message.headers, value: event }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        topic,
+        partition: meta.partition,
+        offset: meta.baseOffset,
+        key: message.key,
+        headers: message.headers,
+        value: event,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 main().catch((error) => {

@@ -36,7 +36,9 @@ execFileSync(
   ],
   { stdio: 'inherit', cwd: protoDir },
 );
-console.log(`gen:proto: types for ${listProtos(protoDir).length} proto files in ${path.relative(root, outDir)}`);
+console.log(
+  `gen:proto: types for ${listProtos(protoDir).length} proto files in ${path.relative(root, outDir)}`,
+);
 
 // Promise-style client interfaces, one per service: what createRpcClient (shared/src/grpc/rpc-client.ts)
 // builds at run time from the same service definitions, so no client is written by hand.
@@ -50,8 +52,11 @@ function camel(name) {
 function messageName(definition, serviceName, descriptor) {
   const local = `${serviceName.split('.').slice(0, -1).join('.')}.${descriptor.name}`;
   if (definition[local]) return local;
-  const found = Object.keys(definition).filter((key) => key.endsWith(`.${descriptor.name}`) && definition[key].type);
-  if (found.length !== 1) throw new Error(`${serviceName}: cannot tell which message ${descriptor.name} is`);
+  const found = Object.keys(definition).filter(
+    (key) => key.endsWith(`.${descriptor.name}`) && definition[key].type,
+  );
+  if (found.length !== 1)
+    throw new Error(`${serviceName}: cannot tell which message ${descriptor.name} is`);
   return found[0];
 }
 
@@ -60,11 +65,16 @@ function rpcInterfaces() {
   const blocks = [];
   const names = [];
   for (const file of listProtos(protoDir)) {
-    const definition = loadSync(path.join(protoDir, file), { keepCase: true, includeDirs: [protoDir] });
+    const definition = loadSync(path.join(protoDir, file), {
+      keepCase: true,
+      includeDirs: [protoDir],
+    });
     const typeRef = (serviceName, descriptor, suffix) => {
       const full = messageName(definition, serviceName, descriptor);
       const short = full.split('.').pop();
-      imports.add(`import type { ${short}${suffix === '__Output' ? '__Output' : ''} } from './${full.replace(/\./g, '/')}';`);
+      imports.add(
+        `import type { ${short}${suffix === '__Output' ? '__Output' : ''} } from './${full.replace(/\./g, '/')}';`,
+      );
       return `${short}${suffix}`;
     };
     for (const [serviceName, service] of Object.entries(definition)) {
@@ -73,7 +83,10 @@ function rpcInterfaces() {
       names.push(`  ${short}: '${serviceName}',`);
       const lines = [`/** ${serviceName} (${file}) */`, `export interface ${short}Rpc {`];
       for (const [method, spec] of Object.entries(service)) {
-        if (spec.requestStream) throw new Error(`${serviceName}/${method}: client streaming is not supported by createRpcClient`);
+        if (spec.requestStream)
+          throw new Error(
+            `${serviceName}/${method}: client streaming is not supported by createRpcClient`,
+          );
         const request = typeRef(serviceName, spec.requestType.type, '');
         const response = typeRef(serviceName, spec.responseType.type, '__Output');
         const result = spec.responseStream ? `ChunkStream<${response}>` : `Promise<${response}>`;

@@ -57,7 +57,9 @@ export function processMetricsRegistry(): Registry {
 }
 
 /** The Prometheus text of the given registries plus the process metrics. */
-export async function metricsExposition(registries: Registry[]): Promise<{ contentType: string; body: string }> {
+export async function metricsExposition(
+  registries: Registry[],
+): Promise<{ contentType: string; body: string }> {
   const merged = Registry.merge([...registries, processMetricsRegistry()]);
   return { contentType: merged.contentType, body: await merged.metrics() };
 }

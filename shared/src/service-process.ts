@@ -17,7 +17,10 @@ export interface ServiceProcessConfig {
   metricsPort: number;
 }
 
-export interface ServiceProcess<C extends ServiceProcessConfig, S extends { close(): Promise<void> }> {
+export interface ServiceProcess<
+  C extends ServiceProcessConfig,
+  S extends { close(): Promise<void> },
+> {
   /** Service name: logger name and Kafka client id. */
   name: string;
   loadConfig(): C;
@@ -34,15 +37,20 @@ export interface ServiceProcess<C extends ServiceProcessConfig, S extends { clos
  * reverse order. The metrics port is opened here, not in server.ts, so tests and the embedded
  * mesh open none.
  */
-export function runServiceProcess<C extends ServiceProcessConfig, S extends { close(): Promise<void> }>(
-  definition: ServiceProcess<C, S>,
-): void {
+export function runServiceProcess<
+  C extends ServiceProcessConfig,
+  S extends { close(): Promise<void> },
+>(definition: ServiceProcess<C, S>): void {
   const bootLogger = createLogger(definition.name);
   main(bootLogger, async () => {
     startTracing(definition.name);
     const config = definition.loadConfig();
     const logger = createLogger(definition.name, config.logLevel);
-    const bus = await createEventBus({ kafkaBrokers: config.kafkaBrokers, clientId: definition.name, logger: logger.child({ component: 'bus' }) });
+    const bus = await createEventBus({
+      kafkaBrokers: config.kafkaBrokers,
+      clientId: definition.name,
+      logger: logger.child({ component: 'bus' }),
+    });
     const stores = await definition.openStores(config, logger);
     const service = await definition.start({ config, bus, logger, stores });
     const metrics =
@@ -50,7 +58,12 @@ export function runServiceProcess<C extends ServiceProcessConfig, S extends { cl
         ? await startMetricsServer({
             host: config.grpcHost,
             port: config.metricsPort,
-            registries: [grpcServerMetrics, grpcClientMetrics, busMetrics, ...(definition.registries ?? [])],
+            registries: [
+              grpcServerMetrics,
+              grpcClientMetrics,
+              busMetrics,
+              ...(definition.registries ?? []),
+            ],
             logger,
           })
         : undefined;

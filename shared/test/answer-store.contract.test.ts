@@ -10,7 +10,9 @@ const mongo = mongoWorld('answers_test', (db) => new MongoAnswerStore(db));
 contractSuite<StoreWorld<AnswerStore>>('AnswerStore contract', { memory, mongo }, (world) => {
   it('keeps a finished answer for a retry, also across a restart', async () => {
     expect(await world().store.get('org_a', 'Generate:key:k1')).to.equal(undefined);
-    expect(await world().store.put('org_a', 'Generate:key:k1', '{"content":"one"}', 60)).to.equal('{"content":"one"}');
+    expect(await world().store.put('org_a', 'Generate:key:k1', '{"content":"one"}', 60)).to.equal(
+      '{"content":"one"}',
+    );
     expect(await world().store.get('org_a', 'Generate:key:k1')).to.equal('{"content":"one"}');
     const reopened = await world().reopen();
     expect(await reopened.get('org_a', 'Generate:key:k1')).to.equal('{"content":"one"}');
@@ -42,8 +44,12 @@ contractSuite<StoreWorld<AnswerStore>>('AnswerStore contract', { memory, mongo }
 
 describe('usageEventId', () => {
   it('is the same for the same organization and key, and differs otherwise', () => {
-    expect(usageEventId('org_a', 'Generate:key:k')).to.equal(usageEventId('org_a', 'Generate:key:k'));
-    expect(usageEventId('org_a', 'Generate:key:k')).to.not.equal(usageEventId('org_b', 'Generate:key:k'));
+    expect(usageEventId('org_a', 'Generate:key:k')).to.equal(
+      usageEventId('org_a', 'Generate:key:k'),
+    );
+    expect(usageEventId('org_a', 'Generate:key:k')).to.not.equal(
+      usageEventId('org_b', 'Generate:key:k'),
+    );
     expect(usageEventId('org_a', 'Generate:key:k')).to.match(/^evt_usage_[A-Za-z0-9_-]{43}$/);
   });
 });

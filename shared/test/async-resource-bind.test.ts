@@ -4,8 +4,9 @@ import { expect } from 'chai';
 import { installYoungAsyncResourceBind } from '../src/runtime/async-resource-bind';
 import { turnOffAllocationSitePretenuring } from '../src/runtime/pretenuring';
 
-const oldSpaceUsed = (heap: { heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[] }) =>
-  heap.heapSpaceStatistics.find((space) => space.spaceName === 'old_space')!.spaceUsedSize;
+const oldSpaceUsed = (heap: {
+  heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[];
+}) => heap.heapSpaceStatistics.find((space) => space.spaceName === 'old_space')!.spaceUsedSize;
 
 describe('AsyncResource.prototype.bind without per-function accessors', () => {
   before(() => {
@@ -20,7 +21,11 @@ describe('AsyncResource.prototype.bind without per-function accessors', () => {
       return { store: storage.getStore(), self: this, sum: a + b };
     }) as ((this: unknown, a: number, b: number) => unknown) & { asyncResource: AsyncResource };
     const receiver = { name: 'receiver' };
-    expect(storage.run('other', () => bound.call(receiver, 2, 3))).to.deep.equal({ store: 'request-1', self: receiver, sum: 5 });
+    expect(storage.run('other', () => bound.call(receiver, 2, 3))).to.deep.equal({
+      store: 'request-1',
+      self: receiver,
+      sum: 5,
+    });
     expect(bound.length).to.equal(2);
     expect(bound.asyncResource).to.equal(resource);
   });
@@ -28,10 +33,21 @@ describe('AsyncResource.prototype.bind without per-function accessors', () => {
   it('binds thisArg when given, and refuses what is not a function', () => {
     const self = { n: 1 };
     // Node's bind(fn, thisArg), which @types/node leaves out.
-    const bindTo = new AsyncResource('test').bind as unknown as (fn: () => unknown, thisArg: unknown) => () => unknown;
-    const bound = bindTo.call(new AsyncResource('test'), function (this: unknown) { return this; }, self);
+    const bindTo = new AsyncResource('test').bind as unknown as (
+      fn: () => unknown,
+      thisArg: unknown,
+    ) => () => unknown;
+    const bound = bindTo.call(
+      new AsyncResource('test'),
+      function (this: unknown) {
+        return this;
+      },
+      self,
+    );
     expect(bound()).to.equal(self);
-    expect(() => new AsyncResource('test').bind(42 as never)).to.throw(TypeError).with.property('code', 'ERR_INVALID_ARG_TYPE');
+    expect(() => new AsyncResource('test').bind(42 as never))
+      .to.throw(TypeError)
+      .with.property('code', 'ERR_INVALID_ARG_TYPE');
   });
 
   it('leaves nothing for the old generation when the bound functions are dropped', () => {
@@ -41,7 +57,10 @@ describe('AsyncResource.prototype.bind without per-function accessors', () => {
     let sink: unknown;
     for (let i = 0; i < 200_000; i++) sink = resource.bind(() => i);
     const scavenges = profiler.stop().statistics.filter((gc) => gc.gcType === 'Scavenge');
-    const promoted = scavenges.reduce((sum, gc) => sum + Math.max(0, oldSpaceUsed(gc.afterGC) - oldSpaceUsed(gc.beforeGC)), 0);
+    const promoted = scavenges.reduce(
+      (sum, gc) => sum + Math.max(0, oldSpaceUsed(gc.afterGC) - oldSpaceUsed(gc.beforeGC)),
+      0,
+    );
     expect(sink).to.be.a('function');
     expect(scavenges.length).to.be.at.least(2);
     // Node 24's own: about 780 bytes per bound function; this one, 0-80 (what else the process does).

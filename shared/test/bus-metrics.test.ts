@@ -14,7 +14,9 @@ async function sample(name: string, labels: Record<string, string> = {}): Promis
   const metric = busMetrics.getSingleMetric(family);
   if (!metric) throw new Error(`no metric ${family}`);
   const values = (await metric.get()).values.filter(
-    (v) => ((v as { metricName?: string }).metricName ?? family) === name && Object.entries(labels).every(([k, value]) => v.labels[k] === value),
+    (v) =>
+      ((v as { metricName?: string }).metricName ?? family) === name &&
+      Object.entries(labels).every(([k, value]) => v.labels[k] === value),
   );
   return values.reduce((sum, v) => sum + v.value, 0);
 }
@@ -25,16 +27,31 @@ describe('event bus metrics', function () {
   it('Kafka: consumer lag, processed messages and dead letters per group and logical topic', async () => {
     const brokers = endpointOf('kafka')!.split(',');
     const prefix = `${uniqueName('m')}.`;
-    const bus = new KafkaEventBus({ brokers, clientId: uniqueName('bus'), logger: silentLogger(), topicPrefix: prefix, retryBaseMs: 5, maxAttempts: 2 });
+    const bus = new KafkaEventBus({
+      brokers,
+      clientId: uniqueName('bus'),
+      logger: silentLogger(),
+      topicPrefix: prefix,
+      retryBaseMs: 5,
+      maxAttempts: 2,
+    });
     const group = uniqueName('metrics');
     const handled: string[] = [];
     try {
       await bus.start();
-      const producer = new Kafka({ brokers, clientId: uniqueName('raw'), logLevel: logLevel.NOTHING }).producer();
+      const producer = new Kafka({
+        brokers,
+        clientId: uniqueName('raw'),
+        logLevel: logLevel.NOTHING,
+      }).producer();
       await producer.connect();
-      await producer.send({ topic: bus.physical(Topics.usage), messages: [{ key: 'org_raw', value: 'not an event' }] });
+      await producer.send({
+        topic: bus.physical(Topics.usage),
+        messages: [{ key: 'org_raw', value: 'not an event' }],
+      });
       await producer.disconnect();
-      for (let n = 1; n <= 4; n++) await bus.publish(usageEvent(n, n === 4 ? 'org_poison' : 'org_ok'));
+      for (let n = 1; n <= 4; n++)
+        await bus.publish(usageEvent(n, n === 4 ? 'org_poison' : 'org_ok'));
       await bus.subscribe({
         group,
         topics: [Topics.usage],
@@ -44,13 +61,22 @@ describe('event bus metrics', function () {
         },
       });
       const labels = { group, topic: Topics.usage };
-      await waitFor(async () => (await sample('kafka_consumer_messages_total', labels)) === 5, 30_000);
+      await waitFor(
+        async () => (await sample('kafka_consumer_messages_total', labels)) === 5,
+        30_000,
+      );
       expect(handled).to.have.length(3);
-      expect(await sample('kafka_dead_letter_messages_total', { ...labels, reason: 'invalid' })).to.equal(1);
-      expect(await sample('kafka_dead_letter_messages_total', { ...labels, reason: 'handler_failed' })).to.equal(1);
+      expect(
+        await sample('kafka_dead_letter_messages_total', { ...labels, reason: 'invalid' }),
+      ).to.equal(1);
+      expect(
+        await sample('kafka_dead_letter_messages_total', { ...labels, reason: 'handler_failed' }),
+      ).to.equal(1);
       expect(await sample('kafka_consumer_lag', labels)).to.equal(0);
       const text = await busMetrics.metrics();
-      expect(text).to.include(`kafka_consumer_lag{group="${group}",topic="switchyard.usage.v1",partition=`);
+      expect(text).to.include(
+        `kafka_consumer_lag{group="${group}",topic="switchyard.usage.v1",partition=`,
+      );
       expect(text).to.not.include(prefix);
     } finally {
       await bus.close();
@@ -66,7 +92,13 @@ describe('event bus metrics', function () {
         published.push(event.id);
       },
     };
-    const outbox = new OutboxPublisher({ bus, store: new InMemoryOutboxStore(), logger: silentLogger(), relayIntervalMs: 10, maxBackoffMs: 20 });
+    const outbox = new OutboxPublisher({
+      bus,
+      store: new InMemoryOutboxStore(),
+      logger: silentLogger(),
+      relayIntervalMs: 10,
+      maxBackoffMs: 20,
+    });
     const storedBefore = await sample('outbox_stored_events_total');
     await outbox.start();
     try {

@@ -21,7 +21,16 @@ function usageEvent(organization: string, n: number): AnyEvent {
   return createEvent('usage.recorded', {
     source: 'test',
     organization,
-    data: { requestId: `req_${n}`, keyId: 'key', endpoint: '/x', model: 'builtin', tokensInput: n, tokensOutput: 1, cost: 0, outcome: 'succeeded' },
+    data: {
+      requestId: `req_${n}`,
+      keyId: 'key',
+      endpoint: '/x',
+      model: 'builtin',
+      tokensInput: n,
+      tokensOutput: 1,
+      cost: 0,
+      outcome: 'succeeded',
+    },
   });
 }
 
@@ -29,14 +38,23 @@ async function kafkaBus(): Promise<BusUnderTest> {
   const brokers = endpointOf('kafka')!.split(',');
   const prefix = `${uniqueName('t')}.`;
   const logger = silentLogger();
-  const bus = new KafkaEventBus({ brokers, clientId: uniqueName('bus'), logger, topicPrefix: prefix, retryBaseMs: 20, maxAttempts: 3 });
+  const bus = new KafkaEventBus({
+    brokers,
+    clientId: uniqueName('bus'),
+    logger,
+    topicPrefix: prefix,
+    retryBaseMs: 20,
+    maxAttempts: 3,
+  });
   await bus.start();
   const dead: string[] = [];
   const kafka = new Kafka({ brokers, clientId: uniqueName('dlq'), logLevel: logLevel.NOTHING });
   const dlq: Consumer = kafka.consumer({ groupId: uniqueName('dlq') });
   await dlq.connect();
   await dlq.subscribe({ topic: bus.physical(Topics.deadLetter), fromBeginning: true });
-  await dlq.run({ eachMessage: async ({ message }) => void dead.push(String(message.headers?.['event-id'] ?? '')) });
+  await dlq.run({
+    eachMessage: async ({ message }) => void dead.push(String(message.headers?.['event-id'] ?? '')),
+  });
   return {
     bus,
     deadLetterIds: () => dead,
@@ -49,7 +67,11 @@ async function kafkaBus(): Promise<BusUnderTest> {
 
 async function memoryBus(): Promise<BusUnderTest> {
   const bus = new InMemoryEventBus({ retryBaseMs: 5, maxAttempts: 3 });
-  return { bus, deadLetterIds: () => bus.deadLetters.map((d) => d.event.id), close: () => bus.close() };
+  return {
+    bus,
+    deadLetterIds: () => bus.deadLetters.map((d) => d.event.id),
+    close: () => bus.close(),
+  };
 }
 
 contractSuite<BusUnderTest>(
@@ -69,7 +91,8 @@ contractSuite<BusUnderTest>(
           group: uniqueName(group),
           topics: [Topics.usage],
           handler: async (event) => {
-            if (event.organization === org && event.type === 'usage.recorded') seen[group]!.push(event.data.tokensInput);
+            if (event.organization === org && event.type === 'usage.recorded')
+              seen[group]!.push(event.data.tokensInput);
           },
         });
       }
@@ -89,15 +112,20 @@ contractSuite<BusUnderTest>(
         group: uniqueName('burst'),
         topics: [Topics.usage],
         handler: async (event) => {
-          if (event.type === 'usage.recorded') seen.get(event.organization)?.push(event.data.tokensInput);
+          if (event.type === 'usage.recorded')
+            seen.get(event.organization)?.push(event.data.tokensInput);
         },
       });
       const count = 600;
       // Not awaited one by one: the publishes overlap, so the Kafka bus groups them into shared requests.
-      await Promise.all(Array.from({ length: count }, (_, i) => bus.publish(usageEvent(orgs[i % 2]!, i))));
+      await Promise.all(
+        Array.from({ length: count }, (_, i) => bus.publish(usageEvent(orgs[i % 2]!, i))),
+      );
       await waitFor(() => [...seen.values()].every((list) => list.length >= count / 2), 30_000);
       for (const [index, org] of orgs.entries()) {
-        expect(seen.get(org), org).to.deep.equal(Array.from({ length: count / 2 }, (_, k) => 2 * k + index));
+        expect(seen.get(org), org).to.deep.equal(
+          Array.from({ length: count / 2 }, (_, k) => 2 * k + index),
+        );
       }
     });
 
@@ -113,13 +141,15 @@ contractSuite<BusUnderTest>(
         await bus.subscribe({
           group,
           topics: [Topics.usage],
-          handler: async (event) => void (event.organization === org && seen.push(currentTraceCarrier()!.traceparent!)),
+          handler: async (event) =>
+            void (event.organization === org && seen.push(currentTraceCarrier()!.traceparent!)),
         });
         const request = await withSpan('request', {}, async (span) => {
           await bus.publish(usageEvent(org, 1));
           return span.spanContext();
         });
-        const inTrace = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === request.traceId);
+        const inTrace = () =>
+          exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === request.traceId);
         await waitFor(() => inTrace().some((s) => s.kind === SpanKind.CONSUMER), 30_000);
         const producer = inTrace().find((s) => s.kind === SpanKind.PRODUCER)!;
         const consumer = inTrace().find((s) => s.kind === SpanKind.CONSUMER)!;
@@ -189,12 +219,18 @@ contractSuite<BusUnderTest>(
         maxBatchSize: 7,
         handler: async (events) => {
           sizes.push(events.length);
-          for (const event of events) if (event.organization === org && event.type === 'usage.recorded') seen.push(event.data.tokensInput);
+          for (const event of events)
+            if (event.organization === org && event.type === 'usage.recorded')
+              seen.push(event.data.tokensInput);
         },
       });
-      await Promise.all(Array.from({ length: 40 }, (_, i) => i + 1).map((n) => bus.publish(usageEvent(org, n))));
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) => i + 1).map((n) => bus.publish(usageEvent(org, n))),
+      );
       await waitFor(() => seen.length >= 40, 30_000);
-      expect([...seen].sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect([...seen].sort((a, b) => a - b)).to.deep.equal(
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      );
       expect(Math.max(...sizes)).to.be.at.most(7);
     });
 
@@ -215,10 +251,14 @@ contractSuite<BusUnderTest>(
         handler: async (events) => {
           const mine = events.filter((e) => e.organization === org && e.type === 'usage.recorded');
           if (mine.some((e) => e.id === poison.id)) throw new Error('always fails');
-          for (const event of mine) if (event.type === 'usage.recorded') handled.add(event.data.tokensInput);
+          for (const event of mine)
+            if (event.type === 'usage.recorded') handled.add(event.data.tokensInput);
         },
       });
-      await waitFor(() => handled.has(1) && handled.has(3) && under.deadLetterIds().includes(poison.id), 30_000);
+      await waitFor(
+        () => handled.has(1) && handled.has(3) && under.deadLetterIds().includes(poison.id),
+        30_000,
+      );
       expect(handled.has(2)).to.equal(false);
       expect(under.deadLetterIds().filter((id) => id === first.id)).to.deep.equal([]);
     });
@@ -242,7 +282,8 @@ contractSuite<BusUnderTest>(
       const group = uniqueName('resume');
       const seen = new Set<number>();
       const handler = async (event: AnyEvent) => {
-        if (event.organization === org && event.type === 'usage.recorded') seen.add(event.data.tokensInput);
+        if (event.organization === org && event.type === 'usage.recorded')
+          seen.add(event.data.tokensInput);
       };
       const first = await bus.subscribe({ group, topics: [Topics.usage], handler });
       for (let n = 1; n <= 5; n++) await bus.publish(usageEvent(org, n));

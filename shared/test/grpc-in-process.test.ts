@@ -7,7 +7,13 @@ import { AppError } from '../src/errors/app-error';
 import { callUnary, checkHealth, createClient } from '../src/grpc/client';
 import { openServerStream } from '../src/grpc/server-stream';
 import { protos } from '../src/grpc/protos';
-import { serverStream, startGrpcServer, unary, type CallControl, type RunningGrpcServer } from '../src/grpc/server';
+import {
+  serverStream,
+  startGrpcServer,
+  unary,
+  type CallControl,
+  type RunningGrpcServer,
+} from '../src/grpc/server';
 import { grpcClientMetrics } from '../src/grpc/client-metrics';
 import { InProcessChannel } from '../src/grpc/in-process-channel';
 import { IN_PROCESS_HIGH_WATER_MARK } from '../src/grpc/in-process-server';
@@ -20,7 +26,12 @@ import type { GenerateResponse__Output } from '../src/generated/switchyard/conte
 import type { GenerateChunk__Output } from '../src/generated/switchyard/content/v1/GenerateChunk';
 
 const SERVICE = 'switchyard.content.v1.ContentService';
-const CONTEXT: CallContext = { organization: 'org_inproc', keyId: 'key_1', requestId: 'req_inproc', idempotencyKey: 'idem_1' };
+const CONTEXT: CallContext = {
+  organization: 'org_inproc',
+  keyId: 'key_1',
+  requestId: 'req_inproc',
+  idempotencyKey: 'idem_1',
+};
 
 /** What the handlers saw, for the assertions on the server's side. */
 interface Seen {
@@ -41,7 +52,9 @@ function implementation(seen: Seen) {
   const logger = silentLogger();
   const watch = (control: CallControl) => {
     seen.control = control;
-    seen.aborted = new Promise((resolve) => control.signal.addEventListener('abort', () => resolve(), { once: true }));
+    seen.aborted = new Promise((resolve) =>
+      control.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
   };
   return {
     Generate: unary(logger, async (request: GenerateRequest__Output, context, control) => {
@@ -49,30 +62,44 @@ function implementation(seen: Seen) {
       watch(control);
       if (request.prompt === 'fail') throw AppError.invalid('prompt is not allowed', '/prompt');
       if (request.prompt === 'slow') await seen.aborted;
-      return { content: `echo ${request.prompt}`, request_id: context.requestId, usage: { model: 'builtin', tokens_input: 2 } };
+      return {
+        content: `echo ${request.prompt}`,
+        request_id: context.requestId,
+        usage: { model: 'builtin', tokens_input: 2 },
+      };
     }),
-    GenerateStream: serverStream<GenerateRequest__Output, { delta: string }>(logger, async (request, _context, sink) => {
-      watch(sink.control);
-      const [kind, count] = request.prompt.split(':');
-      if (kind === 'slow') {
-        await sink.write({ delta: 'first' });
-        await seen.aborted;
-        return;
-      }
-      const gate = kind === 'gate' ? new Promise<void>((resolve) => (seen.openGate = resolve)) : undefined;
-      for (let i = 0; i < Number(count); i++) {
-        await sink.write({ delta: String(i) });
-        if (i === 0) await gate;
-      }
-      if (kind === 'fail-after') throw AppError.notFound('no such model');
-    }),
+    GenerateStream: serverStream<GenerateRequest__Output, { delta: string }>(
+      logger,
+      async (request, _context, sink) => {
+        watch(sink.control);
+        const [kind, count] = request.prompt.split(':');
+        if (kind === 'slow') {
+          await sink.write({ delta: 'first' });
+          await seen.aborted;
+          return;
+        }
+        const gate =
+          kind === 'gate' ? new Promise<void>((resolve) => (seen.openGate = resolve)) : undefined;
+        for (let i = 0; i < Number(count); i++) {
+          await sink.write({ delta: String(i) });
+          if (i === 0) await gate;
+        }
+        if (kind === 'fail-after') throw AppError.notFound('no such model');
+      },
+    ),
   };
 }
 
-
-async function counter(registry: typeof grpcServerMetrics, metric: string, labels: Record<string, string>): Promise<number> {
+async function counter(
+  registry: typeof grpcServerMetrics,
+  metric: string,
+  labels: Record<string, string>,
+): Promise<number> {
   const values = (await registry.getSingleMetric(metric)!.get()).values;
-  return values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
+  return (
+    values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+      ?.value ?? 0
+  );
 }
 
 for (const transport of ['in-process', 'unix socket'] as const) {
@@ -91,7 +118,13 @@ for (const transport of ['in-process', 'unix socket'] as const) {
         host: '127.0.0.1',
         port: 0,
         unixSocket: socket,
-        services: [{ name: SERVICE, definition: protos.content().ContentService.service, implementation: implementation(seen) }],
+        services: [
+          {
+            name: SERVICE,
+            definition: protos.content().ContentService.service,
+            implementation: implementation(seen),
+          },
+        ],
       });
       const saved = process.env.GRPC_IN_PROCESS;
       process.env.GRPC_IN_PROCESS = transport === 'in-process' ? 'true' : 'false';
@@ -110,11 +143,28 @@ for (const transport of ['in-process', 'unix socket'] as const) {
     });
 
     const generate = (prompt: string, deadlineMs = 5000) =>
-      callUnary<{ prompt: string }, GenerateResponse__Output>('content', client.Generate, client, { prompt }, CONTEXT, deadlineMs);
-    const stream = (prompt: string, deadlineMs = 5000) => openServerStream<{ prompt: string }, GenerateChunk__Output>('content', client.GenerateStream, client, { prompt }, CONTEXT, deadlineMs);
+      callUnary<{ prompt: string }, GenerateResponse__Output>(
+        'content',
+        client.Generate,
+        client,
+        { prompt },
+        CONTEXT,
+        deadlineMs,
+      );
+    const stream = (prompt: string, deadlineMs = 5000) =>
+      openServerStream<{ prompt: string }, GenerateChunk__Output>(
+        'content',
+        client.GenerateStream,
+        client,
+        { prompt },
+        CONTEXT,
+        deadlineMs,
+      );
 
     it(`uses the ${transport} transport`, () => {
-      expect(getClientChannel(client) instanceof InProcessChannel).to.equal(transport === 'in-process');
+      expect(getClientChannel(client) instanceof InProcessChannel).to.equal(
+        transport === 'in-process',
+      );
     });
 
     it('answers with the response as protobuf decodes it, and hands the caller context to the handler', async () => {
@@ -132,7 +182,9 @@ for (const transport of ['in-process', 'unix socket'] as const) {
       const error = await generate('fail').catch((e: unknown) => e);
       expect(error).to.be.instanceOf(AppError);
       expect(error).to.include({ code: 'invalid_request', message: 'prompt is not allowed' });
-      expect((error as AppError).details).to.deep.equal([{ field: '/prompt', reason: 'prompt is not allowed' }]);
+      expect((error as AppError).details).to.deep.equal([
+        { field: '/prompt', reason: 'prompt is not allowed' },
+      ]);
     });
 
     it('ends a call at its deadline as a timeout, and the handler hears the cancellation', async () => {
@@ -181,8 +233,12 @@ for (const transport of ['in-process', 'unix socket'] as const) {
         server: await counter(grpcServerMetrics, 'grpc_server_handled_total', labels),
       };
       await generate('counted');
-      expect((await counter(grpcClientMetrics, 'grpc_client_handled_total', labels)) - before.client).to.equal(1);
-      expect((await counter(grpcServerMetrics, 'grpc_server_handled_total', labels)) - before.server).to.equal(1);
+      expect(
+        (await counter(grpcClientMetrics, 'grpc_client_handled_total', labels)) - before.client,
+      ).to.equal(1);
+      expect(
+        (await counter(grpcServerMetrics, 'grpc_server_handled_total', labels)) - before.server,
+      ).to.equal(1);
     });
 
     it('lets a call in flight finish when the server stops, and answers unavailable after', async () => {
@@ -191,7 +247,8 @@ for (const transport of ['in-process', 'unix socket'] as const) {
       const stopped = server.stop(2000);
       seen.openGate!();
       const rest: string[] = [];
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value.delta ?? '');
+      for (let next = await iterator.next(); !next.done; next = await iterator.next())
+        rest.push(next.value.delta ?? '');
       expect(rest).to.deep.equal(['1', '2']);
       await stopped;
       const error = await generate('late', 1000).catch((e: unknown) => e);
@@ -203,7 +260,12 @@ for (const transport of ['in-process', 'unix socket'] as const) {
 describe('in-process gRPC: when it is used', () => {
   it('only for an address a server of this process serves', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-inproc-'));
-    const server = await startGrpcServer({ host: '127.0.0.1', port: 0, unixSocket: join(dir, 's.sock'), services: [] });
+    const server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      unixSocket: join(dir, 's.sock'),
+      services: [],
+    });
     try {
       const local = createClient(protos.health().Health, `unix:${join(dir, 's.sock')}`);
       const tcp = createClient(protos.health().Health, `127.0.0.1:${server.port}`);
@@ -221,7 +283,9 @@ describe('in-process gRPC: when it is used', () => {
   it('rejects a GRPC_IN_PROCESS that is neither true nor false, whatever the address (fail fast)', () => {
     process.env.GRPC_IN_PROCESS = 'yes';
     try {
-      expect(() => createClient(protos.health().Health, '127.0.0.1:1')).to.throw(/GRPC_IN_PROCESS must be true or false/);
+      expect(() => createClient(protos.health().Health, '127.0.0.1:1')).to.throw(
+        /GRPC_IN_PROCESS must be true or false/,
+      );
     } finally {
       delete process.env.GRPC_IN_PROCESS;
     }

@@ -10,25 +10,43 @@ import { grpcClientMetrics } from '../src/grpc/client-metrics';
 import { startMetricsServer, type RunningMetricsServer } from '../src/metrics-server';
 import { silentLogger } from '../src/testing';
 import type { ContentServiceClient } from '../src/generated/switchyard/content/v1/ContentService';
-import type { GenerateRequest, GenerateRequest__Output } from '../src/generated/switchyard/content/v1/GenerateRequest';
+import type {
+  GenerateRequest,
+  GenerateRequest__Output,
+} from '../src/generated/switchyard/content/v1/GenerateRequest';
 import type { GenerateResponse__Output } from '../src/generated/switchyard/content/v1/GenerateResponse';
 
 const SERVICE = 'switchyard.content.v1.ContentService';
 const CONTEXT = { organization: 'org_metrics', keyId: 'key_1', requestId: 'req_metrics' };
 
 /** A sample of a metric in grpcServerMetrics (0 when the series does not exist yet). */
-async function sample(metric: string, labels: Record<string, string>, name = metric, registry = grpcServerMetrics): Promise<number> {
+async function sample(
+  metric: string,
+  labels: Record<string, string>,
+  name = metric,
+  registry = grpcServerMetrics,
+): Promise<number> {
   const values = (await registry.getSingleMetric(metric)!.get()).values;
   const found = values.find(
-    (v) => ((v as { metricName?: string }).metricName ?? metric) === name && Object.entries(labels).every(([k, value]) => v.labels[k] === value),
+    (v) =>
+      ((v as { metricName?: string }).metricName ?? metric) === name &&
+      Object.entries(labels).every(([k, value]) => v.labels[k] === value),
   );
   return found?.value ?? 0;
 }
 
 const handled = (method: string, code: string) =>
-  sample('grpc_server_handled_total', { grpc_service: SERVICE, grpc_method: method, grpc_code: code });
+  sample('grpc_server_handled_total', {
+    grpc_service: SERVICE,
+    grpc_method: method,
+    grpc_code: code,
+  });
 const timed = (method: string, code: string) =>
-  sample('grpc_server_handling_seconds', { grpc_service: SERVICE, grpc_method: method, grpc_code: code }, 'grpc_server_handling_seconds_count');
+  sample(
+    'grpc_server_handling_seconds',
+    { grpc_service: SERVICE, grpc_method: method, grpc_code: code },
+    'grpc_server_handling_seconds_count',
+  );
 
 /** Everything the test counts, read before and after so other suites' calls do not matter. */
 async function snapshot() {
@@ -48,13 +66,18 @@ async function generate(request: GenerateRequest__Output) {
   return { content: `echo ${request.prompt}` };
 }
 
-function httpGet(port: number, path: string): Promise<{ status: number; type: string; body: string }> {
+function httpGet(
+  port: number,
+  path: string,
+): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port, path }, (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }),
+        );
       })
       .on('error', reject);
   });
@@ -75,10 +98,13 @@ describe('gRPC server metrics', () => {
           definition: protos.content().ContentService.service,
           implementation: {
             Generate: unary(logger, generate),
-            GenerateStream: serverStream<GenerateRequest__Output, { delta: string }>(logger, async (request, _context, sink) => {
-              if (request.prompt === 'missing') throw AppError.notFound('no such prompt');
-              await sink.write({ delta: request.prompt });
-            }),
+            GenerateStream: serverStream<GenerateRequest__Output, { delta: string }>(
+              logger,
+              async (request, _context, sink) => {
+                if (request.prompt === 'missing') throw AppError.notFound('no such prompt');
+                await sink.write({ delta: request.prompt });
+              },
+            ),
           },
         },
       ],
@@ -102,12 +128,34 @@ describe('gRPC server metrics', () => {
   }
 
   it('counts and times the client side of every call made through createClient', async () => {
-    const labels = (code: string) => ({ grpc_service: SERVICE, grpc_method: 'Generate', grpc_code: code });
-    const clientHandled = (code: string) => sample('grpc_client_handled_total', labels(code), 'grpc_client_handled_total', grpcClientMetrics);
-    const timedOk = () => sample('grpc_client_handling_seconds', labels('OK'), 'grpc_client_handling_seconds_count', grpcClientMetrics);
-    const before = { ok: await clientHandled('OK'), invalid: await clientHandled('INVALID_ARGUMENT'), timed: await timedOk() };
+    const labels = (code: string) => ({
+      grpc_service: SERVICE,
+      grpc_method: 'Generate',
+      grpc_code: code,
+    });
+    const clientHandled = (code: string) =>
+      sample(
+        'grpc_client_handled_total',
+        labels(code),
+        'grpc_client_handled_total',
+        grpcClientMetrics,
+      );
+    const timedOk = () =>
+      sample(
+        'grpc_client_handling_seconds',
+        labels('OK'),
+        'grpc_client_handling_seconds_count',
+        grpcClientMetrics,
+      );
+    const before = {
+      ok: await clientHandled('OK'),
+      invalid: await clientHandled('INVALID_ARGUMENT'),
+      timed: await timedOk(),
+    };
     await callUnary('content', client.Generate, client, { prompt: 'hi' }, CONTEXT, 5000);
-    await callUnary('content', client.Generate, client, { prompt: '' }, CONTEXT, 5000).catch(() => undefined);
+    await callUnary('content', client.Generate, client, { prompt: '' }, CONTEXT, 5000).catch(
+      () => undefined,
+    );
     expect((await clientHandled('OK')) - before.ok).to.equal(1);
     expect((await clientHandled('INVALID_ARGUMENT')) - before.invalid).to.equal(1);
     expect((await timedOk()) - before.timed).to.equal(1);
@@ -122,9 +170,23 @@ describe('gRPC server metrics', () => {
 
   it('counts and times unary calls by their gRPC status name', async () => {
     const before = await snapshot();
-    const ok = await callUnary<GenerateRequest, GenerateResponse__Output>('content', client.Generate, client, { prompt: 'hi' }, CONTEXT, 5000);
+    const ok = await callUnary<GenerateRequest, GenerateResponse__Output>(
+      'content',
+      client.Generate,
+      client,
+      { prompt: 'hi' },
+      CONTEXT,
+      5000,
+    );
     expect(ok.content).to.equal('echo hi');
-    const failure = await callUnary('content', client.Generate, client, { prompt: '' }, CONTEXT, 5000).catch((e: unknown) => e);
+    const failure = await callUnary(
+      'content',
+      client.Generate,
+      client,
+      { prompt: '' },
+      CONTEXT,
+      5000,
+    ).catch((e: unknown) => e);
     expect(failure).to.be.instanceOf(AppError).and.to.have.property('code', 'invalid_request');
 
     const after = await snapshot();
@@ -151,7 +213,12 @@ describe('gRPC server metrics', () => {
     let metrics: RunningMetricsServer;
 
     before(async () => {
-      metrics = await startMetricsServer({ host: '127.0.0.1', port: 0, registries: [grpcServerMetrics], logger: silentLogger() });
+      metrics = await startMetricsServer({
+        host: '127.0.0.1',
+        port: 0,
+        registries: [grpcServerMetrics],
+        logger: silentLogger(),
+      });
     });
 
     after(() => metrics.stop());
@@ -165,7 +232,11 @@ describe('gRPC server metrics', () => {
       expect(response.body).to.include('# TYPE grpc_server_handling_seconds histogram');
       const okLine = response.body
         .split('\n')
-        .find((line) => line.startsWith(`grpc_server_handled_total{grpc_service="${SERVICE}",grpc_method="Generate",grpc_code="OK"}`));
+        .find((line) =>
+          line.startsWith(
+            `grpc_server_handled_total{grpc_service="${SERVICE}",grpc_method="Generate",grpc_code="OK"}`,
+          ),
+        );
       expect(Number(okLine?.split(' ')[1])).to.equal(await handled('Generate', 'OK'));
       expect(response.body).to.match(/^process_cpu_user_seconds_total /m);
       expect((await httpGet(metrics.port, '/')).status).to.equal(404);

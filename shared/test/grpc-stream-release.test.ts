@@ -16,19 +16,27 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Every listener of a stream but the one that swallows a late 'error'. */
 function listenersLeft(stream: Http2Stream): number {
-  return stream.eventNames().reduce((sum, name) => sum + stream.listenerCount(name), 0) - stream.listenerCount('error');
+  return (
+    stream.eventNames().reduce((sum, name) => sum + stream.listenerCount(name), 0) -
+    stream.listenerCount('error')
+  );
 }
 
 describe('gRPC: closed HTTP/2 streams let go of their calls', () => {
   let server: RunningGrpcServer;
   let client: HealthClient;
   const closed: { side: string; stream: Http2Stream }[] = [];
-  const onClient = (message: unknown) => closed.push({ side: 'client', stream: (message as { stream: Http2Stream }).stream });
-  const onServer = (message: unknown) => closed.push({ side: 'server', stream: (message as { stream: Http2Stream }).stream });
+  const onClient = (message: unknown) =>
+    closed.push({ side: 'client', stream: (message as { stream: Http2Stream }).stream });
+  const onServer = (message: unknown) =>
+    closed.push({ side: 'server', stream: (message as { stream: Http2Stream }).stream });
 
   before(async () => {
     server = await startGrpcServer({ host: '127.0.0.1', port: 0, services: [] });
-    client = createClient(protos.health().Health, `127.0.0.1:${server.port}`) as unknown as HealthClient;
+    client = createClient(
+      protos.health().Health,
+      `127.0.0.1:${server.port}`,
+    ) as unknown as HealthClient;
     subscribe('http2.client.stream.close', onClient);
     subscribe('http2.server.stream.close', onServer);
   });
@@ -42,7 +50,14 @@ describe('gRPC: closed HTTP/2 streams let go of their calls', () => {
 
   it('drops the listeners (and with them the call) of both ends once a call is over, and the next calls still work', async () => {
     for (let i = 0; i < 3; i++) {
-      const answer = await callUnary<object, HealthCheckResponse__Output>('health', client.Check, client, { service: '' }, CONTEXT, 2000);
+      const answer = await callUnary<object, HealthCheckResponse__Output>(
+        'health',
+        client.Check,
+        client,
+        { service: '' },
+        CONTEXT,
+        2000,
+      );
       expect(answer.status).to.equal('SERVING');
     }
     await turn();
@@ -52,7 +67,8 @@ describe('gRPC: closed HTTP/2 streams let go of their calls', () => {
     // grpc-js leaves its data, end, trailers and close handlers (closures over the call) on each
     // stream; the session's churning stream map keeps such a stream alive through young-generation
     // GC until a full collection (release-closed-streams.ts).
-    for (const { side, stream } of closed) expect({ side, listeners: listenersLeft(stream) }).to.deep.equal({ side, listeners: 0 });
+    for (const { side, stream } of closed)
+      expect({ side, listeners: listenersLeft(stream) }).to.deep.equal({ side, listeners: 0 });
   });
 });
 
@@ -62,13 +78,22 @@ describe('gRPC: a closed stream its reader has not finished', () => {
   const CHUNKS = 80;
 
   before(async () => {
-    const send = serverStream<object, { delta: string }>(silentLogger(), async (_request, _context, sink) => {
-      for (let i = 0; i < CHUNKS; i++) await sink.write({ delta: String(i) });
-    });
+    const send = serverStream<object, { delta: string }>(
+      silentLogger(),
+      async (_request, _context, sink) => {
+        for (let i = 0; i < CHUNKS; i++) await sink.write({ delta: String(i) });
+      },
+    );
     server = await startGrpcServer({
       host: '127.0.0.1',
       port: 0,
-      services: [{ name: 'switchyard.content.v1.ContentService', definition: protos.content().ContentService.service, implementation: { GenerateStream: send } }],
+      services: [
+        {
+          name: 'switchyard.content.v1.ContentService',
+          definition: protos.content().ContentService.service,
+          implementation: { GenerateStream: send },
+        },
+      ],
     });
     client = createClient(protos.content().ContentService, `127.0.0.1:${server.port}`);
   });
@@ -83,7 +108,14 @@ describe('gRPC: a closed stream its reader has not finished', () => {
     // client on a slow link does, has read a fraction: releasing the stream at close lost the
     // rest, and the call ended at its deadline.
     const deltas: string[] = [];
-    for await (const chunk of openServerStream<object, GenerateChunk__Output>('content', client.GenerateStream, client, {}, CONTEXT, 3000)) {
+    for await (const chunk of openServerStream<object, GenerateChunk__Output>(
+      'content',
+      client.GenerateStream,
+      client,
+      {},
+      CONTEXT,
+      3000,
+    )) {
       deltas.push(chunk.delta ?? '');
       if (deltas.length % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
     }

@@ -18,7 +18,12 @@ describe('gRPC server on a Unix socket as well (callers on the same host)', () =
 
   it('answers on its TCP port and on the socket: the same server, the same services', async () => {
     const socket = join(dir, 'service.sock');
-    server = await startGrpcServer({ host: '127.0.0.1', port: 0, unixSocket: socket, services: [] });
+    server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      unixSocket: socket,
+      services: [],
+    });
     expect(await checkHealth(`127.0.0.1:${server.port}`)).to.equal('SERVING');
     expect(await checkHealth(`unix:${socket}`)).to.equal('SERVING');
   });
@@ -32,7 +37,9 @@ describe('gRPC server on a Unix socket as well (callers on the same host)', () =
   it('fails to start, rather than serve TCP only, when the socket cannot be bound', async () => {
     const socket = join(dir, 'missing-directory', 'service.sock');
     let failed: unknown;
-    await startGrpcServer({ host: '127.0.0.1', port: 0, unixSocket: socket, services: [] }).catch((error: unknown) => (failed = error));
+    await startGrpcServer({ host: '127.0.0.1', port: 0, unixSocket: socket, services: [] }).catch(
+      (error: unknown) => (failed = error),
+    );
     expect(failed).to.be.instanceOf(Error);
     expect(existsSync(socket)).to.equal(false);
   });

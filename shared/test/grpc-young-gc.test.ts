@@ -11,12 +11,26 @@ const ITEMS = Array.from({ length: 10 }, (_, i) => ({
   item_id: `m${i}`,
   score: 0.5,
   reason: 'co_occurrence',
-  item: { item_id: `m${i}`, catalog: 'ecommerce', title: `Movie ${i}`, categories: ['Drama'], attributes_json: '{"price":12.5}', available: true, updated_at: '2026-11-24T00:00:00.000Z' },
+  item: {
+    item_id: `m${i}`,
+    catalog: 'ecommerce',
+    title: `Movie ${i}`,
+    categories: ['Drama'],
+    attributes_json: '{"price":12.5}',
+    available: true,
+    updated_at: '2026-11-24T00:00:00.000Z',
+  },
 }));
 const CALLS = 12_000;
 
-type GcStatistics = ReturnType<GCProfiler['stop']> extends infer R ? (R extends { statistics: (infer S)[] } ? S : never) : never;
-const oldSpaceUsed = (heap: GcStatistics['beforeGC']) => heap.heapSpaceStatistics.find((space) => space.spaceName === 'old_space')!.spaceUsedSize;
+type GcStatistics =
+  ReturnType<GCProfiler['stop']> extends infer R
+    ? R extends { statistics: (infer S)[] }
+      ? S
+      : never
+    : never;
+const oldSpaceUsed = (heap: GcStatistics['beforeGC']) =>
+  heap.heapSpaceStatistics.find((space) => space.spaceName === 'old_space')!.spaceUsedSize;
 
 /**
  * What finished calls leave to the young-generation GC, with the gateway's grpc-js client and a
@@ -33,18 +47,40 @@ describe('gRPC: finished calls die young', function () {
   let server: RunningGrpcServer;
   let client: RecommendationServiceClient;
   const call = (i: number) =>
-    callUnary('recommendation', client.Recommend, client, { user_id: `u${i}`, num_recommendations: 10 }, { organization: 'org_gc', keyId: 'key_1', requestId: `req_${i}` }, 5000);
+    callUnary(
+      'recommendation',
+      client.Recommend,
+      client,
+      { user_id: `u${i}`, num_recommendations: 10 },
+      { organization: 'org_gc', keyId: 'key_1', requestId: `req_${i}` },
+      5000,
+    );
   async function calls(n: number): Promise<void> {
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => { while (next < n) await call(next++); }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < n) await call(next++);
+      }),
+    );
   }
 
   before(async () => {
     turnOffAllocationSitePretenuring(); // as every service process does (main())
-    const handler = unary(silentLogger(), async (request: { user_id: string }) => ({ user_id: request.user_id, recommendations: ITEMS, request_id: 'r' }));
+    const handler = unary(silentLogger(), async (request: { user_id: string }) => ({
+      user_id: request.user_id,
+      recommendations: ITEMS,
+      request_id: 'r',
+    }));
     const definition = protos.recommendation().RecommendationService.service;
-    server = await startGrpcServer({ host: '127.0.0.1', port: 0, services: [{ name: 'test', definition, implementation: { Recommend: handler } }] });
-    client = createClient(protos.recommendation().RecommendationService, `127.0.0.1:${server.port}`) as unknown as RecommendationServiceClient;
+    server = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      services: [{ name: 'test', definition, implementation: { Recommend: handler } }],
+    });
+    client = createClient(
+      protos.recommendation().RecommendationService,
+      `127.0.0.1:${server.port}`,
+    ) as unknown as RecommendationServiceClient;
   });
 
   after(async () => {
@@ -58,8 +94,14 @@ describe('gRPC: finished calls die young', function () {
     profiler.start();
     await calls(CALLS);
     const scavenges = profiler.stop().statistics.filter((gc) => gc.gcType === 'Scavenge');
-    const promoted = scavenges.reduce((sum, gc) => sum + Math.max(0, oldSpaceUsed(gc.afterGC) - oldSpaceUsed(gc.beforeGC)), 0);
+    const promoted = scavenges.reduce(
+      (sum, gc) => sum + Math.max(0, oldSpaceUsed(gc.afterGC) - oldSpaceUsed(gc.beforeGC)),
+      0,
+    );
     expect(scavenges.length, 'scavenges during the calls').to.be.at.least(3);
-    expect(promoted / CALLS, `bytes promoted per call over ${scavenges.length} scavenges`).to.be.below(2048);
+    expect(
+      promoted / CALLS,
+      `bytes promoted per call over ${scavenges.length} scavenges`,
+    ).to.be.below(2048);
   });
 });

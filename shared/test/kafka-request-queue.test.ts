@@ -1,13 +1,24 @@
 import { expect } from 'chai';
 import { kafkaRequestQueue } from '../src/adapters/kafka-request-queue-fix';
 
-type Queue = { pending: unknown[]; throttledUntil: number; throttleCheckTimeoutId: NodeJS.Timeout | null; scheduleCheckPendingRequests(): void };
+type Queue = {
+  pending: unknown[];
+  throttledUntil: number;
+  throttleCheckTimeoutId: NodeJS.Timeout | null;
+  scheduleCheckPendingRequests(): void;
+};
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 function queue(): Queue {
   const RequestQueue = kafkaRequestQueue as unknown as new (options: object) => Queue;
-  return new RequestQueue({ clientId: 'test', broker: 'localhost:9092', logger: silent, maxInFlightRequests: null, requestTimeout: 30000 });
+  return new RequestQueue({
+    clientId: 'test',
+    broker: 'localhost:9092',
+    logger: silent,
+    maxInFlightRequests: null,
+    requestTimeout: 30000,
+  });
 }
 
 describe('kafkajs request queue (idle re-check fix, kafkajs#1751)', () => {

@@ -12,7 +12,11 @@ import { usageEvent } from './outbox-fixtures';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const SCRIPT = path.join(ROOT, 'deploy', 'local', 'kafka-sasl.sh');
-const KAFKA_JARS = path.join(process.env.SWITCHYARD_CACHE ?? path.join(os.homedir(), '.cache', 'switchyard'), 'kafka-libs', '.installed');
+const KAFKA_JARS = path.join(
+  process.env.SWITCHYARD_CACHE ?? path.join(os.homedir(), '.cache', 'switchyard'),
+  'kafka-libs',
+  '.installed',
+);
 const USER = 'kafka-content';
 const PASSWORD = 'content-secret';
 
@@ -34,7 +38,15 @@ async function freePortPair(): Promise<number> {
 /** A bus configured only through the KAFKA_* variables, as a service process is. */
 function busFrom(env: NodeJS.ProcessEnv, brokers: string): KafkaEventBus {
   const settings = readKafkaSettings(env);
-  return new KafkaEventBus({ brokers: [brokers], clientId: uniqueName('sec'), logger: silentLogger(), topicPrefix: settings.topicPrefix, replicationFactor: settings.replicationFactor, ssl: settings.ssl, sasl: settings.sasl });
+  return new KafkaEventBus({
+    brokers: [brokers],
+    clientId: uniqueName('sec'),
+    logger: silentLogger(),
+    topicPrefix: settings.topicPrefix,
+    replicationFactor: settings.replicationFactor,
+    ssl: settings.ssl,
+    sasl: settings.sasl,
+  });
 }
 
 describe('Kafka over TLS with SCRAM-SHA-512 (KAFKA_SSL_CA_FILE, KAFKA_SASL_*)', function () {
@@ -46,9 +58,16 @@ describe('Kafka over TLS with SCRAM-SHA-512 (KAFKA_SSL_CA_FILE, KAFKA_SASL_*)', 
   before(async function () {
     if (!existsSync(KAFKA_JARS)) this.skip(); // no local Kafka jars: deploy/local/infra.sh install
     const port = await freePortPair();
-    execFileSync('bash', [SCRIPT, 'start', dir, String(port), USER, PASSWORD], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('bash', [SCRIPT, 'start', dir, String(port), USER, PASSWORD], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     brokers = `127.0.0.1:${port}`;
-    secure = { KAFKA_SSL_CA_FILE: path.join(dir, 'ca.pem'), KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: USER, KAFKA_SASL_PASSWORD: PASSWORD };
+    secure = {
+      KAFKA_SSL_CA_FILE: path.join(dir, 'ca.pem'),
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_SASL_USERNAME: USER,
+      KAFKA_SASL_PASSWORD: PASSWORD,
+    };
   });
 
   after(() => {
@@ -61,7 +80,11 @@ describe('Kafka over TLS with SCRAM-SHA-512 (KAFKA_SSL_CA_FILE, KAFKA_SASL_*)', 
       const event = usageEvent(1, 'org_secure');
       let resolveDelivered: (id: string) => void;
       const delivered = new Promise<string>((resolve) => (resolveDelivered = resolve));
-      await bus.subscribe({ group: uniqueName('secure'), topics: [Topics.usage], handler: async (e) => resolveDelivered(e.id) });
+      await bus.subscribe({
+        group: uniqueName('secure'),
+        topics: [Topics.usage],
+        handler: async (e) => resolveDelivered(e.id),
+      });
       await bus.publish(event);
       expect(await delivered).to.equal(event.id);
     } finally {
@@ -70,9 +93,15 @@ describe('Kafka over TLS with SCRAM-SHA-512 (KAFKA_SSL_CA_FILE, KAFKA_SASL_*)', 
   });
 
   it('is refused with a wrong password, and without the cluster CA (the certificate is verified)', async () => {
-    for (const env of [{ ...secure, KAFKA_SASL_PASSWORD: 'wrong' }, { ...secure, KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true' }]) {
+    for (const env of [
+      { ...secure, KAFKA_SASL_PASSWORD: 'wrong' },
+      { ...secure, KAFKA_SSL_CA_FILE: '', KAFKA_SSL: 'true' },
+    ]) {
       const bus = busFrom(env, brokers);
-      const error = await bus.start().then(() => undefined, (e: unknown) => e as Error);
+      const error = await bus.start().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       await bus.close().catch(() => undefined);
       expect(error, JSON.stringify({ ...env, KAFKA_SASL_PASSWORD: '***' })).to.be.instanceOf(Error);
       expect(error!.message).to.match(/authentication failed|certificate/i);

@@ -6,7 +6,12 @@ import { readKafkaSettings } from '../src/adapters/kafka-settings';
 
 describe('Kafka connection settings (KAFKA_* variables)', () => {
   it('defaults: no prefix, replication 1, plaintext, no SASL', () => {
-    expect(readKafkaSettings({})).to.deep.equal({ topicPrefix: '', replicationFactor: 1, ssl: undefined, sasl: undefined });
+    expect(readKafkaSettings({})).to.deep.equal({
+      topicPrefix: '',
+      replicationFactor: 1,
+      ssl: undefined,
+      sasl: undefined,
+    });
   });
 
   it('replication factor, TLS with the cluster CA file and SCRAM-SHA-512', () => {
@@ -30,16 +35,30 @@ describe('Kafka connection settings (KAFKA_* variables)', () => {
   });
 
   it('TLS with the system CAs; SASL PLAIN', () => {
-    const settings = readKafkaSettings({ KAFKA_SSL: 'true', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: 'p' });
+    const settings = readKafkaSettings({
+      KAFKA_SSL: 'true',
+      KAFKA_SASL_MECHANISM: 'plain',
+      KAFKA_SASL_USERNAME: 'u',
+      KAFKA_SASL_PASSWORD: 'p',
+    });
     expect(settings.ssl).to.equal(true);
     expect(settings.sasl).to.deep.equal({ mechanism: 'plain', username: 'u', password: 'p' });
   });
 
   it('fails fast listing every problem, never echoing the password', () => {
     const attempt = () =>
-      readKafkaSettings({ KAFKA_REPLICATION_FACTOR: '0', KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_PASSWORD: 'secret-pw', KAFKA_SSL_CA_FILE: '/nonexistent/ca.crt' });
-    expect(attempt).to.throw(/KAFKA_REPLICATION_FACTOR[\s\S]*KAFKA_SASL_USERNAME[\s\S]*KAFKA_SSL_CA_FILE/);
+      readKafkaSettings({
+        KAFKA_REPLICATION_FACTOR: '0',
+        KAFKA_SASL_MECHANISM: 'scram-sha-256',
+        KAFKA_SASL_PASSWORD: 'secret-pw',
+        KAFKA_SSL_CA_FILE: '/nonexistent/ca.crt',
+      });
+    expect(attempt).to.throw(
+      /KAFKA_REPLICATION_FACTOR[\s\S]*KAFKA_SASL_USERNAME[\s\S]*KAFKA_SSL_CA_FILE/,
+    );
     expect(attempt).to.throw().with.property('message').that.does.not.include('secret-pw');
-    expect(() => readKafkaSettings({ KAFKA_SASL_MECHANISM: 'gssapi' })).to.throw(/KAFKA_SASL_MECHANISM/);
+    expect(() => readKafkaSettings({ KAFKA_SASL_MECHANISM: 'gssapi' })).to.throw(
+      /KAFKA_SASL_MECHANISM/,
+    );
   });
 });

@@ -32,7 +32,13 @@ describe('MongoDB server in use: lookups by _id', function () {
   }
 
   before(async function () {
-    await client.db(databaseName).collection('documents').insertMany([{ _id: 'a' as never, version: 1 }, { _id: 'b' as never, version: 2 }]);
+    await client
+      .db(databaseName)
+      .collection('documents')
+      .insertMany([
+        { _id: 'a' as never, version: 1 },
+        { _id: 'b' as never, version: 2 },
+      ]);
   });
 
   // MongoDB: IDHACK / EXPRESS_IDHACK or IXSCAN on _id_; FerretDB on SQLite: "SEARCH ... USING INDEX".

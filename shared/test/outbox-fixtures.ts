@@ -5,6 +5,15 @@ export function usageEvent(n: number, organization = 'org_a'): AnyEvent {
   return createEvent('usage.recorded', {
     source: 'test',
     organization,
-    data: { requestId: `req_${n}`, keyId: 'key_1', endpoint: '/api/v2/ai/content/generate', model: 'builtin', tokensInput: n, tokensOutput: 1, cost: 0.5, outcome: 'succeeded' },
+    data: {
+      requestId: `req_${n}`,
+      keyId: 'key_1',
+      endpoint: '/api/v2/ai/content/generate',
+      model: 'builtin',
+      tokensInput: n,
+      tokensOutput: 1,
+      cost: 0.5,
+      outcome: 'succeeded',
+    },
   });
 }

@@ -20,7 +20,14 @@ class FlakyBus implements EventPublisher {
 }
 
 function publisher(bus: FlakyBus, store = new InMemoryOutboxStore()) {
-  const outbox = new OutboxPublisher({ bus, store, logger: silentLogger(), publishTimeoutMs: 50, relayIntervalMs: 10, maxBackoffMs: 40 });
+  const outbox = new OutboxPublisher({
+    bus,
+    store,
+    logger: silentLogger(),
+    publishTimeoutMs: 50,
+    relayIntervalMs: 10,
+    maxBackoffMs: 40,
+  });
   return { outbox, store };
 }
 
@@ -107,7 +114,13 @@ describe('OutboxPublisher', () => {
     await outbox.stop();
     expect(await store.count()).to.equal(1);
     bus.mode = 'up';
-    const next = new OutboxPublisher({ bus, store, logger: silentLogger(), publishTimeoutMs: 50, relayIntervalMs: 10 });
+    const next = new OutboxPublisher({
+      bus,
+      store,
+      logger: silentLogger(),
+      publishTimeoutMs: 50,
+      relayIntervalMs: 10,
+    });
     await next.start();
     await next.stop();
     expect(await store.count()).to.equal(0);

@@ -13,7 +13,9 @@ contractSuite<StoreWorld<OutboxStore>>('OutboxStore contract', { memory, mongo }
     const events = [1, 2, 3, 4, 5].map((n) => usageEvent(n));
     for (const event of events) await world().store.add(event);
     expect(await world().store.oldest(10)).to.deep.equal(events.map((event) => ({ event })));
-    expect(await world().store.oldest(2)).to.deep.equal(events.slice(0, 2).map((event) => ({ event })));
+    expect(await world().store.oldest(2)).to.deep.equal(
+      events.slice(0, 2).map((event) => ({ event })),
+    );
     expect(await world().store.count()).to.equal(5);
   });
 
@@ -49,7 +51,10 @@ contractSuite<StoreWorld<OutboxStore>>('OutboxStore contract', { memory, mongo }
   });
 
   it('keeps the trace context an event was published in, for the relay to continue', async () => {
-    const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'vendor=value' };
+    const trace = {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      tracestate: 'vendor=value',
+    };
     const [a, b] = [usageEvent(1), usageEvent(2)];
     await world().store.add(a!, trace);
     await world().store.add(b!);

@@ -52,7 +52,8 @@ describe('serving processes: no allocation-site pretenuring', function () {
     // above. V8's decision is a heuristic that, on a busy machine, sometimes comes too late for a
     // process this short: a few processes are tried.
     let most = 0;
-    for (let process = 0; process < 5 && most < 300_000; process++) most = Math.max(most, await oldGenerationGrowth(['--allocation-site-pretenuring']));
+    for (let process = 0; process < 5 && most < 300_000; process++)
+      most = Math.max(most, await oldGenerationGrowth(['--allocation-site-pretenuring']));
     expect(most).to.be.above(300_000);
   });
 });

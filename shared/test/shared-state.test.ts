@@ -103,17 +103,35 @@ contractSuite<Subject>(
 
       it('with onlyIfExists, refuses to create a counter (lost with Redis) until it is set again', async () => {
         const { counters } = subject().state;
-        expect(await counters.reserve('lost', 5, 100, 60, { onlyIfExists: true })).to.deep.equal({ granted: false, total: 0, missing: true });
+        expect(await counters.reserve('lost', 5, 100, 60, { onlyIfExists: true })).to.deep.equal({
+          granted: false,
+          total: 0,
+          missing: true,
+        });
         expect(await counters.get('lost')).to.equal(0);
-        expect(await counters.setIfAbsent('lost', 40, 60)).to.deep.equal({ created: true, total: 40 });
-        expect(await counters.setIfAbsent('lost', 7, 60)).to.deep.equal({ created: false, total: 40 });
-        expect(await counters.reserve('lost', 5, 100, 60, { onlyIfExists: true })).to.deep.equal({ granted: true, total: 45 });
-        expect(await counters.reserve('lost', 60, 100, 60, { onlyIfExists: true })).to.deep.equal({ granted: false, total: 45 });
+        expect(await counters.setIfAbsent('lost', 40, 60)).to.deep.equal({
+          created: true,
+          total: 40,
+        });
+        expect(await counters.setIfAbsent('lost', 7, 60)).to.deep.equal({
+          created: false,
+          total: 40,
+        });
+        expect(await counters.reserve('lost', 5, 100, 60, { onlyIfExists: true })).to.deep.equal({
+          granted: true,
+          total: 45,
+        });
+        expect(await counters.reserve('lost', 60, 100, 60, { onlyIfExists: true })).to.deep.equal({
+          granted: false,
+          total: 45,
+        });
       });
 
       it('never grants more than the limit under 200 concurrent reservations from two replicas', async () => {
         const { state, replica } = subject();
-        const calls = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? state : replica).counters.reserve('race', 3, 250));
+        const calls = Array.from({ length: 200 }, (_, i) =>
+          (i % 2 === 0 ? state : replica).counters.reserve('race', 3, 250),
+        );
         const results = await Promise.all(calls);
         const granted = results.filter((r) => r.granted).length;
         expect(granted).to.equal(83); // floor(250 / 3)
@@ -144,13 +162,18 @@ contractSuite<Subject>(
         expect(denied.allowed).to.equal(false);
         expect(denied.remaining).to.equal(3);
         await sleep(denied.resetMs + 30);
-        expect(await rateLimiter.slidingWindowHit('w', 300, 10, 4)).to.include({ allowed: true, remaining: 6 });
+        expect(await rateLimiter.slidingWindowHit('w', 300, 10, 4)).to.include({
+          allowed: true,
+          remaining: 6,
+        });
       });
 
       it('enforces the limit across replicas under concurrency', async () => {
         const { state, replica } = subject();
         const hits = await Promise.all(
-          Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? state : replica).rateLimiter.slidingWindowHit('burst', 10_000, 25)),
+          Array.from({ length: 60 }, (_, i) =>
+            (i % 2 === 0 ? state : replica).rateLimiter.slidingWindowHit('burst', 10_000, 25),
+          ),
         );
         expect(hits.filter((h) => h.allowed)).to.have.length(25);
       });
@@ -191,7 +214,11 @@ contractSuite<Subject>(
 
       it('grants exactly one of many concurrent acquisitions', async () => {
         const { state, replica } = subject();
-        const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? state : replica).locks.acquire('once', 5000)));
+        const tokens = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            (i % 2 ? state : replica).locks.acquire('once', 5000),
+          ),
+        );
         expect(tokens.filter((t) => t !== undefined)).to.have.length(1);
       });
     });
@@ -215,7 +242,9 @@ contractSuite<Subject>(
       it('lets exactly one of many concurrent callers store its value', async () => {
         const { state, replica } = subject();
         const results = await Promise.all(
-          Array.from({ length: 40 }, (_, i) => (i % 2 ? state : replica).idempotencyKeys.remember('race', `v${i}`, 60)),
+          Array.from({ length: 40 }, (_, i) =>
+            (i % 2 ? state : replica).idempotencyKeys.remember('race', `v${i}`, 60),
+          ),
         );
         const stored = results.filter((r) => r === undefined);
         expect(stored).to.have.length(1);

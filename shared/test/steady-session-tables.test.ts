@@ -1,19 +1,41 @@
 import { connect, createServer, type ClientHttp2Session, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { PendingStreamTable, StreamTable, sessionTables, steadyHttp2SessionTables } from '../src/grpc/steady-session-tables';
+import {
+  PendingStreamTable,
+  StreamTable,
+  sessionTables,
+  steadyHttp2SessionTables,
+} from '../src/grpc/steady-session-tables';
 
 describe('HTTP/2 session stream tables over arrays', () => {
   describe('StreamTable and PendingStreamTable', () => {
     it('get, set, has, delete and size as a Map', () => {
-      const table = new StreamTable<string>([[1, 'a'], [3, 'b']]);
+      const table = new StreamTable<string>([
+        [1, 'a'],
+        [3, 'b'],
+      ]);
       table.set(5, 'c').set(3, 'B');
-      expect([table.size, table.get(3), table.has(5), table.get(7)]).to.deep.equal([3, 'B', true, undefined]);
-      expect([table.delete(1), table.delete(1), table.size, table.get(5)]).to.deep.equal([true, false, 2, 'c']);
+      expect([table.size, table.get(3), table.has(5), table.get(7)]).to.deep.equal([
+        3,
+        'B',
+        true,
+        undefined,
+      ]);
+      expect([table.delete(1), table.delete(1), table.size, table.get(5)]).to.deep.equal([
+        true,
+        false,
+        2,
+        'c',
+      ]);
     });
 
     it('visits every entry in insertion order even when the callback deletes them', () => {
-      const table = new StreamTable<string>([[1, 'a'], [3, 'b'], [5, 'c']]);
+      const table = new StreamTable<string>([
+        [1, 'a'],
+        [3, 'b'],
+        [5, 'c'],
+      ]);
       const seen: number[] = [];
       table.forEach((_stream, id) => {
         seen.push(id);
@@ -77,13 +99,23 @@ describe('HTTP/2 session stream tables over arrays', () => {
     });
 
     it('serves concurrent streams and leaves the tables empty', async () => {
-      expect(await Promise.all(Array.from({ length: 50 }, get))).to.have.length(50).and.to.satisfy((bodies: string[]) => bodies.every((b) => b === 'ok'));
+      expect(await Promise.all(Array.from({ length: 50 }, get)))
+        .to.have.length(50)
+        .and.to.satisfy((bodies: string[]) => bodies.every((b) => b === 'ok'));
       await new Promise((resolve) => setImmediate(resolve));
-      expect([sessionTables(client)!.streams.size, sessionTables(client)!.pendingStreams.size]).to.deep.equal([0, 0]);
+      expect([
+        sessionTables(client)!.streams.size,
+        sessionTables(client)!.pendingStreams.size,
+      ]).to.deep.equal([0, 0]);
     });
 
     it('destroys the streams in flight when the session is destroyed', async () => {
-      const inFlight = Array.from({ length: 5 }, () => get().then(() => 'ended', () => 'failed'));
+      const inFlight = Array.from({ length: 5 }, () =>
+        get().then(
+          () => 'ended',
+          () => 'failed',
+        ),
+      );
       await new Promise((resolve) => setImmediate(resolve));
       client.on('error', () => {});
       client.destroy(new Error('going away'));

@@ -20,7 +20,10 @@ export function memoryWorld<S>(create: () => S): BackendFixture<StoreWorld<S>> {
 }
 
 /** The Mongo fixture: a unique database per test, dropped afterwards; each reopen is a new connection. */
-export function mongoWorld<S extends { ensureIndexes(): Promise<void> }>(prefix: string, create: (db: Db) => S): BackendFixture<StoreWorld<S>> {
+export function mongoWorld<S extends { ensureIndexes(): Promise<void> }>(
+  prefix: string,
+  create: (db: Db) => S,
+): BackendFixture<StoreWorld<S>> {
   return {
     async create() {
       const database = uniqueName(prefix);

@@ -1,8 +1,16 @@
 import { expect } from 'chai';
 import { countTokens as exactO200k } from 'gpt-tokenizer';
-import { countTokens, countTokensOffThread, estimateTokens, EXACT_ESTIMATE_CHARS, MAX_RUN_CHARS, truncateToTokens } from '../src/index';
+import {
+  countTokens,
+  countTokensOffThread,
+  estimateTokens,
+  EXACT_ESTIMATE_CHARS,
+  MAX_RUN_CHARS,
+  truncateToTokens,
+} from '../src/index';
 
-const PARAGRAPH = 'The gateway counts tokens before it reserves quota; a long prompt must not hold the event loop. ';
+const PARAGRAPH =
+  'The gateway counts tokens before it reserves quota; a long prompt must not hold the event loop. ';
 
 describe('tokens: linear counting (issue 10, reproduction 1)', () => {
   it('counts ordinary text exactly as the o200k tokenizer does', () => {
@@ -12,9 +20,17 @@ describe('tokens: linear counting (issue 10, reproduction 1)', () => {
   });
 
   it('counts a long unbroken run slice by slice, within two tokens per slice of the exact count', () => {
-    for (const run of ['\u4e00'.repeat(1000), 'abcdefghij'.repeat(100), '!?'.repeat(500), ' '.repeat(1000), '😀'.repeat(400)]) {
+    for (const run of [
+      '\u4e00'.repeat(1000),
+      'abcdefghij'.repeat(100),
+      '!?'.repeat(500),
+      ' '.repeat(1000),
+      '😀'.repeat(400),
+    ]) {
       const slices = Math.ceil(run.length / MAX_RUN_CHARS);
-      expect(Math.abs(countTokens(run) - exactO200k(run)), run.slice(0, 4)).to.be.at.most(2 * slices);
+      expect(Math.abs(countTokens(run) - exactO200k(run)), run.slice(0, 4)).to.be.at.most(
+        2 * slices,
+      );
     }
   });
 
@@ -37,7 +53,10 @@ describe('tokens: estimate for limits', () => {
 
   it('is within 5% of the count for long uniform text, and never above the UTF-8 length', () => {
     const english = PARAGRAPH.repeat(1500);
-    expect(estimateTokens(english)).to.be.closeTo(countTokens(english), countTokens(english) * 0.05);
+    expect(estimateTokens(english)).to.be.closeTo(
+      countTokens(english),
+      countTokens(english) * 0.05,
+    );
     const cjk = '\u4e00'.repeat(40_000);
     expect(estimateTokens(cjk)).to.be.closeTo(40_000, 2000);
     const bytes = 'a'.repeat(100_000);

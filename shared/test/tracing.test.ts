@@ -10,7 +10,14 @@ import { InMemoryEventBus } from '../src/adapters/in-memory-event-bus';
 import { createLogger } from '../src/logging/logger';
 import { Topics } from '../src/events/topics';
 import type { AnyEvent } from '../src/events/envelope';
-import { currentTraceCarrier, readTracingSettings, startTracing, stopTracing, tracingEnabled, withSpan } from '../src/tracing/index';
+import {
+  currentTraceCarrier,
+  readTracingSettings,
+  startTracing,
+  stopTracing,
+  tracingEnabled,
+  withSpan,
+} from '../src/tracing/index';
 import { silentLogger, waitFor } from '../src/testing';
 import { usageEvent } from './outbox-fixtures';
 
@@ -36,9 +43,15 @@ describe('tracing', () => {
     });
 
     it('takes an http(s) base URL and refuses anything else at boot', () => {
-      expect(readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318/' })).to.deep.equal({ otlpEndpoint: 'http://otel-collector:4318' });
-      expect(() => readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' })).to.throw(/OTEL_EXPORTER_OTLP_ENDPOINT/);
-      expect(() => readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).to.throw(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+      expect(
+        readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318/' }),
+      ).to.deep.equal({ otlpEndpoint: 'http://otel-collector:4318' });
+      expect(() =>
+        readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector:4318' }),
+      ).to.throw(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+      expect(() => readTracingSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).to.throw(
+        /OTEL_EXPORTER_OTLP_ENDPOINT/,
+      );
     });
   });
 
@@ -48,14 +61,20 @@ describe('tracing', () => {
       const parts: Buffer[] = [];
       req.on('data', (part: Buffer) => parts.push(part));
       req.on('end', () => {
-        received.push({ path: req.url, type: req.headers['content-type'], body: Buffer.concat(parts) });
+        received.push({
+          path: req.url,
+          type: req.headers['content-type'],
+          body: Buffer.concat(parts),
+        });
         res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       });
     });
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
     try {
       const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
-      expect(startTracing('exporting-service', { env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } })).to.equal(true);
+      expect(
+        startTracing('exporting-service', { env: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } }),
+      ).to.equal(true);
       await withSpan('exported-span', {}, async () => undefined);
       await stopTracing();
       expect(received).to.have.length(1);
@@ -90,7 +109,12 @@ describe('tracing', () => {
       logger.info('outside');
       const inside = await inRequestSpan(async () => logger.info({ extra: 1 }, 'inside'));
       expect(lines[0]).to.not.have.any.keys('trace_id', 'span_id');
-      expect(lines[1]).to.include({ trace_id: inside.traceId, span_id: inside.spanId, extra: 1, msg: 'inside' });
+      expect(lines[1]).to.include({
+        trace_id: inside.traceId,
+        span_id: inside.spanId,
+        extra: 1,
+        msg: 'inside',
+      });
     });
 
     it('names each span after the service whose work it is (one process, several services)', async () => {
@@ -102,12 +126,26 @@ describe('tracing', () => {
     it('an event stored in the outbox while the bus is down is relayed later in the trace it was published in', async () => {
       const bus = new InMemoryEventBus({ retryBaseMs: 5 });
       let down = true;
-      const flaky = { publish: (event: AnyEvent) => (down ? Promise.reject(new Error('broker down')) : bus.publish(event)) };
+      const flaky = {
+        publish: (event: AnyEvent) =>
+          down ? Promise.reject(new Error('broker down')) : bus.publish(event),
+      };
       const store = new InMemoryOutboxStore();
-      const outbox = new OutboxPublisher({ bus: flaky, store, logger: silentLogger(), publishTimeoutMs: 50, relayIntervalMs: 10, maxBackoffMs: 20 });
+      const outbox = new OutboxPublisher({
+        bus: flaky,
+        store,
+        logger: silentLogger(),
+        publishTimeoutMs: 50,
+        relayIntervalMs: 10,
+        maxBackoffMs: 20,
+      });
       await outbox.start();
       const consumed: string[] = [];
-      await bus.subscribe({ group: 'other-consumer', topics: [Topics.usage], handler: async () => void consumed.push(currentTraceCarrier()!.traceparent!) });
+      await bus.subscribe({
+        group: 'other-consumer',
+        topics: [Topics.usage],
+        handler: async () => void consumed.push(currentTraceCarrier()!.traceparent!),
+      });
 
       const request = await inRequestSpan(() => outbox.publish(usageEvent(1)));
       const [stored] = await store.oldest(1);
@@ -125,8 +163,13 @@ describe('tracing', () => {
       expect(consumer!.parentSpanContext!.spanId).to.equal(producer!.spanContext().spanId);
       expect(consumer!.kind).to.equal(SpanKind.CONSUMER);
       expect(consumer!.resource.attributes['service.name']).to.equal('other');
-      expect(consumer!.attributes).to.include({ 'messaging.consumer.group.name': 'other-consumer', 'messaging.message.id': stored!.event.id });
-      expect(consumed).to.deep.equal([`00-${request.traceId}-${consumer!.spanContext().spanId}-01`]);
+      expect(consumer!.attributes).to.include({
+        'messaging.consumer.group.name': 'other-consumer',
+        'messaging.message.id': stored!.event.id,
+      });
+      expect(consumed).to.deep.equal([
+        `00-${request.traceId}-${consumer!.spanContext().spanId}-01`,
+      ]);
       await bus.close();
     });
   });

@@ -15,11 +15,43 @@ function fakeDns(table: Record<string, string[]>): Resolver {
 
 describe('SSRF ranges', () => {
   const blocked = [
-    '0.0.0.0', '0.1.2.3', '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1',
-    '169.254.169.254', '100.64.0.1', '100.127.255.254', '224.0.0.1', '239.1.1.1', '255.255.255.255', '240.0.0.1',
-    '198.18.0.1', '198.19.255.1', '192.0.2.10', '198.51.100.7', '203.0.113.9', '192.0.0.8', '::', '::1', 'fe80::1',
-    'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.1.2.3', '::ffff:169.254.169.254',
-    '64:ff9b::a00:1', '64:ff9b::808:808', '2002:7f00:1::1', '2001:0:4136:e378::1', '100::1', '2001:db8::1', '::7f00:1',
+    '0.0.0.0',
+    '0.1.2.3',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '100.127.255.254',
+    '224.0.0.1',
+    '239.1.1.1',
+    '255.255.255.255',
+    '240.0.0.1',
+    '198.18.0.1',
+    '198.19.255.1',
+    '192.0.2.10',
+    '198.51.100.7',
+    '203.0.113.9',
+    '192.0.0.8',
+    '::',
+    '::1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.1.2.3',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a00:1',
+    '64:ff9b::808:808',
+    '2002:7f00:1::1',
+    '2001:0:4136:e378::1',
+    '100::1',
+    '2001:db8::1',
+    '::7f00:1',
   ];
   for (const address of blocked) {
     it(`blocks ${address}`, () => {
@@ -27,7 +59,15 @@ describe('SSRF ranges', () => {
     });
   }
 
-  const allowed = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001::200e'];
+  const allowed = [
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '2a00:1450:4001::200e',
+  ];
   for (const address of allowed) {
     it(`allows public ${address}`, () => {
       expect(blockedReason(ipaddr.parse(address)), address).to.equal(undefined);
@@ -36,7 +76,14 @@ describe('SSRF ranges', () => {
 });
 
 describe('UrlPolicy', () => {
-  const policy = new UrlPolicy(strict, fakeDns({ localhost: ['127.0.0.1', '::1'], 'hooks.example.com': ['93.184.216.34'], 'mixed.example.com': ['93.184.216.34', '10.0.0.5'] }));
+  const policy = new UrlPolicy(
+    strict,
+    fakeDns({
+      localhost: ['127.0.0.1', '::1'],
+      'hooks.example.com': ['93.184.216.34'],
+      'mixed.example.com': ['93.184.216.34', '10.0.0.5'],
+    }),
+  );
 
   const refused: Array<[string, RegExp]> = [
     ['https://127.0.0.1/hook', /loopback/],
@@ -65,11 +112,15 @@ describe('UrlPolicy', () => {
   it('allows a public https URL and returns the checked addresses', async () => {
     const check = await policy.check('https://hooks.example.com/hook');
     expect(check.allowed).to.equal(true);
-    if (check.allowed) expect(check.addresses).to.deep.equal([{ address: '93.184.216.34', family: 4 }]);
+    if (check.allowed)
+      expect(check.addresses).to.deep.equal([{ address: '93.184.216.34', family: 4 }]);
   });
 
   it('allows private addresses when private networks are allowed, and http when https is not required', async () => {
-    const open = new UrlPolicy({ requireHttps: false, allowPrivateNetworks: true, allowlist: [] }, fakeDns({ localhost: ['127.0.0.1'] }));
+    const open = new UrlPolicy(
+      { requireHttps: false, allowPrivateNetworks: true, allowlist: [] },
+      fakeDns({ localhost: ['127.0.0.1'] }),
+    );
     expect((await open.check('http://localhost:8080/hook')).allowed).to.equal(true);
     expect((await open.check('http://[::1]:8080/hook')).allowed).to.equal(true);
   });

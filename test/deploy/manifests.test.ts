@@ -43,7 +43,8 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
         expect(objects.length).to.be.greaterThan(30);
         const problems: string[] = [];
         for (const object of objects) {
-          for (const problem of await schemaProblems(object)) problems.push(`${object.kind}/${object.metadata.name}: ${problem}`);
+          for (const problem of await schemaProblems(object))
+            problems.push(`${object.kind}/${object.metadata.name}: ${problem}`);
         }
         expect(problems).to.deep.equal([]);
       });
@@ -58,15 +59,26 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
 
       it('every Deployment is hardened, probed, sized and has its own ServiceAccount, PDB and Service', () => {
         const deployments = ofKind(objects, 'Deployment');
-        expect(deployments.map((d) => d.metadata.name)).to.have.members(['gateway', 'content', 'assistant', 'recommendation', 'notification']);
+        expect(deployments.map((d) => d.metadata.name)).to.have.members([
+          'gateway',
+          'content',
+          'assistant',
+          'recommendation',
+          'notification',
+        ]);
         for (const deployment of deployments) {
           const name = deployment.metadata.name;
           const pod = deployment.spec.template.spec;
           const container = containerOf(deployment);
           expect(pod.securityContext, name).to.include({ runAsNonRoot: true, runAsUser: 1000 });
-          expect(container.securityContext, name).to.deep.include({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+          expect(container.securityContext, name).to.deep.include({
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+          });
           expect(pod.automountServiceAccountToken, name).to.equal(false);
-          for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(container[probe], `${name} ${probe}`).to.be.an('object');
+          for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe'])
+            expect(container[probe], `${name} ${probe}`).to.be.an('object');
           if (name !== 'gateway') expect(container.readinessProbe.grpc, name).to.be.an('object');
           expect(container.resources.requests, name).to.have.keys('cpu', 'memory');
           expect(container.resources.limits, name).to.have.key('memory');
@@ -75,7 +87,9 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
           expect(pod.serviceAccountName).to.equal(name);
           const pdb = named(objects, 'PodDisruptionBudget', name);
           expect(pdb.spec.selector.matchLabels).to.deep.equal(deployment.spec.selector.matchLabels);
-          expect(named(objects, 'Service', name).spec.selector).to.deep.equal(deployment.spec.selector.matchLabels);
+          expect(named(objects, 'Service', name).spec.selector).to.deep.equal(
+            deployment.spec.selector.matchLabels,
+          );
         }
       });
 
@@ -83,8 +97,12 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
         for (const deployment of ofKind(objects, 'Deployment')) {
           const container = containerOf(deployment);
           const refs = [
-            ...(container.envFrom ?? []).map((source: { configMapRef?: { name: string } }) => source.configMapRef?.name),
-            ...(deployment.spec.template.spec.volumes ?? []).map((volume: { configMap?: { name: string } }) => volume.configMap?.name),
+            ...(container.envFrom ?? []).map(
+              (source: { configMapRef?: { name: string } }) => source.configMapRef?.name,
+            ),
+            ...(deployment.spec.template.spec.volumes ?? []).map(
+              (volume: { configMap?: { name: string } }) => volume.configMap?.name,
+            ),
           ].filter(Boolean);
           expect(refs.length, deployment.metadata.name).to.be.greaterThan(0);
           for (const ref of refs) {
@@ -100,24 +118,33 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
         expect(deny.spec.policyTypes).to.have.members(['Ingress', 'Egress']);
         expect(deny.spec.ingress ?? []).to.deep.equal([]);
         expect(deny.spec.egress ?? []).to.deep.equal([]);
-        for (const [service, port] of [['content', 50051], ['assistant', 50052], ['recommendation', 50053], ['notification', 50054]] as const) {
+        for (const [service, port] of [
+          ['content', 50051],
+          ['assistant', 50052],
+          ['recommendation', 50053],
+          ['notification', 50054],
+        ] as const) {
           const policy = named(objects, 'NetworkPolicy', service);
-          const sources = policy.spec.ingress.flatMap((rule: { from: Array<{ podSelector?: { matchLabels: Record<string, string> } }> }) =>
-            rule.from.map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name']),
+          const sources = policy.spec.ingress.flatMap(
+            (rule: { from: Array<{ podSelector?: { matchLabels: Record<string, string> } }> }) =>
+              rule.from.map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name']),
           );
           expect(sources, service).to.include('gateway');
           expect(policy.spec.ingress[0].ports, service).to.deep.equal([{ protocol: 'TCP', port }]);
         }
         // Only the gateway is reachable from the ingress controller.
-        const fromIngress = policies.filter((p) => JSON.stringify(p.spec.ingress ?? []).includes('ingress-nginx'));
+        const fromIngress = policies.filter((p) =>
+          JSON.stringify(p.spec.ingress ?? []).includes('ingress-nginx'),
+        );
         expect(fromIngress.map((p) => p.metadata.name)).to.deep.equal(['gateway']);
       });
 
       it('an Ingress exposes the gateway and nothing else', () => {
         const ingresses = ofKind(objects, 'Ingress');
         expect(ingresses).to.have.length(1);
-        const backends = ingresses[0].spec.rules.flatMap((rule: { http: { paths: Array<{ backend: { service: { name: string } } }> } }) =>
-          rule.http.paths.map((p) => p.backend.service.name),
+        const backends = ingresses[0].spec.rules.flatMap(
+          (rule: { http: { paths: Array<{ backend: { service: { name: string } } }> } }) =>
+            rule.http.paths.map((p) => p.backend.service.name),
         );
         expect(backends).to.deep.equal(['gateway']);
       });
@@ -126,7 +153,8 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
         const replicas = overlay === 'prod' ? 3 : 1;
         const topics = ofKind(objects, 'KafkaTopic');
         expect(topics.map((t) => t.spec.topicName)).to.have.members(Object.values(Topics));
-        for (const topic of topics) expect(topic.spec.replicas, topic.metadata.name).to.equal(replicas);
+        for (const topic of topics)
+          expect(topic.spec.replicas, topic.metadata.name).to.equal(replicas);
         expect(named(objects, 'KafkaNodePool', 'dual-role').spec.replicas).to.equal(replicas);
         const listener = named(objects, 'Kafka', 'switchyard').spec.kafka.listeners[0];
         expect(listener).to.include({ tls: true, port: 9093 });
@@ -141,8 +169,11 @@ describe('Kubernetes manifests (kustomize build, validated offline)', function (
     expect(targets).to.have.members(ofKind(prod, 'Deployment').map((d) => d.metadata.name));
     const dev = render('overlays/dev');
     expect(ofKind(dev, 'HorizontalPodAutoscaler')).to.deep.equal([]);
-    for (const deployment of ofKind(dev, 'Deployment')) expect(deployment.spec.replicas).to.equal(1);
-    expect(new Set(dev.map((o) => o.metadata.namespace).filter(Boolean))).to.deep.equal(new Set(['switchyard-dev']));
+    for (const deployment of ofKind(dev, 'Deployment'))
+      expect(deployment.spec.replicas).to.equal(1);
+    expect(new Set(dev.map((o) => o.metadata.namespace).filter(Boolean))).to.deep.equal(
+      new Set(['switchyard-dev']),
+    );
   });
 
   it('the validation refuses a broken object (it can fail)', async () => {

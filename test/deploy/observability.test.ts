@@ -31,7 +31,9 @@ export function parsePromql(expr: string): { errors: number; metrics: string[] }
 /** Problems of one expression: syntax errors and metrics the services do not export. */
 function expressionProblems(where: string, expr: string, exported: Set<string>): string[] {
   const { errors, metrics } = parsePromql(expr);
-  const problems = metrics.filter((name) => !exported.has(name)).map((name) => `${where}: unknown metric ${name}`);
+  const problems = metrics
+    .filter((name) => !exported.has(name))
+    .map((name) => `${where}: unknown metric ${name}`);
   if (errors > 0) problems.push(`${where}: PromQL syntax error in ${expr}`);
   if (metrics.length === 0) problems.push(`${where}: selects no metric`);
   return problems;
@@ -48,16 +50,23 @@ function sourceFiles(dir: string): string[] {
 /** Every series name the services define with prom-client (histograms with their suffixes) plus the process metrics. */
 async function exportedNames(): Promise<Set<string>> {
   const names = new Set<string>();
-  const roots = ['shared/src', ...readdirSync(path.join(ROOT, 'services')).map((s) => `services/${s}/src`)];
+  const roots = [
+    'shared/src',
+    ...readdirSync(path.join(ROOT, 'services')).map((s) => `services/${s}/src`),
+  ];
   for (const file of roots.flatMap((root) => sourceFiles(path.join(ROOT, root)))) {
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/new (Counter|Gauge|Histogram|Summary)\(\{\s*name: '([a-z_:][a-z0-9_:]*)'/g)) {
+    for (const match of text.matchAll(
+      /new (Counter|Gauge|Histogram|Summary)\(\{\s*name: '([a-z_:][a-z0-9_:]*)'/g,
+    )) {
       const [, type, name] = match;
       names.add(name!);
-      if (type === 'Histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
+      if (type === 'Histogram')
+        for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
     }
     // Gauges built by a helper that sums live sources (notification's summedGauge).
-    for (const match of text.matchAll(/summedGauge\(\s*'([a-z_:][a-z0-9_:]*)'/g)) names.add(match[1]!);
+    for (const match of text.matchAll(/summedGauge\(\s*'([a-z_:][a-z0-9_:]*)'/g))
+      names.add(match[1]!);
   }
   const processMetrics = new Registry();
   collectDefaultMetrics({ register: processMetrics });
@@ -74,8 +83,12 @@ function dashboardExpressions(): Array<{ where: string; expr: string }> {
   return readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
     .flatMap((file) => {
-      const dashboard = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
-      return dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ where: `${file}: ${panel.title}`, expr: target.expr })));
+      const dashboard = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as {
+        panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+      };
+      return dashboard.panels.flatMap((panel) =>
+        panel.targets.map((target) => ({ where: `${file}: ${panel.title}`, expr: target.expr })),
+      );
     });
 }
 
@@ -85,28 +98,53 @@ describe('dashboards and alerts: valid PromQL naming only metrics the services e
   before(async () => (exported = await exportedNames()));
 
   it('finds the metrics the services define, and the checks can fail', () => {
-    for (const name of ['http_requests_total', 'grpc_server_handled_total', 'kafka_consumer_lag', 'outbox_events', 'model_tokens_total', 'notification_pending_deliveries', 'process_resident_memory_bytes']) {
+    for (const name of [
+      'http_requests_total',
+      'grpc_server_handled_total',
+      'kafka_consumer_lag',
+      'outbox_events',
+      'model_tokens_total',
+      'notification_pending_deliveries',
+      'process_resident_memory_bytes',
+    ]) {
       expect(exported.has(name), name).to.equal(true);
     }
-    expect(parsePromql('sum by (model) (rate(model_call_errors_total{code!="x"}[5m])) / sum(rate(nope_total[5m])) > 0.1')).to.deep.equal({
+    expect(
+      parsePromql(
+        'sum by (model) (rate(model_call_errors_total{code!="x"}[5m])) / sum(rate(nope_total[5m])) > 0.1',
+      ),
+    ).to.deep.equal({
       errors: 0,
       metrics: ['model_call_errors_total', 'nope_total'],
     });
-    expect(expressionProblems('broken', 'sum(rate(outbox_events[5m]) >', exported)).to.deep.equal(['broken: PromQL syntax error in sum(rate(outbox_events[5m]) >']);
-    expect(expressionProblems('unknown', 'rate(nope_total[$__rate_interval])', exported)).to.deep.equal(['unknown: unknown metric nope_total']);
+    expect(expressionProblems('broken', 'sum(rate(outbox_events[5m]) >', exported)).to.deep.equal([
+      'broken: PromQL syntax error in sum(rate(outbox_events[5m]) >',
+    ]);
+    expect(
+      expressionProblems('unknown', 'rate(nope_total[$__rate_interval])', exported),
+    ).to.deep.equal(['unknown: unknown metric nope_total']);
   });
 
   it('every Grafana dashboard panel (deploy/grafana)', () => {
     const expressions = dashboardExpressions();
     expect(expressions.length).to.be.greaterThan(10);
-    expect(expressions.flatMap(({ where, expr }) => expressionProblems(where, expr, exported))).to.deep.equal([]);
+    expect(
+      expressions.flatMap(({ where, expr }) => expressionProblems(where, expr, exported)),
+    ).to.deep.equal([]);
   });
 
   it('every alert rule, covering delivery failures, consumer lag, 5xx rate and quota near exhaustion', () => {
     const all = rules.groups.flatMap((group) => group.rules);
-    expect(all.flatMap((rule) => expressionProblems(rule.alert, rule.expr, exported))).to.deep.equal([]);
+    expect(
+      all.flatMap((rule) => expressionProblems(rule.alert, rule.expr, exported)),
+    ).to.deep.equal([]);
     const used = new Set(all.flatMap((rule) => parsePromql(rule.expr).metrics));
-    for (const name of ['notification_webhook_attempts_total', 'kafka_consumer_lag', 'http_requests_total', 'notification_usage_thresholds_reached_total']) {
+    for (const name of [
+      'notification_webhook_attempts_total',
+      'kafka_consumer_lag',
+      'http_requests_total',
+      'notification_usage_thresholds_reached_total',
+    ]) {
       expect(used.has(name), name).to.equal(true);
     }
   });

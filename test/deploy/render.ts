@@ -9,13 +9,21 @@ export const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 export const OVERLAYS = ['dev', 'prod'] as const;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [key: string]: any };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: any;
+};
 
 /** kustomize: $KUSTOMIZE, the copy .ci/kustomize.sh caches, or the one on PATH. */
 export function kustomizeBinary(): string {
   if (process.env.KUSTOMIZE) return process.env.KUSTOMIZE;
-  const cached = path.join(process.env.SWITCHYARD_CACHE ?? path.join(os.homedir(), '.cache', 'switchyard'), 'bin', 'kustomize');
+  const cached = path.join(
+    process.env.SWITCHYARD_CACHE ?? path.join(os.homedir(), '.cache', 'switchyard'),
+    'bin',
+    'kustomize',
+  );
   return existsSync(cached) ? cached : 'kustomize';
 }
 
@@ -25,8 +33,12 @@ const rendered = new Map<string, K8sObject[]>();
 export function render(dir: string): K8sObject[] {
   let objects = rendered.get(dir);
   if (!objects) {
-    const text = execFileSync(kustomizeBinary(), ['build', path.join(ROOT, 'k8s', dir)], { encoding: 'utf8' });
-    objects = parseAllDocuments(text).map((doc) => doc.toJS() as K8sObject).filter(Boolean);
+    const text = execFileSync(kustomizeBinary(), ['build', path.join(ROOT, 'k8s', dir)], {
+      encoding: 'utf8',
+    });
+    objects = parseAllDocuments(text)
+      .map((doc) => doc.toJS() as K8sObject)
+      .filter(Boolean);
     rendered.set(dir, objects);
   }
   return objects;
@@ -48,7 +60,9 @@ export function readText(relative: string): string {
 
 /** The kubernetes-models (or prometheus-operator models) module of an object's kind; undefined for Strimzi's. */
 export function modelModuleOf(object: K8sObject): string | undefined {
-  const [group, version] = object.apiVersion.includes('/') ? object.apiVersion.split('/') : ['', object.apiVersion];
+  const [group, version] = object.apiVersion.includes('/')
+    ? object.apiVersion.split('/')
+    : ['', object.apiVersion];
   if (group === 'kafka.strimzi.io') return undefined;
   return group === 'monitoring.coreos.com'
     ? `@kubernetes-models/prometheus-operator/${group}/${version}/${object.kind}`

@@ -6,7 +6,13 @@ import { loadRecommendationConfig } from '@switchyard/recommendation';
 import { readKafkaSettings, readTracingSettings } from '@switchyard/shared';
 import { parse as parseJsonc } from 'jsonc-parser';
 
-export const SERVICES = ['gateway', 'content', 'assistant', 'recommendation', 'notification'] as const;
+export const SERVICES = [
+  'gateway',
+  'content',
+  'assistant',
+  'recommendation',
+  'notification',
+] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 type Loader = (env: NodeJS.ProcessEnv) => unknown;
@@ -46,7 +52,10 @@ export const REQUIRED_IN_CLUSTER: Record<ServiceName, string[]> = {
 };
 
 /** Runs the loaders against an env that records every name they look up. */
-function recordReads(service: ServiceName, env: NodeJS.ProcessEnv): { read: Set<string>; errors: string[] } {
+function recordReads(
+  service: ServiceName,
+  env: NodeJS.ProcessEnv,
+): { read: Set<string>; errors: string[] } {
   const read = new Set<string>();
   const recording = new Proxy(env, {
     get(target, key) {

@@ -37,16 +37,27 @@ export function unknownFieldProblems(objects: K8sObject[]): string[] {
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);
   host.readFile = (name) => (name === fileName ? source : readFile(name));
-  host.fileExists = ((exists) => (name: string) => name === fileName || exists(name))(host.fileExists.bind(host));
+  host.fileExists = (
+    (exists) => (name: string) =>
+      name === fileName || exists(name)
+  )(host.fileExists.bind(host));
   host.getSourceFile = (name, language, ...rest) =>
-    name === fileName ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, ...rest);
+    name === fileName
+      ? ts.createSourceFile(name, source, language)
+      : getSourceFile(name, language, ...rest);
   const program = ts.createProgram([fileName], options, host);
   const file = program.getSourceFile(fileName)!;
   const typedObjects = objects.filter((object) => modelModuleOf(object));
-  return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map((diagnostic) => {
-    const line = diagnostic.start === undefined ? -1 : file.getLineAndCharacterOfPosition(diagnostic.start).line;
-    const object = line < firstObjectLine ? lineOwner[line] : typedObjects[line - firstObjectLine];
-    const where = object ? `${object.kind}/${object.metadata.name}` : 'manifests';
-    return `${where}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
-  });
+  return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map(
+    (diagnostic) => {
+      const line =
+        diagnostic.start === undefined
+          ? -1
+          : file.getLineAndCharacterOfPosition(diagnostic.start).line;
+      const object =
+        line < firstObjectLine ? lineOwner[line] : typedObjects[line - firstObjectLine];
+      const where = object ? `${object.kind}/${object.metadata.name}` : 'manifests';
+      return `${where}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
+    },
+  );
 }

@@ -11,11 +11,22 @@ const quantity = { type: ['string', 'number'] };
 const resources = {
   type: 'object',
   additionalProperties: false,
-  properties: { requests: { type: 'object', additionalProperties: quantity }, limits: { type: 'object', additionalProperties: quantity } },
+  properties: {
+    requests: { type: 'object', additionalProperties: quantity },
+    limits: { type: 'object', additionalProperties: quantity },
+  },
 };
-const strict = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', additionalProperties: false, required, properties });
+const strict = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  additionalProperties: false,
+  required,
+  properties,
+});
 const resource = (kind: string, spec: object) =>
-  strict({ apiVersion: { const: 'kafka.strimzi.io/v1beta2' }, kind: { const: kind }, metadata, spec }, ['apiVersion', 'kind', 'metadata', 'spec']);
+  strict(
+    { apiVersion: { const: 'kafka.strimzi.io/v1beta2' }, kind: { const: kind }, metadata, spec },
+    ['apiVersion', 'kind', 'metadata', 'spec'],
+  );
 
 const volume = strict(
   {
@@ -31,9 +42,20 @@ const volume = strict(
 );
 const storage = {
   oneOf: [
-    strict({ type: { const: 'jbod' }, volumes: { type: 'array', minItems: 1, items: volume } }, ['type', 'volumes']),
+    strict({ type: { const: 'jbod' }, volumes: { type: 'array', minItems: 1, items: volume } }, [
+      'type',
+      'volumes',
+    ]),
     strict({ type: { const: 'ephemeral' }, sizeLimit: { type: 'string' } }, ['type']),
-    strict({ type: { const: 'persistent-claim' }, size: { type: 'string' }, class: { type: 'string' }, deleteClaim: { type: 'boolean' } }, ['type', 'size']),
+    strict(
+      {
+        type: { const: 'persistent-claim' },
+        size: { type: 'string' },
+        class: { type: 'string' },
+        deleteClaim: { type: 'boolean' },
+      },
+      ['type', 'size'],
+    ),
   ],
 };
 const listener = strict(
@@ -42,7 +64,9 @@ const listener = strict(
     port: { type: 'integer', minimum: 9092 },
     type: { enum: ['internal', 'route', 'loadbalancer', 'nodeport', 'ingress', 'cluster-ip'] },
     tls: { type: 'boolean' },
-    authentication: strict({ type: { enum: ['tls', 'scram-sha-512', 'oauth', 'custom'] } }, ['type']),
+    authentication: strict({ type: { enum: ['tls', 'scram-sha-512', 'oauth', 'custom'] } }, [
+      'type',
+    ]),
     networkPolicyPeers: { type: 'array', items: { type: 'object' } },
   },
   ['name', 'port', 'type', 'tls'],
@@ -52,11 +76,15 @@ const configValue = { type: ['string', 'number', 'boolean'] };
 const schemas: Record<string, object> = {
   KafkaNodePool: resource(
     'KafkaNodePool',
-    strict({ replicas: { type: 'integer', minimum: 0 }, roles: { type: 'array', minItems: 1, items: { enum: ['controller', 'broker'] } }, storage, resources }, [
-      'replicas',
-      'roles',
-      'storage',
-    ]),
+    strict(
+      {
+        replicas: { type: 'integer', minimum: 0 },
+        roles: { type: 'array', minItems: 1, items: { enum: ['controller', 'broker'] } },
+        storage,
+        resources,
+      },
+      ['replicas', 'roles', 'storage'],
+    ),
   ),
   Kafka: resource(
     'Kafka',
@@ -71,7 +99,10 @@ const schemas: Record<string, object> = {
           },
           ['listeners'],
         ),
-        entityOperator: strict({ topicOperator: { type: 'object' }, userOperator: { type: 'object' } }),
+        entityOperator: strict({
+          topicOperator: { type: 'object' },
+          userOperator: { type: 'object' },
+        }),
       },
       ['kafka'],
     ),
@@ -87,7 +118,12 @@ const schemas: Record<string, object> = {
   ),
   KafkaUser: resource(
     'KafkaUser',
-    strict({ authentication: strict({ type: { enum: ['tls', 'tls-external', 'scram-sha-512'] } }, ['type']), authorization: { type: 'object' } }),
+    strict({
+      authentication: strict({ type: { enum: ['tls', 'tls-external', 'scram-sha-512'] } }, [
+        'type',
+      ]),
+      authorization: { type: 'object' },
+    }),
   ),
 };
 
@@ -95,12 +131,18 @@ const ajv = new Ajv({ allErrors: true, allowUnionTypes: true });
 const compiled = new Map<string, ValidateFunction>();
 
 /** Problems of one kafka.strimzi.io object ([] when valid). */
-export function strimziProblems(object: { kind: string; metadata?: { labels?: Record<string, string> } }): string[] {
+export function strimziProblems(object: {
+  kind: string;
+  metadata?: { labels?: Record<string, string> };
+}): string[] {
   const schema = schemas[object.kind];
   if (!schema) return [`unknown Strimzi kind ${object.kind}`];
   let validate = compiled.get(object.kind);
   if (!validate) compiled.set(object.kind, (validate = ajv.compile(schema)));
-  const problems = validate(object) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-  if (object.kind !== 'Kafka' && !object.metadata?.labels?.['strimzi.io/cluster']) problems.push('missing label strimzi.io/cluster');
+  const problems = validate(object)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  if (object.kind !== 'Kafka' && !object.metadata?.labels?.['strimzi.io/cluster'])
+    problems.push('missing label strimzi.io/cluster');
   return problems;
 }

@@ -64,7 +64,11 @@ describe('distributed: recovery and billing once across failures', function () {
         ADMIN_TOKEN,
       },
       // Supervised as npm run start:stack runs it (stop() and start() of a proof are not crashes).
-      { ports, gatewayUpstreams: { content: `127.0.0.1:${proxyPort}` }, supervise: { logger: silentLogger(), initialDelayMs: 200 } },
+      {
+        ports,
+        gatewayUpstreams: { content: `127.0.0.1:${proxyPort}` },
+        supervise: { logger: silentLogger(), initialDelayMs: 200 },
+      },
     );
     receiver = await new WebhookReceiver().start();
   });
@@ -77,15 +81,24 @@ describe('distributed: recovery and billing once across failures', function () {
   });
 
   afterEach(function () {
-    if (this.currentTest?.state === 'failed' && run) process.stderr.write(`${run.log.slice(-80).join('\n')}\n`);
+    if (this.currentTest?.state === 'failed' && run)
+      process.stderr.write(`${run.log.slice(-80).join('\n')}\n`);
   });
 
-  const usage = async () => (await run.api('/api/v2/usage')).body as { used: number; calls: number };
+  const usage = async () =>
+    (await run.api('/api/v2/usage')).body as { used: number; calls: number };
 
   it('answers a retry after a lost answer from the kept answer, and the ledger bills the call once', async () => {
-    const body = { prompt: 'A tagline for a bakery that never closes', max_length: 30, model: 'builtin' };
+    const body = {
+      prompt: 'A tagline for a bakery that never closes',
+      max_length: 30,
+      model: 'builtin',
+    };
     // Warm the gateway's connection to content, so the lost answer is on an established connection.
-    expect((await run.api('/api/v2/ai/content/generate', { body: { ...body, prompt: 'warm up' } })).status).to.equal(200);
+    expect(
+      (await run.api('/api/v2/ai/content/generate', { body: { ...body, prompt: 'warm up' } }))
+        .status,
+    ).to.equal(200);
     await waitFor(async () => (await usage()).calls >= 1, 30_000);
     const before = await usage();
 
@@ -108,16 +121,23 @@ describe('distributed: recovery and billing once across failures', function () {
     await waitFor(async () => (await usage()).calls >= before.calls + 1, 30_000);
     await sleep(3000); // a second bill would show by now
     const after = await usage();
-    process.stdout.write(`      lost answer: first attempt ${lost.status}, retry 200; ledger +${after.calls - before.calls} call, +${after.used - before.used} tokens (call used ${tokens})\n`);
+    process.stdout.write(
+      `      lost answer: first attempt ${lost.status}, retry 200; ledger +${after.calls - before.calls} call, +${after.used - before.used} tokens (call used ${tokens})\n`,
+    );
     expect(after.calls - before.calls).to.equal(1);
     expect(after.used - before.used).to.equal(tokens);
   });
 
   it('serves again within seconds after kill -9 with many async requests pending, and completes each exactly once', async () => {
-    fake.script('up-slow', ...Array.from({ length: 400 }, () => ({ kind: 'ok' as const, delayMs: SLOW_CALL_MS })));
+    fake.script(
+      'up-slow',
+      ...Array.from({ length: 400 }, () => ({ kind: 'ok' as const, delayMs: SLOW_CALL_MS })),
+    );
     const submitted: string[] = [];
     for (let i = 0; i < 60; i++) {
-      const res = await run.api('/api/v2/ai/content/generate', { body: { prompt: `pending ${i}`, model: 'slow', max_length: 20, webhookUrl: receiver.url } });
+      const res = await run.api('/api/v2/ai/content/generate', {
+        body: { prompt: `pending ${i}`, model: 'slow', max_length: 20, webhookUrl: receiver.url },
+      });
       expect(res.status, res.text).to.equal(202);
       submitted.push(res.body.requestId);
     }
@@ -128,13 +148,14 @@ describe('distributed: recovery and billing once across failures', function () {
     const started = Date.now();
     await run.stack.start('content'); // returns once grpc.health reports SERVING
     const healthMs = Date.now() - started;
-    let served: number;
     for (;;) {
-      const res = await run.api('/api/v2/ai/content/generate', { body: { prompt: 'are you back?', model: 'builtin', max_length: 10 } });
+      const res = await run.api('/api/v2/ai/content/generate', {
+        body: { prompt: 'are you back?', model: 'builtin', max_length: 10 },
+      });
       if (res.status === 200) break;
       await sleep(50);
     }
-    served = Date.now() - started;
+    const served = Date.now() - started;
     await waitFor(() => submitted.every((id) => delivered().has(id)), 120_000);
     const drainedMs = Date.now() - started;
     process.stdout.write(
@@ -143,7 +164,9 @@ describe('distributed: recovery and billing once across failures', function () {
     );
     expect(pending).to.be.greaterThan(20);
     for (const id of submitted) {
-      const ids = new Set(receiver.calls.filter((c) => c.body?.requestId === id).map((c) => c.headers['webhook-id']));
+      const ids = new Set(
+        receiver.calls.filter((c) => c.body?.requestId === id).map((c) => c.headers['webhook-id']),
+      );
       expect(ids.size, `callbacks of ${id}`).to.equal(1);
       const status = await run.api(`/api/v2/requests/${id}`);
       expect(status.body.status, id).to.equal('completed');
@@ -152,14 +175,33 @@ describe('distributed: recovery and billing once across failures', function () {
 
   it('brings every other component back serving within seconds after kill -9 (times printed)', async () => {
     // One call per component that needs it, through the gateway.
-    const probes: Record<'notification' | 'assistant' | 'recommendation' | 'gateway', () => Promise<number>> = {
+    const probes: Record<
+      'notification' | 'assistant' | 'recommendation' | 'gateway',
+      () => Promise<number>
+    > = {
       notification: async () => (await run.api('/api/webhooks')).status,
-      assistant: async () => (await run.api('/api/v2/ai/assistants/chat', { body: { user_id: 'u1', session_id: `s-${Date.now()}`, messages: [{ role: 'user', content: 'hello' }] } })).status,
-      recommendation: async () => (await run.api('/api/v2/ai/recommendations', { body: { userId: 'u1', catalog: 'ecommerce', numRecommendations: 3 } })).status,
+      assistant: async () =>
+        (
+          await run.api('/api/v2/ai/assistants/chat', {
+            body: {
+              user_id: 'u1',
+              session_id: `s-${Date.now()}`,
+              messages: [{ role: 'user', content: 'hello' }],
+            },
+          })
+        ).status,
+      recommendation: async () =>
+        (
+          await run.api('/api/v2/ai/recommendations', {
+            body: { userId: 'u1', catalog: 'ecommerce', numRecommendations: 3 },
+          })
+        ).status,
       gateway: async () => (await run.api('/api/v2/models').catch(() => ({ status: 0 }))).status,
     };
     const times: string[] = [];
-    for (const [name, probe] of Object.entries(probes) as Array<[keyof typeof probes, () => Promise<number>]>) {
+    for (const [name, probe] of Object.entries(probes) as Array<
+      [keyof typeof probes, () => Promise<number>]
+    >) {
       expect(await probe(), `${name} before the kill`).to.equal(200);
       await run.stack.stop(name, 'SIGKILL');
       const started = Date.now();
@@ -175,17 +217,36 @@ describe('distributed: recovery and billing once across failures', function () {
     for (let crash = 1; crash <= 2; crash++) {
       const pid = run.stack.pidOf('recommendation')!;
       process.kill(pid, 'SIGKILL'); // a crash: not through the stack
-      await waitFor(() => run.stack.pidOf('recommendation') !== undefined && run.stack.pidOf('recommendation') !== pid, 30_000);
-      await waitFor(async () => (await checkHealth(run.stack.address('recommendation'), SERVICE_NAMES.RecommendationService)) === 'SERVING', 30_000);
+      await waitFor(
+        () =>
+          run.stack.pidOf('recommendation') !== undefined &&
+          run.stack.pidOf('recommendation') !== pid,
+        30_000,
+      );
+      await waitFor(
+        async () =>
+          (await checkHealth(
+            run.stack.address('recommendation'),
+            SERVICE_NAMES.RecommendationService,
+          )) === 'SERVING',
+        30_000,
+      );
     }
-    const res = await run.api('/api/v2/ai/recommendations', { body: { userId: 'u1', catalog: 'ecommerce', numRecommendations: 3 } });
+    const res = await run.api('/api/v2/ai/recommendations', {
+      body: { userId: 'u1', catalog: 'ecommerce', numRecommendations: 3 },
+    });
     expect(res.status, res.text).to.equal(200);
   });
 
   it('keeps a hard quota when Redis is wiped mid-run (and the ledger is down): overshoot at most the calls in flight', async () => {
     const QUOTA = 3000;
     const CONCURRENCY = 8;
-    const admin = (path: string, body: unknown) => callApi(run.stack.gatewayUrl, '', path, { body, key: null, headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const admin = (path: string, body: unknown) =>
+      callApi(run.stack.gatewayUrl, '', path, {
+        body,
+        key: null,
+        headers: { 'x-admin-token': ADMIN_TOKEN },
+      });
     const id = `wipe-${Date.now().toString(36)}`; // unique per run: quota counters live in Redis
     const org = await admin('/api/v2/admin/organizations', {
       id,
@@ -197,7 +258,10 @@ describe('distributed: recovery and billing once across failures', function () {
     expect(org.status, org.text).to.equal(201);
     const key = await admin(`/api/v2/admin/organizations/${id}/keys`, { name: 'proof' });
     expect(key.status, key.text).to.equal(201);
-    const call = () => callApi(run.stack.gatewayUrl, key.body.key, '/api/v2/ai/content/generate', { body: { prompt: 'Quota under a wipe', model: 'builtin', max_length: 20 } });
+    const call = () =>
+      callApi(run.stack.gatewayUrl, key.body.key, '/api/v2/ai/content/generate', {
+        body: { prompt: 'Quota under a wipe', model: 'builtin', max_length: 20 },
+      });
 
     let servedTokens = 0;
     let largestCall = 0;

@@ -41,18 +41,27 @@ describe('e2e: organizations, keys, quotas and usage', function () {
         process.execPath,
         [CLI, ...args],
         { env: { ...process.env, GATEWAY_URL: mesh.gatewayUrl, ADMIN_TOKEN } },
-        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        (error, stdout, stderr) =>
+          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });
   }
 
-  const api = (apiPath: string, options?: ApiOptions) => callApi(mesh.gatewayUrl, key, apiPath, options);
-  const thresholdCalls = (): ReceivedCall[] => receiver.calls.filter((call) => call.body?.event === 'usage_threshold');
+  const api = (apiPath: string, options?: ApiOptions) =>
+    callApi(mesh.gatewayUrl, key, apiPath, options);
+  const thresholdCalls = (): ReceivedCall[] =>
+    receiver.calls.filter((call) => call.body?.event === 'usage_threshold');
 
   before(async () => {
     receiver = await new WebhookReceiver().start();
-    const env: NodeJS.ProcessEnv = { ...E2E_ENV, ADMIN_TOKEN, KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS), DEV_MONTHLY_TOKEN_QUOTA: '5000' };
-    for (const name of ['MONGODB_URI', 'MONGODB_DATABASE', 'REDIS_URL', 'KAFKA_BROKERS']) delete env[name];
+    const env: NodeJS.ProcessEnv = {
+      ...E2E_ENV,
+      ADMIN_TOKEN,
+      KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS),
+      DEV_MONTHLY_TOKEN_QUOTA: '5000',
+    };
+    for (const name of ['MONGODB_URI', 'MONGODB_DATABASE', 'REDIS_URL', 'KAFKA_BROKERS'])
+      delete env[name];
     mesh = await startEmbeddedMesh(env, silentLogger());
   });
 
@@ -67,9 +76,26 @@ describe('e2e: organizations, keys, quotas and usage', function () {
   });
 
   it('creates an organization with a small hard quota and issues a key with the CLI', async () => {
-    const created = await cli('org', 'create', '--id', organization, '--name', 'Acme E2E', '--quota', String(QUOTA), '--thresholds', '0.9,1.0', '--hard', '--json');
+    const created = await cli(
+      'org',
+      'create',
+      '--id',
+      organization,
+      '--name',
+      'Acme E2E',
+      '--quota',
+      String(QUOTA),
+      '--thresholds',
+      '0.9,1.0',
+      '--hard',
+      '--json',
+    );
     expect(created.code, created.stderr).to.equal(0);
-    expect(JSON.parse(created.stdout)).to.include({ id: organization, monthlyTokenQuota: QUOTA, hardQuota: true });
+    expect(JSON.parse(created.stdout)).to.include({
+      id: organization,
+      monthlyTokenQuota: QUOTA,
+      hardQuota: true,
+    });
     const issued = await cli('key', 'issue', organization, '--name', 'e2e', '--json');
     expect(issued.code, issued.stderr).to.equal(0);
     ({ key, keyId } = JSON.parse(issued.stdout));
@@ -80,14 +106,18 @@ describe('e2e: organizations, keys, quotas and usage', function () {
   });
 
   it('registers a usage_threshold webhook with the new key', async () => {
-    const res = await api('/api/webhooks', { body: { event: 'usage_threshold', url: receiver.url } });
+    const res = await api('/api/webhooks', {
+      body: { event: 'usage_threshold', url: receiver.url },
+    });
     expect(res.status, res.text).to.equal(201);
     webhookSecret = res.body.secret;
   });
 
   it('sends exactly one signed usage_threshold at 90% of the quota', async () => {
     for (let i = 0; i < 60 && thresholdCalls().length === 0; i++) {
-      const res = await api(GENERATE, { body: { prompt: `Threshold call ${i}: a line about trail shoes`, max_length: 40 } });
+      const res = await api(GENERATE, {
+        body: { prompt: `Threshold call ${i}: a line about trail shoes`, max_length: 40 },
+      });
       expect(res.status, res.text).to.equal(200);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -105,10 +135,21 @@ describe('e2e: organizations, keys, quotas and usage', function () {
       const res = await api('/api/v2/usage');
       return res.status === 200 && res.body.used >= 0.9 * QUOTA ? res.body : undefined;
     }, 10_000);
-    expect(report).to.include({ organization, quota: QUOTA, hardQuota: true, period: new Date().toISOString().slice(0, 7) });
+    expect(report).to.include({
+      organization,
+      quota: QUOTA,
+      hardQuota: true,
+      period: new Date().toISOString().slice(0, 7),
+    });
     expect(report.remaining).to.equal(Math.max(0, QUOTA - report.used));
     expect(report.byModel).to.have.length.greaterThan(0);
-    expect(report.byModel[0]).to.include.keys('model', 'tokensInput', 'tokensOutput', 'cost', 'calls');
+    expect(report.byModel[0]).to.include.keys(
+      'model',
+      'tokensInput',
+      'tokensOutput',
+      'cost',
+      'calls',
+    );
     const generate = report.byEndpoint.find((b: { endpoint: string }) => b.endpoint === GENERATE);
     expect(generate.calls).to.be.greaterThan(0);
     expect(generate.tokensInput + generate.tokensOutput).to.equal(report.used);
@@ -126,7 +167,10 @@ describe('e2e: organizations, keys, quotas and usage', function () {
     expect(refused!.body.error.code).to.equal('quota_exceeded');
     const now = new Date();
     const monthEnd = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-    expect(Number(refused!.headers.get('retry-after'))).to.be.closeTo((monthEnd - now.getTime()) / 1000, 5);
+    expect(Number(refused!.headers.get('retry-after'))).to.be.closeTo(
+      (monthEnd - now.getTime()) / 1000,
+      5,
+    );
     expect(refused!.body.error.details[0]).to.include({ quota: QUOTA });
   });
 
@@ -135,7 +179,11 @@ describe('e2e: organizations, keys, quotas and usage', function () {
     const revoked = await cli('key', 'revoke', keyId);
     expect(revoked.code, revoked.stderr).to.equal(0);
     const revokedAt = Date.now();
-    await waitFor(async () => (await api('/api/v2/models')).status === 401, KEY_CACHE_TTL_MS + 1000, 25);
+    await waitFor(
+      async () => (await api('/api/v2/models')).status === 401,
+      KEY_CACHE_TTL_MS + 1000,
+      25,
+    );
     expect(Date.now() - revokedAt).to.be.at.most(KEY_CACHE_TTL_MS + 250);
   });
 });

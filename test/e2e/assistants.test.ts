@@ -4,7 +4,11 @@ import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import { api, callApi, type ApiOptions } from '../support/http';
 import { E2E_ENV, mesh } from '../support/mesh';
 import { WebhookReceiver } from '../support/receiver';
-import { berlinConcertsThisWeekend, SAMPLE_COURSES_CSV, sampleEvents } from '../support/sample-knowledge';
+import {
+  berlinConcertsThisWeekend,
+  SAMPLE_COURSES_CSV,
+  sampleEvents,
+} from '../support/sample-knowledge';
 import { secondOrganization } from './knowledge.test';
 
 function session(prefix: string): string {
@@ -14,10 +18,21 @@ function session(prefix: string): string {
 describe('e2e: assistants', () => {
   it('answers the general chat assistant with the exact fields', async () => {
     const res = await api('/api/v2/ai/assistants/chat', {
-      body: { user_id: 'u1', session_id: session('chat'), messages: [{ role: 'user', content: 'Hello! What concerts are coming up?' }] },
+      body: {
+        user_id: 'u1',
+        session_id: session('chat'),
+        messages: [{ role: 'user', content: 'Hello! What concerts are coming up?' }],
+      },
     });
     expect(res.status).to.equal(200);
-    expect(res.body).to.have.all.keys('reply', 'session_id', 'agent', 'request_id', 'model', 'usage');
+    expect(res.body).to.have.all.keys(
+      'reply',
+      'session_id',
+      'agent',
+      'request_id',
+      'model',
+      'usage',
+    );
     expect(res.body.agent).to.equal('chat');
     expect(res.body.reply).to.be.a('string').and.not.empty;
     expect(res.body.usage).to.have.all.keys('tokens_used', 'timestamp');
@@ -28,7 +43,11 @@ describe('e2e: assistants', () => {
 
   it('answers support questions from its knowledge base', async () => {
     const res = await api('/api/v2/ai/assistants/support', {
-      body: { user_id: 'u2', session_id: session('support'), messages: [{ role: 'user', content: 'How do I get a refund for my order?' }] },
+      body: {
+        user_id: 'u2',
+        session_id: session('support'),
+        messages: [{ role: 'user', content: 'How do I get a refund for my order?' }],
+      },
     });
     expect(res.status).to.equal(200);
     expect(res.body.agent).to.equal('support');
@@ -63,20 +82,35 @@ describe('e2e: assistants', () => {
 
   it('refuses to skip ahead in onboarding with a clear message (409)', async () => {
     const res = await api('/api/v2/ai/assistants/onboarding', {
-      body: { user_id: 'u7', session_id: session('skip'), step: 3, messages: [{ role: 'user', content: 'a course on statistics' }] },
+      body: {
+        user_id: 'u7',
+        session_id: session('skip'),
+        step: 3,
+        messages: [{ role: 'user', content: 'a course on statistics' }],
+      },
     });
     expect(res.status).to.equal(409);
     expect(res.body.error.code).to.equal('conflict');
-    expect(res.body.error.message).to.match(/^step 3 cannot start yet: step 1 \(Course topic and objectives\) is not confirmed/);
-    expect(res.body.error.details).to.deep.equal([{ field: '/step', reason: 'must be <= 1 until step 1 is confirmed' }]);
+    expect(res.body.error.message).to.match(
+      /^step 3 cannot start yet: step 1 \(Course topic and objectives\) is not confirmed/,
+    );
+    expect(res.body.error.details).to.deep.equal([
+      { field: '/step', reason: 'must be <= 1 until step 1 is confirmed' },
+    ]);
   });
 
   it('validates step for onboarding and rejects it elsewhere', async () => {
-    const base = { user_id: 'u4', session_id: session('v'), messages: [{ role: 'user', content: 'hi' }] };
+    const base = {
+      user_id: 'u4',
+      session_id: session('v'),
+      messages: [{ role: 'user', content: 'hi' }],
+    };
     const missing = await api('/api/v2/ai/assistants/onboarding', { body: base });
     expect(missing.status).to.equal(400);
     expect(missing.body.error.details.map((d: { field: string }) => d.field)).to.include('/step');
-    const outOfRange = await api('/api/v2/ai/assistants/onboarding', { body: { ...base, step: 6 } });
+    const outOfRange = await api('/api/v2/ai/assistants/onboarding', {
+      body: { ...base, step: 6 },
+    });
     expect(outOfRange.status).to.equal(400);
     expect(outOfRange.body.error.details[0].field).to.equal('/step');
     const onChat = await api('/api/v2/ai/assistants/chat', { body: { ...base, step: 1 } });
@@ -86,7 +120,11 @@ describe('e2e: assistants', () => {
 
   it('answers 404 for an unknown agent profile', async () => {
     const res = await api('/api/v2/ai/assistants/astrologer', {
-      body: { user_id: 'u5', session_id: session('x'), messages: [{ role: 'user', content: 'hi' }] },
+      body: {
+        user_id: 'u5',
+        session_id: session('x'),
+        messages: [{ role: 'user', content: 'hi' }],
+      },
     });
     expect(res.status).to.equal(404);
     expect(res.body.error.code).to.equal('not_found');
@@ -95,11 +133,19 @@ describe('e2e: assistants', () => {
   it('keeps session history server-side between calls', async () => {
     const sessionId = session('memory');
     const first = await api('/api/v2/ai/assistants/support', {
-      body: { user_id: 'u6', session_id: sessionId, messages: [{ role: 'user', content: 'My order number is 48213 and it has not arrived' }] },
+      body: {
+        user_id: 'u6',
+        session_id: sessionId,
+        messages: [{ role: 'user', content: 'My order number is 48213 and it has not arrived' }],
+      },
     });
     expect(first.status).to.equal(200);
     const second = await api('/api/v2/ai/assistants/support', {
-      body: { user_id: 'u6', session_id: sessionId, messages: [{ role: 'user', content: 'Can you check the shipping status?' }] },
+      body: {
+        user_id: 'u6',
+        session_id: sessionId,
+        messages: [{ role: 'user', content: 'Can you check the shipping status?' }],
+      },
     });
     expect(second.status).to.equal(200);
     expect(second.body.reply).to.include('48213');
@@ -113,108 +159,226 @@ describe('e2e: a long conversation on the builtin engine', function () {
     const topics = ['Lisbon', 'Porto', 'Madrid', 'Seville', 'Valencia', 'Bilbao'];
     const messages = Array.from({ length: 55 }, (_, i) => ({
       role: i % 2 === 0 ? 'user' : 'assistant',
-      content: i < 6 ? `I plan a concert trip to ${topics[i]} with my sister in May. We like jazz clubs near the old town.` : `Message ${i} about the plans.`,
+      content:
+        i < 6
+          ? `I plan a concert trip to ${topics[i]} with my sister in May. We like jazz clubs near the old town.`
+          : `Message ${i} about the plans.`,
     }));
     const sessionId = session('long');
-    const res = await api('/api/v2/ai/assistants/chat', { body: { user_id: 'long', session_id: sessionId, messages } });
+    const res = await api('/api/v2/ai/assistants/chat', {
+      body: { user_id: 'long', session_id: sessionId, messages },
+    });
     expect(res.status, res.text).to.equal(200);
     const stored = await api(`/api/v2/assistants/sessions/${sessionId}`);
     expect(stored.body.messages).to.have.length(50);
-    expect(stored.body.messages.some((m: { content: string }) => m.content.includes('Lisbon'))).to.equal(false);
+    expect(
+      stored.body.messages.some((m: { content: string }) => m.content.includes('Lisbon')),
+    ).to.equal(false);
     // Extractive: sentences of the dropped turns.
-    expect(stored.body.summary).to.be.a('string').and.match(/concert trip to (Lisbon|Porto|Madrid|Seville|Valencia|Bilbao)|jazz clubs near the old town/);
+    expect(stored.body.summary)
+      .to.be.a('string')
+      .and.match(
+        /concert trip to (Lisbon|Porto|Madrid|Seville|Valencia|Bilbao)|jazz clubs near the old town/,
+      );
     // Summarized, not the fallback excerpts ("user: ..." lines, kept only when no summarizer answers).
     expect(stored.body.summary).to.not.match(/^(user|assistant): /m);
   });
 });
 
 /** The issue's scenario on a sample organization, through the gateway: its own data, its own agents, nobody else's. */
-describe('e2e: assistants on an organization\'s own knowledge', function () {
+describe("e2e: assistants on an organization's own knowledge", function () {
   this.timeout(60_000);
   const suffix = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
   const events = `events-${suffix}`;
   const courses = `courses-${suffix}`;
   const now = new Date();
   const sample = sampleEvents(now);
-  const links = (text: string) => [...text.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((m) => ({ title: m[1], url: m[2] }));
+  const links = (text: string) =>
+    [...text.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((m) => ({ title: m[1], url: m[2] }));
 
   before(async () => {
-    for (const [name, kind] of [[events, 'events'], [courses, 'courses']]) {
-      const created = await api('/api/v2/knowledge/collections', { body: { name, kind, timeZone: 'UTC' } });
+    for (const [name, kind] of [
+      [events, 'events'],
+      [courses, 'courses'],
+    ]) {
+      const created = await api('/api/v2/knowledge/collections', {
+        body: { name, kind, timeZone: 'UTC' },
+      });
       expect(created.status, created.text).to.equal(201);
     }
     // The files as a client sends them (curl --data-binary).
-    const imported = await api(`/api/v2/knowledge/collections/${events}/import`, { rawBody: sample.map((e) => JSON.stringify(e)).join('\n'), contentType: 'application/x-ndjson' });
+    const imported = await api(`/api/v2/knowledge/collections/${events}/import`, {
+      rawBody: sample.map((e) => JSON.stringify(e)).join('\n'),
+      contentType: 'application/x-ndjson',
+    });
     expect(imported.body.count, imported.text).to.equal(300);
-    const catalog = await api(`/api/v2/knowledge/collections/${courses}/import`, { rawBody: SAMPLE_COURSES_CSV, contentType: 'text/csv' });
+    const catalog = await api(`/api/v2/knowledge/collections/${courses}/import`, {
+      rawBody: SAMPLE_COURSES_CSV,
+      contentType: 'text/csv',
+    });
     expect(catalog.body.count, catalog.text).to.equal(3);
   });
 
   after(async () => {
-    for (const name of [events, courses]) await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' });
+    for (const name of [events, courses])
+      await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' });
     await api('/api/v2/agents/concierge', { method: 'DELETE' });
   });
 
   it('"concerts in Berlin this weekend" lists exactly the matching upcoming events, with links', async () => {
     const expected = berlinConcertsThisWeekend(sample, now);
-    const res = await api('/api/v2/ai/assistants/chat', { body: { user_id: 'k1', session_id: session('kb'), messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }] } });
+    const res = await api('/api/v2/ai/assistants/chat', {
+      body: {
+        user_id: 'k1',
+        session_id: session('kb'),
+        messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }],
+      },
+    });
     expect(res.status, res.text).to.equal(200);
-    expect(links(res.body.reply)).to.deep.equal(expected.map((e) => ({ title: e.title, url: e.url })));
+    expect(links(res.body.reply)).to.deep.equal(
+      expected.map((e) => ({ title: e.title, url: e.url })),
+    );
     if (expected.length === 0) expect(res.body.reply).to.match(/found nothing/);
   });
 
   it('onboarding builds a course from the imported curriculum; the session shows the draft', async () => {
     const sessionId = session('onb-kb');
-    const messages = [{ role: 'user', content: 'I want to create a course on Python for data analysis' }];
-    const first = await api('/api/v2/ai/assistants/onboarding', { body: { user_id: 'k2', session_id: sessionId, step: 1, messages } });
+    const messages = [
+      { role: 'user', content: 'I want to create a course on Python for data analysis' },
+    ];
+    const first = await api('/api/v2/ai/assistants/onboarding', {
+      body: { user_id: 'k2', session_id: sessionId, step: 1, messages },
+    });
     expect(first.status, first.text).to.equal(200);
-    messages.push({ role: 'assistant', content: first.body.reply }, { role: 'user', content: 'done' });
-    await api('/api/v2/ai/assistants/onboarding', { body: { user_id: 'k2', session_id: sessionId, step: 1, messages } });
-    const second = await api('/api/v2/ai/assistants/onboarding', { body: { user_id: 'k2', session_id: sessionId, step: 2, messages: [{ role: 'user', content: 'which modules?' }] } });
+    messages.push(
+      { role: 'assistant', content: first.body.reply },
+      { role: 'user', content: 'done' },
+    );
+    await api('/api/v2/ai/assistants/onboarding', {
+      body: { user_id: 'k2', session_id: sessionId, step: 1, messages },
+    });
+    const second = await api('/api/v2/ai/assistants/onboarding', {
+      body: {
+        user_id: 'k2',
+        session_id: sessionId,
+        step: 2,
+        messages: [{ role: 'user', content: 'which modules?' }],
+      },
+    });
     expect(second.body.reply).to.include('Python basics: Variables and types, Control flow');
-    expect(links(second.body.reply)).to.deep.equal([{ title: 'Python for Data Analysis', url: 'https://learn.example/py101' }]);
+    expect(links(second.body.reply)).to.deep.equal([
+      { title: 'Python for Data Analysis', url: 'https://learn.example/py101' },
+    ]);
     const stored = await api(`/api/v2/assistants/sessions/${sessionId}`);
     expect(stored.status, stored.text).to.equal(200);
     expect(stored.body.onboarding).to.deep.include({ confirmed_steps: [1], current_step: 2 });
-    expect(stored.body.onboarding.draft.basedOn).to.deep.equal({ id: 'py101', title: 'Python for Data Analysis', url: 'https://learn.example/py101' });
+    expect(stored.body.onboarding.draft.basedOn).to.deep.equal({
+      id: 'py101',
+      title: 'Python for Data Analysis',
+      url: 'https://learn.example/py101',
+    });
     expect(stored.body.messages.at(-1).role).to.equal('assistant');
   });
 
   it('defines an agent of its own that answers at its name', async () => {
-    const put = await api('/api/v2/agents/concierge', { method: 'PUT', body: { greeting: 'Welcome to the box office!', collections: [events], instructions: 'Be brief.' } });
+    const put = await api('/api/v2/agents/concierge', {
+      method: 'PUT',
+      body: {
+        greeting: 'Welcome to the box office!',
+        collections: [events],
+        instructions: 'Be brief.',
+      },
+    });
     expect(put.status, put.text).to.equal(200);
     expect(put.body).to.include({ name: 'concierge', base: 'chat', builtin: false });
-    const hi = await api('/api/v2/ai/assistants/concierge', { body: { user_id: 'k3', session_id: session('cc'), messages: [{ role: 'user', content: 'hello' }] } });
+    const hi = await api('/api/v2/ai/assistants/concierge', {
+      body: {
+        user_id: 'k3',
+        session_id: session('cc'),
+        messages: [{ role: 'user', content: 'hello' }],
+      },
+    });
     expect(hi.status, hi.text).to.equal(200);
     expect(hi.body).to.include({ reply: 'Welcome to the box office!', agent: 'concierge' });
     const listed = await api('/api/v2/agents');
-    expect(listed.body.agents.map((a: { name: string }) => a.name)).to.include.members(['chat', 'support', 'onboarding', 'concierge']);
+    expect(listed.body.agents.map((a: { name: string }) => a.name)).to.include.members([
+      'chat',
+      'support',
+      'onboarding',
+      'concierge',
+    ]);
   });
 
   it('a second organization sees none of it', async () => {
     const other = await secondOrganization();
     const m = await mesh();
     const asOther = (path: string, options = {}) => callApi(m.gatewayUrl, other, path, options);
-    const res = await asOther('/api/v2/ai/assistants/chat', { body: { user_id: 'k4', session_id: session('kb2'), messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }] } });
+    const res = await asOther('/api/v2/ai/assistants/chat', {
+      body: {
+        user_id: 'k4',
+        session_id: session('kb2'),
+        messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }],
+      },
+    });
     expect(res.status).to.equal(200);
     expect(res.text).to.not.include('tickets.example');
-    expect((await asOther('/api/v2/ai/assistants/concierge', { body: { user_id: 'k4', session_id: session('kb3'), messages: [{ role: 'user', content: 'hi' }] } })).status).to.equal(404);
-    expect((await asOther(`/api/v2/knowledge/collections/${events}/documents/ev000`)).status).to.equal(404);
+    expect(
+      (
+        await asOther('/api/v2/ai/assistants/concierge', {
+          body: {
+            user_id: 'k4',
+            session_id: session('kb3'),
+            messages: [{ role: 'user', content: 'hi' }],
+          },
+        })
+      ).status,
+    ).to.equal(404);
+    expect(
+      (await asOther(`/api/v2/knowledge/collections/${events}/documents/ev000`)).status,
+    ).to.equal(404);
   });
 
   it('support hands an unanswerable question to a person: support_escalated reaches the webhook', async () => {
     const receiver = await new WebhookReceiver().start();
-    const hook = await api('/api/webhooks', { body: { event: 'support_escalated', url: receiver.url } });
+    const hook = await api('/api/webhooks', {
+      body: { event: 'support_escalated', url: receiver.url },
+    });
     expect(hook.status, hook.text).to.equal(201);
     const help = `help-${suffix}`;
     try {
       await api('/api/v2/knowledge/collections', { body: { name: help, kind: 'articles' } });
-      await api(`/api/v2/knowledge/collections/${help}/documents`, { body: { documents: [{ id: 'refunds', title: 'Refunds', body: 'Refunds reach your card in 5 days.', url: 'https://help.example/refunds' }] } });
+      await api(`/api/v2/knowledge/collections/${help}/documents`, {
+        body: {
+          documents: [
+            {
+              id: 'refunds',
+              title: 'Refunds',
+              body: 'Refunds reach your card in 5 days.',
+              url: 'https://help.example/refunds',
+            },
+          ],
+        },
+      });
       const sessionId = session('esc');
-      const res = await api('/api/v2/ai/assistants/support', { body: { user_id: 'k5', session_id: sessionId, messages: [{ role: 'user', content: 'My parrot swallowed the lanyard' }] } });
+      const res = await api('/api/v2/ai/assistants/support', {
+        body: {
+          user_id: 'k5',
+          session_id: sessionId,
+          messages: [{ role: 'user', content: 'My parrot swallowed the lanyard' }],
+        },
+      });
       expect(res.body.reply).to.match(/passed your question to our support team/);
-      const call = await waitFor(() => receiver.calls.find((c) => c.body?.sessionId === sessionId), 10_000);
-      expect(call.body).to.include({ event: 'support_escalated', sessionId, userId: 'k5', agent: 'support', summary: 'My parrot swallowed the lanyard' });
+      const call = await waitFor(
+        () => receiver.calls.find((c) => c.body?.sessionId === sessionId),
+        10_000,
+      );
+      expect(call.body).to.include({
+        event: 'support_escalated',
+        sessionId,
+        userId: 'k5',
+        agent: 'support',
+        summary: 'My parrot swallowed the lanyard',
+      });
     } finally {
       await api(`/api/v2/knowledge/collections/${help}`, { method: 'DELETE' });
       await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
@@ -225,12 +389,17 @@ describe('e2e: assistants on an organization\'s own knowledge', function () {
 
 /** The calendar day (YYYY-MM-DD) of an instant in a zone, plus days. */
 function localDay(instant: Date, timeZone: string, plusDays = 0): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  const today = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(instant);
   const [y, m, d] = today.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(y, m - 1, d + plusDays)).toISOString().slice(0, 10);
 }
 
-describe('e2e: dates in the organization\'s time zone', function () {
+describe("e2e: dates in the organization's time zone", function () {
   this.timeout(60_000);
 
   it('an admin sets the organization\'s time zone; "tomorrow" follows it at once, and an unknown zone is refused', async () => {
@@ -238,36 +407,76 @@ describe('e2e: dates in the organization\'s time zone', function () {
     const admin = { authorization: `Bearer ${m.adminToken}`, key: null };
     const id = `tz-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 5)}`;
     // Tokyo and Los Angeles: their "tomorrow" windows are 7 or 17 hours apart (gigs come every 4 hours).
-    const created = await api('/api/v2/admin/organizations', { ...admin, body: { id, name: 'Zoned', monthlyTokenQuota: 1_000_000, timeZone: 'Asia/Tokyo' } });
+    const created = await api('/api/v2/admin/organizations', {
+      ...admin,
+      body: { id, name: 'Zoned', monthlyTokenQuota: 1_000_000, timeZone: 'Asia/Tokyo' },
+    });
     expect(created.status, created.text).to.equal(201);
     expect(created.body.timeZone).to.equal('Asia/Tokyo');
-    const bad = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'Mars/Olympus' } });
+    const bad = await api(`/api/v2/admin/organizations/${id}`, {
+      ...admin,
+      method: 'PATCH',
+      body: { timeZone: 'Mars/Olympus' },
+    });
     expect(bad.status).to.equal(400);
-    expect(bad.body.error.details).to.deep.equal([{ field: '/timeZone', reason: 'must be an IANA time zone' }]);
-    const key = (await api(`/api/v2/admin/organizations/${id}/keys`, { ...admin, body: { name: 'e2e' } })).body.key as string;
+    expect(bad.body.error.details).to.deep.equal([
+      { field: '/timeZone', reason: 'must be an IANA time zone' },
+    ]);
+    const key = (
+      await api(`/api/v2/admin/organizations/${id}/keys`, { ...admin, body: { name: 'e2e' } })
+    ).body.key as string;
     const asOrg = (path: string, options = {}) => callApi(m.gatewayUrl, key, path, options);
 
     // A concert every 4 hours over the next 3 days, and one that has already started.
     const now = Date.now();
     const gigs = [-2, ...Array.from({ length: 18 }, (_, i) => 1 + 4 * i)].map((hours, i) => {
       const startsAt = new Date(now + hours * 3_600_000);
-      return { id: `g${i}`, title: `Gig at ${startsAt.toISOString()}`, city: 'Berlin', tags: ['concert'], startsAt: startsAt.toISOString(), url: `https://gigs.example/g${i}` };
+      return {
+        id: `g${i}`,
+        title: `Gig at ${startsAt.toISOString()}`,
+        city: 'Berlin',
+        tags: ['concert'],
+        startsAt: startsAt.toISOString(),
+        url: `https://gigs.example/g${i}`,
+      };
     });
-    expect((await asOrg('/api/v2/knowledge/collections', { body: { name: 'gigs', kind: 'events' } })).body.timeZone).to.equal(null);
-    const imported = await asOrg('/api/v2/knowledge/collections/gigs/import', { rawBody: gigs.map((g) => JSON.stringify(g)).join('\n'), contentType: 'application/x-ndjson' });
+    expect(
+      (await asOrg('/api/v2/knowledge/collections', { body: { name: 'gigs', kind: 'events' } }))
+        .body.timeZone,
+    ).to.equal(null);
+    const imported = await asOrg('/api/v2/knowledge/collections/gigs/import', {
+      rawBody: gigs.map((g) => JSON.stringify(g)).join('\n'),
+      contentType: 'application/x-ndjson',
+    });
     expect(imported.status, imported.text).to.equal(200);
 
     const tomorrowIn = async (timeZone: string) => {
-      const res = await asOrg('/api/v2/ai/assistants/chat', { body: { user_id: 'tz', session_id: `tz-${timeZone}`, messages: [{ role: 'user', content: 'Any concerts tomorrow?' }] } });
+      const res = await asOrg('/api/v2/ai/assistants/chat', {
+        body: {
+          user_id: 'tz',
+          session_id: `tz-${timeZone}`,
+          messages: [{ role: 'user', content: 'Any concerts tomorrow?' }],
+        },
+      });
       expect(res.status, res.text).to.equal(200);
-      const listed = [...res.body.reply.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((l: RegExpMatchArray) => l[2]);
-      const expected = gigs.filter((g) => localDay(new Date(g.startsAt), timeZone) === localDay(new Date(), timeZone, 1)).map((g) => g.url);
+      const listed = [...res.body.reply.matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map(
+        (l: RegExpMatchArray) => l[2],
+      );
+      const expected = gigs
+        .filter(
+          (g) => localDay(new Date(g.startsAt), timeZone) === localDay(new Date(), timeZone, 1),
+        )
+        .map((g) => g.url);
       expect(expected.length, 'some gigs fall on tomorrow').to.be.greaterThan(0);
       expect(listed).to.deep.equal(expected);
       return listed;
     };
     const east = await tomorrowIn('Asia/Tokyo');
-    const changed = await api(`/api/v2/admin/organizations/${id}`, { ...admin, method: 'PATCH', body: { timeZone: 'America/Los_Angeles' } });
+    const changed = await api(`/api/v2/admin/organizations/${id}`, {
+      ...admin,
+      method: 'PATCH',
+      body: { timeZone: 'America/Los_Angeles' },
+    });
     expect(changed.status, changed.text).to.equal(200);
     const west = await tomorrowIn('America/Los_Angeles');
     expect(west).to.not.deep.equal(east);
@@ -275,12 +484,13 @@ describe('e2e: dates in the organization\'s time zone', function () {
   });
 });
 
-describe('e2e: the issue\'s scenario at a fixed current date', function () {
+describe("e2e: the issue's scenario at a fixed current date", function () {
   this.timeout(60_000);
   // Saturday 21 Nov 2026, 21:00 UTC: the weekend has begun; its Saturday 20:00 concert is already past.
   const FIXED = new Date('2026-11-21T21:00:00Z');
   let fixed: EmbeddedMesh;
-  const call = (path: string, options?: ApiOptions) => callApi(fixed.gatewayUrl, fixed.apiKey, path, options);
+  const call = (path: string, options?: ApiOptions) =>
+    callApi(fixed.gatewayUrl, fixed.apiKey, path, options);
 
   before(async () => {
     fixed = await startEmbeddedMesh(E2E_ENV, silentLogger(), { now: () => FIXED });
@@ -290,14 +500,29 @@ describe('e2e: the issue\'s scenario at a fixed current date', function () {
 
   it('"concerts in Berlin this weekend" lists exactly the upcoming matching events with links, never a past one', async () => {
     const sample = sampleEvents(FIXED);
-    expect((await call('/api/v2/knowledge/collections', { body: { name: 'events', kind: 'events' } })).status).to.equal(201);
-    const imported = await call('/api/v2/knowledge/collections/events/import', { rawBody: sample.map((e) => JSON.stringify(e)).join('\n'), contentType: 'application/x-ndjson' });
+    expect(
+      (await call('/api/v2/knowledge/collections', { body: { name: 'events', kind: 'events' } }))
+        .status,
+    ).to.equal(201);
+    const imported = await call('/api/v2/knowledge/collections/events/import', {
+      rawBody: sample.map((e) => JSON.stringify(e)).join('\n'),
+      contentType: 'application/x-ndjson',
+    });
     expect(imported.body.count, imported.text).to.equal(300);
     const expected = berlinConcertsThisWeekend(sample, FIXED);
     expect(expected.length, 'the sample has upcoming ones').to.be.greaterThan(0);
-    const res = await call('/api/v2/ai/assistants/chat', { body: { user_id: 'f1', session_id: 'fixed-1', messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }] } });
+    const res = await call('/api/v2/ai/assistants/chat', {
+      body: {
+        user_id: 'f1',
+        session_id: 'fixed-1',
+        messages: [{ role: 'user', content: 'Any concerts in Berlin this weekend?' }],
+      },
+    });
     expect(res.status, res.text).to.equal(200);
-    const links = [...(res.body.reply as string).matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((m) => ({ title: m[1], url: m[2] }));
+    const links = [...(res.body.reply as string).matchAll(/\[([^\]]+)\]\(([^)]+)\)/g)].map((m) => ({
+      title: m[1],
+      url: m[2],
+    }));
     expect(links).to.deep.equal(expected.map((e) => ({ title: e.title, url: e.url })));
     // The weekend's Saturday 20:00 concert (ev000) started before "now": not offered.
     expect(res.body.reply).to.not.include('https://tickets.example/ev000');

@@ -16,7 +16,12 @@ const ARTICLE = [
 describe('e2e: content', () => {
   it('generates content with the exact response fields and a request id equal to X-Request-Id', async () => {
     const res = await api('/api/v2/ai/content/generate', {
-      body: { prompt: 'Write a product description for waterproof trail running shoes', tone: 'persuasive', language: 'en', max_length: 120 },
+      body: {
+        prompt: 'Write a product description for waterproof trail running shoes',
+        tone: 'persuasive',
+        language: 'en',
+        max_length: 120,
+      },
     });
     expect(res.status).to.equal(200);
     expect(res.body).to.have.all.keys('content', 'usage', 'request_id');
@@ -31,38 +36,62 @@ describe('e2e: content', () => {
   });
 
   it('honours max_length in tokens and changes wording with tone and language', async () => {
-    const short = await api('/api/v2/ai/content/generate', { body: { prompt: 'Announce our spring sale on hiking boots', max_length: 15 } });
+    const short = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'Announce our spring sale on hiking boots', max_length: 15 },
+    });
     expect(short.status).to.equal(200);
     expect(countTokens(short.body.content)).to.be.at.most(15);
 
-    const formal = await api('/api/v2/ai/content/generate', { body: { prompt: 'Announce our spring sale on hiking boots', tone: 'formal' } });
-    const playful = await api('/api/v2/ai/content/generate', { body: { prompt: 'Announce our spring sale on hiking boots', tone: 'playful' } });
-    const french = await api('/api/v2/ai/content/generate', { body: { prompt: 'Announce our spring sale on hiking boots', language: 'fr' } });
+    const formal = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'Announce our spring sale on hiking boots', tone: 'formal' },
+    });
+    const playful = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'Announce our spring sale on hiking boots', tone: 'playful' },
+    });
+    const french = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'Announce our spring sale on hiking boots', language: 'fr' },
+    });
     expect(formal.body.content).to.not.equal(playful.body.content);
     expect(french.body.content).to.not.equal(formal.body.content);
   });
 
   it('answers the alias path without the version segment', async () => {
-    const res = await api('/api/ai/content/generate', { body: { prompt: 'A tagline for a coffee shop' } });
+    const res = await api('/api/ai/content/generate', {
+      body: { prompt: 'A tagline for a coffee shop' },
+    });
     expect(res.status).to.equal(200);
     expect(res.body.content).to.be.a('string').and.not.empty;
   });
 
   it('summarizes extractively, honouring target_length', async () => {
-    const short = await api('/api/v2/ai/content/transform', { body: { action: 'summarize', text: ARTICLE, target_length: 'short' } });
-    const long = await api('/api/v2/ai/content/transform', { body: { action: 'summarize', text: ARTICLE, target_length: 'long' } });
+    const short = await api('/api/v2/ai/content/transform', {
+      body: { action: 'summarize', text: ARTICLE, target_length: 'short' },
+    });
+    const long = await api('/api/v2/ai/content/transform', {
+      body: { action: 'summarize', text: ARTICLE, target_length: 'long' },
+    });
     expect(short.status).to.equal(200);
-    expect(short.body).to.have.all.keys('original_length', 'transformed_text', 'usage', 'request_id');
+    expect(short.body).to.have.all.keys(
+      'original_length',
+      'transformed_text',
+      'usage',
+      'request_id',
+    );
     expect(short.body.original_length).to.equal(ARTICLE.length);
     expect(short.body.usage).to.have.all.keys('model', 'tokens_input', 'tokens_output');
     expect(short.body.transformed_text.length).to.be.lessThan(long.body.transformed_text.length);
     expect(long.body.transformed_text.length).to.be.lessThan(ARTICLE.length);
-    for (const sentence of short.body.transformed_text.split(/(?<=\.)\s+/)) expect(ARTICLE).to.include(sentence);
+    for (const sentence of short.body.transformed_text.split(/(?<=\.)\s+/))
+      expect(ARTICLE).to.include(sentence);
   });
 
   it('reformats, reporting the detected original format', async () => {
     const res = await api('/api/v2/ai/content/transform', {
-      body: { action: 'reformat', text: '- first point\n- second point\n- third point', format: 'paragraph' },
+      body: {
+        action: 'reformat',
+        text: '- first point\n- second point\n- third point',
+        format: 'paragraph',
+      },
     });
     expect(res.status).to.equal(200);
     expect(res.body).to.have.all.keys('original_format', 'transformed_text', 'usage', 'request_id');
@@ -70,7 +99,9 @@ describe('e2e: content', () => {
     expect(res.body.transformed_text.toLowerCase()).to.include('second point');
     expect(res.body.transformed_text).to.not.match(/^- /m);
 
-    const csv = await api('/api/v2/ai/content/transform', { body: { action: 'reformat', text: 'name,age\nAda,36\nAlan,41', format: 'json' } });
+    const csv = await api('/api/v2/ai/content/transform', {
+      body: { action: 'reformat', text: 'name,age\nAda,36\nAlan,41', format: 'json' },
+    });
     expect(csv.status).to.equal(200);
     expect(csv.body.original_format).to.equal('csv');
     const rows = JSON.parse(csv.body.transformed_text) as Array<{ name: string; age: unknown }>;
@@ -81,7 +112,12 @@ describe('e2e: content', () => {
   it('refuses a translation no configured model can do with 422 unsupported, never a fake translation', async () => {
     // Japanese: neither the builtin engine nor the Apertium pairs CI installs (translation.test.ts) have it.
     const res = await api('/api/v2/ai/content/transform', {
-      body: { action: 'translate', text: 'Good morning', source_language: 'en', target_language: 'ja' },
+      body: {
+        action: 'translate',
+        text: 'Good morning',
+        source_language: 'en',
+        target_language: 'ja',
+      },
     });
     expect(res.status).to.equal(422);
     expect(res.body.error.code).to.equal('unsupported');
@@ -96,7 +132,9 @@ describe('e2e: content', () => {
   });
 
   it('rejects an unknown model with 400 naming the field', async () => {
-    const res = await api('/api/v2/ai/content/generate', { body: { prompt: 'x', model: 'no-such-model' } });
+    const res = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'x', model: 'no-such-model' },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error.details.map((d: { field: string }) => d.field)).to.include('/model');
     expect(res.body.error.message).to.include('builtin');

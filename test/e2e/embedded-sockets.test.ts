@@ -22,7 +22,12 @@ describe('e2e: the embedded services call each other over Unix sockets', functio
     try {
       const created = socketDirectories().filter((name) => !before.has(name));
       expect(created).to.have.length(1);
-      expect(readdirSync(join(tmpdir(), created[0]!)).sort()).to.deep.equal(['assistant.sock', 'content.sock', 'notification.sock', 'recommendation.sock']);
+      expect(readdirSync(join(tmpdir(), created[0]!)).sort()).to.deep.equal([
+        'assistant.sock',
+        'content.sock',
+        'notification.sock',
+        'recommendation.sock',
+      ]);
       // A route that crosses the gateway -> content hop.
       const models = await callApi(mesh.gatewayUrl, mesh.apiKey, '/api/v2/models');
       expect(models.status, models.text).to.equal(200);

@@ -11,7 +11,12 @@ function expectErrorBody(res: { body: any; headers: Headers }, code: string): vo
 
 describe('e2e: errors and authentication', () => {
   it('401 without a key, with a malformed header, or an unknown key', async () => {
-    for (const options of [{ key: null }, { authorization: 'Bearer abc' }, { authorization: 'X-API-Key' }, { key: 'sk_unknown' }]) {
+    for (const options of [
+      { key: null },
+      { authorization: 'Bearer abc' },
+      { authorization: 'X-API-Key' },
+      { key: 'sk_unknown' },
+    ]) {
       const res = await api('/api/v2/ai/content/generate', { ...options, body: { prompt: 'x' } });
       expect(res.status, JSON.stringify(options)).to.equal(401);
       expectErrorBody(res, 'unauthorized');
@@ -36,24 +41,34 @@ describe('e2e: errors and authentication', () => {
       const res = await api('/api/v2/ai/content/generate', { body });
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expectErrorBody(res, 'invalid_request');
-      expect(res.body.error.details.map((d: { field: string }) => d.field), JSON.stringify(body)).to.include(field);
+      expect(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        JSON.stringify(body),
+      ).to.include(field);
     }
   });
 
   it('400 when transform misses the field its action needs', async () => {
-    const res = await api('/api/v2/ai/content/transform', { body: { action: 'reformat', text: 'a b c' } });
+    const res = await api('/api/v2/ai/content/transform', {
+      body: { action: 'reformat', text: 'a b c' },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error.details.map((d: { field: string }) => d.field)).to.include('/format');
   });
 
   it('415 for a body that is not application/json', async () => {
-    const res = await api('/api/v2/ai/content/generate', { rawBody: 'prompt=x', contentType: 'application/x-www-form-urlencoded' });
+    const res = await api('/api/v2/ai/content/generate', {
+      rawBody: 'prompt=x',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).to.equal(415);
     expectErrorBody(res, 'unsupported_media_type');
   });
 
   it('413 for a body over the limit', async () => {
-    const res = await api('/api/v2/ai/content/generate', { body: { prompt: 'x'.repeat(2 * 1024 * 1024) } });
+    const res = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'x'.repeat(2 * 1024 * 1024) },
+    });
     expect(res.status).to.equal(413);
     expectErrorBody(res, 'payload_too_large');
   });

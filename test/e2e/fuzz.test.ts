@@ -11,7 +11,12 @@ describe('e2e: fuzz (CI form)', function () {
   this.timeout(150_000);
 
   it('answers every generated and malformed request within the contract, logging no secret', async () => {
-    const report = await runFuzz({ requests: 2500, maxDurationMs: 50_000, concurrency: 6, healthzLimitMs: Infinity });
+    const report = await runFuzz({
+      requests: 2500,
+      maxDurationMs: 50_000,
+      concurrency: 6,
+      healthzLimitMs: Infinity,
+    });
     const h = report.healthz;
     process.stdout.write(
       `      fuzz seed ${report.seed}: ${report.sent} requests (${report.raw} raw) in ${(report.durationMs / 1000).toFixed(1)} s; ` +

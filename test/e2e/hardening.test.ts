@@ -31,7 +31,9 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
     const res = await api('/api/v2/catalog/items', { rawBody });
     expect(res.status, res.text.slice(0, 300)).to.equal(400);
     expectErrorBody(res, 'invalid_request');
-    expect(res.body.error.details).to.deep.equal([{ field: '/items/0/attributes', reason: 'nested more than 32 levels deep' }]);
+    expect(res.body.error.details).to.deep.equal([
+      { field: '/items/0/attributes', reason: 'nested more than 32 levels deep' },
+    ]);
     expect((await api('/api/v2/catalog/items/deep-1')).status).to.equal(404);
   });
 
@@ -42,7 +44,10 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
     expect(res.status).to.equal(400);
     expectErrorBody(res, 'invalid_request');
     expect(res.body.error.details).to.have.length(20);
-    expect(res.body.error.details[0]).to.deep.equal({ field: '/f0', reason: 'is not an allowed field' });
+    expect(res.body.error.details[0]).to.deep.equal({
+      field: '/f0',
+      reason: 'is not an allowed field',
+    });
     expect(res.body.error.details_omitted).to.equal(3980);
     expect(res.text.length).to.be.below(4096);
   });
@@ -63,7 +68,9 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
     const res = await api('/api/v2/ai/content/generate', { body });
     expect(res.status).to.equal(413);
     expectErrorBody(res, 'payload_too_large');
-    expect(res.body.error.message).to.equal('request body holds more than 5000 JSON values (the limit of this operation)');
+    expect(res.body.error.message).to.equal(
+      'request body holds more than 5000 JSON values (the limit of this operation)',
+    );
   });
 
   it('4. a legal catalog batch of 1000 items and 30,000 values is validated in slices and stored whole', async () => {
@@ -88,7 +95,11 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
       ['/api/v2/ai/content/generate', { prompt: 'x', model: ' ' }, '/model'],
       ['/api/v2/ai/content/generate', { prompt: ' \n\t' }, '/prompt'],
       ['/api/v2/ai/content/transform', { action: 'summarize', text: 'a b', model: '\t' }, '/model'],
-      ['/api/v2/ai/assistants/chat', { user_id: ' ', session_id: 's1', messages: [{ role: 'user', content: 'hi' }] }, '/user_id'],
+      [
+        '/api/v2/ai/assistants/chat',
+        { user_id: ' ', session_id: 's1', messages: [{ role: 'user', content: 'hi' }] },
+        '/user_id',
+      ],
     ];
     for (const [path, body, field] of cases) {
       const res = await api(path, { body });
@@ -99,9 +110,13 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
   });
 
   it('6. GET /api/v2/requests/{id} says processing while the result callback fails, completed once delivered', async () => {
-    const receiver = await new WebhookReceiver().respondWith((_call, index) => ({ status: index < 2 ? 500 : 200 })).start();
+    const receiver = await new WebhookReceiver()
+      .respondWith((_call, index) => ({ status: index < 2 ? 500 : 200 }))
+      .start();
     try {
-      const accepted = await api('/api/v2/ai/content/generate', { body: { prompt: 'A callback that fails twice', webhookUrl: receiver.url } });
+      const accepted = await api('/api/v2/ai/content/generate', {
+        body: { prompt: 'A callback that fails twice', webhookUrl: receiver.url },
+      });
       expect(accepted.status, accepted.text).to.equal(202);
       const path = `/api/v2/requests/${accepted.body.requestId}`;
       await waitFor(() => receiver.calls.length >= 1, 10_000);
@@ -124,7 +139,9 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
   it('6. ... and reports the failed delivery once the callback retries are exhausted', async () => {
     const receiver = await new WebhookReceiver().respondWith(() => ({ status: 503 })).start();
     try {
-      const accepted = await api('/api/v2/ai/content/generate', { body: { prompt: 'A callback that never succeeds', webhookUrl: receiver.url } });
+      const accepted = await api('/api/v2/ai/content/generate', {
+        body: { prompt: 'A callback that never succeeds', webhookUrl: receiver.url },
+      });
       const path = `/api/v2/requests/${accepted.body.requestId}`;
       const done = await waitFor(async () => {
         const res = await api(path);
@@ -149,7 +166,9 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
       const [answer] = parseResponses(await sendRaw(gatewayUrl, bytes, 5000));
       expect(answer?.status, bytes.slice(0, 30)).to.equal(status);
       expect(JSON.parse(answer!.body).error.code).to.equal(code);
-      expect(JSON.parse(answer!.body).request_id).to.equal(answer!.headers['x-request-id']).and.match(/^req_/);
+      expect(JSON.parse(answer!.body).request_id)
+        .to.equal(answer!.headers['x-request-id'])
+        .and.match(/^req_/);
     }
   });
 
@@ -175,11 +194,15 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
       const bytes =
         `POST /api/v2/ai/content/generate HTTP/1.1\r\nHost: g\r\nAuthorization: X-API-Key ${config.devApiKey}\r\n` +
         `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n${body}`;
-      const [answer] = parseResponses(await sendRaw(`http://127.0.0.1:${gateway.port}`, bytes, 15_000));
+      const [answer] = parseResponses(
+        await sendRaw(`http://127.0.0.1:${gateway.port}`, bytes, 15_000),
+      );
       const elapsed = Date.now() - started;
       expect(answer?.status).to.equal(408);
       expect(JSON.parse(answer!.body).error.code).to.equal('timeout');
-      expect(JSON.parse(answer!.body).request_id).to.equal(answer!.headers['x-request-id']).and.match(/^req_/);
+      expect(JSON.parse(answer!.body).request_id)
+        .to.equal(answer!.headers['x-request-id'])
+        .and.match(/^req_/);
       // The request timeout plus at most one connection check (1 s), not Node's 300 s.
       expect(elapsed).to.be.within(1400, 5000);
     } finally {

@@ -13,9 +13,15 @@ export async function secondOrganization(): Promise<string> {
   const m = await mesh();
   const admin = { authorization: `Bearer ${m.adminToken}`, key: null };
   const id = unique('org2');
-  const created = await api('/api/v2/admin/organizations', { ...admin, body: { id, name: 'Second org', monthlyTokenQuota: 1_000_000 } });
+  const created = await api('/api/v2/admin/organizations', {
+    ...admin,
+    body: { id, name: 'Second org', monthlyTokenQuota: 1_000_000 },
+  });
   expect(created.status, created.text).to.equal(201);
-  const issued = await api(`/api/v2/admin/organizations/${id}/keys`, { ...admin, body: { name: 'e2e' } });
+  const issued = await api(`/api/v2/admin/organizations/${id}/keys`, {
+    ...admin,
+    body: { name: 'e2e' },
+  });
   expect(issued.status, issued.text).to.equal(201);
   return issued.body.key as string;
 }
@@ -29,25 +35,51 @@ describe('e2e: knowledge bases', function () {
     expect(hook.status, hook.text).to.equal(201);
     try {
       const name = unique('gigs');
-      const created = await api('/api/v2/knowledge/collections', { body: { name, kind: 'events', timeZone: 'Europe/Berlin' } });
+      const created = await api('/api/v2/knowledge/collections', {
+        body: { name, kind: 'events', timeZone: 'Europe/Berlin' },
+      });
       expect(created.status, created.text).to.equal(201);
-      expect(created.body).to.include({ name, kind: 'events', timeZone: 'Europe/Berlin', documentCount: 0 });
-      const lines = [1, 2, 3].map((i) => JSON.stringify({ id: `e${i}`, title: `Gig ${i}`, city: 'Berlin', startsAt: `2026-12-0${i}T20:00:00+01:00`, url: `https://tickets.example/e${i}` }));
-      const imported = await api(`/api/v2/knowledge/collections/${name}/import`, { body: { format: 'jsonl', content: lines.join('\n') } });
+      expect(created.body).to.include({
+        name,
+        kind: 'events',
+        timeZone: 'Europe/Berlin',
+        documentCount: 0,
+      });
+      const lines = [1, 2, 3].map((i) =>
+        JSON.stringify({
+          id: `e${i}`,
+          title: `Gig ${i}`,
+          city: 'Berlin',
+          startsAt: `2026-12-0${i}T20:00:00+01:00`,
+          url: `https://tickets.example/e${i}`,
+        }),
+      );
+      const imported = await api(`/api/v2/knowledge/collections/${name}/import`, {
+        body: { format: 'jsonl', content: lines.join('\n') },
+      });
       expect(imported.status, imported.text).to.equal(200);
       expect(imported.body.count).to.equal(3);
-      const delivered = await waitFor(() => receiver.calls.find((c) => c.body?.dataset === name), 10_000);
+      const delivered = await waitFor(
+        () => receiver.calls.find((c) => c.body?.dataset === name),
+        10_000,
+      );
       expect(delivered.body).to.include({ event: 'data_updated', dataset: name, count: 3 });
       const page = await api(`/api/v2/knowledge/collections/${name}/documents?limit=2`);
       expect(page.body.documents.map((d: { id: string }) => d.id)).to.deep.equal(['e1', 'e2']);
       expect(page.body.nextAfter).to.equal('e2');
       const doc = await api(`/api/v2/knowledge/collections/${name}/documents/e3`);
       expect(doc.body.fields).to.include({ title: 'Gig 3', city: 'Berlin' });
-      const bad = await api(`/api/v2/knowledge/collections/${name}/documents`, { body: { documents: [{ id: 'x', title: 'No date' }] } });
+      const bad = await api(`/api/v2/knowledge/collections/${name}/documents`, {
+        body: { documents: [{ id: 'x', title: 'No date' }] },
+      });
       expect(bad.status).to.equal(400);
-      expect(bad.body.error.details).to.deep.equal([{ field: '/documents/0/startsAt', reason: 'is required' }]);
+      expect(bad.body.error.details).to.deep.equal([
+        { field: '/documents/0/startsAt', reason: 'is required' },
+      ]);
       expect((await api(`/api/v2/knowledge/collections/${name}`)).body.documentCount).to.equal(3);
-      expect((await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status).to.equal(204);
+      expect(
+        (await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status,
+      ).to.equal(204);
     } finally {
       await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
       await receiver.stop();
@@ -56,29 +88,64 @@ describe('e2e: knowledge bases', function () {
 
   it('imports a file sent as it is (application/x-ndjson, text/csv), names a bad line or row, refuses an oversized body, and documents both types', async () => {
     const name = unique('raw');
-    expect((await api('/api/v2/knowledge/collections', { body: { name, kind: 'events' } })).status).to.equal(201);
+    expect(
+      (await api('/api/v2/knowledge/collections', { body: { name, kind: 'events' } })).status,
+    ).to.equal(201);
     const path = `/api/v2/knowledge/collections/${name}/import`;
-    const line = (i: number) => JSON.stringify({ id: `r${i}`, title: `Raw ${i}`, city: 'Hamburg', startsAt: `2027-01-0${i}T19:00:00Z` });
-    const jsonl = await api(path, { rawBody: `${line(1)}\n\n${line(2)}\n`, contentType: 'application/x-ndjson' });
+    const line = (i: number) =>
+      JSON.stringify({
+        id: `r${i}`,
+        title: `Raw ${i}`,
+        city: 'Hamburg',
+        startsAt: `2027-01-0${i}T19:00:00Z`,
+      });
+    const jsonl = await api(path, {
+      rawBody: `${line(1)}\n\n${line(2)}\n`,
+      contentType: 'application/x-ndjson',
+    });
     expect(jsonl.status, jsonl.text).to.equal(200);
     expect(jsonl.body.count).to.equal(2);
-    const csv = await api(path, { rawBody: 'id,title,city,startsAt,price,tags\nr3,Raw 3,Hamburg,2027-01-03T19:00:00Z,12.5,jazz|live\n', contentType: 'text/csv; charset=utf-8' });
+    const csv = await api(path, {
+      rawBody:
+        'id,title,city,startsAt,price,tags\nr3,Raw 3,Hamburg,2027-01-03T19:00:00Z,12.5,jazz|live\n',
+      contentType: 'text/csv; charset=utf-8',
+    });
     expect(csv.status, csv.text).to.equal(200);
-    expect((await api(`${path.replace('/import', '')}/documents/r3`)).body.fields).to.deep.include({ price: 12.5, tags: ['jazz', 'live'] });
+    expect((await api(`${path.replace('/import', '')}/documents/r3`)).body.fields).to.deep.include({
+      price: 12.5,
+      tags: ['jazz', 'live'],
+    });
 
     // The third line is not JSON, the fourth lacks startsAt: each is named; nothing is written.
-    const badLines = await api(path, { rawBody: `${line(4)}\n${line(5)}\n{oops\n`, contentType: 'application/x-ndjson' });
+    const badLines = await api(path, {
+      rawBody: `${line(4)}\n${line(5)}\n{oops\n`,
+      contentType: 'application/x-ndjson',
+    });
     expect(badLines.status).to.equal(400);
     expect(badLines.body.error.details[0].field).to.equal('/content/line/3');
-    const missing = await api(path, { rawBody: `${line(4)}\n\n{"id":"r9","title":"No date"}\n`, contentType: 'application/x-ndjson' });
+    const missing = await api(path, {
+      rawBody: `${line(4)}\n\n{"id":"r9","title":"No date"}\n`,
+      contentType: 'application/x-ndjson',
+    });
     expect(missing.status).to.equal(400);
-    expect(missing.body.error.details).to.deep.equal([{ field: '/content/line/3/startsAt', reason: 'is required' }]);
-    const badRow = await api(path, { rawBody: 'id,title,startsAt,price\nr6,Six,2027-01-06T19:00:00Z,12\nr7,Seven,2027-01-07T19:00:00Z,cheap\n', contentType: 'text/csv' });
+    expect(missing.body.error.details).to.deep.equal([
+      { field: '/content/line/3/startsAt', reason: 'is required' },
+    ]);
+    const badRow = await api(path, {
+      rawBody:
+        'id,title,startsAt,price\nr6,Six,2027-01-06T19:00:00Z,12\nr7,Seven,2027-01-07T19:00:00Z,cheap\n',
+      contentType: 'text/csv',
+    });
     expect(badRow.status).to.equal(400);
-    expect(badRow.body.error.details).to.deep.equal([{ field: '/content/row/2/price', reason: 'must be number' }]);
+    expect(badRow.body.error.details).to.deep.equal([
+      { field: '/content/row/2/price', reason: 'must be number' },
+    ]);
     expect((await api(`/api/v2/knowledge/collections/${name}`)).body.documentCount).to.equal(3);
 
-    const huge = await api(path, { rawBody: `${line(1)}\n`.repeat(30_000), contentType: 'application/x-ndjson' });
+    const huge = await api(path, {
+      rawBody: `${line(1)}\n`.repeat(30_000),
+      contentType: 'application/x-ndjson',
+    });
     expect(huge.status).to.equal(413);
     expect(huge.body.error.code).to.equal('payload_too_large');
     const other = await api(path, { rawBody: '<xml/>', contentType: 'application/xml' });
@@ -86,28 +153,52 @@ describe('e2e: knowledge bases', function () {
     expect(other.body.error.message).to.include('text/csv');
 
     const openapi = await api('/openapi.json', { key: null });
-    const content = openapi.body.paths['/api/v2/knowledge/collections/{collection}/import'].post.requestBody.content;
-    expect(Object.keys(content)).to.include.members(['application/json', 'application/x-ndjson', 'text/csv']);
-    expect((await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status).to.equal(204);
+    const content =
+      openapi.body.paths['/api/v2/knowledge/collections/{collection}/import'].post.requestBody
+        .content;
+    expect(Object.keys(content)).to.include.members([
+      'application/json',
+      'application/x-ndjson',
+      'text/csv',
+    ]);
+    expect(
+      (await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status,
+    ).to.equal(204);
   });
 
-  it('keeps one organization\'s collections out of another\'s reach', async () => {
+  it("keeps one organization's collections out of another's reach", async () => {
     const name = unique('private');
-    expect((await api('/api/v2/knowledge/collections', { body: { name, kind: 'articles' } })).status).to.equal(201);
-    await api(`/api/v2/knowledge/collections/${name}/documents`, { body: { documents: [{ id: 'a1', title: 'Secret', body: 'Only for us' }] } });
+    expect(
+      (await api('/api/v2/knowledge/collections', { body: { name, kind: 'articles' } })).status,
+    ).to.equal(201);
+    await api(`/api/v2/knowledge/collections/${name}/documents`, {
+      body: { documents: [{ id: 'a1', title: 'Secret', body: 'Only for us' }] },
+    });
     const other = await secondOrganization();
     const m = await mesh();
     const asOther = (path: string, options = {}) => callApi(m.gatewayUrl, other, path, options);
     expect((await asOther(`/api/v2/knowledge/collections/${name}`)).status).to.equal(404);
-    expect((await asOther(`/api/v2/knowledge/collections/${name}/documents/a1`)).status).to.equal(404);
+    expect((await asOther(`/api/v2/knowledge/collections/${name}/documents/a1`)).status).to.equal(
+      404,
+    );
     expect((await asOther('/api/v2/knowledge/collections')).body.collections).to.deep.equal([]);
-    expect((await asOther(`/api/v2/knowledge/collections/${name}/documents`, { body: { documents: [{ id: 'x', title: 't', body: 'b' }] } })).status).to.equal(404);
+    expect(
+      (
+        await asOther(`/api/v2/knowledge/collections/${name}/documents`, {
+          body: { documents: [{ id: 'x', title: 't', body: 'b' }] },
+        })
+      ).status,
+    ).to.equal(404);
     // The dev organization's support agent answers from its own articles while it has some.
-    expect((await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status).to.equal(204);
+    expect(
+      (await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status,
+    ).to.equal(204);
   });
   it('answers 400 naming the field for non-ASCII field names and values, and keeps serving', async () => {
     const name = unique('intl');
-    expect((await api('/api/v2/knowledge/collections', { body: { name, kind: 'events' } })).status).to.equal(201);
+    expect(
+      (await api('/api/v2/knowledge/collections', { body: { name, kind: 'events' } })).status,
+    ).to.equal(201);
     const path = `/api/v2/knowledge/collections/${name}/import`;
     const csv = await api(path, { body: { format: 'csv', content: 'id,Straße\n1,x' } });
     expect(csv.status, csv.text).to.equal(400);
@@ -117,7 +208,11 @@ describe('e2e: knowledge bases', function () {
     expect(jsonl.status, jsonl.text).to.equal(400);
     expect(jsonl.body.error.details[0].field).to.match(/line 1|\/1|content/);
     const field = await api(`/api/v2/knowledge/collections/${name}/documents`, {
-      body: { documents: [{ id: 'x', title: 'Konzert', startsAt: '2026-12-01T20:00:00+01:00', métadata: 'ü' }] },
+      body: {
+        documents: [
+          { id: 'x', title: 'Konzert', startsAt: '2026-12-01T20:00:00+01:00', métadata: 'ü' },
+        ],
+      },
     });
     expect(field.status, field.text).to.equal(400);
     expect(JSON.stringify(field.body.error.details)).to.include('métadata');

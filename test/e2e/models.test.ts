@@ -21,12 +21,23 @@ async function streamCallsByCode(): Promise<Record<string, number>> {
 }
 
 function costOf(prices: { input: number; output: number }): number {
-  return Number(((REPORTED.prompt_tokens * prices.input + REPORTED.completion_tokens * prices.output) / 1_000_000).toFixed(8));
+  return Number(
+    (
+      (REPORTED.prompt_tokens * prices.input + REPORTED.completion_tokens * prices.output) /
+      1_000_000
+    ).toFixed(8),
+  );
 }
 
 /** Two priced models at the local fake provider; fake-gpt falls back to fake-fallback. */
 function registryFor(baseUrl: string) {
-  const remote = { provider: 'openai-compatible', baseUrl, contextWindow: 16000, maxOutputTokens: 1000, capabilities: ALL };
+  const remote = {
+    provider: 'openai-compatible',
+    baseUrl,
+    contextWindow: 16000,
+    maxOutputTokens: 1000,
+    capabilities: ALL,
+  };
   return {
     defaultModel: 'builtin',
     models: [
@@ -65,10 +76,19 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
     fake = new FakeLlmServer('unused-key', ['up-gpt', 'up-fallback']);
     const baseUrl = await fake.start();
     mesh = await startEmbeddedMesh(
-      { ...E2E_ENV, DEV_API_KEY: 'sk_models_0123456789abcdefghij', MODEL_REGISTRY_JSON: JSON.stringify(registryFor(baseUrl)), DEFAULT_MODEL: '' },
+      {
+        ...E2E_ENV,
+        DEV_API_KEY: 'sk_models_0123456789abcdefghij',
+        MODEL_REGISTRY_JSON: JSON.stringify(registryFor(baseUrl)),
+        DEFAULT_MODEL: '',
+      },
       silentLogger(),
     );
-    await mesh.bus.subscribe({ group: 'e2e-models', topics: [Topics.usage], handler: async (event) => void usage.push(event) });
+    await mesh.bus.subscribe({
+      group: 'e2e-models',
+      topics: [Topics.usage],
+      handler: async (event) => void usage.push(event),
+    });
   });
 
   after(async function () {
@@ -89,30 +109,55 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
 
   async function postJson(path: string, body: unknown) {
     const response = await post(path, body);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as any,
+    };
   }
 
-  const usageFor = (requestId: string | null) => usage.filter((e) => e.type === 'usage.recorded' && e.data.requestId === requestId);
+  const usageFor = (requestId: string | null) =>
+    usage.filter((e) => e.type === 'usage.recorded' && e.data.requestId === requestId);
 
   describe('content', () => {
     it('generates through the provider with its usage and the cost priced from it', async () => {
-      const res = await postJson('/api/v2/ai/content/generate', { model: 'fake-gpt', prompt: 'Describe a trail shoe' });
+      const res = await postJson('/api/v2/ai/content/generate', {
+        model: 'fake-gpt',
+        prompt: 'Describe a trail shoe',
+      });
       expect(res.status).to.equal(200);
       const [request] = fake.requestsFor('up-gpt');
       expect(request?.stream).to.equal(false);
       expect(res.body).to.deep.equal({
         content: FakeLlmServer.answerFor('up-gpt', request!.messages),
-        usage: { model: 'fake-gpt', tokens_input: REPORTED.prompt_tokens, tokens_output: REPORTED.completion_tokens, cost: costOf(PRICES.gpt) },
+        usage: {
+          model: 'fake-gpt',
+          tokens_input: REPORTED.prompt_tokens,
+          tokens_output: REPORTED.completion_tokens,
+          cost: costOf(PRICES.gpt),
+        },
         request_id: res.headers.get('x-request-id'),
       });
       expect(res.body.usage.cost).to.equal(0.00189);
-      const [event] = await waitFor(() => (usageFor(res.body.request_id).length > 0 ? usageFor(res.body.request_id) : undefined));
-      expect(event?.data).to.deep.include({ model: 'fake-gpt', tokensInput: 1200, tokensOutput: 345, cost: 0.00189, outcome: 'succeeded' });
+      const [event] = await waitFor(() =>
+        usageFor(res.body.request_id).length > 0 ? usageFor(res.body.request_id) : undefined,
+      );
+      expect(event?.data).to.deep.include({
+        model: 'fake-gpt',
+        tokensInput: 1200,
+        tokensOutput: 345,
+        cost: 0.00189,
+        outcome: 'succeeded',
+      });
     });
 
     it('streams a generation: delta events, then done with the exact usage and cost', async () => {
-      const response = await post('/api/v2/ai/content/generate', { model: 'fake-gpt', prompt: 'Describe a trail shoe', stream: true });
+      const response = await post('/api/v2/ai/content/generate', {
+        model: 'fake-gpt',
+        prompt: 'Describe a trail shoe',
+        stream: true,
+      });
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.match(/^text\/event-stream/);
       const events = await readEvents(response);
@@ -131,28 +176,50 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
 
     it('ends a finished stream with OK on the gRPC hop, not CANCELLED (the gateway reads the status, it does not hang up)', async () => {
       const before = await streamCallsByCode();
-      const response = await post('/api/v2/ai/content/generate', { model: 'fake-gpt', prompt: 'Describe a trail shoe', stream: true });
+      const response = await post('/api/v2/ai/content/generate', {
+        model: 'fake-gpt',
+        prompt: 'Describe a trail shoe',
+        stream: true,
+      });
       const events = await readEvents(response);
       expect(events[events.length - 1]?.event).to.equal('done');
       await waitFor(async () => ((await streamCallsByCode()).OK ?? 0) > (before.OK ?? 0), 2000);
       const after = await streamCallsByCode();
-      expect(after.CANCELLED ?? 0, 'cancelled GenerateStream calls').to.equal(before.CANCELLED ?? 0);
+      expect(after.CANCELLED ?? 0, 'cancelled GenerateStream calls').to.equal(
+        before.CANCELLED ?? 0,
+      );
     });
 
     it('summarizes through the fake model', async () => {
       const text = 'Switchyard routes every AI request through one gateway. '.repeat(20);
-      const res = await postJson('/api/v2/ai/content/transform', { model: 'fake-gpt', action: 'summarize', text, target_length: 'short' });
+      const res = await postJson('/api/v2/ai/content/transform', {
+        model: 'fake-gpt',
+        action: 'summarize',
+        text,
+        target_length: 'short',
+      });
       expect(res.status).to.equal(200);
       const [request] = fake.requestsFor('up-gpt');
-      expect(request?.messages.map((m) => m.content).join('\n')).to.include('Switchyard routes every AI request');
-      expect(res.body.transformed_text).to.equal(FakeLlmServer.answerFor('up-gpt', request!.messages));
-      expect(res.body.usage).to.deep.equal({ model: 'fake-gpt', tokens_input: 1200, tokens_output: 345 });
+      expect(request?.messages.map((m) => m.content).join('\n')).to.include(
+        'Switchyard routes every AI request',
+      );
+      expect(res.body.transformed_text).to.equal(
+        FakeLlmServer.answerFor('up-gpt', request!.messages),
+      );
+      expect(res.body.usage).to.deep.equal({
+        model: 'fake-gpt',
+        tokens_input: 1200,
+        tokens_output: 345,
+      });
       expect(res.body.original_length).to.be.a('number');
     });
 
     it('waits out a 429 for its Retry-After, then answers', async () => {
       fake.script('up-gpt', { kind: 'status', status: 429, retryAfter: '1' });
-      const res = await postJson('/api/v2/ai/content/generate', { model: 'fake-gpt', prompt: 'hello' });
+      const res = await postJson('/api/v2/ai/content/generate', {
+        model: 'fake-gpt',
+        prompt: 'hello',
+      });
       expect(res.status).to.equal(200);
       expect(res.body.usage.model).to.equal('fake-gpt');
       const [limited, answered] = fake.requestsFor('up-gpt');
@@ -162,31 +229,51 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
 
     it('falls back to the second model after persistent 500s', async () => {
       fake.script('up-gpt', { kind: 'status', status: 500 }, { kind: 'status', status: 500 });
-      const res = await postJson('/api/v2/ai/content/generate', { model: 'fake-gpt', prompt: 'hello' });
+      const res = await postJson('/api/v2/ai/content/generate', {
+        model: 'fake-gpt',
+        prompt: 'hello',
+      });
       expect(res.status).to.equal(200);
       expect(fake.requestsFor('up-gpt')).to.have.length(2); // the first try and its one retry
       const [request] = fake.requestsFor('up-fallback');
       expect(res.body.content).to.equal(FakeLlmServer.answerFor('up-fallback', request!.messages));
-      expect(res.body.usage).to.deep.equal({ model: 'fake-fallback', tokens_input: 1200, tokens_output: 345, cost: costOf(PRICES.fallback) });
+      expect(res.body.usage).to.deep.equal({
+        model: 'fake-fallback',
+        tokens_input: 1200,
+        tokens_output: 345,
+        cost: costOf(PRICES.fallback),
+      });
     });
 
     it('answers 504 with code timeout when the provider is too slow', async () => {
       fake.script('up-fallback', { kind: 'slow', delayMs: 1500 });
-      const res = await postJson('/api/v2/ai/content/generate', { model: 'fake-fallback', prompt: 'hello' });
+      const res = await postJson('/api/v2/ai/content/generate', {
+        model: 'fake-fallback',
+        prompt: 'hello',
+      });
       expect(res.status).to.equal(504);
       expect(res.body.error.code).to.equal('timeout');
       expect(res.body.request_id).to.equal(res.headers.get('x-request-id'));
     });
 
     it('lists both models with their prices on /api/v2/models', async () => {
-      const response = await fetch(`${mesh.gatewayUrl}/api/v2/models`, { headers: { authorization: `X-API-Key ${mesh.apiKey}` } });
+      const response = await fetch(`${mesh.gatewayUrl}/api/v2/models`, {
+        headers: { authorization: `X-API-Key ${mesh.apiKey}` },
+      });
       expect(response.status).to.equal(200);
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
       const { models } = (await response.json()) as { models: any[] };
       const byId = new Map(models.map((m) => [m.id, m]));
-      expect(byId.get('fake-gpt')).to.deep.include({ inputPricePerMillion: 1, outputPricePerMillion: 2, isDefault: false });
+      expect(byId.get('fake-gpt')).to.deep.include({
+        inputPricePerMillion: 1,
+        outputPricePerMillion: 2,
+        isDefault: false,
+      });
       expect(byId.get('fake-gpt').capabilities).to.include('chat');
-      expect(byId.get('fake-fallback')).to.deep.include({ inputPricePerMillion: 0.5, outputPricePerMillion: 1.5 });
+      expect(byId.get('fake-fallback')).to.deep.include({
+        inputPricePerMillion: 0.5,
+        outputPricePerMillion: 1.5,
+      });
     });
   });
 
@@ -201,13 +288,24 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
         messages: [{ role: 'user', content: question }],
       });
       expect(res.status).to.equal(200);
-      expect(res.body).to.deep.include({ reply: `Answer from up-gpt about ${question}.`, model: 'fake-gpt', agent: 'chat' });
-      expect(res.body.usage.tokens_used).to.equal(REPORTED.prompt_tokens + REPORTED.completion_tokens);
+      expect(res.body).to.deep.include({
+        reply: `Answer from up-gpt about ${question}.`,
+        model: 'fake-gpt',
+        agent: 'chat',
+      });
+      expect(res.body.usage.tokens_used).to.equal(
+        REPORTED.prompt_tokens + REPORTED.completion_tokens,
+      );
       const [request] = fake.requestsFor('up-gpt');
       expect(request?.messages[0]?.role).to.equal('system');
       expect(request?.messages[0]?.content).to.include('Switchyard general assistant');
-      expect(request?.messages[request.messages.length - 1]).to.deep.equal({ role: 'user', content: question });
-      const events = await waitFor(() => (usageFor(res.body.request_id).length > 0 ? usageFor(res.body.request_id) : undefined));
+      expect(request?.messages[request.messages.length - 1]).to.deep.equal({
+        role: 'user',
+        content: question,
+      });
+      const events = await waitFor(() =>
+        usageFor(res.body.request_id).length > 0 ? usageFor(res.body.request_id) : undefined,
+      );
       expect(events).to.have.length(1);
       expect(events[0]?.data).to.deep.include({
         endpoint: '/api/v2/ai/assistants/chat',
@@ -231,7 +329,11 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
       const events = await readEvents(response);
       const done = events[events.length - 1] as ReceivedEvent;
       expect(done.event).to.equal('done');
-      expect(done.data).to.deep.include({ reply: `Answer from up-gpt about ${question}.`, model: 'fake-gpt', request_id: response.headers.get('x-request-id') });
+      expect(done.data).to.deep.include({
+        reply: `Answer from up-gpt about ${question}.`,
+        model: 'fake-gpt',
+        request_id: response.headers.get('x-request-id'),
+      });
       expect(done.data.usage.tokens_used).to.equal(1545);
       expect(deltaText(events)).to.equal(done.data.reply);
       expect(fake.requestsFor('up-gpt')[0]).to.deep.include({ stream: true });

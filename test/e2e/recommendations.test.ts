@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { api } from '../support/http';
 
 const ITEMS = [
-  { itemId: 'tent', catalog: 'ecommerce', title: 'Two-person tent', categories: ['camping'], attributes: { price: 199 } },
+  {
+    itemId: 'tent',
+    catalog: 'ecommerce',
+    title: 'Two-person tent',
+    categories: ['camping'],
+    attributes: { price: 199 },
+  },
   { itemId: 'stove', catalog: 'ecommerce', title: 'Camping stove', categories: ['camping'] },
   { itemId: 'lamp', catalog: 'ecommerce', title: 'Head lamp', categories: ['camping'] },
   { itemId: 'mug', catalog: 'ecommerce', title: 'Enamel mug', categories: ['kitchen'] },
@@ -20,7 +26,8 @@ describe('e2e: recommendations', () => {
       interactions.push({ userId: `camper${i}`, itemId: 'tent', type: 'purchase' });
       interactions.push({ userId: `camper${i}`, itemId: 'stove', type: 'purchase' });
     }
-    for (let i = 0; i < 10; i++) interactions.push({ userId: `walker${i}`, itemId: 'socks', type: 'purchase' });
+    for (let i = 0; i < 10; i++)
+      interactions.push({ userId: `walker${i}`, itemId: 'socks', type: 'purchase' });
     interactions.push({ userId: 'camper0', itemId: 'lamp', type: 'view' });
     interactions.push({ userId: 'alice', itemId: 'tent', type: 'purchase' });
     const recorded = await api('/api/v2/interactions', { body: { interactions } });
@@ -29,11 +36,18 @@ describe('e2e: recommendations', () => {
     // Train now rather than waiting for the scheduled rebuild.
     const model = await api('/api/v2/ai/recommendations/model', { body: {} });
     expect(model.status, model.text).to.equal(200);
-    expect(model.body).to.include({ algorithm: 'item_knn', items: 4, users: 17, interactions: interactions.length });
+    expect(model.body).to.include({
+      algorithm: 'item_knn',
+      items: 4,
+      users: 17,
+      interactions: interactions.length,
+    });
   });
 
   it('recommends co-occurring items, excluding what the user already has', async () => {
-    const res = await api('/api/v2/ai/recommendations', { body: { userId: 'alice', numRecommendations: 3 } });
+    const res = await api('/api/v2/ai/recommendations', {
+      body: { userId: 'alice', numRecommendations: 3 },
+    });
     expect(res.status).to.equal(200);
     expect(res.body).to.have.all.keys('userId', 'recommendations', 'requestId');
     expect(res.body.userId).to.equal('alice');
@@ -49,14 +63,18 @@ describe('e2e: recommendations', () => {
   });
 
   it('falls back to popularity for an unknown user', async () => {
-    const res = await api('/api/v2/ai/recommendations', { body: { userId: 'newcomer', numRecommendations: 2 } });
+    const res = await api('/api/v2/ai/recommendations', {
+      body: { userId: 'newcomer', numRecommendations: 2 },
+    });
     expect(res.status).to.equal(200);
     expect(res.body.recommendations[0].itemId).to.equal('socks');
     expect(res.body.recommendations[0].reason).to.match(/popular/);
   });
 
   it('favours items related to currentItemId and never returns the current item', async () => {
-    const res = await api('/v2/ai/recommendations', { body: { userId: 'newcomer', currentItemId: 'tent', numRecommendations: 3 } });
+    const res = await api('/v2/ai/recommendations', {
+      body: { userId: 'newcomer', currentItemId: 'tent', numRecommendations: 3 },
+    });
     expect(res.status).to.equal(200);
     const ids = res.body.recommendations.map((r: { itemId: string }) => r.itemId);
     expect(ids[0]).to.equal('stove');
@@ -67,7 +85,9 @@ describe('e2e: recommendations', () => {
     const res = await api('/api/v2/ai/recommendations', { body: { userId: 'newcomer' } });
     expect(res.status).to.equal(200);
     expect(res.body.recommendations.length).to.be.at.most(10);
-    const tooMany = await api('/api/v2/ai/recommendations', { body: { userId: 'newcomer', numRecommendations: 101 } });
+    const tooMany = await api('/api/v2/ai/recommendations', {
+      body: { userId: 'newcomer', numRecommendations: 101 },
+    });
     expect(tooMany.status).to.equal(400);
     expect(tooMany.body.error.details[0].field).to.equal('/numRecommendations');
   });

@@ -21,8 +21,10 @@ describe('e2e: no secret reaches the log', function () {
   let log: CapturedLog;
   let receiver: WebhookReceiver;
   const secrets = new Set<string>([ADMIN_TOKEN, WRONG_KEY, WRONG_ADMIN]);
-  const api = (path: string, options?: ApiOptions) => callApi(mesh.gatewayUrl, mesh.apiKey, path, options);
-  const admin = (path: string, options: ApiOptions = {}) => api(path, { ...options, key: null, headers: { 'x-admin-token': ADMIN_TOKEN } });
+  const api = (path: string, options?: ApiOptions) =>
+    callApi(mesh.gatewayUrl, mesh.apiKey, path, options);
+  const admin = (path: string, options: ApiOptions = {}) =>
+    api(path, { ...options, key: null, headers: { 'x-admin-token': ADMIN_TOKEN } });
   const remember = (value: unknown) => {
     expect(value, 'a secret to look for').to.be.a('string').with.length.greaterThan(10);
     secrets.add(value as string);
@@ -46,7 +48,9 @@ describe('e2e: no secret reaches the log', function () {
     const answers = parseResponses(await sendRaw(mesh.gatewayUrl, `${head}\r\n{}${head}\r\n`));
     expect(answers.map((a) => a.status)).to.deep.equal([200, 400]);
     const refusal = answers[1]!;
-    expect(JSON.parse(refusal.body)).to.deep.include({ request_id: refusal.headers['x-request-id'] });
+    expect(JSON.parse(refusal.body)).to.deep.include({
+      request_id: refusal.headers['x-request-id'],
+    });
     expect(JSON.parse(refusal.body).error.code).to.equal('invalid_request');
   });
 
@@ -61,48 +65,90 @@ describe('e2e: no secret reaches the log', function () {
 
   it('refuses wrong keys and admin tokens in every header form', async () => {
     expect((await api('/api/v2/models', { key: WRONG_KEY })).status).to.equal(401);
-    expect((await api('/api/v2/models', { authorization: `Bearer ${WRONG_KEY}` })).status).to.equal(401);
-    expect((await api('/api/v2/admin/organizations', { key: null, headers: { 'x-admin-token': WRONG_ADMIN } })).status).to.equal(403);
-    expect((await api('/api/v2/admin/organizations', { authorization: `Bearer ${WRONG_ADMIN}` })).status).to.equal(403);
-    expect((await api('/api/v2/admin/organizations', { authorization: `Bearer ${ADMIN_TOKEN}` })).status).to.equal(200);
+    expect((await api('/api/v2/models', { authorization: `Bearer ${WRONG_KEY}` })).status).to.equal(
+      401,
+    );
+    expect(
+      (
+        await api('/api/v2/admin/organizations', {
+          key: null,
+          headers: { 'x-admin-token': WRONG_ADMIN },
+        })
+      ).status,
+    ).to.equal(403);
+    expect(
+      (await api('/api/v2/admin/organizations', { authorization: `Bearer ${WRONG_ADMIN}` })).status,
+    ).to.equal(403);
+    expect(
+      (await api('/api/v2/admin/organizations', { authorization: `Bearer ${ADMIN_TOKEN}` })).status,
+    ).to.equal(200);
   });
 
   it('issues, rotates and revokes keys through the admin API', async () => {
     const organization = `logs-${process.pid}`;
-    expect((await admin('/api/v2/admin/organizations', { body: { id: organization, name: 'Logs', monthlyTokenQuota: 100000 } })).status).to.equal(201);
-    const issued = await admin(`/api/v2/admin/organizations/${organization}/keys`, { body: { name: 'k' } });
+    expect(
+      (
+        await admin('/api/v2/admin/organizations', {
+          body: { id: organization, name: 'Logs', monthlyTokenQuota: 100000 },
+        })
+      ).status,
+    ).to.equal(201);
+    const issued = await admin(`/api/v2/admin/organizations/${organization}/keys`, {
+      body: { name: 'k' },
+    });
     expect(issued.status, issued.text).to.equal(201);
     remember(issued.body.key);
-    expect((await callApi(mesh.gatewayUrl, issued.body.key, '/api/v2/models')).status).to.equal(200);
+    expect((await callApi(mesh.gatewayUrl, issued.body.key, '/api/v2/models')).status).to.equal(
+      200,
+    );
     const rotated = await admin(`/api/v2/admin/keys/${issued.body.keyId}/rotate`, { body: {} });
     expect(rotated.status, rotated.text).to.be.oneOf([200, 201]);
     remember(rotated.body.key);
-    expect((await admin(`/api/v2/admin/keys/${rotated.body.keyId}/revoke`, { body: {} })).status).to.equal(200);
-    expect((await callApi(mesh.gatewayUrl, rotated.body.key, '/api/v2/models')).status).to.equal(401);
+    expect(
+      (await admin(`/api/v2/admin/keys/${rotated.body.keyId}/revoke`, { body: {} })).status,
+    ).to.equal(200);
+    expect((await callApi(mesh.gatewayUrl, rotated.body.key, '/api/v2/models')).status).to.equal(
+      401,
+    );
   });
 
   it('registers webhooks, rotates their secrets and the signing secret, and delivers signed calls', async () => {
-    const hook = await api('/api/webhooks', { body: { event: 'data_updated', url: receiver.url }, headers: { 'idempotency-key': 'logs-hook-1' } });
+    const hook = await api('/api/webhooks', {
+      body: { event: 'data_updated', url: receiver.url },
+      headers: { 'idempotency-key': 'logs-hook-1' },
+    });
     expect(hook.status, hook.text).to.equal(201);
     remember(hook.body.secret);
-    const rotatedHook = await api(`/api/webhooks/${hook.body.id}/rotate-secret`, { body: { overlapSeconds: 60 } });
+    const rotatedHook = await api(`/api/webhooks/${hook.body.id}/rotate-secret`, {
+      body: { overlapSeconds: 60 },
+    });
     remember(rotatedHook.body.secret);
     const signing = await api('/api/webhooks/signing-secret');
     remember(signing.body.secret);
     const rotatedSigning = await api('/api/webhooks/signing-secret/rotate', { body: {} });
     remember(rotatedSigning.body.secret);
-    const accepted = await api('/api/v2/ai/content/generate', { body: { prompt: 'A signed result', webhookUrl: receiver.url } });
+    const accepted = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'A signed result', webhookUrl: receiver.url },
+    });
     expect(accepted.status, accepted.text).to.equal(202);
-    expect((await api('/api/v2/catalog/items', { body: { items: [{ itemId: 'logs-1', catalog: 'ecommerce', title: 'Trail shoe' }] } })).status).to.be.below(300);
+    expect(
+      (
+        await api('/api/v2/catalog/items', {
+          body: { items: [{ itemId: 'logs-1', catalog: 'ecommerce', title: 'Trail shoe' }] },
+        })
+      ).status,
+    ).to.be.below(300);
     await waitFor(() => receiver.calls.length >= 2, 10_000);
     const signatures = receiver.calls.map((call) => call.headers['webhook-signature']).join(' ');
-    for (const signature of signatures.split(/[\s,]+/).filter((part) => part.length > 20)) secrets.add(signature);
+    for (const signature of signatures.split(/[\s,]+/).filter((part) => part.length > 20))
+      secrets.add(signature);
   });
 
   it('writes none of them to the log', () => {
     const text = log.text();
     expect(text).to.include('malformed HTTP request refused'); // the capture saw the raw-socket refusals
     expect(text.split('\n').length).to.be.greaterThan(20);
-    for (const secret of secrets) expect(text.includes(secret), `${secret.slice(0, 8)}... in the log`).to.equal(false);
+    for (const secret of secrets)
+      expect(text.includes(secret), `${secret.slice(0, 8)}... in the log`).to.equal(false);
   });
 });

@@ -29,8 +29,17 @@ describe('e2e: health, readiness and OpenAPI', () => {
     }
     const generate = res.body.paths['/api/v2/ai/content/generate'].post;
     const schema = generate.requestBody.content['application/json'].schema;
-    const resolved = schema.$ref ? res.body.components.schemas[schema.$ref.split('/').pop()] : schema;
-    expect(resolved.properties).to.include.keys('prompt', 'max_length', 'tone', 'language', 'webhookUrl', 'model');
+    const resolved = schema.$ref
+      ? res.body.components.schemas[schema.$ref.split('/').pop()]
+      : schema;
+    expect(resolved.properties).to.include.keys(
+      'prompt',
+      'max_length',
+      'tone',
+      'language',
+      'webhookUrl',
+      'model',
+    );
   });
 
   it('exposes Prometheus metrics', async () => {
@@ -38,6 +47,8 @@ describe('e2e: health, readiness and OpenAPI', () => {
     const res = await api('/metrics', { key: null });
     expect(res.status).to.equal(200);
     expect(res.text).to.include('# TYPE');
-    expect(res.text).to.match(/grpc_server_handled_total\{[^}]*grpc_method="ListModels"[^}]*grpc_code="OK"\} [1-9]/);
+    expect(res.text).to.match(
+      /grpc_server_handled_total\{[^}]*grpc_method="ListModels"[^}]*grpc_code="OK"\} [1-9]/,
+    );
   });
 });

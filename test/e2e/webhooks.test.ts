@@ -22,7 +22,10 @@ describe('e2e: webhooks and asynchronous results', () => {
       body: { prompt: 'A short note about our new store opening', webhookUrl: receiver.url },
     });
     expect(res.status).to.equal(202);
-    expect(res.body).to.deep.equal({ status: 'processing', requestId: res.headers.get('x-request-id') });
+    expect(res.body).to.deep.equal({
+      status: 'processing',
+      requestId: res.headers.get('x-request-id'),
+    });
 
     const call = await waitFor(() => receiver.calls[0], 10_000);
     verifyWithStandardWebhooks(signingSecret, call);
@@ -41,7 +44,9 @@ describe('e2e: webhooks and asynchronous results', () => {
 
   it('retries a failing receiver with the same webhook-id', async () => {
     receiver.respondWith((_call, index) => (index < 2 ? { status: 500 } : { status: 200 }));
-    const res = await api('/api/v2/ai/content/generate', { body: { prompt: 'Retry me', webhookUrl: receiver.url } });
+    const res = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'Retry me', webhookUrl: receiver.url },
+    });
     expect(res.status).to.equal(202);
     await waitFor(() => receiver.calls.length >= 3, 10_000);
     const ids = new Set(receiver.calls.map((c) => c.headers['webhook-id']));
@@ -50,15 +55,23 @@ describe('e2e: webhooks and asynchronous results', () => {
 
   it("serves the delivery metrics on the gateway's /metrics in embedded mode", async () => {
     receiver.respondWith((_call, index) => (index === 0 ? { status: 503 } : { status: 200 }));
-    const res = await api('/api/v2/ai/content/generate', { body: { prompt: 'Count my attempts', webhookUrl: receiver.url } });
+    const res = await api('/api/v2/ai/content/generate', {
+      body: { prompt: 'Count my attempts', webhookUrl: receiver.url },
+    });
     expect(res.status).to.equal(202);
     await waitFor(() => receiver.calls.length >= 2, 10_000);
     const metrics = await api('/metrics', { key: null });
     expect(metrics.status).to.equal(200);
-    expect(metrics.text).to.match(/notification_webhook_attempts_total\{outcome="succeeded"\} [1-9]/);
+    expect(metrics.text).to.match(
+      /notification_webhook_attempts_total\{outcome="succeeded"\} [1-9]/,
+    );
     expect(metrics.text).to.match(/notification_webhook_failures_total\{reason="http_5xx"\} [1-9]/);
     expect(metrics.text).to.match(/notification_event_to_first_attempt_seconds_count [1-9]/);
-    for (const gauge of ['notification_pending_deliveries', 'notification_queued_attempts', 'notification_disabled_webhooks']) {
+    for (const gauge of [
+      'notification_pending_deliveries',
+      'notification_queued_attempts',
+      'notification_disabled_webhooks',
+    ]) {
       expect(metrics.text).to.match(new RegExp(`^${gauge} \\d+$`, 'm'));
     }
   });
@@ -76,8 +89,13 @@ describe('e2e: webhooks and asynchronous results', () => {
     expect(listed).to.not.have.key('secret');
 
     // Ingesting catalog data emits data_updated, delivered signed with the webhook's own secret.
-    await api('/api/v2/catalog/items', { body: { items: [{ itemId: 'wh-item', catalog: 'education', title: 'Intro course' }] } });
-    const call = await waitFor(() => receiver.calls.find((c) => c.body?.event === 'data_updated'), 10_000);
+    await api('/api/v2/catalog/items', {
+      body: { items: [{ itemId: 'wh-item', catalog: 'education', title: 'Intro course' }] },
+    });
+    const call = await waitFor(
+      () => receiver.calls.find((c) => c.body?.event === 'data_updated'),
+      10_000,
+    );
     verifyWithStandardWebhooks(res.body.secret, call);
     expect(call.body).to.include({ event: 'data_updated', organization: 'dev' });
     expect(call.body.count).to.be.a('number');
@@ -90,7 +108,9 @@ describe('e2e: webhooks and asynchronous results', () => {
     const badEvent = await api('/api/webhooks', { body: { event: 'nope', url: receiver.url } });
     expect(badEvent.status).to.equal(400);
     expect(badEvent.body.error.details[0].field).to.equal('/event');
-    const badUrl = await api('/api/webhooks', { body: { event: 'invoice_paid', url: 'not a url' } });
+    const badUrl = await api('/api/webhooks', {
+      body: { event: 'invoice_paid', url: 'not a url' },
+    });
     expect(badUrl.status).to.equal(400);
     expect(badUrl.body.error.details[0].field).to.equal('/url');
   });

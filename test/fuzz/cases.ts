@@ -1,5 +1,13 @@
 import type { Random } from './random';
-import { EDGE_NUMBERS, PROTOTYPE_KEYS, UNICODE, resolve, sample, type Components, type Schema } from './values';
+import {
+  EDGE_NUMBERS,
+  PROTOTYPE_KEYS,
+  UNICODE,
+  resolve,
+  sample,
+  type Components,
+  type Schema,
+} from './values';
 
 /** One HTTP request of the fuzz run. */
 export interface FuzzCase {
@@ -48,12 +56,34 @@ const DEEP = '"__FUZZ_DEEP__"';
 const PROTO = '__FUZZ_PROTO__';
 const RAW_NUMBER = '"__FUZZ_NUMBER__"';
 
-const PATH_VALUES = ['fuzz-1', 'wh_missing', 'req_missing', '__proto__', 'constructor', '%00', '..%2F..%2Fetc', '%F0%9F%98%80', 'a'.repeat(3000), '%E4%B8%80'.repeat(300), '%ZZ', ' ', '%20', 'null', '-1', '1e308'];
+const PATH_VALUES = [
+  'fuzz-1',
+  'wh_missing',
+  'req_missing',
+  '__proto__',
+  'constructor',
+  '%00',
+  '..%2F..%2Fetc',
+  '%F0%9F%98%80',
+  'a'.repeat(3000),
+  '%E4%B8%80'.repeat(300),
+  '%ZZ',
+  ' ',
+  '%20',
+  'null',
+  '-1',
+  '1e308',
+];
 
-function slots(value: unknown, path: Array<string | number> = [], found: Array<Array<string | number>> = []): Array<Array<string | number>> {
+function slots(
+  value: unknown,
+  path: Array<string | number> = [],
+  found: Array<Array<string | number>> = [],
+): Array<Array<string | number>> {
   found.push(path);
   if (path.length > 6 || value === null || typeof value !== 'object') return found;
-  for (const [key, child] of Object.entries(value)) slots(child, [...path, Array.isArray(value) ? Number(key) : key], found);
+  for (const [key, child] of Object.entries(value))
+    slots(child, [...path, Array.isArray(value) ? Number(key) : key], found);
   return found;
 }
 
@@ -67,34 +97,67 @@ function setAt(root: unknown, path: Array<string | number>, replacement: unknown
 
 function deepText(random: Random): string {
   const depth = random.pick([33, 40, 1000, 10_000, 100_000]);
-  return random.chance(0.5) ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return random.chance(0.5)
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
-type Mutator = (body: unknown, random: Random) => { body: unknown; text?: (json: string) => string };
+type Mutator = (
+  body: unknown,
+  random: Random,
+) => { body: unknown; text?: (json: string) => string };
 
 /** Each breaks one thing of a plausible body. */
 const MUTATORS: Record<string, Mutator> = {
   valid: (body) => ({ body }),
-  'wrong-type': (body, random) => ({ body: setAt(body, random.pick(slots(body)).slice(), random.pick([123, true, null, [], {}, 'text', -1, [1, 'a'], { x: 1 }])) }),
+  'wrong-type': (body, random) => ({
+    body: setAt(
+      body,
+      random.pick(slots(body)).slice(),
+      random.pick([123, true, null, [], {}, 'text', -1, [1, 'a'], { x: 1 }]),
+    ),
+  }),
   'huge-string': (body, random) => {
     const size = random.pick([10_000, 100_000, 400_000, 900_000]);
     const text = random.pick(['a', '\u4e00', 'ab ', '😀', '!?']).repeat(size / 3);
     return { body: setAt(body, random.pick(slots(body)).slice(), text) };
   },
-  'over-limit': (body) => ({ body: setAt(body, [], { ...(body as object), filler: 'x'.repeat(1_100_000) }) }),
-  deep: (body, random) => ({ body: setAt(body, random.pick(slots(body)).slice(), '__FUZZ_DEEP__'), text: (json) => json.replace(DEEP, deepText(random)) }),
-  unicode: (body, random) => ({ body: setAt(body, random.pick(slots(body)).slice(), random.pick(UNICODE)) }),
+  'over-limit': (body) => ({
+    body: setAt(body, [], { ...(body as object), filler: 'x'.repeat(1_100_000) }),
+  }),
+  deep: (body, random) => ({
+    body: setAt(body, random.pick(slots(body)).slice(), '__FUZZ_DEEP__'),
+    text: (json) => json.replace(DEEP, deepText(random)),
+  }),
+  unicode: (body, random) => ({
+    body: setAt(body, random.pick(slots(body)).slice(), random.pick(UNICODE)),
+  }),
   prototype: (body, random) => {
     const target = random.pick(slots(body).filter((path) => path.length < 3)).slice();
     const key = random.pick(PROTOTYPE_KEYS);
     const poison = { [PROTO]: { polluted: true, isAdmin: true, organization: 'other' } };
-    const base = target.length === 0 && typeof body === 'object' && body !== null ? { ...(body as object), ...poison } : setAt(body, target, poison);
+    const base =
+      target.length === 0 && typeof body === 'object' && body !== null
+        ? { ...(body as object), ...poison }
+        : setAt(body, target, poison);
     return { body: base, text: (json) => json.split(`"${PROTO}"`).join(JSON.stringify(key)) };
   },
   'edge-number': (body, random) => {
-    const raw = random.pick(['1e999', '-1e999', '-0', '1.0e+400', '123456789012345678901234567890', '0.0000000000000000000001', '1E2']);
-    if (random.chance(0.5)) return { body: setAt(body, random.pick(slots(body)).slice(), random.pick(EDGE_NUMBERS)) };
-    return { body: setAt(body, random.pick(slots(body)).slice(), '__FUZZ_NUMBER__'), text: (json) => json.replace(RAW_NUMBER, raw) };
+    const raw = random.pick([
+      '1e999',
+      '-1e999',
+      '-0',
+      '1.0e+400',
+      '123456789012345678901234567890',
+      '0.0000000000000000000001',
+      '1E2',
+    ]);
+    if (random.chance(0.5))
+      return { body: setAt(body, random.pick(slots(body)).slice(), random.pick(EDGE_NUMBERS)) };
+    return {
+      body: setAt(body, random.pick(slots(body)).slice(), '__FUZZ_NUMBER__'),
+      text: (json) => json.replace(RAW_NUMBER, raw),
+    };
   },
   'many-fields': (body) => {
     const extra: Record<string, number> = {};
@@ -102,9 +165,21 @@ const MUTATORS: Record<string, Mutator> = {
     return { body: { ...(body as object), ...extra } };
   },
   'huge-array': (body, random) => ({
-    body: setAt(body, random.pick(slots(body)).slice(), Array.from({ length: random.pick([1000, 20_000, 100_000]) }, (_, i) => (random.chance(0.5) ? i : { i }))),
+    body: setAt(
+      body,
+      random.pick(slots(body)).slice(),
+      Array.from({ length: random.pick([1000, 20_000, 100_000]) }, (_, i) =>
+        random.chance(0.5) ? i : { i },
+      ),
+    ),
   }),
-  blank: (body, random) => ({ body: setAt(body, random.pick(slots(body)).slice(), random.pick(['', ' ', '\t\n ', null, '\u3000'])) }),
+  blank: (body, random) => ({
+    body: setAt(
+      body,
+      random.pick(slots(body)).slice(),
+      random.pick(['', ' ', '\t\n ', null, '\u3000']),
+    ),
+  }),
   'drop-field': (body, random) => {
     const path = random.pick(slots(body).filter((p) => p.length > 0));
     if (!path) return { body: {} };
@@ -115,19 +190,66 @@ const MUTATORS: Record<string, Mutator> = {
   },
 };
 
-const RAW_BODIES = ['{', '{"a":1,}', '[]', '"text"', '123', 'null', 'true', '\uFEFF{}', '{"a":1}{"b":2}', '{"prompt":"a","prompt":{"x":1}}', 'NaN', '{"a":NaN}', "{'a':1}", '{"a":"\\ud800"}', '{"a":"\\u0000"}', '\u0000', ' '.repeat(5000), '{"a":1e999}'];
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/json; charset=utf-8', 'multipart/form-data; boundary=x', 'application/json;;;', 'application/jsonx', ''];
+const RAW_BODIES = [
+  '{',
+  '{"a":1,}',
+  '[]',
+  '"text"',
+  '123',
+  'null',
+  'true',
+  '\uFEFF{}',
+  '{"a":1}{"b":2}',
+  '{"prompt":"a","prompt":{"x":1}}',
+  'NaN',
+  '{"a":NaN}',
+  "{'a':1}",
+  '{"a":"\\ud800"}',
+  '{"a":"\\u0000"}',
+  '\u0000',
+  ' '.repeat(5000),
+  '{"a":1e999}',
+];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-8',
+  'multipart/form-data; boundary=x',
+  'application/json;;;',
+  'application/jsonx',
+  '',
+];
 
-function authHeaders(operation: Operation, credentials: Credentials, random: Random): Record<string, string> {
+function authHeaders(
+  operation: Operation,
+  credentials: Credentials,
+  random: Random,
+): Record<string, string> {
   const roll = random.next();
   if (roll < 0.04) return {};
-  if (roll < 0.08) return { authorization: random.pick(['X-API-Key', 'Bearer', `X-API-Key sk_${'x'.repeat(40)}`, 'X-API-Key  ', `Basic ${Buffer.from('a:b').toString('base64')}`, `X-API-Key ${credentials.apiKey}x`]) };
-  if (operation.admin) return random.chance(0.8) ? { 'x-admin-token': credentials.adminToken } : { authorization: `Bearer ${credentials.adminToken}` };
+  if (roll < 0.08)
+    return {
+      authorization: random.pick([
+        'X-API-Key',
+        'Bearer',
+        `X-API-Key sk_${'x'.repeat(40)}`,
+        'X-API-Key  ',
+        `Basic ${Buffer.from('a:b').toString('base64')}`,
+        `X-API-Key ${credentials.apiKey}x`,
+      ]),
+    };
+  if (operation.admin)
+    return random.chance(0.8)
+      ? { 'x-admin-token': credentials.adminToken }
+      : { authorization: `Bearer ${credentials.adminToken}` };
   return { authorization: `X-API-Key ${credentials.apiKey}` };
 }
 
 function fillPath(template: string, random: Random): string {
-  return template.replace(/\{[^}]+\}/g, () => (random.chance(0.6) ? `fuzz-${random.int(5)}` : random.pick(PATH_VALUES)));
+  return template.replace(/\{[^}]+\}/g, () =>
+    random.chance(0.6) ? `fuzz-${random.int(5)}` : random.pick(PATH_VALUES),
+  );
 }
 
 /** A lone surrogate cannot be percent-encoded as UTF-8: it goes as U+FFFD, as a browser sends it. */
@@ -135,7 +257,12 @@ function encodeQuery(value: string): string {
   return encodeURIComponent((value as string & { toWellFormed(): string }).toWellFormed());
 }
 
-function queryOf(operation: Operation, components: Components, random: Random, context: { url: string }): string {
+function queryOf(
+  operation: Operation,
+  components: Components,
+  random: Random,
+  context: { url: string },
+): string {
   const pairs: string[] = [];
   for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
     if (!random.chance(0.6)) continue;
@@ -152,14 +279,28 @@ function queryOf(operation: Operation, components: Components, random: Random, c
 }
 
 /** One generated request for the operation: a plausible body with one thing broken (or none). */
-export function generateCase(operation: Operation, components: Components, credentials: Credentials, random: Random, context: { url: string }): FuzzCase {
+export function generateCase(
+  operation: Operation,
+  components: Components,
+  credentials: Credentials,
+  random: Random,
+  context: { url: string },
+): FuzzCase {
   const headers = authHeaders(operation, credentials, random);
   let method = operation.method;
   if (random.chance(0.02)) method = random.pick(['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
-  const path = fillPath(operation.template, random) + queryOf(operation, components, random, context);
-  if (!['POST', 'PUT', 'PATCH'].includes(operation.method)) return { method, path, headers, mutation: method === operation.method ? 'path-and-query' : 'method' };
+  const path =
+    fillPath(operation.template, random) + queryOf(operation, components, random, context);
+  if (!['POST', 'PUT', 'PATCH'].includes(operation.method))
+    return {
+      method,
+      path,
+      headers,
+      mutation: method === operation.method ? 'path-and-query' : 'method',
+    };
   headers['content-type'] = 'application/json';
-  if (random.chance(0.08)) return { method, path, headers, body: random.pick(RAW_BODIES), mutation: 'raw-json' };
+  if (random.chance(0.08))
+    return { method, path, headers, body: random.pick(RAW_BODIES), mutation: 'raw-json' };
   if (random.chance(0.04)) {
     headers['content-type'] = random.pick(CONTENT_TYPES);
     return { method, path, headers, body: '{}', mutation: 'content-type' };

@@ -24,7 +24,9 @@ const ticker = recordStalls(stalls, STALL_TICK_MS, STALL_TICK_MS);
 async function scrapeLoopLag(): Promise<void> {
   lastScrape = performance.now();
   try {
-    const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const text = await (
+      await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })
+    ).text();
     const match = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)/m.exec(text);
     if (match) loopLagMaxMs.push(Number(match[1]) * 1000);
   } catch {
@@ -36,7 +38,10 @@ async function probe(): Promise<void> {
   for (let id = 1; running; id++) {
     const sentAt = epochMs();
     try {
-      const res = await fetch(`${url}/healthz`, { headers: { 'x-fuzz-probe': String(id) }, signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`${url}/healthz`, {
+        headers: { 'x-fuzz-probe': String(id) },
+        signal: AbortSignal.timeout(5000),
+      });
       await res.arrayBuffer();
       if (res.status !== 200) failures.push(`status ${res.status}`);
     } catch (error) {

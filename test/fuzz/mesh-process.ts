@@ -8,18 +8,37 @@ export interface MeshProcess {
   stop(): Promise<void>;
 }
 
-const ENTRY = path.resolve(__dirname, '..', '..', '..', 'deploy', 'embedded', 'dist', 'src', 'index.js');
+const ENTRY = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'deploy',
+  'embedded',
+  'dist',
+  'src',
+  'index.js',
+);
 
 /** The embedded mesh in its own process (`npm start`), so the fuzz client's work does not slow the server it measures. */
-export function startMeshProcess(env: NodeJS.ProcessEnv, preload: string[] = []): Promise<MeshProcess> {
+export function startMeshProcess(
+  env: NodeJS.ProcessEnv,
+  preload: string[] = [],
+): Promise<MeshProcess> {
   const args = [...preload.flatMap((module) => ['--require', module]), ENTRY];
-  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const chunks: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => chunks.push(chunk.toString('utf8')));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the mesh did not start:\n${chunks.join('').slice(-2000)}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the mesh did not start:\n${chunks.join('').slice(-2000)}`)),
+      60_000,
+    );
     const poll = setInterval(() => {
       const match = /running \(embedded mode\) at (http:\/\/\S+)/.exec(chunks.join(''));
       if (!match) return;

@@ -6,7 +6,13 @@ import { generateCase, operationsOf, type Credentials, type FuzzCase } from './c
 import type { Components } from './values';
 import { startMeshProcess } from './mesh-process';
 import { Random } from './random';
-import { breakDown, type Pause, type ProbeBreakdown, type ProbeTiming, type ServerTiming } from './timing';
+import {
+  breakDown,
+  type Pause,
+  type ProbeBreakdown,
+  type ProbeTiming,
+  type ServerTiming,
+} from './timing';
 import { pickRaw } from './raw-cases';
 import { parseResponses, sendRaw } from '../support/raw-http';
 import { WebhookReceiver } from '../support/receiver';
@@ -34,14 +40,28 @@ export interface FuzzReport {
   /** The slowest answer per mutation (client-side time, with its request). */
   slowest: Record<string, { ms: number; what: string }>;
   /** /healthz latency as a client sees it; the server's event-loop delay (max and median of per-second maxima). */
-  healthz: { probes: number; p50: number; p99: number; max: number; over: number; loopLagMaxMs: number; loopLagMedianMs: number };
+  healthz: {
+    probes: number;
+    p50: number;
+    p99: number;
+    max: number;
+    over: number;
+    loopLagMaxMs: number;
+    loopLagMedianMs: number;
+  };
   /** Each probe over the limit, split into the server's part and the rest (server-timing.ts). */
   slowProbes: ProbeBreakdown[];
   /**
    * The server's longest event-loop stall, the most CPU its thread spent in one stall (its longest
    * synchronous stretch of work, GC included), and its GC pauses during the run.
    */
-  server: { maxStallMs: number; maxStallCpuMs: number; maxGcPauseMs: number; gcPauses: number; heavy: ServerTiming['heavy'] };
+  server: {
+    maxStallMs: number;
+    maxStallCpuMs: number;
+    maxGcPauseMs: number;
+    gcPauses: number;
+    heavy: ServerTiming['heavy'];
+  };
   findings: string[];
 }
 
@@ -59,7 +79,9 @@ function runSecrets(seed: number): Credentials & { signingSecret: string } {
 }
 
 function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted.length === 0
+    ? 0
+    : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 function describe(c: FuzzCase): string {
@@ -68,7 +90,11 @@ function describe(c: FuzzCase): string {
 }
 
 /** The contract's error body: error {code, message, details[] <= 20}, request_id = X-Request-Id. */
-export function errorContractProblem(status: number, headers: { get(name: string): string | null }, text: string): string | undefined {
+export function errorContractProblem(
+  status: number,
+  headers: { get(name: string): string | null },
+  text: string,
+): string | undefined {
   let body: any;
   try {
     body = JSON.parse(text);
@@ -77,15 +103,20 @@ export function errorContractProblem(status: number, headers: { get(name: string
   }
   const requestId = headers.get('x-request-id');
   if (!requestId) return `${status} without X-Request-Id`;
-  if (!body || typeof body !== 'object' || !body.error || body.request_id !== requestId) return `${status} body is not the error contract: ${text.slice(0, 200)}`;
+  if (!body || typeof body !== 'object' || !body.error || body.request_id !== requestId)
+    return `${status} body is not the error contract: ${text.slice(0, 200)}`;
   const { code, message, details } = body.error;
-  if (typeof code !== 'string' || typeof message !== 'string' || !Array.isArray(details)) return `${status} error lacks code/message/details: ${text.slice(0, 200)}`;
+  if (typeof code !== 'string' || typeof message !== 'string' || !Array.isArray(details))
+    return `${status} error lacks code/message/details: ${text.slice(0, 200)}`;
   if (details.length > 20) return `${status} with ${details.length} details`;
   if (/\n\s+at .+:\d+:\d+/.test(text)) return `${status} carries a stack trace`;
   return undefined;
 }
 
-async function readCapped(res: Response, cap: number): Promise<{ text: string; size: number; over: boolean }> {
+async function readCapped(
+  res: Response,
+  cap: number,
+): Promise<{ text: string; size: number; over: boolean }> {
   const reader = res.body?.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -103,21 +134,36 @@ async function readCapped(res: Response, cap: number): Promise<{ text: string; s
   return { text: Buffer.concat(chunks).toString('utf8'), size, over: false };
 }
 
-async function sendCase(baseUrl: string, c: FuzzCase, cap: number, findings: string[]): Promise<number> {
+async function sendCase(
+  baseUrl: string,
+  c: FuzzCase,
+  cap: number,
+  findings: string[],
+): Promise<number> {
   let res: Response;
   try {
     const body = c.method === 'GET' || c.method === 'HEAD' ? undefined : c.body;
     // X-Fuzz-Case names the case in the server's record of heavy stalls (server-timing.ts).
     const headers = { ...c.headers, 'x-fuzz-case': c.mutation };
-    res = await fetch(baseUrl + c.path, { method: c.method, headers, body, signal: AbortSignal.timeout(30_000) });
+    res = await fetch(baseUrl + c.path, {
+      method: c.method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     // The gateway closes the connection after refusing a body it did not read (413): not a failure.
-    if (!/ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/.test(String(cause)) || !c.mutation.includes('limit')) findings.push(`no answer (${cause}): ${describe(c)}`);
+    if (
+      !/ECONNRESET|EPIPE|UND_ERR_SOCKET|other side closed/.test(String(cause)) ||
+      !c.mutation.includes('limit')
+    )
+      findings.push(`no answer (${cause}): ${describe(c)}`);
     return 0;
   }
   const { text, size, over } = await readCapped(res, res.status >= 400 ? ERROR_CAP_BYTES : cap);
-  if (over) findings.push(`${res.status} answer over the size cap (${size}+ bytes): ${describe(c)}`);
+  if (over)
+    findings.push(`${res.status} answer over the size cap (${size}+ bytes): ${describe(c)}`);
   if (res.status >= 500) findings.push(`${res.status}: ${describe(c)} -> ${text.slice(0, 200)}`);
   else if (res.status >= 400 && c.method !== 'HEAD' && !over) {
     const problem = errorContractProblem(res.status, res.headers, text);
@@ -126,13 +172,23 @@ async function sendCase(baseUrl: string, c: FuzzCase, cap: number, findings: str
   return res.status;
 }
 
-async function sendRawCase(baseUrl: string, raw: { name: string; bytes: string }, findings: string[]): Promise<number> {
-  const answer = await sendRaw(baseUrl, raw.bytes, 1500).catch((error: Error) => `error ${error.message}`);
+async function sendRawCase(
+  baseUrl: string,
+  raw: { name: string; bytes: string },
+  findings: string[],
+): Promise<number> {
+  const answer = await sendRaw(baseUrl, raw.bytes, 1500).catch(
+    (error: Error) => `error ${error.message}`,
+  );
   const responses = parseResponses(answer);
   for (const response of responses) {
     if (response.status >= 500) findings.push(`raw "${raw.name}": ${response.status}`);
     else if (response.status >= 400) {
-      const problem = errorContractProblem(response.status, { get: (name) => response.headers[name] ?? null }, response.body);
+      const problem = errorContractProblem(
+        response.status,
+        { get: (name) => response.headers[name] ?? null },
+        response.body,
+      );
       if (problem) findings.push(`raw "${raw.name}": ${problem}`);
     }
   }
@@ -147,7 +203,9 @@ interface ProbeResult {
 }
 
 function startProbe(url: string): { stop(): Promise<ProbeResult> } {
-  const worker = new Worker(path.join(__dirname, 'healthz-probe.js'), { workerData: { url, intervalMs: 25 } });
+  const worker = new Worker(path.join(__dirname, 'healthz-probe.js'), {
+    workerData: { url, intervalMs: 25 },
+  });
   const result = new Promise<ProbeResult>((resolve) => worker.once('message', resolve));
   return {
     stop: async () => {
@@ -178,20 +236,20 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const timingFile = path.join(timingDir, 'server.json');
   const mesh = await startMeshProcess(
     {
-    ...process.env,
-    KAFKA_BROKERS: '',
-    MONGODB_URI: '',
-    REDIS_URL: '',
-    GATEWAY_PORT: '0',
-    LOG_LEVEL: 'debug',
-    DEV_API_KEY: secrets.apiKey,
-    ADMIN_TOKEN: secrets.adminToken,
-    DEV_SIGNING_SECRET: secrets.signingSecret,
-    DEV_MONTHLY_TOKEN_QUOTA: '1000000000000',
-    DEFAULT_RPM: '100000000',
-    DEFAULT_TPM: '100000000000',
-    WEBHOOK_RETRY_SCHEDULE: '0',
-    FUZZ_SERVER_TIMING_FILE: timingFile,
+      ...process.env,
+      KAFKA_BROKERS: '',
+      MONGODB_URI: '',
+      REDIS_URL: '',
+      GATEWAY_PORT: '0',
+      LOG_LEVEL: 'debug',
+      DEV_API_KEY: secrets.apiKey,
+      ADMIN_TOKEN: secrets.adminToken,
+      DEV_SIGNING_SECRET: secrets.signingSecret,
+      DEV_MONTHLY_TOKEN_QUOTA: '1000000000000',
+      DEFAULT_RPM: '100000000',
+      DEFAULT_TPM: '100000000000',
+      WEBHOOK_RETRY_SCHEDULE: '0',
+      FUZZ_SERVER_TIMING_FILE: timingFile,
     },
     [path.join(__dirname, 'server-timing.js')],
   );
@@ -203,7 +261,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let sent = 0;
   let raw = 0;
   try {
-    const document = (await (await fetch(`${mesh.gatewayUrl}/openapi.json`)).json()) as { components: Components } & Record<string, any>;
+    const document = (await (await fetch(`${mesh.gatewayUrl}/openapi.json`)).json()) as {
+      components: Components;
+    } & Record<string, any>;
     const operations = operationsOf(document);
     const context = { url: receiver.url };
     const probe = startProbe(mesh.gatewayUrl);
@@ -218,12 +278,24 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
           byMutation[`raw: ${rawCase.name}`] = (byMutation[`raw: ${rawCase.name}`] ?? 0) + 1;
           status = await sendRawCase(mesh.gatewayUrl, rawCase, findings);
         } else {
-          const c = generateCase(random.pick(operations), document.components, secrets, random, context);
+          const c = generateCase(
+            random.pick(operations),
+            document.components,
+            secrets,
+            random,
+            context,
+          );
           byMutation[c.mutation] = (byMutation[c.mutation] ?? 0) + 1;
           const start = performance.now();
-          status = await sendCase(mesh.gatewayUrl, c, options.responseCapBytes ?? 1024 * 1024, findings);
+          status = await sendCase(
+            mesh.gatewayUrl,
+            c,
+            options.responseCapBytes ?? 1024 * 1024,
+            findings,
+          );
           const ms = performance.now() - start;
-          if (ms > (slowest[c.mutation]?.ms ?? 0)) slowest[c.mutation] = { ms, what: `${status} ${describe(c).slice(0, 160)}` };
+          if (ms > (slowest[c.mutation]?.ms ?? 0))
+            slowest[c.mutation] = { ms, what: `${status} ${describe(c).slice(0, 160)}` };
         }
         byStatus[status] = (byStatus[status] ?? 0) + 1;
       }
@@ -236,20 +308,34 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     const limit = options.healthzLimitMs ?? 100;
     const over = latencies.filter((ms) => ms > limit).length;
     const server = readServerTiming(timingFile, findings);
-    const slowProbes = probes.filter((p) => p.answeredAt - p.sentAt > limit).map((p) => breakDown(p, server, stalls));
+    const slowProbes = probes
+      .filter((p) => p.answeredAt - p.sentAt > limit)
+      .map((p) => breakDown(p, server, stalls));
     // The server answers for its own part of a slow probe: the CPU its thread ran while the handler
     // was in progress and in the stalls of its event loop the request waited behind. The rest is
     // the machine's load (a thread waiting for a core) or the client's scheduling.
     const serverSlow = slowProbes.filter((b) => !b.reachedServer || b.serverMs > limit);
     if (serverSlow.length > 0) {
-      findings.push(`/healthz: the server took over ${limit} ms in ${serverSlow.length} of ${latencies.length} probes (max ${Math.max(...serverSlow.map((b) => b.serverMs)).toFixed(1)} ms)`);
+      findings.push(
+        `/healthz: the server took over ${limit} ms in ${serverSlow.length} of ${latencies.length} probes (max ${Math.max(...serverSlow.map((b) => b.serverMs)).toFixed(1)} ms)`,
+      );
     }
     for (const failure of failures) findings.push(`/healthz failed: ${failure}`);
     const loopLag = [...loopLagMaxMs].sort((a, b) => a - b);
-    const healthz = { probes: latencies.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) ?? 0, over, loopLagMaxMs: loopLag.at(-1) ?? 0, loopLagMedianMs: percentile(loopLag, 50) };
+    const healthz = {
+      probes: latencies.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1) ?? 0,
+      over,
+      loopLagMaxMs: loopLag.at(-1) ?? 0,
+      loopLagMedianMs: percentile(loopLag, 50),
+    };
     // The run's figures start with the first probe: the mesh's start (modules, schemas) is not serving.
-    const running = <P extends Pause>(pauses: P[]) => pauses.filter((p) => p.at >= (probes[0]?.sentAt ?? 0));
-    const longest = (pauses: Pause[], of: (p: Pause) => number = (p) => p.ms) => pauses.reduce((max, p) => Math.max(max, of(p)), 0);
+    const running = <P extends Pause>(pauses: P[]) =>
+      pauses.filter((p) => p.at >= (probes[0]?.sentAt ?? 0));
+    const longest = (pauses: Pause[], of: (p: Pause) => number = (p) => p.ms) =>
+      pauses.reduce((max, p) => Math.max(max, of(p)), 0);
     const serverSummary = {
       maxStallMs: longest(running(server.stalls)),
       maxStallCpuMs: longest(running(server.stalls), (p) => p.cpuMs ?? p.ms),
@@ -258,9 +344,23 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       heavy: running(server.heavy),
     };
     const output = mesh.output();
-    for (const [name, secret] of Object.entries(secrets)) if (output.includes(secret)) findings.push(`the ${name} appears in the log`);
-    if (!output.includes('"msg"')) findings.push('the mesh wrote no log lines: the secret check saw nothing');
-    return { seed, sent, raw, durationMs: performance.now() - started, byStatus, byMutation, slowest, healthz, slowProbes, server: serverSummary, findings };
+    for (const [name, secret] of Object.entries(secrets))
+      if (output.includes(secret)) findings.push(`the ${name} appears in the log`);
+    if (!output.includes('"msg"'))
+      findings.push('the mesh wrote no log lines: the secret check saw nothing');
+    return {
+      seed,
+      sent,
+      raw,
+      durationMs: performance.now() - started,
+      byStatus,
+      byMutation,
+      slowest,
+      healthz,
+      slowProbes,
+      server: serverSummary,
+      findings,
+    };
   } finally {
     await mesh.stop();
     await receiver.stop();

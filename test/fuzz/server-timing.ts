@@ -26,14 +26,26 @@ if (file) {
 
   // The request event is where the gateway's code first sees a request.
   const emit = http.Server.prototype.emit;
-  http.Server.prototype.emit = function (this: http.Server, event: string, ...args: any[]): boolean {
+  http.Server.prototype.emit = function (
+    this: http.Server,
+    event: string,
+    ...args: any[]
+  ): boolean {
     if (event === 'request') {
       const [request, response] = args as [http.IncomingMessage, http.ServerResponse];
       const probe = request.headers['x-fuzz-probe'];
       const arrivedAt = epochMs();
       if (typeof probe === 'string') {
         const arrivedCpu = threadCpuMs();
-        response.once('finish', () => (timing.probes[probe] = { arrivedAt, finishedAt: epochMs(), cpuMs: threadCpuMs() - arrivedCpu }));
+        response.once(
+          'finish',
+          () =>
+            (timing.probes[probe] = {
+              arrivedAt,
+              finishedAt: epochMs(),
+              cpuMs: threadCpuMs() - arrivedCpu,
+            }),
+        );
       } else {
         const span: RequestSpan = { what: describeRequest(request), arrivedAt };
         active.add(span);
@@ -50,13 +62,18 @@ if (file) {
   // A heavy stall is set against the requests in progress during it: one of them did the work.
   recordStalls(timing.stalls, STALL_TICK_MS, STALL_MIN_MS, (stall) => {
     if ((stall.cpuMs ?? 0) < HEAVY_CPU_MS) return;
-    const during = (span: RequestSpan) => span.arrivedAt <= stall.at + stall.ms && (span.finishedAt ?? Infinity) >= stall.at;
-    timing.heavy.push({ ...stall, requests: [...active, ...recent].filter(during).map((span) => span.what) });
+    const during = (span: RequestSpan) =>
+      span.arrivedAt <= stall.at + stall.ms && (span.finishedAt ?? Infinity) >= stall.at;
+    timing.heavy.push({
+      ...stall,
+      requests: [...active, ...recent].filter(during).map((span) => span.what),
+    });
   }).unref();
 
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if (entry.duration >= GC_MIN_MS) timing.gcPauses.push({ at: performance.timeOrigin + entry.startTime, ms: entry.duration });
+      if (entry.duration >= GC_MIN_MS)
+        timing.gcPauses.push({ at: performance.timeOrigin + entry.startTime, ms: entry.duration });
     }
   }).observe({ entryTypes: ['gc'] });
 
@@ -74,4 +91,3 @@ function describeRequest(request: http.IncomingMessage): string {
   const mutation = request.headers['x-fuzz-case'] ?? '?';
   return `${mutation}: ${request.method} ${(request.url ?? '').slice(0, 100)} (${request.headers['content-length'] ?? 'no'} bytes)`;
 }
-

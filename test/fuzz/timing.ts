@@ -19,12 +19,19 @@ export interface Pause {
 /** The current thread's CPU time in ms. */
 export function threadCpuMs(): number {
   // Node 23.9+ (the project's @types/node is older).
-  const { user, system } = (process as NodeJS.Process & { threadCpuUsage(): NodeJS.CpuUsage }).threadCpuUsage();
+  const { user, system } = (
+    process as NodeJS.Process & { threadCpuUsage(): NodeJS.CpuUsage }
+  ).threadCpuUsage();
   return (user + system) / 1000;
 }
 
 /** Records the thread's stalls: a timer every tickMs, and a tick late by more than minMs. */
-export function recordStalls(into: Pause[], tickMs: number, minMs: number, onStall?: (stall: Pause) => void): NodeJS.Timeout {
+export function recordStalls(
+  into: Pause[],
+  tickMs: number,
+  minMs: number,
+  onStall?: (stall: Pause) => void,
+): NodeJS.Timeout {
   let lastTick = performance.now();
   let lastCpu = threadCpuMs();
   return setInterval(() => {
@@ -89,7 +96,11 @@ export interface ProbeBreakdown {
   reachedServer: boolean;
 }
 
-export function breakDown(probe: ProbeTiming, server: ServerTiming, clientStalls: readonly Pause[]): ProbeBreakdown {
+export function breakDown(
+  probe: ProbeTiming,
+  server: ServerTiming,
+  clientStalls: readonly Pause[],
+): ProbeBreakdown {
   const ms = probe.answeredAt - probe.sentAt;
   const seen = server.probes[String(probe.id)];
   const handlerMs = seen ? seen.finishedAt - seen.arrivedAt : 0;

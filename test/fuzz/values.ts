@@ -34,17 +34,53 @@ export const UNICODE = [
   '\r\nX-Injected: 1',
 ];
 
-export const EDGE_NUMBERS = [0, -0, -1, 1, 1.5, -1.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, 5e-324, 1e21, 0.1 + 0.2];
+export const EDGE_NUMBERS = [
+  0,
+  -0,
+  -1,
+  1,
+  1.5,
+  -1.5,
+  2 ** 31,
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  1e308,
+  -1e308,
+  5e-324,
+  1e21,
+  0.1 + 0.2,
+];
 
-export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__'];
+export const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+];
 
 /** A plausible value of the schema: the fuzz starts valid-looking and breaks one thing at a time. */
-export function sample(schemaRef: Schema | undefined, components: Components, random: Random, context: { url: string }, depth = 0): unknown {
+export function sample(
+  schemaRef: Schema | undefined,
+  components: Components,
+  random: Random,
+  context: { url: string },
+  depth = 0,
+): unknown {
   const schema = resolve(schemaRef, components);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return random.pick(schema.enum);
   if (schema.const !== undefined) return schema.const;
   for (const combinator of ['oneOf', 'anyOf'] as const) {
-    if (Array.isArray(schema[combinator])) return sample(random.pick(schema[combinator] as Schema[]), components, random, context, depth);
+    if (Array.isArray(schema[combinator]))
+      return sample(
+        random.pick(schema[combinator] as Schema[]),
+        components,
+        random,
+        context,
+        depth,
+      );
   }
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
@@ -52,7 +88,9 @@ export function sample(schemaRef: Schema | undefined, components: Components, ra
       return sampleObject(schema, components, random, context, depth);
     case 'array': {
       const count = Math.max(schema.minItems ?? 0, random.int(3));
-      return Array.from({ length: Math.min(count, 5) }, () => sample(schema.items, components, random, context, depth + 1));
+      return Array.from({ length: Math.min(count, 5) }, () =>
+        sample(schema.items, components, random, context, depth + 1),
+      );
     }
     case 'integer':
       return Math.max(schema.minimum ?? 1, Math.min(schema.maximum ?? 10, 1 + random.int(10)));
@@ -67,12 +105,21 @@ export function sample(schemaRef: Schema | undefined, components: Components, ra
   }
 }
 
-function sampleObject(schema: Schema, components: Components, random: Random, context: { url: string }, depth: number): Record<string, unknown> {
+function sampleObject(
+  schema: Schema,
+  components: Components,
+  random: Random,
+  context: { url: string },
+  depth: number,
+): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   const required = new Set<string>(schema.required ?? []);
-  for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+  for (const [name, property] of Object.entries(
+    (schema.properties ?? {}) as Record<string, Schema>,
+  )) {
     // stream: true answers Server-Sent Events; half the time is plenty.
-    if (required.has(name) || (depth < 4 && random.chance(0.5))) value[name] = sample(property, components, random, context, depth + 1);
+    if (required.has(name) || (depth < 4 && random.chance(0.5)))
+      value[name] = sample(property, components, random, context, depth + 1);
   }
   return value;
 }
@@ -80,9 +127,12 @@ function sampleObject(schema: Schema, components: Components, random: Random, co
 function sampleString(schema: Schema, random: Random, context: { url: string }): string {
   if (schema.format === 'uri' || /url/i.test(String(schema.description ?? ''))) return context.url;
   if (schema.format === 'date-time') return new Date().toISOString();
-  if (typeof schema.pattern === 'string' && schema.pattern.startsWith('^[0-9]{4}-')) return new Date().toISOString().slice(0, 7);
-  if (typeof schema.pattern === 'string' && schema.pattern.includes('[a-z]{2,3}')) return random.pick(['en', 'fr', 'de', 'es']);
-  if (typeof schema.pattern === 'string' && schema.pattern.startsWith('^[a-z0-9]')) return `fuzz-${random.int(1000)}`;
+  if (typeof schema.pattern === 'string' && schema.pattern.startsWith('^[0-9]{4}-'))
+    return new Date().toISOString().slice(0, 7);
+  if (typeof schema.pattern === 'string' && schema.pattern.includes('[a-z]{2,3}'))
+    return random.pick(['en', 'fr', 'de', 'es']);
+  if (typeof schema.pattern === 'string' && schema.pattern.startsWith('^[a-z0-9]'))
+    return `fuzz-${random.int(1000)}`;
   const words = ['trail', 'shoe', 'launch', 'note', 'quick', 'refund', 'order', 'river'];
   const text = Array.from({ length: 1 + random.int(6) }, () => random.pick(words)).join(' ');
   return schema.maxLength ? text.slice(0, schema.maxLength) : text;

@@ -6,7 +6,8 @@ export function apertiumInstalled(): boolean {
   return probe.status === 0 && probe.stdout.trim() !== '';
 }
 
-const ABSENT = 'pending: the apertium command is not installed (apt-get install apertium apertium-eng-spa apertium-fr-es)';
+const ABSENT =
+  'pending: the apertium command is not installed (apt-get install apertium apertium-eng-spa apertium-fr-es)';
 
 /** From a suite's before hook: marks its tests pending, each saying why, when the engine is absent. */
 export function requireApertium(context: Mocha.Context): void {

@@ -22,7 +22,10 @@ export interface ApiOptions {
 }
 
 /** One HTTP call to the embedded gateway. */
-export async function api<T = any>(path: string, options: ApiOptions = {}): Promise<ApiResponse<T>> {
+export async function api<T = any>(
+  path: string,
+  options: ApiOptions = {},
+): Promise<ApiResponse<T>> {
   const m = await mesh();
   return callApi<T>(m.gatewayUrl, m.apiKey, path, options);
 }
@@ -44,9 +47,14 @@ export async function callApi<T = any>(
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
   const method = options.method ?? (body === undefined ? 'GET' : 'POST');
   // Bounded, so a test never waits forever on one answer (the gateway's own deadlines are 30 s).
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+  });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {

@@ -37,7 +37,9 @@ export class LossyProxy {
 
   async stop(): Promise<void> {
     for (const socket of this.clients) socket.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
   }
 
   private pipe(client: Socket): void {

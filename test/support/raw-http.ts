@@ -11,7 +11,9 @@ export function sendRaw(url: string, bytes: string | Buffer, timeoutMs = 5000): 
     socket.setTimeout(timeoutMs, () => socket.destroy());
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('close', done);
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? done() : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? done() : reject(error),
+    );
   });
 }
 
@@ -36,7 +38,11 @@ export function parseResponses(raw: string): RawResponse[] {
     }
     const length = Number(headers['content-length'] ?? 0);
     const bodyBytes = Buffer.from(rest.slice(headEnd + 4), 'utf8');
-    responses.push({ status: Number(statusLine!.split(' ')[1]), headers, body: bodyBytes.subarray(0, length).toString('utf8') });
+    responses.push({
+      status: Number(statusLine!.split(' ')[1]),
+      headers,
+      body: bodyBytes.subarray(0, length).toString('utf8'),
+    });
     rest = bodyBytes.subarray(length).toString('utf8');
   }
   return responses;

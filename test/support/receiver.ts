@@ -9,7 +9,10 @@ export interface ReceivedCall {
   receivedAt: number;
 }
 
-export type Responder = (call: ReceivedCall, index: number) => { status: number; headers?: Record<string, string>; body?: string };
+export type Responder = (
+  call: ReceivedCall,
+  index: number,
+) => { status: number; headers?: Record<string, string>; body?: string };
 
 /** A real HTTP endpoint on loopback that records every webhook call it receives. */
 export class WebhookReceiver {
@@ -34,7 +37,13 @@ export class WebhookReceiver {
         } catch {
           body = undefined;
         }
-        const call: ReceivedCall = { headers: req.headers, rawBody, body, path: req.url ?? '/', receivedAt: Date.now() };
+        const call: ReceivedCall = {
+          headers: req.headers,
+          rawBody,
+          body,
+          path: req.url ?? '/',
+          receivedAt: Date.now(),
+        };
         this.calls.push(call);
         const answer = this.responder(call, this.calls.length - 1);
         res.writeHead(answer.status, answer.headers);

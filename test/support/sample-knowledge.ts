@@ -25,13 +25,29 @@ export function weekendStart(now: Date): Date {
 
 function event(i: number, city: string, kind: string, at: Date): SampleEvent {
   const id = `ev${String(i).padStart(3, '0')}`;
-  return { id, title: `${city} ${kind} night ${i}`, city, venue: `${city} Hall ${i % 5}`, startsAt: at.toISOString(), price: 10 + (i % 9) * 5, currency: 'EUR', url: `https://tickets.example/${id}`, tags: [kind] };
+  return {
+    id,
+    title: `${city} ${kind} night ${i}`,
+    city,
+    venue: `${city} Hall ${i % 5}`,
+    startsAt: at.toISOString(),
+    price: 10 + (i % 9) * 5,
+    currency: 'EUR',
+    url: `https://tickets.example/${id}`,
+    tags: [kind],
+  };
 }
 
 /** count events from four weeks ago to twenty weeks ahead; the first five are Berlin concerts at the weekend's edges. */
 export function sampleEvents(now: Date, count = 300): SampleEvent[] {
   const saturday = weekendStart(now).getTime();
-  const pinned = [saturday + 20 * 3600_000, saturday - 30 * 60_000, saturday + 2 * DAY + 30 * 60_000, saturday + DAY + 23.5 * 3600_000, saturday - 7 * DAY + 20 * 3600_000];
+  const pinned = [
+    saturday + 20 * 3600_000,
+    saturday - 30 * 60_000,
+    saturday + 2 * DAY + 30 * 60_000,
+    saturday + DAY + 23.5 * 3600_000,
+    saturday - 7 * DAY + 20 * 3600_000,
+  ];
   let seed = 11;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const start = saturday - 28 * DAY;
@@ -40,7 +56,12 @@ export function sampleEvents(now: Date, count = 300): SampleEvent[] {
     if (at !== undefined) return event(i, 'Berlin', 'concert', new Date(at));
     const city = CITIES[Math.floor(next() * CITIES.length)] as string;
     const kind = KINDS[Math.floor(next() * KINDS.length)] as string;
-    return event(i, city, kind, new Date(start + Math.floor(next() * 168) * DAY + (18 + Math.floor(next() * 5)) * 3600_000));
+    return event(
+      i,
+      city,
+      kind,
+      new Date(start + Math.floor(next() * 168) * DAY + (18 + Math.floor(next() * 5)) * 3600_000),
+    );
   });
 }
 
@@ -50,7 +71,12 @@ export function berlinConcertsThisWeekend(events: SampleEvent[], now: Date): Sam
   const to = from + 2 * DAY;
   return events
     .filter((e) => e.city === 'Berlin' && e.tags.includes('concert'))
-    .filter((e) => Date.parse(e.startsAt) >= from && Date.parse(e.startsAt) < to && Date.parse(e.startsAt) >= now.getTime())
+    .filter(
+      (e) =>
+        Date.parse(e.startsAt) >= from &&
+        Date.parse(e.startsAt) < to &&
+        Date.parse(e.startsAt) >= now.getTime(),
+    )
     .sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
 }
 

@@ -37,7 +37,10 @@ export interface RunningStack {
  * The distributed mesh (separate processes on real Kafka, MongoDB and Redis) with its own topics
  * and databases, so a run never sees another run's data.
  */
-export async function startStack(extraEnv: NodeJS.ProcessEnv = {}, options: Pick<StackOptions, 'gatewayUpstreams' | 'supervise'> & { ports?: number[] } = {}): Promise<RunningStack> {
+export async function startStack(
+  extraEnv: NodeJS.ProcessEnv = {},
+  options: Pick<StackOptions, 'gatewayUpstreams' | 'supervise'> & { ports?: number[] } = {},
+): Promise<RunningStack> {
   const topicPrefix = `${uniqueName('e2e')}.`;
   const log: string[] = [];
   const ports = options.ports ?? (await freePorts(5));
@@ -63,7 +66,12 @@ export async function startStack(extraEnv: NodeJS.ProcessEnv = {}, options: Pick
     gatewayUpstreams: options.gatewayUpstreams,
     supervise: options.supervise,
     gatewayPort: ports[0],
-    servicePorts: { content: ports[1], assistant: ports[2], recommendation: ports[3], notification: ports[4] },
+    servicePorts: {
+      content: ports[1],
+      assistant: ports[2],
+      recommendation: ports[3],
+      notification: ports[4],
+    },
     output: (component, line) => {
       log.push(`[${component}] ${line}`);
       if (process.env.STACK_LOG_LEVEL) process.stderr.write(`[${component}] ${line}\n`);

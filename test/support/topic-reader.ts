@@ -10,7 +10,11 @@ export class TopicReader {
   constructor(private readonly topic: string) {}
 
   async start(): Promise<this> {
-    const kafka = new Kafka({ brokers: process.env.KAFKA_BROKERS!.split(','), clientId: uniqueName('reader'), logLevel: logLevel.NOTHING });
+    const kafka = new Kafka({
+      brokers: process.env.KAFKA_BROKERS!.split(','),
+      clientId: uniqueName('reader'),
+      logLevel: logLevel.NOTHING,
+    });
     this.consumer = kafka.consumer({ groupId: uniqueName('reader') });
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.topic, fromBeginning: true });

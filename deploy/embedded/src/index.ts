@@ -20,8 +20,10 @@ main(logger, async () => {
   // credentials of this embedded run (generated because DEV_API_KEY / DEV_SIGNING_SECRET /
   // ADMIN_TOKEN were unset).
   if (mesh.generated.apiKey) lines.push(`  API key (organization "dev"):        ${mesh.apiKey}`);
-  if (mesh.generated.signingSecret) lines.push(`  Signing secret (organization "dev"): ${mesh.signingSecret}`);
-  if (mesh.generated.adminToken) lines.push(`  Admin token (admin API and CLI):     ${mesh.adminToken}`);
+  if (mesh.generated.signingSecret)
+    lines.push(`  Signing secret (organization "dev"): ${mesh.signingSecret}`);
+  if (mesh.generated.adminToken)
+    lines.push(`  Admin token (admin API and CLI):     ${mesh.adminToken}`);
   lines.push(
     '',
     `Try: curl -s ${mesh.gatewayUrl}/api/v2/ai/content/generate -H 'Authorization: X-API-Key ${mesh.generated.apiKey ? mesh.apiKey : '$DEV_API_KEY'}' \\`,

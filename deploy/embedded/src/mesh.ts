@@ -2,11 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryEventBus, createLogger, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import {
+  InMemoryEventBus,
+  createLogger,
+  type EventBus,
+  type Logger,
+  type RunningService,
+} from '@switchyard/shared';
 import { loadContentConfig, startContentService } from '@switchyard/content';
 import { loadAssistantConfig, startAssistantService } from '@switchyard/assistant';
 import { loadRecommendationConfig, startRecommendationService } from '@switchyard/recommendation';
-import { loadNotificationConfig, notificationMetrics, startNotificationService } from '@switchyard/notification';
+import {
+  loadNotificationConfig,
+  notificationMetrics,
+  startNotificationService,
+} from '@switchyard/notification';
 import { loadGatewayConfig, startGateway } from '@switchyard/gateway';
 
 export interface EmbeddedMesh {
@@ -24,7 +34,13 @@ export interface EmbeddedMesh {
 }
 
 /** The services the embedded mesh runs (the tracing service names of embedded mode). */
-export const EMBEDDED_SERVICES = ['gateway', 'content', 'assistant', 'recommendation', 'notification'] as const;
+export const EMBEDDED_SERVICES = [
+  'gateway',
+  'content',
+  'assistant',
+  'recommendation',
+  'notification',
+] as const;
 
 export function generateApiKey(): string {
   return `sk_dev_${randomBytes(24).toString('base64url')}`;
@@ -71,16 +87,27 @@ export async function startEmbeddedMesh(
   const services: RunningService[] = [];
   const child = (name: string) => logger.child({ service: name });
   // Windows has no Unix sockets for grpc-js to use: the services call each other over TCP there.
-  const sockets = process.platform === 'win32' ? undefined : mkdtempSync(join(tmpdir(), 'switchyard-'));
+  const sockets =
+    process.platform === 'win32' ? undefined : mkdtempSync(join(tmpdir(), 'switchyard-'));
   const socketOf = (name: string) => (sockets ? join(sockets, `${name}.sock`) : '');
-  const envOf = (name: string, extra: NodeJS.ProcessEnv = {}) => ({ ...serviceEnv, GRPC_UNIX_SOCKET: socketOf(name), ...extra });
-  const addressOf = (service: RunningService) => (sockets ? `unix:${socketOf(service.name)}` : `127.0.0.1:${service.port}`);
+  const envOf = (name: string, extra: NodeJS.ProcessEnv = {}) => ({
+    ...serviceEnv,
+    GRPC_UNIX_SOCKET: socketOf(name),
+    ...extra,
+  });
+  const addressOf = (service: RunningService) =>
+    sockets ? `unix:${socketOf(service.name)}` : `127.0.0.1:${service.port}`;
   const cleanUp = async () => {
     await stopAll(services, bus);
     if (sockets) rmSync(sockets, { recursive: true, force: true });
   };
   try {
-    const content = await startContentService({ config: loadContentConfig(envOf('content')), bus, logger: child('content'), env: serviceEnv });
+    const content = await startContentService({
+      config: loadContentConfig(envOf('content')),
+      bus,
+      logger: child('content'),
+      env: serviceEnv,
+    });
     services.push(content);
     const recommendation = await startRecommendationService({
       config: loadRecommendationConfig(envOf('recommendation')),
@@ -89,8 +116,16 @@ export async function startEmbeddedMesh(
     });
     services.push(recommendation);
     // The assistant calls content (models) and recommendation (its recommend tool).
-    const assistantEnv = envOf('assistant', { CONTENT_ADDR: addressOf(content), RECOMMENDATION_ADDR: addressOf(recommendation) });
-    const assistant = await startAssistantService({ config: loadAssistantConfig(assistantEnv), bus, logger: child('assistant'), now: options.now });
+    const assistantEnv = envOf('assistant', {
+      CONTENT_ADDR: addressOf(content),
+      RECOMMENDATION_ADDR: addressOf(recommendation),
+    });
+    const assistant = await startAssistantService({
+      config: loadAssistantConfig(assistantEnv),
+      bus,
+      logger: child('assistant'),
+      now: options.now,
+    });
     services.push(assistant);
     const notification = await startNotificationService({
       config: loadNotificationConfig(envOf('notification')),
@@ -107,7 +142,12 @@ export async function startEmbeddedMesh(
       NOTIFICATION_ADDR: addressOf(notification),
     });
     // One process: the gateway's /metrics also serves the delivery metrics.
-    const gateway = await startGateway({ config: gatewayConfig, logger: child('gateway'), bus, metricsRegistries: [notificationMetrics] });
+    const gateway = await startGateway({
+      config: gatewayConfig,
+      logger: child('gateway'),
+      bus,
+      metricsRegistries: [notificationMetrics],
+    });
     services.push(gateway);
   } catch (error) {
     await cleanUp();
@@ -119,7 +159,11 @@ export async function startEmbeddedMesh(
     apiKey,
     signingSecret,
     adminToken,
-    generated: { apiKey: !env.DEV_API_KEY, signingSecret: !env.DEV_SIGNING_SECRET, adminToken: !env.ADMIN_TOKEN },
+    generated: {
+      apiKey: !env.DEV_API_KEY,
+      signingSecret: !env.DEV_SIGNING_SECRET,
+      adminToken: !env.ADMIN_TOKEN,
+    },
     bus,
     services,
     stop: cleanUp,

@@ -21,9 +21,13 @@ function hint(value: string): string {
  * into .run/stack.env.
  */
 main(logger, async () => {
-  const missing = ['KAFKA_BROKERS', 'MONGODB_URI', 'REDIS_URL'].filter((name) => !process.env[name]);
+  const missing = ['KAFKA_BROKERS', 'MONGODB_URI', 'REDIS_URL'].filter(
+    (name) => !process.env[name],
+  );
   if (missing.length > 0) {
-    throw new Error(`distributed mode needs ${missing.join(', ')}: eval "$(npm run -s infra -- env)" first (see README, "Distributed mode")`);
+    throw new Error(
+      `distributed mode needs ${missing.join(', ')}: eval "$(npm run -s infra -- env)" first (see README, "Distributed mode")`,
+    );
   }
   const local = localEnv(process.env, STACK_ENV_FILE);
   const env = local.env;
@@ -32,7 +36,11 @@ main(logger, async () => {
   stopOnSignals(logger, () => stack.stopAll());
   await stack.startAll();
   const where = (name: string) =>
-    local.generated.includes(name) ? `generated, kept in ${local.file}` : local.fromFile.includes(name) ? `from ${local.file}` : 'from the environment';
+    local.generated.includes(name)
+      ? `generated, kept in ${local.file}`
+      : local.fromFile.includes(name)
+        ? `from ${local.file}`
+        : 'from the environment';
   const lines = [
     `\nSwitchyard is running (distributed mode) at ${stack.gatewayUrl}`,
     `  API key (organization "dev"): ${env.DEV_API_KEY}   (${where('DEV_API_KEY')})`,

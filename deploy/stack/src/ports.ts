@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 function inUse(port: number, host: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(true) : reject(error)));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolve(true) : reject(error),
+    );
     server.listen(port, host, () => server.close(() => resolve(false)));
   });
 }
@@ -13,7 +15,10 @@ function inUse(port: number, host: string): Promise<boolean> {
  * Fails, naming each port and its use, when any is taken: e.g. by a stack started before (a
  * second start must not report success against the first one's processes).
  */
-export async function requireFreePorts(ports: Array<{ port: number; use: string }>, host = '0.0.0.0'): Promise<void> {
+export async function requireFreePorts(
+  ports: Array<{ port: number; use: string }>,
+  host = '0.0.0.0',
+): Promise<void> {
   const taken: string[] = [];
   for (const { port, use } of ports) {
     if (port > 0 && (await inUse(port, host))) taken.push(`${port} (${use})`);

@@ -26,17 +26,22 @@ const ADDRESS_VARIABLES: Record<ServiceName, string> = {
  * The ports a local stack binds, from the variables the components already read: GATEWAY_PORT,
  * and the port of each <SERVICE>_ADDR (host:port), each with its default.
  */
-export function portsFromEnv(env: NodeJS.ProcessEnv): { gatewayPort: number; servicePorts: Record<ServiceName, number> } {
+export function portsFromEnv(env: NodeJS.ProcessEnv): {
+  gatewayPort: number;
+  servicePorts: Record<ServiceName, number>;
+} {
   const servicePorts = {} as Record<ServiceName, number>;
   for (const service of SERVICES) {
     const variable = ADDRESS_VARIABLES[service.name];
     const value = env[variable];
     const port = value ? Number(value.slice(value.lastIndexOf(':') + 1)) : service.port;
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${variable} must be host:port, got ${value}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`${variable} must be host:port, got ${value}`);
     servicePorts[service.name] = port;
   }
   const gatewayPort = Number(env.GATEWAY_PORT ?? 8080);
-  if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535) throw new Error(`GATEWAY_PORT must be a port, got ${env.GATEWAY_PORT}`);
+  if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535)
+    throw new Error(`GATEWAY_PORT must be a port, got ${env.GATEWAY_PORT}`);
   return { gatewayPort, servicePorts };
 }
 
@@ -85,7 +90,9 @@ export class Stack {
     const gateway = options.gatewayPort ?? 8080;
     this.ports = {
       gateway,
-      ...Object.fromEntries(SERVICES.map((s) => [s.name, options.servicePorts?.[s.name] ?? s.port])),
+      ...Object.fromEntries(
+        SERVICES.map((s) => [s.name, options.servicePorts?.[s.name] ?? s.port]),
+      ),
     } as Record<ComponentName, number>;
   }
 
@@ -156,7 +163,8 @@ export class Stack {
 
   private envFor(name: ComponentName): NodeJS.ProcessEnv {
     const base: NodeJS.ProcessEnv = { SWITCHYARD_MODE: 'distributed', ...this.options.env };
-    if (this.options.databasePrefix) base.MONGODB_DATABASE = `${this.options.databasePrefix}_${name}`;
+    if (this.options.databasePrefix)
+      base.MONGODB_DATABASE = `${this.options.databasePrefix}_${name}`;
     if (name === 'gateway') {
       return {
         ...base,
@@ -165,7 +173,12 @@ export class Stack {
         ASSISTANT_ADDR: this.address('assistant'),
         RECOMMENDATION_ADDR: this.address('recommendation'),
         NOTIFICATION_ADDR: this.address('notification'),
-        ...Object.fromEntries(Object.entries(this.options.gatewayUpstreams ?? {}).map(([service, address]) => [ADDRESS_VARIABLES[service as ServiceName], address])),
+        ...Object.fromEntries(
+          Object.entries(this.options.gatewayUpstreams ?? {}).map(([service, address]) => [
+            ADDRESS_VARIABLES[service as ServiceName],
+            address,
+          ]),
+        ),
       };
     }
     // One host: each service gets its own metrics port (notification keeps the default).
@@ -200,24 +213,40 @@ export class Stack {
     }
     this.processes.set(name, child);
     const startedAt = Date.now();
-    child.once('exit', (code, signal) => this.exited(name, child, { code, signal, ranMs: Date.now() - startedAt }));
+    child.once('exit', (code, signal) =>
+      this.exited(name, child, { code, signal, ranMs: Date.now() - startedAt }),
+    );
   }
 
   /** A supervised component that exited unasked starts again after a backoff that doubles per crash in a row. */
-  private exited(name: ComponentName, child: ChildProcess, how: { code: number | null; signal: NodeJS.Signals | null; ranMs: number }): void {
+  private exited(
+    name: ComponentName,
+    child: ChildProcess,
+    how: { code: number | null; signal: NodeJS.Signals | null; ranMs: number },
+  ): void {
     const supervise = this.options.supervise;
     if (!supervise || this.stopping.has(name) || this.processes.get(name) !== child) return;
     const state = this.restarts.get(name) ?? { crashes: 0 };
     if (how.ranMs >= (supervise.stableAfterMs ?? 30_000)) state.crashes = 0;
-    const delayMs = Math.min(supervise.maxDelayMs ?? 30_000, (supervise.initialDelayMs ?? 500) * 2 ** state.crashes);
+    const delayMs = Math.min(
+      supervise.maxDelayMs ?? 30_000,
+      (supervise.initialDelayMs ?? 500) * 2 ** state.crashes,
+    );
     state.crashes++;
-    supervise.logger.warn({ component: name, code: how.code, signal: how.signal, crashes: state.crashes, delayMs }, 'component exited; restarting it');
+    supervise.logger.warn(
+      { component: name, code: how.code, signal: how.signal, crashes: state.crashes, delayMs },
+      'component exited; restarting it',
+    );
     state.timer = setTimeout(() => {
       state.timer = undefined;
       this.spawn(name);
       this.waitReady(name).then(
         () => supervise.logger.info({ component: name }, 'component restarted and ready'),
-        (error: Error) => supervise.logger.error({ component: name, reason: error.message }, 'restarted component did not become ready'),
+        (error: Error) =>
+          supervise.logger.error(
+            { component: name, reason: error.message },
+            'restarted component did not become ready',
+          ),
       );
     }, delayMs);
     this.restarts.set(name, state);
@@ -234,7 +263,9 @@ export class Stack {
     while (Date.now() < deadline) {
       const child = this.processes.get(name);
       if (!child || child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`${name} exited during start (code ${child?.exitCode}, signal ${child?.signalCode}); its log above says why`);
+        throw new Error(
+          `${name} exited during start (code ${child?.exitCode}, signal ${child?.signalCode}); its log above says why`,
+        );
       }
       if (await this.isReady(name)) return;
       await new Promise((resolve) => setTimeout(resolve, 100));

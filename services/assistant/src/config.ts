@@ -71,7 +71,10 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       CONTENT_ADDR: str({ default: '127.0.0.1:50051' }),
       CONTENT_DEADLINE_MS: num({ default: 30_000 }),
       DEFAULT_MODEL: str({ default: 'builtin' }),
-      LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+      LOG_LEVEL: str({
+        default: 'info',
+        choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      }),
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_assistant' }),
       KAFKA_BROKERS: str({ default: '' }),
@@ -87,13 +90,20 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   ) as unknown as AssistantEnv;
   const problems: string[] = [];
   const limit = values.SESSION_HISTORY_LIMIT;
-  if (!Number.isInteger(limit) || limit < MIN_HISTORY) problems.push(`SESSION_HISTORY_LIMIT: must be an integer >= ${MIN_HISTORY}`);
+  if (!Number.isInteger(limit) || limit < MIN_HISTORY)
+    problems.push(`SESSION_HISTORY_LIMIT: must be an integer >= ${MIN_HISTORY}`);
   if (!(values.CONTENT_DEADLINE_MS > 0)) problems.push('CONTENT_DEADLINE_MS: must be > 0');
   if (values.CONTENT_ADDR.trim() === '') problems.push('CONTENT_ADDR: must be host:port');
-  for (const name of ['OUTBOX_RELAY_INTERVAL_MS', 'OUTBOX_PUBLISH_TIMEOUT_MS', 'IDEMPOTENCY_TTL_SECONDS'] as const) {
-    if (!Number.isInteger(values[name]) || values[name] < 1) problems.push(`${name}: must be an integer >= 1`);
+  for (const name of [
+    'OUTBOX_RELAY_INTERVAL_MS',
+    'OUTBOX_PUBLISH_TIMEOUT_MS',
+    'IDEMPOTENCY_TTL_SECONDS',
+  ] as const) {
+    if (!Number.isInteger(values[name]) || values[name] < 1)
+      problems.push(`${name}: must be an integer >= 1`);
   }
-  if (!Number.isInteger(values.HISTORY_TOKEN_BUDGET) || values.HISTORY_TOKEN_BUDGET < 100) problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
+  if (!Number.isInteger(values.HISTORY_TOKEN_BUDGET) || values.HISTORY_TOKEN_BUDGET < 100)
+    problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     grpcHost: values.GRPC_HOST,

@@ -48,7 +48,12 @@ export { MongoKnowledgeStore } from './knowledge/mongo-knowledge-store';
 export { InMemoryAgentProfileStore, type AgentProfileStore } from './store/agent-profile-store';
 export { MongoAgentProfileStore } from './store/mongo-agent-profile-store';
 export { createStores, type AssistantStores } from './store/index';
-export type { Responder, ResponderInput, ResponderOutput, ResponderCall } from './responders/responder';
+export type {
+  Responder,
+  ResponderInput,
+  ResponderOutput,
+  ResponderCall,
+} from './responders/responder';
 export type { CompletionService, Completion } from './clients/content-client';
 export { assistantEndpoint } from './events/usage-publisher';
 
@@ -87,14 +92,25 @@ export interface AssistantServiceOptions {
   summarizer?: Summarizer;
 }
 
-export async function startAssistantService(options: AssistantServiceOptions): Promise<RunningService> {
+export async function startAssistantService(
+  options: AssistantServiceOptions,
+): Promise<RunningService> {
   const { config, bus, logger } = options;
   const agents = options.agents ?? createAgentRegistry();
-  const contentClient = options.completions ? undefined : new ContentCompletionClient(config.contentAddr, config.contentDeadlineMs);
+  const contentClient = options.completions
+    ? undefined
+    : new ContentCompletionClient(config.contentAddr, config.contentDeadlineMs);
   const completions = options.completions ?? (contentClient as ContentCompletionClient);
   const responder =
-    options.responder ?? new ModelRouter(new BuiltinResponder(agents), new ContentModelResponder(completions, config.historyTokenBudget), config.defaultModel);
-  const recommendationClient = options.recommender ? undefined : new RecommendationClient(config.recommendationAddr, config.contentDeadlineMs);
+    options.responder ??
+    new ModelRouter(
+      new BuiltinResponder(agents),
+      new ContentModelResponder(completions, config.historyTokenBudget),
+      config.defaultModel,
+    );
+  const recommendationClient = options.recommender
+    ? undefined
+    : new RecommendationClient(config.recommendationAddr, config.contentDeadlineMs);
   const recommender = options.recommender ?? (recommendationClient as RecommendationClient);
   // Usage goes through the outbox, so an answered call never fails on a bus outage.
   const outbox = new OutboxPublisher({
@@ -108,7 +124,8 @@ export async function startAssistantService(options: AssistantServiceOptions): P
   const sessions = options.sessions ?? new InMemorySessionStore();
   const knowledgeStore = options.knowledge ?? new InMemoryKnowledgeStore();
   const profiles = options.profiles ?? new InMemoryAgentProfileStore();
-  const embedder = options.embedder ?? (contentClient ? new RegistryEmbedder(contentClient) : undefined);
+  const embedder =
+    options.embedder ?? (contentClient ? new RegistryEmbedder(contentClient) : undefined);
   const now = options.now ?? (() => new Date());
   const { reply, replyStream } = createReplyHandlers({
     agents,
@@ -117,16 +134,35 @@ export async function startAssistantService(options: AssistantServiceOptions): P
     usage: new UsagePublisher(outbox, logger),
     historyLimit: config.sessionHistoryLimit,
     profiles,
-    knowledge: { store: knowledgeStore, retriever: new KnowledgeRetriever(knowledgeStore, now, embedder) },
+    knowledge: {
+      store: knowledgeStore,
+      retriever: new KnowledgeRetriever(knowledgeStore, now, embedder),
+    },
     escalations: new SupportEscalationPublisher(outbox, logger),
     recommender,
-    answers: { store: options.answerStore ?? new InMemoryAnswerStore(), ttlSeconds: config.idempotencyTtlSeconds, logger },
+    answers: {
+      store: options.answerStore ?? new InMemoryAnswerStore(),
+      ttlSeconds: config.idempotencyTtlSeconds,
+      logger,
+    },
     locks: options.locks,
     historyTokenBudget: config.historyTokenBudget,
-    summarizer: options.summarizer ?? (contentClient ? new ContentSummarizer(contentClient) : undefined),
+    summarizer:
+      options.summarizer ?? (contentClient ? new ContentSummarizer(contentClient) : undefined),
   });
-  const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: knowledgeStore });
-  const knowledge = createKnowledgeHandlers(new KnowledgeService(knowledgeStore, new DataUpdatedPublisher(outbox, logger, 'assistant'), now, embedder));
+  const agentHandlers = createAgentHandlers({
+    directory: new AgentDirectory(agents, profiles),
+    profiles,
+    knowledge: knowledgeStore,
+  });
+  const knowledge = createKnowledgeHandlers(
+    new KnowledgeService(
+      knowledgeStore,
+      new DataUpdatedPublisher(outbox, logger, 'assistant'),
+      now,
+      embedder,
+    ),
+  );
   const getSession = createGetSessionHandler(sessions);
 
   const grpc = await startGrpcServer({
@@ -158,7 +194,15 @@ export async function startAssistantService(options: AssistantServiceOptions): P
       },
     ],
   });
-  logger.info({ port: grpc.port, agents: agents.names(), defaultModel: responder.defaultModel, contentAddr: config.contentAddr }, 'assistant service listening');
+  logger.info(
+    {
+      port: grpc.port,
+      agents: agents.names(),
+      defaultModel: responder.defaultModel,
+      contentAddr: config.contentAddr,
+    },
+    'assistant service listening',
+  );
 
   return {
     name: 'assistant',

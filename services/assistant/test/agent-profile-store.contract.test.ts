@@ -1,10 +1,18 @@
 import { contractSuite } from '@switchyard/shared/testing';
-import { InMemoryAgentProfileStore, type AgentProfile, type AgentProfileStore } from '../src/store/agent-profile-store';
+import {
+  InMemoryAgentProfileStore,
+  type AgentProfile,
+  type AgentProfileStore,
+} from '../src/store/agent-profile-store';
 import { MongoAgentProfileStore } from '../src/store/mongo-agent-profile-store';
 import { expect } from './chai';
 import { mongoBackend } from './helpers';
 
-function profile(organization: string, name: string, overrides: Partial<AgentProfile> = {}): AgentProfile {
+function profile(
+  organization: string,
+  name: string,
+  overrides: Partial<AgentProfile> = {},
+): AgentProfile {
   return {
     organization,
     name,
@@ -44,8 +52,18 @@ contractSuite<{ open(): Promise<AgentProfileStore>; cleanup(): Promise<void> }>(
       await store.put(profile('org_a', 'concierge'));
       await store.put(profile('org_a', 'chat', { base: 'chat', steps: [] }));
       await store.put(profile('org_b', 'concierge', { greeting: 'Hi from B' }));
-      await store.put(profile('org_a', 'concierge', { greeting: 'Hello again', updatedAt: '2026-11-21T10:00:00.000Z' }));
-      expect(await replica.get('org_a', 'concierge')).to.deep.equal(profile('org_a', 'concierge', { greeting: 'Hello again', updatedAt: '2026-11-21T10:00:00.000Z' }));
+      await store.put(
+        profile('org_a', 'concierge', {
+          greeting: 'Hello again',
+          updatedAt: '2026-11-21T10:00:00.000Z',
+        }),
+      );
+      expect(await replica.get('org_a', 'concierge')).to.deep.equal(
+        profile('org_a', 'concierge', {
+          greeting: 'Hello again',
+          updatedAt: '2026-11-21T10:00:00.000Z',
+        }),
+      );
       expect((await replica.list('org_a')).map((p) => p.name)).to.deep.equal(['chat', 'concierge']);
       expect((await replica.get('org_b', 'concierge'))?.greeting).to.equal('Hi from B');
       expect(await store.get('org_c', 'concierge')).to.equal(undefined);

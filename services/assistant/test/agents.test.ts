@@ -9,7 +9,9 @@ describe('agents (builtin engine)', () => {
     it('answers "how do I get my money back" from the refund article, with its steps and link', async () => {
       const { reply } = makeReply();
       const response = await new Conversation(reply, 'support').say('how do I get my money back');
-      expect(response.reply).to.include('[Refund policy](https://docs.switchyard.dev/support/refunds)');
+      expect(response.reply).to.include(
+        '[Refund policy](https://docs.switchyard.dev/support/refunds)',
+      );
       expect(response.reply).to.include('Choose Request refund');
       expect(response.agent).to.equal('support');
       expect(response.step).to.equal(undefined);
@@ -112,7 +114,9 @@ describe('agents (builtin engine)', () => {
       expect(error?.message).to.equal(
         'step 3 cannot start yet: step 1 (Course topic and objectives) is not confirmed. Finish it and confirm (e.g. "done") with step 1, or with step 2 to move on; going back to an earlier step is always possible.',
       );
-      expect(error?.details).to.deep.equal([{ field: '/step', reason: 'must be <= 1 until step 1 is confirmed' }]);
+      expect(error?.details).to.deep.equal([
+        { field: '/step', reason: 'must be <= 1 until step 1 is confirmed' },
+      ]);
       chat.messages.length = 0;
       await chat.say('a course on statistics', 1);
       await chat.say('done', 2);
@@ -129,25 +133,33 @@ describe('agents (builtin engine)', () => {
     it('greets and says what it can do', async () => {
       const { reply } = makeReply();
       const response = await new Conversation(reply, 'chat').say('Hello!');
-      expect(response.reply).to.match(/^Hello!/).and.to.include('offline builtin engine');
+      expect(response.reply)
+        .to.match(/^Hello!/)
+        .and.to.include('offline builtin engine');
     });
 
     it('answers events questions from the database and follows up using the history', async () => {
       const { reply } = makeReply();
       const chat = new Conversation(reply, 'chat');
       const berlin = await chat.say('Any concerts in Berlin?');
-      expect(berlin.reply).to.include('Jazz im Tiergarten').and.to.include('Spring Awakening Techno Night');
+      expect(berlin.reply)
+        .to.include('Jazz im Tiergarten')
+        .and.to.include('Spring Awakening Techno Night');
       expect(berlin.reply).not.to.include('Hyde Park');
       const june = await chat.say('what about June?');
       expect(june.reply).to.include('Following up on "Any concerts in Berlin?"');
       expect(june.reply).to.include('Jazz im Tiergarten').and.not.to.include('Spring Awakening');
       const allJune = await chat.say("what's on in June");
-      expect(allJune.reply).to.include('Harbour Rock Festival').and.to.include('Stand-up Summer Showcase');
+      expect(allJune.reply)
+        .to.include('Harbour Rock Festival')
+        .and.to.include('Stand-up Summer Showcase');
     });
 
     it('answers course questions from the catalogue', async () => {
       const { reply } = makeReply();
-      const response = await new Conversation(reply, 'chat').say('I want to learn Spanish, any courses?');
+      const response = await new Conversation(reply, 'chat').say(
+        'I want to learn Spanish, any courses?',
+      );
       expect(response.reply).to.include('Spanish for Travellers (A1)');
     });
 

@@ -4,8 +4,13 @@ import { silentLogger } from '@switchyard/shared/testing';
 import { CONTEXT, makeReply, request } from './helpers';
 
 describe('Reply answered once per Idempotency-Key', () => {
-  const withAnswers = () => makeReply(50, () => ({ answers: { store: new InMemoryAnswerStore(), ttlSeconds: 60, logger: silentLogger() } }));
-  const ask = request('chat', [{ role: 'user', content: 'What can you do?' }], { session_id: 'retry-session' });
+  const withAnswers = () =>
+    makeReply(50, () => ({
+      answers: { store: new InMemoryAnswerStore(), ttlSeconds: 60, logger: silentLogger() },
+    }));
+  const ask = request('chat', [{ role: 'user', content: 'What can you do?' }], {
+    session_id: 'retry-session',
+  });
 
   it('a retry with the same key gets the first reply: the session and the bill are not touched again', async () => {
     const { reply, bus } = withAnswers();
@@ -18,7 +23,12 @@ describe('Reply answered once per Idempotency-Key', () => {
   it('bills a reply run twice (its answer lost before it was kept) under one usage event id', async () => {
     const { reply, bus } = makeReply();
     await reply(ask, { ...CONTEXT, requestId: 'req_a', idempotencyKey: 'lost' });
-    await reply(request('chat', [{ role: 'user', content: 'What can you do?' }], { session_id: 'other-session' }), { ...CONTEXT, requestId: 'req_b', idempotencyKey: 'lost' });
+    await reply(
+      request('chat', [{ role: 'user', content: 'What can you do?' }], {
+        session_id: 'other-session',
+      }),
+      { ...CONTEXT, requestId: 'req_b', idempotencyKey: 'lost' },
+    );
     const ids = bus.published.filter((e) => e.type === 'usage.recorded').map((e) => e.id);
     expect(ids).to.have.length(2);
     expect(ids[0]).to.equal(ids[1]);

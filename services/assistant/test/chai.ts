@@ -3,4 +3,6 @@
  * static import of ESM from CommonJS (TS1479), so the tests load it through require with its types.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const { expect } = require('chai') as typeof import('chai', { with: { 'resolution-mode': 'import' } });
+export const { expect } = require('chai') as typeof import('chai', {
+  with: { 'resolution-mode': 'import' },
+});

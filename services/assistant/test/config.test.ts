@@ -26,15 +26,24 @@ describe('assistant config', () => {
   });
 
   it('reads the history budget and the shared-state Redis', () => {
-    const config = loadAssistantConfig({ HISTORY_TOKEN_BUDGET: '2000', REDIS_URL: ' redis://cache:6379 ' });
+    const config = loadAssistantConfig({
+      HISTORY_TOKEN_BUDGET: '2000',
+      REDIS_URL: ' redis://cache:6379 ',
+    });
     expect(config.historyTokenBudget).to.equal(2000);
     expect(config.redisUrl).to.equal('redis://cache:6379');
-    expect(() => loadAssistantConfig({ HISTORY_TOKEN_BUDGET: '10' })).to.throw(/HISTORY_TOKEN_BUDGET/);
+    expect(() => loadAssistantConfig({ HISTORY_TOKEN_BUDGET: '10' })).to.throw(
+      /HISTORY_TOKEN_BUDGET/,
+    );
   });
 
   it('reads the outbox settings and rejects invalid ones', () => {
-    expect(loadAssistantConfig({ OUTBOX_RELAY_INTERVAL_MS: '250', OUTBOX_PUBLISH_TIMEOUT_MS: '500' })).to.deep.include({ outboxRelayIntervalMs: 250, outboxPublishTimeoutMs: 500 });
-    expect(() => loadAssistantConfig({ OUTBOX_RELAY_INTERVAL_MS: '0' })).to.throw(/OUTBOX_RELAY_INTERVAL_MS/);
+    expect(
+      loadAssistantConfig({ OUTBOX_RELAY_INTERVAL_MS: '250', OUTBOX_PUBLISH_TIMEOUT_MS: '500' }),
+    ).to.deep.include({ outboxRelayIntervalMs: 250, outboxPublishTimeoutMs: 500 });
+    expect(() => loadAssistantConfig({ OUTBOX_RELAY_INTERVAL_MS: '0' })).to.throw(
+      /OUTBOX_RELAY_INTERVAL_MS/,
+    );
   });
 
   it('reads the environment', () => {
@@ -61,8 +70,16 @@ describe('assistant config', () => {
   });
 
   it('reads the persistence settings', () => {
-    const config = loadAssistantConfig({ MONGODB_URI: 'mongodb://db:27017', MONGODB_DATABASE: 'a1', KAFKA_BROKERS: 'k:9092' });
-    expect(config).to.include({ mongodbUri: 'mongodb://db:27017', mongodbDatabase: 'a1', kafkaBrokers: 'k:9092' });
+    const config = loadAssistantConfig({
+      MONGODB_URI: 'mongodb://db:27017',
+      MONGODB_DATABASE: 'a1',
+      KAFKA_BROKERS: 'k:9092',
+    });
+    expect(config).to.include({
+      mongodbUri: 'mongodb://db:27017',
+      mongodbDatabase: 'a1',
+      kafkaBrokers: 'k:9092',
+    });
   });
 
   it('keeps the builtin engine when DEFAULT_MODEL is empty (content reads the same variable)', () => {
@@ -70,9 +87,15 @@ describe('assistant config', () => {
   });
 
   it('fails fast on invalid values', () => {
-    expect(() => loadAssistantConfig({ GRPC_PORT: 'abc', LOG_LEVEL: 'loud' })).to.throw(/GRPC_PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*GRPC_PORT/);
-    expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '1' })).to.throw(/SESSION_HISTORY_LIMIT/);
-    expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '2.5' })).to.throw(/SESSION_HISTORY_LIMIT/);
+    expect(() => loadAssistantConfig({ GRPC_PORT: 'abc', LOG_LEVEL: 'loud' })).to.throw(
+      /GRPC_PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*GRPC_PORT/,
+    );
+    expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '1' })).to.throw(
+      /SESSION_HISTORY_LIMIT/,
+    );
+    expect(() => loadAssistantConfig({ SESSION_HISTORY_LIMIT: '2.5' })).to.throw(
+      /SESSION_HISTORY_LIMIT/,
+    );
     expect(() => loadAssistantConfig({ CONTENT_DEADLINE_MS: '0' })).to.throw(/CONTENT_DEADLINE_MS/);
     expect(() => loadAssistantConfig({ METRICS_PORT: '70000' })).to.throw(/METRICS_PORT/);
   });

@@ -4,13 +4,25 @@
  * every request with its call context.
  */
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import { AppError, contextFromMetadata, protos, startGrpcServer, toServiceError, unary, type CallContext, type RunningGrpcServer } from '@switchyard/shared';
+import {
+  AppError,
+  contextFromMetadata,
+  protos,
+  startGrpcServer,
+  toServiceError,
+  unary,
+  type CallContext,
+  type RunningGrpcServer,
+} from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import type { CompleteRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
 
 /** Usage the fake reports per model: deliberately unlike what a tokenizer would count. */
-export const FAKE_MODELS: Record<string, { tokens_input: number; tokens_output: number; cost: number }> = {
+export const FAKE_MODELS: Record<
+  string,
+  { tokens_input: number; tokens_output: number; cost: number }
+> = {
   'fake-gpt': { tokens_input: 1200, tokens_output: 345, cost: 0.00189 },
   'fake-other': { tokens_input: 77, tokens_output: 11, cost: 0.0001 },
 };
@@ -55,8 +67,11 @@ export class FakeContentService {
           name: 'switchyard.content.v1.ContentService',
           definition: protos.content().ContentService.service,
           implementation: {
-            Complete: unary(logger, (request: CompleteRequest__Output, context: CallContext) => this.complete(request, context)),
-            CompleteStream: (call: ServerWritableStream<CompleteRequest__Output, unknown>) => void this.completeStream(call),
+            Complete: unary(logger, (request: CompleteRequest__Output, context: CallContext) =>
+              this.complete(request, context),
+            ),
+            CompleteStream: (call: ServerWritableStream<CompleteRequest__Output, unknown>) =>
+              void this.completeStream(call),
           },
         },
       ],
@@ -88,21 +103,41 @@ export class FakeContentService {
   /** Like the content service: the registry decides which names exist; messages must not be empty. */
   private answer(request: CompleteRequest__Output): CompleteResponse {
     const usage = FAKE_MODELS[request.model];
-    if (!usage) throw AppError.invalid(`unknown model "${request.model}"; known models: ${Object.keys(FAKE_MODELS).join(', ')}`, '/model', 'unknown model');
-    if (request.messages.length === 0) throw AppError.invalid('messages must not be empty', '/messages', 'required');
-    return { text: FakeContentService.replyFor(request), usage: { model: request.model, ...usage } };
+    if (!usage)
+      throw AppError.invalid(
+        `unknown model "${request.model}"; known models: ${Object.keys(FAKE_MODELS).join(', ')}`,
+        '/model',
+        'unknown model',
+      );
+    if (request.messages.length === 0)
+      throw AppError.invalid('messages must not be empty', '/messages', 'required');
+    return {
+      text: FakeContentService.replyFor(request),
+      usage: { model: request.model, ...usage },
+    };
   }
 
-  private async complete(request: CompleteRequest__Output, context: CallContext): Promise<CompleteResponse> {
+  private async complete(
+    request: CompleteRequest__Output,
+    context: CallContext,
+  ): Promise<CompleteResponse> {
     this.calls.push({ method: 'Complete', request, context });
     const behaviour = this.take();
     if (behaviour?.kind === 'fail') throw behaviour.error;
     return this.answer(request);
   }
 
-  private async completeStream(call: ServerWritableStream<CompleteRequest__Output, unknown>): Promise<void> {
-    this.calls.push({ method: 'CompleteStream', request: call.request, context: contextFromMetadata(call.metadata) });
-    const cancelled = new Promise<void>((resolve) => call.on('cancelled', resolve)).then(() => void this.cancelled.push('CompleteStream'));
+  private async completeStream(
+    call: ServerWritableStream<CompleteRequest__Output, unknown>,
+  ): Promise<void> {
+    this.calls.push({
+      method: 'CompleteStream',
+      request: call.request,
+      context: contextFromMetadata(call.metadata),
+    });
+    const cancelled = new Promise<void>((resolve) => call.on('cancelled', resolve)).then(
+      () => void this.cancelled.push('CompleteStream'),
+    );
     try {
       const behaviour = this.take();
       if (behaviour?.kind === 'fail') throw behaviour.error;
@@ -119,7 +154,12 @@ export class FakeContentService {
       call.write({ final: response });
       call.end();
     } catch (error) {
-      call.emit('error', toServiceError(error instanceof AppError ? error : new AppError('internal', 'internal error')));
+      call.emit(
+        'error',
+        toServiceError(
+          error instanceof AppError ? error : new AppError('internal', 'internal error'),
+        ),
+      );
     }
   }
 }

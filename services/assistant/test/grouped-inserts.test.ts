@@ -21,7 +21,9 @@ describe('GroupedInserts on MongoDB', function () {
     expect(stored.size).to.equal(16);
     expect(stored.get('taken')).to.equal(-1);
     for (const id of new Set(ids)) {
-      const winners = ids.flatMap((other, writer) => (other === id && results[writer] ? [writer] : []));
+      const winners = ids.flatMap((other, writer) =>
+        other === id && results[writer] ? [writer] : [],
+      );
       expect(winners, id).to.deep.equal(id === 'taken' ? [] : [stored.get(id)]);
     }
     expect(writes).to.be.within(2, 29);

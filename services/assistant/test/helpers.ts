@@ -1,6 +1,11 @@
 import type { Db } from 'mongodb';
 import { connectMongo, type MongoConnection } from '@switchyard/shared';
-import { endpointOf, silentLogger, uniqueName, type BackendFixture } from '@switchyard/shared/testing';
+import {
+  endpointOf,
+  silentLogger,
+  uniqueName,
+  type BackendFixture,
+} from '@switchyard/shared/testing';
 import type { AnyEvent, CallContext, EventBus, Subscription } from '@switchyard/shared';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { createAgentRegistry } from '../src/agents/registry';
@@ -30,10 +35,17 @@ export class RecordingBus implements EventBus {
   async close(): Promise<void> {}
 }
 
-export const CONTEXT: CallContext = { organization: 'org_a', keyId: 'key_1', requestId: 'req_test1' };
+export const CONTEXT: CallContext = {
+  organization: 'org_a',
+  keyId: 'key_1',
+  requestId: 'req_test1',
+};
 
 /** The reply path on the builtin engine and in-memory stores; extra adds knowledge, profiles, escalations. */
-export function makeReply(historyLimit = 50, extra: (bus: RecordingBus) => Partial<ReplyDeps> = () => ({})) {
+export function makeReply(
+  historyLimit = 50,
+  extra: (bus: RecordingBus) => Partial<ReplyDeps> = () => ({}),
+) {
   const agents = createAgentRegistry();
   const bus = new RecordingBus();
   const sessions = new InMemorySessionStore();
@@ -51,8 +63,20 @@ export function makeReply(historyLimit = 50, extra: (bus: RecordingBus) => Parti
 /** Messages as they arrive on the wire: any role string. */
 export type WireMessage = { role: string; content: string };
 
-export function request(agent: string, messages: WireMessage[], extra: Partial<ReplyRequest__Output> = {}): ReplyRequest__Output {
-  return { agent, user_id: 'user_1', session_id: 'sess_1', messages, model: '', time_zone: '', ...extra };
+export function request(
+  agent: string,
+  messages: WireMessage[],
+  extra: Partial<ReplyRequest__Output> = {},
+): ReplyRequest__Output {
+  return {
+    agent,
+    user_id: 'user_1',
+    session_id: 'sess_1',
+    messages,
+    model: '',
+    time_zone: '',
+    ...extra,
+  };
 }
 
 /** A client that sends the whole conversation each turn, as the interface describes. */
@@ -60,7 +84,10 @@ export class Conversation {
   readonly messages: ChatMessage[] = [];
 
   constructor(
-    private readonly reply: (req: ReplyRequest__Output, ctx: CallContext) => Promise<AssistantReply>,
+    private readonly reply: (
+      req: ReplyRequest__Output,
+      ctx: CallContext,
+    ) => Promise<AssistantReply>,
     private readonly agent: string,
     private readonly extra: Partial<ReplyRequest__Output> = {},
     private readonly context: CallContext = CONTEXT,
@@ -68,14 +95,19 @@ export class Conversation {
 
   async say(content: string, step?: number): Promise<AssistantReply> {
     this.messages.push({ role: 'user', content });
-    const response = await this.reply(request(this.agent, [...this.messages], { ...this.extra, step }), this.context);
+    const response = await this.reply(
+      request(this.agent, [...this.messages], { ...this.extra, step }),
+      this.context,
+    );
     this.messages.push({ role: 'assistant', content: response.reply });
     return response;
   }
 }
 
 /** A backend whose stores all open on one fresh MongoDB database (replicas, or a restart), dropped afterwards. */
-export function mongoBackend<T>(open: (db: Db) => Promise<T>): BackendFixture<{ open(): Promise<T>; cleanup(): Promise<void> }> {
+export function mongoBackend<T>(
+  open: (db: Db) => Promise<T>,
+): BackendFixture<{ open(): Promise<T>; cleanup(): Promise<void> }> {
   return {
     async create() {
       const database = uniqueName('test_assistant');
@@ -103,7 +135,11 @@ export function freshMongoDatabase(): () => MongoConnection {
     if (!endpointOf('mongo')) this.skip();
   });
   beforeEach(async () => {
-    connection = await connectMongo(endpointOf('mongo')!, uniqueName('test_assistant'), silentLogger());
+    connection = await connectMongo(
+      endpointOf('mongo')!,
+      uniqueName('test_assistant'),
+      silentLogger(),
+    );
   });
   afterEach(async () => {
     await connection?.db.dropDatabase();

@@ -4,17 +4,28 @@ import type { ChatMessage } from '../src/store/session-store';
 import { expect } from './chai';
 import { CONTEXT, makeReply, request } from './helpers';
 
-const said = (n: number): ChatMessage[] => Array.from({ length: n }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `turn ${i}` }));
+const said = (n: number): ChatMessage[] =>
+  Array.from({ length: n }, (_, i) => ({
+    role: i % 2 === 0 ? 'user' : 'assistant',
+    content: `turn ${i}`,
+  }));
 
 /** Records what it was asked to fold; answers with the turns' numbers. */
 class RecordingSummarizer implements Summarizer {
   readonly calls: Array<{ previous?: string; turns: string[]; model: string }> = [];
   failing = false;
 
-  async summarize(previous: string | undefined, turns: ChatMessage[], model: string, _context: CallContext) {
+  async summarize(
+    previous: string | undefined,
+    turns: ChatMessage[],
+    model: string,
+    _context: CallContext,
+  ) {
     if (this.failing) throw new Error('summarizer down');
     this.calls.push({ previous, turns: turns.map((t) => t.content), model });
-    const text = [previous, `covered ${turns.map((t) => t.content.replace('turn ', '')).join(',')}`].filter(Boolean).join('; ');
+    const text = [previous, `covered ${turns.map((t) => t.content.replace('turn ', '')).join(',')}`]
+      .filter(Boolean)
+      .join('; ');
     return { text, model, tokensInput: 0, tokensOutput: 0, cost: 0 };
   }
 }
@@ -23,11 +34,26 @@ describe('history summary', () => {
   it('folds the turns past the kept history (the reply counts) and past the token budget, never the latest message', () => {
     expect(summaryEnd({ messages: said(5), historyLimit: 10, systemTokens: 0 })).to.equal(0);
     expect(summaryEnd({ messages: said(11), historyLimit: 10, systemTokens: 0 })).to.equal(2);
-    expect(summaryEnd({ messages: said(11), historyLimit: 10, systemTokens: 0, summary: { text: 's', covered: 4 } })).to.equal(4);
-    const long: ChatMessage[] = [...Array.from({ length: 6 }, (_, i) => ({ role: 'user' as const, content: `${i} ${'word '.repeat(100)}` })), { role: 'user', content: 'latest' }];
+    expect(
+      summaryEnd({
+        messages: said(11),
+        historyLimit: 10,
+        systemTokens: 0,
+        summary: { text: 's', covered: 4 },
+      }),
+    ).to.equal(4);
+    const long: ChatMessage[] = [
+      ...Array.from({ length: 6 }, (_, i) => ({
+        role: 'user' as const,
+        content: `${i} ${'word '.repeat(100)}`,
+      })),
+      { role: 'user', content: 'latest' },
+    ];
     const end = summaryEnd({ messages: long, historyLimit: 50, systemTokens: 50, budget: 600 });
     expect(end).to.be.within(1, 6);
-    expect(summaryEnd({ messages: long, historyLimit: 50, systemTokens: 5000, budget: 600 })).to.equal(6);
+    expect(
+      summaryEnd({ messages: long, historyLimit: 50, systemTokens: 5000, budget: 600 }),
+    ).to.equal(6);
   });
 
   it('keeps a running summary with the session instead of dropping the turns past the kept history', async () => {
@@ -59,8 +85,16 @@ describe('history summary', () => {
     expect(stored.summary?.text).to.include('user: my order number is 77123');
   });
 
-  it('records the summarizing round\'s tokens (as failed) when the reply then fails', async () => {
-    const summarizer: Summarizer = { summarize: async (_p, _t, model) => ({ text: 'earlier: an order', model, tokensInput: 40, tokensOutput: 12, cost: 0.5 }) };
+  it("records the summarizing round's tokens (as failed) when the reply then fails", async () => {
+    const summarizer: Summarizer = {
+      summarize: async (_p, _t, model) => ({
+        text: 'earlier: an order',
+        model,
+        tokensInput: 40,
+        tokensOutput: 12,
+        cost: 0.5,
+      }),
+    };
     let fail = false;
     const responder = {
       defaultModel: 'remote-model',
@@ -73,11 +107,24 @@ describe('history summary', () => {
     const { reply, bus } = makeReply(2, () => ({ summarizer, responder }));
     await reply(request('chat', [{ role: 'user', content: 'first question' }]), CONTEXT);
     fail = true;
-    const error = await reply(request('chat', [{ role: 'user', content: 'second question' }]), { ...CONTEXT, requestId: 'req_failed' }).catch((e: unknown) => e);
+    const error = await reply(request('chat', [{ role: 'user', content: 'second question' }]), {
+      ...CONTEXT,
+      requestId: 'req_failed',
+    }).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(AppError);
-    const failed = bus.published.filter((e) => e.type === 'usage.recorded' && (e.data as { requestId: string }).requestId === 'req_failed');
+    const failed = bus.published.filter(
+      (e) =>
+        e.type === 'usage.recorded' && (e.data as { requestId: string }).requestId === 'req_failed',
+    );
     expect(failed.map((e) => e.data)).to.deep.equal([
-      { ...(failed[0]?.data as object), model: 'remote-model', tokensInput: 40, tokensOutput: 12, cost: 0.5, outcome: 'failed' },
+      {
+        ...(failed[0]?.data as object),
+        model: 'remote-model',
+        tokensInput: 40,
+        tokensOutput: 12,
+        cost: 0.5,
+        outcome: 'failed',
+      },
     ]);
   });
 });

@@ -21,7 +21,11 @@ describe('history merge', () => {
   });
 
   it('appends a lone new message to the stored history', () => {
-    expect(mergeHistory([u('q1'), a('r1')], [u('q2')]).messages).to.deep.equal([u('q1'), a('r1'), u('q2')]);
+    expect(mergeHistory([u('q1'), a('r1')], [u('q2')]).messages).to.deep.equal([
+      u('q1'),
+      a('r1'),
+      u('q2'),
+    ]);
   });
 
   it('does not duplicate on a replay of the last turn; the old reply is superseded', () => {
@@ -34,7 +38,11 @@ describe('history merge', () => {
 
   it('compares without assistant messages when the client sends only its own', () => {
     const stored = [u('q1'), a('r1')];
-    expect(mergeHistory(stored, [u('q1'), u('q2')]).messages).to.deep.equal([u('q1'), a('r1'), u('q2')]);
+    expect(mergeHistory(stored, [u('q1'), u('q2')]).messages).to.deep.equal([
+      u('q1'),
+      a('r1'),
+      u('q2'),
+    ]);
   });
 
   it('recognises a replay from a client that omits assistant messages', () => {

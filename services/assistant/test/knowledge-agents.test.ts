@@ -12,7 +12,13 @@ import { KnowledgeRetriever } from '../src/retrieval/knowledge-retriever';
 import { InMemoryAgentProfileStore } from '../src/store/agent-profile-store';
 import { expect } from './chai';
 import { Conversation, makeReply, RecordingBus } from './helpers';
-import { berlinConcertsThisWeekend, SAMPLE_COURSES_CSV, SAMPLE_NOW, SAMPLE_ZONE, sampleEvents } from './sample-knowledge';
+import {
+  berlinConcertsThisWeekend,
+  SAMPLE_COURSES_CSV,
+  SAMPLE_NOW,
+  SAMPLE_ZONE,
+  sampleEvents,
+} from './sample-knowledge';
 
 const ORG_A: CallContext = { organization: 'org_a', keyId: 'key_a', requestId: 'req_a' };
 const ORG_B: CallContext = { organization: 'org_b', keyId: 'key_b', requestId: 'req_b' };
@@ -23,7 +29,10 @@ function links(text: string): Array<{ title: string; url: string }> {
 }
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).to.be.instanceOf(AppError);
   return error as AppError;
 }
@@ -38,32 +47,80 @@ async function sampleAssistant() {
     knowledge: { store, retriever: new KnowledgeRetriever(store, now) },
     escalations: new SupportEscalationPublisher(recording, silentLogger()),
   }));
-  const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(bus, silentLogger(), 'assistant'), now);
+  const knowledge = new KnowledgeService(
+    store,
+    new DataUpdatedPublisher(bus, silentLogger(), 'assistant'),
+    now,
+  );
   const events = sampleEvents();
-  await knowledge.createCollection('org_a', { name: 'events', kind: 'events', timeZone: SAMPLE_ZONE });
-  await knowledge.import('org_a', 'events', 'jsonl', events.map((e) => JSON.stringify(e)).join('\n'));
-  await knowledge.createCollection('org_a', { name: 'courses', kind: 'courses', timeZone: SAMPLE_ZONE });
+  await knowledge.createCollection('org_a', {
+    name: 'events',
+    kind: 'events',
+    timeZone: SAMPLE_ZONE,
+  });
+  await knowledge.import(
+    'org_a',
+    'events',
+    'jsonl',
+    events.map((e) => JSON.stringify(e)).join('\n'),
+  );
+  await knowledge.createCollection('org_a', {
+    name: 'courses',
+    kind: 'courses',
+    timeZone: SAMPLE_ZONE,
+  });
   await knowledge.import('org_a', 'courses', 'csv', SAMPLE_COURSES_CSV);
-  const agentHandlers = createAgentHandlers({ directory: new AgentDirectory(agents, profiles), profiles, knowledge: store });
-  return { reply, knowledge, events, bus, sessions, agentHandlers, getSession: createGetSessionHandler(sessions) };
+  const agentHandlers = createAgentHandlers({
+    directory: new AgentDirectory(agents, profiles),
+    profiles,
+    knowledge: store,
+  });
+  return {
+    reply,
+    knowledge,
+    events,
+    bus,
+    sessions,
+    agentHandlers,
+    getSession: createGetSessionHandler(sessions),
+  };
 }
 
 function profile(name: string, overrides: Record<string, unknown> = {}) {
-  return { name, description: '', instructions: '', model: '', collections: [], tools: [], greeting: '', steps: [], base: '', created_at: '', updated_at: '', ...overrides };
+  return {
+    name,
+    description: '',
+    instructions: '',
+    model: '',
+    collections: [],
+    tools: [],
+    greeting: '',
+    steps: [],
+    base: '',
+    created_at: '',
+    updated_at: '',
+    ...overrides,
+  };
 }
 
-describe('assistants on an organization\'s own knowledge', () => {
+describe("assistants on an organization's own knowledge", () => {
   it('"concerts in Berlin this weekend" lists exactly the matching upcoming events, each linked, nothing else linked', async () => {
     const { reply, events } = await sampleAssistant();
     const expected = berlinConcertsThisWeekend(events);
-    const answer = await new Conversation(reply, 'chat', {}, ORG_A).say('Any concerts in Berlin this weekend?');
-    expect(links(answer.reply)).to.deep.equal(expected.map((e) => ({ title: e.title, url: e.url })));
+    const answer = await new Conversation(reply, 'chat', {}, ORG_A).say(
+      'Any concerts in Berlin this weekend?',
+    );
+    expect(links(answer.reply)).to.deep.equal(
+      expected.map((e) => ({ title: e.title, url: e.url })),
+    );
     expect(answer.reply).to.include('Sat 21 Nov');
   });
 
   it('a second organization sees none of it (it gets the built-in sample data)', async () => {
     const { reply, events } = await sampleAssistant();
-    const answer = await new Conversation(reply, 'chat', {}, ORG_B).say('Any concerts in Berlin this weekend?');
+    const answer = await new Conversation(reply, 'chat', {}, ORG_B).say(
+      'Any concerts in Berlin this weekend?',
+    );
     for (const event of events) expect(answer.reply).to.not.include(event.url);
     const urls = links(answer.reply).map((l) => l.url);
     expect(urls.filter((u) => u.includes('tickets.example'))).to.deep.equal([]);
@@ -77,12 +134,18 @@ describe('assistants on an organization\'s own knowledge', () => {
     const step2 = await onboarding.say('what modules should it have?', 2);
     expect(step2.reply).to.include('Python basics: Variables and types, Control flow');
     expect(step2.reply).to.include('Pandas: DataFrames');
-    expect(links(step2.reply)).to.deep.equal([{ title: 'Python for Data Analysis', url: 'https://learn.example/py101' }]);
+    expect(links(step2.reply)).to.deep.equal([
+      { title: 'Python for Data Analysis', url: 'https://learn.example/py101' },
+    ]);
     const session = await getSession({ session_id: 'onb-1' }, ORG_A);
     expect(session.onboarding?.confirmed_steps).to.deep.equal([1]);
     expect(session.onboarding?.current_step).to.equal(2);
     const draft = JSON.parse(session.onboarding?.draft_json ?? '{}');
-    expect(draft.basedOn).to.deep.equal({ id: 'py101', title: 'Python for Data Analysis', url: 'https://learn.example/py101' });
+    expect(draft.basedOn).to.deep.equal({
+      id: 'py101',
+      title: 'Python for Data Analysis',
+      url: 'https://learn.example/py101',
+    });
     expect(draft.modules[0]).to.equal('Python basics: Variables and types, Control flow');
     expect(draft.audience).to.equal('beginners');
     expect((await failure(getSession({ session_id: 'onb-1' }, ORG_B))).code).to.equal('not_found');
@@ -90,16 +153,36 @@ describe('assistants on an organization\'s own knowledge', () => {
 
   it('an organization defines its own agent; it answers at its name with its greeting and collections, for that organization only', async () => {
     const { reply, agentHandlers } = await sampleAssistant();
-    await agentHandlers.putAgent(profile('concierge', { greeting: 'Welcome to Acme Events!', collections: ['events'], instructions: 'Be brief.' }), ORG_A);
-    const greeted = await new Conversation(reply, 'concierge', { session_id: 'c1' }, ORG_A).say('hi');
+    await agentHandlers.putAgent(
+      profile('concierge', {
+        greeting: 'Welcome to Acme Events!',
+        collections: ['events'],
+        instructions: 'Be brief.',
+      }),
+      ORG_A,
+    );
+    const greeted = await new Conversation(reply, 'concierge', { session_id: 'c1' }, ORG_A).say(
+      'hi',
+    );
     expect(greeted.reply).to.equal('Welcome to Acme Events!');
     expect(greeted.agent).to.equal('concierge');
-    const asked = await new Conversation(reply, 'concierge', { session_id: 'c2' }, ORG_A).say('comedy in Vienna next weekend');
+    const asked = await new Conversation(reply, 'concierge', { session_id: 'c2' }, ORG_A).say(
+      'comedy in Vienna next weekend',
+    );
     expect(asked.reply).to.match(/Here is what I found|I found nothing/);
     const listed = await agentHandlers.listAgents({}, ORG_A);
-    expect((listed.agents ?? []).map((a) => a.name)).to.deep.equal(['chat', 'concierge', 'onboarding', 'support']);
-    expect((await failure(new Conversation(reply, 'concierge', {}, ORG_B).say('hi'))).code).to.equal('not_found');
-    expect((await failure(new Conversation(reply, 'astrologer', {}, ORG_A).say('hi'))).message).to.equal("unknown agent profile 'astrologer'; known: chat, concierge, onboarding, support");
+    expect((listed.agents ?? []).map((a) => a.name)).to.deep.equal([
+      'chat',
+      'concierge',
+      'onboarding',
+      'support',
+    ]);
+    expect(
+      (await failure(new Conversation(reply, 'concierge', {}, ORG_B).say('hi'))).code,
+    ).to.equal('not_found');
+    expect(
+      (await failure(new Conversation(reply, 'astrologer', {}, ORG_A).say('hi'))).message,
+    ).to.equal("unknown agent profile 'astrologer'; known: chat, concierge, onboarding, support");
   });
 
   it('a step agent defined as data leads through its own steps, in order', async () => {
@@ -113,98 +196,212 @@ describe('assistants on an organization\'s own knowledge', () => {
     expect((await agentHandlers.getAgent({ name: 'intake' }, ORG_A)).base).to.equal('onboarding');
     const intake = new Conversation(reply, 'intake', { session_id: 'i1' }, ORG_A);
     const first = await intake.say('I want to learn SQL', 1);
-    expect(first.reply).to.include('**Step 1 of 3: Your goals**').and.include('Say what you want to learn.').and.include('Confirm your goals.');
+    expect(first.reply)
+      .to.include('**Step 1 of 3: Your goals**')
+      .and.include('Say what you want to learn.')
+      .and.include('Confirm your goals.');
     expect([first.step, first.next_step]).to.deep.equal([1, 2]);
     const skipped = await failure(intake.say('later', 3));
-    expect(skipped.message).to.match(/^step 3 cannot start yet: step 1 \(Your goals\) is not confirmed/);
+    expect(skipped.message).to.match(
+      /^step 3 cannot start yet: step 1 \(Your goals\) is not confirmed/,
+    );
     intake.messages.length = 0;
     const second = await intake.say('done', 2);
-    expect(second.reply).to.include('Step 1 (Your goals) is confirmed').and.include('Please confirm that step 2 is complete');
+    expect(second.reply)
+      .to.include('Step 1 (Your goals) is confirmed')
+      .and.include('Please confirm that step 2 is complete');
     await intake.say('done', 3);
     const last = await intake.say('done', 3);
     expect(last.reply).to.equal('Step 3 (Your plan) is confirmed. ✅ That completes all 3 steps.');
     expect(last.next_step).to.equal(undefined);
-    expect((await failure(intake.say('more', 4))).details).to.deep.equal([{ field: '/step', reason: 'must be integer 1..3' }]);
+    expect((await failure(intake.say('more', 4))).details).to.deep.equal([
+      { field: '/step', reason: 'must be integer 1..3' },
+    ]);
   });
 
   it('refuses a profile naming unknown collections or tools, with each field', async () => {
     const { agentHandlers } = await sampleAssistant();
-    const error = await failure(agentHandlers.putAgent(profile('Bad Name', { collections: ['nope'], tools: ['shell'], base: 'sales' }), ORG_A));
-    expect(error.details.map((d) => d.field)).to.deep.equal(['/name', '/base', '/tools/0', '/collections/0']);
+    const error = await failure(
+      agentHandlers.putAgent(
+        profile('Bad Name', { collections: ['nope'], tools: ['shell'], base: 'sales' }),
+        ORG_A,
+      ),
+    );
+    expect(error.details.map((d) => d.field)).to.deep.equal([
+      '/name',
+      '/base',
+      '/tools/0',
+      '/collections/0',
+    ]);
   });
 
   it('overrides the built-in chat agent for one organization only, and deleting the override restores it', async () => {
     const { reply, agentHandlers } = await sampleAssistant();
     await agentHandlers.putAgent(profile('chat', { greeting: 'Hallo from Acme!' }), ORG_A);
-    expect((await new Conversation(reply, 'chat', { session_id: 'o1' }, ORG_A).say('hello')).reply).to.equal('Hallo from Acme!');
-    expect((await new Conversation(reply, 'chat', { session_id: 'o1' }, ORG_B).say('hello')).reply).to.match(/^Hello! I'm the Switchyard assistant/);
+    expect(
+      (await new Conversation(reply, 'chat', { session_id: 'o1' }, ORG_A).say('hello')).reply,
+    ).to.equal('Hallo from Acme!');
+    expect(
+      (await new Conversation(reply, 'chat', { session_id: 'o1' }, ORG_B).say('hello')).reply,
+    ).to.match(/^Hello! I'm the Switchyard assistant/);
     expect((await agentHandlers.getAgent({ name: 'chat' }, ORG_A)).base).to.equal('chat');
     await agentHandlers.deleteAgent({ name: 'chat' }, ORG_A);
-    expect((await new Conversation(reply, 'chat', { session_id: 'o2' }, ORG_A).say('hello')).reply).to.match(/^Hello! I'm the Switchyard assistant/);
+    expect(
+      (await new Conversation(reply, 'chat', { session_id: 'o2' }, ORG_A).say('hello')).reply,
+    ).to.match(/^Hello! I'm the Switchyard assistant/);
   });
 
-  it('support answers from the organization\'s articles with a citation, and hands over what it cannot answer (support_escalated)', async () => {
+  it("support answers from the organization's articles with a citation, and hands over what it cannot answer (support_escalated)", async () => {
     const { reply, knowledge, bus } = await sampleAssistant();
     await knowledge.createCollection('org_a', { name: 'help', kind: 'articles' });
     await knowledge.upsert('org_a', 'help', [
-      { id: 'refunds', fields: { title: 'Refunds for cancelled events', body: 'When an event is cancelled, the refund reaches your card within 5 working days.', url: 'https://help.acme.example/refunds' } },
+      {
+        id: 'refunds',
+        fields: {
+          title: 'Refunds for cancelled events',
+          body: 'When an event is cancelled, the refund reaches your card within 5 working days.',
+          url: 'https://help.acme.example/refunds',
+        },
+      },
     ]);
-    const answered = await new Conversation(reply, 'support', { session_id: 's1' }, ORG_A).say('How do refunds for a cancelled event work?');
-    expect(links(answered.reply)).to.deep.equal([{ title: 'Refunds for cancelled events', url: 'https://help.acme.example/refunds' }]);
+    const answered = await new Conversation(reply, 'support', { session_id: 's1' }, ORG_A).say(
+      'How do refunds for a cancelled event work?',
+    );
+    expect(links(answered.reply)).to.deep.equal([
+      { title: 'Refunds for cancelled events', url: 'https://help.acme.example/refunds' },
+    ]);
     expect(answered.reply).to.include('within 5 working days');
     expect(bus.published.filter((e) => e.type === 'support.escalated')).to.deep.equal([]);
-    const unanswered = await new Conversation(reply, 'support', { session_id: 's2', user_id: 'u-77' }, ORG_A).say('My parrot swallowed the lanyard');
+    const unanswered = await new Conversation(
+      reply,
+      'support',
+      { session_id: 's2', user_id: 'u-77' },
+      ORG_A,
+    ).say('My parrot swallowed the lanyard');
     expect(unanswered.reply).to.match(/passed your question to our support team/);
     const escalations = bus.published.filter((e) => e.type === 'support.escalated');
     expect(escalations.map((e) => [e.organization, e.data])).to.deep.equal([
-      ['org_a', { sessionId: 's2', userId: 'u-77', agent: 'support', summary: 'My parrot swallowed the lanyard' }],
+      [
+        'org_a',
+        {
+          sessionId: 's2',
+          userId: 'u-77',
+          agent: 'support',
+          summary: 'My parrot swallowed the lanyard',
+        },
+      ],
     ]);
   });
 
   it('keeps links to retrieved records only', () => {
     const allowed = new Set(['https://ok.example/a']);
-    expect(keepRetrievedLinks('See [A](https://ok.example/a) and [B](https://evil.example/b), ![img](https://x/y.png)', allowed)).to.equal(
-      'See [A](https://ok.example/a) and B, ![img](https://x/y.png)',
-    );
+    expect(
+      keepRetrievedLinks(
+        'See [A](https://ok.example/a) and [B](https://evil.example/b), ![img](https://x/y.png)',
+        allowed,
+      ),
+    ).to.equal('See [A](https://ok.example/a) and B, ![img](https://x/y.png)');
   });
 
-  describe('dates in the organization\'s time zone (fixed clock at a day boundary)', () => {
+  describe("dates in the organization's time zone (fixed clock at a day boundary)", () => {
     // Sunday 6 Dec 23:30 in UTC is already Monday 7 Dec 00:30 in Berlin: "this weekend" is another weekend there.
     const BOUNDARY = new Date('2026-12-06T23:30:00Z');
     const GIGS = [
-      { id: 'past', title: 'Sunday matinee', city: 'Berlin', tags: ['concert'], startsAt: '2026-12-06T15:00:00Z', url: 'https://gigs.example/past' },
-      { id: 'late', title: 'Sunday late show', city: 'Berlin', tags: ['concert'], startsAt: '2026-12-06T23:50:00Z', url: 'https://gigs.example/late' },
-      { id: 'next', title: 'Saturday gala', city: 'Berlin', tags: ['concert'], startsAt: '2026-12-12T19:00:00+01:00', url: 'https://gigs.example/next' },
+      {
+        id: 'past',
+        title: 'Sunday matinee',
+        city: 'Berlin',
+        tags: ['concert'],
+        startsAt: '2026-12-06T15:00:00Z',
+        url: 'https://gigs.example/past',
+      },
+      {
+        id: 'late',
+        title: 'Sunday late show',
+        city: 'Berlin',
+        tags: ['concert'],
+        startsAt: '2026-12-06T23:50:00Z',
+        url: 'https://gigs.example/late',
+      },
+      {
+        id: 'next',
+        title: 'Saturday gala',
+        city: 'Berlin',
+        tags: ['concert'],
+        startsAt: '2026-12-12T19:00:00+01:00',
+        url: 'https://gigs.example/next',
+      },
     ];
 
     async function zonedAssistant() {
       const store = new InMemoryKnowledgeStore();
       const now = () => BOUNDARY;
-      const { reply } = makeReply(50, () => ({ knowledge: { store, retriever: new KnowledgeRetriever(store, now) } }));
-      const knowledge = new KnowledgeService(store, new DataUpdatedPublisher(new RecordingBus(), silentLogger(), 'assistant'), now);
+      const { reply } = makeReply(50, () => ({
+        knowledge: { store, retriever: new KnowledgeRetriever(store, now) },
+      }));
+      const knowledge = new KnowledgeService(
+        store,
+        new DataUpdatedPublisher(new RecordingBus(), silentLogger(), 'assistant'),
+        now,
+      );
       // No zone of its own: the organization's applies.
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
-      await knowledge.import('org_a', 'gigs', 'jsonl', GIGS.map((g) => JSON.stringify(g)).join('\n'));
+      await knowledge.import(
+        'org_a',
+        'gigs',
+        'jsonl',
+        GIGS.map((g) => JSON.stringify(g)).join('\n'),
+      );
       return reply;
     }
 
-    const ask = async (reply: Awaited<ReturnType<typeof zonedAssistant>>, timeZone: string, text: string) =>
-      links((await new Conversation(reply, 'chat', { time_zone: timeZone, session_id: `tz-${timeZone}-${text}` }, ORG_A).say(text)).reply).map((l) => l.title);
+    const ask = async (
+      reply: Awaited<ReturnType<typeof zonedAssistant>>,
+      timeZone: string,
+      text: string,
+    ) =>
+      links(
+        (
+          await new Conversation(
+            reply,
+            'chat',
+            { time_zone: timeZone, session_id: `tz-${timeZone}-${text}` },
+            ORG_A,
+          ).say(text)
+        ).reply,
+      ).map((l) => l.title);
 
     it('"this weekend" is the weekend now ending in UTC, and the coming one in Europe/Berlin; a past event is never offered', async () => {
       const reply = await zonedAssistant();
-      expect(await ask(reply, 'UTC', 'Any concerts in Berlin this weekend?')).to.deep.equal(['Sunday late show']);
-      expect(await ask(reply, 'Europe/Berlin', 'Any concerts in Berlin this weekend?')).to.deep.equal(['Saturday gala']);
-      expect(await ask(reply, 'UTC', 'Any concerts in Berlin in December?')).to.deep.equal(['Sunday late show', 'Saturday gala']);
+      expect(await ask(reply, 'UTC', 'Any concerts in Berlin this weekend?')).to.deep.equal([
+        'Sunday late show',
+      ]);
+      expect(
+        await ask(reply, 'Europe/Berlin', 'Any concerts in Berlin this weekend?'),
+      ).to.deep.equal(['Saturday gala']);
+      expect(await ask(reply, 'UTC', 'Any concerts in Berlin in December?')).to.deep.equal([
+        'Sunday late show',
+        'Saturday gala',
+      ]);
     });
 
     it('"tomorrow" and "next Saturday" follow the zone too; an unknown zone is refused naming the field', async () => {
       const reply = await zonedAssistant();
       expect(await ask(reply, 'UTC', 'concerts tomorrow?')).to.deep.equal([]);
-      expect(await ask(reply, 'America/New_York', 'concerts today?')).to.deep.equal(['Sunday late show']);
-      expect(await ask(reply, 'Europe/Berlin', 'concerts next Saturday?')).to.deep.equal(['Saturday gala']);
-      const refused = await failure(new Conversation(reply, 'chat', { time_zone: 'Mars/Olympus' }, ORG_A).say('concerts today?'));
-      expect(refused.details).to.deep.equal([{ field: '/time_zone', reason: 'must be an IANA time zone' }]);
+      expect(await ask(reply, 'America/New_York', 'concerts today?')).to.deep.equal([
+        'Sunday late show',
+      ]);
+      expect(await ask(reply, 'Europe/Berlin', 'concerts next Saturday?')).to.deep.equal([
+        'Saturday gala',
+      ]);
+      const refused = await failure(
+        new Conversation(reply, 'chat', { time_zone: 'Mars/Olympus' }, ORG_A).say(
+          'concerts today?',
+        ),
+      );
+      expect(refused.details).to.deep.equal([
+        { field: '/time_zone', reason: 'must be an IANA time zone' },
+      ]);
     });
   });
 });

@@ -16,13 +16,24 @@ interface Backend {
 const NOW = () => new Date('2026-11-18T10:00:00Z');
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error, 'expected a failure').to.be.instanceOf(AppError);
   return error as AppError;
 }
 
 function event(id: string, overrides: Record<string, unknown> = {}) {
-  return { id, fields: { title: `Event ${id}`, startsAt: '2026-11-21T20:00:00+01:00', city: 'Berlin', ...overrides } };
+  return {
+    id,
+    fields: {
+      title: `Event ${id}`,
+      startsAt: '2026-11-21T20:00:00+01:00',
+      city: 'Berlin',
+      ...overrides,
+    },
+  };
 }
 
 contractSuite<Backend>(
@@ -43,22 +54,49 @@ contractSuite<Backend>(
   (backend) => {
     async function service() {
       const bus = new RecordingBus();
-      return { knowledge: new KnowledgeService(await backend().open(), new DataUpdatedPublisher(bus, silentLogger(), 'assistant'), NOW), bus };
+      return {
+        knowledge: new KnowledgeService(
+          await backend().open(),
+          new DataUpdatedPublisher(bus, silentLogger(), 'assistant'),
+          NOW,
+        ),
+        bus,
+      };
     }
 
     it('creates a collection once per organization; the same name in another organization is another collection', async () => {
       const { knowledge } = await service();
-      const created = await knowledge.createCollection('org_a', { name: 'events', kind: 'events', timeZone: 'Europe/Berlin' });
-      expect(created).to.include({ name: 'events', kind: 'events', timeZone: 'Europe/Berlin', documentCount: 0 });
-      expect((await failure(knowledge.createCollection('org_a', { name: 'events', kind: 'articles' }))).code).to.equal('conflict');
+      const created = await knowledge.createCollection('org_a', {
+        name: 'events',
+        kind: 'events',
+        timeZone: 'Europe/Berlin',
+      });
+      expect(created).to.include({
+        name: 'events',
+        kind: 'events',
+        timeZone: 'Europe/Berlin',
+        documentCount: 0,
+      });
+      expect(
+        (await failure(knowledge.createCollection('org_a', { name: 'events', kind: 'articles' })))
+          .code,
+      ).to.equal('conflict');
       await knowledge.createCollection('org_b', { name: 'events', kind: 'articles' });
       expect((await knowledge.collection('org_b', 'events')).kind).to.equal('articles');
-      expect((await knowledge.store.listCollections('org_a')).map((c) => c.name)).to.deep.equal(['events']);
+      expect((await knowledge.store.listCollections('org_a')).map((c) => c.name)).to.deep.equal([
+        'events',
+      ]);
     });
 
     it('refuses a bad kind, name or time zone with every problem listed', async () => {
       const { knowledge } = await service();
-      const error = await failure(knowledge.createCollection('org_a', { name: 'Bad Name', kind: 'videos', timeZone: 'Mars/Base' }));
+      const error = await failure(
+        knowledge.createCollection('org_a', {
+          name: 'Bad Name',
+          kind: 'videos',
+          timeZone: 'Mars/Base',
+        }),
+      );
       expect(error.code).to.equal('invalid_request');
       expect(error.details.map((d) => d.field)).to.deep.equal(['/name', '/kind', '/time_zone']);
     });
@@ -68,7 +106,9 @@ contractSuite<Backend>(
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
       const batch = Array.from({ length: 25 }, (_, i) => event(`e${String(i).padStart(2, '0')}`));
       expect(await knowledge.upsert('org_a', 'gigs', batch)).to.equal(25);
-      expect(bus.published.map((e) => [e.type, e.organization, e.data])).to.deep.equal([['data.updated', 'org_a', { dataset: 'gigs', count: 25 }]]);
+      expect(bus.published.map((e) => [e.type, e.organization, e.data])).to.deep.equal([
+        ['data.updated', 'org_a', { dataset: 'gigs', count: 25 }],
+      ]);
       expect((await knowledge.collection('org_a', 'gigs')).documentCount).to.equal(25);
       const doc = await knowledge.document('org_a', 'gigs', 'e03');
       expect(doc.fields).to.deep.include({ title: 'Event e03', city: 'Berlin' });
@@ -100,7 +140,12 @@ contractSuite<Backend>(
       const { knowledge, bus } = await service();
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
       const error = await failure(
-        knowledge.upsert('org_a', 'gigs', [event('ok'), { id: 'x', fields: { title: 'No date', price: -1 } }, event('ok'), { id: 'bad id!', fields: { title: 't', startsAt: 'soon' } }]),
+        knowledge.upsert('org_a', 'gigs', [
+          event('ok'),
+          { id: 'x', fields: { title: 'No date', price: -1 } },
+          event('ok'),
+          { id: 'bad id!', fields: { title: 't', startsAt: 'soon' } },
+        ]),
       );
       expect(error.code).to.equal('invalid_request');
       expect(error.details).to.deep.include.members([
@@ -116,15 +161,29 @@ contractSuite<Backend>(
     it('takes at most 1,000 documents per batch', async () => {
       const { knowledge } = await service();
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
-      const error = await failure(knowledge.upsert('org_a', 'gigs', Array.from({ length: 1001 }, (_, i) => event(`e${i}`))));
+      const error = await failure(
+        knowledge.upsert(
+          'org_a',
+          'gigs',
+          Array.from({ length: 1001 }, (_, i) => event(`e${i}`)),
+        ),
+      );
       expect(error.code).to.equal('payload_too_large');
-      expect(await knowledge.upsert('org_a', 'gigs', Array.from({ length: 1000 }, (_, i) => event(`e${i}`)))).to.equal(1000);
+      expect(
+        await knowledge.upsert(
+          'org_a',
+          'gigs',
+          Array.from({ length: 1000 }, (_, i) => event(`e${i}`)),
+        ),
+      ).to.equal(1000);
     });
 
     it('imports JSON Lines and CSV (a course curriculum with one row per lesson)', async () => {
       const { knowledge, bus } = await service();
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
-      const jsonl = [event('j1'), event('j2')].map((e) => JSON.stringify({ id: e.id, ...e.fields })).join('\n');
+      const jsonl = [event('j1'), event('j2')]
+        .map((e) => JSON.stringify({ id: e.id, ...e.fields }))
+        .join('\n');
       expect(await knowledge.import('org_a', 'gigs', 'jsonl', `${jsonl}\n\n`)).to.equal(2);
       await knowledge.createCollection('org_a', { name: 'courses', kind: 'courses' });
       const csv = [
@@ -142,7 +201,10 @@ contractSuite<Backend>(
         url: 'https://learn.example/py',
         tags: ['python', 'data'],
         modules: [
-          { title: 'Basics', lessons: [{ title: 'Variables', summary: 'Names, values' }, { title: 'Loops' }] },
+          {
+            title: 'Basics',
+            lessons: [{ title: 'Variables', summary: 'Names, values' }, { title: 'Loops' }],
+          },
           { title: 'Pandas', lessons: [{ title: 'DataFrames' }] },
         ],
       });
@@ -155,22 +217,39 @@ contractSuite<Backend>(
     it('reports the line of a broken JSON Lines import and the column of a bad CSV row', async () => {
       const { knowledge } = await service();
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
-      const broken = await failure(knowledge.import('org_a', 'gigs', 'jsonl', `${JSON.stringify({ id: 'a', ...event('a').fields })}\n{not json`));
+      const broken = await failure(
+        knowledge.import(
+          'org_a',
+          'gigs',
+          'jsonl',
+          `${JSON.stringify({ id: 'a', ...event('a').fields })}\n{not json`,
+        ),
+      );
       expect(broken.details[0]?.field).to.equal('/content/line/2');
       const csv = 'id,title,startsAt,price\na,Gig,2026-12-01T20:00:00Z,cheap';
       const bad = await failure(knowledge.import('org_a', 'gigs', 'csv', csv));
-      expect(bad.details).to.deep.equal([{ field: '/content/row/1/price', reason: 'must be number' }]);
-      expect((await failure(knowledge.import('org_a', 'gigs', 'xml', '<a/>'))).details[0]?.field).to.equal('/format');
+      expect(bad.details).to.deep.equal([
+        { field: '/content/row/1/price', reason: 'must be number' },
+      ]);
+      expect(
+        (await failure(knowledge.import('org_a', 'gigs', 'xml', '<a/>'))).details[0]?.field,
+      ).to.equal('/format');
     });
 
     it('chunks long texts so every chunk carries the title', async () => {
       const { knowledge } = await service();
       await knowledge.createCollection('org_a', { name: 'help', kind: 'articles' });
-      const body = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} explains refunds and returns in some detail for customers.`).join('\n\n');
-      await knowledge.upsert('org_a', 'help', [{ id: 'refunds', fields: { title: 'Refund policy', body } }]);
+      const body = Array.from(
+        { length: 40 },
+        (_, i) => `Paragraph ${i} explains refunds and returns in some detail for customers.`,
+      ).join('\n\n');
+      await knowledge.upsert('org_a', 'help', [
+        { id: 'refunds', fields: { title: 'Refund policy', body } },
+      ]);
       const doc = await knowledge.document('org_a', 'help', 'refunds');
       expect(doc.chunks.length).to.be.greaterThan(1);
-      for (const chunk of doc.chunks) expect(chunk.length).to.be.at.most(1200 + 'Refund policy\n'.length);
+      for (const chunk of doc.chunks)
+        expect(chunk.length).to.be.at.most(1200 + 'Refund policy\n'.length);
       for (const chunk of doc.chunks) expect(chunk.startsWith('Refund policy')).to.equal(true);
       expect(doc.chunks.join(' ')).to.include('Paragraph 39');
     });
@@ -180,8 +259,12 @@ contractSuite<Backend>(
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
       await knowledge.upsert('org_a', 'gigs', [event('secret')]);
       expect((await failure(knowledge.collection('org_b', 'gigs'))).code).to.equal('not_found');
-      expect((await failure(knowledge.document('org_b', 'gigs', 'secret'))).code).to.equal('not_found');
-      expect((await failure(knowledge.upsert('org_b', 'gigs', [event('x')]))).code).to.equal('not_found');
+      expect((await failure(knowledge.document('org_b', 'gigs', 'secret'))).code).to.equal(
+        'not_found',
+      );
+      expect((await failure(knowledge.upsert('org_b', 'gigs', [event('x')]))).code).to.equal(
+        'not_found',
+      );
       await knowledge.createCollection('org_b', { name: 'gigs', kind: 'events' });
       expect((await knowledge.list('org_b', 'gigs', 100)).documents).to.deep.equal([]);
       expect(await knowledge.store.allDocuments('org_b', 'gigs')).to.deep.equal([]);
@@ -195,7 +278,10 @@ contractSuite<Backend>(
       await knowledge.createCollection('org_a', { name: 'gigs', kind: 'events' });
       await knowledge.upsert('org_a', 'gigs', [event('a'), event('b')]);
       expect((await replica.getCollection('org_a', 'gigs'))?.revision).to.equal(1);
-      expect((await replica.allDocuments('org_a', 'gigs')).map((d) => d.id).sort()).to.deep.equal(['a', 'b']);
+      expect((await replica.allDocuments('org_a', 'gigs')).map((d) => d.id).sort()).to.deep.equal([
+        'a',
+        'b',
+      ]);
       expect(await replica.deleteCollection('org_a', 'gigs')).to.equal(true);
       expect(await knowledge.store.allDocuments('org_a', 'gigs')).to.deep.equal([]);
       expect(await knowledge.store.deleteCollection('org_a', 'gigs')).to.equal(false);
@@ -203,19 +289,41 @@ contractSuite<Backend>(
 
     it('lists every collection after concurrent creates, writes and deletes on two replicas, with current revisions', async () => {
       const { knowledge } = await service();
-      const replica = new KnowledgeService(await backend().open(), new DataUpdatedPublisher(new RecordingBus(), silentLogger(), 'assistant'), NOW);
+      const replica = new KnowledgeService(
+        await backend().open(),
+        new DataUpdatedPublisher(new RecordingBus(), silentLogger(), 'assistant'),
+        NOW,
+      );
       const names = Array.from({ length: 8 }, (_, i) => `c${i}`);
-      await Promise.all(names.map((name, i) => (i % 2 ? replica : knowledge).createCollection('org_a', { name, kind: 'events' })));
+      await Promise.all(
+        names.map((name, i) =>
+          (i % 2 ? replica : knowledge).createCollection('org_a', { name, kind: 'events' }),
+        ),
+      );
       await knowledge.createCollection('org_b', { name: 'other', kind: 'events' });
-      expect((await replica.store.listCollections('org_a')).map((c) => c.name)).to.deep.equal(names);
+      expect((await replica.store.listCollections('org_a')).map((c) => c.name)).to.deep.equal(
+        names,
+      );
       await Promise.all([
-        ...names.slice(0, 4).map((name, i) => (i % 2 ? replica : knowledge).upsert('org_a', name, [event(`${name}_doc`)])),
-        ...names.slice(4).map((name, i) => (i % 2 ? replica.store : knowledge.store).deleteCollection('org_a', name)),
+        ...names
+          .slice(0, 4)
+          .map((name, i) =>
+            (i % 2 ? replica : knowledge).upsert('org_a', name, [event(`${name}_doc`)]),
+          ),
+        ...names
+          .slice(4)
+          .map((name, i) =>
+            (i % 2 ? replica.store : knowledge.store).deleteCollection('org_a', name),
+          ),
       ]);
       const listed = await knowledge.store.listCollections('org_a');
-      expect(listed.map((c) => [c.name, c.revision, c.documentCount])).to.deep.equal(names.slice(0, 4).map((name) => [name, 1, 1]));
+      expect(listed.map((c) => [c.name, c.revision, c.documentCount])).to.deep.equal(
+        names.slice(0, 4).map((name) => [name, 1, 1]),
+      );
       expect(listed[0]).to.deep.equal(await replica.store.getCollection('org_a', 'c0'));
-      expect((await replica.store.listCollections('org_b')).map((c) => c.name)).to.deep.equal(['other']);
+      expect((await replica.store.listCollections('org_b')).map((c) => c.name)).to.deep.equal([
+        'other',
+      ]);
       expect(await replica.store.listCollections('org_c')).to.deep.equal([]);
     });
   },

@@ -1,6 +1,15 @@
 import { expect } from './chai';
 import type { ClientReadableStream, ServiceError } from '@grpc/grpc-js';
-import { AppError, callUnary, contextToMetadata, createClient, fromServiceError, protos, type CallContext, type RunningService } from '@switchyard/shared';
+import {
+  AppError,
+  callUnary,
+  contextToMetadata,
+  createClient,
+  fromServiceError,
+  protos,
+  type CallContext,
+  type RunningService,
+} from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { AssistantServiceClient } from '@switchyard/shared/generated/switchyard/assistant/v1/AssistantService';
 import type { ReplyChunk__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
@@ -25,7 +34,13 @@ describe('assistant LLM responder (through a fake content service)', () => {
   let client: AssistantServiceClient;
 
   async function startWith(env: NodeJS.ProcessEnv = {}): Promise<void> {
-    const config = { ...loadAssistantConfig(env), grpcHost: '127.0.0.1', grpcPort: 0, contentAddr: content.address, contentDeadlineMs: 5000 };
+    const config = {
+      ...loadAssistantConfig(env),
+      grpcHost: '127.0.0.1',
+      grpcPort: 0,
+      contentAddr: content.address,
+      contentDeadlineMs: 5000,
+    };
     service = await startAssistantService({ config, bus, logger: silentLogger() });
     client = createClient(protos.assistant().AssistantService, `127.0.0.1:${service.port}`);
   }
@@ -48,17 +63,34 @@ describe('assistant LLM responder (through a fake content service)', () => {
   afterEach(() => stopService());
 
   const reply = (request: ReplyRequest, context: CallContext = ORG) =>
-    callUnary<ReplyRequest, ReplyResponse__Output>('assistant', client.Reply, client, request, context, 5000);
+    callUnary<ReplyRequest, ReplyResponse__Output>(
+      'assistant',
+      client.Reply,
+      client,
+      request,
+      context,
+      5000,
+    );
 
-  function stream(request: ReplyRequest, onChunk: (chunk: ReplyChunk__Output, call: ClientReadableStream<ReplyChunk__Output>) => void = () => undefined): Promise<StreamOutcome> {
+  function stream(
+    request: ReplyRequest,
+    onChunk: (
+      chunk: ReplyChunk__Output,
+      call: ClientReadableStream<ReplyChunk__Output>,
+    ) => void = () => undefined,
+  ): Promise<StreamOutcome> {
     return new Promise((resolve) => {
       const chunks: ReplyChunk__Output[] = [];
-      const call = client.ReplyStream(request, contextToMetadata(ORG), { deadline: Date.now() + 5000 });
+      const call = client.ReplyStream(request, contextToMetadata(ORG), {
+        deadline: Date.now() + 5000,
+      });
       call.on('data', (chunk: ReplyChunk__Output) => {
         chunks.push(chunk);
         onChunk(chunk, call);
       });
-      call.on('error', (error: ServiceError) => resolve({ chunks, error: fromServiceError(error, 'assistant') }));
+      call.on('error', (error: ServiceError) =>
+        resolve({ chunks, error: fromServiceError(error, 'assistant') }),
+      );
       call.on('end', () => resolve({ chunks }));
     });
   }
@@ -77,15 +109,31 @@ describe('assistant LLM responder (through a fake content service)', () => {
   const refundQuestion = 'how do I get my money back? my order number is 88123';
 
   it('answers with the completion: its text, model and provider usage', async () => {
-    const response = await reply({ agent: 'support', user_id: 'u1', session_id: 's1', model: 'fake-gpt', messages: [{ role: 'user', content: refundQuestion }] });
+    const response = await reply({
+      agent: 'support',
+      user_id: 'u1',
+      session_id: 's1',
+      model: 'fake-gpt',
+      messages: [{ role: 'user', content: refundQuestion }],
+    });
     expect(response.reply).to.equal(`Reply from fake-gpt to: ${refundQuestion}`);
     expect(response.model).to.equal('fake-gpt');
-    expect(response.usage).to.deep.include({ tokens_input: 1200, tokens_output: 345, tokens_used: 1545 });
+    expect(response.usage).to.deep.include({
+      tokens_input: 1200,
+      tokens_output: 345,
+      tokens_used: 1545,
+    });
     expect(response.request_id).to.equal('req_llm1');
   });
 
   it('publishes exactly one usage.recorded with the provider tokens and the cost content returned', async () => {
-    await reply({ agent: 'support', user_id: 'u1', session_id: 's1', model: 'fake-gpt', messages: [{ role: 'user', content: refundQuestion }] });
+    await reply({
+      agent: 'support',
+      user_id: 'u1',
+      session_id: 's1',
+      model: 'fake-gpt',
+      messages: [{ role: 'user', content: refundQuestion }],
+    });
     expect(usageEvents()).to.have.length(1);
     expect(usageEvents()[0]?.organization).to.equal('org_llm');
     expect(usageEvents()[0]?.data).to.deep.equal({
@@ -102,7 +150,10 @@ describe('assistant LLM responder (through a fake content service)', () => {
 
   it('sends the agent system prompt, the retrieved context and the session history', async () => {
     const base = { agent: 'support', user_id: 'u1', session_id: 's-history', model: 'fake-gpt' };
-    const first = await reply({ ...base, messages: [{ role: 'user', content: 'my order number is A-10492' }] });
+    const first = await reply({
+      ...base,
+      messages: [{ role: 'user', content: 'my order number is A-10492' }],
+    });
     // The client sends only its new message: the earlier turn comes from the session.
     await reply({ ...base, messages: [{ role: 'user', content: refundQuestion }] });
 
@@ -114,7 +165,9 @@ describe('assistant LLM responder (through a fake content service)', () => {
     const [system, ...history] = call.request.messages;
     expect(system?.role).to.equal('system');
     expect(system?.content).to.include('You are the Switchyard customer support agent');
-    expect(system?.content).to.include('Context:\n[Refund policy](https://docs.switchyard.dev/support/refunds)');
+    expect(system?.content).to.include(
+      'Context:\n[Refund policy](https://docs.switchyard.dev/support/refunds)',
+    );
     expect(history.map((m) => ({ role: m.role, content: m.content }))).to.deep.equal([
       { role: 'user', content: 'my order number is A-10492' },
       { role: 'assistant', content: first.reply },
@@ -123,8 +176,22 @@ describe('assistant LLM responder (through a fake content service)', () => {
   });
 
   it('adds the onboarding step instructions to the system message', async () => {
-    await reply({ agent: 'onboarding', user_id: 'u1', session_id: 's-onb', model: 'fake-gpt', step: 1, messages: [{ role: 'user', content: 'a course on Python for beginners' }] });
-    await reply({ agent: 'onboarding', user_id: 'u1', session_id: 's-onb', model: 'fake-gpt', step: 2, messages: [{ role: 'user', content: 'done' }] });
+    await reply({
+      agent: 'onboarding',
+      user_id: 'u1',
+      session_id: 's-onb',
+      model: 'fake-gpt',
+      step: 1,
+      messages: [{ role: 'user', content: 'a course on Python for beginners' }],
+    });
+    await reply({
+      agent: 'onboarding',
+      user_id: 'u1',
+      session_id: 's-onb',
+      model: 'fake-gpt',
+      step: 2,
+      messages: [{ role: 'user', content: 'done' }],
+    });
     const system = content.calls[1]!.request.messages[0]!.content;
     expect(system).to.include('You are the Switchyard course onboarding agent');
     expect(system).to.include('This turn is onboarding step 2 of 5: ');
@@ -135,7 +202,20 @@ describe('assistant LLM responder (through a fake content service)', () => {
     const messages = completionMessages({
       systemPrompt: 'SYSTEM',
       step: 1,
-      context: [{ kind: 'course_template', template: { id: 't', field: 'data', keywords: [], modules: ['M1'], activities: ['A1'], assignment: 'X', quizIdea: 'Q' } }],
+      context: [
+        {
+          kind: 'course_template',
+          template: {
+            id: 't',
+            field: 'data',
+            keywords: [],
+            modules: ['M1'],
+            activities: ['A1'],
+            assignment: 'X',
+            quizIdea: 'Q',
+          },
+        },
+      ],
       history: [
         { role: 'user', content: 'first' },
         { role: 'assistant', content: 'answer' },
@@ -146,26 +226,58 @@ describe('assistant LLM responder (through a fake content service)', () => {
     const system = messages[0]!.content ?? '';
     expect(system.indexOf('SYSTEM')).to.equal(0);
     expect(system.indexOf('This turn is onboarding step 1 of 5')).to.be.greaterThan(0);
-    expect(system.indexOf('Context:\nOutline for data: modules M1.')).to.be.greaterThan(system.indexOf('This turn is onboarding step 1'));
+    expect(system.indexOf('Context:\nOutline for data: modules M1.')).to.be.greaterThan(
+      system.indexOf('This turn is onboarding step 1'),
+    );
   });
 
   it('passes an unknown model through as the content service invalid_request, recording no usage', async () => {
-    const error = await failure(reply({ agent: 'chat', user_id: 'u1', session_id: 's2', model: 'gpt-9', messages: [{ role: 'user', content: 'hi' }] }));
+    const error = await failure(
+      reply({
+        agent: 'chat',
+        user_id: 'u1',
+        session_id: 's2',
+        model: 'gpt-9',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
     expect(error.code).to.equal('invalid_request');
     expect(error.details).to.deep.equal([{ field: '/model', reason: 'unknown model' }]);
     expect(usageEvents()).to.have.length(0);
   });
 
   it('passes a provider failure through with its code and records no usage', async () => {
-    content.behave({ kind: 'fail', error: new AppError('upstream_error', 'the model provider failed') });
-    const error = await failure(reply({ agent: 'chat', user_id: 'u1', session_id: 's3', model: 'fake-gpt', messages: [{ role: 'user', content: 'hi' }] }));
+    content.behave({
+      kind: 'fail',
+      error: new AppError('upstream_error', 'the model provider failed'),
+    });
+    const error = await failure(
+      reply({
+        agent: 'chat',
+        user_id: 'u1',
+        session_id: 's3',
+        model: 'fake-gpt',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
     expect(error.code).to.equal('upstream_error');
     expect(usageEvents()).to.have.length(0);
   });
 
   it('keeps the builtin engine for model builtin and for no model (default), without calling content', async () => {
-    const named = await reply({ agent: 'chat', user_id: 'u1', session_id: 's4', model: 'builtin', messages: [{ role: 'user', content: 'hi' }] });
-    const unnamed = await reply({ agent: 'chat', user_id: 'u1', session_id: 's5', messages: [{ role: 'user', content: 'hi' }] });
+    const named = await reply({
+      agent: 'chat',
+      user_id: 'u1',
+      session_id: 's4',
+      model: 'builtin',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const unnamed = await reply({
+      agent: 'chat',
+      user_id: 'u1',
+      session_id: 's5',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect([named.model, unnamed.model]).to.deep.equal(['builtin', 'builtin']);
     expect(content.calls).to.have.length(0);
     expect(usageEvents().map((e) => e.data.cost)).to.deep.equal([0, 0]);
@@ -174,7 +286,12 @@ describe('assistant LLM responder (through a fake content service)', () => {
   it('uses DEFAULT_MODEL when the request names no model', async () => {
     await stopService();
     await startWith({ DEFAULT_MODEL: 'fake-other' });
-    const response = await reply({ agent: 'chat', user_id: 'u1', session_id: 's6', messages: [{ role: 'user', content: 'hi' }] });
+    const response = await reply({
+      agent: 'chat',
+      user_id: 'u1',
+      session_id: 's6',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(response.model).to.equal('fake-other');
     expect(response.usage?.tokens_used).to.equal(88);
     expect(content.calls[0]?.request.model).to.equal('fake-other');
@@ -182,31 +299,68 @@ describe('assistant LLM responder (through a fake content service)', () => {
 
   describe('ReplyStream', () => {
     it('streams the completion deltas, then the Reply fields, with one usage event', async () => {
-      const outcome = await stream({ agent: 'chat', user_id: 'u1', session_id: 's7', model: 'fake-gpt', messages: [{ role: 'user', content: 'what is on in Berlin' }] });
+      const outcome = await stream({
+        agent: 'chat',
+        user_id: 'u1',
+        session_id: 's7',
+        model: 'fake-gpt',
+        messages: [{ role: 'user', content: 'what is on in Berlin' }],
+      });
       expect(outcome.error).to.equal(undefined);
       const deltas = outcome.chunks.filter((c) => c.kind === 'delta').map((c) => c.delta);
       const final = outcome.chunks[outcome.chunks.length - 1]!;
       expect(final.kind).to.equal('final');
       expect(deltas.length).to.be.greaterThan(1);
       expect(deltas.join('')).to.equal('Reply from fake-gpt to: what is on in Berlin');
-      expect(final.final).to.deep.include({ reply: deltas.join(''), model: 'fake-gpt', agent: 'chat', session_id: 's7', request_id: 'req_llm1' });
+      expect(final.final).to.deep.include({
+        reply: deltas.join(''),
+        model: 'fake-gpt',
+        agent: 'chat',
+        session_id: 's7',
+        request_id: 'req_llm1',
+      });
       expect(final.final?.usage).to.deep.include({ tokens_input: 1200, tokens_output: 345 });
       expect(content.calls.map((c) => c.method)).to.deep.equal(['CompleteStream']);
       expect(usageEvents()).to.have.length(1);
-      expect(usageEvents()[0]?.data).to.deep.include({ model: 'fake-gpt', tokensInput: 1200, tokensOutput: 345, cost: 0.00189 });
+      expect(usageEvents()[0]?.data).to.deep.include({
+        model: 'fake-gpt',
+        tokensInput: 1200,
+        tokensOutput: 345,
+        cost: 0.00189,
+      });
     });
 
     it('streams the builtin reply in word deltas', async () => {
-      const outcome = await stream({ agent: 'chat', user_id: 'u1', session_id: 's8', messages: [{ role: 'user', content: 'hi' }] });
+      const outcome = await stream({
+        agent: 'chat',
+        user_id: 'u1',
+        session_id: 's8',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       const final = outcome.chunks[outcome.chunks.length - 1]!.final!;
       expect(final.model).to.equal('builtin');
-      expect(outcome.chunks.filter((c) => c.kind === 'delta').map((c) => c.delta).join('')).to.equal(final.reply);
+      expect(
+        outcome.chunks
+          .filter((c) => c.kind === 'delta')
+          .map((c) => c.delta)
+          .join(''),
+      ).to.equal(final.reply);
       expect(content.calls).to.have.length(0);
     });
 
     it('ends with the error after deltas when the completion stream breaks, recording no usage', async () => {
-      content.behave({ kind: 'break', deltas: 2, error: new AppError('upstream_error', 'stream broke') });
-      const outcome = await stream({ agent: 'chat', user_id: 'u1', session_id: 's9', model: 'fake-gpt', messages: [{ role: 'user', content: 'hi there' }] });
+      content.behave({
+        kind: 'break',
+        deltas: 2,
+        error: new AppError('upstream_error', 'stream broke'),
+      });
+      const outcome = await stream({
+        agent: 'chat',
+        user_id: 'u1',
+        session_id: 's9',
+        model: 'fake-gpt',
+        messages: [{ role: 'user', content: 'hi there' }],
+      });
       expect(outcome.chunks.map((c) => c.kind)).to.deep.equal(['delta', 'delta']);
       expect(outcome.error?.code).to.equal('upstream_error');
       expect(usageEvents()).to.have.length(0);
@@ -214,7 +368,16 @@ describe('assistant LLM responder (through a fake content service)', () => {
 
     it('cancels the completion stream when the caller cancels', async () => {
       content.behave({ kind: 'hang' });
-      const outcome = await stream({ agent: 'chat', user_id: 'u1', session_id: 's10', model: 'fake-gpt', messages: [{ role: 'user', content: 'hi' }] }, (_chunk, call) => call.cancel());
+      const outcome = await stream(
+        {
+          agent: 'chat',
+          user_id: 'u1',
+          session_id: 's10',
+          model: 'fake-gpt',
+          messages: [{ role: 'user', content: 'hi' }],
+        },
+        (_chunk, call) => call.cancel(),
+      );
       expect(outcome.chunks.map((c) => c.delta)).to.deep.equal(['Thinking ']);
       await waitFor(() => content.cancelled.includes('CompleteStream'), 3000);
     });

@@ -11,7 +11,10 @@ class FakeEmbedService implements EmbeddingService {
   async embed(request: EmbedRequest, context: { organization: string }) {
     const inputs = request.inputs ?? [];
     this.calls.push({ inputs, organization: context.organization });
-    if (!this.model) throw AppError.unsupported('no model with the embeddings capability is configured in the model registry');
+    if (!this.model)
+      throw AppError.unsupported(
+        'no model with the embeddings capability is configured in the model registry',
+      );
     return {
       embeddings: inputs.map((text) => ({ values: [text.length, 1] })),
       usage: { model: this.model, tokens_input: inputs.length, tokens_output: 0, cost: 0 },

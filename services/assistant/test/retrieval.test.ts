@@ -75,11 +75,18 @@ describe('retrieval', () => {
       expect(berlin.every((e) => e.city === 'Berlin' && e.category === 'concert')).to.equal(true);
       expect(berlin.map((e) => e.date)).to.deep.equal([...berlin.map((e) => e.date)].sort());
       const june = search.find(parseEventQuery("what's on in June"));
-      expect(june.map((e) => e.id)).to.deep.equal(['evt-london-comedy-2027-06', 'evt-berlin-jazz-2027-06', 'evt-hamburg-rock-2027-06']);
+      expect(june.map((e) => e.id)).to.deep.equal([
+        'evt-london-comedy-2027-06',
+        'evt-berlin-jazz-2027-06',
+        'evt-hamburg-rock-2027-06',
+      ]);
     });
 
     it('completes a follow-up with the filters of the earlier question', () => {
-      const merged = mergeEventQueries(parseEventQuery('concerts in Berlin'), parseEventQuery('what about June?'));
+      const merged = mergeEventQueries(
+        parseEventQuery('concerts in Berlin'),
+        parseEventQuery('what about June?'),
+      );
       expect(search.find(merged).map((e) => e.id)).to.deep.equal(['evt-berlin-jazz-2027-06']);
     });
   });

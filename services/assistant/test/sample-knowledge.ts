@@ -40,7 +40,11 @@ export function sampleEvents(count = 300): SampleEvent[] {
     const pinned = PINNED[i];
     const city = pinned ? 'Berlin' : (CITIES[Math.floor(next() * CITIES.length)] as string);
     const kind = pinned ? 'concert' : (KINDS[Math.floor(next() * KINDS.length)] as string);
-    const random = start.plus({ days: Math.floor(next() * 168), hours: 18 + Math.floor(next() * 6), minutes: 30 * Math.floor(next() * 2) });
+    const random = start.plus({
+      days: Math.floor(next() * 168),
+      hours: 18 + Math.floor(next() * 6),
+      minutes: 30 * Math.floor(next() * 2),
+    });
     const when = pinned ? DateTime.fromISO(pinned, { zone: SAMPLE_ZONE }) : random;
     const id = `ev${String(i).padStart(3, '0')}`;
     return {
@@ -62,7 +66,11 @@ export function sampleEvents(count = 300): SampleEvent[] {
 export function berlinConcertsThisWeekend(events: SampleEvent[]): SampleEvent[] {
   return events
     .filter((e) => e.city === 'Berlin' && e.tags.includes('concert'))
-    .filter((e) => ['2026-11-21', '2026-11-22'].includes(DateTime.fromISO(e.startsAt, { zone: SAMPLE_ZONE }).toISODate() as string))
+    .filter((e) =>
+      ['2026-11-21', '2026-11-22'].includes(
+        DateTime.fromISO(e.startsAt, { zone: SAMPLE_ZONE }).toISODate() as string,
+      ),
+    )
     .sort((a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt));
 }
 

@@ -45,7 +45,13 @@ class CountingResponder implements Responder {
   async respond(input: ResponderInput) {
     this.seen.push(input.history.length);
     await sleep(30);
-    return { reply: `saw ${input.history.length}`, model: 'counting', tokensInput: 1, tokensOutput: 1, cost: 0 };
+    return {
+      reply: `saw ${input.history.length}`,
+      model: 'counting',
+      tokensInput: 1,
+      tokensOutput: 1,
+      cost: 0,
+    };
   }
 }
 
@@ -56,7 +62,10 @@ contractSuite<Replicas>(
       async create() {
         const sessions = new InMemorySessionStore();
         const state = createInMemorySharedState();
-        return { open: async () => ({ sessions: sessions.sharing(), state }), cleanup: async () => undefined };
+        return {
+          open: async () => ({ sessions: sessions.sharing(), state }),
+          cleanup: async () => undefined,
+        };
       },
     },
     // Real Redis for the lock and, when it is up too, real MongoDB for the sessions.
@@ -97,20 +106,45 @@ contractSuite<Replicas>(
       const responder = new CountingResponder();
       const replica = async () => {
         const { sessions, state } = await replicas().open();
-        return createReplyHandler({ agents, sessions, responder, usage: new UsagePublisher(new RecordingBus(), silentLogger()), historyLimit: 100, locks: state.locks });
+        return createReplyHandler({
+          agents,
+          sessions,
+          responder,
+          usage: new UsagePublisher(new RecordingBus(), silentLogger()),
+          historyLimit: 100,
+          locks: state.locks,
+        });
       };
       const [a, b] = [await replica(), await replica()];
       const said = Array.from({ length: 8 }, (_, i) => `question ${i}`);
       // Each client sends only its new message, all at once, half to each replica.
-      await Promise.all(said.map((content, i) => (i % 2 ? a : b)(request('chat', [{ role: 'user', content }]), { ...CONTEXT, requestId: `req_${i}` })));
+      await Promise.all(
+        said.map((content, i) =>
+          (i % 2 ? a : b)(request('chat', [{ role: 'user', content }]), {
+            ...CONTEXT,
+            requestId: `req_${i}`,
+          }),
+        ),
+      );
 
       // Serialized: the turns saw 1, 3, 5, ... messages (every earlier question and answer), never the same history twice.
-      expect([...responder.seen].sort((x, y) => x - y)).to.deep.equal(said.map((_, i) => 2 * i + 1));
+      expect([...responder.seen].sort((x, y) => x - y)).to.deep.equal(
+        said.map((_, i) => 2 * i + 1),
+      );
       const { sessions } = await replicas().open();
       const stored = (await sessions.get('org_a', 'sess_1'))!;
-      expect(stored.messages.map((m) => m.role)).to.deep.equal(said.flatMap(() => ['user', 'assistant']));
-      expect(stored.messages.filter((m) => m.role === 'user').map((m) => m.content).sort()).to.deep.equal([...said].sort());
-      expect(stored.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).to.deep.equal(said.map((_, i) => `saw ${2 * i + 1}`));
+      expect(stored.messages.map((m) => m.role)).to.deep.equal(
+        said.flatMap(() => ['user', 'assistant']),
+      );
+      expect(
+        stored.messages
+          .filter((m) => m.role === 'user')
+          .map((m) => m.content)
+          .sort(),
+      ).to.deep.equal([...said].sort());
+      expect(
+        stored.messages.filter((m) => m.role === 'assistant').map((m) => m.content),
+      ).to.deep.equal(said.map((_, i) => `saw ${2 * i + 1}`));
       expect(stored.version).to.equal(said.length);
     });
   },
@@ -118,18 +152,43 @@ contractSuite<Replicas>(
 
 describe('Session order across two assistant services on real Redis and MongoDB (gRPC, createStores)', function () {
   this.timeout(60_000);
-  const replicas: Array<{ service: RunningService; stores: AssistantStores; client: AssistantServiceClient }> = [];
+  const replicas: Array<{
+    service: RunningService;
+    stores: AssistantStores;
+    client: AssistantServiceClient;
+  }> = [];
   const database = uniqueName('test_assistant_replicas');
   const responder = new CountingResponder();
 
   before(async function () {
     if (!endpointOf('redis') || !endpointOf('mongo')) this.skip();
-    const config = { ...loadAssistantConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, mongodbUri: endpointOf('mongo')!, mongodbDatabase: database, redisUrl: endpointOf('redis')! };
+    const config = {
+      ...loadAssistantConfig({}),
+      grpcHost: '127.0.0.1',
+      grpcPort: 0,
+      mongodbUri: endpointOf('mongo')!,
+      mongodbDatabase: database,
+      redisUrl: endpointOf('redis')!,
+    };
     for (let i = 0; i < 2; i++) {
       // As src/index.ts wires a replica: its own connections to the shared MongoDB and Redis.
       const stores = await createStores(config, silentLogger());
-      const service = await startAssistantService({ config, bus: new InMemoryEventBus(), logger: silentLogger(), sessions: stores.sessions, outboxStore: stores.outbox, knowledge: stores.knowledge, profiles: stores.profiles, locks: stores.state.locks, responder });
-      replicas.push({ service, stores, client: createClient(protos.assistant().AssistantService, `127.0.0.1:${service.port}`) });
+      const service = await startAssistantService({
+        config,
+        bus: new InMemoryEventBus(),
+        logger: silentLogger(),
+        sessions: stores.sessions,
+        outboxStore: stores.outbox,
+        knowledge: stores.knowledge,
+        profiles: stores.profiles,
+        locks: stores.state.locks,
+        responder,
+      });
+      replicas.push({
+        service,
+        stores,
+        client: createClient(protos.assistant().AssistantService, `127.0.0.1:${service.port}`),
+      });
     }
   });
 
@@ -150,13 +209,35 @@ describe('Session order across two assistant services on real Redis and MongoDB 
     const said = Array.from({ length: 6 }, (_, i) => `replica question ${i}`);
     const ask = (content: string, i: number) => {
       const { client } = replicas[i % 2]!;
-      const request: ReplyRequest = { agent: 'chat', user_id: 'u1', session_id: 'shared', messages: [{ role: 'user', content }], model: 'counting' };
-      return callUnary<ReplyRequest, ReplyResponse__Output>('assistant', client.Reply, client, request, { ...CONTEXT, requestId: `req_r${i}` }, 20_000);
+      const request: ReplyRequest = {
+        agent: 'chat',
+        user_id: 'u1',
+        session_id: 'shared',
+        messages: [{ role: 'user', content }],
+        model: 'counting',
+      };
+      return callUnary<ReplyRequest, ReplyResponse__Output>(
+        'assistant',
+        client.Reply,
+        client,
+        request,
+        { ...CONTEXT, requestId: `req_r${i}` },
+        20_000,
+      );
     };
     const replies = await Promise.all(said.map(ask));
-    expect(replies.map((r) => r.reply).sort()).to.deep.equal(said.map((_, i) => `saw ${2 * i + 1}`).sort());
+    expect(replies.map((r) => r.reply).sort()).to.deep.equal(
+      said.map((_, i) => `saw ${2 * i + 1}`).sort(),
+    );
     const stored = (await replicas[0]!.stores.sessions.get('org_a', 'shared'))!;
-    expect(stored.messages.map((m) => m.role)).to.deep.equal(said.flatMap(() => ['user', 'assistant']));
-    expect(stored.messages.filter((m) => m.role === 'user').map((m) => m.content).sort()).to.deep.equal([...said].sort());
+    expect(stored.messages.map((m) => m.role)).to.deep.equal(
+      said.flatMap(() => ['user', 'assistant']),
+    );
+    expect(
+      stored.messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .sort(),
+    ).to.deep.equal([...said].sort());
   });
 });

@@ -3,8 +3,18 @@ import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
 import { createReplyHandler } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
-import { HEAD_EVERY, MongoSessionStore, SESSION_HEADS_COLLECTION, SESSIONS_COLLECTION } from '../src/store/mongo-session-store';
-import { InMemorySessionStore, SessionConflictError, type Session, type SessionStore } from '../src/store/session-store';
+import {
+  HEAD_EVERY,
+  MongoSessionStore,
+  SESSION_HEADS_COLLECTION,
+  SESSIONS_COLLECTION,
+} from '../src/store/mongo-session-store';
+import {
+  InMemorySessionStore,
+  SessionConflictError,
+  type Session,
+  type SessionStore,
+} from '../src/store/session-store';
 import { expect } from './chai';
 import { CONTEXT, freshMongoDatabase, mongoBackend, RecordingBus, request } from './helpers';
 
@@ -31,7 +41,10 @@ function session(overrides: Partial<Session> = {}): Session {
 }
 
 async function conflictOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => undefined, (error: unknown) => error);
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 }
 
 contractSuite<Backend>(
@@ -70,10 +83,24 @@ contractSuite<Backend>(
       const store = await backend().open();
       await store.save(session());
       const read = (await store.get('org_a', 'sess_1'))!;
-      expect(await store.save({ ...read, messages: [...read.messages, { role: 'assistant', content: 'first' }] })).to.equal(2);
-      expect(await conflictOf(store.save({ ...read, messages: [...read.messages, { role: 'assistant', content: 'second' }] }))).to.be.instanceOf(SessionConflictError);
+      expect(
+        await store.save({
+          ...read,
+          messages: [...read.messages, { role: 'assistant', content: 'first' }],
+        }),
+      ).to.equal(2);
+      expect(
+        await conflictOf(
+          store.save({
+            ...read,
+            messages: [...read.messages, { role: 'assistant', content: 'second' }],
+          }),
+        ),
+      ).to.be.instanceOf(SessionConflictError);
       expect(await conflictOf(store.save(session()))).to.be.instanceOf(SessionConflictError);
-      expect(await conflictOf(store.save({ ...read, version: 7 }))).to.be.instanceOf(SessionConflictError);
+      expect(await conflictOf(store.save({ ...read, version: 7 }))).to.be.instanceOf(
+        SessionConflictError,
+      );
       const latest = await store.get('org_a', 'sess_1');
       expect(latest?.version).to.equal(2);
       expect(latest?.messages.at(-1)?.content).to.equal('first');
@@ -82,7 +109,9 @@ contractSuite<Backend>(
     it('lets exactly one of many concurrent writers of the same version win, across replicas', async () => {
       const [a, b] = [await backend().open(), await backend().open()];
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => conflictOf((i % 2 ? a : b).save(session({ agent: `writer_${i}` })))),
+        Array.from({ length: 20 }, (_, i) =>
+          conflictOf((i % 2 ? a : b).save(session({ agent: `writer_${i}` }))),
+        ),
       );
       const winners = results.filter((r) => r === undefined);
       expect(winners).to.have.length(1);
@@ -95,8 +124,13 @@ contractSuite<Backend>(
     it('lets exactly one of many concurrent writers of a later version win, and the next reader sees it', async () => {
       const [a, b] = [await backend().open(), await backend().open()];
       let current = session();
-      for (let turn = 1; turn <= 3; turn++) current = { ...current, version: await a.save(current) };
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => conflictOf((i % 2 ? a : b).save({ ...current, agent: `writer_${i}` }))));
+      for (let turn = 1; turn <= 3; turn++)
+        current = { ...current, version: await a.save(current) };
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          conflictOf((i % 2 ? a : b).save({ ...current, agent: `writer_${i}` })),
+        ),
+      );
       expect(results.filter((r) => r === undefined)).to.have.length(1);
       expect(results.filter((r) => r instanceof SessionConflictError)).to.have.length(9);
       const stored = await b.get('org_a', 'sess_1');
@@ -112,8 +146,12 @@ contractSuite<Backend>(
         current = { ...current, version: await store.save({ ...current, agent: `turn_${turn}` }) };
         if (turn === 2) early = await store.get('org_a', 'sess_1');
       }
-      expect(await conflictOf(store.save({ ...early!, agent: 'stale' }))).to.be.instanceOf(SessionConflictError);
-      expect(await conflictOf(store.save(session({ agent: 'restarted' })))).to.be.instanceOf(SessionConflictError);
+      expect(await conflictOf(store.save({ ...early!, agent: 'stale' }))).to.be.instanceOf(
+        SessionConflictError,
+      );
+      expect(await conflictOf(store.save(session({ agent: 'restarted' })))).to.be.instanceOf(
+        SessionConflictError,
+      );
       const latest = await (await backend().open()).get('org_a', 'sess_1');
       expect([latest?.version, latest?.agent]).to.deep.equal([25, 'turn_25']);
     });
@@ -122,7 +160,10 @@ contractSuite<Backend>(
       const store = await backend().open();
       let current = session();
       for (let turn = 1; turn <= 30; turn++) {
-        current = { ...current, messages: [...current.messages, { role: 'user', content: `turn ${turn}` }] };
+        current = {
+          ...current,
+          messages: [...current.messages, { role: 'user', content: `turn ${turn}` }],
+        };
         current = { ...current, version: await store.save(current) };
       }
       const restarted = await backend().open();
@@ -143,8 +184,18 @@ contractSuite<Backend>(
           historyLimit: 50,
         });
       const [a, b] = [await replica(), await replica()];
-      const said = Array.from({ length: 6 }, (_, i) => `question number ${i} about upcoming events`);
-      await Promise.all(said.map((content, i) => (i % 2 ? a : b)(request('chat', [{ role: 'user', content }]), { ...CONTEXT, requestId: `req_${i}` })));
+      const said = Array.from(
+        { length: 6 },
+        (_, i) => `question number ${i} about upcoming events`,
+      );
+      await Promise.all(
+        said.map((content, i) =>
+          (i % 2 ? a : b)(request('chat', [{ role: 'user', content }]), {
+            ...CONTEXT,
+            requestId: `req_${i}`,
+          }),
+        ),
+      );
 
       const stored = (await (await backend().open()).get('org_a', 'sess_1'))!;
       const users = stored.messages.filter((m) => m.role === 'user').map((m) => m.content);
@@ -164,19 +215,28 @@ describe('MongoSessionStore: the head document is a hint', function () {
     const versions = mongo().db.collection(SESSIONS_COLLECTION);
     let current = session();
     const turns = async (until: number) => {
-      while (current.version < until) current = { ...current, agent: `turn_${current.version + 1}`, version: await store.save({ ...current, agent: `turn_${current.version + 1}` }) };
+      while (current.version < until)
+        current = {
+          ...current,
+          agent: `turn_${current.version + 1}`,
+          version: await store.save({ ...current, agent: `turn_${current.version + 1}` }),
+        };
     };
     await turns(HEAD_EVERY - 1);
     expect(await heads.countDocuments()).to.equal(0);
     expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
     await turns(2 * HEAD_EVERY + 1);
-    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 2 * HEAD_EVERY });
+    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({
+      version: 2 * HEAD_EVERY,
+    });
     expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY + 1);
     // As if the writers of the last head had died between their insert and their head write.
     await heads.updateOne({}, { $set: { version: HEAD_EVERY + 1, agent: 'stale head' } });
     expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
     await turns(3 * HEAD_EVERY);
-    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({ version: 3 * HEAD_EVERY });
+    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({
+      version: 3 * HEAD_EVERY,
+    });
     expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY);
     expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
   });

@@ -20,7 +20,9 @@ class ToolHungryModel implements CompletionService {
       tokensInput: 100,
       tokensOutput: 10,
       cost: 0.5,
-      toolCalls: offered ? [{ id: `c${this.requests.length}`, name: 'search_knowledge', arguments: '{"query":"x"}' }] : [],
+      toolCalls: offered
+        ? [{ id: `c${this.requests.length}`, name: 'search_knowledge', arguments: '{"query":"x"}' }]
+        : [],
     };
   }
 
@@ -30,12 +32,20 @@ class ToolHungryModel implements CompletionService {
 }
 
 const toolbox: Toolbox = {
-  definitions: [{ name: 'search_knowledge', description: 'search', parameters: { type: 'object' } }],
+  definitions: [
+    { name: 'search_knowledge', description: 'search', parameters: { type: 'object' } },
+  ],
   retrieved: [],
   run: async () => '{"results":[]}',
 };
 
-const input = { agent: 'chat', systemPrompt: 'S', context: [], history: [{ role: 'user', content: 'q' }], tools: toolbox } as unknown as ResponderInput;
+const input = {
+  agent: 'chat',
+  systemPrompt: 'S',
+  context: [],
+  history: [{ role: 'user', content: 'q' }],
+  tools: toolbox,
+} as unknown as ResponderInput;
 const call = { model: 'm', context: { organization: 'o', keyId: 'k', requestId: 'r' } };
 
 describe('tool loop', () => {
@@ -43,7 +53,13 @@ describe('tool loop', () => {
     const model = new ToolHungryModel();
     const output = await new ContentModelResponder(model).respond(input, call);
     expect(model.requests.map((r) => (r.tools ?? []).length)).to.deep.equal([1, 1, 1, 1, 1, 0]);
-    expect(output).to.deep.equal({ reply: 'final answer', model: 'm', tokensInput: 600, tokensOutput: 60, cost: 3 });
+    expect(output).to.deep.equal({
+      reply: 'final answer',
+      model: 'm',
+      tokensInput: 600,
+      tokensOutput: 60,
+      cost: 3,
+    });
     const last = model.requests.at(-1)!.messages ?? [];
     expect(last.filter((m) => m.role === 'tool')).to.have.length(5);
   });
@@ -52,7 +68,10 @@ describe('tool loop', () => {
     // Rounds of 400 ms against 1,400 ms: after round 1 there is room for 2 more (1,000 > 800), after round 2
     // not (600 < 800). The margins are 200 ms, so a loaded machine's scheduling does not decide the outcome.
     const model = new ToolHungryModel(400);
-    const output = await new ContentModelResponder(model).respond(input, { ...call, deadline: Date.now() + 1400 });
+    const output = await new ContentModelResponder(model).respond(input, {
+      ...call,
+      deadline: Date.now() + 1400,
+    });
     expect(model.requests.map((r) => (r.tools ?? []).length)).to.deep.equal([1, 1, 0]);
     expect(output.reply).to.equal('final answer');
   });

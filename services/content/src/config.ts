@@ -112,9 +112,18 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     kafkaBrokers: values.KAFKA_BROKERS.trim(),
     instanceId: values.INSTANCE_ID,
     requestLeaseMs: positiveInteger('REQUEST_LEASE_MS', values.REQUEST_LEASE_MS),
-    outboxRelayIntervalMs: positiveInteger('OUTBOX_RELAY_INTERVAL_MS', values.OUTBOX_RELAY_INTERVAL_MS),
-    outboxPublishTimeoutMs: positiveInteger('OUTBOX_PUBLISH_TIMEOUT_MS', values.OUTBOX_PUBLISH_TIMEOUT_MS),
+    outboxRelayIntervalMs: positiveInteger(
+      'OUTBOX_RELAY_INTERVAL_MS',
+      values.OUTBOX_RELAY_INTERVAL_MS,
+    ),
+    outboxPublishTimeoutMs: positiveInteger(
+      'OUTBOX_PUBLISH_TIMEOUT_MS',
+      values.OUTBOX_PUBLISH_TIMEOUT_MS,
+    ),
     metricsPort: values.METRICS_PORT,
-    idempotencyTtlSeconds: positiveInteger('IDEMPOTENCY_TTL_SECONDS', values.IDEMPOTENCY_TTL_SECONDS),
+    idempotencyTtlSeconds: positiveInteger(
+      'IDEMPOTENCY_TTL_SECONDS',
+      values.IDEMPOTENCY_TTL_SECONDS,
+    ),
   };
 }

@@ -9,5 +9,12 @@ runServiceProcess({
   openStores: createStores,
   registries: [modelMetrics],
   start: ({ config, bus, logger, stores }) =>
-    startContentService({ config, bus, logger, requestStore: stores.requestStore, outboxStore: stores.outbox, answerStore: stores.answers }),
+    startContentService({
+      config,
+      bus,
+      logger,
+      requestStore: stores.requestStore,
+      outboxStore: stores.outbox,
+      answerStore: stores.answers,
+    }),
 });

@@ -36,7 +36,13 @@ import { RequestLeaseKeeper } from './store/lease-keeper';
 import type { RequestStore } from './store/request-store';
 
 export { loadContentConfig, type ContentConfig } from './config';
-export type { TextModel, ModelInfo, Capability, TextFormat, SummaryLength } from './models/text-model';
+export type {
+  TextModel,
+  ModelInfo,
+  Capability,
+  TextFormat,
+  SummaryLength,
+} from './models/text-model';
 export type { RequestStore, AsyncRequestRecord } from './store/request-store';
 export { InMemoryRequestStore } from './store/in-memory-request-store';
 export { MongoRequestStore } from './store/mongo-request-store';
@@ -64,7 +70,11 @@ export interface ContentServiceOptions {
   stopGraceMs?: number;
 }
 
-function implementation(deps: SubmitDeps, store: RequestStore, logger: Logger): ContentServiceHandlers {
+function implementation(
+  deps: SubmitDeps,
+  store: RequestStore,
+  logger: Logger,
+): ContentServiceHandlers {
   return {
     Generate: unary(logger, createGenerateHandler(deps)),
     Transform: unary(logger, createTransformHandler(deps)),
@@ -79,7 +89,12 @@ function implementation(deps: SubmitDeps, store: RequestStore, logger: Logger): 
 }
 
 /** Resumes unfinished requests (claimed by lease, so two replicas never both run one) and keeps leases alive. */
-function leaseKeeper(store: RequestStore, deps: SubmitDeps, config: ContentConfig, logger: Logger): RequestLeaseKeeper {
+function leaseKeeper(
+  store: RequestStore,
+  deps: SubmitDeps,
+  config: ContentConfig,
+  logger: Logger,
+): RequestLeaseKeeper {
   return new RequestLeaseKeeper({
     store,
     enqueue: (record) => deps.jobs.enqueue(() => deps.runner.run(record)),
@@ -96,22 +111,38 @@ function leaseKeeper(store: RequestStore, deps: SubmitDeps, config: ContentConfi
  */
 async function modelRegistry(options: ContentServiceOptions): Promise<ModelRegistry> {
   const { config, logger } = options;
-  if (options.models) return new ModelRegistry(options.models, config.defaultModel || options.models[0]!.info.id);
-  const file = loadRegistry({ path: config.modelRegistryPath, inlineJson: config.modelRegistryJson }, options.env ?? process.env);
+  if (options.models)
+    return new ModelRegistry(options.models, config.defaultModel || options.models[0]!.info.id);
+  const file = loadRegistry(
+    { path: config.modelRegistryPath, inlineJson: config.modelRegistryJson },
+    options.env ?? process.env,
+  );
   const models = await buildModels(file.models, options.env ?? process.env, logger);
   for (const model of models) {
-    if (model.info.provider !== 'builtin' && model.info.provider !== 'apertium' && model.info.inputPricePerMillion + model.info.outputPricePerMillion === 0) {
-      logger.warn({ model: model.info.id }, 'model is marked local and unpriced: its usage is recorded at cost 0');
+    if (
+      model.info.provider !== 'builtin' &&
+      model.info.provider !== 'apertium' &&
+      model.info.inputPricePerMillion + model.info.outputPricePerMillion === 0
+    ) {
+      logger.warn(
+        { model: model.info.id },
+        'model is marked local and unpriced: its usage is recorded at cost 0',
+      );
     }
   }
-  logger.info({ registry: file.origin, models: models.map((m) => m.info.id) }, 'model registry loaded');
+  logger.info(
+    { registry: file.origin, models: models.map((m) => m.info.id) },
+    'model registry loaded',
+  );
   return new ModelRegistry(models, config.defaultModel || file.defaultModel || models[0]!.info.id);
 }
 
 export async function startContentService(options: ContentServiceOptions): Promise<RunningService> {
   const { config, bus, logger } = options;
   const models = await modelRegistry(options);
-  const store = options.requestStore ?? new InMemoryRequestStore({ owner: config.instanceId, leaseMs: config.requestLeaseMs });
+  const store =
+    options.requestStore ??
+    new InMemoryRequestStore({ owner: config.instanceId, leaseMs: config.requestLeaseMs });
   // Usage and results go through the outbox, so a call that spent tokens never fails on a bus outage.
   const outbox = new OutboxPublisher({
     bus,
@@ -123,17 +154,44 @@ export async function startContentService(options: ContentServiceOptions): Promi
   await outbox.start();
   const usage = new UsagePublisher(outbox);
   const jobs = new JobQueue(config.asyncConcurrency, logger);
-  const runner = new GenerateJobRunner({ models, store, usage, results: new ResultPublisher(outbox), logger });
-  const answers = { store: options.answerStore ?? new InMemoryAnswerStore(), ttlSeconds: config.idempotencyTtlSeconds, logger };
-  const deps: SubmitDeps = { models, usage, maxInputTokens: config.maxInputTokens, store, jobs, runner, answers };
+  const runner = new GenerateJobRunner({
+    models,
+    store,
+    usage,
+    results: new ResultPublisher(outbox),
+    logger,
+  });
+  const answers = {
+    store: options.answerStore ?? new InMemoryAnswerStore(),
+    ttlSeconds: config.idempotencyTtlSeconds,
+    logger,
+  };
+  const deps: SubmitDeps = {
+    models,
+    usage,
+    maxInputTokens: config.maxInputTokens,
+    store,
+    jobs,
+    runner,
+    answers,
+  };
   const leases = leaseKeeper(store, deps, config, logger);
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
     unixSocket: config.grpcUnixSocket,
-    services: [{ name: CONTENT_SERVICE_NAME, definition: protos.content().ContentService.service, implementation: implementation(deps, store, logger) }],
+    services: [
+      {
+        name: CONTENT_SERVICE_NAME,
+        definition: protos.content().ContentService.service,
+        implementation: implementation(deps, store, logger),
+      },
+    ],
   });
-  logger.info({ port: server.port, models: models.list().map((m) => m.info.id) }, 'content service started');
+  logger.info(
+    { port: server.port, models: models.list().map((m) => m.info.id) },
+    'content service started',
+  );
   // After binding: serving never waits for the backlog. Requests created from now on are held by
   // this process (from before their first write), so the resume never claims them a second time.
   leases.start();

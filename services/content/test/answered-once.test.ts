@@ -27,14 +27,25 @@ describe('billable calls answered once per Idempotency-Key', () => {
   const setUp = async (store: AnswerStore) => {
     const bus = new InMemoryEventBus();
     const events = await collectEvents(bus);
-    const generate = createGenerateHandler({ models, usage: new UsagePublisher(bus), maxInputTokens: 1000, answers: { store, ttlSeconds: 60, logger: silentLogger() } });
+    const generate = createGenerateHandler({
+      models,
+      usage: new UsagePublisher(bus),
+      maxInputTokens: 1000,
+      answers: { store, ttlSeconds: 60, logger: silentLogger() },
+    });
     return { events, generate };
   };
 
   it('a retry with the same key (a new request id) gets the first answer and is not billed again', async () => {
     const { events, generate } = await setUp(new InMemoryAnswerStore());
-    const first = await generate(generateRequest('Write about retries'), { ...context('org_a', 'req_first'), idempotencyKey: 'k-1' });
-    const retry = await generate(generateRequest('Write about retries'), { ...context('org_a', 'req_retry'), idempotencyKey: 'k-1' });
+    const first = await generate(generateRequest('Write about retries'), {
+      ...context('org_a', 'req_first'),
+      idempotencyKey: 'k-1',
+    });
+    const retry = await generate(generateRequest('Write about retries'), {
+      ...context('org_a', 'req_retry'),
+      idempotencyKey: 'k-1',
+    });
     expect(retry).to.deep.equal(first);
     expect(retry.request_id).to.equal('req_first');
     await waitFor(() => events.length === 1);
@@ -53,8 +64,14 @@ describe('billable calls answered once per Idempotency-Key', () => {
 
   it('a call run twice because its answer was lost publishes the same usage event id (the ledger counts it once)', async () => {
     const { events, generate } = await setUp(new ForgetfulAnswerStore());
-    await generate(generateRequest('Lost answer'), { ...context('org_a', 'req_a'), idempotencyKey: 'lost' });
-    await generate(generateRequest('Lost answer'), { ...context('org_a', 'req_b'), idempotencyKey: 'lost' });
+    await generate(generateRequest('Lost answer'), {
+      ...context('org_a', 'req_a'),
+      idempotencyKey: 'lost',
+    });
+    await generate(generateRequest('Lost answer'), {
+      ...context('org_a', 'req_b'),
+      idempotencyKey: 'lost',
+    });
     await waitFor(() => events.length === 2);
     expect(events[0]!.id).to.equal(events[1]!.id);
   });

@@ -36,7 +36,11 @@ class RecordingEngine implements TranslationEngine {
     if (this.delayMs > 0) {
       await new Promise((resolve, reject) => {
         const timer = setTimeout(resolve, this.delayMs);
-        call.signal.addEventListener('abort', () => (clearTimeout(timer), reject(call.signal.reason)), { once: true });
+        call.signal.addEventListener(
+          'abort',
+          () => (clearTimeout(timer), reject(call.signal.reason)),
+          { once: true },
+        );
       });
     }
     return `[${mode}] ${text}`;
@@ -46,7 +50,14 @@ class RecordingEngine implements TranslationEngine {
 const MODES = ['eco-es-fr', 'eng-spa', 'es-fr', 'fr-es', 'spa-eng', 'spa-eng_US'];
 
 function modelWith(engine: TranslationEngine, timeoutMs = 5000) {
-  return ApertiumModel.discover({ id: 'apertium', aliases: [], fallback: [], engine, timeoutMs, maxConcurrency: 2 });
+  return ApertiumModel.discover({
+    id: 'apertium',
+    aliases: [],
+    fallback: [],
+    engine,
+    timeoutMs,
+    maxConcurrency: 2,
+  });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
@@ -78,14 +89,24 @@ describe('apertium provider', () => {
 
   it('lists exactly the discovered pairs, translate only, free and local', async () => {
     const model = await modelWith(new RecordingEngine(MODES));
-    expect(model.info).to.deep.include({ provider: 'apertium', capabilities: ['translate'], inputPricePerMillion: 0, outputPricePerMillion: 0, local: true });
+    expect(model.info).to.deep.include({
+      provider: 'apertium',
+      capabilities: ['translate'],
+      inputPricePerMillion: 0,
+      outputPricePerMillion: 0,
+      local: true,
+    });
     expect(model.info.translationPairs).to.deep.equal(['en-es', 'es-en', 'es-fr', 'fr-es']);
   });
 
   it('pivots through the shared language, feeding each hop the previous output, and reports the route', async () => {
     const engine = new RecordingEngine(MODES);
     const model = await modelWith(engine);
-    const result = await model.translate({ text: 'The cat.', sourceLanguage: 'en', targetLanguage: 'fr' });
+    const result = await model.translate({
+      text: 'The cat.',
+      sourceLanguage: 'en',
+      targetLanguage: 'fr',
+    });
     expect(engine.calls.map((c) => c.mode)).to.deep.equal(['eng-spa', 'es-fr']);
     expect(engine.calls[1]!.text).to.equal('[eng-spa] The cat.');
     expect(result.text).to.equal('[es-fr] [eng-spa] The cat.');
@@ -96,23 +117,37 @@ describe('apertium provider', () => {
   it('hands HTML to the engine as HTML and Markdown or text as text', async () => {
     const engine = new RecordingEngine(MODES);
     const model = await modelWith(engine);
-    await model.translate({ text: '<p>The <b>cat</b>.</p>', sourceLanguage: 'en', targetLanguage: 'es' });
-    await model.translate({ text: '# Title\n\n- a *cat*', sourceLanguage: 'en', targetLanguage: 'es' });
+    await model.translate({
+      text: '<p>The <b>cat</b>.</p>',
+      sourceLanguage: 'en',
+      targetLanguage: 'es',
+    });
+    await model.translate({
+      text: '# Title\n\n- a *cat*',
+      sourceLanguage: 'en',
+      targetLanguage: 'es',
+    });
     expect(engine.calls.map((c) => c.format)).to.deep.equal(['html', 'txt']);
   });
 
   it('refuses a pair without a route with unsupported naming the available pairs', async () => {
     const model = await modelWith(new RecordingEngine(MODES));
-    const error = await rejection(model.translate({ text: 'x', sourceLanguage: 'de', targetLanguage: 'es' }));
+    const error = await rejection(
+      model.translate({ text: 'x', sourceLanguage: 'de', targetLanguage: 'es' }),
+    );
     expect(error.code).to.equal('unsupported');
     expect(error.message).to.include('de -> es').and.include('en-es, es-en, es-fr, fr-es');
-    const missingSource = await rejection(model.translate({ text: 'x', sourceLanguage: '', targetLanguage: 'es' }));
+    const missingSource = await rejection(
+      model.translate({ text: 'x', sourceLanguage: '', targetLanguage: 'es' }),
+    );
     expect(missingSource.details[0]).to.deep.include({ field: '/source_language' });
   });
 
   it('times out a slow engine run as timeout (the run is aborted)', async () => {
     const model = await modelWith(new RecordingEngine(MODES, 5000), 50);
-    const error = await rejection(model.translate({ text: 'x', sourceLanguage: 'en', targetLanguage: 'es' }));
+    const error = await rejection(
+      model.translate({ text: 'x', sourceLanguage: 'en', targetLanguage: 'es' }),
+    );
     expect(error.code).to.equal('timeout');
   });
 
@@ -121,7 +156,13 @@ describe('apertium provider', () => {
     engine.translate = async () => {
       throw new Error('mode eng-spa exited with 1');
     };
-    const error = await rejection((await modelWith(engine)).translate({ text: 'x', sourceLanguage: 'en', targetLanguage: 'es' }));
+    const error = await rejection(
+      (await modelWith(engine)).translate({
+        text: 'x',
+        sourceLanguage: 'en',
+        targetLanguage: 'es',
+      }),
+    );
     expect(error.code).to.equal('upstream_error');
     expect(error.message).to.include('exited with 1');
   });
@@ -133,7 +174,14 @@ describe('apertium provider', () => {
       (e: Error) => e,
     );
     expect(failure?.message).to.include('model mt: the Apertium engine is not usable');
-    const models = await buildModels([{ id: 'builtin', provider: 'builtin' }, { ...entry, optional: true }], {}, silentLogger());
+    const models = await buildModels(
+      [
+        { id: 'builtin', provider: 'builtin' },
+        { ...entry, optional: true },
+      ],
+      {},
+      silentLogger(),
+    );
     expect(models.map((m) => m.info.id)).to.deep.equal(['builtin']);
   });
 
@@ -145,7 +193,11 @@ describe('apertium provider', () => {
       this.skip();
     }
     const marker = path.join(os.tmpdir(), `switchyard-apertium-${process.pid}`);
-    const out = await engine.translate(`The cat $(touch ${marker}) is \`touch ${marker}\` black; touch ${marker}`, 'eng-spa', { format: 'txt', signal: AbortSignal.timeout(20_000) });
+    const out = await engine.translate(
+      `The cat $(touch ${marker}) is \`touch ${marker}\` black; touch ${marker}`,
+      'eng-spa',
+      { format: 'txt', signal: AbortSignal.timeout(20_000) },
+    );
     expect(out).to.include('gato').and.include(`$(`).and.include(marker);
     expect(fs.existsSync(marker)).to.equal(false);
   });
@@ -170,27 +222,42 @@ describe('apertium provider over APY (apertium-apy)', function () {
   before(async function () {
     const modesDir = '/usr/share/apertium/modes';
     if (spawnSync('apertium-apy', ['--help']).status !== 0 || !fs.existsSync(modesDir)) {
-      for (const test of this.test!.parent!.tests) test.title += ' (pending: apertium-apy is not installed)';
+      for (const test of this.test!.parent!.tests)
+        test.title += ' (pending: apertium-apy is not installed)';
       this.skip();
     }
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     apy = spawn('apertium-apy', ['-p', String(port), '-t', '60', modesDir], { stdio: 'ignore' });
-    await waitFor(async () => (await fetch(`${baseUrl}/listPairs`).catch(() => undefined))?.ok === true, 20_000);
+    await waitFor(
+      async () => (await fetch(`${baseUrl}/listPairs`).catch(() => undefined))?.ok === true,
+      20_000,
+    );
   });
 
   after(() => {
     apy?.kill();
   });
 
-  it('discovers the server\'s pairs and translates through it, HTML kept and pivoting as locally', async () => {
+  it("discovers the server's pairs and translates through it, HTML kept and pivoting as locally", async () => {
     const model = await modelWith(new ApyEngine(baseUrl));
     expect(model.info.translationPairs).to.include.members(['en-es', 'es-en']);
-    const html = await model.translate({ text: 'The <b>red</b> car is big.', sourceLanguage: 'en', targetLanguage: 'es' });
+    const html = await model.translate({
+      text: 'The <b>red</b> car is big.',
+      sourceLanguage: 'en',
+      targetLanguage: 'es',
+    });
     expect(html.text).to.equal('El <b>coche</b> rojo es grande.');
     if (model.info.translationPairs!.includes('es-fr')) {
-      const pivot = await model.translate({ text: 'The cat is black.', sourceLanguage: 'en', targetLanguage: 'fr' });
-      expect(pivot).to.deep.include({ text: 'Le chat est noir.', route: { languages: ['en', 'es', 'fr'] } });
+      const pivot = await model.translate({
+        text: 'The cat is black.',
+        sourceLanguage: 'en',
+        targetLanguage: 'fr',
+      });
+      expect(pivot).to.deep.include({
+        text: 'Le chat est noir.',
+        route: { languages: ['en', 'es', 'fr'] },
+      });
     }
   });
 
@@ -198,7 +265,9 @@ describe('apertium provider over APY (apertium-apy)', function () {
     const model = await modelWith(new ApyEngine(baseUrl));
     apy?.kill();
     await new Promise((resolve) => apy!.once('exit', resolve));
-    const error = await rejection(model.translate({ text: 'x', sourceLanguage: 'en', targetLanguage: 'es' }));
+    const error = await rejection(
+      model.translate({ text: 'x', sourceLanguage: 'en', targetLanguage: 'es' }),
+    );
     expect(error.code).to.equal('upstream_error');
     expect(error.message).to.include(baseUrl);
   });

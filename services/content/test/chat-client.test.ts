@@ -38,10 +38,12 @@ describe('ChatClient against an OpenAI-compatible server', () => {
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 50);
     const startedAt = Date.now();
-    const error = await chat.complete([{ role: 'user', content: 'hello' }], 100, { signal: caller.signal }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await chat
+      .complete([{ role: 'user', content: 'hello' }], 100, { signal: caller.signal })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).to.be.instanceOf(AppError).and.to.have.property('code', 'unavailable');
     expect(Date.now() - startedAt).to.be.below(1500);
   });

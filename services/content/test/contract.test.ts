@@ -25,18 +25,36 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function startHarness(options: { bus?: EventBus; models?: TextModel[]; defaultModel?: string } = {}): Promise<Harness> {
+async function startHarness(
+  options: { bus?: EventBus; models?: TextModel[]; defaultModel?: string } = {},
+): Promise<Harness> {
   const bus = options.bus ?? new InMemoryEventBus();
   const events = await collectEvents(bus);
-  const config = { ...loadContentConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, maxInputTokens: 2000, defaultModel: options.defaultModel ?? 'builtin', outboxRelayIntervalMs: 20, outboxPublishTimeoutMs: 500 };
-  const service = await startContentService({ config, bus, logger: silentLogger(), models: options.models, stopGraceMs: 1000 });
+  const config = {
+    ...loadContentConfig({}),
+    grpcHost: '127.0.0.1',
+    grpcPort: 0,
+    maxInputTokens: 2000,
+    defaultModel: options.defaultModel ?? 'builtin',
+    outboxRelayIntervalMs: 20,
+    outboxPublishTimeoutMs: 500,
+  };
+  const service = await startContentService({
+    config,
+    bus,
+    logger: silentLogger(),
+    models: options.models,
+    stopGraceMs: 1000,
+  });
   const client = createClient(protos.content().ContentService, `127.0.0.1:${service.port}`);
   return {
     service,
     client,
     events,
     call: <Res>(method: string, request: object, ctx: CallContext = context()) => {
-      const fn = (client as unknown as Record<string, Parameters<typeof callUnary<object, Res>>[1]>)[method]!;
+      const fn = (
+        client as unknown as Record<string, Parameters<typeof callUnary<object, Res>>[1]>
+      )[method]!;
       return callUnary<object, Res>('content', fn, client, request, ctx, 5000);
     },
     close: async () => {
@@ -101,19 +119,38 @@ describe('content service gRPC contract', () => {
 
   it('Generate answers content, usage and the request id, and publishes one usage event', async () => {
     const ctx = context();
-    const response = await h.call<{ content: string; usage: Record<string, number | string>; request_id: string }>(
+    const response = await h.call<{
+      content: string;
+      usage: Record<string, number | string>;
+      request_id: string;
+    }>(
       'Generate',
-      { prompt: 'Write a product description for a smart kettle with app control', tone: 'casual', language: 'en', max_length: 60 },
+      {
+        prompt: 'Write a product description for a smart kettle with app control',
+        tone: 'casual',
+        language: 'en',
+        max_length: 60,
+      },
       ctx,
     );
     expect(response.request_id).to.equal(ctx.requestId);
     expect(response.content).to.include('Smart Kettle');
     expect(countTokens(response.content)).to.be.at.most(60);
-    expect(response.usage).to.deep.equal({ model: 'builtin', tokens_input: countTokens('Write a product description for a smart kettle with app control'), tokens_output: countTokens(response.content), cost: 0 });
+    expect(response.usage).to.deep.equal({
+      model: 'builtin',
+      tokens_input: countTokens('Write a product description for a smart kettle with app control'),
+      tokens_output: countTokens(response.content),
+      cost: 0,
+    });
     await waitFor(() => usageFor(h.events, ctx.requestId).length === 1);
     const usage = usageFor(h.events, ctx.requestId)[0]!;
     expect(usage.organization).to.equal('org_a');
-    expect(usage.data).to.deep.include({ endpoint: '/api/v2/ai/content/generate', keyId: 'key_1', model: 'builtin', outcome: 'succeeded' });
+    expect(usage.data).to.deep.include({
+      endpoint: '/api/v2/ai/content/generate',
+      keyId: 'key_1',
+      model: 'builtin',
+      outcome: 'succeeded',
+    });
   });
 
   it('Generate rejects bad input with the exact codes and fields', async () => {
@@ -134,23 +171,48 @@ describe('content service gRPC contract', () => {
   });
 
   it('Transform summarize, reformat and translate', async () => {
-    const text = 'Rust is a systems language. It gives memory safety without a garbage collector. Rust programs are fast. Many companies adopt Rust for safety. My lunch was a sandwich.';
+    const text =
+      'Rust is a systems language. It gives memory safety without a garbage collector. Rust programs are fast. Many companies adopt Rust for safety. My lunch was a sandwich.';
     const ctx = context();
-    const summary = await h.call<Record<string, unknown>>('Transform', { action: 'summarize', text, target_length: 'short' }, ctx);
+    const summary = await h.call<Record<string, unknown>>(
+      'Transform',
+      { action: 'summarize', text, target_length: 'short' },
+      ctx,
+    );
     expect(summary).to.deep.include({ request_id: ctx.requestId, original_length: text.length });
     expect((summary.transformed_text as string).length).to.be.lessThan(text.length);
     expect(summary.usage).to.deep.include({ model: 'builtin', tokens_input: countTokens(text) });
     await waitFor(() => usageFor(h.events, ctx.requestId).length === 1);
-    expect(usageFor(h.events, ctx.requestId)[0]!.data).to.deep.include({ endpoint: '/api/v2/ai/content/transform', outcome: 'succeeded' });
+    expect(usageFor(h.events, ctx.requestId)[0]!.data).to.deep.include({
+      endpoint: '/api/v2/ai/content/transform',
+      outcome: 'succeeded',
+    });
 
-    const reformatted = await h.call<Record<string, unknown>>('Transform', { action: 'reformat', text: 'a,b\n1,2', format: 'json' });
+    const reformatted = await h.call<Record<string, unknown>>('Transform', {
+      action: 'reformat',
+      text: 'a,b\n1,2',
+      format: 'json',
+    });
     expect(reformatted.original_format).to.equal('csv');
     expect(JSON.parse(reformatted.transformed_text as string)).to.deep.equal([{ a: 1, b: 2 }]);
 
-    const unsupported = await appError(h.call('Transform', { action: 'reformat', text: 'Just prose here. Nothing tabular.', format: 'csv' }));
+    const unsupported = await appError(
+      h.call('Transform', {
+        action: 'reformat',
+        text: 'Just prose here. Nothing tabular.',
+        format: 'csv',
+      }),
+    );
     expect(unsupported.code).to.equal('unsupported');
 
-    const translate = await appError(h.call('Transform', { action: 'translate', text: 'Hello', source_language: 'en', target_language: 'de' }));
+    const translate = await appError(
+      h.call('Transform', {
+        action: 'translate',
+        text: 'Hello',
+        source_language: 'en',
+        target_language: 'de',
+      }),
+    );
     expect(translate.code).to.equal('unsupported');
     expect(translate.message).to.include('en -> de');
 
@@ -162,22 +224,39 @@ describe('content service gRPC contract', () => {
     const ctx = context('org_a');
     const ack = await h.call<{ status: string; request_id: string }>(
       'SubmitGenerate',
-      { request: { prompt: 'Write about a reusable water bottle', tone: 'playful', language: 'es' }, webhook_url: 'https://hooks.example.com/r' },
+      {
+        request: { prompt: 'Write about a reusable water bottle', tone: 'playful', language: 'es' },
+        webhook_url: 'https://hooks.example.com/r',
+      },
       ctx,
     );
     expect(ack).to.deep.equal({ status: 'processing', request_id: ctx.requestId });
 
     const done = (await waitFor(async () => {
-      const r = await h.call<Record<string, unknown>>('GetRequest', { request_id: ctx.requestId }, ctx);
+      const r = await h.call<Record<string, unknown>>(
+        'GetRequest',
+        { request_id: ctx.requestId },
+        ctx,
+      );
       return r.status === 'completed' ? r : undefined;
     }))!;
-    expect(done).to.deep.include({ request_id: ctx.requestId, operation: 'generate', model: 'builtin', webhook_url: 'https://hooks.example.com/r', error: null });
+    expect(done).to.deep.include({
+      request_id: ctx.requestId,
+      operation: 'generate',
+      model: 'builtin',
+      webhook_url: 'https://hooks.example.com/r',
+      error: null,
+    });
     expect(done.result as string).to.include('Reusable Water Bottle');
     expect(done.completed_at as string).to.match(/^\d{4}-\d{2}-\d{2}T/);
     expect(done.total_tokens).to.be.greaterThan(0);
 
-    await waitFor(() => h.events.some((e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId));
-    const completed = h.events.filter((e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId);
+    await waitFor(() =>
+      h.events.some((e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId),
+    );
+    const completed = h.events.filter(
+      (e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId,
+    );
     expect(completed).to.have.length(1);
     expect(completed[0]!.data).to.deep.equal({
       requestId: ctx.requestId,
@@ -188,15 +267,25 @@ describe('content service gRPC contract', () => {
     });
     expect(usageFor(h.events, ctx.requestId)).to.have.length(1);
 
-    const otherOrg = await appError(h.call('GetRequest', { request_id: ctx.requestId }, context('org_b')));
+    const otherOrg = await appError(
+      h.call('GetRequest', { request_id: ctx.requestId }, context('org_b')),
+    );
     expect(otherOrg.code).to.equal('not_found');
     const unknown = await appError(h.call('GetRequest', { request_id: 'req_nope' }, ctx));
     expect(unknown.code).to.equal('not_found');
   });
 
   it('SubmitGenerate validates like Generate and checks webhook_url', async () => {
-    expect((await appError(h.call('SubmitGenerate', { request: { prompt: '' } }))).details[0]?.field).to.equal('/prompt');
-    expect((await appError(h.call('SubmitGenerate', { request: { prompt: 'x' }, webhook_url: 'ftp://x' }))).details[0]?.field).to.equal('/webhookUrl');
+    expect(
+      (await appError(h.call('SubmitGenerate', { request: { prompt: '' } }))).details[0]?.field,
+    ).to.equal('/prompt');
+    expect(
+      (
+        await appError(
+          h.call('SubmitGenerate', { request: { prompt: 'x' }, webhook_url: 'ftp://x' }),
+        )
+      ).details[0]?.field,
+    ).to.equal('/webhookUrl');
   });
 });
 
@@ -205,16 +294,38 @@ describe('content service async failures and shutdown', () => {
     const h = await startHarness({ models: [new BuiltinModel(), fakeModel('flaky', 'fail')] });
     try {
       const ctx = context();
-      await h.call('SubmitGenerate', { request: { prompt: 'anything', model: 'flaky' }, webhook_url: '' }, ctx);
+      await h.call(
+        'SubmitGenerate',
+        { request: { prompt: 'anything', model: 'flaky' }, webhook_url: '' },
+        ctx,
+      );
       const failed = (await waitFor(async () => {
-        const r = await h.call<Record<string, unknown>>('GetRequest', { request_id: ctx.requestId }, ctx);
+        const r = await h.call<Record<string, unknown>>(
+          'GetRequest',
+          { request_id: ctx.requestId },
+          ctx,
+        );
         return r.status === 'failed' ? r : undefined;
       }))!;
-      expect(failed.error).to.deep.equal({ code: 'upstream_error', message: 'provider answered 500' });
-      await waitFor(() => h.events.some((e) => e.type === 'request.failed' && e.data.requestId === ctx.requestId));
-      const event = h.events.find((e) => e.type === 'request.failed' && e.data.requestId === ctx.requestId)!;
-      expect(event.data).to.deep.include({ result: '', webhookUrl: '', model: 'flaky', error: { code: 'upstream_error', message: 'provider answered 500' } });
-      expect(usageFor(h.events, ctx.requestId).map((e) => e.data)).to.have.length(1).and.to.have.nested.property('[0].outcome', 'failed');
+      expect(failed.error).to.deep.equal({
+        code: 'upstream_error',
+        message: 'provider answered 500',
+      });
+      await waitFor(() =>
+        h.events.some((e) => e.type === 'request.failed' && e.data.requestId === ctx.requestId),
+      );
+      const event = h.events.find(
+        (e) => e.type === 'request.failed' && e.data.requestId === ctx.requestId,
+      )!;
+      expect(event.data).to.deep.include({
+        result: '',
+        webhookUrl: '',
+        model: 'flaky',
+        error: { code: 'upstream_error', message: 'provider answered 500' },
+      });
+      expect(usageFor(h.events, ctx.requestId).map((e) => e.data))
+        .to.have.length(1)
+        .and.to.have.nested.property('[0].outcome', 'failed');
     } finally {
       await h.close();
     }
@@ -228,7 +339,11 @@ describe('content service async failures and shutdown', () => {
       await original(event);
       published.push(event.type);
     };
-    const h = await startHarness({ bus, models: [fakeModel('slow', 'slow')], defaultModel: 'slow' });
+    const h = await startHarness({
+      bus,
+      models: [fakeModel('slow', 'slow')],
+      defaultModel: 'slow',
+    });
     await h.call('SubmitGenerate', { request: { prompt: 'take your time' } });
     h.client.close();
     await h.service.stop();
@@ -241,7 +356,11 @@ describe('content service async failures and shutdown', () => {
     const h = await startHarness({ bus });
     try {
       const ctx = context();
-      const response = await h.call<{ request_id: string }>('Generate', { prompt: 'Write about tea' }, ctx);
+      const response = await h.call<{ request_id: string }>(
+        'Generate',
+        { prompt: 'Write about tea' },
+        ctx,
+      );
       expect(response.request_id).to.equal(ctx.requestId);
       expect(bus.refused).to.be.greaterThan(0);
       expect(usageFor(h.events, ctx.requestId)).to.have.length(0);
@@ -261,7 +380,13 @@ describe('content service async failures and shutdown', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(h.events.filter((e) => e.type === 'request.completed')).to.have.length(0);
       bus.down = false;
-      await waitFor(() => h.events.some((e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId) && usageFor(h.events, ctx.requestId).length === 1, 5000);
+      await waitFor(
+        () =>
+          h.events.some(
+            (e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId,
+          ) && usageFor(h.events, ctx.requestId).length === 1,
+        5000,
+      );
     } finally {
       await h.close();
     }

@@ -5,13 +5,18 @@ import { extractTopic } from '../src/models/builtin/subject';
 import { resolveTone } from '../src/models/builtin/tone';
 import { fitToTokens } from '../src/models/fit';
 
-const PROMPT = 'Write a product description for a waterproof hiking backpack with 30L capacity and padded straps';
-const piece = (overrides: Partial<{ prompt: string; tone: string; language: string; maxTokens: number }> = {}) =>
-  composePiece({ prompt: PROMPT, tone: 'formal', language: 'en', maxTokens: 256, ...overrides });
+const PROMPT =
+  'Write a product description for a waterproof hiking backpack with 30L capacity and padded straps';
+const piece = (
+  overrides: Partial<{ prompt: string; tone: string; language: string; maxTokens: number }> = {},
+) => composePiece({ prompt: PROMPT, tone: 'formal', language: 'en', maxTokens: 256, ...overrides });
 
 describe('builtin generation', () => {
   it('derives the subject and feature phrases from the prompt', () => {
-    expect(extractTopic(PROMPT)).to.deep.equal({ subject: 'Waterproof Hiking Backpack', keywords: ['30L capacity', 'padded straps'] });
+    expect(extractTopic(PROMPT)).to.deep.equal({
+      subject: 'Waterproof Hiking Backpack',
+      keywords: ['30L capacity', 'padded straps'],
+    });
     expect(extractTopic('Write a blog post about remote work').subject).to.equal('Remote Work');
     expect(extractTopic('A launch post for our new trail shoes').subject).to.equal('Trail Shoes');
   });
@@ -25,7 +30,9 @@ describe('builtin generation', () => {
 
   it('is deterministic for the same inputs and varies with the prompt', () => {
     expect(piece()).to.equal(piece());
-    expect(piece({ prompt: 'Write about a solar lantern with a USB port' })).to.include('Solar Lantern');
+    expect(piece({ prompt: 'Write about a solar lantern with a USB port' })).to.include(
+      'Solar Lantern',
+    );
   });
 
   it('changes wording with the tone', () => {

@@ -36,7 +36,10 @@ export class FlakyBus extends InMemoryEventBus {
   }
 }
 
-export function context(organization = 'org_a', requestId = `req_${Math.random().toString(36).slice(2)}`) {
+export function context(
+  organization = 'org_a',
+  requestId = `req_${Math.random().toString(36).slice(2)}`,
+) {
   return { organization, keyId: 'key_1', requestId };
 }
 

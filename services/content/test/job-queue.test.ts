@@ -37,6 +37,8 @@ describe('job queue', () => {
     });
     await queue.stop();
     expect(finished).to.equal(true);
-    expect(() => queue.enqueue(async () => undefined)).to.throw(AppError).with.property('code', 'unavailable');
+    expect(() => queue.enqueue(async () => undefined))
+      .to.throw(AppError)
+      .with.property('code', 'unavailable');
   });
 });

@@ -28,7 +28,13 @@ export const PRICES = {
 
 /** A registry pointing at the fake: ids, aliases, fallbacks and limits each test relies on. */
 export function registryFor(baseUrl: string, extraModels: object[] = []): RegistryFile {
-  const remote = { provider: 'openai-compatible' as const, baseUrl, apiKeyEnv: 'FAKE_LLM_KEY', contextWindow: 8000, maxOutputTokens: 1000 };
+  const remote = {
+    provider: 'openai-compatible' as const,
+    baseUrl,
+    apiKeyEnv: 'FAKE_LLM_KEY',
+    contextWindow: 8000,
+    maxOutputTokens: 1000,
+  };
   const all = ['generate', 'summarize', 'reformat', 'translate', 'chat'];
   return {
     defaultModel: 'builtin',
@@ -54,11 +60,53 @@ export function registryFor(baseUrl: string, extraModels: object[] = []): Regist
         outputPricePerMillion: PRICES.backup.output,
         capabilities: all,
       },
-      { ...remote, id: 'gpt-solo', upstreamModel: 'up-solo', inputPricePerMillion: 3, outputPricePerMillion: 15, capabilities: all, maxRetries: 2, timeoutMs: 400 },
-      { ...remote, id: 'gpt-badkey', apiKeyEnv: 'WRONG_KEY', upstreamModel: 'up-badkey', inputPricePerMillion: 1, outputPricePerMillion: 1, capabilities: all, maxRetries: 2 },
-      { ...remote, id: 'gpt-narrow', upstreamModel: 'up-narrow', inputPricePerMillion: 1, outputPricePerMillion: 1, capabilities: ['generate'], maxConcurrency: 2 },
-      { ...remote, id: 'gpt-small', upstreamModel: 'up-small', inputPricePerMillion: 1, outputPricePerMillion: 1, capabilities: ['generate'], contextWindow: 64, maxOutputTokens: 32 },
-      { ...remote, id: 'llama-local', apiKeyEnv: undefined, local: true, upstreamModel: 'up-local', capabilities: ['generate', 'chat'] },
+      {
+        ...remote,
+        id: 'gpt-solo',
+        upstreamModel: 'up-solo',
+        inputPricePerMillion: 3,
+        outputPricePerMillion: 15,
+        capabilities: all,
+        maxRetries: 2,
+        timeoutMs: 400,
+      },
+      {
+        ...remote,
+        id: 'gpt-badkey',
+        apiKeyEnv: 'WRONG_KEY',
+        upstreamModel: 'up-badkey',
+        inputPricePerMillion: 1,
+        outputPricePerMillion: 1,
+        capabilities: all,
+        maxRetries: 2,
+      },
+      {
+        ...remote,
+        id: 'gpt-narrow',
+        upstreamModel: 'up-narrow',
+        inputPricePerMillion: 1,
+        outputPricePerMillion: 1,
+        capabilities: ['generate'],
+        maxConcurrency: 2,
+      },
+      {
+        ...remote,
+        id: 'gpt-small',
+        upstreamModel: 'up-small',
+        inputPricePerMillion: 1,
+        outputPricePerMillion: 1,
+        capabilities: ['generate'],
+        contextWindow: 64,
+        maxOutputTokens: 32,
+      },
+      {
+        ...remote,
+        id: 'llama-local',
+        apiKeyEnv: undefined,
+        local: true,
+        upstreamModel: 'up-local',
+        capabilities: ['generate', 'chat'],
+      },
       ...(extraModels as RegistryFile['models']),
     ],
   };
@@ -74,7 +122,11 @@ export interface LlmHarness {
   events: AnyEvent[];
   client: ContentServiceClient;
   call<Res>(method: string, request: object, ctx?: CallContext, deadlineMs?: number): Promise<Res>;
-  stream<Chunk>(method: 'GenerateStream' | 'CompleteStream', request: object, ctx?: CallContext): Promise<StreamOutcome<Chunk>>;
+  stream<Chunk>(
+    method: 'GenerateStream' | 'CompleteStream',
+    request: object,
+    ctx?: CallContext,
+  ): Promise<StreamOutcome<Chunk>>;
   usageFor(requestId: string): AnyEvent[];
   close(): Promise<void>;
 }
@@ -83,7 +135,9 @@ export interface LlmHarness {
  * The content service over gRPC with a registry of models served by a local fake provider;
  * `extraModels(baseUrl)` adds registry entries pointing at the fake.
  */
-export async function startLlmHarness(extraModels: (baseUrl: string) => object[] = () => []): Promise<LlmHarness> {
+export async function startLlmHarness(
+  extraModels: (baseUrl: string) => object[] = () => [],
+): Promise<LlmHarness> {
   // The fake only accepts API_KEY; the wrong key proves 401 handling. Localhost is never proxied.
   const fake = new FakeLlmServer(API_KEY, ['up-local']);
   const baseUrl = await fake.start();
@@ -97,25 +151,62 @@ export async function startLlmHarness(extraModels: (baseUrl: string) => object[]
     modelRegistryJson: JSON.stringify(registryFor(baseUrl, extraModels(baseUrl))),
   };
   const env = { FAKE_LLM_KEY: API_KEY, WRONG_KEY: 'sk-wrong-key' };
-  const service: RunningService = await startContentService({ config, bus, logger: silentLogger(), env, stopGraceMs: 1000 });
+  const service: RunningService = await startContentService({
+    config,
+    bus,
+    logger: silentLogger(),
+    env,
+    stopGraceMs: 1000,
+  });
   const client = createClient(protos.content().ContentService, `127.0.0.1:${service.port}`);
-  const methods = client as unknown as Record<string, Parameters<typeof callUnary<object, unknown>>[1]>;
+  const methods = client as unknown as Record<
+    string,
+    Parameters<typeof callUnary<object, unknown>>[1]
+  >;
   return {
     fake,
     events,
     client,
-    call: <Res>(method: string, request: object, ctx: CallContext = context(), deadlineMs = 10_000) =>
-      callUnary<object, Res>('content', methods[method] as Parameters<typeof callUnary<object, Res>>[1], client, request, ctx, deadlineMs),
-    stream: <Chunk>(method: 'GenerateStream' | 'CompleteStream', request: object, ctx: CallContext = context()) =>
+    call: <Res>(
+      method: string,
+      request: object,
+      ctx: CallContext = context(),
+      deadlineMs = 10_000,
+    ) =>
+      callUnary<object, Res>(
+        'content',
+        methods[method] as Parameters<typeof callUnary<object, Res>>[1],
+        client,
+        request,
+        ctx,
+        deadlineMs,
+      ),
+    stream: <Chunk>(
+      method: 'GenerateStream' | 'CompleteStream',
+      request: object,
+      ctx: CallContext = context(),
+    ) =>
       new Promise<StreamOutcome<Chunk>>((resolve) => {
         const chunks: Chunk[] = [];
-        type Open = (request: object, metadata: Metadata, options: { deadline: number }) => ClientReadableStream<Chunk>;
-        const call = (client[method] as unknown as Open).call(client, request, contextToMetadata(ctx), { deadline: Date.now() + 10_000 });
+        type Open = (
+          request: object,
+          metadata: Metadata,
+          options: { deadline: number },
+        ) => ClientReadableStream<Chunk>;
+        const call = (client[method] as unknown as Open).call(
+          client,
+          request,
+          contextToMetadata(ctx),
+          { deadline: Date.now() + 10_000 },
+        );
         call.on('data', (chunk: Chunk) => chunks.push(chunk));
-        call.on('error', (error: ServiceError) => resolve({ chunks, error: fromServiceError(error, 'content') }));
+        call.on('error', (error: ServiceError) =>
+          resolve({ chunks, error: fromServiceError(error, 'content') }),
+        );
         call.on('end', () => resolve({ chunks }));
       }),
-    usageFor: (requestId) => events.filter((e) => e.type === 'usage.recorded' && e.data.requestId === requestId),
+    usageFor: (requestId) =>
+      events.filter((e) => e.type === 'usage.recorded' && e.data.requestId === requestId),
     close: async () => {
       client.close();
       await service.stop();

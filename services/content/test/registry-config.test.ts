@@ -24,7 +24,8 @@ const remote = {
 };
 const env = { X_KEY: 'secret' };
 
-const problemsOf = (raw: unknown, environment: NodeJS.ProcessEnv = env) => registryProblems(raw, environment);
+const problemsOf = (raw: unknown, environment: NodeJS.ProcessEnv = env) =>
+  registryProblems(raw, environment);
 
 describe('model registry file', () => {
   it('the bundled default holds the builtin model and the example validates', () => {
@@ -33,29 +34,56 @@ describe('model registry file', () => {
       { id: 'builtin', provider: 'builtin', aliases: ['local'] },
       { id: 'apertium', provider: 'apertium', optional: true },
     ]);
-    const example = loadRegistry({ path: path.join(path.dirname(BUNDLED_REGISTRY_PATH), 'models.example.json'), inlineJson: '' }, {
-      OPENAI_API_KEY: 'k',
-      AZURE_OPENAI_API_KEY: 'k',
-      VLLM_API_KEY: 'k',
-      ANTHROPIC_API_KEY: 'k',
-      MISTRAL_API_KEY: 'k',
-    });
-    expect(example.models.map((m) => m.provider)).to.include.members(['builtin', 'openai-compatible', 'azure-openai']);
+    const example = loadRegistry(
+      {
+        path: path.join(path.dirname(BUNDLED_REGISTRY_PATH), 'models.example.json'),
+        inlineJson: '',
+      },
+      {
+        OPENAI_API_KEY: 'k',
+        AZURE_OPENAI_API_KEY: 'k',
+        VLLM_API_KEY: 'k',
+        ANTHROPIC_API_KEY: 'k',
+        MISTRAL_API_KEY: 'k',
+      },
+    );
+    expect(example.models.map((m) => m.provider)).to.include.members([
+      'builtin',
+      'openai-compatible',
+      'azure-openai',
+    ]);
   });
 
   it('lists schema problems with their location', () => {
-    const problems = problemsOf({ models: [{ ...remote, provider: 'magic' }, { ...remote, id: 'y', contextWindow: 0, capabilities: ['dance'], apiKey: 'sk-1' }] });
-    expect(problems.join('\n')).to.include('/models/0: provider must be one of builtin, openai-compatible, azure-openai, apertium');
+    const problems = problemsOf({
+      models: [
+        { ...remote, provider: 'magic' },
+        { ...remote, id: 'y', contextWindow: 0, capabilities: ['dance'], apiKey: 'sk-1' },
+      ],
+    });
+    expect(problems.join('\n')).to.include(
+      '/models/0: provider must be one of builtin, openai-compatible, azure-openai, apertium',
+    );
     expect(problems.join('\n')).to.include('/models/1/contextWindow');
-    expect(problems.join('\n')).to.include('/models/1/capabilities/0: must be one of generate, summarize, reformat, translate, chat, embeddings');
-    expect(problems.join('\n')).to.include('unknown property "apiKey" (put the NAME of an environment variable in apiKeyEnv');
+    expect(problems.join('\n')).to.include(
+      '/models/1/capabilities/0: must be one of generate, summarize, reformat, translate, chat, embeddings',
+    );
+    expect(problems.join('\n')).to.include(
+      'unknown property "apiKey" (put the NAME of an environment variable in apiKeyEnv',
+    );
   });
 
   it('requires prices for non-local models, unless marked local', () => {
     const { inputPricePerMillion: _in, outputPricePerMillion: _out, ...unpriced } = remote;
-    expect(problemsOf({ models: [unpriced] })[0]).to.match(/model gpt-x: inputPricePerMillion and outputPricePerMillion must be > 0 for a non-local model/);
-    expect(problemsOf({ models: [{ ...remote, outputPricePerMillion: 0 }] })[0]).to.include('outputPricePerMillion must be > 0');
-    expect(validateRegistry({ models: [{ ...unpriced, local: true }] }, 'test', env).models).to.have.length(1);
+    expect(problemsOf({ models: [unpriced] })[0]).to.match(
+      /model gpt-x: inputPricePerMillion and outputPricePerMillion must be > 0 for a non-local model/,
+    );
+    expect(problemsOf({ models: [{ ...remote, outputPricePerMillion: 0 }] })[0]).to.include(
+      'outputPricePerMillion must be > 0',
+    );
+    expect(
+      validateRegistry({ models: [{ ...unpriced, local: true }] }, 'test', env).models,
+    ).to.have.length(1);
   });
 
   it('checks names, fallbacks, the default model and key variables', () => {
@@ -82,19 +110,40 @@ describe('model registry file', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-'));
     const file = path.join(dir, 'models.json');
     fs.writeFileSync(file, '{ "models": [ { "id": "b", "provider": "builtin" }, ] }');
-    const config = { ...loadContentConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, modelRegistryPath: file };
-    const start = (overrides: object) => startContentService({ config: { ...config, ...overrides }, bus: new InMemoryEventBus(), logger: silentLogger(), env: {} });
+    const config = {
+      ...loadContentConfig({}),
+      grpcHost: '127.0.0.1',
+      grpcPort: 0,
+      modelRegistryPath: file,
+    };
+    const start = (overrides: object) =>
+      startContentService({
+        config: { ...config, ...overrides },
+        bus: new InMemoryEventBus(),
+        logger: silentLogger(),
+        env: {},
+      });
     try {
       const error = await start({}).then(
         () => undefined,
         (e: unknown) => e as Error,
       );
       expect(error?.message).to.include(file).and.to.include('not valid JSON');
-      const missing = await start({ modelRegistryPath: path.join(dir, 'absent.json') }).catch((e: Error) => e);
+      const missing = await start({ modelRegistryPath: path.join(dir, 'absent.json') }).catch(
+        (e: Error) => e,
+      );
       expect((missing as Error).message).to.include('cannot read the file (MODEL_REGISTRY_PATH)');
-      const unpriced = await start({ modelRegistryJson: JSON.stringify({ models: [{ ...remote, inputPricePerMillion: undefined }] }) }).catch((e: Error) => e);
-      expect((unpriced as Error).message).to.include('MODEL_REGISTRY_JSON').and.to.include('inputPricePerMillion');
-      const service = await start({ modelRegistryJson: JSON.stringify({ models: [{ id: 'engine', provider: 'builtin' }] }) });
+      const unpriced = await start({
+        modelRegistryJson: JSON.stringify({
+          models: [{ ...remote, inputPricePerMillion: undefined }],
+        }),
+      }).catch((e: Error) => e);
+      expect((unpriced as Error).message)
+        .to.include('MODEL_REGISTRY_JSON')
+        .and.to.include('inputPricePerMillion');
+      const service = await start({
+        modelRegistryJson: JSON.stringify({ models: [{ id: 'engine', provider: 'builtin' }] }),
+      });
       await service.stop();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -103,6 +152,9 @@ describe('model registry file', () => {
 
   it('strips comments outside strings only', () => {
     const text = '// head\n{ "a": "http://x//y", /* note */ "b": "/* keep */" }';
-    expect(JSON.parse(stripJsonComments(text))).to.deep.equal({ a: 'http://x//y', b: '/* keep */' });
+    expect(JSON.parse(stripJsonComments(text))).to.deep.equal({
+      a: 'http://x//y',
+      b: '/* keep */',
+    });
   });
 });

@@ -5,7 +5,12 @@ import type { RequestOutcome } from '../src/store/request-store';
 import { processingRecord, requestStoreFixtures, type RequestStoreBackend } from './store-fixtures';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const completed = (result = 'done'): RequestOutcome => ({ status: 'completed', result, totalTokens: 12, completedAt: '2026-01-01T00:01:00.000Z' });
+const completed = (result = 'done'): RequestOutcome => ({
+  status: 'completed',
+  result,
+  totalTokens: 12,
+  completedAt: '2026-01-01T00:01:00.000Z',
+});
 
 contractSuite<RequestStoreBackend>('RequestStore', requestStoreFixtures, (backend) => {
   describe('records', () => {
@@ -35,7 +40,10 @@ contractSuite<RequestStoreBackend>('RequestStore', requestStoreFixtures, (backen
       const store = await backend().open();
       const record = processingRecord();
       await store.create(record);
-      const error = await store.create({ ...record, keyId: 'key_2' }).then(() => undefined, (e: unknown) => e);
+      const error = await store.create({ ...record, keyId: 'key_2' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).to.be.instanceOf(AppError);
       expect((error as AppError).code).to.equal('conflict');
       expect((await store.get('org_a', record.requestId))?.keyId).to.equal('key_1');
@@ -50,14 +58,29 @@ contractSuite<RequestStoreBackend>('RequestStore', requestStoreFixtures, (backen
       expect(await store.finish('org_a', ok.requestId, completed('first'))).to.equal(true);
       expect(await store.finish('org_a', ok.requestId, completed('second'))).to.equal(false);
       expect(await store.finish('org_b', bad.requestId, completed())).to.equal(false);
-      const failure: RequestOutcome = { status: 'failed', error: { code: 'upstream_error', message: 'model down' }, totalTokens: 3, completedAt: '2026-01-01T00:02:00.000Z' };
+      const failure: RequestOutcome = {
+        status: 'failed',
+        error: { code: 'upstream_error', message: 'model down' },
+        totalTokens: 3,
+        completedAt: '2026-01-01T00:02:00.000Z',
+      };
       expect(await store.finish('org_a', bad.requestId, failure)).to.equal(true);
 
       const done = await store.get('org_a', ok.requestId);
-      expect(done).to.deep.include({ status: 'completed', result: 'first', totalTokens: 12, completedAt: '2026-01-01T00:01:00.000Z' });
+      expect(done).to.deep.include({
+        status: 'completed',
+        result: 'first',
+        totalTokens: 12,
+        completedAt: '2026-01-01T00:01:00.000Z',
+      });
       expect(done?.lease).to.equal(undefined);
       const failed = await store.get('org_a', bad.requestId);
-      expect(failed).to.deep.include({ status: 'failed', result: '', totalTokens: 3, error: { code: 'upstream_error', message: 'model down' } });
+      expect(failed).to.deep.include({
+        status: 'failed',
+        result: '',
+        totalTokens: 3,
+        error: { code: 'upstream_error', message: 'model down' },
+      });
       expect(await store.finish('org_a', 'req_unknown', completed())).to.equal(false);
     });
 
@@ -68,7 +91,10 @@ contractSuite<RequestStoreBackend>('RequestStore', requestStoreFixtures, (backen
       await store.create(first!);
       await store.create(second!);
       await store.finish('org_a', second!.requestId, completed());
-      expect((await store.listProcessing()).map((r) => r.requestId)).to.deep.equal([first!.requestId, third!.requestId]);
+      expect((await store.listProcessing()).map((r) => r.requestId)).to.deep.equal([
+        first!.requestId,
+        third!.requestId,
+      ]);
       expect(await store.listProcessing(1)).to.have.length(1);
     });
 
@@ -78,7 +104,9 @@ contractSuite<RequestStoreBackend>('RequestStore', requestStoreFixtures, (backen
       await first.create(record);
       const restarted = await backend().open({ owner: 'replica_a' });
       expect((await restarted.get('org_a', record.requestId))?.input).to.deep.equal(record.input);
-      expect(await restarted.finish('org_a', record.requestId, completed('after restart'))).to.equal(true);
+      expect(
+        await restarted.finish('org_a', record.requestId, completed('after restart')),
+      ).to.equal(true);
       expect((await first.get('org_a', record.requestId))?.result).to.equal('after restart');
     });
   });
@@ -152,7 +180,8 @@ contractSuite<RequestStoreBackend>('RequestStore', requestStoreFixtures, (backen
       const b = await backend().open();
       const drain = async (store: typeof a) => {
         const claimed: string[] = [];
-        for (let record = await store.claimNext(); record; record = await store.claimNext()) claimed.push(record.requestId);
+        for (let record = await store.claimNext(); record; record = await store.claimNext())
+          claimed.push(record.requestId);
         return claimed;
       };
       const [byA, byB] = await Promise.all([drain(a), drain(b)]);

@@ -1,5 +1,10 @@
 import { connectMongo, type MongoConnection } from '@switchyard/shared';
-import { endpointOf, silentLogger, uniqueName, type BackendFixture } from '@switchyard/shared/testing';
+import {
+  endpointOf,
+  silentLogger,
+  uniqueName,
+  type BackendFixture,
+} from '@switchyard/shared/testing';
 import { InMemoryRequestStore } from '../src/store/in-memory-request-store';
 import { MongoRequestStore } from '../src/store/mongo-request-store';
 import type { AsyncRequestRecord, LeaseOptions, RequestStore } from '../src/store/request-store';
@@ -15,13 +20,22 @@ interface Opened extends RequestStoreBackend {
 }
 
 let owners = 0;
-const leaseOf = (lease: Partial<LeaseOptions> = {}): LeaseOptions => ({ owner: lease.owner ?? `replica_${++owners}`, leaseMs: lease.leaseMs ?? 60_000 });
+const leaseOf = (lease: Partial<LeaseOptions> = {}): LeaseOptions => ({
+  owner: lease.owner ?? `replica_${++owners}`,
+  leaseMs: lease.leaseMs ?? 60_000,
+});
 
-export const requestStoreFixtures: { memory: BackendFixture<Opened>; mongo: BackendFixture<Opened> } = {
+export const requestStoreFixtures: {
+  memory: BackendFixture<Opened>;
+  mongo: BackendFixture<Opened>;
+} = {
   memory: {
     async create() {
       const records = new InMemoryRequestStore();
-      return { open: async (lease) => records.sharing(leaseOf(lease)), cleanup: async () => undefined };
+      return {
+        open: async (lease) => records.sharing(leaseOf(lease)),
+        cleanup: async () => undefined,
+      };
     },
   },
   mongo: {
@@ -61,7 +75,12 @@ export function processingRecord(overrides: Partial<AsyncRequestRecord> = {}): A
     createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, sequence)).toISOString(),
     webhookUrl: 'https://hooks.example.com/r',
     model: 'builtin',
-    input: { prompt: 'Write about a reusable water bottle', maxTokens: 200, tone: '', language: 'en' },
+    input: {
+      prompt: 'Write about a reusable water bottle',
+      maxTokens: 200,
+      tone: '',
+      language: 'en',
+    },
     result: '',
     totalTokens: 0,
     ...overrides,

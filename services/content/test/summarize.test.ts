@@ -18,8 +18,14 @@ const ARTICLE = [
 describe('builtin summarizer', () => {
   it('splits pathological punctuation in linear time (1 MB of "!" once stalled the event loop for 5 s)', () => {
     // Quadratic backtracking would take minutes here, far past the test timeout.
-    expect(splitSentences(`${'!'.repeat(200_000)} and then. ${'.'.repeat(200_000)}x`)).to.have.length(1);
-    expect(splitSentences(`Wow!!! It works. ${'a'.repeat(100_000)}. Next one`)).to.deep.equal(['Wow!!!', `It works. ${'a'.repeat(100_000)}.`, 'Next one']);
+    expect(
+      splitSentences(`${'!'.repeat(200_000)} and then. ${'.'.repeat(200_000)}x`),
+    ).to.have.length(1);
+    expect(splitSentences(`Wow!!! It works. ${'a'.repeat(100_000)}. Next one`)).to.deep.equal([
+      'Wow!!!',
+      `It works. ${'a'.repeat(100_000)}.`,
+      'Next one',
+    ]);
   });
 
   const summaries = {
@@ -57,7 +63,10 @@ describe('builtin summarizer', () => {
     for (const n of [1, 2, 3, 4, 7]) {
       const counts = (['short', 'medium', 'long'] as const).map((t) => sentencesToKeep(n, t));
       expect(counts[2], `n=${n}`).to.be.at.most(n);
-      expect([...counts].sort((a, b) => a - b), `n=${n}`).to.deep.equal(counts);
+      expect(
+        [...counts].sort((a, b) => a - b),
+        `n=${n}`,
+      ).to.deep.equal(counts);
     }
     expect(sentencesToKeep(3, 'long')).to.equal(3);
     expect(sentencesToKeep(10, 'short')).to.be.lessThan(sentencesToKeep(10, 'medium'));
@@ -66,6 +75,8 @@ describe('builtin summarizer', () => {
   });
 
   it('does not split after abbreviations', () => {
-    expect(splitSentences('Dr. Smith arrived at 5 p.m. today. He left e.g. early. Then it rained.')).to.have.length(3);
+    expect(
+      splitSentences('Dr. Smith arrived at 5 p.m. today. He left e.g. early. Then it rained.'),
+    ).to.have.length(3);
   });
 });

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { AppError, InMemoryEventBus, InMemoryOutboxStore, OutboxPublisher } from '@switchyard/shared';
+import {
+  AppError,
+  InMemoryEventBus,
+  InMemoryOutboxStore,
+  OutboxPublisher,
+} from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
 import { UsagePublisher } from '../src/events/usage-publisher';
@@ -9,7 +14,16 @@ import { ModelRegistry } from '../src/models/registry';
 import { BrokenBus, collectEvents, context, FlakyBus } from './helpers';
 
 function request(fields: Partial<TransformRequest__Output>): TransformRequest__Output {
-  return { model: '', action: '', text: '', target_length: '', format: '', source_language: '', target_language: '', ...fields };
+  return {
+    model: '',
+    action: '',
+    text: '',
+    target_length: '',
+    format: '',
+    source_language: '',
+    target_language: '',
+    ...fields,
+  };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
@@ -28,8 +42,22 @@ describe('transform handler', () => {
   it('translate with the builtin model: 422 naming the pair and the missing capability; no usage', async () => {
     const bus = new InMemoryEventBus();
     const events = await collectEvents(bus);
-    const transform = createTransformHandler({ models, usage: new UsagePublisher(bus), maxInputTokens: 1000 });
-    const error = await rejection(transform(request({ action: 'translate', text: 'Hello there.', source_language: 'en', target_language: 'fr' }), context()));
+    const transform = createTransformHandler({
+      models,
+      usage: new UsagePublisher(bus),
+      maxInputTokens: 1000,
+    });
+    const error = await rejection(
+      transform(
+        request({
+          action: 'translate',
+          text: 'Hello there.',
+          source_language: 'en',
+          target_language: 'fr',
+        }),
+        context(),
+      ),
+    );
     expect(error.code).to.equal('unsupported');
     expect(error.httpStatus).to.equal(422);
     expect(error.message).to.include('en -> fr');
@@ -41,15 +69,31 @@ describe('transform handler', () => {
   it('translate to the same language echoes the text and records usage', async () => {
     const bus = new InMemoryEventBus();
     const events = await collectEvents(bus);
-    const transform = createTransformHandler({ models, usage: new UsagePublisher(bus), maxInputTokens: 1000 });
-    const response = await transform(request({ action: 'translate', text: 'Bonjour.', source_language: 'fr', target_language: 'FR' }), context());
+    const transform = createTransformHandler({
+      models,
+      usage: new UsagePublisher(bus),
+      maxInputTokens: 1000,
+    });
+    const response = await transform(
+      request({
+        action: 'translate',
+        text: 'Bonjour.',
+        source_language: 'fr',
+        target_language: 'FR',
+      }),
+      context(),
+    );
     expect(response.original_text).to.equal('Bonjour.');
     expect(response.translated_text).to.equal('Bonjour.');
     await waitFor(() => events.length === 1);
   });
 
   it('validates action, target_language, format and target_length with field pointers', async () => {
-    const transform = createTransformHandler({ models, usage: new UsagePublisher(new InMemoryEventBus()), maxInputTokens: 1000 });
+    const transform = createTransformHandler({
+      models,
+      usage: new UsagePublisher(new InMemoryEventBus()),
+      maxInputTokens: 1000,
+    });
     const cases: Array<[Partial<TransformRequest__Output>, string]> = [
       [{ action: 'shorten', text: 'x' }, '/action'],
       [{ action: 'translate', text: 'x' }, '/target_language'],
@@ -67,8 +111,20 @@ describe('transform handler', () => {
   });
 
   it('answers payload_too_large over MAX_INPUT_TOKENS, naming the field', async () => {
-    const transform = createTransformHandler({ models, usage: new UsagePublisher(new InMemoryEventBus()), maxInputTokens: 5 });
-    const error = await rejection(transform(request({ action: 'summarize', text: 'This text is clearly longer than five tokens in total.' }), context()));
+    const transform = createTransformHandler({
+      models,
+      usage: new UsagePublisher(new InMemoryEventBus()),
+      maxInputTokens: 5,
+    });
+    const error = await rejection(
+      transform(
+        request({
+          action: 'summarize',
+          text: 'This text is clearly longer than five tokens in total.',
+        }),
+        context(),
+      ),
+    );
     expect(error.code).to.equal('payload_too_large');
     expect(error.details[0]?.field).to.equal('/text');
   });
@@ -76,15 +132,31 @@ describe('transform handler', () => {
   it('succeeds while the bus is down and publishes the usage event once it recovers', async () => {
     const bus = new FlakyBus();
     const events = await collectEvents(bus);
-    const outbox = new OutboxPublisher({ bus, store: new InMemoryOutboxStore(), logger: silentLogger(), relayIntervalMs: 10, publishTimeoutMs: 200 });
+    const outbox = new OutboxPublisher({
+      bus,
+      store: new InMemoryOutboxStore(),
+      logger: silentLogger(),
+      relayIntervalMs: 10,
+      publishTimeoutMs: 200,
+    });
     await outbox.start();
-    const transform = createTransformHandler({ models, usage: new UsagePublisher(outbox), maxInputTokens: 1000 });
+    const transform = createTransformHandler({
+      models,
+      usage: new UsagePublisher(outbox),
+      maxInputTokens: 1000,
+    });
     const ctx = context();
-    const response = await transform(request({ action: 'summarize', text: 'One sentence. Two sentences.' }), ctx);
+    const response = await transform(
+      request({ action: 'summarize', text: 'One sentence. Two sentences.' }),
+      ctx,
+    );
     expect(response.request_id).to.equal(ctx.requestId);
     expect(bus.refused).to.be.greaterThan(0);
     bus.down = false;
-    await waitFor(() => events.some((e) => e.type === 'usage.recorded' && e.data.requestId === ctx.requestId), 5000);
+    await waitFor(
+      () => events.some((e) => e.type === 'usage.recorded' && e.data.requestId === ctx.requestId),
+      5000,
+    );
     await outbox.stop();
     expect(events.filter((e) => e.type === 'usage.recorded')).to.have.length(1);
   });
@@ -94,9 +166,21 @@ describe('transform handler', () => {
     store.add = async () => {
       throw new Error('database down');
     };
-    const outbox = new OutboxPublisher({ bus: new BrokenBus(), store, logger: silentLogger(), relayIntervalMs: 10, publishTimeoutMs: 200 });
-    const transform = createTransformHandler({ models, usage: new UsagePublisher(outbox), maxInputTokens: 1000 });
-    const error = await rejection(transform(request({ action: 'summarize', text: 'One sentence. Two sentences.' }), context()));
+    const outbox = new OutboxPublisher({
+      bus: new BrokenBus(),
+      store,
+      logger: silentLogger(),
+      relayIntervalMs: 10,
+      publishTimeoutMs: 200,
+    });
+    const transform = createTransformHandler({
+      models,
+      usage: new UsagePublisher(outbox),
+      maxInputTokens: 1000,
+    });
+    const error = await rejection(
+      transform(request({ action: 'summarize', text: 'One sentence. Two sentences.' }), context()),
+    );
     expect(error.code).to.equal('unavailable');
   });
 });

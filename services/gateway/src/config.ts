@@ -1,4 +1,12 @@
-import { readEnv, str, listenPort, num, bool, urlPolicyOptionsFromEnv, type UrlPolicyOptions } from '@switchyard/shared';
+import {
+  readEnv,
+  str,
+  listenPort,
+  num,
+  bool,
+  urlPolicyOptionsFromEnv,
+  type UrlPolicyOptions,
+} from '@switchyard/shared';
 
 export interface GatewayConfig {
   host: string;
@@ -115,28 +123,36 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       KAFKA_BROKERS: str({ default: '' }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       KEY_MAX_CONCURRENT_REQUESTS: num({ default: 32 }),
-      LOG_LEVEL: str({ default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+      LOG_LEVEL: str({
+        default: 'info',
+        choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      }),
     },
     env,
   ) as unknown as GatewayEnv;
   const problems: string[] = [];
   if (!(e.GRPC_DEADLINE_MS > 0)) problems.push('GRPC_DEADLINE_MS: must be > 0');
-  if (!(Number.isInteger(e.BODY_LIMIT_BYTES) && e.BODY_LIMIT_BYTES > 0)) problems.push('BODY_LIMIT_BYTES: must be an integer > 0');
+  if (!(Number.isInteger(e.BODY_LIMIT_BYTES) && e.BODY_LIMIT_BYTES > 0))
+    problems.push('BODY_LIMIT_BYTES: must be an integer > 0');
   positiveInteger('GATEWAY_REQUEST_TIMEOUT_MS', e.GATEWAY_REQUEST_TIMEOUT_MS, problems);
   positiveInteger('GATEWAY_HEADERS_TIMEOUT_MS', e.GATEWAY_HEADERS_TIMEOUT_MS, problems);
   positiveInteger('GATEWAY_KEEP_ALIVE_TIMEOUT_MS', e.GATEWAY_KEEP_ALIVE_TIMEOUT_MS, problems);
   // Node refuses to start a server whose headers timeout exceeds its request timeout.
-  if (e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS) problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS');
+  if (e.GATEWAY_HEADERS_TIMEOUT_MS > e.GATEWAY_REQUEST_TIMEOUT_MS)
+    problems.push('GATEWAY_HEADERS_TIMEOUT_MS: must not exceed GATEWAY_REQUEST_TIMEOUT_MS');
   // The value itself is never echoed: it is a credential.
-  if (e.DEV_API_KEY && !API_KEY_PATTERN.test(e.DEV_API_KEY)) problems.push('DEV_API_KEY: must look like sk_<16+ url-safe chars>');
-  if (e.ADMIN_TOKEN && e.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH) problems.push(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
+  if (e.DEV_API_KEY && !API_KEY_PATTERN.test(e.DEV_API_KEY))
+    problems.push('DEV_API_KEY: must look like sk_<16+ url-safe chars>');
+  if (e.ADMIN_TOKEN && e.ADMIN_TOKEN.length < MIN_ADMIN_TOKEN_LENGTH)
+    problems.push(`ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
   positiveInteger('DEV_MONTHLY_TOKEN_QUOTA', e.DEV_MONTHLY_TOKEN_QUOTA, problems);
   positiveInteger('DEFAULT_RPM', e.DEFAULT_RPM, problems);
   positiveInteger('DEFAULT_TPM', e.DEFAULT_TPM, problems);
   positiveInteger('DEFAULT_OUTPUT_TOKENS', e.DEFAULT_OUTPUT_TOKENS, problems);
   positiveInteger('IDEMPOTENCY_TTL_SECONDS', e.IDEMPOTENCY_TTL_SECONDS, problems);
   positiveInteger('KEY_MAX_CONCURRENT_REQUESTS', e.KEY_MAX_CONCURRENT_REQUESTS, problems);
-  if (!(Number.isSafeInteger(e.KEY_CACHE_TTL_MS) && e.KEY_CACHE_TTL_MS >= 0)) problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
+  if (!(Number.isSafeInteger(e.KEY_CACHE_TTL_MS) && e.KEY_CACHE_TTL_MS >= 0))
+    problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     host: e.GATEWAY_HOST,

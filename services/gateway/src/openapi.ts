@@ -1,6 +1,10 @@
 import { httpStatusOf, type ErrorCode } from '@switchyard/shared';
 import { AUTH_SCHEME_DESCRIPTION } from './auth/authenticate';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, REPLAYED_HEADER } from './idempotency/header';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_PATTERN,
+  REPLAYED_HEADER,
+} from './idempotency/header';
 import { ADMIN_SCHEME_DESCRIPTION } from './middleware/admin';
 import { DEFAULT_MAX_BODY_VALUES } from './middleware/body';
 import { routePaths } from './routing';
@@ -25,7 +29,8 @@ class SchemaComponents {
     const title = schema.title;
     if (typeof title !== 'string') return schema;
     const existing = this.schemas[title];
-    if (existing && existing !== schema) throw new Error(`two different schemas are titled ${title}`);
+    if (existing && existing !== schema)
+      throw new Error(`two different schemas are titled ${title}`);
     this.schemas[title] = schema;
     return { $ref: `#/components/schemas/${title}` };
   }
@@ -55,7 +60,10 @@ function errorCodes(route: AnyRoute): ErrorCode[] {
 
 function errorResponses(route: AnyRoute): Record<string, unknown> {
   const byStatus: Record<string, unknown> = {};
-  for (const code of errorCodes(route)) byStatus[String(httpStatusOf(code))] = { $ref: `#/components/responses/Error${httpStatusOf(code)}` };
+  for (const code of errorCodes(route))
+    byStatus[String(httpStatusOf(code))] = {
+      $ref: `#/components/responses/Error${httpStatusOf(code)}`,
+    };
   return byStatus;
 }
 
@@ -79,30 +87,62 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 
 /** Sent on the answers of idempotent operations that carried the key. */
 const IDEMPOTENCY_RESPONSE_HEADERS = {
-  [IDEMPOTENCY_KEY_HEADER]: { description: 'The Idempotency-Key of the request, echoed', schema: { type: 'string' } },
-  [REPLAYED_HEADER]: { description: '"true" when this is the stored answer of an earlier request with the key', schema: { type: 'string', enum: ['true'] } },
+  [IDEMPOTENCY_KEY_HEADER]: {
+    description: 'The Idempotency-Key of the request, echoed',
+    schema: { type: 'string' },
+  },
+  [REPLAYED_HEADER]: {
+    description: '"true" when this is the stored answer of an earlier request with the key',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
-function successResponse(route: AnyRoute, spec: ResponseSpec, components: SchemaComponents): unknown {
+function successResponse(
+  route: AnyRoute,
+  spec: ResponseSpec,
+  components: SchemaComponents,
+): unknown {
   const headers = route.idempotent ? { headers: IDEMPOTENCY_RESPONSE_HEADERS } : {};
   if (!spec.schema && !spec.contentType) return { description: spec.description, ...headers };
   const contentType = spec.contentType ?? 'application/json';
-  const content: Record<string, unknown> = { [contentType]: { schema: spec.schema ? components.ref(spec.schema) : { type: 'string' } } };
-  if (spec.eventStream) content['text/event-stream'] = { schema: { ...EVENT_STREAM_SCHEMA, description: spec.eventStream } };
+  const content: Record<string, unknown> = {
+    [contentType]: { schema: spec.schema ? components.ref(spec.schema) : { type: 'string' } },
+  };
+  if (spec.eventStream)
+    content['text/event-stream'] = {
+      schema: { ...EVENT_STREAM_SCHEMA, description: spec.eventStream },
+    };
   return { description: spec.description, ...headers, content };
 }
 
 function parameters(route: AnyRoute, pathParams: string[]): unknown[] {
-  const inPath = pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1 } }));
+  const inPath = pathParams.map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string', minLength: 1 },
+  }));
   const properties = (route.querySchema?.properties ?? {}) as Record<string, JsonSchema>;
-  const inQuery = Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
-  const inHeader = route.idempotent ? [{ $ref: `#/components/parameters/${IDEMPOTENCY_PARAMETER}` }] : [];
+  const inQuery = Object.entries(properties).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema,
+  }));
+  const inHeader = route.idempotent
+    ? [{ $ref: `#/components/parameters/${IDEMPOTENCY_PARAMETER}` }]
+    : [];
   return [...inPath, ...inQuery, ...inHeader];
 }
 
 /** The route's text bodies (files sent as they are), by media type. */
 function textContent(route: AnyRoute): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(route.textBodies ?? {}).map(([type, body]) => [type, { schema: { type: 'string', description: body.description } }]));
+  return Object.fromEntries(
+    Object.entries(route.textBodies ?? {}).map(([type, body]) => [
+      type,
+      { schema: { type: 'string', description: body.description } },
+    ]),
+  );
 }
 
 /** The value limit of a JSON body (the byte limit is the deployment's BODY_LIMIT_BYTES). */
@@ -111,20 +151,38 @@ function bodyLimitOf(route: AnyRoute): string {
   return `A JSON body holds at most ${values} values (objects, arrays, strings, numbers, literals; keys not counted): more is 413 payload_too_large, before the body is parsed.`;
 }
 
-function operation(route: AnyRoute, path: string, components: SchemaComponents): Record<string, unknown> {
+function operation(
+  route: AnyRoute,
+  path: string,
+  components: SchemaComponents,
+): Record<string, unknown> {
   const alias = path !== route.path;
   const { params } = openApiPath(path);
   const responses: Record<string, unknown> = {};
-  for (const [status, spec] of Object.entries(route.responses)) responses[status] = successResponse(route, spec, components);
+  for (const [status, spec] of Object.entries(route.responses))
+    responses[status] = successResponse(route, spec, components);
   return {
-    operationId: alias ? `${route.operationId}Alias${routePaths(route).indexOf(path)}` : route.operationId,
+    operationId: alias
+      ? `${route.operationId}Alias${routePaths(route).indexOf(path)}`
+      : route.operationId,
     summary: alias ? `${route.summary} (alias of ${route.path})` : route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
     security: securityOf(route),
-    ...(params.length || route.querySchema || route.idempotent ? { parameters: parameters(route, params) } : {}),
+    ...(params.length || route.querySchema || route.idempotent
+      ? { parameters: parameters(route, params) }
+      : {}),
     ...(route.requestSchema
-      ? { requestBody: { required: true, description: bodyLimitOf(route), content: { 'application/json': { schema: components.ref(route.requestSchema) }, ...textContent(route) } } }
+      ? {
+          requestBody: {
+            required: true,
+            description: bodyLimitOf(route),
+            content: {
+              'application/json': { schema: components.ref(route.requestSchema) },
+              ...textContent(route),
+            },
+          },
+        }
       : {}),
     responses: { ...responses, ...errorResponses(route) },
   };
@@ -137,7 +195,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'not_found: unknown path, agent or resource',
   405: 'method_not_allowed: the path exists for other methods (see Allow)',
   409: 'conflict: e.g. an Idempotency-Key reused with a different request, or whose first request is still running (Retry-After)',
-  413: "payload_too_large: body over the configured size limit, or with more JSON values than the operation takes (see its request body)",
+  413: 'payload_too_large: body over the configured size limit, or with more JSON values than the operation takes (see its request body)',
   415: 'unsupported_media_type: body is not application/json (or one of the text types the operation lists)',
   422: 'unsupported: the model cannot serve this request',
   429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers) or quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',
@@ -149,9 +207,18 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /** Sent with every answer of an API-key route (the per-key request limit). */
 const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': { description: 'Requests per minute allowed for this key', schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until capacity comes back', schema: { type: 'integer' } },
+  'RateLimit-Limit': {
+    description: 'Requests per minute allowed for this key',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current window',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until capacity comes back',
+    schema: { type: 'integer' },
+  },
 };
 
 function errorComponents(): Record<string, unknown> {
@@ -162,7 +229,14 @@ function errorComponents(): Record<string, unknown> {
       description,
       headers: {
         'X-Request-Id': { schema: { type: 'string' } },
-        ...(retry ? { 'Retry-After': { description: 'Seconds to wait, when known', schema: { type: 'integer' } } } : {}),
+        ...(retry
+          ? {
+              'Retry-After': {
+                description: 'Seconds to wait, when known',
+                schema: { type: 'integer' },
+              },
+            }
+          : {}),
         ...(status === '429' ? RATE_LIMIT_HEADERS : {}),
         ...(status === '405' ? { Allow: { schema: { type: 'string' } } } : {}),
       },
@@ -180,7 +254,10 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
   for (const route of routes) {
     for (const path of routePaths(route)) {
       const key = openApiPath(path).path;
-      paths[key] = { ...paths[key], [route.method.toLowerCase()]: operation(route, path, components) };
+      paths[key] = {
+        ...paths[key],
+        [route.method.toLowerCase()]: operation(route, path, components),
+      };
     }
   }
   return {
@@ -196,9 +273,23 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
     paths,
     components: {
       securitySchemes: {
-        [SECURITY_SCHEME]: { type: 'apiKey', in: 'header', name: 'Authorization', description: AUTH_SCHEME_DESCRIPTION },
-        [ADMIN_BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: ADMIN_SCHEME_DESCRIPTION },
-        [ADMIN_HEADER_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: ADMIN_SCHEME_DESCRIPTION },
+        [SECURITY_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: AUTH_SCHEME_DESCRIPTION,
+        },
+        [ADMIN_BEARER_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: ADMIN_SCHEME_DESCRIPTION,
+        },
+        [ADMIN_HEADER_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Admin-Token',
+          description: ADMIN_SCHEME_DESCRIPTION,
+        },
       },
       schemas: components.schemas,
       parameters: { [IDEMPOTENCY_PARAMETER]: IDEMPOTENCY_KEY_PARAMETER },

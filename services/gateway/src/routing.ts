@@ -10,7 +10,13 @@ import { HttpProblem } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
 import { idempotencyKeyOf } from './idempotency/header';
 import type { GatewayState } from './middleware/request-id';
-import { batchFieldsOf, precompileBodySchema, precompileQuerySchema, validateBodyInSlices, validateQuery } from './schemas/validator';
+import {
+  batchFieldsOf,
+  precompileBodySchema,
+  precompileQuerySchema,
+  validateBodyInSlices,
+  validateQuery,
+} from './schemas/validator';
 import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -40,7 +46,11 @@ function clientGone(res: ServerResponse): AbortSignal {
  * service doing the work can answer a retry from its kept answer instead of running it again.
  */
 function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): CallContext {
-  const call: CallContext = { organization: ctx.state.organization ?? '', keyId: ctx.state.keyId ?? '', requestId: ctx.state.requestId };
+  const call: CallContext = {
+    organization: ctx.state.organization ?? '',
+    keyId: ctx.state.keyId ?? '',
+    requestId: ctx.state.requestId,
+  };
   const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx.req.headers) : undefined;
   return idempotencyKey === undefined ? call : { ...call, idempotencyKey };
 }
@@ -48,7 +58,9 @@ function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): Cal
 function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   return async (ctx) => {
     const input: RouteInput<unknown, unknown> = {
-      body: route.requestSchema ? await validateBodyInSlices(route.requestSchema, ctx.state.body, ctx.state.bodyValues) : (ctx.state.body ?? {}),
+      body: route.requestSchema
+        ? await validateBodyInSlices(route.requestSchema, ctx.state.body, ctx.state.bodyValues)
+        : (ctx.state.body ?? {}),
       query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
       params: (ctx as unknown as { params: Record<string, string> }).params,
       call: callOf(route, ctx),
@@ -67,7 +79,11 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
 }
 
 /** A billable route reserves before the call, gives back on failure, settles after it. */
-async function handleMetered(route: AnyRoute, input: RouteInput<unknown, unknown>, deps: RouteDeps): Promise<RouteResult> {
+async function handleMetered(
+  route: AnyRoute,
+  input: RouteInput<unknown, unknown>,
+  deps: RouteDeps,
+): Promise<RouteResult> {
   if (!route.billing) return route.handle(input, deps);
   const metered = await deps.metering.begin(route.billing, input.body, input.call);
   let result: RouteResult;
@@ -101,15 +117,27 @@ function authenticate(route: AnyRoute, auth: RouterAuth, options: RouterOptions)
 }
 
 function textReaders(route: AnyRoute): Record<string, TextBodyReader> {
-  return Object.fromEntries(Object.entries(route.textBodies ?? {}).map(([type, body]) => [type, (text: string) => body.toBody(text)]));
+  return Object.fromEntries(
+    Object.entries(route.textBodies ?? {}).map(([type, body]) => [
+      type,
+      (text: string) => body.toBody(text),
+    ]),
+  );
 }
 
 const passThrough: Middleware = (_ctx, next) => next();
 
 /** A batch route (one with its own value limit) has its large bodies' single top-level array parsed in slices. */
 function bodyLimitsOf(route: AnyRoute, options: RouterOptions): BodyLimits {
-  const batchFields = route.maxBodyValues !== undefined && route.requestSchema ? batchFieldsOf(route.requestSchema) : [];
-  return { bytes: options.bodyLimitBytes, values: route.maxBodyValues, batchField: batchFields.length === 1 ? batchFields[0] : undefined };
+  const batchFields =
+    route.maxBodyValues !== undefined && route.requestSchema
+      ? batchFieldsOf(route.requestSchema)
+      : [];
+  return {
+    bytes: options.bodyLimitBytes,
+    values: route.maxBodyValues,
+    batchField: batchFields.length === 1 ? batchFields[0] : undefined,
+  };
 }
 
 /**
@@ -119,13 +147,21 @@ function bodyLimitsOf(route: AnyRoute, options: RouterOptions): BodyLimits {
  */
 function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
   const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
-  const body = BODY_METHODS.has(route.method) ? (jsonBody(bodyLimitsOf(route, options), textReaders(route)) as Middleware) : passThrough;
-  if (route.idempotent) return [options.idempotency.middleware(limit, body, route.credentialFields)];
+  const body = BODY_METHODS.has(route.method)
+    ? (jsonBody(bodyLimitsOf(route, options), textReaders(route)) as Middleware)
+    : passThrough;
+  if (route.idempotent)
+    return [options.idempotency.middleware(limit, body, route.credentialFields)];
   return [limit, body];
 }
 
 /** Per route: mark it for metrics, authenticate, rate-limit, read the body (Idempotency-Key), validate, call the handler. */
-export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAuth, options: RouterOptions): Router {
+export function buildRouter(
+  routes: AnyRoute[],
+  deps: RouteDeps,
+  auth: RouterAuth,
+  options: RouterOptions,
+): Router {
   const router = new Router();
   for (const route of routes) {
     if (route.requestSchema) precompileBodySchema(route.requestSchema);
@@ -146,7 +182,9 @@ export function buildRouter(routes: AnyRoute[], deps: RouteDeps, auth: RouterAut
 /** Runs when no route matched path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
 export function unmatched(router: Router): Middleware<GatewayState> {
   return async (ctx) => {
-    const allowed = [...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods))];
+    const allowed = [
+      ...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods)),
+    ];
     if (allowed.length === 0) throw AppError.notFound(`no route for ${ctx.method} ${ctx.path}`);
     const allow = allowed.join(', ');
     if (ctx.method === 'OPTIONS') {
@@ -154,6 +192,11 @@ export function unmatched(router: Router): Middleware<GatewayState> {
       ctx.status = 204;
       return;
     }
-    throw new HttpProblem(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, { Allow: allow });
+    throw new HttpProblem(
+      405,
+      'method_not_allowed',
+      `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`,
+      { Allow: allow },
+    );
   };
 }

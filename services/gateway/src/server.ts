@@ -54,7 +54,11 @@ export {
   type ApiKeyRecord,
 } from './auth/api-key-store';
 export { InMemoryOrganizationStore, type OrganizationStore } from './accounts/organization-store';
-export { MongoApiKeyStore, MongoOrganizationStore, ensureGatewayIndexes } from './accounts/mongo-stores';
+export {
+  MongoApiKeyStore,
+  MongoOrganizationStore,
+  ensureGatewayIndexes,
+} from './accounts/mongo-stores';
 export type { Organization } from './accounts/organization';
 export { createGatewayClients, type GatewayClients } from './clients';
 export { buildOpenApi } from './openapi';
@@ -118,7 +122,8 @@ const CACHE_TTL_WITH_CHANGE_FEED_MS = 60_000;
 function responseFailed(logger: Logger) {
   return (error: NodeJS.ErrnoException, ctx?: Koa.Context) => {
     const requestId = (ctx?.state as GatewayState | undefined)?.requestId;
-    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') logger.debug({ requestId }, 'client closed the response early');
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE')
+      logger.debug({ requestId }, 'client closed the response early');
     else logger.warn({ err: error, requestId }, 'response failed after it started');
   };
 }
@@ -139,7 +144,10 @@ function httpServerOptions(config: GatewayConfig) {
 /** Seeds quota counters from the usage ledger: the tokens notification recorded for the period. */
 function ledgerUsedTokens(clients: GatewayClients): UsedTokens {
   return async (organization, period) => {
-    const report = await clients.notification.getUsage({ period, days: 1 }, { organization, keyId: '', requestId: `req_quota_seed_${period}` });
+    const report = await clients.notification.getUsage(
+      { period, days: 1 },
+      { organization, keyId: '', requestId: `req_quota_seed_${period}` },
+    );
     return report.used;
   };
 }
@@ -154,11 +162,18 @@ interface AccountsParts {
 function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts {
   const { config, logger, changes } = deps;
   const ttlMs = config.keyCacheTtlMs ?? 2000;
-  const defaults = { requestsPerMinute: config.defaultRequestsPerMinute ?? 600, tokensPerMinute: config.defaultTokensPerMinute ?? 200_000 };
+  const defaults = {
+    requestsPerMinute: config.defaultRequestsPerMinute ?? 600,
+    tokensPerMinute: config.defaultTokensPerMinute ?? 200_000,
+  };
   const organizations = deps.organizations ?? new InMemoryOrganizationStore();
   // Keys keep their short TTL even with events: it bounds how long a revoked key can work if one is missed.
   const keys = new KeyLookup(deps.apiKeys, ttlMs);
-  const directory = new OrganizationDirectory(organizations, defaults, changes && ttlMs > 0 ? CACHE_TTL_WITH_CHANGE_FEED_MS : ttlMs);
+  const directory = new OrganizationDirectory(
+    organizations,
+    defaults,
+    changes && ttlMs > 0 ? CACHE_TTL_WITH_CHANGE_FEED_MS : ttlMs,
+  );
   const accounts = new Accounts({
     organizations,
     apiKeys: deps.apiKeys,
@@ -179,7 +194,12 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
   });
   const metering = new Metering({
     directory,
-    quota: new QuotaGuard({ state, usedTokens: ledgerUsedTokens(deps.clients), durable: deps.durableQuota ?? new DurableQuota(new InMemoryQuotaTallyStore()), logger }),
+    quota: new QuotaGuard({
+      state,
+      usedTokens: ledgerUsedTokens(deps.clients),
+      durable: deps.durableQuota ?? new DurableQuota(new InMemoryQuotaTallyStore()),
+      logger,
+    }),
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
@@ -207,7 +227,8 @@ function idempotencyGuard(deps: GatewayAppDeps, state: SharedState): Idempotency
 
 /** "Has a default result URL" per organization, forgotten when notification reports a webhook change. */
 function defaultResultUrls(deps: GatewayAppDeps): DefaultResultUrls {
-  const ttlMs = deps.defaultResultUrlCacheMs ?? (deps.changes ? CACHE_TTL_WITH_CHANGE_FEED_MS : undefined);
+  const ttlMs =
+    deps.defaultResultUrlCacheMs ?? (deps.changes ? CACHE_TTL_WITH_CHANGE_FEED_MS : undefined);
   const cache = new DefaultResultUrls(deps.clients.notification, deps.logger, ttlMs);
   deps.changes?.onChange((event) => {
     if (event.type === 'webhooks.changed') cache.forget(event.organization);
@@ -225,13 +246,16 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     clients: deps.clients,
     logger: deps.logger,
     checkHealth: deps.checkHealth ?? ((address, service) => checkHealth(address, service)),
-    metrics: deps.metricsRegistries?.length ? Registry.merge([metrics.registry, ...deps.metricsRegistries]) : metrics.registry,
+    metrics: deps.metricsRegistries?.length
+      ? Registry.merge([metrics.registry, ...deps.metricsRegistries])
+      : metrics.registry,
     defaultResultUrls: defaultResultUrls(deps),
     openapi: () => openapi,
     accounts,
     metering,
     organizations,
-    urlPolicy: deps.urlPolicy ?? new UrlPolicy(deps.config.urlPolicy ?? urlPolicyOptionsFromEnv({})),
+    urlPolicy:
+      deps.urlPolicy ?? new UrlPolicy(deps.config.urlPolicy ?? urlPolicyOptionsFromEnv({})),
   };
   const router = buildRouter(
     routeTable,
@@ -239,7 +263,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     { keys, adminToken: deps.config.adminToken },
     {
       bodyLimitBytes: deps.config.bodyLimitBytes,
-      keyConcurrency: keyConcurrencyLimit(deps.config.keyMaxConcurrentRequests ?? 32) as Koa.Middleware,
+      keyConcurrency: keyConcurrencyLimit(
+        deps.config.keyMaxConcurrentRequests ?? 32,
+      ) as Koa.Middleware,
       idempotency: idempotencyGuard(deps, state),
     },
   );
@@ -281,8 +307,16 @@ export interface GatewayOptions {
 }
 
 /** The change feed on the given bus, or on one of the gateway's own (closed with the feed). */
-async function openChangeFeed(options: GatewayOptions): Promise<{ feed: ChangeFeed; close(): Promise<void> }> {
-  const owned = options.bus ? undefined : await createEventBus({ kafkaBrokers: options.config.kafkaBrokers, clientId: 'gateway', logger: options.logger });
+async function openChangeFeed(
+  options: GatewayOptions,
+): Promise<{ feed: ChangeFeed; close(): Promise<void> }> {
+  const owned = options.bus
+    ? undefined
+    : await createEventBus({
+        kafkaBrokers: options.config.kafkaBrokers,
+        clientId: 'gateway',
+        logger: options.logger,
+      });
   const feed = new ChangeFeed((options.bus ?? owned)!, options.logger);
   await feed.start();
   return {
@@ -297,7 +331,11 @@ async function openChangeFeed(options: GatewayOptions): Promise<{ feed: ChangeFe
 export async function startGateway(options: GatewayOptions): Promise<RunningService> {
   const { config, logger } = options;
   const stores = await createGatewayStores(config, logger);
-  const sharedState = await createSharedState({ redisUrl: config.redisUrl ?? '', prefix: 'switchyard:gateway:', logger });
+  const sharedState = await createSharedState({
+    redisUrl: config.redisUrl ?? '',
+    prefix: 'switchyard:gateway:',
+    logger,
+  });
   const clients = createGatewayClients(config, config.grpcDeadlineMs);
   const pushPolicy = notificationPolicyPusher(clients.notification);
   const changes = await openChangeFeed(options);
@@ -317,7 +355,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
         organizations: stores.organizations,
         apiKeys: stores.apiKeys,
         pushPolicy,
-        defaultRateLimits: { requestsPerMinute: config.defaultRequestsPerMinute, tokensPerMinute: config.defaultTokensPerMinute },
+        defaultRateLimits: {
+          requestsPerMinute: config.defaultRequestsPerMinute,
+          tokensPerMinute: config.defaultTokensPerMinute,
+        },
         devApiKey: config.devApiKey,
         monthlyTokenQuota: config.devMonthlyTokenQuota,
         hardQuota: config.devHardQuota,
@@ -346,7 +387,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     await release();
     throw error;
   }
-  logger.info({ host: config.host, port, devKey: Boolean(config.devApiKey), adminApi: Boolean(config.adminToken) }, 'gateway listening');
+  logger.info(
+    {
+      host: config.host,
+      port,
+      devKey: Boolean(config.devApiKey),
+      adminApi: Boolean(config.adminToken),
+    },
+    'gateway listening',
+  );
   return {
     name: 'gateway',
     port,

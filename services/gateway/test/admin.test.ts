@@ -19,7 +19,11 @@ describe('gateway admin API: access', () => {
     await disabled.stop();
   });
 
-  function expectForbidden(reply: { status: number; body: { error: { code: string }; request_id: string }; requestId: string }) {
+  function expectForbidden(reply: {
+    status: number;
+    body: { error: { code: string }; request_id: string };
+    requestId: string;
+  }) {
     expect(reply.status).to.equal(403);
     expect(reply.body.error.code).to.equal('forbidden');
     expect(reply.body.request_id).to.equal(reply.requestId);
@@ -27,22 +31,52 @@ describe('gateway admin API: access', () => {
 
   it('answers 403 without a token, with a wrong token, and with an API key', async () => {
     expectForbidden(await h.send('GET', ORGS, { auth: false }));
-    expectForbidden(await h.send('GET', ORGS, { auth: false, headers: { authorization: 'Bearer wrong-token-wrong-token' } }));
-    expectForbidden(await h.send('GET', ORGS, { auth: false, headers: { 'x-admin-token': `${TEST_ADMIN_TOKEN}x` } }));
+    expectForbidden(
+      await h.send('GET', ORGS, {
+        auth: false,
+        headers: { authorization: 'Bearer wrong-token-wrong-token' },
+      }),
+    );
+    expectForbidden(
+      await h.send('GET', ORGS, {
+        auth: false,
+        headers: { 'x-admin-token': `${TEST_ADMIN_TOKEN}x` },
+      }),
+    );
     expectForbidden(await h.send('GET', ORGS)); // X-API-Key of an organization is no admin token
   });
 
   it('accepts the token as a bearer token or in X-Admin-Token', async () => {
-    expect((await h.send('GET', ORGS, { auth: false, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).status).to.equal(200);
-    expect((await h.send('GET', ORGS, { auth: false, headers: { 'x-admin-token': TEST_ADMIN_TOKEN } })).status).to.equal(200);
+    expect(
+      (
+        await h.send('GET', ORGS, {
+          auth: false,
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        })
+      ).status,
+    ).to.equal(200);
+    expect(
+      (await h.send('GET', ORGS, { auth: false, headers: { 'x-admin-token': TEST_ADMIN_TOKEN } }))
+        .status,
+    ).to.equal(200);
   });
 
   it('answers 403 to everything when ADMIN_TOKEN is unset', async () => {
-    const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer ' }, { 'x-admin-token': '' }, { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer ' },
+      { 'x-admin-token': '' },
+      { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    ];
     for (const headers of attempts) {
       expectForbidden(await disabled.send('GET', ORGS, { auth: false, headers }));
     }
-    expectForbidden(await disabled.send('POST', ORGS, { auth: false, body: { id: 'x', name: 'x', monthlyTokenQuota: 1 } }));
+    expectForbidden(
+      await disabled.send('POST', ORGS, {
+        auth: false,
+        body: { id: 'x', name: 'x', monthlyTokenQuota: 1 },
+      }),
+    );
   });
 
   it('compares tokens of any length in constant time', () => {
@@ -59,7 +93,11 @@ describe('gateway admin API: organizations', () => {
   afterEach(() => resetDoubles(h));
 
   it('creates an organization with defaults and pushes its policy to notification', async () => {
-    const reply = await h.admin('POST', ORGS, { id: 'acme', name: 'Acme', monthlyTokenQuota: 100_000 });
+    const reply = await h.admin('POST', ORGS, {
+      id: 'acme',
+      name: 'Acme',
+      monthlyTokenQuota: 100_000,
+    });
     expect(reply.status).to.equal(201);
     expect(reply.body).to.deep.include({
       id: 'acme',
@@ -71,12 +109,24 @@ describe('gateway admin API: organizations', () => {
     });
     expect(Date.parse(reply.body.createdAt)).to.be.closeTo(Date.now(), 5000);
     const push = h.doubles.notification.last('PutOrganizationPolicy');
-    expect(push.request).to.deep.equal({ organization: 'acme', monthly_token_quota: 100_000, threshold_shares: [0.9, 1], hard_quota: true });
+    expect(push.request).to.deep.equal({
+      organization: 'acme',
+      monthly_token_quota: 100_000,
+      threshold_shares: [0.9, 1],
+      hard_quota: true,
+    });
     expect(push.context.organization).to.equal('acme');
   });
 
   it('treats a repeated identical create as a retry (200) and a different one as a conflict (409)', async () => {
-    const body = { id: 'twice', name: 'Twice', monthlyTokenQuota: 500, thresholdShares: [1, 0.5], hardQuota: false, rateLimits: { requestsPerMinute: 5 } };
+    const body = {
+      id: 'twice',
+      name: 'Twice',
+      monthlyTokenQuota: 500,
+      thresholdShares: [1, 0.5],
+      hardQuota: false,
+      rateLimits: { requestsPerMinute: 5 },
+    };
     expect((await h.admin('POST', ORGS, body)).status).to.equal(201);
     const again = await h.admin('POST', ORGS, body);
     expect(again.status).to.equal(200);
@@ -98,24 +148,43 @@ describe('gateway admin API: organizations', () => {
     h.doubles.notification.reset();
     const retried = await h.admin('POST', ORGS, body);
     expect(retried.status).to.equal(200);
-    expect(h.doubles.notification.last('PutOrganizationPolicy').request.organization).to.equal('flaky');
+    expect(h.doubles.notification.last('PutOrganizationPolicy').request.organization).to.equal(
+      'flaky',
+    );
   });
 
   it('gets, lists and updates organizations; an update pushes the new policy', async () => {
     await h.admin('POST', ORGS, { id: 'beta', name: 'Beta', monthlyTokenQuota: 10 });
     expect((await h.admin('GET', `${ORGS}/beta`)).body.name).to.equal('Beta');
     const list = await h.admin('GET', ORGS);
-    expect(list.body.organizations.map((o: { id: string }) => o.id)).to.include.members(['acme', 'beta']);
-    const updated = await h.admin('PATCH', `${ORGS}/beta`, { monthlyTokenQuota: 20, hardQuota: false, rateLimits: { tokensPerMinute: 99 } });
+    expect(list.body.organizations.map((o: { id: string }) => o.id)).to.include.members([
+      'acme',
+      'beta',
+    ]);
+    const updated = await h.admin('PATCH', `${ORGS}/beta`, {
+      monthlyTokenQuota: 20,
+      hardQuota: false,
+      rateLimits: { tokensPerMinute: 99 },
+    });
     expect(updated.status).to.equal(200);
-    expect(updated.body).to.deep.include({ monthlyTokenQuota: 20, hardQuota: false, rateLimits: { requestsPerMinute: 600, tokensPerMinute: 99 } });
-    expect(h.doubles.notification.last('PutOrganizationPolicy').request).to.include({ monthly_token_quota: 20, hard_quota: false });
+    expect(updated.body).to.deep.include({
+      monthlyTokenQuota: 20,
+      hardQuota: false,
+      rateLimits: { requestsPerMinute: 600, tokensPerMinute: 99 },
+    });
+    expect(h.doubles.notification.last('PutOrganizationPolicy').request).to.include({
+      monthly_token_quota: 20,
+      hard_quota: false,
+    });
   });
 
   it('validates the body and answers 404 for unknown organizations', async () => {
     const bad = await h.admin('POST', ORGS, { id: 'Not A Slug', name: 'x', monthlyTokenQuota: 0 });
     expect(bad.status).to.equal(400);
-    expect(bad.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['/id', '/monthlyTokenQuota']);
+    expect(bad.body.error.details.map((d: { field: string }) => d.field)).to.include.members([
+      '/id',
+      '/monthlyTokenQuota',
+    ]);
     expect((await h.admin('PATCH', `${ORGS}/beta`, {})).status).to.equal(400);
     expect((await h.admin('GET', `${ORGS}/nobody`)).status).to.equal(404);
     expect((await h.admin('PATCH', `${ORGS}/nobody`, { name: 'x' })).status).to.equal(404);
@@ -129,15 +198,27 @@ describe('gateway admin API: keys', () => {
   after(() => h.stop());
   afterEach(() => resetDoubles(h));
 
-  const generate = (key: string) => h.send('POST', '/api/v2/ai/content/generate', { key, body: { prompt: 'hi' } });
+  const generate = (key: string) =>
+    h.send('POST', '/api/v2/ai/content/generate', { key, body: { prompt: 'hi' } });
 
   it('issues a key shown once that authenticates as the organization; lists keys without secrets', async () => {
     const { key, keyId } = await orgWithKey(h, { id: 'keys-a' });
     expect(key).to.match(/^sk_[A-Za-z0-9_-]{40,}$/);
     expect((await generate(key)).status).to.equal(200);
-    expect(h.doubles.content.last('Generate').context).to.include({ organization: 'keys-a', keyId });
+    expect(h.doubles.content.last('Generate').context).to.include({
+      organization: 'keys-a',
+      keyId,
+    });
     const list = await h.admin('GET', `${ORGS}/keys-a/keys`);
-    expect(list.body.keys).to.deep.equal([{ keyId, organization: 'keys-a', name: 'test', createdAt: list.body.keys[0].createdAt, revokedAt: null }]);
+    expect(list.body.keys).to.deep.equal([
+      {
+        keyId,
+        organization: 'keys-a',
+        name: 'test',
+        createdAt: list.body.keys[0].createdAt,
+        revokedAt: null,
+      },
+    ]);
     expect(JSON.stringify(list.body)).to.not.include(key).and.not.include(hashApiKey(key));
     expect((await h.apiKeys.findById(keyId))!.hash).to.equal(hashApiKey(key));
   });
@@ -150,12 +231,16 @@ describe('gateway admin API: keys', () => {
     const reply = await generate(key);
     expect(reply.status).to.equal(401);
     expect(reply.body.error.code).to.equal('unauthorized');
-    expect((await h.admin('POST', '/api/v2/admin/keys/key_unknown/revoke', {})).status).to.equal(404);
+    expect((await h.admin('POST', '/api/v2/admin/keys/key_unknown/revoke', {})).status).to.equal(
+      404,
+    );
   });
 
   it('rotates a key: a new key at once, the old one until the grace period ends', async () => {
     const { key: oldKey, keyId } = await orgWithKey(h, { id: 'keys-c' });
-    const rotated = await h.admin('POST', `/api/v2/admin/keys/${keyId}/rotate`, { gracePeriodSeconds: 1 });
+    const rotated = await h.admin('POST', `/api/v2/admin/keys/${keyId}/rotate`, {
+      gracePeriodSeconds: 1,
+    });
     expect(rotated.status).to.equal(201);
     expect(rotated.body).to.include({ organization: 'keys-c', name: 'test', replacedKeyId: keyId });
     expect((await generate(rotated.body.key)).status).to.equal(200);

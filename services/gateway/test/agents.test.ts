@@ -26,11 +26,28 @@ describe('gateway agent and session routes', () => {
 
   it('PUT /api/v2/agents/{name} sends the profile with the path name and renders it', async () => {
     h.doubles.assistant.on('PutAgent', async () => STORED);
-    const res = await h.send('PUT', '/api/v2/agents/concierge', { body: { description: 'Box office', greeting: 'Welcome!', collections: ['gigs'], tools: ['search_knowledge'], instructions: 'Be brief.' } });
+    const res = await h.send('PUT', '/api/v2/agents/concierge', {
+      body: {
+        description: 'Box office',
+        greeting: 'Welcome!',
+        collections: ['gigs'],
+        tools: ['search_knowledge'],
+        instructions: 'Be brief.',
+      },
+    });
     expect(res.status).to.equal(200);
     expectShape(res.body, AgentProfile);
-    expect(res.body).to.include({ name: 'concierge', base: 'chat', builtin: false, createdAt: STORED.created_at });
-    expect(h.doubles.assistant.last('PutAgent').request).to.deep.include({ name: 'concierge', greeting: 'Welcome!', base: '' });
+    expect(res.body).to.include({
+      name: 'concierge',
+      base: 'chat',
+      builtin: false,
+      createdAt: STORED.created_at,
+    });
+    expect(h.doubles.assistant.last('PutAgent').request).to.deep.include({
+      name: 'concierge',
+      greeting: 'Welcome!',
+      base: '',
+    });
   });
 
   it('refuses an unknown tool before calling the service', async () => {
@@ -41,14 +58,31 @@ describe('gateway agent and session routes', () => {
   });
 
   it('a built-in without override reads as its default (builtin, no dates); lists mark custom agents', async () => {
-    h.doubles.assistant.on('GetAgent', async () => ({ ...STORED, name: 'chat', base: 'chat', created_at: '', updated_at: '' }));
+    h.doubles.assistant.on('GetAgent', async () => ({
+      ...STORED,
+      name: 'chat',
+      base: 'chat',
+      created_at: '',
+      updated_at: '',
+    }));
     const chat = await h.send('GET', '/api/v2/agents/chat');
     expect(chat.body).to.include({ builtin: true, createdAt: null });
     expectShape(chat.body, AgentProfile);
-    h.doubles.assistant.on('ListAgents', async () => ({ agents: [{ name: 'chat', description: 'c', uses_steps: false }, { name: 'concierge', description: 'b', uses_steps: false }], profiles: [STORED] }));
+    h.doubles.assistant.on('ListAgents', async () => ({
+      agents: [
+        { name: 'chat', description: 'c', uses_steps: false },
+        { name: 'concierge', description: 'b', uses_steps: false },
+      ],
+      profiles: [STORED],
+    }));
     const list = await h.send('GET', '/api/v2/agents');
     expectShape(list.body, AgentList);
-    expect(list.body.agents.map((a: { name: string; custom: boolean }) => [a.name, a.custom])).to.deep.equal([['chat', false], ['concierge', true]]);
+    expect(
+      list.body.agents.map((a: { name: string; custom: boolean }) => [a.name, a.custom]),
+    ).to.deep.equal([
+      ['chat', false],
+      ['concierge', true],
+    ]);
   });
 
   it('GET /api/v2/assistants/sessions/{id}: history and onboarding progress, 404 passed through', async () => {
@@ -57,14 +91,22 @@ describe('gateway agent and session routes', () => {
       user_id: 'u1',
       agent: 'onboarding',
       messages: [{ role: 'user', content: 'hi' }],
-      onboarding: { confirmed_steps: [1], current_step: 2, draft_json: '{"topic":"Python","modules":[]}' },
+      onboarding: {
+        confirmed_steps: [1],
+        current_step: 2,
+        draft_json: '{"topic":"Python","modules":[]}',
+      },
       created_at: '2026-11-20T10:00:00.000Z',
       updated_at: '2026-11-20T10:01:00.000Z',
     }));
     const res = await h.send('GET', '/api/v2/assistants/sessions/s1');
     expect(res.status).to.equal(200);
     expectShape(res.body, AssistantSession);
-    expect(res.body.onboarding).to.deep.equal({ confirmed_steps: [1], current_step: 2, draft: { topic: 'Python', modules: [] } });
+    expect(res.body.onboarding).to.deep.equal({
+      confirmed_steps: [1],
+      current_step: 2,
+      draft: { topic: 'Python', modules: [] },
+    });
     expect(h.doubles.assistant.last('GetSession').request.session_id).to.equal('s1');
     h.doubles.assistant.on('GetSession', async () => {
       throw AppError.notFound("session 'nope' not found");

@@ -10,14 +10,21 @@ describe('gateway authentication', () => {
 
   const generate = { prompt: 'Write a tagline' };
 
-  function expectUnauthorized(reply: { status: number; body: { error: { code: string }; request_id: string }; requestId: string }) {
+  function expectUnauthorized(reply: {
+    status: number;
+    body: { error: { code: string }; request_id: string };
+    requestId: string;
+  }) {
     expect(reply.status).to.equal(401);
     expect(reply.body.error.code).to.equal('unauthorized');
     expect(reply.body.request_id).to.equal(reply.requestId);
   }
 
   it('rejects a request without Authorization and never reaches the service', async () => {
-    const reply = await h.send('POST', '/api/v2/ai/content/generate', { body: generate, auth: false });
+    const reply = await h.send('POST', '/api/v2/ai/content/generate', {
+      body: generate,
+      auth: false,
+    });
     expectUnauthorized(reply);
     expect(reply.headers.get('www-authenticate')).to.equal('X-API-Key');
     expect(h.doubles.content.calls).to.have.length(0);
@@ -43,16 +50,31 @@ describe('gateway authentication', () => {
   }
 
   it('rejects an unknown key of the right form', async () => {
-    const reply = await h.send('GET', '/api/v2/models', { auth: false, headers: { authorization: 'X-API-Key sk_unknownunknownunknown123' } });
+    const reply = await h.send('GET', '/api/v2/models', {
+      auth: false,
+      headers: { authorization: 'X-API-Key sk_unknownunknownunknown123' },
+    });
     expectUnauthorized(reply);
     expect(reply.body.error.message).to.match(/unknown/);
   });
 
   it('rejects a revoked key', async () => {
     const { key, record } = await issueApiKey(h.apiKeys, 'org_other');
-    expect((await h.send('GET', '/api/v2/models', { auth: false, headers: { authorization: `X-API-Key ${key}` } })).status).to.equal(200);
+    expect(
+      (
+        await h.send('GET', '/api/v2/models', {
+          auth: false,
+          headers: { authorization: `X-API-Key ${key}` },
+        })
+      ).status,
+    ).to.equal(200);
     await h.apiKeys.revoke(record.keyId, new Date().toISOString());
-    expectUnauthorized(await h.send('GET', '/api/v2/models', { auth: false, headers: { authorization: `X-API-Key ${key}` } }));
+    expectUnauthorized(
+      await h.send('GET', '/api/v2/models', {
+        auth: false,
+        headers: { authorization: `X-API-Key ${key}` },
+      }),
+    );
   });
 
   it('accepts "X-API-Key <key>" and passes organization, key id and request id to the service', async () => {
@@ -66,7 +88,11 @@ describe('gateway authentication', () => {
   });
 
   it('authenticates before reading the body (401, not 415 or 400)', async () => {
-    const reply = await h.send('POST', '/api/v2/ai/content/generate', { raw: '{not json', auth: false, headers: { 'content-type': 'text/plain' } });
+    const reply = await h.send('POST', '/api/v2/ai/content/generate', {
+      raw: '{not json',
+      auth: false,
+      headers: { 'content-type': 'text/plain' },
+    });
     expectUnauthorized(reply);
   });
 

@@ -23,7 +23,14 @@ describe('gateway caches follow the change feed across replicas', function () {
     feeds = [new ChangeFeed(bus, silentLogger()), new ChangeFeed(bus, silentLogger())];
     await Promise.all(feeds.map((feed) => feed.start()));
     a = await startHarness({ changes: feeds[0], keyCacheTtlMs: 60_000 });
-    b = await startHarness({ changes: feeds[1], keyCacheTtlMs: 60_000, doubles: a.doubles, apiKeys: a.apiKeys, organizations: a.organizations, sharedState: a.sharedState });
+    b = await startHarness({
+      changes: feeds[1],
+      keyCacheTtlMs: 60_000,
+      doubles: a.doubles,
+      apiKeys: a.apiKeys,
+      organizations: a.organizations,
+      sharedState: a.sharedState,
+    });
   });
 
   afterEach(async () => {
@@ -33,23 +40,37 @@ describe('gateway caches follow the change feed across replicas', function () {
     await bus.close();
   });
 
-  const generate = (h: Harness, key?: string) => h.send('POST', '/api/v2/ai/content/generate', { key, body: { prompt: 'x' } });
+  const generate = (h: Harness, key?: string) =>
+    h.send('POST', '/api/v2/ai/content/generate', { key, body: { prompt: 'x' } });
 
   it('asks notification for the default result URL once, and again only after webhooks.changed', async () => {
     a.doubles.notification.on('ListWebhooks', async () => ({ webhooks: [] }));
     for (let i = 0; i < 3; i += 1) expect((await generate(b)).status).to.equal(200);
     expect(a.doubles.notification.called('ListWebhooks')).to.equal(1);
 
-    a.doubles.notification.on('ListWebhooks', async () => ({ webhooks: [{ ...sampleWebhook, events: ['request_completed'] }] }));
-    await bus.publish(createEvent('webhooks.changed', { source: 'notification', organization: 'org_test', data: { webhookId: sampleWebhook.id, change: 'created' } }));
+    a.doubles.notification.on('ListWebhooks', async () => ({
+      webhooks: [{ ...sampleWebhook, events: ['request_completed'] }],
+    }));
+    await bus.publish(
+      createEvent('webhooks.changed', {
+        source: 'notification',
+        organization: 'org_test',
+        data: { webhookId: sampleWebhook.id, change: 'created' },
+      }),
+    );
     await waitFor(async () => (await generate(b)).status === 202, 5_000);
     expect(a.doubles.notification.called('ListWebhooks')).to.equal(2);
   });
 
   it('applies a policy changed on one replica to the calls of the other at once', async () => {
-    const { key } = await orgWithKey(a, { id: 'org-limits', rateLimits: { requestsPerMinute: 1000 } });
+    const { key } = await orgWithKey(a, {
+      id: 'org-limits',
+      rateLimits: { requestsPerMinute: 1000 },
+    });
     expect((await generate(b, key)).status).to.equal(200); // b caches the policy
-    const patched = await a.admin('PATCH', '/api/v2/admin/organizations/org-limits', { rateLimits: { requestsPerMinute: 1 } });
+    const patched = await a.admin('PATCH', '/api/v2/admin/organizations/org-limits', {
+      rateLimits: { requestsPerMinute: 1 },
+    });
     expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
     await waitFor(async () => (await generate(b, key)).status === 429, 5_000);
   });

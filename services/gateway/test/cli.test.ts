@@ -13,7 +13,10 @@ describe('gateway admin CLI', () => {
   before(async () => (h = await startHarness()));
   after(() => h.stop());
 
-  async function run(argv: string[], env: NodeJS.ProcessEnv = { GATEWAY_URL: h.baseUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN }): Promise<Run> {
+  async function run(
+    argv: string[],
+    env: NodeJS.ProcessEnv = { GATEWAY_URL: h.baseUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+  ): Promise<Run> {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runAdminCli(argv, { env, out: (t) => out.push(t), err: (t) => err.push(t) });
@@ -21,19 +24,50 @@ describe('gateway admin CLI', () => {
   }
 
   it('creates, gets, lists and updates an organization', async () => {
-    const created = await run(['org', 'create', '--id', 'acme', '--name', 'Acme Corp', '--quota', '100000', '--thresholds', '0.5,1.0', '--soft', '--rpm', '60', '--json']);
+    const created = await run([
+      'org',
+      'create',
+      '--id',
+      'acme',
+      '--name',
+      'Acme Corp',
+      '--quota',
+      '100000',
+      '--thresholds',
+      '0.5,1.0',
+      '--soft',
+      '--rpm',
+      '60',
+      '--json',
+    ]);
     expect(created.code, created.err).to.equal(ExitCode.ok);
-    expect(JSON.parse(created.out)).to.deep.include({ id: 'acme', name: 'Acme Corp', monthlyTokenQuota: 100000, thresholdShares: [0.5, 1], hardQuota: false });
-    expect(JSON.parse(created.out).rateLimits).to.deep.equal({ requestsPerMinute: 60, tokensPerMinute: 200000 });
+    expect(JSON.parse(created.out)).to.deep.include({
+      id: 'acme',
+      name: 'Acme Corp',
+      monthlyTokenQuota: 100000,
+      thresholdShares: [0.5, 1],
+      hardQuota: false,
+    });
+    expect(JSON.parse(created.out).rateLimits).to.deep.equal({
+      requestsPerMinute: 60,
+      tokensPerMinute: 200000,
+    });
     const got = await run(['org', 'get', 'acme']);
     expect(got.out).to.match(/monthlyTokenQuota\s+100000/);
     const list = await run(['org', 'list']);
     expect(list.out.split('\n')[0]).to.match(/^id\s+name\s+monthlyTokenQuota/);
     expect(list.out).to.include('Acme Corp');
     const updated = await run(['org', 'update', 'acme', '--quota', '5000', '--hard', '--json']);
-    expect(JSON.parse(updated.out)).to.include({ monthlyTokenQuota: 5000, hardQuota: true, timeZone: 'UTC' });
+    expect(JSON.parse(updated.out)).to.include({
+      monthlyTokenQuota: 5000,
+      hardQuota: true,
+      timeZone: 'UTC',
+    });
     const zoned = await run(['org', 'update', 'acme', '--time-zone', 'Europe/Berlin', '--json']);
-    expect(JSON.parse(zoned.out)).to.include({ timeZone: 'Europe/Berlin', monthlyTokenQuota: 5000 });
+    expect(JSON.parse(zoned.out)).to.include({
+      timeZone: 'Europe/Berlin',
+      monthlyTokenQuota: 5000,
+    });
     const refused = await run(['org', 'update', 'acme', '--time-zone', 'Berlin/Mitte']);
     expect(refused.code).to.equal(ExitCode.refused);
     expect(refused.err).to.include('timeZone');
@@ -58,13 +92,28 @@ describe('gateway admin CLI', () => {
     const missing = await run(['org', 'get', 'nobody']);
     expect(missing.code).to.equal(ExitCode.refused);
     expect(missing.err).to.include('404 not_found');
-    const forbidden = await run(['org', 'list'], { GATEWAY_URL: h.baseUrl, ADMIN_TOKEN: 'wrong-token-wrong-token' });
+    const forbidden = await run(['org', 'list'], {
+      GATEWAY_URL: h.baseUrl,
+      ADMIN_TOKEN: 'wrong-token-wrong-token',
+    });
     expect(forbidden.code).to.equal(ExitCode.refused);
     expect(forbidden.err).to.include('403 forbidden');
     expect((await run(['org', 'create', '--id', 'x'])).code).to.equal(ExitCode.usage);
     expect((await run(['org', 'frobnicate'])).code).to.equal(ExitCode.usage);
-    expect((await run(['org', 'create', '--id', 'x', '--name', 'X', '--quota', 'lots'])).code).to.equal(ExitCode.usage);
-    expect((await run(['org', 'list'], { GATEWAY_URL: h.baseUrl })).code, 'no ADMIN_TOKEN').to.equal(ExitCode.usage);
-    expect((await run(['org', 'list'], { GATEWAY_URL: 'http://127.0.0.1:1', ADMIN_TOKEN: TEST_ADMIN_TOKEN })).code).to.equal(ExitCode.unreachable);
+    expect(
+      (await run(['org', 'create', '--id', 'x', '--name', 'X', '--quota', 'lots'])).code,
+    ).to.equal(ExitCode.usage);
+    expect(
+      (await run(['org', 'list'], { GATEWAY_URL: h.baseUrl })).code,
+      'no ADMIN_TOKEN',
+    ).to.equal(ExitCode.usage);
+    expect(
+      (
+        await run(['org', 'list'], {
+          GATEWAY_URL: 'http://127.0.0.1:1',
+          ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        })
+      ).code,
+    ).to.equal(ExitCode.unreachable);
   });
 });

@@ -19,12 +19,16 @@ describe('gateway per-key concurrency limit (KEY_MAX_CONCURRENT_REQUESTS)', () =
   }
 
   async function untilCalls(count: number): Promise<void> {
-    while (h.doubles.content.calls.filter((c) => c.method === 'ListModels').length < count) await new Promise((r) => setTimeout(r, 5));
+    while (h.doubles.content.calls.filter((c) => c.method === 'ListModels').length < count)
+      await new Promise((r) => setTimeout(r, 5));
   }
 
   it('answers 429 rate_limited (Retry-After) to a third request in progress, serves other keys, and frees the slot when one finishes', async () => {
     holdListModels();
-    const held: Array<Promise<Reply>> = [h.send('GET', '/api/v2/models'), h.send('GET', '/api/v2/models')];
+    const held: Array<Promise<Reply>> = [
+      h.send('GET', '/api/v2/models'),
+      h.send('GET', '/api/v2/models'),
+    ];
     await untilCalls(2);
     const third = await h.send('GET', '/api/v2/models');
     expect(third.status).to.equal(429);
@@ -35,7 +39,9 @@ describe('gateway per-key concurrency limit (KEY_MAX_CONCURRENT_REQUESTS)', () =
     const other = h.send('GET', '/api/v2/models', { key: otherKey });
     await untilCalls(3);
     release();
-    expect((await Promise.all([...held, other])).map((r) => r.status)).to.deep.equal([200, 200, 200]);
+    expect((await Promise.all([...held, other])).map((r) => r.status)).to.deep.equal([
+      200, 200, 200,
+    ]);
     expect((await h.send('GET', '/api/v2/models')).status).to.equal(200);
   });
 
@@ -43,7 +49,10 @@ describe('gateway per-key concurrency limit (KEY_MAX_CONCURRENT_REQUESTS)', () =
     holdListModels();
     const controllers = [new AbortController(), new AbortController()];
     const calls = controllers.map((c) =>
-      fetch(`${h.baseUrl}/api/v2/models`, { headers: { authorization: `X-API-Key ${h.key}` }, signal: c.signal }).catch(() => undefined),
+      fetch(`${h.baseUrl}/api/v2/models`, {
+        headers: { authorization: `X-API-Key ${h.key}` },
+        signal: c.signal,
+      }).catch(() => undefined),
     );
     await untilCalls(2);
     for (const controller of controllers) controller.abort();

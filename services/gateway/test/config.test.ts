@@ -35,8 +35,14 @@ describe('gateway config', () => {
   });
 
   it('reads the webhook URL rules notification reads (embedded mode relaxes them)', () => {
-    expect(loadGatewayConfig({ SWITCHYARD_MODE: 'embedded' }).urlPolicy).to.deep.equal({ requireHttps: false, allowPrivateNetworks: true, allowlist: [] });
-    expect(loadGatewayConfig({ WEBHOOK_ALLOWLIST: '10.1.0.0/16, hooks.internal' }).urlPolicy.allowlist).to.deep.equal(['10.1.0.0/16', 'hooks.internal']);
+    expect(loadGatewayConfig({ SWITCHYARD_MODE: 'embedded' }).urlPolicy).to.deep.equal({
+      requireHttps: false,
+      allowPrivateNetworks: true,
+      allowlist: [],
+    });
+    expect(
+      loadGatewayConfig({ WEBHOOK_ALLOWLIST: '10.1.0.0/16, hooks.internal' }).urlPolicy.allowlist,
+    ).to.deep.equal(['10.1.0.0/16', 'hooks.internal']);
   });
 
   it('reads the accounts settings', () => {
@@ -65,21 +71,52 @@ describe('gateway config', () => {
   });
 
   it('refuses a short ADMIN_TOKEN without echoing it, and non-positive limits', () => {
-    const message = failure({ ADMIN_TOKEN: 'short-secret', DEFAULT_RPM: '0', KEY_CACHE_TTL_MS: '-5', IDEMPOTENCY_TTL_SECONDS: '0' });
-    expect(message).to.include('ADMIN_TOKEN').and.include('DEFAULT_RPM').and.include('KEY_CACHE_TTL_MS').and.include('IDEMPOTENCY_TTL_SECONDS');
+    const message = failure({
+      ADMIN_TOKEN: 'short-secret',
+      DEFAULT_RPM: '0',
+      KEY_CACHE_TTL_MS: '-5',
+      IDEMPOTENCY_TTL_SECONDS: '0',
+    });
+    expect(message)
+      .to.include('ADMIN_TOKEN')
+      .and.include('DEFAULT_RPM')
+      .and.include('KEY_CACHE_TTL_MS')
+      .and.include('IDEMPOTENCY_TTL_SECONDS');
     expect(message).to.not.include('short-secret');
   });
 
   it('reads the HTTP server timeouts; the headers timeout may not exceed the request timeout', () => {
-    const config = loadGatewayConfig({ GATEWAY_REQUEST_TIMEOUT_MS: '5000', GATEWAY_HEADERS_TIMEOUT_MS: '2000', GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '10000' });
-    expect(config).to.include({ requestTimeoutMs: 5000, headersTimeoutMs: 2000, keepAliveTimeoutMs: 10000 });
-    expect(failure({ GATEWAY_REQUEST_TIMEOUT_MS: '1000', GATEWAY_HEADERS_TIMEOUT_MS: '2000' })).to.include('GATEWAY_HEADERS_TIMEOUT_MS');
-    expect(failure({ GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '0' })).to.include('GATEWAY_KEEP_ALIVE_TIMEOUT_MS');
+    const config = loadGatewayConfig({
+      GATEWAY_REQUEST_TIMEOUT_MS: '5000',
+      GATEWAY_HEADERS_TIMEOUT_MS: '2000',
+      GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '10000',
+    });
+    expect(config).to.include({
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 2000,
+      keepAliveTimeoutMs: 10000,
+    });
+    expect(
+      failure({ GATEWAY_REQUEST_TIMEOUT_MS: '1000', GATEWAY_HEADERS_TIMEOUT_MS: '2000' }),
+    ).to.include('GATEWAY_HEADERS_TIMEOUT_MS');
+    expect(failure({ GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '0' })).to.include(
+      'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
+    );
   });
 
   it('reads overrides', () => {
-    const config = loadGatewayConfig({ GATEWAY_PORT: '9000', CONTENT_ADDR: 'content:50051', BODY_LIMIT_BYTES: '2048', DEV_API_KEY: 'sk_devkeydevkeydevkey1' });
-    expect(config).to.include({ port: 9000, contentAddr: 'content:50051', bodyLimitBytes: 2048, devApiKey: 'sk_devkeydevkeydevkey1' });
+    const config = loadGatewayConfig({
+      GATEWAY_PORT: '9000',
+      CONTENT_ADDR: 'content:50051',
+      BODY_LIMIT_BYTES: '2048',
+      DEV_API_KEY: 'sk_devkeydevkeydevkey1',
+    });
+    expect(config).to.include({
+      port: 9000,
+      contentAddr: 'content:50051',
+      bodyLimitBytes: 2048,
+      devApiKey: 'sk_devkeydevkeydevkey1',
+    });
   });
 
   function failure(env: NodeJS.ProcessEnv): string {
@@ -93,7 +130,9 @@ describe('gateway config', () => {
 
   it('fails fast on a bad port or limit', () => {
     expect(failure({ GATEWAY_PORT: 'eighty' })).to.include('GATEWAY_PORT');
-    expect(failure({ BODY_LIMIT_BYTES: '0', GRPC_DEADLINE_MS: '-1' })).to.include('BODY_LIMIT_BYTES').and.include('GRPC_DEADLINE_MS');
+    expect(failure({ BODY_LIMIT_BYTES: '0', GRPC_DEADLINE_MS: '-1' }))
+      .to.include('BODY_LIMIT_BYTES')
+      .and.include('GRPC_DEADLINE_MS');
   });
 
   it('refuses a DEV_API_KEY that is not sk_... without echoing it', () => {

@@ -2,7 +2,11 @@
  * Test doubles of the four downstream services: real gRPC servers (shared startGrpcServer + unary)
  * implementing the protos, recording every request and context, answering with overridable handlers.
  */
-import type { ServerWritableStream, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js';
+import type {
+  ServerWritableStream,
+  ServiceDefinition,
+  UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import {
   AppError,
   contextFromMetadata,
@@ -23,12 +27,12 @@ export interface StreamWriter {
 }
 
 /** Unary handlers return the response; streaming handlers write chunks to `stream` and resolve to end it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+
 type Handler = (request: any, context: CallContext, stream: StreamWriter) => Promise<unknown>;
 
 export interface RecordedCall {
   method: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   request: any;
   context: CallContext;
 }
@@ -63,7 +67,9 @@ export class ServiceDouble {
     for (const [method, definition] of Object.entries(this.definition)) {
       implementation[method] = definition.responseStream
         ? this.streaming(method)
-        : unary(logger, async (request: unknown, context: CallContext) => this.handle(method, request, context, NO_STREAM));
+        : unary(logger, async (request: unknown, context: CallContext) =>
+            this.handle(method, request, context, NO_STREAM),
+          );
     }
     this.server = await startGrpcServer({
       host: '127.0.0.1',
@@ -72,7 +78,12 @@ export class ServiceDouble {
     });
   }
 
-  private handle(method: string, request: unknown, context: CallContext, stream: StreamWriter): Promise<unknown> {
+  private handle(
+    method: string,
+    request: unknown,
+    context: CallContext,
+    stream: StreamWriter,
+  ): Promise<unknown> {
     this.calls.push({ method, request, context });
     const handler = this.handlers[method];
     if (!handler) throw new Error(`${this.name}.${method} has no test handler`);
@@ -92,7 +103,8 @@ export class ServiceDouble {
       this.handle(method, call.request, contextFromMetadata(call.metadata), writer).then(
         () => call.end(),
         (error: unknown) => {
-          const appError = error instanceof AppError ? error : new AppError('internal', 'internal error');
+          const appError =
+            error instanceof AppError ? error : new AppError('internal', 'internal error');
           call.emit('error', toServiceError(appError));
         },
       );
@@ -149,12 +161,16 @@ function streamFinal(stream: StreamWriter, text: string, final: object): void {
 function generated(req: { prompt: string; model: string }, ctx: CallContext) {
   return {
     content: `**Generated** for: ${req.prompt}`,
-    usage: { model: req.model || 'default-model', tokens_input: 12, tokens_output: 34, cost: 0.0021 },
+    usage: {
+      model: req.model || 'default-model',
+      tokens_input: 12,
+      tokens_output: 34,
+      cost: 0.0021,
+    },
     request_id: ctx.requestId,
   };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function assistantReply(req: any, ctx: CallContext) {
   const base = {
     reply: `Hello from ${req.agent}`,
@@ -213,9 +229,26 @@ function contentDouble(): ServiceDouble {
     SubmitGenerate: async (_req, ctx) => ({ status: 'processing', request_id: ctx.requestId }),
     Transform: async (req, ctx) => {
       const usage = { model: 'default-model', tokens_input: 20, tokens_output: 8, cost: 0.001 };
-      if (req.action === 'summarize') return { usage, request_id: ctx.requestId, original_length: req.text.length, transformed_text: 'short' };
-      if (req.action === 'reformat') return { usage, request_id: ctx.requestId, original_format: 'paragraph', transformed_text: '- a\n- b' };
-      return { usage, request_id: ctx.requestId, original_text: req.text, translated_text: 'Bonjour' };
+      if (req.action === 'summarize')
+        return {
+          usage,
+          request_id: ctx.requestId,
+          original_length: req.text.length,
+          transformed_text: 'short',
+        };
+      if (req.action === 'reformat')
+        return {
+          usage,
+          request_id: ctx.requestId,
+          original_format: 'paragraph',
+          transformed_text: '- a\n- b',
+        };
+      return {
+        usage,
+        request_id: ctx.requestId,
+        original_text: req.text,
+        translated_text: 'Bonjour',
+      };
     },
     GetRequest: async (req) => ({
       request_id: req.request_id,
@@ -248,14 +281,18 @@ function contentDouble(): ServiceDouble {
 }
 
 function assistantDouble(): ServiceDouble {
-  return new ServiceDouble(SERVICE_NAMES.AssistantService, protos.assistant().AssistantService.service, {
-    Reply: async (req, ctx) => assistantReply(req, ctx),
-    ReplyStream: async (req, ctx, stream) => {
-      const final = assistantReply(req, ctx);
-      streamFinal(stream, final.reply, final);
+  return new ServiceDouble(
+    SERVICE_NAMES.AssistantService,
+    protos.assistant().AssistantService.service,
+    {
+      Reply: async (req, ctx) => assistantReply(req, ctx),
+      ReplyStream: async (req, ctx, stream) => {
+        const final = assistantReply(req, ctx);
+        streamFinal(stream, final.reply, final);
+      },
+      ListAgents: async () => ({ agents: [] }),
     },
-    ListAgents: async () => ({ agents: [] }),
-  });
+  );
 }
 
 function recommendationDouble(): ServiceDouble {
@@ -265,7 +302,9 @@ function recommendationDouble(): ServiceDouble {
     {
       Recommend: async (req, ctx) => ({
         user_id: req.user_id,
-        recommendations: [{ item_id: 'sku-1', score: 0.93, reason: 'bought together', item: sampleItem }],
+        recommendations: [
+          { item_id: 'sku-1', score: 0.93, reason: 'bought together', item: sampleItem },
+        ],
         request_id: ctx.requestId,
       }),
       UpsertItems: async (req) => ({ upserted: req.items.length }),
@@ -300,35 +339,61 @@ export function usageReport(organization: string, period: string, used: number) 
     calls: 3,
     threshold_shares: [0.9, 1],
     by_model: [{ key: 'gpt-small', tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
-    by_endpoint: [{ key: '/api/v2/ai/content/generate', tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
+    by_endpoint: [
+      {
+        key: '/api/v2/ai/content/generate',
+        tokens_input: 100,
+        tokens_output: 200,
+        cost: 0.0123,
+        calls: 3,
+      },
+    ],
     daily: [{ key: `${period}-21`, tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
   };
 }
 
 function notificationDouble(): ServiceDouble {
-  return new ServiceDouble(SERVICE_NAMES.NotificationService, protos.notification().NotificationService.service, {
-    RegisterWebhook: async (req) => ({
-      webhook: { ...sampleWebhook, events: req.events, url: req.url },
-      secret: req.secret || 'whsec_generatedgeneratedgeneratedAA==',
-    }),
-    ListWebhooks: async () => ({ webhooks: [sampleWebhook] }),
-    GetWebhook: async (req) => ({ ...sampleWebhook, id: req.id }),
-    UpdateWebhook: async (req) => ({
-      ...sampleWebhook,
-      id: req.id,
-      url: req.url ?? sampleWebhook.url,
-      events: req.events_set ? req.events : sampleWebhook.events,
-      enabled: req.enabled ?? sampleWebhook.enabled,
-    }),
-    DeleteWebhook: async () => ({ deleted: true }),
-    RotateWebhookSecret: async () => ({ secret: 'whsec_rotatedrotatedrotatedrotated', previous_secret_expires_at: NOW }),
-    ListDeliveries: async () => ({ deliveries: [sampleDelivery] }),
-    ReplayDelivery: async (req) => ({ ...sampleDelivery, id: req.delivery_id, status: 'pending', next_attempt_at: NOW }),
-    GetSigningSecret: async () => ({ secret: 'whsec_orgsecretorgsecretorgsecret', created_at: NOW }),
-    RotateSigningSecret: async () => ({ secret: 'whsec_neworgsecretneworgsecret', previous_secret_expires_at: NOW }),
-    PutOrganizationPolicy: async (req) => req,
-    GetUsage: async (req, ctx) => usageReport(ctx.organization, req.period || '2026-11', 0),
-  });
+  return new ServiceDouble(
+    SERVICE_NAMES.NotificationService,
+    protos.notification().NotificationService.service,
+    {
+      RegisterWebhook: async (req) => ({
+        webhook: { ...sampleWebhook, events: req.events, url: req.url },
+        secret: req.secret || 'whsec_generatedgeneratedgeneratedAA==',
+      }),
+      ListWebhooks: async () => ({ webhooks: [sampleWebhook] }),
+      GetWebhook: async (req) => ({ ...sampleWebhook, id: req.id }),
+      UpdateWebhook: async (req) => ({
+        ...sampleWebhook,
+        id: req.id,
+        url: req.url ?? sampleWebhook.url,
+        events: req.events_set ? req.events : sampleWebhook.events,
+        enabled: req.enabled ?? sampleWebhook.enabled,
+      }),
+      DeleteWebhook: async () => ({ deleted: true }),
+      RotateWebhookSecret: async () => ({
+        secret: 'whsec_rotatedrotatedrotatedrotated',
+        previous_secret_expires_at: NOW,
+      }),
+      ListDeliveries: async () => ({ deliveries: [sampleDelivery] }),
+      ReplayDelivery: async (req) => ({
+        ...sampleDelivery,
+        id: req.delivery_id,
+        status: 'pending',
+        next_attempt_at: NOW,
+      }),
+      GetSigningSecret: async () => ({
+        secret: 'whsec_orgsecretorgsecretorgsecret',
+        created_at: NOW,
+      }),
+      RotateSigningSecret: async () => ({
+        secret: 'whsec_neworgsecretneworgsecret',
+        previous_secret_expires_at: NOW,
+      }),
+      PutOrganizationPolicy: async (req) => req,
+      GetUsage: async (req, ctx) => usageReport(ctx.organization, req.period || '2026-11', 0),
+    },
+  );
 }
 
 export interface Doubles {
@@ -339,7 +404,12 @@ export interface Doubles {
 }
 
 export async function startDoubles(): Promise<Doubles> {
-  const doubles = { content: contentDouble(), assistant: assistantDouble(), recommendation: recommendationDouble(), notification: notificationDouble() };
+  const doubles = {
+    content: contentDouble(),
+    assistant: assistantDouble(),
+    recommendation: recommendationDouble(),
+    notification: notificationDouble(),
+  };
   await Promise.all(Object.values(doubles).map((d) => d.start()));
   return doubles;
 }

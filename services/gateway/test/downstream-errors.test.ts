@@ -10,14 +10,22 @@ describe('gateway mapping of downstream errors', () => {
   after(() => h.stop());
   afterEach(() => resetDoubles(h));
 
-  it('422 unsupported with the service\'s details', async () => {
+  it("422 unsupported with the service's details", async () => {
     h.doubles.content.on('Transform', async () => {
-      throw AppError.unsupported('model cannot translate en->tlh', [{ field: '/target_language', reason: 'unsupported language pair' }]);
+      throw AppError.unsupported('model cannot translate en->tlh', [
+        { field: '/target_language', reason: 'unsupported language pair' },
+      ]);
     });
-    const reply = await h.send('POST', '/api/v2/ai/content/transform', { body: { action: 'translate', text: 'x', target_language: 'tlh' } });
+    const reply = await h.send('POST', '/api/v2/ai/content/transform', {
+      body: { action: 'translate', text: 'x', target_language: 'tlh' },
+    });
     expect(reply.status).to.equal(422);
     expect(reply.body).to.deep.equal({
-      error: { code: 'unsupported', message: 'model cannot translate en->tlh', details: [{ field: '/target_language', reason: 'unsupported language pair' }] },
+      error: {
+        code: 'unsupported',
+        message: 'model cannot translate en->tlh',
+        details: [{ field: '/target_language', reason: 'unsupported language pair' }],
+      },
       request_id: reply.requestId,
     });
   });
@@ -41,17 +49,23 @@ describe('gateway mapping of downstream errors', () => {
     expect(reply.body.error.code).to.equal('upstream_error');
   });
 
-  it('500 internal without leaking the service\'s exception', async () => {
+  it("500 internal without leaking the service's exception", async () => {
     h.doubles.recommendation.on('Recommend', async () => {
       throw new Error('secret stack detail');
     });
     const reply = await h.send('POST', '/api/v2/ai/recommendations', { body: { userId: 'u' } });
     expect(reply.status).to.equal(500);
-    expect(reply.body).to.deep.equal({ error: { code: 'internal', message: 'internal error', details: [] }, request_id: reply.requestId });
+    expect(reply.body).to.deep.equal({
+      error: { code: 'internal', message: 'internal error', details: [] },
+      request_id: reply.requestId,
+    });
   });
 
   it('504 timeout when the service misses the deadline', async () => {
-    h.doubles.content.on('ListModels', () => new Promise((resolve) => setTimeout(() => resolve({ models: [] }), 1500)));
+    h.doubles.content.on(
+      'ListModels',
+      () => new Promise((resolve) => setTimeout(() => resolve({ models: [] }), 1500)),
+    );
     const started = Date.now();
     const reply = await h.send('GET', '/api/v2/models');
     expect(reply.status).to.equal(504);
@@ -74,7 +88,12 @@ describe('gateway mapping of downstream errors', () => {
       expect(reply.status).to.equal(200);
       expect(reply.body).to.deep.equal({
         status: 'degraded',
-        services: { content: 'SERVING', assistant: 'SERVING', recommendation: 'SERVING', notification: 'UNREACHABLE' },
+        services: {
+          content: 'SERVING',
+          assistant: 'SERVING',
+          recommendation: 'SERVING',
+          notification: 'UNREACHABLE',
+        },
       });
       const metrics = (await h.send('GET', '/metrics', { auth: false })).body as string;
       expect(metrics).to.match(/gateway_downstream_up\{service="notification"\} 0/);
@@ -86,13 +105,21 @@ describe('gateway mapping of downstream errors', () => {
     });
 
     describe('and then every other service', () => {
-      before(() => Promise.all([h.doubles.content.stop(), h.doubles.assistant.stop(), h.doubles.recommendation.stop()]));
+      before(() =>
+        Promise.all([
+          h.doubles.content.stop(),
+          h.doubles.assistant.stop(),
+          h.doubles.recommendation.stop(),
+        ]),
+      );
 
       it('/readyz answers 503 unavailable listing each service status', async () => {
         const reply = await h.send('GET', '/readyz', { auth: false });
         expect(reply.status).to.equal(503);
         expect(reply.body.error.code).to.equal('unavailable');
-        expect(reply.body.error.message).to.equal('not ready: content, assistant, recommendation, notification');
+        expect(reply.body.error.message).to.equal(
+          'not ready: content, assistant, recommendation, notification',
+        );
         expect(reply.body.error.details).to.deep.equal([
           { field: 'content', reason: 'UNREACHABLE' },
           { field: 'assistant', reason: 'UNREACHABLE' },

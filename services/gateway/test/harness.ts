@@ -54,7 +54,7 @@ export interface SendOptions {
 export interface Reply {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   body: any;
   requestId: string;
 }
@@ -102,7 +102,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     options.deadlineMs ?? 5000,
   );
-  const adminToken = options.adminToken === null ? undefined : (options.adminToken ?? TEST_ADMIN_TOKEN);
+  const adminToken =
+    options.adminToken === null ? undefined : (options.adminToken ?? TEST_ADMIN_TOKEN);
   const app = createGatewayApp({
     config: {
       bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
@@ -118,23 +119,32 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     apiKeys,
     organizations,
     sharedState,
-    defaultResultUrlCacheMs: options.changes ? options.defaultResultUrlCacheMs : (options.defaultResultUrlCacheMs ?? 0),
+    defaultResultUrlCacheMs: options.changes
+      ? options.defaultResultUrlCacheMs
+      : (options.defaultResultUrlCacheMs ?? 0),
     changes: options.changes,
     // Distributed-mode rules; example.com names resolve to a public documentation address (no DNS in tests).
-    urlPolicy: new UrlPolicy({ requireHttps: false, allowPrivateNetworks: false, allowlist: [] }, async () => [{ address: '93.184.215.14', family: 4 }]),
+    urlPolicy: new UrlPolicy(
+      { requireHttps: false, allowPrivateNetworks: false, allowlist: [] },
+      async () => [{ address: '93.184.215.14', family: 4 }],
+    ),
   });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   async function send(method: string, path: string, opts: SendOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { ...(opts.auth === false ? {} : { authorization: `X-API-Key ${opts.key ?? key}` }) };
+    const headers: Record<string, string> = {
+      ...(opts.auth === false ? {} : { authorization: `X-API-Key ${opts.key ?? key}` }),
+    };
     let body: string | undefined = opts.raw;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    return parse(await fetch(baseUrl + path, { method, headers: { ...headers, ...opts.headers }, body }));
+    return parse(
+      await fetch(baseUrl + path, { method, headers: { ...headers, ...opts.headers }, body }),
+    );
   }
 
   return {
@@ -147,7 +157,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     doubles,
     clients,
     send,
-    admin: (method, path, body) => send(method, path, { body, auth: false, headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } }),
+    admin: (method, path, body) =>
+      send(method, path, {
+        body,
+        auth: false,
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      }),
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -15,7 +15,10 @@ const GENERATE_TOKENS = 46;
 const body = { prompt: 'Write a tagline', max_length: 10 };
 
 const newKey = () => uniqueName('idem');
-const keyed = (key: string, extra: Record<string, string> = {}) => ({ 'Idempotency-Key': key, ...extra });
+const keyed = (key: string, extra: Record<string, string> = {}) => ({
+  'Idempotency-Key': key,
+  ...extra,
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function expectReplayOf(replay: Reply, original: Reply): void {
@@ -41,20 +44,31 @@ describe('gateway Idempotency-Key', () => {
   it('a replayed webhook registration answers without the secret, which is never stored (issue 10, reproduction 7)', async () => {
     const key = newKey();
     const registration = { event: 'data_updated', url: 'https://hooks.example.com/x' };
-    const first = await h.send('POST', '/api/webhooks', { body: registration, headers: keyed(key) });
+    const first = await h.send('POST', '/api/webhooks', {
+      body: registration,
+      headers: keyed(key),
+    });
     expect(first.status).to.equal(201);
     expect(first.body.secret).to.match(/^whsec_/);
-    const replay = await h.send('POST', '/api/webhooks', { body: registration, headers: keyed(key) });
+    const replay = await h.send('POST', '/api/webhooks', {
+      body: registration,
+      headers: keyed(key),
+    });
     expect(replay.status).to.equal(201);
     expect(replay.headers.get('idempotent-replayed')).to.equal('true');
     const { secret: _secret, ...withoutSecret } = first.body;
     expect(replay.body).to.deep.equal(withoutSecret);
-    const stored = await h.sharedState.idempotencyKeys.remember(recordKey('org:org_test', key), 'probe', 60);
+    const stored = await h.sharedState.idempotencyKeys.remember(
+      recordKey('org:org_test', key),
+      'probe',
+      60,
+    );
     expect(stored, 'the stored answer').to.be.a('string').and.include(first.body.id);
     expect(stored).to.not.include(first.body.secret);
   });
 
-  const generate = (key: string, json: unknown = body) => h.send('POST', GENERATE, { body: json, headers: keyed(key) });
+  const generate = (key: string, json: unknown = body) =>
+    h.send('POST', GENERATE, { body: json, headers: keyed(key) });
 
   it('replays the stored answer of a retry: same status, body and request id, downstream called once', async () => {
     const key = newKey();
@@ -75,9 +89,14 @@ describe('gateway Idempotency-Key', () => {
     expect((await generate(key)).status).to.equal(200);
     const otherBody = await generate(key, { ...body, prompt: 'Something else' });
     expectConflict(otherBody);
-    expect(otherBody.body.error.message).to.equal('Idempotency-Key was used with a different request');
+    expect(otherBody.body.error.message).to.equal(
+      'Idempotency-Key was used with a different request',
+    );
     expect(otherBody.body.error.details[0].field).to.equal('Idempotency-Key');
-    const otherPath = await h.send('POST', '/api/v2/ai/content/transform', { body: { action: 'summarize', text: 'x' }, headers: keyed(key) });
+    const otherPath = await h.send('POST', '/api/v2/ai/content/transform', {
+      body: { action: 'summarize', text: 'x' },
+      headers: keyed(key),
+    });
     expectConflict(otherPath);
     expect(h.doubles.content.called('Generate')).to.equal(1);
     expect(h.doubles.content.called('Transform')).to.equal(0);
@@ -86,11 +105,17 @@ describe('gateway Idempotency-Key', () => {
   it('lets one of two concurrent duplicates run: the other is 409 (Retry-After: 1) or a replay', async () => {
     h.doubles.content.on('Generate', async (_req, ctx) => {
       await sleep(300);
-      return { content: 'slow', usage: { model: 'm', tokens_input: 1, tokens_output: 1, cost: 0 }, request_id: ctx.requestId };
+      return {
+        content: 'slow',
+        usage: { model: 'm', tokens_input: 1, tokens_output: 1, cost: 0 },
+        request_id: ctx.requestId,
+      };
     });
     const key = newKey();
     const replies = await Promise.all([generate(key), generate(key)]);
-    const originals = replies.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
+    const originals = replies.filter(
+      (r) => r.status === 200 && r.headers.get('idempotent-replayed') === null,
+    );
     expect(originals).to.have.length(1);
     const other = replies.find((r) => r !== originals[0])!;
     if (other.status === 409) {
@@ -174,7 +199,11 @@ describe('gateway Idempotency-Key', () => {
 
   it('scopes keys by organization: another organization with the same key is processed anew', async () => {
     const key = newKey();
-    const other = await orgWithKey(h, { id: uniqueName('idem-scope').toLowerCase().replace(/[^a-z0-9-]/g, '-') });
+    const other = await orgWithKey(h, {
+      id: uniqueName('idem-scope')
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-'),
+    });
     expect((await generate(key)).status).to.equal(200);
     const theirs = await h.send('POST', GENERATE, { key: other.key, body, headers: keyed(key) });
     expect(theirs.status).to.equal(200);
@@ -183,13 +212,19 @@ describe('gateway Idempotency-Key', () => {
   });
 
   it('charges neither quota nor rate limits again for a replay', async () => {
-    const { key } = await orgWithKey(h, { id: 'idem-quota', monthlyTokenQuota: 10_000, rateLimits: { requestsPerMinute: 2 } });
-    const counter = () => h.sharedState.counters.get(quotaKey('idem-quota', periodOf(new Date()).name));
+    const { key } = await orgWithKey(h, {
+      id: 'idem-quota',
+      monthlyTokenQuota: 10_000,
+      rateLimits: { requestsPerMinute: 2 },
+    });
+    const counter = () =>
+      h.sharedState.counters.get(quotaKey('idem-quota', periodOf(new Date()).name));
     const idem = newKey();
     const first = await h.send('POST', GENERATE, { key, body, headers: keyed(idem) });
     expect(first.status).to.equal(200);
     expect(await counter()).to.equal(GENERATE_TOKENS);
-    for (let i = 0; i < 3; i++) expectReplayOf(await h.send('POST', GENERATE, { key, body, headers: keyed(idem) }), first);
+    for (let i = 0; i < 3; i++)
+      expectReplayOf(await h.send('POST', GENERATE, { key, body, headers: keyed(idem) }), first);
     expect(await counter(), 'quota counted once').to.equal(GENERATE_TOKENS);
     // Two requests a minute: the replays did not use up the second one.
     expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
@@ -200,7 +235,11 @@ describe('gateway Idempotency-Key', () => {
   it('answers 409 (Retry-After: 1) while a key is marked pending by an attempt that holds it', async () => {
     const key = newKey();
     const fingerprint = fingerprintOf('POST', GENERATE, JSON.stringify(body));
-    await h.sharedState.idempotencyKeys.remember(recordKey('org:org_test', key), encodeRecord({ state: 'pending', fingerprint }), 2);
+    await h.sharedState.idempotencyKeys.remember(
+      recordKey('org:org_test', key),
+      encodeRecord({ state: 'pending', fingerprint }),
+      2,
+    );
     const reply = await generate(key);
     expectConflict(reply);
     expect(reply.headers.get('retry-after')).to.equal('1');
@@ -210,7 +249,12 @@ describe('gateway Idempotency-Key', () => {
   it('serves admin creates too (scoped to the admin API)', async () => {
     const key = newKey();
     const org = { id: 'idem-admin', name: 'Idem', monthlyTokenQuota: 1000 };
-    const send = () => h.send('POST', '/api/v2/admin/organizations', { body: org, auth: false, headers: keyed(key, { authorization: 'Bearer adm_test_0123456789abcdef' }) });
+    const send = () =>
+      h.send('POST', '/api/v2/admin/organizations', {
+        body: org,
+        auth: false,
+        headers: keyed(key, { authorization: 'Bearer adm_test_0123456789abcdef' }),
+      });
     const first = await send();
     expect(first.status).to.equal(201);
     expectReplayOf(await send(), first);
@@ -218,20 +262,26 @@ describe('gateway Idempotency-Key', () => {
   });
 
   it('documents the header as a reusable parameter on the flagged operations only', () => {
-    const doc = buildOpenApi(routeTable) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    expect(doc.components.parameters.IdempotencyKey).to.include({ name: 'Idempotency-Key', in: 'header', required: false });
+    const doc = buildOpenApi(routeTable) as Record<string, any>;
+    expect(doc.components.parameters.IdempotencyKey).to.include({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+    });
     const ref = { $ref: '#/components/parameters/IdempotencyKey' };
     const generateOp = doc.paths[GENERATE].post;
     expect(generateOp.parameters).to.deep.include(ref);
     expect(generateOp.responses).to.have.property('409');
-    expect(generateOp.responses['200'].headers).to.have.keys('Idempotency-Key', 'Idempotent-Replayed');
+    expect(generateOp.responses['200'].headers).to.have.keys(
+      'Idempotency-Key',
+      'Idempotent-Replayed',
+    );
     expect(doc.paths['/api/webhooks'].post.parameters).to.deep.include(ref);
     expect(doc.paths['/api/v2/models'].get.parameters ?? []).to.not.deep.include(ref);
     expect(doc.paths['/api/v2/catalog/items/{itemId}'].delete.parameters).to.not.deep.include(ref);
     expect(doc.components.responses.Error409.headers).to.have.property('Retry-After');
   });
 });
-
 
 for (const [backend, make] of [
   ['memory', async () => memoryStates()],
@@ -246,7 +296,12 @@ for (const [backend, make] of [
       if (backend === 'redis' && !endpointOf('redis')) this.skip();
       states = await make();
       a = await startHarness({ sharedState: states.a });
-      b = await startHarness({ sharedState: states.b, doubles: a.doubles, apiKeys: a.apiKeys, organizations: a.organizations });
+      b = await startHarness({
+        sharedState: states.b,
+        doubles: a.doubles,
+        apiKeys: a.apiKeys,
+        organizations: a.organizations,
+      });
     });
 
     after(async () => {
@@ -262,18 +317,30 @@ for (const [backend, make] of [
       const first = await a.send('POST', GENERATE, { body, headers: keyed(key) });
       expect(first.status).to.equal(200);
       expectReplayOf(await b.send('POST', GENERATE, { body, headers: keyed(key) }), first);
-      expectConflict(await b.send('POST', GENERATE, { body: { ...body, max_length: 11 }, headers: keyed(key) }));
+      expectConflict(
+        await b.send('POST', GENERATE, { body: { ...body, max_length: 11 }, headers: keyed(key) }),
+      );
       expect(a.doubles.content.called('Generate')).to.equal(1);
     });
 
     it('concurrent duplicates on both replicas run downstream once', async () => {
       a.doubles.content.on('Generate', async (_req, ctx) => {
         await sleep(200);
-        return { content: 'slow', usage: { model: 'm', tokens_input: 1, tokens_output: 1, cost: 0 }, request_id: ctx.requestId };
+        return {
+          content: 'slow',
+          usage: { model: 'm', tokens_input: 1, tokens_output: 1, cost: 0 },
+          request_id: ctx.requestId,
+        };
       });
       const key = newKey();
-      const replies = await Promise.all([a, b, a, b].map((replica) => replica.send('POST', GENERATE, { body, headers: keyed(key) })));
-      const originals = replies.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
+      const replies = await Promise.all(
+        [a, b, a, b].map((replica) =>
+          replica.send('POST', GENERATE, { body, headers: keyed(key) }),
+        ),
+      );
+      const originals = replies.filter(
+        (r) => r.status === 200 && r.headers.get('idempotent-replayed') === null,
+      );
       expect(originals).to.have.length(1);
       for (const reply of replies.filter((r) => r !== originals[0])) {
         if (reply.status === 409) expect(reply.headers.get('retry-after')).to.equal('1');

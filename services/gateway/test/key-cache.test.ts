@@ -10,7 +10,13 @@ describe('gateway key cache across replicas', () => {
   let b: Harness;
   before(async () => {
     a = await startHarness({ keyCacheTtlMs: TTL_MS });
-    b = await startHarness({ keyCacheTtlMs: TTL_MS, doubles: a.doubles, apiKeys: a.apiKeys, organizations: a.organizations, sharedState: a.sharedState });
+    b = await startHarness({
+      keyCacheTtlMs: TTL_MS,
+      doubles: a.doubles,
+      apiKeys: a.apiKeys,
+      organizations: a.organizations,
+      sharedState: a.sharedState,
+    });
   });
   after(async () => {
     await b.stop();
@@ -24,8 +30,14 @@ describe('gateway key cache across replicas', () => {
     const revokedAt = Date.now();
     expect((await a.admin('POST', `/api/v2/admin/keys/${keyId}/revoke`, {})).status).to.equal(200);
     expect((await a.send('GET', '/api/v2/models', { key })).status).to.equal(401);
-    expect((await b.send('GET', '/api/v2/models', { key })).status, 'still cached on b').to.equal(200);
-    await waitFor(async () => (await b.send('GET', '/api/v2/models', { key })).status === 401, 2000, 25);
+    expect((await b.send('GET', '/api/v2/models', { key })).status, 'still cached on b').to.equal(
+      200,
+    );
+    await waitFor(
+      async () => (await b.send('GET', '/api/v2/models', { key })).status === 401,
+      2000,
+      25,
+    );
     expect(Date.now() - revokedAt).to.be.at.most(TTL_MS + 200);
   });
 });

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { AppError, countTokens, createInMemorySharedState, type SharedState } from '@switchyard/shared';
+import {
+  AppError,
+  countTokens,
+  createInMemorySharedState,
+  type SharedState,
+} from '@switchyard/shared';
 import { waitFor } from '@switchyard/shared/testing';
 import { quotaKey } from '../src/server';
 import { periodOf, secondsUntilEnd } from '../src/metering/period';
@@ -18,12 +23,16 @@ describe('gateway monthly token quota', () => {
   after(() => h.stop());
   afterEach(() => resetDoubles(h));
 
-  const counter = (org: string) => h.sharedState.counters.get(quotaKey(org, periodOf(new Date()).name));
+  const counter = (org: string) =>
+    h.sharedState.counters.get(quotaKey(org, periodOf(new Date()).name));
   const body = { prompt: 'Write a tagline', max_length: 10 };
   const estimate = countTokens(body.prompt) + 10;
 
   it('reserves the estimate, settles to the real usage, and refuses with 429 once the quota is used', async () => {
-    const { key } = await orgWithKey(h, { id: 'hard', monthlyTokenQuota: 2 * GENERATE_TOKENS + estimate - 1 });
+    const { key } = await orgWithKey(h, {
+      id: 'hard',
+      monthlyTokenQuota: 2 * GENERATE_TOKENS + estimate - 1,
+    });
     for (let call = 1; call <= 2; call++) {
       expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
       expect(await counter('hard')).to.equal(call * GENERATE_TOKENS);
@@ -31,7 +40,10 @@ describe('gateway monthly token quota', () => {
     const refused = await h.send('POST', GENERATE, { key, body });
     expect(refused.status).to.equal(429);
     expect(refused.body.error.code).to.equal('quota_exceeded');
-    expect(refused.body.error.details[0]).to.include({ quota: 2 * GENERATE_TOKENS + estimate - 1, used: 2 * GENERATE_TOKENS });
+    expect(refused.body.error.details[0]).to.include({
+      quota: 2 * GENERATE_TOKENS + estimate - 1,
+      used: 2 * GENERATE_TOKENS,
+    });
     const expected = secondsUntilEnd(periodOf(new Date()), new Date());
     expect(Number(refused.headers.get('retry-after'))).to.be.within(expected - 5, expected + 1);
     expect(h.doubles.content.called('Generate')).to.equal(2);
@@ -39,10 +51,15 @@ describe('gateway monthly token quota', () => {
   });
 
   it('uses max_length, or the default output budget (256), in the estimate', async () => {
-    const { key } = await orgWithKey(h, { id: 'budget', monthlyTokenQuota: countTokens('x') + 255 });
+    const { key } = await orgWithKey(h, {
+      id: 'budget',
+      monthlyTokenQuota: countTokens('x') + 255,
+    });
     const refused = await h.send('POST', GENERATE, { key, body: { prompt: 'x' } });
     expect(refused.status, 'input + 256 does not fit').to.equal(429);
-    expect((await h.send('POST', GENERATE, { key, body: { prompt: 'x', max_length: 255 } })).status).to.equal(200);
+    expect(
+      (await h.send('POST', GENERATE, { key, body: { prompt: 'x', max_length: 255 } })).status,
+    ).to.equal(200);
   });
 
   it('gives the reservation back when the call fails', async () => {
@@ -56,7 +73,10 @@ describe('gateway monthly token quota', () => {
 
   it('keeps the estimate for an asynchronous (202) call', async () => {
     const { key } = await orgWithKey(h, { id: 'async', monthlyTokenQuota: 10_000 });
-    const reply = await h.send('POST', GENERATE, { key, body: { ...body, webhookUrl: 'https://hooks.example.com/in' } });
+    const reply = await h.send('POST', GENERATE, {
+      key,
+      body: { ...body, webhookUrl: 'https://hooks.example.com/in' },
+    });
     expect(reply.status).to.equal(202);
     expect(await counter('async')).to.equal(estimate);
   });
@@ -71,29 +91,47 @@ describe('gateway monthly token quota', () => {
     const events = await readEvents(stream);
     expect(events.at(-1)!.event).to.equal('done');
     await waitFor(async () => (await counter('mixed')) === GENERATE_TOKENS, 2000);
-    expect((await h.send('POST', '/api/v2/ai/content/transform', { key, body: { action: 'summarize', text: 'Long text' } })).status).to.equal(200);
+    expect(
+      (
+        await h.send('POST', '/api/v2/ai/content/transform', {
+          key,
+          body: { action: 'summarize', text: 'Long text' },
+        })
+      ).status,
+    ).to.equal(200);
     expect(await counter('mixed')).to.equal(GENERATE_TOKENS + 28); // transform double: 20 + 8
-    const chat = { user_id: 'u1', session_id: 's1', messages: [{ role: 'user', content: 'Hello' }] };
-    expect((await h.send('POST', '/api/v2/ai/assistants/chat', { key, body: chat })).status).to.equal(200);
+    const chat = {
+      user_id: 'u1',
+      session_id: 's1',
+      messages: [{ role: 'user', content: 'Hello' }],
+    };
+    expect(
+      (await h.send('POST', '/api/v2/ai/assistants/chat', { key, body: chat })).status,
+    ).to.equal(200);
     expect(await counter('mixed')).to.equal(GENERATE_TOKENS + 28 + 42); // tokens_used
   });
 
   it('does not meter recommendations, catalog or webhooks', async () => {
     const { key } = await orgWithKey(h, { id: 'free', monthlyTokenQuota: 1 });
-    expect((await h.send('POST', '/api/v2/ai/recommendations', { key, body: { userId: 'u1' } })).status).to.equal(200);
+    expect(
+      (await h.send('POST', '/api/v2/ai/recommendations', { key, body: { userId: 'u1' } })).status,
+    ).to.equal(200);
     expect((await h.send('GET', '/api/webhooks', { key })).status).to.equal(200);
     expect(await counter('free')).to.equal(0);
   });
 
   it('never refuses with a soft quota, and still counts', async () => {
     const { key } = await orgWithKey(h, { id: 'soft', monthlyTokenQuota: 10, hardQuota: false });
-    for (let i = 0; i < 3; i++) expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
+    for (let i = 0; i < 3; i++)
+      expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
     expect(await counter('soft')).to.equal(3 * GENERATE_TOKENS);
   });
 
   it('seeds a new period counter once from the usage ledger (notification.GetUsage)', async () => {
     const quota = 80 + estimate + GENERATE_TOKENS - 1;
-    h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 80));
+    h.doubles.notification.on('GetUsage', async (req, ctx) =>
+      usageReport(ctx.organization, req.period, 80),
+    );
     const { key } = await orgWithKey(h, { id: 'seeded', monthlyTokenQuota: quota });
     expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
     expect(await counter('seeded')).to.equal(80 + GENERATE_TOKENS);
@@ -111,7 +149,9 @@ describe('gateway monthly token quota', () => {
     const { key } = await orgWithKey(h, { id: 'unseeded', monthlyTokenQuota: 10_000 });
     expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
     expect(await counter('unseeded')).to.equal(GENERATE_TOKENS);
-    h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 100));
+    h.doubles.notification.on('GetUsage', async (req, ctx) =>
+      usageReport(ctx.organization, req.period, 100),
+    );
     expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
     // The ledger's 100 include the first call, which the reservations count too: the larger of the two, then this call.
     expect(await counter('unseeded')).to.equal(100 + GENERATE_TOKENS);
@@ -146,14 +186,21 @@ describe('gateway hard quota after the shared state is wiped', () => {
   after(() => h.stop());
   afterEach(() => resetDoubles(h));
 
-  const counter = (org: string) => shared.state.counters.get(quotaKey(org, periodOf(new Date()).name));
+  const counter = (org: string) =>
+    shared.state.counters.get(quotaKey(org, periodOf(new Date()).name));
   const body = { prompt: 'Write a tagline', max_length: 10 };
   const estimate = countTokens(body.prompt) + 10;
 
   it('rebuilds the counter from the durable reservations, not the lagging ledger: no overshoot', async () => {
-    h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 0)); // lags: nothing yet
-    const { key } = await orgWithKey(h, { id: 'wiped', monthlyTokenQuota: 3 * GENERATE_TOKENS + estimate - 1 });
-    for (let i = 0; i < 3; i++) expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
+    h.doubles.notification.on('GetUsage', async (req, ctx) =>
+      usageReport(ctx.organization, req.period, 0),
+    ); // lags: nothing yet
+    const { key } = await orgWithKey(h, {
+      id: 'wiped',
+      monthlyTokenQuota: 3 * GENERATE_TOKENS + estimate - 1,
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
     expect(await counter('wiped')).to.equal(3 * GENERATE_TOKENS);
     shared.wipe();
     const refused = await h.send('POST', GENERATE, { key, body });
@@ -163,11 +210,19 @@ describe('gateway hard quota after the shared state is wiped', () => {
   });
 
   it('refuses every call of a burst that finds the counter gone, once it is rebuilt from the reservations', async () => {
-    h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 0));
-    const { key } = await orgWithKey(h, { id: 'burst', monthlyTokenQuota: 3 * GENERATE_TOKENS + estimate - 1 });
-    for (let i = 0; i < 3; i++) expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
+    h.doubles.notification.on('GetUsage', async (req, ctx) =>
+      usageReport(ctx.organization, req.period, 0),
+    );
+    const { key } = await orgWithKey(h, {
+      id: 'burst',
+      monthlyTokenQuota: 3 * GENERATE_TOKENS + estimate - 1,
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
     shared.wipe();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => h.send('POST', GENERATE, { key, body })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h.send('POST', GENERATE, { key, body })),
+    );
     expect(answers.map((a) => a.status)).to.deep.equal(Array.from({ length: 20 }, () => 429));
     expect(await counter('burst')).to.equal(3 * GENERATE_TOKENS);
     expect(h.doubles.content.called('Generate')).to.equal(3);

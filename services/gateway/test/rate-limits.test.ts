@@ -28,7 +28,8 @@ describe('gateway per-key rate limits', () => {
 
   it('counts each key on its own', async () => {
     const { key } = await orgWithKey(h, { id: 'rpm-keys', rateLimits: { requestsPerMinute: 1 } });
-    const other = (await h.admin('POST', '/api/v2/admin/organizations/rpm-keys/keys', {})).body.key as string;
+    const other = (await h.admin('POST', '/api/v2/admin/organizations/rpm-keys/keys', {})).body
+      .key as string;
     expect((await h.send('GET', '/api/v2/models', { key })).status).to.equal(200);
     expect((await h.send('GET', '/api/v2/models', { key })).status).to.equal(429);
     expect((await h.send('GET', '/api/v2/models', { key: other })).status).to.equal(200);
@@ -37,14 +38,24 @@ describe('gateway per-key rate limits', () => {
   it('limits estimated tokens per minute on billable calls', async () => {
     const body = { prompt: 'Write a tagline', max_length: 20 };
     const estimate = countTokens(body.prompt) + 20;
-    const { key } = await orgWithKey(h, { id: 'tpm', rateLimits: { tokensPerMinute: 2 * estimate } });
-    expect((await h.send('POST', '/api/v2/ai/content/generate', { key, body })).status).to.equal(200);
-    expect((await h.send('POST', '/api/v2/ai/content/generate', { key, body })).status).to.equal(200);
+    const { key } = await orgWithKey(h, {
+      id: 'tpm',
+      rateLimits: { tokensPerMinute: 2 * estimate },
+    });
+    expect((await h.send('POST', '/api/v2/ai/content/generate', { key, body })).status).to.equal(
+      200,
+    );
+    expect((await h.send('POST', '/api/v2/ai/content/generate', { key, body })).status).to.equal(
+      200,
+    );
     const refused = await h.send('POST', '/api/v2/ai/content/generate', { key, body });
     expect(refused.status).to.equal(429);
     expect(refused.body.error.code).to.equal('rate_limited');
     expect(refused.body.error.message).to.include('token');
     expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
-    expect((await h.send('GET', '/api/v2/models', { key })).status, 'requests are still allowed').to.equal(200);
+    expect(
+      (await h.send('GET', '/api/v2/models', { key })).status,
+      'requests are still allowed',
+    ).to.equal(200);
   });
 });

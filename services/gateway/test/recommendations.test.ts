@@ -22,11 +22,15 @@ describe('gateway recommendation and catalog routes', () => {
 
   describe('POST /api/v2/ai/recommendations', () => {
     it('maps camelCase to the proto, defaults numRecommendations to 10, parses attributes', async () => {
-      const reply = await h.send('POST', '/api/v2/ai/recommendations', { body: { userId: 'u1', currentItemId: 'sku-9' } });
+      const reply = await h.send('POST', '/api/v2/ai/recommendations', {
+        body: { userId: 'u1', currentItemId: 'sku-9' },
+      });
       expect(reply.status).to.equal(200);
       expect(reply.body).to.deep.equal({
         userId: 'u1',
-        recommendations: [{ itemId: 'sku-1', score: 0.93, reason: 'bought together', item: expectedItem }],
+        recommendations: [
+          { itemId: 'sku-1', score: 0.93, reason: 'bought together', item: expectedItem },
+        ],
         requestId: reply.requestId,
       });
       expectShape(reply.body, RecommendationsResponse);
@@ -41,7 +45,13 @@ describe('gateway recommendation and catalog routes', () => {
     });
 
     it('passes the filters: categories, price range (unset stays unset), diversity', async () => {
-      const body = { userId: 'u1', categories: ['rock', 'jazz'], minPrice: 10, maxPrice: 80.5, maxPerCategory: 2 };
+      const body = {
+        userId: 'u1',
+        categories: ['rock', 'jazz'],
+        minPrice: 10,
+        maxPrice: 80.5,
+        maxPerCategory: 2,
+      };
       expect((await h.send('POST', '/api/v2/ai/recommendations', { body })).status).to.equal(200);
       expect(h.doubles.recommendation.last('Recommend').request).to.deep.include({
         categories: ['rock', 'jazz'],
@@ -56,9 +66,14 @@ describe('gateway recommendation and catalog routes', () => {
     });
 
     it('rejects bad filters with the field', async () => {
-      const reply = await h.send('POST', '/api/v2/ai/recommendations', { body: { userId: 'u1', maxPerCategory: 0, minPrice: -1 } });
+      const reply = await h.send('POST', '/api/v2/ai/recommendations', {
+        body: { userId: 'u1', maxPerCategory: 0, minPrice: -1 },
+      });
       expect(reply.status).to.equal(400);
-      expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['/maxPerCategory', '/minPrice']);
+      expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.include.members([
+        '/maxPerCategory',
+        '/minPrice',
+      ]);
     });
 
     it('POST /api/v2/ai/recommendations/model rebuilds and reports the model now served', async () => {
@@ -78,16 +93,26 @@ describe('gateway recommendation and catalog routes', () => {
     });
 
     it('answers the alias /v2/ai/recommendations and passes numRecommendations and catalog', async () => {
-      const reply = await h.send('POST', '/v2/ai/recommendations', { body: { userId: 'u1', numRecommendations: 3, catalog: 'ticketing' } });
+      const reply = await h.send('POST', '/v2/ai/recommendations', {
+        body: { userId: 'u1', numRecommendations: 3, catalog: 'ticketing' },
+      });
       expect(reply.status).to.equal(200);
       expect(reply.body.requestId).to.equal(reply.requestId);
-      expect(h.doubles.recommendation.last('Recommend').request).to.include({ num_recommendations: 3, catalog: 'ticketing' });
+      expect(h.doubles.recommendation.last('Recommend').request).to.include({
+        num_recommendations: 3,
+        catalog: 'ticketing',
+      });
     });
 
     it('rejects numRecommendations above 100 and a missing userId', async () => {
-      const reply = await h.send('POST', '/api/v2/ai/recommendations', { body: { numRecommendations: 101 } });
+      const reply = await h.send('POST', '/api/v2/ai/recommendations', {
+        body: { numRecommendations: 101 },
+      });
       expect(reply.status).to.equal(400);
-      expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.have.members(['/userId', '/numRecommendations']);
+      expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.have.members([
+        '/userId',
+        '/numRecommendations',
+      ]);
     });
   });
 
@@ -96,7 +121,13 @@ describe('gateway recommendation and catalog routes', () => {
       const reply = await h.send('POST', '/api/v2/catalog/items', {
         body: {
           items: [
-            { itemId: 'c-1', catalog: 'education', title: 'Intro to SQL', categories: ['data'], attributes: { level: 'beginner' } },
+            {
+              itemId: 'c-1',
+              catalog: 'education',
+              title: 'Intro to SQL',
+              categories: ['data'],
+              attributes: { level: 'beginner' },
+            },
             { itemId: 'e-1', catalog: 'ticketing', title: 'Concert', available: false },
           ],
         },
@@ -104,14 +135,27 @@ describe('gateway recommendation and catalog routes', () => {
       expect(reply.status).to.equal(200);
       expect(reply.body).to.deep.equal({ upserted: 2, requestId: reply.requestId });
       const items = h.doubles.recommendation.last('UpsertItems').request.items;
-      expect(items[0]).to.include({ item_id: 'c-1', catalog: 'education', title: 'Intro to SQL', attributes_json: '{"level":"beginner"}', available: true });
+      expect(items[0]).to.include({
+        item_id: 'c-1',
+        catalog: 'education',
+        title: 'Intro to SQL',
+        attributes_json: '{"level":"beginner"}',
+        available: true,
+      });
       expect(items[1]).to.include({ item_id: 'e-1', attributes_json: '{}', available: false });
     });
 
     it('rejects an empty batch and an unknown catalog', async () => {
-      expect((await h.send('POST', '/api/v2/catalog/items', { body: { items: [] } })).body.error.details[0].field).to.equal('/items');
-      const reply = await h.send('POST', '/api/v2/catalog/items', { body: { items: [{ itemId: 'x', catalog: 'groceries', title: 't' }] } });
-      expect(reply.body.error.details).to.deep.equal([{ field: '/items/0/catalog', reason: 'must be equal to one of the allowed values' }]);
+      expect(
+        (await h.send('POST', '/api/v2/catalog/items', { body: { items: [] } })).body.error
+          .details[0].field,
+      ).to.equal('/items');
+      const reply = await h.send('POST', '/api/v2/catalog/items', {
+        body: { items: [{ itemId: 'x', catalog: 'groceries', title: 't' }] },
+      });
+      expect(reply.body.error.details).to.deep.equal([
+        { field: '/items/0/catalog', reason: 'must be equal to one of the allowed values' },
+      ]);
     });
 
     it('GET /api/v2/catalog/items/:itemId returns the item in camelCase', async () => {
@@ -149,8 +193,15 @@ describe('gateway recommendation and catalog routes', () => {
       });
       expect(reply.status).to.equal(200);
       expect(reply.body).to.deep.equal({ recorded: 2, requestId: reply.requestId });
-      const [first, second] = h.doubles.recommendation.last('RecordInteractions').request.interactions;
-      expect(first).to.include({ user_id: 'u1', item_id: 'sku-1', type: 'purchase', value: 0, timestamp: '2026-11-20T10:00:00Z' });
+      const [first, second] =
+        h.doubles.recommendation.last('RecordInteractions').request.interactions;
+      expect(first).to.include({
+        user_id: 'u1',
+        item_id: 'sku-1',
+        type: 'purchase',
+        value: 0,
+        timestamp: '2026-11-20T10:00:00Z',
+      });
       expect(second).to.include({ type: 'rating', value: 4 });
       expect(Date.parse(second.timestamp)).to.be.closeTo(Date.now(), 5000);
     });

@@ -17,7 +17,6 @@ const CALLS = 50;
 /** About 20 calls' worth of estimates. */
 const QUOTA = 20 * ESTIMATE + 5;
 
-
 for (const [backend, make] of [
   ['memory', async () => memoryStates()],
   ['redis', () => redisStates('gwtest')],
@@ -32,12 +31,22 @@ for (const [backend, make] of [
       if (backend === 'redis' && !endpointOf('redis')) this.skip();
       states = await make();
       a = await startHarness({ sharedState: states.a });
-      b = await startHarness({ sharedState: states.b, doubles: a.doubles, apiKeys: a.apiKeys, organizations: a.organizations });
+      b = await startHarness({
+        sharedState: states.b,
+        doubles: a.doubles,
+        apiKeys: a.apiKeys,
+        organizations: a.organizations,
+      });
       a.doubles.content.on('Generate', async (req, ctx) => {
         await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
         return {
           content: 'text',
-          usage: { model: 'm', tokens_input: countTokens(req.prompt), tokens_output: req.max_length + OVER_ESTIMATE, cost: 0 },
+          usage: {
+            model: 'm',
+            tokens_input: countTokens(req.prompt),
+            tokens_output: req.max_length + OVER_ESTIMATE,
+            cost: 0,
+          },
           request_id: ctx.requestId,
         };
       });
@@ -50,10 +59,17 @@ for (const [backend, make] of [
     });
 
     it(`grants no more than the quota allows to ${CALLS} concurrent calls, and counts exactly the real usage`, async () => {
-      const { key } = await orgWithKey(a, { id: 'shared', monthlyTokenQuota: QUOTA, rateLimits: { requestsPerMinute: 1000, tokensPerMinute: 1_000_000 } });
+      const { key } = await orgWithKey(a, {
+        id: 'shared',
+        monthlyTokenQuota: QUOTA,
+        rateLimits: { requestsPerMinute: 1000, tokensPerMinute: 1_000_000 },
+      });
       const replies = await Promise.all(
         Array.from({ length: CALLS }, (_, i) =>
-          (i % 2 === 0 ? a : b).send('POST', '/api/v2/ai/content/generate', { key, body: { prompt: PROMPT, max_length: MAX_LENGTH } }),
+          (i % 2 === 0 ? a : b).send('POST', '/api/v2/ai/content/generate', {
+            key,
+            body: { prompt: PROMPT, max_length: MAX_LENGTH },
+          }),
         ),
       );
       const granted = replies.filter((r) => r.status === 200).length;
@@ -61,7 +77,9 @@ for (const [backend, make] of [
       expect(granted + refused.length).to.equal(CALLS);
       for (const reply of refused) expect(reply.body.error.code).to.equal('quota_exceeded');
       // Reservations are atomic: at most floor(quota / estimate) fit, whichever replica took them.
-      expect(granted).to.be.at.least(1).and.at.most(Math.floor(QUOTA / ESTIMATE));
+      expect(granted)
+        .to.be.at.least(1)
+        .and.at.most(Math.floor(QUOTA / ESTIMATE));
       const counted = await states.a.counters.get(quotaKey('shared', periodOf(new Date()).name));
       expect(counted).to.equal(granted * REAL);
       // Overshoot only by what granted calls used beyond their estimates (bounded by calls in flight).

@@ -1,11 +1,24 @@
 import { expect } from 'chai';
 import { AppError, connectMongo, type MongoConnection } from '@switchyard/shared';
-import { contractSuite, endpointOf, freshMongoDatabase, silentLogger, uniqueName } from '@switchyard/shared/testing';
+import {
+  contractSuite,
+  endpointOf,
+  freshMongoDatabase,
+  silentLogger,
+  uniqueName,
+} from '@switchyard/shared/testing';
 import type { ApiKeyRecord, ApiKeyStore } from '../src/auth/api-key-store';
 import { InMemoryApiKeyStore } from '../src/auth/api-key-store';
-import { ensureGatewayIndexes, MongoApiKeyStore, MongoOrganizationStore } from '../src/accounts/mongo-stores';
+import {
+  ensureGatewayIndexes,
+  MongoApiKeyStore,
+  MongoOrganizationStore,
+} from '../src/accounts/mongo-stores';
 import type { Organization } from '../src/accounts/organization';
-import { InMemoryOrganizationStore, type OrganizationStore } from '../src/accounts/organization-store';
+import {
+  InMemoryOrganizationStore,
+  type OrganizationStore,
+} from '../src/accounts/organization-store';
 import { MongoQuotaTallyStore } from '../src/metering/mongo-quota-tally-store';
 import { DurableQuota } from '../src/metering/durable-quota';
 import { InMemoryQuotaTallyStore, type QuotaTallyStore } from '../src/metering/quota-tally-store';
@@ -18,7 +31,11 @@ interface WithMongo<T> {
 function mongoFixture<T>(make: (mongo: MongoConnection) => T) {
   return {
     async create(): Promise<WithMongo<T>> {
-      const mongo = await connectMongo(endpointOf('mongo')!, uniqueName('gw_stores'), silentLogger());
+      const mongo = await connectMongo(
+        endpointOf('mongo')!,
+        uniqueName('gw_stores'),
+        silentLogger(),
+      );
       await ensureGatewayIndexes(mongo.db);
       await new MongoQuotaTallyStore(mongo.db).ensureIndexes();
       return { store: make(mongo), mongo };
@@ -51,7 +68,10 @@ const org = (id: string, quota = 100): Organization => ({
 
 contractSuite<WithMongo<OrganizationStore>>(
   'OrganizationStore',
-  { memory: { create: async () => ({ store: new InMemoryOrganizationStore() }) }, mongo: mongoFixture((m) => new MongoOrganizationStore(m.db)) },
+  {
+    memory: { create: async () => ({ store: new InMemoryOrganizationStore() }) },
+    mongo: mongoFixture((m) => new MongoOrganizationStore(m.db)),
+  },
   (subject) => {
     it('creates, gets and lists by id', async () => {
       await subject().store.create(org('b'));
@@ -64,14 +84,20 @@ contractSuite<WithMongo<OrganizationStore>>(
     it('refuses a second organization with the same id, also when created concurrently', async () => {
       await subject().store.create(org('dup'));
       await expectConflict(subject().store.create(org('dup', 5)));
-      const results = await Promise.allSettled(Array.from({ length: 5 }, () => subject().store.create(org('race'))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 5 }, () => subject().store.create(org('race'))),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
       expect((await subject().store.get('dup'))!.monthlyTokenQuota).to.equal(100);
     });
 
     it('replaces settings and keeps createdAt; unknown ids give undefined', async () => {
       await subject().store.create(org('r'));
-      const replaced = await subject().store.replace({ ...org('r', 7), createdAt: '2030-01-01T00:00:00.000Z', hardQuota: false });
+      const replaced = await subject().store.replace({
+        ...org('r', 7),
+        createdAt: '2030-01-01T00:00:00.000Z',
+        hardQuota: false,
+      });
       expect(replaced).to.deep.equal({ ...org('r', 7), hardQuota: false });
       expect(await subject().store.get('r')).to.deep.equal(replaced);
       expect(await subject().store.replace(org('missing'))).to.equal(undefined);
@@ -79,7 +105,12 @@ contractSuite<WithMongo<OrganizationStore>>(
   },
 );
 
-const key = (keyId: string, hash: string, organization = 'acme', createdAt = '2026-11-01T00:00:00.000Z'): ApiKeyRecord => ({
+const key = (
+  keyId: string,
+  hash: string,
+  organization = 'acme',
+  createdAt = '2026-11-01T00:00:00.000Z',
+): ApiKeyRecord => ({
   keyId,
   organization,
   name: 'ci',
@@ -89,7 +120,10 @@ const key = (keyId: string, hash: string, organization = 'acme', createdAt = '20
 
 contractSuite<WithMongo<ApiKeyStore>>(
   'ApiKeyStore',
-  { memory: { create: async () => ({ store: new InMemoryApiKeyStore() }) }, mongo: mongoFixture((m) => new MongoApiKeyStore(m.db)) },
+  {
+    memory: { create: async () => ({ store: new InMemoryApiKeyStore() }) },
+    mongo: mongoFixture((m) => new MongoApiKeyStore(m.db)),
+  },
   (subject) => {
     it('finds keys by hash and by id, and lists an organization oldest first', async () => {
       await subject().store.insert(key('key_2', 'h2', 'acme', '2026-11-02T00:00:00.000Z'));
@@ -98,7 +132,10 @@ contractSuite<WithMongo<ApiKeyStore>>(
       expect(await subject().store.findByHash('h1')).to.deep.equal(key('key_1', 'h1'));
       expect(await subject().store.findById('key_3')).to.deep.equal(key('key_3', 'h3', 'other'));
       expect(await subject().store.findByHash('nope')).to.equal(undefined);
-      expect((await subject().store.listByOrganization('acme')).map((k) => k.keyId)).to.deep.equal(['key_1', 'key_2']);
+      expect((await subject().store.listByOrganization('acme')).map((k) => k.keyId)).to.deep.equal([
+        'key_1',
+        'key_2',
+      ]);
     });
 
     it('refuses a duplicate hash or key id', async () => {
@@ -126,8 +163,12 @@ contractSuite<MongoConnection>(
   (mongo) => {
     it('is moved at start: keys keep authenticating and stay revoked, organizations are found', async () => {
       const revoked = { ...key('key_2', 'h2'), revokedAt: '2026-11-15T00:00:00.000Z' };
-      await mongo().db.collection('organizations').insertOne({ ...org('acme') });
-      await mongo().db.collection('api_keys').insertMany([{ ...key('key_1', 'h1') }, { ...revoked }]);
+      await mongo()
+        .db.collection('organizations')
+        .insertOne({ ...org('acme') });
+      await mongo()
+        .db.collection('api_keys')
+        .insertMany([{ ...key('key_1', 'h1') }, { ...revoked }]);
       await Promise.all([ensureGatewayIndexes(mongo().db), ensureGatewayIndexes(mongo().db)]);
       const keys = new MongoApiKeyStore(mongo().db);
       expect(await keys.findByHash('h1')).to.deep.equal(key('key_1', 'h1'));
@@ -141,7 +182,10 @@ contractSuite<MongoConnection>(
 
 contractSuite<WithMongo<QuotaTallyStore>>(
   'QuotaTallyStore (hard-quota tallies)',
-  { memory: { create: async () => ({ store: new InMemoryQuotaTallyStore() }) }, mongo: mongoFixture((m) => new MongoQuotaTallyStore(m.db)) },
+  {
+    memory: { create: async () => ({ store: new InMemoryQuotaTallyStore() }) },
+    mongo: mongoFixture((m) => new MongoQuotaTallyStore(m.db)),
+  },
   (subject) => {
     it("totals an organization's period over every writer, with given-back tokens subtracted", async () => {
       const { store } = subject();
@@ -170,7 +214,11 @@ contractSuite<WithMongo<QuotaTallyStore>>(
       const { store } = subject();
       const first = { organization: 'org_a', period: '2026-11', tokens: 10 };
       await store.add('w1', 'b1', [first]);
-      await store.add('w1', 'b1', [first, { organization: 'org_b', period: '2026-11', tokens: 7 }, { organization: 'org_c', period: '2026-11', tokens: 5 }]);
+      await store.add('w1', 'b1', [
+        first,
+        { organization: 'org_b', period: '2026-11', tokens: 7 },
+        { organization: 'org_c', period: '2026-11', tokens: 5 },
+      ]);
       expect(await store.total('org_a', '2026-11')).to.equal(10);
       expect(await store.total('org_b', '2026-11')).to.equal(7);
       expect(await store.total('org_c', '2026-11')).to.equal(5);
@@ -179,18 +227,26 @@ contractSuite<WithMongo<QuotaTallyStore>>(
     it('sums many concurrent additions of one process exactly, in few writes', async () => {
       const { store } = subject();
       let writes = 0;
-      const counted: QuotaTallyStore = { add: (...args) => (writes++, store.add(...args)), total: (o, p) => store.total(o, p) };
+      const counted: QuotaTallyStore = {
+        add: (...args) => (writes++, store.add(...args)),
+        total: (o, p) => store.total(o, p),
+      };
       const durable = new DurableQuota(counted);
-      await Promise.all(Array.from({ length: 50 }, (_, i) => durable.add(i % 2 ? 'org_a' : 'org_b', '2026-11', 3)));
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) => durable.add(i % 2 ? 'org_a' : 'org_b', '2026-11', 3)),
+      );
       expect(await durable.total('org_a', '2026-11')).to.equal(75);
       expect(await durable.total('org_b', '2026-11')).to.equal(75);
       expect(writes, 'writes for 50 concurrent additions').to.be.at.most(2);
     });
 
-    it("writes a settlement with the next reservation, alone after the linger, and at close", async () => {
+    it('writes a settlement with the next reservation, alone after the linger, and at close', async () => {
       const { store } = subject();
       const written: number[][] = [];
-      const counted: QuotaTallyStore = { add: (w, b, deltas) => (written.push(deltas.map((d) => d.tokens)), store.add(w, b, deltas)), total: (o, p) => store.total(o, p) };
+      const counted: QuotaTallyStore = {
+        add: (w, b, deltas) => (written.push(deltas.map((d) => d.tokens)), store.add(w, b, deltas)),
+        total: (o, p) => store.total(o, p),
+      };
       const durable = new DurableQuota(counted, 150);
       await durable.add('org_a', '2026-11', 100); // a reservation
       const settled = durable.addLater('org_a', '2026-11', -40); // its settlement

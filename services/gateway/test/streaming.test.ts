@@ -36,14 +36,23 @@ describe('gateway streaming (Server-Sent Events)', () => {
 
   describe('POST /api/v2/ai/content/generate with stream: true', () => {
     it('sends one delta event per chunk, then done with exactly the non-streamed body', async () => {
-      const response = await post(GENERATE, { model: 'gpt-small', prompt: 'Describe a trail shoe', stream: true });
+      const response = await post(GENERATE, {
+        model: 'gpt-small',
+        prompt: 'Describe a trail shoe',
+        stream: true,
+      });
       expectEventStream(response);
       const requestId = response.headers.get('x-request-id');
       const events = await readEvents(response);
 
       const expectedContent = '**Generated** for: Describe a trail shoe';
-      expect(events.map((e) => e.event)).to.deep.equal([...wordsOf(expectedContent).map(() => 'delta'), 'done']);
-      expect(events.slice(0, -1).map((e) => e.data)).to.deep.equal(wordsOf(expectedContent).map((text) => ({ text })));
+      expect(events.map((e) => e.event)).to.deep.equal([
+        ...wordsOf(expectedContent).map(() => 'delta'),
+        'done',
+      ]);
+      expect(events.slice(0, -1).map((e) => e.data)).to.deep.equal(
+        wordsOf(expectedContent).map((text) => ({ text })),
+      );
       const done = events[events.length - 1] as ReceivedEvent;
       expect(done.data).to.deep.equal({
         content: expectedContent,
@@ -53,7 +62,9 @@ describe('gateway streaming (Server-Sent Events)', () => {
       expectShape(done.data, GenerateContentResponse);
       expect(deltaText(events)).to.equal(done.data.content);
 
-      const plain = await h.send('POST', GENERATE, { body: { model: 'gpt-small', prompt: 'Describe a trail shoe' } });
+      const plain = await h.send('POST', GENERATE, {
+        body: { model: 'gpt-small', prompt: 'Describe a trail shoe' },
+      });
       expect({ ...done.data, request_id: plain.requestId }).to.deep.equal(plain.body);
 
       const call = h.doubles.content.last('GenerateStream');
@@ -70,16 +81,25 @@ describe('gateway streaming (Server-Sent Events)', () => {
       expect(reply.status).to.equal(429);
       expect(reply.headers.get('content-type')).to.match(/^application\/json/);
       expect(reply.headers.get('retry-after')).to.equal('7');
-      expect(reply.body).to.deep.equal({ error: { code: 'rate_limited', message: 'provider rate limit', details: [] }, request_id: reply.requestId });
+      expect(reply.body).to.deep.equal({
+        error: { code: 'rate_limited', message: 'provider rate limit', details: [] },
+        request_id: reply.requestId,
+      });
     });
 
     it('passes the status of an invalid model before the stream started (400 with details)', async () => {
       h.doubles.content.on('GenerateStream', async () => {
         throw AppError.invalid('unknown model "gpt-9"', '/model', 'unknown model');
       });
-      const reply = await h.send('POST', GENERATE, { body: { prompt: 'x', model: 'gpt-9', stream: true } });
+      const reply = await h.send('POST', GENERATE, {
+        body: { prompt: 'x', model: 'gpt-9', stream: true },
+      });
       expect(reply.status).to.equal(400);
-      expect(reply.body.error).to.deep.equal({ code: 'invalid_request', message: 'unknown model "gpt-9"', details: [{ field: '/model', reason: 'unknown model' }] });
+      expect(reply.body.error).to.deep.equal({
+        code: 'invalid_request',
+        message: 'unknown model "gpt-9"',
+        details: [{ field: '/model', reason: 'unknown model' }],
+      });
     });
 
     it('ends with an error event carrying the standard error body when the stream fails after it started', async () => {
@@ -97,7 +117,10 @@ describe('gateway streaming (Server-Sent Events)', () => {
         { event: 'delta', data: { text: 'an answer' } },
         {
           event: 'error',
-          data: { error: { code: 'upstream_error', message: 'the model provider failed', details: [] }, request_id: response.headers.get('x-request-id') },
+          data: {
+            error: { code: 'upstream_error', message: 'the model provider failed', details: [] },
+            request_id: response.headers.get('x-request-id'),
+          },
         },
       ]);
     });
@@ -131,10 +154,14 @@ describe('gateway streaming (Server-Sent Events)', () => {
     });
 
     it('rejects stream together with webhookUrl with 400 before calling any service', async () => {
-      const reply = await h.send('POST', GENERATE, { body: { prompt: 'x', stream: true, webhookUrl: 'https://hooks.example.com/in' } });
+      const reply = await h.send('POST', GENERATE, {
+        body: { prompt: 'x', stream: true, webhookUrl: 'https://hooks.example.com/in' },
+      });
       expect(reply.status).to.equal(400);
       expect(reply.body.error.code).to.equal('invalid_request');
-      expect(reply.body.error.details).to.deep.equal([{ field: '/stream', reason: 'must not be true together with webhookUrl' }]);
+      expect(reply.body.error.details).to.deep.equal([
+        { field: '/stream', reason: 'must not be true together with webhookUrl' },
+      ]);
       expect(h.doubles.content.calls).to.have.length(0);
       expect(h.doubles.notification.calls).to.have.length(0);
     });
@@ -157,7 +184,13 @@ describe('gateway streaming (Server-Sent Events)', () => {
     const messages = [{ role: 'user', content: 'hello there' }];
 
     it('streams the chat reply and ends with done = the non-streamed reply body', async () => {
-      const response = await post('/api/v2/ai/assistants/chat', { user_id: 'u1', session_id: 's1', messages, model: 'fake-gpt', stream: true });
+      const response = await post('/api/v2/ai/assistants/chat', {
+        user_id: 'u1',
+        session_id: 's1',
+        messages,
+        model: 'fake-gpt',
+        stream: true,
+      });
       expectEventStream(response);
       const events = await readEvents(response);
       const done = events[events.length - 1] as ReceivedEvent;
@@ -172,11 +205,21 @@ describe('gateway streaming (Server-Sent Events)', () => {
       });
       expectShape(done.data, AssistantReply);
       expect(deltaText(events)).to.equal('Hello from chat');
-      expect(h.doubles.assistant.last('ReplyStream').request).to.deep.include({ agent: 'chat', model: 'fake-gpt', session_id: 's1' });
+      expect(h.doubles.assistant.last('ReplyStream').request).to.deep.include({
+        agent: 'chat',
+        model: 'fake-gpt',
+        session_id: 's1',
+      });
     });
 
     it('streams an onboarding reply whose done event has step and next_step', async () => {
-      const response = await post('/api/v2/ai/assistants/onboarding', { user_id: 'u1', session_id: 's2', messages, step: 5, stream: true });
+      const response = await post('/api/v2/ai/assistants/onboarding', {
+        user_id: 'u1',
+        session_id: 's2',
+        messages,
+        step: 5,
+        stream: true,
+      });
       const events = await readEvents(response);
       const done = events[events.length - 1] as ReceivedEvent;
       expect(done.data).to.deep.include({ agent: 'onboarding', step: 5, next_step: null });
@@ -186,14 +229,15 @@ describe('gateway streaming (Server-Sent Events)', () => {
       h.doubles.assistant.on('ReplyStream', async () => {
         throw AppError.notFound("unknown agent profile 'sales'");
       });
-      const reply = await h.send('POST', '/api/v2/ai/assistants/sales', { body: { user_id: 'u1', session_id: 's1', messages, stream: true } });
+      const reply = await h.send('POST', '/api/v2/ai/assistants/sales', {
+        body: { user_id: 'u1', session_id: 's1', messages, stream: true },
+      });
       expect(reply.status).to.equal(404);
       expect(reply.body.error.code).to.equal('not_found');
     });
   });
 
   describe('OpenAPI', () => {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const doc = buildOpenApi(routeTable) as any;
 
     it('documents the stream flag on generate and on the assistant requests', () => {
@@ -203,8 +247,14 @@ describe('gateway streaming (Server-Sent Events)', () => {
     });
 
     it('documents text/event-stream responses', () => {
-      expect(doc.paths['/api/v2/ai/content/generate'].post.responses['200'].content).to.have.keys('application/json', 'text/event-stream');
-      expect(doc.paths['/api/v2/ai/assistants/chat'].post.responses['200'].content).to.have.keys('application/json', 'text/event-stream');
+      expect(doc.paths['/api/v2/ai/content/generate'].post.responses['200'].content).to.have.keys(
+        'application/json',
+        'text/event-stream',
+      );
+      expect(doc.paths['/api/v2/ai/assistants/chat'].post.responses['200'].content).to.have.keys(
+        'application/json',
+        'text/event-stream',
+      );
     });
   });
 });

@@ -7,7 +7,6 @@ import { startHarness, resetDoubles, type Harness } from './harness';
 import { expectShape } from './shape';
 import { AsyncRequestStatus, ModelList } from '../src/schemas/content';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
 
 function resolveRef(doc: Doc, ref: string): unknown {
@@ -45,7 +44,12 @@ describe('gateway system routes, requests and models', () => {
     expect(reply.status).to.equal(200);
     expect(reply.body).to.deep.equal({
       status: 'ready',
-      services: { content: 'SERVING', assistant: 'SERVING', recommendation: 'SERVING', notification: 'SERVING' },
+      services: {
+        content: 'SERVING',
+        assistant: 'SERVING',
+        recommendation: 'SERVING',
+        notification: 'SERVING',
+      },
     });
   });
 
@@ -65,17 +69,28 @@ describe('gateway system routes, requests and models', () => {
     });
     expectShape(reply.body, AsyncRequestStatus);
     expect(h.doubles.content.last('GetRequest').request).to.deep.equal({ request_id: 'req_abc' });
-    expect(h.doubles.notification.last('ListDeliveries').request).to.include({ webhook_id: 'callback', event_id: 'evt_req_abc_result' });
+    expect(h.doubles.notification.last('ListDeliveries').request).to.include({
+      webhook_id: 'callback',
+      event_id: 'evt_req_abc_result',
+    });
   });
 
   it('GET /api/v2/requests/:requestId: processing while the result callback is pending, with its delivery state (issue 10)', async () => {
-    h.doubles.notification.on('ListDeliveries', async () => ({ deliveries: [{ ...sampleDelivery, status: 'pending', next_attempt_at: 'T2' }] }));
+    h.doubles.notification.on('ListDeliveries', async () => ({
+      deliveries: [{ ...sampleDelivery, status: 'pending', next_attempt_at: 'T2' }],
+    }));
     const pending = await h.send('GET', '/api/v2/requests/req_abc');
     expect(pending.body).to.include({ status: 'processing' });
     expect(pending.body).to.not.have.any.keys('result', 'usage', 'completedAt');
-    expect(pending.body.delivery).to.deep.equal({ state: 'pending', attempts: 2, nextAttemptAt: 'T2' });
+    expect(pending.body.delivery).to.deep.equal({
+      state: 'pending',
+      attempts: 2,
+      nextAttemptAt: 'T2',
+    });
     expectShape(pending.body, AsyncRequestStatus);
-    h.doubles.notification.on('ListDeliveries', async () => ({ deliveries: [{ ...sampleDelivery, status: 'succeeded' }, sampleDelivery] }));
+    h.doubles.notification.on('ListDeliveries', async () => ({
+      deliveries: [{ ...sampleDelivery, status: 'succeeded' }, sampleDelivery],
+    }));
     const delivered = await h.send('GET', '/api/v2/requests/req_abc');
     expect(delivered.body).to.include({ status: 'completed', result: 'the text' });
     expect(delivered.body.delivery).to.deep.equal({ state: 'delivered', attempts: 4 });
@@ -83,18 +98,44 @@ describe('gateway system routes, requests and models', () => {
 
   it('GET /api/v2/requests/:requestId: processing has no result/usage, failed carries the error', async () => {
     h.doubles.content.on('GetRequest', async (req) => ({
-      request_id: req.request_id, status: 'processing', operation: 'content.generate', created_at: 'T', completed_at: '',
-      result: '', model: '', total_tokens: 0, error: null, webhook_url: '',
+      request_id: req.request_id,
+      status: 'processing',
+      operation: 'content.generate',
+      created_at: 'T',
+      completed_at: '',
+      result: '',
+      model: '',
+      total_tokens: 0,
+      error: null,
+      webhook_url: '',
     }));
     const processing = await h.send('GET', '/api/v2/requests/req_p');
-    expect(processing.body).to.deep.equal({ requestId: 'req_p', status: 'processing', operation: 'content.generate', createdAt: 'T' });
+    expect(processing.body).to.deep.equal({
+      requestId: 'req_p',
+      status: 'processing',
+      operation: 'content.generate',
+      createdAt: 'T',
+    });
     h.doubles.content.on('GetRequest', async (req) => ({
-      request_id: req.request_id, status: 'failed', operation: 'content.generate', created_at: 'T', completed_at: 'U',
-      result: '', model: 'm', total_tokens: 0, error: { code: 'upstream_error', message: 'provider failed' }, webhook_url: '',
+      request_id: req.request_id,
+      status: 'failed',
+      operation: 'content.generate',
+      created_at: 'T',
+      completed_at: 'U',
+      result: '',
+      model: 'm',
+      total_tokens: 0,
+      error: { code: 'upstream_error', message: 'provider failed' },
+      webhook_url: '',
     }));
     const failed = await h.send('GET', '/api/v2/requests/req_f');
     expect(failed.body).to.deep.equal({
-      requestId: 'req_f', status: 'failed', operation: 'content.generate', createdAt: 'T', completedAt: 'U', model: 'm',
+      requestId: 'req_f',
+      status: 'failed',
+      operation: 'content.generate',
+      createdAt: 'T',
+      completedAt: 'U',
+      model: 'm',
       error: { code: 'upstream_error', message: 'provider failed' },
     });
   });
@@ -104,8 +145,15 @@ describe('gateway system routes, requests and models', () => {
     expect(reply.body).to.deep.equal({
       models: [
         {
-          id: 'gpt-small', provider: 'openai', capabilities: ['generate', 'transform'], aliases: ['small'],
-          inputPricePerMillion: 0.15, outputPricePerMillion: 0.6, contextWindow: 128000, maxOutputTokens: 16384, isDefault: true,
+          id: 'gpt-small',
+          provider: 'openai',
+          capabilities: ['generate', 'transform'],
+          aliases: ['small'],
+          inputPricePerMillion: 0.15,
+          outputPricePerMillion: 0.6,
+          contextWindow: 128000,
+          maxOutputTokens: 16384,
+          isDefault: true,
         },
       ],
     });
@@ -136,8 +184,12 @@ describe('gateway system routes, requests and models', () => {
     await h.send('GET', '/nowhere', { auth: false });
     const reply = await h.send('GET', '/metrics', { auth: false });
     expect(reply.headers.get('content-type')).to.match(/^text\/plain/);
-    expect(reply.body).to.match(/http_requests_total\{method="GET",route="\/api\/v2\/catalog\/items\/:itemId",status="200"\} 1/);
-    expect(reply.body).to.match(/http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/);
+    expect(reply.body).to.match(
+      /http_requests_total\{method="GET",route="\/api\/v2\/catalog\/items\/:itemId",status="200"\} 1/,
+    );
+    expect(reply.body).to.match(
+      /http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]/,
+    );
     expect(reply.body).to.include('http_request_duration_seconds_bucket');
     expect(reply.body).to.include('process_cpu_user_seconds_total');
   });
@@ -149,7 +201,11 @@ describe('gateway system routes, requests and models', () => {
     it('is OpenAPI 3.1 with the X-API-Key security scheme and the error schema', () => {
       expect(doc.openapi).to.equal('3.1.0');
       expect(doc.info.title).to.be.a('string');
-      expect(doc.components.securitySchemes.apiKey).to.include({ type: 'apiKey', in: 'header', name: 'Authorization' });
+      expect(doc.components.securitySchemes.apiKey).to.include({
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+      });
       expect(doc.components.securitySchemes.apiKey.description).to.include('X-API-Key <key>');
       expect(doc.components.schemas.ErrorResponse.required).to.deep.equal(['error', 'request_id']);
     });
@@ -158,30 +214,61 @@ describe('gateway system routes, requests and models', () => {
       const ids = new Set<string>();
       for (const route of routeTable) {
         for (const path of routePaths(route)) {
-          const operation = doc.paths[path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+          const operation =
+            doc.paths[path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
           expect(operation, `${route.method} ${path}`).to.be.an('object');
           expect(ids.has(operation.operationId), operation.operationId).to.equal(false);
           ids.add(operation.operationId);
-          const security = route.auth === 'admin' ? [{ adminToken: [] }, { adminTokenHeader: [] }] : route.auth ? [{ apiKey: [] }] : [];
+          const security =
+            route.auth === 'admin'
+              ? [{ adminToken: [] }, { adminTokenHeader: [] }]
+              : route.auth
+                ? [{ apiKey: [] }]
+                : [];
           expect(operation.security).to.deep.equal(security);
           for (const name of path.match(/:(\w+)/g) ?? []) {
-            expect(operation.parameters.map((p: { name: string }) => p.name)).to.include(name.slice(1));
+            expect(operation.parameters.map((p: { name: string }) => p.name)).to.include(
+              name.slice(1),
+            );
           }
         }
       }
-      const documented = Object.values(doc.paths).reduce((n: number, item) => n + Object.keys(item as object).length, 0);
+      const documented = Object.values(doc.paths).reduce(
+        (n: number, item) => n + Object.keys(item as object).length,
+        0,
+      );
       expect(documented).to.equal(ids.size);
     });
 
     it('embeds the exact request schemas ajv validates with', () => {
       const generate = doc.paths['/api/v2/ai/content/generate'].post;
-      expect(generate.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/GenerateContentRequest' });
+      expect(generate.requestBody.content['application/json'].schema).to.deep.equal({
+        $ref: '#/components/schemas/GenerateContentRequest',
+      });
       const schema = doc.components.schemas.GenerateContentRequest;
       expect(schema.required).to.deep.equal(['prompt']);
       expect(schema.additionalProperties).to.equal(false);
-      expect(schema.properties.max_length).to.include({ type: 'integer', minimum: 1, maximum: 32768 });
+      expect(schema.properties.max_length).to.include({
+        type: 'integer',
+        minimum: 1,
+        maximum: 32768,
+      });
       // 409: Idempotency-Key conflicts (generate is idempotent).
-      expect(generate.responses).to.have.keys('200', '202', '400', '401', '409', '413', '415', '422', '429', '500', '502', '503', '504');
+      expect(generate.responses).to.have.keys(
+        '200',
+        '202',
+        '400',
+        '401',
+        '409',
+        '413',
+        '415',
+        '422',
+        '429',
+        '500',
+        '502',
+        '503',
+        '504',
+      );
     });
 
     it('resolves every $ref, and every component schema compiles', () => {

@@ -9,7 +9,9 @@ describe('gateway GET /api/v2/usage', () => {
   afterEach(() => resetDoubles(h));
 
   it("maps notification.GetUsage for the caller's organization", async () => {
-    h.doubles.notification.on('GetUsage', async (req, ctx) => usageReport(ctx.organization, req.period, 300));
+    h.doubles.notification.on('GetUsage', async (req, ctx) =>
+      usageReport(ctx.organization, req.period, 300),
+    );
     const reply = await h.send('GET', '/api/v2/usage?period=2026-11&days=7');
     expect(reply.status).to.equal(200);
     expect(reply.body).to.deep.equal({
@@ -24,13 +26,27 @@ describe('gateway GET /api/v2/usage', () => {
       cost: 0.0123,
       calls: 3,
       thresholdShares: [0.9, 1],
-      byModel: [{ model: 'gpt-small', tokensInput: 100, tokensOutput: 200, cost: 0.0123, calls: 3 }],
-      byEndpoint: [{ endpoint: '/api/v2/ai/content/generate', tokensInput: 100, tokensOutput: 200, cost: 0.0123, calls: 3 }],
+      byModel: [
+        { model: 'gpt-small', tokensInput: 100, tokensOutput: 200, cost: 0.0123, calls: 3 },
+      ],
+      byEndpoint: [
+        {
+          endpoint: '/api/v2/ai/content/generate',
+          tokensInput: 100,
+          tokensOutput: 200,
+          cost: 0.0123,
+          calls: 3,
+        },
+      ],
       daily: [{ date: '2026-11-21', tokensInput: 100, tokensOutput: 200, cost: 0.0123, calls: 3 }],
     });
     const call = h.doubles.notification.last('GetUsage');
     expect(call.request).to.deep.equal({ period: '2026-11', days: 7 });
-    expect(call.context).to.include({ organization: 'org_test', keyId: h.record.keyId, requestId: reply.requestId });
+    expect(call.context).to.include({
+      organization: 'org_test',
+      keyId: h.record.keyId,
+      requestId: reply.requestId,
+    });
   });
 
   it('defaults to the current period and 30 days', async () => {
@@ -49,12 +65,27 @@ describe('gateway GET /api/v2/usage', () => {
   it('is in the OpenAPI document, as are the admin routes with their own security scheme', async () => {
     const doc = (await h.send('GET', '/openapi.json', { auth: false })).body;
     expect(doc.paths['/api/v2/usage'].get.operationId).to.equal('getUsage');
-    expect(doc.components.schemas.UsageReport.required).to.include.members(['used', 'remaining', 'byModel', 'byEndpoint', 'daily']);
+    expect(doc.components.schemas.UsageReport.required).to.include.members([
+      'used',
+      'remaining',
+      'byModel',
+      'byEndpoint',
+      'daily',
+    ]);
     const create = doc.paths['/api/v2/admin/organizations'].post;
     expect(create.security).to.deep.equal([{ adminToken: [] }, { adminTokenHeader: [] }]);
     expect(create.responses).to.have.property('403');
-    expect(doc.components.securitySchemes.adminToken).to.include({ type: 'http', scheme: 'bearer' });
-    expect(doc.components.securitySchemes.adminTokenHeader).to.include({ type: 'apiKey', in: 'header', name: 'X-Admin-Token' });
-    expect(doc.paths['/api/v2/admin/keys/{keyId}/rotate'].post.operationId).to.equal('adminRotateKey');
+    expect(doc.components.securitySchemes.adminToken).to.include({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    expect(doc.components.securitySchemes.adminTokenHeader).to.include({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Admin-Token',
+    });
+    expect(doc.paths['/api/v2/admin/keys/{keyId}/rotate'].post.operationId).to.equal(
+      'adminRotateKey',
+    );
   });
 });

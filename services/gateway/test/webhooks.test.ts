@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { startHarness, resetDoubles, type Harness } from './harness';
 import { expectShape } from './shape';
-import { DeliveryList, RegisteredWebhook, RotatedSecret, Webhook, WebhookList } from '../src/schemas/webhooks';
+import {
+  DeliveryList,
+  RegisteredWebhook,
+  RotatedSecret,
+  Webhook,
+  WebhookList,
+} from '../src/schemas/webhooks';
 
 const NOW = '2026-11-21T15:04:47.184Z';
 const webhookView = {
@@ -23,7 +29,9 @@ describe('gateway webhook routes', () => {
 
   it('POST /api/webhooks: 201 with the webhook and its secret (camelCase)', async () => {
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-    const reply = await h.send('POST', '/api/webhooks', { body: { event: 'usage_threshold', url: 'https://hooks.example.com/usage', secret } });
+    const reply = await h.send('POST', '/api/webhooks', {
+      body: { event: 'usage_threshold', url: 'https://hooks.example.com/usage', secret },
+    });
     expect(reply.status).to.equal(201);
     expect(reply.body).to.deep.equal({
       ...webhookView,
@@ -41,9 +49,15 @@ describe('gateway webhook routes', () => {
   });
 
   it('POST /api/webhooks validates event, url and secret', async () => {
-    const reply = await h.send('POST', '/api/webhooks', { body: { event: 'invoice.paid', url: 'ftp://x', secret: 'plain' } });
+    const reply = await h.send('POST', '/api/webhooks', {
+      body: { event: 'invoice.paid', url: 'ftp://x', secret: 'plain' },
+    });
     expect(reply.status).to.equal(400);
-    expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.have.members(['/event', '/url', '/secret']);
+    expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.have.members([
+      '/event',
+      '/url',
+      '/secret',
+    ]);
     expect(h.doubles.notification.calls).to.have.length(0);
   });
 
@@ -65,9 +79,15 @@ describe('gateway webhook routes', () => {
     expect(request).to.deep.include({ id: 'wh_1', enabled: false, events: [], events_set: false });
     expect(request.url).to.equal(undefined);
 
-    const events = await h.send('PATCH', '/api/webhooks/wh_1', { body: { events: ['data_updated'], url: 'https://new.example.com/h' } });
+    const events = await h.send('PATCH', '/api/webhooks/wh_1', {
+      body: { events: ['data_updated'], url: 'https://new.example.com/h' },
+    });
     expect(events.body).to.include({ event: 'data_updated', url: 'https://new.example.com/h' });
-    expect(h.doubles.notification.last('UpdateWebhook').request).to.deep.include({ events: ['data_updated'], events_set: true, url: 'https://new.example.com/h' });
+    expect(h.doubles.notification.last('UpdateWebhook').request).to.deep.include({
+      events: ['data_updated'],
+      events_set: true,
+      url: 'https://new.example.com/h',
+    });
   });
 
   it('PATCH with an empty body is refused', async () => {
@@ -82,12 +102,22 @@ describe('gateway webhook routes', () => {
   });
 
   it('POST /api/webhooks/:id/rotate-secret passes overlapSeconds', async () => {
-    const reply = await h.send('POST', '/api/webhooks/wh_1/rotate-secret', { body: { overlapSeconds: 3600 } });
-    expect(reply.body).to.deep.equal({ secret: 'whsec_rotatedrotatedrotatedrotated', previousSecretExpiresAt: NOW });
+    const reply = await h.send('POST', '/api/webhooks/wh_1/rotate-secret', {
+      body: { overlapSeconds: 3600 },
+    });
+    expect(reply.body).to.deep.equal({
+      secret: 'whsec_rotatedrotatedrotatedrotated',
+      previousSecretExpiresAt: NOW,
+    });
     expectShape(reply.body, RotatedSecret);
-    expect(h.doubles.notification.last('RotateWebhookSecret').request).to.deep.include({ id: 'wh_1', overlap_seconds: 3600 });
+    expect(h.doubles.notification.last('RotateWebhookSecret').request).to.deep.include({
+      id: 'wh_1',
+      overlap_seconds: 3600,
+    });
     await h.send('POST', '/api/webhooks/wh_1/rotate-secret');
-    expect(h.doubles.notification.last('RotateWebhookSecret').request.overlap_seconds).to.equal(undefined);
+    expect(h.doubles.notification.last('RotateWebhookSecret').request.overlap_seconds).to.equal(
+      undefined,
+    );
   });
 
   it('GET /api/webhooks/:id/deliveries lists deliveries with attempts; limit comes from the query', async () => {
@@ -105,14 +135,30 @@ describe('gateway webhook routes', () => {
           createdAt: NOW,
           nextAttemptAt: null,
           attempts: [
-            { attemptedAt: NOW, statusCode: 500, durationMs: 120, responseBody: 'oops', error: null },
-            { attemptedAt: NOW, statusCode: null, durationMs: 3000, responseBody: '', error: 'timeout' },
+            {
+              attemptedAt: NOW,
+              statusCode: 500,
+              durationMs: 120,
+              responseBody: 'oops',
+              error: null,
+            },
+            {
+              attemptedAt: NOW,
+              statusCode: null,
+              durationMs: 3000,
+              responseBody: '',
+              error: 'timeout',
+            },
           ],
         },
       ],
     });
     expectShape(reply.body, DeliveryList);
-    expect(h.doubles.notification.last('ListDeliveries').request).to.deep.equal({ webhook_id: 'wh_1', limit: 5, event_id: '' });
+    expect(h.doubles.notification.last('ListDeliveries').request).to.deep.equal({
+      webhook_id: 'wh_1',
+      limit: 5,
+      event_id: '',
+    });
     await h.send('GET', '/api/webhooks/wh_1/deliveries');
     expect(h.doubles.notification.last('ListDeliveries').request.limit).to.equal(20);
     const bad = await h.send('GET', '/api/webhooks/wh_1/deliveries?limit=0');
@@ -124,15 +170,28 @@ describe('gateway webhook routes', () => {
     const reply = await h.send('POST', '/api/webhooks/wh_1/deliveries/dlv_9/replay');
     expect(reply.status).to.equal(200);
     expect(reply.body).to.include({ id: 'dlv_9', status: 'pending', nextAttemptAt: NOW });
-    expect(h.doubles.notification.last('ReplayDelivery').request).to.deep.equal({ webhook_id: 'wh_1', delivery_id: 'dlv_9' });
+    expect(h.doubles.notification.last('ReplayDelivery').request).to.deep.equal({
+      webhook_id: 'wh_1',
+      delivery_id: 'dlv_9',
+    });
   });
 
   it('GET /api/webhooks/signing-secret and POST /api/webhooks/signing-secret/rotate (not taken for an id)', async () => {
     const secret = await h.send('GET', '/api/webhooks/signing-secret');
-    expect(secret.body).to.deep.equal({ secret: 'whsec_orgsecretorgsecretorgsecret', createdAt: NOW });
+    expect(secret.body).to.deep.equal({
+      secret: 'whsec_orgsecretorgsecretorgsecret',
+      createdAt: NOW,
+    });
     expect(h.doubles.notification.called('GetWebhook')).to.equal(0);
-    const rotated = await h.send('POST', '/api/webhooks/signing-secret/rotate', { body: { overlapSeconds: 60 } });
-    expect(rotated.body).to.deep.equal({ secret: 'whsec_neworgsecretneworgsecret', previousSecretExpiresAt: NOW });
-    expect(h.doubles.notification.last('RotateSigningSecret').request).to.deep.include({ overlap_seconds: 60 });
+    const rotated = await h.send('POST', '/api/webhooks/signing-secret/rotate', {
+      body: { overlapSeconds: 60 },
+    });
+    expect(rotated.body).to.deep.equal({
+      secret: 'whsec_neworgsecretneworgsecret',
+      previousSecretExpiresAt: NOW,
+    });
+    expect(h.doubles.notification.last('RotateSigningSecret').request).to.deep.include({
+      overlap_seconds: 60,
+    });
   });
 });

@@ -1,4 +1,10 @@
-import { num, readEnv, str, urlPolicyOptionsFromEnv, type UrlPolicyOptions } from '@switchyard/shared';
+import {
+  num,
+  readEnv,
+  str,
+  urlPolicyOptionsFromEnv,
+  type UrlPolicyOptions,
+} from '@switchyard/shared';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { isValidSecret } from './signing/secrets';
 
@@ -82,13 +88,17 @@ interface RawEnv {
 function encryptionKey(text: string, mongoUri: string, embedded: boolean): Buffer | undefined {
   if (!text) {
     if (mongoUri && !embedded) {
-      throw new Error('SECRETS_ENCRYPTION_KEY is required when MONGODB_URI is set (base64 of 32 random bytes: openssl rand -base64 32)');
+      throw new Error(
+        'SECRETS_ENCRYPTION_KEY is required when MONGODB_URI is set (base64 of 32 random bytes: openssl rand -base64 32)',
+      );
     }
     return undefined;
   }
   const key = Buffer.from(text, 'base64');
   if (key.length !== 32 || key.toString('base64') !== text.trim()) {
-    throw new Error('SECRETS_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)');
+    throw new Error(
+      'SECRETS_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)',
+    );
   }
   return key;
 }
@@ -147,7 +157,10 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
     delivery: {
       retrySchedule: parseRetrySchedule(e.WEBHOOK_RETRY_SCHEDULE),
       timeoutMs: positive('WEBHOOK_TIMEOUT_MS', e.WEBHOOK_TIMEOUT_MS),
-      maxConcurrencyPerHost: positive('WEBHOOK_MAX_CONCURRENCY_PER_HOST', e.WEBHOOK_MAX_CONCURRENCY_PER_HOST),
+      maxConcurrencyPerHost: positive(
+        'WEBHOOK_MAX_CONCURRENCY_PER_HOST',
+        e.WEBHOOK_MAX_CONCURRENCY_PER_HOST,
+      ),
       maxConcurrency: positive('WEBHOOK_MAX_CONCURRENCY', e.WEBHOOK_MAX_CONCURRENCY),
       sweepIntervalMs: positive('WEBHOOK_SWEEP_INTERVAL_MS', e.WEBHOOK_SWEEP_INTERVAL_MS),
       disableAfterMs: parseDuration(e.WEBHOOK_DISABLE_AFTER),

@@ -11,6 +11,7 @@ export function parseDuration(text: string): number {
 /** "0,5s,5m" -> [0, 5000, 300000]: the delay before each attempt, relative to the previous one. */
 export function parseRetrySchedule(text: string): number[] {
   const delays = text.split(',').map((part) => parseDuration(part));
-  if (delays.length === 0 || delays.length > 20) throw new Error('retry schedule must have 1 to 20 entries');
+  if (delays.length === 0 || delays.length > 20)
+    throw new Error('retry schedule must have 1 to 20 entries');
   return delays;
 }

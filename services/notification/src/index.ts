@@ -8,6 +8,7 @@ runServiceProcess({
   name: 'notification',
   loadConfig: () => loadNotificationConfig(),
   openStores: createStores,
-  start: ({ config, bus, logger, stores }) => startNotificationService({ config, bus, logger, stores: stores.stores }),
+  start: ({ config, bus, logger, stores }) =>
+    startNotificationService({ config, bus, logger, stores: stores.stores }),
   registries: [notificationMetrics],
 });

@@ -7,7 +7,11 @@ export interface MetricsServer {
 }
 
 /** GET /metrics (shared endpoint) with the delivery-engine and gRPC metrics; port 0 picks a free port. */
-export async function startMetricsServer(options: { host: string; port: number; logger: Logger }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  host: string;
+  port: number;
+  logger: Logger;
+}): Promise<MetricsServer> {
   const server = await startSharedMetricsServer({ ...options, registries: SERVED_REGISTRIES });
   return { port: server.port, close: () => server.stop() };
 }

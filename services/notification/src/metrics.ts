@@ -72,7 +72,11 @@ export const webhooksDisabledTotal = new Counter({
 });
 
 /** A gauge set, when scraped, to the sum of what the sources report now. */
-function summedGauge(name: string, help: string, sources: () => Iterable<() => Promise<number> | number>): Gauge {
+function summedGauge(
+  name: string,
+  help: string,
+  sources: () => Iterable<() => Promise<number> | number>,
+): Gauge {
   return new Gauge({
     name,
     help,
@@ -95,6 +99,8 @@ export const queuedAttempts = summedGauge(
   () => [...engines].map((engine) => () => engine.queued()),
 );
 
-export const disabledWebhooks = summedGauge('notification_disabled_webhooks', 'Webhooks currently disabled.', () =>
-  [...engines].map((engine) => () => engine.disabledWebhooks()),
+export const disabledWebhooks = summedGauge(
+  'notification_disabled_webhooks',
+  'Webhooks currently disabled.',
+  () => [...engines].map((engine) => () => engine.disabledWebhooks()),
 );

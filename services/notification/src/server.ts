@@ -1,4 +1,11 @@
-import { protos, SERVICE_NAMES, startGrpcServer, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import {
+  protos,
+  SERVICE_NAMES,
+  startGrpcServer,
+  type EventBus,
+  type Logger,
+  type RunningService,
+} from '@switchyard/shared';
 import type { NotificationConfig } from './config';
 import { DeliveryEngine } from './delivery/engine';
 import type { HttpPost, HttpResponse } from './delivery/http-sender';
@@ -42,11 +49,18 @@ export interface RunningNotificationService extends RunningService {
   sweeper: LedgerSweeper;
 }
 
-export async function startNotificationService(options: NotificationServiceOptions): Promise<RunningNotificationService> {
+export async function startNotificationService(
+  options: NotificationServiceOptions,
+): Promise<RunningNotificationService> {
   const { config, bus, logger } = options;
-  const owned: OpenedStores | undefined = options.stores ? undefined : await createStores(config, logger);
+  const owned: OpenedStores | undefined = options.stores
+    ? undefined
+    : await createStores(config, logger);
   const stored = options.stores ?? owned!.stores;
-  const stores: NotificationStores = { ...stored, webhooks: new ChangePublishingWebhookStore(stored.webhooks, bus, logger) };
+  const stores: NotificationStores = {
+    ...stored,
+    webhooks: new ChangePublishingWebhookStore(stored.webhooks, bus, logger),
+  };
   const policy = new UrlPolicy(config.urlPolicy, options.resolver);
   const orgSecrets = new OrgSigningSecrets(stores.signingSecrets, config.devSigningSecret);
   const engine: DeliveryEngine = new DeliveryEngine({
@@ -81,7 +95,10 @@ export async function startNotificationService(options: NotificationServiceOptio
       {
         name: NOTIFICATION_SERVICE_NAME,
         definition: protos.notification().NotificationService.service,
-        implementation: notificationHandlers({ stores, engine, orgSecrets, policy, config }, logger),
+        implementation: notificationHandlers(
+          { stores, engine, orgSecrets, policy, config },
+          logger,
+        ),
       },
     ],
   }).catch(async (error: unknown) => {
@@ -90,7 +107,14 @@ export async function startNotificationService(options: NotificationServiceOptio
   });
   // After binding: joining the consumer groups can wait out a dead member's session (after a
   // kill -9) and must not keep the gRPC API (URL checks, webhooks, usage) from serving meanwhile.
-  const subscription = await subscribeConsumers({ bus, stores, engine, config, logger, group: options.consumerGroup }).catch(async (error: unknown) => {
+  const subscription = await subscribeConsumers({
+    bus,
+    stores,
+    engine,
+    config,
+    logger,
+    group: options.consumerGroup,
+  }).catch(async (error: unknown) => {
     await server.stop();
     await release();
     throw error;

@@ -6,10 +6,16 @@ const KEY = Buffer.alloc(32, 3).toString('base64');
 describe('notification config: infrastructure and metrics', () => {
   it('defaults to in-memory stores, the in-process bus and metrics on 9464 (0 in embedded mode)', () => {
     const config = loadNotificationConfig({});
-    expect(config).to.deep.include({ kafkaBrokers: '', metricsPort: 9464, secretsEncryptionKey: undefined });
+    expect(config).to.deep.include({
+      kafkaBrokers: '',
+      metricsPort: 9464,
+      secretsEncryptionKey: undefined,
+    });
     expect(config.mongo).to.deep.equal({ uri: '', database: 'switchyard_notification' });
     expect(loadNotificationConfig({ SWITCHYARD_MODE: 'embedded' }).metricsPort).to.equal(0);
-    expect(loadNotificationConfig({ SWITCHYARD_MODE: 'embedded', METRICS_PORT: '9500' }).metricsPort).to.equal(9500);
+    expect(
+      loadNotificationConfig({ SWITCHYARD_MODE: 'embedded', METRICS_PORT: '9500' }).metricsPort,
+    ).to.equal(9500);
   });
 
   it('reads KAFKA_BROKERS, MONGODB_URI, MONGODB_DATABASE and the encryption key', () => {
@@ -25,8 +31,13 @@ describe('notification config: infrastructure and metrics', () => {
   });
 
   it('requires SECRETS_ENCRYPTION_KEY with Mongo outside embedded mode', () => {
-    expect(() => loadNotificationConfig({ MONGODB_URI: 'mongodb://db:27017' })).to.throw(/SECRETS_ENCRYPTION_KEY is required/);
-    expect(loadNotificationConfig({ MONGODB_URI: 'mongodb://db:27017', SWITCHYARD_MODE: 'embedded' }).secretsEncryptionKey).to.equal(undefined);
+    expect(() => loadNotificationConfig({ MONGODB_URI: 'mongodb://db:27017' })).to.throw(
+      /SECRETS_ENCRYPTION_KEY is required/,
+    );
+    expect(
+      loadNotificationConfig({ MONGODB_URI: 'mongodb://db:27017', SWITCHYARD_MODE: 'embedded' })
+        .secretsEncryptionKey,
+    ).to.equal(undefined);
   });
 
   it('refuses a key that is not base64 of 32 bytes, without echoing it', () => {

@@ -8,15 +8,31 @@ import { expect } from './chai';
 import { Receiver, startTestService, until, verifyWithLibrary, type TestService } from './helpers';
 
 function dataEvent(organization = 'org_a', id?: string) {
-  return createEvent('data.updated', { source: 'test', organization, id, data: { dataset: 'events', count: 3 } });
+  return createEvent('data.updated', {
+    source: 'test',
+    organization,
+    id,
+    data: { dataset: 'events', count: 3 },
+  });
 }
 
-async function register(svc: TestService, url: string, events = ['data_updated'], organization = 'org_a') {
+async function register(
+  svc: TestService,
+  url: string,
+  events = ['data_updated'],
+  organization = 'org_a',
+) {
   return svc.call<RegisterWebhookResponse>('RegisterWebhook', { events, url }, organization);
 }
 
-async function deliveriesOf(svc: TestService, webhookId: string): Promise<ListDeliveriesResponse__Output['deliveries']> {
-  return (await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', { webhook_id: webhookId })).deliveries ?? [];
+async function deliveriesOf(
+  svc: TestService,
+  webhookId: string,
+): Promise<ListDeliveriesResponse__Output['deliveries']> {
+  return (
+    (await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', { webhook_id: webhookId }))
+      .deliveries ?? []
+  );
 }
 
 describe('delivery engine (real HTTP receivers)', () => {
@@ -35,11 +51,13 @@ describe('delivery engine (real HTTP receivers)', () => {
 
   it('retries with the same webhook-id until success and logs every attempt', async () => {
     svc = await startTestService();
-    receiver.responder = (_call, index) => (index < 2 ? { status: 500, body: `boom ${index}` } : { status: 200, body: 'thanks' });
+    receiver.responder = (_call, index) =>
+      index < 2 ? { status: 500, body: `boom ${index}` } : { status: 200, body: 'thanks' };
     const { webhook, secret } = await register(svc, receiver.url());
     await svc.bus.publish(dataEvent());
     await until(() => receiver.calls.length === 3);
-    for (const call of receiver.calls) expect(() => verifyWithLibrary(secret!, call)).not.to.throw();
+    for (const call of receiver.calls)
+      expect(() => verifyWithLibrary(secret!, call)).not.to.throw();
     const ids = new Set(receiver.calls.map((c) => c.headers['webhook-id']));
     expect(ids.size).to.equal(1);
     const [delivery] = await until(async () => {
@@ -70,8 +88,13 @@ describe('delivery engine (real HTTP receivers)', () => {
   it('sends two signatures during a rotation, each verifying with its own secret', async () => {
     svc = await startTestService();
     const { webhook, secret: oldSecret } = await register(svc, receiver.url());
-    const rotated = await svc.call<RotateSecretResponse>('RotateWebhookSecret', { id: webhook!.id, overlap_seconds: 3600 });
-    expect(Date.parse(rotated.previous_secret_expires_at!)).to.be.greaterThan(Date.now() + 3500_000);
+    const rotated = await svc.call<RotateSecretResponse>('RotateWebhookSecret', {
+      id: webhook!.id,
+      overlap_seconds: 3600,
+    });
+    expect(Date.parse(rotated.previous_secret_expires_at!)).to.be.greaterThan(
+      Date.now() + 3500_000,
+    );
     await svc.bus.publish(dataEvent());
     const [call] = await until(() => (receiver.calls.length === 1 ? receiver.calls : undefined));
     expect(String(call!.headers['webhook-signature']).split(' ')).to.have.length(2);
@@ -83,7 +106,10 @@ describe('delivery engine (real HTTP receivers)', () => {
   it('stops signing with the previous secret when the rotation has no overlap', async () => {
     svc = await startTestService();
     const { webhook, secret: oldSecret } = await register(svc, receiver.url());
-    const rotated = await svc.call<RotateSecretResponse>('RotateWebhookSecret', { id: webhook!.id, overlap_seconds: 0 });
+    const rotated = await svc.call<RotateSecretResponse>('RotateWebhookSecret', {
+      id: webhook!.id,
+      overlap_seconds: 0,
+    });
     await svc.bus.publish(dataEvent());
     const [call] = await until(() => (receiver.calls.length === 1 ? receiver.calls : undefined));
     expect(() => verifyWithLibrary(rotated.secret!, call!)).not.to.throw();
@@ -101,7 +127,12 @@ describe('delivery engine (real HTTP receivers)', () => {
       const [call] = await until(() => (ops.calls.length === 1 ? ops.calls : undefined));
       expect(() => verifyWithLibrary(opsSecret!, call!)).not.to.throw();
       const body = JSON.parse(call!.body) as Record<string, unknown>;
-      expect(body).to.include({ event: 'webhook_disabled', organization: 'org_a', webhookId: webhook!.id, url: receiver.url() });
+      expect(body).to.include({
+        event: 'webhook_disabled',
+        organization: 'org_a',
+        webhookId: webhook!.id,
+        url: receiver.url(),
+      });
       expect(body.reason).to.match(/410/);
     } finally {
       await ops.close();
@@ -149,7 +180,11 @@ describe('delivery engine (real HTTP receivers)', () => {
   it('honours Retry-After on 429 and 503', async () => {
     svc = await startTestService();
     receiver.responder = (_call, index) =>
-      index === 0 ? { status: 429, headers: { 'retry-after': '1' } } : index === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 };
+      index === 0
+        ? { status: 429, headers: { 'retry-after': '1' } }
+        : index === 1
+          ? { status: 503, headers: { 'retry-after': '1' } }
+          : { status: 200 };
     await register(svc, receiver.url());
     await svc.bus.publish(dataEvent());
     await until(() => receiver.calls.length === 3, 8000);
@@ -160,7 +195,8 @@ describe('delivery engine (real HTTP receivers)', () => {
 
   it('times out a slow receiver and keeps at most 1 KiB of a response body', async () => {
     svc = await startTestService({ WEBHOOK_TIMEOUT_MS: '200', WEBHOOK_RETRY_SCHEDULE: '0,50ms' });
-    receiver.responder = (_call, index) => (index === 0 ? { status: 200, delayMs: 1000 } : { status: 500, body: 'x'.repeat(5000) });
+    receiver.responder = (_call, index) =>
+      index === 0 ? { status: 200, delayMs: 1000 } : { status: 500, body: 'x'.repeat(5000) };
     const { webhook } = await register(svc, receiver.url());
     await svc.bus.publish(dataEvent());
     const [delivery] = await until(async () => {
@@ -198,7 +234,11 @@ describe('delivery engine (real HTTP receivers)', () => {
   });
 
   it('keeps delivering to other hosts while one host holds every attempt open', async () => {
-    svc = await startTestService({ WEBHOOK_MAX_CONCURRENCY_PER_HOST: '2', WEBHOOK_MAX_CONCURRENCY: '4', WEBHOOK_TIMEOUT_MS: '30000' });
+    svc = await startTestService({
+      WEBHOOK_MAX_CONCURRENCY_PER_HOST: '2',
+      WEBHOOK_MAX_CONCURRENCY: '4',
+      WEBHOOK_TIMEOUT_MS: '30000',
+    });
     const stuck = await new Receiver().start();
     stuck.responder = () => ({ status: 200, delayMs: 60_000 });
     try {
@@ -225,7 +265,10 @@ describe('delivery engine (real HTTP receivers)', () => {
   });
 
   it('disables a webhook that keeps failing for WEBHOOK_DISABLE_AFTER', async () => {
-    svc = await startTestService({ WEBHOOK_DISABLE_AFTER: '100ms', WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms' });
+    svc = await startTestService({
+      WEBHOOK_DISABLE_AFTER: '100ms',
+      WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms',
+    });
     receiver.responder = () => ({ status: 500 });
     const { webhook } = await register(svc, receiver.url());
     await svc.bus.publish(dataEvent());
@@ -279,7 +322,10 @@ describe('delivery engine (real HTTP receivers)', () => {
   it('refuses at send time when DNS now points at a private address (rebinding)', async () => {
     let answer = '93.184.216.34';
     const resolver: Resolver = async () => [{ address: answer, family: 4 }];
-    svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '0' }, { resolver });
+    svc = await startTestService(
+      { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '0' },
+      { resolver },
+    );
     const { webhook } = await register(svc, `http://rebind.test:${receiver.port}/hook`);
     answer = '127.0.0.1';
     await svc.bus.publish(dataEvent());
@@ -292,12 +338,22 @@ describe('delivery engine (real HTTP receivers)', () => {
   });
 
   it('refuses at send time a stored URL that the policy no longer allows', async () => {
-    svc = await startTestService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_RETRY_SCHEDULE: '0' });
+    svc = await startTestService({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+      WEBHOOK_RETRY_SCHEDULE: '0',
+    });
     const now = new Date().toISOString();
     // Stored directly (as if registered under an older, looser policy).
     await svc.service.stores.webhooks.create({
-      id: 'wh_legacy', organization: 'org_a', events: ['data_updated'], url: `http://localhost:${receiver.port}/hook`,
-      enabled: true, disabledReason: '', createdAt: now, updatedAt: now, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      id: 'wh_legacy',
+      organization: 'org_a',
+      events: ['data_updated'],
+      url: `http://localhost:${receiver.port}/hook`,
+      enabled: true,
+      disabledReason: '',
+      createdAt: now,
+      updatedAt: now,
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     });
     await svc.bus.publish(dataEvent());
     const [delivery] = await until(async () => {
@@ -317,7 +373,10 @@ describe('delivery engine (real HTTP receivers)', () => {
       const list = await deliveriesOf(svc!, webhook!.id!);
       return list[0]?.status === 'succeeded' ? list : undefined;
     });
-    const replay = await svc.call<{ id: string; event_id: string }>('ReplayDelivery', { webhook_id: webhook!.id, delivery_id: original!.id });
+    const replay = await svc.call<{ id: string; event_id: string }>('ReplayDelivery', {
+      webhook_id: webhook!.id,
+      delivery_id: original!.id,
+    });
     expect(replay.id).to.not.equal(original!.id);
     expect(replay.event_id).to.equal(original!.event_id);
     await until(() => receiver.calls.length === 2);

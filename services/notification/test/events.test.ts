@@ -3,7 +3,14 @@ import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generate
 import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
 import type { SigningSecret__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
 import { expect } from './chai';
-import { Receiver, startTestService, until, verifyWithLibrary, type ReceivedCall, type TestService } from './helpers';
+import {
+  Receiver,
+  startTestService,
+  until,
+  verifyWithLibrary,
+  type ReceivedCall,
+  type TestService,
+} from './helpers';
 
 const DEV_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 
@@ -21,7 +28,16 @@ function usageEvent(organization: string, tokens: number, id?: string) {
     organization,
     id,
     time: '2026-11-21T10:00:00.000Z',
-    data: { requestId: 'req_1', keyId: 'key_1', endpoint: '/api/v2/ai/content/generate', model: 'builtin', tokensInput: tokens, tokensOutput: 0, cost: 0, outcome: 'succeeded' },
+    data: {
+      requestId: 'req_1',
+      keyId: 'key_1',
+      endpoint: '/api/v2/ai/content/generate',
+      model: 'builtin',
+      tokensInput: tokens,
+      tokensOutput: 0,
+      cost: 0,
+      outcome: 'succeeded',
+    },
   });
 }
 
@@ -30,13 +46,22 @@ describe('event consumers', () => {
   let svc: TestService;
 
   async function register(name: string, events: string[], organization = 'org_a'): Promise<string> {
-    const response = await svc.call<RegisterWebhookResponse__Output>('RegisterWebhook', { events, url: receivers[name]!.url(`/${name}`) }, organization);
+    const response = await svc.call<RegisterWebhookResponse__Output>(
+      'RegisterWebhook',
+      { events, url: receivers[name]!.url(`/${name}`) },
+      organization,
+    );
     return response.secret;
   }
 
   beforeEach(async () => {
-    for (const name of ['usage', 'invoices', 'data', 'results', 'all', 'other', 'callback']) receivers[name] = await new Receiver().start();
-    svc = await startTestService({ DEFAULT_MONTHLY_TOKEN_QUOTA: '1000', USAGE_THRESHOLD_SHARES: '0.5,1.0', DEV_SIGNING_SECRET: DEV_SECRET });
+    for (const name of ['usage', 'invoices', 'data', 'results', 'all', 'other', 'callback'])
+      receivers[name] = await new Receiver().start();
+    svc = await startTestService({
+      DEFAULT_MONTHLY_TOKEN_QUOTA: '1000',
+      USAGE_THRESHOLD_SHARES: '0.5,1.0',
+      DEV_SIGNING_SECRET: DEV_SECRET,
+    });
   });
 
   afterEach(async () => {
@@ -50,76 +75,192 @@ describe('event consumers', () => {
       invoices: await register('invoices', ['invoice_paid', 'invoice_failed']),
       data: await register('data', ['data_updated']),
       results: await register('results', ['request_completed']),
-      all: await register('all', ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed']),
-      other: await register('other', ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed'], 'org_b'),
+      all: await register('all', [
+        'usage_threshold',
+        'invoice_paid',
+        'invoice_failed',
+        'data_updated',
+        'request_completed',
+      ]),
+      other: await register(
+        'other',
+        ['usage_threshold', 'invoice_paid', 'invoice_failed', 'data_updated', 'request_completed'],
+        'org_b',
+      ),
     };
-    const paid = createEvent('invoice.paid', { source: 'billing', organization: 'org_a', data: { invoiceId: 'inv_1', amount: 12.5, currency: 'EUR' } });
-    const failed = createEvent('invoice.failed', { source: 'billing', organization: 'org_a', data: { invoiceId: 'inv_2', amount: 3, currency: 'USD', failureReason: 'card_declined' } });
-    const data = createEvent('data.updated', { source: 'ingest', organization: 'org_a', data: { dataset: 'events', count: 42 } });
+    const paid = createEvent('invoice.paid', {
+      source: 'billing',
+      organization: 'org_a',
+      data: { invoiceId: 'inv_1', amount: 12.5, currency: 'EUR' },
+    });
+    const failed = createEvent('invoice.failed', {
+      source: 'billing',
+      organization: 'org_a',
+      data: { invoiceId: 'inv_2', amount: 3, currency: 'USD', failureReason: 'card_declined' },
+    });
+    const data = createEvent('data.updated', {
+      source: 'ingest',
+      organization: 'org_a',
+      data: { dataset: 'events', count: 42 },
+    });
     const result = createEvent('request.completed', {
-      source: 'content', organization: 'org_a',
-      data: { requestId: 'req_9', webhookUrl: '', result: 'Hello', model: 'builtin', usage: { totalTokens: 7 } },
+      source: 'content',
+      organization: 'org_a',
+      data: {
+        requestId: 'req_9',
+        webhookUrl: '',
+        result: 'Hello',
+        model: 'builtin',
+        usage: { totalTokens: 7 },
+      },
     });
     for (const event of [paid, failed, data, result]) await svc.bus.publish(event);
     await svc.bus.publish(usageEvent('org_a', 600));
 
     await until(() => receivers.all!.calls.length === 5);
-    await until(() => receivers.invoices!.calls.length === 2 && receivers.data!.calls.length === 1 && receivers.results!.calls.length === 1 && receivers.usage!.calls.length === 1);
+    await until(
+      () =>
+        receivers.invoices!.calls.length === 2 &&
+        receivers.data!.calls.length === 1 &&
+        receivers.results!.calls.length === 1 &&
+        receivers.usage!.calls.length === 1,
+    );
     await pause(100);
     expect(receivers.other!.calls).to.have.length(0);
     for (const name of ['usage', 'invoices', 'data', 'results', 'all'] as const) {
-      for (const call of receivers[name]!.calls) expect(() => verifyWithLibrary(secrets[name], call)).not.to.throw();
+      for (const call of receivers[name]!.calls)
+        expect(() => verifyWithLibrary(secrets[name], call)).not.to.throw();
     }
     expect(receivers.invoices!.calls).to.have.length(2);
     expect(bodies(receivers.invoices!.calls)).to.have.deep.members([
-      { event: 'invoice_paid', organization: 'org_a', invoiceId: 'inv_1', amount: 12.5, currency: 'EUR', id: paid.id, occurredAt: paid.time },
-      { event: 'invoice_failed', organization: 'org_a', invoiceId: 'inv_2', amount: 3, currency: 'USD', failureReason: 'card_declined', id: failed.id, occurredAt: failed.time },
+      {
+        event: 'invoice_paid',
+        organization: 'org_a',
+        invoiceId: 'inv_1',
+        amount: 12.5,
+        currency: 'EUR',
+        id: paid.id,
+        occurredAt: paid.time,
+      },
+      {
+        event: 'invoice_failed',
+        organization: 'org_a',
+        invoiceId: 'inv_2',
+        amount: 3,
+        currency: 'USD',
+        failureReason: 'card_declined',
+        id: failed.id,
+        occurredAt: failed.time,
+      },
     ]);
-    expect(bodies(receivers.data!.calls)).to.deep.equal([{ event: 'data_updated', organization: 'org_a', dataset: 'events', count: 42, id: data.id, occurredAt: data.time }]);
+    expect(bodies(receivers.data!.calls)).to.deep.equal([
+      {
+        event: 'data_updated',
+        organization: 'org_a',
+        dataset: 'events',
+        count: 42,
+        id: data.id,
+        occurredAt: data.time,
+      },
+    ]);
     expect(bodies(receivers.results!.calls)).to.deep.equal([
-      { event: 'request_completed', requestId: 'req_9', result: 'Hello', model: 'builtin', usage: { totalTokens: 7 }, id: result.id, occurredAt: result.time },
+      {
+        event: 'request_completed',
+        requestId: 'req_9',
+        result: 'Hello',
+        model: 'builtin',
+        usage: { totalTokens: 7 },
+        id: result.id,
+        occurredAt: result.time,
+      },
     ]);
     const [threshold] = bodies(receivers.usage!.calls);
-    expect(threshold).to.include({ event: 'usage_threshold', organization: 'org_a', usage: 600, threshold: 500 });
+    expect(threshold).to.include({
+      event: 'usage_threshold',
+      organization: 'org_a',
+      usage: 600,
+      threshold: 500,
+    });
     expect(threshold!.id).to.be.a('string');
   });
 
   it('delivers a result to webhookUrl signed with the organization secret, with error on failure', async () => {
     const url = receivers.callback!.url('/cb');
     const completed = createEvent('request.completed', {
-      source: 'content', organization: 'org_a', data: { requestId: 'req_1', webhookUrl: url, result: 'Done', model: 'builtin', usage: { totalTokens: 12 } },
+      source: 'content',
+      organization: 'org_a',
+      data: {
+        requestId: 'req_1',
+        webhookUrl: url,
+        result: 'Done',
+        model: 'builtin',
+        usage: { totalTokens: 12 },
+      },
     });
     const failed = createEvent('request.failed', {
-      source: 'content', organization: 'org_a',
-      data: { requestId: 'req_2', webhookUrl: url, result: 'partial', model: 'builtin', usage: { totalTokens: 3 }, error: { code: 'upstream_error', message: 'model failed' } },
+      source: 'content',
+      organization: 'org_a',
+      data: {
+        requestId: 'req_2',
+        webhookUrl: url,
+        result: 'partial',
+        model: 'builtin',
+        usage: { totalTokens: 3 },
+        error: { code: 'upstream_error', message: 'model failed' },
+      },
     });
     await svc.bus.publish(completed);
     await svc.bus.publish(failed);
-    const calls = await until(() => (receivers.callback!.calls.length === 2 ? receivers.callback!.calls : undefined));
+    const calls = await until(() =>
+      receivers.callback!.calls.length === 2 ? receivers.callback!.calls : undefined,
+    );
     const { secret } = await svc.call<SigningSecret__Output>('GetSigningSecret', {});
     for (const call of calls) expect(() => verifyWithLibrary(secret, call)).not.to.throw();
     expect(bodies(calls)).to.have.deep.members([
       { requestId: 'req_1', result: 'Done', model: 'builtin', usage: { totalTokens: 12 } },
-      { requestId: 'req_2', result: '', model: 'builtin', usage: { totalTokens: 3 }, error: { code: 'upstream_error', message: 'model failed' } },
+      {
+        requestId: 'req_2',
+        result: '',
+        model: 'builtin',
+        usage: { totalTokens: 3 },
+        error: { code: 'upstream_error', message: 'model failed' },
+      },
     ]);
-    const list = await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', { webhook_id: 'callback' });
+    const list = await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', {
+      webhook_id: 'callback',
+    });
     expect(list.deliveries.map((d) => d.webhook_id)).to.deep.equal(['callback', 'callback']);
   });
 
   it("signs the dev organization's callbacks with DEV_SIGNING_SECRET", async () => {
     const event = createEvent('request.completed', {
-      source: 'content', organization: 'dev',
-      data: { requestId: 'req_3', webhookUrl: receivers.callback!.url(), result: 'ok', model: 'builtin', usage: { totalTokens: 1 } },
+      source: 'content',
+      organization: 'dev',
+      data: {
+        requestId: 'req_3',
+        webhookUrl: receivers.callback!.url(),
+        result: 'ok',
+        model: 'builtin',
+        usage: { totalTokens: 1 },
+      },
     });
     await svc.bus.publish(event);
-    const [call] = await until(() => (receivers.callback!.calls.length === 1 ? receivers.callback!.calls : undefined));
+    const [call] = await until(() =>
+      receivers.callback!.calls.length === 1 ? receivers.callback!.calls : undefined,
+    );
     expect(() => verifyWithLibrary(DEV_SECRET, call!)).not.to.throw();
-    expect((await svc.call<SigningSecret__Output>('GetSigningSecret', {}, 'dev')).secret).to.equal(DEV_SECRET);
+    expect((await svc.call<SigningSecret__Output>('GetSigningSecret', {}, 'dev')).secret).to.equal(
+      DEV_SECRET,
+    );
   });
 
   it('creates no second delivery for a redelivered event id', async () => {
     await register('data', ['data_updated']);
-    const event = createEvent('data.updated', { source: 'ingest', organization: 'org_a', data: { dataset: 'd', count: 1 } });
+    const event = createEvent('data.updated', {
+      source: 'ingest',
+      organization: 'org_a',
+      data: { dataset: 'd', count: 1 },
+    });
     await svc.bus.publish(event);
     await until(() => receivers.data!.calls.length === 1);
     await svc.bus.publish(event);
@@ -133,7 +274,11 @@ describe('event consumers', () => {
 
   it('stays idempotent on a redelivery after the deliveries were created (delivery identity includes the event id)', async () => {
     await register('data', ['data_updated']);
-    const event = createEvent('data.updated', { source: 'ingest', organization: 'org_a', data: { dataset: 'd', count: 1 } });
+    const event = createEvent('data.updated', {
+      source: 'ingest',
+      organization: 'org_a',
+      data: { dataset: 'd', count: 1 },
+    });
     await svc.bus.publish(event);
     await until(() => receivers.data!.calls.length === 1);
     // As after a crash between creating the deliveries and acknowledging the event.
@@ -161,8 +306,11 @@ describe('event consumers', () => {
     await pause(150);
     expect(receivers.usage!.calls).to.have.length(2);
     expect(receivers.other!.calls).to.have.length(0);
-    for (const call of receivers.usage!.calls) expect(() => verifyWithLibrary(secret, call)).not.to.throw();
-    const sent = bodies(receivers.usage!.calls).map(({ event, organization, usage, threshold }) => ({ event, organization, usage, threshold }));
+    for (const call of receivers.usage!.calls)
+      expect(() => verifyWithLibrary(secret, call)).not.to.throw();
+    const sent = bodies(receivers.usage!.calls).map(
+      ({ event, organization, usage, threshold }) => ({ event, organization, usage, threshold }),
+    );
     expect(sent).to.have.deep.members([
       { event: 'usage_threshold', organization: 'org_a', usage: 600, threshold: 500 },
       { event: 'usage_threshold', organization: 'org_a', usage: 1050, threshold: 1000 },

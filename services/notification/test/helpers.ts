@@ -1,10 +1,21 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { callUnary, createClient, InMemoryEventBus, protos, type CallContext } from '@switchyard/shared';
+import {
+  callUnary,
+  createClient,
+  InMemoryEventBus,
+  protos,
+  type CallContext,
+} from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { NotificationServiceClient } from '@switchyard/shared/generated/switchyard/notification/v1/NotificationService';
-import { loadNotificationConfig, startNotificationService, type NotificationServiceOptions, type RunningNotificationService } from '../src/server';
+import {
+  loadNotificationConfig,
+  startNotificationService,
+  type NotificationServiceOptions,
+  type RunningNotificationService,
+} from '../src/server';
 
 export interface ReceivedCall {
   headers: http.IncomingHttpHeaders;
@@ -14,7 +25,10 @@ export interface ReceivedCall {
   verified?: boolean;
 }
 
-export type Responder = (call: ReceivedCall, index: number) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+export type Responder = (
+  call: ReceivedCall,
+  index: number,
+) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 
 /** A real HTTP receiver on 127.0.0.1, recording every call. */
 export class Receiver {
@@ -29,7 +43,11 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const call: ReceivedCall = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+        const call: ReceivedCall = {
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          receivedAt: Date.now(),
+        };
         const index = this.calls.push(call) - 1;
         const answer = this.responder(call, index);
         this.inFlight++;
@@ -83,7 +101,11 @@ export interface TestService {
   service: RunningNotificationService;
   bus: InMemoryEventBus;
   client: NotificationServiceClient;
-  call<Res>(method: keyof NotificationServiceClient & string, request: object, organization?: string): Promise<Res>;
+  call<Res>(
+    method: keyof NotificationServiceClient & string,
+    request: object,
+    organization?: string,
+  ): Promise<Res>;
   stop(): Promise<void>;
 }
 
@@ -94,7 +116,10 @@ export async function startTestService(
   const bus = new InMemoryEventBus({ retryBaseMs: 5 });
   const config = loadNotificationConfig({ ...TEST_ENV, ...env });
   const service = await startNotificationService({ config, bus, logger: silentLogger(), ...extra });
-  const client = createClient(protos.notification().NotificationService, `127.0.0.1:${service.port}`);
+  const client = createClient(
+    protos.notification().NotificationService,
+    `127.0.0.1:${service.port}`,
+  );
   return {
     service,
     bus,
@@ -113,6 +138,9 @@ export async function startTestService(
 }
 
 /** waitFor that resolves to the first defined, truthy value (typed without undefined). */
-export async function until<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
+export async function until<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 5000,
+): Promise<T> {
   return (await waitFor(check, timeoutMs)) as T;
 }

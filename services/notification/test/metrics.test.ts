@@ -8,11 +8,15 @@ import { Receiver, startTestService, until, type TestService } from './helpers';
 
 function get(port: number, path: string): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }),
+        );
+      })
+      .on('error', reject);
   });
 }
 
@@ -41,15 +45,31 @@ describe('metrics endpoint', () => {
   });
 
   it('serves Prometheus text with the pending-delivery gauge read from the store', async () => {
-    await svc.call<RegisterWebhookResponse__Output>('RegisterWebhook', { events: ['data_updated'], url: receiver.url() });
-    await svc.bus.publish(createEvent('data.updated', { source: 'test', organization: 'org_a', data: { dataset: 'd', count: 1 } }));
-    await until(async () => (await svc.service.stores.deliveries.list('org_a', { limit: 1 }))[0]?.attempts.length === 1);
+    await svc.call<RegisterWebhookResponse__Output>('RegisterWebhook', {
+      events: ['data_updated'],
+      url: receiver.url(),
+    });
+    await svc.bus.publish(
+      createEvent('data.updated', {
+        source: 'test',
+        organization: 'org_a',
+        data: { dataset: 'd', count: 1 },
+      }),
+    );
+    await until(
+      async () =>
+        (await svc.service.stores.deliveries.list('org_a', { limit: 1 }))[0]?.attempts.length === 1,
+    );
     const response = await get(metrics.port, '/metrics');
     expect(response.status).to.equal(200);
     expect(response.type).to.match(/^text\/plain/);
-    expect(sample(response.body, 'notification_pending_deliveries')).to.equal(await svc.service.stores.deliveries.countPending());
+    expect(sample(response.body, 'notification_pending_deliveries')).to.equal(
+      await svc.service.stores.deliveries.countPending(),
+    );
     expect(sample(response.body, 'notification_pending_deliveries')).to.equal(1);
-    expect(sample(response.body, 'notification_event_to_first_attempt_seconds_count')).to.be.at.least(1);
+    expect(
+      sample(response.body, 'notification_event_to_first_attempt_seconds_count'),
+    ).to.be.at.least(1);
     expect(response.body).to.include('notification_webhook_attempts_total{outcome="failed"}');
     // gRPC server metrics recorded by the shared adapters.
     expect(response.body).to.include(

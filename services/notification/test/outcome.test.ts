@@ -1,6 +1,11 @@
 import { expect } from './chai';
 import { parseDuration, parseRetrySchedule } from '../src/duration';
-import { classifyResponse, nextAttemptTime, parseRetryAfter, withJitter } from '../src/delivery/outcome';
+import {
+  classifyResponse,
+  nextAttemptTime,
+  parseRetryAfter,
+  withJitter,
+} from '../src/delivery/outcome';
 import { loadNotificationConfig } from '../src/config';
 
 describe('delivery rules', () => {
@@ -9,7 +14,9 @@ describe('delivery rules', () => {
     expect(parseDuration('5s')).to.equal(5000);
     expect(parseDuration('2h')).to.equal(7_200_000);
     expect(parseDuration('5d')).to.equal(432_000_000);
-    expect(parseRetrySchedule('0,5s,5m,30m,2h,5h,10h,10h')).to.deep.equal([0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
+    expect(parseRetrySchedule('0,5s,5m,30m,2h,5h,10h,10h')).to.deep.equal([
+      0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000,
+    ]);
     expect(() => parseDuration('soon')).to.throw(/invalid duration/);
   });
 
@@ -49,16 +56,31 @@ describe('config', () => {
     expect(distributed.grpcPort).to.equal(50054);
     expect(distributed.urlPolicy).to.include({ requireHttps: true, allowPrivateNetworks: false });
     expect(distributed.delivery.retrySchedule).to.have.length(8);
-    expect(distributed.usage).to.deep.equal({ monthlyTokenQuota: 1_000_000, thresholdShares: [0.9, 1], ledgerSweepMs: 60_000 });
+    expect(distributed.usage).to.deep.equal({
+      monthlyTokenQuota: 1_000_000,
+      thresholdShares: [0.9, 1],
+      ledgerSweepMs: 60_000,
+    });
     const embedded = loadNotificationConfig({ SWITCHYARD_MODE: 'embedded' });
     expect(embedded.urlPolicy).to.include({ requireHttps: false, allowPrivateNetworks: true });
-    expect(loadNotificationConfig({ SWITCHYARD_MODE: 'embedded', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }).urlPolicy.allowPrivateNetworks).to.equal(false);
+    expect(
+      loadNotificationConfig({
+        SWITCHYARD_MODE: 'embedded',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+      }).urlPolicy.allowPrivateNetworks,
+    ).to.equal(false);
   });
 
   it('fails fast on invalid values', () => {
-    expect(() => loadNotificationConfig({ WEBHOOK_RETRY_SCHEDULE: '0,soon' })).to.throw(/invalid duration/);
-    expect(() => loadNotificationConfig({ DEV_SIGNING_SECRET: 'secret' })).to.throw(/DEV_SIGNING_SECRET/);
-    expect(() => loadNotificationConfig({ USAGE_THRESHOLD_SHARES: '0.9,x' })).to.throw(/USAGE_THRESHOLD_SHARES/);
+    expect(() => loadNotificationConfig({ WEBHOOK_RETRY_SCHEDULE: '0,soon' })).to.throw(
+      /invalid duration/,
+    );
+    expect(() => loadNotificationConfig({ DEV_SIGNING_SECRET: 'secret' })).to.throw(
+      /DEV_SIGNING_SECRET/,
+    );
+    expect(() => loadNotificationConfig({ USAGE_THRESHOLD_SHARES: '0.9,x' })).to.throw(
+      /USAGE_THRESHOLD_SHARES/,
+    );
     expect(() => loadNotificationConfig({ SWITCHYARD_MODE: 'cloud' })).to.throw(/SWITCHYARD_MODE/);
   });
 });

@@ -35,11 +35,21 @@ describe('restart with Mongo stores: a pending retry survives the process', func
   });
 
   it('resumes the delivery in a new service instance with the same webhook-id and attempt log', async () => {
-    receiver.responder = (_call, index) => (index < 2 ? { status: 500, body: `down ${index}` } : { status: 200, body: 'ok' });
+    receiver.responder = (_call, index) =>
+      index < 2 ? { status: 500, body: `down ${index}` } : { status: 200, body: 'ok' };
     const first = await startTestService(env);
     services.push(first);
-    const { webhook, secret } = await first.call<RegisterWebhookResponse__Output>('RegisterWebhook', { events: ['invoice_paid'], url: receiver.url() });
-    await first.bus.publish(createEvent('invoice.paid', { source: 'billing', organization: 'org_a', data: { invoiceId: 'inv_1', amount: 10, currency: 'EUR' } }));
+    const { webhook, secret } = await first.call<RegisterWebhookResponse__Output>(
+      'RegisterWebhook',
+      { events: ['invoice_paid'], url: receiver.url() },
+    );
+    await first.bus.publish(
+      createEvent('invoice.paid', {
+        source: 'billing',
+        organization: 'org_a',
+        data: { invoiceId: 'inv_1', amount: 10, currency: 'EUR' },
+      }),
+    );
     const pending = await until(async () => {
       const [delivery] = await first.service.stores.deliveries.list('org_a', { limit: 1 });
       return delivery?.attempts.length === 1 ? delivery : undefined;
@@ -52,7 +62,9 @@ describe('restart with Mongo stores: a pending retry survives the process', func
     const second = await startTestService(env);
     services.push(second);
     const list = await until(async () => {
-      const response = await second.call<ListDeliveriesResponse__Output>('ListDeliveries', { webhook_id: webhook!.id });
+      const response = await second.call<ListDeliveriesResponse__Output>('ListDeliveries', {
+        webhook_id: webhook!.id,
+      });
       return response.deliveries?.[0]?.status === 'succeeded' ? response.deliveries : undefined;
     }, 10_000);
     expect(list).to.have.length(1);
@@ -60,7 +72,9 @@ describe('restart with Mongo stores: a pending retry survives the process', func
     expect(list[0]!.attempts!.map((a) => a.status_code)).to.deep.equal([500, 500, 200]);
     expect(list[0]!.attempts![0]!.response_body).to.equal('down 0');
     expect(receiver.calls).to.have.length(3);
-    expect(new Set(receiver.calls.map((c) => c.headers['webhook-id']))).to.deep.equal(new Set([pending.messageId]));
+    expect(new Set(receiver.calls.map((c) => c.headers['webhook-id']))).to.deep.equal(
+      new Set([pending.messageId]),
+    );
     // The webhook secret came back from the database (decrypted) and still signs.
     for (const call of receiver.calls) expect(() => verifyWithLibrary(secret, call)).not.to.throw();
   });

@@ -15,7 +15,9 @@ describe('SecretBox (AES-256-GCM)', () => {
   it('refuses another context, another key, a tampered value and plaintext', () => {
     const sealed = box.seal('whsec_abc', 'webhook:wh_1');
     expect(() => box.open(sealed, 'webhook:wh_2')).to.throw(/does not decrypt/);
-    expect(() => new SecretBox(Buffer.alloc(32, 6)).open(sealed, 'webhook:wh_1')).to.throw(/does not decrypt/);
+    expect(() => new SecretBox(Buffer.alloc(32, 6)).open(sealed, 'webhook:wh_1')).to.throw(
+      /does not decrypt/,
+    );
     const parts = sealed.split('.');
     parts[3] = Buffer.from('whsec_abd').toString('base64url');
     expect(() => box.open(parts.join('.'), 'webhook:wh_1')).to.throw(/does not decrypt/);

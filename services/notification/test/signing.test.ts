@@ -15,7 +15,9 @@ const VECTOR = {
 
 describe('signing', () => {
   it('matches the Standard Webhooks reference vector', () => {
-    expect(signatureFor(VECTOR.secret, VECTOR.id, VECTOR.timestamp, Buffer.from(VECTOR.body))).to.equal(VECTOR.signature);
+    expect(
+      signatureFor(VECTOR.secret, VECTOR.id, VECTOR.timestamp, Buffer.from(VECTOR.body)),
+    ).to.equal(VECTOR.signature);
   });
 
   it('agrees with the standardwebhooks library for a generated secret', () => {
@@ -38,22 +40,45 @@ describe('signing', () => {
   });
 
   describe('verifyWebhook', () => {
-    const headers = { 'webhook-id': VECTOR.id, 'webhook-timestamp': String(VECTOR.timestamp), 'webhook-signature': VECTOR.signature };
+    const headers = {
+      'webhook-id': VECTOR.id,
+      'webhook-timestamp': String(VECTOR.timestamp),
+      'webhook-signature': VECTOR.signature,
+    };
 
     it('accepts the reference vector within the tolerance', () => {
-      expect(verifyWebhook(VECTOR.secret, headers, VECTOR.body, 300, VECTOR.timestamp + 10)).to.equal(true);
+      expect(
+        verifyWebhook(VECTOR.secret, headers, VECTOR.body, 300, VECTOR.timestamp + 10),
+      ).to.equal(true);
     });
 
     it('rejects a changed body, a wrong secret and a stale timestamp', () => {
-      expect(verifyWebhook(VECTOR.secret, headers, '{"test": 2432232315}', 300, VECTOR.timestamp)).to.equal(false);
-      expect(verifyWebhook(generateSecret(), headers, VECTOR.body, 300, VECTOR.timestamp)).to.equal(false);
-      expect(verifyWebhook(VECTOR.secret, headers, VECTOR.body, 300, VECTOR.timestamp + 301)).to.equal(false);
+      expect(
+        verifyWebhook(VECTOR.secret, headers, '{"test": 2432232315}', 300, VECTOR.timestamp),
+      ).to.equal(false);
+      expect(verifyWebhook(generateSecret(), headers, VECTOR.body, 300, VECTOR.timestamp)).to.equal(
+        false,
+      );
+      expect(
+        verifyWebhook(VECTOR.secret, headers, VECTOR.body, 300, VECTOR.timestamp + 301),
+      ).to.equal(false);
     });
 
     it('accepts any one of several signatures and reads headers case-insensitively', () => {
-      const other = signatureFor(generateSecret(), VECTOR.id, VECTOR.timestamp, Buffer.from(VECTOR.body));
-      const mixed = { 'Webhook-Id': VECTOR.id, 'Webhook-Timestamp': String(VECTOR.timestamp), 'X-Service-Signature': `${other} ${VECTOR.signature}` };
-      expect(verifyWebhook(VECTOR.secret, mixed, Buffer.from(VECTOR.body), 300, VECTOR.timestamp)).to.equal(true);
+      const other = signatureFor(
+        generateSecret(),
+        VECTOR.id,
+        VECTOR.timestamp,
+        Buffer.from(VECTOR.body),
+      );
+      const mixed = {
+        'Webhook-Id': VECTOR.id,
+        'Webhook-Timestamp': String(VECTOR.timestamp),
+        'X-Service-Signature': `${other} ${VECTOR.signature}`,
+      };
+      expect(
+        verifyWebhook(VECTOR.secret, mixed, Buffer.from(VECTOR.body), 300, VECTOR.timestamp),
+      ).to.equal(true);
     });
 
     it('verifies what signatureHeaders produced with the current time', () => {

@@ -1,7 +1,18 @@
 import { connectMongo, type MongoConnection } from '@switchyard/shared';
-import { endpointOf, silentLogger, uniqueName, type BackendFixture } from '@switchyard/shared/testing';
+import {
+  endpointOf,
+  silentLogger,
+  uniqueName,
+  type BackendFixture,
+} from '@switchyard/shared/testing';
 import type { DeliveryRecord, WebhookRecord } from '../src/model';
-import { ensureIndexes, inMemoryStores, mongoStores, SecretBox, type NotificationStores } from '../src/store';
+import {
+  ensureIndexes,
+  inMemoryStores,
+  mongoStores,
+  SecretBox,
+  type NotificationStores,
+} from '../src/store';
 
 /** A fresh store backend for one test. */
 export interface StoreWorld {

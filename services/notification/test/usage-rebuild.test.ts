@@ -1,7 +1,27 @@
-import { callUnary, createClient, InMemoryEventBus, KafkaEventBus, protos, Topics, type AnyEvent, type EventBus } from '@switchyard/shared';
-import { contractSuite, endpointOf, silentLogger, uniqueName, waitFor, type BackendFixture } from '@switchyard/shared/testing';
+import {
+  callUnary,
+  createClient,
+  InMemoryEventBus,
+  KafkaEventBus,
+  protos,
+  Topics,
+  type AnyEvent,
+  type EventBus,
+} from '@switchyard/shared';
+import {
+  contractSuite,
+  endpointOf,
+  silentLogger,
+  uniqueName,
+  waitFor,
+  type BackendFixture,
+} from '@switchyard/shared/testing';
 import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
-import { loadNotificationConfig, startNotificationService, type RunningNotificationService } from '../src/server';
+import {
+  loadNotificationConfig,
+  startNotificationService,
+  type RunningNotificationService,
+} from '../src/server';
 import type { NotificationStores } from '../src/store';
 import { expect } from './chai';
 import { TEST_ENV } from './helpers';
@@ -32,11 +52,20 @@ function worldOn(bus: EventBus, storeFixture: BackendFixture<StoreWorld>): Ledge
 }
 
 const backends: Record<'memory' | 'kafka', BackendFixture<LedgerWorld>> = {
-  memory: { create: async () => worldOn(new InMemoryEventBus({ retryBaseMs: 5 }), memoryWorld), destroy: (w) => w.close() },
+  memory: {
+    create: async () => worldOn(new InMemoryEventBus({ retryBaseMs: 5 }), memoryWorld),
+    destroy: (w) => w.close(),
+  },
   // Kafka with the Mongo stores when MONGODB_URI is set too (the production pairing).
   kafka: {
     create: async () => {
-      const bus = new KafkaEventBus({ brokers: endpointOf('kafka')!.split(','), clientId: uniqueName('ledger'), logger: silentLogger(), topicPrefix: `${uniqueName('ledger')}.`, retryBaseMs: 20 });
+      const bus = new KafkaEventBus({
+        brokers: endpointOf('kafka')!.split(','),
+        clientId: uniqueName('ledger'),
+        logger: silentLogger(),
+        topicPrefix: `${uniqueName('ledger')}.`,
+        retryBaseMs: 20,
+      });
       await bus.start();
       return worldOn(bus, endpointOf('mongo') ? mongoWorld : memoryWorld);
     },
@@ -53,14 +82,38 @@ interface Projection {
   stop(): Promise<void>;
 }
 
-async function startProjection(bus: EventBus, stores: NotificationStores, group: string): Promise<Projection> {
-  const config = loadNotificationConfig({ ...TEST_ENV, DEFAULT_MONTHLY_TOKEN_QUOTA: String(QUOTA), USAGE_THRESHOLD_SHARES: SHARES.join(',') });
-  const service = await startNotificationService({ config, bus, logger: silentLogger(), stores, consumerGroup: group });
-  const client = createClient(protos.notification().NotificationService, `127.0.0.1:${service.port}`);
+async function startProjection(
+  bus: EventBus,
+  stores: NotificationStores,
+  group: string,
+): Promise<Projection> {
+  const config = loadNotificationConfig({
+    ...TEST_ENV,
+    DEFAULT_MONTHLY_TOKEN_QUOTA: String(QUOTA),
+    USAGE_THRESHOLD_SHARES: SHARES.join(','),
+  });
+  const service = await startNotificationService({
+    config,
+    bus,
+    logger: silentLogger(),
+    stores,
+    consumerGroup: group,
+  });
+  const client = createClient(
+    protos.notification().NotificationService,
+    `127.0.0.1:${service.port}`,
+  );
   return {
     service,
     report: (organization, period) =>
-      callUnary('notification', client.GetUsage, client, { period, days: 40 }, { organization, keyId: '', requestId: 'req_test' }, 5000) as Promise<UsageReport__Output>,
+      callUnary(
+        'notification',
+        client.GetUsage,
+        client,
+        { period, days: 40 },
+        { organization, keyId: '', requestId: 'req_test' },
+        5000,
+      ) as Promise<UsageReport__Output>,
     stop: async () => {
       client.close();
       await service.stop();
@@ -70,7 +123,11 @@ async function startProjection(bus: EventBus, stores: NotificationStores, group:
 
 const ORGANIZATIONS = ['org_a', 'org_b', 'org_c'];
 const MODELS = ['builtin', 'gpt-4.1-mini', 'gpt-4.1'];
-const ENDPOINTS = ['/api/v2/ai/content/generate', '/api/v2/ai/content/transform', '/api/v2/ai/assistants/support'];
+const ENDPOINTS = [
+  '/api/v2/ai/content/generate',
+  '/api/v2/ai/content/transform',
+  '/api/v2/ai/assistants/support',
+];
 const DAY_MS = 86_400_000;
 
 /** Usage spread over the last 35 days (so across a month end), deterministic per index. */
@@ -106,7 +163,10 @@ function periodsOf(events: AnyEvent[]): string[] {
 
 /** Totals computed independently of the service: what every projection must report. */
 function expectedTotals(events: AnyEvent[], organization: string, period: string) {
-  const mine = events.filter((e) => e.organization === organization && e.time.startsWith(period) && e.type === 'usage.recorded');
+  const mine = events.filter(
+    (e) =>
+      e.organization === organization && e.time.startsWith(period) && e.type === 'usage.recorded',
+  );
   let used = 0;
   let costNanos = 0;
   for (const e of mine) {
@@ -117,37 +177,62 @@ function expectedTotals(events: AnyEvent[], organization: string, period: string
   return { used, calls: mine.length, cost: costNanos / 1e9 };
 }
 
-async function projectedAll(projection: Projection, events: AnyEvent[], timeoutMs: number): Promise<void> {
-  await waitFor(async () => {
-    for (const organization of ORGANIZATIONS) {
-      for (const period of periodsOf(events)) {
-        const report = await projection.report(organization, period);
-        const expected = expectedTotals(events, organization, period);
-        if (Number(report.calls) !== expected.calls) return false;
-        // Thresholds are notified right after a batch is counted: wait for those its usage crossed.
-        const notified = (await projection.service.stores.thresholds.list(organization, period)).filter((r) => r.notified);
-        if (notified.length !== SHARES.filter((share) => expected.used >= Math.floor(share * QUOTA)).length) return false;
+async function projectedAll(
+  projection: Projection,
+  events: AnyEvent[],
+  timeoutMs: number,
+): Promise<void> {
+  await waitFor(
+    async () => {
+      for (const organization of ORGANIZATIONS) {
+        for (const period of periodsOf(events)) {
+          const report = await projection.report(organization, period);
+          const expected = expectedTotals(events, organization, period);
+          if (Number(report.calls) !== expected.calls) return false;
+          // Thresholds are notified right after a batch is counted: wait for those its usage crossed.
+          const notified = (
+            await projection.service.stores.thresholds.list(organization, period)
+          ).filter((r) => r.notified);
+          if (
+            notified.length !==
+            SHARES.filter((share) => expected.used >= Math.floor(share * QUOTA)).length
+          )
+            return false;
+        }
       }
-    }
-    return true;
-  }, timeoutMs, 100);
+      return true;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 contractSuite<LedgerWorld>('usage ledger rebuild', backends, (world) => {
   it('a new consumer group with an empty store rebuilds the same reports from the log', async function () {
     this.timeout(120_000);
     const { bus } = world();
-    const live = await startProjection(bus, (await world().newStores()).stores, uniqueName('notification'));
+    const live = await startProjection(
+      bus,
+      (await world().newStores()).stores,
+      uniqueName('notification'),
+    );
     const events = history(150);
     try {
       for (const event of withDuplicatesAndReplays(events)) await bus.publish(event);
       await projectedAll(live, events, 60_000);
-      const rebuilt = await startProjection(bus, (await world().newStores()).stores, uniqueName('rebuild'));
+      const rebuilt = await startProjection(
+        bus,
+        (await world().newStores()).stores,
+        uniqueName('rebuild'),
+      );
       try {
         await projectedAll(rebuilt, events, 60_000);
         for (const organization of ORGANIZATIONS) {
           for (const period of periodsOf(events)) {
-            const [a, b] = [await live.report(organization, period), await rebuilt.report(organization, period)];
+            const [a, b] = [
+              await live.report(organization, period),
+              await rebuilt.report(organization, period),
+            ];
             expect(b, `${organization} ${period}`).to.deep.equal(a);
             const expected = expectedTotals(events, organization, period);
             expect(Number(a.used)).to.equal(expected.used);
@@ -158,7 +243,10 @@ contractSuite<LedgerWorld>('usage ledger rebuild', backends, (world) => {
         // The threshold crossings are the same too (same ids, one record per share).
         for (const organization of ORGANIZATIONS) {
           for (const period of periodsOf(events)) {
-            const shares = async (p: Projection) => (await p.service.stores.thresholds.list(organization, period)).map((r) => [r.share, r.usage]).sort();
+            const shares = async (p: Projection) =>
+              (await p.service.stores.thresholds.list(organization, period))
+                .map((r) => [r.share, r.usage])
+                .sort();
             expect(await shares(rebuilt)).to.deep.equal(await shares(live));
           }
         }
@@ -181,20 +269,29 @@ contractSuite<LedgerWorld>('usage ledger rebuild', backends, (world) => {
     const watcher = await bus.subscribe({
       group: uniqueName('watch'),
       topics: [Topics.usage],
-      handler: async (event) => void (event.type === 'usage.threshold_reached' && thresholds.push(event)),
+      handler: async (event) =>
+        void (event.type === 'usage.threshold_reached' && thresholds.push(event)),
     });
     try {
       const time = new Date().toISOString();
       const events = ORGANIZATIONS.flatMap((organization) =>
-        Array.from({ length: 80 }, (_, n) => usageRecorded({ organization, time, tokensInput: 20 + n, tokensOutput: 7, cost: 0.0003 })),
+        Array.from({ length: 80 }, (_, n) =>
+          usageRecorded({ organization, time, tokensInput: 20 + n, tokensOutput: 7, cost: 0.0003 }),
+        ),
       );
       await Promise.all([...events, ...events.slice(0, 40)].map((event) => bus.publish(event)));
       await projectedAll(first, events, 60_000);
       const period = time.slice(0, 7);
       for (const organization of ORGANIZATIONS) {
         const expected = expectedTotals(events, organization, period);
-        expect(await first.report(organization, period)).to.deep.include({ used: expected.used, calls: 80, cost: expected.cost });
-        expect(await second.report(organization, period)).to.deep.equal(await first.report(organization, period));
+        expect(await first.report(organization, period)).to.deep.include({
+          used: expected.used,
+          calls: 80,
+          cost: expected.cost,
+        });
+        expect(await second.report(organization, period)).to.deep.equal(
+          await first.report(organization, period),
+        );
         // 80 x (20..99 + 7) = 4280 + 3160 = 6120 tokens: past 0.25, 0.5 and 1.0 of 5000, each once.
         const records = await first.service.stores.thresholds.list(organization, period);
         expect(records.map((r) => r.share).sort()).to.deep.equal([0.25, 0.5, 1]);
@@ -202,7 +299,9 @@ contractSuite<LedgerWorld>('usage ledger rebuild', backends, (world) => {
       await waitFor(() => new Set(thresholds.map((e) => e.id)).size === 9, 30_000);
       for (const event of thresholds) {
         const same = thresholds.filter((t) => t.id === event.id);
-        expect(same.every((t) => JSON.stringify(t.data) === JSON.stringify(event.data))).to.equal(true);
+        expect(same.every((t) => JSON.stringify(t.data) === JSON.stringify(event.data))).to.equal(
+          true,
+        );
       }
     } finally {
       await watcher.close();

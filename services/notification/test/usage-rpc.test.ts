@@ -21,26 +21,41 @@ describe('usage ledger RPCs', () => {
   let thresholdEvents: AnyEvent[];
 
   beforeEach(async () => {
-    svc = await startTestService({ DEFAULT_MONTHLY_TOKEN_QUOTA: '1000', USAGE_THRESHOLD_SHARES: '0.9,1.0' });
+    svc = await startTestService({
+      DEFAULT_MONTHLY_TOKEN_QUOTA: '1000',
+      USAGE_THRESHOLD_SHARES: '0.9,1.0',
+    });
     thresholdEvents = [];
     await svc.bus.subscribe({
       group: 'test-thresholds',
       topics: [Topics.usage],
-      handler: async (event) => void (event.type === 'usage.threshold_reached' && thresholdEvents.push(event)),
+      handler: async (event) =>
+        void (event.type === 'usage.threshold_reached' && thresholdEvents.push(event)),
     });
   });
 
   afterEach(() => svc.stop());
 
-  const report = (request: object = {}, organization = 'org_a') => svc.call<UsageReport__Output>('GetUsage', request, organization);
-  const put = (policy: object, organization = 'org_a') => svc.call<OrganizationPolicy__Output>('PutOrganizationPolicy', policy, organization);
-  const settled = () => until(() => svc.bus.lag('notification') === 0 && svc.bus.lag('test-thresholds') === 0);
+  const report = (request: object = {}, organization = 'org_a') =>
+    svc.call<UsageReport__Output>('GetUsage', request, organization);
+  const put = (policy: object, organization = 'org_a') =>
+    svc.call<OrganizationPolicy__Output>('PutOrganizationPolicy', policy, organization);
+  const settled = () =>
+    until(() => svc.bus.lag('notification') === 0 && svc.bus.lag('test-thresholds') === 0);
 
   it('PutOrganizationPolicy stores and returns the policy of the calling organization', async () => {
-    const policy = { organization: 'org_a', monthly_token_quota: 5000, threshold_shares: [0.5, 0.8, 1.5], hard_quota: true };
+    const policy = {
+      organization: 'org_a',
+      monthly_token_quota: 5000,
+      threshold_shares: [0.5, 0.8, 1.5],
+      hard_quota: true,
+    };
     expect(await put(policy)).to.deep.equal(policy);
     expect(await put({ monthly_token_quota: 7, threshold_shares: [] }, 'org_b')).to.deep.equal({
-      organization: 'org_b', monthly_token_quota: 7, threshold_shares: [], hard_quota: false,
+      organization: 'org_b',
+      monthly_token_quota: 7,
+      threshold_shares: [],
+      hard_quota: false,
     });
     const a = await report();
     expect(a).to.include({ quota: 5000, hard_quota: true, remaining: 5000 });
@@ -68,32 +83,74 @@ describe('usage ledger RPCs', () => {
     const now = Date.now();
     const today = new Date(now).toISOString();
     const period = today.slice(0, 7);
-    await svc.bus.publish(usageRecorded({ time: today, model: 'small', tokensInput: 10, tokensOutput: 5, cost: 0.5 }));
-    await svc.bus.publish(usageRecorded({ time: today, model: 'large', endpoint: '/api/v2/ai/content/transform', tokensInput: 100, tokensOutput: 50, cost: 1.25 }));
-    await svc.bus.publish(usageRecorded({ time: today, model: 'small', tokensInput: 1, tokensOutput: 0, cost: 0.25 }));
+    await svc.bus.publish(
+      usageRecorded({ time: today, model: 'small', tokensInput: 10, tokensOutput: 5, cost: 0.5 }),
+    );
+    await svc.bus.publish(
+      usageRecorded({
+        time: today,
+        model: 'large',
+        endpoint: '/api/v2/ai/content/transform',
+        tokensInput: 100,
+        tokensOutput: 50,
+        cost: 1.25,
+      }),
+    );
+    await svc.bus.publish(
+      usageRecorded({ time: today, model: 'small', tokensInput: 1, tokensOutput: 0, cost: 0.25 }),
+    );
     await svc.bus.publish(usageRecorded({ organization: 'org_b', time: today, tokensInput: 999 }));
     await settled();
     const r = await report();
-    expect(r).to.deep.include({ organization: 'org_a', period, quota: 1000, used: 166, remaining: 834, cost: 2, calls: 3, hard_quota: false });
+    expect(r).to.deep.include({
+      organization: 'org_a',
+      period,
+      quota: 1000,
+      used: 166,
+      remaining: 834,
+      cost: 2,
+      calls: 3,
+      hard_quota: false,
+    });
     expect(r.period_start).to.equal(`${period}-01T00:00:00.000Z`);
     expect(new Date(r.period_end).getTime()).to.be.greaterThan(now);
     expect(r.by_model.map((b) => [b.key, b.tokens_input, b.tokens_output, b.calls])).to.deep.equal([
       ['large', 100, 50, 1],
       ['small', 11, 5, 2],
     ]);
-    expect(r.by_endpoint.map((b) => b.key)).to.deep.equal(['/api/v2/ai/content/transform', '/api/v2/ai/content/generate']);
+    expect(r.by_endpoint.map((b) => b.key)).to.deep.equal([
+      '/api/v2/ai/content/transform',
+      '/api/v2/ai/content/generate',
+    ]);
     expect(r.daily).to.have.length(30);
-    expect(r.daily.at(-1)).to.deep.include({ key: today.slice(0, 10), tokens_input: 111, tokens_output: 55, calls: 3 });
+    expect(r.daily.at(-1)).to.deep.include({
+      key: today.slice(0, 10),
+      tokens_input: 111,
+      tokens_output: 55,
+      calls: 3,
+    });
     expect(r.daily.slice(0, -1).every((d) => d.calls === 0 && d.tokens_input === 0)).to.equal(true);
     const week = await report({ days: 7 });
     expect(week.daily.map((d) => d.key)).to.deep.equal(
-      Array.from({ length: 7 }, (_, i) => new Date(now - (6 - i) * 86_400_000).toISOString().slice(0, 10)),
+      Array.from({ length: 7 }, (_, i) =>
+        new Date(now - (6 - i) * 86_400_000).toISOString().slice(0, 10),
+      ),
     );
-    expect(await report({ period: '2020-01' })).to.deep.include({ used: 0, calls: 0, remaining: 1000, period_end: '2020-02-01T00:00:00.000Z' });
+    expect(await report({ period: '2020-01' })).to.deep.include({
+      used: 0,
+      calls: 0,
+      remaining: 1000,
+      period_end: '2020-02-01T00:00:00.000Z',
+    });
   });
 
   it('GetUsage refuses a malformed period or days out of range', async () => {
-    for (const [request, field] of [[{ period: '2026-13' }, '/period'], [{ period: 'nov' }, '/period'], [{ days: 91 }, '/days'], [{ days: -1 }, '/days']] as const) {
+    for (const [request, field] of [
+      [{ period: '2026-13' }, '/period'],
+      [{ period: 'nov' }, '/period'],
+      [{ days: 91 }, '/days'],
+      [{ days: -1 }, '/days'],
+    ] as const) {
       const error = await rejection(report(request));
       expect(error.code).to.equal('invalid_request');
       expect(error.details[0]?.field).to.equal(field);
@@ -102,10 +159,22 @@ describe('usage ledger RPCs', () => {
 
   it('GetUsage builds the daily series across month ends, ending today', async () => {
     const stores = svc.service.stores;
-    const deps = { stores, config: { usage: { monthlyTokenQuota: 100, thresholdShares: [1], ledgerSweepMs: 1000 } } } as unknown as Parameters<typeof getUsage>[0];
-    const r = await getUsage(deps, { period: '', days: 3 }, { organization: 'org_a', keyId: '', requestId: 'req_x' }, new Date('2027-03-01T12:00:00Z'));
+    const deps = {
+      stores,
+      config: { usage: { monthlyTokenQuota: 100, thresholdShares: [1], ledgerSweepMs: 1000 } },
+    } as unknown as Parameters<typeof getUsage>[0];
+    const r = await getUsage(
+      deps,
+      { period: '', days: 3 },
+      { organization: 'org_a', keyId: '', requestId: 'req_x' },
+      new Date('2027-03-01T12:00:00Z'),
+    );
     expect(r.period).to.equal('2027-03');
-    expect((r.daily ?? []).map((d) => d.key)).to.deep.equal(['2027-02-27', '2027-02-28', '2027-03-01']);
+    expect((r.daily ?? []).map((d) => d.key)).to.deep.equal([
+      '2027-02-27',
+      '2027-02-28',
+      '2027-03-01',
+    ]);
   });
 
   it('uses the organization policy for thresholds and publishes usage.threshold_reached once per crossing', async () => {
@@ -119,7 +188,9 @@ describe('usage ledger RPCs', () => {
     await svc.bus.publish(usageRecorded({ time, tokensInput: 60, tokensOutput: 0 })); // 215 >= 200
     await svc.bus.publish(usageRecorded({ time, tokensInput: 60, tokensOutput: 0 }));
     // Default policy for org_b (quota 1000): 950 crosses 0.9 only.
-    await svc.bus.publish(usageRecorded({ organization: 'org_b', time, tokensInput: 950, tokensOutput: 0 }));
+    await svc.bus.publish(
+      usageRecorded({ organization: 'org_b', time, tokensInput: 950, tokensOutput: 0 }),
+    );
     await settled();
     await until(() => thresholdEvents.length >= 3);
     const period = time.slice(0, 7);
@@ -143,9 +214,20 @@ describe('usage ledger RPCs', () => {
       await ledger.writeJournal(journal);
       await ledger.append(journal.batch, [projected]);
       await ledger.applyDeltas(journal); // crashed before dropping the journal
-      await ledger.writeJournal({ batch: 'bat_early', entries: [appendedOnly], deltas: deltasOf([appendedOnly]) }); // crashed after the journal
-      await until(async () => (await ledger.staleJournals(new Date(Date.now() + 60_000).toISOString(), 10)).length === 0);
-      expect(await ledger.totals('org_a', time.slice(0, 7))).to.deep.include({ tokensInput: 70, calls: 2 });
+      await ledger.writeJournal({
+        batch: 'bat_early',
+        entries: [appendedOnly],
+        deltas: deltasOf([appendedOnly]),
+      }); // crashed after the journal
+      await until(
+        async () =>
+          (await ledger.staleJournals(new Date(Date.now() + 60_000).toISOString(), 10)).length ===
+          0,
+      );
+      expect(await ledger.totals('org_a', time.slice(0, 7))).to.deep.include({
+        tokensInput: 70,
+        calls: 2,
+      });
     } finally {
       await other.stop();
     }

@@ -34,7 +34,9 @@ export interface RecommendationConfig {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads the service's environment; throws listing every bad variable (fail fast at boot). */
-export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): RecommendationConfig {
+export function loadRecommendationConfig(
+  env: NodeJS.ProcessEnv = process.env,
+): RecommendationConfig {
   const e = readEnv<{
     GRPC_HOST: string;
     GRPC_PORT: number;
@@ -85,7 +87,9 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
   );
   // envalid's num() accepts any number; a batch limit must be a positive integer.
   if (!Number.isInteger(e.MAX_BATCH_SIZE) || e.MAX_BATCH_SIZE < 1) {
-    throw new Error(`invalid configuration:\n  MAX_BATCH_SIZE: must be an integer >= 1, got ${e.MAX_BATCH_SIZE}`);
+    throw new Error(
+      `invalid configuration:\n  MAX_BATCH_SIZE: must be an integer >= 1, got ${e.MAX_BATCH_SIZE}`,
+    );
   }
   const positive = {
     RECOMMENDATION_EASE_LAMBDA: e.RECOMMENDATION_EASE_LAMBDA,
@@ -103,7 +107,10 @@ export function loadRecommendationConfig(env: NodeJS.ProcessEnv = process.env): 
     RECOMMENDATION_MIN_REBUILD_INTERVAL_MS: e.RECOMMENDATION_MIN_REBUILD_INTERVAL_MS,
   }).filter(([, value]) => value < 0);
   if (notPositive.length + negative.length > 0) {
-    const lines = [...notPositive.map(([k, v]) => `  ${k}: must be > 0, got ${v}`), ...negative.map(([k, v]) => `  ${k}: must be >= 0, got ${v}`)];
+    const lines = [
+      ...notPositive.map(([k, v]) => `  ${k}: must be > 0, got ${v}`),
+      ...negative.map(([k, v]) => `  ${k}: must be >= 0, got ${v}`),
+    ];
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   return {

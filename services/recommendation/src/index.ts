@@ -6,5 +6,6 @@ runServiceProcess({
   name: 'recommendation',
   loadConfig: () => loadRecommendationConfig(),
   openStores: createStores,
-  start: ({ config, bus, logger, stores }) => startRecommendationService({ config, bus, logger, stores }),
+  start: ({ config, bus, logger, stores }) =>
+    startRecommendationService({ config, bus, logger, stores }),
 });

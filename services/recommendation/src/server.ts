@@ -1,4 +1,13 @@
-import { DataUpdatedPublisher, protos, SERVICE_NAMES, startGrpcServer, unary, type EventBus, type Logger, type RunningService } from '@switchyard/shared';
+import {
+  DataUpdatedPublisher,
+  protos,
+  SERVICE_NAMES,
+  startGrpcServer,
+  unary,
+  type EventBus,
+  type Logger,
+  type RunningService,
+} from '@switchyard/shared';
 import type { RecommendationServiceHandlers } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendationService';
 import type { RecommendationConfig } from './config';
 import { ReplicaEvents } from './events/interaction-events';
@@ -12,7 +21,11 @@ import { InMemoryItemStore, type ItemStore } from './store/item-store';
 import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from './store/snapshot-store';
 
 export { loadRecommendationConfig, type RecommendationConfig } from './config';
-export { createRecommendationHandlers, type HandlerDeps, type RecommendationHandlers } from './handlers';
+export {
+  createRecommendationHandlers,
+  type HandlerDeps,
+  type RecommendationHandlers,
+} from './handlers';
 export { ModelRegistry } from './model/model-registry';
 export { InMemoryItemStore, type ItemStore } from './store/item-store';
 export { InMemoryInteractionStore, type InteractionStore } from './store/interaction-store';
@@ -57,10 +70,21 @@ export async function createReplica(options: RecommendationServiceOptions) {
     logger,
     training: config.training,
     halfLifeDays: config.decayHalfLifeDays,
-    announce: (organization, version, algorithm) => replicaEvents.modelPublished(organization, version, algorithm),
+    announce: (organization, version, algorithm) =>
+      replicaEvents.modelPublished(organization, version, algorithm),
   });
-  const profiles = new UserProfiles(stores.interactions, config.decayHalfLifeDays, config.profileCacheSize);
-  const scheduler = new RebuildScheduler(models, stores.interactions, config.rebuild, logger, config.replicaId);
+  const profiles = new UserProfiles(
+    stores.interactions,
+    config.decayHalfLifeDays,
+    config.profileCacheSize,
+  );
+  const scheduler = new RebuildScheduler(
+    models,
+    stores.interactions,
+    config.rebuild,
+    logger,
+    config.replicaId,
+  );
   const items = new CachedItemStore(stores.items, config.itemCacheSize);
   const subscription = await replicaEvents.subscribe(config.replicaId, { profiles, models, items });
   // Serve the published models at once; organizations without one get trained soon.
@@ -90,7 +114,9 @@ export async function createReplica(options: RecommendationServiceOptions) {
   };
 }
 
-export async function startRecommendationService(options: RecommendationServiceOptions): Promise<RunningService> {
+export async function startRecommendationService(
+  options: RecommendationServiceOptions,
+): Promise<RunningService> {
   const { config, logger } = options;
   const replica = await createReplica(options);
   const handlers = replica.handlers;
@@ -106,7 +132,13 @@ export async function startRecommendationService(options: RecommendationServiceO
     host: config.grpcHost,
     port: config.grpcPort,
     unixSocket: config.grpcUnixSocket,
-    services: [{ name: SERVICE_NAME, definition: protos.recommendation().RecommendationService.service, implementation }],
+    services: [
+      {
+        name: SERVICE_NAME,
+        definition: protos.recommendation().RecommendationService.service,
+        implementation,
+      },
+    ],
   });
   logger.info({ port: server.port, replicaId: config.replicaId }, 'recommendation service started');
   return {

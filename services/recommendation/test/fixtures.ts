@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { AppError, InMemoryEventBus, Topics, type AnyEvent, type CallContext, type EventBus } from '@switchyard/shared';
+import {
+  AppError,
+  InMemoryEventBus,
+  Topics,
+  type AnyEvent,
+  type CallContext,
+  type EventBus,
+} from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { Interaction__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
 import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
@@ -35,7 +42,13 @@ export function buildHandlers(options: { bus?: EventBus; maxBatchSize?: number }
     training: TEST_CONFIG.training,
     halfLifeDays: TEST_CONFIG.decayHalfLifeDays,
   });
-  const scheduler = new RebuildScheduler(models, interactions, TEST_CONFIG.rebuild, logger, 'test-replica');
+  const scheduler = new RebuildScheduler(
+    models,
+    interactions,
+    TEST_CONFIG.rebuild,
+    logger,
+    'test-replica',
+  );
   const deps: HandlerDeps = {
     items: new InMemoryItemStore(),
     interactions,
@@ -63,16 +76,36 @@ export function item(itemId: string, overrides: Partial<Item__Output> = {}): Ite
   };
 }
 
-export function interaction(userId: string, itemId: string, type: string, overrides: Partial<Interaction__Output> = {}): Interaction__Output {
+export function interaction(
+  userId: string,
+  itemId: string,
+  type: string,
+  overrides: Partial<Interaction__Output> = {},
+): Interaction__Output {
   return { user_id: userId, item_id: itemId, type, value: 0, timestamp: '', ...overrides };
 }
 
-export function recommendRequest(userId: string, overrides: Partial<RecommendRequest__Output> = {}): RecommendRequest__Output {
-  return { user_id: userId, current_item_id: '', num_recommendations: 0, catalog: '', categories: [], max_per_category: 0, ...overrides };
+export function recommendRequest(
+  userId: string,
+  overrides: Partial<RecommendRequest__Output> = {},
+): RecommendRequest__Output {
+  return {
+    user_id: userId,
+    current_item_id: '',
+    num_recommendations: 0,
+    catalog: '',
+    categories: [],
+    max_per_category: 0,
+    ...overrides,
+  };
 }
 
 /** Awaits a rejection with an AppError of the given code (and first detail field, when given). */
-export async function expectAppError(promise: Promise<unknown>, code: string, field?: string): Promise<AppError> {
+export async function expectAppError(
+  promise: Promise<unknown>,
+  code: string,
+  field?: string,
+): Promise<AppError> {
   let caught: unknown;
   try {
     await promise;
@@ -87,9 +120,15 @@ export async function expectAppError(promise: Promise<unknown>, code: string, fi
 }
 
 /** Collects events of the data topic published on bus. */
-export async function collectDataEvents(bus: EventBus): Promise<{ events: AnyEvent[]; waitForCount: (n: number) => Promise<void> }> {
+export async function collectDataEvents(
+  bus: EventBus,
+): Promise<{ events: AnyEvent[]; waitForCount: (n: number) => Promise<void> }> {
   const events: AnyEvent[] = [];
-  await bus.subscribe({ group: `test-${Math.random()}`, topics: [Topics.data], handler: async (event) => void events.push(event) });
+  await bus.subscribe({
+    group: `test-${Math.random()}`,
+    topics: [Topics.data],
+    handler: async (event) => void events.push(event),
+  });
   return { events, waitForCount: async (n) => void (await waitFor(() => events.length >= n)) };
 }
 

@@ -31,7 +31,14 @@ describe('gRPC contract: RecommendationService', () => {
   // Each RPC through the generated client and callUnary, as the gateway calls it.
   const call = {
     upsert: (items: ReturnType<typeof item>[], ctx = orgA) =>
-      callUnary<{ items: typeof items }, UpsertItemsResponse__Output>(SERVICE_NAME, client.UpsertItems, client, { items }, ctx, 5000),
+      callUnary<{ items: typeof items }, UpsertItemsResponse__Output>(
+        SERVICE_NAME,
+        client.UpsertItems,
+        client,
+        { items },
+        ctx,
+        5000,
+      ),
     record: (interactions: ReturnType<typeof interaction>[], ctx = orgA) =>
       callUnary<{ interactions: typeof interactions }, RecordInteractionsResponse__Output>(
         SERVICE_NAME,
@@ -42,23 +49,61 @@ describe('gRPC contract: RecommendationService', () => {
         5000,
       ),
     recommend: (request: RecommendRequest, ctx = orgA) =>
-      callUnary<RecommendRequest, RecommendResponse__Output>(SERVICE_NAME, client.Recommend, client, request, ctx, 5000),
-    rebuild: (ctx = orgA) => callUnary<object, ModelInfo__Output>(SERVICE_NAME, client.RebuildModel, client, {}, ctx, 30_000),
+      callUnary<RecommendRequest, RecommendResponse__Output>(
+        SERVICE_NAME,
+        client.Recommend,
+        client,
+        request,
+        ctx,
+        5000,
+      ),
+    rebuild: (ctx = orgA) =>
+      callUnary<object, ModelInfo__Output>(
+        SERVICE_NAME,
+        client.RebuildModel,
+        client,
+        {},
+        ctx,
+        30_000,
+      ),
     get: (itemId: string, ctx = orgA) =>
-      callUnary<{ item_id: string }, Item__Output>(SERVICE_NAME, client.GetItem, client, { item_id: itemId }, ctx, 5000),
+      callUnary<{ item_id: string }, Item__Output>(
+        SERVICE_NAME,
+        client.GetItem,
+        client,
+        { item_id: itemId },
+        ctx,
+        5000,
+      ),
     remove: (itemId: string, ctx = orgA) =>
-      callUnary<{ item_id: string }, DeleteItemResponse__Output>(SERVICE_NAME, client.DeleteItem, client, { item_id: itemId }, ctx, 5000),
+      callUnary<{ item_id: string }, DeleteItemResponse__Output>(
+        SERVICE_NAME,
+        client.DeleteItem,
+        client,
+        { item_id: itemId },
+        ctx,
+        5000,
+      ),
   };
 
   before(async () => {
     bus = new InMemoryEventBus();
     data = await collectDataEvents(bus);
     service = await startRecommendationService({
-      config: { ...loadRecommendationConfig({}), grpcHost: '127.0.0.1', grpcPort: 0, maxBatchSize: 10, logLevel: 'silent' },
+      config: {
+        ...loadRecommendationConfig({}),
+        grpcHost: '127.0.0.1',
+        grpcPort: 0,
+        maxBatchSize: 10,
+        logLevel: 'silent',
+      },
       bus,
       logger: silentLogger(),
     });
-    client = createClient(protos.recommendation().RecommendationService, `127.0.0.1:${service.port}`);
+    client = createClient(
+      protos.recommendation().RecommendationService,
+      `127.0.0.1:${service.port}`,
+    );
   });
 
   after(async () => {
@@ -94,7 +139,13 @@ describe('gRPC contract: RecommendationService', () => {
     ]);
 
     const model = await call.rebuild();
-    expect(model).to.deep.include({ algorithm: 'item_knn', version: 1, items: 3, users: 4, interactions: 5 });
+    expect(model).to.deep.include({
+      algorithm: 'item_knn',
+      version: 1,
+      items: 3,
+      users: 4,
+      interactions: 5,
+    });
 
     const response = await call.recommend({ user_id: 'alice', num_recommendations: 5 });
     expect(response.user_id).to.equal('alice');
@@ -104,7 +155,11 @@ describe('gRPC contract: RecommendationService', () => {
       ['socks', 'popular'],
     ]);
     expect(response.recommendations[0].score).to.be.within(0, 1);
-    expect(response.recommendations[0].item).to.deep.include({ item_id: 'stove', title: 'Camping stove', available: true });
+    expect(response.recommendations[0].item).to.deep.include({
+      item_id: 'stove',
+      title: 'Camping stove',
+      available: true,
+    });
 
     const related = await call.recommend({ user_id: 'visitor', current_item_id: 'tent' });
     expect(related.recommendations.map((r) => r.item_id)).to.deep.equal(['stove', 'socks']);
@@ -112,17 +167,37 @@ describe('gRPC contract: RecommendationService', () => {
   });
 
   it('gets and deletes items', async () => {
-    expect(await call.get('tent')).to.deep.include({ item_id: 'tent', title: 'Two-person tent', attributes_json: '{"price":199}' });
+    expect(await call.get('tent')).to.deep.include({
+      item_id: 'tent',
+      title: 'Two-person tent',
+      attributes_json: '{"price":199}',
+    });
     expect(await call.remove('socks')).to.deep.equal({ deleted: true });
     await expectAppError(call.get('socks'), 'not_found');
   });
 
   it('carries error codes and fields through gRPC', async () => {
-    await expectAppError(call.recommend({ user_id: 'alice', num_recommendations: 101 }), 'invalid_request', '/numRecommendations');
+    await expectAppError(
+      call.recommend({ user_id: 'alice', num_recommendations: 101 }),
+      'invalid_request',
+      '/numRecommendations',
+    );
     await expectAppError(call.recommend({ user_id: '' }), 'invalid_request', '/userId');
-    await expectAppError(call.upsert([item('a'), item('b', { catalog: 'music' })]), 'invalid_request', '/items/1/catalog');
-    await expectAppError(call.upsert(Array.from({ length: 11 }, (_, i) => item(`x${i}`))), 'invalid_request', '/items');
-    await expectAppError(call.record([interaction('u', 'a', 'rating', { value: 9 })]), 'invalid_request', '/interactions/0/value');
+    await expectAppError(
+      call.upsert([item('a'), item('b', { catalog: 'music' })]),
+      'invalid_request',
+      '/items/1/catalog',
+    );
+    await expectAppError(
+      call.upsert(Array.from({ length: 11 }, (_, i) => item(`x${i}`))),
+      'invalid_request',
+      '/items',
+    );
+    await expectAppError(
+      call.record([interaction('u', 'a', 'rating', { value: 9 })]),
+      'invalid_request',
+      '/interactions/0/value',
+    );
     await expectAppError(call.remove('never-existed'), 'not_found');
   });
 

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import type { AnyEvent, EventBus } from '@switchyard/shared';
-import { buildHandlers, collectDataEvents, context, expectAppError, interaction, item, recommendRequest } from './fixtures';
+import {
+  buildHandlers,
+  collectDataEvents,
+  context,
+  expectAppError,
+  interaction,
+  item,
+  recommendRequest,
+} from './fixtures';
 
 describe('UpsertItems / GetItem / DeleteItem', () => {
   const ctx = context('org_a');
@@ -8,8 +16,15 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
   it('stores items idempotently by item id and publishes data.updated', async () => {
     const { handlers, bus } = buildHandlers();
     const data = await collectDataEvents(bus);
-    const tent = item('tent', { title: 'Tent', categories: ['camping'], attributes_json: '{ "price": 199 }', updated_at: '2026-01-02T03:04:05Z' });
-    expect(await handlers.UpsertItems({ items: [tent, item('mug')] }, ctx)).to.deep.equal({ upserted: 2 });
+    const tent = item('tent', {
+      title: 'Tent',
+      categories: ['camping'],
+      attributes_json: '{ "price": 199 }',
+      updated_at: '2026-01-02T03:04:05Z',
+    });
+    expect(await handlers.UpsertItems({ items: [tent, item('mug')] }, ctx)).to.deep.equal({
+      upserted: 2,
+    });
     expect(await handlers.UpsertItems({ items: [tent] }, ctx)).to.deep.equal({ upserted: 1 });
     expect(await handlers.GetItem({ item_id: 'tent' }, ctx)).to.deep.equal({
       item_id: 'tent',
@@ -21,7 +36,9 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
       updated_at: '2026-01-02T03:04:05.000Z',
     });
     await data.waitForCount(2);
-    expect(data.events.map((e) => ({ type: e.type, organization: e.organization, data: e.data }))).to.deep.equal([
+    expect(
+      data.events.map((e) => ({ type: e.type, organization: e.organization, data: e.data })),
+    ).to.deep.equal([
       { type: 'data.updated', organization: 'org_a', data: { dataset: 'catalog_items', count: 2 } },
       { type: 'data.updated', organization: 'org_a', data: { dataset: 'catalog_items', count: 1 } },
     ]);
@@ -30,12 +47,35 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
   it('rejects invalid items with a field per problem and stores nothing', async () => {
     const { handlers } = buildHandlers();
     const items = [item('a'), item('b'), item('c'), item('d', { catalog: 'music' })];
-    await expectAppError(handlers.UpsertItems({ items }, ctx), 'invalid_request', '/items/3/catalog');
-    await expectAppError(handlers.UpsertItems({ items: [item('x', { attributes_json: '[1,2]' })] }, ctx), 'invalid_request', '/items/0/attributesJson');
-    await expectAppError(handlers.UpsertItems({ items: [item('x', { attributes_json: '{oops' })] }, ctx), 'invalid_request', '/items/0/attributesJson');
-    await expectAppError(handlers.UpsertItems({ items: [item('')] }, ctx), 'invalid_request', '/items/0/itemId');
-    await expectAppError(handlers.UpsertItems({ items: [item('x', { updated_at: 'yesterday' })] }, ctx), 'invalid_request', '/items/0/updatedAt');
-    const many = await expectAppError(handlers.UpsertItems({ items: [item(''), item('y', { title: ' ' })] }, ctx), 'invalid_request');
+    await expectAppError(
+      handlers.UpsertItems({ items }, ctx),
+      'invalid_request',
+      '/items/3/catalog',
+    );
+    await expectAppError(
+      handlers.UpsertItems({ items: [item('x', { attributes_json: '[1,2]' })] }, ctx),
+      'invalid_request',
+      '/items/0/attributesJson',
+    );
+    await expectAppError(
+      handlers.UpsertItems({ items: [item('x', { attributes_json: '{oops' })] }, ctx),
+      'invalid_request',
+      '/items/0/attributesJson',
+    );
+    await expectAppError(
+      handlers.UpsertItems({ items: [item('')] }, ctx),
+      'invalid_request',
+      '/items/0/itemId',
+    );
+    await expectAppError(
+      handlers.UpsertItems({ items: [item('x', { updated_at: 'yesterday' })] }, ctx),
+      'invalid_request',
+      '/items/0/updatedAt',
+    );
+    const many = await expectAppError(
+      handlers.UpsertItems({ items: [item(''), item('y', { title: ' ' })] }, ctx),
+      'invalid_request',
+    );
     expect(many.details.map((d) => d.field)).to.deep.equal(['/items/0/itemId', '/items/1/title']);
     await expectAppError(handlers.GetItem({ item_id: 'a' }, ctx), 'not_found');
   });
@@ -46,7 +86,11 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
     await expectAppError(handlers.UpsertItems({ items: four }, ctx), 'invalid_request', '/items');
     await expectAppError(handlers.UpsertItems({ items: [] }, ctx), 'invalid_request', '/items');
     const fourInteractions = ['a', 'b', 'c', 'd'].map((id) => interaction('u', id, 'view'));
-    await expectAppError(handlers.RecordInteractions({ interactions: fourInteractions }, ctx), 'invalid_request', '/interactions');
+    await expectAppError(
+      handlers.RecordInteractions({ interactions: fourInteractions }, ctx),
+      'invalid_request',
+      '/interactions',
+    );
   });
 
   it('deletes items (not_found afterwards and for another organization)', async () => {
@@ -72,7 +116,13 @@ describe('RecordInteractions', () => {
     const { handlers, bus } = buildHandlers();
     const data = await collectDataEvents(bus);
     const recorded = await handlers.RecordInteractions(
-      { interactions: [interaction('u1', 'later', 'purchase'), interaction('u1', 'other', 'purchase'), interaction('u2', 'later', 'view')] },
+      {
+        interactions: [
+          interaction('u1', 'later', 'purchase'),
+          interaction('u1', 'other', 'purchase'),
+          interaction('u2', 'later', 'view'),
+        ],
+      },
       ctx,
     );
     expect(recorded).to.deep.equal({ recorded: 3 });
@@ -94,7 +144,10 @@ describe('RecordInteractions', () => {
       interaction('u1', 'a', 'view', { timestamp: '12/01/2026' }),
       interaction('', 'a', 'view'),
     ];
-    const error = await expectAppError(handlers.RecordInteractions({ interactions: bad }, ctx), 'invalid_request');
+    const error = await expectAppError(
+      handlers.RecordInteractions({ interactions: bad }, ctx),
+      'invalid_request',
+    );
     expect(error.details.map((d) => d.field)).to.deep.equal([
       '/interactions/0/type',
       '/interactions/1/value',
@@ -110,8 +163,12 @@ describe('RecordInteractions', () => {
       interaction('u1', 'a', 'purchase', { timestamp: '2026-03-01T10:00:00Z' }),
       interaction('u1', 'b', 'view'),
     ];
-    expect(await handlers.RecordInteractions({ interactions: batch }, ctx)).to.deep.equal({ recorded: 2 });
-    expect(await handlers.RecordInteractions({ interactions: batch }, ctx)).to.deep.equal({ recorded: 1 });
+    expect(await handlers.RecordInteractions({ interactions: batch }, ctx)).to.deep.equal({
+      recorded: 2,
+    });
+    expect(await handlers.RecordInteractions({ interactions: batch }, ctx)).to.deep.equal({
+      recorded: 1,
+    });
     expect(await deps.interactions.count('org_a')).to.equal(3);
     const model = (await deps.models.rebuild('org_a'))!;
     // One purchase (weight 1), not two.
@@ -128,7 +185,10 @@ describe('RecordInteractions', () => {
       close: async () => undefined,
     };
     const { handlers } = buildHandlers({ bus: failing });
-    await expectAppError(handlers.RecordInteractions({ interactions: [interaction('u1', 'a', 'view')] }, ctx), 'unavailable');
+    await expectAppError(
+      handlers.RecordInteractions({ interactions: [interaction('u1', 'a', 'view')] }, ctx),
+      'unavailable',
+    );
     await expectAppError(handlers.UpsertItems({ items: [item('a')] }, ctx), 'unavailable');
   });
 });

@@ -10,7 +10,13 @@ import { TEST_CONFIG } from './fixtures';
 
 const DAY = 86_400_000;
 let clock = 0;
-function event(userId: string, itemId: string, type: InteractionType = 'purchase', value = 0, timestamp = ++clock): UserInteraction {
+function event(
+  userId: string,
+  itemId: string,
+  type: InteractionType = 'purchase',
+  value = 0,
+  timestamp = ++clock,
+): UserInteraction {
   return { userId, itemId, type, value, timestamp };
 }
 
@@ -25,7 +31,8 @@ const baskets = [
 
 describe('interaction weights', () => {
   it('orders view < click < cart < purchase and ratings by value, all positive', () => {
-    const weight = (type: InteractionType, value = 0) => foldUserSignals([event('u', 'x', type, value)], clock, 0).get('x')!.weight;
+    const weight = (type: InteractionType, value = 0) =>
+      foldUserSignals([event('u', 'x', type, value)], clock, 0).get('x')!.weight;
     expect(weight('view')).to.be.lessThan(weight('click'));
     expect(weight('click')).to.be.lessThan(weight('cart'));
     expect(weight('cart')).to.be.lessThan(weight('purchase'));
@@ -36,11 +43,18 @@ describe('interaction weights', () => {
 
   it('keeps the newest rating, saturates repeated views and marks ownership', () => {
     const signals = foldUserSignals(
-      [event('u', 'x', 'rating', 5, 20), event('u', 'x', 'rating', 1, 10), ...Array.from({ length: 50 }, () => event('u', 'y', 'view', 0, 5))],
+      [
+        event('u', 'x', 'rating', 5, 20),
+        event('u', 'x', 'rating', 1, 10),
+        ...Array.from({ length: 50 }, () => event('u', 'y', 'view', 0, 5)),
+      ],
       20,
       0,
     );
-    expect(signals.get('x')).to.deep.equal({ weight: foldUserSignals([event('u', 'x', 'rating', 5)], 0, 0).get('x')!.weight, owned: true });
+    expect(signals.get('x')).to.deep.equal({
+      weight: foldUserSignals([event('u', 'x', 'rating', 5)], 0, 0).get('x')!.weight,
+      owned: true,
+    });
     expect(signals.get('y')!.weight).to.equal(2);
     expect(signals.get('y')!.owned).to.equal(false);
   });
@@ -48,7 +62,11 @@ describe('interaction weights', () => {
   it('halves an interaction per half-life from the newest one', () => {
     expect(decayFactor(30 * DAY, 30)).to.be.closeTo(0.5, 1e-12);
     expect(decayFactor(30 * DAY, 0)).to.equal(1);
-    const signals = foldUserSignals([event('u', 'old', 'purchase', 0, 0), event('u', 'new', 'purchase', 0, 60 * DAY)], 60 * DAY, 30);
+    const signals = foldUserSignals(
+      [event('u', 'old', 'purchase', 0, 0), event('u', 'new', 'purchase', 0, 60 * DAY)],
+      60 * DAY,
+      30,
+    );
     expect(signals.get('old')!.weight).to.be.closeTo(signals.get('new')!.weight / 4, 1e-12);
   });
 });
@@ -65,7 +83,11 @@ describe('EASE', () => {
   });
 
   it('ranks B first for a user who bought A (users who bought A mostly also bought B)', () => {
-    const data = trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease', easeLambda: 1 }, 1);
+    const data = trainModel(
+      buildTrainingSet(baskets, 0),
+      { ...TEST_CONFIG.training, algorithm: 'ease', easeLambda: 1 },
+      1,
+    );
     const model = new ItemModel(data);
     const scores = model.scoreUser(new Map([['A', 1]]));
     expect(scores[model.index('B')!]).to.be.greaterThan(scores[model.index('C')!]);
@@ -76,7 +98,10 @@ describe('item-kNN', () => {
   it('is the cosine over user vectors, keeping the most similar neighbours', () => {
     const set = buildTrainingSet(baskets, 0);
     const knn = trainItemKnn(set, 1);
-    const model = new ItemModel({ ...trainModel(set, { ...TEST_CONFIG.training, algorithm: 'item_knn' }, 1), sparse: knn });
+    const model = new ItemModel({
+      ...trainModel(set, { ...TEST_CONFIG.training, algorithm: 'item_knn' }, 1),
+      sparse: knn,
+    });
     const related = model.related('A');
     expect(related[model.index('B')!]).to.be.closeTo(2 / Math.sqrt(3 * 2), 1e-6);
     expect(related[model.index('C')!], 'only the nearest neighbour is kept').to.equal(0);
@@ -90,26 +115,48 @@ describe('algorithm choice and snapshots', () => {
     expect(chooseAlgorithm(set, options)).to.equal('ease');
     expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2 })).to.equal('item_knn');
     expect(chooseAlgorithm(set, { ...options, easeMinInteractions: 100 })).to.equal('item_knn');
-    expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2, algorithm: 'ease' })).to.equal('ease');
+    expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2, algorithm: 'ease' })).to.equal(
+      'ease',
+    );
   });
 
   for (const algorithm of ['ease', 'item_knn'] as const) {
     it(`encodes and decodes a ${algorithm} model to the same scores`, () => {
-      const data = trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm }, 7);
+      const data = trainModel(
+        buildTrainingSet(baskets, 0),
+        { ...TEST_CONFIG.training, algorithm },
+        7,
+      );
       const blob = encodeModel(data);
       const decoded = decodeModel(blob);
-      expect(decoded).to.deep.include({ algorithm, version: 7, users: 3, interactions: 6, itemIds: data.itemIds });
-      const profile = new Map([['A', 1], ['C', 0.5]]);
-      expect([...new ItemModel(decoded).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
+      expect(decoded).to.deep.include({
+        algorithm,
+        version: 7,
+        users: 3,
+        interactions: 6,
+        itemIds: data.itemIds,
+      });
+      const profile = new Map([
+        ['A', 1],
+        ['C', 0.5],
+      ]);
+      expect([...new ItemModel(decoded).scoreUser(profile)]).to.deep.equal([
+        ...new ItemModel(data).scoreUser(profile),
+      ]);
       // Aligned, the arrays are views on the blob (nothing copied); a blob at an odd offset is copied.
       expect(decoded.popularity.buffer).to.equal(blob.buffer);
       const unaligned = Buffer.concat([Buffer.alloc(3), blob]).subarray(3);
       const copied = decodeModel(unaligned);
       expect(copied.popularity.buffer).to.not.equal(unaligned.buffer);
-      expect([...new ItemModel(copied).scoreUser(profile)]).to.deep.equal([...new ItemModel(data).scoreUser(profile)]);
+      expect([...new ItemModel(copied).scoreUser(profile)]).to.deep.equal([
+        ...new ItemModel(data).scoreUser(profile),
+      ]);
       expect([...decoded.popularity]).to.deep.equal([...data.popularity]);
       const related = new ItemModel(decoded).rankedRelated('A')!;
-      expect(Array.from(related.order, (i) => decoded.itemIds[i])[0], 'B goes with A more than C does').to.equal('B');
+      expect(
+        Array.from(related.order, (i) => decoded.itemIds[i])[0],
+        'B goes with A more than C does',
+      ).to.equal('B');
       expect(related.strength[0]).to.equal(1);
     });
   }
@@ -126,8 +173,14 @@ describe('ranking scores (the top of a profile or of a row)', () => {
 
   it('keeps exactly the best `kept` positive scores in the order a full sort gives, ties by item id', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    for (const [n, kept] of [[1, 1], [50, 10], [1000, 500], [300, 1000], [40, 0]]) {
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (const [n, kept] of [
+      [1, 1],
+      [50, 10],
+      [1000, 500],
+      [300, 1000],
+      [40, 0],
+    ]) {
       // Few distinct values, so ties are common; some zero and negative scores, never ranked.
       const scores = Array.from({ length: n }, () => Math.floor(random() * 12) - 2);
       const ids = Array.from({ length: n }, (_, i) => `item-${(i * 7919) % n}`);
@@ -135,12 +188,16 @@ describe('ranking scores (the top of a profile or of a row)', () => {
       const expected = fullSort(scores, ids, kept);
       expect([...order], `n ${n}, kept ${kept}`).to.deep.equal(expected);
       if (expected.length > 0) expect(strength[0]).to.equal(1);
-      expect([...strength]).to.deep.equal(expected.map((i) => Math.fround(scores[i] / scores[expected[0]])));
+      expect([...strength]).to.deep.equal(
+        expected.map((i) => Math.fround(scores[i] / scores[expected[0]])),
+      );
     }
   });
 
   it("scores a user in the model's reused buffer: a second user's ranking is not affected by the first", () => {
-    const model = new ItemModel(trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease' }, 1));
+    const model = new ItemModel(
+      trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease' }, 1),
+    );
     const first = model.rankUser(new Map([['A', 1]]), 10);
     const second = model.rankUser(new Map([['C', 1]]), 10);
     expect([...model.rankUser(new Map([['A', 1]]), 10).order]).to.deep.equal([...first.order]);
@@ -149,7 +206,9 @@ describe('ranking scores (the top of a profile or of a row)', () => {
   });
 
   it('leaves the excluded items (what the user owns) out of the kept head, the rest in the same order', () => {
-    const model = new ItemModel(trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease' }, 1));
+    const model = new ItemModel(
+      trainModel(buildTrainingSet(baskets, 0), { ...TEST_CONFIG.training, algorithm: 'ease' }, 1),
+    );
     const profile = new Map([['A', 1]]);
     const all = [...model.rankUser(profile, 10).order].map((i) => model.itemId(i));
     expect(all.length).to.be.greaterThan(1);

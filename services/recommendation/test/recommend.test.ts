@@ -1,5 +1,14 @@
 import { expect } from 'chai';
-import { buildHandlers, context, expectAppError, item, interaction, recommendRequest, SHOP_INTERACTIONS, SHOP_ITEMS } from './fixtures';
+import {
+  buildHandlers,
+  context,
+  expectAppError,
+  item,
+  interaction,
+  recommendRequest,
+  SHOP_INTERACTIONS,
+  SHOP_ITEMS,
+} from './fixtures';
 import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
 
 type Handlers = ReturnType<typeof buildHandlers>['handlers'];
@@ -29,12 +38,26 @@ describe('Recommend (hand-built shop data)', () => {
     expect(response.request_id).to.equal(ctx.requestId);
     // B co-occurs twice with A, T1 once (rarer item), C once; U is unavailable; A is owned.
     expect(ids(response)).to.deep.equal(['B', 'T1', 'C', 'D', 'T2', 'E']);
-    expect(reasons(response)).to.deep.equal({ B: 'co_occurrence', T1: 'co_occurrence', C: 'co_occurrence', D: 'popular', T2: 'popular', E: 'popular' });
-    expect(response.recommendations?.[0].item).to.deep.include({ item_id: 'B', title: 'Item B', catalog: 'ecommerce', available: true });
+    expect(reasons(response)).to.deep.equal({
+      B: 'co_occurrence',
+      T1: 'co_occurrence',
+      C: 'co_occurrence',
+      D: 'popular',
+      T2: 'popular',
+      E: 'popular',
+    });
+    expect(response.recommendations?.[0].item).to.deep.include({
+      item_id: 'B',
+      title: 'Item B',
+      catalog: 'ecommerce',
+      available: true,
+    });
   });
 
   it('returns scores within 0..1, sorted descending', async () => {
-    const scores = (await handlers.Recommend(recommendRequest('alice'), ctx)).recommendations!.map((r) => Number(r.score));
+    const scores = (await handlers.Recommend(recommendRequest('alice'), ctx)).recommendations!.map(
+      (r) => Number(r.score),
+    );
     expect(scores[0]).to.be.at.most(1);
     expect(scores[scores.length - 1]).to.be.at.least(0);
     expect([...scores].sort((a, b) => b - a)).to.deep.equal(scores);
@@ -51,7 +74,10 @@ describe('Recommend (hand-built shop data)', () => {
   });
 
   it('ranks items related to the current item first and never returns the current item', async () => {
-    const response = await handlers.Recommend(recommendRequest('alice', { current_item_id: 'C' }), ctx);
+    const response = await handlers.Recommend(
+      recommendRequest('alice', { current_item_id: 'C' }),
+      ctx,
+    );
     // C co-occurs with A (owned by alice) and D; D comes first although it is weak for alice.
     // The popular fill stays in C's catalog (ecommerce), so T2 is left out.
     expect(ids(response)).to.deep.equal(['D', 'B', 'T1', 'E']);
@@ -60,14 +86,25 @@ describe('Recommend (hand-built shop data)', () => {
   });
 
   it('fills with popular items of the current item catalog for an unknown user', async () => {
-    const response = await handlers.Recommend(recommendRequest('newcomer', { current_item_id: 'C' }), ctx);
+    const response = await handlers.Recommend(
+      recommendRequest('newcomer', { current_item_id: 'C' }),
+      ctx,
+    );
     // C co-occurs with A (1 of 4 holders) more strongly than with D (1 of 5); T2 is another catalog.
     expect(ids(response)).to.deep.equal(['A', 'D', 'B', 'E']);
-    expect(reasons(response)).to.deep.equal({ A: 'related_to_current_item', D: 'related_to_current_item', B: 'popular', E: 'popular' });
+    expect(reasons(response)).to.deep.equal({
+      A: 'related_to_current_item',
+      D: 'related_to_current_item',
+      B: 'popular',
+      E: 'popular',
+    });
   });
 
   it('ignores an unknown current item instead of failing', async () => {
-    const withUnknown = await handlers.Recommend(recommendRequest('newcomer', { current_item_id: 'no-such-item' }), ctx);
+    const withUnknown = await handlers.Recommend(
+      recommendRequest('newcomer', { current_item_id: 'no-such-item' }),
+      ctx,
+    );
     const without = await handlers.Recommend(recommendRequest('newcomer'), ctx);
     expect(withUnknown).to.deep.equal(without);
   });
@@ -86,33 +123,70 @@ describe('Recommend (hand-built shop data)', () => {
     expect(ids(await handlers.Recommend(recommendRequest('alice'), ctx))).to.not.include('U');
     await handlers.UpsertItems({ items: [item('U', { available: true })] }, ctx);
     // Once available, U ties with T1 (both co-occur once with A and have one holder); ids break the tie.
-    expect(ids(await handlers.Recommend(recommendRequest('alice'), ctx)).slice(0, 3)).to.deep.equal(['B', 'T1', 'U']);
+    expect(ids(await handlers.Recommend(recommendRequest('alice'), ctx)).slice(0, 3)).to.deep.equal(
+      ['B', 'T1', 'U'],
+    );
     await handlers.DeleteItem({ item_id: 'B' }, ctx);
     expect(ids(await handlers.Recommend(recommendRequest('alice'), ctx))).to.not.include('B');
   });
 
   it('filters by catalog', async () => {
-    expect(ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'ticketing' }), ctx))).to.deep.equal(['T1', 'T2']);
-    expect(ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'ecommerce' }), ctx))).to.deep.equal(['B', 'C', 'D', 'E']);
-    expect(ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'education' }), ctx))).to.deep.equal([]);
+    expect(
+      ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'ticketing' }), ctx)),
+    ).to.deep.equal(['T1', 'T2']);
+    expect(
+      ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'ecommerce' }), ctx)),
+    ).to.deep.equal(['B', 'C', 'D', 'E']);
+    expect(
+      ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'education' }), ctx)),
+    ).to.deep.equal([]);
   });
 
   it('returns numRecommendations items, 10 by default', async () => {
-    expect(ids(await handlers.Recommend(recommendRequest('alice', { num_recommendations: 2 }), ctx))).to.deep.equal(['B', 'T1']);
+    expect(
+      ids(await handlers.Recommend(recommendRequest('alice', { num_recommendations: 2 }), ctx)),
+    ).to.deep.equal(['B', 'T1']);
     const many = Array.from({ length: 15 }, (_, i) => item(`P${String(i).padStart(2, '0')}`));
     await handlers.UpsertItems({ items: many }, ctx);
-    await handlers.RecordInteractions({ interactions: many.map((m) => interaction('crowd', m.item_id, 'view')) }, ctx);
+    await handlers.RecordInteractions(
+      { interactions: many.map((m) => interaction('crowd', m.item_id, 'view')) },
+      ctx,
+    );
     await handlers.RebuildModel({}, ctx);
     expect(ids(await handlers.Recommend(recommendRequest('newcomer'), ctx))).to.have.length(10);
-    expect(ids(await handlers.Recommend(recommendRequest('newcomer', { num_recommendations: 100 }), ctx))).to.have.length(22);
+    expect(
+      ids(
+        await handlers.Recommend(recommendRequest('newcomer', { num_recommendations: 100 }), ctx),
+      ),
+    ).to.have.length(22);
   });
 
   it('rejects numRecommendations outside 1..100, a missing userId and an unknown catalog', async () => {
-    await expectAppError(handlers.Recommend(recommendRequest('alice', { num_recommendations: 101 }), ctx), 'invalid_request', '/numRecommendations');
-    await expectAppError(handlers.Recommend(recommendRequest('alice', { num_recommendations: -1 }), ctx), 'invalid_request', '/numRecommendations');
-    await expectAppError(handlers.Recommend(recommendRequest(''), ctx), 'invalid_request', '/userId');
-    await expectAppError(handlers.Recommend(recommendRequest('alice', { catalog: 'music' }), ctx), 'invalid_request', '/catalog');
-    await expectAppError(handlers.Recommend(recommendRequest('alice', { current_item_id: 'x'.repeat(300) }), ctx), 'invalid_request', '/currentItemId');
+    await expectAppError(
+      handlers.Recommend(recommendRequest('alice', { num_recommendations: 101 }), ctx),
+      'invalid_request',
+      '/numRecommendations',
+    );
+    await expectAppError(
+      handlers.Recommend(recommendRequest('alice', { num_recommendations: -1 }), ctx),
+      'invalid_request',
+      '/numRecommendations',
+    );
+    await expectAppError(
+      handlers.Recommend(recommendRequest(''), ctx),
+      'invalid_request',
+      '/userId',
+    );
+    await expectAppError(
+      handlers.Recommend(recommendRequest('alice', { catalog: 'music' }), ctx),
+      'invalid_request',
+      '/catalog',
+    );
+    await expectAppError(
+      handlers.Recommend(recommendRequest('alice', { current_item_id: 'x'.repeat(300) }), ctx),
+      'invalid_request',
+      '/currentItemId',
+    );
   });
 
   it('keeps organizations apart', async () => {

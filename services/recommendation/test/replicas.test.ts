@@ -1,6 +1,18 @@
 import { expect } from 'chai';
-import { connectMongo, InMemoryEventBus, KafkaEventBus, type EventBus, type MongoConnection } from '@switchyard/shared';
-import { contractSuite, endpointOf, silentLogger, uniqueName, waitFor } from '@switchyard/shared/testing';
+import {
+  connectMongo,
+  InMemoryEventBus,
+  KafkaEventBus,
+  type EventBus,
+  type MongoConnection,
+} from '@switchyard/shared';
+import {
+  contractSuite,
+  endpointOf,
+  silentLogger,
+  uniqueName,
+  waitFor,
+} from '@switchyard/shared/testing';
 import type { Interaction__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
 import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
 import { loadRecommendationConfig } from '../src/config';
@@ -23,13 +35,31 @@ interface Deployment {
 
 /** EASE from the first interaction on, and no automatic rebuild: the tests train when they say so. */
 const config = (replicaId: string) =>
-  loadRecommendationConfig({ REPLICA_ID: replicaId, RECOMMENDATION_EASE_MIN_INTERACTIONS: '0', RECOMMENDATION_REBUILD_DELAY_MS: '3600000' });
+  loadRecommendationConfig({
+    REPLICA_ID: replicaId,
+    RECOMMENDATION_EASE_MIN_INTERACTIONS: '0',
+    RECOMMENDATION_REBUILD_DELAY_MS: '3600000',
+  });
 
-async function deploy(bus: () => Promise<EventBus>, stores: () => Promise<RecommendationStoresInUse>, cleanup: () => Promise<void>): Promise<Deployment> {
+async function deploy(
+  bus: () => Promise<EventBus>,
+  stores: () => Promise<RecommendationStoresInUse>,
+  cleanup: () => Promise<void>,
+): Promise<Deployment> {
   const buses = [await bus(), await bus()];
   const replicas = [
-    await createReplica({ config: config(uniqueName('a')), bus: buses[0], logger: silentLogger(), stores: await stores() }),
-    await createReplica({ config: config(uniqueName('b')), bus: buses[1], logger: silentLogger(), stores: await stores() }),
+    await createReplica({
+      config: config(uniqueName('a')),
+      bus: buses[0],
+      logger: silentLogger(),
+      stores: await stores(),
+    }),
+    await createReplica({
+      config: config(uniqueName('b')),
+      bus: buses[1],
+      logger: silentLogger(),
+      stores: await stores(),
+    }),
   ] as [Replica, Replica];
   return {
     replicas,
@@ -45,8 +75,16 @@ const fixtures = {
   memory: {
     async create(): Promise<Deployment> {
       const bus = new InMemoryEventBus();
-      const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore(), snapshots: new InMemoryModelSnapshotStore() };
-      return deploy(async () => bus, async () => stores, async () => undefined);
+      const stores = {
+        items: new InMemoryItemStore(),
+        interactions: new InMemoryInteractionStore(),
+        snapshots: new InMemoryModelSnapshotStore(),
+      };
+      return deploy(
+        async () => bus,
+        async () => stores,
+        async () => undefined,
+      );
     },
     destroy: (deployment: Deployment) => deployment.close(),
   },
@@ -55,9 +93,18 @@ const fixtures = {
       const prefix = `${uniqueName('reco')}.`;
       const database = uniqueName('test_recommendation_replicas');
       const connections: MongoConnection[] = [];
-      const memory = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore(), snapshots: new InMemoryModelSnapshotStore() };
+      const memory = {
+        items: new InMemoryItemStore(),
+        interactions: new InMemoryInteractionStore(),
+        snapshots: new InMemoryModelSnapshotStore(),
+      };
       const bus = async () => {
-        const kafka = new KafkaEventBus({ brokers: endpointOf('kafka')!.split(','), clientId: uniqueName('reco'), logger: silentLogger(), topicPrefix: prefix });
+        const kafka = new KafkaEventBus({
+          brokers: endpointOf('kafka')!.split(','),
+          clientId: uniqueName('reco'),
+          logger: silentLogger(),
+          topicPrefix: prefix,
+        });
         await kafka.start();
         return kafka;
       };
@@ -65,7 +112,11 @@ const fixtures = {
         if (!endpointOf('mongo')) return memory;
         const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
         connections.push(connection);
-        const opened = { items: new MongoItemStore(connection.db), interactions: new MongoInteractionStore(connection.db), snapshots: new MongoModelSnapshotStore(connection.db) };
+        const opened = {
+          items: new MongoItemStore(connection.db),
+          interactions: new MongoInteractionStore(connection.db),
+          snapshots: new MongoModelSnapshotStore(connection.db),
+        };
         await opened.items.ensureIndexes();
         await opened.interactions.ensureIndexes();
         await opened.snapshots.ensureIndexes();
@@ -81,17 +132,33 @@ const fixtures = {
 };
 
 /** Three tastes: outdoor, kitchen, books; 30 users with most of their group's items. */
-const ITEMS = ['tent', 'stove', 'lamp', 'boots', 'pan', 'knife', 'kettle', 'novel', 'poems', 'atlas'].map((id, i) =>
+const ITEMS = [
+  'tent',
+  'stove',
+  'lamp',
+  'boots',
+  'pan',
+  'knife',
+  'kettle',
+  'novel',
+  'poems',
+  'atlas',
+].map((id, i) =>
   item(id, { categories: [['outdoor', 'kitchen', 'books'][Math.min(2, Math.floor(i / 3.4))]] }),
 );
-const GROUPS = [['tent', 'stove', 'lamp', 'boots'], ['pan', 'knife', 'kettle'], ['novel', 'poems', 'atlas']];
+const GROUPS = [
+  ['tent', 'stove', 'lamp', 'boots'],
+  ['pan', 'knife', 'kettle'],
+  ['novel', 'poems', 'atlas'],
+];
 
 function history(): Interaction__Output[] {
   const all: Interaction__Output[] = [];
   for (let u = 0; u < 30; u++) {
     const group = GROUPS[u % 3];
     group.forEach((itemId, k) => {
-      if ((u + k) % 4 !== 0) all.push(interaction(`u${u}`, itemId, k % 2 === 0 ? 'purchase' : 'view'));
+      if ((u + k) % 4 !== 0)
+        all.push(interaction(`u${u}`, itemId, k % 2 === 0 ? 'purchase' : 'view'));
     });
   }
   return all;
@@ -125,7 +192,10 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
       recommendRequest('newcomer', { current_item_id: 'pan', num_recommendations: 3 }),
     ];
     for (const request of requests) {
-      const [fromA, fromB] = [await a.handlers.Recommend(request, ctx), await b.handlers.Recommend(request, ctx)];
+      const [fromA, fromB] = [
+        await a.handlers.Recommend(request, ctx),
+        await b.handlers.Recommend(request, ctx),
+      ];
       expect(fromB, `${request.user_id} ${request.current_item_id}`).to.deep.equal(fromA);
     }
     // And the model learned the groups: an outdoor user gets the outdoor item they lack first.
@@ -140,7 +210,10 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
     await a.handlers.Recommend(recommendRequest('reader'), ctx);
     expect(before.recommendations!.every((r) => r.reason === 'popular')).to.equal(true);
     // The user buys a book on replica A; replica B's next answer is about books.
-    await a.handlers.RecordInteractions({ interactions: [interaction('reader', 'novel', 'purchase')] }, ctx);
+    await a.handlers.RecordInteractions(
+      { interactions: [interaction('reader', 'novel', 'purchase')] },
+      ctx,
+    );
     const after = await waitFor(async () => {
       const response = await b.handlers.Recommend(recommendRequest('reader'), ctx);
       return response.recommendations![0].reason === 'co_occurrence' ? response : undefined;
@@ -149,14 +222,20 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
     expect(ids(after)).to.not.include('novel');
 
     // The book runs out of stock through replica B: replica A stops recommending it.
-    const atlasOnA = async () => ids(await a.handlers.Recommend(recommendRequest('reader'), ctx)).includes('atlas');
+    const atlasOnA = async () =>
+      ids(await a.handlers.Recommend(recommendRequest('reader'), ctx)).includes('atlas');
     expect(await atlasOnA()).to.equal(true);
-    await b.handlers.UpsertItems({ items: [item('atlas', { categories: ['books'], available: false })] }, ctx);
+    await b.handlers.UpsertItems(
+      { items: [item('atlas', { categories: ['books'], available: false })] },
+      ctx,
+    );
     await waitFor(async () => !(await atlasOnA()), 1000);
 
     await b.handlers.RebuildModel({}, ctx);
     await waitFor(() => a.deps.models.current(ctx.organization!)?.data.version === 2, 20_000);
-    expect(await a.handlers.Recommend(recommendRequest('reader'), ctx)).to.deep.equal(await b.handlers.Recommend(recommendRequest('reader'), ctx));
+    expect(await a.handlers.Recommend(recommendRequest('reader'), ctx)).to.deep.equal(
+      await b.handlers.Recommend(recommendRequest('reader'), ctx),
+    );
   });
 });
 
@@ -164,10 +243,27 @@ describe('scheduled training with two replicas', () => {
   it('trains once soon after interactions came in on both replicas, and both serve that model', async function () {
     this.timeout(60_000);
     const bus = new InMemoryEventBus();
-    const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore(), snapshots: new InMemoryModelSnapshotStore() };
-    const soon = (id: string) => ({ ...config(id), rebuild: { intervalMs: 60_000, delayMs: 50, minIntervalMs: 0 } });
-    const a = await createReplica({ config: soon(uniqueName('a')), bus, logger: silentLogger(), stores });
-    const b = await createReplica({ config: soon(uniqueName('b')), bus, logger: silentLogger(), stores });
+    const stores = {
+      items: new InMemoryItemStore(),
+      interactions: new InMemoryInteractionStore(),
+      snapshots: new InMemoryModelSnapshotStore(),
+    };
+    const soon = (id: string) => ({
+      ...config(id),
+      rebuild: { intervalMs: 60_000, delayMs: 50, minIntervalMs: 0 },
+    });
+    const a = await createReplica({
+      config: soon(uniqueName('a')),
+      bus,
+      logger: silentLogger(),
+      stores,
+    });
+    const b = await createReplica({
+      config: soon(uniqueName('b')),
+      bus,
+      logger: silentLogger(),
+      stores,
+    });
     try {
       await a.handlers.UpsertItems({ items: ITEMS }, ctx);
       const log = history();
@@ -175,10 +271,16 @@ describe('scheduled training with two replicas', () => {
         a.handlers.RecordInteractions({ interactions: log.slice(0, 30) }, ctx),
         b.handlers.RecordInteractions({ interactions: log.slice(30) }, ctx),
       ]);
-      await waitFor(() => a.deps.models.current(ctx.organization!) && b.deps.models.current(ctx.organization!), 20_000);
+      await waitFor(
+        () => a.deps.models.current(ctx.organization!) && b.deps.models.current(ctx.organization!),
+        20_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 500)); // the other replica's timer has fired too
       expect(await stores.snapshots.latestVersion(ctx.organization!)).to.equal(1);
-      expect(a.deps.models.current(ctx.organization!)!.data).to.include({ version: 1, interactions: log.length });
+      expect(a.deps.models.current(ctx.organization!)!.data).to.include({
+        version: 1,
+        interactions: log.length,
+      });
       expect(b.deps.models.current(ctx.organization!)!.data.version).to.equal(1);
     } finally {
       await a.close();
@@ -192,7 +294,11 @@ describe('training off the serving thread', () => {
   it('answers recommendations while a model trains in the worker thread', async function () {
     this.timeout(120_000);
     const bus = new InMemoryEventBus();
-    const replica = await createReplica({ config: config(uniqueName('w')), bus, logger: silentLogger() });
+    const replica = await createReplica({
+      config: config(uniqueName('w')),
+      bus,
+      logger: silentLogger(),
+    });
     try {
       const catalog = Array.from({ length: 600 }, (_, i) => item(`i${i}`));
       await replica.handlers.UpsertItems({ items: catalog.slice(0, 300) }, ctx);
@@ -200,7 +306,9 @@ describe('training off the serving thread', () => {
       // 600 items: EASE inverts a 600 x 600 matrix, which takes far longer than a recommendation.
       for (let u = 0; u < 300; u += 50) {
         const batch: Interaction__Output[] = [];
-        for (let v = u; v < u + 50; v++) for (let k = 0; k < 12; k++) batch.push(interaction(`u${v}`, `i${(v * 7 + k * 13) % 600}`, 'purchase'));
+        for (let v = u; v < u + 50; v++)
+          for (let k = 0; k < 12; k++)
+            batch.push(interaction(`u${v}`, `i${(v * 7 + k * 13) % 600}`, 'purchase'));
         await replica.handlers.RecordInteractions({ interactions: batch }, ctx);
       }
       await replica.handlers.RebuildModel({}, ctx);

@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { connectMongo, type MongoConnection } from '@switchyard/shared';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import type { CatalogItem, UserInteraction } from '../src/model/types';
-import { InMemoryInteractionStore, type InteractionStore, type InteractionToStore } from '../src/store/interaction-store';
+import {
+  InMemoryInteractionStore,
+  type InteractionStore,
+  type InteractionToStore,
+} from '../src/store/interaction-store';
 import { InMemoryItemStore, type ItemStore } from '../src/store/item-store';
 import { MongoInteractionStore } from '../src/store/mongo-interaction-store';
 import { MongoItemStore } from '../src/store/mongo-item-store';
@@ -25,7 +29,11 @@ const fixtures = {
   memory: {
     async create(): Promise<Backend> {
       // In memory the data lives in the instances, so "another instance" is the same one.
-      const stores = { items: new InMemoryItemStore(), interactions: new InMemoryInteractionStore(), snapshots: new InMemoryModelSnapshotStore() };
+      const stores = {
+        items: new InMemoryItemStore(),
+        interactions: new InMemoryInteractionStore(),
+        snapshots: new InMemoryModelSnapshotStore(),
+      };
       return { open: async () => stores, cleanup: async () => undefined };
     },
   },
@@ -69,11 +77,19 @@ function item(itemId: string, overrides: Partial<CatalogItem> = {}): CatalogItem
 }
 
 let clock = Date.UTC(2026, 0, 1);
-function interaction(userId: string, itemId: string, type: UserInteraction['type'] = 'view', value = 0): UserInteraction {
+function interaction(
+  userId: string,
+  itemId: string,
+  type: UserInteraction['type'] = 'view',
+  value = 0,
+): UserInteraction {
   return { userId, itemId, type, value, timestamp: clock++ };
 }
 
-const retryable = (i: UserInteraction): InteractionToStore => ({ ...i, dedupeKey: JSON.stringify([i.userId, i.itemId, i.type, i.value, i.timestamp]) });
+const retryable = (i: UserInteraction): InteractionToStore => ({
+  ...i,
+  dedupeKey: JSON.stringify([i.userId, i.itemId, i.type, i.value, i.timestamp]),
+});
 
 /** Each user's interactions in order, users sorted: what a scan promises. */
 function byUser(log: readonly UserInteraction[]): Array<[string, UserInteraction[]]> {
@@ -92,7 +108,12 @@ contractSuite<Backend>('ItemStore', fixtures, (backend) => {
   it('upserts idempotently by item id and reads items back whole', async () => {
     const { items } = await backend().open();
     expect(await items.upsert('org_a', [item('a'), item('b')])).to.equal(2);
-    expect(await items.upsert('org_a', [item('a', { title: 'Renamed' }), item('a', { title: 'Renamed twice' })])).to.equal(1);
+    expect(
+      await items.upsert('org_a', [
+        item('a', { title: 'Renamed' }),
+        item('a', { title: 'Renamed twice' }),
+      ]),
+    ).to.equal(1);
     expect(await items.get('org_a', 'a')).to.deep.equal(item('a', { title: 'Renamed twice' }));
     expect(await items.get('org_a', 'b')).to.deep.equal(item('b'));
     expect(await items.upsert('org_a', [])).to.equal(0);
@@ -131,13 +152,23 @@ contractSuite<Backend>('ItemStore', fixtures, (backend) => {
     const { items } = await backend().open();
     const batch = Array.from({ length: 150 }, (_, i) => item(`bulk${i}`));
     expect(await items.upsert('org_a', batch)).to.equal(150);
-    expect(await items.upsert('org_a', batch.map((i) => ({ ...i, title: 'Again' })))).to.equal(150);
-    expect((await items.getMany('org_a', ['bulk0', 'bulk149'])).get('bulk149')?.title).to.equal('Again');
+    expect(
+      await items.upsert(
+        'org_a',
+        batch.map((i) => ({ ...i, title: 'Again' })),
+      ),
+    ).to.equal(150);
+    expect((await items.getMany('org_a', ['bulk0', 'bulk149'])).get('bulk149')?.title).to.equal(
+      'Again',
+    );
   });
 
   it('shows the catalog to a second instance and survives concurrent upserts of the same new ids', async () => {
     const [one, two] = [await backend().open(), await backend().open()];
-    await Promise.all([one.items.upsert('org_a', [item('x'), item('y')]), two.items.upsert('org_a', [item('y'), item('x')])]);
+    await Promise.all([
+      one.items.upsert('org_a', [item('x'), item('y')]),
+      two.items.upsert('org_a', [item('y'), item('x')]),
+    ]);
     expect((await two.items.getMany('org_a', ['x', 'y'])).size).to.equal(2);
     expect(await (await backend().open()).items.get('org_a', 'x')).to.deep.equal(item('x'));
   });
@@ -146,7 +177,11 @@ contractSuite<Backend>('ItemStore', fixtures, (backend) => {
 contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
   it("appends, counts and scans user by user, each user's oldest first, per organization", async () => {
     const { interactions } = await backend().open();
-    const log = [interaction('u1', 'a'), interaction('u2', 'a', 'rating', 4), interaction('u1', 'b', 'purchase')];
+    const log = [
+      interaction('u1', 'a'),
+      interaction('u2', 'a', 'rating', 4),
+      interaction('u1', 'b', 'purchase'),
+    ];
     expect(await interactions.append('org_a', log)).to.deep.equal(log);
     await interactions.append('org_b', [interaction('u9', 'z')]);
     expect(await interactions.count('org_a')).to.equal(3);
@@ -159,8 +194,12 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     const { interactions } = await backend().open();
     const first = interaction('u1', 'a');
     const second = interaction('u1', 'b');
-    expect(await interactions.append('org_a', [retryable(first), retryable(first)])).to.deep.equal([first]);
-    expect(await interactions.append('org_a', [retryable(first), retryable(second)])).to.deep.equal([second]);
+    expect(await interactions.append('org_a', [retryable(first), retryable(first)])).to.deep.equal([
+      first,
+    ]);
+    expect(await interactions.append('org_a', [retryable(first), retryable(second)])).to.deep.equal(
+      [second],
+    );
     expect(await interactions.append('org_b', [retryable(first)])).to.deep.equal([first]);
     const now = interaction('u1', 'c');
     expect(await interactions.append('org_a', [now, now])).to.have.length(2);
@@ -169,8 +208,13 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
 
   it('stores a retried batch once when two replicas store it at the same time', async () => {
     const [one, two] = [await backend().open(), await backend().open()];
-    const batch = Array.from({ length: 20 }, (_, i) => retryable(interaction(`u${i % 4}`, `item${i}`)));
-    const [a, b] = await Promise.all([one.interactions.append('org_a', batch), two.interactions.append('org_a', batch)]);
+    const batch = Array.from({ length: 20 }, (_, i) =>
+      retryable(interaction(`u${i % 4}`, `item${i}`)),
+    );
+    const [a, b] = await Promise.all([
+      one.interactions.append('org_a', batch),
+      two.interactions.append('org_a', batch),
+    ]);
     expect(a.length + b.length).to.equal(20);
     expect(await one.interactions.count('org_a')).to.equal(20);
   });
@@ -178,15 +222,30 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
   it('appends a batch to many existing users (more than a server takes in one command)', async () => {
     const { interactions } = await backend().open();
     const users = Array.from({ length: 150 }, (_, i) => `bulk${i}`);
-    await interactions.append('org_a', users.map((u) => retryable(interaction(u, 'a'))));
-    expect(await interactions.append('org_a', users.map((u) => retryable(interaction(u, 'b'))))).to.have.length(150);
+    await interactions.append(
+      'org_a',
+      users.map((u) => retryable(interaction(u, 'a'))),
+    );
+    expect(
+      await interactions.append(
+        'org_a',
+        users.map((u) => retryable(interaction(u, 'b'))),
+      ),
+    ).to.have.length(150);
     expect(await interactions.count('org_a')).to.equal(300);
-    expect((await interactions.forUser('org_a', 'bulk149')).map((i) => i.itemId)).to.deep.equal(['a', 'b']);
+    expect((await interactions.forUser('org_a', 'bulk149')).map((i) => i.itemId)).to.deep.equal([
+      'a',
+      'b',
+    ]);
   });
 
   it("reads one user's interactions, oldest first, from a second instance", async () => {
     const { interactions } = await backend().open();
-    await interactions.append('org_a', [interaction('u1', 'A'), interaction('u2', 'B'), interaction('u1', 'C')]);
+    await interactions.append('org_a', [
+      interaction('u1', 'A'),
+      interaction('u2', 'B'),
+      interaction('u1', 'C'),
+    ]);
     await interactions.append('org_b', [interaction('u1', 'Z')]);
     const other = (await backend().open()).interactions;
     expect((await other.forUser('org_a', 'u1')).map((i) => i.itemId)).to.deep.equal(['A', 'C']);
@@ -195,14 +254,23 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
 
   it('finds catalog items sharing a category, within one catalog and organization', async () => {
     const { items } = await backend().open();
-    const base = { title: 't', attributesJson: '{}', available: true, updatedAt: '2026-01-01T00:00:00.000Z' };
+    const base = {
+      title: 't',
+      attributesJson: '{}',
+      available: true,
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
     await items.upsert('org_a', [
       { ...base, itemId: 'rock1', catalog: 'ticketing', categories: ['rock', 'live'] },
       { ...base, itemId: 'jazz1', catalog: 'ticketing', categories: ['jazz'] },
       { ...base, itemId: 'rockshirt', catalog: 'ecommerce', categories: ['rock'] },
     ]);
-    await items.upsert('org_b', [{ ...base, itemId: 'rock2', catalog: 'ticketing', categories: ['rock'] }]);
-    const found = await (await backend().open()).items.withCategories('org_a', 'ticketing', ['rock', 'blues'], 10);
+    await items.upsert('org_b', [
+      { ...base, itemId: 'rock2', catalog: 'ticketing', categories: ['rock'] },
+    ]);
+    const found = await (
+      await backend().open()
+    ).items.withCategories('org_a', 'ticketing', ['rock', 'blues'], 10);
     expect(found.map((i) => i.itemId)).to.deep.equal(['rock1']);
   });
 
@@ -249,7 +317,10 @@ contractSuite('ModelSnapshotStore', fixtures, (backend) => {
 
   it('lets only the first publisher of a version win, and never goes back', async () => {
     const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
-    const results = await Promise.all([one.publish('org_a', { version: 1, blob: blob(1) }), two.publish('org_a', { version: 1, blob: blob(5) })]);
+    const results = await Promise.all([
+      one.publish('org_a', { version: 1, blob: blob(1) }),
+      two.publish('org_a', { version: 1, blob: blob(5) }),
+    ]);
     expect(results.filter(Boolean)).to.have.length(1);
     expect(await one.publish('org_a', { version: 1, blob: blob(7) })).to.equal(false);
     await one.publish('org_a', { version: 3, blob: blob(3) });
@@ -259,7 +330,8 @@ contractSuite('ModelSnapshotStore', fixtures, (backend) => {
 
   it('keeps serving the newest after older versions are pruned', async () => {
     const store = (await backend().open()).snapshots;
-    for (let version = 1; version <= 5; version++) await store.publish('org_a', { version, blob: blob(version, 1000) });
+    for (let version = 1; version <= 5; version++)
+      await store.publish('org_a', { version, blob: blob(version, 1000) });
     expect((await store.latest('org_a'))?.blob.equals(blob(5, 1000))).to.equal(true);
   });
 });
@@ -269,19 +341,29 @@ contractSuite('ModelSnapshotStore training lease', fixtures, (backend) => {
     const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
     expect(await one.claimTraining('org_a', 'replica-1', 60_000)).to.equal(true);
     expect(await two.claimTraining('org_a', 'replica-2', 60_000)).to.equal(false);
-    expect(await two.claimTraining('org_b', 'replica-2', 60_000), 'another organization').to.equal(true);
-    expect(await one.claimTraining('org_a', 'replica-1', 60_000), 'the owner renews').to.equal(true);
+    expect(await two.claimTraining('org_b', 'replica-2', 60_000), 'another organization').to.equal(
+      true,
+    );
+    expect(await one.claimTraining('org_a', 'replica-1', 60_000), 'the owner renews').to.equal(
+      true,
+    );
     await two.releaseTraining('org_a', 'replica-2'); // not the owner: no effect
     expect(await two.claimTraining('org_a', 'replica-2', 60_000)).to.equal(false);
     await one.releaseTraining('org_a', 'replica-1');
     expect(await two.claimTraining('org_a', 'replica-2', 50)).to.equal(true);
     await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(await one.claimTraining('org_a', 'replica-1', 60_000), 'an expired lease is free').to.equal(true);
+    expect(
+      await one.claimTraining('org_a', 'replica-1', 60_000),
+      'an expired lease is free',
+    ).to.equal(true);
   });
 
   it('gives a contested lease to exactly one of two replicas', async () => {
     const [one, two] = [(await backend().open()).snapshots, (await backend().open()).snapshots];
-    const claims = await Promise.all([one.claimTraining('org_a', 'replica-1', 60_000), two.claimTraining('org_a', 'replica-2', 60_000)]);
+    const claims = await Promise.all([
+      one.claimTraining('org_a', 'replica-1', 60_000),
+      two.claimTraining('org_a', 'replica-2', 60_000),
+    ]);
     expect(claims.filter(Boolean)).to.have.length(1);
   });
 });

@@ -22,7 +22,9 @@ class SlowStore extends InMemoryInteractionStore {
 describe('UserProfiles', () => {
   it('reads a user once for the calls in flight meanwhile', async () => {
     const store = new SlowStore();
-    await store.append('org', [{ userId: 'u1', itemId: 'a', type: 'purchase', value: 0, timestamp: 1 }]);
+    await store.append('org', [
+      { userId: 'u1', itemId: 'a', type: 'purchase', value: 0, timestamp: 1 },
+    ]);
     const profiles = new UserProfiles(store, 0);
     const calls = Promise.all(Array.from({ length: 10 }, () => profiles.get('org', 'u1')));
     await new Promise((resolve) => setImmediate(resolve));
@@ -37,7 +39,9 @@ describe('UserProfiles', () => {
     const profiles = new UserProfiles(store, 0);
     const before = profiles.get('org', 'u1');
     await new Promise((resolve) => setImmediate(resolve));
-    await store.append('org', [{ userId: 'u1', itemId: 'b', type: 'purchase', value: 0, timestamp: 2 }]);
+    await store.append('org', [
+      { userId: 'u1', itemId: 'b', type: 'purchase', value: 0, timestamp: 2 },
+    ]);
     profiles.invalidate('org', ['u1']);
     const after = profiles.get('org', 'u1');
     await new Promise((resolve) => setImmediate(resolve));

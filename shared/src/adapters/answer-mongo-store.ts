@@ -34,10 +34,17 @@ export class MongoAnswerStore implements AnswerStore {
 
   async get(organization: string, key: string): Promise<string | undefined> {
     const doc = await this.collection.findOne({ _id: answerId(organization, key) });
-    return doc && doc.organization === organization && doc.expiresAt.getTime() > Date.now() ? doc.answer : undefined;
+    return doc && doc.organization === organization && doc.expiresAt.getTime() > Date.now()
+      ? doc.answer
+      : undefined;
   }
 
-  async put(organization: string, key: string, answer: string, ttlSeconds: number): Promise<string> {
+  async put(
+    organization: string,
+    key: string,
+    answer: string,
+    ttlSeconds: number,
+  ): Promise<string> {
     const _id = answerId(organization, key);
     const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
     this.sweep();
@@ -58,6 +65,8 @@ export class MongoAnswerStore implements AnswerStore {
   private sweep(): void {
     if (Date.now() - this.lastSweep < SWEEP_INTERVAL_MS) return;
     this.lastSweep = Date.now();
-    this.collection.deleteMany({ expiresAt: { $lte: new Date() } }).catch(() => (this.lastSweep = 0));
+    this.collection
+      .deleteMany({ expiresAt: { $lte: new Date() } })
+      .catch(() => (this.lastSweep = 0));
   }
 }

@@ -24,10 +24,18 @@ export class InMemoryAnswerStore implements AnswerStore {
     return this.kept(answerId(organization, key));
   }
 
-  async put(organization: string, key: string, answer: string, ttlSeconds: number): Promise<string> {
+  async put(
+    organization: string,
+    key: string,
+    answer: string,
+    ttlSeconds: number,
+  ): Promise<string> {
     const kept = this.kept(answerId(organization, key));
     if (kept !== undefined) return kept;
-    this.answers.set(answerId(organization, key), { answer, expiresAt: Date.now() + ttlSeconds * 1000 });
+    this.answers.set(answerId(organization, key), {
+      answer,
+      expiresAt: Date.now() + ttlSeconds * 1000,
+    });
     this.dropExpired();
     return answer;
   }

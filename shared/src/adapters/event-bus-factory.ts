@@ -14,9 +14,14 @@ export async function createEventBus(options: {
   logger: Logger;
   topicPrefix?: string;
 }): Promise<EventBus> {
-  const brokers = options.kafkaBrokers.split(',').map((b) => b.trim()).filter(Boolean);
+  const brokers = options.kafkaBrokers
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (brokers.length === 0) {
-    options.logger.warn('KAFKA_BROKERS is not set: using an in-process event bus (events stay in this process)');
+    options.logger.warn(
+      'KAFKA_BROKERS is not set: using an in-process event bus (events stay in this process)',
+    );
     return new InMemoryEventBus({ logger: options.logger });
   }
   const settings = readKafkaSettings();

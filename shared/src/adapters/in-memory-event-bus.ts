@@ -1,9 +1,20 @@
 import type { Logger } from 'pino';
-import type { EventBatchHandler, EventBus, SubscribeBatchOptions, SubscribeOptions, Subscription } from '../events/bus';
+import type {
+  EventBatchHandler,
+  EventBus,
+  SubscribeBatchOptions,
+  SubscribeOptions,
+  Subscription,
+} from '../events/bus';
 import { validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, type Topic } from '../events/topics';
 import { contextFromCarrier, type TraceCarrier } from '../tracing/propagation';
-import { describeConsumed, rememberConsumed, tracePublish, traceConsume } from '../tracing/messaging';
+import {
+  describeConsumed,
+  rememberConsumed,
+  tracePublish,
+  traceConsume,
+} from '../tracing/messaging';
 
 export interface DeadLetter {
   topic: Topic;
@@ -81,17 +92,30 @@ export class InMemoryEventBus implements EventBus {
 
   subscribe(options: SubscribeOptions): Promise<Subscription> {
     const handler = options.handler;
-    return this.join(options.group, options.topics, { handler: (events) => handler(events[0]!), maxBatchSize: 1 });
+    return this.join(options.group, options.topics, {
+      handler: (events) => handler(events[0]!),
+      maxBatchSize: 1,
+    });
   }
 
   subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
-    return this.join(options.group, options.topics, { handler: options.handler, maxBatchSize: options.maxBatchSize ?? 500 });
+    return this.join(options.group, options.topics, {
+      handler: options.handler,
+      maxBatchSize: options.maxBatchSize ?? 500,
+    });
   }
 
   private async join(name: string, topics: Topic[], member: Member): Promise<Subscription> {
     let group = this.groups.get(name);
     if (!group) {
-      group = { name, topics: new Set(), members: [], offsets: new Map(), nextMember: 0, draining: false };
+      group = {
+        name,
+        topics: new Set(),
+        members: [],
+        offsets: new Map(),
+        nextMember: 0,
+        draining: false,
+      };
       this.groups.set(name, group);
     }
     for (const topic of topics) {
@@ -139,7 +163,7 @@ export class InMemoryEventBus implements EventBus {
     if (group.draining || group.members.length === 0 || this.closed) return;
     group.draining = true;
     setImmediate(() => {
-      this.drainLoop(group).finally(() => {
+      void this.drainLoop(group).finally(() => {
         group.draining = false;
         if (this.lag(group.name) > 0 && group.members.length > 0 && !this.closed) this.drain(group);
       });
@@ -158,7 +182,10 @@ export class InMemoryEventBus implements EventBus {
   }
 
   /** The next events of the first topic with any, at most max of them. */
-  private nextFor(group: Group, max: number): { topic: Topic; offset: number; events: LoggedEvent[] } | undefined {
+  private nextFor(
+    group: Group,
+    max: number,
+  ): { topic: Topic; offset: number; events: LoggedEvent[] } | undefined {
     for (const topic of group.topics) {
       const log = this.logOf(topic);
       const offset = group.offsets.get(topic) ?? log.base;
@@ -169,16 +196,33 @@ export class InMemoryEventBus implements EventBus {
   }
 
   /** The batch with retries; if it keeps failing, event by event, so only the failing one is dead-lettered. */
-  private async deliver(group: Group, member: Member, topic: Topic, events: LoggedEvent[]): Promise<void> {
-    const failed = await this.attempt(group, events[0]!.event.id, () => this.handOver(group, member, topic, events));
+  private async deliver(
+    group: Group,
+    member: Member,
+    topic: Topic,
+    events: LoggedEvent[],
+  ): Promise<void> {
+    const failed = await this.attempt(group, events[0]!.event.id, () =>
+      this.handOver(group, member, topic, events),
+    );
     if (failed === undefined) return;
     if (events.length > 1) {
       for (const logged of events) await this.deliver(group, member, topic, [logged]);
       return;
     }
     const event = events[0]!.event;
-    this.deadLetters.push({ topic, group: group.name, event, error: failed, attempts: this.maxAttempts, failedAt: new Date().toISOString() });
-    this.options.logger?.error({ group: group.name, eventId: event.id, type: event.type, error: failed }, 'event sent to dead letters');
+    this.deadLetters.push({
+      topic,
+      group: group.name,
+      event,
+      error: failed,
+      attempts: this.maxAttempts,
+      failedAt: new Date().toISOString(),
+    });
+    this.options.logger?.error(
+      { group: group.name, eventId: event.id, type: event.type, error: failed },
+      'event sent to dead letters',
+    );
   }
 
   /**
@@ -186,21 +230,41 @@ export class InMemoryEventBus implements EventBus {
    * subscriber's event is handled in a consumer span continuing the publisher's trace; a batch's
    * events each carry theirs to where the handler takes them up (inConsumedTrace).
    */
-  private handOver(group: Group, member: Member, topic: Topic, events: LoggedEvent[]): Promise<void> {
+  private handOver(
+    group: Group,
+    member: Member,
+    topic: Topic,
+    events: LoggedEvent[],
+  ): Promise<void> {
     const copies = events.map(({ event, trace }) => {
       const copy = structuredClone(event);
-      rememberConsumed(copy, { system: 'in_memory', topic, group: group.name, parent: contextFromCarrier(trace) });
+      rememberConsumed(copy, {
+        system: 'in_memory',
+        topic,
+        group: group.name,
+        parent: contextFromCarrier(trace),
+      });
       return copy;
     });
     if (member.maxBatchSize > 1) return member.handler(copies);
-    return traceConsume('in_memory', topic, group.name, contextFromCarrier(events[0]!.trace), (span) => {
-      describeConsumed(span, copies[0]!);
-      return member.handler(copies);
-    });
+    return traceConsume(
+      'in_memory',
+      topic,
+      group.name,
+      contextFromCarrier(events[0]!.trace),
+      (span) => {
+        describeConsumed(span, copies[0]!);
+        return member.handler(copies);
+      },
+    );
   }
 
   /** Runs work up to maxAttempts times with backoff; returns the last error, or undefined once it succeeded. */
-  private async attempt(group: Group, eventId: string, work: () => Promise<void>): Promise<string | undefined> {
+  private async attempt(
+    group: Group,
+    eventId: string,
+    work: () => Promise<void>,
+  ): Promise<string | undefined> {
     let lastError = '';
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       try {
@@ -208,7 +272,10 @@ export class InMemoryEventBus implements EventBus {
         return undefined;
       } catch (error) {
         lastError = error instanceof Error ? error.message : String(error);
-        this.options.logger?.warn({ group: group.name, eventId, attempt, error: lastError }, 'event handler failed');
+        this.options.logger?.warn(
+          { group: group.name, eventId, attempt, error: lastError },
+          'event handler failed',
+        );
         if (attempt < this.maxAttempts) await sleep(this.retryBaseMs * 2 ** (attempt - 1));
       }
     }
@@ -220,7 +287,8 @@ export class InMemoryEventBus implements EventBus {
     const log = this.logOf(topic);
     let minOffset = Infinity;
     for (const group of this.groups.values()) {
-      if (group.topics.has(topic)) minOffset = Math.min(minOffset, group.offsets.get(topic) ?? log.base);
+      if (group.topics.has(topic))
+        minOffset = Math.min(minOffset, group.offsets.get(topic) ?? log.base);
     }
     const drop = Math.min(minOffset, log.base + log.events.length) - log.base;
     if (drop > 256) {

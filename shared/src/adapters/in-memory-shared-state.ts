@@ -56,7 +56,13 @@ class InMemoryCounters implements Counters {
     return this.values.get(key)?.value ?? 0;
   }
 
-  async reserve(key: string, amount: number, limit: number, ttlSeconds?: number, options: ReserveOptions = {}): Promise<Reservation> {
+  async reserve(
+    key: string,
+    amount: number,
+    limit: number,
+    ttlSeconds?: number,
+    options: ReserveOptions = {},
+  ): Promise<Reservation> {
     checkPositive('amount', amount);
     checkInteger('limit', limit);
     const entry = this.values.get(key);
@@ -66,7 +72,11 @@ class InMemoryCounters implements Counters {
     return { granted: true, total: this.add(key, amount, ttlSeconds) };
   }
 
-  async setIfAbsent(key: string, value: number, ttlSeconds: number): Promise<{ created: boolean; total: number }> {
+  async setIfAbsent(
+    key: string,
+    value: number,
+    ttlSeconds: number,
+  ): Promise<{ created: boolean; total: number }> {
     checkInteger('value', value);
     const entry = this.values.get(key);
     if (entry) return { created: false, total: entry.value };
@@ -87,12 +97,13 @@ class InMemoryCounters implements Counters {
   private add(key: string, amount: number, ttlSeconds?: number): number {
     const entry = this.values.get(key);
     const total = (entry?.value ?? 0) + amount;
-    const expiresAt = entry ? entry.expiresAt : expiryOf(ttlSeconds === undefined ? undefined : ttlSeconds * 1000);
+    const expiresAt = entry
+      ? entry.expiresAt
+      : expiryOf(ttlSeconds === undefined ? undefined : ttlSeconds * 1000);
     this.values.set(key, total, expiresAt);
     return total;
   }
 }
-
 
 /**
  * One key's sliding log: hits in time order from `head` on, with their summed weight kept, so a
@@ -138,7 +149,12 @@ class HitLog {
 class InMemoryRateLimiter implements RateLimiter {
   private readonly logs = new Map<string, HitLog>();
 
-  async slidingWindowHit(key: string, windowMs: number, limit: number, weight = 1): Promise<RateLimitDecision> {
+  async slidingWindowHit(
+    key: string,
+    windowMs: number,
+    limit: number,
+    weight = 1,
+  ): Promise<RateLimitDecision> {
     checkPositive('windowMs', windowMs);
     checkPositive('weight', weight);
     checkInteger('limit', limit);
@@ -153,7 +169,11 @@ class InMemoryRateLimiter implements RateLimiter {
     }
     if (log.size > 0) this.logs.set(key, log);
     else this.logs.delete(key);
-    return { allowed, remaining: Math.max(0, limit - log.used), resetMs: log.resetMs(allowed, log.used + weight - limit, now, windowMs) };
+    return {
+      allowed,
+      remaining: Math.max(0, limit - log.used),
+      resetMs: log.resetMs(allowed, log.used + weight - limit, now, windowMs),
+    };
   }
 }
 

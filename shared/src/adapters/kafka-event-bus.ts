@@ -1,13 +1,35 @@
-import { Kafka, Partitioners, logLevel, type Admin, type SASLOptions, type ProducerBatch, type Consumer, type Producer, type KafkaMessage, type IHeaders, type Message } from 'kafkajs';
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type Admin,
+  type SASLOptions,
+  type ProducerBatch,
+  type Consumer,
+  type Producer,
+  type KafkaMessage,
+  type IHeaders,
+  type Message,
+} from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
-import type { EventBus, SubscribeBatchOptions, SubscribeOptions, Subscription } from '../events/bus';
+import type {
+  EventBus,
+  SubscribeBatchOptions,
+  SubscribeOptions,
+  Subscription,
+} from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
 import './kafka-request-queue-fix';
 import { contextFromCarrier, kafkaHeaderGetter } from '../tracing/propagation';
-import { describeConsumed, rememberConsumed, tracePublish, traceConsume } from '../tracing/messaging';
+import {
+  describeConsumed,
+  rememberConsumed,
+  tracePublish,
+  traceConsume,
+} from '../tracing/messaging';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -76,11 +98,13 @@ export class KafkaEventBus implements EventBus {
       ssl: options.ssl,
       sasl: options.sasl,
       logLevel: logLevel.WARN,
-      logCreator: () => ({ level, log }) => {
-        const { message, ...extra } = log;
-        if (level <= logLevel.ERROR) options.logger.error({ kafka: extra }, message);
-        else options.logger.warn({ kafka: extra }, message);
-      },
+      logCreator:
+        () =>
+        ({ level, log }) => {
+          const { message, ...extra } = log;
+          if (level <= logLevel.ERROR) options.logger.error({ kafka: extra }, message);
+          else options.logger.warn({ kafka: extra }, message);
+        },
       retry: { initialRetryTime: 200, retries: 10, maxRetryTime: 5000 },
       // A request to a broker that went away fails after this long instead of holding the queue.
       requestTimeout: 10_000,
@@ -124,12 +148,14 @@ export class KafkaEventBus implements EventBus {
     const valid = validateEvent(event);
     const topic = TOPIC_OF[valid.type];
     const value = JSON.stringify(valid);
-    await tracePublish('kafka', topic, valid, (trace) => this.enqueue(this.physical(topic), {
-      key: valid.organization,
-      value,
-      // The trace context (traceparent, tracestate) travels in the headers: the consumer's span continues it.
-      headers: { ...trace, 'event-id': valid.id, 'event-type': valid.type },
-    }));
+    await tracePublish('kafka', topic, valid, (trace) =>
+      this.enqueue(this.physical(topic), {
+        key: valid.organization,
+        value,
+        // The trace context (traceparent, tracestate) travels in the headers: the consumer's span continues it.
+        headers: { ...trace, 'event-id': valid.id, 'event-type': valid.type },
+      }),
+    );
   }
 
   /** Queues a message for the flusher; resolves once the batch carrying it is acknowledged. */
@@ -185,13 +211,19 @@ export class KafkaEventBus implements EventBus {
     let timer: NodeJS.Timeout | undefined;
     const limitMs = this.options.sendTimeoutMs ?? 15_000;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Kafka send did not complete within ${limitMs} ms`)), limitMs);
+      timer = setTimeout(
+        () => reject(new Error(`Kafka send did not complete within ${limitMs} ms`)),
+        limitMs,
+      );
     });
     const producer = this.producer;
     try {
       await Promise.race([producer.sendBatch(batch), timeout]);
     } catch (error) {
-      this.options.logger.warn({ error: errorText(error) }, 'publish failed: replacing the Kafka producer');
+      this.options.logger.warn(
+        { error: errorText(error) },
+        'publish failed: replacing the Kafka producer',
+      );
       this.replaceProducer(producer);
       throw error;
     } finally {
@@ -209,7 +241,15 @@ export class KafkaEventBus implements EventBus {
             const event = await this.decode(options.group, topic, partition, message);
             if (!event) return;
             describeConsumed(span, event);
-            await this.handle(options.group, topic, partition, message, event, options.handler, heartbeat);
+            await this.handle(
+              options.group,
+              topic,
+              partition,
+              message,
+              event,
+              options.handler,
+              heartbeat,
+            );
           });
         },
       }),
@@ -224,13 +264,22 @@ export class KafkaEventBus implements EventBus {
   async subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
     const maxBatchSize = options.maxBatchSize ?? 500;
     // A fetch returns once it has about half a batch of bytes or maxWaitMs has passed.
-    const fetching = options.maxWaitMs ? { minBytes: maxBatchSize * 256, maxWaitTimeInMs: options.maxWaitMs } : {};
+    const fetching = options.maxWaitMs
+      ? { minBytes: maxBatchSize * 256, maxWaitTimeInMs: options.maxWaitMs }
+      : {};
     return this.consume(options.group, options.topics, fetching, (consumer) =>
       consumer.run({
         autoCommit: true,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: this.concurrency(),
-        eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+        eachBatch: async ({
+          batch,
+          resolveOffset,
+          heartbeat,
+          commitOffsetsIfNecessary,
+          isRunning,
+          isStale,
+        }) => {
           const { topic, partition } = batch;
           for (let start = 0; start < batch.messages.length; start += maxBatchSize) {
             if (!isRunning() || isStale()) return;
@@ -240,10 +289,17 @@ export class KafkaEventBus implements EventBus {
               const event = await this.decode(options.group, topic, partition, message);
               if (!event) continue;
               // Each event is handled in its publisher's trace wherever the batch handler takes it up.
-              rememberConsumed(event, { system: 'kafka', topic: this.logical(topic), group: options.group, parent: contextFromCarrier(message.headers, kafkaHeaderGetter) });
+              rememberConsumed(event, {
+                system: 'kafka',
+                topic: this.logical(topic),
+                group: options.group,
+                parent: contextFromCarrier(message.headers, kafkaHeaderGetter),
+              });
               items.push({ message, event });
             }
-            await whileHeartbeating(heartbeat, () => this.handleBatch(options, topic, partition, items, heartbeat));
+            await whileHeartbeating(heartbeat, () =>
+              this.handleBatch(options, topic, partition, items, heartbeat),
+            );
             resolveOffset(chunk[chunk.length - 1]!.offset);
             await heartbeat();
             await commitOffsetsIfNecessary();
@@ -332,7 +388,12 @@ export class KafkaEventBus implements EventBus {
   }
 
   /** The event of a message; an undecodable one goes to the dead letters (undefined). */
-  private async decode(group: string, topic: string, partition: number, message: KafkaMessage): Promise<AnyEvent | undefined> {
+  private async decode(
+    group: string,
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+  ): Promise<AnyEvent | undefined> {
     try {
       return decodeEvent(message.value ?? Buffer.alloc(0));
     } catch (error) {
@@ -351,11 +412,29 @@ export class KafkaEventBus implements EventBus {
   ): Promise<void> {
     if (items.length === 0) return;
     const one = (event: AnyEvent) => options.handler([event]);
-    if (items.length === 1) return this.handle(options.group, topic, partition, items[0]!.message, items[0]!.event, one, heartbeat);
-    const failed = await this.attempt(options.group, items[0]!.event.id, () => options.handler(items.map((i) => i.event)), heartbeat);
+    if (items.length === 1)
+      return this.handle(
+        options.group,
+        topic,
+        partition,
+        items[0]!.message,
+        items[0]!.event,
+        one,
+        heartbeat,
+      );
+    const failed = await this.attempt(
+      options.group,
+      items[0]!.event.id,
+      () => options.handler(items.map((i) => i.event)),
+      heartbeat,
+    );
     if (failed === undefined) return;
-    this.options.logger.warn({ group: options.group, events: items.length, error: failed }, 'event batch keeps failing: handling its events one by one');
-    for (const item of items) await this.handle(options.group, topic, partition, item.message, item.event, one, heartbeat);
+    this.options.logger.warn(
+      { group: options.group, events: items.length, error: failed },
+      'event batch keeps failing: handling its events one by one',
+    );
+    for (const item of items)
+      await this.handle(options.group, topic, partition, item.message, item.event, one, heartbeat);
   }
 
   private async handle(
@@ -368,11 +447,24 @@ export class KafkaEventBus implements EventBus {
     heartbeat: () => Promise<void>,
   ): Promise<void> {
     const failed = await this.attempt(group, event.id, () => handler(event), heartbeat);
-    if (failed !== undefined) await this.deadLetter(group, topic, partition, message, failed, this.options.maxAttempts ?? 5);
+    if (failed !== undefined)
+      await this.deadLetter(
+        group,
+        topic,
+        partition,
+        message,
+        failed,
+        this.options.maxAttempts ?? 5,
+      );
   }
 
   /** Runs work up to maxAttempts times with backoff; returns the last error, or undefined once it succeeded. */
-  private async attempt(group: string, eventId: string, work: () => Promise<void>, heartbeat: () => Promise<void>): Promise<string | undefined> {
+  private async attempt(
+    group: string,
+    eventId: string,
+    work: () => Promise<void>,
+    heartbeat: () => Promise<void>,
+  ): Promise<string | undefined> {
     const maxAttempts = this.options.maxAttempts ?? 5;
     let lastError = '';
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -381,7 +473,10 @@ export class KafkaEventBus implements EventBus {
         return undefined;
       } catch (error) {
         lastError = errorText(error);
-        this.options.logger.warn({ group, eventId, attempt, error: lastError }, 'event handler failed');
+        this.options.logger.warn(
+          { group, eventId, attempt, error: lastError },
+          'event handler failed',
+        );
         if (attempt < maxAttempts) {
           await sleep((this.options.retryBaseMs ?? 200) * 2 ** (attempt - 1));
           await heartbeat();
@@ -409,9 +504,20 @@ export class KafkaEventBus implements EventBus {
       'dlq-attempts': String(attempts),
     };
     // If this send fails the handler throws, the offset is not committed and the message is retried.
-    await this.send({ acks: -1, topicMessages: [{ topic: this.physical(Topics.deadLetter), messages: [{ key: message.key, value: message.value, headers }] }] });
+    await this.send({
+      acks: -1,
+      topicMessages: [
+        {
+          topic: this.physical(Topics.deadLetter),
+          messages: [{ key: message.key, value: message.value, headers }],
+        },
+      ],
+    });
     countDeadLetter(group, this.logical(topic), attempts === 0 ? 'invalid' : 'handler_failed');
-    this.options.logger.error({ group, topic, offset: message.offset, reason }, 'event sent to the dead-letter topic');
+    this.options.logger.error(
+      { group, topic, offset: message.offset, reason },
+      'event sent to the dead-letter topic',
+    );
   }
 }
 
@@ -423,7 +529,10 @@ function errorText(error: unknown): string {
  * Heartbeats every second while work runs (kafkajs sends at most one per heartbeatInterval).
  * Failures are left to the heartbeat after the work, which lets a rebalance interrupt the batch.
  */
-async function whileHeartbeating<T>(heartbeat: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+async function whileHeartbeating<T>(
+  heartbeat: () => Promise<void>,
+  work: () => Promise<T>,
+): Promise<T> {
   const timer = setInterval(() => void heartbeat().catch(() => undefined), 1000);
   try {
     return await work();
@@ -451,17 +560,25 @@ async function waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
   for (;;) {
     try {
       const { topics: found } = await admin.fetchTopicMetadata({ topics });
-      if (found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      if (found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)))
+        return;
     } catch (error) {
       if (!SETTLING.has(kafkaErrorType(error)) || Date.now() > deadline) throw error;
     }
-    if (Date.now() > deadline) throw new Error(`Kafka topics without partition leaders after ${LEADERS_TIMEOUT_MS} ms: ${topics.join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `Kafka topics without partition leaders after ${LEADERS_TIMEOUT_MS} ms: ${topics.join(', ')}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 /** A kafkajs protocol error's type, also when it comes wrapped after kafkajs's own retries. */
 function kafkaErrorType(error: unknown): string {
-  const e = error as { type?: string; originalError?: { type?: string }; cause?: { type?: string } };
+  const e = error as {
+    type?: string;
+    originalError?: { type?: string };
+    cause?: { type?: string };
+  };
   return e?.type ?? e?.originalError?.type ?? e?.cause?.type ?? '';
 }

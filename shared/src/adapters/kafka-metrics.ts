@@ -26,14 +26,25 @@ const deadLetteredTotal = new Counter({
 });
 
 /** Keeps the lag and consumed counts of one consumer up to date (kafkajs batch events). */
-export function observeConsumer(consumer: Consumer, group: string, logicalTopic: (physical: string) => string): void {
+export function observeConsumer(
+  consumer: Consumer,
+  group: string,
+  logicalTopic: (physical: string) => string,
+): void {
   consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
     const topic = logicalTopic(payload.topic);
-    consumerLag.set({ group, topic, partition: String(payload.partition) }, Math.max(0, Number(payload.offsetLag)));
+    consumerLag.set(
+      { group, topic, partition: String(payload.partition) },
+      Math.max(0, Number(payload.offsetLag)),
+    );
     consumedTotal.inc({ group, topic }, payload.batchSize);
   });
 }
 
-export function countDeadLetter(group: string, topic: string, reason: 'invalid' | 'handler_failed'): void {
+export function countDeadLetter(
+  group: string,
+  topic: string,
+  reason: 'invalid' | 'handler_failed',
+): void {
   deadLetteredTotal.inc({ group, topic, reason });
 }

@@ -13,7 +13,10 @@ interface RequestQueueLike {
   scheduleCheckPendingRequests(): void;
 }
 
-const RequestQueue = require('kafkajs/src/network/requestQueue') as { prototype: RequestQueueLike & { idleCheckSkipped?: true } };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const RequestQueue = require('kafkajs/src/network/requestQueue') as {
+  prototype: RequestQueueLike & { idleCheckSkipped?: true };
+};
 
 const proto = RequestQueue.prototype;
 if (!proto.idleCheckSkipped) {

@@ -35,7 +35,10 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
       KAFKA_REPLICATION_FACTOR: num({ default: 1 }),
       KAFKA_SSL: bool({ default: false }),
       KAFKA_SSL_CA_FILE: str({ default: '' }),
-      KAFKA_SASL_MECHANISM: str<KafkaEnv['KAFKA_SASL_MECHANISM']>({ default: '', choices: SASL_MECHANISMS }),
+      KAFKA_SASL_MECHANISM: str<KafkaEnv['KAFKA_SASL_MECHANISM']>({
+        default: '',
+        choices: SASL_MECHANISMS,
+      }),
       KAFKA_SASL_USERNAME: str({ default: '' }),
       KAFKA_SASL_PASSWORD: str({ default: '' }),
     },
@@ -46,14 +49,18 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
     problems.push('KAFKA_REPLICATION_FACTOR: must be an integer >= 1');
   }
   if (e.KAFKA_SASL_MECHANISM && !(e.KAFKA_SASL_USERNAME && e.KAFKA_SASL_PASSWORD)) {
-    problems.push('KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM');
+    problems.push(
+      'KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM',
+    );
   }
   let ca: string | undefined;
   if (e.KAFKA_SSL_CA_FILE) {
     try {
       ca = readFileSync(e.KAFKA_SSL_CA_FILE, 'utf8');
     } catch (error) {
-      problems.push(`KAFKA_SSL_CA_FILE: cannot read ${e.KAFKA_SSL_CA_FILE} (${(error as Error).message})`);
+      problems.push(
+        `KAFKA_SSL_CA_FILE: cannot read ${e.KAFKA_SSL_CA_FILE} (${(error as Error).message})`,
+      );
     }
   }
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -1,4 +1,13 @@
-import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document, type Filter, type FindOptions, type WithId } from 'mongodb';
+import {
+  MongoClient,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type FindOptions,
+  type WithId,
+} from 'mongodb';
 import type { Logger } from 'pino';
 
 export interface MongoConnection {
@@ -12,7 +21,11 @@ export interface MongoConnection {
  * database (switchyard_<service> by default). Only features every target server supports are
  * used: no transactions, change streams or TTL indexes.
  */
-export async function connectMongo(uri: string, dbName: string, logger: Logger): Promise<MongoConnection> {
+export async function connectMongo(
+  uri: string,
+  dbName: string,
+  logger: Logger,
+): Promise<MongoConnection> {
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 10_000,
     connectTimeoutMS: 10_000,
@@ -86,7 +99,10 @@ export async function moveLegacyDocuments<L extends Document>(
   const flush = async () => {
     if (batch.length === 0) return;
     await move(batch);
-    await bulkWriteInCommands(legacy, batch.map((document) => ({ deleteOne: { filter: { _id: document._id } as Filter<L> } })));
+    await bulkWriteInCommands(
+      legacy,
+      batch.map((document) => ({ deleteOne: { filter: { _id: document._id } as Filter<L> } })),
+    );
     moved += batch.length;
     batch = [];
   };
@@ -102,10 +118,17 @@ export async function moveLegacyDocuments<L extends Document>(
  * Inserts each document unless one with its `_id` exists (the existing one is newer: it was
  * written in the current layout). For moving legacy documents (see moveLegacyDocuments).
  */
-export async function insertMissing<T extends Document & { _id: string }>(collection: Collection<T>, documents: readonly T[]): Promise<void> {
+export async function insertMissing<T extends Document & { _id: string }>(
+  collection: Collection<T>,
+  documents: readonly T[],
+): Promise<void> {
   if (documents.length === 0) return;
   const operations = documents.map(({ _id, ...rest }) => ({
-    updateOne: { filter: { _id } as Filter<T>, update: { $setOnInsert: rest as Partial<T> }, upsert: true },
+    updateOne: {
+      filter: { _id } as Filter<T>,
+      update: { $setOnInsert: rest as Partial<T> },
+      upsert: true,
+    },
   }));
   // A duplicate: another replica inserted the same _id between the match and the insert; it is there.
   await bulkWriteSkippingDuplicates(collection, operations as AnyBulkWriteOperation<T>[]);
@@ -125,7 +148,10 @@ export const WRITE_STATEMENTS_PER_COMMAND = 50;
  * `update` command at its first error even when unordered (the later updates never run, and are
  * not reported), while both servers stop an ordered bulk there, so what ran is known exactly.
  */
-export async function bulkWriteSkippingDuplicates<T extends Document>(collection: Collection<T>, operations: readonly AnyBulkWriteOperation<T>[]): Promise<Set<number>> {
+export async function bulkWriteSkippingDuplicates<T extends Document>(
+  collection: Collection<T>,
+  operations: readonly AnyBulkWriteOperation<T>[],
+): Promise<Set<number>> {
   const duplicates = new Set<number>();
   let start = 0;
   while (start < operations.length) {
@@ -135,8 +161,13 @@ export async function bulkWriteSkippingDuplicates<T extends Document>(collection
       start = end;
     } catch (error) {
       const failed = (error as { writeErrors?: unknown }).writeErrors;
-      const first = (Array.isArray(failed) ? failed[0] : failed) as { index?: number; code?: number; errmsg?: string } | undefined;
-      if (typeof first?.index !== 'number' || !isDuplicateKeyError({ code: first.code, message: first.errmsg })) throw error;
+      const first = (Array.isArray(failed) ? failed[0] : failed) as
+        { index?: number; code?: number; errmsg?: string } | undefined;
+      if (
+        typeof first?.index !== 'number' ||
+        !isDuplicateKeyError({ code: first.code, message: first.errmsg })
+      )
+        throw error;
       duplicates.add(start + first.index);
       start += first.index + 1;
     }
@@ -145,9 +176,13 @@ export async function bulkWriteSkippingDuplicates<T extends Document>(collection
 }
 
 /** An idempotent bulk (replayable as a whole) in commands of WRITE_STATEMENTS_PER_COMMAND, unordered within each. */
-export async function bulkWriteInCommands<T extends Document>(collection: Collection<T>, operations: readonly AnyBulkWriteOperation<T>[]): Promise<void> {
+export async function bulkWriteInCommands<T extends Document>(
+  collection: Collection<T>,
+  operations: readonly AnyBulkWriteOperation<T>[],
+): Promise<void> {
   for (let start = 0; start < operations.length; start += WRITE_STATEMENTS_PER_COMMAND) {
-    await collection.bulkWrite(operations.slice(start, start + WRITE_STATEMENTS_PER_COMMAND), { ordered: false });
+    await collection.bulkWrite(operations.slice(start, start + WRITE_STATEMENTS_PER_COMMAND), {
+      ordered: false,
+    });
   }
 }
-

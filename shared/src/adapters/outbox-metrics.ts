@@ -13,7 +13,9 @@ export function trackOutbox(store: OutboxStore): () => void {
 
 /** One value per tracked outbox; an outbox whose store cannot be read is left out. */
 async function readOutboxes<T>(read: (store: OutboxStore) => Promise<T>): Promise<T[]> {
-  const values = await Promise.all([...outboxes].map((store) => read(store).catch(() => undefined)));
+  const values = await Promise.all(
+    [...outboxes].map((store) => read(store).catch(() => undefined)),
+  );
   return values.filter((value): value is Awaited<T> => value !== undefined);
 }
 
@@ -33,7 +35,9 @@ new Gauge({
   registers: [busMetrics],
   async collect() {
     const oldest = (await readOutboxes((store) => store.oldest(1))).flat();
-    const ages = oldest.map(({ event }) => Math.max(0, (Date.now() - Date.parse(event.time)) / 1000));
+    const ages = oldest.map(({ event }) =>
+      Math.max(0, (Date.now() - Date.parse(event.time)) / 1000),
+    );
     this.set(Math.max(0, ...ages));
   },
 });

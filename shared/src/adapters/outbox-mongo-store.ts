@@ -35,7 +35,12 @@ export class MongoOutboxStore implements OutboxStore {
   }
 
   async add(event: AnyEvent, trace?: TraceCarrier): Promise<void> {
-    const doc: OutboxDoc = { _id: event.id, sequence: nextOutboxSequence(), event: JSON.stringify(event), storedAt: new Date().toISOString() };
+    const doc: OutboxDoc = {
+      _id: event.id,
+      sequence: nextOutboxSequence(),
+      event: JSON.stringify(event),
+      storedAt: new Date().toISOString(),
+    };
     if (trace) doc.trace = trace;
     try {
       await this.collection.insertOne(doc);
@@ -45,7 +50,11 @@ export class MongoOutboxStore implements OutboxStore {
   }
 
   async oldest(limit: number): Promise<OutboxEntry[]> {
-    const docs = await this.collection.find({}).sort({ sequence: 1, _id: 1 }).limit(limit).toArray();
+    const docs = await this.collection
+      .find({})
+      .sort({ sequence: 1, _id: 1 })
+      .limit(limit)
+      .toArray();
     return docs.map((doc) => {
       const event = JSON.parse(doc.event) as AnyEvent;
       return doc.trace ? { event, trace: doc.trace } : { event };

@@ -42,7 +42,10 @@ export class InMemoryOutboxStore implements OutboxStore {
 
   async add(event: AnyEvent, trace?: TraceCarrier): Promise<void> {
     if (this.entries.has(event.id)) return;
-    this.entries.set(event.id, { sequence: nextOutboxSequence(), entry: structuredClone(trace ? { event, trace } : { event }) });
+    this.entries.set(event.id, {
+      sequence: nextOutboxSequence(),
+      entry: structuredClone(trace ? { event, trace } : { event }),
+    });
   }
 
   async oldest(limit: number): Promise<OutboxEntry[]> {

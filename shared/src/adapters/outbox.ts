@@ -87,7 +87,10 @@ export class OutboxPublisher implements EventPublisher {
         await this.publishWithTimeout(valid);
         return;
       } catch (error) {
-        this.options.logger.warn({ eventId: valid.id, type: valid.type, error: errorText(error) }, 'bus publish failed; event kept in the outbox');
+        this.options.logger.warn(
+          { eventId: valid.id, type: valid.type, error: errorText(error) },
+          'bus publish failed; event kept in the outbox',
+        );
       }
     }
     await this.store(valid);
@@ -124,7 +127,9 @@ export class OutboxPublisher implements EventPublisher {
           break;
         }
         for (const { event, trace } of entries) {
-          await (tracingEnabled() ? context.with(contextFromCarrier(trace), () => this.publishWithTimeout(event)) : this.publishWithTimeout(event));
+          await (tracingEnabled()
+            ? context.with(contextFromCarrier(trace), () => this.publishWithTimeout(event))
+            : this.publishWithTimeout(event));
           await this.options.store.remove(event.id);
         }
       }
@@ -132,7 +137,10 @@ export class OutboxPublisher implements EventPublisher {
     } catch (error) {
       // Stop at the first failure so later events never overtake an earlier one.
       this.failures++;
-      this.options.logger.warn({ error: errorText(error), failures: this.failures }, 'outbox relay failed; will retry');
+      this.options.logger.warn(
+        { error: errorText(error), failures: this.failures },
+        'outbox relay failed; will retry',
+      );
     }
   }
 
@@ -147,7 +155,10 @@ export class OutboxPublisher implements EventPublisher {
 
   private publishWithTimeout(event: AnyEvent): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`bus publish timed out after ${this.publishTimeoutMs} ms`)), this.publishTimeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`bus publish timed out after ${this.publishTimeoutMs} ms`)),
+        this.publishTimeoutMs,
+      );
       this.options.bus.publish(event).then(
         () => {
           clearTimeout(timer);

@@ -17,7 +17,15 @@ import {
   type SharedState,
 } from './shared-state';
 
-type ScriptName = 'syIncrementBy' | 'syReserve' | 'syRelease' | 'sySetIfAbsent' | 'sySlidingWindowHit' | 'syReleaseLock' | 'syExtendLock' | 'syRemember';
+type ScriptName =
+  | 'syIncrementBy'
+  | 'syReserve'
+  | 'syRelease'
+  | 'sySetIfAbsent'
+  | 'sySlidingWindowHit'
+  | 'syReleaseLock'
+  | 'syExtendLock'
+  | 'syRemember';
 type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
 
 const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
@@ -35,7 +43,8 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
 class ScriptRunner {
   constructor(private readonly redis: Redis) {
     for (const [name, script] of Object.entries(SCRIPTS)) {
-      if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
+      if (!(name in redis))
+        redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
     }
   }
 
@@ -54,24 +63,53 @@ class RedisCounters implements Counters {
 
   async incrementBy(key: string, amount: number, ttlSeconds = 0): Promise<number> {
     checkInteger('amount', amount);
-    return this.scripts.run<number>('syIncrementBy', this.key(key), amount, Math.max(0, Math.ceil(ttlSeconds)));
+    return this.scripts.run<number>(
+      'syIncrementBy',
+      this.key(key),
+      amount,
+      Math.max(0, Math.ceil(ttlSeconds)),
+    );
   }
 
   async get(key: string): Promise<number> {
     return Number((await this.redis.get(this.key(key))) ?? 0);
   }
 
-  async reserve(key: string, amount: number, limit: number, ttlSeconds = 0, options: ReserveOptions = {}): Promise<Reservation> {
+  async reserve(
+    key: string,
+    amount: number,
+    limit: number,
+    ttlSeconds = 0,
+    options: ReserveOptions = {},
+  ): Promise<Reservation> {
     checkPositive('amount', amount);
     checkInteger('limit', limit);
     const ttl = Math.max(0, Math.ceil(ttlSeconds));
-    const [granted, total] = await this.scripts.run<[number, number]>('syReserve', this.key(key), amount, limit, ttl, options.onlyIfExists ? 1 : 0);
-    return granted === -1 ? { granted: false, total: 0, missing: true } : { granted: granted === 1, total };
+    const [granted, total] = await this.scripts.run<[number, number]>(
+      'syReserve',
+      this.key(key),
+      amount,
+      limit,
+      ttl,
+      options.onlyIfExists ? 1 : 0,
+    );
+    return granted === -1
+      ? { granted: false, total: 0, missing: true }
+      : { granted: granted === 1, total };
   }
 
-  async setIfAbsent(key: string, value: number, ttlSeconds: number): Promise<{ created: boolean; total: number }> {
+  async setIfAbsent(
+    key: string,
+    value: number,
+    ttlSeconds: number,
+  ): Promise<{ created: boolean; total: number }> {
     checkInteger('value', value);
-    const [created, total] = await this.scripts.run<[number, number]>('sySetIfAbsent', this.key(key), value, Math.max(1, Math.ceil(ttlSeconds)));
+    const [created, total] = await this.scripts.run<[number, number]>(
+      'sySetIfAbsent',
+      this.key(key),
+      value,
+      Math.max(1, Math.ceil(ttlSeconds)),
+    );
     return { created: created === 1, total };
   }
 
@@ -91,7 +129,12 @@ class RedisRateLimiter implements RateLimiter {
     private readonly prefix: string,
   ) {}
 
-  async slidingWindowHit(key: string, windowMs: number, limit: number, weight = 1): Promise<RateLimitDecision> {
+  async slidingWindowHit(
+    key: string,
+    windowMs: number,
+    limit: number,
+    weight = 1,
+  ): Promise<RateLimitDecision> {
     checkPositive('windowMs', windowMs);
     checkPositive('weight', weight);
     checkInteger('limit', limit);
@@ -147,7 +190,12 @@ class RedisIdempotencyKeys implements IdempotencyKeys {
 
   async remember(key: string, value: string, ttlSeconds: number): Promise<string | undefined> {
     checkPositive('ttlSeconds', ttlSeconds);
-    const existing = await this.scripts.run<string | null>('syRemember', this.key(key), value, ttlSeconds);
+    const existing = await this.scripts.run<string | null>(
+      'syRemember',
+      this.key(key),
+      value,
+      ttlSeconds,
+    );
     return existing ?? undefined;
   }
 
@@ -168,7 +216,10 @@ export interface RedisSharedStateOptions {
 }
 
 /** SharedState on Redis: every operation is one atomic command or Lua script. */
-export function createRedisSharedState(redis: Redis, options: RedisSharedStateOptions): SharedState {
+export function createRedisSharedState(
+  redis: Redis,
+  options: RedisSharedStateOptions,
+): SharedState {
   const scripts = new ScriptRunner(redis);
   const { prefix } = options;
   return {
@@ -183,9 +234,15 @@ export function createRedisSharedState(redis: Redis, options: RedisSharedStateOp
 }
 
 /** Redis when redisUrl is set, else in-memory state (correct only with a single replica). */
-export async function createSharedState(options: { redisUrl: string; prefix: string; logger: Logger }): Promise<SharedState> {
+export async function createSharedState(options: {
+  redisUrl: string;
+  prefix: string;
+  logger: Logger;
+}): Promise<SharedState> {
   if (!options.redisUrl.trim()) {
-    options.logger.warn('REDIS_URL is not set: shared state (quotas, rate limits, locks) stays in this process');
+    options.logger.warn(
+      'REDIS_URL is not set: shared state (quotas, rate limits, locks) stays in this process',
+    );
     return createInMemorySharedState();
   }
   const redis = await connectRedis(options.redisUrl, options.logger);

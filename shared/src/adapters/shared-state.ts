@@ -25,9 +25,19 @@ export interface Counters {
   /** 0 when the counter does not exist (or expired). */
   get(key: string): Promise<number>;
   /** Atomically adds amount only if the total stays <= limit. */
-  reserve(key: string, amount: number, limit: number, ttlSeconds?: number, options?: ReserveOptions): Promise<Reservation>;
+  reserve(
+    key: string,
+    amount: number,
+    limit: number,
+    ttlSeconds?: number,
+    options?: ReserveOptions,
+  ): Promise<Reservation>;
   /** Creates the counter with value unless it exists; returns whether it did, and the total either way. */
-  setIfAbsent(key: string, value: number, ttlSeconds: number): Promise<{ created: boolean; total: number }>;
+  setIfAbsent(
+    key: string,
+    value: number,
+    ttlSeconds: number,
+  ): Promise<{ created: boolean; total: number }>;
   /** Gives back a reserved amount; the total never drops below 0. Returns the new total. */
   release(key: string, amount: number): Promise<number>;
 }
@@ -45,7 +55,12 @@ export interface RateLimitDecision {
 
 /** Exact sliding-window rate limiting: at most `limit` weight in any window of `windowMs`. */
 export interface RateLimiter {
-  slidingWindowHit(key: string, windowMs: number, limit: number, weight?: number): Promise<RateLimitDecision>;
+  slidingWindowHit(
+    key: string,
+    windowMs: number,
+    limit: number,
+    weight?: number,
+  ): Promise<RateLimitDecision>;
 }
 
 /** Mutual exclusion across replicas; a lock expires after its TTL if its holder dies. */
@@ -76,9 +91,11 @@ export interface SharedState {
 
 /** Counter amounts and limits are integers (Redis INCRBY); anything else is a programming error. */
 export function checkInteger(name: string, value: number): void {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`${name} must be an integer, got ${value}`);
+  if (!Number.isSafeInteger(value))
+    throw new RangeError(`${name} must be an integer, got ${value}`);
 }
 
 export function checkPositive(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
 }

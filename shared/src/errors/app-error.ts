@@ -95,7 +95,11 @@ export class AppError extends Error {
   }
 
   static invalid(message: string, field?: string, reason?: string): AppError {
-    return new AppError('invalid_request', message, field ? [{ field, reason: reason ?? message }] : []);
+    return new AppError(
+      'invalid_request',
+      message,
+      field ? [{ field, reason: reason ?? message }] : [],
+    );
   }
 
   static notFound(message: string): AppError {

@@ -18,12 +18,24 @@ export class DataUpdatedPublisher<D extends string = string> {
   ) {}
 
   async publish(organization: string, dataset: D, count: number): Promise<void> {
-    const event = createEvent('data.updated', { source: this.source, organization, data: { dataset, count } });
+    const event = createEvent('data.updated', {
+      source: this.source,
+      organization,
+      data: { dataset, count },
+    });
     try {
       await this.bus.publish(event);
     } catch (error) {
-      this.logger.error({ err: error, eventId: event.id, dataset }, 'data.updated could not be published');
-      throw new AppError('unavailable', `the ${dataset} data were stored but the update could not be announced; retry the call`, [], 1);
+      this.logger.error(
+        { err: error, eventId: event.id, dataset },
+        'data.updated could not be published',
+      );
+      throw new AppError(
+        'unavailable',
+        `the ${dataset} data were stored but the update could not be announced; retry the call`,
+        [],
+        1,
+      );
     }
   }
 }

@@ -55,18 +55,26 @@ const dataValidators = new Map<string, ValidateFunction>(
 );
 
 function describe(errors: ValidateFunction['errors'], prefix: string): string {
-  return (errors ?? []).map((e) => `${prefix}${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; ');
+  return (errors ?? [])
+    .map((e) => `${prefix}${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+    .join('; ');
 }
 
 /** Checks an envelope and its data against the schemas; throws AppError(invalid_request). */
 export function validateEvent(candidate: unknown): AnyEvent {
   if (!validateEnvelopeShape(candidate)) {
-    throw new AppError('invalid_request', `invalid event envelope: ${describe(validateEnvelopeShape.errors, '')}`);
+    throw new AppError(
+      'invalid_request',
+      `invalid event envelope: ${describe(validateEnvelopeShape.errors, '')}`,
+    );
   }
   const envelope = candidate as { type: string; data: unknown };
   const validateData = dataValidators.get(envelope.type);
   if (!validateData || !validateData(envelope.data)) {
-    throw new AppError('invalid_request', `invalid ${envelope.type} data: ${describe(validateData?.errors, '/data')}`);
+    throw new AppError(
+      'invalid_request',
+      `invalid ${envelope.type} data: ${describe(validateData?.errors, '/data')}`,
+    );
   }
   return candidate as AnyEvent;
 }

@@ -116,7 +116,16 @@ const amount = { type: 'number', minimum: 0 } as const;
 const usageRecorded: JSONSchemaType<UsageRecorded> = {
   type: 'object',
   additionalProperties: false,
-  required: ['requestId', 'keyId', 'endpoint', 'model', 'tokensInput', 'tokensOutput', 'cost', 'outcome'],
+  required: [
+    'requestId',
+    'keyId',
+    'endpoint',
+    'model',
+    'tokensInput',
+    'tokensOutput',
+    'cost',
+    'outcome',
+  ],
   properties: {
     requestId: nonEmpty,
     keyId: { type: 'string' },
@@ -198,7 +207,10 @@ const webhooksChanged: JSONSchemaType<WebhooksChanged> = {
   type: 'object',
   additionalProperties: false,
   required: ['webhookId', 'change'],
-  properties: { webhookId: nonEmpty, change: { type: 'string', enum: ['created', 'updated', 'deleted'] } },
+  properties: {
+    webhookId: nonEmpty,
+    change: { type: 'string', enum: ['created', 'updated', 'deleted'] },
+  },
 };
 
 const organizationChanged: JSONSchemaType<OrganizationChanged> = {
@@ -212,7 +224,12 @@ const supportEscalated: JSONSchemaType<SupportEscalated> = {
   type: 'object',
   additionalProperties: false,
   required: ['sessionId', 'userId', 'agent', 'summary'],
-  properties: { sessionId: nonEmpty, userId: nonEmpty, agent: nonEmpty, summary: { type: 'string', maxLength: 4000 } },
+  properties: {
+    sessionId: nonEmpty,
+    userId: nonEmpty,
+    agent: nonEmpty,
+    summary: { type: 'string', maxLength: 4000 },
+  },
 };
 
 const interactionsRecorded: JSONSchemaType<InteractionsRecorded> = {

@@ -15,7 +15,10 @@ export interface OnceCall {
 }
 
 /** The answer-store key of a call of a method, and its deterministic usage event id; undefined without a call key. */
-export function onceKeyOf(context: CallContext, method: string): { key: string; usageEventId: string } | undefined {
+export function onceKeyOf(
+  context: CallContext,
+  method: string,
+): { key: string; usageEventId: string } | undefined {
   const callKey = callKeyOf(context);
   if (callKey === undefined) return undefined;
   const key = `${method}:${callKey}`;
@@ -39,21 +42,33 @@ export async function answeredOnce<R>(
   const once = onceKeyOf(context, method);
   // Without an Idempotency-Key no retry can name this call again (the gateway gives every request a
   // fresh id), so nothing is kept; its usage event id is still derived from the request id.
-  if (once === undefined || !context.idempotencyKey) return run({ usageEventId: once?.usageEventId });
+  if (once === undefined || !context.idempotencyKey)
+    return run({ usageEventId: once?.usageEventId });
   const { key } = once;
   const kept = await store.get(context.organization, key).catch((error: unknown) => {
-    logger.warn({ err: error, requestId: context.requestId }, 'answer store unreadable: the call runs (its usage is still counted once)');
+    logger.warn(
+      { err: error, requestId: context.requestId },
+      'answer store unreadable: the call runs (its usage is still counted once)',
+    );
     return undefined;
   });
   if (kept !== undefined) {
-    logger.info({ requestId: context.requestId, method }, 'answered a retried call from its kept answer');
+    logger.info(
+      { requestId: context.requestId, method },
+      'answered a retried call from its kept answer',
+    );
     return JSON.parse(kept) as R;
   }
   const answer = await run({ usageEventId: once.usageEventId });
   try {
-    return JSON.parse(await store.put(context.organization, key, JSON.stringify(answer), ttlSeconds)) as R;
+    return JSON.parse(
+      await store.put(context.organization, key, JSON.stringify(answer), ttlSeconds),
+    ) as R;
   } catch (error) {
-    logger.warn({ err: error, requestId: context.requestId }, 'could not keep the answer of a finished call');
+    logger.warn(
+      { err: error, requestId: context.requestId },
+      'could not keep the answer of a finished call',
+    );
     return answer;
   }
 }

@@ -33,7 +33,10 @@ export const grpcClientMetricsInterceptor: Interceptor = (options, nextCall) => 
     start(metadata, _listener, next) {
       next(metadata, {
         onReceiveStatus(status, nextStatus) {
-          const labels = { ...grpcMethodLabels(path), grpc_code: GrpcStatus[status.code] ?? String(status.code) };
+          const labels = {
+            ...grpcMethodLabels(path),
+            grpc_code: GrpcStatus[status.code] ?? String(status.code),
+          };
           handledTotal.inc(labels);
           handlingSeconds.observe(labels, Number(process.hrtime.bigint() - startedAt) / 1e9);
           nextStatus(status);

@@ -1,4 +1,10 @@
-import { credentials, type Client, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
+import {
+  credentials,
+  type Client,
+  type Metadata,
+  type ServiceError,
+  type CallOptions,
+} from '@grpc/grpc-js';
 import { AppError } from '../errors/app-error';
 import { contextToMetadata, type CallContext } from './context';
 import { fromServiceError } from './errors';
@@ -13,7 +19,11 @@ import { withoutCallerStack } from './without-caller-stack';
 import { InProcessChannel } from './in-process-channel';
 import { inProcessEndpoint } from './in-process-server';
 
-type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => C;
+type ClientConstructor<C> = new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+  options?: object,
+) => C;
 
 /**
  * GRPC_IN_PROCESS (default true): a client whose address is served by this very process (the
@@ -21,7 +31,8 @@ type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof crede
  */
 function inProcessCalls(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = (env.GRPC_IN_PROCESS ?? 'true').trim().toLowerCase();
-  if (value !== 'true' && value !== 'false') throw new Error(`GRPC_IN_PROCESS must be true or false, not "${env.GRPC_IN_PROCESS}"`);
+  if (value !== 'true' && value !== 'false')
+    throw new Error(`GRPC_IN_PROCESS must be true or false, not "${env.GRPC_IN_PROCESS}"`);
   return value === 'true';
 }
 
@@ -31,7 +42,8 @@ function inProcessCalls(env: NodeJS.ProcessEnv = process.env): boolean {
  * protobuf, metadata, deadlines and statuses, without HTTP/2 and the socket.
  */
 export function createClient<C extends Client>(Ctor: ClientConstructor<C>, address: string): C {
-  const inProcess = inProcessCalls() && inProcessEndpoint(address) ? new InProcessChannel(address) : undefined;
+  const inProcess =
+    inProcessCalls() && inProcessEndpoint(address) ? new InProcessChannel(address) : undefined;
   releaseClosedHttp2Streams();
   steadyHttp2SessionTables();
   installYoungAsyncResourceBind(); // Node's HTTP/2 client binds one function per request
@@ -41,7 +53,9 @@ export function createClient<C extends Client>(Ctor: ClientConstructor<C>, addre
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     'grpc.enable_channelz': 0, // per-call tracing for an admin service no one serves (see server.ts)
     // Tracing is decided when the client is made: startTracing runs first in every process.
-    interceptors: tracingEnabled() ? [grpcClientTracingInterceptor, grpcClientMetricsInterceptor] : [grpcClientMetricsInterceptor],
+    interceptors: tracingEnabled()
+      ? [grpcClientTracingInterceptor, grpcClientMetricsInterceptor]
+      : [grpcClientMetricsInterceptor],
     ...(inProcess ? { channelOverride: inProcess } : {}),
   });
 }
@@ -67,11 +81,18 @@ export function callUnary<Req, Res>(
 ): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
     withoutCallerStack(() =>
-      method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs }, (error, response) => {
-        if (error) reject(fromServiceError(error, serviceName));
-        else if (response === undefined) reject(new AppError('internal', `${serviceName} returned no response`));
-        else resolve(response);
-      }),
+      method.call(
+        client,
+        request,
+        contextToMetadata(context),
+        { deadline: Date.now() + deadlineMs },
+        (error, response) => {
+          if (error) reject(fromServiceError(error, serviceName));
+          else if (response === undefined)
+            reject(new AppError('internal', `${serviceName} returned no response`));
+          else resolve(response);
+        },
+      ),
     );
   });
 }

@@ -29,7 +29,11 @@ function first(md: Metadata, key: string): string {
 }
 
 export function contextFromMetadata(md: Metadata): CallContext {
-  const context: CallContext = { organization: first(md, ORG), keyId: first(md, KEY_ID), requestId: first(md, REQUEST_ID) };
+  const context: CallContext = {
+    organization: first(md, ORG),
+    keyId: first(md, KEY_ID),
+    requestId: first(md, REQUEST_ID),
+  };
   const idempotencyKey = first(md, IDEMPOTENCY_KEY);
   if (idempotencyKey) context.idempotencyKey = idempotencyKey;
   return context;

@@ -11,7 +11,8 @@ const RETRY_AFTER_KEY = 'x-retry-after';
 export function toServiceError(error: AppError): Partial<ServiceError> {
   const metadata = new Metadata();
   metadata.set(CODE_KEY, error.code);
-  if (error.details.length > 0) metadata.set(DETAILS_KEY, Buffer.from(JSON.stringify(error.details), 'utf8'));
+  if (error.details.length > 0)
+    metadata.set(DETAILS_KEY, Buffer.from(JSON.stringify(error.details), 'utf8'));
   if (error.retryAfter !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfter));
   return { code: error.grpcStatus, details: error.message, metadata };
 }
@@ -45,8 +46,10 @@ export function fromServiceError(error: ServiceError, service: string): AppError
     );
   }
   const mapped = errorCodeFromGrpc(error.code);
-  if (mapped === 'unavailable') return new AppError('unavailable', `${service} service is unavailable`);
-  if (mapped === 'timeout') return new AppError('timeout', `${service} service did not answer in time`);
+  if (mapped === 'unavailable')
+    return new AppError('unavailable', `${service} service is unavailable`);
+  if (mapped === 'timeout')
+    return new AppError('timeout', `${service} service did not answer in time`);
   if (error.code === GrpcStatus.INTERNAL || mapped === 'internal') {
     return new AppError('internal', 'internal error');
   }

@@ -9,7 +9,7 @@ if (!address) {
   process.stderr.write('usage: healthcheck-cli <host:port> [service]\n');
   process.exit(2);
 }
-checkHealth(address, service, 2000).then((status) => {
+void checkHealth(address, service, 2000).then((status) => {
   process.stdout.write(`${status}\n`);
   process.exit(status === 'SERVING' ? 0 : 1);
 });

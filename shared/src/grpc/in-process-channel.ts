@@ -1,7 +1,23 @@
-import { Metadata, connectivityState, status as GrpcStatus, type ChannelInterface, type Deadline } from '@grpc/grpc-js';
-import type { Call, InterceptingListener, MessageContext, StatusObject } from '@grpc/grpc-js/build/src/call-interface';
+import {
+  Metadata,
+  connectivityState,
+  status as GrpcStatus,
+  type ChannelInterface,
+  type Deadline,
+} from '@grpc/grpc-js';
+import type {
+  Call,
+  InterceptingListener,
+  MessageContext,
+  StatusObject,
+} from '@grpc/grpc-js/build/src/call-interface';
 import type { ChannelRef } from '@grpc/grpc-js/build/src/channelz';
-import { InProcessServerCall, inProcessEndpoint, IN_PROCESS_HIGH_WATER_MARK, type InProcessPeer } from './in-process-server';
+import {
+  InProcessServerCall,
+  inProcessEndpoint,
+  IN_PROCESS_HIGH_WATER_MARK,
+  type InProcessPeer,
+} from './in-process-server';
 
 /**
  * The client half of the in-process transport: a grpc-js Channel (given to the client as
@@ -29,17 +45,26 @@ export class InProcessChannel implements ChannelInterface {
 
   getConnectivityState(): connectivityState {
     if (this.closed) return connectivityState.SHUTDOWN;
-    return inProcessEndpoint(this.address)?.serving ? connectivityState.READY : connectivityState.TRANSIENT_FAILURE;
+    return inProcessEndpoint(this.address)?.serving
+      ? connectivityState.READY
+      : connectivityState.TRANSIENT_FAILURE;
   }
 
-  watchConnectivityState(current: connectivityState, deadline: Date | number, callback: (error?: Error) => void): void {
+  watchConnectivityState(
+    current: connectivityState,
+    deadline: Date | number,
+    callback: (error?: Error) => void,
+  ): void {
     if (this.getConnectivityState() !== current) {
       setImmediate(callback);
       return;
     }
     // No state change to wait for in-process: the deadline passes.
     const ms = (deadline instanceof Date ? deadline.getTime() : deadline) - Date.now();
-    setTimeout(() => callback(new Error('Deadline passed without connectivity state change')), Math.max(0, ms)).unref();
+    setTimeout(
+      () => callback(new Error('Deadline passed without connectivity state change')),
+      Math.max(0, ms),
+    ).unref();
   }
 
   getChannelzRef(): ChannelRef {
@@ -145,17 +170,33 @@ class InProcessCall implements Call, InProcessPeer {
   private dispatch(): void {
     if (this.status) return; // cancelled or expired before the request was complete
     const endpoint = inProcessEndpoint(this.address);
-    if (!endpoint?.serving) return this.end(failure(GrpcStatus.UNAVAILABLE, `no server at ${this.address}`));
+    if (!endpoint?.serving)
+      return this.end(failure(GrpcStatus.UNAVAILABLE, `no server at ${this.address}`));
     const method = endpoint.method(this.method);
-    if (!method) return this.end(failure(GrpcStatus.UNIMPLEMENTED, `The server does not implement the method ${this.method}`));
+    if (!method)
+      return this.end(
+        failure(
+          GrpcStatus.UNIMPLEMENTED,
+          `The server does not implement the method ${this.method}`,
+        ),
+      );
     let request: unknown;
     try {
       request = method.deserializeRequest(this.request ?? Buffer.alloc(0));
     } catch (error) {
-      return this.end(failure(GrpcStatus.INTERNAL, `Error deserializing request: ${(error as Error).message}`));
+      return this.end(
+        failure(GrpcStatus.INTERNAL, `Error deserializing request: ${(error as Error).message}`),
+      );
     }
     const deadline = this.deadlineMs === UNSET ? Infinity : this.deadlineMs;
-    this.server = new InProcessServerCall(request, this.metadata.clone(), deadline, method, endpoint, this);
+    this.server = new InProcessServerCall(
+      request,
+      this.metadata.clone(),
+      deadline,
+      method,
+      endpoint,
+      this,
+    );
     this.server.run();
   }
 

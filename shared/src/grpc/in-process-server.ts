@@ -1,5 +1,11 @@
 import { EventEmitter } from 'node:events';
-import { Metadata, status as GrpcStatus, type ServiceDefinition, type ServiceError, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Metadata,
+  status as GrpcStatus,
+  type ServiceDefinition,
+  type ServiceError,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import type { StatusObject } from '@grpc/grpc-js/build/src/call-interface';
 
 /**
@@ -17,7 +23,10 @@ export interface InProcessMethod {
   deserializeRequest(message: Buffer): unknown;
   serializeResponse(value: unknown): Buffer;
   // grpc-js's untyped handler: (call, callback) for unary methods, (call) for server streams.
-  handler: (call: InProcessServerCall, callback?: (error: Partial<ServiceError> | null, value?: unknown, trailer?: Metadata) => void) => void;
+  handler: (
+    call: InProcessServerCall,
+    callback?: (error: Partial<ServiceError> | null, value?: unknown, trailer?: Metadata) => void,
+  ) => void;
 }
 
 /** Where a server call sends its messages and its final status: the client half of the call. */
@@ -43,7 +52,9 @@ export class InProcessEndpoint {
     for (const [name, attrs] of Object.entries(definition)) {
       // Client and bidirectional streams are not served in-process: no service of the mesh has one.
       if (attrs.requestStream) continue;
-      const fn = implementation[name] ?? (typeof attrs.originalName === 'string' ? implementation[attrs.originalName] : undefined);
+      const fn =
+        implementation[name] ??
+        (typeof attrs.originalName === 'string' ? implementation[attrs.originalName] : undefined);
       if (!fn) continue;
       this.methods.set(attrs.path, {
         path: attrs.path,
@@ -91,7 +102,12 @@ export class InProcessEndpoint {
 
   /** Ends the calls still in flight as UNAVAILABLE (a forced shutdown). */
   cancelAll(): void {
-    for (const call of [...this.active]) call.abort({ code: GrpcStatus.UNAVAILABLE, details: 'server shut down', metadata: new Metadata() });
+    for (const call of [...this.active])
+      call.abort({
+        code: GrpcStatus.UNAVAILABLE,
+        details: 'server shut down',
+        metadata: new Metadata(),
+      });
   }
 }
 
@@ -158,9 +174,16 @@ export class InProcessServerCall extends EventEmitter {
   run(): void {
     try {
       if (this.method.responseStream) this.method.handler(this);
-      else this.method.handler(this, (error, value, trailer) => (error ? this.finish(statusOf(error)) : this.respond(value, trailer)));
+      else
+        this.method.handler(this, (error, value, trailer) =>
+          error ? this.finish(statusOf(error)) : this.respond(value, trailer),
+        );
     } catch (error) {
-      this.finish({ code: GrpcStatus.INTERNAL, details: error instanceof Error ? error.message : String(error), metadata: new Metadata() });
+      this.finish({
+        code: GrpcStatus.INTERNAL,
+        details: error instanceof Error ? error.message : String(error),
+        metadata: new Metadata(),
+      });
     }
   }
 
@@ -200,7 +223,11 @@ export class InProcessServerCall extends EventEmitter {
     try {
       message = this.method.serializeResponse(value);
     } catch (error) {
-      this.finish({ code: GrpcStatus.INTERNAL, details: `Error serializing response: ${(error as Error).message}`, metadata: new Metadata() });
+      this.finish({
+        code: GrpcStatus.INTERNAL,
+        details: `Error serializing response: ${(error as Error).message}`,
+        metadata: new Metadata(),
+      });
       return;
     }
     this.peer.push(message);

@@ -35,7 +35,10 @@ function load(file: string): GrpcObject {
   let loaded = cache.get(file);
   if (!loaded) {
     const dir = protoDir();
-    const definition = loadSync(path.join(dir, file), { ...PROTO_LOADER_OPTIONS, includeDirs: [dir] });
+    const definition = loadSync(path.join(dir, file), {
+      ...PROTO_LOADER_OPTIONS,
+      includeDirs: [dir],
+    });
     loaded = loadPackageDefinition(definition);
     cache.set(file, loaded);
   }
@@ -43,14 +46,16 @@ function load(file: string): GrpcObject {
 }
 
 export const protos = {
-  content: () => (load('switchyard/content/v1/content.proto') as unknown as ContentProto).switchyard.content.v1,
+  content: () =>
+    (load('switchyard/content/v1/content.proto') as unknown as ContentProto).switchyard.content.v1,
   assistant: () =>
-    (load('switchyard/assistant/v1/assistant.proto') as unknown as AssistantProto).switchyard.assistant.v1,
+    (load('switchyard/assistant/v1/assistant.proto') as unknown as AssistantProto).switchyard
+      .assistant.v1,
   recommendation: () =>
-    (load('switchyard/recommendation/v1/recommendation.proto') as unknown as RecommendationProto).switchyard
-      .recommendation.v1,
+    (load('switchyard/recommendation/v1/recommendation.proto') as unknown as RecommendationProto)
+      .switchyard.recommendation.v1,
   notification: () =>
-    (load('switchyard/notification/v1/notification.proto') as unknown as NotificationProto).switchyard.notification
-      .v1,
+    (load('switchyard/notification/v1/notification.proto') as unknown as NotificationProto)
+      .switchyard.notification.v1,
   health: () => (load('grpc/health/v1/health.proto') as unknown as HealthProto).grpc.health.v1,
 };

@@ -14,7 +14,11 @@ export type RpcClient<T> = T & {
 type Invoke = (request: unknown, context: CallContext) => unknown;
 
 /** What proto-loader's generated service constructors provide (the client class and its methods). */
-type ServiceConstructor = (new (address: string, credentials: ChannelCredentials, options?: object) => Client) & {
+type ServiceConstructor = (new (
+  address: string,
+  credentials: ChannelCredentials,
+  options?: object,
+) => Client) & {
   service: Record<string, MethodDefinition<unknown, unknown>>;
   serviceName?: string;
 };
@@ -41,7 +45,9 @@ export function createRpcClient<T>(
   for (const [name, spec] of Object.entries(constructor.service)) {
     serviceName = spec.path.split('/')[1] ?? serviceName;
     // "switchyard.content.v1.ContentService" -> "content", as error messages name it.
-    const label = (serviceName.split('.').pop() ?? serviceName).replace(/Service$/, '').toLowerCase();
+    const label = (serviceName.split('.').pop() ?? serviceName)
+      .replace(/Service$/, '')
+      .toLowerCase();
     const method = (client as unknown as Record<string, AnyMethod>)[name]!;
     const camel = spec.originalName ?? name.charAt(0).toLowerCase() + name.slice(1);
     const deadline = (methodDeadlinesMs as Record<string, number | undefined>)[camel] ?? deadlineMs;
@@ -49,5 +55,10 @@ export function createRpcClient<T>(
       ? (request, context) => openServerStream(label, method, client, request, context, deadline)
       : (request, context) => callUnary(label, method, client, request, context, deadline);
   }
-  return { ...methods, address, serviceName, close: () => client.close() } as unknown as RpcClient<T>;
+  return {
+    ...methods,
+    address,
+    serviceName,
+    close: () => client.close(),
+  } as unknown as RpcClient<T>;
 }

@@ -1,9 +1,19 @@
-import type { CallOptions, Client, ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
+import type {
+  CallOptions,
+  Client,
+  ClientReadableStream,
+  Metadata,
+  ServiceError,
+} from '@grpc/grpc-js';
 import { contextToMetadata, type CallContext } from './context';
 import { fromServiceError } from './errors';
 import { withoutCallerStack } from './without-caller-stack';
 
-type StreamMethod<Req, Chunk> = (request: Req, metadata: Metadata, options?: CallOptions) => ClientReadableStream<Chunk>;
+type StreamMethod<Req, Chunk> = (
+  request: Req,
+  metadata: Metadata,
+  options?: CallOptions,
+) => ClientReadableStream<Chunk>;
 
 /** A server-streaming call being read: its messages in order, and a way to stop it. */
 export interface ChunkStream<Chunk> extends AsyncIterable<Chunk> {
@@ -28,7 +38,9 @@ export function openServerStream<Req, Chunk>(
   context: CallContext,
   deadlineMs: number,
 ): ChunkStream<Chunk> {
-  const call = withoutCallerStack(() => method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs }));
+  const call = withoutCallerStack(() =>
+    method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs }),
+  );
   let cancelled = false;
   let ended = false;
   return {

@@ -26,7 +26,10 @@ export type ServingStatus = 'SERVING' | 'NOT_SERVING';
 /** grpc.health.v1 for one server: "" is the whole server, named entries are its services. */
 export class HealthReporter {
   private readonly statuses = new Map<string, ServingStatus>();
-  private readonly watchers = new Set<{ service: string; stream: ServerWritableStream<unknown, HealthCheckResponse> }>();
+  private readonly watchers = new Set<{
+    service: string;
+    stream: ServerWritableStream<unknown, HealthCheckResponse>;
+  }>();
 
   set(service: string, status: ServingStatus): void {
     this.statuses.set(service, status);
@@ -42,17 +45,25 @@ export class HealthReporter {
 
   implementation(): UntypedServiceImplementation {
     return {
-      Check: (call: ServerUnaryCall<HealthCheckRequest__Output, HealthCheckResponse>, callback: sendUnaryData<HealthCheckResponse>) => {
+      Check: (
+        call: ServerUnaryCall<HealthCheckRequest__Output, HealthCheckResponse>,
+        callback: sendUnaryData<HealthCheckResponse>,
+      ) => {
         const status = this.statuses.get(call.request.service);
         if (!status) {
-          callback(toServiceError(new AppError('not_found', `unknown service ${call.request.service}`)));
+          callback(
+            toServiceError(new AppError('not_found', `unknown service ${call.request.service}`)),
+          );
           return;
         }
         callback(null, { status });
       },
       Watch: (call: ServerWritableStream<HealthCheckRequest__Output, HealthCheckResponse>) => {
         const service = call.request.service;
-        const watcher = { service, stream: call as ServerWritableStream<unknown, HealthCheckResponse> };
+        const watcher = {
+          service,
+          stream: call as ServerWritableStream<unknown, HealthCheckResponse>,
+        };
         this.watchers.add(watcher);
         call.write({ status: this.statuses.get(service) ?? 'SERVICE_UNKNOWN' });
         call.on('cancelled', () => this.watchers.delete(watcher));
@@ -67,7 +78,11 @@ export interface CallControl {
   signal: AbortSignal;
 }
 
-export type UnaryHandler<Req, Res> = (request: Req, context: CallContext, control: CallControl) => Promise<Res>;
+export type UnaryHandler<Req, Res> = (
+  request: Req,
+  context: CallContext,
+  control: CallControl,
+) => Promise<Res>;
 
 /** What the adapters use of a grpc-js server call. */
 interface ServerCallLike<Req> {
@@ -92,13 +107,21 @@ function controlOf(call: ServerCallLike<unknown>): { control: CallControl; settl
   const abort = () => controller.abort();
   call.once('cancelled', abort);
   return {
-    control: { deadline: Number.isFinite(deadline) ? deadline : undefined, signal: controller.signal },
+    control: {
+      deadline: Number.isFinite(deadline) ? deadline : undefined,
+      signal: controller.signal,
+    },
     settle: () => call.removeListener('cancelled', abort),
   };
 }
 
 /** AppErrors keep their code and details; anything else is logged and becomes "internal". */
-function asAppError(error: unknown, logger: Logger, context: CallContext, method: string): AppError {
+function asAppError(
+  error: unknown,
+  logger: Logger,
+  context: CallContext,
+  method: string,
+): AppError {
   if (error instanceof AppError) return error;
   logger.error({ err: error, requestId: context.requestId, method }, 'handler failed');
   return new AppError('internal', 'internal error');
@@ -138,7 +161,10 @@ export function unary<Req, Res>(logger: Logger, handler: UnaryHandler<Req, Res>)
       )
       .catch((error: unknown) => {
         // Answering threw (a response or trailer grpc-js refused): fail this call, never the process.
-        logger.error({ err: error, requestId: context.requestId, method: call.getPath() }, 'answering the call failed');
+        logger.error(
+          { err: error, requestId: context.requestId, method: call.getPath() },
+          'answering the call failed',
+        );
         callback({ code: GrpcStatus.INTERNAL, details: 'internal error' });
       });
   };
@@ -150,9 +176,16 @@ export interface StreamSink<Chunk> {
   control: CallControl;
 }
 
-export type StreamHandler<Req, Chunk> = (request: Req, context: CallContext, sink: StreamSink<Chunk>) => Promise<void>;
+export type StreamHandler<Req, Chunk> = (
+  request: Req,
+  context: CallContext,
+  sink: StreamSink<Chunk>,
+) => Promise<void>;
 
-function sinkOf<Req, Chunk>(call: ServerWritableStream<Req, Chunk>, control: CallControl): StreamSink<Chunk> {
+function sinkOf<Req, Chunk>(
+  call: ServerWritableStream<Req, Chunk>,
+  control: CallControl,
+): StreamSink<Chunk> {
   return {
     control,
     write: async (chunk) => {
@@ -181,7 +214,9 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
     const context = contextFromMetadata(call.metadata);
     const record = callRecorder(call);
     const { control, settle } = controlOf(call);
-    traceServerCall(call.getPath(), call.metadata, () => handler(call.request, context, sinkOf(call, control)))
+    traceServerCall(call.getPath(), call.metadata, () =>
+      handler(call.request, context, sinkOf(call, control)),
+    )
       .then(
         () => {
           settle();
@@ -196,7 +231,10 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
         },
       )
       .catch((error: unknown) => {
-        logger.error({ err: error, requestId: context.requestId, method: call.getPath() }, 'ending the stream failed');
+        logger.error(
+          { err: error, requestId: context.requestId, method: call.getPath() },
+          'ending the stream failed',
+        );
         call.emit('error', { code: GrpcStatus.INTERNAL, details: 'internal error' });
       });
   };
@@ -204,7 +242,9 @@ export function serverStream<Req, Chunk>(logger: Logger, handler: StreamHandler<
 
 function bind(server: Server, address: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
   });
 }
 
@@ -242,11 +282,15 @@ export async function startGrpcServer(options: {
   steadyHttp2SessionTables();
   // channelz (grpc-js's per-call tracing for its admin service, which no one here serves) is off:
   // it is bookkeeping on every call.
-  const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.enable_channelz': 0 });
+  const server = new Server({
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.enable_channelz': 0,
+  });
   const health = new HealthReporter();
   const healthImplementation = health.implementation();
   server.addService(protos.health().Health.service, healthImplementation);
-  for (const service of options.services) server.addService(service.definition, service.implementation);
+  for (const service of options.services)
+    server.addService(service.definition, service.implementation);
 
   let port: number;
   try {
@@ -256,9 +300,12 @@ export async function startGrpcServer(options: {
     server.forceShutdown();
     throw error;
   }
-  const inProcess = options.unixSocket ? registerInProcessEndpoint(`unix:${options.unixSocket}`) : undefined;
+  const inProcess = options.unixSocket
+    ? registerInProcessEndpoint(`unix:${options.unixSocket}`)
+    : undefined;
   inProcess?.addService(protos.health().Health.service, healthImplementation);
-  for (const service of options.services) inProcess?.addService(service.definition, service.implementation);
+  for (const service of options.services)
+    inProcess?.addService(service.definition, service.implementation);
   health.set('', 'SERVING');
   for (const service of options.services) health.set(service.name, 'SERVING');
 

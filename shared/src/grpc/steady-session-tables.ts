@@ -32,23 +32,30 @@ export function steadyHttp2SessionTables(): void {
 }
 
 function onStreamCreated(message: unknown): void {
-  const session = (message as { stream?: Http2Stream }).stream?.session as (Http2Session & { [steadied]?: true }) | undefined;
+  const session = (message as { stream?: Http2Stream }).stream?.session as
+    (Http2Session & { [steadied]?: true }) | undefined;
   if (!session || session[steadied]) return;
   session[steadied] = true;
   const state = sessionTables(session);
   if (!state) return;
   state.streams = new StreamTable(state.streams) as unknown as Map<number, Http2Stream>;
-  state.pendingStreams = new PendingStreamTable(state.pendingStreams) as unknown as Set<Http2Stream>;
+  state.pendingStreams = new PendingStreamTable(
+    state.pendingStreams,
+  ) as unknown as Set<Http2Stream>;
 }
 
 /** The session's internal state, if it has the shape this module knows. */
 export function sessionTables(session: Http2Session): SessionTables | undefined {
   for (const symbol of Object.getOwnPropertySymbols(session)) {
     if (symbol.description !== 'state') continue;
-    const state = (session as unknown as Record<symbol, Partial<SessionTables> | undefined>)[symbol];
+    const state = (session as unknown as Record<symbol, Partial<SessionTables> | undefined>)[
+      symbol
+    ];
     // Node's SafeMap and SafeSet are Maps and Sets without Map.prototype in their chain.
-    const ours = state?.streams instanceof StreamTable && state.pendingStreams instanceof PendingStreamTable;
-    if (state && (ours || (types.isMap(state.streams) && types.isSet(state.pendingStreams)))) return state as SessionTables;
+    const ours =
+      state?.streams instanceof StreamTable && state.pendingStreams instanceof PendingStreamTable;
+    if (state && (ours || (types.isMap(state.streams) && types.isSet(state.pendingStreams))))
+      return state as SessionTables;
   }
   return undefined;
 }

@@ -19,7 +19,12 @@ let stdout: ReturnType<typeof pino.destination> | undefined;
 
 function processDestination(): ReturnType<typeof pino.destination> {
   if (!stdout) {
-    const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS });
+    const destination = pino.destination({
+      dest: 1,
+      sync: false,
+      minLength: LOG_WRITE_BYTES,
+      periodicFlush: LOG_FLUSH_MS,
+    });
     process.once('exit', () => flushLogs());
     stdout = destination;
   }
@@ -39,7 +44,11 @@ export function flushLogs(): void {
  * The one logger of every service. `destination` (default: the process's asynchronous stdout)
  * lets tests capture exactly what would be written.
  */
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+export function createLogger(
+  service: string,
+  level = process.env.LOG_LEVEL ?? 'info',
+  destination?: DestinationStream,
+): Logger {
   const options: pino.LoggerOptions = {
     name: service,
     level,
@@ -50,7 +59,8 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     timestamp: pino.stdTimeFunctions.isoTime,
     // trace_id and span_id of the active span while tracing is on; nothing (and no copy) while off.
     mixin: traceLogFields,
-    mixinMergeStrategy: (mergeObject, mixinObject) => (isEmptyLogFields(mixinObject) ? mergeObject : Object.assign(mixinObject, mergeObject)),
+    mixinMergeStrategy: (mergeObject, mixinObject) =>
+      isEmptyLogFields(mixinObject) ? mergeObject : Object.assign(mixinObject, mergeObject),
   };
   return pino(options, destination ?? processDestination());
 }

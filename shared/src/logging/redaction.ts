@@ -38,7 +38,10 @@ const CREDENTIALS: Array<[RegExp, string]> = [
   [/\bwhsec_[A-Za-z0-9+/=_-]{6,}/g, CENSOR],
   [/\b(X-API-Key)(\s+|%20)[^\s"\\,;]+/gi, `$1 ${CENSOR}`],
   [/\b(Bearer|Basic)(\s+|%20)[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${CENSOR}`],
-  [/\b(authorization|x-admin-token|cookie|proxy-authorization|webhook-signature|x-service-signature)(\s*:\s*|=)[^"\\]*/gi, `$1: ${CENSOR}`],
+  [
+    /\b(authorization|x-admin-token|cookie|proxy-authorization|webhook-signature|x-service-signature)(\s*:\s*|=)[^"\\]*/gi,
+    `$1: ${CENSOR}`,
+  ],
 ];
 
 /**
@@ -48,7 +51,8 @@ const CREDENTIALS: Array<[RegExp, string]> = [
  * 1.3 us for the rest.
  */
 export function redactFields<T>(value: T, depth = 0): T {
-  if (typeof value !== 'object' || value === null || depth > REDACT_DEPTH || value instanceof Error) return value;
+  if (typeof value !== 'object' || value === null || depth > REDACT_DEPTH || value instanceof Error)
+    return value;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
     value.forEach((item, index) => {
@@ -61,7 +65,9 @@ export function redactFields<T>(value: T, depth = 0): T {
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(fields)) {
     const item = fields[key];
-    const redacted = REDACTED_FIELDS.has(key.toLowerCase()) ? CENSOR : redactFields(item, depth + 1);
+    const redacted = REDACTED_FIELDS.has(key.toLowerCase())
+      ? CENSOR
+      : redactFields(item, depth + 1);
     if (redacted !== item) (copy ??= { ...fields })[key] = redacted;
   }
   return (copy ?? value) as T;
@@ -69,7 +75,8 @@ export function redactFields<T>(value: T, depth = 0): T {
 
 export function scrubCredentials(text: string): string {
   let scrubbed = text;
-  for (const [pattern, replacement] of CREDENTIALS) scrubbed = scrubbed.replace(pattern, replacement);
+  for (const [pattern, replacement] of CREDENTIALS)
+    scrubbed = scrubbed.replace(pattern, replacement);
   return scrubbed;
 }
 
@@ -86,12 +93,17 @@ export interface SafeError {
 const MAX_CAUSE_DEPTH = 3;
 
 export function safeError(error: unknown, depth = 0): SafeError {
-  if (!(error instanceof Error)) return { type: typeof error, message: scrubCredentials(String(error)).slice(0, 1000) };
+  if (!(error instanceof Error))
+    return { type: typeof error, message: scrubCredentials(String(error)).slice(0, 1000) };
   const { code, status } = error as { code?: unknown; status?: unknown };
-  const safe: SafeError = { type: error.constructor?.name ?? 'Error', message: scrubCredentials(error.message) };
+  const safe: SafeError = {
+    type: error.constructor?.name ?? 'Error',
+    message: scrubCredentials(error.message),
+  };
   if (typeof code === 'string' || typeof code === 'number') safe.code = code;
   if (typeof status === 'number') safe.status = status;
   if (error.stack) safe.stack = scrubCredentials(error.stack);
-  if (error.cause !== undefined && depth < MAX_CAUSE_DEPTH) safe.cause = safeError(error.cause, depth + 1);
+  if (error.cause !== undefined && depth < MAX_CAUSE_DEPTH)
+    safe.cause = safeError(error.cause, depth + 1);
   return safe;
 }

@@ -23,12 +23,24 @@ export function installYoungAsyncResourceBind(): void {
   AsyncResource.prototype.bind = bindInScope as typeof AsyncResource.prototype.bind;
 }
 
-function bindInScope<Func extends (...args: never[]) => unknown>(this: AsyncResource, fn: Func, thisArg?: unknown): Func & { asyncResource: AsyncResource } {
+function bindInScope<Func extends (...args: never[]) => unknown>(
+  this: AsyncResource,
+  fn: Func,
+  thisArg?: unknown,
+): Func & { asyncResource: AsyncResource } {
   if (typeof fn !== 'function') {
-    throw Object.assign(new TypeError(`The "fn" argument must be of type function. Received ${typeof fn}`), { code: 'ERR_INVALID_ARG_TYPE' });
+    throw Object.assign(
+      new TypeError(`The "fn" argument must be of type function. Received ${typeof fn}`),
+      { code: 'ERR_INVALID_ARG_TYPE' },
+    );
   }
+  // eslint-disable-next-line @typescript-eslint/no-this-alias
   const resource = this;
-  const run = resource.runInAsyncScope as (fn: Func, thisArg: unknown, ...args: unknown[]) => unknown;
+  const run = resource.runInAsyncScope as (
+    fn: Func,
+    thisArg: unknown,
+    ...args: unknown[]
+  ) => unknown;
   const bound =
     thisArg === undefined
       ? function (this: unknown, ...args: unknown[]) {

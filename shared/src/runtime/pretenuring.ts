@@ -18,7 +18,10 @@ const FLAG = 'allocation-site-pretenuring';
  * Call it first thing: V8 applies the flag when it reads pretenuring feedback at each GC, and a
  * site pretenured before the call stays so.
  */
-export function turnOffAllocationSitePretenuring(execArgv: readonly string[] = process.execArgv): void {
-  if (execArgv.some((arg) => arg.replace(/_/g, '-').replace(/^--no-/, '--') === `--${FLAG}`)) return;
+export function turnOffAllocationSitePretenuring(
+  execArgv: readonly string[] = process.execArgv,
+): void {
+  if (execArgv.some((arg) => arg.replace(/_/g, '-').replace(/^--no-/, '--') === `--${FLAG}`))
+    return;
   setFlagsFromString(`--no-${FLAG}`);
 }

@@ -28,7 +28,9 @@ export function contractSuite<T>(
   fixtures: Partial<Record<BackendName, BackendFixture<T>>>,
   suite: (subject: () => T) => void,
 ): void {
-  for (const [backend, fixture] of Object.entries(fixtures) as Array<[BackendName, BackendFixture<T>]>) {
+  for (const [backend, fixture] of Object.entries(fixtures) as Array<
+    [BackendName, BackendFixture<T>]
+  >) {
     describe(`${title} [${backend}]`, function () {
       let instance: T | undefined;
       before(function () {

@@ -112,7 +112,8 @@ export class FakeLlmServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (req.method === 'POST' && req.url === '/v1/embeddings') return this.embeddings(req, res);
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return this.json(res, 404, { error: { message: 'not found' } });
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return this.json(res, 404, { error: { message: 'not found' } });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatBody;
@@ -127,8 +128,17 @@ export class FakeLlmServer {
       tools: (body.tools ?? []).map((t) => t.function.name),
       at: Date.now(),
     });
-    if (!this.keyless.includes(body.model) && req.headers.authorization !== `Bearer ${this.apiKey}`) {
-      return this.json(res, 401, { error: { message: 'Incorrect API key provided: wr***ey.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+    if (
+      !this.keyless.includes(body.model) &&
+      req.headers.authorization !== `Bearer ${this.apiKey}`
+    ) {
+      return this.json(res, 401, {
+        error: {
+          message: 'Incorrect API key provided: wr***ey.',
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      });
     }
     const step = this.scripts.get(body.model)?.shift() ?? { kind: 'ok' };
     this.enter(body.model);
@@ -147,8 +157,15 @@ export class FakeLlmServer {
 
   private async respond(step: Step, body: ChatBody, res: http.ServerResponse): Promise<void> {
     if (step.kind === 'status') {
-      const headers: Record<string, string> = step.retryAfter ? { 'retry-after': step.retryAfter } : {};
-      return this.json(res, step.status, { error: { message: step.message ?? `scripted ${step.status}`, type: 'server_error' } }, headers);
+      const headers: Record<string, string> = step.retryAfter
+        ? { 'retry-after': step.retryAfter }
+        : {};
+      return this.json(
+        res,
+        step.status,
+        { error: { message: step.message ?? `scripted ${step.status}`, type: 'server_error' } },
+        headers,
+      );
     }
     if (step.kind === 'tool_calls') return this.toolCalls(res, body, step.calls);
     if (step.kind === 'slow') await sleep(step.delayMs);
@@ -157,16 +174,31 @@ export class FakeLlmServer {
       res.socket?.destroy();
       return;
     }
-    const text = (step.kind === 'ok' && step.text) || FakeLlmServer.answerFor(body.model, body.messages);
+    const text =
+      (step.kind === 'ok' && step.text) || FakeLlmServer.answerFor(body.model, body.messages);
     const reportUsage = !(step.kind === 'ok' && step.reportUsage === false);
-    if (body.stream) return this.stream(res, body, text, reportUsage, step.kind === 'break' ? step.afterChunks : undefined);
+    if (body.stream)
+      return this.stream(
+        res,
+        body,
+        text,
+        reportUsage,
+        step.kind === 'break' ? step.afterChunks : undefined,
+      );
     this.json(res, 200, {
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-      ...(reportUsage ? { usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens } } : {}),
+      ...(reportUsage
+        ? {
+            usage: {
+              ...REPORTED,
+              total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens,
+            },
+          }
+        : {}),
     });
   }
 
@@ -174,35 +206,65 @@ export class FakeLlmServer {
   private async embeddings(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; input: string | string[] };
-    if (req.headers.authorization !== `Bearer ${this.apiKey}`) return this.json(res, 401, { error: { message: 'Incorrect API key provided' } });
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      model: string;
+      input: string | string[];
+    };
+    if (req.headers.authorization !== `Bearer ${this.apiKey}`)
+      return this.json(res, 401, { error: { message: 'Incorrect API key provided' } });
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
     this.embeddingInputs.push(inputs);
     this.json(res, 200, {
       object: 'list',
       model: body.model,
-      data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: this.embed(text) })),
+      data: inputs.map((text, index) => ({
+        object: 'embedding',
+        index,
+        embedding: this.embed(text),
+      })),
       // One token per word: deterministic, so tests can check the usage recorded for embeddings.
       usage: { prompt_tokens: embeddingTokens(inputs), total_tokens: embeddingTokens(inputs) },
     });
   }
 
-  private toolCalls(res: http.ServerResponse, body: ChatBody, calls: Array<{ name: string; arguments: object }>): void {
-    const toolCalls = calls.map((c, i) => ({ id: `call_${this.requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  private toolCalls(
+    res: http.ServerResponse,
+    body: ChatBody,
+    calls: Array<{ name: string; arguments: object }>,
+  ): void {
+    const toolCalls = calls.map((c, i) => ({
+      id: `call_${this.requests.length}_${i}`,
+      type: 'function',
+      function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+    }));
     this.json(res, 200, {
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls }, finish_reason: 'tool_calls' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, tool_calls: toolCalls },
+          finish_reason: 'tool_calls',
+        },
+      ],
       usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens },
     });
   }
 
-  private async stream(res: http.ServerResponse, body: ChatBody, text: string, reportUsage: boolean, breakAfter?: number): Promise<void> {
+  private async stream(
+    res: http.ServerResponse,
+    body: ChatBody,
+    text: string,
+    reportUsage: boolean,
+    breakAfter?: number,
+  ): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const chunk = (delta: object) =>
-      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`,
+      );
     chunk({ role: 'assistant', content: '' });
     const words = text.match(/\S+\s*/g) ?? [];
     for (const [index, word] of words.entries()) {
@@ -214,15 +276,27 @@ export class FakeLlmServer {
       chunk({ content: word });
       await sleep(2);
     }
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    );
     if (reportUsage && body.stream_options?.include_usage) {
-      const usage = { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens };
-      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [], usage })}\n\n`);
+      const usage = {
+        ...REPORTED,
+        total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens,
+      };
+      res.write(
+        `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [], usage })}\n\n`,
+      );
     }
     res.end('data: [DONE]\n\n');
   }
 
-  private json(res: http.ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  private json(
+    res: http.ServerResponse,
+    status: number,
+    body: object,
+    headers: Record<string, string> = {},
+  ): void {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   }

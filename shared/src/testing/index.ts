@@ -3,7 +3,11 @@ import { connectMongo, type MongoConnection } from '../adapters/mongo';
 import { endpointOf, uniqueName, type BackendFixture } from './backends';
 
 /** Polls until check returns a truthy value or timeoutMs passes. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 5000, intervalMs = 20): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 5000,
+  intervalMs = 20,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -22,7 +22,10 @@ export function parseFrames(buffer: string): { events: ReceivedEvent[]; rest: st
 }
 
 /** Reads a response body as events, calling onEvent for each as it arrives (return false to stop reading). */
-export async function readEvents(response: Response, onEvent: (event: ReceivedEvent) => boolean | void = () => true): Promise<ReceivedEvent[]> {
+export async function readEvents(
+  response: Response,
+  onEvent: (event: ReceivedEvent) => boolean | void = () => true,
+): Promise<ReceivedEvent[]> {
   const received: ReceivedEvent[] = [];
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
@@ -40,11 +43,15 @@ export async function readEvents(response: Response, onEvent: (event: ReceivedEv
       }
     }
   }
-  if (buffer.trim() !== '') throw new Error(`stream ended inside a frame: ${JSON.stringify(buffer)}`);
+  if (buffer.trim() !== '')
+    throw new Error(`stream ended inside a frame: ${JSON.stringify(buffer)}`);
   return received;
 }
 
 /** The text of the delta events, joined. */
 export function deltaText(events: ReceivedEvent[]): string {
-  return events.filter((e) => e.event === 'delta').map((e) => e.data.text as string).join('');
+  return events
+    .filter((e) => e.event === 'delta')
+    .map((e) => e.data.text as string)
+    .join('');
 }

@@ -10,7 +10,12 @@ let pool: Piscina<string, number> | undefined;
  * idleness; an idle piscina worker is unref'd, so it keeps no process alive.
  */
 function tokenizerPool(): Piscina<string, number> {
-  pool ??= new Piscina<string, number>({ filename: path.join(__dirname, 'worker.js'), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  pool ??= new Piscina<string, number>({
+    filename: path.join(__dirname, 'worker.js'),
+    minThreads: 0,
+    maxThreads: 1,
+    idleTimeout: 60_000,
+  });
   return pool;
 }
 

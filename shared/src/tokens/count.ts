@@ -37,7 +37,8 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   const kept: number[] = [];
   for (const piece of pieces(text)) {
     const tokens = encode(piece);
-    if (kept.length + tokens.length > maxTokens) return decode([...kept, ...tokens.slice(0, maxTokens - kept.length)]);
+    if (kept.length + tokens.length > maxTokens)
+      return decode([...kept, ...tokens.slice(0, maxTokens - kept.length)]);
     kept.push(...tokens);
   }
   return text;

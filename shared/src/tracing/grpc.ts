@@ -1,6 +1,16 @@
-import { InterceptingCall, status as GrpcStatus, type Interceptor, type Metadata } from '@grpc/grpc-js';
+import {
+  InterceptingCall,
+  status as GrpcStatus,
+  type Interceptor,
+  type Metadata,
+} from '@grpc/grpc-js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { contextFromCarrier, injectTraceContext, metadataGetter, metadataSetter } from './propagation';
+import {
+  contextFromCarrier,
+  injectTraceContext,
+  metadataGetter,
+  metadataSetter,
+} from './propagation';
 import { startSpan, tracingEnabled, withSpan } from './tracing';
 
 /** "/switchyard.content.v1.ContentService/Generate" -> rpc attributes and the span name. */
@@ -31,7 +41,8 @@ export const grpcClientTracingInterceptor: Interceptor = (options, nextCall) => 
       next(metadata, {
         onReceiveStatus(status, nextStatus) {
           span.setAttribute('rpc.grpc.status_code', status.code);
-          if (status.code !== GrpcStatus.OK) span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
+          if (status.code !== GrpcStatus.OK)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
           span.end();
           nextStatus(status);
         },
@@ -41,8 +52,21 @@ export const grpcClientTracingInterceptor: Interceptor = (options, nextCall) => 
 };
 
 /** Runs a server handler in a server span continuing the caller's trace (from the call's metadata). */
-export function traceServerCall<T>(path: string, metadata: Metadata, handle: () => Promise<T>): Promise<T> {
+export function traceServerCall<T>(
+  path: string,
+  metadata: Metadata,
+  handle: () => Promise<T>,
+): Promise<T> {
   if (!tracingEnabled()) return handle();
   const rpc = rpcOf(path);
-  return withSpan(rpc.name, { kind: SpanKind.SERVER, service: rpc.owner, parent: contextFromCarrier(metadata, metadataGetter), attributes: rpc.attributes }, handle);
+  return withSpan(
+    rpc.name,
+    {
+      kind: SpanKind.SERVER,
+      service: rpc.owner,
+      parent: contextFromCarrier(metadata, metadataGetter),
+      attributes: rpc.attributes,
+    },
+    handle,
+  );
 }

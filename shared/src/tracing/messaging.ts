@@ -10,7 +10,12 @@ export type MessagingSystem = 'kafka' | 'in_memory';
  * A producer span around one publish; send gets the carrier to put into the message (undefined
  * while tracing is off). The span belongs to the event's source service.
  */
-export function tracePublish(system: MessagingSystem, topic: string, event: AnyEvent, send: (carrier: TraceCarrier | undefined) => Promise<void>): Promise<void> {
+export function tracePublish(
+  system: MessagingSystem,
+  topic: string,
+  event: AnyEvent,
+  send: (carrier: TraceCarrier | undefined) => Promise<void>,
+): Promise<void> {
   if (!tracingEnabled()) return send(undefined);
   return withSpan(
     `send ${topic}`,
@@ -34,7 +39,13 @@ export function tracePublish(system: MessagingSystem, topic: string, event: AnyE
  * (parent: the context extracted from the message). Consumer groups are named after their service
  * ("notification-usage" is notification's), which the span is attributed to.
  */
-export function traceConsume<T>(system: MessagingSystem, topic: string, group: string, parent: Context, handle: (span: Span | undefined) => Promise<T>): Promise<T> {
+export function traceConsume<T>(
+  system: MessagingSystem,
+  topic: string,
+  group: string,
+  parent: Context,
+  handle: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
   if (!tracingEnabled()) return handle(undefined);
   return withSpan(
     `process ${topic}`,

@@ -1,4 +1,11 @@
-import { context, propagation, ROOT_CONTEXT, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Context,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 import type { Metadata } from '@grpc/grpc-js';
 import type { IHeaders } from 'kafkajs';
 import { tracingEnabled } from './tracing';
@@ -21,7 +28,11 @@ export function contextFromCarrier<C>(carrier: C | undefined, getter?: TextMapGe
 }
 
 /** Writes the trace context of ctx (default: the active one) into a carrier; no-op while tracing is off. */
-export function injectTraceContext<C>(carrier: C, setter?: TextMapSetter<C>, ctx: Context = context.active()): void {
+export function injectTraceContext<C>(
+  carrier: C,
+  setter?: TextMapSetter<C>,
+  ctx: Context = context.active(),
+): void {
   if (tracingEnabled()) propagation.inject(ctx, carrier, setter);
 }
 

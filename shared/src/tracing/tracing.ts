@@ -26,7 +26,10 @@ function loadSdk() {
     ...(require('@opentelemetry/resources') as typeof import('@opentelemetry/resources')),
     ...(require('@opentelemetry/core') as typeof import('@opentelemetry/core')),
     ...(require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks')),
-    loadOtlpExporter: () => (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter,
+    loadOtlpExporter: () =>
+      (
+        require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')
+      ).OTLPTraceExporter,
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
@@ -63,17 +66,30 @@ export interface StartTracingOptions {
  * spans carry the right service.name even when one process runs several services (embedded mode).
  * With no endpoint nothing is started and it returns false. Call it before creating gRPC clients.
  */
-export function startTracing(services: string | readonly string[], options: StartTracingOptions = {}): boolean {
+export function startTracing(
+  services: string | readonly string[],
+  options: StartTracingOptions = {},
+): boolean {
   if (active) throw new Error('tracing is already started');
   const names = typeof services === 'string' ? [services] : [...services];
   const settings = readTracingSettings(options.env);
   if ((!options.exporter && !settings.otlpEndpoint) || names.length === 0) return false;
   const sdk = loadSdk();
-  const exporter = options.exporter ?? new (sdk.loadOtlpExporter())({ url: `${settings.otlpEndpoint}/v1/traces` });
+  const exporter =
+    options.exporter ?? new (sdk.loadOtlpExporter())({ url: `${settings.otlpEndpoint}/v1/traces` });
   // One processor (one export queue and connection) shared by the services' providers.
-  const processor = options.exporter ? new sdk.SimpleSpanProcessor({ exporter }) : new sdk.BatchSpanProcessor({ exporter });
+  const processor = options.exporter
+    ? new sdk.SimpleSpanProcessor({ exporter })
+    : new sdk.BatchSpanProcessor({ exporter });
   const providers = names.map(
-    (name) => new sdk.TracerProvider({ resource: sdk.resourceFromAttributes({ 'service.name': name, 'service.namespace': 'switchyard' }), spanProcessors: [processor] }),
+    (name) =>
+      new sdk.TracerProvider({
+        resource: sdk.resourceFromAttributes({
+          'service.name': name,
+          'service.namespace': 'switchyard',
+        }),
+        spanProcessors: [processor],
+      }),
   );
   const tracers = new Map(names.map((name, i) => [name, providers[i]!.getTracer('switchyard')]));
   context.setGlobalContextManager(new sdk.AsyncLocalStorageContextManager().enable());
@@ -116,14 +132,21 @@ export function startSpan(name: string, spec: SpanSpec = {}): StartedSpan | unde
   const tracer = (service !== undefined && tracing.tracers.get(service)) || tracing.fallback;
   const span = tracer.startSpan(name, { kind: spec.kind, attributes: spec.attributes }, parent);
   const withSpan = trace.setSpan(parent, span);
-  return { span, context: service === undefined ? withSpan : withSpan.setValue(SERVICE_KEY, service) };
+  return {
+    span,
+    context: service === undefined ? withSpan : withSpan.setValue(SERVICE_KEY, service),
+  };
 }
 
 /**
  * Runs fn in a new span, which ends when fn settles and is marked failed when fn throws.
  * While tracing is off fn runs at once with a no-op span.
  */
-export function withSpan<T>(name: string, spec: SpanSpec, fn: (span: Span) => Promise<T> | T): Promise<T> {
+export function withSpan<T>(
+  name: string,
+  spec: SpanSpec,
+  fn: (span: Span) => Promise<T> | T,
+): Promise<T> {
   const started = startSpan(name, spec);
   if (!started) {
     try {
@@ -154,7 +177,10 @@ export function markFailed(span: Span, error: unknown): void {
   const code = (error as { code?: unknown } | null)?.code;
   const coded = typeof code === 'string';
   span.setAttribute('error.type', coded ? code : error instanceof Error ? error.name : 'error');
-  span.setStatus({ code: SpanStatusCode.ERROR, message: coded && error instanceof Error ? error.message : undefined });
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: coded && error instanceof Error ? error.message : undefined,
+  });
 }
 
 /** Runs fn later in the trace context active now (work queued in one request and run from another's callback). */

@@ -17,7 +17,9 @@ export class Allowlist {
 
   hasHost(hostname: string): boolean {
     const host = hostname.toLowerCase();
-    return this.hosts.some((entry) => (entry.startsWith('*.') ? host.endsWith(entry.slice(1)) : host === entry));
+    return this.hosts.some((entry) =>
+      entry.startsWith('*.') ? host.endsWith(entry.slice(1)) : host === entry,
+    );
   }
 
   hasAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {

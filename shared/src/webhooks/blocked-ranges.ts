@@ -46,7 +46,8 @@ const BLOCKED_V6 = ranges([
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 function firstMatch(address: ipaddr.IPv4 | ipaddr.IPv6, list: Range[]): string | undefined {
-  return list.find((range) => address.kind() === range.cidr[0].kind() && address.match(range.cidr))?.label;
+  return list.find((range) => address.kind() === range.cidr[0].kind() && address.match(range.cidr))
+    ?.label;
 }
 
 /**

@@ -14,7 +14,10 @@ interface UrlPolicyEnv {
  * Embedded mode runs on a laptop: local receivers over plain http are the normal case there.
  */
 export function urlPolicyOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): UrlPolicyOptions {
-  const mode = readEnv<{ SWITCHYARD_MODE: string }>({ SWITCHYARD_MODE: str({ choices: ['embedded', 'distributed'], default: 'distributed' }) }, env);
+  const mode = readEnv<{ SWITCHYARD_MODE: string }>(
+    { SWITCHYARD_MODE: str({ choices: ['embedded', 'distributed'], default: 'distributed' }) },
+    env,
+  );
   const embedded = mode.SWITCHYARD_MODE === 'embedded';
   const e = readEnv<UrlPolicyEnv>(
     {

@@ -68,7 +68,8 @@ export class UrlPolicy {
 
   /** Checks that need no DNS: length, scheme, credentials, host. */
   private parse(raw: string): URL | { allowed: false; reason: string } {
-    if (raw.length > MAX_URL_LENGTH) return { allowed: false, reason: `url is longer than ${MAX_URL_LENGTH} characters` };
+    if (raw.length > MAX_URL_LENGTH)
+      return { allowed: false, reason: `url is longer than ${MAX_URL_LENGTH} characters` };
     let url: URL;
     try {
       url = new URL(raw);
@@ -78,8 +79,10 @@ export class UrlPolicy {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       return { allowed: false, reason: 'url scheme must be https or http' };
     }
-    if (url.protocol === 'http:' && this.options.requireHttps) return { allowed: false, reason: 'url must use https' };
-    if (url.username || url.password) return { allowed: false, reason: 'url must not contain credentials' };
+    if (url.protocol === 'http:' && this.options.requireHttps)
+      return { allowed: false, reason: 'url must use https' };
+    if (url.username || url.password)
+      return { allowed: false, reason: 'url must not contain credentials' };
     if (!url.hostname) return { allowed: false, reason: 'url has no host' };
     return url;
   }

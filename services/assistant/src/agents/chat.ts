@@ -1,6 +1,12 @@
 import type { Course, EventRecord } from '../data/catalog';
 import { CourseSearch } from '../retrieval/course-search';
-import { EventSearch, hasFilters, mergeEventQueries, parseEventQuery, type EventQuery } from '../retrieval/event-search';
+import {
+  EventSearch,
+  hasFilters,
+  mergeEventQueries,
+  parseEventQuery,
+  type EventQuery,
+} from '../retrieval/event-search';
 import type { CollectionKind } from '../knowledge/kinds';
 import { describeEventQuery, formatCourse, formatEvent } from './format';
 import { knowledgeAnswer, knowledgeItems } from './knowledge-answer';
@@ -13,9 +19,11 @@ const SYSTEM_PROMPT =
   'Refer back to earlier questions in the conversation when it helps.';
 
 const EVENT_WORDS = /\b(events?|what'?s on|happening|going on|tickets?|gigs?|shows?)\b/i;
-const COURSE_WORDS = /\b(courses?|class(es)?|learn(ing)?|lessons?|training|enrol+(ment)?|bootcamp|study)\b/i;
+const COURSE_WORDS =
+  /\b(courses?|class(es)?|learn(ing)?|lessons?|training|enrol+(ment)?|bootcamp|study)\b/i;
 /** Words that ask for courses without saying which; removed before searching the catalogue. */
-const GENERIC_COURSE_WORDS = /\b(courses?|class(es)?|learn(ing)?|lessons?|training|enrol+|bootcamp|study|available|offer|have|any|which|what|do|you|i|want|to|a|the|some|are|there)\b/gi;
+const GENERIC_COURSE_WORDS =
+  /\b(courses?|class(es)?|learn(ing)?|lessons?|training|enrol+|bootcamp|study|available|offer|have|any|which|what|do|you|i|want|to|a|the|some|are|there)\b/gi;
 const RECALL = /\b(what did i (just )?ask|what was my (last |previous )?question|remind me)\b/i;
 
 const CAPABILITIES =
@@ -23,10 +31,20 @@ const CAPABILITIES =
   '- browse courses: "Python courses", "what courses do you have?"\n' +
   '- for orders, refunds and tickets, the support agent helps; for building a course, the onboarding agent';
 
-export function createChatAgent(eventSearch = new EventSearch(), courseSearch = new CourseSearch()): Agent {
+export function createChatAgent(
+  eventSearch = new EventSearch(),
+  courseSearch = new CourseSearch(),
+): Agent {
   return {
-    info: { name: 'chat', description: 'General assistant: events, courses and questions about the service', usesSteps: false },
-    prepare: (turn) => (turn.knowledge?.has(CHAT_KINDS) ? prepareFromKnowledge(turn) : prepareChat(eventSearch, courseSearch, turn)),
+    info: {
+      name: 'chat',
+      description: 'General assistant: events, courses and questions about the service',
+      usesSteps: false,
+    },
+    prepare: (turn) =>
+      turn.knowledge?.has(CHAT_KINDS)
+        ? prepareFromKnowledge(turn)
+        : prepareChat(eventSearch, courseSearch, turn),
     composeOffline: (input) => composeChat(eventSearch, input),
   };
 }
@@ -37,14 +55,24 @@ const CHAT_KINDS: CollectionKind[] = ['events', 'courses', 'documents'];
 /** An organization with its own knowledge: answers come from it (and only it), cited. */
 async function prepareFromKnowledge(turn: Turn): Promise<PreparedTurn> {
   const signals: TurnSignals = { greeting: isGreeting(turn.latest) };
-  if (signals.greeting) return { systemPrompt: SYSTEM_PROMPT, context: [], memory: turn.memory, signals };
-  const retrieval = await (turn.knowledge as NonNullable<Turn['knowledge']>).search(turn.latest, CHAT_KINDS);
+  if (signals.greeting)
+    return { systemPrompt: SYSTEM_PROMPT, context: [], memory: turn.memory, signals };
+  const retrieval = await (turn.knowledge as NonNullable<Turn['knowledge']>).search(
+    turn.latest,
+    CHAT_KINDS,
+  );
   signals.knowledge = retrieval;
-  return { systemPrompt: `${SYSTEM_PROMPT} ${CITE}`, context: knowledgeItems(retrieval), memory: turn.memory, signals };
+  return {
+    systemPrompt: `${SYSTEM_PROMPT} ${CITE}`,
+    context: knowledgeItems(retrieval),
+    memory: turn.memory,
+    signals,
+  };
 }
 
 /** Asks a model to cite, and only what was retrieved. */
-export const CITE = 'Cite every record you use as a Markdown link [title](url) exactly as given in the context; never link to anything else.';
+export const CITE =
+  'Cite every record you use as a Markdown link [title](url) exactly as given in the context; never link to anything else.';
 
 function asksForEvents(text: string, query: EventQuery): boolean {
   return hasFilters(query) || EVENT_WORDS.test(text);
@@ -56,23 +84,32 @@ function eventQuestion(turn: Turn): { query: EventQuery; earlier?: string } | un
   const earlier = earlierUserMessages(turn.history)[0];
   if (earlier && isFollowUp(turn.latest)) {
     const previous = parseEventQuery(earlier);
-    if (asksForEvents(earlier, previous)) return { query: mergeEventQueries(previous, query), earlier };
+    if (asksForEvents(earlier, previous))
+      return { query: mergeEventQueries(previous, query), earlier };
   }
   return asksForEvents(turn.latest, query) ? { query } : undefined;
 }
 
-function prepareChat(eventSearch: EventSearch, courseSearch: CourseSearch, turn: Turn): PreparedTurn {
+function prepareChat(
+  eventSearch: EventSearch,
+  courseSearch: CourseSearch,
+  turn: Turn,
+): PreparedTurn {
   const signals: TurnSignals = { greeting: isGreeting(turn.latest) };
   const context: ContextItem[] = [];
   const events = signals.greeting ? undefined : eventQuestion(turn);
   if (events) {
     signals.eventQuery = events.query;
     signals.earlierQuestion = events.earlier;
-    context.push(...eventSearch.find(events.query).map((event): ContextItem => ({ kind: 'event', event })));
+    context.push(
+      ...eventSearch.find(events.query).map((event): ContextItem => ({ kind: 'event', event })),
+    );
   } else if (!signals.greeting && COURSE_WORDS.test(turn.latest)) {
     signals.courseQuestion = true;
     const subject = turn.latest.replace(GENERIC_COURSE_WORDS, ' ');
-    context.push(...courseSearch.find(subject).map((course): ContextItem => ({ kind: 'course', course })));
+    context.push(
+      ...courseSearch.find(subject).map((course): ContextItem => ({ kind: 'course', course })),
+    );
   } else {
     signals.earlierQuestion = earlierUserMessages(turn.history)[0];
   }
@@ -88,7 +125,8 @@ function composeChat(eventSearch: EventSearch, { prepared, history }: OfflineInp
     const events = prepared.context.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
     return eventsText(eventSearch, signals.eventQuery, events, signals.earlierQuestion);
   }
-  if (signals.courseQuestion) return coursesText(prepared.context.flatMap((i) => (i.kind === 'course' ? [i.course] : [])));
+  if (signals.courseQuestion)
+    return coursesText(prepared.context.flatMap((i) => (i.kind === 'course' ? [i.course] : [])));
   if (RECALL.test(latest)) {
     return signals.earlierQuestion
       ? `Your previous question was: "${quote(signals.earlierQuestion)}". Want me to pick it up again?`
@@ -102,7 +140,12 @@ function greetingText(earlier: string | undefined): string {
   return `Hello! I'm the Switchyard assistant (offline builtin engine). I can:\n${CAPABILITIES}${back}\n\nWhat would you like to do?`;
 }
 
-function eventsText(eventSearch: EventSearch, query: EventQuery, events: EventRecord[], earlier?: string): string {
+function eventsText(
+  eventSearch: EventSearch,
+  query: EventQuery,
+  events: EventRecord[],
+  earlier?: string,
+): string {
   const intro = earlier ? `Following up on "${quote(earlier)}", h` : 'H';
   const what = describeEventQuery(query);
   if (events.length === 0) {
@@ -116,7 +159,9 @@ function coursesText(courses: Course[]): string {
 }
 
 function fallbackText(latest: string, earlier?: string): string {
-  const back = earlier ? `\n\nEarlier you asked: "${quote(earlier)}"; I'm happy to continue with that.` : '';
+  const back = earlier
+    ? `\n\nEarlier you asked: "${quote(earlier)}"; I'm happy to continue with that.`
+    : '';
   return (
     `I'm the offline builtin engine, so I can't answer open questions like "${quote(latest, 60)}" myself. ` +
     `Here is what I can help with:\n${CAPABILITIES}${back}`

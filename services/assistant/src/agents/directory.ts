@@ -23,16 +23,24 @@ export function profileAgent(base: Agent, profile: AgentProfile): Agent {
       ...(base.info.usesSteps && profile.steps.length > 0 ? { steps: profile.steps.length } : {}),
     },
     prepare: async (turn) => {
-      const prepared = await base.prepare({ ...turn, steps: profile.steps.length > 0 ? profile.steps : undefined });
+      const prepared = await base.prepare({
+        ...turn,
+        steps: profile.steps.length > 0 ? profile.steps : undefined,
+      });
       const greeting = Boolean(profile.greeting) && isGreeting(turn.latest);
       return {
         ...prepared,
-        systemPrompt: profile.instructions ? `${profile.instructions}\n\n${prepared.systemPrompt}` : prepared.systemPrompt,
+        systemPrompt: profile.instructions
+          ? `${profile.instructions}\n\n${prepared.systemPrompt}`
+          : prepared.systemPrompt,
         signals: { ...prepared.signals, greeting: greeting || prepared.signals.greeting },
         steps: profile.steps.length > 0 ? profile.steps : undefined,
       };
     },
-    composeOffline: (input) => (input.prepared.signals.greeting && profile.greeting ? profile.greeting : base.composeOffline(input)),
+    composeOffline: (input) =>
+      input.prepared.signals.greeting && profile.greeting
+        ? profile.greeting
+        : base.composeOffline(input),
   };
 }
 
@@ -48,7 +56,8 @@ export class AgentDirectory {
 
   async resolve(organization: string, name: string): Promise<ResolvedAgent> {
     const stored = await this.profiles?.get(organization, name);
-    if (stored) return { agent: profileAgent(this.builtins.get(stored.base), stored), profile: stored };
+    if (stored)
+      return { agent: profileAgent(this.builtins.get(stored.base), stored), profile: stored };
     if (this.builtins.names().includes(name)) return { agent: this.builtins.get(name) };
     const own = (await this.profiles?.list(organization))?.map((p) => p.name) ?? [];
     const known = [...new Set([...this.builtins.names(), ...own])].sort();
@@ -59,7 +68,9 @@ export class AgentDirectory {
   async list(organization: string): Promise<{ agents: AgentInfo[]; profiles: AgentProfile[] }> {
     const profiles = (await this.profiles?.list(organization)) ?? [];
     const names = [...new Set([...this.builtins.names(), ...profiles.map((p) => p.name)])].sort();
-    const agents = await Promise.all(names.map(async (name) => (await this.resolve(organization, name)).agent.info));
+    const agents = await Promise.all(
+      names.map(async (name) => (await this.resolve(organization, name)).agent.info),
+    );
     return { agents, profiles };
   }
 }
@@ -73,12 +84,22 @@ export async function knowledgeAccess(
   timeZone = 'UTC',
 ): Promise<KnowledgeAccess | undefined> {
   const named = profile && profile.collections.length > 0 ? profile.collections : undefined;
-  const collections = (await store.listCollections(organization)).filter((c) => !named || named.includes(c.name)).map((c) => zoned(c, timeZone));
+  const collections = (await store.listCollections(organization))
+    .filter((c) => !named || named.includes(c.name))
+    .map((c) => zoned(c, timeZone));
   if (collections.length === 0) return undefined;
   const kinds = new Set<CollectionKind>(collections.map((c) => c.kind));
   return {
     has: (wanted) => wanted.some((k) => kinds.has(k)),
-    search: (text, wanted) => retriever.retrieve({ organization, text, collections: collections.map((c) => c.name), kinds: wanted, timeZone, known: collections }),
+    search: (text, wanted) =>
+      retriever.retrieve({
+        organization,
+        text,
+        collections: collections.map((c) => c.name),
+        kinds: wanted,
+        timeZone,
+        known: collections,
+      }),
     get: async (name, id) => {
       const collection = collections.find((c) => c.name === name);
       const doc = collection ? await store.getDocument(organization, name, id) : undefined;

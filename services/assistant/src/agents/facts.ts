@@ -2,9 +2,12 @@ import type { ChatMessage } from '../store/session-store';
 
 /** Reference numbers customers quote: "order #A-10492", "ticket number 55821", "invoice INV-2027-0042". */
 const REFERENCE_PATTERNS: Record<string, RegExp> = {
-  orderNumber: /\border\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
-  ticketNumber: /\bticket\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
-  invoiceNumber: /\binvoice\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
+  orderNumber:
+    /\border\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
+  ticketNumber:
+    /\bticket\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
+  invoiceNumber:
+    /\binvoice\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
 };
 
 const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/;
@@ -25,13 +28,19 @@ export function extractReferences(text: string): Record<string, string> {
 export function referencesIn(messages: ChatMessage[]): Record<string, string> {
   return messages
     .filter((m) => m.role === 'user')
-    .reduce<Record<string, string>>((facts, m) => ({ ...facts, ...extractReferences(m.content) }), {});
+    .reduce<Record<string, string>>(
+      (facts, m) => ({ ...facts, ...extractReferences(m.content) }),
+      {},
+    );
 }
 
 /** "my order number is 10492" states a fact and asks nothing else. */
 export function onlyStatesReferences(text: string): boolean {
   const rest = text
-    .replace(/\b(hi|hello|hey|my|the|it'?s|is|was|here|number|no|num|id|order|ticket|invoice|email|thanks|thank you|sure|ok|okay|yes)\b/gi, ' ')
+    .replace(
+      /\b(hi|hello|hey|my|the|it'?s|is|was|here|number|no|num|id|order|ticket|invoice|email|thanks|thank you|sure|ok|okay|yes)\b/gi,
+      ' ',
+    )
     .replace(/[a-z]{0,4}-?\d[\d-]{3,15}/gi, ' ')
     .replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, ' ')
     .replace(/[^a-z]+/gi, ' ')

@@ -19,7 +19,12 @@ function when(iso: string, zone: string): string {
 function eventLine(found: RetrievedDocument): string {
   const e = found.doc.fields as unknown as EventFields;
   const place = [e.venue, e.city].filter(Boolean).join(', ');
-  const price = typeof e.price === 'number' ? (e.price === 0 ? 'free' : `from ${e.price} ${e.currency ?? ''}`.trim()) : undefined;
+  const price =
+    typeof e.price === 'number'
+      ? e.price === 0
+        ? 'free'
+        : `from ${e.price} ${e.currency ?? ''}`.trim()
+      : undefined;
   return `- ${citation(found)} - ${[when(e.startsAt, found.collection.timeZone), place, price].filter(Boolean).join(' · ')}`;
 }
 
@@ -47,12 +52,19 @@ export function knowledgeItems(retrieval: Retrieval): ContextItem[] {
 /** "concerts in Berlin, Sat 21 Nov - Sun 22 Nov": what the question asked, as read. */
 function describe(query: KnowledgeQuery | undefined, zone: string): string {
   if (!query) return 'your question';
-  const parts = [query.tags.join('/') || undefined, query.levels.join('/') || undefined, query.cities.length ? `in ${query.cities.join(' or ')}` : undefined];
+  const parts = [
+    query.tags.join('/') || undefined,
+    query.levels.join('/') || undefined,
+    query.cities.length ? `in ${query.cities.join(' or ')}` : undefined,
+  ];
   if (query.dates) {
     const last = new Date(query.dates.to.getTime() - 1).toISOString();
-    parts.push(`${query.dates.phrase} (${DateTime.fromJSDate(query.dates.from, { zone }).toFormat('ccc d LLL')} - ${DateTime.fromISO(last, { zone }).toFormat('ccc d LLL')})`);
+    parts.push(
+      `${query.dates.phrase} (${DateTime.fromJSDate(query.dates.from, { zone }).toFormat('ccc d LLL')} - ${DateTime.fromISO(last, { zone }).toFormat('ccc d LLL')})`,
+    );
   }
-  if (query.maxPrice !== undefined) parts.push(query.maxPrice === 0 ? 'free' : `up to ${query.maxPrice}`);
+  if (query.maxPrice !== undefined)
+    parts.push(query.maxPrice === 0 ? 'free' : `up to ${query.maxPrice}`);
   if (query.terms.length > 0) parts.push(`about "${query.terms.join(' ')}"`);
   return parts.filter(Boolean).join(' ') || 'your question';
 }
@@ -60,8 +72,14 @@ function describe(query: KnowledgeQuery | undefined, zone: string): string {
 /** The builtin engine's answer from retrieved documents: one cited line each, or a plain "nothing found". */
 export function knowledgeAnswer(retrieval: Retrieval): string {
   // The question as read against the collection that answered (or the first searched).
-  const first = retrieval.results[0]?.collection ?? retrieval.collections.find((c) => c.kind === 'events') ?? retrieval.collections[0];
-  const what = describe(first ? retrieval.queries.get(first.name) : undefined, first?.timeZone ?? 'UTC');
+  const first =
+    retrieval.results[0]?.collection ??
+    retrieval.collections.find((c) => c.kind === 'events') ??
+    retrieval.collections[0];
+  const what = describe(
+    first ? retrieval.queries.get(first.name) : undefined,
+    first?.timeZone ?? 'UTC',
+  );
   if (retrieval.results.length === 0) {
     return `I found nothing matching ${what} in ${retrieval.collections.map((c) => c.name).join(', ')}. Past events are not listed; try another date, place or wording.`;
   }

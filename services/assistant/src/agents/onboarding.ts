@@ -17,8 +17,17 @@ export const ONBOARDING_STEPS = 5;
 export function stepGuide(step: number, steps?: AgentStep[]): CurriculumStep {
   const own = steps?.[step - 1];
   if (!steps || steps.length === 0) return curriculumStep(step);
-  if (!own) throw new AppError('invalid_request', `this agent has ${steps.length} steps`, [{ field: '/step', reason: `must be <= ${steps.length}` }]);
-  return { step, title: own.title, goal: own.goal, guidance: [], confirm: own.confirm || `Please confirm that step ${step} is complete (reply "done").` };
+  if (!own)
+    throw new AppError('invalid_request', `this agent has ${steps.length} steps`, [
+      { field: '/step', reason: `must be <= ${steps.length}` },
+    ]);
+  return {
+    step,
+    title: own.title,
+    goal: own.goal,
+    guidance: [],
+    confirm: own.confirm || `Please confirm that step ${step} is complete (reply "done").`,
+  };
 }
 
 /** How many steps the agent leads through. */
@@ -34,7 +43,11 @@ const SYSTEM_PROMPT =
 
 export function createOnboardingAgent(templates = new TemplateSearch()): Agent {
   return {
-    info: { name: 'onboarding', description: 'Course onboarding in five steps, from topic and objectives to the launch plan', usesSteps: true },
+    info: {
+      name: 'onboarding',
+      description: 'Course onboarding in five steps, from topic and objectives to the launch plan',
+      usesSteps: true,
+    },
     prepare: async (turn) => prepareOnboarding(await templateFinder(templates, turn), turn),
     composeOffline: composeOnboarding,
   };
@@ -44,7 +57,9 @@ export function createOnboardingAgent(templates = new TemplateSearch()): Agent {
 function confirmedStepOf(turn: Turn, step: number): number | undefined {
   if (!isConfirmation(turn.latest)) return undefined;
   const { lastStep, confirmedSteps } = turn.memory.onboarding;
-  const candidates = [step, step - 1].filter((s) => s >= 1 && s === lastStep && !confirmedSteps.includes(s));
+  const candidates = [step, step - 1].filter(
+    (s) => s >= 1 && s === lastStep && !confirmedSteps.includes(s),
+  );
   return candidates[0];
 }
 
@@ -77,7 +92,9 @@ function templateFromCourse(found: RetrievedDocument): CourseTemplate {
     ...generic,
     id: found.doc.id,
     field: course.title,
-    modules: course.modules.map((m) => (m.lessons.length > 0 ? `${m.title}: ${m.lessons.map((l) => l.title).join(', ')}` : m.title)),
+    modules: course.modules.map((m) =>
+      m.lessons.length > 0 ? `${m.title}: ${m.lessons.map((l) => l.title).join(', ')}` : m.title,
+    ),
   };
 }
 
@@ -94,14 +111,20 @@ async function templateFinder(templates: TemplateSearch, turn: Turn): Promise<Te
   };
 }
 
-function draftOf(facts: Record<string, string>, found: FoundTemplate | undefined, previous: CourseDraft | undefined): CourseDraft | undefined {
+function draftOf(
+  facts: Record<string, string>,
+  found: FoundTemplate | undefined,
+  previous: CourseDraft | undefined,
+): CourseDraft | undefined {
   if (!facts.courseTopic) return previous;
   const source = found?.source;
   return {
     topic: facts.courseTopic,
     audience: facts.audience,
     modules: found?.template.modules ?? previous?.modules ?? [],
-    basedOn: source ? { id: source.doc.id, title: titleOf(source.doc), url: urlOf(source.doc) } : previous?.basedOn,
+    basedOn: source
+      ? { id: source.doc.id, title: titleOf(source.doc), url: urlOf(source.doc) }
+      : previous?.basedOn,
   };
 }
 
@@ -130,7 +153,10 @@ function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTu
   const confirmedStep = confirmedStepOf(turn, step);
   const previous = turn.memory.onboarding.confirmedSteps;
   const onboarding: OnboardingProgress = {
-    confirmedSteps: confirmedStep && !previous.includes(confirmedStep) ? [...previous, confirmedStep].sort((a, b) => a - b) : previous,
+    confirmedSteps:
+      confirmedStep && !previous.includes(confirmedStep)
+        ? [...previous, confirmedStep].sort((a, b) => a - b)
+        : previous,
     lastStep: step,
   };
   refuseSkippingAhead(step, onboarding.confirmedSteps, turn.steps);
@@ -141,7 +167,9 @@ function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTu
   const context: ContextItem[] = [{ kind: 'curriculum_step', step: stepGuide(step, turn.steps) }];
   if (found) context.push({ kind: 'course_template', template: found.template });
   if (found?.source) context.push({ kind: 'knowledge', found: found.source });
-  const known = [topic && `course topic: ${topic}`, facts.audience && `audience: ${facts.audience}`].filter(Boolean).join('; ');
+  const known = [topic && `course topic: ${topic}`, facts.audience && `audience: ${facts.audience}`]
+    .filter(Boolean)
+    .join('; ');
   return {
     systemPrompt: `${SYSTEM_PROMPT}\nCurrent step: ${step}. Confirmed steps: ${onboarding.confirmedSteps.join(', ') || 'none'}.${known ? ` Known: ${known}.` : ''}`,
     context,
@@ -154,22 +182,35 @@ function composeOnboarding({ prepared, step: requested }: OfflineInput): string 
   const step = requested ?? 1;
   const { facts } = prepared.memory;
   const steps = prepared.steps;
-  const course = facts.courseTopic ? { topic: facts.courseTopic, audience: facts.audience } : undefined;
-  if (prepared.signals.confirmedStep === step) return acknowledgeCurrent(step, course?.topic, steps);
+  const course = facts.courseTopic
+    ? { topic: facts.courseTopic, audience: facts.audience }
+    : undefined;
+  if (prepared.signals.confirmedStep === step)
+    return acknowledgeCurrent(step, course?.topic, steps);
 
-  const template = prepared.context.flatMap((i) => (i.kind === 'course_template' ? [i.template] : []))[0];
+  const template = prepared.context.flatMap((i) =>
+    i.kind === 'course_template' ? [i.template] : [],
+  )[0];
   const source = prepared.context.flatMap((i) => (i.kind === 'knowledge' ? [i.found] : []))[0];
   const guide = stepGuide(step, steps);
   const parts: string[] = [];
   if (prepared.signals.confirmedStep) {
-    parts.push(`Step ${prepared.signals.confirmedStep} (${stepGuide(prepared.signals.confirmedStep, steps).title}) is confirmed. ✅`);
+    parts.push(
+      `Step ${prepared.signals.confirmedStep} (${stepGuide(prepared.signals.confirmedStep, steps).title}) is confirmed. ✅`,
+    );
   }
   parts.push(`**Step ${step} of ${stepCount(steps)}: ${guide.title}**`);
-  parts.push(course ? `For your course on **${course.topic}**${course.audience ? ` for ${course.audience}` : ''}: ${guide.goal}` : guide.goal);
+  parts.push(
+    course
+      ? `For your course on **${course.topic}**${course.audience ? ` for ${course.audience}` : ''}: ${guide.goal}`
+      : guide.goal,
+  );
   if (guide.guidance.length > 0) parts.push(guide.guidance.map((g) => `- ${g}`).join('\n'));
   // Suggestions follow the shipped five-step curriculum; an agent's own steps say what they need themselves.
-  if (!steps) parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
-  if (course && source && step === 2) parts.push(`This outline follows our course ${citation(source)}.`);
+  if (!steps)
+    parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
+  if (course && source && step === 2)
+    parts.push(`This outline follows our course ${citation(source)}.`);
   parts.push(guide.confirm);
   return parts.join('\n\n');
 }
@@ -177,7 +218,8 @@ function composeOnboarding({ prepared, step: requested }: OfflineInput): string 
 function acknowledgeCurrent(step: number, topic: string | undefined, steps?: AgentStep[]): string {
   const guide = stepGuide(step, steps);
   const forCourse = topic ? ` for **${topic}**` : '';
-  if (steps && step >= steps.length) return `Step ${step} (${guide.title}) is confirmed. ✅ That completes all ${steps.length} steps.`;
+  if (steps && step >= steps.length)
+    return `Step ${step} (${guide.title}) is confirmed. ✅ That completes all ${steps.length} steps.`;
   if (step >= ONBOARDING_STEPS) {
     return `Your launch plan${forCourse} is confirmed. ✅ That completes all ${ONBOARDING_STEPS} onboarding steps: the course is ready to publish. Good luck with the launch!`;
   }
@@ -201,14 +243,30 @@ function genericTemplate(topic: string): CourseTemplate {
     id: 'generic',
     field: topic,
     keywords: [],
-    modules: [`Introduction to ${topic}`, 'Core concepts', 'Methods and tools', 'Guided practice', 'Project', 'Review and next steps'],
-    activities: ['short practice exercises after each lesson', 'a worked example to follow along', 'a peer-reviewed mini project'],
-    assignment: 'a final project applying the course to a real situation, graded on accuracy, completeness and reflection',
+    modules: [
+      `Introduction to ${topic}`,
+      'Core concepts',
+      'Methods and tools',
+      'Guided practice',
+      'Project',
+      'Review and next steps',
+    ],
+    activities: [
+      'short practice exercises after each lesson',
+      'a worked example to follow along',
+      'a peer-reviewed mini project',
+    ],
+    assignment:
+      'a final project applying the course to a real situation, graded on accuracy, completeness and reflection',
     quizIdea: 'questions that apply a concept to a short scenario',
   };
 }
 
-function tailoredSuggestions(step: number, topic: string, found: CourseTemplate | undefined): string {
+function tailoredSuggestions(
+  step: number,
+  topic: string,
+  found: CourseTemplate | undefined,
+): string {
   const template = found ?? genericTemplate(topic);
   const fieldNote = found ? ` (an outline that works well for ${found.field} courses)` : '';
   switch (step) {

@@ -1,6 +1,11 @@
 import { AppError, type ErrorDetail } from '@switchyard/shared';
 import type { KnowledgeStore } from '../knowledge/knowledge-store';
-import { BASE_AGENTS, type AgentProfile, type AgentProfileStore, type BaseAgent } from '../store/agent-profile-store';
+import {
+  BASE_AGENTS,
+  type AgentProfile,
+  type AgentProfileStore,
+  type BaseAgent,
+} from '../store/agent-profile-store';
 
 export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** Tools a tool-calling model may be given. */
@@ -9,7 +14,10 @@ export const AGENT_TOOLS = ['search_knowledge', 'recommend', 'get_item'] as cons
 const MAX_STEPS = 5;
 
 /** A profile as sent: base may be '' (picked: the built-in of the same name, else onboarding with steps, else chat). */
-export type ProfileInput = Omit<AgentProfile, 'organization' | 'createdAt' | 'updatedAt' | 'base'> & { base: string };
+export type ProfileInput = Omit<
+  AgentProfile,
+  'organization' | 'createdAt' | 'updatedAt' | 'base'
+> & { base: string };
 
 function isBase(value: string): value is BaseAgent {
   return (BASE_AGENTS as readonly string[]).includes(value);
@@ -22,18 +30,29 @@ function baseOf(input: ProfileInput): string {
 
 function problemsOf(input: ProfileInput, base: string, known: Set<string>): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
-  if (!AGENT_NAME_PATTERN.test(input.name)) problems.push({ field: '/name', reason: `must match ${AGENT_NAME_PATTERN.source}` });
-  if (!isBase(base)) problems.push({ field: '/base', reason: `must be one of ${BASE_AGENTS.join(', ')}` });
-  if (isBase(input.name) && input.base && input.base !== input.name) problems.push({ field: '/base', reason: `the ${input.name} agent keeps its own base` });
-  if (input.instructions.length > 20_000) problems.push({ field: '/instructions', reason: 'must be at most 20000 characters' });
+  if (!AGENT_NAME_PATTERN.test(input.name))
+    problems.push({ field: '/name', reason: `must match ${AGENT_NAME_PATTERN.source}` });
+  if (!isBase(base))
+    problems.push({ field: '/base', reason: `must be one of ${BASE_AGENTS.join(', ')}` });
+  if (isBase(input.name) && input.base && input.base !== input.name)
+    problems.push({ field: '/base', reason: `the ${input.name} agent keeps its own base` });
+  if (input.instructions.length > 20_000)
+    problems.push({ field: '/instructions', reason: 'must be at most 20000 characters' });
   input.tools.forEach((tool, i) => {
-    if (!(AGENT_TOOLS as readonly string[]).includes(tool)) problems.push({ field: `/tools/${i}`, reason: `must be one of ${AGENT_TOOLS.join(', ')}` });
+    if (!(AGENT_TOOLS as readonly string[]).includes(tool))
+      problems.push({ field: `/tools/${i}`, reason: `must be one of ${AGENT_TOOLS.join(', ')}` });
   });
   input.collections.forEach((name, i) => {
-    if (!known.has(name)) problems.push({ field: `/collections/${i}`, reason: `no knowledge collection '${name}' in this organization` });
+    if (!known.has(name))
+      problems.push({
+        field: `/collections/${i}`,
+        reason: `no knowledge collection '${name}' in this organization`,
+      });
   });
-  if (input.steps.length > MAX_STEPS) problems.push({ field: '/steps', reason: `must have at most ${MAX_STEPS} items` });
-  if (input.steps.length > 0 && base !== 'onboarding') problems.push({ field: '/steps', reason: 'only for agents based on onboarding' });
+  if (input.steps.length > MAX_STEPS)
+    problems.push({ field: '/steps', reason: `must have at most ${MAX_STEPS} items` });
+  if (input.steps.length > 0 && base !== 'onboarding')
+    problems.push({ field: '/steps', reason: 'only for agents based on onboarding' });
   input.steps.forEach((step, i) => {
     if (!step.title.trim()) problems.push({ field: `/steps/${i}/title`, reason: 'is required' });
   });
@@ -41,11 +60,22 @@ function problemsOf(input: ProfileInput, base: string, known: Set<string>): Erro
 }
 
 /** Validates and stores an organization's agent profile (create or replace). */
-export async function putProfile(profiles: AgentProfileStore, knowledge: KnowledgeStore, organization: string, input: ProfileInput, now = new Date()): Promise<AgentProfile> {
+export async function putProfile(
+  profiles: AgentProfileStore,
+  knowledge: KnowledgeStore,
+  organization: string,
+  input: ProfileInput,
+  now = new Date(),
+): Promise<AgentProfile> {
   const base = baseOf(input);
   const known = new Set((await knowledge.listCollections(organization)).map((c) => c.name));
   const problems = problemsOf(input, base, known);
-  if (problems.length > 0) throw new AppError('invalid_request', `invalid agent profile: ${problems[0]?.field} ${problems[0]?.reason}`, problems);
+  if (problems.length > 0)
+    throw new AppError(
+      'invalid_request',
+      `invalid agent profile: ${problems[0]?.field} ${problems[0]?.reason}`,
+      problems,
+    );
   const existing = await profiles.get(organization, input.name);
   const at = now.toISOString();
   const profile: AgentProfile = {

@@ -14,7 +14,8 @@ export class AgentRegistry {
   /** The agent profile by name; an unknown name is a 404 like an unknown path. */
   get(name: string): Agent {
     const agent = this.agents.get(name);
-    if (!agent) throw AppError.notFound(`unknown agent profile '${name}'; known: ${this.names().join(', ')}`);
+    if (!agent)
+      throw AppError.notFound(`unknown agent profile '${name}'; known: ${this.names().join(', ')}`);
     return agent;
   }
 

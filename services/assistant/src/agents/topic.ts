@@ -8,7 +8,8 @@ const TOPIC_PATTERNS = [
   /\b(?:it'?s|it is|course is)\s+about\s+(.+)/i,
 ];
 
-const AUDIENCE = /\b(?:for|aimed at|targeting)\s+((?:absolute\s+|complete\s+)?(?:beginners|intermediate|advanced|[a-z -]{0,30}?(?:students|learners|developers|engineers|professionals|managers|teachers|owners|staff|employees|kids|children|adults|travell?ers)))\b/i;
+const AUDIENCE =
+  /\b(?:for|aimed at|targeting)\s+((?:absolute\s+|complete\s+)?(?:beginners|intermediate|advanced|[a-z -]{0,30}?(?:students|learners|developers|engineers|professionals|managers|teachers|owners|staff|employees|kids|children|adults|travell?ers)))\b/i;
 
 /** The course topic a user names ("a course on Python for data analysis" -> "Python"), if any. */
 export function extractTopic(text: string): string | undefined {
@@ -18,7 +19,9 @@ export function extractTopic(text: string): string | undefined {
     const clause = raw.split(TOPIC_END)[0] ?? '';
     // "Python for data analysis for beginners": the audience is not part of the topic.
     const audience = AUDIENCE.exec(clause);
-    const topic = (audience ? clause.slice(0, audience.index) : clause).replace(/^(an?|the|my|our)\s+/i, '').trim();
+    const topic = (audience ? clause.slice(0, audience.index) : clause)
+      .replace(/^(an?|the|my|our)\s+/i, '')
+      .trim();
     if (topic && topic.length >= 2 && topic.split(/\s+/).length <= 8) return topic;
   }
   return undefined;

@@ -1,4 +1,10 @@
-import type { Course, CourseTemplate, CurriculumStep, EventRecord, SupportArticle } from '../data/catalog';
+import type {
+  Course,
+  CourseTemplate,
+  CurriculumStep,
+  EventRecord,
+  SupportArticle,
+} from '../data/catalog';
 import type { CollectionKind } from '../knowledge/kinds';
 import type { EventQuery } from '../retrieval/event-search';
 import type { Retrieval, RetrievedDocument } from '../retrieval/knowledge-retriever';

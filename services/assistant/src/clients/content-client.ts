@@ -1,5 +1,13 @@
 import type { ServiceError } from '@grpc/grpc-js';
-import { AppError, callUnary, contextToMetadata, createClient, fromServiceError, protos, type CallContext } from '@switchyard/shared';
+import {
+  AppError,
+  callUnary,
+  contextToMetadata,
+  createClient,
+  fromServiceError,
+  protos,
+  type CallContext,
+} from '@switchyard/shared';
 import type { CompleteChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
 import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { CompleteResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
@@ -26,14 +34,31 @@ export type DeltaSink = (delta: string) => void | Promise<void>;
 /** What the responders need from the content service (a test double can stand in). */
 export interface CompletionService {
   complete(request: CompleteRequest, context: CallContext): Promise<Completion>;
-  completeStream(request: CompleteRequest, context: CallContext, onDelta: DeltaSink, signal?: AbortSignal): Promise<Completion>;
+  completeStream(
+    request: CompleteRequest,
+    context: CallContext,
+    onDelta: DeltaSink,
+    signal?: AbortSignal,
+  ): Promise<Completion>;
 }
 
 function completionOf(response: CompleteResponse__Output | null | undefined): Completion {
-  if (!response?.usage) throw new AppError('internal', 'content service answered a completion without usage');
+  if (!response?.usage)
+    throw new AppError('internal', 'content service answered a completion without usage');
   const { usage } = response;
-  const toolCalls = (response.tool_calls ?? []).map((c) => ({ id: c.id, name: c.name, arguments: c.arguments_json }));
-  return { text: response.text, model: usage.model, tokensInput: usage.tokens_input, tokensOutput: usage.tokens_output, cost: usage.cost, toolCalls };
+  const toolCalls = (response.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    name: c.name,
+    arguments: c.arguments_json,
+  }));
+  return {
+    text: response.text,
+    model: usage.model,
+    tokensInput: usage.tokens_input,
+    tokensOutput: usage.tokens_output,
+    cost: usage.cost,
+    toolCalls,
+  };
 }
 
 function isServiceError(error: unknown): error is ServiceError {
@@ -52,27 +77,59 @@ export class ContentCompletionClient implements CompletionService {
   }
 
   /** Content's Transform (the builtin summarizer; content records its usage itself). */
-  async transform(request: TransformRequest, context: CallContext): Promise<TransformResponse__Output> {
-    const response = await callUnary<TransformRequest, TransformResponse__Output>('content', this.client.Transform, this.client, request, context, this.deadlineMs);
-    if (!response) throw new AppError('internal', 'content service answered Transform without a body');
+  async transform(
+    request: TransformRequest,
+    context: CallContext,
+  ): Promise<TransformResponse__Output> {
+    const response = await callUnary<TransformRequest, TransformResponse__Output>(
+      'content',
+      this.client.Transform,
+      this.client,
+      request,
+      context,
+      this.deadlineMs,
+    );
+    if (!response)
+      throw new AppError('internal', 'content service answered Transform without a body');
     return response;
   }
 
   /** Content's Embed: vectors from the registry's embeddings model (422 unsupported when it has none). */
   async embed(request: EmbedRequest, context: CallContext): Promise<EmbedResponse__Output> {
-    const response = await callUnary<EmbedRequest, EmbedResponse__Output>('content', this.client.Embed, this.client, request, context, this.deadlineMs);
+    const response = await callUnary<EmbedRequest, EmbedResponse__Output>(
+      'content',
+      this.client.Embed,
+      this.client,
+      request,
+      context,
+      this.deadlineMs,
+    );
     if (!response) throw new AppError('internal', 'content service answered Embed without a body');
     return response;
   }
 
   async complete(request: CompleteRequest, context: CallContext): Promise<Completion> {
-    const response = await callUnary<CompleteRequest, CompleteResponse__Output>('content', this.client.Complete, this.client, request, context, this.deadlineMs);
+    const response = await callUnary<CompleteRequest, CompleteResponse__Output>(
+      'content',
+      this.client.Complete,
+      this.client,
+      request,
+      context,
+      this.deadlineMs,
+    );
     return completionOf(response);
   }
 
   /** Deltas go to onDelta as they arrive; resolves with the final chunk. Aborting the signal cancels the call. */
-  async completeStream(request: CompleteRequest, context: CallContext, onDelta: DeltaSink, signal?: AbortSignal): Promise<Completion> {
-    const call = this.client.CompleteStream(request, contextToMetadata(context), { deadline: Date.now() + this.deadlineMs });
+  async completeStream(
+    request: CompleteRequest,
+    context: CallContext,
+    onDelta: DeltaSink,
+    signal?: AbortSignal,
+  ): Promise<Completion> {
+    const call = this.client.CompleteStream(request, contextToMetadata(context), {
+      deadline: Date.now() + this.deadlineMs,
+    });
     const cancel = () => call.cancel();
     signal?.addEventListener('abort', cancel, { once: true });
     let final: CompleteResponse__Output | null | undefined;
@@ -87,7 +144,11 @@ export class ContentCompletionClient implements CompletionService {
     } finally {
       signal?.removeEventListener('abort', cancel);
     }
-    if (!final) throw new AppError('internal', 'content service ended the completion stream without a result');
+    if (!final)
+      throw new AppError(
+        'internal',
+        'content service ended the completion stream without a result',
+      );
     return completionOf(final);
   }
 

@@ -45,7 +45,11 @@ export class RegistryEmbedder implements Embedder {
       const batch = await this.batch(texts.slice(i, i + BATCH), organization);
       if (!batch) return undefined;
       // A registry that changed model mid-way would mix spaces: the whole call fails instead.
-      if (model && batch.model !== model) throw new AppError('upstream_error', `the embeddings model changed from ${model} to ${batch.model} during one call`);
+      if (model && batch.model !== model)
+        throw new AppError(
+          'upstream_error',
+          `the embeddings model changed from ${model} to ${batch.model} during one call`,
+        );
       model = batch.model;
       vectors.push(...batch.vectors);
     }
@@ -55,14 +59,21 @@ export class RegistryEmbedder implements Embedder {
   private async batch(texts: string[], organization: string): Promise<Embedding | undefined> {
     let response: EmbedResponse__Output;
     try {
-      response = await this.content.embed({ model: '', inputs: texts }, { organization, keyId: '', requestId: newId('req') });
+      response = await this.content.embed(
+        { model: '', inputs: texts },
+        { organization, keyId: '', requestId: newId('req') },
+      );
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'unsupported')) throw error;
       this.absentUntil = this.clock() + ABSENT_RECHECK_MS;
       return undefined;
     }
     const vectors = response.embeddings.map((e) => e.values);
-    if (vectors.length !== texts.length) throw new AppError('upstream_error', `the embeddings model returned ${vectors.length} vectors for ${texts.length} texts`);
+    if (vectors.length !== texts.length)
+      throw new AppError(
+        'upstream_error',
+        `the embeddings model returned ${vectors.length} vectors for ${texts.length} texts`,
+      );
     return { model: response.usage?.model ?? '', vectors };
   }
 }

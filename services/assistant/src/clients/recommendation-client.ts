@@ -20,7 +20,14 @@ export class RecommendationClient implements Recommender {
   }
 
   recommend(request: RecommendRequest, context: CallContext): Promise<RecommendResponse__Output> {
-    return callUnary('recommendation', this.client.Recommend, this.client, request, context, this.deadlineMs);
+    return callUnary(
+      'recommendation',
+      this.client.Recommend,
+      this.client,
+      request,
+      context,
+      this.deadlineMs,
+    );
   }
 
   close(): void {

@@ -2,7 +2,12 @@ import type { CallContext } from '@switchyard/shared';
 import type { TransformRequest } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
 import type { TransformResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
 import { BUILTIN_MODEL, isBuiltinModel } from '../responders/builtin';
-import { SUMMARY_MAX_TOKENS, transcriptOf, type Summarizer, type SummaryResult } from '../store/history-summary';
+import {
+  SUMMARY_MAX_TOKENS,
+  transcriptOf,
+  type Summarizer,
+  type SummaryResult,
+} from '../store/history-summary';
 import type { ChatMessage } from '../store/session-store';
 import type { CompletionService } from './content-client';
 
@@ -22,17 +27,45 @@ export interface SummaryService extends CompletionService {
 export class ContentSummarizer implements Summarizer {
   constructor(private readonly content: SummaryService) {}
 
-  async summarize(previous: string | undefined, turns: ChatMessage[], model: string, context: CallContext): Promise<SummaryResult> {
+  async summarize(
+    previous: string | undefined,
+    turns: ChatMessage[],
+    model: string,
+    context: CallContext,
+  ): Promise<SummaryResult> {
     if (isBuiltinModel(model)) {
       const text = transcriptOf(previous, turns, false);
-      const response = await this.content.transform({ model: BUILTIN_MODEL, action: 'summarize', text, target_length: 'short' }, context);
-      return { text: response.transformed_text ?? '', model: BUILTIN_MODEL, tokensInput: 0, tokensOutput: 0, cost: 0 };
+      const response = await this.content.transform(
+        { model: BUILTIN_MODEL, action: 'summarize', text, target_length: 'short' },
+        context,
+      );
+      return {
+        text: response.transformed_text ?? '',
+        model: BUILTIN_MODEL,
+        tokensInput: 0,
+        tokensOutput: 0,
+        cost: 0,
+      };
     }
     const text = transcriptOf(previous, turns);
     const completion = await this.content.complete(
-      { model, operation: 'chat', max_tokens: SUMMARY_MAX_TOKENS, messages: [{ role: 'system', content: INSTRUCTIONS }, { role: 'user', content: text }] },
+      {
+        model,
+        operation: 'chat',
+        max_tokens: SUMMARY_MAX_TOKENS,
+        messages: [
+          { role: 'system', content: INSTRUCTIONS },
+          { role: 'user', content: text },
+        ],
+      },
       context,
     );
-    return { text: completion.text, model: completion.model, tokensInput: completion.tokensInput, tokensOutput: completion.tokensOutput, cost: completion.cost };
+    return {
+      text: completion.text,
+      model: completion.model,
+      tokensInput: completion.tokensInput,
+      tokensOutput: completion.tokensOutput,
+      cost: completion.cost,
+    };
   }
 }

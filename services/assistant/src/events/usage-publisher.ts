@@ -1,4 +1,11 @@
-import { AppError, createEvent, type CallContext, type EventPublisher, type Logger, type UsageRecorded } from '@switchyard/shared';
+import {
+  AppError,
+  createEvent,
+  type CallContext,
+  type EventPublisher,
+  type Logger,
+  type UsageRecorded,
+} from '@switchyard/shared';
 
 export interface AssistantUsage {
   agent: string;

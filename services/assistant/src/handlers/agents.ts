@@ -42,7 +42,11 @@ export function createAgentHandlers({ directory, profiles, knowledge }: AgentHan
       // Calls without an organization (health probes, tools) see the built-ins.
       const listed = await directory.list(ctx.organization ?? '');
       return {
-        agents: listed.agents.map((info) => ({ name: info.name, description: info.description, uses_steps: info.usesSteps })),
+        agents: listed.agents.map((info) => ({
+          name: info.name,
+          description: info.description,
+          uses_steps: info.usesSteps,
+        })),
         profiles: listed.profiles.map(profileMessage),
       };
     },
@@ -65,11 +69,24 @@ export function createAgentHandlers({ directory, profiles, knowledge }: AgentHan
       const resolved = await directory.resolve(organizationOf(ctx), req.name);
       if (resolved.profile) return profileMessage(resolved.profile);
       const info = resolved.agent.info;
-      return { name: info.name, description: info.description, base: info.name, instructions: '', model: '', collections: [], tools: [], greeting: '', steps: [], created_at: '', updated_at: '' };
+      return {
+        name: info.name,
+        description: info.description,
+        base: info.name,
+        instructions: '',
+        model: '',
+        collections: [],
+        tools: [],
+        greeting: '',
+        steps: [],
+        created_at: '',
+        updated_at: '',
+      };
     },
     deleteAgent: async (req: AgentRef__Output, ctx: CallContext) => {
       const deleted = await profiles.delete(organizationOf(ctx), req.name);
-      if (!deleted) throw AppError.notFound(`the organization has no stored agent profile '${req.name}'`);
+      if (!deleted)
+        throw AppError.notFound(`the organization has no stored agent profile '${req.name}'`);
       return { deleted };
     },
   };

@@ -5,8 +5,12 @@ import type { SessionStore } from '../store/session-store';
 
 /** The stored conversation of a session of the caller's organization (another organization's is not found). */
 export function createGetSessionHandler(sessions: SessionStore) {
-  return async function getSession(request: GetSessionRequest__Output, context: CallContext): Promise<SessionView> {
-    if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
+  return async function getSession(
+    request: GetSessionRequest__Output,
+    context: CallContext,
+  ): Promise<SessionView> {
+    if (!context.organization)
+      throw new AppError('unauthorized', 'the call carries no organization');
     const session = await sessions.get(context.organization, request.session_id);
     if (!session) throw AppError.notFound(`session '${request.session_id}' not found`);
     const { onboarding } = session.memory;

@@ -30,27 +30,48 @@ export function collectionMessage(c: KnowledgeCollection): Collection {
 }
 
 function documentMessage(d: KnowledgeDocument): DocumentMessage {
-  return { id: d.id, collection: d.collection, fields_json: JSON.stringify(d.fields), chunks: d.chunks.length, updated_at: d.updatedAt };
+  return {
+    id: d.id,
+    collection: d.collection,
+    fields_json: JSON.stringify(d.fields),
+    chunks: d.chunks.length,
+    updated_at: d.updatedAt,
+  };
 }
 
 function parseFields(json: string, index: number): Record<string, unknown> {
   try {
     const value = JSON.parse(json || '{}') as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
   } catch {
     // reported below
   }
-  throw AppError.invalid(`document ${index} is not a JSON object`, `/documents/${index}`, 'must be an object');
+  throw AppError.invalid(
+    `document ${index} is not a JSON object`,
+    `/documents/${index}`,
+    'must be an object',
+  );
 }
 
 /** The knowledge RPCs: transport-free, every one scoped to the caller's organization. */
 export function createKnowledgeHandlers(knowledge: KnowledgeService) {
   return {
     createCollection: async (req: CreateCollectionRequest__Output, ctx: CallContext) =>
-      collectionMessage(await knowledge.createCollection(organizationOf(ctx), { name: req.name, kind: req.kind, description: req.description, timeZone: req.time_zone })),
-    getCollection: async (req: CollectionRef__Output, ctx: CallContext) => collectionMessage(await knowledge.collection(organizationOf(ctx), req.name)),
+      collectionMessage(
+        await knowledge.createCollection(organizationOf(ctx), {
+          name: req.name,
+          kind: req.kind,
+          description: req.description,
+          timeZone: req.time_zone,
+        }),
+      ),
+    getCollection: async (req: CollectionRef__Output, ctx: CallContext) =>
+      collectionMessage(await knowledge.collection(organizationOf(ctx), req.name)),
     listCollections: async (_req: unknown, ctx: CallContext) => ({
-      collections: (await knowledge.store.listCollections(organizationOf(ctx))).map(collectionMessage),
+      collections: (await knowledge.store.listCollections(organizationOf(ctx))).map(
+        collectionMessage,
+      ),
     }),
     deleteCollection: async (req: CollectionRef__Output, ctx: CallContext) => {
       const deleted = await knowledge.store.deleteCollection(organizationOf(ctx), req.name);
@@ -58,8 +79,14 @@ export function createKnowledgeHandlers(knowledge: KnowledgeService) {
       return { deleted };
     },
     upsertDocuments: async (req: UpsertDocumentsRequest__Output, ctx: CallContext) => {
-      const inputs = req.documents.map((d, i) => ({ id: d.id, fields: parseFields(d.fields_json, i) }));
-      return { count: await knowledge.upsert(organizationOf(ctx), req.collection, inputs), collection: req.collection };
+      const inputs = req.documents.map((d, i) => ({
+        id: d.id,
+        fields: parseFields(d.fields_json, i),
+      }));
+      return {
+        count: await knowledge.upsert(organizationOf(ctx), req.collection, inputs),
+        collection: req.collection,
+      };
     },
     importDocuments: async (req: ImportDocumentsRequest__Output, ctx: CallContext) => ({
       count: await knowledge.import(organizationOf(ctx), req.collection, req.format, req.content),
@@ -69,7 +96,8 @@ export function createKnowledgeHandlers(knowledge: KnowledgeService) {
       count: await knowledge.delete(organizationOf(ctx), req.collection, req.ids),
       collection: req.collection,
     }),
-    getDocument: async (req: DocumentRef__Output, ctx: CallContext) => documentMessage(await knowledge.document(organizationOf(ctx), req.collection, req.id)),
+    getDocument: async (req: DocumentRef__Output, ctx: CallContext) =>
+      documentMessage(await knowledge.document(organizationOf(ctx), req.collection, req.id)),
     listDocuments: async (req: ListDocumentsRequest__Output, ctx: CallContext) => {
       const organization = organizationOf(ctx);
       await knowledge.collection(organization, req.collection);

@@ -1,4 +1,15 @@
-import { AppError, answeredOnce, countTokens, createInMemorySharedState, newId, onceKeyOf, type AnsweredOnceOptions, type CallContext, type CallControl, type Locks } from '@switchyard/shared';
+import {
+  AppError,
+  answeredOnce,
+  countTokens,
+  createInMemorySharedState,
+  newId,
+  onceKeyOf,
+  type AnsweredOnceOptions,
+  type CallContext,
+  type CallControl,
+  type Locks,
+} from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
@@ -7,7 +18,12 @@ import type { SupportEscalationPublisher } from '../events/support-escalation-pu
 import type { KnowledgeStore } from '../knowledge/knowledge-store';
 import { isBuiltinModel, wordDeltas } from '../responders/builtin';
 import { completionMessages } from '../responders/prompt';
-import { excerptSummary, summaryEnd, type Summarizer, type SummaryResult } from '../store/history-summary';
+import {
+  excerptSummary,
+  summaryEnd,
+  type Summarizer,
+  type SummaryResult,
+} from '../store/history-summary';
 import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
@@ -22,7 +38,13 @@ import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../store/history';
 import { SessionLock } from '../store/session-lock';
 import { saveTurn } from '../store/save-turn';
-import { emptyMemory, type ChatMessage, type HistorySummary, type Session, type SessionStore } from '../store/session-store';
+import {
+  emptyMemory,
+  type ChatMessage,
+  type HistorySummary,
+  type Session,
+  type SessionStore,
+} from '../store/session-store';
 import { validateReplyRequest, type ValidReply } from './validate-reply';
 
 /** The Reply response (fits the generated ReplyResponse; step and next_step only for step-based agents). */
@@ -86,7 +108,11 @@ interface Delivery {
 
 function ownSession(session: Session | undefined, valid: ValidReply): Session | undefined {
   if (session && session.userId !== valid.userId) {
-    throw AppError.invalid(`session '${valid.sessionId}' belongs to another user`, '/session_id', 'belongs to another user_id');
+    throw AppError.invalid(
+      `session '${valid.sessionId}' belongs to another user`,
+      '/session_id',
+      'belongs to another user_id',
+    );
   }
   return session;
 }
@@ -114,16 +140,34 @@ interface Compaction {
 }
 
 /** The session's messages after this turn (capped) with the summary's coverage moved by what the cap dropped. */
-function keptHistory(messages: ChatMessage[], summary: HistorySummary | undefined, limit: number): { messages: ChatMessage[]; summary?: HistorySummary } {
+function keptHistory(
+  messages: ChatMessage[],
+  summary: HistorySummary | undefined,
+  limit: number,
+): { messages: ChatMessage[]; summary?: HistorySummary } {
   const kept = capHistory(messages, limit);
   if (!summary) return { messages: kept };
-  return { messages: kept, summary: { text: summary.text, covered: Math.max(0, summary.covered - (messages.length - kept.length)) } };
+  return {
+    messages: kept,
+    summary: {
+      text: summary.text,
+      covered: Math.max(0, summary.covered - (messages.length - kept.length)),
+    },
+  };
 }
 
 /** Every model round's tokens are the reply's: the summarizing one too. */
-function withSummaryUsage(output: ResponderOutput, usage: SummaryResult | undefined): ResponderOutput {
+function withSummaryUsage(
+  output: ResponderOutput,
+  usage: SummaryResult | undefined,
+): ResponderOutput {
   if (!usage) return output;
-  return { ...output, tokensInput: output.tokensInput + usage.tokensInput, tokensOutput: output.tokensOutput + usage.tokensOutput, cost: output.cost + usage.cost };
+  return {
+    ...output,
+    tokensInput: output.tokensInput + usage.tokensInput,
+    tokensOutput: output.tokensOutput + usage.tokensOutput,
+    cost: output.cost + usage.cost,
+  };
 }
 
 /** next_step: the following step, unset after the last one. */
@@ -144,14 +188,36 @@ export function createReplyHandlers(deps: ReplyDeps) {
    */
   async function respond(turn: ReplyTurn): Promise<ResponderOutput> {
     const { agent, prepared, valid, knowledge, delivery } = turn;
-    const tools = createToolbox({ tools: turn.profile?.tools ?? [], knowledge, recommender: deps.recommender, userId: valid.userId, context: turn.context });
+    const tools = createToolbox({
+      tools: turn.profile?.tools ?? [],
+      knowledge,
+      recommender: deps.recommender,
+      userId: valid.userId,
+      context: turn.context,
+    });
     const checked = knowledge !== undefined;
     const output = await deps.responder.respond(
-      { agent: agent.info.name, systemPrompt: prepared.systemPrompt, context: prepared.context, history: turn.history, summary: turn.summary, step: valid.step, prepared, agentImpl: agent, tools },
-      { model: turn.model, context: turn.context, ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery) },
+      {
+        agent: agent.info.name,
+        systemPrompt: prepared.systemPrompt,
+        context: prepared.context,
+        history: turn.history,
+        summary: turn.summary,
+        step: valid.step,
+        prepared,
+        agentImpl: agent,
+        tools,
+      },
+      {
+        model: turn.model,
+        context: turn.context,
+        ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery),
+      },
     );
     // What the tools found may be cited like what was retrieved before the call.
-    prepared.context.push(...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })));
+    prepared.context.push(
+      ...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })),
+    );
     if (!checked) return output;
     // Only what was retrieved may be linked (a model could invent sources).
     const reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
@@ -163,20 +229,55 @@ export function createReplyHandlers(deps: ReplyDeps) {
    * The turns the model is sent and the running summary: turns past the kept history or the
    * token budget are folded into the summary (by the model, or the builtin summarizer) rather than dropped.
    */
-  async function compact(stored: Session | undefined, messages: ChatMessage[], input: Omit<ReplyTurn, 'history' | 'summary'>): Promise<Compaction> {
-    const system = completionMessages({ systemPrompt: input.prepared.systemPrompt, context: input.prepared.context, history: [], step: input.valid.step, prepared: input.prepared })[0];
+  async function compact(
+    stored: Session | undefined,
+    messages: ChatMessage[],
+    input: Omit<ReplyTurn, 'history' | 'summary'>,
+  ): Promise<Compaction> {
+    const system = completionMessages({
+      systemPrompt: input.prepared.systemPrompt,
+      context: input.prepared.context,
+      history: [],
+      step: input.valid.step,
+      prepared: input.prepared,
+    })[0];
     const budget = isBuiltinModel(input.model) ? undefined : deps.historyTokenBudget;
     const summary = stored?.summary;
-    const end = summaryEnd({ messages, summary, historyLimit: deps.historyLimit, budget, systemTokens: countTokens(system?.content ?? '') });
+    const end = summaryEnd({
+      messages,
+      summary,
+      historyLimit: deps.historyLimit,
+      budget,
+      systemTokens: countTokens(system?.content ?? ''),
+    });
     const covered = Math.min(summary?.covered ?? 0, end);
-    if (end <= covered) return { history: messages.slice(end), summary: summary && { text: summary.text, covered: end } };
+    if (end <= covered)
+      return {
+        history: messages.slice(end),
+        summary: summary && { text: summary.text, covered: end },
+      };
     const turns = messages.slice(covered, end);
     const folded = await summarize(summary?.text, turns, input.model, input.context);
-    return { history: messages.slice(end), summary: { text: folded.text, covered: end }, usage: folded };
+    return {
+      history: messages.slice(end),
+      summary: { text: folded.text, covered: end },
+      usage: folded,
+    };
   }
 
-  async function summarize(previous: string | undefined, turns: ChatMessage[], model: string, context: CallContext): Promise<SummaryResult> {
-    const fallback = { text: excerptSummary(previous, turns), model, tokensInput: 0, tokensOutput: 0, cost: 0 };
+  async function summarize(
+    previous: string | undefined,
+    turns: ChatMessage[],
+    model: string,
+    context: CallContext,
+  ): Promise<SummaryResult> {
+    const fallback = {
+      text: excerptSummary(previous, turns),
+      model,
+      tokensInput: 0,
+      tokensOutput: 0,
+      cost: 0,
+    };
     if (!deps.summarizer) return fallback;
     try {
       const result = await deps.summarizer.summarize(previous, turns, model, context);
@@ -187,32 +288,85 @@ export function createReplyHandlers(deps: ReplyDeps) {
   }
 
   /** The reply failed after a summarizing round: its tokens were spent all the same and are recorded as failed. */
-  async function recordSummaryOnly(context: CallContext, agent: string, requestId: string, usage: SummaryResult | undefined): Promise<void> {
+  async function recordSummaryOnly(
+    context: CallContext,
+    agent: string,
+    requestId: string,
+    usage: SummaryResult | undefined,
+  ): Promise<void> {
     if (!usage || usage.tokensInput + usage.tokensOutput === 0) return;
-    await deps.usage.record(context, { agent, requestId, model: usage.model, tokensInput: usage.tokensInput, tokensOutput: usage.tokensOutput, cost: usage.cost, outcome: 'failed' });
+    await deps.usage.record(context, {
+      agent,
+      requestId,
+      model: usage.model,
+      tokensInput: usage.tokensInput,
+      tokensOutput: usage.tokensOutput,
+      cost: usage.cost,
+      outcome: 'failed',
+    });
   }
 
-  async function answer({ agent, profile }: ResolvedAgent, valid: ValidReply, model: string, context: CallContext, requestId: string, delivery: Delivery): Promise<AssistantReply> {
+  async function answer(
+    { agent, profile }: ResolvedAgent,
+    valid: ValidReply,
+    model: string,
+    context: CallContext,
+    requestId: string,
+    delivery: Delivery,
+  ): Promise<AssistantReply> {
     // Independent reads, each an `_id` lookup: together, not one after the other.
     const [found, knowledge] = await Promise.all([
       deps.sessions.get(context.organization, valid.sessionId),
-      deps.knowledge ? knowledgeAccess(deps.knowledge.store, deps.knowledge.retriever, context.organization, profile, valid.timeZone) : undefined,
+      deps.knowledge
+        ? knowledgeAccess(
+            deps.knowledge.store,
+            deps.knowledge.retriever,
+            context.organization,
+            profile,
+            valid.timeZone,
+          )
+        : undefined,
     ]);
     const stored = ownSession(found, valid);
     const merged = mergeHistory(stored?.messages ?? [], valid.messages);
     const recent = capHistory(merged.messages, deps.historyLimit);
     const latest = (recent[recent.length - 1]?.content ?? '').trim();
-    const prepared = await agent.prepare({ history: recent, added: merged.added, latest, step: valid.step, memory: stored?.memory ?? emptyMemory(), knowledge });
+    const prepared = await agent.prepare({
+      history: recent,
+      added: merged.added,
+      latest,
+      step: valid.step,
+      memory: stored?.memory ?? emptyMemory(),
+      knowledge,
+    });
     const callContext = { ...context, requestId };
-    const turn = { agent, profile, prepared, valid, model, context: callContext, knowledge, delivery };
+    const turn = {
+      agent,
+      profile,
+      prepared,
+      valid,
+      model,
+      context: callContext,
+      knowledge,
+      delivery,
+    };
     const compacted = await compact(stored, merged.messages, turn);
-    const answered = await respond({ ...turn, history: compacted.history, summary: compacted.summary?.text }).catch(async (error: unknown) => {
+    const answered = await respond({
+      ...turn,
+      history: compacted.history,
+      summary: compacted.summary?.text,
+    }).catch(async (error: unknown) => {
       await recordSummaryOnly(context, agent.info.name, requestId, compacted.usage);
       throw error;
     });
     const output = withSummaryUsage(answered, compacted.usage);
     if (prepared.signals.handOver && deps.escalations) {
-      await deps.escalations.publish(context.organization, { sessionId: valid.sessionId, userId: valid.userId, agent: agent.info.name, summary: escalationSummary(recent) });
+      await deps.escalations.publish(context.organization, {
+        sessionId: valid.sessionId,
+        userId: valid.userId,
+        agent: agent.info.name,
+        summary: escalationSummary(recent),
+      });
     }
     await deps.usage.record(context, {
       // Deterministic per call (Idempotency-Key or request id): a reply run twice is billed once.
@@ -232,13 +386,22 @@ export function createReplyHandlers(deps: ReplyDeps) {
       sessionId: valid.sessionId,
       userId: valid.userId,
       agent: agent.info.name,
-      ...keptHistory([...merged.messages, { role: 'assistant', content: output.reply }], compacted.summary, deps.historyLimit),
+      ...keptHistory(
+        [...merged.messages, { role: 'assistant', content: output.reply }],
+        compacted.summary,
+        deps.historyLimit,
+      ),
       memory: prepared.memory,
       createdAt: stored?.createdAt ?? now,
       updatedAt: now,
       version: stored?.version ?? 0,
     };
-    await saveTurn(deps.sessions, { session, base: stored, incoming: valid.messages, historyLimit: deps.historyLimit });
+    await saveTurn(deps.sessions, {
+      session,
+      base: stored,
+      incoming: valid.messages,
+      historyLimit: deps.historyLimit,
+    });
     return {
       reply: output.reply,
       session_id: valid.sessionId,
@@ -257,24 +420,47 @@ export function createReplyHandlers(deps: ReplyDeps) {
   }
 
   /** Validates the call, then answers it under the session's lock. */
-  async function run(request: ReplyRequest__Output, context: CallContext, delivery: Delivery): Promise<AssistantReply> {
-    if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
+  async function run(
+    request: ReplyRequest__Output,
+    context: CallContext,
+    delivery: Delivery,
+  ): Promise<AssistantReply> {
+    if (!context.organization)
+      throw new AppError('unauthorized', 'the call carries no organization');
     const resolved = await directory.resolve(context.organization, request.agent);
     const valid = validateReplyRequest(request, resolved.agent.info);
     const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
     // Direct calls (without the gateway) get their own id so usage stays traceable.
     const requestId = context.requestId || newId('req');
-    return lock.run(context.organization, valid.sessionId, () => answer(resolved, valid, model, context, requestId, delivery), delivery.deadline);
+    return lock.run(
+      context.organization,
+      valid.sessionId,
+      () => answer(resolved, valid, model, context, requestId, delivery),
+      delivery.deadline,
+    );
   }
 
   return {
-    reply: async (request: ReplyRequest__Output, context: CallContext, control?: CallControl): Promise<AssistantReply> => {
-      const answer = () => run(request, context, { signal: control?.signal, deadline: control?.deadline });
+    reply: async (
+      request: ReplyRequest__Output,
+      context: CallContext,
+      control?: CallControl,
+    ): Promise<AssistantReply> => {
+      const answer = () =>
+        run(request, context, { signal: control?.signal, deadline: control?.deadline });
       return deps.answers ? answeredOnce(deps.answers, context, 'Reply', answer) : answer();
     },
     /** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
-    replyStream: async (request: ReplyRequest__Output, context: CallContext, sink: StreamSink<ReplyChunk>): Promise<void> => {
-      const final = await run(request, context, { onDelta: (delta) => sink.write({ delta }), signal: sink.control.signal, deadline: sink.control.deadline });
+    replyStream: async (
+      request: ReplyRequest__Output,
+      context: CallContext,
+      sink: StreamSink<ReplyChunk>,
+    ): Promise<void> => {
+      const final = await run(request, context, {
+        onDelta: (delta) => sink.write({ delta }),
+        signal: sink.control.signal,
+        deadline: sink.control.deadline,
+      });
       await sink.write({ final });
     },
   };

@@ -24,45 +24,79 @@ function isRole(value: unknown): value is MessageRole {
 
 function validMessages(raw: unknown): ChatMessage[] {
   if (!Array.isArray(raw) || raw.length === 0) {
-    throw AppError.invalid('messages must contain at least one message', '/messages', 'must not be empty');
+    throw AppError.invalid(
+      'messages must contain at least one message',
+      '/messages',
+      'must not be empty',
+    );
   }
   const messages = raw.map((message: unknown, i): ChatMessage => {
     const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
-    if (!isRole(role)) throw AppError.invalid(`messages[${i}].role must be one of ${ROLES.join(', ')}`, `/messages/${i}/role`, `must be one of ${ROLES.join(', ')}`);
-    if (typeof content !== 'string') throw AppError.invalid(`messages[${i}].content must be a string`, `/messages/${i}/content`, 'must be string');
+    if (!isRole(role))
+      throw AppError.invalid(
+        `messages[${i}].role must be one of ${ROLES.join(', ')}`,
+        `/messages/${i}/role`,
+        `must be one of ${ROLES.join(', ')}`,
+      );
+    if (typeof content !== 'string')
+      throw AppError.invalid(
+        `messages[${i}].content must be a string`,
+        `/messages/${i}/content`,
+        'must be string',
+      );
     return { role, content };
   });
   const last = messages[messages.length - 1] as ChatMessage;
   if (last.role !== 'user') {
-    throw AppError.invalid('the last message must be from the user', '/messages', 'last message must have role user');
+    throw AppError.invalid(
+      'the last message must be from the user',
+      '/messages',
+      'last message must have role user',
+    );
   }
   if (last.content.trim() === '') {
-    throw AppError.invalid('the last user message must not be empty', `/messages/${messages.length - 1}/content`, 'must not be empty');
+    throw AppError.invalid(
+      'the last user message must not be empty',
+      `/messages/${messages.length - 1}/content`,
+      'must not be empty',
+    );
   }
   return messages;
 }
 
 function requiredText(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw AppError.invalid(`${field} is required`, `/${field}`, 'must be a non-empty string');
+  if (typeof value !== 'string' || value.trim() === '')
+    throw AppError.invalid(`${field} is required`, `/${field}`, 'must be a non-empty string');
   return value;
 }
 
 function validStep(step: unknown, agent: AgentInfo): number | undefined {
   if (!agent.usesSteps) {
-    if (step !== undefined && step !== null) throw AppError.invalid('step is only for the onboarding agent', '/step', 'must not be set');
+    if (step !== undefined && step !== null)
+      throw AppError.invalid('step is only for the onboarding agent', '/step', 'must not be set');
     return undefined;
   }
-  if (step === undefined || step === null) throw AppError.invalid('step is required for the onboarding agent', '/step', 'required');
+  if (step === undefined || step === null)
+    throw AppError.invalid('step is required for the onboarding agent', '/step', 'required');
   const last = agent.steps ?? ONBOARDING_STEPS;
   if (typeof step !== 'number' || !Number.isInteger(step) || step < 1 || step > last) {
-    throw AppError.invalid(`step must be an integer from 1 to ${last}`, '/step', `must be integer 1..${last}`);
+    throw AppError.invalid(
+      `step must be an integer from 1 to ${last}`,
+      '/step',
+      `must be integer 1..${last}`,
+    );
   }
   return step;
 }
 
 function validTimeZone(value: unknown): string {
   const zone = typeof value === 'string' && value.trim() !== '' ? value.trim() : 'UTC';
-  if (!IANAZone.isValidZone(zone)) throw AppError.invalid(`time_zone '${zone}' is not an IANA time zone`, '/time_zone', 'must be an IANA time zone');
+  if (!IANAZone.isValidZone(zone))
+    throw AppError.invalid(
+      `time_zone '${zone}' is not an IANA time zone`,
+      '/time_zone',
+      'must be an IANA time zone',
+    );
   return zone;
 }
 
@@ -72,5 +106,12 @@ export function validateReplyRequest(request: ReplyRequest__Output, agent: Agent
   const sessionId = requiredText(request.session_id, 'session_id');
   const userId = requiredText(request.user_id, 'user_id');
   const step = validStep(request.step, agent);
-  return { userId, sessionId, messages, step, model: typeof request.model === 'string' ? request.model : '', timeZone: validTimeZone(request.time_zone) };
+  return {
+    userId,
+    sessionId,
+    messages,
+    step,
+    model: typeof request.model === 'string' ? request.model : '',
+    timeZone: validTimeZone(request.time_zone),
+  };
 }

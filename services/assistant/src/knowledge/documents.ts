@@ -1,5 +1,11 @@
 import { chunkText } from './chunk';
-import type { ArticleFields, CollectionKind, CourseFields, DocumentFields, EventFields } from './kinds';
+import type {
+  ArticleFields,
+  CollectionKind,
+  CourseFields,
+  DocumentFields,
+  EventFields,
+} from './kinds';
 
 /** A stored document of a knowledge collection; always one organization's. */
 export interface KnowledgeDocument {
@@ -36,8 +42,13 @@ function eventText(e: EventFields): string {
 }
 
 function courseText(c: CourseFields): string {
-  const modules = c.modules.map((m, i) => `Module ${i + 1}: ${m.title}\n${m.lessons.map((l) => `- ${l.title}${l.summary ? `: ${l.summary}` : ''}`).join('\n')}`);
-  return [c.title, c.level, c.tags?.join(', '), c.description, ...modules].filter(Boolean).join('\n');
+  const modules = c.modules.map(
+    (m, i) =>
+      `Module ${i + 1}: ${m.title}\n${m.lessons.map((l) => `- ${l.title}${l.summary ? `: ${l.summary}` : ''}`).join('\n')}`,
+  );
+  return [c.title, c.level, c.tags?.join(', '), c.description, ...modules]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** The text of a document that retrieval searches, by kind. */
@@ -59,7 +70,13 @@ export function searchableText(kind: CollectionKind, fields: Record<string, unkn
 }
 
 /** Chunks of a document; later chunks repeat the title so each stands on its own in a prompt. */
-export function chunksOf(kind: CollectionKind, id: string, fields: Record<string, unknown>): string[] {
+export function chunksOf(
+  kind: CollectionKind,
+  id: string,
+  fields: Record<string, unknown>,
+): string[] {
   const title = titleOf({ kind, fields, id });
-  return chunkText(searchableText(kind, fields)).map((chunk, i) => (i === 0 || chunk.startsWith(title) ? chunk : `${title}\n${chunk}`));
+  return chunkText(searchableText(kind, fields)).map((chunk, i) =>
+    i === 0 || chunk.startsWith(title) ? chunk : `${title}\n${chunk}`,
+  );
 }

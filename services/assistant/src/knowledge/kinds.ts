@@ -70,8 +70,19 @@ export type FieldsOf<K extends CollectionKind> = {
 const text = { type: 'string', minLength: 1, maxLength: 1000 } as const;
 const optionalText = { type: 'string', maxLength: 1000, nullable: true } as const;
 const longText = { type: 'string', minLength: 1, maxLength: 200_000 } as const;
-const url = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000, nullable: true } as const;
-const tags = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 }, maxItems: 50, nullable: true } as const;
+const url = {
+  type: 'string',
+  format: 'uri',
+  pattern: '^https?://',
+  maxLength: 2000,
+  nullable: true,
+} as const;
+const tags = {
+  type: 'array',
+  items: { type: 'string', minLength: 1, maxLength: 100 },
+  maxItems: 50,
+  nullable: true,
+} as const;
 const price = { type: 'number', minimum: 0, nullable: true } as const;
 const currency = { type: 'string', pattern: '^[A-Z]{3}$', nullable: true } as const;
 
@@ -117,7 +128,10 @@ const courseSchema: JSONSchemaType<CourseFields> = {
               type: 'object',
               additionalProperties: false,
               required: ['title'],
-              properties: { title: text, summary: { type: 'string', maxLength: 5000, nullable: true } },
+              properties: {
+                title: text,
+                summary: { type: 'string', maxLength: 5000, nullable: true },
+              },
             },
           },
         },
@@ -166,9 +180,19 @@ const validators = {
 };
 
 function detailOf(error: ErrorObject, at: string): ErrorDetail {
-  const missing = error.keyword === 'required' ? `/${(error.params as { missingProperty: string }).missingProperty}` : '';
-  const extra = error.keyword === 'additionalProperties' ? `/${(error.params as { additionalProperty: string }).additionalProperty}` : '';
-  const reason = missing ? 'is required' : extra ? 'is not an allowed field' : (error.message ?? 'is invalid');
+  const missing =
+    error.keyword === 'required'
+      ? `/${(error.params as { missingProperty: string }).missingProperty}`
+      : '';
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? `/${(error.params as { additionalProperty: string }).additionalProperty}`
+      : '';
+  const reason = missing
+    ? 'is required'
+    : extra
+      ? 'is not an allowed field'
+      : (error.message ?? 'is invalid');
   return { field: `${at}${error.instancePath}${missing}${extra}`, reason };
 }
 
@@ -181,12 +205,18 @@ export function fieldProblems(kind: CollectionKind, fields: unknown, at: string)
 
 function endBeforeStart(kind: CollectionKind, fields: EventFields, at: string): ErrorDetail[] {
   if (kind !== 'events' || !fields.endsAt) return [];
-  return Date.parse(fields.endsAt) < Date.parse(fields.startsAt) ? [{ field: `${at}/endsAt`, reason: 'must not be before startsAt' }] : [];
+  return Date.parse(fields.endsAt) < Date.parse(fields.startsAt)
+    ? [{ field: `${at}/endsAt`, reason: 'must not be before startsAt' }]
+    : [];
 }
 
 /** Throws invalid_request listing every problem (first 50) of a batch. */
 export function assertValid(problems: ErrorDetail[], what: string): void {
   if (problems.length === 0) return;
   const shown = problems.slice(0, 50);
-  throw new AppError('invalid_request', `${problems.length} problem(s) in ${what}; first: ${shown[0]?.field} ${shown[0]?.reason}`, shown);
+  throw new AppError(
+    'invalid_request',
+    `${problems.length} problem(s) in ${what}; first: ${shown[0]?.field} ${shown[0]?.reason}`,
+    shown,
+  );
 }

@@ -4,8 +4,19 @@ import type { Embedder } from '../clients/embeddings-client';
 import type { DataUpdatedPublisher } from '@switchyard/shared';
 import { chunksOf, type KnowledgeDocument } from './documents';
 import { parseImport, type DocumentInput } from './import-formats';
-import { assertValid, COLLECTION_KINDS, fieldProblems, isCollectionKind, type CollectionKind } from './kinds';
-import { collectionNotFound, type DocumentPage, type KnowledgeCollection, type KnowledgeStore } from './knowledge-store';
+import {
+  assertValid,
+  COLLECTION_KINDS,
+  fieldProblems,
+  isCollectionKind,
+  type CollectionKind,
+} from './kinds';
+import {
+  collectionNotFound,
+  type DocumentPage,
+  type KnowledgeCollection,
+  type KnowledgeStore,
+} from './knowledge-store';
 
 export const MAX_BATCH = 1000;
 /** Rows of one import file (it is written in batches of MAX_BATCH). */
@@ -31,11 +42,17 @@ export class KnowledgeService {
 
   async createCollection(organization: string, input: NewCollection): Promise<KnowledgeCollection> {
     const problems: ErrorDetail[] = [];
-    if (!NAME_PATTERN.test(input.name)) problems.push({ field: '/name', reason: `must match ${NAME_PATTERN.source}` });
-    if (!isCollectionKind(input.kind)) problems.push({ field: '/kind', reason: `must be one of ${COLLECTION_KINDS.join(', ')}` });
+    if (!NAME_PATTERN.test(input.name))
+      problems.push({ field: '/name', reason: `must match ${NAME_PATTERN.source}` });
+    if (!isCollectionKind(input.kind))
+      problems.push({ field: '/kind', reason: `must be one of ${COLLECTION_KINDS.join(', ')}` });
     // Empty: dates are read in the organization's time zone (its setting, sent with each call).
     const timeZone = input.timeZone?.trim() ?? '';
-    if (timeZone && !IANAZone.isValidZone(timeZone)) problems.push({ field: '/time_zone', reason: 'must be an IANA time zone such as Europe/Berlin' });
+    if (timeZone && !IANAZone.isValidZone(timeZone))
+      problems.push({
+        field: '/time_zone',
+        reason: 'must be an IANA time zone such as Europe/Berlin',
+      });
     assertValid(problems, 'the collection');
     const at = this.now().toISOString();
     const collection: KnowledgeCollection = {
@@ -63,20 +80,34 @@ export class KnowledgeService {
   async upsert(organization: string, name: string, inputs: DocumentInput[]): Promise<number> {
     checkBatchSize(inputs.length, '/documents');
     const collection = await this.collection(organization, name);
-    const documents = await this.embed(organization, this.prepare(collection, inputs, '/documents'));
+    const documents = await this.embed(
+      organization,
+      this.prepare(collection, inputs, '/documents'),
+    );
     await this.store.upsertDocuments(organization, name, documents);
     await this.events.publish(organization, name, documents.length);
     return documents.length;
   }
 
   /** A JSON Lines or CSV file: validated whole (nothing is written when a row is bad), written in batches, announced once. */
-  async import(organization: string, name: string, format: string, content: string): Promise<number> {
+  async import(
+    organization: string,
+    name: string,
+    format: string,
+    content: string,
+  ): Promise<number> {
     const collection = await this.collection(organization, name);
     const inputs = parseImport(format, content, collection.kind);
-    if (inputs.length === 0) throw AppError.invalid('the file holds no documents', '/content', 'holds no documents');
-    if (inputs.length > MAX_IMPORT) throw new AppError('payload_too_large', `an import holds at most ${MAX_IMPORT} documents; split the file`);
+    if (inputs.length === 0)
+      throw AppError.invalid('the file holds no documents', '/content', 'holds no documents');
+    if (inputs.length > MAX_IMPORT)
+      throw new AppError(
+        'payload_too_large',
+        `an import holds at most ${MAX_IMPORT} documents; split the file`,
+      );
     const documents = await this.embed(organization, this.prepare(collection, inputs, '/content'));
-    for (let i = 0; i < documents.length; i += MAX_BATCH) await this.store.upsertDocuments(organization, name, documents.slice(i, i + MAX_BATCH));
+    for (let i = 0; i < documents.length; i += MAX_BATCH)
+      await this.store.upsertDocuments(organization, name, documents.slice(i, i + MAX_BATCH));
     await this.events.publish(organization, name, documents.length);
     return documents.length;
   }
@@ -97,25 +128,46 @@ export class KnowledgeService {
   }
 
   list(organization: string, name: string, limit: number, after?: string): Promise<DocumentPage> {
-    return this.store.listDocuments(organization, name, Math.min(Math.max(limit || 100, 1), MAX_BATCH), after || undefined);
+    return this.store.listDocuments(
+      organization,
+      name,
+      Math.min(Math.max(limit || 100, 1), MAX_BATCH),
+      after || undefined,
+    );
   }
 
   /** Vectors for every chunk, before anything is written (a failing model fails the call, writing nothing). */
-  private async embed(organization: string, documents: KnowledgeDocument[]): Promise<KnowledgeDocument[]> {
-    const embedding = await this.embedder?.embed(documents.flatMap((d) => d.chunks), organization);
+  private async embed(
+    organization: string,
+    documents: KnowledgeDocument[],
+  ): Promise<KnowledgeDocument[]> {
+    const embedding = await this.embedder?.embed(
+      documents.flatMap((d) => d.chunks),
+      organization,
+    );
     if (!embedding) return documents;
     const { vectors, model } = embedding;
     let next = 0;
-    return documents.map((d) => ({ ...d, embeddings: d.chunks.map(() => vectors[next++] as number[]), embeddingModel: model }));
+    return documents.map((d) => ({
+      ...d,
+      embeddings: d.chunks.map(() => vectors[next++] as number[]),
+      embeddingModel: model,
+    }));
   }
 
-  private prepare(collection: KnowledgeCollection, inputs: DocumentInput[], at: string): KnowledgeDocument[] {
+  private prepare(
+    collection: KnowledgeCollection,
+    inputs: DocumentInput[],
+    at: string,
+  ): KnowledgeDocument[] {
     const problems: ErrorDetail[] = [];
     const seen = new Set<string>();
     inputs.forEach((input, index) => {
       const where = input.at ?? `${at}/${index}`;
-      if (!ID_PATTERN.test(input.id)) problems.push({ field: `${where}/id`, reason: `must match ${ID_PATTERN.source}` });
-      else if (seen.has(input.id)) problems.push({ field: `${where}/id`, reason: 'repeats an earlier id of the batch' });
+      if (!ID_PATTERN.test(input.id))
+        problems.push({ field: `${where}/id`, reason: `must match ${ID_PATTERN.source}` });
+      else if (seen.has(input.id))
+        problems.push({ field: `${where}/id`, reason: 'repeats an earlier id of the batch' });
       seen.add(input.id);
       problems.push(...fieldProblems(collection.kind, input.fields, where));
     });
@@ -134,6 +186,12 @@ export class KnowledgeService {
 }
 
 function checkBatchSize(size: number, field: string): void {
-  if (size < 1) throw AppError.invalid('a batch needs at least one entry', field, 'must not be empty');
-  if (size > MAX_BATCH) throw new AppError('payload_too_large', `a batch holds at most ${MAX_BATCH} entries (got ${size})`, [{ field, reason: `must have <= ${MAX_BATCH} items` }]);
+  if (size < 1)
+    throw AppError.invalid('a batch needs at least one entry', field, 'must not be empty');
+  if (size > MAX_BATCH)
+    throw new AppError(
+      'payload_too_large',
+      `a batch holds at most ${MAX_BATCH} entries (got ${size})`,
+      [{ field, reason: `must have <= ${MAX_BATCH} items` }],
+    );
 }

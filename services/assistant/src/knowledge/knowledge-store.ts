@@ -35,19 +35,35 @@ export interface KnowledgeStore {
   /** Removes the collection and its documents; false when there was none. */
   deleteCollection(organization: string, name: string): Promise<boolean>;
   /** Inserts or replaces documents by id; bumps the revision and recounts. */
-  upsertDocuments(organization: string, collection: string, documents: KnowledgeDocument[]): Promise<void>;
+  upsertDocuments(
+    organization: string,
+    collection: string,
+    documents: KnowledgeDocument[],
+  ): Promise<void>;
   /** How many of the ids existed and were removed. */
   deleteDocuments(organization: string, collection: string, ids: string[]): Promise<number>;
-  getDocument(organization: string, collection: string, id: string): Promise<KnowledgeDocument | undefined>;
+  getDocument(
+    organization: string,
+    collection: string,
+    id: string,
+  ): Promise<KnowledgeDocument | undefined>;
   /** Ordered by id. */
-  listDocuments(organization: string, collection: string, limit: number, after?: string): Promise<DocumentPage>;
+  listDocuments(
+    organization: string,
+    collection: string,
+    limit: number,
+    after?: string,
+  ): Promise<DocumentPage>;
   /** Every document of the collection (to build a search index). */
   allDocuments(organization: string, collection: string): Promise<KnowledgeDocument[]>;
   close(): Promise<void>;
 }
 
 export function collectionExists(organization: string, name: string): AppError {
-  return new AppError('conflict', `collection '${name}' already exists in organization ${organization}`);
+  return new AppError(
+    'conflict',
+    `collection '${name}' already exists in organization ${organization}`,
+  );
 }
 
 export function collectionNotFound(name: string): AppError {
@@ -68,13 +84,19 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     this.documents.set(k, new Map());
   }
 
-  async getCollection(organization: string, name: string): Promise<KnowledgeCollection | undefined> {
+  async getCollection(
+    organization: string,
+    name: string,
+  ): Promise<KnowledgeCollection | undefined> {
     const found = this.collections.get(key(organization, name));
     return found ? structuredClone(found) : undefined;
   }
 
   async listCollections(organization: string): Promise<KnowledgeCollection[]> {
-    return [...this.collections.values()].filter((c) => c.organization === organization).sort((a, b) => a.name.localeCompare(b.name)).map((c) => structuredClone(c));
+    return [...this.collections.values()]
+      .filter((c) => c.organization === organization)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((c) => structuredClone(c));
   }
 
   async deleteCollection(organization: string, name: string): Promise<boolean> {
@@ -83,7 +105,11 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return this.collections.delete(k);
   }
 
-  async upsertDocuments(organization: string, collection: string, documents: KnowledgeDocument[]): Promise<void> {
+  async upsertDocuments(
+    organization: string,
+    collection: string,
+    documents: KnowledgeDocument[],
+  ): Promise<void> {
     const docs = this.docsOf(organization, collection);
     for (const doc of documents) docs.set(doc.id, structuredClone(doc));
     this.touch(organization, collection, docs.size);
@@ -96,20 +122,36 @@ export class InMemoryKnowledgeStore implements KnowledgeStore {
     return removed;
   }
 
-  async getDocument(organization: string, collection: string, id: string): Promise<KnowledgeDocument | undefined> {
+  async getDocument(
+    organization: string,
+    collection: string,
+    id: string,
+  ): Promise<KnowledgeDocument | undefined> {
     const found = this.documents.get(key(organization, collection))?.get(id);
     return found ? structuredClone(found) : undefined;
   }
 
-  async listDocuments(organization: string, collection: string, limit: number, after?: string): Promise<DocumentPage> {
-    const sorted = [...this.docsOf(organization, collection).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  async listDocuments(
+    organization: string,
+    collection: string,
+    limit: number,
+    after?: string,
+  ): Promise<DocumentPage> {
+    const sorted = [...this.docsOf(organization, collection).values()].sort((a, b) =>
+      a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+    );
     const rest = after === undefined ? sorted : sorted.filter((d) => d.id > after);
     const documents = rest.slice(0, limit).map((d) => structuredClone(d));
-    return { documents, nextAfter: rest.length > limit ? documents[documents.length - 1]?.id : undefined };
+    return {
+      documents,
+      nextAfter: rest.length > limit ? documents[documents.length - 1]?.id : undefined,
+    };
   }
 
   async allDocuments(organization: string, collection: string): Promise<KnowledgeDocument[]> {
-    return [...(this.documents.get(key(organization, collection))?.values() ?? [])].map((d) => structuredClone(d));
+    return [...(this.documents.get(key(organization, collection))?.values() ?? [])].map((d) =>
+      structuredClone(d),
+    );
   }
 
   async close(): Promise<void> {}

@@ -3,7 +3,13 @@ import { isDuplicateKeyError, upsertRacingReplicas } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { documentId } from '../store/document-id';
 import type { KnowledgeDocument } from './documents';
-import { collectionExists, collectionNotFound, type DocumentPage, type KnowledgeCollection, type KnowledgeStore } from './knowledge-store';
+import {
+  collectionExists,
+  collectionNotFound,
+  type DocumentPage,
+  type KnowledgeCollection,
+  type KnowledgeStore,
+} from './knowledge-store';
 
 export const KNOWLEDGE_COLLECTIONS = 'knowledge_collections';
 export const KNOWLEDGE_DOCUMENTS = 'knowledge_documents';
@@ -33,28 +39,50 @@ export class MongoKnowledgeStore implements KnowledgeStore {
   private readonly catalogs: Collection<Catalog>;
 
   constructor(db: Db) {
-    this.collections = db.collection<ById<KnowledgeCollection>>(KNOWLEDGE_COLLECTIONS, { ignoreUndefined: true });
-    this.documents = db.collection<ById<KnowledgeDocument>>(KNOWLEDGE_DOCUMENTS, { ignoreUndefined: true });
+    this.collections = db.collection<ById<KnowledgeCollection>>(KNOWLEDGE_COLLECTIONS, {
+      ignoreUndefined: true,
+    });
+    this.documents = db.collection<ById<KnowledgeDocument>>(KNOWLEDGE_DOCUMENTS, {
+      ignoreUndefined: true,
+    });
     this.catalogs = db.collection<Catalog>(KNOWLEDGE_CATALOGS, { ignoreUndefined: true });
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collections.createIndex({ organization: 1, name: 1 }, { unique: true, name: 'organization_name' });
-    await this.documents.createIndex({ organization: 1, collection: 1, id: 1 }, { unique: true, name: 'organization_collection_id' });
+    await this.collections.createIndex(
+      { organization: 1, name: 1 },
+      { unique: true, name: 'organization_name' },
+    );
+    await this.documents.createIndex(
+      { organization: 1, collection: 1, id: 1 },
+      { unique: true, name: 'organization_collection_id' },
+    );
   }
 
   async createCollection(collection: KnowledgeCollection): Promise<void> {
     try {
-      await this.collections.insertOne({ ...collection, _id: documentId(collection.organization, collection.name) });
+      await this.collections.insertOne({
+        ...collection,
+        _id: documentId(collection.organization, collection.name),
+      });
     } catch (error) {
-      if (isDuplicateKeyError(error)) throw collectionExists(collection.organization, collection.name);
+      if (isDuplicateKeyError(error))
+        throw collectionExists(collection.organization, collection.name);
       throw error;
     }
     await this.refreshCatalog(collection.organization);
   }
 
-  async getCollection(organization: string, name: string): Promise<KnowledgeCollection | undefined> {
-    return (await this.collections.findOne({ _id: documentId(organization, name) }, { projection: { _id: 0 } })) ?? undefined;
+  async getCollection(
+    organization: string,
+    name: string,
+  ): Promise<KnowledgeCollection | undefined> {
+    return (
+      (await this.collections.findOne(
+        { _id: documentId(organization, name) },
+        { projection: { _id: 0 } },
+      )) ?? undefined
+    );
   }
 
   async listCollections(organization: string): Promise<KnowledgeCollection[]> {
@@ -62,7 +90,9 @@ export class MongoKnowledgeStore implements KnowledgeStore {
   }
 
   async deleteCollection(organization: string, name: string): Promise<boolean> {
-    const { deletedCount } = await this.collections.deleteOne({ _id: documentId(organization, name) });
+    const { deletedCount } = await this.collections.deleteOne({
+      _id: documentId(organization, name),
+    });
     await this.documents.deleteMany({ organization, collection: name });
     await this.refreshCatalog(organization);
     return deletedCount > 0;
@@ -75,15 +105,25 @@ export class MongoKnowledgeStore implements KnowledgeStore {
    */
   private async refreshCatalog(organization: string): Promise<void> {
     for (let attempt = 0; attempt < CATALOG_ATTEMPTS; attempt++) {
-      const collections = await this.collections.find({ organization }, { projection: { _id: 0 } }).sort({ name: 1 }).toArray();
+      const collections = await this.collections
+        .find({ organization }, { projection: { _id: 0 } })
+        .sort({ name: 1 })
+        .toArray();
       if (isDeepStrictEqual(await this.listCollections(organization), collections)) return;
-      await upsertRacingReplicas(() => this.catalogs.replaceOne({ _id: organization }, { collections }, { upsert: true }));
+      await upsertRacingReplicas(() =>
+        this.catalogs.replaceOne({ _id: organization }, { collections }, { upsert: true }),
+      );
     }
   }
 
-  async upsertDocuments(organization: string, collection: string, documents: KnowledgeDocument[]): Promise<void> {
+  async upsertDocuments(
+    organization: string,
+    collection: string,
+    documents: KnowledgeDocument[],
+  ): Promise<void> {
     await this.requireCollection(organization, collection);
-    for (let i = 0; i < documents.length; i += WRITE_BATCH) await this.writeBatch(organization, collection, documents.slice(i, i + WRITE_BATCH));
+    for (let i = 0; i < documents.length; i += WRITE_BATCH)
+      await this.writeBatch(organization, collection, documents.slice(i, i + WRITE_BATCH));
     await this.touch(organization, collection);
   }
 
@@ -91,10 +131,25 @@ export class MongoKnowledgeStore implements KnowledgeStore {
    * New ids go in with one insertMany; only ids that exist are replaced one by one (measured on
    * FerretDB: 1,000 upserting replaceOnes take over 30 s, an insertMany of 1,000 well under 1 s).
    */
-  private async writeBatch(organization: string, collection: string, batch: KnowledgeDocument[]): Promise<void> {
+  private async writeBatch(
+    organization: string,
+    collection: string,
+    batch: KnowledgeDocument[],
+  ): Promise<void> {
     const ids = batch.map((doc) => doc.id);
-    const existing = new Set((await this.documents.find({ organization, collection, id: { $in: ids } }, { projection: { id: 1 } }).toArray()).map((d) => d.id));
-    const stored = (doc: KnowledgeDocument) => ({ ...doc, organization, collection, _id: documentId(organization, collection, doc.id) });
+    const existing = new Set(
+      (
+        await this.documents
+          .find({ organization, collection, id: { $in: ids } }, { projection: { id: 1 } })
+          .toArray()
+      ).map((d) => d.id),
+    );
+    const stored = (doc: KnowledgeDocument) => ({
+      ...doc,
+      organization,
+      collection,
+      _id: documentId(organization, collection, doc.id),
+    });
     const fresh = batch.filter((doc) => !existing.has(doc.id)).map(stored);
     let replace = batch.filter((d) => existing.has(d.id));
     try {
@@ -106,27 +161,57 @@ export class MongoKnowledgeStore implements KnowledgeStore {
     }
     for (const doc of replace) {
       const { _id, ...replacement } = stored(doc);
-      await upsertRacingReplicas(() => this.documents.replaceOne({ _id }, replacement, { upsert: true }));
+      await upsertRacingReplicas(() =>
+        this.documents.replaceOne({ _id }, replacement, { upsert: true }),
+      );
     }
   }
 
   async deleteDocuments(organization: string, collection: string, ids: string[]): Promise<number> {
     await this.requireCollection(organization, collection);
-    const { deletedCount } = await this.documents.deleteMany({ organization, collection, id: { $in: [...new Set(ids)] } });
+    const { deletedCount } = await this.documents.deleteMany({
+      organization,
+      collection,
+      id: { $in: [...new Set(ids)] },
+    });
     await this.touch(organization, collection);
     return deletedCount;
   }
 
-  async getDocument(organization: string, collection: string, id: string): Promise<KnowledgeDocument | undefined> {
-    return (await this.documents.findOne({ _id: documentId(organization, collection, id) }, { projection: { _id: 0 } })) ?? undefined;
+  async getDocument(
+    organization: string,
+    collection: string,
+    id: string,
+  ): Promise<KnowledgeDocument | undefined> {
+    return (
+      (await this.documents.findOne(
+        { _id: documentId(organization, collection, id) },
+        { projection: { _id: 0 } },
+      )) ?? undefined
+    );
   }
 
-  async listDocuments(organization: string, collection: string, limit: number, after?: string): Promise<DocumentPage> {
+  async listDocuments(
+    organization: string,
+    collection: string,
+    limit: number,
+    after?: string,
+  ): Promise<DocumentPage> {
     await this.requireCollection(organization, collection);
-    const filter = after === undefined ? { organization, collection } : { organization, collection, id: { $gt: after } };
-    const found = await this.documents.find(filter, { projection: { _id: 0 } }).sort({ id: 1 }).limit(limit + 1).toArray();
+    const filter =
+      after === undefined
+        ? { organization, collection }
+        : { organization, collection, id: { $gt: after } };
+    const found = await this.documents
+      .find(filter, { projection: { _id: 0 } })
+      .sort({ id: 1 })
+      .limit(limit + 1)
+      .toArray();
     const documents = found.slice(0, limit);
-    return { documents, nextAfter: found.length > limit ? documents[documents.length - 1]?.id : undefined };
+    return {
+      documents,
+      nextAfter: found.length > limit ? documents[documents.length - 1]?.id : undefined,
+    };
   }
 
   async allDocuments(organization: string, collection: string): Promise<KnowledgeDocument[]> {
@@ -136,12 +221,21 @@ export class MongoKnowledgeStore implements KnowledgeStore {
   async close(): Promise<void> {}
 
   private async requireCollection(organization: string, name: string): Promise<void> {
-    if (!(await this.collections.findOne({ _id: documentId(organization, name) }, { projection: { _id: 1 } }))) throw collectionNotFound(name);
+    if (
+      !(await this.collections.findOne(
+        { _id: documentId(organization, name) },
+        { projection: { _id: 1 } },
+      ))
+    )
+      throw collectionNotFound(name);
   }
 
   private async touch(organization: string, name: string): Promise<void> {
     const documentCount = await this.documents.countDocuments({ organization, collection: name });
-    await this.collections.updateOne({ _id: documentId(organization, name) }, { $set: { documentCount, updatedAt: new Date().toISOString() }, $inc: { revision: 1 } });
+    await this.collections.updateOne(
+      { _id: documentId(organization, name) },
+      { $set: { documentCount, updatedAt: new Date().toISOString() }, $inc: { revision: 1 } },
+    );
     await this.refreshCatalog(organization);
   }
 }

@@ -1,7 +1,13 @@
 import { AppError, countTokens, countTokensOffThread } from '@switchyard/shared';
 import type { AgentRegistry } from '../agents/registry';
 import { renderPrompt } from './prompt';
-import type { DeltaSink, Responder, ResponderCall, ResponderInput, ResponderOutput } from './responder';
+import type {
+  DeltaSink,
+  Responder,
+  ResponderCall,
+  ResponderInput,
+  ResponderOutput,
+} from './responder';
 
 export const BUILTIN_MODEL = 'builtin';
 
@@ -26,12 +32,23 @@ export class BuiltinResponder implements Responder {
 
   checkModel(model: string): string {
     if (isBuiltinModel(model)) return BUILTIN_MODEL;
-    throw AppError.invalid(`unknown model '${model}'; available: ${BUILTIN_MODEL}`, '/model', `must be one of ${BUILTIN_MODEL}`);
+    throw AppError.invalid(
+      `unknown model '${model}'; available: ${BUILTIN_MODEL}`,
+      '/model',
+      `must be one of ${BUILTIN_MODEL}`,
+    );
   }
 
-  async respond(input: ResponderInput, call?: Pick<ResponderCall, 'onDelta'>): Promise<ResponderOutput> {
+  async respond(
+    input: ResponderInput,
+    call?: Pick<ResponderCall, 'onDelta'>,
+  ): Promise<ResponderOutput> {
     const agent = input.agentImpl ?? this.agents.get(input.agent);
-    const reply = agent.composeOffline({ prepared: input.prepared, history: input.history, step: input.step });
+    const reply = agent.composeOffline({
+      prepared: input.prepared,
+      history: input.history,
+      step: input.step,
+    });
     if (call?.onDelta) await streamText(reply, call.onDelta);
     return {
       reply,

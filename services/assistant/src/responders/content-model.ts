@@ -31,7 +31,11 @@ export class ContentModelResponder {
 
   async respond(input: ResponderInput, call: ResponderCall): Promise<ResponderOutput> {
     if (input.tools) return this.respondWithTools(input, input.tools, call);
-    const request: CompleteRequest = { model: call.model, messages: this.messages(input), operation: OPERATION };
+    const request: CompleteRequest = {
+      model: call.model,
+      messages: this.messages(input),
+      operation: OPERATION,
+    };
     const completion = call.onDelta
       ? await this.content.completeStream(request, call.context, call.onDelta, call.signal)
       : await this.content.complete(request, call.context);
@@ -39,26 +43,47 @@ export class ContentModelResponder {
   }
 
   /** The tool loop: rounds are not streamed; a streamed call gets the final answer in word deltas. */
-  private async respondWithTools(input: ResponderInput, tools: Toolbox, call: ResponderCall): Promise<ResponderOutput> {
+  private async respondWithTools(
+    input: ResponderInput,
+    tools: Toolbox,
+    call: ResponderCall,
+  ): Promise<ResponderOutput> {
     const messages = this.messages(input);
-    const offered = tools.definitions.map((d) => ({ name: d.name, description: d.description, parameters_json: JSON.stringify(d.parameters) }));
+    const offered = tools.definitions.map((d) => ({
+      name: d.name,
+      description: d.description,
+      parameters_json: JSON.stringify(d.parameters),
+    }));
     const rounds: Completion[] = [];
     let slowest = 0;
     for (let round = 0; ; round++) {
       // Another tool round only when the deadline leaves time for it and for the answer after it.
-      const mayCall = round < MAX_TOOL_ROUNDS && (call.deadline === undefined || call.deadline - Date.now() > 2 * slowest);
+      const mayCall =
+        round < MAX_TOOL_ROUNDS &&
+        (call.deadline === undefined || call.deadline - Date.now() > 2 * slowest);
       const started = Date.now();
-      const completion = await this.content.complete({ model: call.model, messages, operation: OPERATION, tools: mayCall ? offered : [] }, call.context);
+      const completion = await this.content.complete(
+        { model: call.model, messages, operation: OPERATION, tools: mayCall ? offered : [] },
+        call.context,
+      );
       slowest = Math.max(slowest, Date.now() - started);
       rounds.push(completion);
       if (!mayCall || completion.toolCalls.length === 0) break;
       messages.push({
         role: 'assistant',
         content: completion.text,
-        tool_calls: completion.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments_json: c.arguments })),
+        tool_calls: completion.toolCalls.map((c) => ({
+          id: c.id,
+          name: c.name,
+          arguments_json: c.arguments,
+        })),
       });
       for (const toolCall of completion.toolCalls) {
-        messages.push({ role: 'tool', tool_call_id: toolCall.id, content: await tools.run(toolCall.name, toolCall.arguments) });
+        messages.push({
+          role: 'tool',
+          tool_call_id: toolCall.id,
+          content: await tools.run(toolCall.name, toolCall.arguments),
+        });
       }
     }
     const last = rounds[rounds.length - 1] as Completion;

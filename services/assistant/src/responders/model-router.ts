@@ -15,6 +15,8 @@ export class ModelRouter implements Responder {
   }
 
   respond(input: ResponderInput, call: ResponderCall): Promise<ResponderOutput> {
-    return isBuiltinModel(call.model) ? this.builtin.respond(input, call) : this.remote.respond(input, call);
+    return isBuiltinModel(call.model)
+      ? this.builtin.respond(input, call)
+      : this.remote.respond(input, call);
   }
 }

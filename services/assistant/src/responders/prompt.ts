@@ -29,9 +29,12 @@ export function renderContextItem(item: ContextItem): string {
 }
 
 /** The prompt a responder considers: system text, retrieved context, then the history. */
-export function renderPrompt(input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history'>): string {
+export function renderPrompt(
+  input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history'>,
+): string {
   const parts = [input.systemPrompt];
-  if (input.context.length > 0) parts.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
+  if (input.context.length > 0)
+    parts.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
   parts.push(input.history.map((m) => `${m.role}: ${m.content}`).join('\n'));
   return parts.join('\n\n');
 }
@@ -51,13 +54,22 @@ export function stepInstructions(step: number, steps?: AgentStep[]): string {
  * ending with the user's message.
  */
 export function completionMessages(
-  input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step' | 'summary'> & { prepared?: { steps?: AgentStep[] } },
+  input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step' | 'summary'> & {
+    prepared?: { steps?: AgentStep[] };
+  },
 ): CompletionMessage[] {
   const system = [input.systemPrompt];
   if (input.step !== undefined) system.push(stepInstructions(input.step, input.prepared?.steps));
-  if (input.context.length > 0) system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
-  if (input.summary) system.push(`Summary of the earlier conversation (those turns are not repeated below):\n${input.summary}`);
-  return [{ role: 'system', content: system.join('\n\n') }, ...input.history.map((m) => ({ role: m.role, content: m.content }))];
+  if (input.context.length > 0)
+    system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
+  if (input.summary)
+    system.push(
+      `Summary of the earlier conversation (those turns are not repeated below):\n${input.summary}`,
+    );
+  return [
+    { role: 'system', content: system.join('\n\n') },
+    ...input.history.map((m) => ({ role: m.role, content: m.content })),
+  ];
 }
 
 /**

@@ -36,7 +36,13 @@ export class CollectionIndex {
     });
     this.search.addAll(
       documents.flatMap((doc) =>
-        doc.chunks.map((text, i) => ({ id: `${doc.id}#${i}`, doc: doc.id, title: titleOf(doc), text, tags: tagsOf(doc).join(' ') })),
+        doc.chunks.map((text, i) => ({
+          id: `${doc.id}#${i}`,
+          doc: doc.id,
+          title: titleOf(doc),
+          text,
+          tags: tagsOf(doc).join(' '),
+        })),
       ),
     );
   }
@@ -45,7 +51,9 @@ export class CollectionIndex {
   lexical(terms: string[], allowed: Set<string>): ChunkHit[] {
     const seen = new Set<string>();
     const hits: ChunkHit[] = [];
-    for (const result of this.search.search(terms.join(' '), { filter: (r) => allowed.has(r.doc as string) })) {
+    for (const result of this.search.search(terms.join(' '), {
+      filter: (r) => allowed.has(r.doc as string),
+    })) {
       const docId = result.doc as string;
       if (seen.has(docId)) continue;
       seen.add(docId);

@@ -6,7 +6,11 @@ export class CourseSearch {
 
   constructor(private readonly catalog: readonly Course[] = courses) {
     this.index = new Bm25Index(
-      catalog.map((c) => ({ id: c.id, text: [c.title, c.title, c.level, c.format, c.description].join('\n'), item: c })),
+      catalog.map((c) => ({
+        id: c.id,
+        text: [c.title, c.title, c.level, c.format, c.description].join('\n'),
+        item: c,
+      })),
     );
   }
 
@@ -22,7 +26,9 @@ export class TemplateSearch {
   private readonly index: Bm25Index<CourseTemplate>;
 
   constructor(templates: readonly CourseTemplate[] = courseTemplates) {
-    this.index = new Bm25Index(templates.map((t) => ({ id: t.id, text: [t.field, ...t.keywords].join('\n'), item: t })));
+    this.index = new Bm25Index(
+      templates.map((t) => ({ id: t.id, text: [t.field, ...t.keywords].join('\n'), item: t })),
+    );
   }
 
   forTopic(topic: string): CourseTemplate | undefined {

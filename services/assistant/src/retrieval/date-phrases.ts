@@ -9,8 +9,23 @@ export interface DateRange {
 }
 
 const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-const MONTH_PATTERN = MONTHS.map((m) => (m === 'may' ? '(?:in|during) may' : `${m}|${m.slice(0, 3)}`)).join('|');
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const MONTH_PATTERN = MONTHS.map((m) =>
+  m === 'may' ? '(?:in|during) may' : `${m}|${m.slice(0, 3)}`,
+).join('|');
 
 type Resolver = (today: DateTime, match: RegExpExecArray) => [DateTime, DateTime];
 
@@ -27,27 +42,49 @@ function nextWeekday(today: DateTime, name: string, skipToday: boolean): DateTim
 }
 
 function monthSpan(today: DateTime, word: string): [DateTime, DateTime] {
-  const index = MONTHS.findIndex((m) => word.replace(/^(in|during) /, '').startsWith(m.slice(0, 3))) + 1;
+  const index =
+    MONTHS.findIndex((m) => word.replace(/^(in|during) /, '').startsWith(m.slice(0, 3))) + 1;
   // The coming one: this year's unless it is over.
   const year = index < today.month ? today.year + 1 : today.year;
   const start = today.set({ year, month: index, day: 1 }).startOf('month');
   return [start, start.plus({ months: 1 })];
 }
 
-const day = (d: DateTime): [DateTime, DateTime] => [d.startOf('day'), d.startOf('day').plus({ days: 1 })];
+const day = (d: DateTime): [DateTime, DateTime] => [
+  d.startOf('day'),
+  d.startOf('day').plus({ days: 1 }),
+];
 
 /** Phrases, most specific first (so "next weekend" is not read as "weekend"). */
 const PHRASES: Array<[RegExp, Resolver]> = [
-  [/\bnext weekend\b/, (t) => [weekendOf(t).plus({ weeks: 1 }), weekendOf(t).plus({ weeks: 1, days: 2 })]],
-  [/\b(?:this|the|over the|at the) weekend\b|\bweekend\b/, (t) => [weekendOf(t), weekendOf(t).plus({ days: 2 })]],
-  [/\bnext week\b/, (t) => [t.startOf('week').plus({ weeks: 1 }), t.startOf('week').plus({ weeks: 2 })]],
+  [
+    /\bnext weekend\b/,
+    (t) => [weekendOf(t).plus({ weeks: 1 }), weekendOf(t).plus({ weeks: 1, days: 2 })],
+  ],
+  [
+    /\b(?:this|the|over the|at the) weekend\b|\bweekend\b/,
+    (t) => [weekendOf(t), weekendOf(t).plus({ days: 2 })],
+  ],
+  [
+    /\bnext week\b/,
+    (t) => [t.startOf('week').plus({ weeks: 1 }), t.startOf('week').plus({ weeks: 2 })],
+  ],
   [/\bthis week\b/, (t) => [t, t.startOf('week').plus({ weeks: 1 })]],
-  [/\bnext month\b/, (t) => [t.startOf('month').plus({ months: 1 }), t.startOf('month').plus({ months: 2 })]],
+  [
+    /\bnext month\b/,
+    (t) => [t.startOf('month').plus({ months: 1 }), t.startOf('month').plus({ months: 2 })],
+  ],
   [/\bthis month\b/, (t) => [t, t.startOf('month').plus({ months: 1 })]],
   [/\b(?:today|tonight)\b/, (t) => day(t)],
   [/\btomorrow\b/, (t) => day(t.plus({ days: 1 }))],
-  [new RegExp(`\\bnext (${WEEKDAYS.join('|')})\\b`), (t, m) => day(nextWeekday(t, m[1] as string, true))],
-  [new RegExp(`\\b(?:this |on )?(${WEEKDAYS.join('|')})\\b`), (t, m) => day(nextWeekday(t, m[1] as string, false))],
+  [
+    new RegExp(`\\bnext (${WEEKDAYS.join('|')})\\b`),
+    (t, m) => day(nextWeekday(t, m[1] as string, true)),
+  ],
+  [
+    new RegExp(`\\b(?:this |on )?(${WEEKDAYS.join('|')})\\b`),
+    (t, m) => day(nextWeekday(t, m[1] as string, false)),
+  ],
   [new RegExp(`\\b(${MONTH_PATTERN})\\b`), (t, m) => monthSpan(t, m[1] as string)],
 ];
 

@@ -2,7 +2,20 @@ import { events, type EventRecord } from '../data/catalog';
 import { Bm25Index } from './bm25';
 import { words, stem } from './tokenize';
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** Words people use for each category of the events database. */
 const CATEGORY_WORDS: Record<string, string[]> = {
@@ -28,14 +41,25 @@ export function hasFilters(query: EventQuery): boolean {
   return query.cities.length + query.months.length + query.categories.length > 0;
 }
 
-export function parseEventQuery(text: string, catalog: readonly EventRecord[] = events): EventQuery {
+export function parseEventQuery(
+  text: string,
+  catalog: readonly EventRecord[] = events,
+): EventQuery {
   const tokens = words(text);
   const stems = new Set(tokens.map(stem));
   const joined = ` ${tokens.join(' ')} `;
-  const cities = [...new Set(catalog.map((e) => e.city))].filter((city) => joined.includes(` ${words(city).join(' ')} `));
+  const cities = [...new Set(catalog.map((e) => e.city))].filter((city) =>
+    joined.includes(` ${words(city).join(' ')} `),
+  );
   const months = MONTHS.flatMap((name, i) => (namesMonth(tokens, joined, name) ? [i + 1] : []));
   const categories = Object.entries(CATEGORY_WORDS)
-    .filter(([, synonyms]) => synonyms.some((w) => (w.includes(' ') || w.includes('-') ? joined.includes(` ${words(w).join(' ')} `) : stems.has(stem(w)))))
+    .filter(([, synonyms]) =>
+      synonyms.some((w) =>
+        w.includes(' ') || w.includes('-')
+          ? joined.includes(` ${words(w).join(' ')} `)
+          : stems.has(stem(w)),
+      ),
+    )
     .map(([category]) => category);
   return { cities, months, categories, text };
 }
@@ -66,7 +90,11 @@ export class EventSearch {
 
   constructor(private readonly catalog: readonly EventRecord[] = events) {
     this.index = new Bm25Index(
-      catalog.map((e) => ({ id: e.id, text: [e.name, e.category, e.city, e.venue, e.description].join('\n'), item: e })),
+      catalog.map((e) => ({
+        id: e.id,
+        text: [e.name, e.category, e.city, e.venue, e.description].join('\n'),
+        item: e,
+      })),
     );
   }
 

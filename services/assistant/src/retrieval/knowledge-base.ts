@@ -32,6 +32,8 @@ export class KnowledgeBase {
     const hits = this.rank(query, 3);
     const best = hits[0];
     if (!best || best.score < MIN_ARTICLE_SCORE) return [];
-    return hits.filter((hit) => hit === best || hit.score >= best.score * RELATED_SHARE).slice(0, 2);
+    return hits
+      .filter((hit) => hit === best || hit.score >= best.score * RELATED_SHARE)
+      .slice(0, 2);
   }
 }

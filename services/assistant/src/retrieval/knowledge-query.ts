@@ -28,14 +28,19 @@ const TAG_SYNONYMS: Record<string, string[]> = {
   conference: ['summit', 'meetup'],
 };
 const LEVELS = ['beginner', 'intermediate', 'advanced'];
-const LEVEL_WORDS: Record<string, string[]> = { beginner: ['beginner', 'beginners', 'novice', 'introductory', 'intro'], intermediate: ['intermediate'], advanced: ['advanced', 'expert'] };
+const LEVEL_WORDS: Record<string, string[]> = {
+  beginner: ['beginner', 'beginners', 'novice', 'introductory', 'intro'],
+  intermediate: ['intermediate'],
+  advanced: ['advanced', 'expert'],
+};
 /** Words that ask for a kind of record without narrowing it. */
 const GENERIC = new Set(
   'event events happening going on what whats s any anything show shows me find list upcoming coming up course courses class classes take attend recommend available offer there some new next this week weekend month day tonight today tomorrow in at near around city price cheap under below less than max up euro euros eur usd dollar dollars pound pounds gbp'
     .split(' ')
     .map(stem),
 );
-const PRICE = /\b(?:under|below|less than|cheaper than|up to|max(?:imum)?|at most|no more than)\s*(?:€|\$|£|eur|usd|gbp)?\s*(\d+(?:[.,]\d+)?)/i;
+const PRICE =
+  /\b(?:under|below|less than|cheaper than|up to|max(?:imum)?|at most|no more than)\s*(?:€|\$|£|eur|usd|gbp)?\s*(\d+(?:[.,]\d+)?)/i;
 const FREE = /\bfree\b/i;
 
 function phraseIn(joined: string, phrase: string): boolean {
@@ -44,27 +49,52 @@ function phraseIn(joined: string, phrase: string): boolean {
 }
 
 /** Values of one field over documents, deduplicated. */
-function valuesOf(documents: KnowledgeDocument[], pick: (d: KnowledgeDocument) => string[]): string[] {
+function valuesOf(
+  documents: KnowledgeDocument[],
+  pick: (d: KnowledgeDocument) => string[],
+): string[] {
   return [...new Set(documents.flatMap(pick).filter(Boolean))];
 }
 
 /** Reads a question against the documents it may filter (their cities and tags are the vocabulary). */
-export function parseKnowledgeQuery(text: string, documents: KnowledgeDocument[], now: Date, timeZone: string): KnowledgeQuery {
+export function parseKnowledgeQuery(
+  text: string,
+  documents: KnowledgeDocument[],
+  now: Date,
+  timeZone: string,
+): KnowledgeQuery {
   const tokens = words(text);
   const joined = ` ${tokens.join(' ')} `;
   const stems = new Set(tokens.map(stem));
   const dates = resolveDateRange(text, now, timeZone);
-  const cities = valuesOf(documents, (d) => [(d.fields as Partial<EventFields>).city ?? '']).filter((city) => phraseIn(joined, city));
+  const cities = valuesOf(documents, (d) => [(d.fields as Partial<EventFields>).city ?? '']).filter(
+    (city) => phraseIn(joined, city),
+  );
   const tags = valuesOf(documents, tagsOf).filter((tag) =>
-    [tag, ...(TAG_SYNONYMS[tag.toLowerCase()] ?? [])].some((w) => (words(w).length > 1 ? phraseIn(joined, w) : stems.has(stem(words(w)[0] ?? '')))),
+    [tag, ...(TAG_SYNONYMS[tag.toLowerCase()] ?? [])].some((w) =>
+      words(w).length > 1 ? phraseIn(joined, w) : stems.has(stem(words(w)[0] ?? '')),
+    ),
   );
   const levels = LEVELS.filter((level) => LEVEL_WORDS[level]?.some((w) => stems.has(stem(w))));
   const price = PRICE.exec(text);
   const maxPrice = price ? Number(price[1]?.replace(',', '.')) : FREE.test(text) ? 0 : undefined;
 
-  const used = new Set([...cities, ...tags, ...tags.flatMap((t) => TAG_SYNONYMS[t.toLowerCase()] ?? []), ...levels.flatMap((l) => LEVEL_WORDS[l] ?? [])].flatMap((w) => tokenize(w)));
-  const rest = text.replace(PRICE, ' ').replace(FREE, ' ').toLowerCase().replace(dates?.phrase ?? '\u0000', ' ');
-  const terms = [...new Set(tokenize(rest))].filter((t) => !used.has(t) && !GENERIC.has(t) && !/^\d+$/.test(t));
+  const used = new Set(
+    [
+      ...cities,
+      ...tags,
+      ...tags.flatMap((t) => TAG_SYNONYMS[t.toLowerCase()] ?? []),
+      ...levels.flatMap((l) => LEVEL_WORDS[l] ?? []),
+    ].flatMap((w) => tokenize(w)),
+  );
+  const rest = text
+    .replace(PRICE, ' ')
+    .replace(FREE, ' ')
+    .toLowerCase()
+    .replace(dates?.phrase ?? '\u0000', ' ');
+  const terms = [...new Set(tokenize(rest))].filter(
+    (t) => !used.has(t) && !GENERIC.has(t) && !/^\d+$/.test(t),
+  );
   return { text, dates, cities, maxPrice, levels, tags, terms };
 }
 
@@ -92,12 +122,19 @@ const lower = (values: string[]) => values.map((v) => v.toLowerCase());
 export function matchesQuery(doc: KnowledgeDocument, q: KnowledgeQuery): boolean {
   const fields = doc.fields as Partial<EventFields & CourseFields>;
   if (q.tags.length > 0 && !lower(tagsOf(doc)).some((t) => lower(q.tags).includes(t))) return false;
-  if (q.maxPrice !== undefined && !(typeof fields.price === 'number' && fields.price <= q.maxPrice)) return false;
+  if (q.maxPrice !== undefined && !(typeof fields.price === 'number' && fields.price <= q.maxPrice))
+    return false;
   if (doc.kind === 'events') {
-    if (q.cities.length > 0 && !lower(q.cities).includes((fields.city ?? '').toLowerCase())) return false;
+    if (q.cities.length > 0 && !lower(q.cities).includes((fields.city ?? '').toLowerCase()))
+      return false;
     if (q.dates && !overlaps(fields as EventFields, q.dates)) return false;
   }
-  if (doc.kind === 'courses' && q.levels.length > 0 && !q.levels.some((l) => (fields.level ?? '').toLowerCase().includes(l))) return false;
+  if (
+    doc.kind === 'courses' &&
+    q.levels.length > 0 &&
+    !q.levels.some((l) => (fields.level ?? '').toLowerCase().includes(l))
+  )
+    return false;
   return true;
 }
 

@@ -3,7 +3,14 @@ import type { KnowledgeDocument } from '../knowledge/documents';
 import type { CollectionKind, EventFields } from '../knowledge/kinds';
 import type { KnowledgeCollection, KnowledgeStore } from '../knowledge/knowledge-store';
 import { CollectionIndex } from './collection-index';
-import { hasStructuredFilters, isCurrent, matchesQuery, namesKind, parseKnowledgeQuery, type KnowledgeQuery } from './knowledge-query';
+import {
+  hasStructuredFilters,
+  isCurrent,
+  matchesQuery,
+  namesKind,
+  parseKnowledgeQuery,
+  type KnowledgeQuery,
+} from './knowledge-query';
 import { cosine, reciprocalRankFusion } from './rank-fusion';
 
 /** A document retrieved for a question, with the passage that matched. */
@@ -37,7 +44,10 @@ export interface RetrievalRequest {
 }
 
 /** The collection with the zone its dates are read in: its own, else the organization's. */
-export function zoned(collection: KnowledgeCollection, organizationZone = 'UTC'): KnowledgeCollection {
+export function zoned(
+  collection: KnowledgeCollection,
+  organizationZone = 'UTC',
+): KnowledgeCollection {
   return collection.timeZone ? collection : { ...collection, timeZone: organizationZone };
 }
 
@@ -75,27 +85,54 @@ export class KnowledgeRetriever {
   async retrieve(request: RetrievalRequest): Promise<Retrieval> {
     const all = request.known ?? (await this.store.listCollections(request.organization));
     const collections = all
-      .filter((c) => (request.collections === undefined || request.collections.includes(c.name)) && (!request.kinds || request.kinds.includes(c.kind)))
+      .filter(
+        (c) =>
+          (request.collections === undefined || request.collections.includes(c.name)) &&
+          (!request.kinds || request.kinds.includes(c.kind)),
+      )
       .map((c) => zoned(c, request.timeZone));
     const queries = new Map<string, KnowledgeQuery>();
     const results: RetrievedDocument[] = [];
     const queryVector = await this.queryVector(request.organization, request.text, collections);
     for (const collection of collections) {
       const index = await this.indexOf(collection);
-      const query = parseKnowledgeQuery(request.text, index.documents, this.now(), collection.timeZone);
+      const query = parseKnowledgeQuery(
+        request.text,
+        index.documents,
+        this.now(),
+        collection.timeZone,
+      );
       queries.set(collection.name, query);
-      const found = this.search(index, collection.kind, query, queryVector).slice(0, request.limit ?? DEFAULT_LIMIT);
-      results.push(...found.map(({ doc, chunk }) => ({ doc, collection, passage: doc.chunks[chunk] ?? doc.chunks[0] ?? '' })));
+      const found = this.search(index, collection.kind, query, queryVector).slice(
+        0,
+        request.limit ?? DEFAULT_LIMIT,
+      );
+      results.push(
+        ...found.map(({ doc, chunk }) => ({
+          doc,
+          collection,
+          passage: doc.chunks[chunk] ?? doc.chunks[0] ?? '',
+        })),
+      );
     }
     return { queries, results, collections };
   }
 
   /** One document of the organization by collection and id (get_item), undefined when absent. */
-  getItem(organization: string, collection: string, id: string): Promise<KnowledgeDocument | undefined> {
+  getItem(
+    organization: string,
+    collection: string,
+    id: string,
+  ): Promise<KnowledgeDocument | undefined> {
     return this.store.getDocument(organization, collection, id);
   }
 
-  private search(index: CollectionIndex, kind: CollectionKind, query: KnowledgeQuery, queryVector: QueryVector | undefined): Array<{ doc: KnowledgeDocument; chunk: number }> {
+  private search(
+    index: CollectionIndex,
+    kind: CollectionKind,
+    query: KnowledgeQuery,
+    queryVector: QueryVector | undefined,
+  ): Array<{ doc: KnowledgeDocument; chunk: number }> {
     const now = this.now();
     const candidates = index.documents.filter((d) => isCurrent(d, now) && matchesQuery(d, query));
     const filtered = hasStructuredFilters(query, kind);
@@ -108,14 +145,24 @@ export class KnowledgeRetriever {
     const lexical = index.lexical(query.terms, allowed);
     const chunkOf = new Map(lexical.map((h) => [h.docId, h.chunk]));
     const rankings = [lexical.map((h) => h.docId)];
-    if (queryVector) rankings.push(vectorRanking(candidates, queryVector.vector, queryVector.model, chunkOf));
-    const ranked = reciprocalRankFusion(rankings).map((id) => ({ doc: index.byId.get(id) as KnowledgeDocument, chunk: chunkOf.get(id) ?? 0 }));
+    if (queryVector)
+      rankings.push(vectorRanking(candidates, queryVector.vector, queryVector.model, chunkOf));
+    const ranked = reciprocalRankFusion(rankings).map((id) => ({
+      doc: index.byId.get(id) as KnowledgeDocument,
+      chunk: chunkOf.get(id) ?? 0,
+    }));
     // With a date or place asked for, events read best in date order.
-    return filtered && ranked[0]?.doc.kind === 'events' ? ranked.sort((a, b) => startOf(a.doc) - startOf(b.doc)) : ranked;
+    return filtered && ranked[0]?.doc.kind === 'events'
+      ? ranked.sort((a, b) => startOf(a.doc) - startOf(b.doc))
+      : ranked;
   }
 
   /** The question's vector; a failing embeddings model leaves the answer to BM25 rather than failing the reply. */
-  private async queryVector(organization: string, text: string, collections: KnowledgeCollection[]): Promise<QueryVector | undefined> {
+  private async queryVector(
+    organization: string,
+    text: string,
+    collections: KnowledgeCollection[],
+  ): Promise<QueryVector | undefined> {
     if (!this.embedder || collections.length === 0) return undefined;
     const embedding = await this.embedder.embed([text], organization).catch(() => undefined);
     const vector = embedding?.vectors[0];
@@ -126,18 +173,27 @@ export class KnowledgeRetriever {
     const key = JSON.stringify([collection.organization, collection.name]);
     const cached = this.indexes.get(key);
     if (cached && cached.revision === collection.revision) return cached.index;
-    const index = new CollectionIndex(await this.store.allDocuments(collection.organization, collection.name));
+    const index = new CollectionIndex(
+      await this.store.allDocuments(collection.organization, collection.name),
+    );
     this.indexes.set(key, { revision: collection.revision, index });
     return index;
   }
 }
 
 function sortForKind(documents: KnowledgeDocument[]): KnowledgeDocument[] {
-  return documents[0]?.kind === 'events' ? [...documents].sort((a, b) => startOf(a) - startOf(b)) : documents;
+  return documents[0]?.kind === 'events'
+    ? [...documents].sort((a, b) => startOf(a) - startOf(b))
+    : documents;
 }
 
 /** Candidates by their best chunk's similarity to the question; records which chunk that was. */
-function vectorRanking(candidates: KnowledgeDocument[], queryVector: number[], model: string, chunkOf: Map<string, number>): string[] {
+function vectorRanking(
+  candidates: KnowledgeDocument[],
+  queryVector: number[],
+  model: string,
+  chunkOf: Map<string, number>,
+): string[] {
   const scored: Array<{ id: string; score: number; chunk: number }> = [];
   for (const doc of candidates) {
     // Vectors of another model live in another space: not comparable.

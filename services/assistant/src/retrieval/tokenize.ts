@@ -22,7 +22,8 @@ export function stem(word: string): string {
   if (w.length <= 3) return w;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
+  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is'))
+    w = w.slice(0, -1);
   if (w.endsWith('ment') && w.length > 7) w = w.slice(0, -4);
   if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
   else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));

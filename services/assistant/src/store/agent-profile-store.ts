@@ -45,7 +45,10 @@ export class InMemoryAgentProfileStore implements AgentProfileStore {
   private readonly profiles = new Map<string, AgentProfile>();
 
   async put(profile: AgentProfile): Promise<void> {
-    this.profiles.set(JSON.stringify([profile.organization, profile.name]), structuredClone(profile));
+    this.profiles.set(
+      JSON.stringify([profile.organization, profile.name]),
+      structuredClone(profile),
+    );
   }
 
   async get(organization: string, name: string): Promise<AgentProfile | undefined> {
@@ -54,7 +57,10 @@ export class InMemoryAgentProfileStore implements AgentProfileStore {
   }
 
   async list(organization: string): Promise<AgentProfile[]> {
-    return [...this.profiles.values()].filter((p) => p.organization === organization).sort((a, b) => a.name.localeCompare(b.name)).map((p) => structuredClone(p));
+    return [...this.profiles.values()]
+      .filter((p) => p.organization === organization)
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((p) => structuredClone(p));
   }
 
   async delete(organization: string, name: string): Promise<boolean> {

@@ -43,7 +43,10 @@ export class GroupedInserts<T extends { _id: string }> {
   private async write(batch: Array<PendingInsert<T>>): Promise<void> {
     const failed = new Map<number, unknown>();
     try {
-      await this.collection.insertMany(batch.map((p) => p.document as OptionalUnlessRequiredId<T>), { ordered: false });
+      await this.collection.insertMany(
+        batch.map((p) => p.document as OptionalUnlessRequiredId<T>),
+        { ordered: false },
+      );
     } catch (error) {
       const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
       // Without per-document errors (a lost connection, a write concern error) no outcome is known.

@@ -17,22 +17,36 @@ export interface SummaryResult {
 
 /** Folds turns into a running summary: the conversation's model, or the builtin summarizer for the builtin engine. */
 export interface Summarizer {
-  summarize(previous: string | undefined, turns: ChatMessage[], model: string, context: CallContext): Promise<SummaryResult>;
+  summarize(
+    previous: string | undefined,
+    turns: ChatMessage[],
+    model: string,
+    context: CallContext,
+  ): Promise<SummaryResult>;
 }
 
 /**
  * The turns (and the summary so far) as the text to summarize; with labelled false, the sentences
  * alone (an extractive summarizer would otherwise copy the role labels into its sentences).
  */
-export function transcriptOf(previous: string | undefined, turns: ChatMessage[], labelled = true): string {
+export function transcriptOf(
+  previous: string | undefined,
+  turns: ChatMessage[],
+  labelled = true,
+): string {
   const lines = turns.map((m) => (labelled ? `${m.role}: ${m.content}` : m.content));
   if (!previous) return lines.join('\n');
-  return labelled ? `Summary so far: ${previous}\n\n${lines.join('\n')}` : [previous, ...lines].join('\n');
+  return labelled
+    ? `Summary so far: ${previous}\n\n${lines.join('\n')}`
+    : [previous, ...lines].join('\n');
 }
 
 /** When no summarizer answers: the summary so far plus the start of each turn, bounded. Nothing is dropped unsaid. */
 export function excerptSummary(previous: string | undefined, turns: ChatMessage[]): string {
-  const lines = turns.map((m) => `${m.role}: ${m.content.length > EXCERPT_CHARS ? `${m.content.slice(0, EXCERPT_CHARS)}…` : m.content}`);
+  const lines = turns.map(
+    (m) =>
+      `${m.role}: ${m.content.length > EXCERPT_CHARS ? `${m.content.slice(0, EXCERPT_CHARS)}…` : m.content}`,
+  );
   const text = [previous, ...lines].filter(Boolean).join('\n');
   return text.length > EXCERPT_MAX_CHARS ? `…${text.slice(text.length - EXCERPT_MAX_CHARS)}` : text;
 }
@@ -55,7 +69,8 @@ export function summaryEnd(input: CompactionInput): number {
   const covered = Math.min(input.summary?.covered ?? 0, last);
   let end = Math.max(covered, input.messages.length + 1 - input.historyLimit);
   if (input.budget !== undefined) {
-    const tokensOf = (from: number) => input.messages.slice(from).reduce((sum, m) => sum + countTokens(m.content), 0);
+    const tokensOf = (from: number) =>
+      input.messages.slice(from).reduce((sum, m) => sum + countTokens(m.content), 0);
     const summaryTokens = input.summary ? countTokens(input.summary.text) : 0;
     if (input.systemTokens + summaryTokens + tokensOf(end) > input.budget) {
       // Room for the summary that will replace the turns cut here.

@@ -23,7 +23,8 @@ interface Alignment {
 export function align(stored: ChatMessage[], incoming: ChatMessage[]): Alignment {
   for (let end = incoming.length; end > 0; end--) {
     const n = Math.min(end, stored.length);
-    if (n > 0 && equalRuns(stored.slice(stored.length - n), incoming.slice(end - n, end))) return { end, matched: n };
+    if (n > 0 && equalRuns(stored.slice(stored.length - n), incoming.slice(end - n, end)))
+      return { end, matched: n };
   }
   return { end: 0, matched: 0 };
 }
@@ -50,7 +51,9 @@ export interface MergedHistory {
  */
 export function mergeHistory(stored: ChatMessage[], incoming: ChatMessage[]): MergedHistory {
   const view = (messages: ChatMessage[]) =>
-    incoming.some((m) => m.role === 'assistant') ? messages : messages.filter((m) => m.role !== 'assistant');
+    incoming.some((m) => m.role === 'assistant')
+      ? messages
+      : messages.filter((m) => m.role !== 'assistant');
   const trimmed = withoutTrailingReplies(stored);
   const replay: MergedHistory = { messages: trimmed, added: [], replay: true };
 

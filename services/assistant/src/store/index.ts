@@ -35,8 +35,15 @@ export interface AssistantStores {
 }
 
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
-export async function createStores(config: AssistantConfig, logger: Logger): Promise<AssistantStores> {
-  const state = await createSharedState({ redisUrl: config.redisUrl, prefix: 'switchyard:assistant:', logger });
+export async function createStores(
+  config: AssistantConfig,
+  logger: Logger,
+): Promise<AssistantStores> {
+  const state = await createSharedState({
+    redisUrl: config.redisUrl,
+    prefix: 'switchyard:assistant:',
+    logger,
+  });
   try {
     const stores = await createDataStores(config, logger);
     const close = async () => {
@@ -50,11 +57,23 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
   }
 }
 
-async function createDataStores(config: AssistantConfig, logger: Logger): Promise<Omit<AssistantStores, 'state'>> {
+async function createDataStores(
+  config: AssistantConfig,
+  logger: Logger,
+): Promise<Omit<AssistantStores, 'state'>> {
   if (!config.mongodbUri) {
-    logger.warn('MONGODB_URI is not set: sessions, knowledge bases and agent profiles are kept in memory and lost on restart');
+    logger.warn(
+      'MONGODB_URI is not set: sessions, knowledge bases and agent profiles are kept in memory and lost on restart',
+    );
     const sessions = new InMemorySessionStore();
-    return { sessions, outbox: new InMemoryOutboxStore(), answers: new InMemoryAnswerStore(), knowledge: new InMemoryKnowledgeStore(), profiles: new InMemoryAgentProfileStore(), close: () => sessions.close() };
+    return {
+      sessions,
+      outbox: new InMemoryOutboxStore(),
+      answers: new InMemoryAnswerStore(),
+      knowledge: new InMemoryKnowledgeStore(),
+      profiles: new InMemoryAgentProfileStore(),
+      close: () => sessions.close(),
+    };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {

@@ -10,26 +10,47 @@ export class MongoAgentProfileStore implements AgentProfileStore {
   private readonly profiles: Collection<AgentProfile & { _id: string }>;
 
   constructor(db: Db) {
-    this.profiles = db.collection<AgentProfile & { _id: string }>(AGENT_PROFILES, { ignoreUndefined: true });
+    this.profiles = db.collection<AgentProfile & { _id: string }>(AGENT_PROFILES, {
+      ignoreUndefined: true,
+    });
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.profiles.createIndex({ organization: 1, name: 1 }, { unique: true, name: 'organization_name' });
+    await this.profiles.createIndex(
+      { organization: 1, name: 1 },
+      { unique: true, name: 'organization_name' },
+    );
   }
 
   async put(profile: AgentProfile): Promise<void> {
-    await upsertRacingReplicas(() => this.profiles.replaceOne({ _id: documentId(profile.organization, profile.name) }, { ...profile }, { upsert: true }));
+    await upsertRacingReplicas(() =>
+      this.profiles.replaceOne(
+        { _id: documentId(profile.organization, profile.name) },
+        { ...profile },
+        { upsert: true },
+      ),
+    );
   }
 
   async get(organization: string, name: string): Promise<AgentProfile | undefined> {
-    return (await this.profiles.findOne({ _id: documentId(organization, name) }, { projection: { _id: 0 } })) ?? undefined;
+    return (
+      (await this.profiles.findOne(
+        { _id: documentId(organization, name) },
+        { projection: { _id: 0 } },
+      )) ?? undefined
+    );
   }
 
   async list(organization: string): Promise<AgentProfile[]> {
-    return this.profiles.find({ organization }, { projection: { _id: 0 } }).sort({ name: 1 }).toArray();
+    return this.profiles
+      .find({ organization }, { projection: { _id: 0 } })
+      .sort({ name: 1 })
+      .toArray();
   }
 
   async delete(organization: string, name: string): Promise<boolean> {
-    return (await this.profiles.deleteOne({ _id: documentId(organization, name) })).deletedCount > 0;
+    return (
+      (await this.profiles.deleteOne({ _id: documentId(organization, name) })).deletedCount > 0
+    );
   }
 }

@@ -36,7 +36,9 @@ export class MongoSessionStore implements SessionStore {
     private readonly onClose: () => Promise<void> = async () => undefined,
   ) {
     this.versions = db.collection<Stored<Session>>(SESSIONS_COLLECTION, { ignoreUndefined: true });
-    this.heads = db.collection<Stored<Session>>(SESSION_HEADS_COLLECTION, { ignoreUndefined: true });
+    this.heads = db.collection<Stored<Session>>(SESSION_HEADS_COLLECTION, {
+      ignoreUndefined: true,
+    });
     this.inserts = new GroupedInserts(this.versions);
   }
 
@@ -44,9 +46,16 @@ export class MongoSessionStore implements SessionStore {
   async ensureIndexes(): Promise<void> {}
 
   async get(organization: string, sessionId: string): Promise<Session | undefined> {
-    let latest = (await this.heads.findOne({ _id: documentId(organization, sessionId) }, { projection: { _id: 0 } })) ?? undefined;
+    let latest =
+      (await this.heads.findOne(
+        { _id: documentId(organization, sessionId) },
+        { projection: { _id: 0 } },
+      )) ?? undefined;
     for (;;) {
-      const next = await this.versions.findOne({ _id: documentId(organization, sessionId, (latest?.version ?? 0) + 1) }, { projection: { _id: 0 } });
+      const next = await this.versions.findOne(
+        { _id: documentId(organization, sessionId, (latest?.version ?? 0) + 1) },
+        { projection: { _id: 0 } },
+      );
       if (!next) return latest;
       latest = next;
     }
@@ -55,12 +64,21 @@ export class MongoSessionStore implements SessionStore {
   async save(session: Session): Promise<number> {
     const { organization, sessionId } = session;
     // A version read long ago (pruned since) or made up conflicts; the insert decides a race (version 1 is never pruned, so "new" collides too).
-    if (session.version > 0 && !(await this.versions.findOne({ _id: documentId(organization, sessionId, session.version) }, { projection: { _id: 1 } }))) {
+    if (
+      session.version > 0 &&
+      !(await this.versions.findOne(
+        { _id: documentId(organization, sessionId, session.version) },
+        { projection: { _id: 1 } },
+      ))
+    ) {
       throw new SessionConflictError(organization, sessionId);
     }
     const version = session.version + 1;
     const stored = { ...structuredClone(session), version };
-    if (!(await this.inserts.insert({ ...stored, _id: documentId(organization, sessionId, version) }))) throw new SessionConflictError(organization, sessionId);
+    if (
+      !(await this.inserts.insert({ ...stored, _id: documentId(organization, sessionId, version) }))
+    )
+      throw new SessionConflictError(organization, sessionId);
     if (version % HEAD_EVERY === 0) await this.advanceHead(stored);
     return version;
   }
@@ -69,7 +87,11 @@ export class MongoSessionStore implements SessionStore {
   private async advanceHead(session: Session): Promise<void> {
     const { organization, sessionId, version } = session;
     try {
-      await this.heads.replaceOne({ _id: documentId(organization, sessionId), version: { $lt: version } }, session, { upsert: true });
+      await this.heads.replaceOne(
+        { _id: documentId(organization, sessionId), version: { $lt: version } },
+        session,
+        { upsert: true },
+      );
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }

@@ -1,5 +1,11 @@
 import { capHistory, mergeHistory } from './history';
-import { SessionConflictError, type ChatMessage, type Session, type SessionMemory, type SessionStore } from './session-store';
+import {
+  SessionConflictError,
+  type ChatMessage,
+  type Session,
+  type SessionMemory,
+  type SessionStore,
+} from './session-store';
 
 export interface Turn {
   /** The session as this call wants to store it (version = the one it read; 0 when new). */
@@ -14,19 +20,36 @@ export interface Turn {
 const ATTEMPTS = 5;
 
 /** Facts this turn set or changed win; the other writer's other facts and confirmed steps are kept. */
-function rebaseMemory(ours: SessionMemory, base: SessionMemory | undefined, latest: SessionMemory): SessionMemory {
+function rebaseMemory(
+  ours: SessionMemory,
+  base: SessionMemory | undefined,
+  latest: SessionMemory,
+): SessionMemory {
   const facts = { ...latest.facts };
-  for (const [name, value] of Object.entries(ours.facts)) if (base?.facts[name] !== value) facts[name] = value;
-  const confirmedSteps = [...new Set([...latest.onboarding.confirmedSteps, ...ours.onboarding.confirmedSteps])].sort((a, b) => a - b);
+  for (const [name, value] of Object.entries(ours.facts))
+    if (base?.facts[name] !== value) facts[name] = value;
+  const confirmedSteps = [
+    ...new Set([...latest.onboarding.confirmedSteps, ...ours.onboarding.confirmedSteps]),
+  ].sort((a, b) => a - b);
   const draft = ours.onboarding.draft ?? latest.onboarding.draft;
-  return { facts, onboarding: { confirmedSteps, lastStep: ours.onboarding.lastStep ?? latest.onboarding.lastStep, ...(draft ? { draft } : {}) } };
+  return {
+    facts,
+    onboarding: {
+      confirmedSteps,
+      lastStep: ours.onboarding.lastStep ?? latest.onboarding.lastStep,
+      ...(draft ? { draft } : {}),
+    },
+  };
 }
 
 /** This turn (the client's messages and our reply) applied on top of what another writer stored meanwhile. */
 function rebase(turn: Turn, latest: Session | undefined): Session {
   const reply = turn.session.messages[turn.session.messages.length - 1] as ChatMessage;
   if (!latest) return { ...turn.session, version: 0 };
-  const history = capHistory(mergeHistory(latest.messages, turn.incoming).messages, turn.historyLimit);
+  const history = capHistory(
+    mergeHistory(latest.messages, turn.incoming).messages,
+    turn.historyLimit,
+  );
   // Either writer's summary, counted as covering none of the messages: the next turn folds them in again (redundant, never lost).
   const summary = turn.session.summary ?? latest.summary;
   return {

@@ -33,15 +33,32 @@ export class SessionLock {
   }
 
   /** Runs task holding the session's lock; deadline (epoch ms) bounds the wait. */
-  run<T>(organization: string, sessionId: string, task: () => Promise<T>, deadline?: number): Promise<T> {
+  run<T>(
+    organization: string,
+    sessionId: string,
+    task: () => Promise<T>,
+    deadline?: number,
+  ): Promise<T> {
     const key = `session:${JSON.stringify([organization, sessionId])}`;
     return this.local.run(key, () => this.holding(key, sessionId, task, deadline));
   }
 
-  private async holding<T>(key: string, sessionId: string, task: () => Promise<T>, deadline?: number): Promise<T> {
-    const token = await this.acquire(key, sessionId, Math.min(deadline ?? Infinity, Date.now() + this.maxWaitMs));
+  private async holding<T>(
+    key: string,
+    sessionId: string,
+    task: () => Promise<T>,
+    deadline?: number,
+  ): Promise<T> {
+    const token = await this.acquire(
+      key,
+      sessionId,
+      Math.min(deadline ?? Infinity, Date.now() + this.maxWaitMs),
+    );
     // Renewed at a third of the TTL: two renewals may fail before another replica could take over.
-    const renewal = setInterval(() => void this.locks.extend(key, token, this.ttlMs).catch(() => undefined), Math.max(1, Math.floor(this.ttlMs / 3)));
+    const renewal = setInterval(
+      () => void this.locks.extend(key, token, this.ttlMs).catch(() => undefined),
+      Math.max(1, Math.floor(this.ttlMs / 3)),
+    );
     renewal.unref();
     try {
       return await task();
@@ -56,7 +73,10 @@ export class SessionLock {
       const token = await this.locks.acquire(key, this.ttlMs);
       if (token !== undefined) return token;
       if (Date.now() + delay >= until) {
-        throw new AppError('timeout', `session ${sessionId} is busy with another call that did not finish in time; try again`);
+        throw new AppError(
+          'timeout',
+          `session ${sessionId} is busy with another call that did not finish in time; try again`,
+        );
       }
       await sleep(delay);
     }

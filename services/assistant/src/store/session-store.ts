@@ -64,7 +64,10 @@ export function emptyMemory(): SessionMemory {
 /** Another writer saved the session since it was read (optimistic concurrency). */
 export class SessionConflictError extends AppError {
   constructor(organization: string, sessionId: string) {
-    super('conflict', `session ${sessionId} of ${organization} was changed concurrently; read it again`);
+    super(
+      'conflict',
+      `session ${sessionId} of ${organization} was changed concurrently; read it again`,
+    );
   }
 }
 
@@ -98,7 +101,8 @@ export class InMemorySessionStore implements SessionStore {
 
   async save(session: Session): Promise<number> {
     const key = keyOf(session.organization, session.sessionId);
-    if ((this.sessions.get(key)?.version ?? 0) !== session.version) throw new SessionConflictError(session.organization, session.sessionId);
+    if ((this.sessions.get(key)?.version ?? 0) !== session.version)
+      throw new SessionConflictError(session.organization, session.sessionId);
     const version = session.version + 1;
     this.sessions.set(key, { ...structuredClone(session), version });
     return version;

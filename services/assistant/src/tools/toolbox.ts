@@ -24,24 +24,39 @@ export interface Toolbox {
 const DEFINITIONS: Record<string, ToolDefinition> = {
   search_knowledge: {
     name: 'search_knowledge',
-    description: "Search the organization's knowledge base (events, courses, articles, documents). Dates, cities, prices and levels in the query are applied as filters; past events are never returned.",
+    description:
+      "Search the organization's knowledge base (events, courses, articles, documents). Dates, cities, prices and levels in the query are applied as filters; past events are never returned.",
     parameters: {
       type: 'object',
       properties: {
-        query: { type: 'string', description: 'What to look for, in the user\'s words (e.g. "concerts in Berlin this weekend")' },
-        kind: { type: 'string', enum: [...COLLECTION_KINDS], description: 'Only collections of this kind' },
+        query: {
+          type: 'string',
+          description:
+            'What to look for, in the user\'s words (e.g. "concerts in Berlin this weekend")',
+        },
+        kind: {
+          type: 'string',
+          enum: [...COLLECTION_KINDS],
+          description: 'Only collections of this kind',
+        },
       },
       required: ['query'],
     },
   },
   get_item: {
     name: 'get_item',
-    description: 'Read one document of the knowledge base in full, by collection and id (from search_knowledge results).',
-    parameters: { type: 'object', properties: { collection: { type: 'string' }, id: { type: 'string' } }, required: ['collection', 'id'] },
+    description:
+      'Read one document of the knowledge base in full, by collection and id (from search_knowledge results).',
+    parameters: {
+      type: 'object',
+      properties: { collection: { type: 'string' }, id: { type: 'string' } },
+      required: ['collection', 'id'],
+    },
   },
   recommend: {
     name: 'recommend',
-    description: 'Personalised recommendations for the current user from the recommendation service ("what should I attend or take next").',
+    description:
+      'Personalised recommendations for the current user from the recommendation service ("what should I attend or take next").',
     parameters: {
       type: 'object',
       properties: {
@@ -55,7 +70,13 @@ const DEFINITIONS: Record<string, ToolDefinition> = {
 
 /** Search results a model reads: enough to answer and cite. */
 function resultView(found: RetrievedDocument) {
-  return { collection: found.collection.name, id: found.doc.id, title: titleOf(found.doc), url: urlOf(found.doc) ?? null, text: found.passage };
+  return {
+    collection: found.collection.name,
+    id: found.doc.id,
+    title: titleOf(found.doc),
+    url: urlOf(found.doc) ?? null,
+    text: found.passage,
+  };
 }
 
 export interface ToolboxDeps {
@@ -68,7 +89,8 @@ export interface ToolboxDeps {
 
 function parseArguments(json: string): Record<string, unknown> {
   const value = JSON.parse(json || '{}') as unknown;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('arguments must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('arguments must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -81,14 +103,23 @@ export function createToolbox(deps: ToolboxDeps): Toolbox | undefined {
   const handlers: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {
     search_knowledge: async (args) => {
       if (!deps.knowledge) return { results: [], note: 'this agent has no knowledge collections' };
-      const kind = typeof args.kind === 'string' && (COLLECTION_KINDS as readonly string[]).includes(args.kind) ? [args.kind] : [...COLLECTION_KINDS];
-      const found = (await deps.knowledge.search(String(args.query ?? ''), kind as typeof COLLECTION_KINDS[number][])).results;
+      const kind =
+        typeof args.kind === 'string' && (COLLECTION_KINDS as readonly string[]).includes(args.kind)
+          ? [args.kind]
+          : [...COLLECTION_KINDS];
+      const found = (
+        await deps.knowledge.search(
+          String(args.query ?? ''),
+          kind as (typeof COLLECTION_KINDS)[number][],
+        )
+      ).results;
       retrieved.push(...found);
       return { results: found.map(resultView) };
     },
     get_item: async (args) => {
       const found = await deps.knowledge?.get(String(args.collection ?? ''), String(args.id ?? ''));
-      if (!found) return { error: `no document ${String(args.id)} in collection ${String(args.collection)}` };
+      if (!found)
+        return { error: `no document ${String(args.id)} in collection ${String(args.collection)}` };
       retrieved.push(found);
       return { ...resultView(found), fields: found.doc.fields };
     },
@@ -103,7 +134,14 @@ export function createToolbox(deps: ToolboxDeps): Toolbox | undefined {
         },
         deps.context,
       );
-      return { recommendations: response.recommendations.map((r) => ({ itemId: r.item_id, title: r.item?.title ?? '', score: r.score, reason: r.reason })) };
+      return {
+        recommendations: response.recommendations.map((r) => ({
+          itemId: r.item_id,
+          title: r.item?.title ?? '',
+          score: r.score,
+          reason: r.reason,
+        })),
+      };
     },
   };
 
@@ -112,7 +150,10 @@ export function createToolbox(deps: ToolboxDeps): Toolbox | undefined {
     retrieved,
     async run(name, argumentsJson) {
       const handler = definitions.some((d) => d.name === name) ? handlers[name] : undefined;
-      if (!handler) return JSON.stringify({ error: `unknown tool ${name}; available: ${definitions.map((d) => d.name).join(', ')}` });
+      if (!handler)
+        return JSON.stringify({
+          error: `unknown tool ${name}; available: ${definitions.map((d) => d.name).join(', ')}`,
+        });
       try {
         return JSON.stringify(await handler(parseArguments(argumentsJson)));
       } catch (error) {

@@ -1,4 +1,9 @@
-import { createEvent, resultEventId, type EventPublisher, type RequestResult } from '@switchyard/shared';
+import {
+  createEvent,
+  resultEventId,
+  type EventPublisher,
+  type RequestResult,
+} from '@switchyard/shared';
 import { SOURCE } from './usage-publisher';
 
 /**
@@ -11,13 +16,23 @@ export class ResultPublisher {
 
   async completed(organization: string, result: RequestResult): Promise<void> {
     await this.bus.publish(
-      createEvent('request.completed', { source: SOURCE, organization, data: result, id: resultEventId(result.requestId) }),
+      createEvent('request.completed', {
+        source: SOURCE,
+        organization,
+        data: result,
+        id: resultEventId(result.requestId),
+      }),
     );
   }
 
   async failed(organization: string, result: RequestResult): Promise<void> {
     await this.bus.publish(
-      createEvent('request.failed', { source: SOURCE, organization, data: result, id: resultEventId(result.requestId) }),
+      createEvent('request.failed', {
+        source: SOURCE,
+        organization,
+        data: result,
+        id: resultEventId(result.requestId),
+      }),
     );
   }
 }

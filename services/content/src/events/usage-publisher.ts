@@ -19,9 +19,16 @@ export class UsagePublisher {
 
   async record(organization: string, usage: UsageRecorded, eventId?: string): Promise<void> {
     try {
-      await this.bus.publish(createEvent('usage.recorded', { source: SOURCE, organization, data: usage, id: eventId }));
+      await this.bus.publish(
+        createEvent('usage.recorded', { source: SOURCE, organization, data: usage, id: eventId }),
+      );
     } catch {
-      throw new AppError('unavailable', 'usage could not be recorded; the request was not completed, try again', [], 1);
+      throw new AppError(
+        'unavailable',
+        'usage could not be recorded; the request was not completed, try again',
+        [],
+        1,
+      );
     }
   }
 }

@@ -4,7 +4,15 @@ import type { CompleteRequest__Output } from '@switchyard/shared/generated/switc
 import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
 import type { StreamSink } from '@switchyard/shared';
 import { routeWithFallback, type Routed } from '../models/routing';
-import { costOf, type CallOptions, type ChatMessage, type CompleteInput, type TextModel, type TextResult, type ToolSpec } from '../models/text-model';
+import {
+  costOf,
+  type CallOptions,
+  type ChatMessage,
+  type CompleteInput,
+  type TextModel,
+  type TextResult,
+  type ToolSpec,
+} from '../models/text-model';
 import { countPromptTokens } from '../models/usage';
 import type { HandlerDeps } from './deps';
 import { usageMessage } from './model-call';
@@ -18,12 +26,21 @@ interface PreparedCompletion {
 }
 
 function messagesOf(request: CompleteRequest__Output): ChatMessage[] {
-  if (request.messages.length === 0) throw AppError.invalid('messages must not be empty', '/messages', 'required');
+  if (request.messages.length === 0)
+    throw AppError.invalid('messages must not be empty', '/messages', 'required');
   return request.messages.map((message, index) => {
     if (!(ROLES as readonly string[]).includes(message.role)) {
-      throw AppError.invalid(`messages[${index}].role must be one of ${ROLES.join(', ')}`, `/messages/${index}/role`, 'unknown role');
+      throw AppError.invalid(
+        `messages[${index}].role must be one of ${ROLES.join(', ')}`,
+        `/messages/${index}/role`,
+        'unknown role',
+      );
     }
-    const toolCalls = message.tool_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments_json }));
+    const toolCalls = message.tool_calls.map((c) => ({
+      id: c.id,
+      name: c.name,
+      arguments: c.arguments_json,
+    }));
     return {
       role: message.role as ChatMessage['role'],
       content: message.content,
@@ -37,22 +54,35 @@ function toolsOf(request: CompleteRequest__Output): ToolSpec[] | undefined {
   if (request.tools.length === 0) return undefined;
   return request.tools.map((t, i) => {
     try {
-      return { name: t.name, description: t.description, parameters: JSON.parse(t.parameters_json || '{}') as Record<string, unknown> };
+      return {
+        name: t.name,
+        description: t.description,
+        parameters: JSON.parse(t.parameters_json || '{}') as Record<string, unknown>,
+      };
     } catch {
-      throw AppError.invalid(`tools[${i}].parameters_json is not JSON`, `/tools/${i}/parameters_json`, 'must be a JSON object');
+      throw AppError.invalid(
+        `tools[${i}].parameters_json is not JSON`,
+        `/tools/${i}/parameters_json`,
+        'must be a JSON object',
+      );
     }
   });
 }
 
 /** Validates a completion: the model must have the chat capability; sizes within the limits. */
-function prepareCompletion(request: CompleteRequest__Output, deps: HandlerDeps): PreparedCompletion {
+function prepareCompletion(
+  request: CompleteRequest__Output,
+  deps: HandlerDeps,
+): PreparedCompletion {
   const messages = messagesOf(request);
   const model = deps.models.resolveFor(request.model, 'chat');
   const tokens = countPromptTokens(messages);
   if (tokens > deps.maxInputTokens) {
-    throw new AppError('payload_too_large', `messages are ${tokens} tokens; the limit is ${deps.maxInputTokens}`, [
-      { field: '/messages', reason: `over ${deps.maxInputTokens} tokens` },
-    ]);
+    throw new AppError(
+      'payload_too_large',
+      `messages are ${tokens} tokens; the limit is ${deps.maxInputTokens}`,
+      [{ field: '/messages', reason: `over ${deps.maxInputTokens} tokens` }],
+    );
   }
   const maxTokens = maxLengthFor(request.max_tokens, model, 'max_tokens');
   checkContextWindow(tokens, maxTokens, 'messages', model);
@@ -65,33 +95,59 @@ function inputFor(model: TextModel, input: CompleteInput): CompleteInput {
 }
 
 function unsupportedChat(model: TextModel): AppError {
-  return AppError.unsupported(`model ${model.info.id} cannot complete chats`, [{ field: '/model', reason: 'lacks the chat capability' }]);
+  return AppError.unsupported(`model ${model.info.id} cannot complete chats`, [
+    { field: '/model', reason: 'lacks the chat capability' },
+  ]);
 }
 
 function responseOf(routed: Routed<TextResult>): CompleteResponse {
   const { model, result } = routed;
   return {
     text: result.text,
-    usage: usageMessage({ model, ...result, cost: costOf(model.info, result.tokensInput, result.tokensOutput) }),
-    ...(result.toolCalls?.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments_json: c.arguments })) } : {}),
+    usage: usageMessage({
+      model,
+      ...result,
+      cost: costOf(model.info, result.tokensInput, result.tokensOutput),
+    }),
+    ...(result.toolCalls?.length
+      ? {
+          tool_calls: result.toolCalls.map((c) => ({
+            id: c.id,
+            name: c.name,
+            arguments_json: c.arguments,
+          })),
+        }
+      : {}),
   };
 }
 
 /** Complete: messages in, text and usage out. No usage event: the caller answering the public endpoint records it. */
 export function createCompleteHandler(deps: HandlerDeps) {
-  return async (request: CompleteRequest__Output, _context: CallContext, options: CallOptions): Promise<CompleteResponse> => {
+  return async (
+    request: CompleteRequest__Output,
+    _context: CallContext,
+    options: CallOptions,
+  ): Promise<CompleteResponse> => {
     const prepared = prepareCompletion(request, deps);
-    const routed = await routeWithFallback('chat', deps.models.chainFor(prepared.model, 'chat'), (model) => {
-      if (!model.complete) throw unsupportedChat(model);
-      return model.complete(inputFor(model, prepared.input), options);
-    });
+    const routed = await routeWithFallback(
+      'chat',
+      deps.models.chainFor(prepared.model, 'chat'),
+      (model) => {
+        if (!model.complete) throw unsupportedChat(model);
+        return model.complete(inputFor(model, prepared.input), options);
+      },
+    );
     return responseOf(routed);
   };
 }
 
 /** CompleteStream: deltas then a final chunk; falls back only while nothing was sent. */
 export function createCompleteStreamHandler(deps: HandlerDeps) {
-  return async (request: CompleteRequest__Output, _context: CallContext, sink: StreamSink<CompleteChunk>): Promise<void> => {
+  return async (
+    request: CompleteRequest__Output,
+    _context: CallContext,
+    sink: StreamSink<CompleteChunk>,
+  ): Promise<void> => {
     const prepared = prepareCompletion(request, deps);
     let sent = 0;
     const onDelta = async (delta: string) => {

@@ -16,24 +16,41 @@ export const MAX_EMBED_INPUTS = 512;
 
 /** Each input must fit the model's window; the batch within the limit. */
 function checkInputs(inputs: string[], model: TextModel): void {
-  if (inputs.length === 0) throw AppError.invalid('inputs must not be empty', '/inputs', 'required');
-  if (inputs.length > MAX_EMBED_INPUTS) throw new AppError('payload_too_large', `at most ${MAX_EMBED_INPUTS} inputs per call`, [{ field: '/inputs', reason: `over ${MAX_EMBED_INPUTS}` }]);
+  if (inputs.length === 0)
+    throw AppError.invalid('inputs must not be empty', '/inputs', 'required');
+  if (inputs.length > MAX_EMBED_INPUTS)
+    throw new AppError('payload_too_large', `at most ${MAX_EMBED_INPUTS} inputs per call`, [
+      { field: '/inputs', reason: `over ${MAX_EMBED_INPUTS}` },
+    ]);
   const index = inputs.findIndex((text) => countTokens(text) > model.info.contextWindow);
   if (index >= 0) {
-    throw new AppError('payload_too_large', `input ${index} is longer than the ${model.info.contextWindow} tokens model ${model.info.id} takes`, [
-      { field: `/inputs/${index}`, reason: `over ${model.info.contextWindow} tokens` },
-    ]);
+    throw new AppError(
+      'payload_too_large',
+      `input ${index} is longer than the ${model.info.contextWindow} tokens model ${model.info.id} takes`,
+      [{ field: `/inputs/${index}`, reason: `over ${model.info.contextWindow} tokens` }],
+    );
   }
 }
 
-function embedWith(model: TextModel, inputs: string[], options?: CallOptions): Promise<EmbedResult> {
-  if (!model.embed) throw AppError.unsupported(`model ${model.info.id} cannot embed`, [{ field: '/model', reason: 'lacks the embeddings capability' }]);
+function embedWith(
+  model: TextModel,
+  inputs: string[],
+  options?: CallOptions,
+): Promise<EmbedResult> {
+  if (!model.embed)
+    throw AppError.unsupported(`model ${model.info.id} cannot embed`, [
+      { field: '/model', reason: 'lacks the embeddings capability' },
+    ]);
   return model.embed(inputs, options);
 }
 
 /** Embed: vectors from the registry's embeddings model; the tokens are recorded as the caller organization's usage. */
 export function createEmbedHandler(deps: HandlerDeps) {
-  return async (request: EmbedRequest__Output, context: CallContext, options?: CallOptions): Promise<EmbedResponse> => {
+  return async (
+    request: EmbedRequest__Output,
+    context: CallContext,
+    options?: CallOptions,
+  ): Promise<EmbedResponse> => {
     const model = deps.models.resolveEmbedder(request.model);
     checkInputs(request.inputs, model);
     const result = await callWithUsage(deps.usage, {
@@ -41,8 +58,14 @@ export function createEmbedHandler(deps: HandlerDeps) {
       requestId: requestIdOf(context),
       endpoint: ENDPOINTS.embeddings,
       model,
-      run: () => routeWithFallback('embeddings', deps.models.chainFor(model, 'embeddings'), (candidate) => embedWith(candidate, request.inputs, options)),
+      run: () =>
+        routeWithFallback('embeddings', deps.models.chainFor(model, 'embeddings'), (candidate) =>
+          embedWith(candidate, request.inputs, options),
+        ),
     });
-    return { embeddings: result.vectors.map((values) => ({ values })), usage: usageMessage(result) };
+    return {
+      embeddings: result.vectors.map((values) => ({ values })),
+      usage: usageMessage(result),
+    };
   };
 }

@@ -4,7 +4,13 @@ import type { GenerateRequest__Output } from '@switchyard/shared/generated/switc
 import { ENDPOINTS } from '../events/usage-publisher';
 import { fitToTokens } from '../models/fit';
 import { routeWithFallback, streamResult } from '../models/routing';
-import type { CallOptions, DeltaSink, GenerateInput, TextModel, TextResult } from '../models/text-model';
+import type {
+  CallOptions,
+  DeltaSink,
+  GenerateInput,
+  TextModel,
+  TextResult,
+} from '../models/text-model';
 import type { StreamSink } from '@switchyard/shared';
 import type { HandlerDeps } from './deps';
 import { generationChain, inputFor, prepareGeneration } from './generate';
@@ -12,7 +18,12 @@ import { callWithUsage, usageMessage } from './model-call';
 import { requestIdOf } from './validation';
 
 /** Native streaming where the model has it; otherwise the finished text in word-sized deltas. */
-async function streamGeneration(model: TextModel, input: GenerateInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+async function streamGeneration(
+  model: TextModel,
+  input: GenerateInput,
+  onDelta: DeltaSink,
+  options?: CallOptions,
+): Promise<TextResult> {
   if (model.generateStream) return model.generateStream(input, onDelta, options);
   const result = await model.generate(input, options);
   return streamResult({ ...result, text: fitToTokens(result.text, input.maxTokens) }, onDelta);
@@ -24,7 +35,11 @@ async function streamGeneration(model: TextModel, input: GenerateInput, onDelta:
  * error, once the usage of what was produced is recorded.
  */
 export function createGenerateStreamHandler(deps: HandlerDeps) {
-  return async (request: GenerateRequest__Output, context: CallContext, sink: StreamSink<GenerateChunk>): Promise<void> => {
+  return async (
+    request: GenerateRequest__Output,
+    context: CallContext,
+    sink: StreamSink<GenerateChunk>,
+  ): Promise<void> => {
     const requestId = requestIdOf(context);
     const prepared = await prepareGeneration(request, deps);
     let sent = 0;
@@ -41,10 +56,13 @@ export function createGenerateStreamHandler(deps: HandlerDeps) {
         routeWithFallback(
           'generate',
           generationChain(prepared, deps.models),
-          (model) => streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.control),
+          (model) =>
+            streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.control),
           () => sent === 0,
         ),
     });
-    await sink.write({ final: { content: result.text, usage: usageMessage(result), request_id: requestId } });
+    await sink.write({
+      final: { content: result.text, usage: usageMessage(result), request_id: requestId },
+    });
   };
 }

@@ -8,7 +8,14 @@ import { routeWithFallback, type Routed } from '../models/routing';
 import type { CallOptions, GenerateInput, TextModel, TextResult } from '../models/text-model';
 import type { HandlerDeps } from './deps';
 import { billableOnce, callWithUsage, usageMessage } from './model-call';
-import { checkContextWindow, checkInputSize, languageFor, maxLengthFor, requestIdOf, requireText } from './validation';
+import {
+  checkContextWindow,
+  checkInputSize,
+  languageFor,
+  maxLengthFor,
+  requestIdOf,
+  requireText,
+} from './validation';
 
 export interface PreparedGeneration {
   model: TextModel;
@@ -16,7 +23,10 @@ export interface PreparedGeneration {
 }
 
 /** Validates a generate request (shared by Generate, GenerateStream and SubmitGenerate). */
-export async function prepareGeneration(request: Partial<GenerateRequest__Output>, deps: HandlerDeps): Promise<PreparedGeneration> {
+export async function prepareGeneration(
+  request: Partial<GenerateRequest__Output>,
+  deps: HandlerDeps,
+): Promise<PreparedGeneration> {
   const prompt = requireText(request.prompt, 'prompt');
   const model = deps.models.resolveFor(request.model ?? '', 'generate');
   const maxTokens = maxLengthFor(request.max_length, model);
@@ -24,7 +34,12 @@ export async function prepareGeneration(request: Partial<GenerateRequest__Output
   checkContextWindow(promptTokens, maxTokens, 'prompt', model);
   return {
     model,
-    input: { prompt, maxTokens, tone: (request.tone ?? '').trim(), language: languageFor(request.language ?? '', model) },
+    input: {
+      prompt,
+      maxTokens,
+      tone: (request.tone ?? '').trim(),
+      language: languageFor(request.language ?? '', model),
+    },
   };
 }
 
@@ -33,7 +48,13 @@ export function generationChain(prepared: PreparedGeneration, models: ModelRegis
   const language = prepared.input.language;
   return models
     .chainFor(prepared.model, 'generate')
-    .filter((model) => model === prepared.model || !language || !model.info.languages || model.info.languages.includes(language));
+    .filter(
+      (model) =>
+        model === prepared.model ||
+        !language ||
+        !model.info.languages ||
+        model.info.languages.includes(language),
+    );
 }
 
 /** The input for one model of the chain: a fallback with a smaller output limit gets its own cap. */
@@ -42,7 +63,11 @@ export function inputFor(model: TextModel, input: GenerateInput): GenerateInput 
 }
 
 /** Runs a prepared generation over the chain; the output is held to maxTokens whatever the model returns. */
-export async function runGeneration(prepared: PreparedGeneration, models: ModelRegistry, options?: CallOptions): Promise<Routed<TextResult>> {
+export async function runGeneration(
+  prepared: PreparedGeneration,
+  models: ModelRegistry,
+  options?: CallOptions,
+): Promise<Routed<TextResult>> {
   return routeWithFallback('generate', generationChain(prepared, models), async (model) => {
     const input = inputFor(model, prepared.input);
     const result = await model.generate(input, options);
@@ -51,7 +76,11 @@ export async function runGeneration(prepared: PreparedGeneration, models: ModelR
 }
 
 export function createGenerateHandler(deps: HandlerDeps) {
-  return (request: GenerateRequest__Output, context: CallContext, options?: CallOptions): Promise<GenerateResponse> =>
+  return (
+    request: GenerateRequest__Output,
+    context: CallContext,
+    options?: CallOptions,
+  ): Promise<GenerateResponse> =>
     billableOnce(deps, context, 'Generate', async (once) => {
       const requestId = requestIdOf(context);
       const prepared = await prepareGeneration(request, deps);

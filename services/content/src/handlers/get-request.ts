@@ -21,7 +21,10 @@ export function toAsyncRequestMessage(record: AsyncRequestRecord): AsyncRequest 
 
 /** Another organization's request answers not_found, exactly like an unknown id. */
 export function createGetRequestHandler(store: RequestStore) {
-  return async (request: GetRequestRequest__Output, context: CallContext): Promise<AsyncRequest> => {
+  return async (
+    request: GetRequestRequest__Output,
+    context: CallContext,
+  ): Promise<AsyncRequest> => {
     const requestId = requireText(request.request_id, 'request_id').trim();
     const record = await store.get(context.organization, requestId);
     if (!record) throw AppError.notFound(`request ${requestId} not found`);

@@ -1,4 +1,10 @@
-import { AppError, answeredOnce, onceKeyOf, type CallContext, type OnceCall } from '@switchyard/shared';
+import {
+  AppError,
+  answeredOnce,
+  onceKeyOf,
+  type CallContext,
+  type OnceCall,
+} from '@switchyard/shared';
 import { costOf, type TextModel, type TextResult } from '../models/text-model';
 import type { Routed } from '../models/routing';
 import { spentOf } from '../models/usage';
@@ -31,7 +37,10 @@ export type Answered<R extends TextResult> = R & { cost: number; model: TextMode
  * succeeded with the answering model's tokens, or failed with the tokens spent before failing
  * (by the last model that spent any).
  */
-export async function callWithUsage<R extends TextResult>(usage: UsagePublisher, call: ModelCall<R>): Promise<Answered<R>> {
+export async function callWithUsage<R extends TextResult>(
+  usage: UsagePublisher,
+  call: ModelCall<R>,
+): Promise<Answered<R>> {
   const base = { requestId: call.requestId, keyId: call.context.keyId, endpoint: call.endpoint };
   let routed: Routed<R>;
   const startedAt = performance.now();
@@ -44,30 +53,68 @@ export async function callWithUsage<R extends TextResult>(usage: UsagePublisher,
       const model = spent?.model ?? call.model.info;
       const tokensInput = spent?.tokensInput ?? 0;
       const tokensOutput = spent?.tokensOutput ?? 0;
-      recordModelCall({ model: model.id, endpoint: call.endpoint, seconds: seconds(), tokensInput, tokensOutput, error });
+      recordModelCall({
+        model: model.id,
+        endpoint: call.endpoint,
+        seconds: seconds(),
+        tokensInput,
+        tokensOutput,
+        error,
+      });
       await usage
-        .record(call.context.organization, { ...base, model: model.id, tokensInput, tokensOutput, cost: costOf(model, tokensInput, tokensOutput), outcome: 'failed' }, call.usageEventId)
+        .record(
+          call.context.organization,
+          {
+            ...base,
+            model: model.id,
+            tokensInput,
+            tokensOutput,
+            cost: costOf(model, tokensInput, tokensOutput),
+            outcome: 'failed',
+          },
+          call.usageEventId,
+        )
         .catch(() => undefined);
     }
     throw error;
   }
   const { model, result } = routed;
-  recordModelCall({ model: model.info.id, endpoint: call.endpoint, seconds: seconds(), tokensInput: result.tokensInput, tokensOutput: result.tokensOutput });
-  const cost = costOf(model.info, result.tokensInput, result.tokensOutput);
-  await usage.record(call.context.organization, {
-    ...base,
+  recordModelCall({
     model: model.info.id,
+    endpoint: call.endpoint,
+    seconds: seconds(),
     tokensInput: result.tokensInput,
     tokensOutput: result.tokensOutput,
-    cost,
-    outcome: 'succeeded',
-  }, call.usageEventId);
+  });
+  const cost = costOf(model.info, result.tokensInput, result.tokensOutput);
+  await usage.record(
+    call.context.organization,
+    {
+      ...base,
+      model: model.info.id,
+      tokensInput: result.tokensInput,
+      tokensOutput: result.tokensOutput,
+      cost,
+      outcome: 'succeeded',
+    },
+    call.usageEventId,
+  );
   return { ...result, cost, model };
 }
 
 /** The usage block of a response. */
-export function usageMessage(answered: { model: TextModel; tokensInput: number; tokensOutput: number; cost: number }) {
-  return { model: answered.model.info.id, tokens_input: answered.tokensInput, tokens_output: answered.tokensOutput, cost: answered.cost };
+export function usageMessage(answered: {
+  model: TextModel;
+  tokensInput: number;
+  tokensOutput: number;
+  cost: number;
+}) {
+  return {
+    model: answered.model.info.id,
+    tokens_input: answered.tokensInput,
+    tokens_output: answered.tokensOutput,
+    cost: answered.cost,
+  };
 }
 
 /**
@@ -75,7 +122,12 @@ export function usageMessage(answered: { model: TextModel; tokensInput: number; 
  * lost answer gets the kept answer (see answeredOnce). Without an answer store it just runs, still
  * with its deterministic usage event id.
  */
-export function billableOnce<R>(deps: HandlerDeps, context: CallContext, method: string, run: (call: OnceCall) => Promise<R>): Promise<R> {
+export function billableOnce<R>(
+  deps: HandlerDeps,
+  context: CallContext,
+  method: string,
+  run: (call: OnceCall) => Promise<R>,
+): Promise<R> {
   if (deps.answers) return answeredOnce(deps.answers, context, method, run);
   return run({ usageEventId: onceKeyOf(context, method)?.usageEventId });
 }

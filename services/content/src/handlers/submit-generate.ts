@@ -18,11 +18,18 @@ export interface SubmitDeps extends HandlerDeps {
 /** Validates like Generate, records the request as processing and answers at once; the queue runs it. */
 export function createSubmitGenerateHandler(deps: SubmitDeps) {
   // A retried submit whose 202 was lost gets the first request id back: no second request, no second bill.
-  return (request: SubmitGenerateRequest__Output, context: CallContext): Promise<SubmitGenerateResponse> =>
+  return (
+    request: SubmitGenerateRequest__Output,
+    context: CallContext,
+  ): Promise<SubmitGenerateResponse> =>
     billableOnce(deps, context, 'SubmitGenerate', () => submit(deps, request, context));
 }
 
-async function submit(deps: SubmitDeps, request: SubmitGenerateRequest__Output, context: CallContext): Promise<SubmitGenerateResponse> {
+async function submit(
+  deps: SubmitDeps,
+  request: SubmitGenerateRequest__Output,
+  context: CallContext,
+): Promise<SubmitGenerateResponse> {
   const requestId = requestIdOf(context);
   const prepared = await prepareGeneration(request.request ?? {}, deps);
   const webhookUrl = webhookUrlFrom(request.webhook_url);

@@ -33,32 +33,53 @@ interface ActionOutcome {
 
 function actionOf(value: string): Action {
   if (!(ACTIONS as readonly string[]).includes(value)) {
-    throw AppError.invalid(`action must be one of ${ACTIONS.join(', ')}`, '/action', value ? 'unknown action' : 'required');
+    throw AppError.invalid(
+      `action must be one of ${ACTIONS.join(', ')}`,
+      '/action',
+      value ? 'unknown action' : 'required',
+    );
   }
   return value as Action;
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], field: string): T {
   if (!(allowed as readonly string[]).includes(value)) {
-    throw AppError.invalid(`${field} must be one of ${allowed.join(', ')}`, `/${field}`, `unknown ${field}`);
+    throw AppError.invalid(
+      `${field} must be one of ${allowed.join(', ')}`,
+      `/${field}`,
+      `unknown ${field}`,
+    );
   }
   return value as T;
 }
 
-function summarizeAction(request: TransformRequest__Output, deps: HandlerDeps): { model: TextModel; outcome: ActionOutcome } {
-  const targetLength = oneOf<SummaryLength>(request.target_length.trim() || 'medium', SUMMARY_LENGTHS, 'target_length');
+function summarizeAction(
+  request: TransformRequest__Output,
+  deps: HandlerDeps,
+): { model: TextModel; outcome: ActionOutcome } {
+  const targetLength = oneOf<SummaryLength>(
+    request.target_length.trim() || 'medium',
+    SUMMARY_LENGTHS,
+    'target_length',
+  );
   const model = deps.models.resolveFor(request.model, 'summarize');
   return {
     model,
     outcome: {
       capability: 'summarize',
       run: (m, options) => m.summarize({ text: request.text, targetLength }, options),
-      fields: (result) => ({ original_length: Array.from(request.text).length, transformed_text: result.text }),
+      fields: (result) => ({
+        original_length: Array.from(request.text).length,
+        transformed_text: result.text,
+      }),
     },
   };
 }
 
-function reformatAction(request: TransformRequest__Output, deps: HandlerDeps): { model: TextModel; outcome: ActionOutcome } {
+function reformatAction(
+  request: TransformRequest__Output,
+  deps: HandlerDeps,
+): { model: TextModel; outcome: ActionOutcome } {
   const requested = requireText(request.format, 'format').trim();
   const format = oneOf<TextFormat>(requested, TEXT_FORMATS, 'format');
   const model = deps.models.resolveFor(request.model, 'reformat');
@@ -67,12 +88,18 @@ function reformatAction(request: TransformRequest__Output, deps: HandlerDeps): {
     outcome: {
       capability: 'reformat',
       run: (m, options) => m.reformat({ text: request.text, format }, options),
-      fields: (result) => ({ original_format: result.originalFormat, transformed_text: result.text }),
+      fields: (result) => ({
+        original_format: result.originalFormat,
+        transformed_text: result.text,
+      }),
     },
   };
 }
 
-function translateAction(request: TransformRequest__Output, deps: HandlerDeps): { model: TextModel; outcome: ActionOutcome } {
+function translateAction(
+  request: TransformRequest__Output,
+  deps: HandlerDeps,
+): { model: TextModel; outcome: ActionOutcome } {
   const target = normalizeLanguage(requireText(request.target_language, 'target_language'));
   const source = normalizeLanguage(request.source_language);
   const model = deps.models.resolveTranslator(request.model, source, target);
@@ -82,7 +109,11 @@ function translateAction(request: TransformRequest__Output, deps: HandlerDeps): 
     const tokens = countTokens(request.text);
     return {
       model,
-      outcome: { capability: 'translate', run: async () => ({ text: request.text, tokensInput: tokens, tokensOutput: tokens }), fields: (r) => ({ ...echo, translated_text: r.text }) },
+      outcome: {
+        capability: 'translate',
+        run: async () => ({ text: request.text, tokensInput: tokens, tokensOutput: tokens }),
+        fields: (r) => ({ ...echo, translated_text: r.text }),
+      },
     };
   }
   if (!model.info.capabilities.includes('translate')) {
@@ -96,8 +127,16 @@ function translateAction(request: TransformRequest__Output, deps: HandlerDeps): 
     model,
     outcome: {
       capability: 'translate',
-      run: (m, options) => m.translate({ text: request.text, sourceLanguage: source, targetLanguage: target }, options),
-      fields: (result) => ({ ...echo, translated_text: result.text, ...(result.route ? { translation: routeMessage(result.route) } : {}) }),
+      run: (m, options) =>
+        m.translate(
+          { text: request.text, sourceLanguage: source, targetLanguage: target },
+          options,
+        ),
+      fields: (result) => ({
+        ...echo,
+        translated_text: result.text,
+        ...(result.route ? { translation: routeMessage(result.route) } : {}),
+      }),
     },
   };
 }
@@ -114,15 +153,29 @@ const ACTION_HANDLERS: Record<Action, typeof summarizeAction> = {
 
 /** The echo of an untranslated text runs on no model: there is nothing to fall back from. */
 function chainOf(deps: HandlerDeps, model: TextModel, outcome: ActionOutcome): TextModel[] {
-  return model.info.capabilities.includes(outcome.capability) ? deps.models.chainFor(model, outcome.capability) : [model];
+  return model.info.capabilities.includes(outcome.capability)
+    ? deps.models.chainFor(model, outcome.capability)
+    : [model];
 }
 
 export function createTransformHandler(deps: HandlerDeps) {
-  return (request: TransformRequest__Output, context: CallContext, options?: CallOptions): Promise<TransformResponse> =>
-    billableOnce(deps, context, 'Transform', (once) => transform(deps, request, context, once.usageEventId, options));
+  return (
+    request: TransformRequest__Output,
+    context: CallContext,
+    options?: CallOptions,
+  ): Promise<TransformResponse> =>
+    billableOnce(deps, context, 'Transform', (once) =>
+      transform(deps, request, context, once.usageEventId, options),
+    );
 }
 
-async function transform(deps: HandlerDeps, request: TransformRequest__Output, context: CallContext, usageEventId: string | undefined, options?: CallOptions): Promise<TransformResponse> {
+async function transform(
+  deps: HandlerDeps,
+  request: TransformRequest__Output,
+  context: CallContext,
+  usageEventId: string | undefined,
+  options?: CallOptions,
+): Promise<TransformResponse> {
   const requestId = requestIdOf(context);
   const action = actionOf(request.action.trim());
   deps.models.resolve(request.model);
@@ -135,7 +188,10 @@ async function transform(deps: HandlerDeps, request: TransformRequest__Output, c
     requestId,
     endpoint: ENDPOINTS.transform,
     model,
-    run: () => routeWithFallback(outcome.capability, chainOf(deps, model, outcome), (m) => outcome.run(m, options)),
+    run: () =>
+      routeWithFallback(outcome.capability, chainOf(deps, model, outcome), (m) =>
+        outcome.run(m, options),
+      ),
     usageEventId,
   });
   return { usage: usageMessage(result), request_id: requestId, ...outcome.fields(result) };

@@ -10,7 +10,8 @@ export function requestIdOf(context: CallContext): string {
 }
 
 export function requireText(value: string | undefined, field: string): string {
-  if (value === undefined || value.trim() === '') throw AppError.invalid(`${field} is required and must not be empty`, `/${field}`, 'required');
+  if (value === undefined || value.trim() === '')
+    throw AppError.invalid(`${field} is required and must not be empty`, `/${field}`, 'required');
   return value;
 }
 
@@ -18,29 +19,49 @@ export function requireText(value: string | undefined, field: string): string {
  * Rejects inputs over the configured token limit before any model work; answers the count (a long
  * text is counted in a worker thread, so other calls are not held up meanwhile).
  */
-export async function checkInputSize(text: string, field: string, maxInputTokens: number): Promise<number> {
+export async function checkInputSize(
+  text: string,
+  field: string,
+  maxInputTokens: number,
+): Promise<number> {
   const tokens = await countTokensOffThread(text);
   if (tokens > maxInputTokens) {
-    throw new AppError('payload_too_large', `${field} is ${tokens} tokens; the limit is ${maxInputTokens}`, [
-      { field: `/${field}`, reason: `over ${maxInputTokens} tokens` },
-    ]);
+    throw new AppError(
+      'payload_too_large',
+      `${field} is ${tokens} tokens; the limit is ${maxInputTokens}`,
+      [{ field: `/${field}`, reason: `over ${maxInputTokens} tokens` }],
+    );
   }
   return tokens;
 }
 
 /** max_length (or max_tokens) in tokens: default when unset, an integer from 1 to the model's output limit. */
-export function maxLengthFor(value: number | undefined, model: TextModel, field = 'max_length'): number {
+export function maxLengthFor(
+  value: number | undefined,
+  model: TextModel,
+  field = 'max_length',
+): number {
   const limit = model.info.maxOutputTokens;
   if (value === undefined) return Math.min(DEFAULT_MAX_LENGTH, limit);
-  if (!Number.isInteger(value) || value < 1) throw AppError.invalid(`${field} must be an integer >= 1`, `/${field}`, 'must be integer >= 1');
+  if (!Number.isInteger(value) || value < 1)
+    throw AppError.invalid(`${field} must be an integer >= 1`, `/${field}`, 'must be integer >= 1');
   if (value > limit) {
-    throw AppError.invalid(`${field} must be at most ${limit} for model ${model.info.id}`, `/${field}`, `must be <= ${limit}`);
+    throw AppError.invalid(
+      `${field} must be at most ${limit} for model ${model.info.id}`,
+      `/${field}`,
+      `must be <= ${limit}`,
+    );
   }
   return value;
 }
 
 /** The input plus the output it may produce must fit the model's context window (413 otherwise). */
-export function checkContextWindow(inputTokens: number, outputTokens: number, field: string, model: TextModel): void {
+export function checkContextWindow(
+  inputTokens: number,
+  outputTokens: number,
+  field: string,
+  model: TextModel,
+): void {
   const window = model.info.contextWindow;
   if (inputTokens + outputTokens > window) {
     throw new AppError(
@@ -56,9 +77,10 @@ export function languageFor(value: string, model: TextModel): string {
   const language = normalizeLanguage(value);
   const supported = model.info.languages;
   if (language !== '' && supported && !supported.includes(language)) {
-    throw AppError.unsupported(`model ${model.info.id} writes ${supported.join(', ')}; language "${value}" is not supported`, [
-      { field: '/language', reason: 'unsupported language' },
-    ]);
+    throw AppError.unsupported(
+      `model ${model.info.id} writes ${supported.join(', ')}; language "${value}" is not supported`,
+      [{ field: '/language', reason: 'unsupported language' }],
+    );
   }
   return language;
 }
@@ -74,7 +96,11 @@ export function webhookUrlFrom(value: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw AppError.invalid('webhookUrl must be an absolute http or https URL', '/webhookUrl', 'must be a URL');
+    throw AppError.invalid(
+      'webhookUrl must be an absolute http or https URL',
+      '/webhookUrl',
+      'must be a URL',
+    );
   }
   return trimmed;
 }

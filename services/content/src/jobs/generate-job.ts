@@ -28,10 +28,16 @@ interface JobOutcome {
 }
 
 function errorBody(error: unknown): { code: string; message: string } {
-  return error instanceof AppError ? { code: error.code, message: error.message } : { code: 'internal', message: 'internal error' };
+  return error instanceof AppError
+    ? { code: error.code, message: error.message }
+    : { code: 'internal', message: 'internal error' };
 }
 
-async function withRetries(attempts: number, delayMs: number, action: () => Promise<void>): Promise<void> {
+async function withRetries(
+  attempts: number,
+  delayMs: number,
+  action: () => Promise<void>,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await action();
@@ -52,7 +58,11 @@ export class GenerateJobRunner {
 
   /** The job is a span of the submitting request's trace (it starts when the queue runs it). */
   run(record: AsyncRequestRecord): Promise<void> {
-    return withSpan('generate job', { attributes: { 'switchyard.request_id': record.requestId } }, () => this.runJob(record));
+    return withSpan(
+      'generate job',
+      { attributes: { 'switchyard.request_id': record.requestId } },
+      () => this.runJob(record),
+    );
   }
 
   private async runJob(record: AsyncRequestRecord): Promise<void> {
@@ -62,7 +72,10 @@ export class GenerateJobRunner {
         this.publish({ ...record, model }, outcome, { tokensInput, tokensOutput, cost }),
       );
     } catch (error) {
-      this.deps.logger.error({ err: error, requestId: record.requestId }, 'could not publish the outcome; request left processing for resumption');
+      this.deps.logger.error(
+        { err: error, requestId: record.requestId },
+        'could not publish the outcome; request left processing for resumption',
+      );
       return;
     }
     await this.deps.store.finish(record.organization, record.requestId, outcome);
@@ -71,22 +84,36 @@ export class GenerateJobRunner {
   private async generate(record: AsyncRequestRecord): Promise<JobOutcome> {
     try {
       const requested = this.deps.models.resolve(record.model);
-      const { model, result } = await runGeneration({ model: requested, input: record.input }, this.deps.models);
+      const { model, result } = await runGeneration(
+        { model: requested, input: record.input },
+        this.deps.models,
+      );
       const totalTokens = result.tokensInput + result.tokensOutput;
       return {
-        outcome: { status: 'completed', result: result.text, totalTokens, completedAt: new Date().toISOString() },
+        outcome: {
+          status: 'completed',
+          result: result.text,
+          totalTokens,
+          completedAt: new Date().toISOString(),
+        },
         model: model.info.id,
         tokensInput: result.tokensInput,
         tokensOutput: result.tokensOutput,
         cost: costOf(model.info, result.tokensInput, result.tokensOutput),
       };
     } catch (error) {
-      if (!(error instanceof AppError)) this.deps.logger.error({ err: error, requestId: record.requestId }, 'generation failed');
+      if (!(error instanceof AppError))
+        this.deps.logger.error({ err: error, requestId: record.requestId }, 'generation failed');
       const spent = spentOf(error);
       const tokensInput = spent?.tokensInput ?? 0;
       const tokensOutput = spent?.tokensOutput ?? 0;
       return {
-        outcome: { status: 'failed', error: errorBody(error), totalTokens: tokensInput + tokensOutput, completedAt: new Date().toISOString() },
+        outcome: {
+          status: 'failed',
+          error: errorBody(error),
+          totalTokens: tokensInput + tokensOutput,
+          completedAt: new Date().toISOString(),
+        },
         model: spent?.model.id ?? record.model,
         tokensInput,
         tokensOutput,
@@ -120,7 +147,8 @@ export class GenerateJobRunner {
       usage: { totalTokens: outcome.totalTokens },
       ...(outcome.status === 'failed' ? { error: outcome.error } : {}),
     };
-    if (outcome.status === 'completed') await this.deps.results.completed(record.organization, result);
+    if (outcome.status === 'completed')
+      await this.deps.results.completed(record.organization, result);
     else await this.deps.results.failed(record.organization, result);
   }
 }

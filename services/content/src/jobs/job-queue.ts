@@ -21,7 +21,8 @@ export class JobQueue {
 
   /** Throws unavailable once stop() was called, so no request is accepted that would not run. */
   ensureAccepting(): void {
-    if (!this.accepting) throw new AppError('unavailable', 'the content service is shutting down; try again', [], 1);
+    if (!this.accepting)
+      throw new AppError('unavailable', 'the content service is shutting down; try again', [], 1);
   }
 
   enqueue(job: Job): void {

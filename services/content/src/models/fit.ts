@@ -28,6 +28,7 @@ export function fitToTokens(text: string, maxTokens: number, reportedTokens?: nu
   }
   fitted = fitted.trimEnd();
   // Re-encoding a cut text can, rarely, take more tokens than the slice it came from.
-  while (fitted !== '' && countTokens(fitted) > maxTokens) fitted = fitted.replace(/\s*\S+\s*$/, '');
+  while (fitted !== '' && countTokens(fitted) > maxTokens)
+    fitted = fitted.replace(/\s*\S+\s*$/, '');
   return fitted;
 }

@@ -37,7 +37,13 @@ export function recordModelCall(call: {
 }): void {
   const outcome = call.error === undefined ? 'succeeded' : 'failed';
   callSeconds.observe({ model: call.model, endpoint: call.endpoint, outcome }, call.seconds);
-  if (call.tokensInput > 0) tokensTotal.inc({ model: call.model, direction: 'input' }, call.tokensInput);
-  if (call.tokensOutput > 0) tokensTotal.inc({ model: call.model, direction: 'output' }, call.tokensOutput);
-  if (call.error !== undefined) errorsTotal.inc({ model: call.model, code: call.error instanceof AppError ? call.error.code : 'internal' });
+  if (call.tokensInput > 0)
+    tokensTotal.inc({ model: call.model, direction: 'input' }, call.tokensInput);
+  if (call.tokensOutput > 0)
+    tokensTotal.inc({ model: call.model, direction: 'output' }, call.tokensOutput);
+  if (call.error !== undefined)
+    errorsTotal.inc({
+      model: call.model,
+      code: call.error instanceof AppError ? call.error.code : 'internal',
+    });
 }

@@ -8,16 +8,25 @@ function operationName(operation: Capability): string {
   return operation === 'chat' ? 'chat' : 'text_completion';
 }
 
-function recordTokens(span: Span, tokens: { tokensInput?: unknown; tokensOutput?: unknown } | undefined): void {
-  if (typeof tokens?.tokensInput === 'number') span.setAttribute('gen_ai.usage.input_tokens', tokens.tokensInput);
-  if (typeof tokens?.tokensOutput === 'number') span.setAttribute('gen_ai.usage.output_tokens', tokens.tokensOutput);
+function recordTokens(
+  span: Span,
+  tokens: { tokensInput?: unknown; tokensOutput?: unknown } | undefined,
+): void {
+  if (typeof tokens?.tokensInput === 'number')
+    span.setAttribute('gen_ai.usage.input_tokens', tokens.tokensInput);
+  if (typeof tokens?.tokensOutput === 'number')
+    span.setAttribute('gen_ai.usage.output_tokens', tokens.tokensOutput);
 }
 
 /**
  * One model attempt as a client span with the gen_ai semantic-convention attributes: the model,
  * its provider, and the tokens it consumed and produced (also those spent before a failure).
  */
-export function traceModelCall<R>(operation: Capability, model: TextModel, run: () => Promise<R>): Promise<R> {
+export function traceModelCall<R>(
+  operation: Capability,
+  model: TextModel,
+  run: () => Promise<R>,
+): Promise<R> {
   if (!tracingEnabled()) return run();
   const gen = operationName(operation);
   return withSpan(

@@ -17,12 +17,14 @@ export class ModelRegistry {
     }
     for (const model of models) {
       for (const target of model.info.fallback ?? []) {
-        if (!this.byName.has(target.toLowerCase())) throw new Error(`model ${model.info.id}: fallback "${target}" is not a known model`);
+        if (!this.byName.has(target.toLowerCase()))
+          throw new Error(`model ${model.info.id}: fallback "${target}" is not a known model`);
       }
     }
     const fallback = this.byName.get(defaultName.toLowerCase());
     // A misconfigured DEFAULT_MODEL must stop the service at startup, not fail every request.
-    if (!fallback) throw new Error(`DEFAULT_MODEL "${defaultName}" is not a known model (${this.knownIds()})`);
+    if (!fallback)
+      throw new Error(`DEFAULT_MODEL "${defaultName}" is not a known model (${this.knownIds()})`);
     this.defaultModel = fallback;
   }
 
@@ -33,10 +35,15 @@ export class ModelRegistry {
   /** The model for a request's `model` field; empty selects the default. */
   resolve(name: string): TextModel {
     if (name === '') return this.defaultModel; // unset (proto3)
-    if (name.trim() === '') throw AppError.invalid('model must not be blank', '/model', 'must not be blank');
+    if (name.trim() === '')
+      throw AppError.invalid('model must not be blank', '/model', 'must not be blank');
     const model = this.byName.get(name.trim().toLowerCase());
     if (!model) {
-      throw AppError.invalid(`unknown model "${name}"; known models: ${this.knownIds()}`, '/model', 'unknown model');
+      throw AppError.invalid(
+        `unknown model "${name}"; known models: ${this.knownIds()}`,
+        '/model',
+        'unknown model',
+      );
     }
     return model;
   }
@@ -45,10 +52,14 @@ export class ModelRegistry {
   resolveFor(name: string, capability: Capability): TextModel {
     const model = this.resolve(name);
     if (!model.info.capabilities.includes(capability)) {
-      const able = this.list().filter((m) => m.info.capabilities.includes(capability)).map((m) => m.info.id);
+      const able = this.list()
+        .filter((m) => m.info.capabilities.includes(capability))
+        .map((m) => m.info.id);
       throw AppError.unsupported(
         `model "${model.info.id}" cannot ${capability}; ` +
-          (able.length > 0 ? `models that can: ${able.join(', ')}` : `configure a model with the ${capability} capability`),
+          (able.length > 0
+            ? `models that can: ${able.join(', ')}`
+            : `configure a model with the ${capability} capability`),
         [{ field: '/model', reason: `lacks the ${capability} capability` }],
       );
     }
@@ -63,7 +74,10 @@ export class ModelRegistry {
     if (name.trim() !== '') return this.resolveFor(name, 'embeddings');
     const model = this.list().find((m) => m.info.capabilities.includes('embeddings'));
     if (!model) {
-      throw AppError.unsupported('no model with the embeddings capability is configured in the model registry', [{ field: '/model', reason: 'no embeddings model' }]);
+      throw AppError.unsupported(
+        'no model with the embeddings capability is configured in the model registry',
+        [{ field: '/model', reason: 'no embeddings model' }],
+      );
     }
     return model;
   }
@@ -74,9 +88,14 @@ export class ModelRegistry {
    * (whose refusal names its pairs); with none, the default answers and refuses.
    */
   resolveTranslator(name: string, source: string, target: string): TextModel {
-    if (name.trim() !== '' || this.defaultModel.info.capabilities.includes('translate')) return this.resolve(name);
+    if (name.trim() !== '' || this.defaultModel.info.capabilities.includes('translate'))
+      return this.resolve(name);
     const translators = this.list().filter((m) => m.info.capabilities.includes('translate'));
-    const able = translators.find((m) => m.info.translationPairs === undefined || (source !== '' && canRoute(m.info.translationPairs, source, target)));
+    const able = translators.find(
+      (m) =>
+        m.info.translationPairs === undefined ||
+        (source !== '' && canRoute(m.info.translationPairs, source, target)),
+    );
     return able ?? translators[0] ?? this.defaultModel;
   }
 
@@ -88,7 +107,8 @@ export class ModelRegistry {
     const chain = [model];
     for (const target of model.info.fallback ?? []) {
       const next = this.byName.get(target.toLowerCase());
-      if (next && !chain.includes(next) && next.info.capabilities.includes(capability)) chain.push(next);
+      if (next && !chain.includes(next) && next.info.capabilities.includes(capability))
+        chain.push(next);
     }
     return chain;
   }
@@ -96,7 +116,9 @@ export class ModelRegistry {
   /** Ids with their aliases, e.g. "builtin (local), gpt-4o-mini (mini)". */
   private knownIds(): string {
     return this.list()
-      .map((m) => (m.info.aliases.length > 0 ? `${m.info.id} (${m.info.aliases.join(', ')})` : m.info.id))
+      .map((m) =>
+        m.info.aliases.length > 0 ? `${m.info.id} (${m.info.aliases.join(', ')})` : m.info.id,
+      )
       .join(', ');
   }
 }

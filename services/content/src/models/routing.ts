@@ -35,7 +35,8 @@ export async function routeWithFallback<R>(
       if (!upstream || !mayFallBack()) break;
     }
   }
-  if (lastError instanceof Error && lastSpent && !spentOf(lastError)) withSpent(lastError, lastSpent);
+  if (lastError instanceof Error && lastSpent && !spentOf(lastError))
+    withSpent(lastError, lastSpent);
   throw lastError;
 }
 

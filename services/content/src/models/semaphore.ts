@@ -27,7 +27,12 @@ export class Semaphore {
     return this.releaser();
   }
 
-  private enqueue(resolve: () => void, reject: (error: Error) => void, deadline?: number, signal?: AbortSignal): void {
+  private enqueue(
+    resolve: () => void,
+    reject: (error: Error) => void,
+    deadline?: number,
+    signal?: AbortSignal,
+  ): void {
     let timer: NodeJS.Timeout | undefined;
     const leave = () => {
       clearTimeout(timer);
@@ -49,10 +54,18 @@ export class Semaphore {
     };
     this.waiting.push(waiter);
     if (deadline !== undefined) {
-      timer = setTimeout(() => {
-        leave();
-        reject(new AppError('timeout', `model ${this.name} is at its concurrency limit and the call deadline passed while waiting`));
-      }, Math.max(0, deadline - Date.now()));
+      timer = setTimeout(
+        () => {
+          leave();
+          reject(
+            new AppError(
+              'timeout',
+              `model ${this.name} is at its concurrency limit and the call deadline passed while waiting`,
+            ),
+          );
+        },
+        Math.max(0, deadline - Date.now()),
+      );
     }
     signal?.addEventListener('abort', onAbort, { once: true });
   }

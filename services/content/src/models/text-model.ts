@@ -1,10 +1,26 @@
 /** The operations a model can serve; ListModels reports them as `capabilities`. */
-export const CAPABILITIES = ['generate', 'summarize', 'reformat', 'translate', 'chat', 'embeddings'] as const;
+export const CAPABILITIES = [
+  'generate',
+  'summarize',
+  'reformat',
+  'translate',
+  'chat',
+  'embeddings',
+] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 /** What a text model can do when its entry and the catalog do not say: everything but embeddings (a model of its own kind). */
 export const TEXT_CAPABILITIES: Capability[] = CAPABILITIES.filter((c) => c !== 'embeddings');
 
-export const TEXT_FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'json', 'csv', 'html', 'plain'] as const;
+export const TEXT_FORMATS = [
+  'paragraph',
+  'bullet_list',
+  'numbered_list',
+  'markdown',
+  'json',
+  'csv',
+  'html',
+  'plain',
+] as const;
 export type TextFormat = (typeof TEXT_FORMATS)[number];
 
 export const SUMMARY_LENGTHS = ['short', 'medium', 'long'] as const;
@@ -136,10 +152,18 @@ export interface TextModel {
   reformat(input: ReformatInput, options?: CallOptions): Promise<ReformatResult>;
   translate(input: TranslateInput, options?: CallOptions): Promise<TranslateResult>;
   /** Native streaming; models without it are streamed from generate() in word-sized pieces. */
-  generateStream?(input: GenerateInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult>;
+  generateStream?(
+    input: GenerateInput,
+    onDelta: DeltaSink,
+    options?: CallOptions,
+  ): Promise<TextResult>;
   /** Chat completion (capability "chat"). */
   complete?(input: CompleteInput, options?: CallOptions): Promise<TextResult>;
-  completeStream?(input: CompleteInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult>;
+  completeStream?(
+    input: CompleteInput,
+    onDelta: DeltaSink,
+    options?: CallOptions,
+  ): Promise<TextResult>;
   /** Embeddings (capability "embeddings"), e.g. an OpenAI-compatible /embeddings endpoint. */
   embed?(inputs: string[], options?: CallOptions): Promise<EmbedResult>;
 }
@@ -151,7 +175,9 @@ const COST_RESOLUTION = 1e-8;
  * round down to 0: the smallest recordable amount is charged instead.
  */
 export function costOf(info: ModelInfo, tokensInput: number, tokensOutput: number): number {
-  const exact = (tokensInput * info.inputPricePerMillion + tokensOutput * info.outputPricePerMillion) / 1_000_000;
+  const exact =
+    (tokensInput * info.inputPricePerMillion + tokensOutput * info.outputPricePerMillion) /
+    1_000_000;
   const rounded = Math.round(exact / COST_RESOLUTION) * COST_RESOLUTION;
   return exact > 0 ? Math.max(COST_RESOLUTION, Number(rounded.toFixed(8))) : 0;
 }

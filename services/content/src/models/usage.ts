@@ -20,9 +20,17 @@ function reported(value: number | undefined): value is number {
  * The provider's usage when it reported it, else the shared tokenizer's count; output that
  * exists is never counted as 0 tokens.
  */
-export function usageOf(messages: ChatMessage[], text: string, usage: ReportedUsage | undefined | null): TextResult {
-  const tokensInput = reported(usage?.prompt_tokens) ? usage.prompt_tokens : countPromptTokens(messages);
-  let tokensOutput = reported(usage?.completion_tokens) ? usage.completion_tokens : countTokens(text);
+export function usageOf(
+  messages: ChatMessage[],
+  text: string,
+  usage: ReportedUsage | undefined | null,
+): TextResult {
+  const tokensInput = reported(usage?.prompt_tokens)
+    ? usage.prompt_tokens
+    : countPromptTokens(messages);
+  let tokensOutput = reported(usage?.completion_tokens)
+    ? usage.completion_tokens
+    : countTokens(text);
   if (tokensOutput === 0 && text.length > 0) tokensOutput = countTokens(text);
   return { text, tokensInput, tokensOutput };
 }
@@ -57,9 +65,11 @@ export function outputBudget(info: ModelInfo, messages: ChatMessage[], wanted: n
   if (promptBytes(messages) + cap <= info.contextWindow) return Math.max(1, cap);
   const left = info.contextWindow - countPromptTokens(messages);
   if (left < 1) {
-    throw new AppError('payload_too_large', `the input does not fit the ${info.contextWindow}-token context window of model ${info.id}`, [
-      { field: '/text', reason: `over the context window of ${info.contextWindow} tokens` },
-    ]);
+    throw new AppError(
+      'payload_too_large',
+      `the input does not fit the ${info.contextWindow}-token context window of model ${info.id}`,
+      [{ field: '/text', reason: `over the context window of ${info.contextWindow} tokens` }],
+    );
   }
   return Math.max(1, Math.min(wanted, info.maxOutputTokens, left));
 }

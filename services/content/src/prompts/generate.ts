@@ -11,7 +11,9 @@ export function generatePrompt(input: GenerateInput): ChatMessage[] {
   const rules = [
     'You write marketing and product copy. Answer with the requested text only: no preamble, no notes about the task.',
     input.tone ? `Tone: ${input.tone}.` : 'Tone: neutral and clear.',
-    input.language ? `Write in ${languageName(input.language)}.` : 'Write in the language of the request.',
+    input.language
+      ? `Write in ${languageName(input.language)}.`
+      : 'Write in the language of the request.',
     lengthHint(input.maxTokens),
   ];
   return [

@@ -7,7 +7,11 @@ const LENGTH_RULES: Record<SummaryLength, string> = {
 };
 
 /** Output tokens allowed per target length (further bounded by the model's limits). */
-export const SUMMARY_MAX_TOKENS: Record<SummaryLength, number> = { short: 128, medium: 320, long: 800 };
+export const SUMMARY_MAX_TOKENS: Record<SummaryLength, number> = {
+  short: 128,
+  medium: 320,
+  long: 800,
+};
 
 export function summarizePrompt(input: SummarizeInput): ChatMessage[] {
   return [

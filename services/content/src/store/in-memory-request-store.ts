@@ -39,7 +39,8 @@ export class InMemoryRequestStore implements RequestStore {
 
   async create(record: AsyncRequestRecord): Promise<void> {
     const key = InMemoryRequestStore.key(record.organization, record.requestId);
-    if (this.records.has(key)) throw new AppError('conflict', `request ${record.requestId} already exists`);
+    if (this.records.has(key))
+      throw new AppError('conflict', `request ${record.requestId} already exists`);
     const stored = structuredClone(record);
     if (stored.status === 'processing') {
       stored.lease = this.newLease();
@@ -80,7 +81,9 @@ export class InMemoryRequestStore implements RequestStore {
     const claimable = this.processingOldestFirst().find(
       (record) =>
         !this.held.has(record.organization, record.requestId) &&
-        (!record.lease || record.lease.expiresAt <= now || (options.includeOwn === true && record.lease.owner === this.owner)),
+        (!record.lease ||
+          record.lease.expiresAt <= now ||
+          (options.includeOwn === true && record.lease.owner === this.owner)),
     );
     if (!claimable) return undefined;
     claimable.lease = this.newLease();
@@ -91,7 +94,8 @@ export class InMemoryRequestStore implements RequestStore {
   async renewLeases(): Promise<number> {
     for (const { organization, requestId } of this.held.list()) {
       const record = this.records.get(InMemoryRequestStore.key(organization, requestId));
-      if (record?.status === 'processing' && record.lease?.owner === this.owner) record.lease = this.newLease();
+      if (record?.status === 'processing' && record.lease?.owner === this.owner)
+        record.lease = this.newLease();
       else this.held.delete(organization, requestId); // finished elsewhere or taken over after expiry
     }
     return this.held.list().length;
@@ -104,6 +108,8 @@ export class InMemoryRequestStore implements RequestStore {
   }
 
   private processingOldestFirst(): AsyncRequestRecord[] {
-    return [...this.records.values()].filter((record) => record.status === 'processing').sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return [...this.records.values()]
+      .filter((record) => record.status === 'processing')
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 }

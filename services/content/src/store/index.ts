@@ -29,7 +29,12 @@ export async function createStores(config: ContentConfig, logger: Logger): Promi
   if (!config.mongodbUri) {
     logger.warn('MONGODB_URI is not set: async requests are kept in memory and lost on restart');
     const requestStore = new InMemoryRequestStore(lease);
-    return { requestStore, outbox: new InMemoryOutboxStore(), answers: new InMemoryAnswerStore(), close: () => requestStore.close() };
+    return {
+      requestStore,
+      outbox: new InMemoryOutboxStore(),
+      answers: new InMemoryAnswerStore(),
+      close: () => requestStore.close(),
+    };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {

@@ -39,7 +39,11 @@ export class RequestLeaseKeeper {
       this.options.enqueue(record);
       resumed++;
     }
-    if (resumed > 0) this.options.logger.info({ count: resumed, ms: Date.now() - started }, 'resumed processing requests');
+    if (resumed > 0)
+      this.options.logger.info(
+        { count: resumed, ms: Date.now() - started },
+        'resumed processing requests',
+      );
     return resumed;
   }
 
@@ -51,7 +55,11 @@ export class RequestLeaseKeeper {
   start(): void {
     this.resuming = this.resume().then(
       () => undefined,
-      (error: unknown) => this.options.logger.warn({ err: error }, 'resuming requests failed; expired leases are claimed on the next ticks'),
+      (error: unknown) =>
+        this.options.logger.warn(
+          { err: error },
+          'resuming requests failed; expired leases are claimed on the next ticks',
+        ),
     );
     const interval = Math.max(50, Math.floor(this.options.leaseMs / 3));
     this.timer = setInterval(() => {
@@ -74,11 +82,17 @@ export class RequestLeaseKeeper {
       while (this.timer && this.options.capacity() > 0) {
         const record = await this.options.store.claimNext();
         if (!record) break;
-        this.options.logger.info({ requestId: record.requestId }, 'took over a request whose lease expired');
+        this.options.logger.info(
+          { requestId: record.requestId },
+          'took over a request whose lease expired',
+        );
         this.options.enqueue(record);
       }
     } catch (error) {
-      this.options.logger.warn({ err: error }, 'request lease maintenance failed; retrying on the next tick');
+      this.options.logger.warn(
+        { err: error },
+        'request lease maintenance failed; retrying on the next tick',
+      );
     }
   }
 }

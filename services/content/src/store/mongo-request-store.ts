@@ -43,7 +43,9 @@ function leaseKey(organization: string, requestId: string, generation: number): 
 
 function toRecord(document: RequestDocument, lease: LeaseDocument | undefined): AsyncRequestRecord {
   const { _id, ...record } = document;
-  return lease && record.status === 'processing' ? { ...record, lease: { owner: lease.owner, expiresAt: lease.expiresAt } } : record;
+  return lease && record.status === 'processing'
+    ? { ...record, lease: { owner: lease.owner, expiresAt: lease.expiresAt } }
+    : record;
 }
 
 /** The newest generation of each request among lease documents, oldest request first. */
@@ -97,12 +99,20 @@ export class MongoRequestStore implements RequestStore {
 
   async create(record: AsyncRequestRecord): Promise<void> {
     const { lease: _ignored, ...fields } = structuredClone(record);
-    const document: RequestDocument = { ...fields, _id: requestKey(record.organization, record.requestId) };
+    const document: RequestDocument = {
+      ...fields,
+      _id: requestKey(record.organization, record.requestId),
+    };
     const processing = record.status === 'processing';
     if (processing) {
       // The lease first: a sweep meeting it before the request exists sees a live lease, and a
       // request is never processing without a lease document to find it by.
-      const lease = await this.insertLease(record.organization, record.requestId, 1, record.createdAt);
+      const lease = await this.insertLease(
+        record.organization,
+        record.requestId,
+        1,
+        record.createdAt,
+      );
       if (!lease) throw new AppError('conflict', `request ${record.requestId} already exists`);
     }
     try {
@@ -118,19 +128,38 @@ export class MongoRequestStore implements RequestStore {
   async get(organization: string, requestId: string): Promise<AsyncRequestRecord | undefined> {
     const document = await this.requests.findOne({ _id: requestKey(organization, requestId) });
     if (!document) return undefined;
-    return toRecord(document, document.status === 'processing' ? await this.latestLease(organization, requestId) : undefined);
+    return toRecord(
+      document,
+      document.status === 'processing'
+        ? await this.latestLease(organization, requestId)
+        : undefined,
+    );
   }
 
   async finish(organization: string, requestId: string, outcome: RequestOutcome): Promise<boolean> {
     const fields =
       outcome.status === 'completed'
-        ? { status: outcome.status, completedAt: outcome.completedAt, totalTokens: outcome.totalTokens, result: outcome.result }
-        : { status: outcome.status, completedAt: outcome.completedAt, totalTokens: outcome.totalTokens, error: { ...outcome.error } };
-    const result = await this.requests.updateOne({ _id: requestKey(organization, requestId), status: 'processing' }, { $set: fields });
+        ? {
+            status: outcome.status,
+            completedAt: outcome.completedAt,
+            totalTokens: outcome.totalTokens,
+            result: outcome.result,
+          }
+        : {
+            status: outcome.status,
+            completedAt: outcome.completedAt,
+            totalTokens: outcome.totalTokens,
+            error: { ...outcome.error },
+          };
+    const result = await this.requests.updateOne(
+      { _id: requestKey(organization, requestId), status: 'processing' },
+      { $set: fields },
+    );
     // Only now: while it was still processing, holding it kept this instance from claiming it again.
     const held = this.held.get(organization, requestId);
     this.held.delete(organization, requestId);
-    if (result.modifiedCount === 1) await this.dropLeases(organization, requestId, held?.generation);
+    if (result.modifiedCount === 1)
+      await this.dropLeases(organization, requestId, held?.generation);
     return result.modifiedCount === 1;
   }
 
@@ -138,7 +167,9 @@ export class MongoRequestStore implements RequestStore {
     const records: AsyncRequestRecord[] = [];
     for (const lease of await this.outstanding()) {
       if (records.length >= limit) break;
-      const document = await this.requests.findOne({ _id: requestKey(lease.organization, lease.requestId) });
+      const document = await this.requests.findOne({
+        _id: requestKey(lease.organization, lease.requestId),
+      });
       if (document?.status === 'processing') records.push(toRecord(document, lease));
     }
     return records;
@@ -157,8 +188,16 @@ export class MongoRequestStore implements RequestStore {
   async renewLeases(): Promise<number> {
     for (const { organization, requestId, generation } of this.held.list()) {
       // A next generation: taken over after it expired. Gone: finished.
-      const takenOver = await this.leases.findOne({ _id: leaseKey(organization, requestId, generation + 1) }, { projection: { _id: 1 } });
-      const renewed = takenOver ? undefined : await this.leases.updateOne({ _id: leaseKey(organization, requestId, generation) }, { $set: { expiresAt: Date.now() + this.leaseMs } });
+      const takenOver = await this.leases.findOne(
+        { _id: leaseKey(organization, requestId, generation + 1) },
+        { projection: { _id: 1 } },
+      );
+      const renewed = takenOver
+        ? undefined
+        : await this.leases.updateOne(
+            { _id: leaseKey(organization, requestId, generation) },
+            { $set: { expiresAt: Date.now() + this.leaseMs } },
+          );
       if (!renewed?.matchedCount) this.held.delete(organization, requestId);
     }
     return this.held.list().length;
@@ -170,17 +209,31 @@ export class MongoRequestStore implements RequestStore {
 
   /** The latest lease of each outstanding request, oldest request first. */
   private async outstanding(): Promise<LeaseDocument[]> {
-    const leases = await this.leases.find({}).sort({ createdAt: 1, _id: 1 }).limit(SWEEP_LIMIT).toArray();
+    const leases = await this.leases
+      .find({})
+      .sort({ createdAt: 1, _id: 1 })
+      .limit(SWEEP_LIMIT)
+      .toArray();
     return latestPerRequest(leases);
   }
 
-  private async tryClaim(latest: LeaseDocument, now: number, options: ClaimOptions): Promise<AsyncRequestRecord | undefined> {
+  private async tryClaim(
+    latest: LeaseDocument,
+    now: number,
+    options: ClaimOptions,
+  ): Promise<AsyncRequestRecord | undefined> {
     const { organization, requestId } = latest;
     // Never one this instance holds (even if its lease lapsed): that would run it twice here.
     if (this.held.has(organization, requestId)) return undefined;
-    const claimable = latest.expiresAt <= now || (options.includeOwn === true && latest.owner === this.owner);
+    const claimable =
+      latest.expiresAt <= now || (options.includeOwn === true && latest.owner === this.owner);
     if (!claimable) return undefined;
-    const lease = await this.insertLease(organization, requestId, latest.generation + 1, latest.createdAt);
+    const lease = await this.insertLease(
+      organization,
+      requestId,
+      latest.generation + 1,
+      latest.createdAt,
+    );
     if (!lease) return undefined; // another replica claimed it first
     const current = await this.requests.findOne({ _id: requestKey(organization, requestId) });
     if (current?.status !== 'processing') {
@@ -193,7 +246,12 @@ export class MongoRequestStore implements RequestStore {
   }
 
   /** Inserts a lease generation; undefined when it already exists (someone else holds it). */
-  private async insertLease(organization: string, requestId: string, generation: number, createdAt: string): Promise<LeaseDocument | undefined> {
+  private async insertLease(
+    organization: string,
+    requestId: string,
+    generation: number,
+    createdAt: string,
+  ): Promise<LeaseDocument | undefined> {
     const lease: LeaseDocument = {
       _id: leaseKey(organization, requestId, generation),
       organization,
@@ -217,27 +275,45 @@ export class MongoRequestStore implements RequestStore {
   }
 
   /** Deletes the one generation this instance inserted, guarded by its owner. */
-  private async dropLease(organization: string, requestId: string, generation: number): Promise<void> {
+  private async dropLease(
+    organization: string,
+    requestId: string,
+    generation: number,
+  ): Promise<void> {
     this.held.delete(organization, requestId);
-    await this.leases.deleteOne({ _id: leaseKey(organization, requestId, generation), owner: this.owner });
+    await this.leases.deleteOne({
+      _id: leaseKey(organization, requestId, generation),
+      owner: this.owner,
+    });
   }
 
   /**
    * Deletes every generation of a finished request's leases, each by _id: up to the newest this
    * instance knows, else until one is missing (generations have no gaps).
    */
-  private async dropLeases(organization: string, requestId: string, newest?: number): Promise<void> {
+  private async dropLeases(
+    organization: string,
+    requestId: string,
+    newest?: number,
+  ): Promise<void> {
     for (let generation = 1; ; generation++) {
-      const deleted = await this.leases.deleteOne({ _id: leaseKey(organization, requestId, generation) });
+      const deleted = await this.leases.deleteOne({
+        _id: leaseKey(organization, requestId, generation),
+      });
       if (newest === undefined ? deleted.deletedCount === 0 : generation >= newest) return;
     }
   }
 
   /** Generations are 1, 2, ... without gaps while the request is processing: probe by _id until one is missing. */
-  private async latestLease(organization: string, requestId: string): Promise<LeaseDocument | undefined> {
+  private async latestLease(
+    organization: string,
+    requestId: string,
+  ): Promise<LeaseDocument | undefined> {
     let latest: LeaseDocument | undefined;
     for (let generation = 1; ; generation++) {
-      const lease = await this.leases.findOne({ _id: leaseKey(organization, requestId, generation) });
+      const lease = await this.leases.findOne({
+        _id: leaseKey(organization, requestId, generation),
+      });
       if (!lease) return latest;
       latest = lease;
     }
@@ -256,14 +332,26 @@ async function migrateToIdKeys(db: Db): Promise<void> {
   const requests = db.collection<AnyKeyed>(REQUESTS_COLLECTION);
   const leases = db.collection<AnyKeyed>(LEASES_COLLECTION);
   // The old identity indexes would refuse the rewritten documents beside the old ones.
-  for (const [collection, index] of [[requests, 'organization_request_id'], [requests, 'status_created_at'], [leases, 'organization_request_id_generation']] as const) {
+  for (const [collection, index] of [
+    [requests, 'organization_request_id'],
+    [requests, 'status_created_at'],
+    [leases, 'organization_request_id_generation'],
+  ] as const) {
     await collection.dropIndex(index).catch(() => undefined);
   }
   for await (const old of requests.find({ _id: { $type: 'objectId' } })) {
     const { _id: oldId, ...record } = old;
     const key = requestKey(String(record.organization), String(record.requestId));
     if (record.status === 'processing') {
-      const lease = { _id: leaseKey(String(record.organization), String(record.requestId), 1), organization: record.organization, requestId: record.requestId, generation: 1, owner: '', expiresAt: 0, createdAt: record.createdAt };
+      const lease = {
+        _id: leaseKey(String(record.organization), String(record.requestId), 1),
+        organization: record.organization,
+        requestId: record.requestId,
+        generation: 1,
+        owner: '',
+        expiresAt: 0,
+        createdAt: record.createdAt,
+      };
       await ignoreDuplicate(leases.insertOne(lease));
     }
     await ignoreDuplicate(requests.insertOne({ ...record, _id: key }));

@@ -32,7 +32,12 @@ export interface AsyncRequestRecord {
 
 export type RequestOutcome =
   | { status: 'completed'; result: string; totalTokens: number; completedAt: string }
-  | { status: 'failed'; error: { code: string; message: string }; totalTokens: number; completedAt: string };
+  | {
+      status: 'failed';
+      error: { code: string; message: string };
+      totalTokens: number;
+      completedAt: string;
+    };
 
 /** Who this store instance (one per replica) leases requests to, and for how long. */
 export interface LeaseOptions {
@@ -45,7 +50,10 @@ export const DEFAULT_LEASE_MS = 5 * 60_000;
 
 /** A unique owner for stores that are not given one (tests, embedded mode). */
 export function defaultLeaseOptions(): LeaseOptions {
-  return { owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, leaseMs: DEFAULT_LEASE_MS };
+  return {
+    owner: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: DEFAULT_LEASE_MS,
+  };
 }
 
 export interface ClaimOptions {

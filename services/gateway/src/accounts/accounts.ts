@@ -1,7 +1,17 @@
 import { AppError, type Logger } from '@switchyard/shared';
 import { issueApiKey, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store';
 import type { KeyLookup } from '../auth/key-lookup';
-import { applySettings, checkTimeZone, DEFAULT_THRESHOLD_SHARES, DEFAULT_TIME_ZONE, normalizeShares, sameSettings, type Organization, type OrganizationSettings, type RateLimits } from './organization';
+import {
+  applySettings,
+  checkTimeZone,
+  DEFAULT_THRESHOLD_SHARES,
+  DEFAULT_TIME_ZONE,
+  normalizeShares,
+  sameSettings,
+  type Organization,
+  type OrganizationSettings,
+  type RateLimits,
+} from './organization';
 import { organizationExists, type OrganizationStore } from './organization-store';
 import { pushOrFail, type PolicyPusher } from './policy';
 
@@ -26,7 +36,13 @@ export interface IssuedKey extends KeyView {
 }
 
 export function keyView(record: ApiKeyRecord): KeyView {
-  return { keyId: record.keyId, organization: record.organization, name: record.name, createdAt: record.createdAt, revokedAt: record.revokedAt ?? null };
+  return {
+    keyId: record.keyId,
+    organization: record.organization,
+    name: record.name,
+    createdAt: record.createdAt,
+    revokedAt: record.revokedAt ?? null,
+  };
 }
 
 export interface AccountsDeps {
@@ -43,7 +59,11 @@ export interface AccountsDeps {
 }
 
 /** A new organization: the given settings over the defaults. */
-export function buildOrganization(input: NewOrganization, defaultRateLimits: RateLimits, now = new Date()): Organization {
+export function buildOrganization(
+  input: NewOrganization,
+  defaultRateLimits: RateLimits,
+  now = new Date(),
+): Organization {
   return {
     id: input.id,
     name: input.name,
@@ -64,7 +84,10 @@ export class Accounts {
    * Stores the organization, then pushes its policy. Repeating a create with the same settings
    * (e.g. after a 503 from the push) is a retry: it pushes again and answers created: false.
    */
-  async createOrganization(input: NewOrganization, requestId: string): Promise<{ org: Organization; created: boolean }> {
+  async createOrganization(
+    input: NewOrganization,
+    requestId: string,
+  ): Promise<{ org: Organization; created: boolean }> {
     checkTimeZone(input.timeZone);
     const wanted = buildOrganization(input, this.deps.defaultRateLimits);
     let org = wanted;
@@ -74,7 +97,8 @@ export class Accounts {
     } catch (error) {
       const existing = await this.deps.organizations.get(wanted.id);
       if (!(error instanceof AppError && error.code === 'conflict') || !existing) throw error;
-      if (!sameSettings(existing, { ...wanted, createdAt: existing.createdAt })) throw organizationExists(wanted.id);
+      if (!sameSettings(existing, { ...wanted, createdAt: existing.createdAt }))
+        throw organizationExists(wanted.id);
       org = existing;
       created = false;
     }
@@ -83,7 +107,11 @@ export class Accounts {
     return { org, created };
   }
 
-  async updateOrganization(id: string, settings: OrganizationSettings, requestId: string): Promise<Organization> {
+  async updateOrganization(
+    id: string,
+    settings: OrganizationSettings,
+    requestId: string,
+  ): Promise<Organization> {
     checkTimeZone(settings.timeZone);
     const current = await this.getOrganization(id);
     const updated = await this.deps.organizations.replace(applySettings(current, settings));
@@ -126,10 +154,14 @@ export class Accounts {
   }
 
   /** A new key for the same organization and name; the old one stops working after graceSeconds. */
-  async rotateKey(keyId: string, graceSeconds = 0): Promise<IssuedKey & { replacedKeyId: string; replacedKeyRevokedAt: string }> {
+  async rotateKey(
+    keyId: string,
+    graceSeconds = 0,
+  ): Promise<IssuedKey & { replacedKeyId: string; replacedKeyRevokedAt: string }> {
     const old = await this.deps.apiKeys.findById(keyId);
     if (!old) throw AppError.notFound(`no API key ${keyId}`);
-    if (old.revokedAt && Date.parse(old.revokedAt) <= Date.now()) throw new AppError('conflict', `API key ${keyId} is already revoked`);
+    if (old.revokedAt && Date.parse(old.revokedAt) <= Date.now())
+      throw new AppError('conflict', `API key ${keyId} is already revoked`);
     const issued = await this.issueKey(old.organization, old.name);
     const revoked = await this.revokeKey(keyId, new Date(Date.now() + graceSeconds * 1000));
     return { ...issued, replacedKeyId: keyId, replacedKeyRevokedAt: revoked.revokedAt! };

@@ -27,10 +27,21 @@ function isConflict(error: unknown): boolean {
 async function ensureOrganization(deps: DevOrganizationDeps): Promise<Organization> {
   const existing = await deps.organizations.get(DEV_ORGANIZATION);
   if (existing) return existing;
-  const org = buildOrganization({ id: DEV_ORGANIZATION, name: 'Development', monthlyTokenQuota: deps.monthlyTokenQuota, hardQuota: deps.hardQuota }, deps.defaultRateLimits);
+  const org = buildOrganization(
+    {
+      id: DEV_ORGANIZATION,
+      name: 'Development',
+      monthlyTokenQuota: deps.monthlyTokenQuota,
+      hardQuota: deps.hardQuota,
+    },
+    deps.defaultRateLimits,
+  );
   try {
     await deps.organizations.create(org);
-    deps.logger.info({ organization: DEV_ORGANIZATION, monthlyTokenQuota: org.monthlyTokenQuota }, 'dev organization created');
+    deps.logger.info(
+      { organization: DEV_ORGANIZATION, monthlyTokenQuota: org.monthlyTokenQuota },
+      'dev organization created',
+    );
     return org;
   } catch (error) {
     if (!isConflict(error)) throw error;

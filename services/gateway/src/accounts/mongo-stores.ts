@@ -1,6 +1,11 @@
 import { insertMissing, isDuplicateKeyError, moveLegacyDocuments } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
-import { earlierRevocation, keyExists, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store';
+import {
+  earlierRevocation,
+  keyExists,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+} from '../auth/api-key-store';
 import type { Organization } from './organization';
 import { organizationExists, type OrganizationStore } from './organization-store';
 
@@ -9,7 +14,10 @@ import { organizationExists, type OrganizationStore } from './organization-store
  * policy read are each one lookup by `_id`, the one every MongoDB-compatible server serves from
  * its index (FerretDB scans for anything else).
  */
-export const GatewayCollections = { organizations: 'organizations_by_id', apiKeys: 'api_keys_by_hash' } as const;
+export const GatewayCollections = {
+  organizations: 'organizations_by_id',
+  apiKeys: 'api_keys_by_hash',
+} as const;
 /** The earlier layout (ObjectId `_id`), moved into the collections above at start. */
 const LegacyCollections = { organizations: 'organizations', apiKeys: 'api_keys' } as const;
 
@@ -27,10 +35,16 @@ export async function ensureGatewayIndexes(db: Db): Promise<void> {
   await apiKeys.createIndex({ keyId: 1 }, { unique: true, name: 'key_id' });
   await apiKeys.createIndex({ organization: 1, createdAt: 1 }, { name: 'by_organization' });
   await moveLegacyDocuments(db.collection<Organization>(LegacyCollections.organizations), (batch) =>
-    insertMissing(organizations, batch.map(({ _id, ...org }) => ({ ...org, _id: org.id }))),
+    insertMissing(
+      organizations,
+      batch.map(({ _id, ...org }) => ({ ...org, _id: org.id })),
+    ),
   );
   await moveLegacyDocuments(db.collection<ApiKeyRecord>(LegacyCollections.apiKeys), (batch) =>
-    insertMissing(apiKeys, batch.map(({ _id, ...record }) => ({ ...record, _id: record.hash }))),
+    insertMissing(
+      apiKeys,
+      batch.map(({ _id, ...record }) => ({ ...record, _id: record.hash })),
+    ),
   );
 }
 

@@ -12,7 +12,9 @@ export interface OrganizationStore {
 }
 
 export function organizationExists(id: string): AppError {
-  return new AppError('conflict', `organization ${id} exists with other settings`, [{ field: '/id', reason: 'already exists' }]);
+  return new AppError('conflict', `organization ${id} exists with other settings`, [
+    { field: '/id', reason: 'already exists' },
+  ]);
 }
 
 export class InMemoryOrganizationStore implements OrganizationStore {
@@ -29,7 +31,9 @@ export class InMemoryOrganizationStore implements OrganizationStore {
   }
 
   async list(): Promise<Organization[]> {
-    return [...this.byId.values()].map((org) => structuredClone(org)).sort((a, b) => a.id.localeCompare(b.id));
+    return [...this.byId.values()]
+      .map((org) => structuredClone(org))
+      .sort((a, b) => a.id.localeCompare(b.id));
   }
 
   async replace(org: Organization): Promise<Organization | undefined> {

@@ -42,7 +42,11 @@ export function checkTimeZone(timeZone: string | undefined): void {
   try {
     new Intl.DateTimeFormat('en', { timeZone });
   } catch {
-    throw AppError.invalid(`timeZone '${timeZone}' is not an IANA time zone such as Europe/Berlin`, '/timeZone', 'must be an IANA time zone');
+    throw AppError.invalid(
+      `timeZone '${timeZone}' is not an IANA time zone such as Europe/Berlin`,
+      '/timeZone',
+      'must be an IANA time zone',
+    );
   }
 }
 
@@ -56,7 +60,9 @@ export function applySettings(org: Organization, settings: OrganizationSettings)
     ...org,
     name: settings.name ?? org.name,
     monthlyTokenQuota: settings.monthlyTokenQuota ?? org.monthlyTokenQuota,
-    thresholdShares: settings.thresholdShares ? normalizeShares(settings.thresholdShares) : org.thresholdShares,
+    thresholdShares: settings.thresholdShares
+      ? normalizeShares(settings.thresholdShares)
+      : org.thresholdShares,
     hardQuota: settings.hardQuota ?? org.hardQuota,
     rateLimits: { ...org.rateLimits, ...settings.rateLimits },
     timeZone: settings.timeZone ?? org.timeZone ?? DEFAULT_TIME_ZONE,

@@ -35,5 +35,10 @@ export async function createGatewayStores(
     await mongo.close();
     throw error;
   }
-  return { organizations: new MongoOrganizationStore(mongo.db), apiKeys: new MongoApiKeyStore(mongo.db), quotaTallies, close: () => mongo.close() };
+  return {
+    organizations: new MongoOrganizationStore(mongo.db),
+    apiKeys: new MongoApiKeyStore(mongo.db),
+    quotaTallies,
+    close: () => mongo.close(),
+  };
 }

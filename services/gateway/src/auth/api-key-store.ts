@@ -51,14 +51,29 @@ export function keyExists(): AppError {
 }
 
 /** Stores an existing key (e.g. DEV_API_KEY) by its hash; the returned record never holds the key. */
-export async function registerApiKey(store: ApiKeyStore, key: string, organization: string, name = ''): Promise<ApiKeyRecord> {
-  const record: ApiKeyRecord = { keyId: newId('key'), organization, name, hash: hashApiKey(key), createdAt: new Date().toISOString() };
+export async function registerApiKey(
+  store: ApiKeyStore,
+  key: string,
+  organization: string,
+  name = '',
+): Promise<ApiKeyRecord> {
+  const record: ApiKeyRecord = {
+    keyId: newId('key'),
+    organization,
+    name,
+    hash: hashApiKey(key),
+    createdAt: new Date().toISOString(),
+  };
   await store.insert(record);
   return record;
 }
 
 /** Issues a new key: the returned key is shown once, only its hash is kept. */
-export async function issueApiKey(store: ApiKeyStore, organization: string, name = ''): Promise<{ key: string; record: ApiKeyRecord }> {
+export async function issueApiKey(
+  store: ApiKeyStore,
+  organization: string,
+  name = '',
+): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
   return { key, record: await registerApiKey(store, key, organization, name) };
 }

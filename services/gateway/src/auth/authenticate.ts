@@ -16,7 +16,10 @@ function unauthorized(message: string): AppError {
   return new AppError('unauthorized', message);
 }
 
-export async function authenticate(header: string | undefined, keys: KeyLookup): Promise<ApiKeyRecord> {
+export async function authenticate(
+  header: string | undefined,
+  keys: KeyLookup,
+): Promise<ApiKeyRecord> {
   if (!header) throw unauthorized('missing Authorization header; expected "X-API-Key <key>"');
   const match = HEADER_PATTERN.exec(header);
   if (!match || !API_KEY_PATTERN.test(match[1])) {

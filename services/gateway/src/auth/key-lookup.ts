@@ -34,12 +34,14 @@ export class KeyLookup {
 
   /** Forgets a key at once (a revocation made by this replica). */
   forget(keyId: string): void {
-    for (const [hash, cached] of this.cache) if (cached.record?.keyId === keyId) this.cache.delete(hash);
+    for (const [hash, cached] of this.cache)
+      if (cached.record?.keyId === keyId) this.cache.delete(hash);
   }
 
   /** Forgets every key of an organization (its keys changed on another replica). */
   forgetOrganization(organization: string): void {
-    for (const [hash, cached] of this.cache) if (cached.record?.organization === organization) this.cache.delete(hash);
+    for (const [hash, cached] of this.cache)
+      if (cached.record?.organization === organization) this.cache.delete(hash);
   }
 
   private remember(hash: string, entry: Cached): void {

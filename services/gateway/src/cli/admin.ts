@@ -14,7 +14,11 @@ export interface CliIo {
   err(text: string): void;
 }
 
-async function send(baseUrl: string, token: string, request: AdminRequest): Promise<{ status: number; body: unknown }> {
+async function send(
+  baseUrl: string,
+  token: string,
+  request: AdminRequest,
+): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(new URL(request.path, baseUrl), {
@@ -34,7 +38,9 @@ async function send(baseUrl: string, token: string, request: AdminRequest): Prom
 
 function describeError(status: number, body: unknown): string {
   const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
-  return error ? `error ${status} ${error.code}: ${error.message}` : `error ${status}: ${String(body)}`;
+  return error
+    ? `error ${status} ${error.code}: ${error.message}`
+    : `error ${status}: ${String(body)}`;
 }
 
 export async function runAdminCli(argv: string[], io: CliIo): Promise<number> {
@@ -58,7 +64,9 @@ export async function runAdminCli(argv: string[], io: CliIo): Promise<number> {
   }
   const token = io.env.ADMIN_TOKEN;
   if (!token) {
-    io.err('ADMIN_TOKEN is not set: export the gateway admin token (printed at start in embedded mode)');
+    io.err(
+      'ADMIN_TOKEN is not set: export the gateway admin token (printed at start in embedded mode)',
+    );
     return ExitCode.usage;
   }
   let reply: { status: number; body: unknown };
@@ -78,7 +86,11 @@ export async function runAdminCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 if (require.main === module) {
-  const io: CliIo = { env: process.env, out: (text) => process.stdout.write(`${text}\n`), err: (text) => process.stderr.write(`${text}\n`) };
+  const io: CliIo = {
+    env: process.env,
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+  };
   runAdminCli(process.argv.slice(2), io).then(
     (code) => (process.exitCode = code),
     (error: unknown) => {

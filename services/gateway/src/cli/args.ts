@@ -40,7 +40,8 @@ export function integerFlag(args: ParsedArgs, name: string): number | undefined 
   const text = stringFlag(args, name);
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new UsageError(`--${name} must be an integer, got "${text}"`);
+  if (!Number.isSafeInteger(value))
+    throw new UsageError(`--${name} must be an integer, got "${text}"`);
   return value;
 }
 
@@ -48,7 +49,8 @@ export function sharesFlag(args: ParsedArgs, name: string): number[] | undefined
   const text = stringFlag(args, name);
   if (text === undefined) return undefined;
   const shares = text.split(',').map((part) => Number(part.trim()));
-  if (shares.some((share) => !Number.isFinite(share))) throw new UsageError(`--${name} must be numbers separated by commas, e.g. 0.9,1.0`);
+  if (shares.some((share) => !Number.isFinite(share)))
+    throw new UsageError(`--${name} must be numbers separated by commas, e.g. 0.9,1.0`);
   return shares;
 }
 

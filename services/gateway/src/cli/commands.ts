@@ -1,4 +1,12 @@
-import { hardnessFlag, integerFlag, onePositional, sharesFlag, stringFlag, UsageError, type ParsedArgs } from './args';
+import {
+  hardnessFlag,
+  integerFlag,
+  onePositional,
+  sharesFlag,
+  stringFlag,
+  UsageError,
+  type ParsedArgs,
+} from './args';
 import { record, table } from './format';
 
 /** One HTTP call to the admin API, and how its answer is shown to a person. */
@@ -10,7 +18,16 @@ export interface AdminRequest {
 }
 
 type Row = Record<string, unknown>;
-const ORG_COLUMNS = ['id', 'name', 'monthlyTokenQuota', 'hardQuota', 'thresholdShares', 'rateLimits', 'timeZone', 'createdAt'];
+const ORG_COLUMNS = [
+  'id',
+  'name',
+  'monthlyTokenQuota',
+  'hardQuota',
+  'thresholdShares',
+  'rateLimits',
+  'timeZone',
+  'createdAt',
+];
 const KEY_COLUMNS = ['keyId', 'organization', 'name', 'createdAt', 'revokedAt'];
 
 const showRecord = (body: unknown) => record(body as Row);
@@ -26,7 +43,10 @@ function dropUndefined(object: Row): Row {
 }
 
 function rateLimits(args: ParsedArgs): Row | undefined {
-  const limits = dropUndefined({ requestsPerMinute: integerFlag(args, 'rpm'), tokensPerMinute: integerFlag(args, 'tpm') });
+  const limits = dropUndefined({
+    requestsPerMinute: integerFlag(args, 'rpm'),
+    tokensPerMinute: integerFlag(args, 'tpm'),
+  });
   return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
@@ -49,7 +69,8 @@ const COMMANDS: Record<string, (args: ParsedArgs) => AdminRequest> = {
     const id = stringFlag(args, 'id') ?? args.positionals[0];
     if (!id) throw new UsageError('org create needs --id <slug>');
     const body = { id, ...settings(args) };
-    if (!('name' in body) || !('monthlyTokenQuota' in body)) throw new UsageError('org create needs --name and --quota');
+    if (!('name' in body) || !('monthlyTokenQuota' in body))
+      throw new UsageError('org create needs --name and --quota');
     return { method: 'POST', path: '/api/v2/admin/organizations', body, render: showRecord };
   },
   'org list': () => ({
@@ -57,11 +78,23 @@ const COMMANDS: Record<string, (args: ParsedArgs) => AdminRequest> = {
     path: '/api/v2/admin/organizations',
     render: (body) => table((body as { organizations: Row[] }).organizations, ORG_COLUMNS),
   }),
-  'org get': (args) => ({ method: 'GET', path: orgPath(onePositional(args, 'organization id')), render: showRecord }),
+  'org get': (args) => ({
+    method: 'GET',
+    path: orgPath(onePositional(args, 'organization id')),
+    render: showRecord,
+  }),
   'org update': (args) => {
     const body = settings(args);
-    if (Object.keys(body).length === 0) throw new UsageError('org update needs at least one of --name --quota --thresholds --hard --soft --rpm --tpm --time-zone');
-    return { method: 'PATCH', path: orgPath(onePositional(args, 'organization id')), body, render: showRecord };
+    if (Object.keys(body).length === 0)
+      throw new UsageError(
+        'org update needs at least one of --name --quota --thresholds --hard --soft --rpm --tpm --time-zone',
+      );
+    return {
+      method: 'PATCH',
+      path: orgPath(onePositional(args, 'organization id')),
+      body,
+      render: showRecord,
+    };
   },
   'key issue': (args) => ({
     method: 'POST',
@@ -74,7 +107,12 @@ const COMMANDS: Record<string, (args: ParsedArgs) => AdminRequest> = {
     path: `${orgPath(onePositional(args, 'organization id'))}/keys`,
     render: (body) => table((body as { keys: Row[] }).keys, KEY_COLUMNS),
   }),
-  'key revoke': (args) => ({ method: 'POST', path: `${keyPath(onePositional(args, 'key id'))}/revoke`, body: {}, render: showRecord }),
+  'key revoke': (args) => ({
+    method: 'POST',
+    path: `${keyPath(onePositional(args, 'key id'))}/revoke`,
+    body: {},
+    render: showRecord,
+  }),
   'key rotate': (args) => ({
     method: 'POST',
     path: `${keyPath(onePositional(args, 'key id'))}/rotate`,

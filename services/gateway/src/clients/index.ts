@@ -26,14 +26,30 @@ export interface ServiceAddresses {
   notificationAddr: string;
 }
 
-export function createGatewayClients(addresses: ServiceAddresses, deadlineMs: number): GatewayClients {
+export function createGatewayClients(
+  addresses: ServiceAddresses,
+  deadlineMs: number,
+): GatewayClients {
   return {
     content: createRpcClient(protos.content().ContentService, addresses.contentAddr, deadlineMs),
-    assistant: createRpcClient(protos.assistant().AssistantService, addresses.assistantAddr, deadlineMs),
-    recommendation: createRpcClient<RecommendationServiceRpc>(protos.recommendation().RecommendationService, addresses.recommendationAddr, deadlineMs, {
-      rebuildModel: Math.max(deadlineMs, REBUILD_DEADLINE_MS),
-    }),
-    notification: createRpcClient(protos.notification().NotificationService, addresses.notificationAddr, deadlineMs),
+    assistant: createRpcClient(
+      protos.assistant().AssistantService,
+      addresses.assistantAddr,
+      deadlineMs,
+    ),
+    recommendation: createRpcClient<RecommendationServiceRpc>(
+      protos.recommendation().RecommendationService,
+      addresses.recommendationAddr,
+      deadlineMs,
+      {
+        rebuildModel: Math.max(deadlineMs, REBUILD_DEADLINE_MS),
+      },
+    ),
+    notification: createRpcClient(
+      protos.notification().NotificationService,
+      addresses.notificationAddr,
+      deadlineMs,
+    ),
   };
 }
 
@@ -42,6 +58,12 @@ export function closeGatewayClients(clients: GatewayClients): void {
 }
 
 /** Address and grpc.health.v1 service name of each downstream, for /readyz. */
-export function healthTargets(clients: GatewayClients): Array<{ name: keyof GatewayClients; address: string; service: string }> {
-  return (Object.keys(clients) as Array<keyof GatewayClients>).map((name) => ({ name, address: clients[name].address, service: clients[name].serviceName }));
+export function healthTargets(
+  clients: GatewayClients,
+): Array<{ name: keyof GatewayClients; address: string; service: string }> {
+  return (Object.keys(clients) as Array<keyof GatewayClients>).map((name) => ({
+    name,
+    address: clients[name].address,
+    service: clients[name].serviceName,
+  }));
 }

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createEvent, Topics, type AnyEvent, type EventBus, type Logger, type OrganizationChanged, type Subscription } from '@switchyard/shared';
+import {
+  createEvent,
+  Topics,
+  type AnyEvent,
+  type EventBus,
+  type Logger,
+  type OrganizationChanged,
+  type Subscription,
+} from '@switchyard/shared';
 
 export type ChangeListener = (event: AnyEvent) => void;
 
@@ -33,11 +41,19 @@ export class ChangeFeed {
   }
 
   /** Tells every replica; a failed publish is logged (their caches expire on their own). */
-  async organizationChanged(organization: string, change: OrganizationChanged['change']): Promise<void> {
+  async organizationChanged(
+    organization: string,
+    change: OrganizationChanged['change'],
+  ): Promise<void> {
     try {
-      await this.bus.publish(createEvent('organization.changed', { source: 'gateway', organization, data: { change } }));
+      await this.bus.publish(
+        createEvent('organization.changed', { source: 'gateway', organization, data: { change } }),
+      );
     } catch (error) {
-      this.logger.warn({ organization, change, error: error instanceof Error ? error.message : String(error) }, 'organization.changed not published');
+      this.logger.warn(
+        { organization, change, error: error instanceof Error ? error.message : String(error) },
+        'organization.changed not published',
+      );
     }
   }
 

@@ -40,18 +40,30 @@ const LOCK_RETRY_MS = 25;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function inFlight(): AppError {
-  return new AppError('conflict', `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry later`, [], 1);
+  return new AppError(
+    'conflict',
+    `a request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry later`,
+    [],
+    1,
+  );
 }
 
 function mismatch(): AppError {
   return new AppError('conflict', `${IDEMPOTENCY_KEY_HEADER} was used with a different request`, [
-    { field: IDEMPOTENCY_KEY_HEADER, reason: 'a request with another method, path or body was sent with this key' },
+    {
+      field: IDEMPOTENCY_KEY_HEADER,
+      reason: 'a request with another method, path or body was sent with this key',
+    },
   ]);
 }
 
 function streamRefused(): AppError {
   const reason = 'streamed responses are not replayable';
-  return AppError.invalid(`${IDEMPOTENCY_KEY_HEADER} cannot be used with stream: true`, IDEMPOTENCY_KEY_HEADER, reason);
+  return AppError.invalid(
+    `${IDEMPOTENCY_KEY_HEADER} cannot be used with stream: true`,
+    IDEMPOTENCY_KEY_HEADER,
+    reason,
+  );
 }
 
 /** Whose keys these are: an organization's, or the admin API's (admin routes have no organization). */
@@ -61,7 +73,9 @@ function scopeOf(state: BodyState): string | undefined {
 }
 
 function wantsStream(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true;
+  return (
+    typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true
+  );
 }
 
 /**
@@ -84,11 +98,18 @@ export class IdempotencyGuard {
       const scope = key === undefined ? undefined : scopeOf(ctx.state);
       if (key === undefined || scope === undefined) return limit(ctx, () => body(ctx, next));
       ctx.set(IDEMPOTENCY_KEY_HEADER, key);
-      await body(ctx, () => this.guarded(ctx, recordKey(scope, key), credentialFields, () => limit(ctx, next)));
+      await body(ctx, () =>
+        this.guarded(ctx, recordKey(scope, key), credentialFields, () => limit(ctx, next)),
+      );
     };
   }
 
-  private async guarded(ctx: Ctx, name: string, credentialFields: string[], run: () => Promise<void>): Promise<void> {
+  private async guarded(
+    ctx: Ctx,
+    name: string,
+    credentialFields: string[],
+    run: () => Promise<void>,
+  ): Promise<void> {
     if (wantsStream(ctx.state.body)) throw streamRefused();
     const fingerprint = fingerprintOf(ctx.method, ctx.url, ctx.state.rawBody ?? '');
     const token = await this.acquire(name);
@@ -117,7 +138,11 @@ export class IdempotencyGuard {
    */
   private async claim(name: string, fingerprint: string): Promise<IdempotencyRecord | undefined> {
     const pending = encodeRecord({ state: 'pending', fingerprint });
-    const existing = await this.deps.state.idempotencyKeys.remember(name, pending, Math.ceil(this.deps.lockTtlMs / 1000));
+    const existing = await this.deps.state.idempotencyKeys.remember(
+      name,
+      pending,
+      Math.ceil(this.deps.lockTtlMs / 1000),
+    );
     return existing === undefined ? undefined : decodeRecord(existing);
   }
 
@@ -127,7 +152,10 @@ export class IdempotencyGuard {
     if (record.state === 'pending') throw inFlight();
     writeStoredResponse(ctx, record.response);
     ctx.set(REPLAYED_HEADER, 'true');
-    this.deps.logger.debug({ requestId: ctx.state.requestId, replayOf: record.response.requestId }, 'idempotent replay');
+    this.deps.logger.debug(
+      { requestId: ctx.state.requestId, replayOf: record.response.requestId },
+      'idempotent replay',
+    );
   }
 
   /**
@@ -143,11 +171,20 @@ export class IdempotencyGuard {
     }
     if (Date.now() >= expiresAt) {
       // The lock expired: another attempt may own the key now, so this one leaves it alone.
-      this.deps.logger.warn({ requestId: ctx.state.requestId, route: ctx.state.route }, 'idempotent request outlived its lock; answer not stored');
+      this.deps.logger.warn(
+        { requestId: ctx.state.requestId, route: ctx.state.route },
+        'idempotent request outlived its lock; answer not stored',
+      );
       return;
     }
-    const response = isStorable(ctx.status) ? captureResponse(ctx, ctx.state.requestId, credentialFields) : undefined;
-    await this.settle(ctx, name, response && encodeRecord({ state: 'done', fingerprint, response }));
+    const response = isStorable(ctx.status)
+      ? captureResponse(ctx, ctx.state.requestId, credentialFields)
+      : undefined;
+    await this.settle(
+      ctx,
+      name,
+      response && encodeRecord({ state: 'done', fingerprint, response }),
+    );
   }
 
   /**
@@ -160,7 +197,10 @@ export class IdempotencyGuard {
       await keys.forget(name);
       if (done !== undefined) await keys.remember(name, done, this.deps.ttlSeconds);
     } catch (error) {
-      this.deps.logger.error({ err: error, requestId: ctx.state.requestId }, 'could not store the idempotent answer');
+      this.deps.logger.error(
+        { err: error, requestId: ctx.state.requestId },
+        'could not store the idempotent answer',
+      );
     }
   }
 
@@ -168,7 +208,10 @@ export class IdempotencyGuard {
     try {
       await this.deps.state.locks.release(name, token);
     } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not release an idempotency lock (it expires by itself)');
+      this.deps.logger.warn(
+        { err: error },
+        'could not release an idempotency lock (it expires by itself)',
+      );
     }
   }
 }

@@ -64,7 +64,11 @@ function serializedBody(body: unknown, credentialFields: string[]): string | und
  * The answer the route produced, without its credential fields, or undefined when it cannot be
  * replayed byte for byte (a stream).
  */
-export function captureResponse(ctx: Context, requestId: string, credentialFields: string[] = []): StoredResponse | undefined {
+export function captureResponse(
+  ctx: Context,
+  requestId: string,
+  credentialFields: string[] = [],
+): StoredResponse | undefined {
   const body = serializedBody(ctx.body, credentialFields);
   if (body === false) return undefined;
   const headers: Record<string, string> = {};

@@ -83,15 +83,24 @@ export class Metering {
     if (result.status === 202) return; // async: the estimate stays counted (see README)
     if (result.finished) {
       // A stream: settle from its done event; one that broke off after it started keeps the estimate.
-      void result.finished.then((used) => (used === undefined ? undefined : this.settleWith(hold, used, call)));
+      void result.finished.then((used) =>
+        used === undefined ? undefined : this.settleWith(hold, used, call),
+      );
       return;
     }
     await this.settleWith(hold, result.usage, call);
   }
 
-  private async settleWith(hold: QuotaHold, used: number | undefined, call: CallContext): Promise<void> {
+  private async settleWith(
+    hold: QuotaHold,
+    used: number | undefined,
+    call: CallContext,
+  ): Promise<void> {
     if (used === undefined) {
-      this.deps.logger.warn({ requestId: call.requestId }, 'a billable response carried no usage; the estimate stays counted');
+      this.deps.logger.warn(
+        { requestId: call.requestId },
+        'a billable response carried no usage; the estimate stays counted',
+      );
       return;
     }
     await hold.settle(used);

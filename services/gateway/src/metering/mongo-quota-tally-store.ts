@@ -23,7 +23,10 @@ export class MongoQuotaTallyStore implements QuotaTallyStore {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ organization: 1, period: 1 }, { name: 'organization_period' });
+    await this.collection.createIndex(
+      { organization: 1, period: 1 },
+      { name: 'organization_period' },
+    );
   }
 
   async add(writer: string, batch: string, deltas: TallyDelta[]): Promise<void> {
@@ -31,7 +34,11 @@ export class MongoQuotaTallyStore implements QuotaTallyStore {
     const operations = deltas.map(({ organization, period, tokens }) => ({
       updateOne: {
         filter: { _id: tallyId(writer, organization, period), batch: { $ne: batch } },
-        update: { $inc: { tokens }, $set: { batch }, $setOnInsert: { writer, organization, period } },
+        update: {
+          $inc: { tokens },
+          $set: { batch },
+          $setOnInsert: { writer, organization, period },
+        },
         upsert: true,
       },
     }));
@@ -41,7 +48,10 @@ export class MongoQuotaTallyStore implements QuotaTallyStore {
 
   async total(organization: string, period: string): Promise<number> {
     const [sum] = await this.collection
-      .aggregate<{ tokens: number }>([{ $match: { organization, period } }, { $group: { _id: null, tokens: { $sum: '$tokens' } } }])
+      .aggregate<{ tokens: number }>([
+        { $match: { organization, period } },
+        { $group: { _id: null, tokens: { $sum: '$tokens' } } },
+      ])
       .toArray();
     return sum?.tokens ?? 0;
   }

@@ -31,7 +31,13 @@ export class OrganizationDirectory {
     if (cached && cached.expiresAt > now) return cached.policy;
     const org = await this.store.get(id);
     const policy: OrganizationPolicy = org
-      ? { id, monthlyTokenQuota: org.monthlyTokenQuota, hardQuota: org.hardQuota, rateLimits: org.rateLimits, timeZone: org.timeZone ?? DEFAULT_TIME_ZONE }
+      ? {
+          id,
+          monthlyTokenQuota: org.monthlyTokenQuota,
+          hardQuota: org.hardQuota,
+          rateLimits: org.rateLimits,
+          timeZone: org.timeZone ?? DEFAULT_TIME_ZONE,
+        }
       : { id, hardQuota: false, rateLimits: this.defaults, timeZone: DEFAULT_TIME_ZONE };
     if (this.ttlMs > 0) this.cache.set(id, { policy, expiresAt: now + this.ttlMs });
     return policy;

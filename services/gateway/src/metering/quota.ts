@@ -37,7 +37,11 @@ export interface QuotaHold {
   release(): Promise<void>;
 }
 
-const UNMETERED: QuotaHold = { estimate: 0, settle: async () => undefined, release: async () => undefined };
+const UNMETERED: QuotaHold = {
+  estimate: 0,
+  settle: async () => undefined,
+  release: async () => undefined,
+};
 
 /** One period's counter of one organization. */
 interface CounterRef {
@@ -73,10 +77,20 @@ export class QuotaGuard {
     if (policy.monthlyTokenQuota === undefined) return UNMETERED;
     const now = this.now();
     const period = periodOf(now);
-    const counter: CounterRef = { policy, period, key: quotaKey(policy.id, period.name), ttl: counterTtl(period, now) };
+    const counter: CounterRef = {
+      policy,
+      period,
+      key: quotaKey(policy.id, period.name),
+      ttl: counterTtl(period, now),
+    };
     await this.addLedgerIfNeeded(counter);
     const reservation = await this.reserveRebuilding(counter, estimate);
-    if (!reservation.granted) throw quotaExceeded(policy.monthlyTokenQuota, reservation.total, secondsUntilEnd(period, now));
+    if (!reservation.granted)
+      throw quotaExceeded(
+        policy.monthlyTokenQuota,
+        reservation.total,
+        secondsUntilEnd(period, now),
+      );
     if (policy.hardQuota) await this.keepDurably(counter, estimate, callId);
     return this.hold(counter, estimate, policy.hardQuota === true);
   }
@@ -87,12 +101,21 @@ export class QuotaGuard {
   }
 
   private async reserveRebuilding(counter: CounterRef, estimate: number): Promise<Reservation> {
-    const limit = counter.policy.hardQuota ? counter.policy.monthlyTokenQuota! : Number.MAX_SAFE_INTEGER;
+    const limit = counter.policy.hardQuota
+      ? counter.policy.monthlyTokenQuota!
+      : Number.MAX_SAFE_INTEGER;
     const deadline = Date.now() + REBUILD_WAIT_MS;
     for (;;) {
-      const reservation = await this.deps.state.counters.reserve(counter.key, estimate, limit, counter.ttl, { onlyIfExists: true });
+      const reservation = await this.deps.state.counters.reserve(
+        counter.key,
+        estimate,
+        limit,
+        counter.ttl,
+        { onlyIfExists: true },
+      );
       if (!reservation.missing) return reservation;
-      if (Date.now() >= deadline) throw new AppError('unavailable', 'the quota counter is being rebuilt; try again', [], 1);
+      if (Date.now() >= deadline)
+        throw new AppError('unavailable', 'the quota counter is being rebuilt; try again', [], 1);
       if (!(await this.seed(counter))) await sleep(REBUILD_RETRY_MS);
     }
   }
@@ -103,8 +126,16 @@ export class QuotaGuard {
       await this.deps.durable.add(counter.policy.id, counter.period.name, estimate);
     } catch (error) {
       await this.deps.state.counters.release(counter.key, estimate).catch(() => undefined);
-      this.deps.logger.warn({ err: error, requestId: callId }, 'could not keep a hard-quota reservation');
-      throw new AppError('unavailable', 'the quota reservation could not be recorded; try again', [], 1);
+      this.deps.logger.warn(
+        { err: error, requestId: callId },
+        'could not keep a hard-quota reservation',
+      );
+      throw new AppError(
+        'unavailable',
+        'the quota reservation could not be recorded; try again',
+        [],
+        1,
+      );
     }
   }
 
@@ -115,7 +146,11 @@ export class QuotaGuard {
     // Settlements are written without holding up the answer: the estimate already is durable, so
     // a lost settlement leaves the tally off by one call's difference, never behind a call that ran.
     const keepLater = (tokens: number) =>
-      void this.deps.durable.addLater(counter.policy.id, counter.period.name, tokens).catch((error: unknown) => logger.warn({ err: error, key }, 'could not write a quota settlement durably'));
+      void this.deps.durable
+        .addLater(counter.policy.id, counter.period.name, tokens)
+        .catch((error: unknown) =>
+          logger.warn({ err: error, key }, 'could not write a quota settlement durably'),
+        );
     let done = false;
     const once = async (what: string, work: () => Promise<unknown>) => {
       if (done) return;
@@ -134,7 +169,10 @@ export class QuotaGuard {
           const delta = tokens - estimate;
           if (durable && delta !== 0) keepLater(delta);
           // Not created if lost meanwhile: the rebuild reads this settlement from the tallies.
-          if (delta > 0) await counters.reserve(key, delta, Number.MAX_SAFE_INTEGER, ttl, { onlyIfExists: true });
+          if (delta > 0)
+            await counters.reserve(key, delta, Number.MAX_SAFE_INTEGER, ttl, {
+              onlyIfExists: true,
+            });
           if (delta < 0) await counters.release(key, -delta);
         }),
       release: () =>
@@ -173,8 +211,15 @@ export class QuotaGuard {
       const durable = policy.hardQuota ? await this.deps.durable.total(policy.id, period.name) : 0;
       const ledger = flagged ? undefined : await this.ledgerUsed(counter);
       const rebuilt = await counters.setIfAbsent(key, Math.max(durable, ledger ?? 0), ttl);
-      if (rebuilt.created) this.deps.logger.info({ organization: policy.id, period: period.name, durable, ledger, total: rebuilt.total }, 'quota counter rebuilt');
-      else if (ledger !== undefined && ledger > durable) await counters.reserve(key, ledger - durable, Number.MAX_SAFE_INTEGER, ttl, { onlyIfExists: true });
+      if (rebuilt.created)
+        this.deps.logger.info(
+          { organization: policy.id, period: period.name, durable, ledger, total: rebuilt.total },
+          'quota counter rebuilt',
+        );
+      else if (ledger !== undefined && ledger > durable)
+        await counters.reserve(key, ledger - durable, Number.MAX_SAFE_INTEGER, ttl, {
+          onlyIfExists: true,
+        });
       if (ledger !== undefined) await counters.incrementBy(seedFlag(counter), 1, ttl);
       return true;
     } finally {
@@ -187,7 +232,10 @@ export class QuotaGuard {
     try {
       return Math.round(await this.deps.usedTokens(counter.policy.id, counter.period.name));
     } catch (error) {
-      this.deps.logger.warn({ err: error, organization: counter.policy.id, period: counter.period.name }, 'could not seed the quota counter from the usage ledger');
+      this.deps.logger.warn(
+        { err: error, organization: counter.policy.id, period: counter.period.name },
+        'could not seed the quota counter from the usage ledger',
+      );
       return undefined;
     }
   }

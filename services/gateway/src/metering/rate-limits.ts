@@ -8,7 +8,10 @@ export function secondsOf(ms: number): number {
 }
 
 /** The RateLimit-* headers (IETF draft) for a request-limit decision. */
-export function rateLimitHeaders(limit: number, decision: RateLimitDecision): Record<string, string> {
+export function rateLimitHeaders(
+  limit: number,
+  decision: RateLimitDecision,
+): Record<string, string> {
   return {
     'RateLimit-Limit': String(limit),
     'RateLimit-Remaining': String(decision.remaining),
@@ -34,6 +37,11 @@ export class KeyRateLimits {
   }
 
   hitTokens(keyId: string, tokensPerMinute: number, tokens: number): Promise<RateLimitDecision> {
-    return this.limiter.slidingWindowHit(`rl:tok:${keyId}`, MINUTE_MS, tokensPerMinute, Math.max(1, tokens));
+    return this.limiter.slidingWindowHit(
+      `rl:tok:${keyId}`,
+      MINUTE_MS,
+      tokensPerMinute,
+      Math.max(1, tokens),
+    );
   }
 }

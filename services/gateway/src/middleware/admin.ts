@@ -28,7 +28,10 @@ export function requireAdminToken(adminToken: string | undefined): Middleware<Ga
     const given = presentedToken(ctx.get('authorization'), ctx.get('x-admin-token'));
     const allowed = adminToken !== undefined && given !== undefined && sameToken(given, adminToken);
     if (!allowed) {
-      const reason = adminToken === undefined ? 'the admin API is disabled (ADMIN_TOKEN is not set)' : 'missing or wrong admin token';
+      const reason =
+        adminToken === undefined
+          ? 'the admin API is disabled (ADMIN_TOKEN is not set)'
+          : 'missing or wrong admin token';
       throw new AppError('forbidden', reason);
     }
     ctx.state.admin = true;

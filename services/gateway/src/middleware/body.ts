@@ -38,7 +38,11 @@ interface ReadBody {
 type BodyReader = (text: string) => Promise<ReadBody>;
 
 /** The reader for the body's media type: JSON, or one of the route's text types; 415 for any other (or a charset but UTF-8). */
-function readerFor(header: string | undefined, textBodies: Record<string, TextBodyReader>, limits: JsonLimits): BodyReader {
+function readerFor(
+  header: string | undefined,
+  textBodies: Record<string, TextBodyReader>,
+  limits: JsonLimits,
+): BodyReader {
   let parsed: contentType.ParsedMediaType | undefined;
   try {
     parsed = header ? contentType.parse(header) : undefined;
@@ -48,7 +52,10 @@ function readerFor(header: string | undefined, textBodies: Record<string, TextBo
   const charset = parsed?.parameters.charset?.toLowerCase();
   const textReader = parsed ? textBodies[parsed.type] : undefined;
   const isJson = parsed?.type === 'application/json';
-  if ((!isJson && !textReader) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+  if (
+    (!isJson && !textReader) ||
+    (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+  ) {
     const types = ['application/json', ...Object.keys(textBodies)].join(', ');
     throw new AppError('unsupported_media_type', `request body must be ${types} (UTF-8)`);
   }
@@ -62,7 +69,11 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') throw tooLarge(limit);
-    if (type === 'request.size.invalid') throw new AppError('invalid_request', 'request body is shorter or longer than Content-Length');
+    if (type === 'request.size.invalid')
+      throw new AppError(
+        'invalid_request',
+        'request body is shorter or longer than Content-Length',
+      );
     throw new AppError('invalid_request', 'request body could not be read');
   }
 }
@@ -88,8 +99,15 @@ function deepValue(value: unknown, maxDepth: number): { value: unknown } | undef
 function pointerTo(root: unknown, target: unknown, maxSegments: number): string {
   const segments: string[] = [];
   let node = root;
-  while (node !== target && segments.length < maxSegments && node !== null && typeof node === 'object') {
-    const child = Object.entries(node).find(([, v]) => v !== null && typeof v === 'object' && containsDeep(v, target));
+  while (
+    node !== target &&
+    segments.length < maxSegments &&
+    node !== null &&
+    typeof node === 'object'
+  ) {
+    const child = Object.entries(node).find(
+      ([, v]) => v !== null && typeof v === 'object' && containsDeep(v, target),
+    );
     if (!child) break;
     segments.push(child[0].replace(/~/g, '~0').replace(/\//g, '~1'));
     node = child[1];
@@ -102,7 +120,8 @@ function containsDeep(value: unknown, target: unknown): boolean {
   while (values.length > 0) {
     const next = values.pop();
     if (next === target) return true;
-    if (next !== null && typeof next === 'object') for (const key in next) values.push((next as Record<string, unknown>)[key]);
+    if (next !== null && typeof next === 'object')
+      for (const key in next) values.push((next as Record<string, unknown>)[key]);
   }
   return false;
 }
@@ -117,15 +136,19 @@ export function tooDeep(value: unknown, maxDepth: number, segments = 3): string 
 }
 
 function tooManyValues(limit: number): AppError {
-  return new AppError('payload_too_large', `request body holds more than ${limit} JSON values (the limit of this operation)`, [
-    { field: '', reason: `more than ${limit} values` },
-  ]);
+  return new AppError(
+    'payload_too_large',
+    `request body holds more than ${limit} JSON values (the limit of this operation)`,
+    [{ field: '', reason: `more than ${limit} values` }],
+  );
 }
 
 function tooManyFields(): AppError {
-  return new AppError('payload_too_large', `request body has an object of more than ${MAX_OBJECT_FIELDS} fields`, [
-    { field: '', reason: `an object of more than ${MAX_OBJECT_FIELDS} fields` },
-  ]);
+  return new AppError(
+    'payload_too_large',
+    `request body has an object of more than ${MAX_OBJECT_FIELDS} fields`,
+    [{ field: '', reason: `an object of more than ${MAX_OBJECT_FIELDS} fields` }],
+  );
 }
 
 /** Text longer than this is read over several turns of the event loop: measured in one, parsed in the next (a batch's items in slices). */
@@ -145,14 +168,18 @@ async function parseJson(text: string, limits: JsonLimits): Promise<ReadBody> {
   try {
     body = large && batchField ? await parseBatch(text, batchField) : JSON.parse(text);
   } catch (error) {
-    throw new AppError('invalid_request', 'request body is not valid JSON', [{ field: '', reason: (error as Error).message }]);
+    throw new AppError('invalid_request', 'request body is not valid JSON', [
+      { field: '', reason: (error as Error).message },
+    ]);
   }
   // The text's bracket nesting bounds the value's depth: only a body that may be too deep is walked.
   const field = shape.depth > MAX_JSON_DEPTH ? tooDeep(body, MAX_JSON_DEPTH) : undefined; // e.g. /items/0/attributes
   if (field !== undefined) {
-    throw new AppError('invalid_request', `${field || 'the body'} is nested more than ${MAX_JSON_DEPTH} levels deep`, [
-      { field, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` },
-    ]);
+    throw new AppError(
+      'invalid_request',
+      `${field || 'the body'} is nested more than ${MAX_JSON_DEPTH} levels deep`,
+      [{ field, reason: `nested more than ${MAX_JSON_DEPTH} levels deep` }],
+    );
   }
   return { body, values: shape.values };
 }
@@ -180,7 +207,10 @@ export interface BodyLimits extends JsonLimits {
  * size (before reading a byte), then the size while reading (chunked bodies), then the value count
  * and the nesting depth read from the text, then the syntax. No body counts as {}.
  */
-export function jsonBody(limits: BodyLimits, textBodies: Record<string, TextBodyReader> = {}): Middleware<BodyState> {
+export function jsonBody(
+  limits: BodyLimits,
+  textBodies: Record<string, TextBodyReader> = {},
+): Middleware<BodyState> {
   const { bytes: limit } = limits;
   return async (ctx, next) => {
     if (!hasBody(ctx.req)) {

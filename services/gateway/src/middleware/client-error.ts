@@ -6,18 +6,47 @@ import { errorBody, type Rendered } from './errors';
 /** The HTTP parser's refusals (no Koa context exists yet) as the contract's error body. */
 function problemOfParserError(code: string | undefined): Rendered {
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, code: 'headers_too_large', message: 'request line or headers exceed the size limit', details: [], headers: {} };
+    return {
+      status: 431,
+      code: 'headers_too_large',
+      message: 'request line or headers exceed the size limit',
+      details: [],
+      headers: {},
+    };
   }
   if (code === 'CONNECT') {
-    return { status: 405, code: 'method_not_allowed', message: 'CONNECT is not allowed: the gateway is not a proxy', details: [], headers: {} };
+    return {
+      status: 405,
+      code: 'method_not_allowed',
+      message: 'CONNECT is not allowed: the gateway is not a proxy',
+      details: [],
+      headers: {},
+    };
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, code: 'timeout', message: 'the request was not received in time', details: [], headers: {} };
+    return {
+      status: 408,
+      code: 'timeout',
+      message: 'the request was not received in time',
+      details: [],
+      headers: {},
+    };
   }
-  return { status: 400, code: 'invalid_request', message: 'malformed HTTP request', details: [], headers: {} };
+  return {
+    status: 400,
+    code: 'invalid_request',
+    message: 'malformed HTTP request',
+    details: [],
+    headers: {},
+  };
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * server.on('clientError'): answers with the error body and a request id (Node's default is an
@@ -34,7 +63,8 @@ export function clientErrorHandler(logger: Logger) {
     const request = (response as (ServerResponse & { req?: IncomingMessage }) | undefined)?.req;
     // The body of the request being answered broke off (bad chunk framing): it can never complete,
     // so it is refused now, under its own request id, rather than left to wait for the request timeout.
-    if (response && request && !request.complete) refuse(socket, error.code, logger, String(response.getHeader('x-request-id') ?? ''));
+    if (response && request && !request.complete)
+      refuse(socket, error.code, logger, String(response.getHeader('x-request-id') ?? ''));
     // A request before the malformed one on this connection gets its answer first.
     else if (response) response.once('finish', () => refuse(socket, error.code, logger));
     else refuse(socket, error.code, logger);
@@ -46,7 +76,12 @@ export function connectHandler(logger: Logger) {
   return (_request: IncomingMessage, socket: Socket): void => refuse(socket, 'CONNECT', logger);
 }
 
-function refuse(socket: Socket, code: string | undefined, logger: Logger, knownRequestId = ''): void {
+function refuse(
+  socket: Socket,
+  code: string | undefined,
+  logger: Logger,
+  knownRequestId = '',
+): void {
   if (!socket.writable) return;
   const requestId = knownRequestId || newId('req');
   const problem = problemOfParserError(code);

@@ -33,12 +33,19 @@ function render(error: unknown): Rendered | undefined {
   if (error instanceof AppError) {
     const status = error.httpStatus;
     const headers: Record<string, string> = {};
-    if (error.retryAfter !== undefined && RETRY_AFTER_STATUSES.has(status)) headers['Retry-After'] = String(Math.ceil(error.retryAfter));
+    if (error.retryAfter !== undefined && RETRY_AFTER_STATUSES.has(status))
+      headers['Retry-After'] = String(Math.ceil(error.retryAfter));
     if (status === 401) headers['WWW-Authenticate'] = 'X-API-Key';
     return { status, code: error.code, message: error.message, details: error.details, headers };
   }
   if (error instanceof HttpProblem) {
-    return { status: error.status, code: error.code, message: error.message, details: error.details, headers: error.headers };
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      details: error.details,
+      headers: error.headers,
+    };
   }
   return undefined;
 }
@@ -50,12 +57,21 @@ export const MAX_ERROR_DETAILS = 20;
 export function errorBody(problem: Rendered, requestId: string) {
   const details = problem.details.slice(0, MAX_ERROR_DETAILS);
   const omitted = problem.details.length - details.length;
-  const error = { code: problem.code, message: problem.message, details, ...(omitted > 0 ? { details_omitted: omitted } : {}) };
+  const error = {
+    code: problem.code,
+    message: problem.message,
+    details,
+    ...(omitted > 0 ? { details_omitted: omitted } : {}),
+  };
   return { error, request_id: requestId };
 }
 
 /** What a failure answers; anything unexpected is logged and becomes a bare internal error. */
-export function problemOf(error: unknown, logger: Logger, where: { requestId: string; route?: string }): Rendered {
+export function problemOf(
+  error: unknown,
+  logger: Logger,
+  where: { requestId: string; route?: string },
+): Rendered {
   const problem = render(error);
   if (problem) return problem;
   logger.error({ err: error, requestId: where.requestId, route: where.route }, 'unhandled error');

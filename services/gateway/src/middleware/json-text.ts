@@ -37,7 +37,8 @@ export function measureJson(text: string): JsonShape {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
       continue;
     }
@@ -56,7 +57,11 @@ export function measureJson(text: string): JsonShape {
     }
     previous = c;
   }
-  return { depth: deepest, values: text.length === 0 ? 0 : commas + containers + 1, widestObject: widest };
+  return {
+    depth: deepest,
+    values: text.length === 0 ? 0 : commas + containers + 1,
+    widestObject: widest,
+  };
 }
 
 /**
@@ -91,10 +96,12 @@ function batchBounds(text: string, field: string): BatchBounds | undefined {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
     if (c === 0x22) {
-      const isKey = depth === 1 && (previous === 0x7b || previous === 0x2c) && text.startsWith(key, i);
+      const isKey =
+        depth === 1 && (previous === 0x7b || previous === 0x2c) && text.startsWith(key, i);
       if (isKey && found) return undefined; // twice: JSON.parse would keep the last
       let end = i + 1;
-      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      while (end < text.length && text.charCodeAt(end) !== 0x22)
+        end += text.charCodeAt(end) === 0x5c ? 2 : 1;
       expectArray = isKey && end === i + key.length - 1;
       i = end;
     } else if (c === 0x5b || c === 0x7b) {
@@ -134,7 +141,8 @@ export async function parseBatch(text: string, field: string): Promise<unknown> 
       await nextTurn();
       const next = first + ITEMS_PER_SLICE;
       const end = next < starts.length ? starts[next]! - 1 : close;
-      for (const item of JSON.parse(`[${text.slice(starts[first], end)}]`) as unknown[]) items.push(item);
+      for (const item of JSON.parse(`[${text.slice(starts[first], end)}]`) as unknown[])
+        items.push(item);
     }
     body[field] = items;
     return body;

@@ -16,7 +16,12 @@ export function createHttpMetrics(): HttpMetrics {
   const labelNames = ['method', 'route', 'status'] as const;
   return {
     registry,
-    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames, registers: [registry] }),
+    requests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames,
+      registers: [registry],
+    }),
     duration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration by route and status',
@@ -35,7 +40,11 @@ export function observe(metrics: HttpMetrics, logger: Logger): Middleware<Gatewa
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: ctx.method, route: ctx.state.route ?? 'unmatched', status: String(ctx.status) };
+      const labels = {
+        method: ctx.method,
+        route: ctx.state.route ?? 'unmatched',
+        status: String(ctx.status),
+      };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, seconds);
       logger.info(

@@ -14,16 +14,33 @@ const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
 export function traceRequests(): Middleware<GatewayState> {
   return (ctx, next) => {
     if (!tracingEnabled() || UNTRACED.has(ctx.path)) return next();
-    const attributes = { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol };
-    return withSpan(ctx.method, { kind: SpanKind.SERVER, service: 'gateway', parent: contextFromCarrier(ctx.headers), attributes }, async (span) => {
-      try {
-        await next();
-      } finally {
-        const route = ctx.state.route ?? 'unmatched';
-        span.updateName(`${ctx.method} ${route}`);
-        span.setAttributes({ 'http.route': route, 'http.response.status_code': ctx.status, 'switchyard.request_id': ctx.state.requestId });
-        if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-    });
+    const attributes = {
+      'http.request.method': ctx.method,
+      'url.path': ctx.path,
+      'url.scheme': ctx.protocol,
+    };
+    return withSpan(
+      ctx.method,
+      {
+        kind: SpanKind.SERVER,
+        service: 'gateway',
+        parent: contextFromCarrier(ctx.headers),
+        attributes,
+      },
+      async (span) => {
+        try {
+          await next();
+        } finally {
+          const route = ctx.state.route ?? 'unmatched';
+          span.updateName(`${ctx.method} ${route}`);
+          span.setAttributes({
+            'http.route': route,
+            'http.response.status_code': ctx.status,
+            'switchyard.request_id': ctx.state.requestId,
+          });
+          if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+      },
+    );
   };
 }

@@ -27,11 +27,15 @@ const createOrganization: RouteSpec<NewOrganization> = {
   path: '/api/v2/admin/organizations',
   operationId: 'adminCreateOrganization',
   idempotent: true,
-  summary: 'Create an organization and push its quota policy (repeating a create with the same settings is a safe retry: 200)',
+  summary:
+    'Create an organization and push its quota policy (repeating a create with the same settings is a safe retry: 200)',
   requestSchema: CreateOrganizationRequest,
   responses: {
     201: { description: 'Created', schema: Organization },
-    200: { description: 'It already existed with these settings; its policy was pushed again', schema: Organization },
+    200: {
+      description: 'It already existed with these settings; its policy was pushed again',
+      schema: Organization,
+    },
   },
   errors: ['conflict', 'unavailable'],
   async handle({ body, call }, deps) {
@@ -47,7 +51,8 @@ const listOrganizations: RouteSpec = {
   operationId: 'adminListOrganizations',
   summary: 'List organizations',
   responses: { 200: { description: 'All organizations, by id', schema: OrganizationList } },
-  handle: async (_input, deps) => json(200, { organizations: await deps.accounts.listOrganizations() }),
+  handle: async (_input, deps) =>
+    json(200, { organizations: await deps.accounts.listOrganizations() }),
 };
 
 const getOrganization: RouteSpec = {
@@ -58,7 +63,8 @@ const getOrganization: RouteSpec = {
   summary: 'One organization',
   responses: { 200: { description: 'The organization', schema: Organization } },
   errors: ['not_found'],
-  handle: async ({ params }, deps) => json(200, await deps.accounts.getOrganization(params.organizationId)),
+  handle: async ({ params }, deps) =>
+    json(200, await deps.accounts.getOrganization(params.organizationId)),
 };
 
 const updateOrganization: RouteSpec<OrganizationSettings> = {
@@ -66,11 +72,13 @@ const updateOrganization: RouteSpec<OrganizationSettings> = {
   method: 'PATCH',
   path: '/api/v2/admin/organizations/:organizationId',
   operationId: 'adminUpdateOrganization',
-  summary: 'Change name, quota, thresholds, hard/soft or rate limits, and push the policy (safe to repeat)',
+  summary:
+    'Change name, quota, thresholds, hard/soft or rate limits, and push the policy (safe to repeat)',
   requestSchema: UpdateOrganizationRequest,
   responses: { 200: { description: 'The updated organization', schema: Organization } },
   errors: [...ADMIN_ERRORS],
-  handle: async ({ params, body, call }, deps) => json(200, await deps.accounts.updateOrganization(params.organizationId, body, call.requestId)),
+  handle: async ({ params, body, call }, deps) =>
+    json(200, await deps.accounts.updateOrganization(params.organizationId, body, call.requestId)),
 };
 
 const issueKey: RouteSpec<IssueKeyBody> = {
@@ -82,7 +90,8 @@ const issueKey: RouteSpec<IssueKeyBody> = {
   requestSchema: IssueKeyRequest,
   responses: { 201: { description: 'The new key', schema: IssuedApiKey } },
   errors: ['not_found'],
-  handle: async ({ params, body }, deps) => json(201, await deps.accounts.issueKey(params.organizationId, body.name ?? '')),
+  handle: async ({ params, body }, deps) =>
+    json(201, await deps.accounts.issueKey(params.organizationId, body.name ?? '')),
 };
 
 const listKeys: RouteSpec = {
@@ -93,7 +102,8 @@ const listKeys: RouteSpec = {
   summary: "The organization's keys (ids and metadata; never the keys)",
   responses: { 200: { description: 'Keys, oldest first', schema: ApiKeyList } },
   errors: ['not_found'],
-  handle: async ({ params }, deps) => json(200, { keys: await deps.accounts.listKeys(params.organizationId) }),
+  handle: async ({ params }, deps) =>
+    json(200, { keys: await deps.accounts.listKeys(params.organizationId) }),
 };
 
 const revokeKey: RouteSpec = {
@@ -113,11 +123,13 @@ const rotateKey: RouteSpec<RotateKeyBody> = {
   method: 'POST',
   path: '/api/v2/admin/keys/:keyId/rotate',
   operationId: 'adminRotateKey',
-  summary: 'Issue a new key for the same organization and name and revoke the old one (after gracePeriodSeconds)',
+  summary:
+    'Issue a new key for the same organization and name and revoke the old one (after gracePeriodSeconds)',
   requestSchema: RotateKeyRequest,
   responses: { 201: { description: 'The new key', schema: RotatedApiKey } },
   errors: ['not_found', 'conflict'],
-  handle: async ({ params, body }, deps) => json(201, await deps.accounts.rotateKey(params.keyId, body.gracePeriodSeconds ?? 0)),
+  handle: async ({ params, body }, deps) =>
+    json(201, await deps.accounts.rotateKey(params.keyId, body.gracePeriodSeconds ?? 0)),
 };
 
 export const adminRoutes: AnyRoute[] = [

@@ -1,6 +1,12 @@
 import type { AgentProfile__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentProfile';
 import type { SessionView__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/SessionView';
-import { AgentList, AgentProfile, AssistantSession, PutAgentRequest, type AgentProfileBody } from '../schemas/agents';
+import {
+  AgentList,
+  AgentProfile,
+  AssistantSession,
+  PutAgentRequest,
+  type AgentProfileBody,
+} from '../schemas/agents';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
 const TAG = 'agents';
@@ -44,14 +50,22 @@ const listAgents: RouteSpec = {
   method: 'GET',
   path: '/api/v2/agents',
   operationId: 'listAgents',
-  summary: "The organization's agents: chat, support, onboarding (or its overrides of them) and its own",
+  summary:
+    "The organization's agents: chat, support, onboarding (or its overrides of them) and its own",
   tag: TAG,
   auth: true,
   responses: { 200: { description: 'Agents by name', schema: AgentList } },
   async handle({ call }, deps) {
     const listed = await deps.clients.assistant.listAgents({}, call);
     const custom = new Set(listed.profiles.map((p) => p.name));
-    return json(200, { agents: listed.agents.map((a) => ({ name: a.name, description: a.description, usesSteps: a.uses_steps, custom: custom.has(a.name) })) });
+    return json(200, {
+      agents: listed.agents.map((a) => ({
+        name: a.name,
+        description: a.description,
+        usesSteps: a.uses_steps,
+        custom: custom.has(a.name),
+      })),
+    });
   },
 };
 
@@ -59,7 +73,8 @@ const putAgent: RouteSpec<AgentProfileBody> = {
   method: 'PUT',
   path: '/api/v2/agents/:name',
   operationId: 'putAgent',
-  summary: 'Create or replace an agent profile; it answers at /api/v2/ai/assistants/{name} (chat, support, onboarding: an override)',
+  summary:
+    'Create or replace an agent profile; it answers at /api/v2/ai/assistants/{name} (chat, support, onboarding: an override)',
   tag: TAG,
   auth: true,
   requestSchema: PutAgentRequest,
@@ -74,7 +89,11 @@ const putAgent: RouteSpec<AgentProfileBody> = {
         collections: body.collections ?? [],
         tools: body.tools ?? [],
         greeting: body.greeting ?? '',
-        steps: (body.steps ?? []).map((s) => ({ title: s.title, goal: s.goal ?? '', confirm: s.confirm ?? '' })),
+        steps: (body.steps ?? []).map((s) => ({
+          title: s.title,
+          goal: s.goal ?? '',
+          confirm: s.confirm ?? '',
+        })),
         base: body.base ?? '',
       },
       call,
@@ -93,7 +112,10 @@ const getAgent: RouteSpec = {
   responses: { 200: { description: 'The profile', schema: AgentProfile } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, profileView(await deps.clients.assistant.getAgent({ name: params.name }, call)));
+    return json(
+      200,
+      profileView(await deps.clients.assistant.getAgent({ name: params.name }, call)),
+    );
   },
 };
 
@@ -116,13 +138,17 @@ const getSession: RouteSpec = {
   method: 'GET',
   path: '/api/v2/assistants/sessions/:sessionId',
   operationId: 'getAssistantSession',
-  summary: "A conversation of the caller's organization: its stored history and onboarding progress (to resume)",
+  summary:
+    "A conversation of the caller's organization: its stored history and onboarding progress (to resume)",
   tag: 'assistants',
   auth: true,
   responses: { 200: { description: 'The session', schema: AssistantSession } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, sessionView(await deps.clients.assistant.getSession({ session_id: params.sessionId }, call)));
+    return json(
+      200,
+      sessionView(await deps.clients.assistant.getSession({ session_id: params.sessionId }, call)),
+    );
   },
 };
 

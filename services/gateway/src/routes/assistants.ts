@@ -2,11 +2,24 @@ import { AppError } from '@switchyard/shared';
 import type { ReplyChunk__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
-import { AssistantChatRequest, AssistantReply, AssistantRequest, OnboardingRequest, type AssistantBody } from '../schemas/assistants';
+import {
+  AssistantChatRequest,
+  AssistantReply,
+  AssistantRequest,
+  OnboardingRequest,
+  type AssistantBody,
+} from '../schemas/assistants';
 import { validateBody } from '../schemas/validator';
 import type { BillingSpec } from '../metering/metering';
 import { sseResponse } from '../streaming/sse';
-import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
+import {
+  json,
+  type AnyRoute,
+  type RouteDeps,
+  type RouteInput,
+  type RouteResult,
+  type RouteSpec,
+} from './types';
 import { billedRequestId } from './request-ids';
 
 /** The agent that leads through numbered steps; it needs "step" (contract-decisions.md). */
@@ -20,27 +33,48 @@ function renderReply(response: ReplyResponse__Output, requestId: string) {
     agent: response.agent,
     request_id: requestId,
     model: response.model,
-    usage: { tokens_used: response.usage?.tokens_used ?? 0, timestamp: response.usage?.timestamp ?? '' },
+    usage: {
+      tokens_used: response.usage?.tokens_used ?? 0,
+      timestamp: response.usage?.timestamp ?? '',
+    },
   };
   if (response.step === undefined || response.step === null) return reply;
   return { ...reply, step: response.step, next_step: response.next_step ?? null };
 }
 
 /** The call for the assistant service, with the organization's time zone for dates in the user's words. */
-async function toReplyRequest(agent: string, { body, call }: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<ReplyRequest> {
+async function toReplyRequest(
+  agent: string,
+  { body, call }: RouteInput<AssistantBody, unknown>,
+  deps: RouteDeps,
+): Promise<ReplyRequest> {
   const { timeZone } = await deps.organizations.policyOf(call.organization);
-  return { agent, user_id: body.user_id, session_id: body.session_id, messages: body.messages, step: body.step, model: body.model ?? '', time_zone: timeZone };
+  return {
+    agent,
+    user_id: body.user_id,
+    session_id: body.session_id,
+    messages: body.messages,
+    step: body.step,
+    model: body.model ?? '',
+    time_zone: timeZone,
+  };
 }
 
-async function streamReply(agent: string, input: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+async function streamReply(
+  agent: string,
+  input: RouteInput<AssistantBody, unknown>,
+  deps: RouteDeps,
+): Promise<RouteResult> {
   const { call, signal, route } = input;
   const request = await toReplyRequest(agent, input, deps);
   return sseResponse(
     {
       chunks: deps.clients.assistant.replyStream(request, call),
-      deltaOf: (chunk: ReplyChunk__Output) => (chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined),
+      deltaOf: (chunk: ReplyChunk__Output) =>
+        chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined,
       doneOf: (chunk: ReplyChunk__Output) => {
-        if (!chunk.final) throw new AppError('internal', 'assistant service answered without a final reply');
+        if (!chunk.final)
+          throw new AppError('internal', 'assistant service answered without a final reply');
         return renderReply(chunk.final, call.requestId);
       },
       usageOf: (chunk: ReplyChunk__Output) => chunk.final?.usage?.tokens_used ?? undefined,
@@ -49,10 +83,20 @@ async function streamReply(agent: string, input: RouteInput<AssistantBody, unkno
   );
 }
 
-async function reply(agent: string, input: RouteInput<AssistantBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+async function reply(
+  agent: string,
+  input: RouteInput<AssistantBody, unknown>,
+  deps: RouteDeps,
+): Promise<RouteResult> {
   if (input.body.stream) return streamReply(agent, input, deps);
-  const response = await deps.clients.assistant.reply(await toReplyRequest(agent, input, deps), input.call);
-  return { ...json(200, renderReply(response, billedRequestId(response, input.call))), usage: response.usage?.tokens_used ?? undefined };
+  const response = await deps.clients.assistant.reply(
+    await toReplyRequest(agent, input, deps),
+    input.call,
+  );
+  return {
+    ...json(200, renderReply(response, billedRequestId(response, input.call))),
+    usage: response.usage?.tokens_used ?? undefined,
+  };
 }
 
 /** Assistants are metered on the whole conversation they read; replies report usage.tokens_used. */
@@ -60,7 +104,8 @@ const assistantBilling: BillingSpec<AssistantBody> = {
   input: (body) => ({ text: body.messages.map((m) => m.content).join('\n') }),
 };
 
-const STREAMED_REPLY = 'With stream: true: `delta` events {"text"}, then `done` with the AssistantReply, or `error` with the ErrorResponse';
+const STREAMED_REPLY =
+  'With stream: true: `delta` events {"text"}, then `done` with the AssistantReply, or `error` with the ErrorResponse';
 
 const chat: RouteSpec<AssistantBody> = {
   method: 'POST',
@@ -72,7 +117,13 @@ const chat: RouteSpec<AssistantBody> = {
   auth: true,
   requestSchema: AssistantChatRequest,
   billing: assistantBilling,
-  responses: { 200: { description: 'The assistant reply', schema: AssistantReply, eventStream: STREAMED_REPLY } },
+  responses: {
+    200: {
+      description: 'The assistant reply',
+      schema: AssistantReply,
+      eventStream: STREAMED_REPLY,
+    },
+  },
   errors: ['unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   handle: (input, deps) => reply('chat', input, deps),
 };
@@ -82,13 +133,23 @@ const agentReply: RouteSpec<AssistantBody> = {
   path: '/api/v2/ai/assistants/:agent',
   operationId: 'replyWithAgent',
   idempotent: true,
-  summary: 'Talk to an agent (support, onboarding, or one of the organization\'s own); onboarding requires step 1..5 and refuses (409) a step past one not confirmed',
+  summary:
+    "Talk to an agent (support, onboarding, or one of the organization's own); onboarding requires step 1..5 and refuses (409) a step past one not confirmed",
   tag: 'assistants',
   auth: true,
   requestSchema: AssistantRequest,
   billing: assistantBilling,
-  responses: { 200: { description: 'The agent reply', schema: AssistantReply, eventStream: STREAMED_REPLY } },
-  errors: ['not_found', 'conflict', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
+  responses: {
+    200: { description: 'The agent reply', schema: AssistantReply, eventStream: STREAMED_REPLY },
+  },
+  errors: [
+    'not_found',
+    'conflict',
+    'unsupported',
+    'rate_limited',
+    'quota_exceeded',
+    'upstream_error',
+  ],
   validate({ params, body }) {
     if (params.agent === STEPPED_AGENT) validateBody(OnboardingRequest, body);
   },

@@ -23,7 +23,9 @@ const upsertItems: RouteSpec<{ items: CatalogItemBody[] }> = {
   auth: true,
   requestSchema: UpsertCatalogItemsRequest,
   maxBodyValues: MAX_CATALOG_BATCH_VALUES,
-  responses: { 200: { description: 'How many items were written', schema: UpsertCatalogItemsResponse } },
+  responses: {
+    200: { description: 'How many items were written', schema: UpsertCatalogItemsResponse },
+  },
   errors: ['payload_too_large'],
   async handle({ body, call }, deps) {
     const items = body.items.map((item) => ({
@@ -49,7 +51,13 @@ const getItem: RouteSpec = {
   responses: { 200: { description: 'The item', schema: CatalogItem } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, itemView(await deps.clients.recommendation.getItem({ item_id: params.itemId }, call), deps.logger));
+    return json(
+      200,
+      itemView(
+        await deps.clients.recommendation.getItem({ item_id: params.itemId }, call),
+        deps.logger,
+      ),
+    );
   },
 };
 
@@ -63,7 +71,10 @@ const deleteItem: RouteSpec = {
   responses: { 204: { description: 'Deleted' } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    const { deleted } = await deps.clients.recommendation.deleteItem({ item_id: params.itemId }, call);
+    const { deleted } = await deps.clients.recommendation.deleteItem(
+      { item_id: params.itemId },
+      call,
+    );
     if (!deleted) throw AppError.notFound(`catalog item ${params.itemId} not found`);
     return { status: 204 };
   },
@@ -79,7 +90,9 @@ const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
   auth: true,
   requestSchema: RecordInteractionsRequest,
   maxBodyValues: MAX_INTERACTION_BATCH_VALUES,
-  responses: { 200: { description: 'How many interactions were recorded', schema: RecordInteractionsResponse } },
+  responses: {
+    200: { description: 'How many interactions were recorded', schema: RecordInteractionsResponse },
+  },
   errors: ['payload_too_large'],
   async handle({ body, call }, deps) {
     const receivedAt = new Date().toISOString();
@@ -90,7 +103,10 @@ const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
       value: i.value ?? 0,
       timestamp: i.timestamp ?? receivedAt,
     }));
-    const { recorded } = await deps.clients.recommendation.recordInteractions({ interactions }, call);
+    const { recorded } = await deps.clients.recommendation.recordInteractions(
+      { interactions },
+      call,
+    );
     return json(200, { recorded, requestId: call.requestId });
   },
 };

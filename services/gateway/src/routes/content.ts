@@ -16,7 +16,14 @@ import {
 } from '../schemas/content';
 import { sseResponse } from '../streaming/sse';
 import { billedRequestId } from './request-ids';
-import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteResult, type RouteSpec } from './types';
+import {
+  json,
+  type AnyRoute,
+  type RouteDeps,
+  type RouteInput,
+  type RouteResult,
+  type RouteSpec,
+} from './types';
 
 function toGenerateRequest(body: GenerateContentBody): GenerateRequest {
   return {
@@ -41,13 +48,25 @@ function usageOf(usage: Usage__Output | null) {
  * work is accepted, here rather than by asking notification: an async call is accepted while
  * notification is down, and notification checks again at send, where DNS may have changed.
  */
-async function submitWithWebhook(body: GenerateContentBody, url: string, call: CallContext, deps: RouteDeps): Promise<RouteResult> {
+async function submitWithWebhook(
+  body: GenerateContentBody,
+  url: string,
+  call: CallContext,
+  deps: RouteDeps,
+): Promise<RouteResult> {
   const verdict = await deps.urlPolicy.check(url);
   if (!verdict.allowed) {
     const reason = verdict.reason || 'not allowed';
-    throw new AppError('invalid_request', `webhookUrl is not allowed: ${reason}`, [{ field: '/webhookUrl', reason }]);
+    throw new AppError('invalid_request', `webhookUrl is not allowed: ${reason}`, [
+      { field: '/webhookUrl', reason },
+    ]);
   }
-  return accepted(await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: url }, call));
+  return accepted(
+    await deps.clients.content.submitGenerate(
+      { request: toGenerateRequest(body), webhook_url: url },
+      call,
+    ),
+  );
 }
 
 /**
@@ -58,8 +77,17 @@ function hasDefaultResultWebhook(call: CallContext, deps: RouteDeps): Promise<bo
   return deps.defaultResultUrls.has(call);
 }
 
-async function submitToDefaultWebhook(body: GenerateContentBody, call: CallContext, deps: RouteDeps): Promise<RouteResult> {
-  return accepted(await deps.clients.content.submitGenerate({ request: toGenerateRequest(body), webhook_url: '' }, call));
+async function submitToDefaultWebhook(
+  body: GenerateContentBody,
+  call: CallContext,
+  deps: RouteDeps,
+): Promise<RouteResult> {
+  return accepted(
+    await deps.clients.content.submitGenerate(
+      { request: toGenerateRequest(body), webhook_url: '' },
+      call,
+    ),
+  );
 }
 
 /** 202 with the id the request runs under: a retried submit (same Idempotency-Key) gets the first one's. */
@@ -76,12 +104,17 @@ function renderGenerate(response: GenerateResponse__Output, requestId: string) {
   };
 }
 
-function streamGenerate({ body, call, signal, route }: RouteInput<GenerateContentBody, unknown>, deps: RouteDeps): Promise<RouteResult> {
+function streamGenerate(
+  { body, call, signal, route }: RouteInput<GenerateContentBody, unknown>,
+  deps: RouteDeps,
+): Promise<RouteResult> {
   return sseResponse(
     {
       chunks: deps.clients.content.generateStream(toGenerateRequest(body), call),
-      deltaOf: (chunk: GenerateChunk__Output) => (chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined),
-      doneOf: (chunk: GenerateChunk__Output) => renderGenerate(required(chunk.final, 'the final chunk'), call.requestId),
+      deltaOf: (chunk: GenerateChunk__Output) =>
+        chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined,
+      doneOf: (chunk: GenerateChunk__Output) =>
+        renderGenerate(required(chunk.final, 'the final chunk'), call.requestId),
       usageOf: (chunk: GenerateChunk__Output) => tokensOf(chunk.final?.usage),
     },
     { requestId: call.requestId, route, signal, logger: deps.logger },
@@ -99,7 +132,8 @@ const generate: RouteSpec<GenerateContentBody> = {
   aliases: ['/api/ai/content/generate'],
   operationId: 'generateContent',
   idempotent: true,
-  summary: 'Generate text from a prompt (202 and a signed callback when webhookUrl is given; Server-Sent Events with stream: true)',
+  summary:
+    'Generate text from a prompt (202 and a signed callback when webhookUrl is given; Server-Sent Events with stream: true)',
   tag: 'content',
   auth: true,
   requestSchema: GenerateContentRequest,
@@ -108,7 +142,8 @@ const generate: RouteSpec<GenerateContentBody> = {
     200: {
       description: 'Generated content',
       schema: GenerateContentResponse,
-      eventStream: 'With stream: true: `delta` events {"text"}, then `done` with the GenerateContentResponse, or `error` with the ErrorResponse',
+      eventStream:
+        'With stream: true: `delta` events {"text"}, then `done` with the GenerateContentResponse, or `error` with the ErrorResponse',
     },
     202: {
       description:
@@ -120,7 +155,11 @@ const generate: RouteSpec<GenerateContentBody> = {
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   validate({ body }) {
     if (body.stream && body.webhookUrl) {
-      throw AppError.invalid('stream and webhookUrl cannot be combined', '/stream', 'must not be true together with webhookUrl');
+      throw AppError.invalid(
+        'stream and webhookUrl cannot be combined',
+        '/stream',
+        'must not be true together with webhookUrl',
+      );
     }
   },
   async handle(input, deps) {
@@ -129,7 +168,10 @@ const generate: RouteSpec<GenerateContentBody> = {
     if (body.stream) return streamGenerate(input, deps);
     if (await hasDefaultResultWebhook(call, deps)) return submitToDefaultWebhook(body, call, deps);
     const response = await deps.clients.content.generate(toGenerateRequest(body), call);
-    return { ...json(200, renderGenerate(response, billedRequestId(response, call))), usage: tokensOf(response.usage) };
+    return {
+      ...json(200, renderGenerate(response, billedRequestId(response, call))),
+      usage: tokensOf(response.usage),
+    };
   },
 };
 
@@ -147,11 +189,16 @@ function toTransformRequest(body: TransformContentBody): TransformRequest {
 }
 
 function required<T>(value: T | undefined | null, field: string): T {
-  if (value === undefined || value === null) throw new AppError('internal', `content service answered without ${field}`);
+  if (value === undefined || value === null)
+    throw new AppError('internal', `content service answered without ${field}`);
   return value;
 }
 
-function renderTransform(action: TransformContentBody['action'], response: TransformResponse__Output, requestId: string) {
+function renderTransform(
+  action: TransformContentBody['action'],
+  response: TransformResponse__Output,
+  requestId: string,
+) {
   const usage = usageOf(response.usage);
   switch (action) {
     case 'summarize':
@@ -189,11 +236,19 @@ const transform: RouteSpec<TransformContentBody> = {
   auth: true,
   requestSchema: TransformContentRequest,
   billing: { input: (body) => ({ text: body.text }) },
-  responses: { 200: { description: 'The transformed text; fields depend on action', schema: TransformContentResponse } },
+  responses: {
+    200: {
+      description: 'The transformed text; fields depend on action',
+      schema: TransformContentResponse,
+    },
+  },
   errors: ['payload_too_large', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   async handle({ body, call }, deps) {
     const response = await deps.clients.content.transform(toTransformRequest(body), call);
-    return { ...json(200, renderTransform(body.action, response, billedRequestId(response, call))), usage: tokensOf(response.usage) };
+    return {
+      ...json(200, renderTransform(body.action, response, billedRequestId(response, call))),
+      usage: tokensOf(response.usage),
+    };
   },
 };
 

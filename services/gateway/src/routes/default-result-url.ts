@@ -25,8 +25,12 @@ export class DefaultResultUrls {
       this.cache.set(call.organization, { has, until: Date.now() + this.ttlMs });
       return has;
     } catch (error) {
-      if (!(error instanceof AppError) || !['unavailable', 'timeout'].includes(error.code)) throw error;
-      this.logger.warn({ requestId: call.requestId, code: error.code }, 'default result URL unknown: answering synchronously');
+      if (!(error instanceof AppError) || !['unavailable', 'timeout'].includes(error.code))
+        throw error;
+      this.logger.warn(
+        { requestId: call.requestId, code: error.code },
+        'default result URL unknown: answering synchronously',
+      );
       return cached?.has ?? false;
     }
   }

@@ -6,7 +6,8 @@ function parseAttributes(raw: string, itemId: string, logger: Logger): Record<st
   if (!raw) return {};
   try {
     const parsed: unknown = JSON.parse(raw);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // fall through: a malformed value is reported once and shown as empty rather than failing the call
   }

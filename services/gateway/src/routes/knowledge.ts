@@ -36,7 +36,13 @@ export function collectionView(c: Collection__Output) {
 }
 
 function documentView(d: KnowledgeDocument__Output) {
-  return { id: d.id, collection: d.collection, fields: JSON.parse(d.fields_json || '{}') as object, chunks: d.chunks, updatedAt: d.updated_at };
+  return {
+    id: d.id,
+    collection: d.collection,
+    fields: JSON.parse(d.fields_json || '{}') as object,
+    chunks: d.chunks,
+    updatedAt: d.updated_at,
+  };
 }
 
 const createCollection: RouteSpec<CreateCollectionBody> = {
@@ -52,7 +58,12 @@ const createCollection: RouteSpec<CreateCollectionBody> = {
   errors: ['conflict'],
   async handle({ body, call }, deps) {
     const created = await deps.clients.assistant.createCollection(
-      { name: body.name, kind: body.kind, description: body.description ?? '', time_zone: body.timeZone ?? '' },
+      {
+        name: body.name,
+        kind: body.kind,
+        description: body.description ?? '',
+        time_zone: body.timeZone ?? '',
+      },
       call,
     );
     return json(201, collectionView(created));
@@ -68,7 +79,11 @@ const listCollections: RouteSpec = {
   auth: true,
   responses: { 200: { description: 'Collections by name', schema: KnowledgeCollectionList } },
   async handle({ call }, deps) {
-    return json(200, { collections: (await deps.clients.assistant.listCollections({}, call)).collections.map(collectionView) });
+    return json(200, {
+      collections: (await deps.clients.assistant.listCollections({}, call)).collections.map(
+        collectionView,
+      ),
+    });
   },
 };
 
@@ -82,7 +97,10 @@ const getCollection: RouteSpec = {
   responses: { 200: { description: 'The collection', schema: KnowledgeCollection } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, collectionView(await deps.clients.assistant.getCollection({ name: params.collection }, call)));
+    return json(
+      200,
+      collectionView(await deps.clients.assistant.getCollection({ name: params.collection }, call)),
+    );
   },
 };
 
@@ -111,11 +129,19 @@ const upsertDocuments: RouteSpec<{ documents: DocumentBody[] }> = {
   auth: true,
   requestSchema: UpsertDocumentsRequest,
   maxBodyValues: MAX_DOCUMENT_BATCH_VALUES,
-  responses: { 200: { description: 'How many documents were written', schema: WriteDocumentsResponse } },
+  responses: {
+    200: { description: 'How many documents were written', schema: WriteDocumentsResponse },
+  },
   errors: ['not_found', 'payload_too_large'],
   async handle({ params, body, call }, deps) {
-    const documents = body.documents.map(({ id, ...fields }) => ({ id, fields_json: JSON.stringify(fields) }));
-    const { count } = await deps.clients.assistant.upsertDocuments({ collection: params.collection, documents }, call);
+    const documents = body.documents.map(({ id, ...fields }) => ({
+      id,
+      fields_json: JSON.stringify(fields),
+    }));
+    const { count } = await deps.clients.assistant.upsertDocuments(
+      { collection: params.collection, documents },
+      call,
+    );
     return json(200, { collection: params.collection, count, requestId: call.requestId });
   },
 };
@@ -125,7 +151,8 @@ const importDocuments: RouteSpec<ImportBody> = {
   path: `${BASE}/:collection/import`,
   operationId: 'importKnowledgeDocuments',
   idempotent: true,
-  summary: 'Bulk import a JSON Lines or CSV file (all rows checked first; nothing is written when one is bad)',
+  summary:
+    'Bulk import a JSON Lines or CSV file (all rows checked first; nothing is written when one is bad)',
   tag: TAG,
   auth: true,
   description:
@@ -134,14 +161,28 @@ const importDocuments: RouteSpec<ImportBody> = {
     'a body over the gateway body limit gets 413.',
   requestSchema: ImportDocumentsRequest,
   textBodies: {
-    'application/x-ndjson': { description: 'JSON Lines: one document per line ({"id": ..., fields})', toBody: (content) => ({ format: 'jsonl', content }) },
-    'application/jsonl': { description: 'JSON Lines (same as application/x-ndjson)', toBody: (content) => ({ format: 'jsonl', content }) },
-    'text/csv': { description: 'CSV with a header row: id and field names (tags as "a|b")', toBody: (content) => ({ format: 'csv', content }) },
+    'application/x-ndjson': {
+      description: 'JSON Lines: one document per line ({"id": ..., fields})',
+      toBody: (content) => ({ format: 'jsonl', content }),
+    },
+    'application/jsonl': {
+      description: 'JSON Lines (same as application/x-ndjson)',
+      toBody: (content) => ({ format: 'jsonl', content }),
+    },
+    'text/csv': {
+      description: 'CSV with a header row: id and field names (tags as "a|b")',
+      toBody: (content) => ({ format: 'csv', content }),
+    },
   },
-  responses: { 200: { description: 'How many documents were imported', schema: WriteDocumentsResponse } },
+  responses: {
+    200: { description: 'How many documents were imported', schema: WriteDocumentsResponse },
+  },
   errors: ['not_found', 'payload_too_large'],
   async handle({ params, body, call }, deps) {
-    const { count } = await deps.clients.assistant.importDocuments({ collection: params.collection, format: body.format, content: body.content }, call);
+    const { count } = await deps.clients.assistant.importDocuments(
+      { collection: params.collection, format: body.format, content: body.content },
+      call,
+    );
     return json(200, { collection: params.collection, count, requestId: call.requestId });
   },
 };
@@ -155,10 +196,15 @@ const deleteDocuments: RouteSpec<{ ids: string[] }> = {
   tag: TAG,
   auth: true,
   requestSchema: DeleteDocumentsRequest,
-  responses: { 200: { description: 'How many documents were removed', schema: WriteDocumentsResponse } },
+  responses: {
+    200: { description: 'How many documents were removed', schema: WriteDocumentsResponse },
+  },
   errors: ['not_found', 'payload_too_large'],
   async handle({ params, body, call }, deps) {
-    const { count } = await deps.clients.assistant.deleteDocuments({ collection: params.collection, ids: body.ids }, call);
+    const { count } = await deps.clients.assistant.deleteDocuments(
+      { collection: params.collection, ids: body.ids },
+      call,
+    );
     return json(200, { collection: params.collection, count, requestId: call.requestId });
   },
 };
@@ -174,8 +220,14 @@ const listDocuments: RouteSpec<unknown, ListDocumentsQueryValues> = {
   responses: { 200: { description: 'One page of documents', schema: KnowledgeDocumentList } },
   errors: ['not_found'],
   async handle({ params, query, call }, deps) {
-    const page = await deps.clients.assistant.listDocuments({ collection: params.collection, limit: query.limit, after: query.after ?? '' }, call);
-    return json(200, { documents: page.documents.map(documentView), nextAfter: page.next_after || null });
+    const page = await deps.clients.assistant.listDocuments(
+      { collection: params.collection, limit: query.limit, after: query.after ?? '' },
+      call,
+    );
+    return json(200, {
+      documents: page.documents.map(documentView),
+      nextAfter: page.next_after || null,
+    });
   },
 };
 
@@ -189,7 +241,15 @@ const getDocument: RouteSpec = {
   responses: { 200: { description: 'The document', schema: KnowledgeDocument } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, documentView(await deps.clients.assistant.getDocument({ collection: params.collection, id: params.id }, call)));
+    return json(
+      200,
+      documentView(
+        await deps.clients.assistant.getDocument(
+          { collection: params.collection, id: params.id },
+          call,
+        ),
+      ),
+    );
   },
 };
 
@@ -203,8 +263,14 @@ const deleteDocument: RouteSpec = {
   responses: { 204: { description: 'Deleted' } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    const { count: removed } = await deps.clients.assistant.deleteDocuments({ collection: params.collection, ids: [params.id] }, call);
-    if (removed === 0) throw AppError.notFound(`document '${params.id}' not found in collection '${params.collection}'`);
+    const { count: removed } = await deps.clients.assistant.deleteDocuments(
+      { collection: params.collection, ids: [params.id] },
+      call,
+    );
+    if (removed === 0)
+      throw AppError.notFound(
+        `document '${params.id}' not found in collection '${params.collection}'`,
+      );
     return { status: 204 };
   },
 };

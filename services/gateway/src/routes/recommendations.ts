@@ -1,4 +1,9 @@
-import { ModelInfo, RecommendationsRequest, RecommendationsResponse, type RecommendBody } from '../schemas/recommendations';
+import {
+  ModelInfo,
+  RecommendationsRequest,
+  RecommendationsResponse,
+  type RecommendBody,
+} from '../schemas/recommendations';
 import { itemView } from './item-view';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -12,7 +17,9 @@ const recommend: RouteSpec<RecommendBody> = {
   tag: 'recommendations',
   auth: true,
   requestSchema: RecommendationsRequest,
-  responses: { 200: { description: 'Recommended items, best first', schema: RecommendationsResponse } },
+  responses: {
+    200: { description: 'Recommended items, best first', schema: RecommendationsResponse },
+  },
   errors: ['not_found', 'rate_limited', 'quota_exceeded'],
   async handle({ body, call }, deps) {
     const response = await deps.clients.recommendation.recommend(

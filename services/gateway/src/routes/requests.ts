@@ -17,7 +17,11 @@ export function callbackDelivery(deliveries: Delivery__Output[]): CallbackDelive
   if (deliveries.some((d) => d.status === 'succeeded')) return { state: 'delivered', attempts };
   const pending = deliveries.find((d) => d.status === 'pending');
   if (pending || deliveries.length === 0) {
-    return { state: 'pending', attempts, ...(pending?.next_attempt_at ? { nextAttemptAt: pending.next_attempt_at } : {}) };
+    return {
+      state: 'pending',
+      attempts,
+      ...(pending?.next_attempt_at ? { nextAttemptAt: pending.next_attempt_at } : {}),
+    };
   }
   return { state: 'failed', attempts };
 }
@@ -31,19 +35,30 @@ function requestView(request: AsyncRequest__Output, delivery: CallbackDelivery |
     status,
     operation: request.operation,
     createdAt: request.created_at,
-    ...(request.completed_at && status !== 'processing' ? { completedAt: request.completed_at } : {}),
+    ...(request.completed_at && status !== 'processing'
+      ? { completedAt: request.completed_at }
+      : {}),
     ...(status === 'completed' ? { result: request.result } : {}),
     ...(request.model ? { model: request.model } : {}),
     ...(status === 'completed' ? { usage: { totalTokens: request.total_tokens } } : {}),
-    ...(status === 'failed' && request.error && request.error.code ? { error: { code: request.error.code, message: request.error.message } } : {}),
+    ...(status === 'failed' && request.error && request.error.code
+      ? { error: { code: request.error.code, message: request.error.message } }
+      : {}),
     ...(delivery ? { delivery } : {}),
   };
 }
 
 /** The callback's delivery, once the work is done and when the request has a webhookUrl. */
-async function deliveryOf(request: AsyncRequest__Output, deps: RouteDeps, call: CallContext): Promise<CallbackDelivery | undefined> {
+async function deliveryOf(
+  request: AsyncRequest__Output,
+  deps: RouteDeps,
+  call: CallContext,
+): Promise<CallbackDelivery | undefined> {
   if (!request.webhook_url || request.status === 'processing') return undefined;
-  const { deliveries } = await deps.clients.notification.listDeliveries({ webhook_id: CALLBACK_TARGET, limit: 20, event_id: resultEventId(request.request_id) }, call);
+  const { deliveries } = await deps.clients.notification.listDeliveries(
+    { webhook_id: CALLBACK_TARGET, limit: 20, event_id: resultEventId(request.request_id) },
+    call,
+  );
   return callbackDelivery(deliveries);
 }
 

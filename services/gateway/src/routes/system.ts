@@ -72,14 +72,21 @@ const readyz: RouteSpec = {
   method: 'GET',
   path: '/readyz',
   operationId: 'readyz',
-  summary: 'Readiness: 200 ready, or degraded when some downstream service is not SERVING; 503 when none is',
-  responses: { 200: { description: 'Ready (status ready or degraded, with each service status)', schema: Readiness } },
+  summary:
+    'Readiness: 200 ready, or degraded when some downstream service is not SERVING; 503 when none is',
+  responses: {
+    200: {
+      description: 'Ready (status ready or degraded, with each service status)',
+      schema: Readiness,
+    },
+  },
   errors: ['unavailable'],
   async handle(_input, deps) {
     const services = await downstreamStatuses(deps);
     const failing = Object.entries(services).filter(([, status]) => status !== 'SERVING');
     if (failing.length === 0) return json(200, { status: 'ready', services });
-    if (failing.length < Object.keys(services).length) return json(200, { status: 'degraded', services });
+    if (failing.length < Object.keys(services).length)
+      return json(200, { status: 'degraded', services });
     throw new AppError(
       'unavailable',
       `not ready: ${failing.map(([name]) => name).join(', ')}`,
@@ -94,7 +101,9 @@ const metrics: RouteSpec = {
   path: '/metrics',
   operationId: 'metrics',
   summary: 'Prometheus metrics',
-  responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' } },
+  responses: {
+    200: { description: 'Prometheus text exposition', contentType: 'text/plain; version=0.0.4' },
+  },
   async handle(_input, deps) {
     // In embedded mode the services' gRPC servers share this process: their metrics are served here too.
     const merged = Registry.merge([deps.metrics, grpcServerMetrics, grpcClientMetrics]);

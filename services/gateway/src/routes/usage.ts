@@ -10,7 +10,12 @@ function bucketView<K extends string>(name: K, bucket: UsageBucket__Output) {
     tokensOutput: bucket.tokens_output,
     cost: bucket.cost,
     calls: bucket.calls,
-  } as Record<K, string> & { tokensInput: number; tokensOutput: number; cost: number; calls: number };
+  } as Record<K, string> & {
+    tokensInput: number;
+    tokensOutput: number;
+    cost: number;
+    calls: number;
+  };
 }
 
 export function usageView(report: UsageReport__Output) {
@@ -36,13 +41,17 @@ const getUsage: RouteSpec<unknown, UsageQueryParams> = {
   method: 'GET',
   path: '/api/v2/usage',
   operationId: 'getUsage',
-  summary: "The caller organization's token usage in a period: quota, used, remaining, by model, by endpoint and by day",
+  summary:
+    "The caller organization's token usage in a period: quota, used, remaining, by model, by endpoint and by day",
   tag: 'usage',
   auth: true,
   querySchema: UsageQuery,
   responses: { 200: { description: 'The usage report', schema: UsageReport } },
   async handle({ query, call }, deps) {
-    const report = await deps.clients.notification.getUsage({ period: query.period ?? '', days: query.days ?? 30 }, call);
+    const report = await deps.clients.notification.getUsage(
+      { period: query.period ?? '', days: query.days ?? 30 },
+      call,
+    );
     return json(200, usageView(report));
   },
 };

@@ -57,7 +57,10 @@ function deliveryView(delivery: Delivery__Output) {
 }
 
 function rotatedView(rotated: RotateSecretResponse__Output) {
-  return { secret: rotated.secret, previousSecretExpiresAt: orNull(rotated.previous_secret_expires_at) };
+  return {
+    secret: rotated.secret,
+    previousSecretExpiresAt: orNull(rotated.previous_secret_expires_at),
+  };
 }
 
 const webhookPath = '/api/webhooks/:id';
@@ -83,7 +86,8 @@ const register: RouteSpec<RegisterWebhookBody> = {
       call,
     );
     deps.defaultResultUrls.forget(call.organization);
-    if (!registered.webhook) throw new AppError('internal', 'notification service answered without the webhook');
+    if (!registered.webhook)
+      throw new AppError('internal', 'notification service answered without the webhook');
     return json(201, { ...webhookView(registered.webhook), secret: registered.secret });
   },
 };
@@ -96,7 +100,9 @@ const list: RouteSpec = {
   summary: "List the organization's webhooks",
   responses: { 200: { description: 'Webhooks', schema: WebhookList } },
   async handle({ call }, deps) {
-    return json(200, { webhooks: (await deps.clients.notification.listWebhooks({}, call)).webhooks.map(webhookView) });
+    return json(200, {
+      webhooks: (await deps.clients.notification.listWebhooks({}, call)).webhooks.map(webhookView),
+    });
   },
 };
 
@@ -119,11 +125,20 @@ const rotateSigningSecret: RouteSpec<RotateSecretBody> = {
   method: 'POST',
   path: '/api/webhooks/signing-secret/rotate',
   operationId: 'rotateSigningSecret',
-  summary: "Replace the organization's signing secret; the old one keeps signing for overlapSeconds",
+  summary:
+    "Replace the organization's signing secret; the old one keeps signing for overlapSeconds",
   requestSchema: RotateSecretRequest,
   responses: { 200: { description: 'The new secret', schema: RotatedSecret } },
   async handle({ body, call }, deps) {
-    return json(200, rotatedView(await deps.clients.notification.rotateSigningSecret({ overlap_seconds: body.overlapSeconds }, call)));
+    return json(
+      200,
+      rotatedView(
+        await deps.clients.notification.rotateSigningSecret(
+          { overlap_seconds: body.overlapSeconds },
+          call,
+        ),
+      ),
+    );
   },
 };
 
@@ -136,7 +151,10 @@ const get: RouteSpec = {
   responses: { 200: { description: 'The webhook', schema: Webhook } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, webhookView(await deps.clients.notification.getWebhook({ id: params.id }, call)));
+    return json(
+      200,
+      webhookView(await deps.clients.notification.getWebhook({ id: params.id }, call)),
+    );
   },
 };
 
@@ -151,7 +169,13 @@ const update: RouteSpec<UpdateWebhookBody> = {
   errors: ['not_found'],
   async handle({ params, body, call }, deps) {
     const updated = await deps.clients.notification.updateWebhook(
-      { id: params.id, url: body.url, events: body.events ?? [], events_set: body.events !== undefined, enabled: body.enabled },
+      {
+        id: params.id,
+        url: body.url,
+        events: body.events ?? [],
+        events_set: body.events !== undefined,
+        enabled: body.enabled,
+      },
       call,
     );
     deps.defaultResultUrls.forget(call.organization);
@@ -185,7 +209,15 @@ const rotateSecret: RouteSpec<RotateSecretBody> = {
   responses: { 200: { description: 'The new secret', schema: RotatedSecret } },
   errors: ['not_found'],
   async handle({ params, body, call }, deps) {
-    return json(200, rotatedView(await deps.clients.notification.rotateWebhookSecret({ id: params.id, overlap_seconds: body.overlapSeconds }, call)));
+    return json(
+      200,
+      rotatedView(
+        await deps.clients.notification.rotateWebhookSecret(
+          { id: params.id, overlap_seconds: body.overlapSeconds },
+          call,
+        ),
+      ),
+    );
   },
 };
 
@@ -199,7 +231,10 @@ const deliveries: RouteSpec<unknown, DeliveriesQuery> = {
   responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
   errors: ['not_found'],
   async handle({ params, query, call }, deps) {
-    const { deliveries: found } = await deps.clients.notification.listDeliveries({ webhook_id: params.id, limit: query.limit, event_id: '' }, call);
+    const { deliveries: found } = await deps.clients.notification.listDeliveries(
+      { webhook_id: params.id, limit: query.limit, event_id: '' },
+      call,
+    );
     return json(200, { deliveries: found.map(deliveryView) });
   },
 };
@@ -213,7 +248,15 @@ const replay: RouteSpec = {
   responses: { 200: { description: 'The delivery, scheduled again', schema: Delivery } },
   errors: ['not_found'],
   async handle({ params, call }, deps) {
-    return json(200, deliveryView(await deps.clients.notification.replayDelivery({ webhook_id: params.id, delivery_id: params.deliveryId }, call)));
+    return json(
+      200,
+      deliveryView(
+        await deps.clients.notification.replayDelivery(
+          { webhook_id: params.id, delivery_id: params.deliveryId },
+          call,
+        ),
+      ),
+    );
   },
 };
 

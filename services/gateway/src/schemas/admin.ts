@@ -13,7 +13,10 @@ const settingsProperties = {
     items: { type: 'number', exclusiveMinimum: 0, maximum: 10 },
     description: 'Shares of the quota that send usage_threshold (default [0.9, 1.0])',
   },
-  hardQuota: { type: 'boolean', description: 'true (default): calls over the quota get 429 quota_exceeded; false: notify only' },
+  hardQuota: {
+    type: 'boolean',
+    description: 'true (default): calls over the quota get 429 quota_exceeded; false: notify only',
+  },
   rateLimits: {
     type: 'object',
     additionalProperties: false,
@@ -24,7 +27,8 @@ const settingsProperties = {
     type: 'string',
     minLength: 1,
     maxLength: 64,
-    description: 'IANA time zone (e.g. Europe/Berlin) in which assistants read dates in users\' words ("this weekend", "next Friday"); default UTC',
+    description:
+      'IANA time zone (e.g. Europe/Berlin) in which assistants read dates in users\' words ("this weekend", "next Friday"); default UTC',
   },
 };
 
@@ -33,7 +37,10 @@ export const CreateOrganizationRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'name', 'monthlyTokenQuota'],
-  properties: { id: { type: 'string', pattern: ORGANIZATION_ID_PATTERN, maxLength: 64, description: 'A slug' }, ...settingsProperties },
+  properties: {
+    id: { type: 'string', pattern: ORGANIZATION_ID_PATTERN, maxLength: 64, description: 'A slug' },
+    ...settingsProperties,
+  },
 };
 
 export const UpdateOrganizationRequest: JsonSchema = {
@@ -48,7 +55,15 @@ export const Organization: JsonSchema = {
   title: 'Organization',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'name', 'monthlyTokenQuota', 'thresholdShares', 'hardQuota', 'rateLimits', 'createdAt'],
+  required: [
+    'id',
+    'name',
+    'monthlyTokenQuota',
+    'thresholdShares',
+    'hardQuota',
+    'rateLimits',
+    'createdAt',
+  ],
   properties: {
     id: { type: 'string' },
     name: { type: 'string' },
@@ -61,7 +76,7 @@ export const Organization: JsonSchema = {
       required: ['requestsPerMinute', 'tokensPerMinute'],
       properties: { requestsPerMinute: { type: 'integer' }, tokensPerMinute: { type: 'integer' } },
     },
-    timeZone: { type: 'string', description: 'IANA time zone of dates in users\' words' },
+    timeZone: { type: 'string', description: "IANA time zone of dates in users' words" },
     createdAt: DATE_TIME,
   },
 };
@@ -94,18 +109,32 @@ export const RotateKeyRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    gracePeriodSeconds: { type: 'integer', minimum: 0, maximum: 30 * 24 * 3600, default: 0, description: 'How long the old key keeps working' },
+    gracePeriodSeconds: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 30 * 24 * 3600,
+      default: 0,
+      description: 'How long the old key keeps working',
+    },
   },
 };
 
-export const EmptyRequest: JsonSchema = { title: 'EmptyRequest', type: 'object', additionalProperties: false, properties: {} };
+export const EmptyRequest: JsonSchema = {
+  title: 'EmptyRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+};
 
 const keyProperties = {
   keyId: { type: 'string' },
   organization: { type: 'string' },
   name: { type: 'string' },
   createdAt: DATE_TIME,
-  revokedAt: { type: ['string', 'null'], description: 'From this instant on the key is refused (may lie in the future after a rotation)' },
+  revokedAt: {
+    type: ['string', 'null'],
+    description: 'From this instant on the key is refused (may lie in the future after a rotation)',
+  },
 };
 
 export const ApiKey: JsonSchema = {
@@ -129,7 +158,10 @@ export const IssuedApiKey: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: [...Object.keys(keyProperties), 'key'],
-  properties: { ...keyProperties, key: { type: 'string', description: 'The key (sk_...), shown only in this response' } },
+  properties: {
+    ...keyProperties,
+    key: { type: 'string', description: 'The key (sk_...), shown only in this response' },
+  },
 };
 
 export const RotatedApiKey: JsonSchema = {

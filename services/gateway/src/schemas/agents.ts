@@ -26,19 +26,45 @@ const stepSchema = {
   properties: {
     title: { type: 'string', minLength: 1, maxLength: 200 },
     goal: { type: 'string', maxLength: 2000 },
-    confirm: { type: 'string', maxLength: 500, description: 'What the user confirms to complete the step' },
+    confirm: {
+      type: 'string',
+      maxLength: 500,
+      description: 'What the user confirms to complete the step',
+    },
   },
 };
 
 const profileProperties = {
   description: { type: 'string', maxLength: 1000 },
-  instructions: { type: 'string', maxLength: 20000, description: 'Lead the agent\'s system prompt' },
-  model: { type: 'string', maxLength: 200, description: "Model when a call names none ('' = the service default)" },
-  collections: { type: 'array', maxItems: 50, items: NAME, description: "Knowledge collections it searches; empty = all of the organization's" },
-  tools: { type: 'array', maxItems: 3, items: { type: 'string', enum: ['search_knowledge', 'recommend', 'get_item'] } },
+  instructions: { type: 'string', maxLength: 20000, description: "Lead the agent's system prompt" },
+  model: {
+    type: 'string',
+    maxLength: 200,
+    description: "Model when a call names none ('' = the service default)",
+  },
+  collections: {
+    type: 'array',
+    maxItems: 50,
+    items: NAME,
+    description: "Knowledge collections it searches; empty = all of the organization's",
+  },
+  tools: {
+    type: 'array',
+    maxItems: 3,
+    items: { type: 'string', enum: ['search_knowledge', 'recommend', 'get_item'] },
+  },
   greeting: { type: 'string', maxLength: 2000, description: 'The reply to a bare greeting' },
-  steps: { type: 'array', maxItems: 5, items: stepSchema, description: 'A step agent\'s steps (base onboarding; the step field is 1..5)' },
-  base: { type: 'string', enum: ['chat', 'support', 'onboarding'], description: 'Whose behaviour it builds on (default: chat, onboarding with steps)' },
+  steps: {
+    type: 'array',
+    maxItems: 5,
+    items: stepSchema,
+    description: "A step agent's steps (base onboarding; the step field is 1..5)",
+  },
+  base: {
+    type: 'string',
+    enum: ['chat', 'support', 'onboarding'],
+    description: 'Whose behaviour it builds on (default: chat, onboarding with steps)',
+  },
 };
 
 /** PUT /api/v2/agents/{name}: the name is the path segment. */
@@ -53,11 +79,35 @@ export const AgentProfile: JsonSchema = {
   title: 'AgentProfile',
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'description', 'instructions', 'model', 'collections', 'tools', 'greeting', 'steps', 'base', 'builtin', 'createdAt', 'updatedAt'],
+  required: [
+    'name',
+    'description',
+    'instructions',
+    'model',
+    'collections',
+    'tools',
+    'greeting',
+    'steps',
+    'base',
+    'builtin',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     name: { type: 'string' },
     ...profileProperties,
-    steps: { type: 'array', items: { type: 'object', required: ['title', 'goal', 'confirm'], properties: { title: { type: 'string' }, goal: { type: 'string' }, confirm: { type: 'string' } } } },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['title', 'goal', 'confirm'],
+        properties: {
+          title: { type: 'string' },
+          goal: { type: 'string' },
+          confirm: { type: 'string' },
+        },
+      },
+    },
     base: { type: 'string' },
     builtin: { type: 'boolean', description: 'true: the built-in default (no stored profile)' },
     createdAt: { type: ['string', 'null'] },
@@ -81,7 +131,10 @@ export const AgentList: JsonSchema = {
           name: { type: 'string' },
           description: { type: 'string' },
           usesSteps: { type: 'boolean' },
-          custom: { type: 'boolean', description: 'true: defined by the organization (its own agent or an override)' },
+          custom: {
+            type: 'boolean',
+            description: 'true: defined by the organization (its own agent or an override)',
+          },
         },
       },
     },
@@ -92,14 +145,26 @@ export const AssistantSession: JsonSchema = {
   title: 'AssistantSession',
   type: 'object',
   additionalProperties: false,
-  required: ['session_id', 'user_id', 'agent', 'messages', 'onboarding', 'created_at', 'updated_at'],
+  required: [
+    'session_id',
+    'user_id',
+    'agent',
+    'messages',
+    'onboarding',
+    'created_at',
+    'updated_at',
+  ],
   properties: {
     session_id: { type: 'string' },
     user_id: { type: 'string' },
     agent: { type: 'string' },
     messages: {
       type: 'array',
-      items: { type: 'object', required: ['role', 'content'], properties: { role: { type: 'string' }, content: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['role', 'content'],
+        properties: { role: { type: 'string' }, content: { type: 'string' } },
+      },
     },
     onboarding: {
       type: 'object',
@@ -108,12 +173,16 @@ export const AssistantSession: JsonSchema = {
       properties: {
         confirmed_steps: { type: 'array', items: { type: 'integer' } },
         current_step: { type: ['integer', 'null'] },
-        draft: { type: ['object', 'null'], description: 'The course draft built so far: topic, audience, modules, basedOn' },
+        draft: {
+          type: ['object', 'null'],
+          description: 'The course draft built so far: topic, audience, modules, basedOn',
+        },
       },
     },
     summary: {
       type: ['string', 'null'],
-      description: 'Running summary of the earlier turns that no longer fit the model\'s token budget; the model is sent it in place of them',
+      description:
+        "Running summary of the earlier turns that no longer fit the model's token budget; the model is sent it in place of them",
     },
     created_at: { type: 'string' },
     updated_at: { type: 'string' },

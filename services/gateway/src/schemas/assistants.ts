@@ -19,11 +19,20 @@ const messagesSchema = {
     type: 'object',
     additionalProperties: false,
     required: ['role', 'content'],
-    properties: { role: { type: 'string', enum: ['user', 'system', 'assistant'] }, content: { ...NON_BLANK } },
+    properties: {
+      role: { type: 'string', enum: ['user', 'system', 'assistant'] },
+      content: { ...NON_BLANK },
+    },
   },
 };
 
-const baseProperties = { user_id: IDENTIFIER, session_id: IDENTIFIER, messages: messagesSchema, model: MODEL_ID, stream: STREAM_FLAG };
+const baseProperties = {
+  user_id: IDENTIFIER,
+  session_id: IDENTIFIER,
+  messages: messagesSchema,
+  model: MODEL_ID,
+  stream: STREAM_FLAG,
+};
 
 /** POST /api/v2/ai/assistants/chat: the general assistant has no steps, so step is an unknown field. */
 export const AssistantChatRequest: JsonSchema = {
@@ -40,7 +49,10 @@ export const AssistantRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['user_id', 'session_id', 'messages'],
-  properties: { ...baseProperties, step: { type: 'integer', minimum: 1, maximum: ONBOARDING_STEPS } },
+  properties: {
+    ...baseProperties,
+    step: { type: 'integer', minimum: 1, maximum: ONBOARDING_STEPS },
+  },
 };
 
 /** The onboarding agent's body: AssistantRequest with step required. */
@@ -52,7 +64,8 @@ export const OnboardingRequest: JsonSchema = {
 
 export const AssistantReply: JsonSchema = {
   title: 'AssistantReply',
-  description: 'step and next_step appear for the onboarding agent only (next_step is null after step 5)',
+  description:
+    'step and next_step appear for the onboarding agent only (next_step is null after step 5)',
   type: 'object',
   additionalProperties: false,
   required: ['reply', 'session_id', 'agent', 'request_id', 'model', 'usage'],
@@ -66,7 +79,10 @@ export const AssistantReply: JsonSchema = {
       type: 'object',
       additionalProperties: false,
       required: ['tokens_used', 'timestamp'],
-      properties: { tokens_used: { type: 'integer' }, timestamp: { type: 'string', format: 'date-time' } },
+      properties: {
+        tokens_used: { type: 'integer' },
+        timestamp: { type: 'string', format: 'date-time' },
+      },
     },
     step: { type: 'integer', minimum: 1, maximum: ONBOARDING_STEPS },
     next_step: { type: ['integer', 'null'] },

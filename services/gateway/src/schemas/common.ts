@@ -1,17 +1,26 @@
 /** A JSON Schema object (draft-07 keywords, which OpenAPI 3.1's dialect also accepts). */
 export type JsonSchema = Record<string, unknown>;
 
-export const LANGUAGE_CODE = { type: 'string', pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$' } as const;
+export const LANGUAGE_CODE = {
+  type: 'string',
+  pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$',
+} as const;
 /** A string field that must say something: not empty, not only whitespace (`"model": " "` is a 400, not the default). */
 export const NON_BLANK = { type: 'string', minLength: 1, pattern: '\\S' } as const;
 export const MODEL_ID = { ...NON_BLANK, maxLength: 200 } as const;
 export const IDENTIFIER = { ...NON_BLANK, maxLength: 200 } as const;
 /** Callback URLs: absolute http(s) URIs; the notification service applies the SSRF policy. */
-export const CALLBACK_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } as const;
+export const CALLBACK_URL = {
+  type: 'string',
+  format: 'uri',
+  pattern: '^https?://',
+  maxLength: 2048,
+} as const;
 /** Request field asking for Server-Sent Events instead of one JSON body. */
 export const STREAM_FLAG = {
   type: 'boolean',
-  description: 'true: answer text/event-stream: `delta` events ({"text"}), then `done` with the non-streamed body, or `error` with the error body',
+  description:
+    'true: answer text/event-stream: `delta` events ({"text"}), then `done` with the non-streamed body, or `error` with the error body',
 } as const;
 export const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
@@ -33,7 +42,11 @@ export const ErrorResponse: JsonSchema = {
             'invalid_request, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, internal, upstream_error, unavailable, timeout; headers_too_large (431) for a request line or headers over the server limit',
         },
         message: { type: 'string' },
-        details_omitted: { type: 'integer', minimum: 1, description: 'How many details beyond the first 20 were left out (absent when none were)' },
+        details_omitted: {
+          type: 'integer',
+          minimum: 1,
+          description: 'How many details beyond the first 20 were left out (absent when none were)',
+        },
         details: {
           type: 'array',
           maxItems: 20,
@@ -41,7 +54,10 @@ export const ErrorResponse: JsonSchema = {
             type: 'object',
             required: ['reason'],
             properties: {
-              field: { type: 'string', description: 'JSON pointer into the request body (or query)' },
+              field: {
+                type: 'string',
+                description: 'JSON pointer into the request body (or query)',
+              },
               reason: { type: 'string' },
             },
           },

@@ -1,9 +1,25 @@
-import { CALLBACK_URL, LANGUAGE_CODE, MODEL_ID, STREAM_FLAG, NON_BLANK, type JsonSchema } from './common';
+import {
+  CALLBACK_URL,
+  LANGUAGE_CODE,
+  MODEL_ID,
+  STREAM_FLAG,
+  NON_BLANK,
+  type JsonSchema,
+} from './common';
 
 export const MAX_OUTPUT_TOKENS = 32768;
 export const TRANSFORM_ACTIONS = ['summarize', 'reformat', 'translate'] as const;
 export const TARGET_LENGTHS = ['short', 'medium', 'long'] as const;
-export const TEXT_FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'json', 'csv', 'html', 'plain'] as const;
+export const TEXT_FORMATS = [
+  'paragraph',
+  'bullet_list',
+  'numbered_list',
+  'markdown',
+  'json',
+  'csv',
+  'html',
+  'plain',
+] as const;
 
 export interface GenerateContentBody {
   model?: string;
@@ -23,10 +39,18 @@ export const GenerateContentRequest: JsonSchema = {
   properties: {
     model: MODEL_ID,
     prompt: { ...NON_BLANK },
-    max_length: { type: 'integer', minimum: 1, maximum: MAX_OUTPUT_TOKENS, description: 'Output cap in tokens' },
+    max_length: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_OUTPUT_TOKENS,
+      description: 'Output cap in tokens',
+    },
     tone: { type: 'string', maxLength: 200 },
     language: LANGUAGE_CODE,
-    webhookUrl: { ...CALLBACK_URL, description: 'When present the answer is 202 and the result is POSTed here, signed' },
+    webhookUrl: {
+      ...CALLBACK_URL,
+      description: 'When present the answer is 202 and the result is POSTed here, signed',
+    },
     stream: { ...STREAM_FLAG, description: `${STREAM_FLAG.description}; not with webhookUrl` },
   },
 };
@@ -56,8 +80,14 @@ export const TransformContentRequest: JsonSchema = {
     target_language: LANGUAGE_CODE,
   },
   allOf: [
-    { if: { required: ['action'], properties: { action: { const: 'reformat' } } }, then: { required: ['format'] } },
-    { if: { required: ['action'], properties: { action: { const: 'translate' } } }, then: { required: ['target_language'] } },
+    {
+      if: { required: ['action'], properties: { action: { const: 'reformat' } } },
+      then: { required: ['format'] },
+    },
+    {
+      if: { required: ['action'], properties: { action: { const: 'translate' } } },
+      then: { required: ['target_language'] },
+    },
   ],
 };
 
@@ -77,7 +107,11 @@ const TransformUsage = {
   type: 'object',
   additionalProperties: false,
   required: ['model', 'tokens_input', 'tokens_output'],
-  properties: { model: { type: 'string' }, tokens_input: { type: 'integer' }, tokens_output: { type: 'integer' } },
+  properties: {
+    model: { type: 'string' },
+    tokens_input: { type: 'integer' },
+    tokens_output: { type: 'integer' },
+  },
 };
 
 export const GenerateContentResponse: JsonSchema = {
@@ -96,7 +130,10 @@ export const AsyncAcknowledgment: JsonSchema = {
   properties: { status: { type: 'string', const: 'processing' }, requestId: { type: 'string' } },
 };
 
-function transformVariant(fields: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema {
+function transformVariant(
+  fields: Record<string, JsonSchema>,
+  optional: Record<string, JsonSchema> = {},
+): JsonSchema {
   return {
     type: 'object',
     additionalProperties: false,
@@ -111,18 +148,36 @@ const TranslationRoute: JsonSchema = {
   additionalProperties: false,
   required: ['route', 'pivot_languages'],
   properties: {
-    route: { type: 'array', items: { type: 'string' }, description: '["en", "es", "fr"]: en -> fr through es' },
-    pivot_languages: { type: 'array', items: { type: 'string' }, description: 'Languages between source and target; empty for a direct pair' },
+    route: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '["en", "es", "fr"]: en -> fr through es',
+    },
+    pivot_languages: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Languages between source and target; empty for a direct pair',
+    },
   },
 };
 
 export const TransformContentResponse: JsonSchema = {
   title: 'TransformContentResponse',
-  description: 'summarize: original_length + transformed_text; reformat: original_format + transformed_text; translate: original_text + translated_text',
+  description:
+    'summarize: original_length + transformed_text; reformat: original_format + transformed_text; translate: original_text + translated_text',
   oneOf: [
-    transformVariant({ original_length: { type: 'integer' }, transformed_text: { type: 'string' } }),
-    transformVariant({ original_format: { type: 'string', enum: TEXT_FORMATS }, transformed_text: { type: 'string' } }),
-    transformVariant({ original_text: { type: 'string' }, translated_text: { type: 'string' } }, { translation: TranslationRoute }),
+    transformVariant({
+      original_length: { type: 'integer' },
+      transformed_text: { type: 'string' },
+    }),
+    transformVariant({
+      original_format: { type: 'string', enum: TEXT_FORMATS },
+      transformed_text: { type: 'string' },
+    }),
+    transformVariant(
+      { original_text: { type: 'string' }, translated_text: { type: 'string' } },
+      { translation: TranslationRoute },
+    ),
   ],
 };
 
@@ -154,7 +209,8 @@ export const AsyncRequestStatus: JsonSchema = {
     delivery: {
       type: 'object',
       additionalProperties: false,
-      description: "The result callback to the request's webhookUrl (absent without one, and while the work runs)",
+      description:
+        "The result callback to the request's webhookUrl (absent without one, and while the work runs)",
       required: ['state', 'attempts'],
       properties: {
         state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
@@ -177,8 +233,15 @@ export const ModelList: JsonSchema = {
         type: 'object',
         additionalProperties: false,
         required: [
-          'id', 'provider', 'capabilities', 'aliases', 'inputPricePerMillion', 'outputPricePerMillion',
-          'contextWindow', 'maxOutputTokens', 'isDefault',
+          'id',
+          'provider',
+          'capabilities',
+          'aliases',
+          'inputPricePerMillion',
+          'outputPricePerMillion',
+          'contextWindow',
+          'maxOutputTokens',
+          'isDefault',
         ],
         properties: {
           id: { type: 'string' },
@@ -190,7 +253,11 @@ export const ModelList: JsonSchema = {
           contextWindow: { type: 'integer' },
           maxOutputTokens: { type: 'integer' },
           isDefault: { type: 'boolean' },
-          translationPairs: { type: 'array', items: { type: 'string' }, description: 'Only for models limited to installed pairs ("en-es")' },
+          translationPairs: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Only for models limited to installed pairs ("en-es")',
+          },
         },
       },
     },

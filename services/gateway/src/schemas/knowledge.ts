@@ -28,7 +28,13 @@ export const CreateCollectionRequest: JsonSchema = {
         'events: title, description, venue, city, startsAt, endsAt, price, currency, url, tags. courses: title, description, level, modules [{title, lessons [{title, summary}]}], price, currency, url, tags. articles: title, body (Markdown), url, tags. documents: text, title, url, tags, metadata.',
     },
     description: { type: 'string', maxLength: 1000 },
-    timeZone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA zone for dates in users\' words ("this weekend"); default: the organization\'s time zone' },
+    timeZone: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'IANA zone for dates in users\' words ("this weekend"); default: the organization\'s time zone',
+    },
   },
 };
 
@@ -41,7 +47,10 @@ export const KnowledgeCollection: JsonSchema = {
     name: { type: 'string' },
     kind: { type: 'string' },
     description: { type: 'string' },
-    timeZone: { type: ['string', 'null'], description: "The collection's own IANA zone; null: the organization's time zone" },
+    timeZone: {
+      type: ['string', 'null'],
+      description: "The collection's own IANA zone; null: the organization's time zone",
+    },
     documentCount: { type: 'integer', minimum: 0 },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
@@ -63,7 +72,8 @@ export interface DocumentBody {
 
 export const UpsertDocumentsRequest: JsonSchema = {
   title: 'UpsertDocumentsRequest',
-  description: "Each document is its id plus the fields of the collection's kind (checked by the assistant service)",
+  description:
+    "Each document is its id plus the fields of the collection's kind (checked by the assistant service)",
   type: 'object',
   additionalProperties: false,
   required: ['documents'],
@@ -82,7 +92,9 @@ export const DeleteDocumentsRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['ids'],
-  properties: { ids: { type: 'array', minItems: 1, maxItems: MAX_DOCUMENT_BATCH, items: DOCUMENT_ID } },
+  properties: {
+    ids: { type: 'array', minItems: 1, maxItems: MAX_DOCUMENT_BATCH, items: DOCUMENT_ID },
+  },
 };
 
 export interface ImportBody {
@@ -97,7 +109,10 @@ export const ImportDocumentsRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['format', 'content'],
-  properties: { format: { type: 'string', enum: ['jsonl', 'csv'] }, content: { type: 'string', minLength: 1 } },
+  properties: {
+    format: { type: 'string', enum: ['jsonl', 'csv'] },
+    content: { type: 'string', minLength: 1 },
+  },
 };
 
 export const WriteDocumentsResponse: JsonSchema = {
@@ -107,7 +122,11 @@ export const WriteDocumentsResponse: JsonSchema = {
   required: ['collection', 'count', 'requestId'],
   properties: {
     collection: { type: 'string' },
-    count: { type: 'integer', minimum: 0, description: 'Documents written (or deleted); also the count of the data_updated event' },
+    count: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Documents written (or deleted); also the count of the data_updated event',
+    },
     requestId: { type: 'string' },
   },
 };
@@ -121,7 +140,11 @@ export const KnowledgeDocument: JsonSchema = {
     id: { type: 'string' },
     collection: { type: 'string' },
     fields: { type: 'object', description: "The fields of the collection's kind" },
-    chunks: { type: 'integer', minimum: 0, description: 'How many pieces the text was split into for retrieval' },
+    chunks: {
+      type: 'integer',
+      minimum: 0,
+      description: 'How many pieces the text was split into for retrieval',
+    },
     updatedAt: { type: 'string', format: 'date-time' },
   },
 };
@@ -134,7 +157,10 @@ export interface ListDocumentsQueryValues {
 export const ListDocumentsQuery: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_DOCUMENT_BATCH, default: 100 }, after: DOCUMENT_ID },
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: MAX_DOCUMENT_BATCH, default: 100 },
+    after: DOCUMENT_ID,
+  },
 };
 
 export const KnowledgeDocumentList: JsonSchema = {
@@ -144,6 +170,9 @@ export const KnowledgeDocumentList: JsonSchema = {
   required: ['documents', 'nextAfter'],
   properties: {
     documents: { type: 'array', items: KnowledgeDocument },
-    nextAfter: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last page' },
+    nextAfter: {
+      type: ['string', 'null'],
+      description: 'Pass as `after` for the next page; null on the last page',
+    },
   },
 };

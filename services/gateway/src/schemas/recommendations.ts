@@ -1,7 +1,16 @@
 import { DATE_TIME, IDENTIFIER, NON_BLANK, type JsonSchema } from './common';
 
 export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
-export const INTERACTION_TYPES = ['view', 'click', 'cart', 'purchase', 'ticket', 'enroll', 'complete', 'rating'] as const;
+export const INTERACTION_TYPES = [
+  'view',
+  'click',
+  'cart',
+  'purchase',
+  'ticket',
+  'enroll',
+  'complete',
+  'rating',
+] as const;
 export const MAX_BATCH = 1000;
 /** JSON values a catalog batch may hold: about 100 per item (its fields, categories and attributes). */
 export const MAX_CATALOG_BATCH_VALUES = 100 * MAX_BATCH;
@@ -35,9 +44,22 @@ export const RecommendationsRequest: JsonSchema = {
       items: { type: 'string', minLength: 1, maxLength: 100 },
       description: 'Only items in at least one of these categories',
     },
-    minPrice: { type: 'number', minimum: 0, description: 'Only items whose attributes.price is at least this' },
-    maxPrice: { type: 'number', minimum: 0, description: 'Only items whose attributes.price is at most this' },
-    maxPerCategory: { type: 'integer', minimum: 1, maximum: 100, description: 'Diversity: at most this many items per category' },
+    minPrice: {
+      type: 'number',
+      minimum: 0,
+      description: 'Only items whose attributes.price is at least this',
+    },
+    maxPrice: {
+      type: 'number',
+      minimum: 0,
+      description: 'Only items whose attributes.price is at most this',
+    },
+    maxPerCategory: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      description: 'Diversity: at most this many items per category',
+    },
   },
 };
 
@@ -45,9 +67,22 @@ export const ModelInfo: JsonSchema = {
   title: 'RecommendationModel',
   type: 'object',
   additionalProperties: false,
-  required: ['algorithm', 'version', 'items', 'users', 'interactions', 'trainedAt', 'trainingMs', 'requestId'],
+  required: [
+    'algorithm',
+    'version',
+    'items',
+    'users',
+    'interactions',
+    'trainedAt',
+    'trainingMs',
+    'requestId',
+  ],
   properties: {
-    algorithm: { type: 'string', enum: ['ease', 'item_knn', 'none'], description: 'none: no interactions yet' },
+    algorithm: {
+      type: 'string',
+      enum: ['ease', 'item_knn', 'none'],
+      description: 'none: no interactions yet',
+    },
     version: { type: 'integer', description: 'Published version every replica serves' },
     items: { type: 'integer' },
     users: { type: 'integer' },
@@ -92,7 +127,8 @@ export const RecommendationsResponse: JsonSchema = {
           score: { type: 'number' },
           reason: {
             type: 'string',
-            description: 'related_to_current_item, similar_to_current_item (metadata), co_occurrence (the user history) or popular',
+            description:
+              'related_to_current_item, similar_to_current_item (metadata), co_occurrence (the user history) or popular',
           },
           item: { oneOf: [CatalogItem, { type: 'null' }] },
         },
@@ -130,7 +166,10 @@ export const UpsertCatalogItemsRequest: JsonSchema = {
           catalog: { type: 'string', enum: CATALOGS },
           title: { ...NON_BLANK, maxLength: 500 },
           categories: { type: 'array', maxItems: 50, items: { ...NON_BLANK, maxLength: 100 } },
-          attributes: { type: 'object', description: 'Free-form attributes (price, venue, date, level...)' },
+          attributes: {
+            type: 'object',
+            description: 'Free-form attributes (price, venue, date, level...)',
+          },
           available: { type: 'boolean', default: true },
         },
       },
@@ -172,8 +211,14 @@ export const RecordInteractionsRequest: JsonSchema = {
           userId: IDENTIFIER,
           itemId: IDENTIFIER,
           type: { type: 'string', enum: INTERACTION_TYPES },
-          value: { type: 'number', description: 'The rating (1..5) for type rating; ignored otherwise' },
-          timestamp: { ...DATE_TIME, description: 'When it happened; defaults to the time the gateway received it' },
+          value: {
+            type: 'number',
+            description: 'The rating (1..5) for type rating; ignored otherwise',
+          },
+          timestamp: {
+            ...DATE_TIME,
+            description: 'When it happened; defaults to the time the gateway received it',
+          },
         },
         if: { required: ['type'], properties: { type: { const: 'rating' } } },
         then: { required: ['value'], properties: { value: { minimum: 1, maximum: 5 } } },

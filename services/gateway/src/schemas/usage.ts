@@ -9,8 +9,18 @@ export const UsageQuery: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    period: { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM (UTC month); default the current one' },
-    days: { type: 'integer', minimum: 1, maximum: 90, default: 30, description: 'Length of the daily series, ending today' },
+    period: {
+      type: 'string',
+      pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$',
+      description: 'YYYY-MM (UTC month); default the current one',
+    },
+    days: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 90,
+      default: 30,
+      description: 'Length of the daily series, ending today',
+    },
   },
 };
 
@@ -32,8 +42,20 @@ export const UsageReport: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: [
-    'organization', 'period', 'periodStart', 'periodEnd', 'quota', 'used', 'remaining', 'hardQuota', 'cost', 'calls',
-    'thresholdShares', 'byModel', 'byEndpoint', 'daily',
+    'organization',
+    'period',
+    'periodStart',
+    'periodEnd',
+    'quota',
+    'used',
+    'remaining',
+    'hardQuota',
+    'cost',
+    'calls',
+    'thresholdShares',
+    'byModel',
+    'byEndpoint',
+    'daily',
   ],
   properties: {
     organization: { type: 'string' },

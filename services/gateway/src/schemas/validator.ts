@@ -7,7 +7,13 @@ import { NON_BLANK, type JsonSchema } from './common';
 
 function createAjv(coerceTypes: boolean, allErrors = true): Ajv {
   // verbose: errors carry parentSchema, from which messages describe the expected value.
-  const ajv = new Ajv({ allErrors, useDefaults: true, verbose: true, coerceTypes, strictTypes: false });
+  const ajv = new Ajv({
+    allErrors,
+    useDefaults: true,
+    verbose: true,
+    coerceTypes,
+    strictTypes: false,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -42,7 +48,11 @@ function fieldLabel(pointer: string): string {
     .slice(1)
     .split('/')
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((label, part) => (/^\d+$/.test(part) ? `${label}[${part}]` : label ? `${label}.${part}` : part), '');
+    .reduce(
+      (label, part) =>
+        /^\d+$/.test(part) ? `${label}[${part}]` : label ? `${label}.${part}` : part,
+      '',
+    );
 }
 
 function escapePointer(segment: string): string {
@@ -70,8 +80,10 @@ function describeString(schema: JsonSchema): string[] {
   const parts: string[] = [];
   const nonBlank = schema.pattern === NON_BLANK.pattern;
   if (schema.minLength === 1) parts.push(nonBlank ? 'non-blank' : 'non-empty');
-  else if (schema.minLength !== undefined) parts.push(`of at least ${String(schema.minLength)} characters`);
-  if (schema.maxLength !== undefined) parts.push(`of at most ${String(schema.maxLength)} characters`);
+  else if (schema.minLength !== undefined)
+    parts.push(`of at least ${String(schema.minLength)} characters`);
+  if (schema.maxLength !== undefined)
+    parts.push(`of at most ${String(schema.maxLength)} characters`);
   if (schema.format) parts.push(`in ${String(schema.format)} format`);
   if (schema.pattern && !nonBlank) parts.push(`matching ${String(schema.pattern)}`);
   return parts;
@@ -100,18 +112,27 @@ export function describeSchema(schema: JsonSchema): string {
         : type === 'array'
           ? describeArray(schema)
           : [];
-  if (type === 'string' && (parts[0] === 'non-empty' || parts[0] === 'non-blank')) return [`a ${parts[0]} string`, ...parts.slice(1)].join(' ');
+  if (type === 'string' && (parts[0] === 'non-empty' || parts[0] === 'non-blank'))
+    return [`a ${parts[0]} string`, ...parts.slice(1)].join(' ');
   return [noun, ...parts].join(' ');
 }
 
 /** The offending field of an ajv error and why (cheap: computed for every error of a large body). */
 function detailOf(error: ErrorObject): ErrorDetail | undefined {
   if (error.keyword === 'if') return undefined; // the failing "then" keyword is reported on its own
-  if (error.keyword === 'required') return { field: `${error.instancePath}/${escapePointer(String(error.params.missingProperty))}`, reason: 'is required' };
+  if (error.keyword === 'required')
+    return {
+      field: `${error.instancePath}/${escapePointer(String(error.params.missingProperty))}`,
+      reason: 'is required',
+    };
   if (error.keyword === 'additionalProperties') {
-    return { field: `${error.instancePath}/${escapePointer(String(error.params.additionalProperty))}`, reason: 'is not an allowed field' };
+    return {
+      field: `${error.instancePath}/${escapePointer(String(error.params.additionalProperty))}`,
+      reason: 'is not an allowed field',
+    };
   }
-  if (error.keyword === 'minProperties') return { field: error.instancePath, reason: error.message ?? 'too few properties' };
+  if (error.keyword === 'minProperties')
+    return { field: error.instancePath, reason: error.message ?? 'too few properties' };
   return { field: error.instancePath, reason: error.message ?? 'is invalid' };
 }
 
@@ -146,7 +167,11 @@ export function toValidationError(errors: ErrorObject[]): AppError {
 
 /** Validates in place (ajv fills defaults) and returns the value, or throws invalid_request. */
 export function validateBody<T>(schema: JsonSchema, body: unknown, values?: number): T {
-  if (values === undefined ? hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS) : values > MAX_VALUES_FOR_ALL_ERRORS) {
+  if (
+    values === undefined
+      ? hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS)
+      : values > MAX_VALUES_FOR_ALL_ERRORS
+  ) {
     const validateFirst = compile(firstErrorAjv, schema);
     if (validateFirst(body)) return body as T;
     throw firstProblem(validateFirst.errors ?? []);
@@ -158,7 +183,11 @@ export function validateBody<T>(schema: JsonSchema, body: unknown, values?: numb
 
 function firstProblem(errors: ErrorObject[]): AppError {
   const error = toValidationError(errors);
-  return new AppError('invalid_request', `${error.message} (the body has over ${MAX_VALUES_FOR_ALL_ERRORS} values: only its first problem is listed)`, error.details);
+  return new AppError(
+    'invalid_request',
+    `${error.message} (the body has over ${MAX_VALUES_FOR_ALL_ERRORS} values: only its first problem is listed)`,
+    error.details,
+  );
 }
 
 /** An object schema split in two: itself with the items of its top-level arrays left out, and those items' schemas. */
@@ -179,14 +208,22 @@ function sliceSchema(schema: JsonSchema): SlicedSchema | null {
   if (split !== undefined) return split;
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const arrays = Object.entries(properties)
-    .filter(([, property]) => property.type === 'array' && typeof property.items === 'object' && !Array.isArray(property.items))
+    .filter(
+      ([, property]) =>
+        property.type === 'array' &&
+        typeof property.items === 'object' &&
+        !Array.isArray(property.items),
+    )
     .map(([field, property]) => ({ field, items: property.items as JsonSchema }));
   const envelopeProperties = { ...properties };
   for (const { field } of arrays) {
     const { items: _items, ...rest } = properties[field]!;
     envelopeProperties[field] = rest;
   }
-  split = arrays.length === 0 ? null : { envelope: { ...schema, properties: envelopeProperties }, arrays };
+  split =
+    arrays.length === 0
+      ? null
+      : { envelope: { ...schema, properties: envelopeProperties }, arrays };
   slicedSchemas.set(schema, split);
   return split;
 }
@@ -198,9 +235,16 @@ function sliceSchema(schema: JsonSchema): SlicedSchema | null {
  * gateway's event loop for long. Same answers as validateBody: the first problem of a large body.
  * `values`: the body's value count when known (read from its text), which spares a walk.
  */
-export async function validateBodyInSlices<T>(schema: JsonSchema, body: unknown, values?: number): Promise<T> {
+export async function validateBodyInSlices<T>(
+  schema: JsonSchema,
+  body: unknown,
+  values?: number,
+): Promise<T> {
   const split = sliceSchema(schema);
-  const large = values === undefined ? hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS) : values > MAX_VALUES_FOR_ALL_ERRORS;
+  const large =
+    values === undefined
+      ? hasMoreValuesThan(body, MAX_VALUES_FOR_ALL_ERRORS)
+      : values > MAX_VALUES_FOR_ALL_ERRORS;
   if (!split || !large) return validateBody<T>(schema, body, values);
   const validateEnvelope = compile(firstErrorAjv, split.envelope);
   if (!validateEnvelope(body)) throw firstProblem(validateEnvelope.errors ?? []);
@@ -212,7 +256,12 @@ export async function validateBodyInSlices<T>(schema: JsonSchema, body: unknown,
       if (index > 0 && index % ITEMS_PER_SLICE === 0) await nextTurn();
       if (validateItem(batch[index])) continue;
       const at = `/${escapePointer(field)}/${index}`;
-      throw firstProblem((validateItem.errors ?? []).map((error) => ({ ...error, instancePath: at + error.instancePath })));
+      throw firstProblem(
+        (validateItem.errors ?? []).map((error) => ({
+          ...error,
+          instancePath: at + error.instancePath,
+        })),
+      );
     }
   }
   return body as T;

@@ -3,7 +3,11 @@ import { CALLBACK_URL, type JsonSchema } from './common';
 
 export { WEBHOOK_EVENTS };
 /** Standard Webhooks secrets: whsec_ + base64 of at least 18 bytes. */
-const SECRET = { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{24,}={0,2}$', maxLength: 200 } as const;
+const SECRET = {
+  type: 'string',
+  pattern: '^whsec_[A-Za-z0-9+/]{24,}={0,2}$',
+  maxLength: 200,
+} as const;
 const OVERLAP_SECONDS = {
   type: 'integer',
   minimum: 0,
@@ -23,7 +27,11 @@ export const RegisterWebhookRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['event', 'url'],
-  properties: { event: eventName, url: CALLBACK_URL, secret: { ...SECRET, description: 'Generated when absent' } },
+  properties: {
+    event: eventName,
+    url: CALLBACK_URL,
+    secret: { ...SECRET, description: 'Generated when absent' },
+  },
 };
 
 export interface UpdateWebhookBody {
@@ -75,7 +83,16 @@ const webhookProperties = {
   updatedAt: { type: 'string' },
   disabledReason: { type: ['string', 'null'] },
 };
-const webhookRequired = ['id', 'event', 'events', 'url', 'enabled', 'createdAt', 'updatedAt', 'disabledReason'];
+const webhookRequired = [
+  'id',
+  'event',
+  'events',
+  'url',
+  'enabled',
+  'createdAt',
+  'updatedAt',
+  'disabledReason',
+];
 
 export const Webhook: JsonSchema = {
   title: 'Webhook',
@@ -122,7 +139,17 @@ export const Delivery: JsonSchema = {
   title: 'Delivery',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'webhookId', 'eventId', 'event', 'status', 'url', 'createdAt', 'nextAttemptAt', 'attempts'],
+  required: [
+    'id',
+    'webhookId',
+    'eventId',
+    'event',
+    'status',
+    'url',
+    'createdAt',
+    'nextAttemptAt',
+    'attempts',
+  ],
   properties: {
     id: { type: 'string' },
     webhookId: { type: 'string' },
@@ -140,7 +167,10 @@ export const Delivery: JsonSchema = {
         required: ['attemptedAt', 'statusCode', 'durationMs', 'responseBody', 'error'],
         properties: {
           attemptedAt: { type: 'string' },
-          statusCode: { type: ['integer', 'null'], description: 'null when no HTTP response arrived' },
+          statusCode: {
+            type: ['integer', 'null'],
+            description: 'null when no HTTP response arrived',
+          },
           durationMs: { type: 'integer' },
           responseBody: { type: 'string' },
           error: { type: ['string', 'null'] },

@@ -5,7 +5,10 @@ import { errorBody, problemOf } from '../middleware/errors';
 import type { RouteResult } from '../routes/types';
 
 /** Headers of every event stream: no caching, and no proxy buffering (nginx honours X-Accel-Buffering). */
-export const SSE_HEADERS: Readonly<Record<string, string>> = { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' };
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+};
 
 /** One Server-Sent Event; data is JSON on a single line, so it needs no line splitting. */
 export function sseFrame(event: string, data: unknown): string {
@@ -71,7 +74,13 @@ async function readToEnd<Chunk>(rest: AsyncIterator<Chunk>): Promise<void> {
  * Writes events until the final chunk; a failure after the start becomes an error event.
  * Resolves with the tokens the final chunk reports, or undefined when the stream broke off.
  */
-async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: AsyncIterator<Chunk>, body: PassThrough, call: SseCall): Promise<number | undefined> {
+async function pump<Chunk>(
+  source: SseSource<Chunk>,
+  first: Step<Chunk>,
+  rest: AsyncIterator<Chunk>,
+  body: PassThrough,
+  call: SseCall,
+): Promise<number | undefined> {
   try {
     for (let step = first; !step.done; step = await rest.next()) {
       if (body.destroyed) return undefined;
@@ -87,7 +96,10 @@ async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: A
     if (!source.chunks.cancelled) throw noResult();
     return undefined;
   } catch (error) {
-    await write(body, sseFrame('error', errorBody(problemOf(error, call.logger, call), call.requestId)));
+    await write(
+      body,
+      sseFrame('error', errorBody(problemOf(error, call.logger, call), call.requestId)),
+    );
     return undefined;
   } finally {
     source.chunks.cancel(); // a no-op once the call ended; stops it when we stop reading early
@@ -101,7 +113,10 @@ async function pump<Chunk>(source: SseSource<Chunk>, first: Step<Chunk>, rest: A
  * so the error middleware answers a normal JSON error with its status. The client going away
  * cancels the gRPC stream.
  */
-export async function sseResponse<Chunk>(source: SseSource<Chunk>, call: SseCall): Promise<RouteResult> {
+export async function sseResponse<Chunk>(
+  source: SseSource<Chunk>,
+  call: SseCall,
+): Promise<RouteResult> {
   const cancel = () => source.chunks.cancel();
   call.signal?.addEventListener('abort', cancel, { once: true });
   if (call.signal?.aborted) cancel();
@@ -116,6 +131,14 @@ export async function sseResponse<Chunk>(source: SseSource<Chunk>, call: SseCall
   }
   const body = new PassThrough();
   body.once('close', cancel);
-  const finished = pump(source, first, iterator, body, call).finally(() => call.signal?.removeEventListener('abort', cancel));
-  return { status: 200, body, contentType: 'text/event-stream', headers: { ...SSE_HEADERS }, finished };
+  const finished = pump(source, first, iterator, body, call).finally(() =>
+    call.signal?.removeEventListener('abort', cancel),
+  );
+  return {
+    status: 200,
+    body,
+    contentType: 'text/event-stream',
+    headers: { ...SSE_HEADERS },
+    finished,
+  };
 }

@@ -84,7 +84,8 @@ export class AttemptQueue {
   }
 
   private nextHost(): string | undefined {
-    for (const host of this.waiting.keys()) if ((this.active.get(host) ?? 0) < this.limits.perHost) return host;
+    for (const host of this.waiting.keys())
+      if ((this.active.get(host) ?? 0) < this.limits.perHost) return host;
     return undefined;
   }
 

@@ -1,8 +1,30 @@
-import { contextFromCarrier, currentTraceCarrier, injectTraceContext, newId, tracingEnabled, withSpan, type Logger, type TraceCarrier } from '@switchyard/shared';
+import {
+  contextFromCarrier,
+  currentTraceCarrier,
+  injectTraceContext,
+  newId,
+  tracingEnabled,
+  withSpan,
+  type Logger,
+  type TraceCarrier,
+} from '@switchyard/shared';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { NotificationConfig } from '../config';
-import { attemptDuration, attemptsTotal, eventToFirstAttempt, failuresTotal, trackEngine, webhooksDisabledTotal } from '../metrics';
-import { CALLBACK_TARGET, type AttemptRecord, type DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../model';
+import {
+  attemptDuration,
+  attemptsTotal,
+  eventToFirstAttempt,
+  failuresTotal,
+  trackEngine,
+  webhooksDisabledTotal,
+} from '../metrics';
+import {
+  CALLBACK_TARGET,
+  type AttemptRecord,
+  type DeliveryRecord,
+  type WebhookEvent,
+  type WebhookRecord,
+} from '../model';
 import type { OrgSigningSecrets } from '../signing/org-secrets';
 import { activeSecrets } from '../signing/secrets';
 import { signatureHeaders } from '../signing/sign';
@@ -114,7 +136,11 @@ export class DeliveryEngine {
     // The oldest claims are handed back for another instance to take at once; the rest (a long
     // queue would hold up the stop) fall due when their leases expire.
     const handBack = waiting.slice(0, RELEASE_ON_STOP);
-    await Promise.all(handBack.map(({ delivery }) => this.deps.deliveries.release(delivery.organization, delivery.id)));
+    await Promise.all(
+      handBack.map(({ delivery }) =>
+        this.deps.deliveries.release(delivery.organization, delivery.id),
+      ),
+    );
     this.untrackMetrics?.();
   }
 
@@ -133,7 +159,8 @@ export class DeliveryEngine {
     });
     const created = await this.deps.deliveries.createMany(records);
     const webhooks = new Map(inputs.map((input) => [input.webhookId, input.webhook]));
-    for (const delivery of created) this.startOrSchedule(delivery, webhooks.get(delivery.webhookId), now);
+    for (const delivery of created)
+      this.startOrSchedule(delivery, webhooks.get(delivery.webhookId), now);
     return created.length;
   }
 
@@ -150,7 +177,8 @@ export class DeliveryEngine {
       messageId: original.messageId,
       replayOf: original.id,
     };
-    if (this.takeAtOnce(record, now, new Map())) record.leaseUntil = this.leaseUntil(now).toISOString();
+    if (this.takeAtOnce(record, now, new Map()))
+      record.leaseUntil = this.leaseUntil(now).toISOString();
     const [created] = await this.deps.deliveries.createMany([record]);
     if (created) this.startOrSchedule(created, undefined, now);
     return created ?? record;
@@ -173,7 +201,9 @@ export class DeliveryEngine {
       status: 'pending',
       attempts: [],
       createdAt: new Date(now).toISOString(),
-      nextAttemptAt: new Date(now + withJitter(this.deps.config.retrySchedule[0] ?? 0)).toISOString(),
+      nextAttemptAt: new Date(
+        now + withJitter(this.deps.config.retrySchedule[0] ?? 0),
+      ).toISOString(),
     };
   }
 
@@ -182,7 +212,10 @@ export class DeliveryEngine {
     if (this.stopping || Date.parse(record.nextAttemptAt!) > now) return false;
     const host = hostKey(record.url);
     const count = taken.get(host) ?? 0;
-    if (count >= this.deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT || !this.queue.hasRoom(host)) {
+    if (
+      count >= this.deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT ||
+      !this.queue.hasRoom(host)
+    ) {
       this.overflowed = true;
       return false;
     }
@@ -191,7 +224,11 @@ export class DeliveryEngine {
   }
 
   /** Starts a delivery created claimed; one left unclaimed is due later, or waits for its host to have room (onHostRoom). */
-  private startOrSchedule(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, now: number): void {
+  private startOrSchedule(
+    delivery: DeliveryRecord,
+    webhook: WebhookRecord | undefined,
+    now: number,
+  ): void {
     if (delivery.leaseUntil && !this.stopping) this.queue.submit({ delivery, webhook });
     else if (!this.overflowed) this.wakeAfter(Date.parse(delivery.nextAttemptAt ?? '') - now);
   }
@@ -203,10 +240,13 @@ export class DeliveryEngine {
   /** Runs a sweep soon for retries due before the next regular sweep. */
   private wakeAfter(delayMs: number): void {
     if (this.stopping || delayMs >= this.deps.config.sweepIntervalMs) return;
-    const timer = setTimeout(() => {
-      this.wakeTimers.delete(timer);
-      this.requestSweep();
-    }, Math.max(0, delayMs) + 1);
+    const timer = setTimeout(
+      () => {
+        this.wakeTimers.delete(timer);
+        this.requestSweep();
+      },
+      Math.max(0, delayMs) + 1,
+    );
     timer.unref();
     this.wakeTimers.add(timer);
   }
@@ -238,19 +278,34 @@ export class DeliveryEngine {
   private async sweep(): Promise<void> {
     const now = Date.now();
     const hasRoom = (host: string) => this.queue.hasRoom(host) || !(this.overflowed = true);
-    const claimed = await this.deps.deliveries.claimDue(new Date(now), SWEEP_BATCH, this.leaseUntil(now), {
-      host: hasRoom,
-      until: new Date(now + HOST_BUSY_RECHECK_MS),
-    });
+    const claimed = await this.deps.deliveries.claimDue(
+      new Date(now),
+      SWEEP_BATCH,
+      this.leaseUntil(now),
+      {
+        host: hasRoom,
+        until: new Date(now + HOST_BUSY_RECHECK_MS),
+      },
+    );
     for (const delivery of claimed) this.queue.submit({ delivery });
     if (claimed.length === SWEEP_BATCH) this.sweepAgain = true;
   }
 
   /** Runs a queued attempt if its claim still covers a whole attempt; otherwise hands it back to the schedule. */
-  private async attemptQueued({ delivery, webhook }: QueuedAttempt, hostDone: () => void): Promise<void> {
+  private async attemptQueued(
+    { delivery, webhook }: QueuedAttempt,
+    hostDone: () => void,
+  ): Promise<void> {
     try {
-      if (this.stopping || Date.parse(delivery.leaseUntil ?? '') - Date.now() <= this.deps.config.timeoutMs) {
-        await this.deps.deliveries.release(delivery.organization, delivery.id, this.stopping ? undefined : new Date(Date.now() + HOST_BUSY_RECHECK_MS));
+      if (
+        this.stopping ||
+        Date.parse(delivery.leaseUntil ?? '') - Date.now() <= this.deps.config.timeoutMs
+      ) {
+        await this.deps.deliveries.release(
+          delivery.organization,
+          delivery.id,
+          this.stopping ? undefined : new Date(Date.now() + HOST_BUSY_RECHECK_MS),
+        );
         return;
       }
       await this.attempt(delivery, webhook, hostDone);
@@ -260,13 +315,19 @@ export class DeliveryEngine {
   }
 
   /** Sends, frees the host's slot (recording the outcome does not load the receiver), then records. */
-  private async attempt(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, hostDone: () => void): Promise<void> {
+  private async attempt(
+    delivery: DeliveryRecord,
+    webhook: WebhookRecord | undefined,
+    hostDone: () => void,
+  ): Promise<void> {
     if (delivery.attempts.length === 0 && !delivery.replayOf) {
       eventToFirstAttempt.observe(Math.max(0, Date.now() - Date.parse(delivery.occurredAt)) / 1000);
     }
     const target = await this.target(delivery, webhook);
     const { attempt, outcome } =
-      'abandon' in target ? abandoned(target.abandon) : await this.tracedSend(delivery, target.url, target.secrets);
+      'abandon' in target
+        ? abandoned(target.abandon)
+        : await this.tracedSend(delivery, target.url, target.secrets);
     hostDone();
     await this.record(delivery, target, attempt, outcome);
   }
@@ -275,7 +336,11 @@ export class DeliveryEngine {
    * The attempt as a client span, child of the span that created the delivery (the consumed
    * event's, kept with the record so retries from the schedule continue the same trace).
    */
-  private tracedSend(delivery: DeliveryRecord, url: string, secrets: string[]): Promise<{ attempt: AttemptRecord; outcome: Outcome }> {
+  private tracedSend(
+    delivery: DeliveryRecord,
+    url: string,
+    secrets: string[],
+  ): Promise<{ attempt: AttemptRecord; outcome: Outcome }> {
     if (!tracingEnabled()) return this.send(delivery, url, secrets);
     const attributes = {
       'http.request.method': 'POST',
@@ -285,34 +350,58 @@ export class DeliveryEngine {
       'switchyard.webhook.event': delivery.event,
       'switchyard.delivery.attempt': delivery.attempts.length + 1,
     };
-    return withSpan('webhook POST', { kind: SpanKind.CLIENT, service: 'notification', parent: contextFromCarrier(delivery.trace), attributes }, async (span) => {
-      const sent = await this.send(delivery, url, secrets);
-      describeAttempt(span, sent.attempt, sent.outcome);
-      return sent;
-    });
+    return withSpan(
+      'webhook POST',
+      {
+        kind: SpanKind.CLIENT,
+        service: 'notification',
+        parent: contextFromCarrier(delivery.trace),
+        attributes,
+      },
+      async (span) => {
+        const sent = await this.send(delivery, url, secrets);
+        describeAttempt(span, sent.attempt, sent.outcome);
+        return sent;
+      },
+    );
   }
 
   /** Where and with which secrets to send: the webhook's current URL and secrets, or the org's. */
   private async target(delivery: DeliveryRecord, known?: WebhookRecord): Promise<Target> {
     if (delivery.webhookId === CALLBACK_TARGET) {
-      return { url: delivery.url, secrets: await this.deps.orgSecrets.active(delivery.organization) };
+      return {
+        url: delivery.url,
+        secrets: await this.deps.orgSecrets.active(delivery.organization),
+      };
     }
-    const webhook = known ?? (await this.deps.webhooks.get(delivery.organization, delivery.webhookId));
+    const webhook =
+      known ?? (await this.deps.webhooks.get(delivery.organization, delivery.webhookId));
     if (!webhook) return { url: delivery.url, abandon: 'webhook was deleted' };
     if (!webhook.enabled) {
-      return { url: webhook.url, webhook, abandon: `webhook is disabled${webhook.disabledReason ? `: ${webhook.disabledReason}` : ''}` };
+      return {
+        url: webhook.url,
+        webhook,
+        abandon: `webhook is disabled${webhook.disabledReason ? `: ${webhook.disabledReason}` : ''}`,
+      };
     }
     return { url: webhook.url, secrets: activeSecrets(webhook), webhook };
   }
 
-  private async send(delivery: DeliveryRecord, url: string, secrets: string[]): Promise<{ attempt: AttemptRecord; outcome: Outcome }> {
+  private async send(
+    delivery: DeliveryRecord,
+    url: string,
+    secrets: string[],
+  ): Promise<{ attempt: AttemptRecord; outcome: Outcome }> {
     const attemptedAt = new Date().toISOString();
     const started = Date.now();
     // Checked again at send time: DNS may have changed since registration.
     const check = await this.deps.policy.check(url);
     if (!check.allowed) {
       const error = `destination refused: ${check.reason}`;
-      return { attempt: attemptRecord(attemptedAt, 0, 0, '', error), outcome: { kind: 'failure', reason: 'destination_refused', error } };
+      return {
+        attempt: attemptRecord(attemptedAt, 0, 0, '', error),
+        outcome: { kind: 'failure', reason: 'destination_refused', error },
+      };
     }
     const body = Buffer.from(delivery.payload, 'utf8');
     const headers: Record<string, string> = {
@@ -323,27 +412,51 @@ export class DeliveryEngine {
     // traceparent (and tracestate) of the attempt's span, so the receiver can continue the trace.
     injectTraceContext(headers);
     try {
-      const response = await this.post({ url: check.url, address: check.addresses[0]!, headers, body, timeoutMs: this.deps.config.timeoutMs });
+      const response = await this.post({
+        url: check.url,
+        address: check.addresses[0]!,
+        headers,
+        body,
+        timeoutMs: this.deps.config.timeoutMs,
+      });
       const durationMs = Date.now() - started;
       attemptDuration.observe(durationMs / 1000);
       const outcome = classifyResponse(response.statusCode, response.headers);
-      const error = outcome.kind === 'failure' ? outcome.error : outcome.kind === 'gone' ? 'HTTP 410 Gone' : '';
-      return { attempt: attemptRecord(attemptedAt, response.statusCode, durationMs, response.body, error), outcome };
+      const error =
+        outcome.kind === 'failure' ? outcome.error : outcome.kind === 'gone' ? 'HTTP 410 Gone' : '';
+      return {
+        attempt: attemptRecord(attemptedAt, response.statusCode, durationMs, response.body, error),
+        outcome,
+      };
     } catch (caught) {
       const durationMs = Date.now() - started;
       const kind = caught instanceof SendError ? caught.kind : 'network';
       const error = caught instanceof Error ? caught.message : String(caught);
-      return { attempt: attemptRecord(attemptedAt, 0, durationMs, '', error), outcome: { kind: 'failure', reason: kind, error } };
+      return {
+        attempt: attemptRecord(attemptedAt, 0, durationMs, '', error),
+        outcome: { kind: 'failure', reason: kind, error },
+      };
     }
   }
 
-  private async record(delivery: DeliveryRecord, target: Target, attempt: AttemptRecord, outcome: Outcome): Promise<void> {
+  private async record(
+    delivery: DeliveryRecord,
+    target: Target,
+    attempt: AttemptRecord,
+    outcome: Outcome,
+  ): Promise<void> {
     const now = Date.now();
     const next =
       outcome.kind === 'failure'
-        ? nextAttemptTime(this.deps.config.retrySchedule, delivery.attempts.length + 1, now, outcome.retryAfterMs)
+        ? nextAttemptTime(
+            this.deps.config.retrySchedule,
+            delivery.attempts.length + 1,
+            now,
+            outcome.retryAfterMs,
+          )
         : undefined;
-    const status = outcome.kind === 'success' ? 'succeeded' : next === undefined ? 'failed' : 'pending';
+    const status =
+      outcome.kind === 'success' ? 'succeeded' : next === undefined ? 'failed' : 'pending';
     await this.deps.deliveries.recordAttempt(delivery.organization, delivery.id, {
       attempt,
       status,
@@ -353,15 +466,21 @@ export class DeliveryEngine {
     attemptsTotal.inc({ outcome: outcome.kind === 'success' ? 'succeeded' : 'failed' });
     if (outcome.kind !== 'success') failuresTotal.inc({ reason: failureReason(outcome) });
     if (next !== undefined) this.wakeAfter(next - now);
-    if (target.webhook && outcome.kind !== 'abandon') await this.updateWebhookHealth(target.webhook, outcome, now);
+    if (target.webhook && outcome.kind !== 'abandon')
+      await this.updateWebhookHealth(target.webhook, outcome, now);
   }
 
   /** 410 disables at once; continuous failure for disableAfterMs disables; a success resets. */
-  private async updateWebhookHealth(webhook: WebhookRecord, outcome: AttemptOutcome, now: number): Promise<void> {
+  private async updateWebhookHealth(
+    webhook: WebhookRecord,
+    outcome: AttemptOutcome,
+    now: number,
+  ): Promise<void> {
     const webhooks = this.deps.webhooks;
     const updatedAt = new Date(now).toISOString();
     if (outcome.kind === 'success') {
-      if (webhook.failingSince) await webhooks.update(webhook.organization, webhook.id, { failingSince: undefined });
+      if (webhook.failingSince)
+        await webhooks.update(webhook.organization, webhook.id, { failingSince: undefined });
       return;
     }
     if (outcome.kind === 'gone') {
@@ -376,24 +495,43 @@ export class DeliveryEngine {
   }
 
   private async disable(webhook: WebhookRecord, reason: string, updatedAt: string): Promise<void> {
-    await this.deps.webhooks.update(webhook.organization, webhook.id, { enabled: false, disabledReason: reason, updatedAt });
-    webhooksDisabledTotal.inc({ reason: reason.startsWith('endpoint answered 410') ? 'gone' : 'failing' });
-    this.deps.logger.warn({ webhookId: webhook.id, organization: webhook.organization, reason }, 'webhook disabled');
+    await this.deps.webhooks.update(webhook.organization, webhook.id, {
+      enabled: false,
+      disabledReason: reason,
+      updatedAt,
+    });
+    webhooksDisabledTotal.inc({
+      reason: reason.startsWith('endpoint answered 410') ? 'gone' : 'failing',
+    });
+    this.deps.logger.warn(
+      { webhookId: webhook.id, organization: webhook.organization, reason },
+      'webhook disabled',
+    );
     await this.deps.onWebhookDisabled?.(webhook, reason, updatedAt);
   }
 }
 
-function attemptRecord(attemptedAt: string, statusCode: number, durationMs: number, responseBody: string, error: string): AttemptRecord {
+function attemptRecord(
+  attemptedAt: string,
+  statusCode: number,
+  durationMs: number,
+  responseBody: string,
+  error: string,
+): AttemptRecord {
   return { attemptedAt, statusCode, durationMs, responseBody, error };
 }
 
 function abandoned(reason: string): { attempt: AttemptRecord; outcome: Outcome } {
-  return { attempt: attemptRecord(new Date().toISOString(), 0, 0, '', reason), outcome: { kind: 'abandon', reason: 'webhook_disabled', error: reason } };
+  return {
+    attempt: attemptRecord(new Date().toISOString(), 0, 0, '', reason),
+    outcome: { kind: 'abandon', reason: 'webhook_disabled', error: reason },
+  };
 }
 
 function describeAttempt(span: Span, attempt: AttemptRecord, outcome: Outcome): void {
   if (attempt.statusCode > 0) span.setAttribute('http.response.status_code', attempt.statusCode);
-  if (outcome.kind !== 'success') span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.error });
+  if (outcome.kind !== 'success')
+    span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.error });
 }
 
 function failureReason(outcome: Exclude<Outcome, { kind: 'success' }>): string {

@@ -32,7 +32,11 @@ export class SendError extends Error {
 
 /** A lookup that always answers with the pre-checked address (Host header and SNI stay the hostname). */
 function pinnedLookup(address: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  return ((
+    _hostname: string,
+    options: { all?: boolean },
+    callback: (...args: unknown[]) => void,
+  ) => {
     if (options?.all) callback(null, [{ address: address.address, family: address.family }]);
     else callback(null, address.address, address.family);
   }) as unknown as LookupFunction;

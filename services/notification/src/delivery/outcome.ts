@@ -21,7 +21,11 @@ export function classifyResponse(statusCode: number, headers: IncomingHttpHeader
   if (statusCode >= 300 && statusCode < 400) {
     return { kind: 'failure', reason: 'redirect', error: `redirect (${statusCode}) not followed` };
   }
-  const failure: AttemptOutcome = { kind: 'failure', reason: `http_${Math.floor(statusCode / 100)}xx`, error: `HTTP ${statusCode}` };
+  const failure: AttemptOutcome = {
+    kind: 'failure',
+    reason: `http_${Math.floor(statusCode / 100)}xx`,
+    error: `HTTP ${statusCode}`,
+  };
   if (statusCode === 429 || statusCode === 503) {
     const header = headers['retry-after'];
     failure.retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header);

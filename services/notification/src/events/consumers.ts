@@ -1,4 +1,12 @@
-import { inConsumedTrace, Topics, type AnyEvent, type EventBus, type EventEnvelope, type Logger, type Subscription } from '@switchyard/shared';
+import {
+  inConsumedTrace,
+  Topics,
+  type AnyEvent,
+  type EventBus,
+  type EventEnvelope,
+  type Logger,
+  type Subscription,
+} from '@switchyard/shared';
 import type { NotificationConfig } from '../config';
 import type { DeliveryEngine } from '../delivery/engine';
 import type { NotificationStores } from '../store';
@@ -65,7 +73,9 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
     // The batch's deliveries are recorded together (a few writes per batch, not per event).
     handler: async (events) => {
       const batch = fanOut.batch();
-      await eachLimited(events, DELIVERY_CONCURRENCY, (event) => inConsumedTrace(event, () => deliveryEvent(event, batch)));
+      await eachLimited(events, DELIVERY_CONCURRENCY, (event) =>
+        inConsumedTrace(event, () => deliveryEvent(event, batch)),
+      );
       await batch.flush();
     },
   });
@@ -93,7 +103,11 @@ function isUsageRecorded(event: AnyEvent): event is EventEnvelope<'usage.recorde
 }
 
 /** Runs work for every item, at most limit at a time; fails (after all settled) if any failed. */
-async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function eachLimited<T>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const failures: unknown[] = [];
   const worker = async () => {

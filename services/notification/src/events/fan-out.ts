@@ -17,7 +17,14 @@ export interface FanOutEvent {
 
 /** What event handlers send through: one fan-out, or a batch that records its events together. */
 export interface EventFanOut {
-  send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also?: NewDelivery[]): Promise<unknown>;
+  send(
+    organization: string,
+    event: WebhookEvent,
+    eventId: string,
+    occurredAt: string,
+    body: object,
+    also?: NewDelivery[],
+  ): Promise<unknown>;
 }
 
 /** Creates one delivery per enabled webhook of the organization registered for the event. */
@@ -28,7 +35,14 @@ export class WebhookFanOut implements EventFanOut {
   ) {}
 
   /** The deliveries of one event, recorded together (plus `also`) and attempted at once. */
-  send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also: NewDelivery[] = []): Promise<number> {
+  send(
+    organization: string,
+    event: WebhookEvent,
+    eventId: string,
+    occurredAt: string,
+    body: object,
+    also: NewDelivery[] = [],
+  ): Promise<number> {
     return this.sendAll([{ organization, event, eventId, occurredAt, body, also }]);
   }
 
@@ -40,14 +54,31 @@ export class WebhookFanOut implements EventFanOut {
   async sendAll(events: FanOutEvent[]): Promise<number> {
     const webhooks = new Map<string, WebhookRecord[]>();
     for (const organization of new Set(events.map((e) => e.organization))) {
-      webhooks.set(organization, (await this.webhooks.list(organization)).filter((w) => w.enabled));
+      webhooks.set(
+        organization,
+        (await this.webhooks.list(organization)).filter((w) => w.enabled),
+      );
     }
-    const inputs = events.flatMap(({ organization, event, eventId, occurredAt, body, also = [], trace }) => {
-      const targets = webhooks.get(organization)!.filter((w) => w.events.includes(event));
-      const payload = JSON.stringify(body);
-      const deliveries: NewDelivery[] = [...also, ...targets.map((webhook) => ({ organization, webhookId: webhook.id, eventId, event, occurredAt, url: webhook.url, payload, webhook }))];
-      return trace ? deliveries.map((delivery) => ({ ...delivery, trace })) : deliveries;
-    });
+    const inputs = events.flatMap(
+      ({ organization, event, eventId, occurredAt, body, also = [], trace }) => {
+        const targets = webhooks.get(organization)!.filter((w) => w.events.includes(event));
+        const payload = JSON.stringify(body);
+        const deliveries: NewDelivery[] = [
+          ...also,
+          ...targets.map((webhook) => ({
+            organization,
+            webhookId: webhook.id,
+            eventId,
+            event,
+            occurredAt,
+            url: webhook.url,
+            payload,
+            webhook,
+          })),
+        ];
+        return trace ? deliveries.map((delivery) => ({ ...delivery, trace })) : deliveries;
+      },
+    );
     return inputs.length === 0 ? 0 : this.engine.deliver(inputs);
   }
 
@@ -67,10 +98,25 @@ export class FanOutBatch implements EventFanOut {
 
   constructor(private readonly fanOut: WebhookFanOut) {}
 
-  async send(organization: string, event: WebhookEvent, eventId: string, occurredAt: string, body: object, also: NewDelivery[] = []): Promise<void> {
+  async send(
+    organization: string,
+    event: WebhookEvent,
+    eventId: string,
+    occurredAt: string,
+    body: object,
+    also: NewDelivery[] = [],
+  ): Promise<void> {
     // The deliveries are created at flush, outside the handler's trace: they keep it from here.
     const trace = currentTraceCarrier();
-    this.events.push({ organization, event, eventId, occurredAt, body, also, ...(trace && { trace }) });
+    this.events.push({
+      organization,
+      event,
+      eventId,
+      occurredAt,
+      body,
+      also,
+      ...(trace && { trace }),
+    });
   }
 
   flush(): Promise<number> {

@@ -15,7 +15,8 @@ export function callbackBody(event: ResultEvent): Record<string, unknown> {
     model: data.model,
     usage: { totalTokens: data.usage.totalTokens },
   };
-  if (failed || data.error) body.error = data.error ?? { code: 'internal', message: 'request failed' };
+  if (failed || data.error)
+    body.error = data.error ?? { code: 'internal', message: 'request failed' };
   return body;
 }
 
@@ -35,5 +36,12 @@ export async function handleResultEvent(event: ResultEvent, fanOut: EventFanOut)
         },
       ]
     : [];
-  await fanOut.send(event.organization, 'request_completed', event.id, event.time, { event: 'request_completed', ...body, id: event.id, occurredAt: event.time }, callback);
+  await fanOut.send(
+    event.organization,
+    'request_completed',
+    event.id,
+    event.time,
+    { event: 'request_completed', ...body, id: event.id, occurredAt: event.time },
+    callback,
+  );
 }

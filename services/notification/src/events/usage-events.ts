@@ -10,7 +10,12 @@ export { thresholdEventId } from '../usage/thresholds';
  * then notifies the shares of the quota each organization's month has reached. Both steps run
  * again on a repeat (they are idempotent), so a crash between them loses nothing.
  */
-export async function handleUsageEvents(events: Array<EventEnvelope<'usage.recorded'>>, ledger: UsageLedger, thresholds: ThresholdDeps): Promise<void> {
+export async function handleUsageEvents(
+  events: Array<EventEnvelope<'usage.recorded'>>,
+  ledger: UsageLedger,
+  thresholds: ThresholdDeps,
+): Promise<void> {
   if (events.length === 0) return;
-  for (const counted of await ledger.recordBatch(events)) await checkThresholds(thresholds, counted);
+  for (const counted of await ledger.recordBatch(events))
+    await checkThresholds(thresholds, counted);
 }

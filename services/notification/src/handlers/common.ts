@@ -1,7 +1,13 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
 import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
-import { isWebhookEvent, WEBHOOK_EVENTS, type DeliveryRecord, type WebhookEvent, type WebhookRecord } from '../model';
+import {
+  isWebhookEvent,
+  WEBHOOK_EVENTS,
+  type DeliveryRecord,
+  type WebhookEvent,
+  type WebhookRecord,
+} from '../model';
 import type { UrlPolicy } from '@switchyard/shared';
 import type { WebhookStore } from '../store/webhook-store';
 
@@ -15,10 +21,15 @@ export function organizationOf(context: CallContext): string {
 }
 
 export function validateEvents(events: string[], field = '/events'): WebhookEvent[] {
-  if (events.length === 0) throw AppError.invalid('events must list at least one event', field, 'must not be empty');
+  if (events.length === 0)
+    throw AppError.invalid('events must list at least one event', field, 'must not be empty');
   events.forEach((event, index) => {
     if (!isWebhookEvent(event)) {
-      throw AppError.invalid(`unknown event "${event}"; use one of ${WEBHOOK_EVENTS.join(', ')}`, `${field}/${index}`, 'unknown event');
+      throw AppError.invalid(
+        `unknown event "${event}"; use one of ${WEBHOOK_EVENTS.join(', ')}`,
+        `${field}/${index}`,
+        'unknown event',
+      );
     }
   });
   return [...new Set(events)] as WebhookEvent[];
@@ -28,19 +39,28 @@ export function validateEvents(events: string[], field = '/events'): WebhookEven
 export async function checkedUrl(policy: UrlPolicy, url: string, field = '/url'): Promise<string> {
   if (!url) throw AppError.invalid('url is required', field, 'required');
   const check = await policy.check(url);
-  if (!check.allowed) throw AppError.invalid(`url is not allowed: ${check.reason}`, field, check.reason);
+  if (!check.allowed)
+    throw AppError.invalid(`url is not allowed: ${check.reason}`, field, check.reason);
   return check.url.href;
 }
 
 export function overlapSeconds(value: number | undefined, field = '/overlap_seconds'): number {
   if (value === undefined) return DEFAULT_OVERLAP_SECONDS;
   if (!Number.isInteger(value) || value < 0 || value > MAX_OVERLAP_SECONDS) {
-    throw AppError.invalid(`overlap_seconds must be between 0 and ${MAX_OVERLAP_SECONDS}`, field, 'out of range');
+    throw AppError.invalid(
+      `overlap_seconds must be between 0 and ${MAX_OVERLAP_SECONDS}`,
+      field,
+      'out of range',
+    );
   }
   return value;
 }
 
-export async function findWebhook(store: WebhookStore, organization: string, id: string): Promise<WebhookRecord> {
+export async function findWebhook(
+  store: WebhookStore,
+  organization: string,
+  id: string,
+): Promise<WebhookRecord> {
   const webhook = id ? await store.get(organization, id) : undefined;
   if (!webhook) throw AppError.notFound(`webhook ${id} not found`);
   return webhook;

@@ -9,7 +9,9 @@ export async function deleteWebhook(
   request: DeleteWebhookRequest__Output,
   context: CallContext,
 ): Promise<DeleteWebhookResponse> {
-  const deleted = request.id ? await deps.stores.webhooks.delete(organizationOf(context), request.id) : false;
+  const deleted = request.id
+    ? await deps.stores.webhooks.delete(organizationOf(context), request.id)
+    : false;
   if (!deleted) throw AppError.notFound(`webhook ${request.id} not found`);
   return { deleted: true };
 }

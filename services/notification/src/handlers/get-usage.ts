@@ -13,7 +13,8 @@ const DAY_MS = 86_400_000;
 
 function validPeriod(value: string, now: Date): string {
   if (!value) return now.toISOString().slice(0, 7);
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) throw AppError.invalid('period must be YYYY-MM', '/period', 'must be YYYY-MM');
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value))
+    throw AppError.invalid('period must be YYYY-MM', '/period', 'must be YYYY-MM');
   return value;
 }
 
@@ -28,7 +29,10 @@ function validDays(value: number): number {
 /** [start, end) of a UTC month as ISO times. */
 function periodBounds(period: string): { start: string; end: string } {
   const [year, month] = period.split('-').map(Number) as [number, number];
-  return { start: new Date(Date.UTC(year, month - 1, 1)).toISOString(), end: new Date(Date.UTC(year, month, 1)).toISOString() };
+  return {
+    start: new Date(Date.UTC(year, month - 1, 1)).toISOString(),
+    end: new Date(Date.UTC(year, month, 1)).toISOString(),
+  };
 }
 
 function toBucket(totals: KeyedTotals): UsageBucket {
@@ -44,7 +48,9 @@ function toBucket(totals: KeyedTotals): UsageBucket {
 /** Most tokens first; ties by key, so the order is stable. */
 function byTokens(buckets: KeyedTotals[]): UsageBucket[] {
   const tokens = (b: KeyedTotals) => b.tokensInput + b.tokensOutput;
-  return [...buckets].sort((a, b) => tokens(b) - tokens(a) || a.key.localeCompare(b.key)).map(toBucket);
+  return [...buckets]
+    .sort((a, b) => tokens(b) - tokens(a) || a.key.localeCompare(b.key))
+    .map(toBucket);
 }
 
 /** The last `days` UTC days ending today, oldest first, with zero buckets for days without usage. */
@@ -58,7 +64,12 @@ function dailySeries(found: KeyedTotals[], days: number, now: Date): UsageBucket
 }
 
 /** The calling organization's usage in a period, against its quota policy. */
-export async function getUsage(deps: HandlerDeps, request: GetUsageRequest__Output, context: CallContext, now = new Date()): Promise<UsageReport> {
+export async function getUsage(
+  deps: HandlerDeps,
+  request: GetUsageRequest__Output,
+  context: CallContext,
+  now = new Date(),
+): Promise<UsageReport> {
   const organization = organizationOf(context);
   const period = validPeriod(request.period, now);
   const days = validDays(request.days);

@@ -4,6 +4,10 @@ import type { Webhook } from '@switchyard/shared/generated/switchyard/notificati
 import { findWebhook, organizationOf, toWebhook } from './common';
 import type { HandlerDeps } from './deps';
 
-export async function getWebhook(deps: HandlerDeps, request: GetWebhookRequest__Output, context: CallContext): Promise<Webhook> {
+export async function getWebhook(
+  deps: HandlerDeps,
+  request: GetWebhookRequest__Output,
+  context: CallContext,
+): Promise<Webhook> {
   return toWebhook(await findWebhook(deps.stores.webhooks, organizationOf(context), request.id));
 }

@@ -17,8 +17,12 @@ import { updateWebhook } from './update-webhook';
 type Handler<Req, Res> = (deps: HandlerDeps, request: Req, context: CallContext) => Promise<Res>;
 
 /** The gRPC implementation: each RPC is a transport-free handler bound to the service's deps. */
-export function notificationHandlers(deps: HandlerDeps, logger: Logger): NotificationServiceHandlers {
-  const bind = <Req, Res>(handler: Handler<Req, Res>) => unary<Req, Res>(logger, (request, context) => handler(deps, request, context));
+export function notificationHandlers(
+  deps: HandlerDeps,
+  logger: Logger,
+): NotificationServiceHandlers {
+  const bind = <Req, Res>(handler: Handler<Req, Res>) =>
+    unary<Req, Res>(logger, (request, context) => handler(deps, request, context));
   return {
     RegisterWebhook: bind(registerWebhook),
     ListWebhooks: bind(listWebhooks),

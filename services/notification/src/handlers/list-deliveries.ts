@@ -20,6 +20,10 @@ export async function listDeliveries(
   if (request.webhook_id && request.webhook_id !== CALLBACK_TARGET) {
     await findWebhook(deps.stores.webhooks, organization, request.webhook_id);
   }
-  const deliveries = await deps.stores.deliveries.list(organization, { webhookId: request.webhook_id || undefined, eventId: request.event_id || undefined, limit });
+  const deliveries = await deps.stores.deliveries.list(organization, {
+    webhookId: request.webhook_id || undefined,
+    eventId: request.event_id || undefined,
+    limit,
+  });
   return { deliveries: deliveries.map(toDelivery) };
 }

@@ -3,7 +3,11 @@ import type { ListWebhooksResponse } from '@switchyard/shared/generated/switchya
 import { organizationOf, toWebhook } from './common';
 import type { HandlerDeps } from './deps';
 
-export async function listWebhooks(deps: HandlerDeps, _request: unknown, context: CallContext): Promise<ListWebhooksResponse> {
+export async function listWebhooks(
+  deps: HandlerDeps,
+  _request: unknown,
+  context: CallContext,
+): Promise<ListWebhooksResponse> {
   const webhooks = await deps.stores.webhooks.list(organizationOf(context));
   webhooks.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   return { webhooks: webhooks.map(toWebhook) };

@@ -1,5 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { OrganizationPolicy, OrganizationPolicy__Output } from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
+import type {
+  OrganizationPolicy,
+  OrganizationPolicy__Output,
+} from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
 import type { OrganizationPolicyRecord } from '../store/policy-store';
 import { organizationOf } from './common';
 import type { HandlerDeps } from './deps';
@@ -8,7 +11,11 @@ const MAX_SHARE = 10;
 
 function validQuota(value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw AppError.invalid('monthly_token_quota must be an integer >= 0', '/monthly_token_quota', 'must be an integer >= 0');
+    throw AppError.invalid(
+      'monthly_token_quota must be an integer >= 0',
+      '/monthly_token_quota',
+      'must be an integer >= 0',
+    );
   }
   return value;
 }
@@ -18,20 +25,36 @@ function validShares(shares: number[]): number[] {
   shares.forEach((share, index) => {
     const field = `/threshold_shares/${index}`;
     if (!Number.isFinite(share) || share <= 0 || share > MAX_SHARE) {
-      throw AppError.invalid(`threshold_shares must be in (0, ${MAX_SHARE}]`, field, 'out of range');
+      throw AppError.invalid(
+        `threshold_shares must be in (0, ${MAX_SHARE}]`,
+        field,
+        'out of range',
+      );
     }
     if (index > 0 && share <= shares[index - 1]!) {
-      throw AppError.invalid('threshold_shares must be sorted ascending without repeats', field, 'not ascending');
+      throw AppError.invalid(
+        'threshold_shares must be sorted ascending without repeats',
+        field,
+        'not ascending',
+      );
     }
   });
   return [...shares];
 }
 
 /** Stores the calling organization's quota policy (the gateway's admin API puts it) and returns it. */
-export async function putOrganizationPolicy(deps: HandlerDeps, request: OrganizationPolicy__Output, context: CallContext): Promise<OrganizationPolicy> {
+export async function putOrganizationPolicy(
+  deps: HandlerDeps,
+  request: OrganizationPolicy__Output,
+  context: CallContext,
+): Promise<OrganizationPolicy> {
   const organization = organizationOf(context);
   if (request.organization && request.organization !== organization) {
-    throw AppError.invalid('organization must be the calling organization', '/organization', 'does not match the caller');
+    throw AppError.invalid(
+      'organization must be the calling organization',
+      '/organization',
+      'does not match the caller',
+    );
   }
   const policy: OrganizationPolicyRecord = {
     organization,

@@ -15,7 +15,11 @@ export async function registerWebhook(
   const organization = organizationOf(context);
   const events = validateEvents(request.events);
   if (request.secret && !isValidSecret(request.secret)) {
-    throw AppError.invalid('secret must be whsec_ followed by base64 of 24 to 32 bytes', '/secret', 'invalid format');
+    throw AppError.invalid(
+      'secret must be whsec_ followed by base64 of 24 to 32 bytes',
+      '/secret',
+      'invalid format',
+    );
   }
   const url = await checkedUrl(deps.policy, request.url);
   const now = new Date().toISOString();

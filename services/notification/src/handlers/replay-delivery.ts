@@ -15,14 +15,17 @@ export async function replayDelivery(
   context: CallContext,
 ): Promise<Delivery> {
   const organization = organizationOf(context);
-  const original = request.delivery_id ? await deps.stores.deliveries.get(organization, request.delivery_id) : undefined;
+  const original = request.delivery_id
+    ? await deps.stores.deliveries.get(organization, request.delivery_id)
+    : undefined;
   if (!original || (request.webhook_id && request.webhook_id !== original.webhookId)) {
     throw AppError.notFound(`delivery ${request.delivery_id} not found`);
   }
   let url = original.url;
   if (original.webhookId !== CALLBACK_TARGET) {
     const webhook = await findWebhook(deps.stores.webhooks, organization, original.webhookId);
-    if (!webhook.enabled) throw new AppError('conflict', 'the webhook is disabled; enable it before replaying');
+    if (!webhook.enabled)
+      throw new AppError('conflict', 'the webhook is disabled; enable it before replaying');
     url = webhook.url;
   }
   return toDelivery(await deps.engine.replay(original, url));

@@ -10,6 +10,12 @@ export async function rotateSigningSecret(
   context: CallContext,
 ): Promise<RotateSecretResponse> {
   const organization = organizationOf(context);
-  const rotated = await deps.orgSecrets.rotate(organization, overlapSeconds(request.overlap_seconds));
-  return { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt ?? '' };
+  const rotated = await deps.orgSecrets.rotate(
+    organization,
+    overlapSeconds(request.overlap_seconds),
+  );
+  return {
+    secret: rotated.secret,
+    previous_secret_expires_at: rotated.previousSecretExpiresAt ?? '',
+  };
 }

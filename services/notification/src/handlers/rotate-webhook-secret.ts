@@ -15,6 +15,12 @@ export async function rotateWebhookSecret(
   const overlap = overlapSeconds(request.overlap_seconds);
   const webhook = await findWebhook(deps.stores.webhooks, organization, request.id);
   const rotated = rotate(webhook, overlap);
-  await deps.stores.webhooks.update(organization, webhook.id, { ...rotated, updatedAt: new Date().toISOString() });
-  return { secret: rotated.secret, previous_secret_expires_at: rotated.previousSecretExpiresAt ?? '' };
+  await deps.stores.webhooks.update(organization, webhook.id, {
+    ...rotated,
+    updatedAt: new Date().toISOString(),
+  });
+  return {
+    secret: rotated.secret,
+    previous_secret_expires_at: rotated.previousSecretExpiresAt ?? '',
+  };
 }

@@ -6,7 +6,11 @@ import { checkedUrl, findWebhook, organizationOf, toWebhook, validateEvents } fr
 import type { HandlerDeps } from './deps';
 
 /** UpdateWebhook: url (checked again), events when events_set, enabled (re-enabling clears the reason). */
-export async function updateWebhook(deps: HandlerDeps, request: UpdateWebhookRequest__Output, context: CallContext): Promise<Webhook> {
+export async function updateWebhook(
+  deps: HandlerDeps,
+  request: UpdateWebhookRequest__Output,
+  context: CallContext,
+): Promise<Webhook> {
   const organization = organizationOf(context);
   await findWebhook(deps.stores.webhooks, organization, request.id);
   const patch: WebhookPatch = { updatedAt: new Date().toISOString() };

@@ -15,7 +15,8 @@ export class OrgSigningSecrets {
   current(organization: string): Promise<OrgSigningSecret> {
     return this.store.getOrCreate(organization, () => ({
       organization,
-      secret: organization === DEV_ORGANIZATION && this.devSecret ? this.devSecret : generateSecret(),
+      secret:
+        organization === DEV_ORGANIZATION && this.devSecret ? this.devSecret : generateSecret(),
       createdAt: new Date().toISOString(),
     }));
   }

@@ -22,7 +22,9 @@ export function isValidSecret(secret: string): boolean {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return false;
   const key = Buffer.from(encoded, 'base64');
   // Round-trip rejects non-canonical base64 whose decoding silently drops characters.
-  return key.toString('base64') === encoded && key.length >= MIN_KEY_BYTES && key.length <= MAX_KEY_BYTES;
+  return (
+    key.toString('base64') === encoded && key.length >= MIN_KEY_BYTES && key.length <= MAX_KEY_BYTES
+  );
 }
 
 /** A secret with an optional predecessor that still signs until it expires (rotation overlap). */
@@ -43,7 +45,11 @@ export function activeSecrets(record: RotatingSecret, now = Date.now()): string[
 }
 
 /** The record after a rotation: a fresh secret, the old one signing for overlapSeconds more. */
-export function rotate(record: RotatingSecret, overlapSeconds: number, now = Date.now()): RotatingSecret {
+export function rotate(
+  record: RotatingSecret,
+  overlapSeconds: number,
+  now = Date.now(),
+): RotatingSecret {
   return {
     secret: generateSecret(),
     previousSecret: overlapSeconds > 0 ? record.secret : undefined,

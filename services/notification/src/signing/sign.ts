@@ -2,7 +2,12 @@ import { createHmac } from 'node:crypto';
 import { secretKey } from './secrets';
 
 /** v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}"> for one secret (Standard Webhooks). */
-export function signatureFor(secret: string, messageId: string, timestamp: number, body: Buffer): string {
+export function signatureFor(
+  secret: string,
+  messageId: string,
+  timestamp: number,
+  body: Buffer,
+): string {
   const mac = createHmac('sha256', secretKey(secret));
   mac.update(`${messageId}.${timestamp}.`);
   mac.update(body);
@@ -28,7 +33,9 @@ export function signatureHeaders(
   body: Buffer,
 ): SignatureHeaders {
   if (secrets.length === 0) throw new Error('no signing secret');
-  const signature = secrets.map((secret) => signatureFor(secret, messageId, timestampSeconds, body)).join(' ');
+  const signature = secrets
+    .map((secret) => signatureFor(secret, messageId, timestampSeconds, body))
+    .join(' ');
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),

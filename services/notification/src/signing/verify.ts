@@ -36,5 +36,7 @@ export function verifyWebhook(
   if (Math.abs(nowSeconds - sentAt) > toleranceSeconds) return false;
   const body = typeof rawBody === 'string' ? Buffer.from(rawBody) : rawBody;
   const expected = signatureFor(secret, id, sentAt, body);
-  return signatures.split(' ').some((candidate) => candidate.startsWith('v1,') && sameText(candidate, expected));
+  return signatures
+    .split(' ')
+    .some((candidate) => candidate.startsWith('v1,') && sameText(candidate, expected));
 }

@@ -1,4 +1,9 @@
-import { createEvent, type EventPublisher, type Logger, type WebhooksChanged } from '@switchyard/shared';
+import {
+  createEvent,
+  type EventPublisher,
+  type Logger,
+  type WebhooksChanged,
+} from '@switchyard/shared';
 import type { WebhookRecord } from '../model';
 import type { WebhookPatch, WebhookStore } from './webhook-store';
 
@@ -31,10 +36,15 @@ export class ChangePublishingWebhookStore implements WebhookStore {
     return this.store.countDisabled();
   }
 
-  async update(organization: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | undefined> {
+  async update(
+    organization: string,
+    id: string,
+    patch: WebhookPatch,
+  ): Promise<WebhookRecord | undefined> {
     const updated = await this.store.update(organization, id, patch);
     // Failure bookkeeping (failingSince...) changes nothing a cache holds: only enabled and events do.
-    if (updated && (patch.enabled !== undefined || patch.events !== undefined)) await this.changed(organization, id, 'updated');
+    if (updated && (patch.enabled !== undefined || patch.events !== undefined))
+      await this.changed(organization, id, 'updated');
     return updated;
   }
 
@@ -44,11 +54,24 @@ export class ChangePublishingWebhookStore implements WebhookStore {
     return deleted;
   }
 
-  private async changed(organization: string, webhookId: string, change: WebhooksChanged['change']): Promise<void> {
+  private async changed(
+    organization: string,
+    webhookId: string,
+    change: WebhooksChanged['change'],
+  ): Promise<void> {
     try {
-      await this.bus.publish(createEvent('webhooks.changed', { source: 'notification', organization, data: { webhookId, change } }));
+      await this.bus.publish(
+        createEvent('webhooks.changed', {
+          source: 'notification',
+          organization,
+          data: { webhookId, change },
+        }),
+      );
     } catch (error) {
-      this.logger.warn({ organization, webhookId, error: error instanceof Error ? error.message : String(error) }, 'webhooks.changed not published; gateway caches catch up when they expire');
+      this.logger.warn(
+        { organization, webhookId, error: error instanceof Error ? error.message : String(error) },
+        'webhooks.changed not published; gateway caches catch up when they expire',
+      );
     }
   }
 }

@@ -39,13 +39,27 @@ export interface DeliveryStore {
    * Claims up to limit pending deliveries due at now and not claimed, until leaseUntil, earliest
    * first. Due deliveries whose host `skip` refuses are not claimed but moved to `skipUntil`.
    */
-  claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]>;
+  claimDue(
+    now: Date,
+    limit: number,
+    leaseUntil: Date,
+    skip?: { host: HostFilter; until: Date },
+  ): Promise<DeliveryRecord[]>;
   /** Claims one delivery if it is pending, due and unclaimed. */
-  claim(organization: string, id: string, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined>;
+  claim(
+    organization: string,
+    id: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<DeliveryRecord | undefined>;
   /** Gives a claim back without an attempt (e.g. its host is at its limit), due again at dueAt (default now). */
   release(organization: string, id: string, dueAt?: Date): Promise<void>;
   /** Appends an attempt, sets the new status and next attempt time, drops the claim. */
-  recordAttempt(organization: string, id: string, result: AttemptResult): Promise<DeliveryRecord | undefined>;
+  recordAttempt(
+    organization: string,
+    id: string,
+    result: AttemptResult,
+  ): Promise<DeliveryRecord | undefined>;
   /** Deliveries waiting for a first or further attempt (the size of the schedule). */
   countPending(): Promise<number>;
 }
@@ -88,7 +102,9 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   private readonly schedule = new Heap<ScheduleEntry>((a, b) => a.dueAt - b.dueAt);
   private readonly pending = new Set<string>();
 
-  async createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }> {
+  async createIfAbsent(
+    delivery: DeliveryRecord,
+  ): Promise<{ delivery: DeliveryRecord; created: boolean }> {
     const key = `${delivery.organization}\u0000${delivery.dedupeKey}`;
     const existingId = this.byDedupeKey.get(key);
     if (existingId) return { delivery: copy(this.deliveries.get(existingId)!), created: false };
@@ -123,11 +139,19 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return matches.reverse().slice(0, options.limit).map(copy);
   }
 
-  async claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]> {
+  async claimDue(
+    now: Date,
+    limit: number,
+    leaseUntil: Date,
+    skip?: { host: HostFilter; until: Date },
+  ): Promise<DeliveryRecord[]> {
     const claimed: DeliveryRecord[] = [];
     const postponed: DeliveryRecord[] = [];
     // As in Mongo, `limit` bounds the due entries looked at, postponed ones included.
-    while (claimed.length + postponed.length < limit && (this.schedule.peek()?.dueAt ?? Infinity) <= now.getTime()) {
+    while (
+      claimed.length + postponed.length < limit &&
+      (this.schedule.peek()?.dueAt ?? Infinity) <= now.getTime()
+    ) {
       const delivery = this.deliveries.get(this.schedule.pop()!.id);
       if (!delivery || !isClaimable(delivery, now)) continue;
       if (skip && !skip.host(hostKey(delivery.url))) {
@@ -145,9 +169,15 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return claimed;
   }
 
-  async claim(organization: string, id: string, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
+  async claim(
+    organization: string,
+    id: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<DeliveryRecord | undefined> {
     const delivery = this.deliveries.get(id);
-    if (!delivery || delivery.organization !== organization || !isClaimable(delivery, now)) return undefined;
+    if (!delivery || delivery.organization !== organization || !isClaimable(delivery, now))
+      return undefined;
     delivery.leaseUntil = leaseUntil.toISOString();
     this.track(delivery);
     return copy(delivery);
@@ -161,7 +191,11 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     this.track(delivery);
   }
 
-  async recordAttempt(organization: string, id: string, result: AttemptResult): Promise<DeliveryRecord | undefined> {
+  async recordAttempt(
+    organization: string,
+    id: string,
+    result: AttemptResult,
+  ): Promise<DeliveryRecord | undefined> {
     const delivery = this.deliveries.get(id);
     if (!delivery || delivery.organization !== organization) return undefined;
     delivery.attempts.push({ ...result.attempt });

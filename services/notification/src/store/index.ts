@@ -41,11 +41,17 @@ export interface OpenedStores {
  * SECRETS_ENCRYPTION_KEY (only allowed in embedded mode) a random key is used for this process,
  * so secrets stored now do not decrypt after a restart.
  */
-export async function createStores(config: NotificationConfig, logger: Logger): Promise<OpenedStores> {
-  if (!config.mongo.uri) return { stores: inMemoryStores(), backend: 'memory', close: async () => {} };
+export async function createStores(
+  config: NotificationConfig,
+  logger: Logger,
+): Promise<OpenedStores> {
+  if (!config.mongo.uri)
+    return { stores: inMemoryStores(), backend: 'memory', close: async () => {} };
   let key = config.secretsEncryptionKey;
   if (!key) {
-    logger.warn('SECRETS_ENCRYPTION_KEY is not set: using a random key for this process; stored webhook secrets will not decrypt after a restart');
+    logger.warn(
+      'SECRETS_ENCRYPTION_KEY is not set: using a random key for this process; stored webhook secrets will not decrypt after a restart',
+    );
     key = SecretBox.generateKey();
   }
   const connection = await connectMongo(config.mongo.uri, config.mongo.database, logger);
@@ -55,7 +61,11 @@ export async function createStores(config: NotificationConfig, logger: Logger): 
     await connection.close();
     throw error;
   }
-  return { stores: mongoStores(connection.db, new SecretBox(key)), backend: 'mongo', close: () => connection.close() };
+  return {
+    stores: mongoStores(connection.db, new SecretBox(key)),
+    backend: 'mongo',
+    close: () => connection.close(),
+  };
 }
 
 export * from './delivery-store';

@@ -22,17 +22,23 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   open(sealed: string, context: string): string {
     const [version, iv, tag, ciphertext] = sealed.split('.');
-    if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new Error(`stored secret of ${context} is not sealed`);
+    if (version !== VERSION || !iv || !tag || ciphertext === undefined)
+      throw new Error(`stored secret of ${context} is not sealed`);
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     try {
-      return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(Buffer.from(ciphertext, 'base64url')),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
       // Wrong SECRETS_ENCRYPTION_KEY or a tampered value; the message carries neither.
       throw new Error(`stored secret of ${context} does not decrypt with SECRETS_ENCRYPTION_KEY`);

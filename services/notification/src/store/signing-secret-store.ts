@@ -16,7 +16,10 @@ export class InMemorySigningSecretStore implements SigningSecretStore {
     return found && { ...found };
   }
 
-  async getOrCreate(organization: string, create: () => OrgSigningSecret): Promise<OrgSigningSecret> {
+  async getOrCreate(
+    organization: string,
+    create: () => OrgSigningSecret,
+  ): Promise<OrgSigningSecret> {
     let found = this.secrets.get(organization);
     if (!found) {
       found = create();

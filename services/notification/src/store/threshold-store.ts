@@ -42,6 +42,8 @@ export class InMemoryThresholdStore implements ThresholdStore {
   }
 
   async list(organization: string, period: string): Promise<ThresholdRecord[]> {
-    return [...this.records.values()].filter((r) => r.organization === organization && r.period === period).map((r) => ({ ...r }));
+    return [...this.records.values()]
+      .filter((r) => r.organization === organization && r.period === period)
+      .map((r) => ({ ...r }));
   }
 }

@@ -1,4 +1,12 @@
-import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type KeyedTotals, type UsageEntry, type UsageTotals } from '../usage/usage-entry';
+import {
+  bucketId,
+  ZERO_TOTALS,
+  type BucketDelta,
+  type BucketKind,
+  type KeyedTotals,
+  type UsageEntry,
+  type UsageTotals,
+} from '../usage/usage-entry';
 
 /**
  * How many batch ids each projection bucket remembers at least (two generations of this size are
@@ -63,13 +71,20 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   /** Event id -> owning batch. */
   private readonly entries = new Map<string, string>();
   private readonly bucketsById = new Map<string, MemoryBucket>();
-  private readonly journalsByBatch = new Map<string, { journal: BatchJournal; writtenAt: string }>();
+  private readonly journalsByBatch = new Map<
+    string,
+    { journal: BatchJournal; writtenAt: string }
+  >();
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
   constructor(private readonly window = APPLIED_WINDOW) {}
 
   async writeJournal(journal: BatchJournal): Promise<void> {
-    if (!this.journalsByBatch.has(journal.batch)) this.journalsByBatch.set(journal.batch, { journal: structuredClone(journal), writtenAt: new Date().toISOString() });
+    if (!this.journalsByBatch.has(journal.batch))
+      this.journalsByBatch.set(journal.batch, {
+        journal: structuredClone(journal),
+        writtenAt: new Date().toISOString(),
+      });
   }
 
   async rewriteJournal(journal: BatchJournal): Promise<void> {
@@ -99,7 +114,11 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   }
 
   async owners(eventIds: string[]): Promise<Map<string, string>> {
-    return new Map(eventIds.flatMap((id) => (this.entries.has(id) ? [[id, this.entries.get(id)!] as const] : [])));
+    return new Map(
+      eventIds.flatMap((id) =>
+        this.entries.has(id) ? [[id, this.entries.get(id)!] as const] : [],
+      ),
+    );
   }
 
   async applyDeltas(journal: BatchJournal): Promise<void> {
@@ -123,12 +142,21 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     return bucket ? totalsOf(bucket) : { ...ZERO_TOTALS };
   }
 
-  async buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]> {
-    return this.select((b) => b.organization === organization && b.kind === kind && b.period === period);
+  async buckets(
+    organization: string,
+    period: string,
+    kind: 'model' | 'endpoint',
+  ): Promise<KeyedTotals[]> {
+    return this.select(
+      (b) => b.organization === organization && b.kind === kind && b.period === period,
+    );
   }
 
   async daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]> {
-    return this.select((b) => b.organization === organization && b.kind === 'day' && b.key >= fromDay && b.key <= toDay);
+    return this.select(
+      (b) =>
+        b.organization === organization && b.kind === 'day' && b.key >= fromDay && b.key <= toDay,
+    );
   }
 
   private bucketOf(delta: BucketDelta): MemoryBucket {
@@ -136,17 +164,32 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     let bucket = this.bucketsById.get(id);
     if (!bucket) {
       const { kind, period, key } = delta.bucket;
-      bucket = { organization: delta.organization, kind, period, key, ...ZERO_TOTALS, applied: new Set(), appliedPrev: new Set() };
+      bucket = {
+        organization: delta.organization,
+        kind,
+        period,
+        key,
+        ...ZERO_TOTALS,
+        applied: new Set(),
+        appliedPrev: new Set(),
+      };
       this.bucketsById.set(id, bucket);
     }
     return bucket;
   }
 
   private select(match: (bucket: MemoryBucket) => boolean): KeyedTotals[] {
-    return [...this.bucketsById.values()].filter(match).map((b) => ({ key: b.key, ...totalsOf(b) }));
+    return [...this.bucketsById.values()]
+      .filter(match)
+      .map((b) => ({ key: b.key, ...totalsOf(b) }));
   }
 }
 
 export function totalsOf(source: UsageTotals): UsageTotals {
-  return { tokensInput: source.tokensInput, tokensOutput: source.tokensOutput, costNanos: source.costNanos, calls: source.calls };
+  return {
+    tokensInput: source.tokensInput,
+    tokensOutput: source.tokensOutput,
+    costNanos: source.costNanos,
+    calls: source.calls,
+  };
 }

@@ -32,7 +32,11 @@ export class InMemoryWebhookStore implements WebhookStore {
       .map((w) => structuredClone(w));
   }
 
-  async update(organization: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | undefined> {
+  async update(
+    organization: string,
+    id: string,
+    patch: WebhookPatch,
+  ): Promise<WebhookRecord | undefined> {
     const map = this.byOrg.get(organization);
     const current = map?.get(id);
     if (!map || !current) return undefined;
@@ -47,7 +51,8 @@ export class InMemoryWebhookStore implements WebhookStore {
 
   async countDisabled(): Promise<number> {
     let disabled = 0;
-    for (const map of this.byOrg.values()) for (const webhook of map.values()) if (!webhook.enabled) disabled++;
+    for (const map of this.byOrg.values())
+      for (const webhook of map.values()) if (!webhook.enabled) disabled++;
     return disabled;
   }
 

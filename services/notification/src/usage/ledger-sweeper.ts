@@ -36,7 +36,11 @@ export class LedgerSweeper {
   async sweep(): Promise<number> {
     const periods = await this.options.ledger.sweep(this.options.staleMs);
     for (const counted of periods) await checkThresholds(this.options.thresholds, counted);
-    if (periods.length > 0) this.options.logger.warn({ periods: periods.length }, 'usage ledger entries applied after an interrupted batch');
+    if (periods.length > 0)
+      this.options.logger.warn(
+        { periods: periods.length },
+        'usage ledger entries applied after an interrupted batch',
+      );
     return periods.length;
   }
 
@@ -44,7 +48,9 @@ export class LedgerSweeper {
     this.timer = setTimeout(() => {
       this.running = this.sweep()
         .then(() => undefined)
-        .catch((error: unknown) => this.options.logger.error({ err: error }, 'usage ledger sweep failed'))
+        .catch((error: unknown) =>
+          this.options.logger.error({ err: error }, 'usage ledger sweep failed'),
+        )
         .finally(() => {
           this.running = undefined;
           if (this.timer) this.schedule(this.options.staleMs);

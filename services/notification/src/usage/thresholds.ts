@@ -14,7 +14,10 @@ import { usageThresholdsReached } from './threshold-metrics';
  * usage.threshold_reached event on the bus carries the same id wherever it is produced.
  */
 export function thresholdEventId(organization: string, period: string, share: number): string {
-  const digest = createHash('sha256').update(`${organization}\u0000${period}\u0000${share}`).digest('hex').slice(0, 24);
+  const digest = createHash('sha256')
+    .update(`${organization}\u0000${period}\u0000${share}`)
+    .digest('hex')
+    .slice(0, 24);
   return `evt_thr_${digest}`;
 }
 
@@ -38,7 +41,9 @@ export async function checkThresholds(deps: ThresholdDeps, counted: CountedPerio
   const totals = await deps.stores.usageLedger.totals(organization, period);
   const used = totals.tokensInput + totals.tokensOutput;
   const policy = await effectivePolicy(deps.stores.policies, deps.defaults, organization);
-  const known = new Map((await deps.stores.thresholds.list(organization, period)).map((r) => [r.share, r]));
+  const known = new Map(
+    (await deps.stores.thresholds.list(organization, period)).map((r) => [r.share, r]),
+  );
   for (const share of policy.thresholdShares) {
     let record = known.get(share);
     if (record?.notified) continue;
@@ -47,7 +52,14 @@ export async function checkThresholds(deps: ThresholdDeps, counted: CountedPerio
       if (used < threshold) continue;
       const crossing = crossingOf(counted, used, threshold);
       record = await deps.stores.thresholds.claim({
-        organization, period, share, usage: crossing.usage, threshold, quota: policy.monthlyTokenQuota, occurredAt: crossing.occurredAt, notified: false,
+        organization,
+        period,
+        share,
+        usage: crossing.usage,
+        threshold,
+        quota: policy.monthlyTokenQuota,
+        occurredAt: crossing.occurredAt,
+        notified: false,
       });
       if (record.notified) continue;
     }
@@ -58,7 +70,11 @@ export async function checkThresholds(deps: ThresholdDeps, counted: CountedPerio
 }
 
 /** The period's usage right after the counted entry that reached the threshold, and that entry's time. */
-function crossingOf(counted: CountedPeriod, used: number, threshold: number): { usage: number; occurredAt: string } {
+function crossingOf(
+  counted: CountedPeriod,
+  used: number,
+  threshold: number,
+): { usage: number; occurredAt: string } {
   let running = used - counted.entries.reduce((sum, e) => sum + e.tokensInput + e.tokensOutput, 0);
   for (const entry of counted.entries) {
     running += entry.tokensInput + entry.tokensOutput;
@@ -83,7 +99,13 @@ async function notify(deps: ThresholdDeps, record: ThresholdRecord): Promise<voi
       source: 'notification',
       organization: record.organization,
       time: record.occurredAt,
-      data: { period: record.period, usage: record.usage, threshold: record.threshold, share: record.share, quota: record.quota },
+      data: {
+        period: record.period,
+        usage: record.usage,
+        threshold: record.threshold,
+        share: record.share,
+        quota: record.quota,
+      },
     }),
   );
 }

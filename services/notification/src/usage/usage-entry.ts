@@ -98,7 +98,12 @@ export function deltasOf(entries: UsageEntry[]): BucketDelta[] {
       const id = bucketId(entry.organization, bucket);
       let delta = deltas.get(id);
       if (!delta) {
-        delta = { organization: entry.organization, bucket, ...ZERO_TOTALS, occurredAt: entry.occurredAt };
+        delta = {
+          organization: entry.organization,
+          bucket,
+          ...ZERO_TOTALS,
+          occurredAt: entry.occurredAt,
+        };
         deltas.set(id, delta);
       }
       delta.tokensInput += entry.tokensInput;

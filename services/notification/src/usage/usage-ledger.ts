@@ -42,7 +42,11 @@ export class UsageLedger {
    */
   async sweep(staleMs: number, limit = 50): Promise<CountedPeriod[]> {
     const counted: CountedPeriod[] = [];
-    for (const journal of await this.store.staleJournals(new Date(Date.now() - staleMs).toISOString(), limit)) counted.push(...(await this.complete(journal)));
+    for (const journal of await this.store.staleJournals(
+      new Date(Date.now() - staleMs).toISOString(),
+      limit,
+    ))
+      counted.push(...(await this.complete(journal)));
     return counted;
   }
 
@@ -52,7 +56,9 @@ export class UsageLedger {
     if (stored.length > 0) {
       // Ids some other batch inserted are counted by that one (done, or its journal completes it).
       const owners = await this.store.owners(stored);
-      others = journal.entries.filter((e) => owners.has(e.eventId) && owners.get(e.eventId) !== journal.batch);
+      others = journal.entries.filter(
+        (e) => owners.has(e.eventId) && owners.get(e.eventId) !== journal.batch,
+      );
       if (others.length > 0) {
         const mine = journal.entries.filter((e) => !others.includes(e));
         journal = { batch: journal.batch, entries: mine, deltas: deltasOf(mine) };
@@ -70,7 +76,13 @@ function withPeriodsOf(counted: CountedPeriod[], earlier: UsageEntry[]): Counted
   const periods = new Map(counted.map((c) => [JSON.stringify([c.organization, c.period]), c]));
   for (const entry of earlier) {
     const key = JSON.stringify([entry.organization, entry.period]);
-    if (!periods.has(key)) periods.set(key, { organization: entry.organization, period: entry.period, entries: [], occurredAt: entry.occurredAt });
+    if (!periods.has(key))
+      periods.set(key, {
+        organization: entry.organization,
+        period: entry.period,
+        entries: [],
+        occurredAt: entry.occurredAt,
+      });
   }
   return [...periods.values()];
 }
@@ -84,6 +96,7 @@ function countedPeriods(entries: UsageEntry[]): CountedPeriod[] {
     if (occurredAt > counted.occurredAt) counted.occurredAt = occurredAt;
     return counted;
   };
-  for (const entry of entries) periodOf(entry.organization, entry.period, entry.occurredAt).entries.push(entry);
+  for (const entry of entries)
+    periodOf(entry.organization, entry.period, entry.occurredAt).entries.push(entry);
   return [...periods.values()];
 }

@@ -6,7 +6,13 @@ import { deliveryRecord, storeBackends, type StoreWorld } from '../store-fixture
 const SECOND = 1000;
 
 function attempt(statusCode: number): AttemptRecord {
-  return { attemptedAt: new Date().toISOString(), statusCode, durationMs: 5, responseBody: `answer ${statusCode}`, error: statusCode >= 300 ? `HTTP ${statusCode}` : '' };
+  return {
+    attemptedAt: new Date().toISOString(),
+    statusCode,
+    durationMs: 5,
+    responseBody: `answer ${statusCode}`,
+    error: statusCode >= 300 ? `HTTP ${statusCode}` : '',
+  };
 }
 
 function later(ms: number): Date {
@@ -18,14 +24,22 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     const { deliveries } = world().stores;
     const other = (await world().reopen()).deliveries;
     const first = deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_1' });
-    const copies = Array.from({ length: 6 }, () => ({ ...deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_1' }) }));
-    const results = await Promise.all([deliveries.createIfAbsent(first), ...copies.map((c, i) => (i % 2 ? deliveries : other).createIfAbsent(c))]);
+    const copies = Array.from({ length: 6 }, () => ({
+      ...deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_1' }),
+    }));
+    const results = await Promise.all([
+      deliveries.createIfAbsent(first),
+      ...copies.map((c, i) => (i % 2 ? deliveries : other).createIfAbsent(c)),
+    ]);
     expect(results.filter((r) => r.created)).to.have.length(1);
     const ids = new Set(results.map((r) => r.delivery.id));
     expect(ids.size).to.equal(1);
     expect(await deliveries.list('org_a', { limit: 10 })).to.have.length(1);
     // A different target for the same event is a different delivery.
-    expect((await deliveries.createIfAbsent(deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_2' }))).created).to.equal(true);
+    expect(
+      (await deliveries.createIfAbsent(deliveryRecord({ eventId: 'evt_1', webhookId: 'wh_2' })))
+        .created,
+    ).to.equal(true);
   });
 
   it('keeps organizations apart', async () => {
@@ -34,8 +48,16 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     await deliveries.createIfAbsent(delivery);
     expect(await deliveries.get('org_b', delivery.id)).to.equal(undefined);
     expect(await deliveries.list('org_b', { limit: 10 })).to.deep.equal([]);
-    expect(await deliveries.claim('org_b', delivery.id, new Date(), later(SECOND))).to.equal(undefined);
-    expect(await deliveries.recordAttempt('org_b', delivery.id, { attempt: attempt(200), status: 'succeeded', url: delivery.url })).to.equal(undefined);
+    expect(await deliveries.claim('org_b', delivery.id, new Date(), later(SECOND))).to.equal(
+      undefined,
+    );
+    expect(
+      await deliveries.recordAttempt('org_b', delivery.id, {
+        attempt: attempt(200),
+        status: 'succeeded',
+        url: delivery.url,
+      }),
+    ).to.equal(undefined);
     expect((await deliveries.get('org_a', delivery.id))!.attempts).to.deep.equal([]);
   });
 
@@ -43,23 +65,49 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     const { deliveries } = world().stores;
     const made = [];
     for (let i = 0; i < 4; i++) {
-      const delivery = deliveryRecord({ webhookId: i % 2 ? 'wh_odd' : 'wh_even', createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() });
+      const delivery = deliveryRecord({
+        webhookId: i % 2 ? 'wh_odd' : 'wh_even',
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      });
       await deliveries.createIfAbsent(delivery);
       made.push(delivery.id);
     }
-    expect((await deliveries.list('org_a', { limit: 10 })).map((d) => d.id)).to.deep.equal([...made].reverse());
-    expect((await deliveries.list('org_a', { limit: 2 })).map((d) => d.id)).to.deep.equal([made[3], made[2]]);
-    expect((await deliveries.list('org_a', { webhookId: 'wh_odd', limit: 10 })).map((d) => d.id)).to.deep.equal([made[3], made[1]]);
+    expect((await deliveries.list('org_a', { limit: 10 })).map((d) => d.id)).to.deep.equal(
+      [...made].reverse(),
+    );
+    expect((await deliveries.list('org_a', { limit: 2 })).map((d) => d.id)).to.deep.equal([
+      made[3],
+      made[2],
+    ]);
+    expect(
+      (await deliveries.list('org_a', { webhookId: 'wh_odd', limit: 10 })).map((d) => d.id),
+    ).to.deep.equal([made[3], made[1]]);
   });
 
   it("lists one event's deliveries (a request's result callback and its replays)", async () => {
     const { deliveries } = world().stores;
     const callback = deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_1_result' });
-    const replay = deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_1_result', dedupeKey: 'replay-1', replayOf: callback.id });
-    for (const delivery of [callback, deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_2_result' }), replay]) await deliveries.createIfAbsent(delivery);
-    const listed = await deliveries.list('org_a', { webhookId: 'callback', eventId: 'evt_req_1_result', limit: 10 });
+    const replay = deliveryRecord({
+      webhookId: 'callback',
+      eventId: 'evt_req_1_result',
+      dedupeKey: 'replay-1',
+      replayOf: callback.id,
+    });
+    for (const delivery of [
+      callback,
+      deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_2_result' }),
+      replay,
+    ])
+      await deliveries.createIfAbsent(delivery);
+    const listed = await deliveries.list('org_a', {
+      webhookId: 'callback',
+      eventId: 'evt_req_1_result',
+      limit: 10,
+    });
     expect(listed.map((d) => d.id).sort()).to.deep.equal([callback.id, replay.id].sort());
-    expect(await deliveries.list('org_b', { eventId: 'evt_req_1_result', limit: 10 })).to.deep.equal([]);
+    expect(
+      await deliveries.list('org_b', { eventId: 'evt_req_1_result', limit: 10 }),
+    ).to.deep.equal([]);
   });
 
   it('claims only due, pending, unclaimed deliveries', async () => {
@@ -72,8 +120,12 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     expect(claimed.map((d) => d.id)).to.deep.equal([due.id]);
     expect(Date.parse(claimed[0]!.leaseUntil!)).to.be.greaterThan(Date.now());
     expect(await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).to.deep.equal([]);
-    expect(await deliveries.claim('org_a', due.id, new Date(), later(30 * SECOND))).to.equal(undefined);
-    expect(await deliveries.claim('org_a', notYet.id, new Date(), later(30 * SECOND))).to.equal(undefined);
+    expect(await deliveries.claim('org_a', due.id, new Date(), later(30 * SECOND))).to.equal(
+      undefined,
+    );
+    expect(await deliveries.claim('org_a', notYet.id, new Date(), later(30 * SECOND))).to.equal(
+      undefined,
+    );
     expect(await deliveries.countPending()).to.equal(2);
   });
 
@@ -83,8 +135,12 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     expect((await deliveries.createMany([first])).map((d) => d.id)).to.deep.equal([first.id]);
     const copy = deliveryRecord({ eventId: 'evt_batch', webhookId: 'wh_1' });
     const second = deliveryRecord({ eventId: 'evt_batch', webhookId: 'wh_2' });
-    expect((await deliveries.createMany([copy, second])).map((d) => d.id)).to.deep.equal([second.id]);
-    expect((await deliveries.list('org_a', { limit: 10 })).map((d) => d.id).sort()).to.deep.equal([first.id, second.id].sort());
+    expect((await deliveries.createMany([copy, second])).map((d) => d.id)).to.deep.equal([
+      second.id,
+    ]);
+    expect((await deliveries.list('org_a', { limit: 10 })).map((d) => d.id).sort()).to.deep.equal(
+      [first.id, second.id].sort(),
+    );
     // The refused copy left nothing in the schedule.
     expect(await deliveries.countPending()).to.equal(2);
   });
@@ -92,11 +148,24 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
   it('hands a delivery created claimed to the schedule only once its lease has expired (its creator died)', async () => {
     const { deliveries } = world().stores;
     const start = new Date();
-    const delivery = deliveryRecord({ nextAttemptAt: start.toISOString(), leaseUntil: new Date(start.getTime() + 500).toISOString() });
+    const delivery = deliveryRecord({
+      nextAttemptAt: start.toISOString(),
+      leaseUntil: new Date(start.getTime() + 500).toISOString(),
+    });
     await deliveries.createMany([delivery]);
     const other = (await world().reopen()).deliveries;
-    expect(await other.claimDue(new Date(start.getTime() + 100), 10, new Date(start.getTime() + 30 * SECOND))).to.deep.equal([]);
-    const [resumed] = await other.claimDue(new Date(start.getTime() + 600), 10, new Date(start.getTime() + 30 * SECOND));
+    expect(
+      await other.claimDue(
+        new Date(start.getTime() + 100),
+        10,
+        new Date(start.getTime() + 30 * SECOND),
+      ),
+    ).to.deep.equal([]);
+    const [resumed] = await other.claimDue(
+      new Date(start.getTime() + 600),
+      10,
+      new Date(start.getTime() + 30 * SECOND),
+    );
     expect(resumed?.id).to.equal(delivery.id);
     expect(resumed?.attempts).to.deep.equal([]);
   });
@@ -108,14 +177,24 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     await deliveries.createMany([busy, free]);
     const recheck = later(60 * SECOND);
     const skip = { host: (host: string) => host !== 'busy.example.com', until: recheck };
-    expect((await deliveries.claimDue(new Date(), 10, later(30 * SECOND), skip)).map((d) => d.id)).to.deep.equal([free.id]);
+    expect(
+      (await deliveries.claimDue(new Date(), 10, later(30 * SECOND), skip)).map((d) => d.id),
+    ).to.deep.equal([free.id]);
     expect(await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).to.deep.equal([]);
-    const again = await deliveries.claimDue(new Date(recheck.getTime() + 1), 10, new Date(recheck.getTime() + 30 * SECOND));
+    const again = await deliveries.claimDue(
+      new Date(recheck.getTime() + 1),
+      10,
+      new Date(recheck.getTime() + 30 * SECOND),
+    );
     expect(again.map((d) => d.id)).to.include(busy.id);
   });
 
   it('never hands one attempt to two instances claiming concurrently', async () => {
-    const stores = [world().stores.deliveries, (await world().reopen()).deliveries, (await world().reopen()).deliveries];
+    const stores = [
+      world().stores.deliveries,
+      (await world().reopen()).deliveries,
+      (await world().reopen()).deliveries,
+    ];
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
       const delivery = deliveryRecord();
@@ -126,7 +205,10 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
       ...stores.map((s) => s.claimDue(new Date(), 8, later(30 * SECOND))),
       ...ids.map((id, i) => stores[i % 3]!.claim('org_a', id, new Date(), later(30 * SECOND))),
     ]);
-    const claimed = rounds.flat().filter((d) => d !== undefined).map((d) => d!.id);
+    const claimed = rounds
+      .flat()
+      .filter((d) => d !== undefined)
+      .map((d) => d!.id);
     expect(claimed.sort()).to.deep.equal([...ids].sort());
   });
 
@@ -137,11 +219,19 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     const delivery = deliveryRecord();
     await deliveries.createIfAbsent(delivery);
     const start = new Date();
-    expect(await deliveries.claim('org_a', delivery.id, start, new Date(start.getTime() + 500))).to.not.equal(undefined);
+    expect(
+      await deliveries.claim('org_a', delivery.id, start, new Date(start.getTime() + 500)),
+    ).to.not.equal(undefined);
     const duringLease = new Date(start.getTime() + 200);
-    expect(await other.claimDue(duringLease, 10, new Date(start.getTime() + 30 * SECOND))).to.deep.equal([]);
+    expect(
+      await other.claimDue(duringLease, 10, new Date(start.getTime() + 30 * SECOND)),
+    ).to.deep.equal([]);
     const afterLease = new Date(start.getTime() + 600);
-    const takeovers = await Promise.all([other, third].map((s) => s.claimDue(afterLease, 10, new Date(start.getTime() + 30 * SECOND))));
+    const takeovers = await Promise.all(
+      [other, third].map((s) =>
+        s.claimDue(afterLease, 10, new Date(start.getTime() + 30 * SECOND)),
+      ),
+    );
     expect(takeovers.flat().map((d) => d.id)).to.deep.equal([delivery.id]);
   });
 
@@ -149,9 +239,13 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     const { deliveries } = world().stores;
     const delivery = deliveryRecord();
     await deliveries.createIfAbsent(delivery);
-    expect(await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND))).to.not.equal(undefined);
+    expect(
+      await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND)),
+    ).to.not.equal(undefined);
     await deliveries.release('org_a', delivery.id);
-    expect((await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).map((d) => d.id)).to.deep.equal([delivery.id]);
+    expect(
+      (await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).map((d) => d.id),
+    ).to.deep.equal([delivery.id]);
   });
 
   it('appends attempts, moves the status on and drops the claim', async () => {
@@ -160,14 +254,31 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     await deliveries.createIfAbsent(delivery);
     await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND));
     const retryAt = later(-10).toISOString();
-    const afterFirst = await deliveries.recordAttempt('org_a', delivery.id, { attempt: attempt(500), status: 'pending', nextAttemptAt: retryAt, url: 'https://hooks.example.com/moved' });
-    expect(afterFirst).to.include({ status: 'pending', nextAttemptAt: retryAt, url: 'https://hooks.example.com/moved' });
+    const afterFirst = await deliveries.recordAttempt('org_a', delivery.id, {
+      attempt: attempt(500),
+      status: 'pending',
+      nextAttemptAt: retryAt,
+      url: 'https://hooks.example.com/moved',
+    });
+    expect(afterFirst).to.include({
+      status: 'pending',
+      nextAttemptAt: retryAt,
+      url: 'https://hooks.example.com/moved',
+    });
     expect(afterFirst!.leaseUntil).to.equal(undefined);
     // The retry is a new attempt: claimable at once when due.
-    expect(await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND))).to.not.equal(undefined);
-    const afterSecond = await deliveries.recordAttempt('org_a', delivery.id, { attempt: attempt(200), status: 'succeeded', url: 'https://hooks.example.com/moved' });
+    expect(
+      await deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND)),
+    ).to.not.equal(undefined);
+    const afterSecond = await deliveries.recordAttempt('org_a', delivery.id, {
+      attempt: attempt(200),
+      status: 'succeeded',
+      url: 'https://hooks.example.com/moved',
+    });
     expect(afterSecond!.attempts.map((a) => a.statusCode)).to.deep.equal([500, 200]);
-    expect(afterSecond!.attempts[0]).to.deep.equal((await deliveries.get('org_a', delivery.id))!.attempts[0]);
+    expect(afterSecond!.attempts[0]).to.deep.equal(
+      (await deliveries.get('org_a', delivery.id))!.attempts[0],
+    );
     expect(afterSecond!.nextAttemptAt).to.equal(undefined);
     expect(await deliveries.countPending()).to.equal(0);
     expect(await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).to.deep.equal([]);
@@ -177,12 +288,23 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     const delivery = deliveryRecord();
     await world().stores.deliveries.createIfAbsent(delivery);
     await world().stores.deliveries.claim('org_a', delivery.id, new Date(), later(30 * SECOND));
-    await world().stores.deliveries.recordAttempt('org_a', delivery.id, { attempt: attempt(503), status: 'pending', nextAttemptAt: later(-1).toISOString(), url: delivery.url });
+    await world().stores.deliveries.recordAttempt('org_a', delivery.id, {
+      attempt: attempt(503),
+      status: 'pending',
+      nextAttemptAt: later(-1).toISOString(),
+      url: delivery.url,
+    });
     const reopened = (await world().reopen()).deliveries;
     const [resumed] = await reopened.claimDue(new Date(), 10, later(30 * SECOND));
     expect(resumed!.id).to.equal(delivery.id);
     expect(resumed!.messageId).to.equal(delivery.messageId);
     expect(resumed!.attempts.map((a) => a.statusCode)).to.deep.equal([503]);
-    expect((await reopened.createIfAbsent(deliveryRecord({ eventId: delivery.eventId, webhookId: delivery.webhookId }))).created).to.equal(false);
+    expect(
+      (
+        await reopened.createIfAbsent(
+          deliveryRecord({ eventId: delivery.eventId, webhookId: delivery.webhookId }),
+        )
+      ).created,
+    ).to.equal(false);
   });
 });

@@ -6,9 +6,15 @@ import { mongoWorld, webhookRecord, type StoreWorld } from '../store-fixtures';
 contractSuite<StoreWorld>('secrets at rest', { mongo: mongoWorld }, (world) => {
   it('stores webhook and signing secrets encrypted, readable only with the key', async () => {
     const { stores, connection } = world();
-    const hook = webhookRecord({ previousSecret: `whsec_${Buffer.alloc(32, 8).toString('base64')}` });
+    const hook = webhookRecord({
+      previousSecret: `whsec_${Buffer.alloc(32, 8).toString('base64')}`,
+    });
     await stores.webhooks.create(hook);
-    const orgSecret = await stores.signingSecrets.getOrCreate('org_a', () => ({ organization: 'org_a', secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}`, createdAt: new Date().toISOString() }));
+    const orgSecret = await stores.signingSecrets.getOrCreate('org_a', () => ({
+      organization: 'org_a',
+      secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}`,
+      createdAt: new Date().toISOString(),
+    }));
     const raw = JSON.stringify([
       await connection!.db.collection(Collections.webhooks).find().toArray(),
       await connection!.db.collection(Collections.signingSecrets).find().toArray(),
@@ -18,7 +24,10 @@ contractSuite<StoreWorld>('secrets at rest', { mongo: mongoWorld }, (world) => {
       expect(raw).to.not.include(secret.slice('whsec_'.length));
     }
     const wrongKey = mongoStores(connection!.db, new SecretBox(Buffer.alloc(32, 1)));
-    const error = await wrongKey.webhooks.get('org_a', hook.id).then(() => undefined, (e: Error) => e);
+    const error = await wrongKey.webhooks.get('org_a', hook.id).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(error?.message).to.match(/does not decrypt/);
     expect(error?.message).to.not.include(hook.secret);
   });
@@ -32,7 +41,10 @@ contractSuite<StoreWorld>('secrets at rest', { mongo: mongoWorld }, (world) => {
     const collection = connection!.db.collection(Collections.webhooks);
     const sealed = (await collection.findOne({ id: victim.id }))!.secret as string;
     await collection.updateOne({ id: attacker.id }, { $set: { secret: sealed } });
-    const error = await stores.webhooks.get('org_a', attacker.id).then(() => undefined, (e: Error) => e);
+    const error = await stores.webhooks.get('org_a', attacker.id).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(error?.message).to.match(/does not decrypt/);
   });
 });

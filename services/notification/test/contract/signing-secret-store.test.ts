@@ -4,7 +4,11 @@ import { expect } from '../chai';
 import { storeBackends, type StoreWorld } from '../store-fixtures';
 
 function secretOf(organization: string, fill: number): OrgSigningSecret {
-  return { organization, secret: `whsec_${Buffer.alloc(32, fill).toString('base64')}`, createdAt: new Date().toISOString() };
+  return {
+    organization,
+    secret: `whsec_${Buffer.alloc(32, fill).toString('base64')}`,
+    createdAt: new Date().toISOString(),
+  };
 }
 
 contractSuite<StoreWorld>('SigningSecretStore contract', storeBackends, (world) => {
@@ -29,7 +33,11 @@ contractSuite<StoreWorld>('SigningSecretStore contract', storeBackends, (world) 
   it('replaces the secret on put (rotation) and keeps organizations apart', async () => {
     const { signingSecrets } = world().stores;
     const original = await signingSecrets.getOrCreate('org_a', () => secretOf('org_a', 1));
-    const rotated: OrgSigningSecret = { ...secretOf('org_a', 4), previousSecret: original.secret, previousSecretExpiresAt: '2030-01-01T00:00:00.000Z' };
+    const rotated: OrgSigningSecret = {
+      ...secretOf('org_a', 4),
+      previousSecret: original.secret,
+      previousSecretExpiresAt: '2030-01-01T00:00:00.000Z',
+    };
     await signingSecrets.put(rotated);
     expect(await signingSecrets.get('org_a')).to.deep.equal(rotated);
     expect(await signingSecrets.get('org_b')).to.equal(undefined);
@@ -38,7 +46,9 @@ contractSuite<StoreWorld>('SigningSecretStore contract', storeBackends, (world) 
   });
 
   it('is visible from a second store instance on the same database (restart)', async () => {
-    const created = await world().stores.signingSecrets.getOrCreate('org_a', () => secretOf('org_a', 6));
+    const created = await world().stores.signingSecrets.getOrCreate('org_a', () =>
+      secretOf('org_a', 6),
+    );
     const reopened = await world().reopen();
     expect(await reopened.signingSecrets.get('org_a')).to.deep.equal(created);
   });

@@ -13,25 +13,51 @@ const NOV = '2026-11-05T10:00:00.000Z';
 
 contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) => {
   const ledger = () => new UsageLedger(world().stores.usageLedger);
-  const record = (...events: Array<EventEnvelope<'usage.recorded'>>) => ledger().recordBatch(events);
+  const record = (...events: Array<EventEnvelope<'usage.recorded'>>) =>
+    ledger().recordBatch(events);
   /** A batch as a process that died after its journal, its entries and some bucket writes leaves it. */
-  const halfDone = async (store: UsageLedgerStore, batch: string, events: Array<EventEnvelope<'usage.recorded'>>) => {
+  const halfDone = async (
+    store: UsageLedgerStore,
+    batch: string,
+    events: Array<EventEnvelope<'usage.recorded'>>,
+  ) => {
     const entries = events.map(usageEntryOf);
     const journal = { batch, entries, deltas: deltasOf(entries) };
     await store.writeJournal(journal);
     await store.append(batch, entries);
-    await store.applyDeltas({ ...journal, deltas: journal.deltas.filter((d) => d.bucket.kind !== 'day') });
+    await store.applyDeltas({
+      ...journal,
+      deltas: journal.deltas.filter((d) => d.bucket.kind !== 'day'),
+    });
   };
   const stale = () => new Date(Date.now() + 1000).toISOString();
 
   it('counts each event id once into the total, model, endpoint and day buckets', async () => {
-    const a = usageRecorded({ time: NOV, model: 'gpt-4.1', tokensInput: 100, tokensOutput: 20, cost: 0.25 });
-    const b = usageRecorded({ time: '2026-11-06T23:59:59.999Z', model: 'builtin', endpoint: '/api/v2/ai/content/transform', tokensInput: 7, tokensOutput: 3, cost: 0.1 });
+    const a = usageRecorded({
+      time: NOV,
+      model: 'gpt-4.1',
+      tokensInput: 100,
+      tokensOutput: 20,
+      cost: 0.25,
+    });
+    const b = usageRecorded({
+      time: '2026-11-06T23:59:59.999Z',
+      model: 'builtin',
+      endpoint: '/api/v2/ai/content/transform',
+      tokensInput: 7,
+      tokensOutput: 3,
+      cost: 0.1,
+    });
     await record(a);
     await record(b, a, b);
     await record(a);
     const store = world().stores.usageLedger;
-    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 107, tokensOutput: 23, costNanos: 350_000_000, calls: 2 });
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({
+      tokensInput: 107,
+      tokensOutput: 23,
+      costNanos: 350_000_000,
+      calls: 2,
+    });
     const models = await store.buckets('org_a', '2026-11', 'model');
     expect(models).to.have.deep.members([
       { key: 'gpt-4.1', tokensInput: 100, tokensOutput: 20, costNanos: 250_000_000, calls: 1 },
@@ -42,7 +68,9 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
       ['/api/v2/ai/content/generate', 1],
       ['/api/v2/ai/content/transform', 1],
     ]);
-    expect((await store.daily('org_a', '2026-11-01', '2026-11-30')).map((d) => [d.key, d.tokensInput])).to.have.deep.members([
+    expect(
+      (await store.daily('org_a', '2026-11-01', '2026-11-30')).map((d) => [d.key, d.tokensInput]),
+    ).to.have.deep.members([
       ['2026-11-05', 100],
       ['2026-11-06', 7],
     ]);
@@ -58,23 +86,49 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     expect((await store.totals('org_a', '2026-11')).tokensInput).to.equal(1);
     expect((await store.totals('org_b', '2026-11')).tokensInput).to.equal(2);
     expect((await store.totals('org_a', '2026-10')).tokensInput).to.equal(4);
-    expect(await store.totals('org_c', '2026-11')).to.deep.equal({ tokensInput: 0, tokensOutput: 0, costNanos: 0, calls: 0 });
+    expect(await store.totals('org_c', '2026-11')).to.deep.equal({
+      tokensInput: 0,
+      tokensOutput: 0,
+      costNanos: 0,
+      calls: 0,
+    });
     expect(await store.buckets('org_b', '2026-10', 'model')).to.deep.equal([]);
     // A day range may span months.
-    expect((await store.daily('org_a', '2026-10-25', '2026-11-05')).map((d) => d.key).sort()).to.deep.equal(['2026-10-31', '2026-11-05']);
+    expect(
+      (await store.daily('org_a', '2026-10-25', '2026-11-05')).map((d) => d.key).sort(),
+    ).to.deep.equal(['2026-10-31', '2026-11-05']);
     expect(await store.daily('org_a', '2026-11-06', '2026-11-30')).to.deep.equal([]);
   });
 
   it('a batch that died after writing to the buckets: a redelivery adds nothing, the sweep completes it once', async () => {
     const store = world().stores.usageLedger;
-    const [a, b] = [usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 2 }), usageRecorded({ time: NOV, tokensInput: 5, tokensOutput: 0 })];
+    const [a, b] = [
+      usageRecorded({ time: NOV, tokensInput: 40, tokensOutput: 2 }),
+      usageRecorded({ time: NOV, tokensInput: 5, tokensOutput: 0 }),
+    ];
     await halfDone(store, 'bat_dead', [a, b]);
-    const counted = await record(a, b, usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0 }));
-    expect(counted.map((c) => [c.organization, c.period, c.entries.length])).to.deep.equal([['org_a', '2026-11', 1]]);
-    expect((await store.staleJournals(stale(), 10)).map((j) => j.batch)).to.deep.equal(['bat_dead']);
+    const counted = await record(
+      a,
+      b,
+      usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0 }),
+    );
+    expect(counted.map((c) => [c.organization, c.period, c.entries.length])).to.deep.equal([
+      ['org_a', '2026-11', 1],
+    ]);
+    expect((await store.staleJournals(stale(), 10)).map((j) => j.batch)).to.deep.equal([
+      'bat_dead',
+    ]);
     expect((await ledger().sweep(-1000)).map((c) => c.period)).to.deep.equal(['2026-11']);
-    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 46, tokensOutput: 2, costNanos: 0, calls: 3 });
-    expect((await store.daily('org_a', '2026-11-05', '2026-11-05'))[0]).to.include({ tokensInput: 46, calls: 3 });
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({
+      tokensInput: 46,
+      tokensOutput: 2,
+      costNanos: 0,
+      calls: 3,
+    });
+    expect((await store.daily('org_a', '2026-11-05', '2026-11-05'))[0]).to.include({
+      tokensInput: 46,
+      calls: 3,
+    });
     expect(await store.staleJournals(stale(), 10)).to.deep.equal([]);
     await record(a, b);
     expect((await store.totals('org_a', '2026-11')).calls).to.equal(3);
@@ -88,7 +142,12 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     await record(event);
     await ledger().sweep(-1000);
     await record(event);
-    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 30, tokensOutput: 0, costNanos: 0, calls: 1 });
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({
+      tokensInput: 30,
+      tokensOutput: 0,
+      costNanos: 0,
+      calls: 1,
+    });
     expect(await store.staleJournals(stale(), 10)).to.deep.equal([]);
   });
 
@@ -96,7 +155,9 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     const store = world().stores.usageLedger;
     const entries = [usageEntryOf(usageRecorded({ time: NOV, tokensInput: 7, tokensOutput: 0 }))];
     await store.writeJournal({ batch: 'bat_dead', entries, deltas: deltasOf(entries) });
-    expect(await store.staleJournals(new Date(Date.now() - 60_000).toISOString(), 10)).to.deep.equal([]);
+    expect(
+      await store.staleJournals(new Date(Date.now() - 60_000).toISOString(), 10),
+    ).to.deep.equal([]);
     await ledger().sweep(-1000);
     await ledger().sweep(-1000);
     expect(await store.totals('org_a', '2026-11')).to.deep.include({ tokensInput: 7, calls: 1 });
@@ -110,11 +171,25 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
   });
 
   it('is exact after many batches of one organization, with repeats across batches', async () => {
-    const events = Array.from({ length: 60 }, (_, n) => usageRecorded({ time: NOV, model: `m${n % 3}`, tokensInput: n, tokensOutput: 1, cost: 0.001 }));
-    for (let i = 0; i < 60; i += 7) await record(...events.slice(i, i + 7), ...events.slice(Math.max(0, i - 3), i));
+    const events = Array.from({ length: 60 }, (_, n) =>
+      usageRecorded({
+        time: NOV,
+        model: `m${n % 3}`,
+        tokensInput: n,
+        tokensOutput: 1,
+        cost: 0.001,
+      }),
+    );
+    for (let i = 0; i < 60; i += 7)
+      await record(...events.slice(i, i + 7), ...events.slice(Math.max(0, i - 3), i));
     await record(...events.slice(0, 20));
     const totals = await world().stores.usageLedger.totals('org_a', '2026-11');
-    expect(totals).to.deep.equal({ tokensInput: (59 * 60) / 2, tokensOutput: 60, costNanos: 60_000_000, calls: 60 });
+    expect(totals).to.deep.equal({
+      tokensInput: (59 * 60) / 2,
+      tokensOutput: 60,
+      costNanos: 60_000_000,
+      calls: 60,
+    });
     const models = await world().stores.usageLedger.buckets('org_a', '2026-11', 'model');
     expect(models.reduce((sum, m) => sum + m.calls, 0)).to.equal(60);
   });
@@ -123,19 +198,33 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     const organizations = ['org_a', 'org_b', 'org_c', 'org_d'];
     await Promise.all(
       organizations.map(async (organization) => {
-        for (let n = 0; n < 5; n++) await record(...Array.from({ length: 3 }, () => usageRecorded({ organization, time: NOV, tokensInput: 3, tokensOutput: 1 })));
+        for (let n = 0; n < 5; n++)
+          await record(
+            ...Array.from({ length: 3 }, () =>
+              usageRecorded({ organization, time: NOV, tokensInput: 3, tokensOutput: 1 }),
+            ),
+          );
       }),
     );
     for (const organization of organizations) {
-      expect(await world().stores.usageLedger.totals(organization, '2026-11')).to.deep.equal({ tokensInput: 45, tokensOutput: 15, costNanos: 0, calls: 15 });
+      expect(await world().stores.usageLedger.totals(organization, '2026-11')).to.deep.equal({
+        tokensInput: 45,
+        tokensOutput: 15,
+        costNanos: 0,
+        calls: 15,
+      });
     }
   });
 
   it('keeps the per-bucket guard bounded yet covering the most recent batches (window rotation)', async () => {
     const connection = world().connection;
-    const store = connection ? new MongoUsageLedgerStore(connection.db, 3) : new InMemoryUsageLedgerStore(3);
+    const store = connection
+      ? new MongoUsageLedgerStore(connection.db, 3)
+      : new InMemoryUsageLedgerStore(3);
     const journals = Array.from({ length: 8 }, (_, n) => {
-      const entry = usageEntryOf(usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0, id: `evt_rot_${n}` }));
+      const entry = usageEntryOf(
+        usageRecorded({ time: NOV, tokensInput: 1, tokensOutput: 0, id: `evt_rot_${n}` }),
+      );
       return { batch: `bat_${n}`, entries: [entry], deltas: deltasOf([entry]) };
     });
     for (const journal of journals) {
@@ -144,7 +233,12 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     }
     // The last 3 batches are still guarded after the rotations.
     for (const journal of journals.slice(-3)) await store.applyDeltas(journal);
-    expect(await store.totals('org_a', '2026-11')).to.deep.equal({ tokensInput: 8, tokensOutput: 0, costNanos: 0, calls: 8 });
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({
+      tokensInput: 8,
+      tokensOutput: 0,
+      costNanos: 0,
+      calls: 8,
+    });
     if (connection) {
       const doc = await connection.db.collection('usage_projection').findOne({ kind: 'total' });
       expect((doc?.applied as string[]).length).to.be.below(3);
@@ -155,12 +249,22 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     const connection = world().connection;
     if (!connection) this.skip();
     await record(usageRecorded({ time: NOV, model: 'gpt-4.1', tokensInput: 5, tokensOutput: 1 }));
-    await connection!.db.collection('usage_projection').updateOne({ kind: 'total' }, { $unset: { keys: '', keysListed: '' } });
+    await connection!.db
+      .collection('usage_projection')
+      .updateOne({ kind: 'total' }, { $unset: { keys: '', keysListed: '' } });
     // Counted after the upgrade: the total now lists only this model.
     await record(usageRecorded({ time: NOV, model: 'builtin', tokensInput: 2, tokensOutput: 1 }));
     const models = await world().stores.usageLedger.buckets('org_a', '2026-11', 'model');
-    expect(models.map((m) => [m.key, m.tokensInput]).sort()).to.deep.equal([['builtin', 2], ['gpt-4.1', 5]]);
-    expect((await world().stores.usageLedger.daily('org_a', '2026-11-01', '2026-11-30')).map((d) => [d.key, d.calls])).to.deep.equal([['2026-11-05', 2]]);
+    expect(models.map((m) => [m.key, m.tokensInput]).sort()).to.deep.equal([
+      ['builtin', 2],
+      ['gpt-4.1', 5],
+    ]);
+    expect(
+      (await world().stores.usageLedger.daily('org_a', '2026-11-01', '2026-11-30')).map((d) => [
+        d.key,
+        d.calls,
+      ]),
+    ).to.deep.equal([['2026-11-05', 2]]);
   });
 
   it('is visible from a second store instance on the same database (restart)', async () => {
@@ -174,14 +278,25 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
 
 contractSuite<StoreWorld>('ThresholdStore contract', storeBackends, (world) => {
   const record = (share: number, usage: number) => ({
-    organization: 'org_a', period: '2026-11', share, usage, threshold: Math.floor(share * 1000), quota: 1000, occurredAt: NOV, notified: false,
+    organization: 'org_a',
+    period: '2026-11',
+    share,
+    usage,
+    threshold: Math.floor(share * 1000),
+    quota: 1000,
+    occurredAt: NOV,
+    notified: false,
   });
 
   it('keeps the first crossing per organization, period and share, also under concurrent claims', async () => {
-    const claims = await Promise.all([910, 920, 930, 940].map((usage) => world().stores.thresholds.claim(record(0.9, usage))));
+    const claims = await Promise.all(
+      [910, 920, 930, 940].map((usage) => world().stores.thresholds.claim(record(0.9, usage))),
+    );
     expect(new Set(claims.map((c) => c.usage)).size).to.equal(1);
     expect(await world().stores.thresholds.list('org_a', '2026-11')).to.have.length(1);
-    expect((await world().stores.thresholds.claim(record(0.9, 999))).usage).to.equal(claims[0]!.usage);
+    expect((await world().stores.thresholds.claim(record(0.9, 999))).usage).to.equal(
+      claims[0]!.usage,
+    );
   });
 
   it('marks notified and keeps organizations and periods apart', async () => {
@@ -189,7 +304,10 @@ contractSuite<StoreWorld>('ThresholdStore contract', storeBackends, (world) => {
     await world().stores.thresholds.claim(record(1, 1001));
     await world().stores.thresholds.markNotified('org_a', '2026-11', 0.9);
     const list = await world().stores.thresholds.list('org_a', '2026-11');
-    expect(list.map((r) => [r.share, r.notified])).to.have.deep.members([[0.9, true], [1, false]]);
+    expect(list.map((r) => [r.share, r.notified])).to.have.deep.members([
+      [0.9, true],
+      [1, false],
+    ]);
     expect(await world().stores.thresholds.list('org_b', '2026-11')).to.deep.equal([]);
     expect(await world().stores.thresholds.list('org_a', '2026-12')).to.deep.equal([]);
   });
@@ -197,7 +315,11 @@ contractSuite<StoreWorld>('ThresholdStore contract', storeBackends, (world) => {
 
 contractSuite<StoreWorld>('PolicyStore contract', storeBackends, (world) => {
   const policy = (organization: string, quota: number) => ({
-    organization, monthlyTokenQuota: quota, thresholdShares: [0.5, 0.9, 1], hardQuota: true, updatedAt: NOV,
+    organization,
+    monthlyTokenQuota: quota,
+    thresholdShares: [0.5, 0.9, 1],
+    hardQuota: true,
+    updatedAt: NOV,
   });
 
   it('replaces an organization policy and keeps organizations apart', async () => {

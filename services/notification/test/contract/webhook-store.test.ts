@@ -11,7 +11,11 @@ contractSuite<StoreWorld>('WebhookStore contract', storeBackends, (world) => {
   it('stores, lists and deletes webhooks with their secrets', async () => {
     const { webhooks } = world().stores;
     const first = webhookRecord({ createdAt: '2026-01-01T00:00:00.000Z' });
-    const second = webhookRecord({ createdAt: '2026-01-02T00:00:00.000Z', previousSecret: `whsec_${Buffer.alloc(24, 2).toString('base64')}`, previousSecretExpiresAt: '2026-02-01T00:00:00.000Z' });
+    const second = webhookRecord({
+      createdAt: '2026-01-02T00:00:00.000Z',
+      previousSecret: `whsec_${Buffer.alloc(24, 2).toString('base64')}`,
+      previousSecretExpiresAt: '2026-02-01T00:00:00.000Z',
+    });
     await webhooks.create(second);
     await webhooks.create(first);
     expect(await webhooks.get('org_a', second.id)).to.deep.equal(second);
@@ -44,14 +48,16 @@ contractSuite<StoreWorld>('WebhookStore contract', storeBackends, (world) => {
       failingSince: undefined,
       url: 'https://hooks.example.com/b',
     });
-    expect(withoutUndefined(updated)).to.deep.equal(withoutUndefined({
-      ...hook,
-      secret: rotated,
-      previousSecret: hook.secret,
-      previousSecretExpiresAt: '2030-01-01T00:00:00.000Z',
-      failingSince: undefined,
-      url: 'https://hooks.example.com/b',
-    }));
+    expect(withoutUndefined(updated)).to.deep.equal(
+      withoutUndefined({
+        ...hook,
+        secret: rotated,
+        previousSecret: hook.secret,
+        previousSecretExpiresAt: '2030-01-01T00:00:00.000Z',
+        failingSince: undefined,
+        url: 'https://hooks.example.com/b',
+      }),
+    );
     expect((await webhooks.get('org_a', hook.id))!.failingSince).to.equal(undefined);
   });
 

@@ -1,4 +1,11 @@
-import { AppError, createEvent, Topics, type EventBus, type Logger, type Subscription } from '@switchyard/shared';
+import {
+  AppError,
+  createEvent,
+  Topics,
+  type EventBus,
+  type Logger,
+  type Subscription,
+} from '@switchyard/shared';
 import type { ModelRegistry } from '../model/model-registry';
 import type { UserProfiles } from '../model/user-profiles';
 import type { CachedItemStore } from '../store/cached-item-store';
@@ -22,16 +29,34 @@ export class ReplicaEvents {
   ) {}
 
   /** Throws AppError(unavailable) when the bus refuses: the caller retries, other replicas must hear of it. */
-  async interactionsRecorded(organization: string, userIds: string[], count: number): Promise<void> {
-    await this.publish(createEvent('interactions.recorded', { source: 'recommendation', organization, data: { userIds, count } }));
+  async interactionsRecorded(
+    organization: string,
+    userIds: string[],
+    count: number,
+  ): Promise<void> {
+    await this.publish(
+      createEvent('interactions.recorded', {
+        source: 'recommendation',
+        organization,
+        data: { userIds, count },
+      }),
+    );
   }
 
   async catalogChanged(organization: string, itemIds: string[]): Promise<void> {
-    await this.publish(createEvent('catalog.changed', { source: 'recommendation', organization, data: { itemIds } }));
+    await this.publish(
+      createEvent('catalog.changed', { source: 'recommendation', organization, data: { itemIds } }),
+    );
   }
 
   async modelPublished(organization: string, version: number, algorithm: string): Promise<void> {
-    await this.publish(createEvent('model.published', { source: 'recommendation', organization, data: { version, algorithm } }));
+    await this.publish(
+      createEvent('model.published', {
+        source: 'recommendation',
+        organization,
+        data: { version, algorithm },
+      }),
+    );
   }
 
   /**
@@ -43,8 +68,10 @@ export class ReplicaEvents {
       group: `recommendation-replica-${replicaId}`,
       topics: [Topics.recommendation],
       handler: async (event) => {
-        if (event.type === 'interactions.recorded') state.profiles.invalidate(event.organization, event.data.userIds);
-        else if (event.type === 'catalog.changed') state.items.invalidate(event.organization, event.data.itemIds);
+        if (event.type === 'interactions.recorded')
+          state.profiles.invalidate(event.organization, event.data.userIds);
+        else if (event.type === 'catalog.changed')
+          state.items.invalidate(event.organization, event.data.itemIds);
         else if (event.type === 'model.published') await state.models.refresh(event.organization);
       },
     });
@@ -54,8 +81,14 @@ export class ReplicaEvents {
     try {
       await this.bus.publish(event);
     } catch (error) {
-      this.logger.error({ err: error, eventId: event.id, type: event.type }, 'recommendation event could not be published');
-      throw new AppError('unavailable', 'the data was stored but the other replicas could not be told; retry the call');
+      this.logger.error(
+        { err: error, eventId: event.id, type: event.type },
+        'recommendation event could not be published',
+      );
+      throw new AppError(
+        'unavailable',
+        'the data was stored but the other replicas could not be told; retry the call',
+      );
     }
   }
 }

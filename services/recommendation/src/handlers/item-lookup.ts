@@ -29,7 +29,10 @@ export function getItemHandler(deps: HandlerDeps) {
  * the model: re-upserting the item brings it back with its history.
  */
 export function deleteItemHandler(deps: HandlerDeps) {
-  return async (request: DeleteItemRequest__Output, context: CallContext): Promise<DeleteItemResponse> => {
+  return async (
+    request: DeleteItemRequest__Output,
+    context: CallContext,
+  ): Promise<DeleteItemResponse> => {
     const organization = requireOrganization(context);
     const deleted = await deps.items.delete(organization, validItemId(request.item_id));
     if (!deleted) throw AppError.notFound(`item ${request.item_id} not found`);

@@ -24,18 +24,30 @@ export function toProtoItem(item: CatalogItem): Item {
  * Validates one incoming item (errors under `/items/<index>/<field>`, camelCase as in the HTTP
  * body) and returns it as stored; undefined when it is invalid.
  */
-export function toCatalogItem(input: Item__Output, index: number, errors: FieldErrors, now: Date): CatalogItem | undefined {
+export function toCatalogItem(
+  input: Item__Output,
+  index: number,
+  errors: FieldErrors,
+  now: Date,
+): CatalogItem | undefined {
   const before = errors.count;
   const at = (field: string) => `/items/${index}/${field}`;
   checkId(errors, at('itemId'), input.item_id);
-  if (!isCatalog(input.catalog)) errors.add(at('catalog'), 'must be one of ecommerce, ticketing, education');
+  if (!isCatalog(input.catalog))
+    errors.add(at('catalog'), 'must be one of ecommerce, ticketing, education');
   if (input.title.trim() === '') errors.add(at('title'), 'is required');
-  else if (input.title.length > MAX_TITLE_LENGTH) errors.add(at('title'), `must be at most ${MAX_TITLE_LENGTH} characters`);
+  else if (input.title.length > MAX_TITLE_LENGTH)
+    errors.add(at('title'), `must be at most ${MAX_TITLE_LENGTH} characters`);
   checkCategories(input.categories, at('categories'), errors);
   const attributesJson = normaliseAttributes(input.attributes_json, at('attributesJson'), errors);
   const updatedAt = input.updated_at === '' ? now.getTime() : parseTimestamp(input.updated_at);
   if (updatedAt === undefined) errors.add(at('updatedAt'), 'must be an ISO 8601 date-time');
-  if (errors.count > before || attributesJson === undefined || updatedAt === undefined || !isCatalog(input.catalog)) {
+  if (
+    errors.count > before ||
+    attributesJson === undefined ||
+    updatedAt === undefined ||
+    !isCatalog(input.catalog)
+  ) {
     return undefined;
   }
   return {
@@ -50,10 +62,14 @@ export function toCatalogItem(input: Item__Output, index: number, errors: FieldE
 }
 
 function checkCategories(categories: string[], field: string, errors: FieldErrors): void {
-  if (categories.length > MAX_CATEGORIES) errors.add(field, `must hold at most ${MAX_CATEGORIES} categories`);
+  if (categories.length > MAX_CATEGORIES)
+    errors.add(field, `must hold at most ${MAX_CATEGORIES} categories`);
   categories.forEach((category, i) => {
     if (category.trim() === '' || category.length > MAX_CATEGORY_LENGTH) {
-      errors.add(`${field}/${i}`, `must be a non-empty string of at most ${MAX_CATEGORY_LENGTH} characters`);
+      errors.add(
+        `${field}/${i}`,
+        `must be a non-empty string of at most ${MAX_CATEGORY_LENGTH} characters`,
+      );
     }
   });
 }

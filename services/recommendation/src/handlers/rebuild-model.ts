@@ -8,7 +8,16 @@ export function rebuildModelHandler(deps: HandlerDeps) {
   return async (_request: unknown, context: CallContext): Promise<ModelInfo> => {
     const organization = requireOrganization(context);
     const model = await deps.models.rebuild(organization);
-    if (!model) return { algorithm: 'none', version: 0, items: 0, users: 0, interactions: 0, trained_at: '', training_ms: 0 };
+    if (!model)
+      return {
+        algorithm: 'none',
+        version: 0,
+        items: 0,
+        users: 0,
+        interactions: 0,
+        trained_at: '',
+        training_ms: 0,
+      };
     const data = model.data;
     return {
       algorithm: data.algorithm,

@@ -17,7 +17,8 @@ function validate(request: RecommendRequest__Output): { count: number; filters: 
   checkId(errors, '/userId', request.user_id);
   checkId(errors, '/currentItemId', request.current_item_id, true);
   // proto3 cannot tell 0 from unset, so 0 means "default".
-  const count = request.num_recommendations === 0 ? DEFAULT_RECOMMENDATIONS : request.num_recommendations;
+  const count =
+    request.num_recommendations === 0 ? DEFAULT_RECOMMENDATIONS : request.num_recommendations;
   if (!Number.isInteger(count) || count < 1 || count > MAX_RECOMMENDATIONS) {
     errors.add('/numRecommendations', `must be an integer between 1 and ${MAX_RECOMMENDATIONS}`);
   }
@@ -26,17 +27,30 @@ function validate(request: RecommendRequest__Output): { count: number; filters: 
   }
   const minPrice = request.min_price ?? undefined;
   const maxPrice = request.max_price ?? undefined;
-  if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice) errors.add('/maxPrice', 'must not be below minPrice');
+  if (minPrice !== undefined && maxPrice !== undefined && minPrice > maxPrice)
+    errors.add('/maxPrice', 'must not be below minPrice');
   if (!Number.isInteger(request.max_per_category) || request.max_per_category < 0) {
     errors.add('/maxPerCategory', 'must be an integer >= 0 (0: no limit)');
   }
   errors.throwIfAny();
   const catalog: Catalog | undefined = isCatalog(request.catalog) ? request.catalog : undefined;
-  return { count, filters: { catalog, categories: request.categories, minPrice, maxPrice, maxPerCategory: request.max_per_category } };
+  return {
+    count,
+    filters: {
+      catalog,
+      categories: request.categories,
+      minPrice,
+      maxPrice,
+      maxPerCategory: request.max_per_category,
+    },
+  };
 }
 
 export function recommendHandler(deps: HandlerDeps) {
-  return async (request: RecommendRequest__Output, context: CallContext): Promise<RecommendResponse> => {
+  return async (
+    request: RecommendRequest__Output,
+    context: CallContext,
+  ): Promise<RecommendResponse> => {
     const organization = requireOrganization(context);
     const { count, filters } = validate(request);
     const profile = await deps.profiles.get(organization, request.user_id);
@@ -50,7 +64,10 @@ export function recommendHandler(deps: HandlerDeps) {
     });
     if (result.currentItemIgnored) {
       // Not an error: the page may show an item not ingested yet. Only logged, the response shape stays.
-      deps.logger.debug({ requestId: context.requestId, currentItemId: request.current_item_id }, 'unknown current item ignored');
+      deps.logger.debug(
+        { requestId: context.requestId, currentItemId: request.current_item_id },
+        'unknown current item ignored',
+      );
     }
     return {
       user_id: request.user_id,

@@ -5,22 +5,37 @@ import type { RecordInteractionsResponse } from '@switchyard/shared/generated/sw
 import { isInteractionType, type UserInteraction } from '../model/types';
 import type { InteractionToStore } from '../store/interaction-store';
 import type { HandlerDeps } from './deps';
-import { checkBatchSize, checkId, FieldErrors, parseTimestamp, requireOrganization } from './validation';
+import {
+  checkBatchSize,
+  checkId,
+  FieldErrors,
+  parseTimestamp,
+  requireOrganization,
+} from './validation';
 
-function toInteraction(input: Interaction__Output, index: number, errors: FieldErrors, now: Date): InteractionToStore | undefined {
+function toInteraction(
+  input: Interaction__Output,
+  index: number,
+  errors: FieldErrors,
+  now: Date,
+): InteractionToStore | undefined {
   const before = errors.count;
   const at = (field: string) => `/interactions/${index}/${field}`;
   checkId(errors, at('userId'), input.user_id);
   checkId(errors, at('itemId'), input.item_id);
   const type = input.type;
   if (!isInteractionType(type)) {
-    errors.add(at('type'), 'must be one of view, click, cart, purchase, ticket, enroll, complete, rating');
+    errors.add(
+      at('type'),
+      'must be one of view, click, cart, purchase, ticket, enroll, complete, rating',
+    );
   } else if (type === 'rating' && !(input.value >= 1 && input.value <= 5)) {
     errors.add(at('value'), 'must be a rating between 1 and 5');
   }
   const timestamp = input.timestamp === '' ? now.getTime() : parseTimestamp(input.timestamp);
   if (timestamp === undefined) errors.add(at('timestamp'), 'must be an ISO 8601 date-time');
-  if (errors.count > before || timestamp === undefined || !isInteractionType(type)) return undefined;
+  if (errors.count > before || timestamp === undefined || !isInteractionType(type))
+    return undefined;
   const interaction: UserInteraction = {
     userId: input.user_id,
     itemId: input.item_id,
@@ -29,7 +44,16 @@ function toInteraction(input: Interaction__Output, index: number, errors: FieldE
     timestamp,
   };
   // Only a caller-supplied time identifies a retry; two "now" views are two views.
-  const dedupeKey = input.timestamp === '' ? undefined : JSON.stringify([interaction.userId, interaction.itemId, type, interaction.value, timestamp]);
+  const dedupeKey =
+    input.timestamp === ''
+      ? undefined
+      : JSON.stringify([
+          interaction.userId,
+          interaction.itemId,
+          type,
+          interaction.value,
+          timestamp,
+        ]);
   return { ...interaction, dedupeKey };
 }
 
@@ -39,7 +63,10 @@ function toInteraction(input: Interaction__Output, index: number, errors: FieldE
  * Interactions on items not in the catalog are kept (the catalog may arrive later) and counted.
  */
 export function recordInteractionsHandler(deps: HandlerDeps) {
-  return async (request: RecordInteractionsRequest__Output, context: CallContext): Promise<RecordInteractionsResponse> => {
+  return async (
+    request: RecordInteractionsRequest__Output,
+    context: CallContext,
+  ): Promise<RecordInteractionsResponse> => {
     const organization = requireOrganization(context);
     checkBatchSize('/interactions', request.interactions.length, deps.maxBatchSize);
     const errors = new FieldErrors();
@@ -59,14 +86,21 @@ export function recordInteractionsHandler(deps: HandlerDeps) {
     if (stored.length > 0) deps.scheduler.interactionsRecorded(organization);
     const unknownItems = await countUnknownItems(deps, organization, stored);
     if (unknownItems > 0) {
-      deps.logger.info({ requestId: context.requestId, unknownItems, recorded: stored.length }, 'interactions on items not in the catalog');
+      deps.logger.info(
+        { requestId: context.requestId, unknownItems, recorded: stored.length },
+        'interactions on items not in the catalog',
+      );
     }
     await deps.publisher.publish(organization, 'interactions', stored.length);
     return { recorded: stored.length };
   };
 }
 
-async function countUnknownItems(deps: HandlerDeps, organization: string, stored: UserInteraction[]): Promise<number> {
+async function countUnknownItems(
+  deps: HandlerDeps,
+  organization: string,
+  stored: UserInteraction[],
+): Promise<number> {
   const known = await deps.items.getMany(organization, [...new Set(stored.map((i) => i.itemId))]);
   return stored.filter((i) => !known.has(i.itemId)).length;
 }

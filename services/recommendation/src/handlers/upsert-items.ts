@@ -8,7 +8,10 @@ import { checkBatchSize, FieldErrors, requireOrganization } from './validation';
 
 /** All-or-nothing: one invalid item rejects the batch, so a retry after fixing it is simple. */
 export function upsertItemsHandler(deps: HandlerDeps) {
-  return async (request: UpsertItemsRequest__Output, context: CallContext): Promise<UpsertItemsResponse> => {
+  return async (
+    request: UpsertItemsRequest__Output,
+    context: CallContext,
+  ): Promise<UpsertItemsResponse> => {
     const organization = requireOrganization(context);
     checkBatchSize('/items', request.items.length, deps.maxBatchSize);
     const errors = new FieldErrors();

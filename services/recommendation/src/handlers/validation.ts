@@ -21,7 +21,10 @@ export class FieldErrors {
   throwIfAny(): void {
     if (this.total === 0) return;
     const first = this.details[0];
-    const message = this.total === 1 ? `${first.field} ${first.reason}` : `${this.total} invalid fields, first: ${first.field} ${first.reason}`;
+    const message =
+      this.total === 1
+        ? `${first.field} ${first.reason}`
+        : `${this.total} invalid fields, first: ${first.field} ${first.reason}`;
     throw new AppError('invalid_request', message, this.details);
   }
 }
@@ -37,7 +40,8 @@ export function checkId(errors: FieldErrors, field: string, value: string, optio
 
 /** Parses an ISO 8601 date-time to epoch ms; undefined when it is not one. */
 export function parseTimestamp(value: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value))
+    return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }
@@ -50,8 +54,17 @@ export function requireOrganization(context: CallContext): string {
 
 /** Checks a batch's size before looking at its entries. */
 export function checkBatchSize(field: string, size: number, max: number): void {
-  if (size === 0) throw AppError.invalid(`${field.slice(1)} must not be empty`, field, 'must contain at least one entry');
+  if (size === 0)
+    throw AppError.invalid(
+      `${field.slice(1)} must not be empty`,
+      field,
+      'must contain at least one entry',
+    );
   if (size > max) {
-    throw AppError.invalid(`${field.slice(1)} holds ${size} entries, at most ${max} per call`, field, `must contain at most ${max} entries`);
+    throw AppError.invalid(
+      `${field.slice(1)} holds ${size} entries, at most ${max} per call`,
+      field,
+      `must contain at most ${max} entries`,
+    );
   }
 }

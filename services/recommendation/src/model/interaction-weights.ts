@@ -18,7 +18,13 @@ const IMPLICIT_WEIGHTS: Record<Exclude<InteractionType, 'rating'>, number> = {
 const MAX_IMPLICIT = 2;
 
 /** Types meaning the user already has the item; such items are never recommended back to them. */
-const OWNING_TYPES: ReadonlySet<InteractionType> = new Set(['purchase', 'ticket', 'enroll', 'complete', 'rating']);
+const OWNING_TYPES: ReadonlySet<InteractionType> = new Set([
+  'purchase',
+  'ticket',
+  'enroll',
+  'complete',
+  'rating',
+]);
 
 export function implicitWeight(type: Exclude<InteractionType, 'rating'>): number {
   return IMPLICIT_WEIGHTS[type];
@@ -60,7 +66,10 @@ export function foldUserSignals(
   reference: number,
   halfLifeDays: number,
 ): Map<string, ItemSignal> {
-  const state = new Map<string, { implicit: number; rating: number; ratingAt: number; owned: boolean }>();
+  const state = new Map<
+    string,
+    { implicit: number; rating: number; ratingAt: number; owned: boolean }
+  >();
   for (const interaction of interactions) {
     let s = state.get(interaction.itemId);
     if (!s) {
@@ -80,6 +89,7 @@ export function foldUserSignals(
     if (marksOwnership(interaction.type)) s.owned = true;
   }
   const signals = new Map<string, ItemSignal>();
-  for (const [itemId, s] of state) signals.set(itemId, { weight: Math.min(MAX_IMPLICIT, s.implicit) + s.rating, owned: s.owned });
+  for (const [itemId, s] of state)
+    signals.set(itemId, { weight: Math.min(MAX_IMPLICIT, s.implicit) + s.rating, owned: s.owned });
   return signals;
 }

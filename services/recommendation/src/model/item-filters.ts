@@ -56,7 +56,8 @@ function parseFacts(item: CatalogItem): ItemFacts {
 export function passes(item: CatalogItem, filters: RequestFilters, now: number): boolean {
   if (!item.available) return false;
   if (filters.catalog !== undefined && item.catalog !== filters.catalog) return false;
-  if (filters.categories.length > 0 && !item.categories.some((c) => filters.categories.includes(c))) return false;
+  if (filters.categories.length > 0 && !item.categories.some((c) => filters.categories.includes(c)))
+    return false;
   const facts = itemFacts(item);
   if (facts.endsAt !== undefined && facts.endsAt < now) return false;
   if (filters.minPrice !== undefined || filters.maxPrice !== undefined) {
@@ -74,7 +75,10 @@ export class DiversityCap {
   constructor(private readonly maxPerCategory: number) {}
 
   fits(item: CatalogItem): boolean {
-    return this.maxPerCategory <= 0 || item.categories.every((c) => (this.counts.get(c) ?? 0) < this.maxPerCategory);
+    return (
+      this.maxPerCategory <= 0 ||
+      item.categories.every((c) => (this.counts.get(c) ?? 0) < this.maxPerCategory)
+    );
   }
 
   take(item: CatalogItem): void {
@@ -84,7 +88,10 @@ export class DiversityCap {
 
 /** Metadata likeness of two items: shared categories (Jaccard) and shared title words. */
 export function metadataSimilarity(a: CatalogItem, b: CatalogItem): number {
-  return 0.7 * jaccard(a.categories, b.categories) + 0.3 * jaccard(titleWords(a.title), titleWords(b.title));
+  return (
+    0.7 * jaccard(a.categories, b.categories) +
+    0.3 * jaccard(titleWords(a.title), titleWords(b.title))
+  );
 }
 
 function titleWords(title: string): string[] {

@@ -44,11 +44,19 @@ export function trainItemKnn(set: TrainingSet, neighbours: number): SparseWeight
     for (const j of touched) dots[j] = 0;
     touched.length = 0;
   }
-  return { rowStart: Int32Array.from(rowStart), cols: Int32Array.from(cols), values: Float32Array.from(values) };
+  return {
+    rowStart: Int32Array.from(rowStart),
+    cols: Int32Array.from(cols),
+    values: Float32Array.from(values),
+  };
 }
 
 /** The transpose of the training set: for each item, its users and their weights. */
-function usersByItem(set: TrainingSet): { start: Int32Array; users: Int32Array; weights: Float32Array } {
+function usersByItem(set: TrainingSet): {
+  start: Int32Array;
+  users: Int32Array;
+  weights: Float32Array;
+} {
   const n = set.itemIds.length;
   const start = new Int32Array(n + 1);
   for (let k = 0; k < set.items.length; k++) start[set.items[k] + 1]++;

@@ -56,7 +56,10 @@ export class ItemModel {
   }
 
   /** Sum over the user's items of weight x that item's row. */
-  scoreUser(profile: ReadonlyMap<string, number>, into: Float64Array = new Float64Array(this.size)): Float64Array {
+  scoreUser(
+    profile: ReadonlyMap<string, number>,
+    into: Float64Array = new Float64Array(this.size),
+  ): Float64Array {
     into.fill(0);
     for (const [itemId, weight] of profile) {
       const i = this.indexOf.get(itemId);
@@ -69,7 +72,11 @@ export class ItemModel {
    * The user's `kept` best-scored items but the `excluded` ones, ranked; scored in a reused
    * buffer, selected without a full sort.
    */
-  rankUser(profile: ReadonlyMap<string, number>, kept: number, excluded: Iterable<string> = []): RankedIndexes {
+  rankUser(
+    profile: ReadonlyMap<string, number>,
+    kept: number,
+    excluded: Iterable<string> = [],
+  ): RankedIndexes {
     this.scratch ??= new Float64Array(this.size);
     const scores = this.scoreUser(profile, this.scratch);
     for (const itemId of excluded) {
@@ -92,7 +99,10 @@ export class ItemModel {
     const i = this.indexOf.get(itemId);
     if (i === undefined) return undefined;
     const { rowStart, cols, values } = this.data.related;
-    return { order: cols.subarray(rowStart[i], rowStart[i + 1]), strength: values.subarray(rowStart[i], rowStart[i + 1]) };
+    return {
+      order: cols.subarray(rowStart[i], rowStart[i + 1]),
+      strength: values.subarray(rowStart[i], rowStart[i + 1]),
+    };
   }
 
   popularity(index: number): number {
@@ -104,7 +114,9 @@ export class ItemModel {
     if (!this.popularRanking) {
       const p = this.data.popularity;
       const ids = this.data.itemIds;
-      this.popularRanking = [...p.keys()].filter((i) => p[i] > 0).sort((a, b) => p[b] - p[a] || (ids[a] < ids[b] ? -1 : 1));
+      this.popularRanking = [...p.keys()]
+        .filter((i) => p[i] > 0)
+        .sort((a, b) => p[b] - p[a] || (ids[a] < ids[b] ? -1 : 1));
     }
     return this.popularRanking;
   }
@@ -116,14 +128,25 @@ export class ItemModel {
       const row = dense.subarray(i * n, (i + 1) * n);
       for (let j = 0; j < n; j++) scores[j] += weight * row[j];
     } else if (sparse) {
-      for (let k = sparse.rowStart[i]; k < sparse.rowStart[i + 1]; k++) scores[sparse.cols[k]] += weight * sparse.values[k];
+      for (let k = sparse.rowStart[i]; k < sparse.rowStart[i + 1]; k++)
+        scores[sparse.cols[k]] += weight * sparse.values[k];
     }
   }
 }
 
 /** Every item's ranked row, its best `kept` entries (training time, in the worker). */
-export function rankRelatedRows(data: Omit<ItemModelData, 'related'>, kept = RELATED_KEPT): SparseWeights {
-  const model = new ItemModel({ ...data, related: { rowStart: new Int32Array(data.itemIds.length + 1), cols: new Int32Array(0), values: new Float32Array(0) } });
+export function rankRelatedRows(
+  data: Omit<ItemModelData, 'related'>,
+  kept = RELATED_KEPT,
+): SparseWeights {
+  const model = new ItemModel({
+    ...data,
+    related: {
+      rowStart: new Int32Array(data.itemIds.length + 1),
+      cols: new Int32Array(0),
+      values: new Float32Array(0),
+    },
+  });
   const rowStart = [0];
   const cols: number[] = [];
   const values: number[] = [];
@@ -135,7 +158,11 @@ export function rankRelatedRows(data: Omit<ItemModelData, 'related'>, kept = REL
     }
     rowStart.push(cols.length);
   }
-  return { rowStart: Int32Array.from(rowStart), cols: Int32Array.from(cols), values: Float32Array.from(values) };
+  return {
+    rowStart: Int32Array.from(rowStart),
+    cols: Int32Array.from(cols),
+    values: Float32Array.from(values),
+  };
 }
 
 /**
@@ -143,8 +170,13 @@ export function rankRelatedRows(data: Omit<ItemModelData, 'related'>, kept = REL
  * min-heap selects them in O(n log kept) and only they are sorted: a user's top 500 of a large
  * catalog costs no sort of the whole catalog and no array of its size.
  */
-export function rankPositive(scores: ArrayLike<number>, ids: readonly string[], kept = Infinity): RankedIndexes {
-  const better = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && ids[a] < ids[b]);
+export function rankPositive(
+  scores: ArrayLike<number>,
+  ids: readonly string[],
+  kept = Infinity,
+): RankedIndexes {
+  const better = (a: number, b: number) =>
+    scores[a] > scores[b] || (scores[a] === scores[b] && ids[a] < ids[b]);
   const heap = new WorstFirstHeap(Math.min(kept, scores.length), better);
   for (let i = 0; i < scores.length; i++) if (scores[i] > 0) heap.offer(i);
   const order = heap.items().sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
@@ -194,7 +226,7 @@ class WorstFirstHeap {
 
   private siftDown(): void {
     const heap = this.heap;
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const left = 2 * at + 1;
       if (left >= this.size) return;
       const right = left + 1;
@@ -249,9 +281,15 @@ export function decodeModel(blob: Buffer): ItemModelData {
     return { buffer: new Uint8Array(blob.subarray(offset - length, offset)).buffer, at: 0, length };
   });
   const { sections: _, ...meta } = header;
-  const int32 = (k: number) => new Int32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
-  const float32 = (k: number) => new Float32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
-  const weights = (k: number) => ({ rowStart: int32(k), cols: int32(k + 1), values: float32(k + 2) });
+  const int32 = (k: number) =>
+    new Int32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
+  const float32 = (k: number) =>
+    new Float32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
+  const weights = (k: number) => ({
+    rowStart: int32(k),
+    cols: int32(k + 1),
+    values: float32(k + 2),
+  });
   const data: ItemModelData = { ...meta, popularity: float32(0), related: weights(1) };
   if (header.algorithm === 'ease') data.dense = float32(4);
   else data.sparse = weights(4);

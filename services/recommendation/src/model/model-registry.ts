@@ -44,7 +44,8 @@ export class ModelRegistry {
   }
 
   async refreshAll(): Promise<void> {
-    for (const organization of await this.options.interactions.organizations()) await this.refresh(organization);
+    for (const organization of await this.options.interactions.organizations())
+      await this.refresh(organization);
   }
 
   /**
@@ -84,12 +85,24 @@ export class ModelRegistry {
     const columns = await collectColumns(this.options.interactions.scan(organization));
     if (columns.userIds.length === 0) return this.models.get(organization);
     const version = (await this.options.snapshots.latestVersion(organization)) + 1;
-    const { blob, data } = await trainInWorker(columns, this.options.training, this.options.halfLifeDays, version);
+    const { blob, data } = await trainInWorker(
+      columns,
+      this.options.training,
+      this.options.halfLifeDays,
+      version,
+    );
     const published = await this.options.snapshots.publish(organization, { version, blob });
     if (!published) return this.refresh(organization); // another replica published this version first
     this.models.set(organization, new ItemModel(data));
     this.options.logger.info(
-      { organization, version, algorithm: data.algorithm, items: data.itemIds.length, interactions: data.interactions, trainingMs: data.trainingMs },
+      {
+        organization,
+        version,
+        algorithm: data.algorithm,
+        items: data.itemIds.length,
+        interactions: data.interactions,
+        trainingMs: data.trainingMs,
+      },
       'recommendation model published',
     );
     await this.options.announce?.(organization, version, data.algorithm);

@@ -59,16 +59,25 @@ export class RebuildScheduler {
     try {
       await this.models.refresh(organization);
       if (!(await this.models.isStale(organization))) return;
-      const trained = await this.models.rebuildIfLeased(organization, this.replicaId, TRAINING_LEASE_MS);
-      if (!trained) this.logger.debug({ organization }, 'another replica is training this organization');
+      const trained = await this.models.rebuildIfLeased(
+        organization,
+        this.replicaId,
+        TRAINING_LEASE_MS,
+      );
+      if (!trained)
+        this.logger.debug({ organization }, 'another replica is training this organization');
     } catch (error) {
-      this.logger.error({ err: error, organization }, 'recommendation model training failed; the previous model keeps serving');
+      this.logger.error(
+        { err: error, organization },
+        'recommendation model training failed; the previous model keeps serving',
+      );
     }
   }
 
   private async tick(): Promise<void> {
     try {
-      for (const organization of await this.interactions.organizations()) await this.rebuild(organization);
+      for (const organization of await this.interactions.organizations())
+        await this.rebuild(organization);
     } catch (error) {
       this.logger.error({ err: error }, 'scheduled recommendation model refresh failed');
     }

@@ -4,7 +4,8 @@ import type { CatalogItem } from './types';
 import type { Taste, UserProfile } from './user-profiles';
 import type { ItemStore } from '../store/item-store';
 
-export type Reason = 'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular';
+export type Reason =
+  'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular';
 
 export interface RecommendQuery {
   organization: string;
@@ -68,7 +69,11 @@ function fromRanked(model: ItemModel, ranked: RankedIndexes, reason: Reason): Ca
   return {
     length: ranked.order.length,
     slice: (start, end) =>
-      Array.from(ranked.order.subarray(start, end), (i, k) => ({ itemId: model.itemId(i), reason, strength: ranked.strength[start + k] })),
+      Array.from(ranked.order.subarray(start, end), (i, k) => ({
+        itemId: model.itemId(i),
+        reason,
+        strength: ranked.strength[start + k],
+      })),
   };
 }
 
@@ -88,11 +93,15 @@ export async function recommend(
   items: ItemStore,
   query: RecommendQuery,
 ): Promise<RecommendResult> {
-  const current = query.currentItemId ? await items.get(query.organization, query.currentItemId) : undefined;
+  const current = query.currentItemId
+    ? await items.get(query.organization, query.currentItemId)
+    : undefined;
   // Owned items and the current one never come back (a check, not a copy of the user's items).
   const excluded = (itemId: string) => itemId === query.currentItemId || profile.owned.has(itemId);
   const scored = model && profile.weights.size > 0 ? scoreProfile(model, profile) : undefined;
-  const related = current ? await relatedCandidates(model, scored && tasteOf(scored), items, query.organization, current) : EMPTY;
+  const related = current
+    ? await relatedCandidates(model, scored && tasteOf(scored), items, query.organization, current)
+    : EMPTY;
   const personal = model && scored ? fromRanked(model, scored.ranked, 'co_occurrence') : EMPTY;
   const popular = model ? popularCandidates(model) : EMPTY;
   // The popular fill stays in the current item's catalog unless the request names one.
@@ -110,8 +119,18 @@ export async function recommend(
     const wanted = query.count - chosen.length;
     if (wanted <= 0) break;
     const accept = (item: CatalogItem) =>
-      !excluded(item.itemId) && !taken.has(item.itemId) && passes(item, filters, query.now) && diversity.fits(item);
-    for (const { candidate, item } of await firstAccepted(items, query.organization, candidates, wanted, accept, diversity)) {
+      !excluded(item.itemId) &&
+      !taken.has(item.itemId) &&
+      passes(item, filters, query.now) &&
+      diversity.fits(item);
+    for (const { candidate, item } of await firstAccepted(
+      items,
+      query.organization,
+      candidates,
+      wanted,
+      accept,
+      diversity,
+    )) {
       taken.add(item.itemId);
       chosen.push(toRanked(candidate, item, band));
     }
@@ -128,7 +147,10 @@ type Scored = NonNullable<UserProfile['scored']>;
  */
 function scoreProfile(model: ItemModel, profile: UserProfile): Scored {
   if (profile.scored?.version !== model.data.version) {
-    profile.scored = { version: model.data.version, ranked: model.rankUser(profile.weights, PERSONAL_KEPT, profile.owned) };
+    profile.scored = {
+      version: model.data.version,
+      ranked: model.rankUser(profile.weights, PERSONAL_KEPT, profile.owned),
+    };
   }
   return profile.scored;
 }
@@ -146,7 +168,10 @@ function tasteOf(scored: Scored): Taste {
 function byIndex(ranked: RankedIndexes): Taste {
   const order = new Int32Array(ranked.order.length).map((_, k) => k);
   order.sort((a, b) => ranked.order[a] - ranked.order[b]);
-  return { indexes: Int32Array.from(order, (k) => ranked.order[k]), strength: Float32Array.from(order, (k) => ranked.strength[k]) };
+  return {
+    indexes: Int32Array.from(order, (k) => ranked.order[k]),
+    strength: Float32Array.from(order, (k) => ranked.strength[k]),
+  };
 }
 
 /** The user's scaled score of the item index, 0 when it is not among the kept ones. */
@@ -174,13 +199,21 @@ async function relatedCandidates(
   const row = model?.rankedRelated(current.itemId);
   if (model && row && row.order.length > 0) {
     // The row is ranked and scaled at training time; only the user's taste re-ranks its head.
-    return taste ? rerankedByTaste(model, row, taste) : fromRanked(model, row, 'related_to_current_item');
+    return taste
+      ? rerankedByTaste(model, row, taste)
+      : fromRanked(model, row, 'related_to_current_item');
   }
   // A new item: what shares its categories and title words.
   const similar: Candidate[] = [];
-  for (const other of await items.withCategories(organization, current.catalog, current.categories, METADATA_CANDIDATES)) {
+  for (const other of await items.withCategories(
+    organization,
+    current.catalog,
+    current.categories,
+    METADATA_CANDIDATES,
+  )) {
     const likeness = metadataSimilarity(current, other);
-    if (likeness > 0 && other.itemId !== current.itemId) similar.push({ itemId: other.itemId, reason: 'similar_to_current_item', strength: likeness });
+    if (likeness > 0 && other.itemId !== current.itemId)
+      similar.push({ itemId: other.itemId, reason: 'similar_to_current_item', strength: likeness });
   }
   return fromArray(normalise(similar));
 }
@@ -195,10 +228,14 @@ function rerankedByTaste(model: ItemModel, row: RankedIndexes, taste: Taste): Ca
   const head = Math.min(RELATED_HEAD, row.order.length);
   const blended = new Float64Array(head);
   for (let k = 0; k < head; k++) {
-    blended[k] = RELATED_SIMILARITY_SHARE * row.strength[k] + (1 - RELATED_SIMILARITY_SHARE) * tasteFor(taste, row.order[k]);
+    blended[k] =
+      RELATED_SIMILARITY_SHARE * row.strength[k] +
+      (1 - RELATED_SIMILARITY_SHARE) * tasteFor(taste, row.order[k]);
   }
   const byBlend = new Int32Array(head).map((_, k) => k);
-  byBlend.sort((a, b) => blended[b] - blended[a] || compareIds(ids[row.order[a]], ids[row.order[b]]));
+  byBlend.sort(
+    (a, b) => blended[b] - blended[a] || compareIds(ids[row.order[a]], ids[row.order[b]]),
+  );
   const top = blended[byBlend[0]];
   const rest = fromRanked(model, row, reason);
   return {
@@ -223,7 +260,13 @@ function popularCandidates(model: ItemModel): CandidateList {
   if (!candidates) {
     const ranking = model.popular();
     const top = ranking.length > 0 ? model.popularity(ranking[0]) : 0;
-    candidates = fromArray(ranking.map((i) => ({ itemId: model.itemId(i), reason: 'popular' as const, strength: model.popularity(i) / top })));
+    candidates = fromArray(
+      ranking.map((i) => ({
+        itemId: model.itemId(i),
+        reason: 'popular' as const,
+        strength: model.popularity(i) / top,
+      })),
+    );
     popularByModel.set(model, candidates);
   }
   return candidates;
@@ -245,7 +288,10 @@ async function firstAccepted(
   const chunk = Math.max(16, wanted * 2);
   for (let start = 0; start < candidates.length && accepted.length < wanted; start += chunk) {
     const slice = candidates.slice(start, start + chunk);
-    const found = await items.getMany(organization, slice.map((c) => c.itemId));
+    const found = await items.getMany(
+      organization,
+      slice.map((c) => c.itemId),
+    );
     for (const candidate of slice) {
       const item = found.get(candidate.itemId);
       if (!item || !accept(item)) continue;

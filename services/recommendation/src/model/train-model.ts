@@ -19,15 +19,24 @@ export interface TrainingOptions {
  */
 export function chooseAlgorithm(set: TrainingSet, options: TrainingOptions): Algorithm {
   if (options.algorithm !== 'auto') return options.algorithm;
-  return set.itemIds.length <= options.easeMaxItems && set.interactions >= options.easeMinInteractions ? 'ease' : 'item_knn';
+  return set.itemIds.length <= options.easeMaxItems &&
+    set.interactions >= options.easeMinInteractions
+    ? 'ease'
+    : 'item_knn';
 }
 
 /** Trains synchronously (call it in a worker thread; see trainer.ts). */
-export function trainModel(set: TrainingSet, options: TrainingOptions, version: number): ItemModelData {
+export function trainModel(
+  set: TrainingSet,
+  options: TrainingOptions,
+  version: number,
+): ItemModelData {
   const started = Date.now();
   const algorithm = chooseAlgorithm(set, options);
   const weights =
-    algorithm === 'ease' ? { dense: trainEase(set, options.easeLambda) } : { sparse: trainItemKnn(set, options.knnNeighbours) };
+    algorithm === 'ease'
+      ? { dense: trainEase(set, options.easeLambda) }
+      : { sparse: trainItemKnn(set, options.knnNeighbours) };
   const data = {
     algorithm,
     version,

@@ -10,6 +10,8 @@ const { columns, options, halfLifeDays, version } = workerData as {
   halfLifeDays: number;
   version: number;
 };
-const blob = encodeModel(trainModel(buildTrainingSet(fromColumns(columns), halfLifeDays), options, version));
+const blob = encodeModel(
+  trainModel(buildTrainingSet(fromColumns(columns), halfLifeDays), options, version),
+);
 const bytes = new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength).slice();
 parentPort!.postMessage(bytes, [bytes.buffer]);

@@ -12,9 +12,16 @@ export interface TrainedModel {
 }
 
 /** Folds the log, trains and encodes in a worker thread, so serving never waits on any of it. */
-export function trainInWorker(columns: InteractionColumns, options: TrainingOptions, halfLifeDays: number, version: number): Promise<TrainedModel> {
+export function trainInWorker(
+  columns: InteractionColumns,
+  options: TrainingOptions,
+  halfLifeDays: number,
+  version: number,
+): Promise<TrainedModel> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(join(__dirname, 'train-worker.js'), { workerData: { columns, options, halfLifeDays, version } });
+    const worker = new Worker(join(__dirname, 'train-worker.js'), {
+      workerData: { columns, options, halfLifeDays, version },
+    });
     let settled = false;
     worker.once('message', (bytes: Uint8Array) => {
       settled = true;

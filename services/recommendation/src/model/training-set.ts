@@ -27,7 +27,9 @@ export interface InteractionColumns {
   timestamps: Float64Array;
 }
 
-export async function collectColumns(log: AsyncIterable<UserInteraction>): Promise<InteractionColumns> {
+export async function collectColumns(
+  log: AsyncIterable<UserInteraction>,
+): Promise<InteractionColumns> {
   const userIds: string[] = [];
   const itemIds: string[] = [];
   const types: InteractionType[] = [];
@@ -40,7 +42,13 @@ export async function collectColumns(log: AsyncIterable<UserInteraction>): Promi
     values.push(interaction.value);
     timestamps.push(interaction.timestamp);
   }
-  return { userIds, itemIds, types, values: Float64Array.from(values), timestamps: Float64Array.from(timestamps) };
+  return {
+    userIds,
+    itemIds,
+    types,
+    values: Float64Array.from(values),
+    timestamps: Float64Array.from(timestamps),
+  };
 }
 
 export function fromColumns(columns: InteractionColumns): UserInteraction[] {
@@ -54,7 +62,10 @@ export function fromColumns(columns: InteractionColumns): UserInteraction[] {
 }
 
 /** Folds an organization's interaction log into a TrainingSet; decay counts from the newest interaction. */
-export function buildTrainingSet(interactions: readonly UserInteraction[], halfLifeDays: number): TrainingSet {
+export function buildTrainingSet(
+  interactions: readonly UserInteraction[],
+  halfLifeDays: number,
+): TrainingSet {
   const byUser = new Map<string, UserInteraction[]>();
   let newest = -Infinity;
   for (const interaction of interactions) {

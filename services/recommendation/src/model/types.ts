@@ -3,7 +3,16 @@
 export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
 export type Catalog = (typeof CATALOGS)[number];
 
-export const INTERACTION_TYPES = ['view', 'click', 'cart', 'purchase', 'ticket', 'enroll', 'complete', 'rating'] as const;
+export const INTERACTION_TYPES = [
+  'view',
+  'click',
+  'cart',
+  'purchase',
+  'ticket',
+  'enroll',
+  'complete',
+  'rating',
+] as const;
 export type InteractionType = (typeof INTERACTION_TYPES)[number];
 
 export function isCatalog(value: string): value is Catalog {

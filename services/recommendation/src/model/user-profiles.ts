@@ -57,7 +57,11 @@ export class UserProfiles {
   private async load(organization: string, userId: string): Promise<UserProfile> {
     const interactions = await this.store.forUser(organization, userId);
     const newest = interactions.reduce((max, i) => Math.max(max, i.timestamp), -Infinity);
-    const profile: UserProfile = { known: interactions.length > 0, weights: new Map(), owned: new Set() };
+    const profile: UserProfile = {
+      known: interactions.length > 0,
+      weights: new Map(),
+      owned: new Set(),
+    };
     for (const [itemId, signal] of foldUserSignals(interactions, newest, this.halfLifeDays)) {
       if (signal.weight > 0) profile.weights.set(itemId, signal.weight);
       if (signal.owned) profile.owned.add(itemId);

@@ -18,7 +18,10 @@ export class CachedItemStore implements ItemStore {
 
   async upsert(organization: string, items: readonly CatalogItem[]): Promise<number> {
     const written = await this.store.upsert(organization, items);
-    this.invalidate(organization, items.map((i) => i.itemId));
+    this.invalidate(
+      organization,
+      items.map((i) => i.itemId),
+    );
     return written;
   }
 
@@ -26,7 +29,10 @@ export class CachedItemStore implements ItemStore {
     return (await this.getMany(organization, [itemId])).get(itemId);
   }
 
-  async getMany(organization: string, itemIds: readonly string[]): Promise<Map<string, CatalogItem>> {
+  async getMany(
+    organization: string,
+    itemIds: readonly string[],
+  ): Promise<Map<string, CatalogItem>> {
     const found = new Map<string, CatalogItem>();
     const missing: string[] = [];
     for (const id of itemIds) {
@@ -53,7 +59,12 @@ export class CachedItemStore implements ItemStore {
     return found;
   }
 
-  withCategories(organization: string, catalog: string, categories: readonly string[], limit: number): Promise<CatalogItem[]> {
+  withCategories(
+    organization: string,
+    catalog: string,
+    categories: readonly string[],
+    limit: number,
+  ): Promise<CatalogItem[]> {
     return this.store.withCategories(organization, catalog, categories, limit);
   }
 

@@ -16,9 +16,14 @@ export interface RecommendationStores {
 }
 
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
-export async function createStores(config: RecommendationConfig, logger: Logger): Promise<RecommendationStores> {
+export async function createStores(
+  config: RecommendationConfig,
+  logger: Logger,
+): Promise<RecommendationStores> {
   if (!config.mongodbUri) {
-    logger.warn('MONGODB_URI is not set: catalog and interactions are kept in memory and lost on restart');
+    logger.warn(
+      'MONGODB_URI is not set: catalog and interactions are kept in memory and lost on restart',
+    );
     return {
       items: new InMemoryItemStore(),
       interactions: new InMemoryInteractionStore(),

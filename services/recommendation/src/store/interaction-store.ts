@@ -11,7 +11,10 @@ export interface InteractionToStore extends UserInteraction {
 /** The interaction log per organization (source of truth the model is derived from). */
 export interface InteractionStore {
   /** Stores the interactions not stored before; returns those newly stored, in input order. */
-  append(organization: string, interactions: readonly InteractionToStore[]): Promise<UserInteraction[]>;
+  append(
+    organization: string,
+    interactions: readonly InteractionToStore[],
+  ): Promise<UserInteraction[]>;
   count(organization: string): Promise<number>;
   /** One user's interactions, oldest first (a user's profile at serving time). */
   forUser(organization: string, userId: string): Promise<UserInteraction[]>;
@@ -32,7 +35,10 @@ interface OrganizationLog {
 export class InMemoryInteractionStore implements InteractionStore {
   private readonly logs = new Map<string, OrganizationLog>();
 
-  async append(organization: string, interactions: readonly InteractionToStore[]): Promise<UserInteraction[]> {
+  async append(
+    organization: string,
+    interactions: readonly InteractionToStore[],
+  ): Promise<UserInteraction[]> {
     const log = this.logOf(organization);
     const stored: UserInteraction[] = [];
     for (const { dedupeKey, ...interaction } of interactions) {
@@ -54,7 +60,9 @@ export class InMemoryInteractionStore implements InteractionStore {
   }
 
   async forUser(organization: string, userId: string): Promise<UserInteraction[]> {
-    return (this.logs.get(organization)?.byUser.get(userId) ?? []).map((interaction) => ({ ...interaction }));
+    return (this.logs.get(organization)?.byUser.get(userId) ?? []).map((interaction) => ({
+      ...interaction,
+    }));
   }
 
   async *scan(organization: string): AsyncIterable<UserInteraction> {

@@ -8,7 +8,12 @@ export interface ItemStore {
   /** The known items among itemIds; unknown ids are left out. */
   getMany(organization: string, itemIds: readonly string[]): Promise<Map<string, CatalogItem>>;
   /** Up to `limit` items of the catalog sharing at least one category (candidates for cold items). */
-  withCategories(organization: string, catalog: string, categories: readonly string[], limit: number): Promise<CatalogItem[]>;
+  withCategories(
+    organization: string,
+    catalog: string,
+    categories: readonly string[],
+    limit: number,
+  ): Promise<CatalogItem[]>;
   /** false when the organization has no such item. */
   delete(organization: string, itemId: string): Promise<boolean>;
 }
@@ -31,7 +36,10 @@ export class InMemoryItemStore implements ItemStore {
     return item && cloneItem(item);
   }
 
-  async getMany(organization: string, itemIds: readonly string[]): Promise<Map<string, CatalogItem>> {
+  async getMany(
+    organization: string,
+    itemIds: readonly string[],
+  ): Promise<Map<string, CatalogItem>> {
     const catalog = this.byOrganization.get(organization);
     const found = new Map<string, CatalogItem>();
     if (!catalog) return found;
@@ -42,12 +50,18 @@ export class InMemoryItemStore implements ItemStore {
     return found;
   }
 
-  async withCategories(organization: string, catalog: string, categories: readonly string[], limit: number): Promise<CatalogItem[]> {
+  async withCategories(
+    organization: string,
+    catalog: string,
+    categories: readonly string[],
+    limit: number,
+  ): Promise<CatalogItem[]> {
     const found: CatalogItem[] = [];
     if (categories.length === 0) return found;
     for (const item of this.byOrganization.get(organization)?.values() ?? []) {
       if (found.length === limit) break;
-      if (item.catalog === catalog && item.categories.some((c) => categories.includes(c))) found.push(cloneItem(item));
+      if (item.catalog === catalog && item.categories.some((c) => categories.includes(c)))
+        found.push(cloneItem(item));
     }
     return found;
   }

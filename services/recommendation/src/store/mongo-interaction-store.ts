@@ -1,4 +1,9 @@
-import { bulkWriteSkippingDuplicates, isDuplicateKeyError, moveLegacyDocuments, upsertRacingReplicas } from '@switchyard/shared';
+import {
+  bulkWriteSkippingDuplicates,
+  isDuplicateKeyError,
+  moveLegacyDocuments,
+  upsertRacingReplicas,
+} from '@switchyard/shared';
 import { type AnyBulkWriteOperation, type Collection, type Db, type ObjectId } from 'mongodb';
 import { scopedKey, type UserInteraction } from '../model/types';
 import type { InteractionStore, InteractionToStore } from './interaction-store';
@@ -56,12 +61,19 @@ function eventOf({ itemId, type, value, timestamp }: UserInteraction): StoredEve
 }
 
 function toInteraction(userId: string, event: StoredEvent): UserInteraction {
-  const [itemId, type, value, timestamp] = JSON.parse(event) as [string, UserInteraction['type'], number, number];
+  const [itemId, type, value, timestamp] = JSON.parse(event) as [
+    string,
+    UserInteraction['type'],
+    number,
+    number,
+  ];
   return { userId, itemId, type, value, timestamp };
 }
 
 function keysOf(entries: UserBatch['entries']): string[] {
-  return entries.flatMap(({ interaction }) => (interaction.dedupeKey === undefined ? [] : [interaction.dedupeKey]));
+  return entries.flatMap(({ interaction }) =>
+    interaction.dedupeKey === undefined ? [] : [interaction.dedupeKey],
+  );
 }
 
 /**
@@ -69,14 +81,21 @@ function keysOf(entries: UserBatch['entries']): string[] {
  * guard fails: with upsert, the insert then collides on `_id`, and without it nothing matches).
  * One document is written atomically, so two replicas storing the same retried batch store it once.
  */
-function appendOperation(organization: string, user: UserBatch, entries: UserBatch['entries']): AnyBulkWriteOperation<UserLogDocument> {
+function appendOperation(
+  organization: string,
+  user: UserBatch,
+  entries: UserBatch['entries'],
+): AnyBulkWriteOperation<UserLogDocument> {
   const keys = keysOf(entries);
   const _id = scopedKey(organization, user.userId);
   return {
     updateOne: {
       filter: keys.length === 0 ? { _id } : { _id, keys: { $nin: keys } },
       update: {
-        $push: { events: { $each: entries.map((e) => eventOf(e.interaction)) }, ...(keys.length === 0 ? {} : { keys: { $each: keys } }) },
+        $push: {
+          events: { $each: entries.map((e) => eventOf(e.interaction)) },
+          ...(keys.length === 0 ? {} : { keys: { $each: keys } }),
+        },
         $setOnInsert: { organization, userId: user.userId },
       },
       upsert: true,
@@ -107,16 +126,32 @@ export class MongoInteractionStore implements InteractionStore {
     await moveLegacyDocuments(this.legacy, async (batch) => {
       for (const organization of new Set(batch.map((document) => document.organization))) {
         const documents = batch.filter((document) => document.organization === organization);
-        await this.append(organization, documents.map(({ userId, itemId, type, value, timestamp, key }) => ({ userId, itemId, type, value, timestamp, dedupeKey: key })));
+        await this.append(
+          organization,
+          documents.map(({ userId, itemId, type, value, timestamp, key }) => ({
+            userId,
+            itemId,
+            type,
+            value,
+            timestamp,
+            dedupeKey: key,
+          })),
+        );
       }
     });
   }
 
-  async append(organization: string, interactions: readonly InteractionToStore[]): Promise<UserInteraction[]> {
+  async append(
+    organization: string,
+    interactions: readonly InteractionToStore[],
+  ): Promise<UserInteraction[]> {
     const users = groupByUser(interactions);
     if (users.length === 0) return [];
     const stored = new Set<number>();
-    const conflicts = await bulkWriteSkippingDuplicates(this.logs, users.map((user) => appendOperation(organization, user, user.entries)));
+    const conflicts = await bulkWriteSkippingDuplicates(
+      this.logs,
+      users.map((user) => appendOperation(organization, user, user.entries)),
+    );
     users.forEach((user, position) => {
       if (!conflicts.has(position)) for (const { index } of user.entries) stored.add(index);
     });
@@ -124,7 +159,9 @@ export class MongoInteractionStore implements InteractionStore {
       for (const index of await this.appendNew(organization, users[position])) stored.add(index);
     }
     if (stored.size > 0) await this.addToTotal(organization, stored.size);
-    return interactions.flatMap((interaction, index) => (stored.has(index) ? [withoutKey(interaction)] : []));
+    return interactions.flatMap((interaction, index) =>
+      stored.has(index) ? [withoutKey(interaction)] : [],
+    );
   }
 
   async count(organization: string): Promise<number> {
@@ -132,13 +169,18 @@ export class MongoInteractionStore implements InteractionStore {
   }
 
   async forUser(organization: string, userId: string): Promise<UserInteraction[]> {
-    const log = await this.logs.findOne({ _id: scopedKey(organization, userId) }, { projection: { events: 1 } });
+    const log = await this.logs.findOne(
+      { _id: scopedKey(organization, userId) },
+      { projection: { events: 1 } },
+    );
     return (log?.events ?? []).map((event) => toInteraction(userId, event));
   }
 
   /** Streams user by user with a cursor, so rebuilding a model never holds the whole log as documents. */
   async *scan(organization: string): AsyncIterable<UserInteraction> {
-    const cursor = this.logs.find({ organization }, { projection: { userId: 1, events: 1 } }).batchSize(100);
+    const cursor = this.logs
+      .find({ organization }, { projection: { userId: 1, events: 1 } })
+      .batchSize(100);
     try {
       for await (const { userId, events } of cursor) {
         for (const event of events) yield toInteraction(userId, event);
@@ -149,7 +191,9 @@ export class MongoInteractionStore implements InteractionStore {
   }
 
   async organizations(): Promise<string[]> {
-    return (await this.totals.find({}, { projection: { _id: 1 } }).toArray()).map((total) => total._id);
+    return (await this.totals.find({}, { projection: { _id: 1 } }).toArray()).map(
+      (total) => total._id,
+    );
   }
 
   /**
@@ -159,23 +203,32 @@ export class MongoInteractionStore implements InteractionStore {
   private async appendNew(organization: string, user: UserBatch): Promise<number[]> {
     const _id = scopedKey(organization, user.userId);
     for (let attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
-      const held = new Set((await this.logs.findOne({ _id }, { projection: { keys: 1 } }))?.keys ?? []);
-      const fresh = user.entries.filter(({ interaction }) => interaction.dedupeKey === undefined || !held.has(interaction.dedupeKey));
+      const held = new Set(
+        (await this.logs.findOne({ _id }, { projection: { keys: 1 } }))?.keys ?? [],
+      );
+      const fresh = user.entries.filter(
+        ({ interaction }) =>
+          interaction.dedupeKey === undefined || !held.has(interaction.dedupeKey),
+      );
       if (fresh.length === 0) return [];
       try {
         const result = await this.logs.bulkWrite([appendOperation(organization, user, fresh)]);
-        if (result.upsertedCount + result.modifiedCount > 0) return fresh.map((entry) => entry.index);
+        if (result.upsertedCount + result.modifiedCount > 0)
+          return fresh.map((entry) => entry.index);
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
       }
     }
-    throw new Error(`interactions of one user kept conflicting with concurrent appends (${MAX_CONFLICTS} tries)`);
+    throw new Error(
+      `interactions of one user kept conflicting with concurrent appends (${MAX_CONFLICTS} tries)`,
+    );
   }
 
   private async addToTotal(organization: string, count: number): Promise<void> {
-    await upsertRacingReplicas(() => this.totals.updateOne({ _id: organization }, { $inc: { count } }, { upsert: true }));
+    await upsertRacingReplicas(() =>
+      this.totals.updateOne({ _id: organization }, { $inc: { count } }, { upsert: true }),
+    );
   }
-
 }
 
 /** The batch by user, first appearance first; repeats of a dedupe key within the batch dropped. */
@@ -194,6 +247,9 @@ function groupByUser(interactions: readonly InteractionToStore[]): UserBatch[] {
   return [...users.values()];
 }
 
-function withoutKey({ dedupeKey: _dedupeKey, ...interaction }: InteractionToStore): UserInteraction {
+function withoutKey({
+  dedupeKey: _dedupeKey,
+  ...interaction
+}: InteractionToStore): UserInteraction {
   return interaction;
 }

@@ -1,4 +1,10 @@
-import { bulkWriteInCommands, findByIds, insertMissing, moveLegacyDocuments, upsertRacingReplicas } from '@switchyard/shared';
+import {
+  bulkWriteInCommands,
+  findByIds,
+  insertMissing,
+  moveLegacyDocuments,
+  upsertRacingReplicas,
+} from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { scopedKey, type CatalogItem } from '../model/types';
 import type { ItemStore } from './item-store';
@@ -30,9 +36,18 @@ export class MongoItemStore implements ItemStore {
 
   /** Indexes, and the catalog of the earlier layout moved over (a no-op once moved). */
   async ensureIndexes(): Promise<void> {
-    await this.items.createIndex({ organization: 1, catalog: 1, categories: 1 }, { name: 'organization_catalog_categories' });
+    await this.items.createIndex(
+      { organization: 1, catalog: 1, categories: 1 },
+      { name: 'organization_catalog_categories' },
+    );
     await moveLegacyDocuments(this.legacy, (batch) =>
-      insertMissing(this.items, batch.map(({ _id, ...item }) => ({ ...item, _id: scopedKey(item.organization, item.itemId) }))),
+      insertMissing(
+        this.items,
+        batch.map(({ _id, ...item }) => ({
+          ...item,
+          _id: scopedKey(item.organization, item.itemId),
+        })),
+      ),
     );
   }
 
@@ -42,7 +57,13 @@ export class MongoItemStore implements ItemStore {
     if (latest.size === 0) return 0;
     const operations: AnyBulkWriteOperation<ItemDocument>[] = [...latest.values()].map((item) => {
       const _id = scopedKey(organization, item.itemId);
-      return { replaceOne: { filter: { _id }, replacement: { _id, ...item, categories: [...item.categories], organization }, upsert: true } };
+      return {
+        replaceOne: {
+          filter: { _id },
+          replacement: { _id, ...item, categories: [...item.categories], organization },
+          upsert: true,
+        },
+      };
     });
     // Two replicas inserting the same new id at once: one upsert loses the race; replaying the bulk replaces.
     await upsertRacingReplicas(() => bulkWriteInCommands(this.items, operations));
@@ -54,18 +75,38 @@ export class MongoItemStore implements ItemStore {
     return document ? toItem(document) : undefined;
   }
 
-  async getMany(organization: string, itemIds: readonly string[]): Promise<Map<string, CatalogItem>> {
-    const documents = await findByIds(this.items, itemIds.map((id) => scopedKey(organization, id)));
+  async getMany(
+    organization: string,
+    itemIds: readonly string[],
+  ): Promise<Map<string, CatalogItem>> {
+    const documents = await findByIds(
+      this.items,
+      itemIds.map((id) => scopedKey(organization, id)),
+    );
     return new Map([...documents.values()].map((document) => [document.itemId, toItem(document)]));
   }
 
-  async withCategories(organization: string, catalog: string, categories: readonly string[], limit: number): Promise<CatalogItem[]> {
+  async withCategories(
+    organization: string,
+    catalog: string,
+    categories: readonly string[],
+    limit: number,
+  ): Promise<CatalogItem[]> {
     if (categories.length === 0) return [];
-    const documents = await this.items.find({ organization, catalog: catalog as CatalogItem['catalog'], categories: { $in: [...categories] } }).limit(limit).toArray();
+    const documents = await this.items
+      .find({
+        organization,
+        catalog: catalog as CatalogItem['catalog'],
+        categories: { $in: [...categories] },
+      })
+      .limit(limit)
+      .toArray();
     return documents.map(toItem);
   }
 
   async delete(organization: string, itemId: string): Promise<boolean> {
-    return (await this.items.deleteOne({ _id: scopedKey(organization, itemId) })).deletedCount === 1;
+    return (
+      (await this.items.deleteOne({ _id: scopedKey(organization, itemId) })).deletedCount === 1
+    );
   }
 }

@@ -71,7 +71,9 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
     if (version === 0) return undefined;
     const document = await this.versions.findOne({ _id: versionId(organization, version) });
     if (!document) return undefined;
-    const ids = Array.from({ length: document.chunks }, (_, n) => chunkId(organization, version, n));
+    const ids = Array.from({ length: document.chunks }, (_, n) =>
+      chunkId(organization, version, n),
+    );
     const found = await findByIds(this.chunks, ids, {}, 4);
     // Pruned while being read (two newer versions were published meanwhile): the caller polls again.
     if (found.size !== ids.length) return undefined;
@@ -82,14 +84,24 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
     if (snapshot.version <= (await this.latestVersion(organization))) return false;
     const parts = Math.max(1, Math.ceil(snapshot.blob.length / CHUNK_BYTES));
     try {
-      await this.versions.insertOne({ _id: versionId(organization, snapshot.version), organization, version: snapshot.version, chunks: parts, publishedAt: new Date() });
+      await this.versions.insertOne({
+        _id: versionId(organization, snapshot.version),
+        organization,
+        version: snapshot.version,
+        chunks: parts,
+        publishedAt: new Date(),
+      });
     } catch (error) {
       if (isDuplicateKeyError(error)) return false;
       throw error;
     }
     for (let n = 0; n < parts; n++) {
       const data = new Binary(snapshot.blob.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES));
-      await this.chunks.replaceOne({ _id: chunkId(organization, snapshot.version, n) }, { data }, { upsert: true });
+      await this.chunks.replaceOne(
+        { _id: chunkId(organization, snapshot.version, n) },
+        { data },
+        { upsert: true },
+      );
     }
     await this.makeLatest(organization, snapshot.version);
     await this.prune(organization, snapshot.version);
@@ -118,7 +130,9 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
 
   /** Versions only grow: $max keeps a newer one published meanwhile. */
   private async makeLatest(organization: string, version: number): Promise<void> {
-    await upsertRacingReplicas(() => this.latestVersions.updateOne({ _id: organization }, { $max: { version } }, { upsert: true }));
+    await upsertRacingReplicas(() =>
+      this.latestVersions.updateOne({ _id: organization }, { $max: { version } }, { upsert: true }),
+    );
   }
 
   /** Deletes the versions below the kept ones, newest first, down to the first already pruned. */
@@ -126,7 +140,8 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
     for (let version = newest - KEEP_PREVIOUS - 1; version > 0; version--) {
       const document = await this.versions.findOne({ _id: versionId(organization, version) });
       if (!document) return;
-      for (let n = 0; n < document.chunks; n++) await this.chunks.deleteOne({ _id: chunkId(organization, version, n) });
+      for (let n = 0; n < document.chunks; n++)
+        await this.chunks.deleteOne({ _id: chunkId(organization, version, n) });
       await this.versions.deleteOne({ _id: document._id });
     }
   }

@@ -1,7 +1,15 @@
 import { AppError, countTokens } from '@switchyard/shared';
 import { detectFormat } from '../builtin/detect-format';
 import { Semaphore } from '../semaphore';
-import type { CallOptions, ModelInfo, ReformatResult, TextModel, TextResult, TranslateInput, TranslateResult } from '../text-model';
+import type {
+  CallOptions,
+  ModelInfo,
+  ReformatResult,
+  TextModel,
+  TextResult,
+  TranslateInput,
+  TranslateResult,
+} from '../text-model';
 import { EngineError, type EngineFormat, type TranslationEngine } from './engine';
 import { pairName, pairsFromModes, type LanguagePair } from './languages';
 import { findRoute } from './route';
@@ -42,7 +50,8 @@ export class ApertiumModel implements TextModel {
   /** Asks the engine which pairs it has; fails when it cannot answer or has none. */
   static async discover(options: ApertiumModelOptions): Promise<ApertiumModel> {
     const pairs = pairsFromModes(await options.engine.listModes());
-    if (pairs.length === 0) throw new EngineError(`${options.engine.location} has no language pairs installed`);
+    if (pairs.length === 0)
+      throw new EngineError(`${options.engine.location} has no language pairs installed`);
     const info: ModelInfo = {
       id: options.id,
       provider: 'apertium',
@@ -80,32 +89,57 @@ export class ApertiumModel implements TextModel {
   private routeFor(input: TranslateInput): LanguagePair[] {
     const available = `available pairs: ${this.info.translationPairs!.join(', ')}`;
     if (input.sourceLanguage === '') {
-      throw AppError.unsupported(`model ${this.info.id} needs source_language (it does not detect languages); ${available}`, [
-        { field: '/source_language', reason: 'required by this model' },
-      ]);
+      throw AppError.unsupported(
+        `model ${this.info.id} needs source_language (it does not detect languages); ${available}`,
+        [{ field: '/source_language', reason: 'required by this model' }],
+      );
     }
     const route = findRoute(this.pairs, input.sourceLanguage, input.targetLanguage);
     if (!route) {
-      throw AppError.unsupported(`model ${this.info.id} cannot translate ${input.sourceLanguage} -> ${input.targetLanguage}, directly or through another language; ${available}`, [
-        { field: '/target_language', reason: `no ${input.sourceLanguage} -> ${input.targetLanguage} route`, available: this.info.translationPairs },
-      ]);
+      throw AppError.unsupported(
+        `model ${this.info.id} cannot translate ${input.sourceLanguage} -> ${input.targetLanguage}, directly or through another language; ${available}`,
+        [
+          {
+            field: '/target_language',
+            reason: `no ${input.sourceLanguage} -> ${input.targetLanguage} route`,
+            available: this.info.translationPairs,
+          },
+        ],
+      );
     }
     return route;
   }
 
   /** One engine run, bounded by the model's timeout and the call's deadline; cancelling kills it. */
-  private async hop(text: string, pair: LanguagePair, format: EngineFormat, call: CallOptions): Promise<string> {
-    const budget = Math.min(this.options.timeoutMs, call.deadline === undefined ? Infinity : call.deadline - Date.now());
+  private async hop(
+    text: string,
+    pair: LanguagePair,
+    format: EngineFormat,
+    call: CallOptions,
+  ): Promise<string> {
+    const budget = Math.min(
+      this.options.timeoutMs,
+      call.deadline === undefined ? Infinity : call.deadline - Date.now(),
+    );
     const timeout = AbortSignal.timeout(Math.max(1, budget));
     const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
     const details = { provider: 'apertium', model: this.info.id, pair: pairName(pair) };
     try {
       return await this.options.engine.translate(text, pair.mode, { format, signal });
     } catch (error) {
-      if (timeout.aborted) throw new AppError('timeout', `model ${this.info.id}: no translation within ${Math.round(budget)} ms`, [{ reason: 'timeout', ...details }]);
+      if (timeout.aborted)
+        throw new AppError(
+          'timeout',
+          `model ${this.info.id}: no translation within ${Math.round(budget)} ms`,
+          [{ reason: 'timeout', ...details }],
+        );
       if (call.signal?.aborted) throw new AppError('unavailable', 'the call was cancelled');
       const reason = error instanceof Error ? error.message : String(error);
-      throw new AppError('upstream_error', `model ${this.info.id}: the translation engine failed: ${reason}`, [{ reason, ...details }]);
+      throw new AppError(
+        'upstream_error',
+        `model ${this.info.id}: the translation engine failed: ${reason}`,
+        [{ reason, ...details }],
+      );
     }
   }
 
@@ -122,6 +156,8 @@ export class ApertiumModel implements TextModel {
   }
 
   private cannot(operation: string): AppError {
-    return AppError.unsupported(`model ${this.info.id} only translates; it cannot ${operation}`, [{ field: '/model', reason: `lacks the ${operation} capability` }]);
+    return AppError.unsupported(`model ${this.info.id} only translates; it cannot ${operation}`, [
+      { field: '/model', reason: `lacks the ${operation} capability` },
+    ]);
   }
 }

@@ -27,7 +27,13 @@ function run(command: string, args: string[], signal?: AbortSignal): Promise<Run
       if (stderr.length < STDERR_LIMIT) stderr += chunk.toString('utf8');
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderr.slice(0, STDERR_LIMIT).trim(), code }));
+    child.on('close', (code) =>
+      resolve({
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: stderr.slice(0, STDERR_LIMIT).trim(),
+        code,
+      }),
+    );
   });
 }
 
@@ -57,13 +63,18 @@ export class CommandEngine implements TranslationEngine {
   async listModes(): Promise<string[]> {
     const { stdout, stderr, code } = await run(this.command, ['-l']);
     if (code !== 0) throw new EngineError(`${this.command} -l exited with ${code}: ${stderr}`);
-    return stdout.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    return stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
   }
 
   async translate(text: string, mode: string, call: EngineCall): Promise<string> {
     // -u: unknown words are passed through as they are, without apertium's "*" marks.
     const format = call.format === 'html' ? 'html-noent' : 'txt';
-    const { stdout, stderr, code } = await withInputFile(text, (file) => run(this.command, ['-u', '-f', format, mode, file], call.signal));
+    const { stdout, stderr, code } = await withInputFile(text, (file) =>
+      run(this.command, ['-u', '-f', format, mode, file], call.signal),
+    );
     if (code !== 0) throw new EngineError(`${this.command} ${mode} exited with ${code}: ${stderr}`);
     return stdout;
   }

@@ -3,11 +3,46 @@
  * requests use ISO 639-1. These are the languages Debian's Apertium pairs cover.
  */
 const ISO_639_1: Record<string, string> = {
-  afr: 'af', arg: 'an', ast: 'ast', bel: 'be', bre: 'br', bul: 'bg', cat: 'ca', ces: 'cs', cym: 'cy',
-  dan: 'da', deu: 'de', eng: 'en', epo: 'eo', eus: 'eu', fra: 'fr', glg: 'gl', hbs: 'sh', hin: 'hi',
-  ind: 'id', isl: 'is', ita: 'it', kaz: 'kk', mkd: 'mk', mlt: 'mt', nld: 'nl', nno: 'nn', nob: 'nb',
-  nor: 'no', oci: 'oc', por: 'pt', ron: 'ro', rus: 'ru', slv: 'sl', spa: 'es', srd: 'sc', swe: 'sv',
-  tat: 'tt', ukr: 'uk', urd: 'ur', zlm: 'ms',
+  afr: 'af',
+  arg: 'an',
+  ast: 'ast',
+  bel: 'be',
+  bre: 'br',
+  bul: 'bg',
+  cat: 'ca',
+  ces: 'cs',
+  cym: 'cy',
+  dan: 'da',
+  deu: 'de',
+  eng: 'en',
+  epo: 'eo',
+  eus: 'eu',
+  fra: 'fr',
+  glg: 'gl',
+  hbs: 'sh',
+  hin: 'hi',
+  ind: 'id',
+  isl: 'is',
+  ita: 'it',
+  kaz: 'kk',
+  mkd: 'mk',
+  mlt: 'mt',
+  nld: 'nl',
+  nno: 'nn',
+  nob: 'nb',
+  nor: 'no',
+  oci: 'oc',
+  por: 'pt',
+  ron: 'ro',
+  rus: 'ru',
+  slv: 'sl',
+  spa: 'es',
+  srd: 'sc',
+  swe: 'sv',
+  tat: 'tt',
+  ukr: 'uk',
+  urd: 'ur',
+  zlm: 'ms',
 };
 
 /** One translation direction the engine has, in request codes, with the engine's own name for it. */
@@ -32,11 +67,17 @@ export function pairsFromModes(modes: string[]): LanguagePair[] {
   for (const mode of modes) {
     const match = /^([a-z]{2,3})-([a-z]{2,3})$/.exec(mode.trim());
     if (!match) continue;
-    const pair = { source: toRequestCode(match[1]!), target: toRequestCode(match[2]!), mode: match[0] };
+    const pair = {
+      source: toRequestCode(match[1]!),
+      target: toRequestCode(match[2]!),
+      mode: match[0],
+    };
     const key = `${pair.source}-${pair.target}`;
     if (pair.source !== pair.target && !pairs.has(key)) pairs.set(key, pair);
   }
-  return [...pairs.values()].sort((a, b) => `${a.source}-${a.target}`.localeCompare(`${b.source}-${b.target}`));
+  return [...pairs.values()].sort((a, b) =>
+    `${a.source}-${a.target}`.localeCompare(`${b.source}-${b.target}`),
+  );
 }
 
 export function pairName(pair: { source: string; target: string }): string {

@@ -4,7 +4,11 @@ import type { LanguagePair } from './languages';
  * The shortest chain of installed pairs from source to target (breadth-first): one pair when a
  * direct one exists, else through pivot languages (en -> es -> fr). Undefined when none connects.
  */
-export function findRoute(pairs: LanguagePair[], source: string, target: string): LanguagePair[] | undefined {
+export function findRoute(
+  pairs: LanguagePair[],
+  source: string,
+  target: string,
+): LanguagePair[] | undefined {
   const cameFrom = new Map<string, LanguagePair>();
   const queue = [source];
   const seen = new Set(queue);
@@ -21,9 +25,13 @@ export function findRoute(pairs: LanguagePair[], source: string, target: string)
   return undefined;
 }
 
-function routeTo(cameFrom: Map<string, LanguagePair>, source: string, target: string): LanguagePair[] {
+function routeTo(
+  cameFrom: Map<string, LanguagePair>,
+  source: string,
+  target: string,
+): LanguagePair[] {
   const hops: LanguagePair[] = [];
-  for (let language = target; language !== source; ) {
+  for (let language = target; language !== source;) {
     const pair = cameFrom.get(language)!;
     hops.unshift(pair);
     language = pair.source;

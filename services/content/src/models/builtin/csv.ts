@@ -28,11 +28,15 @@ export function parseCsv(text: string, delimiter = ','): string[][] {
     row.push(field);
     rows.push(row);
   }
-  return rows.filter((r) => !(r.length === 1 && r[0]!.trim() === '')).map((r) => r.map((f) => f.trim()));
+  return rows
+    .filter((r) => !(r.length === 1 && r[0]!.trim() === ''))
+    .map((r) => r.map((f) => f.trim()));
 }
 
 function quoteField(value: string): string {
-  return /[",\r\n]/.test(value) || value !== value.trim() ? `"${value.replace(/"/g, '""')}"` : value;
+  return /[",\r\n]/.test(value) || value !== value.trim()
+    ? `"${value.replace(/"/g, '""')}"`
+    : value;
 }
 
 export function toCsv(headers: string[], rows: string[][]): string {

@@ -3,7 +3,8 @@ import { csvDelimiter } from './csv';
 
 const BULLET_LINE = /^\s*[-*+•]\s+\S/;
 const NUMBERED_LINE = /^\s*\d+[.)]\s+\S/;
-const KNOWN_HTML_TAG = /<(html|body|head|div|p|span|br|hr|h[1-6]|ul|ol|li|table|tr|td|th|a|strong|em|b|i|pre|code|section|article|blockquote|img)\b[^>]*\/?>/i;
+const KNOWN_HTML_TAG =
+  /<(html|body|head|div|p|span|br|hr|h[1-6]|ul|ol|li|table|tr|td|th|a|strong|em|b|i|pre|code|section|article|blockquote|img)\b[^>]*\/?>/i;
 const MARKDOWN_SIGNS = [
   /^#{1,6}\s+\S/m, // heading
   /\*\*[^*\n]+\*\*|__[^_\n]+__/, // strong
@@ -34,7 +35,9 @@ function isCsv(text: string): boolean {
   const delimiter = csvDelimiter(text);
   if (!delimiter) return false;
   const header = text.split(/\r?\n/)[0]!.split(delimiter);
-  return header.every((field) => field.trim() !== '' && field.trim().length <= 40 && !/[.!?]$/.test(field.trim()));
+  return header.every(
+    (field) => field.trim() !== '' && field.trim().length <= 40 && !/[.!?]$/.test(field.trim()),
+  );
 }
 
 /** Prose: the text ends its sentences with terminal punctuation and reads as running words. */

@@ -23,7 +23,9 @@ export function stripInline(text: string): string {
 
 /** Rows of a table as records keyed by header, for JSON output and prose. */
 export function tableRecords(block: Extract<Block, { kind: 'table' }>): Record<string, string>[] {
-  return block.rows.map((row) => Object.fromEntries(block.headers.map((header, i) => [header, row[i] ?? ''])));
+  return block.rows.map((row) =>
+    Object.fromEntries(block.headers.map((header, i) => [header, row[i] ?? ''])),
+  );
 }
 
 /** "name: Ada, role: engineer" for one table row. */

@@ -41,14 +41,17 @@ function composer(seed: number): Composer {
     pickDistinct: (options, count) => {
       const pool = [...options];
       const chosen = [];
-      while (chosen.length < count && pool.length > 0) chosen.push(pool.splice(Math.floor(random() * pool.length), 1)[0]!);
+      while (chosen.length < count && pool.length > 0)
+        chosen.push(pool.splice(Math.floor(random() * pool.length), 1)[0]!);
       return chosen;
     },
   };
 }
 
 function joinList(items: string[], and: string): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${and} ${items[items.length - 1]}`;
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} ${and} ${items[items.length - 1]}`;
 }
 
 function fill(template: string, values: Record<string, string>): string {
@@ -61,7 +64,13 @@ function adjectivePool(tone: ResolvedTone, toneBank: ToneBank, language: string)
   return tone.adjectives.length > 0 && language === 'en' ? tone.adjectives : toneBank.adjectives;
 }
 
-function composeBody(topic: PromptTopic, bank: LanguageBank, toneBank: ToneBank, adjectives: string[], c: Composer): string[] {
+function composeBody(
+  topic: PromptTopic,
+  bank: LanguageBank,
+  toneBank: ToneBank,
+  adjectives: string[],
+  c: Composer,
+): string[] {
   const keywords = topic.keywords.length > 0 ? topic.keywords : [topic.subject.toLowerCase()];
   const values = (extra: Record<string, string> = {}) => ({
     subject: topic.subject,
@@ -69,10 +78,22 @@ function composeBody(topic: PromptTopic, bank: LanguageBank, toneBank: ToneBank,
     adj: c.pick(adjectives),
     ...extra,
   });
-  const keywordTemplates = c.pickDistinct(bank.keywordSentences, Math.min(2, topic.keywords.length));
-  const keywordLines = keywordTemplates.map((template, i) => fill(template, values({ keyword: topic.keywords[i]! })));
-  const details = c.pickDistinct(bank.detailSentences, 2).map((template) => fill(template, values()));
-  return [fill(c.pick(toneBank.openings), values()), ...keywordLines, ...details, fill(c.pick(toneBank.closings), values())];
+  const keywordTemplates = c.pickDistinct(
+    bank.keywordSentences,
+    Math.min(2, topic.keywords.length),
+  );
+  const keywordLines = keywordTemplates.map((template, i) =>
+    fill(template, values({ keyword: topic.keywords[i]! })),
+  );
+  const details = c
+    .pickDistinct(bank.detailSentences, 2)
+    .map((template) => fill(template, values()));
+  return [
+    fill(c.pick(toneBank.openings), values()),
+    ...keywordLines,
+    ...details,
+    fill(c.pick(toneBank.closings), values()),
+  ];
 }
 
 /**

@@ -1,27 +1,82 @@
 import { stripInline, type Block } from './document';
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', trade: '™',
-  hellip: '…', mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«',
-  raquo: '»', euro: '€', pound: '£', yen: '¥', cent: '¢', deg: '°', middot: '·', bull: '•', times: '×',
-  eacute: 'é', egrave: 'è', ecirc: 'ê', agrave: 'à', acirc: 'â', ccedil: 'ç', ocirc: 'ô', ucirc: 'û',
-  ugrave: 'ù', iuml: 'ï', euml: 'ë', auml: 'ä', ouml: 'ö', uuml: 'ü', Auml: 'Ä', Ouml: 'Ö', Uuml: 'Ü',
-  szlig: 'ß', ntilde: 'ñ', Ntilde: 'Ñ', aacute: 'á', iacute: 'í', oacute: 'ó', uacute: 'ú', Eacute: 'É',
-  iexcl: '¡', iquest: '¿',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  laquo: '«',
+  raquo: '»',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  deg: '°',
+  middot: '·',
+  bull: '•',
+  times: '×',
+  eacute: 'é',
+  egrave: 'è',
+  ecirc: 'ê',
+  agrave: 'à',
+  acirc: 'â',
+  ccedil: 'ç',
+  ocirc: 'ô',
+  ucirc: 'û',
+  ugrave: 'ù',
+  iuml: 'ï',
+  euml: 'ë',
+  auml: 'ä',
+  ouml: 'ö',
+  uuml: 'ü',
+  Auml: 'Ä',
+  Ouml: 'Ö',
+  Uuml: 'Ü',
+  szlig: 'ß',
+  ntilde: 'ñ',
+  Ntilde: 'Ñ',
+  aacute: 'á',
+  iacute: 'í',
+  oacute: 'ó',
+  uacute: 'ú',
+  Eacute: 'É',
+  iexcl: '¡',
+  iquest: '¿',
 };
 
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
     if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      const code =
+        name[1] === 'x' || name[1] === 'X'
+          ? parseInt(name.slice(2), 16)
+          : parseInt(name.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff
+        ? String.fromCodePoint(code)
+        : whole;
     }
     return NAMED_ENTITIES[name] ?? whole;
   });
 }
 
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
 /** Inline Markdown (as kept in blocks) to HTML; the text is escaped first. */
@@ -49,7 +104,9 @@ export function renderHtml(blocks: Block[]): string {
         }
         case 'table': {
           const head = `  <tr>${block.headers.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`;
-          const rows = block.rows.map((r) => `  <tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`);
+          const rows = block.rows.map(
+            (r) => `  <tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join('')}</tr>`,
+          );
           return `<table>\n${[head, ...rows].join('\n')}\n</table>`;
         }
       }
@@ -59,7 +116,24 @@ export function renderHtml(blocks: Block[]): string {
 
 /** Tags whose content is not text. */
 const DROPPED = /<(script|style|head|template|noscript)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
-const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'aside', 'blockquote', 'br', 'hr', 'body', 'html', 'nav', 'figure', 'figcaption']);
+const BLOCK_TAGS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'aside',
+  'blockquote',
+  'br',
+  'hr',
+  'body',
+  'html',
+  'nav',
+  'figure',
+  'figcaption',
+]);
 
 interface Builder {
   blocks: Block[];
@@ -67,7 +141,13 @@ interface Builder {
   list?: { ordered: boolean; items: string[] };
   item?: string;
   heading?: number;
-  table?: { rows: string[][]; headers: string[]; row?: string[]; cell?: string; headerRow: boolean };
+  table?: {
+    rows: string[][];
+    headers: string[];
+    row?: string[];
+    cell?: string;
+    headerRow: boolean;
+  };
   pre: boolean;
   linkHref?: string;
 }
@@ -133,7 +213,8 @@ function onTag(b: Builder, name: string, closing: boolean, attributes: string): 
     flushParagraph(b);
     if (!closing) b.table = { rows: [], headers: [], headerRow: false };
     else if (b.table) {
-      const [first, ...rest] = b.table.headers.length > 0 ? [b.table.headers, ...b.table.rows] : b.table.rows;
+      const [first, ...rest] =
+        b.table.headers.length > 0 ? [b.table.headers, ...b.table.rows] : b.table.rows;
       if (first) b.blocks.push({ kind: 'table', headers: first, rows: rest });
       b.table = undefined;
     }
@@ -165,7 +246,10 @@ function onTag(b: Builder, name: string, closing: boolean, attributes: string): 
 /** A tolerant HTML reader producing blocks; unknown tags are ignored, entities decoded. */
 export function parseHtml(html: string): Block[] {
   const b: Builder = { blocks: [], text: '', pre: false };
-  const source = html.replace(DROPPED, '').replace(/<!--[\s\S]*?-->/g, '').replace(/<!doctype[^>]*>/gi, '');
+  const source = html
+    .replace(DROPPED, '')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<!doctype[^>]*>/gi, '');
   const token = /<(\/?)([a-zA-Z][a-zA-Z0-9]*)\b([^>]*)>|([^<]+|<)/g;
   for (let match = token.exec(source); match; match = token.exec(source)) {
     if (match[4] !== undefined) appendText(b, decodeEntities(match[4]));

@@ -7,7 +7,11 @@ const TABLE_ROW = /^\s*\|.*\|\s*$/;
 const TABLE_RULE = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
 
 function tableCells(line: string): string[] {
-  return line.trim().replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim());
+  return line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((cell) => cell.trim());
 }
 
 /** Reads a list starting at lines[start]; returns the block and the index after it. */
@@ -20,7 +24,8 @@ function readList(lines: string[], start: number): { block: Block; next: number 
     const line = lines[i]!;
     const match = marker.exec(line) ?? (ordered ? BULLET : NUMBERED).exec(line);
     if (match) items.push(match[1]!.trim());
-    else if (line.trim() !== '' && /^\s+/.test(line) && items.length > 0) items[items.length - 1] += ` ${line.trim()}`;
+    else if (line.trim() !== '' && /^\s+/.test(line) && items.length > 0)
+      items[items.length - 1] += ` ${line.trim()}`;
     else break;
   }
   return { block: { kind: 'list', ordered, items }, next: i };
@@ -35,7 +40,7 @@ export function parseMarkdown(text: string): Block[] {
     if (paragraph.length > 0) blocks.push({ kind: 'paragraph', text: paragraph.join(' ') });
     paragraph = [];
   };
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     const heading = HEADING.exec(line);
     if (line.trim() === '' || /^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
@@ -61,7 +66,8 @@ export function parseMarkdown(text: string): Block[] {
       flush();
       const headers = tableCells(line);
       const rows: string[][] = [];
-      for (i += 2; i < lines.length && TABLE_ROW.test(lines[i]!); i++) rows.push(tableCells(lines[i]!));
+      for (i += 2; i < lines.length && TABLE_ROW.test(lines[i]!); i++)
+        rows.push(tableCells(lines[i]!));
       blocks.push({ kind: 'table', headers, rows });
     } else {
       paragraph.push(line.replace(/^\s*>\s?/, '').trim());
@@ -83,10 +89,17 @@ export function renderMarkdown(blocks: Block[]): string {
         case 'code':
           return `\`\`\`\n${block.text}\n\`\`\``;
         case 'list':
-          return block.items.map((item, i) => `${block.ordered ? `${i + 1}.` : '-'} ${item}`).join('\n');
+          return block.items
+            .map((item, i) => `${block.ordered ? `${i + 1}.` : '-'} ${item}`)
+            .join('\n');
         case 'table': {
-          const row = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
-          return [row(block.headers), row(block.headers.map(() => '---')), ...block.rows.map(row)].join('\n');
+          const row = (cells: string[]) =>
+            `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+          return [
+            row(block.headers),
+            row(block.headers.map(() => '---')),
+            ...block.rows.map(row),
+          ].join('\n');
         }
       }
     })

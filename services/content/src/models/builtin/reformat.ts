@@ -11,7 +11,11 @@ export { detectFormat };
 
 function jsonValueText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return typeof value === 'string'
+    ? value
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -20,12 +24,24 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function parseJson(text: string): Block[] {
   const value: unknown = JSON.parse(text);
-  const records = Array.isArray(value) && value.length > 0 && value.every(isRecord) ? value : isRecord(value) ? [value] : undefined;
+  const records =
+    Array.isArray(value) && value.length > 0 && value.every(isRecord)
+      ? value
+      : isRecord(value)
+        ? [value]
+        : undefined;
   if (records) {
     const headers = [...new Set(records.flatMap((record) => Object.keys(record)))];
-    return [{ kind: 'table', headers, rows: records.map((record) => headers.map((h) => jsonValueText(record[h]))) }];
+    return [
+      {
+        kind: 'table',
+        headers,
+        rows: records.map((record) => headers.map((h) => jsonValueText(record[h]))),
+      },
+    ];
   }
-  if (Array.isArray(value)) return [{ kind: 'list', ordered: false, items: value.map(jsonValueText) }];
+  if (Array.isArray(value))
+    return [{ kind: 'list', ordered: false, items: value.map(jsonValueText) }];
   return [{ kind: 'paragraph', text: jsonValueText(value) }];
 }
 
@@ -36,7 +52,10 @@ function parseCsvTable(text: string): Block[] {
 
 function parseProse(text: string, oneLinePerBlock: boolean): Block[] {
   const chunks = oneLinePerBlock ? text.split(/\r?\n/) : text.split(/\r?\n\s*\r?\n/);
-  return chunks.map((chunk) => chunk.replace(/\s+/g, ' ').trim()).filter(Boolean).map((text) => ({ kind: 'paragraph', text }));
+  return chunks
+    .map((chunk) => chunk.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+    .map((text) => ({ kind: 'paragraph', text }));
 }
 
 export function parseAs(format: TextFormat, text: string): Block[] {
@@ -88,7 +107,13 @@ function renderParagraphs(blocks: Block[]): string {
 
 function renderPlain(blocks: Block[]): string {
   return blocks
-    .map((block) => (block.kind === 'paragraph' ? stripInline(block.text) : block.kind === 'code' ? block.text : items([block]).join('\n')))
+    .map((block) =>
+      block.kind === 'paragraph'
+        ? stripInline(block.text)
+        : block.kind === 'code'
+          ? block.text
+          : items([block]).join('\n'),
+    )
     .join('\n\n');
 }
 
@@ -101,7 +126,9 @@ function renderJson(blocks: Block[]): string {
   const content = blocks.filter((b) => b.kind !== 'heading');
   const only = content.length === 1 ? content[0] : undefined;
   if (only?.kind === 'table') {
-    const records = tableRecords(only).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonCell(v)])));
+    const records = tableRecords(only).map((r) =>
+      Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsonCell(v)])),
+    );
     return JSON.stringify(records, null, 2);
   }
   return JSON.stringify(items(blocks), null, 2);
@@ -117,7 +144,10 @@ function renderCsv(blocks: Block[], source: TextFormat): string {
       [{ field: '/format', reason: `no ${source} -> csv conversion for this input` }],
     );
   }
-  return toCsv(first.headers, tables.flatMap((t) => t.rows));
+  return toCsv(
+    first.headers,
+    tables.flatMap((t) => t.rows),
+  );
 }
 
 function renderList(blocks: Block[], ordered: boolean): string {
@@ -148,7 +178,10 @@ export function renderAs(format: TextFormat, blocks: Block[], source: TextFormat
 }
 
 /** Detects the input's format and converts it to the target format. */
-export function reformat(text: string, target: TextFormat): { text: string; originalFormat: TextFormat } {
+export function reformat(
+  text: string,
+  target: TextFormat,
+): { text: string; originalFormat: TextFormat } {
   const originalFormat = detectFormat(text);
   const blocks = parseAs(originalFormat, text.trim());
   return { text: renderAs(target, blocks, originalFormat), originalFormat };

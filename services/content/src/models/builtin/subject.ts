@@ -17,13 +17,41 @@ const INSTRUCTION_WORDS = new Set(
   ).split(/\s+/),
 );
 
-const CLAUSE_END = /\s*(?:[,;:.!?()]|\s-\s|(?<=^|\s)(?:with|that|which|who|featuring|including|highlighting|focusing|emphasizing|targeting|aimed|in|to|for|using|avec|qui|pour|mit|das|für|con|que|para)(?=\s|$))/i;
-const LEADING_ARTICLES = /^(?:(?:a|an|the|our|my|your|their|this|new|un|une|le|la|les|l'|des|du|notre|ein|eine|einen|der|die|das|unser|unsere|el|la|los|las|un|una|unos|nuestro|nuestra)\s+)+/i;
-const TITLE_SMALL_WORDS = new Set(['a', 'an', 'the', 'of', 'and', 'or', 'for', 'with', 'in', 'on', 'to', 'de', 'du', 'des', 'et', 'la', 'le', 'y', 'und', 'von', 'à', 'del', 'el']);
+const CLAUSE_END =
+  /\s*(?:[,;:.!?()]|\s-\s|(?<=^|\s)(?:with|that|which|who|featuring|including|highlighting|focusing|emphasizing|targeting|aimed|in|to|for|using|avec|qui|pour|mit|das|für|con|que|para)(?=\s|$))/i;
+const LEADING_ARTICLES =
+  /^(?:(?:a|an|the|our|my|your|their|this|new|un|une|le|la|les|l'|des|du|notre|ein|eine|einen|der|die|das|unser|unsere|el|la|los|las|un|una|unos|nuestro|nuestra)\s+)+/i;
+const TITLE_SMALL_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'and',
+  'or',
+  'for',
+  'with',
+  'in',
+  'on',
+  'to',
+  'de',
+  'du',
+  'des',
+  'et',
+  'la',
+  'le',
+  'y',
+  'und',
+  'von',
+  'à',
+  'del',
+  'el',
+]);
 
 function cutClause(phrase: string): string {
   const cut = CLAUSE_END.exec(phrase);
-  return (cut && cut.index > 0 ? phrase.slice(0, cut.index) : phrase).replace(LEADING_ARTICLES, '').trim();
+  return (cut && cut.index > 0 ? phrase.slice(0, cut.index) : phrase)
+    .replace(LEADING_ARTICLES, '')
+    .trim();
 }
 
 function withoutInstructions(prompt: string): string {
@@ -44,7 +72,10 @@ export function titleCase(phrase: string): string {
     .map((word, i) => {
       if (word !== word.toLowerCase()) return word;
       if (i > 0 && TITLE_SMALL_WORDS.has(word)) return word;
-      return word.replace(/(^|-)(\p{L})/gu, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+      return word.replace(
+        /(^|-)(\p{L})/gu,
+        (_, dash: string, letter: string) => dash + letter.toUpperCase(),
+      );
     })
     .join(' ');
 }
@@ -56,16 +87,25 @@ export interface PromptTopic {
   keywords: string[];
 }
 
-const PHRASE_SEPARATORS = /\s*(?:[,;:.!?()&]|\s-\s|(?<=^|\s)(?:and|with|plus|featuring|including|highlighting|focusing|focused|emphasizing|covering|on|about|that|which|has|have|et|avec|und|mit|y|con)(?=\s|$))\s*/i;
+const PHRASE_SEPARATORS =
+  /\s*(?:[,;:.!?()&]|\s-\s|(?<=^|\s)(?:and|with|plus|featuring|including|highlighting|focusing|focused|emphasizing|covering|on|about|that|which|has|have|et|avec|und|mit|y|con)(?=\s|$))\s*/i;
 
 /** Feature phrases after the subject ("with 30L capacity and padded straps" -> "30L capacity", "padded straps"). */
 function featurePhrases(rest: string, subjectWords: Set<string>): string[] {
   return rest
     .split(PHRASE_SEPARATORS)
     .map((phrase) => phrase.replace(LEADING_ARTICLES, '').trim())
-    .map((phrase) => phrase.split(/\s+/).filter((w) => !isStopword(w.toLowerCase())).slice(0, 4).join(' '))
+    .map((phrase) =>
+      phrase
+        .split(/\s+/)
+        .filter((w) => !isStopword(w.toLowerCase()))
+        .slice(0, 4)
+        .join(' '),
+    )
     .filter((phrase) => {
-      const content = words(phrase).filter((w) => !subjectWords.has(w) && !INSTRUCTION_WORDS.has(w));
+      const content = words(phrase).filter(
+        (w) => !subjectWords.has(w) && !INSTRUCTION_WORDS.has(w),
+      );
       return content.length > 0 && phrase.length > 2;
     });
 }
@@ -78,7 +118,11 @@ export function extractTopic(prompt: string): PromptTopic {
   const body = withoutInstructions(flat);
   let subject = cutClause(body);
   if (words(subject).length === 0 || words(subject).length > 6) {
-    subject = words(flat).filter((w) => !isStopword(w) && !INSTRUCTION_WORDS.has(w)).slice(0, 3).join(' ') || flat.slice(0, 40);
+    subject =
+      words(flat)
+        .filter((w) => !isStopword(w) && !INSTRUCTION_WORDS.has(w))
+        .slice(0, 3)
+        .join(' ') || flat.slice(0, 40);
   }
   const subjectWords = new Set(words(subject));
   const at = body.toLowerCase().indexOf(subject.toLowerCase());

@@ -16,7 +16,8 @@ type Vector = Map<string, number>;
 function tfidfVectors(sentences: string[][]): Vector[] {
   const documentFrequency = new Map<string, number>();
   for (const sentence of sentences) {
-    for (const term of new Set(sentence)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    for (const term of new Set(sentence))
+      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
   }
   return sentences.map((sentence) => {
     const vector: Vector = new Map();
@@ -54,7 +55,8 @@ export function scoreSentences(sentences: string[]): number[] {
 
 /** How many sentences each target keeps; strictly growing from short to long while the input allows. */
 export function sentencesToKeep(total: number, target: SummaryLength): number {
-  const count = (t: SummaryLength) => Math.min(total, Math.max(TARGETS[t].min, Math.round(total * TARGETS[t].share)));
+  const count = (t: SummaryLength) =>
+    Math.min(total, Math.max(TARGETS[t].min, Math.round(total * TARGETS[t].share)));
   const short = count('short');
   const medium = Math.min(total, Math.max(count('medium'), short + 1));
   const long = Math.min(total, Math.max(count('long'), medium + 1));

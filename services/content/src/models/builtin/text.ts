@@ -1,6 +1,25 @@
 /** Text utilities shared by the builtin engine's operations. */
 
-const ABBREVIATIONS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'etc', 'e.g', 'i.e', 'inc', 'ltd', 'co', 'no', 'fig', 'approx']);
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'sr',
+  'jr',
+  'st',
+  'vs',
+  'etc',
+  'e.g',
+  'i.e',
+  'inc',
+  'ltd',
+  'co',
+  'no',
+  'fig',
+  'approx',
+]);
 
 /** Splits prose into sentences, keeping terminal punctuation and not breaking after common abbreviations. */
 export function splitSentences(text: string): string[] {
@@ -12,11 +31,14 @@ export function splitSentences(text: string): string[] {
     // Linear on any input: a boundary starts only where a run of terminal punctuation starts
     // (lookbehind), and the run is taken whole (a lookahead capture, which never backtracks).
     // The plain [.!?…]+ retried every position of a long run: 5 s on 1 MB of "!!!…".
-    const boundary = /(?<![.!?…])(?=([.!?…]+))\1["')\]»]*\s+(?=["'(\[«¿¡]?[\p{Lu}\p{N}])/gu;
+    const boundary = /(?<![.!?…])(?=([.!?…]+))\1["')\]»]*\s+(?=["'([«¿¡]?[\p{Lu}\p{N}])/gu;
     for (let match = boundary.exec(flat); match; match = boundary.exec(flat)) {
       const candidate = flat.slice(start, match.index + match[0].length).trim();
       // Only the tail can hold an abbreviation; matching the whole candidate could be quadratic.
-      const lastWord = /([\p{L}.]+)[.]+\S*\s*$/u.exec(candidate.slice(-64))?.[1]?.toLowerCase().replace(/\.$/, '');
+      const lastWord = /([\p{L}.]+)[.]+\S*\s*$/u
+        .exec(candidate.slice(-64))?.[1]
+        ?.toLowerCase()
+        .replace(/\.$/, '');
       if (lastWord && (ABBREVIATIONS.has(lastWord) || /^\p{L}$/u.test(lastWord))) continue;
       sentences.push(candidate);
       start = match.index + match[0].length;

@@ -16,7 +16,11 @@ export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_CONCURRENCY = 8;
 
 function builtinModel(entry: BuiltinEntry): TextModel {
-  return new BuiltinModel({ ...BUILTIN_MODEL_INFO, id: entry.id, aliases: entry.aliases ?? BUILTIN_MODEL_INFO.aliases });
+  return new BuiltinModel({
+    ...BUILTIN_MODEL_INFO,
+    id: entry.id,
+    aliases: entry.aliases ?? BUILTIN_MODEL_INFO.aliases,
+  });
 }
 
 function infoOf(entry: RemoteEntry): ModelInfo {
@@ -42,9 +46,23 @@ function sdkClient(entry: RemoteEntry, env: NodeJS.ProcessEnv): OpenAI {
   // ChatClient enforces timeoutMs itself; the SDK's timer is only a backstop that must fire later.
   const timeout = (entry.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 1000;
   if (entry.provider === 'azure-openai') {
-    return new AzureOpenAI({ endpoint: entry.baseUrl, apiKey, apiVersion: entry.apiVersion, deployment: entry.upstreamModel, timeout, maxRetries: 0, fetch: upstreamFetch });
+    return new AzureOpenAI({
+      endpoint: entry.baseUrl,
+      apiKey,
+      apiVersion: entry.apiVersion,
+      deployment: entry.upstreamModel,
+      timeout,
+      maxRetries: 0,
+      fetch: upstreamFetch,
+    });
   }
-  return new OpenAI({ baseURL: entry.baseUrl, apiKey, timeout, maxRetries: 0, fetch: upstreamFetch });
+  return new OpenAI({
+    baseURL: entry.baseUrl,
+    apiKey,
+    timeout,
+    maxRetries: 0,
+    fetch: upstreamFetch,
+  });
 }
 
 function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
@@ -84,14 +102,25 @@ async function discovered(entry: ApertiumEntry, logger: Logger): Promise<TextMod
     return await apertiumModel(entry);
   } catch (error) {
     const reason = (error as Error).message;
-    if (!entry.optional) throw new Error(`model ${entry.id}: the Apertium engine is not usable: ${reason}`);
-    logger.info({ model: entry.id, reason }, 'optional Apertium model left out: engine not installed');
+    if (!entry.optional) {
+      throw new Error(`model ${entry.id}: the Apertium engine is not usable: ${reason}`, {
+        cause: error,
+      });
+    }
+    logger.info(
+      { model: entry.id, reason },
+      'optional Apertium model left out: engine not installed',
+    );
     return undefined;
   }
 }
 
 /** The models of a validated registry, in file order (optional engines that are absent left out). */
-export async function buildModels(entries: ModelEntry[], env: NodeJS.ProcessEnv, logger: Logger): Promise<TextModel[]> {
+export async function buildModels(
+  entries: ModelEntry[],
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<TextModel[]> {
   const models = await Promise.all(
     entries.map((entry) => {
       if (entry.provider === 'builtin') return builtinModel(entry);

@@ -25,7 +25,15 @@ export interface ModelCatalog {
 }
 
 /** The bundled catalog (config/model-catalog.json next to src/ and dist/). */
-export const BUNDLED_CATALOG_PATH = path.resolve(__dirname, '..', '..', '..', '..', 'config', 'model-catalog.json');
+export const BUNDLED_CATALOG_PATH = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  '..',
+  'config',
+  'model-catalog.json',
+);
 
 let bundled: ModelCatalog | undefined;
 

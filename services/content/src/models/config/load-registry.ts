@@ -3,7 +3,14 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { stripJsonComments } from './jsonc';
 import { TEXT_CAPABILITIES } from '../text-model';
 import { bundledCatalog, catalogEntry, type ModelCatalog } from './catalog';
-import { REGISTRY_SCHEMA, type ModelEntry, type RegistryFile, type RegistryFileInput, type RemoteEntry, type RemoteEntryInput } from './registry-schema';
+import {
+  REGISTRY_SCHEMA,
+  type ModelEntry,
+  type RegistryFile,
+  type RegistryFileInput,
+  type RemoteEntry,
+  type RemoteEntryInput,
+} from './registry-schema';
 
 /** Where the registry comes from: inline JSON (containers) wins over the file. */
 export interface RegistrySource {
@@ -30,24 +37,33 @@ function describe(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
     const extra = String(params.additionalProperty);
-    const hint = /key|secret|token/i.test(extra) ? ' (put the NAME of an environment variable in apiKeyEnv, never a key)' : '';
+    const hint = /key|secret|token/i.test(extra)
+      ? ' (put the NAME of an environment variable in apiKeyEnv, never a key)'
+      : '';
     return `${at}: unknown property "${extra}"${hint}`;
   }
-  if (error.keyword === 'enum') return `${at}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
-  if (error.keyword === 'discriminator') return `${at}: provider must be one of builtin, openai-compatible, azure-openai, apertium`;
+  if (error.keyword === 'enum')
+    return `${at}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+  if (error.keyword === 'discriminator')
+    return `${at}: provider must be one of builtin, openai-compatible, azure-openai, apertium`;
   return `${at}: ${error.message ?? 'is invalid'}`;
 }
 
 function readSource(source: RegistrySource): { origin: string; text: string } {
-  if (source.inlineJson.trim() !== '') return { origin: 'MODEL_REGISTRY_JSON', text: source.inlineJson };
+  if (source.inlineJson.trim() !== '')
+    return { origin: 'MODEL_REGISTRY_JSON', text: source.inlineJson };
   try {
     return { origin: source.path, text: fs.readFileSync(source.path, 'utf8') };
   } catch (error) {
-    throw new RegistryConfigError(source.path, [`cannot read the file (MODEL_REGISTRY_PATH): ${(error as Error).message}`]);
+    throw new RegistryConfigError(source.path, [
+      `cannot read the file (MODEL_REGISTRY_PATH): ${(error as Error).message}`,
+    ]);
   }
 }
 
-function isRemote<E extends { provider: string }>(entry: E): entry is Extract<E, { provider: 'openai-compatible' | 'azure-openai' }> {
+function isRemote<E extends { provider: string }>(
+  entry: E,
+): entry is Extract<E, { provider: 'openai-compatible' | 'azure-openai' }> {
   return entry.provider === 'openai-compatible' || entry.provider === 'azure-openai';
 }
 
@@ -56,10 +72,18 @@ function isRemote<E extends { provider: string }>(entry: E): entry is Extract<E,
  * parameter of the model it names, every capability, and its id as the upstream model; fields the
  * entry sets win. A model the catalog does not know must give its limits (and prices) itself.
  */
-function withCatalog(entry: RemoteEntryInput, catalog: ModelCatalog): { entry: RemoteEntry; problems: string[] } {
+function withCatalog(
+  entry: RemoteEntryInput,
+  catalog: ModelCatalog,
+): { entry: RemoteEntry; problems: string[] } {
   const name = entry.catalogModel ?? entry.upstreamModel ?? entry.id;
   const known = catalogEntry(catalog, name);
-  const { provider: _vendor, inputPricePerMillion, outputPricePerMillion, ...limits } = known ?? { provider: '' };
+  const {
+    provider: _vendor,
+    inputPricePerMillion,
+    outputPricePerMillion,
+    ...limits
+  } = known ?? { provider: '' };
   const merged = {
     ...limits,
     ...(known && entry.local !== true ? { inputPricePerMillion, outputPricePerMillion } : {}),
@@ -68,10 +92,17 @@ function withCatalog(entry: RemoteEntryInput, catalog: ModelCatalog): { entry: R
     ...entry,
   } as RemoteEntry;
   const problems: string[] = [];
-  if (entry.catalogModel !== undefined && !known) problems.push(`model ${entry.id}: catalogModel "${entry.catalogModel}" is not in the model catalog`);
-  const missing = (['contextWindow', 'maxOutputTokens'] as const).filter((field) => merged[field] === undefined);
+  if (entry.catalogModel !== undefined && !known)
+    problems.push(
+      `model ${entry.id}: catalogModel "${entry.catalogModel}" is not in the model catalog`,
+    );
+  const missing = (['contextWindow', 'maxOutputTokens'] as const).filter(
+    (field) => merged[field] === undefined,
+  );
   if (missing.length > 0 && problems.length === 0) {
-    problems.push(`model ${entry.id}: "${name}" is not in the model catalog; set ${missing.join(' and ')} (and the prices, unless "local": true)`);
+    problems.push(
+      `model ${entry.id}: "${name}" is not in the model catalog; set ${missing.join(' and ')} (and the prices, unless "local": true)`,
+    );
   }
   return { entry: merged, problems };
 }
@@ -83,7 +114,8 @@ function nameProblems(models: ModelEntry[]): string[] {
   for (const entry of models) {
     for (const name of [entry.id, ...(entry.aliases ?? [])]) {
       const owner = seen.get(name.toLowerCase());
-      if (owner !== undefined) problems.push(`model ${entry.id}: name "${name}" is already used by model ${owner}`);
+      if (owner !== undefined)
+        problems.push(`model ${entry.id}: name "${name}" is already used by model ${owner}`);
       else seen.set(name.toLowerCase(), entry.id);
     }
   }
@@ -97,20 +129,32 @@ function nameProblems(models: ModelEntry[]): string[] {
 function priceProblems(entry: RemoteEntry): string[] {
   if (entry.local === true) return [];
   const embeddingsOnly = entry.capabilities.length === 1 && entry.capabilities[0] === 'embeddings';
-  const priced = embeddingsOnly ? (['inputPricePerMillion'] as const) : (['inputPricePerMillion', 'outputPricePerMillion'] as const);
+  const priced = embeddingsOnly
+    ? (['inputPricePerMillion'] as const)
+    : (['inputPricePerMillion', 'outputPricePerMillion'] as const);
   const missing = priced.filter((field) => !(Number(entry[field]) > 0));
   if (missing.length === 0) return [];
-  return [`model ${entry.id}: ${missing.join(' and ')} must be > 0 for a non-local model (set the prices, or "local": true for a self-hosted model)`];
+  return [
+    `model ${entry.id}: ${missing.join(' and ')} must be > 0 for a non-local model (set the prices, or "local": true for a self-hosted model)`,
+  ];
 }
 
 function entryProblems(entry: RemoteEntry, known: Set<string>, env: NodeJS.ProcessEnv): string[] {
   const problems = priceProblems(entry);
-  if (entry.maxOutputTokens > entry.contextWindow) problems.push(`model ${entry.id}: maxOutputTokens exceeds contextWindow`);
-  if (entry.provider === 'azure-openai' && !entry.apiVersion) problems.push(`model ${entry.id}: azure-openai needs apiVersion`);
-  if (entry.apiKeyEnv && !env[entry.apiKeyEnv]) problems.push(`model ${entry.id}: environment variable ${entry.apiKeyEnv} (apiKeyEnv) is not set`);
+  if (entry.maxOutputTokens > entry.contextWindow)
+    problems.push(`model ${entry.id}: maxOutputTokens exceeds contextWindow`);
+  if (entry.provider === 'azure-openai' && !entry.apiVersion)
+    problems.push(`model ${entry.id}: azure-openai needs apiVersion`);
+  if (entry.apiKeyEnv && !env[entry.apiKeyEnv])
+    problems.push(
+      `model ${entry.id}: environment variable ${entry.apiKeyEnv} (apiKeyEnv) is not set`,
+    );
   for (const target of entry.fallback ?? []) {
-    if (!known.has(target.toLowerCase())) problems.push(`model ${entry.id}: fallback "${target}" is not a known model id or alias`);
-    else if ([entry.id, ...(entry.aliases ?? [])].some((own) => own.toLowerCase() === target.toLowerCase())) {
+    if (!known.has(target.toLowerCase()))
+      problems.push(`model ${entry.id}: fallback "${target}" is not a known model id or alias`);
+    else if (
+      [entry.id, ...(entry.aliases ?? [])].some((own) => own.toLowerCase() === target.toLowerCase())
+    ) {
       problems.push(`model ${entry.id}: fallback "${target}" is the model itself`);
     }
   }
@@ -121,8 +165,14 @@ function entryProblems(entry: RemoteEntry, known: Set<string>, env: NodeJS.Proce
  * Schema first, then the catalog fills remote entries, then the rules a schema cannot express
  * (names, prices, limits, references, keys).
  */
-export function validateRegistry(raw: unknown, origin: string, env: NodeJS.ProcessEnv, catalog: ModelCatalog = bundledCatalog()): RegistryFile {
-  if (!validateSchema(raw)) throw new RegistryConfigError(origin, (validateSchema.errors ?? []).map(describe));
+export function validateRegistry(
+  raw: unknown,
+  origin: string,
+  env: NodeJS.ProcessEnv,
+  catalog: ModelCatalog = bundledCatalog(),
+): RegistryFile {
+  if (!validateSchema(raw))
+    throw new RegistryConfigError(origin, (validateSchema.errors ?? []).map(describe));
   const problems: string[] = [];
   const models: ModelEntry[] = raw.models.map((input) => {
     if (!isRemote(input)) return input;
@@ -130,8 +180,13 @@ export function validateRegistry(raw: unknown, origin: string, env: NodeJS.Proce
     problems.push(...completed.problems);
     return completed.entry;
   });
-  const known = new Set(models.flatMap((m) => [m.id, ...(m.aliases ?? [])].map((n) => n.toLowerCase())));
-  problems.push(...nameProblems(models), ...models.filter(isRemote).flatMap((entry) => entryProblems(entry, known, env)));
+  const known = new Set(
+    models.flatMap((m) => [m.id, ...(m.aliases ?? [])].map((n) => n.toLowerCase())),
+  );
+  problems.push(
+    ...nameProblems(models),
+    ...models.filter(isRemote).flatMap((entry) => entryProblems(entry, known, env)),
+  );
   if (raw.defaultModel !== undefined && !known.has(raw.defaultModel.toLowerCase())) {
     problems.push(`/defaultModel: "${raw.defaultModel}" is not a known model id or alias`);
   }
@@ -140,7 +195,10 @@ export function validateRegistry(raw: unknown, origin: string, env: NodeJS.Proce
 }
 
 /** Reads and validates the registry; throws RegistryConfigError listing every problem. */
-export function loadRegistry(source: RegistrySource, env: NodeJS.ProcessEnv): RegistryFile & { origin: string } {
+export function loadRegistry(
+  source: RegistrySource,
+  env: NodeJS.ProcessEnv,
+): RegistryFile & { origin: string } {
   const { origin, text } = readSource(source);
   let raw: unknown;
   try {

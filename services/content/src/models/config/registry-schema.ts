@@ -42,8 +42,13 @@ export interface RemoteEntry {
 }
 
 /** A remote entry as written: four fields are enough for a model the catalog knows. */
-export type RemoteEntryInput = Omit<RemoteEntry, 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities'> &
-  Partial<Pick<RemoteEntry, 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities'>>;
+export type RemoteEntryInput = Omit<
+  RemoteEntry,
+  'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities'
+> &
+  Partial<
+    Pick<RemoteEntry, 'upstreamModel' | 'contextWindow' | 'maxOutputTokens' | 'capabilities'>
+  >;
 
 /** Apertium machine translation: the local `apertium` command, or an APY server at baseUrl. */
 export interface ApertiumEntry {
@@ -126,7 +131,12 @@ const remoteEntry = {
     outputPricePerMillion: price,
     contextWindow: positiveInt,
     maxOutputTokens: positiveInt,
-    capabilities: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...CAPABILITIES] } },
+    capabilities: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { enum: [...CAPABILITIES] },
+    },
     aliases: names,
     fallback: names,
     languages: { type: 'array', items: { type: 'string', pattern: '^[a-z]{2,3}$' } },
@@ -147,7 +157,13 @@ export const REGISTRY_SCHEMA = {
     models: {
       type: 'array',
       minItems: 1,
-      items: { type: 'object', required: ['provider'], properties: { provider: { type: 'string' } }, discriminator: { propertyName: 'provider' }, oneOf: [builtinEntry, remoteEntry, apertiumEntry] },
+      items: {
+        type: 'object',
+        required: ['provider'],
+        properties: { provider: { type: 'string' } },
+        discriminator: { propertyName: 'provider' },
+        oneOf: [builtinEntry, remoteEntry, apertiumEntry],
+      },
     },
   },
 } as const;

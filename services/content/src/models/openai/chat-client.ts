@@ -1,7 +1,14 @@
 import { AppError, countTokens } from '@switchyard/shared';
 import type OpenAI from 'openai';
 import type { Semaphore } from '../semaphore';
-import type { CallOptions, ChatMessage, DeltaSink, ModelInfo, ToolCall, ToolSpec } from '../text-model';
+import type {
+  CallOptions,
+  ChatMessage,
+  DeltaSink,
+  ModelInfo,
+  ToolCall,
+  ToolSpec,
+} from '../text-model';
 import { countPromptTokens, spentOf, withSpent, type ReportedUsage } from '../usage';
 import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
@@ -31,12 +38,17 @@ type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 /** Messages in the provider's shape: tool calls and tool results included. */
 export function wireMessages(messages: ChatMessage[]): WireMessage[] {
   return messages.map((m): WireMessage => {
-    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
+    if (m.role === 'tool')
+      return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
     if (m.role === 'assistant' && m.toolCalls?.length) {
       return {
         role: 'assistant',
         content: m.content || null,
-        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function' as const,
+          function: { name: c.name, arguments: c.arguments },
+        })),
       };
     }
     return { role: m.role, content: m.content } as WireMessage;
@@ -45,7 +57,12 @@ export function wireMessages(messages: ChatMessage[]): WireMessage[] {
 
 function wireTools(tools: ToolSpec[] | undefined) {
   return tools && tools.length > 0
-    ? { tools: tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+    ? {
+        tools: tools.map((t) => ({
+          type: 'function' as const,
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        })),
+      }
     : {};
 }
 
@@ -84,29 +101,62 @@ export class ChatClient {
 
   /** { max_tokens: n } or { max_completion_tokens: n }, as the model takes it. */
   private outputCap(maxTokens: number): { max_tokens: number } | { max_completion_tokens: number } {
-    return this.options.outputTokenParam === 'max_completion_tokens' ? { max_completion_tokens: maxTokens } : { max_tokens: maxTokens };
+    return this.options.outputTokenParam === 'max_completion_tokens'
+      ? { max_completion_tokens: maxTokens }
+      : { max_tokens: maxTokens };
   }
 
-  async complete(messages: ChatMessage[], maxTokens: number, call: CallOptions = {}, tools?: ToolSpec[]): Promise<ChatOutput> {
+  async complete(
+    messages: ChatMessage[],
+    maxTokens: number,
+    call: CallOptions = {},
+    tools?: ToolSpec[],
+  ): Promise<ChatOutput> {
     return this.withRetries(call, async ({ signal }) => {
       const completion = await this.options.client.chat.completions.create(
-        { model: this.options.upstreamModel, messages: wireMessages(messages), ...this.outputCap(maxTokens), ...wireTools(tools) },
+        {
+          model: this.options.upstreamModel,
+          messages: wireMessages(messages),
+          ...this.outputCap(maxTokens),
+          ...wireTools(tools),
+        },
         { signal },
       );
       const message = completion.choices[0]?.message;
-      const toolCalls = (message?.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
-      return { text: message?.content ?? '', usage: completion.usage, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
+      const toolCalls = (message?.tool_calls ?? []).flatMap((c) =>
+        c.type === 'function'
+          ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }]
+          : [],
+      );
+      return {
+        text: message?.content ?? '',
+        usage: completion.usage,
+        ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      };
     });
   }
 
   /** Vectors from the provider's /embeddings, in input order, with the tokens the provider counted. */
-  async embed(inputs: string[], call: CallOptions = {}): Promise<{ vectors: number[][]; tokensInput: number }> {
+  async embed(
+    inputs: string[],
+    call: CallOptions = {},
+  ): Promise<{ vectors: number[][]; tokensInput: number }> {
     return this.withRetries(call, async ({ signal }) => {
       // 'float' explicitly: the SDK otherwise asks for base64, which Ollama and other local servers do not send.
-      const response = await this.options.client.embeddings.create({ model: this.options.upstreamModel, input: inputs, encoding_format: 'float' }, { signal });
+      const response = await this.options.client.embeddings.create(
+        { model: this.options.upstreamModel, input: inputs, encoding_format: 'float' },
+        { signal },
+      );
       const data = [...response.data].sort((a, b) => a.index - b.index);
-      if (data.length !== inputs.length) throw new AppError('upstream_error', `model ${this.target.model}: the provider returned ${data.length} vectors for ${inputs.length} inputs`);
-      return { vectors: data.map((d) => d.embedding), tokensInput: response.usage?.prompt_tokens ?? countTokens(inputs.join('\n')) };
+      if (data.length !== inputs.length)
+        throw new AppError(
+          'upstream_error',
+          `model ${this.target.model}: the provider returned ${data.length} vectors for ${inputs.length} inputs`,
+        );
+      return {
+        vectors: data.map((d) => d.embedding),
+        tokensInput: response.usage?.prompt_tokens ?? countTokens(inputs.join('\n')),
+      };
     });
   }
 
@@ -114,7 +164,12 @@ export class ChatClient {
    * Streams deltas to onDelta. A failure before the first delta is retried like complete();
    * after one it is not (the caller already has part of the text): it fails with the tokens spent.
    */
-  async stream(messages: ChatMessage[], maxTokens: number, onDelta: DeltaSink, call: CallOptions = {}): Promise<ChatOutput> {
+  async stream(
+    messages: ChatMessage[],
+    maxTokens: number,
+    onDelta: DeltaSink,
+    call: CallOptions = {},
+  ): Promise<ChatOutput> {
     return this.withRetries(call, async (attempt) => {
       const output: ChatOutput & { deltas: number } = { text: '', usage: undefined, deltas: 0 };
       try {
@@ -135,7 +190,13 @@ export class ChatClient {
     output: ChatOutput & { deltas: number },
   ): Promise<void> {
     const stream = await this.options.client.chat.completions.create(
-      { model: this.options.upstreamModel, messages: wireMessages(messages), ...this.outputCap(maxTokens), stream: true, stream_options: { include_usage: true } },
+      {
+        model: this.options.upstreamModel,
+        messages: wireMessages(messages),
+        ...this.outputCap(maxTokens),
+        stream: true,
+        stream_options: { include_usage: true },
+      },
       { signal: attempt.signal },
     );
     for await (const chunk of stream) {
@@ -152,7 +213,11 @@ export class ChatClient {
   /** The stream broke after text reached the caller: 502 with the tokens of what was produced. */
   private brokenStream(error: unknown, messages: ChatMessage[], output: ChatOutput): AppError {
     const cause = error instanceof AppError ? error : upstreamError(error, this.target);
-    const broken = new AppError(cause.code, `${cause.message} (the stream broke after part of the answer was sent)`, cause.details);
+    const broken = new AppError(
+      cause.code,
+      `${cause.message} (the stream broke after part of the answer was sent)`,
+      cause.details,
+    );
     return withSpent(broken, {
       model: this.options.info,
       tokensInput: output.usage?.prompt_tokens ?? countPromptTokens(messages),
@@ -160,17 +225,23 @@ export class ChatClient {
     });
   }
 
-  private async withRetries<T>(call: CallOptions, run: (attempt: Attempt) => Promise<T>): Promise<T> {
+  private async withRetries<T>(
+    call: CallOptions,
+    run: (attempt: Attempt) => Promise<T>,
+  ): Promise<T> {
     for (let retry = 0; ; retry++) {
       try {
         return await this.attempt(call, run);
       } catch (error) {
         if (error instanceof AppError) throw error;
         const status = statusOf(error);
-        if (!isRetryableStatus(status) || retry >= this.options.maxRetries) throw upstreamError(error, this.target);
-        const wait = retryAfterMs(error instanceof APIError ? error.headers : undefined) ?? backoffMs(retry);
+        if (!isRetryableStatus(status) || retry >= this.options.maxRetries)
+          throw upstreamError(error, this.target);
+        const wait =
+          retryAfterMs(error instanceof APIError ? error.headers : undefined) ?? backoffMs(retry);
         // Waiting past the caller's deadline would only turn this failure into a timeout.
-        if (call.deadline !== undefined && Date.now() + wait >= call.deadline) throw upstreamError(error, this.target);
+        if (call.deadline !== undefined && Date.now() + wait >= call.deadline)
+          throw upstreamError(error, this.target);
         await sleep(wait, call.signal);
       }
     }
@@ -178,7 +249,10 @@ export class ChatClient {
 
   private async attempt<T>(call: CallOptions, run: (attempt: Attempt) => Promise<T>): Promise<T> {
     const release = await this.options.semaphore.acquire(call.deadline, call.signal);
-    const budget = Math.min(this.options.timeoutMs, call.deadline === undefined ? Infinity : call.deadline - Date.now());
+    const budget = Math.min(
+      this.options.timeoutMs,
+      call.deadline === undefined ? Infinity : call.deadline - Date.now(),
+    );
     if (budget <= 0) {
       release();
       throw timeoutError(this.target, 0);

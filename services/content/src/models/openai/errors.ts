@@ -20,7 +20,8 @@ export function providerMessage(error: unknown): string {
   }
   if (error instanceof Error) {
     const cause = (error as Error & { cause?: unknown }).cause;
-    const causeText = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
+    const causeText =
+      cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
     return `${error.message}${causeText}`;
   }
   return String(error);
@@ -34,13 +35,19 @@ export function upstreamError(error: unknown, target: ProviderTarget): AppError 
   const reason = providerMessage(error);
   const what = status === undefined ? 'could not be reached' : `answered ${status}`;
   return new AppError('upstream_error', `model ${target.model}: the provider ${what}: ${reason}`, [
-    { reason, provider: target.provider, model: target.model, ...(status === undefined ? {} : { status }) },
+    {
+      reason,
+      provider: target.provider,
+      model: target.model,
+      ...(status === undefined ? {} : { status }),
+    },
   ]);
 }
 
 /** The per-call timeout or the call deadline ran out (504). */
 export function timeoutError(target: ProviderTarget, afterMs: number): AppError {
-  const reason = afterMs > 0 ? `no answer within ${afterMs} ms` : 'no answer within the time allowed';
+  const reason =
+    afterMs > 0 ? `no answer within ${afterMs} ms` : 'no answer within the time allowed';
   return new AppError('timeout', `model ${target.model}: the provider gave ${reason}`, [
     { reason, provider: target.provider, model: target.model },
   ]);

@@ -36,39 +36,74 @@ export class OpenAiCompatibleModel implements TextModel {
     return this.run(messages, outputBudget(this.info, messages, input.maxTokens), options);
   }
 
-  generateStream(input: GenerateInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+  generateStream(
+    input: GenerateInput,
+    onDelta: DeltaSink,
+    options?: CallOptions,
+  ): Promise<TextResult> {
     const messages = generatePrompt(input);
-    return this.runStream(messages, outputBudget(this.info, messages, input.maxTokens), onDelta, options);
+    return this.runStream(
+      messages,
+      outputBudget(this.info, messages, input.maxTokens),
+      onDelta,
+      options,
+    );
   }
 
   summarize(input: SummarizeInput, options?: CallOptions): Promise<TextResult> {
     const messages = summarizePrompt(input);
-    return this.run(messages, outputBudget(this.info, messages, SUMMARY_MAX_TOKENS[input.targetLength]), options);
+    return this.run(
+      messages,
+      outputBudget(this.info, messages, SUMMARY_MAX_TOKENS[input.targetLength]),
+      options,
+    );
   }
 
   /** The source format is detected locally so the answer reports it the same way for every model. */
   async reformat(input: ReformatInput, options?: CallOptions): Promise<ReformatResult> {
     const originalFormat = detectFormat(input.text);
     const messages = reformatPrompt(input, originalFormat);
-    const result = await this.run(messages, outputBudget(this.info, messages, this.info.maxOutputTokens), options);
+    const result = await this.run(
+      messages,
+      outputBudget(this.info, messages, this.info.maxOutputTokens),
+      options,
+    );
     return { ...result, originalFormat };
   }
 
   translate(input: TranslateInput, options?: CallOptions): Promise<TextResult> {
     const messages = translatePrompt(input);
-    return this.run(messages, outputBudget(this.info, messages, this.info.maxOutputTokens), options);
+    return this.run(
+      messages,
+      outputBudget(this.info, messages, this.info.maxOutputTokens),
+      options,
+    );
   }
 
   async complete(input: CompleteInput, options?: CallOptions): Promise<TextResult> {
     const messages = chatPrompt(input);
-    const output = await this.chat.complete(messages, outputBudget(this.info, messages, input.maxTokens), options, input.tools);
+    const output = await this.chat.complete(
+      messages,
+      outputBudget(this.info, messages, input.maxTokens),
+      options,
+      input.tools,
+    );
     const result = usageOf(messages, output.text.trim(), output.usage);
     return output.toolCalls ? { ...result, toolCalls: output.toolCalls } : result;
   }
 
-  completeStream(input: CompleteInput, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+  completeStream(
+    input: CompleteInput,
+    onDelta: DeltaSink,
+    options?: CallOptions,
+  ): Promise<TextResult> {
     const messages = chatPrompt(input);
-    return this.runStream(messages, outputBudget(this.info, messages, input.maxTokens), onDelta, options);
+    return this.runStream(
+      messages,
+      outputBudget(this.info, messages, input.maxTokens),
+      onDelta,
+      options,
+    );
   }
 
   /** In batches the providers accept (OpenAI takes up to 2048 inputs per request). */
@@ -83,12 +118,21 @@ export class OpenAiCompatibleModel implements TextModel {
     return { text: '', vectors, tokensInput, tokensOutput: 0 };
   }
 
-  private async run(messages: ChatMessage[], maxTokens: number, options?: CallOptions): Promise<TextResult> {
+  private async run(
+    messages: ChatMessage[],
+    maxTokens: number,
+    options?: CallOptions,
+  ): Promise<TextResult> {
     const output = await this.chat.complete(messages, maxTokens, options);
     return usageOf(messages, output.text.trim(), output.usage);
   }
 
-  private async runStream(messages: ChatMessage[], maxTokens: number, onDelta: DeltaSink, options?: CallOptions): Promise<TextResult> {
+  private async runStream(
+    messages: ChatMessage[],
+    maxTokens: number,
+    onDelta: DeltaSink,
+    options?: CallOptions,
+  ): Promise<TextResult> {
     const output = await this.chat.stream(messages, maxTokens, onDelta, options);
     return usageOf(messages, output.text, output.usage);
   }

@@ -23,7 +23,8 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
  */
 export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
   const millis = headers?.get('retry-after-ms');
-  if (millis && /^\d+(\.\d+)?$/.test(millis.trim())) return Math.min(RETRY_AFTER_CAP_MS, Number(millis));
+  if (millis && /^\d+(\.\d+)?$/.test(millis.trim()))
+    return Math.min(RETRY_AFTER_CAP_MS, Number(millis));
   const value = headers?.get('retry-after')?.trim();
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.min(RETRY_AFTER_CAP_MS, Number(value) * 1000);

@@ -18,7 +18,9 @@ const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
 type FetchInit = NonNullable<Parameters<typeof fetch>[1]>;
 
 function isPlainBody(body: FetchInit['body']): body is string | Uint8Array | null | undefined {
-  return body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
+  return (
+    body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array
+  );
 }
 
 function requestHeaders(headers: FetchInit['headers']): Record<string, string> {
@@ -39,17 +41,23 @@ function responseHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
 }
 
 /** Event streams are handed over as they arrive; anything else is read whole first (cheaper). */
-async function responseBody(res: Dispatcher.ResponseData): Promise<ReadableStream | Uint8Array | null> {
+async function responseBody(
+  res: Dispatcher.ResponseData,
+): Promise<ReadableStream | Uint8Array | null> {
   if (NULL_BODY_STATUS.has(res.statusCode)) {
     await res.body.dump();
     return null;
   }
   const type = res.headers['content-type'];
-  if (typeof type === 'string' && type.includes('text/event-stream')) return Readable.toWeb(res.body) as ReadableStream;
+  if (typeof type === 'string' && type.includes('text/event-stream'))
+    return Readable.toWeb(res.body) as ReadableStream;
   return new Uint8Array(await res.body.arrayBuffer());
 }
 
-export async function upstreamFetch(input: string | URL | Request, init: FetchInit = {}): Promise<Response> {
+export async function upstreamFetch(
+  input: string | URL | Request,
+  init: FetchInit = {},
+): Promise<Response> {
   if (input instanceof Request || !isPlainBody(init.body)) return fetch(input, init);
   const res = await request(String(input), {
     method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
@@ -58,5 +66,8 @@ export async function upstreamFetch(input: string | URL | Request, init: FetchIn
     signal: init.signal ?? undefined,
     dispatcher: pool,
   });
-  return new Response(await responseBody(res), { status: res.statusCode, headers: responseHeaders(res.headers) });
+  return new Response(await responseBody(res), {
+    status: res.statusCode,
+    headers: responseHeaders(res.headers),
+  });
 }

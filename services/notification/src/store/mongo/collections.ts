@@ -34,8 +34,16 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.webhooks, { id: 1 }, { unique: true, name: 'webhook_id' }],
     [Collections.webhooks, { organization: 1, createdAt: 1 }, { name: 'by_organization' }],
     // One delivery per (event id, target); replays get a dedupe key of their own.
-    [Collections.deliveries, { organization: 1, dedupeKey: 1 }, { unique: true, name: 'delivery_identity' }],
-    [Collections.deliveries, { organization: 1, webhookId: 1, createdAt: -1 }, { name: 'by_target' }],
+    [
+      Collections.deliveries,
+      { organization: 1, dedupeKey: 1 },
+      { unique: true, name: 'delivery_identity' },
+    ],
+    [
+      Collections.deliveries,
+      { organization: 1, webhookId: 1, createdAt: -1 },
+      { name: 'by_target' },
+    ],
     [Collections.deliveries, { organization: 1, eventId: 1 }, { name: 'by_event' }],
     [Collections.deliverySchedule, { dueAt: 1 }, { name: 'due' }],
     [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
@@ -43,9 +51,14 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.usageBatches, { writtenAt: 1 }, { name: 'by_age' }],
     // Only for months counted before totals listed their keys; every other read is by _id.
     [Collections.usageProjection, { organization: 1, kind: 1, period: 1 }, { name: 'by_period' }],
-    [Collections.usageThresholds, { organization: 1, period: 1, share: 1 }, { unique: true, name: 'threshold' }],
+    [
+      Collections.usageThresholds,
+      { organization: 1, period: 1, share: 1 },
+      { unique: true, name: 'threshold' },
+    ],
   ];
-  for (const [collection, keys, options] of specs) await db.collection(collection).createIndex(keys, options);
+  for (const [collection, keys, options] of specs)
+    await db.collection(collection).createIndex(keys, options);
   await scheduleExistingDeliveries(db);
 }
 
@@ -57,12 +70,26 @@ async function scheduleExistingDeliveries(db: Db): Promise<void> {
   const migrations = db.collection<{ _id: string; doneAt: string }>(Collections.migrations);
   const name = 'delivery_schedule_v1';
   if (await migrations.findOne({ _id: name })) return;
-  const pending = db.collection(Collections.deliveries).find({ status: 'pending' }, { projection: { _id: 1, organization: 1, url: 1, nextAttemptAt: 1 } });
+  const pending = db
+    .collection(Collections.deliveries)
+    .find(
+      { status: 'pending' },
+      { projection: { _id: 1, organization: 1, url: 1, nextAttemptAt: 1 } },
+    );
   for await (const doc of pending) {
-    const entry = { _id: String(doc._id), organization: doc.organization, host: hostKey(doc.url), dueAt: doc.nextAttemptAt ?? new Date().toISOString() };
-    await insertIgnoringDuplicate(() => db.collection<typeof entry>(Collections.deliverySchedule).insertOne(entry));
+    const entry = {
+      _id: String(doc._id),
+      organization: doc.organization,
+      host: hostKey(doc.url),
+      dueAt: doc.nextAttemptAt ?? new Date().toISOString(),
+    };
+    await insertIgnoringDuplicate(() =>
+      db.collection<typeof entry>(Collections.deliverySchedule).insertOne(entry),
+    );
   }
-  await insertIgnoringDuplicate(() => migrations.insertOne({ _id: name, doneAt: new Date().toISOString() }));
+  await insertIgnoringDuplicate(() =>
+    migrations.insertOne({ _id: name, doneAt: new Date().toISOString() }),
+  );
 }
 
 /** A stored document without Mongo's _id. */

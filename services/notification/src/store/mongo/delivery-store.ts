@@ -4,7 +4,13 @@ import { bulkWriteInCommands, isDuplicateKeyError } from '@switchyard/shared';
 import { MongoBulkWriteError, type Db, type Document } from 'mongodb';
 import { hostKey } from '../../delivery/host-key';
 import type { DeliveryRecord } from '../../model';
-import { dueTime, type AttemptResult, type DeliveryFilter, type DeliveryStore, type HostFilter } from '../delivery-store';
+import {
+  dueTime,
+  type AttemptResult,
+  type DeliveryFilter,
+  type DeliveryStore,
+  type HostFilter,
+} from '../delivery-store';
 import { Collections, insertIgnoringDuplicate, withoutId } from './collections';
 
 /** Stored form: leaseUntil is '' when unclaimed. */
@@ -42,7 +48,11 @@ interface ClaimDoc {
 }
 
 function isDue(doc: DeliveryDoc, now: Date): boolean {
-  return doc.status === 'pending' && !!doc.nextAttemptAt && Date.parse(doc.nextAttemptAt) <= now.getTime();
+  return (
+    doc.status === 'pending' &&
+    !!doc.nextAttemptAt &&
+    Date.parse(doc.nextAttemptAt) <= now.getTime()
+  );
 }
 
 function toRecord(doc: DeliveryDoc | undefined): DeliveryRecord | undefined {
@@ -66,7 +76,11 @@ export function newLeaseOwner(): string {
 function duplicateIndexes(error: unknown, size: number): Set<number> {
   if (error instanceof MongoBulkWriteError) {
     const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    if (errors.every((e) => e.code === 11000 || isDuplicateKeyError(e.errmsg ? { message: e.errmsg } : e))) {
+    if (
+      errors.every(
+        (e) => e.code === 11000 || isDuplicateKeyError(e.errmsg ? { message: e.errmsg } : e),
+      )
+    ) {
       return new Set(errors.map((e) => e.index));
     }
   }
@@ -106,7 +120,8 @@ class FinishedEntries {
     const ids = this.ids;
     this.ids = [];
     // A failed removal leaves entries a later sweep drops, so it is not retried here.
-    if (ids.length > 0) this.flushing = this.flushing.then(() => this.remove(ids).catch(() => undefined));
+    if (ids.length > 0)
+      this.flushing = this.flushing.then(() => this.remove(ids).catch(() => undefined));
     return this.flushing;
   }
 }
@@ -144,18 +159,28 @@ export class MongoDeliveryStore implements DeliveryStore {
     this.finished = new FinishedEntries((ids) => this.unschedule(ids));
   }
 
-  async createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }> {
+  async createIfAbsent(
+    delivery: DeliveryRecord,
+  ): Promise<{ delivery: DeliveryRecord; created: boolean }> {
     const [created] = await this.createMany([delivery]);
     if (created) return { delivery: created, created: true };
-    const existing = await this.deliveries.findOne({ organization: delivery.organization, dedupeKey: delivery.dedupeKey });
+    const existing = await this.deliveries.findOne({
+      organization: delivery.organization,
+      dedupeKey: delivery.dedupeKey,
+    });
     if (!existing) throw new Error(`delivery ${delivery.dedupeKey} was neither created nor found`);
     return { delivery: toRecord(withoutId<DeliveryDoc>(existing))!, created: false };
   }
 
   async createMany(records: DeliveryRecord[]): Promise<DeliveryRecord[]> {
     if (records.length === 0) return [];
-    const entries = records.filter((r) => r.status === 'pending' && r.nextAttemptAt).map((r) => this.entry(r));
-    if (entries.length > 0) await this.schedule.insertMany(entries, { ordered: false }).catch((e: unknown) => duplicateIndexes(e, entries.length));
+    const entries = records
+      .filter((r) => r.status === 'pending' && r.nextAttemptAt)
+      .map((r) => this.entry(r));
+    if (entries.length > 0)
+      await this.schedule
+        .insertMany(entries, { ordered: false })
+        .catch((e: unknown) => duplicateIndexes(e, entries.length));
     const docs = records.map((r) => this.doc(r));
     let refused = new Set<number>();
     try {
@@ -169,23 +194,43 @@ export class MongoDeliveryStore implements DeliveryStore {
   }
 
   async get(organization: string, id: string): Promise<DeliveryRecord | undefined> {
-    return toRecord(withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: id, organization })));
+    return toRecord(
+      withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: id, organization })),
+    );
   }
 
   async list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]> {
     const filter: Document = { organization };
     if (options.webhookId) filter.webhookId = options.webhookId;
     if (options.eventId) filter.eventId = options.eventId;
-    const docs = await this.deliveries.find(filter).sort({ createdAt: -1, _id: -1 }).limit(options.limit).toArray();
+    const docs = await this.deliveries
+      .find(filter)
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(options.limit)
+      .toArray();
     return docs.map((doc) => toRecord(withoutId<DeliveryDoc>(doc))!);
   }
 
-  async claimDue(now: Date, limit: number, leaseUntil: Date, skip?: { host: HostFilter; until: Date }): Promise<DeliveryRecord[]> {
-    const due = await this.schedule.find({ dueAt: { $lte: now.toISOString() } }).sort({ dueAt: 1 }).limit(limit).toArray();
+  async claimDue(
+    now: Date,
+    limit: number,
+    leaseUntil: Date,
+    skip?: { host: HostFilter; until: Date },
+  ): Promise<DeliveryRecord[]> {
+    const due = await this.schedule
+      .find({ dueAt: { $lte: now.toISOString() } })
+      .sort({ dueAt: 1 })
+      .limit(limit)
+      .toArray();
     const postponed = skip ? due.filter((entry) => !skip.host(entry.host)) : [];
     if (postponed.length > 0) {
       const dueAt = skip!.until.toISOString();
-      await bulkWriteInCommands(this.schedule, postponed.map((e) => ({ updateOne: { filter: { _id: e._id }, update: { $set: { dueAt } } } })));
+      await bulkWriteInCommands(
+        this.schedule,
+        postponed.map((e) => ({
+          updateOne: { filter: { _id: e._id }, update: { $set: { dueAt } } },
+        })),
+      );
     }
     const claimed: DeliveryRecord[] = [];
     for (const entry of due.filter((e) => !postponed.includes(e))) {
@@ -196,7 +241,12 @@ export class MongoDeliveryStore implements DeliveryStore {
     return claimed;
   }
 
-  async claim(organization: string, id: string, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
+  async claim(
+    organization: string,
+    id: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<DeliveryRecord | undefined> {
     const doc = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: id, organization }));
     if (!doc) return undefined;
     const claimed = await this.tryClaim(doc, now, leaseUntil);
@@ -210,7 +260,11 @@ export class MongoDeliveryStore implements DeliveryStore {
     for (const key of held) this.heldClaims.delete(key);
     // Only the generation held: earlier ones stay until the attempt is recorded, so a later
     // claimant still finds the chain of generations from the first.
-    if (held.length > 0) await bulkWriteInCommands(this.claims, held.map((key) => ({ deleteOne: { filter: { _id: key, owner: this.owner } } })));
+    if (held.length > 0)
+      await bulkWriteInCommands(
+        this.claims,
+        held.map((key) => ({ deleteOne: { filter: { _id: key, owner: this.owner } } })),
+      );
     const set: Document = { leaseUntil: '' };
     if (dueAt) set.nextAttemptAt = dueAt.toISOString();
     const released = await this.deliveries.findOneAndUpdate(
@@ -218,10 +272,15 @@ export class MongoDeliveryStore implements DeliveryStore {
       { $set: set, $unset: { leaseOwner: '' } },
       { returnDocument: 'after' },
     );
-    if (released?.status === 'pending') await this.reschedule(id, dueTime(toRecord(withoutId<DeliveryDoc>(released))!));
+    if (released?.status === 'pending')
+      await this.reschedule(id, dueTime(toRecord(withoutId<DeliveryDoc>(released))!));
   }
 
-  async recordAttempt(organization: string, id: string, result: AttemptResult): Promise<DeliveryRecord | undefined> {
+  async recordAttempt(
+    organization: string,
+    id: string,
+    result: AttemptResult,
+  ): Promise<DeliveryRecord | undefined> {
     const set: Document = { status: result.status, url: result.url, leaseUntil: '' };
     const unset: Document = { leaseOwner: '' };
     if (result.nextAttemptAt) set.nextAttemptAt = result.nextAttemptAt;
@@ -234,10 +293,18 @@ export class MongoDeliveryStore implements DeliveryStore {
     if (!updated) return undefined;
     // The next attempt has a new claim key; the old claim and its generations are only clutter now.
     const key = `${id}#${updated.attempts.length - 1}`;
-    const held = [...this.heldClaims].find((claimId) => claimId === key || claimId.startsWith(`${key}~`));
+    const held = [...this.heldClaims].find(
+      (claimId) => claimId === key || claimId.startsWith(`${key}~`),
+    );
     if (held) this.heldClaims.delete(held);
-    const dropClaim = held ? bulkWriteInCommands(this.claims, claimGenerations(held).map((claimId) => ({ deleteOne: { filter: { _id: claimId } } }))) : undefined;
-    if (result.status === 'pending' && result.nextAttemptAt) await this.reschedule(id, Date.parse(result.nextAttemptAt));
+    const dropClaim = held
+      ? bulkWriteInCommands(
+          this.claims,
+          claimGenerations(held).map((claimId) => ({ deleteOne: { filter: { _id: claimId } } })),
+        )
+      : undefined;
+    if (result.status === 'pending' && result.nextAttemptAt)
+      await this.reschedule(id, Date.parse(result.nextAttemptAt));
     else this.finished.add(id);
     await dropClaim;
     return toRecord(withoutId<DeliveryDoc>(updated));
@@ -249,7 +316,12 @@ export class MongoDeliveryStore implements DeliveryStore {
   }
 
   private entry(record: DeliveryRecord): ScheduleDoc {
-    return { _id: record.id, organization: record.organization, host: hostKey(record.url), dueAt: iso(dueTime(record)) };
+    return {
+      _id: record.id,
+      organization: record.organization,
+      host: hostKey(record.url),
+      dueAt: iso(dueTime(record)),
+    };
   }
 
   private doc(record: DeliveryRecord): StoredDelivery {
@@ -261,7 +333,10 @@ export class MongoDeliveryStore implements DeliveryStore {
 
   /** Removes schedule entries, each by _id (FerretDB scans for `$in`). */
   private async unschedule(ids: string[]): Promise<void> {
-    await bulkWriteInCommands(this.schedule, ids.map((id) => ({ deleteOne: { filter: { _id: id } } })));
+    await bulkWriteInCommands(
+      this.schedule,
+      ids.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+    );
   }
 
   private async reschedule(id: string, dueAt: number): Promise<void> {
@@ -269,19 +344,35 @@ export class MongoDeliveryStore implements DeliveryStore {
   }
 
   /** A due schedule entry: claims its delivery, or drops or moves the entry if it was stale. */
-  private async settle(entry: ScheduleDoc, doc: DeliveryDoc | undefined, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
+  private async settle(
+    entry: ScheduleDoc,
+    doc: DeliveryDoc | undefined,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<DeliveryRecord | undefined> {
     if (!doc || doc.status !== 'pending' || !doc.nextAttemptAt) {
       await this.schedule.deleteOne({ _id: entry._id });
       return undefined;
     }
     const claimed = await this.tryClaim(doc, now, leaseUntil);
-    const current = claimed ?? toRecord(withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: entry._id })));
-    if (current?.status === 'pending') await this.reschedule(entry._id, claimed ? leaseUntil.getTime() : Math.max(dueTime(current), now.getTime() + 1000));
+    const current =
+      claimed ??
+      toRecord(withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: entry._id })));
+    if (current?.status === 'pending')
+      await this.reschedule(
+        entry._id,
+        claimed ? leaseUntil.getTime() : Math.max(dueTime(current), now.getTime() + 1000),
+      );
     return claimed;
   }
 
-  private async tryClaim(doc: DeliveryDoc, now: Date, leaseUntil: Date): Promise<DeliveryRecord | undefined> {
-    if (!isDue(doc, now) || (doc.leaseUntil && Date.parse(doc.leaseUntil) > now.getTime())) return undefined;
+  private async tryClaim(
+    doc: DeliveryDoc,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<DeliveryRecord | undefined> {
+    if (!isDue(doc, now) || (doc.leaseUntil && Date.parse(doc.leaseUntil) > now.getTime()))
+      return undefined;
     const attempt = doc.attempts.length;
     const lease = leaseUntil.toISOString();
     const key = await this.insertClaim(`${doc.id}#${attempt}`, doc, attempt, now, lease);
@@ -305,7 +396,13 @@ export class MongoDeliveryStore implements DeliveryStore {
    * Inserts the claim (its _id is returned), or takes over a claim whose lease expired (its holder
    * crashed or stalled) with the next generation's; undefined when another holds the attempt.
    */
-  private async insertClaim(key: string, doc: DeliveryDoc, attempt: number, now: Date, leaseUntil: string): Promise<string | undefined> {
+  private async insertClaim(
+    key: string,
+    doc: DeliveryDoc,
+    attempt: number,
+    now: Date,
+    leaseUntil: string,
+  ): Promise<string | undefined> {
     // A fresh object per insert: the driver adds _id to what it inserts.
     const claim = (id: string): ClaimDoc => ({
       _id: id,
@@ -317,7 +414,8 @@ export class MongoDeliveryStore implements DeliveryStore {
       leaseUntil,
       claimedAt: now.toISOString(),
     });
-    const insert = async (id: string) => ((await insertIgnoringDuplicate(() => this.claims.insertOne(claim(id)))) ? id : undefined);
+    const insert = async (id: string) =>
+      (await insertIgnoringDuplicate(() => this.claims.insertOne(claim(id)))) ? id : undefined;
     const first = await insert(key);
     if (first) return first;
     const holder = await this.latestClaim(key);
@@ -329,9 +427,12 @@ export class MongoDeliveryStore implements DeliveryStore {
   /** The newest generation of an attempt's claim: the first by _id, then each next one while it exists. */
   private async latestClaim(key: string): Promise<ClaimDoc | undefined> {
     // A claim from before _id keys only by its key (a scan, on this rare path only).
-    let latest: ClaimDoc | null = (await this.claims.findOne({ _id: key })) ?? (await this.claims.findOne({ key }));
+    let latest: ClaimDoc | null =
+      (await this.claims.findOne({ _id: key })) ?? (await this.claims.findOne({ key }));
     while (latest) {
-      const next: ClaimDoc | null = await this.claims.findOne({ _id: nextGeneration(key, latest._id) });
+      const next: ClaimDoc | null = await this.claims.findOne({
+        _id: nextGeneration(key, latest._id),
+      });
       if (!next) return latest;
       latest = next;
     }
@@ -342,7 +443,8 @@ export class MongoDeliveryStore implements DeliveryStore {
 /** The claim _id that supersedes `current` (the first claim `key`, or `key~n`). */
 function nextGeneration(key: string, current: unknown): string {
   // The first claim: `key`, or from before _id keys an ObjectId.
-  const generation = typeof current !== 'string' || current === key ? 0 : Number(current.slice(key.length + 1));
+  const generation =
+    typeof current !== 'string' || current === key ? 0 : Number(current.slice(key.length + 1));
   return `${key}~${generation + 1}`;
 }
 

@@ -17,7 +17,9 @@ export class MongoPolicyStore implements PolicyStore {
   }
 
   async put(policy: OrganizationPolicyRecord): Promise<void> {
-    await upsertRacingReplicas(() => this.collection.replaceOne({ _id: policy.organization }, { ...policy }, { upsert: true }));
+    await upsertRacingReplicas(() =>
+      this.collection.replaceOne({ _id: policy.organization }, { ...policy }, { upsert: true }),
+    );
   }
 
   async get(organization: string): Promise<OrganizationPolicyRecord | undefined> {

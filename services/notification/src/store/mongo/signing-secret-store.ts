@@ -24,11 +24,16 @@ export class MongoSigningSecretStore implements SigningSecretStore {
   }
 
   async get(organization: string): Promise<OrgSigningSecret | undefined> {
-    const doc = (await this.collection.findOne({ _id: organization })) ?? (await this.collection.findOne({ organization }));
+    const doc =
+      (await this.collection.findOne({ _id: organization })) ??
+      (await this.collection.findOne({ organization }));
     return this.open(withoutId(doc));
   }
 
-  async getOrCreate(organization: string, create: () => OrgSigningSecret): Promise<OrgSigningSecret> {
+  async getOrCreate(
+    organization: string,
+    create: () => OrgSigningSecret,
+  ): Promise<OrgSigningSecret> {
     const existing = await this.get(organization);
     if (existing) return existing;
     const created = create();
@@ -44,13 +49,16 @@ export class MongoSigningSecretStore implements SigningSecretStore {
 
   async put(secret: OrgSigningSecret): Promise<void> {
     // By organization, so a secret from before _id keys is replaced in place (rotations are rare).
-    await this.collection.replaceOne({ organization: secret.organization }, this.seal(secret), { upsert: true });
+    await this.collection.replaceOne({ organization: secret.organization }, this.seal(secret), {
+      upsert: true,
+    });
   }
 
   private seal(secret: OrgSigningSecret): OrgSigningSecret {
     const context = `organization:${secret.organization}`;
     const sealed: OrgSigningSecret = { ...secret, secret: this.box.seal(secret.secret, context) };
-    if (secret.previousSecret !== undefined) sealed.previousSecret = this.box.seal(secret.previousSecret, context);
+    if (secret.previousSecret !== undefined)
+      sealed.previousSecret = this.box.seal(secret.previousSecret, context);
     else delete sealed.previousSecret;
     if (secret.previousSecretExpiresAt === undefined) delete sealed.previousSecretExpiresAt;
     return sealed;
@@ -60,7 +68,8 @@ export class MongoSigningSecretStore implements SigningSecretStore {
     if (!doc) return undefined;
     const context = `organization:${doc.organization}`;
     const record: OrgSigningSecret = { ...doc, secret: this.box.open(doc.secret, context) };
-    if (doc.previousSecret !== undefined) record.previousSecret = this.box.open(doc.previousSecret, context);
+    if (doc.previousSecret !== undefined)
+      record.previousSecret = this.box.open(doc.previousSecret, context);
     return record;
   }
 }

@@ -29,7 +29,10 @@ export class MongoThresholdStore implements ThresholdStore {
   }
 
   async markNotified(organization: string, period: string, share: number): Promise<void> {
-    await this.collection.updateOne({ _id: thresholdKey(organization, period, share) }, { $set: { notified: true } });
+    await this.collection.updateOne(
+      { _id: thresholdKey(organization, period, share) },
+      { $set: { notified: true } },
+    );
   }
 
   async list(organization: string, period: string): Promise<ThresholdRecord[]> {

@@ -1,7 +1,21 @@
 import { bulkWriteInCommands, isDuplicateKeyError } from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
-import { bucketId, ZERO_TOTALS, type BucketDelta, type BucketKind, type BucketRef, type KeyedTotals, type UsageEntry, type UsageTotals } from '../../usage/usage-entry';
-import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from '../usage-ledger-store';
+import {
+  bucketId,
+  ZERO_TOTALS,
+  type BucketDelta,
+  type BucketKind,
+  type BucketRef,
+  type KeyedTotals,
+  type UsageEntry,
+  type UsageTotals,
+} from '../../usage/usage-entry';
+import {
+  APPLIED_WINDOW,
+  totalsOf,
+  type BatchJournal,
+  type UsageLedgerStore,
+} from '../usage-ledger-store';
 import { Collections } from './collections';
 
 interface LedgerDoc extends UsageEntry {
@@ -51,7 +65,11 @@ function totalId(organization: string, period: string): string {
 /** The months (YYYY-MM) from fromDay's to toDay's inclusive. */
 function monthsBetween(fromDay: string, toDay: string): string[] {
   const months: string[] = [];
-  for (const month = new Date(`${fromDay.slice(0, 7)}-01T00:00:00Z`); month.toISOString().slice(0, 7) <= toDay.slice(0, 7); month.setUTCMonth(month.getUTCMonth() + 1)) {
+  for (
+    const month = new Date(`${fromDay.slice(0, 7)}-01T00:00:00Z`);
+    month.toISOString().slice(0, 7) <= toDay.slice(0, 7);
+    month.setUTCMonth(month.getUTCMonth() + 1)
+  ) {
     months.push(month.toISOString().slice(0, 7));
   }
   return months;
@@ -85,22 +103,37 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   private readonly journal;
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
-  constructor(db: Db, private readonly window = APPLIED_WINDOW) {
+  constructor(
+    db: Db,
+    private readonly window = APPLIED_WINDOW,
+  ) {
     this.ledger = db.collection<LedgerDoc>(Collections.usageLedger);
     this.projection = db.collection<BucketDoc>(Collections.usageProjection);
     this.journal = db.collection<JournalDoc>(Collections.usageBatches);
   }
 
   async writeJournal(journal: BatchJournal): Promise<void> {
-    await this.journal.insertOne({ _id: journal.batch, entries: journal.entries, deltas: journal.deltas, writtenAt: new Date().toISOString() });
+    await this.journal.insertOne({
+      _id: journal.batch,
+      entries: journal.entries,
+      deltas: journal.deltas,
+      writtenAt: new Date().toISOString(),
+    });
   }
 
   async rewriteJournal(journal: BatchJournal): Promise<void> {
-    await this.journal.updateOne({ _id: journal.batch }, { $set: { entries: journal.entries, deltas: journal.deltas } });
+    await this.journal.updateOne(
+      { _id: journal.batch },
+      { $set: { entries: journal.entries, deltas: journal.deltas } },
+    );
   }
 
   async staleJournals(writtenBefore: string, limit: number): Promise<BatchJournal[]> {
-    const docs = await this.journal.find({ writtenAt: { $lt: writtenBefore } }).sort({ writtenAt: 1 }).limit(limit).toArray();
+    const docs = await this.journal
+      .find({ writtenAt: { $lt: writtenBefore } })
+      .sort({ writtenAt: 1 })
+      .limit(limit)
+      .toArray();
     return docs.map((d) => ({ batch: d._id, entries: d.entries, deltas: d.deltas }));
   }
 
@@ -135,22 +168,39 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
 
   /** One lookup by _id per id, side by side: `$in` would scan the whole (ever growing) ledger on FerretDB. */
   async owners(eventIds: string[]): Promise<Map<string, string>> {
-    const docs = await Promise.all(eventIds.map((_id) => this.ledger.findOne({ _id }, { projection: { _id: 1, batch: 1 } })));
+    const docs = await Promise.all(
+      eventIds.map((_id) => this.ledger.findOne({ _id }, { projection: { _id: 1, batch: 1 } })),
+    );
     return new Map(docs.flatMap((d) => (d ? [[d._id, d.batch ?? ''] as const] : [])));
   }
 
   /** Bulk writes (in commands of 50) of guarded $inc upserts, then the rotation of the few guards that are full. */
   async applyDeltas(journal: BatchJournal): Promise<void> {
-    const guard = (delta: BucketDelta) => ({ _id: bucketId(delta.organization, delta.bucket), applied: { $ne: journal.batch }, appliedPrev: { $ne: journal.batch } });
+    const guard = (delta: BucketDelta) => ({
+      _id: bucketId(delta.organization, delta.bucket),
+      applied: { $ne: journal.batch },
+      appliedPrev: { $ne: journal.batch },
+    });
     const keys = keysByTotal(journal.deltas);
     const change = (delta: BucketDelta) => {
       const update: UpdateFilter<BucketDoc> = {
-        $inc: { tokensInput: delta.tokensInput, tokensOutput: delta.tokensOutput, costNanos: delta.costNanos, calls: delta.calls, appliedCount: 1 },
+        $inc: {
+          tokensInput: delta.tokensInput,
+          tokensOutput: delta.tokensOutput,
+          costNanos: delta.costNanos,
+          calls: delta.calls,
+          appliedCount: 1,
+        },
         $push: { applied: journal.batch },
       };
       // Under the same guard as the counts: a bucket counted is always listed in its month's total.
       const listed = keys.get(bucketId(delta.organization, delta.bucket));
-      if (listed) update.$addToSet = { 'keys.model': { $each: listed.model }, 'keys.endpoint': { $each: listed.endpoint }, 'keys.day': { $each: listed.day } } as UpdateFilter<BucketDoc>['$addToSet'];
+      if (listed)
+        update.$addToSet = {
+          'keys.model': { $each: listed.model },
+          'keys.endpoint': { $each: listed.endpoint },
+          'keys.day': { $each: listed.day },
+        } as UpdateFilter<BucketDoc>['$addToSet'];
       return update;
     };
     const upsert = (delta: BucketDelta) => ({
@@ -163,7 +213,9 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
         ...(delta.bucket.kind === 'total' && { keysListed: true }),
       },
     });
-    const upserts: AnyBulkWriteOperation<BucketDoc>[] = journal.deltas.map((delta) => ({ updateOne: { filter: guard(delta), update: upsert(delta), upsert: true } }));
+    const upserts: AnyBulkWriteOperation<BucketDoc>[] = journal.deltas.map((delta) => ({
+      updateOne: { filter: guard(delta), update: upsert(delta), upsert: true },
+    }));
     try {
       await bulkWriteInCommands(this.projection, upserts);
     } catch (error) {
@@ -186,32 +238,61 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   }
 
   async totals(organization: string, period: string): Promise<UsageTotals> {
-    const doc = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: COUNTS });
+    const doc = await this.projection.findOne(
+      { _id: totalId(organization, period) },
+      { projection: COUNTS },
+    );
     return doc ? totalsOf(doc) : { ...ZERO_TOTALS };
   }
 
-  buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]> {
+  buckets(
+    organization: string,
+    period: string,
+    kind: 'model' | 'endpoint',
+  ): Promise<KeyedTotals[]> {
     return this.listed(organization, period, kind, () => true);
   }
 
   /** The day buckets of each month the range touches. */
   async daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]> {
     const inRange = (day: string) => day >= fromDay && day <= toDay;
-    const months = await Promise.all(monthsBetween(fromDay, toDay).map((period) => this.listed(organization, period, 'day', inRange)));
+    const months = await Promise.all(
+      monthsBetween(fromDay, toDay).map((period) =>
+        this.listed(organization, period, 'day', inRange),
+      ),
+    );
     return months.flat();
   }
 
   /** The keys of a kind listed in the month's total bucket, then each of those buckets by _id. */
-  private async listed(organization: string, period: string, kind: ListedKind, wanted: (key: string) => boolean): Promise<KeyedTotals[]> {
-    const total = await this.projection.findOne({ _id: totalId(organization, period) }, { projection: { keys: 1, keysListed: 1 } });
+  private async listed(
+    organization: string,
+    period: string,
+    kind: ListedKind,
+    wanted: (key: string) => boolean,
+  ): Promise<KeyedTotals[]> {
+    const total = await this.projection.findOne(
+      { _id: totalId(organization, period) },
+      { projection: { keys: 1, keysListed: 1 } },
+    );
     if (!total) return [];
     // A total from before the key lists: its buckets by a query (a scan on FerretDB).
-    if (!total.keysListed) return (await this.bucketsByQuery({ organization, kind, period })).filter((b) => wanted(b.key));
-    return this.bucketsById(organization, (total.keys?.[kind] ?? []).filter(wanted).map((key) => ({ kind, period, key })));
+    if (!total.keysListed)
+      return (await this.bucketsByQuery({ organization, kind, period })).filter((b) =>
+        wanted(b.key),
+      );
+    return this.bucketsById(
+      organization,
+      (total.keys?.[kind] ?? []).filter(wanted).map((key) => ({ kind, period, key })),
+    );
   }
 
   private async bucketsById(organization: string, refs: BucketRef[]): Promise<KeyedTotals[]> {
-    const docs = await Promise.all(refs.map((ref) => this.projection.findOne({ _id: bucketId(organization, ref) }, { projection: COUNTS })));
+    const docs = await Promise.all(
+      refs.map((ref) =>
+        this.projection.findOne({ _id: bucketId(organization, ref) }, { projection: COUNTS }),
+      ),
+    );
     return docs.flatMap((doc) => (doc ? [{ key: doc.key, ...totalsOf(doc) }] : []));
   }
 
@@ -227,18 +308,34 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
    * (usually none; `$in` would scan the projection on FerretDB).
    */
   private async rotateFull(ids: string[]): Promise<void> {
-    const found = await Promise.all(ids.map((_id) => this.projection.findOne({ _id, appliedCount: { $gte: this.window } }, { projection: { applied: 1 } })));
+    const found = await Promise.all(
+      ids.map((_id) =>
+        this.projection.findOne(
+          { _id, appliedCount: { $gte: this.window } },
+          { projection: { applied: 1 } },
+        ),
+      ),
+    );
     for (const doc of found) {
       if (!doc) continue;
-      await this.projection.updateOne({ _id: doc._id, appliedCount: { $gte: this.window } }, { $set: { appliedPrev: doc.applied, applied: [], appliedCount: 0 } });
+      await this.projection.updateOne(
+        { _id: doc._id, appliedCount: { $gte: this.window } },
+        { $set: { appliedPrev: doc.applied, applied: [], appliedCount: 0 } },
+      );
     }
   }
 }
 
 /** The per-document errors of a bulk insert or write (index into the operations), if that is what failed. */
-function writeErrorsOf(error: unknown): Array<{ index: number; code?: number; message?: string }> | undefined {
+function writeErrorsOf(
+  error: unknown,
+): Array<{ index: number; code?: number; message?: string }> | undefined {
   const errors = (error as { writeErrors?: unknown }).writeErrors;
   if (errors === undefined) return undefined;
-  const list = (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code?: number; errmsg?: string }>;
+  const list = (Array.isArray(errors) ? errors : [errors]) as Array<{
+    index: number;
+    code?: number;
+    errmsg?: string;
+  }>;
   return list.map((e) => ({ index: e.index, code: e.code, message: e.errmsg }));
 }

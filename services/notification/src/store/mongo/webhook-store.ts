@@ -27,15 +27,24 @@ export class MongoWebhookStore implements WebhookStore {
   }
 
   async get(organization: string, id: string): Promise<WebhookRecord | undefined> {
-    return this.open(withoutId<WebhookRecord>(await this.collection.findOne({ _id: id, organization })));
+    return this.open(
+      withoutId<WebhookRecord>(await this.collection.findOne({ _id: id, organization })),
+    );
   }
 
   async list(organization: string): Promise<WebhookRecord[]> {
-    const docs = await this.collection.find({ organization }).sort({ createdAt: 1, id: 1 }).toArray();
+    const docs = await this.collection
+      .find({ organization })
+      .sort({ createdAt: 1, id: 1 })
+      .toArray();
     return docs.map((doc) => this.open(withoutId<WebhookRecord>(doc))!);
   }
 
-  async update(organization: string, id: string, patch: WebhookPatch): Promise<WebhookRecord | undefined> {
+  async update(
+    organization: string,
+    id: string,
+    patch: WebhookPatch,
+  ): Promise<WebhookRecord | undefined> {
     const set: Document = {};
     const unset: Document = {};
     for (const [field, value] of Object.entries(this.seal(id, { ...patch }))) {
@@ -57,11 +66,11 @@ export class MongoWebhookStore implements WebhookStore {
     return this.collection.countDocuments({ enabled: false });
   }
 
-
   private seal<T extends Partial<WebhookRecord>>(id: string, fields: T): T {
     for (const field of SECRET_FIELDS) {
       const value = fields[field];
-      if (typeof value === 'string') (fields as Partial<WebhookRecord>)[field] = this.box.seal(value, `webhook:${id}`);
+      if (typeof value === 'string')
+        (fields as Partial<WebhookRecord>)[field] = this.box.seal(value, `webhook:${id}`);
     }
     return fields;
   }

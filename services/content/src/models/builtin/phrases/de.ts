@@ -4,7 +4,10 @@ export const de: LanguageBank = {
   and: 'und',
   tones: {
     formal: {
-      taglines: ['Eine durchdachte Wahl für hohe Ansprüche.', 'Qualität, Präzision und Verlässlichkeit.'],
+      taglines: [
+        'Eine durchdachte Wahl für hohe Ansprüche.',
+        'Qualität, Präzision und Verlässlichkeit.',
+      ],
       openings: [
         '{subject} verbindet zuverlässige Leistung mit einer sorgfältig durchdachten Gestaltung.',
         'Wir freuen uns, Ihnen {subject} vorzustellen, entwickelt für höchste Anforderungen.',
@@ -28,7 +31,10 @@ export const de: LanguageBank = {
       adjectives: ['praktisch', 'locker', 'unkompliziert', 'sympathisch'],
     },
     persuasive: {
-      taglines: ['Das Upgrade, auf das Sie gewartet haben.', 'Warum sich mit weniger zufriedengeben?'],
+      taglines: [
+        'Das Upgrade, auf das Sie gewartet haben.',
+        'Warum sich mit weniger zufriedengeben?',
+      ],
       openings: [
         'Stellen Sie sich vor, was Sie mit {subject} alles erreichen können.',
         '{subject} ist die kluge Wahl, und zwar aus gutem Grund.',

@@ -4,7 +4,11 @@ export const en: LanguageBank = {
   and: 'and',
   tones: {
     formal: {
-      taglines: ['A considered choice for demanding standards.', 'Quality, precision and reliability.', 'Designed with care and purpose.'],
+      taglines: [
+        'A considered choice for demanding standards.',
+        'Quality, precision and reliability.',
+        'Designed with care and purpose.',
+      ],
       openings: [
         '{subject} combines dependable performance with a carefully considered design.',
         'We are pleased to present {subject}, developed to meet exacting requirements.',
@@ -18,7 +22,11 @@ export const en: LanguageBank = {
       adjectives: ['refined', 'dependable', 'precise', 'well-considered'],
     },
     casual: {
-      taglines: ['Easy, good, and made for you.', 'The kind of thing you will actually use.', 'Simple stuff that just works.'],
+      taglines: [
+        'Easy, good, and made for you.',
+        'The kind of thing you will actually use.',
+        'Simple stuff that just works.',
+      ],
       openings: [
         'Meet {subject}: easy to like and even easier to use.',
         "So, let's talk about {subject} for a second.",
@@ -32,21 +40,29 @@ export const en: LanguageBank = {
       adjectives: ['easygoing', 'handy', 'friendly', 'no-fuss'],
     },
     persuasive: {
-      taglines: ['The upgrade you have been waiting for.', 'Why settle for less?', 'Built to win you over.'],
+      taglines: [
+        'The upgrade you have been waiting for.',
+        'Why settle for less?',
+        'Built to win you over.',
+      ],
       openings: [
         'Imagine what you could do with {subject} on your side.',
         '{subject} is the smart choice, and here is why.',
         "Don't settle: {subject} delivers where others fall short.",
       ],
       closings: [
-        "Choose {subject} today and feel the difference from day one.",
+        'Choose {subject} today and feel the difference from day one.',
         "Don't wait: {subject} is ready when you are.",
         'Make the switch to {subject} and never look back.',
       ],
       adjectives: ['outstanding', 'unbeatable', 'game-changing', 'irresistible'],
     },
     playful: {
-      taglines: ['Warning: may cause spontaneous smiling.', 'Fun, and then some.', 'Ready, set, delight!'],
+      taglines: [
+        'Warning: may cause spontaneous smiling.',
+        'Fun, and then some.',
+        'Ready, set, delight!',
+      ],
       openings: [
         'Say hello to {subject}, your new favorite sidekick!',
         'Plot twist: {subject} is even better than it sounds.',

@@ -4,7 +4,10 @@ export const es: LanguageBank = {
   and: 'y',
   tones: {
     formal: {
-      taglines: ['Una elección meditada para altas exigencias.', 'Calidad, precisión y fiabilidad.'],
+      taglines: [
+        'Una elección meditada para altas exigencias.',
+        'Calidad, precisión y fiabilidad.',
+      ],
       openings: [
         '{subject} combina un rendimiento fiable con un diseño cuidadosamente pensado.',
         'Nos complace presentarle {subject}, desarrollado para cumplir los requisitos más exigentes.',
@@ -40,7 +43,10 @@ export const es: LanguageBank = {
       adjectives: ['excepcional', 'imbatible', 'sobresaliente', 'irresistible'],
     },
     playful: {
-      taglines: ['Aviso: puede provocar sonrisas espontáneas.', '¡Preparados, listos, a disfrutar!'],
+      taglines: [
+        'Aviso: puede provocar sonrisas espontáneas.',
+        '¡Preparados, listos, a disfrutar!',
+      ],
       openings: [
         '¡Saluda a {subject}, tu nuevo cómplice favorito!',
         'Giro inesperado: {subject} es aún mejor de lo que suena.',

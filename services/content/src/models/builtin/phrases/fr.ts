@@ -4,7 +4,10 @@ export const fr: LanguageBank = {
   and: 'et',
   tones: {
     formal: {
-      taglines: ['Un choix réfléchi pour des exigences élevées.', 'Qualité, précision et fiabilité.'],
+      taglines: [
+        'Un choix réfléchi pour des exigences élevées.',
+        'Qualité, précision et fiabilité.',
+      ],
       openings: [
         '{subject} associe des performances fiables à une conception soignée.',
         'Nous avons le plaisir de vous présenter {subject}, conçu pour répondre aux attentes les plus strictes.',

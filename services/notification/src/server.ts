@@ -95,12 +95,10 @@ export async function startNotificationService(
       {
         name: NOTIFICATION_SERVICE_NAME,
         definition: protos.notification().NotificationService.service,
-        implementation: notificationHandlers(
-          { stores, engine, orgSecrets, policy, config },
-          logger,
-        ),
+        handlers: notificationHandlers({ stores, engine, orgSecrets, policy, config }),
       },
     ],
+    logger,
   }).catch(async (error: unknown) => {
     await release();
     throw error;

@@ -162,12 +162,12 @@ describe('usage ledger RPCs', () => {
     const deps = {
       stores,
       config: { usage: { monthlyTokenQuota: 100, thresholdShares: [1], ledgerSweepMs: 1000 } },
+      clock: () => new Date('2027-03-01T12:00:00Z'),
     } as unknown as Parameters<typeof getUsage>[0];
     const r = await getUsage(
       deps,
       { period: '', days: 3 },
       { organization: 'org_a', keyId: '', requestId: 'req_x' },
-      new Date('2027-03-01T12:00:00Z'),
     );
     expect(r.period).to.equal('2027-03');
     expect((r.daily ?? []).map((d) => d.key)).to.deep.equal([

@@ -253,11 +253,74 @@ function whenIdle(endpoint: InProcessEndpoint | undefined, callback: () => void)
   else callback();
 }
 
+/**
+ * A service's handlers, the one binding style of every service: a plain object of transport-free
+ * functions named as the generated <Service>Server interface names them (camelCase RPC names).
+ * Unary ones answer (request, context, control) with a promise; server-streaming ones write to a
+ * sink. grpc-js never reaches them: serviceImplementation adapts each one.
+ */
+export type ServiceHandlers = object;
+
+/**
+ * Binds a service's dependencies to handler functions written as (deps, request, context, ...):
+ * withDeps(deps, { generate, transform }) is { generate: (request, context, control) => ... }.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function withDeps<D, F extends Record<string, (deps: D, ...args: any[]) => unknown>>(
+  deps: D,
+  handlers: F,
+): {
+  [K in keyof F]: F[K] extends (deps: D, ...args: infer A) => infer R ? (...args: A) => R : never;
+} {
+  const bound: Record<string, unknown> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    bound[name] = (...args: unknown[]) => handler(deps, ...args);
+  }
+  return bound as never;
+}
+
+/**
+ * The grpc-js implementation of a service from its handlers: unary or server-streaming adapters
+ * chosen from the definition. A method without a handler fails here, at start-up.
+ */
+export function serviceImplementation(
+  definition: ServiceDefinition,
+  handlers: ServiceHandlers,
+  logger: Logger,
+): UntypedServiceImplementation {
+  const implementation: UntypedServiceImplementation = {};
+  const byName = handlers as Record<string, unknown>;
+  for (const [name, method] of Object.entries(definition)) {
+    const camel = method.originalName ?? name.charAt(0).toLowerCase() + name.slice(1);
+    const handler = byName[camel];
+    if (typeof handler !== 'function') throw new Error(`${method.path}: no handler named ${camel}`);
+    implementation[name] = method.responseStream
+      ? serverStream(logger, handler as StreamHandler<unknown, unknown>)
+      : unary(logger, handler as UnaryHandler<unknown, unknown>);
+  }
+  return implementation;
+}
+
 export interface GrpcServiceBinding {
   /** Fully qualified name, e.g. switchyard.content.v1.ContentService, reported by health. */
   name: string;
   definition: ServiceDefinition;
-  implementation: UntypedServiceImplementation;
+  /** The service's handlers (see ServiceHandlers), adapted with startGrpcServer's logger. */
+  handlers?: ServiceHandlers;
+  /** @deprecated a grpc-js implementation built by hand: services move to handlers. */
+  implementation?: UntypedServiceImplementation;
+}
+
+function implementationOf(
+  service: GrpcServiceBinding,
+  logger: Logger | undefined,
+): UntypedServiceImplementation {
+  if (service.handlers) {
+    if (!logger) throw new Error(`${service.name}: startGrpcServer needs a logger for handlers`);
+    return serviceImplementation(service.definition, service.handlers, logger);
+  }
+  if (service.implementation) return service.implementation;
+  throw new Error(`${service.name}: neither handlers nor an implementation`);
 }
 
 export interface RunningGrpcServer {
@@ -277,6 +340,8 @@ export async function startGrpcServer(options: {
    */
   unixSocket?: string;
   services: GrpcServiceBinding[];
+  /** Logs handler failures (a throw that is not an AppError is logged and answers "internal"). */
+  logger?: Logger;
 }): Promise<RunningGrpcServer> {
   releaseClosedHttp2Streams();
   steadyHttp2SessionTables();
@@ -289,8 +354,11 @@ export async function startGrpcServer(options: {
   const health = new HealthReporter();
   const healthImplementation = health.implementation();
   server.addService(protos.health().Health.service, healthImplementation);
-  for (const service of options.services)
-    server.addService(service.definition, service.implementation);
+  const services = options.services.map((service) => ({
+    definition: service.definition,
+    implementation: implementationOf(service, options.logger),
+  }));
+  for (const service of services) server.addService(service.definition, service.implementation);
 
   let port: number;
   try {
@@ -304,8 +372,7 @@ export async function startGrpcServer(options: {
     ? registerInProcessEndpoint(`unix:${options.unixSocket}`)
     : undefined;
   inProcess?.addService(protos.health().Health.service, healthImplementation);
-  for (const service of options.services)
-    inProcess?.addService(service.definition, service.implementation);
+  for (const service of services) inProcess?.addService(service.definition, service.implementation);
   health.set('', 'SERVING');
   for (const service of options.services) health.set(service.name, 'SERVING');
 

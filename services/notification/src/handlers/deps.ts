@@ -11,4 +11,6 @@ export interface HandlerDeps {
   orgSecrets: OrgSigningSecrets;
   policy: UrlPolicy;
   config: NotificationConfig;
+  /** The time "now" is (tests set it); the system clock otherwise. */
+  clock?: () => Date;
 }

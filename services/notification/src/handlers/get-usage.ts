@@ -68,8 +68,8 @@ export async function getUsage(
   deps: HandlerDeps,
   request: GetUsageRequest__Output,
   context: CallContext,
-  now = new Date(),
 ): Promise<UsageReport> {
+  const now = deps.clock?.() ?? new Date();
   const organization = organizationOf(context);
   const period = validPeriod(request.period, now);
   const days = validDays(request.days);

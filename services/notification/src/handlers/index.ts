@@ -1,5 +1,4 @@
-import { unary, type CallContext, type Logger } from '@switchyard/shared';
-import type { NotificationServiceHandlers } from '@switchyard/shared/generated/switchyard/notification/v1/NotificationService';
+import { withDeps, type NotificationServiceServer } from '@switchyard/shared';
 import { deleteWebhook } from './delete-webhook';
 import type { HandlerDeps } from './deps';
 import { getSigningSecret } from './get-signing-secret';
@@ -14,29 +13,22 @@ import { rotateSigningSecret } from './rotate-signing-secret';
 import { rotateWebhookSecret } from './rotate-webhook-secret';
 import { updateWebhook } from './update-webhook';
 
-type Handler<Req, Res> = (deps: HandlerDeps, request: Req, context: CallContext) => Promise<Res>;
-
-/** The gRPC implementation: each RPC is a transport-free handler bound to the service's deps. */
-export function notificationHandlers(
-  deps: HandlerDeps,
-  logger: Logger,
-): NotificationServiceHandlers {
-  const bind = <Req, Res>(handler: Handler<Req, Res>) =>
-    unary<Req, Res>(logger, (request, context) => handler(deps, request, context));
-  return {
-    RegisterWebhook: bind(registerWebhook),
-    ListWebhooks: bind(listWebhooks),
-    GetWebhook: bind(getWebhook),
-    UpdateWebhook: bind(updateWebhook),
-    DeleteWebhook: bind(deleteWebhook),
-    RotateWebhookSecret: bind(rotateWebhookSecret),
-    ListDeliveries: bind(listDeliveries),
-    ReplayDelivery: bind(replayDelivery),
-    GetSigningSecret: bind(getSigningSecret),
-    RotateSigningSecret: bind(rotateSigningSecret),
-    PutOrganizationPolicy: bind(putOrganizationPolicy),
-    GetUsage: bind((d, request, context) => getUsage(d, request, context)),
-  };
+/** The service's handlers: each RPC a transport-free function, bound to the service's deps. */
+export function notificationHandlers(deps: HandlerDeps): NotificationServiceServer {
+  return withDeps(deps, {
+    registerWebhook,
+    listWebhooks,
+    getWebhook,
+    updateWebhook,
+    deleteWebhook,
+    rotateWebhookSecret,
+    listDeliveries,
+    replayDelivery,
+    getSigningSecret,
+    rotateSigningSecret,
+    putOrganizationPolicy,
+    getUsage,
+  });
 }
 
 export type { HandlerDeps } from './deps';

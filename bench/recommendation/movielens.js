@@ -450,7 +450,14 @@ async function handlerLatency(train, test, movies) {
   const stores = await createStores(config, logger);
   const replica = await createReplica({ config, bus, logger, stores });
   const ctx = { organization: 'bench', keyId: 'bench', requestId: 'bench' };
-  const h = replica.handlers;
+  // The handlers as the gRPC server calls them: (request, context, control).
+  const control = { signal: new AbortController().signal };
+  const h = Object.fromEntries(
+    Object.entries(replica.handlers).map(([name, handler]) => [
+      name,
+      (request, context) => handler(request, context, control),
+    ]),
+  );
   const item = (m) => ({
     item_id: m.itemId,
     catalog: m.catalog,
@@ -462,7 +469,7 @@ async function handlerLatency(train, test, movies) {
   });
   let started = performance.now();
   for (let i = 0; i < movies.length; i += BATCH)
-    await h.UpsertItems({ items: movies.slice(i, i + BATCH).map(item) }, ctx);
+    await h.upsertItems({ items: movies.slice(i, i + BATCH).map(item) }, ctx);
   const itemsMs = performance.now() - started;
   for (let i = 0; i < train.length; i += BATCH) {
     const interactions = train.slice(i, i + BATCH).map((r) => ({
@@ -472,11 +479,11 @@ async function handlerLatency(train, test, movies) {
       value: r.rating,
       timestamp: new Date(r.ts * 1000).toISOString(),
     }));
-    await h.RecordInteractions({ interactions }, ctx);
+    await h.recordInteractions({ interactions }, ctx);
   }
   const ingestMs = performance.now() - started;
   started = performance.now();
-  const model = await h.RebuildModel({}, ctx);
+  const model = await h.rebuildModel({}, ctx);
   const rebuildMs = performance.now() - started;
   const users = [...groupItemsByUser(test).keys()];
   const request = (i, extra = {}) => ({
@@ -513,21 +520,21 @@ async function handlerLatency(train, test, movies) {
   }
   printLatency(
     `first call per user (profile and items read from the stores)`,
-    await timed(users.length, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)),
+    await timed(users.length, IN_FLIGHT, (i) => h.recommend(request(i), ctx)),
   );
   printLatency(
     `known user, ${IN_FLIGHT} in flight`,
-    await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i), ctx)),
+    await timed(n, IN_FLIGHT, (i) => h.recommend(request(i), ctx)),
   );
   printLatency(
     `known user + currentItemId, ${IN_FLIGHT} in flight`,
     await timed(n, IN_FLIGHT, (i) =>
-      h.Recommend(request(i, { current_item_id: train[i % train.length].item }), ctx),
+      h.recommend(request(i, { current_item_id: train[i % train.length].item }), ctx),
     ),
   );
   printLatency(
     `unknown user (popular), ${IN_FLIGHT} in flight`,
-    await timed(n, IN_FLIGHT, (i) => h.Recommend(request(i, { user_id: `new_${i}` }), ctx)),
+    await timed(n, IN_FLIGHT, (i) => h.recommend(request(i, { user_id: `new_${i}` }), ctx)),
   );
   console.log(`  memory with the replica's model loaded: ${memory()}`);
   await replica.close();

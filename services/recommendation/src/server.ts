@@ -3,46 +3,25 @@ import {
   protos,
   SERVICE_NAMES,
   startGrpcServer,
-  unary,
   type EventBus,
   type Logger,
   type RunningService,
 } from '@switchyard/shared';
-import type { RecommendationServiceHandlers } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendationService';
 import type { RecommendationConfig } from './config';
 import { ReplicaEvents } from './events/interaction-events';
-import { createRecommendationHandlers, type HandlerDeps } from './handlers';
+import { recommendationHandlers, type HandlerDeps } from './handlers';
 import { ModelRegistry } from './model/model-registry';
 import { RebuildScheduler } from './model/rebuild-scheduler';
 import { UserProfiles } from './model/user-profiles';
-import { InMemoryInteractionStore, type InteractionStore } from './store/interaction-store';
-import { CachedItemStore } from './store/cached-item-store';
-import { InMemoryItemStore, type ItemStore } from './store/item-store';
-import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from './store/snapshot-store';
+import { CachedItemStore, inMemoryStores, type RecommendationStoresInUse } from './store';
 
 export { loadRecommendationConfig, type RecommendationConfig } from './config';
-export {
-  createRecommendationHandlers,
-  type HandlerDeps,
-  type RecommendationHandlers,
-} from './handlers';
+export { recommendationHandlers, type HandlerDeps } from './handlers';
 export { ModelRegistry } from './model/model-registry';
-export { InMemoryItemStore, type ItemStore } from './store/item-store';
-export { InMemoryInteractionStore, type InteractionStore } from './store/interaction-store';
-export { InMemoryModelSnapshotStore, type ModelSnapshotStore } from './store/snapshot-store';
-export { MongoItemStore } from './store/mongo-item-store';
-export { MongoInteractionStore } from './store/mongo-interaction-store';
-export { MongoModelSnapshotStore } from './store/mongo-snapshot-store';
-export { createStores, type RecommendationStores } from './store/index';
+export * from './store';
 
 export const SERVICE_NAME = SERVICE_NAMES.RecommendationService;
 const STOP_GRACE_MS = 5000;
-
-export interface RecommendationStoresInUse {
-  items: ItemStore;
-  interactions: InteractionStore;
-  snapshots: ModelSnapshotStore;
-}
 
 export interface RecommendationServiceOptions {
   config: RecommendationConfig;
@@ -58,11 +37,7 @@ export interface RecommendationServiceOptions {
  */
 export async function createReplica(options: RecommendationServiceOptions) {
   const { config, bus, logger } = options;
-  const stores = options.stores ?? {
-    items: new InMemoryItemStore(),
-    interactions: new InMemoryInteractionStore(),
-    snapshots: new InMemoryModelSnapshotStore(),
-  };
+  const stores = options.stores ?? inMemoryStores();
   const replicaEvents = new ReplicaEvents(bus, logger);
   const models = new ModelRegistry({
     interactions: stores.interactions,
@@ -106,7 +81,7 @@ export async function createReplica(options: RecommendationServiceOptions) {
   };
   return {
     deps,
-    handlers: createRecommendationHandlers(deps),
+    handlers: recommendationHandlers(deps),
     async close(): Promise<void> {
       scheduler.stop();
       await subscription.close();
@@ -119,15 +94,6 @@ export async function startRecommendationService(
 ): Promise<RunningService> {
   const { config, logger } = options;
   const replica = await createReplica(options);
-  const handlers = replica.handlers;
-  const implementation: RecommendationServiceHandlers = {
-    Recommend: unary(logger, handlers.Recommend),
-    UpsertItems: unary(logger, handlers.UpsertItems),
-    RecordInteractions: unary(logger, handlers.RecordInteractions),
-    GetItem: unary(logger, handlers.GetItem),
-    DeleteItem: unary(logger, handlers.DeleteItem),
-    RebuildModel: unary(logger, handlers.RebuildModel),
-  };
   const server = await startGrpcServer({
     host: config.grpcHost,
     port: config.grpcPort,
@@ -136,9 +102,10 @@ export async function startRecommendationService(
       {
         name: SERVICE_NAME,
         definition: protos.recommendation().RecommendationService.service,
-        implementation,
+        handlers: replica.handlers,
       },
     ],
+    logger,
   });
   logger.info({ port: server.port, replicaId: config.replicaId }, 'recommendation service started');
   return {

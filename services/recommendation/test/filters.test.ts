@@ -74,7 +74,7 @@ describe('Recommend: catalog rules and request filters', () => {
     const built = buildHandlers();
     built.deps.now = () => NOW;
     handlers = built.handlers;
-    await handlers.UpsertItems({ items: ITEMS }, ctx);
+    await handlers.upsertItems({ items: ITEMS }, ctx);
     // Fans went to everything, including what is over or sold out now.
     const fans = ['f1', 'f2', 'f3', 'f4'];
     const interactions = fans.flatMap((fan) =>
@@ -84,15 +84,15 @@ describe('Recommend: catalog rules and request filters', () => {
       interaction('alice', 'rock-club', 'ticket'),
       interaction('bob', 'jazz-trio', 'view'),
     );
-    await handlers.RecordInteractions({ interactions }, ctx);
-    await handlers.RebuildModel({}, ctx);
+    await handlers.recordInteractions({ interactions }, ctx);
+    await handlers.rebuildModel({}, ctx);
   });
 
   it('never returns past events, unavailable items or what the user owns', async () => {
     for (const userId of ['alice', 'bob', 'newcomer', 'f1']) {
       for (const current of ['', 'rock-fest', 'rock-past']) {
         const got = ids(
-          await handlers.Recommend(
+          await handlers.recommend(
             recommendRequest(userId, { current_item_id: current, num_recommendations: 100 }),
             ctx,
           ),
@@ -104,34 +104,34 @@ describe('Recommend: catalog rules and request filters', () => {
       }
     }
     expect(
-      ids(await handlers.Recommend(recommendRequest('bob', { num_recommendations: 100 }), ctx)),
+      ids(await handlers.recommend(recommendRequest('bob', { num_recommendations: 100 }), ctx)),
     ).to.include('jazz-trio');
   });
 
   it('keeps an event until it is over: endsAt when given, else the start', async () => {
     const got = ids(
-      await handlers.Recommend(recommendRequest('newcomer', { num_recommendations: 100 }), ctx),
+      await handlers.recommend(recommendRequest('newcomer', { num_recommendations: 100 }), ctx),
     );
     expect(got).to.have.members(['rock-fest', 'rock-club', 'jazz-trio', 'jazz-week', 'shirt']);
   });
 
   it('filters by categories and by price range (items without a price are left out)', async () => {
     const rock = ids(
-      await handlers.Recommend(
+      await handlers.recommend(
         recommendRequest('newcomer', { categories: ['rock'], num_recommendations: 100 }),
         ctx,
       ),
     );
     expect(rock).to.have.members(['rock-fest', 'rock-club', 'shirt']);
     const cheap = ids(
-      await handlers.Recommend(
+      await handlers.recommend(
         recommendRequest('newcomer', { min_price: 20, max_price: 30, num_recommendations: 100 }),
         ctx,
       ),
     );
     expect(cheap).to.have.members(['rock-club', 'jazz-trio', 'shirt']);
     const ticketsUnder50 = ids(
-      await handlers.Recommend(
+      await handlers.recommend(
         recommendRequest('newcomer', {
           catalog: 'ticketing',
           max_price: 50,
@@ -144,11 +144,11 @@ describe('Recommend: catalog rules and request filters', () => {
   });
 
   it('limits items per category when asked (diversity)', async () => {
-    const all = await handlers.Recommend(
+    const all = await handlers.recommend(
       recommendRequest('newcomer', { num_recommendations: 100 }),
       ctx,
     );
-    const diverse = await handlers.Recommend(
+    const diverse = await handlers.recommend(
       recommendRequest('newcomer', { max_per_category: 1, num_recommendations: 100 }),
       ctx,
     );
@@ -161,19 +161,19 @@ describe('Recommend: catalog rules and request filters', () => {
 
   it('rejects an inverted price range and a negative diversity limit', async () => {
     await expectAppError(
-      handlers.Recommend(recommendRequest('u', { min_price: 50, max_price: 10 }), ctx),
+      handlers.recommend(recommendRequest('u', { min_price: 50, max_price: 10 }), ctx),
       'invalid_request',
       '/maxPrice',
     );
     await expectAppError(
-      handlers.Recommend(recommendRequest('u', { max_per_category: -1 }), ctx),
+      handlers.recommend(recommendRequest('u', { max_per_category: -1 }), ctx),
       'invalid_request',
       '/maxPerCategory',
     );
   });
 
   it('says why each item is there', async () => {
-    const response = await handlers.Recommend(
+    const response = await handlers.recommend(
       recommendRequest('bob', { current_item_id: 'rock-fest', num_recommendations: 100 }),
       ctx,
     );
@@ -184,7 +184,7 @@ describe('Recommend: catalog rules and request filters', () => {
   });
 
   it('starts a new item from its metadata: items sharing its categories and title words', async () => {
-    await handlers.UpsertItems(
+    await handlers.upsertItems(
       {
         items: [
           item('rock-new', {
@@ -197,7 +197,7 @@ describe('Recommend: catalog rules and request filters', () => {
       },
       ctx,
     );
-    const response = await handlers.Recommend(
+    const response = await handlers.recommend(
       recommendRequest('newcomer', { current_item_id: 'rock-new', num_recommendations: 3 }),
       ctx,
     );

@@ -5,6 +5,8 @@ import {
   Topics,
   type AnyEvent,
   type CallContext,
+  type CallControl,
+  type RecommendationServiceServer,
   type EventBus,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
@@ -14,13 +16,13 @@ import type { RecommendRequest__Output } from '@switchyard/shared/generated/swit
 import { loadRecommendationConfig } from '../src/config';
 import { DataUpdatedPublisher } from '@switchyard/shared';
 import { ReplicaEvents } from '../src/events/interaction-events';
-import { createRecommendationHandlers, type HandlerDeps } from '../src/handlers';
+import { recommendationHandlers, type HandlerDeps } from '../src/handlers';
 import { ModelRegistry } from '../src/model/model-registry';
 import { RebuildScheduler } from '../src/model/rebuild-scheduler';
 import { UserProfiles } from '../src/model/user-profiles';
-import { InMemoryInteractionStore } from '../src/store/interaction-store';
-import { InMemoryItemStore } from '../src/store/item-store';
-import { InMemoryModelSnapshotStore } from '../src/store/snapshot-store';
+import { InMemoryInteractionStore } from '../src/store/interactions/memory';
+import { InMemoryItemStore } from '../src/store/items/memory';
+import { InMemoryModelSnapshotStore } from '../src/store/snapshots/memory';
 
 export function context(organization = 'org_a'): CallContext {
   return { organization, keyId: 'key_test', requestId: `req_${organization}_1` };
@@ -60,7 +62,30 @@ export function buildHandlers(options: { bus?: EventBus; maxBatchSize?: number }
     maxBatchSize: options.maxBatchSize ?? 1000,
     logger,
   };
-  return { handlers: createRecommendationHandlers(deps), deps, bus };
+  return { handlers: callable(recommendationHandlers(deps)), deps, bus };
+}
+
+type Callable<S> = {
+  [K in keyof S]: S[K] extends (
+    request: infer R,
+    context: CallContext,
+    control: CallControl,
+  ) => infer O
+    ? (request: R, context: CallContext) => O
+    : never;
+};
+
+/** The handlers as tests call them, (request, context), under a control that never aborts. */
+export function callable(
+  handlers: RecommendationServiceServer,
+): Callable<RecommendationServiceServer> {
+  const control: CallControl = { signal: new AbortController().signal };
+  const calls: Record<string, unknown> = {};
+  for (const [name, handler] of Object.entries(handlers) as Array<
+    [string, (...args: unknown[]) => unknown]
+  >)
+    calls[name] = (request: unknown, context: CallContext) => handler(request, context, control);
+  return calls as Callable<RecommendationServiceServer>;
 }
 
 export function item(itemId: string, overrides: Partial<Item__Output> = {}): Item__Output {

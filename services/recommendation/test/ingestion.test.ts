@@ -22,11 +22,11 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
       attributes_json: '{ "price": 199 }',
       updated_at: '2026-01-02T03:04:05Z',
     });
-    expect(await handlers.UpsertItems({ items: [tent, item('mug')] }, ctx)).to.deep.equal({
+    expect(await handlers.upsertItems({ items: [tent, item('mug')] }, ctx)).to.deep.equal({
       upserted: 2,
     });
-    expect(await handlers.UpsertItems({ items: [tent] }, ctx)).to.deep.equal({ upserted: 1 });
-    expect(await handlers.GetItem({ item_id: 'tent' }, ctx)).to.deep.equal({
+    expect(await handlers.upsertItems({ items: [tent] }, ctx)).to.deep.equal({ upserted: 1 });
+    expect(await handlers.getItem({ item_id: 'tent' }, ctx)).to.deep.equal({
       item_id: 'tent',
       catalog: 'ecommerce',
       title: 'Tent',
@@ -48,46 +48,46 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
     const { handlers } = buildHandlers();
     const items = [item('a'), item('b'), item('c'), item('d', { catalog: 'music' })];
     await expectAppError(
-      handlers.UpsertItems({ items }, ctx),
+      handlers.upsertItems({ items }, ctx),
       'invalid_request',
       '/items/3/catalog',
     );
     await expectAppError(
-      handlers.UpsertItems({ items: [item('x', { attributes_json: '[1,2]' })] }, ctx),
+      handlers.upsertItems({ items: [item('x', { attributes_json: '[1,2]' })] }, ctx),
       'invalid_request',
       '/items/0/attributesJson',
     );
     await expectAppError(
-      handlers.UpsertItems({ items: [item('x', { attributes_json: '{oops' })] }, ctx),
+      handlers.upsertItems({ items: [item('x', { attributes_json: '{oops' })] }, ctx),
       'invalid_request',
       '/items/0/attributesJson',
     );
     await expectAppError(
-      handlers.UpsertItems({ items: [item('')] }, ctx),
+      handlers.upsertItems({ items: [item('')] }, ctx),
       'invalid_request',
       '/items/0/itemId',
     );
     await expectAppError(
-      handlers.UpsertItems({ items: [item('x', { updated_at: 'yesterday' })] }, ctx),
+      handlers.upsertItems({ items: [item('x', { updated_at: 'yesterday' })] }, ctx),
       'invalid_request',
       '/items/0/updatedAt',
     );
     const many = await expectAppError(
-      handlers.UpsertItems({ items: [item(''), item('y', { title: ' ' })] }, ctx),
+      handlers.upsertItems({ items: [item(''), item('y', { title: ' ' })] }, ctx),
       'invalid_request',
     );
     expect(many.details.map((d) => d.field)).to.deep.equal(['/items/0/itemId', '/items/1/title']);
-    await expectAppError(handlers.GetItem({ item_id: 'a' }, ctx), 'not_found');
+    await expectAppError(handlers.getItem({ item_id: 'a' }, ctx), 'not_found');
   });
 
   it('enforces the batch limit', async () => {
     const { handlers } = buildHandlers({ maxBatchSize: 3 });
     const four = ['a', 'b', 'c', 'd'].map((id) => item(id));
-    await expectAppError(handlers.UpsertItems({ items: four }, ctx), 'invalid_request', '/items');
-    await expectAppError(handlers.UpsertItems({ items: [] }, ctx), 'invalid_request', '/items');
+    await expectAppError(handlers.upsertItems({ items: four }, ctx), 'invalid_request', '/items');
+    await expectAppError(handlers.upsertItems({ items: [] }, ctx), 'invalid_request', '/items');
     const fourInteractions = ['a', 'b', 'c', 'd'].map((id) => interaction('u', id, 'view'));
     await expectAppError(
-      handlers.RecordInteractions({ interactions: fourInteractions }, ctx),
+      handlers.recordInteractions({ interactions: fourInteractions }, ctx),
       'invalid_request',
       '/interactions',
     );
@@ -95,17 +95,17 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
 
   it('deletes items (not_found afterwards and for another organization)', async () => {
     const { handlers } = buildHandlers();
-    await handlers.UpsertItems({ items: [item('mug')] }, ctx);
-    await expectAppError(handlers.DeleteItem({ item_id: 'mug' }, context('org_b')), 'not_found');
-    expect(await handlers.DeleteItem({ item_id: 'mug' }, ctx)).to.deep.equal({ deleted: true });
-    await expectAppError(handlers.GetItem({ item_id: 'mug' }, ctx), 'not_found');
-    await expectAppError(handlers.DeleteItem({ item_id: 'mug' }, ctx), 'not_found');
-    await expectAppError(handlers.GetItem({ item_id: '' }, ctx), 'invalid_request', '/itemId');
+    await handlers.upsertItems({ items: [item('mug')] }, ctx);
+    await expectAppError(handlers.deleteItem({ item_id: 'mug' }, context('org_b')), 'not_found');
+    expect(await handlers.deleteItem({ item_id: 'mug' }, ctx)).to.deep.equal({ deleted: true });
+    await expectAppError(handlers.getItem({ item_id: 'mug' }, ctx), 'not_found');
+    await expectAppError(handlers.deleteItem({ item_id: 'mug' }, ctx), 'not_found');
+    await expectAppError(handlers.getItem({ item_id: '' }, ctx), 'invalid_request', '/itemId');
   });
 
   it('refuses a call without an organization', async () => {
     const { handlers } = buildHandlers();
-    await expectAppError(handlers.UpsertItems({ items: [item('a')] }, context('')), 'unauthorized');
+    await expectAppError(handlers.upsertItems({ items: [item('a')] }, context('')), 'unauthorized');
   });
 });
 
@@ -115,7 +115,7 @@ describe('RecordInteractions', () => {
   it('accepts interactions on unknown items (the catalog may come later) and publishes data.updated', async () => {
     const { handlers, bus } = buildHandlers();
     const data = await collectDataEvents(bus);
-    const recorded = await handlers.RecordInteractions(
+    const recorded = await handlers.recordInteractions(
       {
         interactions: [
           interaction('u1', 'later', 'purchase'),
@@ -129,9 +129,9 @@ describe('RecordInteractions', () => {
     await data.waitForCount(1);
     expect(data.events[0].data).to.deep.equal({ dataset: 'interactions', count: 3 });
     // Once the items arrive, the interactions count: u2 gets "other" through u1.
-    await handlers.UpsertItems({ items: [item('later'), item('other')] }, ctx);
-    await handlers.RebuildModel({}, ctx);
-    const response = await handlers.Recommend(recommendRequest('u2'), ctx);
+    await handlers.upsertItems({ items: [item('later'), item('other')] }, ctx);
+    await handlers.rebuildModel({}, ctx);
+    const response = await handlers.recommend(recommendRequest('u2'), ctx);
     expect(response.recommendations?.[0]).to.include({ item_id: 'other', reason: 'co_occurrence' });
   });
 
@@ -145,7 +145,7 @@ describe('RecordInteractions', () => {
       interaction('', 'a', 'view'),
     ];
     const error = await expectAppError(
-      handlers.RecordInteractions({ interactions: bad }, ctx),
+      handlers.recordInteractions({ interactions: bad }, ctx),
       'invalid_request',
     );
     expect(error.details.map((d) => d.field)).to.deep.equal([
@@ -163,10 +163,10 @@ describe('RecordInteractions', () => {
       interaction('u1', 'a', 'purchase', { timestamp: '2026-03-01T10:00:00Z' }),
       interaction('u1', 'b', 'view'),
     ];
-    expect(await handlers.RecordInteractions({ interactions: batch }, ctx)).to.deep.equal({
+    expect(await handlers.recordInteractions({ interactions: batch }, ctx)).to.deep.equal({
       recorded: 2,
     });
-    expect(await handlers.RecordInteractions({ interactions: batch }, ctx)).to.deep.equal({
+    expect(await handlers.recordInteractions({ interactions: batch }, ctx)).to.deep.equal({
       recorded: 1,
     });
     expect(await deps.interactions.count('org_a')).to.equal(3);
@@ -186,9 +186,9 @@ describe('RecordInteractions', () => {
     };
     const { handlers } = buildHandlers({ bus: failing });
     await expectAppError(
-      handlers.RecordInteractions({ interactions: [interaction('u1', 'a', 'view')] }, ctx),
+      handlers.recordInteractions({ interactions: [interaction('u1', 'a', 'view')] }, ctx),
       'unavailable',
     );
-    await expectAppError(handlers.UpsertItems({ items: [item('a')] }, ctx), 'unavailable');
+    await expectAppError(handlers.upsertItems({ items: [item('a')] }, ctx), 'unavailable');
   });
 });

@@ -27,13 +27,13 @@ describe('Recommend (hand-built shop data)', () => {
 
   beforeEach(async () => {
     handlers = buildHandlers().handlers;
-    await handlers.UpsertItems({ items: SHOP_ITEMS }, ctx);
-    await handlers.RecordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
-    await handlers.RebuildModel({}, ctx);
+    await handlers.upsertItems({ items: SHOP_ITEMS }, ctx);
+    await handlers.recordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
+    await handlers.rebuildModel({}, ctx);
   });
 
   it('recommends what co-occurs with the user items, strongest first, then fills with popular items', async () => {
-    const response = await handlers.Recommend(recommendRequest('alice'), ctx);
+    const response = await handlers.recommend(recommendRequest('alice'), ctx);
     expect(response.user_id).to.equal('alice');
     expect(response.request_id).to.equal(ctx.requestId);
     // B co-occurs twice with A, T1 once (rarer item), C once; U is unavailable; A is owned.
@@ -55,7 +55,7 @@ describe('Recommend (hand-built shop data)', () => {
   });
 
   it('returns scores within 0..1, sorted descending', async () => {
-    const scores = (await handlers.Recommend(recommendRequest('alice'), ctx)).recommendations!.map(
+    const scores = (await handlers.recommend(recommendRequest('alice'), ctx)).recommendations!.map(
       (r) => Number(r.score),
     );
     expect(scores[0]).to.be.at.most(1);
@@ -65,16 +65,16 @@ describe('Recommend (hand-built shop data)', () => {
   });
 
   it('falls back to popularity for an unknown user, ties broken by item id', async () => {
-    const response = await handlers.Recommend(recommendRequest('newcomer'), ctx);
+    const response = await handlers.recommend(recommendRequest('newcomer'), ctx);
     // D 25, A 20, B 10 = C 10, T1 5 = T2 5, E 1 (a view); U unavailable.
     expect(ids(response)).to.deep.equal(['D', 'A', 'B', 'C', 'T1', 'T2', 'E']);
     expect(new Set(Object.values(reasons(response)))).to.deep.equal(new Set(['popular']));
-    const again = await handlers.Recommend(recommendRequest('newcomer'), ctx);
+    const again = await handlers.recommend(recommendRequest('newcomer'), ctx);
     expect(again).to.deep.equal(response);
   });
 
   it('ranks items related to the current item first and never returns the current item', async () => {
-    const response = await handlers.Recommend(
+    const response = await handlers.recommend(
       recommendRequest('alice', { current_item_id: 'C' }),
       ctx,
     );
@@ -86,7 +86,7 @@ describe('Recommend (hand-built shop data)', () => {
   });
 
   it('fills with popular items of the current item catalog for an unknown user', async () => {
-    const response = await handlers.Recommend(
+    const response = await handlers.recommend(
       recommendRequest('newcomer', { current_item_id: 'C' }),
       ctx,
     );
@@ -101,89 +101,89 @@ describe('Recommend (hand-built shop data)', () => {
   });
 
   it('ignores an unknown current item instead of failing', async () => {
-    const withUnknown = await handlers.Recommend(
+    const withUnknown = await handlers.recommend(
       recommendRequest('newcomer', { current_item_id: 'no-such-item' }),
       ctx,
     );
-    const without = await handlers.Recommend(recommendRequest('newcomer'), ctx);
+    const without = await handlers.recommend(recommendRequest('newcomer'), ctx);
     expect(withUnknown).to.deep.equal(without);
   });
 
   it('excludes owned items but may suggest items only viewed', async () => {
-    await handlers.RecordInteractions(
+    await handlers.recordInteractions(
       { interactions: [interaction('alice', 'B', 'enroll'), interaction('alice', 'D', 'view')] },
       ctx,
     );
-    const got = ids(await handlers.Recommend(recommendRequest('alice'), ctx));
+    const got = ids(await handlers.recommend(recommendRequest('alice'), ctx));
     for (const owned of ['A', 'B']) expect(got).to.not.include(owned);
     expect(got).to.include('D');
   });
 
   it('never recommends unavailable or deleted items', async () => {
-    expect(ids(await handlers.Recommend(recommendRequest('alice'), ctx))).to.not.include('U');
-    await handlers.UpsertItems({ items: [item('U', { available: true })] }, ctx);
+    expect(ids(await handlers.recommend(recommendRequest('alice'), ctx))).to.not.include('U');
+    await handlers.upsertItems({ items: [item('U', { available: true })] }, ctx);
     // Once available, U ties with T1 (both co-occur once with A and have one holder); ids break the tie.
-    expect(ids(await handlers.Recommend(recommendRequest('alice'), ctx)).slice(0, 3)).to.deep.equal(
+    expect(ids(await handlers.recommend(recommendRequest('alice'), ctx)).slice(0, 3)).to.deep.equal(
       ['B', 'T1', 'U'],
     );
-    await handlers.DeleteItem({ item_id: 'B' }, ctx);
-    expect(ids(await handlers.Recommend(recommendRequest('alice'), ctx))).to.not.include('B');
+    await handlers.deleteItem({ item_id: 'B' }, ctx);
+    expect(ids(await handlers.recommend(recommendRequest('alice'), ctx))).to.not.include('B');
   });
 
   it('filters by catalog', async () => {
     expect(
-      ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'ticketing' }), ctx)),
+      ids(await handlers.recommend(recommendRequest('alice', { catalog: 'ticketing' }), ctx)),
     ).to.deep.equal(['T1', 'T2']);
     expect(
-      ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'ecommerce' }), ctx)),
+      ids(await handlers.recommend(recommendRequest('alice', { catalog: 'ecommerce' }), ctx)),
     ).to.deep.equal(['B', 'C', 'D', 'E']);
     expect(
-      ids(await handlers.Recommend(recommendRequest('alice', { catalog: 'education' }), ctx)),
+      ids(await handlers.recommend(recommendRequest('alice', { catalog: 'education' }), ctx)),
     ).to.deep.equal([]);
   });
 
   it('returns numRecommendations items, 10 by default', async () => {
     expect(
-      ids(await handlers.Recommend(recommendRequest('alice', { num_recommendations: 2 }), ctx)),
+      ids(await handlers.recommend(recommendRequest('alice', { num_recommendations: 2 }), ctx)),
     ).to.deep.equal(['B', 'T1']);
     const many = Array.from({ length: 15 }, (_, i) => item(`P${String(i).padStart(2, '0')}`));
-    await handlers.UpsertItems({ items: many }, ctx);
-    await handlers.RecordInteractions(
+    await handlers.upsertItems({ items: many }, ctx);
+    await handlers.recordInteractions(
       { interactions: many.map((m) => interaction('crowd', m.item_id, 'view')) },
       ctx,
     );
-    await handlers.RebuildModel({}, ctx);
-    expect(ids(await handlers.Recommend(recommendRequest('newcomer'), ctx))).to.have.length(10);
+    await handlers.rebuildModel({}, ctx);
+    expect(ids(await handlers.recommend(recommendRequest('newcomer'), ctx))).to.have.length(10);
     expect(
       ids(
-        await handlers.Recommend(recommendRequest('newcomer', { num_recommendations: 100 }), ctx),
+        await handlers.recommend(recommendRequest('newcomer', { num_recommendations: 100 }), ctx),
       ),
     ).to.have.length(22);
   });
 
   it('rejects numRecommendations outside 1..100, a missing userId and an unknown catalog', async () => {
     await expectAppError(
-      handlers.Recommend(recommendRequest('alice', { num_recommendations: 101 }), ctx),
+      handlers.recommend(recommendRequest('alice', { num_recommendations: 101 }), ctx),
       'invalid_request',
       '/numRecommendations',
     );
     await expectAppError(
-      handlers.Recommend(recommendRequest('alice', { num_recommendations: -1 }), ctx),
+      handlers.recommend(recommendRequest('alice', { num_recommendations: -1 }), ctx),
       'invalid_request',
       '/numRecommendations',
     );
     await expectAppError(
-      handlers.Recommend(recommendRequest(''), ctx),
+      handlers.recommend(recommendRequest(''), ctx),
       'invalid_request',
       '/userId',
     );
     await expectAppError(
-      handlers.Recommend(recommendRequest('alice', { catalog: 'music' }), ctx),
+      handlers.recommend(recommendRequest('alice', { catalog: 'music' }), ctx),
       'invalid_request',
       '/catalog',
     );
     await expectAppError(
-      handlers.Recommend(recommendRequest('alice', { current_item_id: 'x'.repeat(300) }), ctx),
+      handlers.recommend(recommendRequest('alice', { current_item_id: 'x'.repeat(300) }), ctx),
       'invalid_request',
       '/currentItemId',
     );
@@ -191,7 +191,7 @@ describe('Recommend (hand-built shop data)', () => {
 
   it('keeps organizations apart', async () => {
     const other = context('org_b');
-    expect(ids(await handlers.Recommend(recommendRequest('alice'), other))).to.deep.equal([]);
-    await expectAppError(handlers.GetItem({ item_id: 'A' }, other), 'not_found');
+    expect(ids(await handlers.recommend(recommendRequest('alice'), other))).to.deep.equal([]);
+    await expectAppError(handlers.getItem({ item_id: 'A' }, other), 'not_found');
   });
 });

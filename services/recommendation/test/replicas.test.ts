@@ -17,13 +17,13 @@ import type { Interaction__Output } from '@switchyard/shared/generated/switchyar
 import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
 import { loadRecommendationConfig } from '../src/config';
 import { createReplica, type RecommendationStoresInUse } from '../src/server';
-import { InMemoryInteractionStore } from '../src/store/interaction-store';
-import { InMemoryItemStore } from '../src/store/item-store';
-import { MongoInteractionStore } from '../src/store/mongo-interaction-store';
-import { MongoItemStore } from '../src/store/mongo-item-store';
-import { MongoModelSnapshotStore } from '../src/store/mongo-snapshot-store';
-import { InMemoryModelSnapshotStore } from '../src/store/snapshot-store';
-import { context, interaction, item, recommendRequest } from './fixtures';
+import { InMemoryInteractionStore } from '../src/store/interactions/memory';
+import { InMemoryItemStore } from '../src/store/items/memory';
+import { MongoInteractionStore } from '../src/store/interactions/mongo';
+import { MongoItemStore } from '../src/store/items/mongo';
+import { MongoModelSnapshotStore } from '../src/store/snapshots/mongo';
+import { InMemoryModelSnapshotStore } from '../src/store/snapshots/memory';
+import { callable, context, interaction, item, recommendRequest } from './fixtures';
 
 type Replica = Awaited<ReturnType<typeof createReplica>>;
 
@@ -170,12 +170,12 @@ const ids = (response: RecommendResponse) => (response.recommendations ?? []).ma
 contractSuite('two recommendation replicas', fixtures, (deployment) => {
   async function trainedOnBoth(): Promise<[Replica, Replica]> {
     const [a, b] = deployment().replicas;
-    await a.handlers.UpsertItems({ items: ITEMS }, ctx);
+    await callable(a.handlers).upsertItems({ items: ITEMS }, ctx);
     const log = history();
     // Half of the traffic reaches each replica.
-    await a.handlers.RecordInteractions({ interactions: log.slice(0, 30) }, ctx);
-    await b.handlers.RecordInteractions({ interactions: log.slice(30) }, ctx);
-    const info = await a.handlers.RebuildModel({}, ctx);
+    await callable(a.handlers).recordInteractions({ interactions: log.slice(0, 30) }, ctx);
+    await callable(b.handlers).recordInteractions({ interactions: log.slice(30) }, ctx);
+    const info = await callable(a.handlers).rebuildModel({}, ctx);
     expect(info).to.include({ algorithm: 'ease', version: 1, interactions: log.length });
     // B hears of the new version on the bus and loads it from the snapshot store.
     await waitFor(() => b.deps.models.current(ctx.organization!)?.data.version === 1, 20_000);
@@ -193,29 +193,31 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
     ];
     for (const request of requests) {
       const [fromA, fromB] = [
-        await a.handlers.Recommend(request, ctx),
-        await b.handlers.Recommend(request, ctx),
+        await callable(a.handlers).recommend(request, ctx),
+        await callable(b.handlers).recommend(request, ctx),
       ];
       expect(fromB, `${request.user_id} ${request.current_item_id}`).to.deep.equal(fromA);
     }
     // And the model learned the groups: an outdoor user gets the outdoor item they lack first.
-    expect(ids(await a.handlers.Recommend(recommendRequest('u0'), ctx))[0]).to.equal('tent');
+    expect(ids(await callable(a.handlers).recommend(recommendRequest('u0'), ctx))[0]).to.equal(
+      'tent',
+    );
   });
 
   it("shows a user's new interaction on the other replica within 1 s, and the next model version everywhere", async function () {
     this.timeout(60_000);
     const [a, b] = await trainedOnBoth();
     // Both replicas have the user's profile cached.
-    const before = await b.handlers.Recommend(recommendRequest('reader'), ctx);
-    await a.handlers.Recommend(recommendRequest('reader'), ctx);
+    const before = await callable(b.handlers).recommend(recommendRequest('reader'), ctx);
+    await callable(a.handlers).recommend(recommendRequest('reader'), ctx);
     expect(before.recommendations!.every((r) => r.reason === 'popular')).to.equal(true);
     // The user buys a book on replica A; replica B's next answer is about books.
-    await a.handlers.RecordInteractions(
+    await callable(a.handlers).recordInteractions(
       { interactions: [interaction('reader', 'novel', 'purchase')] },
       ctx,
     );
     const after = await waitFor(async () => {
-      const response = await b.handlers.Recommend(recommendRequest('reader'), ctx);
+      const response = await callable(b.handlers).recommend(recommendRequest('reader'), ctx);
       return response.recommendations![0].reason === 'co_occurrence' ? response : undefined;
     }, 1000);
     expect(ids(after).slice(0, 2)).to.have.members(['poems', 'atlas']);
@@ -223,18 +225,18 @@ contractSuite('two recommendation replicas', fixtures, (deployment) => {
 
     // The book runs out of stock through replica B: replica A stops recommending it.
     const atlasOnA = async () =>
-      ids(await a.handlers.Recommend(recommendRequest('reader'), ctx)).includes('atlas');
+      ids(await callable(a.handlers).recommend(recommendRequest('reader'), ctx)).includes('atlas');
     expect(await atlasOnA()).to.equal(true);
-    await b.handlers.UpsertItems(
+    await callable(b.handlers).upsertItems(
       { items: [item('atlas', { categories: ['books'], available: false })] },
       ctx,
     );
     await waitFor(async () => !(await atlasOnA()), 1000);
 
-    await b.handlers.RebuildModel({}, ctx);
+    await callable(b.handlers).rebuildModel({}, ctx);
     await waitFor(() => a.deps.models.current(ctx.organization!)?.data.version === 2, 20_000);
-    expect(await a.handlers.Recommend(recommendRequest('reader'), ctx)).to.deep.equal(
-      await b.handlers.Recommend(recommendRequest('reader'), ctx),
+    expect(await callable(a.handlers).recommend(recommendRequest('reader'), ctx)).to.deep.equal(
+      await callable(b.handlers).recommend(recommendRequest('reader'), ctx),
     );
   });
 });
@@ -265,11 +267,11 @@ describe('scheduled training with two replicas', () => {
       stores,
     });
     try {
-      await a.handlers.UpsertItems({ items: ITEMS }, ctx);
+      await callable(a.handlers).upsertItems({ items: ITEMS }, ctx);
       const log = history();
       await Promise.all([
-        a.handlers.RecordInteractions({ interactions: log.slice(0, 30) }, ctx),
-        b.handlers.RecordInteractions({ interactions: log.slice(30) }, ctx),
+        callable(a.handlers).recordInteractions({ interactions: log.slice(0, 30) }, ctx),
+        callable(b.handlers).recordInteractions({ interactions: log.slice(30) }, ctx),
       ]);
       await waitFor(
         () => a.deps.models.current(ctx.organization!) && b.deps.models.current(ctx.organization!),
@@ -301,20 +303,22 @@ describe('training off the serving thread', () => {
     });
     try {
       const catalog = Array.from({ length: 600 }, (_, i) => item(`i${i}`));
-      await replica.handlers.UpsertItems({ items: catalog.slice(0, 300) }, ctx);
-      await replica.handlers.UpsertItems({ items: catalog.slice(300) }, ctx);
+      await callable(replica.handlers).upsertItems({ items: catalog.slice(0, 300) }, ctx);
+      await callable(replica.handlers).upsertItems({ items: catalog.slice(300) }, ctx);
       // 600 items: EASE inverts a 600 x 600 matrix, which takes far longer than a recommendation.
       for (let u = 0; u < 300; u += 50) {
         const batch: Interaction__Output[] = [];
         for (let v = u; v < u + 50; v++)
           for (let k = 0; k < 12; k++)
             batch.push(interaction(`u${v}`, `i${(v * 7 + k * 13) % 600}`, 'purchase'));
-        await replica.handlers.RecordInteractions({ interactions: batch }, ctx);
+        await callable(replica.handlers).recordInteractions({ interactions: batch }, ctx);
       }
-      await replica.handlers.RebuildModel({}, ctx);
+      await callable(replica.handlers).rebuildModel({}, ctx);
       let training = true;
-      const rebuild = replica.handlers.RebuildModel({}, ctx).finally(() => (training = false));
-      const answered = await replica.handlers.Recommend(recommendRequest('u1'), ctx);
+      const rebuild = callable(replica.handlers)
+        .rebuildModel({}, ctx)
+        .finally(() => (training = false));
+      const answered = await callable(replica.handlers).recommend(recommendRequest('u1'), ctx);
       expect(training, 'the answer came while the next model was still training').to.equal(true);
       expect(answered.recommendations).to.have.length(10);
       expect((await rebuild).version).to.equal(2);

@@ -3,8 +3,8 @@ import type { MongoConnection } from '@switchyard/shared';
 import { contractSuite, freshMongoDatabase } from '@switchyard/shared/testing';
 import { ObjectId } from 'mongodb';
 import type { CatalogItem } from '../src/model/types';
-import { MongoInteractionStore } from '../src/store/mongo-interaction-store';
-import { MongoItemStore } from '../src/store/mongo-item-store';
+import { MongoInteractionStore } from '../src/store/interactions/mongo';
+import { MongoItemStore } from '../src/store/items/mongo';
 
 const item: CatalogItem = {
   itemId: 'tent',

@@ -4,14 +4,16 @@ import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard
 import type { CatalogItem, UserInteraction } from '../src/model/types';
 import {
   InMemoryInteractionStore,
+  InMemoryItemStore,
+  InMemoryModelSnapshotStore,
+  MongoInteractionStore,
+  MongoItemStore,
+  MongoModelSnapshotStore,
   type InteractionStore,
   type InteractionToStore,
-} from '../src/store/interaction-store';
-import { InMemoryItemStore, type ItemStore } from '../src/store/item-store';
-import { MongoInteractionStore } from '../src/store/mongo-interaction-store';
-import { MongoItemStore } from '../src/store/mongo-item-store';
-import { MongoModelSnapshotStore } from '../src/store/mongo-snapshot-store';
-import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from '../src/store/snapshot-store';
+  type ItemStore,
+  type ModelSnapshotStore,
+} from '../src/store';
 
 interface Stores {
   items: ItemStore;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { UserProfiles } from '../src/model/user-profiles';
-import { InMemoryInteractionStore } from '../src/store/interaction-store';
+import { InMemoryInteractionStore } from '../src/store/interactions/memory';
 
 /** An interaction store that counts profile reads and holds each read until released. */
 class SlowStore extends InMemoryInteractionStore {

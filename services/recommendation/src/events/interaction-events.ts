@@ -8,7 +8,7 @@ import {
 } from '@switchyard/shared';
 import type { ModelRegistry } from '../model/model-registry';
 import type { UserProfiles } from '../model/user-profiles';
-import type { CachedItemStore } from '../store/cached-item-store';
+import type { CachedItemStore } from '../store/items/cached';
 
 /** What a replica keeps that other replicas' writes make stale. */
 export interface ReplicaState {

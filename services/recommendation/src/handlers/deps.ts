@@ -4,8 +4,8 @@ import type { ReplicaEvents } from '../events/interaction-events';
 import type { ModelRegistry } from '../model/model-registry';
 import type { RebuildScheduler } from '../model/rebuild-scheduler';
 import type { UserProfiles } from '../model/user-profiles';
-import type { InteractionStore } from '../store/interaction-store';
-import type { ItemStore } from '../store/item-store';
+import type { InteractionStore } from '../store/interactions/port';
+import type { ItemStore } from '../store/items/port';
 
 /** What the transport-free handlers need; built once by server.ts (or a benchmark). */
 export interface HandlerDeps {

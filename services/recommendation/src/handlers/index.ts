@@ -1,22 +1,22 @@
+import { withDeps, type RecommendationServiceServer } from '@switchyard/shared';
+import { deleteItem } from './delete-item';
 import type { HandlerDeps } from './deps';
-import { deleteItemHandler, getItemHandler } from './item-lookup';
-import { rebuildModelHandler } from './rebuild-model';
-import { recommendHandler } from './recommend';
-import { recordInteractionsHandler } from './record-interactions';
-import { upsertItemsHandler } from './upsert-items';
+import { getItem } from './get-item';
+import { rebuildModel } from './rebuild-model';
+import { recommend } from './recommend';
+import { recordInteractions } from './record-interactions';
+import { upsertItems } from './upsert-items';
 
-export type { HandlerDeps } from './deps';
-
-/** The RPCs as transport-free (request, context) => response functions. */
-export function createRecommendationHandlers(deps: HandlerDeps) {
-  return {
-    Recommend: recommendHandler(deps),
-    UpsertItems: upsertItemsHandler(deps),
-    RecordInteractions: recordInteractionsHandler(deps),
-    GetItem: getItemHandler(deps),
-    DeleteItem: deleteItemHandler(deps),
-    RebuildModel: rebuildModelHandler(deps),
-  };
+/** The service's handlers: each RPC a transport-free function, bound to the service's deps. */
+export function recommendationHandlers(deps: HandlerDeps): RecommendationServiceServer {
+  return withDeps(deps, {
+    recommend,
+    upsertItems,
+    recordInteractions,
+    getItem,
+    deleteItem,
+    rebuildModel,
+  });
 }
 
-export type RecommendationHandlers = ReturnType<typeof createRecommendationHandlers>;
+export type { HandlerDeps } from './deps';

@@ -2,7 +2,7 @@ import type { CallContext } from '@switchyard/shared';
 import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
 import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
 import type { RequestFilters } from '../model/item-filters';
-import { recommend } from '../model/recommender';
+import { recommend as rankForUser } from '../model/recommender';
 import { isCatalog, type Catalog } from '../model/types';
 import type { HandlerDeps } from './deps';
 import { toProtoItem } from './item-mapping';
@@ -46,38 +46,37 @@ function validate(request: RecommendRequest__Output): { count: number; filters: 
   };
 }
 
-export function recommendHandler(deps: HandlerDeps) {
-  return async (
-    request: RecommendRequest__Output,
-    context: CallContext,
-  ): Promise<RecommendResponse> => {
-    const organization = requireOrganization(context);
-    const { count, filters } = validate(request);
-    const profile = await deps.profiles.get(organization, request.user_id);
-    const result = await recommend(deps.models.current(organization), profile, deps.items, {
-      organization,
-      userId: request.user_id,
-      currentItemId: request.current_item_id || undefined,
-      count,
-      filters,
-      now: (deps.now?.() ?? new Date()).getTime(),
-    });
-    if (result.currentItemIgnored) {
-      // Not an error: the page may show an item not ingested yet. Only logged, the response shape stays.
-      deps.logger.debug(
-        { requestId: context.requestId, currentItemId: request.current_item_id },
-        'unknown current item ignored',
-      );
-    }
-    return {
-      user_id: request.user_id,
-      recommendations: result.recommendations.map((r) => ({
-        item_id: r.itemId,
-        score: r.score,
-        reason: r.reason,
-        item: toProtoItem(r.item),
-      })),
-      request_id: context.requestId,
-    };
+export async function recommend(
+  deps: HandlerDeps,
+  request: RecommendRequest__Output,
+  context: CallContext,
+): Promise<RecommendResponse> {
+  const organization = requireOrganization(context);
+  const { count, filters } = validate(request);
+  const profile = await deps.profiles.get(organization, request.user_id);
+  const result = await rankForUser(deps.models.current(organization), profile, deps.items, {
+    organization,
+    userId: request.user_id,
+    currentItemId: request.current_item_id || undefined,
+    count,
+    filters,
+    now: (deps.now?.() ?? new Date()).getTime(),
+  });
+  if (result.currentItemIgnored) {
+    // Not an error: the page may show an item not ingested yet. Only logged, the response shape stays.
+    deps.logger.debug(
+      { requestId: context.requestId, currentItemId: request.current_item_id },
+      'unknown current item ignored',
+    );
+  }
+  return {
+    user_id: request.user_id,
+    recommendations: result.recommendations.map((r) => ({
+      item_id: r.itemId,
+      score: r.score,
+      reason: r.reason,
+      item: toProtoItem(r.item),
+    })),
+    request_id: context.requestId,
   };
 }

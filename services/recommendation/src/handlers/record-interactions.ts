@@ -3,7 +3,7 @@ import type { Interaction__Output } from '@switchyard/shared/generated/switchyar
 import type { RecordInteractionsRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecordInteractionsRequest';
 import type { RecordInteractionsResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecordInteractionsResponse';
 import { isInteractionType, type UserInteraction } from '../model/types';
-import type { InteractionToStore } from '../store/interaction-store';
+import type { InteractionToStore } from '../store/interactions/port';
 import type { HandlerDeps } from './deps';
 import {
   checkBatchSize,
@@ -62,38 +62,37 @@ function toInteraction(
  * recommendations use them), schedules a model rebuild and announces the data update.
  * Interactions on items not in the catalog are kept (the catalog may arrive later) and counted.
  */
-export function recordInteractionsHandler(deps: HandlerDeps) {
-  return async (
-    request: RecordInteractionsRequest__Output,
-    context: CallContext,
-  ): Promise<RecordInteractionsResponse> => {
-    const organization = requireOrganization(context);
-    checkBatchSize('/interactions', request.interactions.length, deps.maxBatchSize);
-    const errors = new FieldErrors();
-    const now = deps.now?.() ?? new Date();
-    const valid: InteractionToStore[] = [];
-    request.interactions.forEach((input, index) => {
-      const interaction = toInteraction(input, index, errors, now);
-      if (interaction) valid.push(interaction);
-    });
-    errors.throwIfAny();
+export async function recordInteractions(
+  deps: HandlerDeps,
+  request: RecordInteractionsRequest__Output,
+  context: CallContext,
+): Promise<RecordInteractionsResponse> {
+  const organization = requireOrganization(context);
+  checkBatchSize('/interactions', request.interactions.length, deps.maxBatchSize);
+  const errors = new FieldErrors();
+  const now = deps.now?.() ?? new Date();
+  const valid: InteractionToStore[] = [];
+  request.interactions.forEach((input, index) => {
+    const interaction = toInteraction(input, index, errors, now);
+    if (interaction) valid.push(interaction);
+  });
+  errors.throwIfAny();
 
-    const stored = await deps.interactions.append(organization, valid);
-    const userIds = [...new Set(valid.map((i) => i.userId))];
-    // This replica at once (read your writes), the others through the bus.
-    deps.profiles.invalidate(organization, userIds);
-    await deps.replicaEvents.interactionsRecorded(organization, userIds, stored.length);
-    if (stored.length > 0) deps.scheduler.interactionsRecorded(organization);
-    const unknownItems = await countUnknownItems(deps, organization, stored);
-    if (unknownItems > 0) {
-      deps.logger.info(
-        { requestId: context.requestId, unknownItems, recorded: stored.length },
-        'interactions on items not in the catalog',
-      );
-    }
-    await deps.publisher.publish(organization, 'interactions', stored.length);
-    return { recorded: stored.length };
-  };
+  const stored = await deps.interactions.append(organization, valid);
+  const userIds = [...new Set(valid.map((i) => i.userId))];
+  // This replica at once (read your writes), the others through the bus.
+  deps.profiles.invalidate(organization, userIds);
+  await deps.replicaEvents.interactionsRecorded(organization, userIds, stored.length);
+  if (stored.length > 0) deps.scheduler.interactionsRecorded(organization);
+  const unknownItems = await countUnknownItems(deps, organization, stored);
+  if (unknownItems > 0) {
+    deps.logger.info(
+      { requestId: context.requestId, unknownItems, recorded: stored.length },
+      'interactions on items not in the catalog',
+    );
+  }
+  await deps.publisher.publish(organization, 'interactions', stored.length);
+  return { recorded: stored.length };
 }
 
 async function countUnknownItems(

@@ -38,6 +38,14 @@ export function checkId(errors: FieldErrors, field: string, value: string, optio
   }
 }
 
+/** A single item id of a request (GetItem, DeleteItem), checked like any other id. */
+export function validItemId(itemId: string): string {
+  const errors = new FieldErrors();
+  checkId(errors, '/itemId', itemId);
+  errors.throwIfAny();
+  return itemId;
+}
+
 /** Parses an ISO 8601 date-time to epoch ms; undefined when it is not one. */
 export function parseTimestamp(value: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value))

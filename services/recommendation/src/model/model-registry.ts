@@ -3,8 +3,8 @@ import { decodeModel, ItemModel } from './item-model';
 import type { TrainingOptions } from './train-model';
 import { trainInWorker } from './trainer';
 import { collectColumns } from './training-set';
-import type { InteractionStore } from '../store/interaction-store';
-import type { ModelSnapshotStore } from '../store/snapshot-store';
+import type { InteractionStore } from '../store/interactions/port';
+import type { ModelSnapshotStore } from '../store/snapshots/port';
 
 export interface ModelRegistryOptions {
   interactions: InteractionStore;

@@ -1,6 +1,6 @@
 import type { Logger } from '@switchyard/shared';
 import type { ModelRegistry } from './model-registry';
-import type { InteractionStore } from '../store/interaction-store';
+import type { InteractionStore } from '../store/interactions/port';
 
 export interface RebuildSchedule {
   /** Every this often: load newer snapshots and retrain organizations with new interactions. */

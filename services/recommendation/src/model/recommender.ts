@@ -2,7 +2,7 @@ import { DiversityCap, metadataSimilarity, passes, type RequestFilters } from '.
 import type { ItemModel, RankedIndexes } from './item-model';
 import type { CatalogItem } from './types';
 import type { Taste, UserProfile } from './user-profiles';
-import type { ItemStore } from '../store/item-store';
+import type { ItemStore } from '../store/items/port';
 
 export type Reason =
   'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular';

@@ -1,6 +1,6 @@
 import { foldUserSignals } from './interaction-weights';
 import type { RankedIndexes } from './item-model';
-import type { InteractionStore } from '../store/interaction-store';
+import type { InteractionStore } from '../store/interactions/port';
 import { scopedKey as cacheKey } from './types';
 
 export interface UserProfile {

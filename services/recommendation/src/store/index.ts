@@ -1,18 +1,33 @@
 import { connectMongo, type Logger } from '@switchyard/shared';
 import type { RecommendationConfig } from '../config';
-import { InMemoryInteractionStore, type InteractionStore } from './interaction-store';
-import { InMemoryItemStore, type ItemStore } from './item-store';
-import { MongoInteractionStore } from './mongo-interaction-store';
-import { MongoItemStore } from './mongo-item-store';
-import { MongoModelSnapshotStore } from './mongo-snapshot-store';
-import { InMemoryModelSnapshotStore, type ModelSnapshotStore } from './snapshot-store';
+import { InMemoryInteractionStore } from './interactions/memory';
+import { MongoInteractionStore } from './interactions/mongo';
+import type { InteractionStore } from './interactions/port';
+import { InMemoryItemStore } from './items/memory';
+import { MongoItemStore } from './items/mongo';
+import type { ItemStore } from './items/port';
+import { InMemoryModelSnapshotStore } from './snapshots/memory';
+import { MongoModelSnapshotStore } from './snapshots/mongo';
+import type { ModelSnapshotStore } from './snapshots/port';
 
-export interface RecommendationStores {
+/** The service's stores: the catalog, the interaction log and the published models. */
+export interface RecommendationStoresInUse {
   items: ItemStore;
   interactions: InteractionStore;
   snapshots: ModelSnapshotStore;
-  /** Closes the database connection. */
+}
+
+/** The stores plus how to release what they hold (the MongoDB connection). */
+export interface RecommendationStores extends RecommendationStoresInUse {
   close(): Promise<void>;
+}
+
+export function inMemoryStores(): RecommendationStoresInUse {
+  return {
+    items: new InMemoryItemStore(),
+    interactions: new InMemoryInteractionStore(),
+    snapshots: new InMemoryModelSnapshotStore(),
+  };
 }
 
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
@@ -24,12 +39,7 @@ export async function createStores(
     logger.warn(
       'MONGODB_URI is not set: catalog and interactions are kept in memory and lost on restart',
     );
-    return {
-      items: new InMemoryItemStore(),
-      interactions: new InMemoryInteractionStore(),
-      snapshots: new InMemoryModelSnapshotStore(),
-      close: async () => undefined,
-    };
+    return { ...inMemoryStores(), close: async () => undefined };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
@@ -45,3 +55,10 @@ export async function createStores(
     throw error;
   }
 }
+
+export { CachedItemStore } from './items/cached';
+export { InMemoryItemStore, MongoItemStore, type ItemStore };
+export { InMemoryInteractionStore, MongoInteractionStore, type InteractionStore };
+export type { InteractionToStore } from './interactions/port';
+export { InMemoryModelSnapshotStore, MongoModelSnapshotStore, type ModelSnapshotStore };
+export type { ModelSnapshot } from './snapshots/port';

@@ -5,8 +5,8 @@ import {
   upsertRacingReplicas,
 } from '@switchyard/shared';
 import { type AnyBulkWriteOperation, type Collection, type Db, type ObjectId } from 'mongodb';
-import { scopedKey, type UserInteraction } from '../model/types';
-import type { InteractionStore, InteractionToStore } from './interaction-store';
+import { scopedKey, type UserInteraction } from '../../model/types';
+import type { InteractionStore, InteractionToStore } from './port';
 
 /**
  * An interaction of the user, as the JSON text [itemId, type, value, timestamp]: FerretDB decodes

@@ -1,6 +1,6 @@
 import { findByIds, isDuplicateKeyError, upsertRacingReplicas } from '@switchyard/shared';
 import { Binary, type Collection, type Db } from 'mongodb';
-import type { ModelSnapshot, ModelSnapshotStore } from './snapshot-store';
+import type { ModelSnapshot, ModelSnapshotStore } from './port';
 
 interface VersionDocument {
   /** organization \0 version: the unique `_id` makes the first publisher of a version win. */

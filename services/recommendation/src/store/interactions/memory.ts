@@ -1,30 +1,5 @@
-import type { UserInteraction } from '../model/types';
-
-export interface InteractionToStore extends UserInteraction {
-  /**
-   * Set when the caller supplied the timestamp: an interaction with the same key is a retry of
-   * one already stored and is skipped, so a retried batch is not counted twice.
-   */
-  dedupeKey?: string;
-}
-
-/** The interaction log per organization (source of truth the model is derived from). */
-export interface InteractionStore {
-  /** Stores the interactions not stored before; returns those newly stored, in input order. */
-  append(
-    organization: string,
-    interactions: readonly InteractionToStore[],
-  ): Promise<UserInteraction[]>;
-  count(organization: string): Promise<number>;
-  /** One user's interactions, oldest first (a user's profile at serving time). */
-  forUser(organization: string, userId: string): Promise<UserInteraction[]>;
-  /**
-   * Every stored interaction of an organization (for rebuilding the model), user by user, each
-   * user's oldest first; the order of the users is unspecified.
-   */
-  scan(organization: string): AsyncIterable<UserInteraction>;
-  organizations(): Promise<string[]>;
-}
+import type { UserInteraction } from '../../model/types';
+import type { InteractionStore, InteractionToStore } from './port';
 
 interface OrganizationLog {
   count: number;

@@ -6,8 +6,8 @@ import {
   upsertRacingReplicas,
 } from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
-import { scopedKey, type CatalogItem } from '../model/types';
-import type { ItemStore } from './item-store';
+import { scopedKey, type CatalogItem } from '../../model/types';
+import type { ItemStore } from './port';
 
 interface ItemDocument extends CatalogItem {
   /** organization \0 itemId: reads and upserts go by `_id`, the lookup every server indexes. */

@@ -1,5 +1,5 @@
-import { scopedKey as key, type CatalogItem } from '../model/types';
-import type { ItemStore } from './item-store';
+import { scopedKey as key, type CatalogItem } from '../../model/types';
+import type { ItemStore } from './port';
 
 /**
  * Catalog reads served from memory once fetched, so a warm recommendation does not wait on the

@@ -566,7 +566,7 @@ async function main() {
     console.log(
       `\nseed ${seed}: train ${train.length}, test ${test.length} (python_stratified_split, ratio 0.75, filter_by item)`,
     );
-    for (const algorithm of ['ease', 'item_knn', 'popularity']) {
+    for (const algorithm of ['ease', 'sparse_ease', 'item_knn', 'popularity']) {
       const { metrics, trainingMs } = offlineModel(algorithm, train, test, config);
       printMetrics(
         `${algorithm} (offline)`,

@@ -20,6 +20,13 @@ describe('loadRecommendationConfig', () => {
         easeMaxItems: 2500,
         easeMinInteractions: 1000,
         knnNeighbours: 100,
+        sparseEase: {
+          lambda: 500,
+          neighbours: 128,
+          solverSteps: 3,
+          rowLimit: 200,
+          historyCap: 1000,
+        },
       },
       decayHalfLifeDays: 0,
       rebuild: { intervalMs: 300_000, delayMs: 1000, minIntervalMs: 30_000 },

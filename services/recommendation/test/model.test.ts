@@ -109,18 +109,19 @@ describe('item-kNN', () => {
 });
 
 describe('algorithm choice and snapshots', () => {
-  it('takes EASE up to the item limit from the interaction floor on, item-kNN otherwise', () => {
+  it('takes EASE up to the item limit, sparse EASE beyond, item-kNN below the interaction floor', () => {
     const set = buildTrainingSet(baskets, 0);
     const options = { ...TEST_CONFIG.training, easeMinInteractions: 0 };
     expect(chooseAlgorithm(set, options)).to.equal('ease');
-    expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2 })).to.equal('item_knn');
+    expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2 })).to.equal('sparse_ease');
     expect(chooseAlgorithm(set, { ...options, easeMinInteractions: 100 })).to.equal('item_knn');
     expect(chooseAlgorithm(set, { ...options, easeMaxItems: 2, algorithm: 'ease' })).to.equal(
       'ease',
     );
+    expect(chooseAlgorithm(set, { ...options, algorithm: 'sparse_ease' })).to.equal('sparse_ease');
   });
 
-  for (const algorithm of ['ease', 'item_knn'] as const) {
+  for (const algorithm of ['ease', 'sparse_ease', 'item_knn'] as const) {
     it(`encodes and decodes a ${algorithm} model to the same scores`, () => {
       const data = trainModel(
         buildTrainingSet(baskets, 0),

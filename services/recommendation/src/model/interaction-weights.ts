@@ -15,7 +15,7 @@ const IMPLICIT_WEIGHTS: Record<Exclude<InteractionType, 'rating'>, number> = {
 };
 
 /** Repeated implicit signals saturate: fifty views of one item are not fifty purchases. */
-const MAX_IMPLICIT = 2;
+export const MAX_IMPLICIT = 2;
 
 /** Types meaning the user already has the item; such items are never recommended back to them. */
 const OWNING_TYPES: ReadonlySet<InteractionType> = new Set([

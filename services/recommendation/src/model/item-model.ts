@@ -1,6 +1,7 @@
-import type { SparseWeights } from './item-knn';
+import type { SparseWeights } from './co-occurrence';
 
-export type Algorithm = 'ease' | 'item_knn';
+/** EASE (dense, small catalogs), its neighbourhood form (large catalogs), item-kNN (small data). */
+export type Algorithm = 'ease' | 'sparse_ease' | 'item_knn';
 
 /** Item indexes with a positive score, best first (ties by item id), and their scores scaled to (0, 1]. */
 export interface RankedIndexes {
@@ -23,21 +24,27 @@ export interface ItemModelData {
   popularity: Float32Array;
   /** EASE: n x n row-major item-item weights. */
   dense?: Float32Array;
-  /** item-kNN: each item's neighbours. */
+  /** sparse_ease, item_knn: each item's row, sorted best first (ties: lower index). */
   sparse?: SparseWeights;
-  /** Each item's RELATED_KEPT best positive weights, ranked (ties by id), scaled to (0, 1]. */
-  related: SparseWeights;
+  /**
+   * Dense models only: each item's RELATED_KEPT best positive weights, ranked (ties by id),
+   * scaled to (0, 1]. A sparse model's rows are ranked already and serve as they are.
+   */
+  related?: SparseWeights;
 }
 
 /**
  * A loaded item-item model. Scoring a user is x_u W over the user's items only: O(|user items| x
- * row length), about 0.1 ms for a MovieLens user on the dense EASE model.
+ * row length). Sparse rows are added up over the items they touch, and only those are ranked.
  */
 export class ItemModel {
   private readonly indexOf = new Map<string, number>();
   private popularRanking: number[] | undefined;
   /** Score buffer reused by rankUser: scoring a profile allocates nothing of the catalog's size. */
   private scratch: Float64Array<ArrayBuffer> | undefined;
+  /** Sparse models: the indexes rankUser's scratch holds a score for, and a mark per index. */
+  private touched: Int32Array<ArrayBuffer> | undefined;
+  private marked: Uint8Array<ArrayBuffer> | undefined;
 
   constructor(readonly data: ItemModelData) {
     data.itemIds.forEach((id, index) => this.indexOf.set(id, index));
@@ -78,12 +85,51 @@ export class ItemModel {
     excluded: Iterable<string> = [],
   ): RankedIndexes {
     this.scratch ??= new Float64Array(this.size);
-    const scores = this.scoreUser(profile, this.scratch);
+    if (!this.data.sparse) {
+      const scores = this.scoreUser(profile, this.scratch);
+      for (const itemId of excluded) {
+        const i = this.indexOf.get(itemId);
+        if (i !== undefined) scores[i] = 0;
+      }
+      return rankPositive(scores, this.data.itemIds, kept);
+    }
+    return this.rankSparse(this.data.sparse, profile, kept, excluded);
+  }
+
+  /** rankUser on sparse rows: scores only what the profile's rows touch, then clears just that. */
+  private rankSparse(
+    rows: SparseWeights,
+    profile: ReadonlyMap<string, number>,
+    kept: number,
+    excluded: Iterable<string>,
+  ): RankedIndexes {
+    const scores = this.scratch!;
+    this.touched ??= new Int32Array(this.size);
+    this.marked ??= new Uint8Array(this.size);
+    const { touched, marked } = this;
+    let count = 0;
+    for (const [itemId, weight] of profile) {
+      const i = this.indexOf.get(itemId);
+      if (i === undefined || weight === 0) continue;
+      for (let k = rows.rowStart[i]; k < rows.rowStart[i + 1]; k++) {
+        const j = rows.cols[k];
+        if (marked[j] === 0) {
+          marked[j] = 1;
+          touched[count++] = j;
+        }
+        scores[j] += weight * rows.values[k];
+      }
+    }
     for (const itemId of excluded) {
       const i = this.indexOf.get(itemId);
       if (i !== undefined) scores[i] = 0;
     }
-    return rankPositive(scores, this.data.itemIds, kept);
+    const ranked = rankPositive(scores, this.data.itemIds, kept, touched.subarray(0, count));
+    for (let t = 0; t < count; t++) {
+      scores[touched[t]] = 0;
+      marked[touched[t]] = 0;
+    }
+    return ranked;
   }
 
   /** "More like this": the item's row of the model (zeros when the item is unknown). */
@@ -94,15 +140,20 @@ export class ItemModel {
     return scores;
   }
 
-  /** The item's row, ranked at training time. */
+  /** The item's row, ranked at training time: its positive head, scaled to (0, 1]. */
   rankedRelated(itemId: string): RankedIndexes | undefined {
     const i = this.indexOf.get(itemId);
     if (i === undefined) return undefined;
-    const { rowStart, cols, values } = this.data.related;
-    return {
-      order: cols.subarray(rowStart[i], rowStart[i + 1]),
-      strength: values.subarray(rowStart[i], rowStart[i + 1]),
-    };
+    const rows = this.data.related ?? this.data.sparse;
+    if (!rows) return undefined;
+    const start = rows.rowStart[i];
+    let end = start;
+    const last = Math.min(rows.rowStart[i + 1], start + RELATED_KEPT);
+    while (end < last && rows.values[end] > 0) end++;
+    const order = rows.cols.subarray(start, end);
+    if (this.data.related) return { order, strength: rows.values.subarray(start, end) };
+    const top = end > start ? rows.values[start] : 1;
+    return { order, strength: rows.values.slice(start, end).map((value) => value / top) };
   }
 
   popularity(index: number): number {
@@ -139,14 +190,7 @@ export function rankRelatedRows(
   data: Omit<ItemModelData, 'related'>,
   kept = RELATED_KEPT,
 ): SparseWeights {
-  const model = new ItemModel({
-    ...data,
-    related: {
-      rowStart: new Int32Array(data.itemIds.length + 1),
-      cols: new Int32Array(0),
-      values: new Float32Array(0),
-    },
-  });
+  const model = new ItemModel(data);
   const rowStart = [0];
   const cols: number[] = [];
   const values: number[] = [];
@@ -174,11 +218,20 @@ export function rankPositive(
   scores: ArrayLike<number>,
   ids: readonly string[],
   kept = Infinity,
+  /** The only indexes that may score above 0 (all when absent). */
+  candidates?: Int32Array,
 ): RankedIndexes {
   const better = (a: number, b: number) =>
     scores[a] > scores[b] || (scores[a] === scores[b] && ids[a] < ids[b]);
-  const heap = new WorstFirstHeap(Math.min(kept, scores.length), better);
-  for (let i = 0; i < scores.length; i++) if (scores[i] > 0) heap.offer(i);
+  const heap = new WorstFirstHeap(
+    Math.min(kept, candidates ? candidates.length : scores.length),
+    better,
+  );
+  if (candidates) {
+    for (const i of candidates) if (scores[i] > 0) heap.offer(i);
+  } else {
+    for (let i = 0; i < scores.length; i++) if (scores[i] > 0) heap.offer(i);
+  }
   const order = heap.items().sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
   const top = order.length > 0 ? scores[order[0]] : 1;
   const strength = Float32Array.from(order, (i) => scores[i] / top);
@@ -238,60 +291,87 @@ class WorstFirstHeap {
   }
 }
 
+/** A typed-array section of a snapshot. */
+type Part = 'popularity' | 'dense' | `${'sparse' | 'related'}.${'rowStart' | 'cols' | 'values'}`;
+
 interface Header extends Omit<ItemModelData, 'popularity' | 'dense' | 'sparse' | 'related'> {
-  /** Byte lengths of the binary sections, in order: popularity, related (3), dense | sparse (3). */
+  /** The binary sections, in order, and their byte lengths. */
+  parts: Part[];
   sections: number[];
+}
+
+function partsOf(data: ItemModelData): Array<[Part, Int32Array | Float32Array]> {
+  const rows = (
+    name: 'sparse' | 'related',
+    w: SparseWeights,
+  ): Array<[Part, Int32Array | Float32Array]> => [
+    [`${name}.rowStart`, w.rowStart],
+    [`${name}.cols`, w.cols],
+    [`${name}.values`, w.values],
+  ];
+  return [
+    ['popularity', data.popularity],
+    ...(data.related ? rows('related', data.related) : []),
+    ...(data.dense ? [['dense', data.dense] as [Part, Float32Array]] : []),
+    ...(data.sparse ? rows('sparse', data.sparse) : []),
+  ];
 }
 
 /** One binary blob: 4-byte header length, JSON header, then the typed arrays (8-byte aligned). */
 export function encodeModel(data: ItemModelData): Buffer {
-  const { popularity, dense, sparse, related, ...meta } = data;
-  const arrays: ArrayBufferView[] = [
-    popularity,
-    related.rowStart,
-    related.cols,
-    related.values,
-    ...(dense ? [dense] : []),
-    ...(sparse ? [sparse.rowStart, sparse.cols, sparse.values] : []),
-  ];
-  const header: Header = { ...meta, sections: arrays.map((a) => a.byteLength) };
+  const { popularity: _p, dense: _d, sparse: _s, related: _r, ...meta } = data;
+  const parts = partsOf(data);
+  const header: Header = {
+    ...meta,
+    parts: parts.map(([name]) => name),
+    sections: parts.map(([, array]) => array.byteLength),
+  };
   const json = Buffer.from(JSON.stringify(header));
-  const parts: Buffer[] = [Buffer.alloc(4), json];
-  parts[0].writeUInt32LE(json.length);
+  const chunks: Buffer[] = [Buffer.alloc(4), json];
+  chunks[0].writeUInt32LE(json.length);
   let offset = 4 + json.length;
-  for (const array of arrays) {
+  for (const [, array] of parts) {
     const pad = (8 - (offset % 8)) % 8;
-    parts.push(Buffer.alloc(pad), Buffer.from(array.buffer, array.byteOffset, array.byteLength));
+    chunks.push(Buffer.alloc(pad), Buffer.from(array.buffer, array.byteOffset, array.byteLength));
     offset += pad + array.byteLength;
   }
-  return Buffer.concat(parts);
+  return Buffer.concat(chunks);
 }
 
 export function decodeModel(blob: Buffer): ItemModelData {
   const headerLength = blob.readUInt32LE(0);
   const header = JSON.parse(blob.subarray(4, 4 + headerLength).toString()) as Header;
   let offset = 4 + headerLength;
-  const sections = header.sections.map((length) => {
+  const views = new Map<Part, { buffer: ArrayBuffer; at: number; length: number }>();
+  header.sections.forEach((length, k) => {
     offset += (8 - (offset % 8)) % 8;
     const at = blob.byteOffset + offset;
     offset += length;
     // Views on the blob itself when aligned (it is 8-byte aligned as written): loading a model
     // copies nothing on the serving thread. Otherwise a copy, aligned for the typed arrays.
-    if (at % 8 === 0) return { buffer: blob.buffer, at, length };
-    return { buffer: new Uint8Array(blob.subarray(offset - length, offset)).buffer, at: 0, length };
+    views.set(
+      header.parts[k],
+      at % 8 === 0
+        ? { buffer: blob.buffer as ArrayBuffer, at, length }
+        : { buffer: new Uint8Array(blob.subarray(offset - length, offset)).buffer, at: 0, length },
+    );
   });
-  const { sections: _, ...meta } = header;
-  const int32 = (k: number) =>
-    new Int32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
-  const float32 = (k: number) =>
-    new Float32Array(sections[k].buffer, sections[k].at, sections[k].length / 4);
-  const weights = (k: number) => ({
-    rowStart: int32(k),
-    cols: int32(k + 1),
-    values: float32(k + 2),
+  const { sections: _, parts: _parts, ...meta } = header;
+  const view = <T>(part: Part, make: (buffer: ArrayBuffer, at: number, length: number) => T) => {
+    const found = views.get(part);
+    if (!found) throw new Error(`model snapshot without ${part}`);
+    return make(found.buffer, found.at, found.length / 4);
+  };
+  const int32 = (part: Part) => view(part, (b, at, n) => new Int32Array(b, at, n));
+  const float32 = (part: Part) => view(part, (b, at, n) => new Float32Array(b, at, n));
+  const rows = (name: 'sparse' | 'related'): SparseWeights => ({
+    rowStart: int32(`${name}.rowStart`),
+    cols: int32(`${name}.cols`),
+    values: float32(`${name}.values`),
   });
-  const data: ItemModelData = { ...meta, popularity: float32(0), related: weights(1) };
-  if (header.algorithm === 'ease') data.dense = float32(4);
-  else data.sparse = weights(4);
+  const data: ItemModelData = { ...meta, popularity: float32('popularity') };
+  if (views.has('related.rowStart')) data.related = rows('related');
+  if (views.has('dense')) data.dense = float32('dense');
+  if (views.has('sparse.rowStart')) data.sparse = rows('sparse');
   return data;
 }

@@ -83,7 +83,7 @@ export class ModelRegistry {
 
   private async train(organization: string): Promise<ItemModel | undefined> {
     const columns = await collectColumns(this.options.interactions.scan(organization));
-    if (columns.userIds.length === 0) return this.models.get(organization);
+    if (columns.length === 0) return this.models.get(organization);
     const version = (await this.options.snapshots.latestVersion(organization)) + 1;
     const { blob, data } = await trainInWorker(
       columns,

@@ -1,28 +1,31 @@
 import { trainEase } from './ease';
 import { rankRelatedRows, type Algorithm, type ItemModelData } from './item-model';
 import { trainItemKnn } from './item-knn';
+import { trainSparseEase, type SparseEaseOptions } from './sparse-ease';
 import { itemPopularity, type TrainingSet } from './training-set';
 
 export interface TrainingOptions {
-  /** 'auto' picks EASE up to easeMaxItems items (and from easeMinInteractions on), item-kNN beyond. */
+  /**
+   * 'auto': EASE up to easeMaxItems items, sparse EASE beyond, item-kNN below
+   * easeMinInteractions interactions (see chooseAlgorithm).
+   */
   algorithm: Algorithm | 'auto';
   easeLambda: number;
   easeMaxItems: number;
   easeMinInteractions: number;
   knnNeighbours: number;
+  sparseEase: SparseEaseOptions;
 }
 
 /**
- * EASE's dense inverse costs items^3 time and items^2 memory, so large catalogs get item-kNN. On
- * a few hundred interactions EASE's lambda (set for real data) swamps the counts, so small data
- * gets item-kNN too.
+ * EASE's dense inverse costs items^3 time and items^2 memory, so catalogs above easeMaxItems get
+ * its neighbourhood form (sparse_ease), linear in items x neighbours. On a few hundred
+ * interactions both lambdas (set for real data) swamp the counts, so such data gets item-kNN.
  */
 export function chooseAlgorithm(set: TrainingSet, options: TrainingOptions): Algorithm {
   if (options.algorithm !== 'auto') return options.algorithm;
-  return set.itemIds.length <= options.easeMaxItems &&
-    set.interactions >= options.easeMinInteractions
-    ? 'ease'
-    : 'item_knn';
+  if (set.interactions < options.easeMinInteractions) return 'item_knn';
+  return set.itemIds.length <= options.easeMaxItems ? 'ease' : 'sparse_ease';
 }
 
 /** Trains synchronously (call it in a worker thread; see trainer.ts). */
@@ -33,11 +36,7 @@ export function trainModel(
 ): ItemModelData {
   const started = Date.now();
   const algorithm = chooseAlgorithm(set, options);
-  const weights =
-    algorithm === 'ease'
-      ? { dense: trainEase(set, options.easeLambda) }
-      : { sparse: trainItemKnn(set, options.knnNeighbours) };
-  const data = {
+  const data: ItemModelData = {
     algorithm,
     version,
     trainedAt: new Date().toISOString(),
@@ -46,8 +45,14 @@ export function trainModel(
     interactions: set.interactions,
     itemIds: set.itemIds,
     popularity: itemPopularity(set),
-    ...weights,
   };
-  const related = rankRelatedRows(data);
-  return { ...data, related, trainingMs: Date.now() - started };
+  if (algorithm === 'ease') {
+    data.dense = trainEase(set, options.easeLambda);
+    data.related = rankRelatedRows(data);
+  } else if (algorithm === 'sparse_ease') {
+    data.sparse = trainSparseEase(set, options.sparseEase);
+  } else {
+    data.sparse = trainItemKnn(set, options.knnNeighbours);
+  }
+  return { ...data, trainingMs: Date.now() - started };
 }

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { encodeModel } from './item-model';
 import { trainModel, type TrainingOptions } from './train-model';
-import { buildTrainingSet, fromColumns, type InteractionColumns } from './training-set';
+import { trainingSetFromColumns, type InteractionColumns } from './training-set';
 
 /** Worker-thread entry: folds the log and trains one model off the serving thread, posts it back encoded. */
 const { columns, options, halfLifeDays, version } = workerData as {
@@ -11,7 +11,7 @@ const { columns, options, halfLifeDays, version } = workerData as {
   version: number;
 };
 const blob = encodeModel(
-  trainModel(buildTrainingSet(fromColumns(columns), halfLifeDays), options, version),
+  trainModel(trainingSetFromColumns(columns, halfLifeDays), options, version),
 );
 const bytes = new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength).slice();
 parentPort!.postMessage(bytes, [bytes.buffer]);

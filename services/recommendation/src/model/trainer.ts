@@ -19,8 +19,16 @@ export function trainInWorker(
   version: number,
 ): Promise<TrainedModel> {
   return new Promise((resolve, reject) => {
+    // The log's arrays move to the worker (transferred, not copied): the caller gives them up.
     const worker = new Worker(join(__dirname, 'train-worker.js'), {
       workerData: { columns, options, halfLifeDays, version },
+      transferList: [
+        columns.users.buffer,
+        columns.items.buffer,
+        columns.types.buffer,
+        columns.values.buffer,
+        columns.timestamps.buffer,
+      ],
     });
     let settled = false;
     worker.once('message', (bytes: Uint8Array) => {

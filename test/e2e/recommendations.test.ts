@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { api } from '../support/http';
+import { api, callApi } from '../support/http';
+import { mesh } from '../support/mesh';
+import { secondOrganization } from './knowledge.test';
 
 const ITEMS = [
   {
@@ -100,5 +102,55 @@ describe('e2e: recommendations', () => {
     expect(deleted.status).to.be.oneOf([200, 204]);
     const gone = await api('/api/v2/catalog/items/mug');
     expect(gone.status).to.equal(404);
+  });
+
+  it('never answers empty: catalog items before any interaction, then popularity before the first model', async () => {
+    const m = await mesh();
+    const key = await secondOrganization();
+    const call = (path: string, body: unknown) => callApi(m.gatewayUrl, key, path, { body });
+    const catalog = [
+      ...ITEMS,
+      { itemId: 'gone', catalog: 'ecommerce', title: 'Sold out', categories: [], available: false },
+    ];
+    expect((await call('/api/v2/catalog/items', { items: catalog })).status).to.equal(200);
+
+    const first = await call('/api/v2/ai/recommendations', { userId: 'anyone' });
+    expect(first.status, first.text).to.equal(200);
+    const firstIds = first.body.recommendations.map((r: { itemId: string }) => r.itemId);
+    expect(firstIds).to.have.members(ITEMS.map((i) => i.itemId));
+    for (const r of first.body.recommendations) expect(r.reason).to.equal('catalog');
+
+    // Ten purchases of socks, two of the tent; no training asked for: the answer comes at once.
+    const interactions = [
+      ...Array.from({ length: 10 }, (_, i) => ({
+        userId: `w${i}`,
+        itemId: 'socks',
+        type: 'purchase',
+      })),
+      ...Array.from({ length: 2 }, (_, i) => ({
+        userId: `c${i}`,
+        itemId: 'tent',
+        type: 'purchase',
+      })),
+    ];
+    expect((await call('/api/v2/interactions', { interactions })).status).to.equal(200);
+    const popular = await call('/api/v2/ai/recommendations', {
+      userId: 'newcomer',
+      numRecommendations: 2,
+    });
+    expect(popular.status, popular.text).to.equal(200);
+    expect(popular.body.recommendations.map((r: { itemId: string }) => r.itemId)).to.deep.equal([
+      'socks',
+      'tent',
+    ]);
+    for (const r of popular.body.recommendations) expect(r.reason).to.equal('popular');
+    // Filtered as usual: a price range only the tent is in.
+    const filtered = await call('/api/v2/ai/recommendations', {
+      userId: 'newcomer',
+      minPrice: 100,
+    });
+    expect(filtered.body.recommendations.map((r: { itemId: string }) => r.itemId)).to.deep.equal([
+      'tent',
+    ]);
   });
 });

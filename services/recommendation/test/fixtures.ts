@@ -17,12 +17,14 @@ import { loadRecommendationConfig } from '../src/config';
 import { DataUpdatedPublisher } from '@switchyard/shared';
 import { ReplicaEvents } from '../src/events/interaction-events';
 import { recommendationHandlers, type HandlerDeps } from '../src/handlers';
+import { decodeModel } from '../src/model/item-model';
 import { ModelRegistry } from '../src/model/model-registry';
 import { RebuildScheduler } from '../src/model/rebuild-scheduler';
 import { UserProfiles } from '../src/model/user-profiles';
 import { InMemoryInteractionStore } from '../src/store/interactions/memory';
 import { InMemoryItemStore } from '../src/store/items/memory';
 import { InMemoryModelSnapshotStore } from '../src/store/snapshots/memory';
+import type { ModelSnapshot, ModelSnapshotStore } from '../src/store/snapshots/port';
 
 export function context(organization = 'org_a'): CallContext {
   return { organization, keyId: 'key_test', requestId: `req_${organization}_1` };
@@ -32,17 +34,25 @@ export function context(organization = 'org_a'): CallContext {
 export const TEST_CONFIG = loadRecommendationConfig({ RECOMMENDATION_REBUILD_DELAY_MS: '3600000' });
 
 /** Handlers of one replica on in-memory stores; the scheduler is not started. */
-export function buildHandlers(options: { bus?: EventBus; maxBatchSize?: number } = {}) {
+export function buildHandlers(
+  options: {
+    bus?: EventBus;
+    maxBatchSize?: number;
+    snapshots?: ModelSnapshotStore;
+    popularityFirstFrom?: number;
+  } = {},
+) {
   const bus = options.bus ?? new InMemoryEventBus();
   const logger = silentLogger();
   const interactions = new InMemoryInteractionStore();
   const replicaEvents = new ReplicaEvents(bus, logger);
   const models = new ModelRegistry({
     interactions,
-    snapshots: new InMemoryModelSnapshotStore(),
+    snapshots: options.snapshots ?? new InMemoryModelSnapshotStore(),
     logger,
     training: TEST_CONFIG.training,
     halfLifeDays: TEST_CONFIG.decayHalfLifeDays,
+    popularityFirstFrom: options.popularityFirstFrom,
   });
   const scheduler = new RebuildScheduler(
     models,
@@ -191,3 +201,13 @@ export const SHOP_INTERACTIONS: Interaction__Output[] = [
   interaction('u9', 'T2', 'ticket'),
   interaction('alice', 'A', 'purchase'),
 ];
+
+/** Snapshots in memory, remembering what was published ("version:algorithm"). */
+export class RecordingSnapshotStore extends InMemoryModelSnapshotStore {
+  readonly published: string[] = [];
+
+  override async publish(organization: string, snapshot: ModelSnapshot): Promise<boolean> {
+    this.published.push(`${snapshot.version}:${decodeModel(snapshot.blob).algorithm}`);
+    return super.publish(organization, snapshot);
+  }
+}

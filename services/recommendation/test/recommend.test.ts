@@ -6,6 +6,7 @@ import {
   item,
   interaction,
   recommendRequest,
+  RecordingSnapshotStore,
   SHOP_INTERACTIONS,
   SHOP_ITEMS,
 } from './fixtures';
@@ -193,5 +194,56 @@ describe('Recommend (hand-built shop data)', () => {
     const other = context('org_b');
     expect(ids(await handlers.recommend(recommendRequest('alice'), other))).to.deep.equal([]);
     await expectAppError(handlers.getItem({ item_id: 'A' }, other), 'not_found');
+  });
+});
+
+describe('Recommend before the first model', () => {
+  const ctx = context('org_a');
+
+  it('answers catalog items when nothing was recorded, popularity of what was recorded before training', async () => {
+    const { handlers, deps } = buildHandlers();
+    await handlers.upsertItems({ items: SHOP_ITEMS }, ctx);
+    const catalogOnly = await handlers.recommend(
+      recommendRequest('anyone', { num_recommendations: 100 }),
+      ctx,
+    );
+    expect(catalogOnly.recommendations!.length).to.be.greaterThan(0);
+    for (const r of catalogOnly.recommendations!) {
+      expect(r.reason).to.equal('catalog');
+      expect(r.item!.available).to.equal(true);
+    }
+    await handlers.recordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
+    expect(deps.models.current('org_a'), 'no model trained yet').to.equal(undefined);
+    const before = await handlers.recommend(recommendRequest('newcomer'), ctx);
+    await handlers.rebuildModel({}, ctx);
+    const after = await handlers.recommend(recommendRequest('newcomer'), ctx);
+    expect(new Set(Object.values(reasons(before)))).to.deep.equal(new Set(['popular']));
+    // The tally counts each interaction's weight, the model the users' folded weights: same head.
+    expect(ids(before).slice(0, 2)).to.deep.equal(ids(after).slice(0, 2));
+    expect(ids(before)[0]).to.equal('D');
+  });
+
+  it("publishes popularity as a large organization's first snapshot, then the trained model", async () => {
+    const snapshots = new RecordingSnapshotStore();
+    const { handlers } = buildHandlers({ snapshots, popularityFirstFrom: 10 });
+    const published = snapshots.published;
+    await handlers.upsertItems({ items: SHOP_ITEMS }, ctx);
+    await handlers.recordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
+    const info = await handlers.rebuildModel({}, ctx);
+    expect(info.version).to.equal(2);
+    expect(published).to.deep.equal(['1:popularity', `2:${info.algorithm}`]);
+    await handlers.recordInteractions({ interactions: [interaction('zed', 'B', 'purchase')] }, ctx);
+    await handlers.rebuildModel({}, ctx);
+    expect(published.slice(2), 'later trainings publish models only').to.deep.equal([
+      `3:${info.algorithm}`,
+    ]);
+  });
+
+  it('trains a small log straight away: its first snapshot is the model', async () => {
+    const snapshots = new RecordingSnapshotStore();
+    const { handlers } = buildHandlers({ snapshots });
+    await handlers.recordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
+    const info = await handlers.rebuildModel({}, ctx);
+    expect(snapshots.published).to.deep.equal([`1:${info.algorithm}`]);
   });
 });

@@ -276,6 +276,29 @@ contractSuite<Backend>('InteractionStore', fixtures, (backend) => {
     expect(found.map((i) => i.itemId)).to.deep.equal(['rock1']);
   });
 
+  it('browses available items, of one catalog when asked, within the organization and the limit', async () => {
+    const { items } = await backend().open();
+    const base = {
+      title: 't',
+      attributesJson: '{}',
+      categories: [],
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await items.upsert('org_a', [
+      { ...base, itemId: 'e1', catalog: 'ecommerce', available: true },
+      { ...base, itemId: 'e2', catalog: 'ecommerce', available: false },
+      { ...base, itemId: 't1', catalog: 'ticketing', available: true },
+      { ...base, itemId: 't2', catalog: 'ticketing', available: true },
+    ]);
+    await items.upsert('org_b', [{ ...base, itemId: 'b1', catalog: 'ecommerce', available: true }]);
+    const other = (await backend().open()).items;
+    const ids = (found: CatalogItem[]) => found.map((i) => i.itemId).sort();
+    expect(ids(await other.browse('org_a', undefined, 10))).to.deep.equal(['e1', 't1', 't2']);
+    expect(ids(await other.browse('org_a', 'ecommerce', 10))).to.deep.equal(['e1']);
+    expect(await other.browse('org_a', 'ticketing', 1)).to.have.length(1);
+    expect(await other.browse('org_c', undefined, 10)).to.deep.equal([]);
+  });
+
   it('streams a large log without loading it at once', async () => {
     const { interactions } = await backend().open();
     const log = Array.from({ length: 2500 }, (_, i) => interaction(`u${i % 50}`, `i${i % 97}`));

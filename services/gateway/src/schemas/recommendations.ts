@@ -128,7 +128,7 @@ export const RecommendationsResponse: JsonSchema = {
           reason: {
             type: 'string',
             description:
-              'related_to_current_item, similar_to_current_item (metadata), co_occurrence (the user history) or popular',
+              'related_to_current_item, similar_to_current_item (metadata), co_occurrence (the user history), popular, or catalog (nothing recorded yet)',
           },
           item: { oneOf: [CatalogItem, { type: 'null' }] },
         },

@@ -54,14 +54,21 @@ export async function recommend(
   const organization = requireOrganization(context);
   const { count, filters } = validate(request);
   const profile = await deps.profiles.get(organization, request.user_id);
-  const result = await rankForUser(deps.models.current(organization), profile, deps.items, {
-    organization,
-    userId: request.user_id,
-    currentItemId: request.current_item_id || undefined,
-    count,
-    filters,
-    now: (deps.now?.() ?? new Date()).getTime(),
-  });
+  const model = deps.models.current(organization);
+  const result = await rankForUser(
+    model,
+    profile,
+    deps.items,
+    {
+      organization,
+      userId: request.user_id,
+      currentItemId: request.current_item_id || undefined,
+      count,
+      filters,
+      now: (deps.now?.() ?? new Date()).getTime(),
+    },
+    model ? [] : deps.models.popularBeforeModel(organization),
+  );
   if (result.currentItemIgnored) {
     // Not an error: the page may show an item not ingested yet. Only logged, the response shape stays.
     deps.logger.debug(

@@ -79,6 +79,7 @@ export async function recordInteractions(
   errors.throwIfAny();
 
   const stored = await deps.interactions.append(organization, valid);
+  deps.models.recorded(organization, stored);
   const userIds = [...new Set(valid.map((i) => i.userId))];
   // This replica at once (read your writes), the others through the bus.
   deps.profiles.invalidate(organization, userIds);

@@ -3,6 +3,9 @@ import type { SparseWeights } from './co-occurrence';
 /** EASE (dense, small catalogs), its neighbourhood form (large catalogs), item-kNN (small data). */
 export type Algorithm = 'ease' | 'sparse_ease' | 'item_knn';
 
+/** A model of popularity alone, published while an organization's first real model trains. */
+export type ModelKind = Algorithm | 'popularity';
+
 /** Item indexes with a positive score, best first (ties by item id), and their scores scaled to (0, 1]. */
 export interface RankedIndexes {
   order: Int32Array;
@@ -14,7 +17,7 @@ export const RELATED_KEPT = 100;
 
 /** What a trained model holds; the snapshot every replica loads. */
 export interface ItemModelData {
-  algorithm: Algorithm;
+  algorithm: ModelKind;
   version: number;
   trainedAt: string;
   trainingMs: number;

@@ -1,8 +1,10 @@
 import type { Logger } from '@switchyard/shared';
-import { decodeModel, ItemModel } from './item-model';
+import { decodeModel, encodeModel, ItemModel } from './item-model';
+import { PopularityTally } from './popularity-tally';
 import type { TrainingOptions } from './train-model';
 import { trainInWorker } from './trainer';
-import { collectColumns } from './training-set';
+import { collectColumns, columnsPopularity, type InteractionColumns } from './training-set';
+import type { UserInteraction } from './types';
 import type { InteractionStore } from '../store/interactions/port';
 import type { ModelSnapshotStore } from '../store/snapshots/port';
 
@@ -12,9 +14,17 @@ export interface ModelRegistryOptions {
   logger: Logger;
   training: TrainingOptions;
   halfLifeDays: number;
+  /**
+   * From this many interactions on, an organization's first training publishes a popularity
+   * snapshot before it trains (see publishPopularity). Smaller logs train in about a second.
+   */
+  popularityFirstFrom?: number;
   /** Tells the other replicas a new version is stored (model.published). */
   announce?: (organization: string, version: number, algorithm: string) => Promise<void>;
 }
+
+/** See ModelRegistryOptions.popularityFirstFrom. */
+const POPULARITY_FIRST_FROM = 100_000;
 
 /**
  * The organizations' models as this replica serves them: the newest published snapshot. Any
@@ -24,11 +34,35 @@ export interface ModelRegistryOptions {
 export class ModelRegistry {
   private readonly models = new Map<string, ItemModel>();
   private readonly rebuilding = new Map<string, Promise<ItemModel | undefined>>();
+  /** Organizations without a model yet: popularity of what this replica recorded meanwhile. */
+  private readonly tallies = new Map<string, PopularityTally>();
 
   constructor(private readonly options: ModelRegistryOptions) {}
 
   current(organization: string): ItemModel | undefined {
     return this.models.get(organization);
+  }
+
+  /** Interactions this replica stored: counted for popularity while the organization has no model. */
+  recorded(organization: string, interactions: readonly UserInteraction[]): void {
+    if (this.models.has(organization) || interactions.length === 0) return;
+    let tally = this.tallies.get(organization);
+    if (!tally) this.tallies.set(organization, (tally = new PopularityTally()));
+    tally.add(interactions);
+  }
+
+  /**
+   * Before an organization's first model (and its popularity snapshot) is served: its items by
+   * the popularity of what this replica recorded since it started, most popular first.
+   */
+  popularBeforeModel(organization: string): Array<{ itemId: string; weight: number }> {
+    if (this.models.has(organization)) return [];
+    return this.tallies.get(organization)?.ranked() ?? [];
+  }
+
+  private serve(organization: string, model: ItemModel): void {
+    this.models.set(organization, model);
+    this.tallies.delete(organization);
   }
 
   /** Loads the newest published snapshot when it is newer than the one served. */
@@ -39,7 +73,7 @@ export class ModelRegistry {
     const snapshot = await this.options.snapshots.latest(organization);
     if (!snapshot) return served;
     const model = new ItemModel(decodeModel(snapshot.blob));
-    if (!served || served.data.version < model.data.version) this.models.set(organization, model);
+    if (!served || served.data.version < model.data.version) this.serve(organization, model);
     return this.models.get(organization);
   }
 
@@ -84,7 +118,11 @@ export class ModelRegistry {
   private async train(organization: string): Promise<ItemModel | undefined> {
     const columns = await collectColumns(this.options.interactions.scan(organization));
     if (columns.length === 0) return this.models.get(organization);
-    const version = (await this.options.snapshots.latestVersion(organization)) + 1;
+    let version = (await this.options.snapshots.latestVersion(organization)) + 1;
+    const popularityFirst =
+      version === 1 &&
+      columns.length >= (this.options.popularityFirstFrom ?? POPULARITY_FIRST_FROM);
+    if (popularityFirst && (await this.publishPopularity(organization, columns))) version++;
     const { blob, data } = await trainInWorker(
       columns,
       this.options.training,
@@ -93,7 +131,7 @@ export class ModelRegistry {
     );
     const published = await this.options.snapshots.publish(organization, { version, blob });
     if (!published) return this.refresh(organization); // another replica published this version first
-    this.models.set(organization, new ItemModel(data));
+    this.serve(organization, new ItemModel(data));
     this.options.logger.info(
       {
         organization,
@@ -107,5 +145,34 @@ export class ModelRegistry {
     );
     await this.options.announce?.(organization, version, data.algorithm);
     return this.models.get(organization);
+  }
+
+  /**
+   * The organization's first snapshot, popularity alone (computed here in a few milliseconds per
+   * million interactions), published while its first model trains: every replica answers from
+   * it meanwhile. It counts as trained on no interaction, so it never passes for a current model.
+   */
+  private async publishPopularity(
+    organization: string,
+    columns: InteractionColumns,
+  ): Promise<boolean> {
+    const model = new ItemModel({
+      algorithm: 'popularity',
+      version: 1,
+      trainedAt: new Date().toISOString(),
+      trainingMs: 0,
+      users: columns.userCount,
+      interactions: 0,
+      itemIds: columns.itemIds,
+      popularity: columnsPopularity(columns),
+    });
+    const published = await this.options.snapshots.publish(organization, {
+      version: 1,
+      blob: encodeModel(model.data),
+    });
+    if (!published) return false;
+    if (!this.models.has(organization)) this.serve(organization, model);
+    await this.options.announce?.(organization, 1, 'popularity');
+    return true;
   }
 }

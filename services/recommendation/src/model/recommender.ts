@@ -5,7 +5,7 @@ import type { Taste, UserProfile } from './user-profiles';
 import type { ItemStore } from '../store/items/port';
 
 export type Reason =
-  'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular';
+  'related_to_current_item' | 'similar_to_current_item' | 'co_occurrence' | 'popular' | 'catalog';
 
 export interface RecommendQuery {
   organization: string;
@@ -49,6 +49,8 @@ const RELATED_HEAD = 100;
 const PERSONAL_KEPT = 500;
 /** Items sharing a category with a current item the model does not know, looked at for metadata likeness. */
 const METADATA_CANDIDATES = 200;
+/** Catalog items looked at when nothing else fills the answer (no interaction recorded yet). */
+const CATALOG_CANDIDATES = 200;
 
 interface Candidate {
   itemId: string;
@@ -84,14 +86,17 @@ function fromArray(candidates: Candidate[]): CandidateList {
 /**
  * Ranks items for one user: items like the current item first (the model's row, or metadata for
  * an item the model does not know yet), then the model's scores for the user's items, then
- * popular items to fill up. Never returns the current item, items the user owns, unavailable,
- * past, deleted or filtered-out items.
+ * popular items to fill up (the model's popularity, or before the organization's first model
+ * `beforeModel`, the popularity of what this replica recorded), then, when even that leaves
+ * the answer short (no interaction recorded yet), other catalog items. Never returns the current
+ * item, items the user owns, unavailable, past, deleted or filtered-out items.
  */
 export async function recommend(
   model: ItemModel | undefined,
   profile: UserProfile,
   items: ItemStore,
   query: RecommendQuery,
+  beforeModel: ReadonlyArray<{ itemId: string; weight: number }> = [],
 ): Promise<RecommendResult> {
   const current = query.currentItemId
     ? await items.get(query.organization, query.currentItemId)
@@ -103,21 +108,16 @@ export async function recommend(
     ? await relatedCandidates(model, scored && tasteOf(scored), items, query.organization, current)
     : EMPTY;
   const personal = model && scored ? fromRanked(model, scored.ranked, 'co_occurrence') : EMPTY;
-  const popular = model ? popularCandidates(model) : EMPTY;
+  const popular = model ? popularCandidates(model) : tallyCandidates(beforeModel);
   // The popular fill stays in the current item's catalog unless the request names one.
   const fillFilters = { ...query.filters, catalog: query.filters.catalog ?? current?.catalog };
 
   const chosen: RankedItem[] = [];
   const taken = new Set<string>();
   const diversity = new DiversityCap(query.filters.maxPerCategory);
-  const tiers: Array<[CandidateList, Band, RequestFilters]> = [
-    [related, 'related', query.filters],
-    [personal, 'personal', query.filters],
-    [popular, 'popular', fillFilters],
-  ];
-  for (const [candidates, band, filters] of tiers) {
+  const fill = async (candidates: CandidateList, band: Band, filters: RequestFilters) => {
     const wanted = query.count - chosen.length;
-    if (wanted <= 0) break;
+    if (wanted <= 0) return;
     const accept = (item: CatalogItem) =>
       !excluded(item.itemId) &&
       !taken.has(item.itemId) &&
@@ -134,6 +134,18 @@ export async function recommend(
       taken.add(item.itemId);
       chosen.push(toRanked(candidate, item, band));
     }
+  };
+  await fill(related, 'related', query.filters);
+  await fill(personal, 'personal', query.filters);
+  await fill(popular, 'popular', fillFilters);
+  if (chosen.length < query.count && popular.length === 0) {
+    // Nothing recorded yet: any of the catalog's items rather than an empty answer.
+    const browsed = await items.browse(query.organization, fillFilters.catalog, CATALOG_CANDIDATES);
+    await fill(
+      fromArray(browsed.map((item) => ({ itemId: item.itemId, reason: 'catalog', strength: 1 }))),
+      'popular',
+      fillFilters,
+    );
   }
   return { recommendations: chosen, currentItemIgnored: Boolean(query.currentItemId) && !current };
 }
@@ -249,6 +261,21 @@ function rerankedByTaste(model: ItemModel, row: RankedIndexes, taste: Taste): Ca
       if (end > head) candidates.push(...rest.slice(Math.max(start, head), end));
       return candidates;
     },
+  };
+}
+
+/** Before the organization's first model: the replica's tally, as candidates. */
+function tallyCandidates(ranked: ReadonlyArray<{ itemId: string; weight: number }>): CandidateList {
+  if (ranked.length === 0) return EMPTY;
+  const top = ranked[0].weight;
+  return {
+    length: ranked.length,
+    slice: (start, end) =>
+      ranked.slice(start, end).map(({ itemId, weight }) => ({
+        itemId,
+        reason: 'popular' as const,
+        strength: weight / top,
+      })),
   };
 }
 

@@ -220,6 +220,24 @@ export function buildTrainingSet(
   return trainingSetFromColumns(columnsOf(interactions), halfLifeDays);
 }
 
+/**
+ * Popularity straight from the log (each interaction its type's weight, no decay or saturation):
+ * cheap enough for the serving thread, so a model of popularity alone can be published before
+ * the first real one is trained.
+ */
+export function columnsPopularity(columns: InteractionColumns): Float32Array {
+  const typeWeight = INTERACTION_TYPES.map((type) =>
+    type === 'rating' ? 0 : implicitWeight(type),
+  );
+  const popularity = new Float32Array(columns.itemIds.length);
+  for (let k = 0; k < columns.length; k++) {
+    const code = columns.types[k];
+    popularity[columns.items[k]] +=
+      code === RATING ? ratingWeight(columns.values[k]) : typeWeight[code];
+  }
+  return popularity;
+}
+
 /** Sum of the user weights per item: the popularity ranking for cold starts. */
 export function itemPopularity(set: TrainingSet): Float32Array {
   const popularity = new Float32Array(set.itemIds.length);

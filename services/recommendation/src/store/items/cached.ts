@@ -68,6 +68,10 @@ export class CachedItemStore implements ItemStore {
     return this.store.withCategories(organization, catalog, categories, limit);
   }
 
+  browse(organization: string, catalog: string | undefined, limit: number): Promise<CatalogItem[]> {
+    return this.store.browse(organization, catalog, limit);
+  }
+
   async delete(organization: string, itemId: string): Promise<boolean> {
     const deleted = await this.store.delete(organization, itemId);
     this.invalidate(organization, [itemId]);

@@ -49,6 +49,20 @@ export class InMemoryItemStore implements ItemStore {
     return found;
   }
 
+  async browse(
+    organization: string,
+    catalog: string | undefined,
+    limit: number,
+  ): Promise<CatalogItem[]> {
+    const found: CatalogItem[] = [];
+    for (const item of this.byOrganization.get(organization)?.values() ?? []) {
+      if (found.length === limit) break;
+      if (item.available && (catalog === undefined || item.catalog === catalog))
+        found.push(cloneItem(item));
+    }
+    return found;
+  }
+
   async delete(organization: string, itemId: string): Promise<boolean> {
     return this.byOrganization.get(organization)?.delete(itemId) ?? false;
   }

@@ -104,6 +104,22 @@ export class MongoItemStore implements ItemStore {
     return documents.map(toItem);
   }
 
+  async browse(
+    organization: string,
+    catalog: string | undefined,
+    limit: number,
+  ): Promise<CatalogItem[]> {
+    const documents = await this.items
+      .find({
+        organization,
+        ...(catalog === undefined ? {} : { catalog: catalog as CatalogItem['catalog'] }),
+        available: true,
+      })
+      .limit(limit)
+      .toArray();
+    return documents.map(toItem);
+  }
+
   async delete(organization: string, itemId: string): Promise<boolean> {
     return (
       (await this.items.deleteOne({ _id: scopedKey(organization, itemId) })).deletedCount === 1

@@ -14,6 +14,11 @@ export interface ItemStore {
     categories: readonly string[],
     limit: number,
   ): Promise<CatalogItem[]>;
+  /**
+   * Up to `limit` available items of the organization (of one catalog when given), in no
+   * particular order: what to show when nothing was recorded yet.
+   */
+  browse(organization: string, catalog: string | undefined, limit: number): Promise<CatalogItem[]>;
   /** false when the organization has no such item. */
   delete(organization: string, itemId: string): Promise<boolean>;
 }

@@ -38,6 +38,8 @@ async function main() {
       const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
       process.send({
         memory: `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, arrayBuffers ${mb(m.arrayBuffers)}`,
+        // The process's peak resident memory so far (worker threads included), in bytes.
+        maxRss: process.resourceUsage().maxRSS * 1024,
       });
     } else if (message.stop) {
       await mesh.stop();

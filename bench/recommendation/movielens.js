@@ -38,6 +38,16 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { stratifiedSplit, loadRatings, groupItemsByUser, rankingMetrics } = require('./protocol');
 const { timed } = require('./timing');
+const {
+  load,
+  memory,
+  printLatency,
+  forkServer,
+  latencyPhase,
+  gatewayPhase,
+  loadFromChildProcess,
+  post,
+} = require('./harness');
 
 const MODEL = path.join(__dirname, '../../services/recommendation/dist/src/model');
 const { buildTrainingSet } = require(path.join(MODEL, 'training-set.js'));
@@ -60,19 +70,6 @@ const PUBLISHED = [
   ['SAR (Recommenders benchmark)', 0.394],
   ['BiVAE (best published row)', 0.475],
 ];
-
-const load = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-
-function memory() {
-  if (global.gc) global.gc();
-  const m = process.memoryUsage();
-  return `rss ${mb(m.rss)}, heap ${mb(m.heapUsed)}, arrayBuffers ${mb(m.arrayBuffers)}`;
-}
 
 function loadMovies() {
   const genres = fs
@@ -160,64 +157,6 @@ function printMetrics(label, m, extra = '') {
   );
 }
 
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function printLatency(label, latencies) {
-  console.log(
-    `  ${label.padEnd(44)} n ${latencies.length}  p50 ${percentile(latencies, 50).toFixed(3)} ms  p99 ${percentile(latencies, 99).toFixed(3)} ms  max ${latencies[latencies.length - 1].toFixed(3)} ms  (load ${load()})`,
-  );
-}
-
-/** Runs a load client script (http-load.js, grpc-load.js) in its own process; resolves its sorted latencies. */
-function loadFromChildProcess(script, input) {
-  const { execFile } = require('node:child_process');
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      process.execPath,
-      [path.join(__dirname, script)],
-      { maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
-    );
-    child.stdin.end(JSON.stringify(input));
-  });
-}
-
-/**
- * A server script in its own process (mesh-process.js, floor-process.js), named in the phase
- * figures; next() is its next IPC message, request(message) sends one and waits for the answer.
- */
-function forkServer(script, name) {
-  const { fork } = require('node:child_process');
-  const child = fork(path.join(__dirname, script), {
-    execArgv: ['--expose-gc', ...(process.env.MESH_NODE_ARGS || '').split(' ').filter(Boolean)],
-  });
-  const replies = [];
-  const waiting = [];
-  child.on('message', (message) =>
-    waiting.length > 0 ? waiting.shift()(message) : replies.push(message),
-  );
-  const reply = () =>
-    new Promise((resolve) =>
-      replies.length > 0 ? resolve(replies.shift()) : waiting.push(resolve),
-    );
-  const next = () =>
-    Promise.race([
-      reply(),
-      new Promise((_, reject) =>
-        child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`))),
-      ),
-    ]);
-  return {
-    name,
-    pid: child.pid,
-    next,
-    request: (message) => (child.send(message), next()),
-    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.send({ stop: true }))),
-  };
-}
-
 /** The embedded mesh in its own process (mesh-process.js). */
 async function forkMesh() {
   const mesh = forkServer('mesh-process.js', 'mesh process');
@@ -244,34 +183,6 @@ async function stackMesh() {
       await upstream.stop();
     },
   };
-}
-
-/** One latency phase: the client in its own process, the server's CPU time, loop delay and GC pauses during it. */
-async function latencyPhase(server, label, script, input) {
-  await server.request({ reset: true });
-  const latencies = await loadFromChildProcess(script, input);
-  const { stats } = await server.request({ stats: true });
-  printLatency(label, latencies);
-  const { cpuMs, systemMs, loopDelay, gc } = stats;
-  const cpuPerCallMs = cpuMs / (latencies.length + input.warmUp);
-  // With IN_FLIGHT calls always waiting on one event loop, each waits for the others' CPU time.
-  console.log(
-    `  ${''.padEnd(44)} ${server.name}: CPU ${(cpuPerCallMs * 1000).toFixed(0)} us/call (${Math.round((100 * systemMs) / cpuMs)}% in the kernel; so ${IN_FLIGHT} in flight on one event loop wait about ${(IN_FLIGHT * cpuPerCallMs).toFixed(1)} ms each), ` +
-      `event-loop delay p99 ${loopDelay.p99.toFixed(1)} ms max ${loopDelay.max.toFixed(1)} ms, GC ${gc.count} pauses, ${gc.totalMs.toFixed(0)} ms in all, max ${gc.maxMs.toFixed(1)} ms, ` +
-      `promoted ${(gc.promotedBytes / Math.max(1, gc.scavenges) / 1e6).toFixed(2)} MB per scavenge (${(gc.promotedBytes / (latencies.length + input.warmUp) / 1000).toFixed(1)} KB per call)`,
-  );
-}
-
-async function post(mesh, route, body) {
-  const response = await fetch(`${mesh.gatewayUrl}${route}`, {
-    method: 'POST',
-    headers: { authorization: `X-API-Key ${mesh.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (response.status !== 200)
-    throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 async function throughHttp(train, test, movies) {
@@ -357,14 +268,12 @@ async function throughHttp(train, test, movies) {
     // Latency: every test user LATENCY_ROUNDS times more (the pass above warmed the profile cache
     // and the JIT); each client process warms its own connection first (WARM_UP calls, not measured).
     const calls = users.length * LATENCY_ROUNDS;
-    await latencyPhase(mesh, `gateway HTTP, ${IN_FLIGHT} in flight`, 'http-load.js', {
-      url: mesh.gatewayUrl,
-      apiKey: mesh.apiKey,
-      users,
-      calls,
-      inFlight: IN_FLIGHT,
-      warmUp: WARM_UP,
-    });
+    await gatewayPhase(
+      mesh,
+      `gateway HTTP, ${IN_FLIGHT} in flight`,
+      { users, calls, warmUp: WARM_UP },
+      IN_FLIGHT,
+    );
     await latencyPhase(
       mesh,
       `recommendation service gRPC, ${IN_FLIGHT} in flight`,
@@ -376,6 +285,7 @@ async function throughHttp(train, test, movies) {
         inFlight: IN_FLIGHT,
         warmUp: WARM_UP,
       },
+      IN_FLIGHT,
     );
     if (process.env.FLOOR !== '0') await floorPhases(mesh, users, calls);
     return quality;
@@ -412,20 +322,38 @@ async function floorPhases(mesh, users, calls) {
     const { grpcPort, httpUrl, relayUrl } = await floor.request({ answers: { grpc, http } });
     // A fresh process: its JIT and young generation settle over more calls than a warm mesh needs.
     const load = { users, calls, inFlight: IN_FLIGHT, warmUp: 10 * WARM_UP };
-    await latencyPhase(floor, `floor: bare node:http, canned answer`, 'http-load.js', {
-      url: httpUrl,
-      apiKey: 'floor',
-      ...load,
-    });
-    await latencyPhase(floor, `floor: bare grpc-js, canned answer`, 'grpc-load.js', {
-      address: `127.0.0.1:${grpcPort}`,
-      ...load,
-    });
-    await latencyPhase(floor, `floor: node:http -> grpc-js, canned answers`, 'http-load.js', {
-      url: relayUrl,
-      apiKey: 'floor',
-      ...load,
-    });
+    await latencyPhase(
+      floor,
+      `floor: bare node:http, canned answer`,
+      'http-load.js',
+      {
+        url: httpUrl,
+        apiKey: 'floor',
+        ...load,
+      },
+      IN_FLIGHT,
+    );
+    await latencyPhase(
+      floor,
+      `floor: bare grpc-js, canned answer`,
+      'grpc-load.js',
+      {
+        address: `127.0.0.1:${grpcPort}`,
+        ...load,
+      },
+      IN_FLIGHT,
+    );
+    await latencyPhase(
+      floor,
+      `floor: node:http -> grpc-js, canned answers`,
+      'http-load.js',
+      {
+        url: relayUrl,
+        apiKey: 'floor',
+        ...load,
+      },
+      IN_FLIGHT,
+    );
   } finally {
     await floor.stop();
   }

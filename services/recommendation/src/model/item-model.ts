@@ -25,6 +25,11 @@ export interface ItemModelData {
   interactions: number;
   itemIds: string[];
   popularity: Float32Array;
+  /**
+   * Item indexes with a positive popularity, most popular first (ties by id), ranked where the
+   * model is built (the worker): a catalog's sort never runs on the serving thread.
+   */
+  popularOrder?: Int32Array;
   /** EASE: n x n row-major item-item weights. */
   dense?: Float32Array;
   /** sparse_ease, item_knn: each item's row, sorted best first (ties: lower index). */
@@ -42,7 +47,6 @@ export interface ItemModelData {
  */
 export class ItemModel {
   private readonly indexOf = new Map<string, number>();
-  private popularRanking: number[] | undefined;
   /** Score buffer reused by rankUser: scoring a profile allocates nothing of the catalog's size. */
   private scratch: Float64Array<ArrayBuffer> | undefined;
   /** Sparse models: the indexes rankUser's scratch holds a score for, and a mark per index. */
@@ -164,15 +168,9 @@ export class ItemModel {
   }
 
   /** Item indexes by popularity, most popular first, ties by id. */
-  popular(): readonly number[] {
-    if (!this.popularRanking) {
-      const p = this.data.popularity;
-      const ids = this.data.itemIds;
-      this.popularRanking = [...p.keys()]
-        .filter((i) => p[i] > 0)
-        .sort((a, b) => p[b] - p[a] || (ids[a] < ids[b] ? -1 : 1));
-    }
-    return this.popularRanking;
+  popular(): ArrayLike<number> {
+    this.data.popularOrder ??= rankPositive(this.data.popularity, this.data.itemIds).order;
+    return this.data.popularOrder;
   }
 
   private addRow(scores: Float64Array, i: number, weight: number): void {
@@ -295,9 +293,16 @@ class WorstFirstHeap {
 }
 
 /** A typed-array section of a snapshot. */
-type Part = 'popularity' | 'dense' | `${'sparse' | 'related'}.${'rowStart' | 'cols' | 'values'}`;
+type Part =
+  | 'popularity'
+  | 'popularOrder'
+  | 'dense'
+  | `${'sparse' | 'related'}.${'rowStart' | 'cols' | 'values'}`;
 
-interface Header extends Omit<ItemModelData, 'popularity' | 'dense' | 'sparse' | 'related'> {
+interface Header extends Omit<
+  ItemModelData,
+  'popularity' | 'popularOrder' | 'dense' | 'sparse' | 'related'
+> {
   /** The binary sections, in order, and their byte lengths. */
   parts: Part[];
   sections: number[];
@@ -314,6 +319,7 @@ function partsOf(data: ItemModelData): Array<[Part, Int32Array | Float32Array]> 
   ];
   return [
     ['popularity', data.popularity],
+    ...(data.popularOrder ? [['popularOrder', data.popularOrder] as [Part, Int32Array]] : []),
     ...(data.related ? rows('related', data.related) : []),
     ...(data.dense ? [['dense', data.dense] as [Part, Float32Array]] : []),
     ...(data.sparse ? rows('sparse', data.sparse) : []),
@@ -322,7 +328,7 @@ function partsOf(data: ItemModelData): Array<[Part, Int32Array | Float32Array]> 
 
 /** One binary blob: 4-byte header length, JSON header, then the typed arrays (8-byte aligned). */
 export function encodeModel(data: ItemModelData): Buffer {
-  const { popularity: _p, dense: _d, sparse: _s, related: _r, ...meta } = data;
+  const { popularity: _p, popularOrder: _o, dense: _d, sparse: _s, related: _r, ...meta } = data;
   const parts = partsOf(data);
   const header: Header = {
     ...meta,
@@ -373,6 +379,7 @@ export function decodeModel(blob: Buffer): ItemModelData {
     values: float32(`${name}.values`),
   });
   const data: ItemModelData = { ...meta, popularity: float32('popularity') };
+  if (views.has('popularOrder')) data.popularOrder = int32('popularOrder');
   if (views.has('related.rowStart')) data.related = rows('related');
   if (views.has('dense')) data.dense = float32('dense');
   if (views.has('sparse.rowStart')) data.sparse = rows('sparse');

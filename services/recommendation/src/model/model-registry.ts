@@ -1,5 +1,5 @@
 import type { Logger } from '@switchyard/shared';
-import { decodeModel, encodeModel, ItemModel } from './item-model';
+import { decodeModel, encodeModel, ItemModel, rankPositive } from './item-model';
 import { PopularityTally } from './popularity-tally';
 import type { TrainingOptions } from './train-model';
 import { trainInWorker } from './trainer';
@@ -25,6 +25,8 @@ export interface ModelRegistryOptions {
 
 /** See ModelRegistryOptions.popularityFirstFrom. */
 const POPULARITY_FIRST_FROM = 100_000;
+/** Items a popularity snapshot ranks. */
+const POPULAR_HEAD = 1000;
 
 /**
  * The organizations' models as this replica serves them: the newest published snapshot. Any
@@ -156,6 +158,7 @@ export class ModelRegistry {
     organization: string,
     columns: InteractionColumns,
   ): Promise<boolean> {
+    const popularity = columnsPopularity(columns);
     const model = new ItemModel({
       algorithm: 'popularity',
       version: 1,
@@ -164,7 +167,9 @@ export class ModelRegistry {
       users: columns.userCount,
       interactions: 0,
       itemIds: columns.itemIds,
-      popularity: columnsPopularity(columns),
+      popularity,
+      // The head only (selected, not sorted): enough until the model replaces it.
+      popularOrder: rankPositive(popularity, columns.itemIds, POPULAR_HEAD).order,
     });
     const published = await this.options.snapshots.publish(organization, {
       version: 1,

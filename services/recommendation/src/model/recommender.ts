@@ -279,24 +279,24 @@ function tallyCandidates(ranked: ReadonlyArray<{ itemId: string; weight: number 
   };
 }
 
-const popularByModel = new WeakMap<ItemModel, CandidateList>();
-
-/** The model's popularity ranking as candidates, computed once per loaded model. */
+/** The model's popularity ranking as candidates, made a slice at a time. */
 function popularCandidates(model: ItemModel): CandidateList {
-  let candidates = popularByModel.get(model);
-  if (!candidates) {
-    const ranking = model.popular();
-    const top = ranking.length > 0 ? model.popularity(ranking[0]) : 0;
-    candidates = fromArray(
-      ranking.map((i) => ({
-        itemId: model.itemId(i),
-        reason: 'popular' as const,
-        strength: model.popularity(i) / top,
-      })),
-    );
-    popularByModel.set(model, candidates);
-  }
-  return candidates;
+  const order = model.popular();
+  if (order.length === 0) return EMPTY;
+  const top = model.popularity(order[0]);
+  return {
+    length: order.length,
+    slice: (start, end) => {
+      const candidates: Candidate[] = [];
+      for (let k = start; k < Math.min(end, order.length); k++)
+        candidates.push({
+          itemId: model.itemId(order[k]),
+          reason: 'popular',
+          strength: model.popularity(order[k]) / top,
+        });
+      return candidates;
+    },
+  };
 }
 
 /**

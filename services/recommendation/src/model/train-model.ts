@@ -1,5 +1,5 @@
 import { trainEase } from './ease';
-import { rankRelatedRows, type Algorithm, type ItemModelData } from './item-model';
+import { rankPositive, rankRelatedRows, type Algorithm, type ItemModelData } from './item-model';
 import { trainItemKnn } from './item-knn';
 import { trainSparseEase, type SparseEaseOptions } from './sparse-ease';
 import { itemPopularity, type TrainingSet } from './training-set';
@@ -46,6 +46,7 @@ export function trainModel(
     itemIds: set.itemIds,
     popularity: itemPopularity(set),
   };
+  data.popularOrder = rankPositive(data.popularity, data.itemIds).order;
   if (algorithm === 'ease') {
     data.dense = trainEase(set, options.easeLambda);
     data.related = rankRelatedRows(data);

@@ -13,5 +13,9 @@ const { columns, options, halfLifeDays, version } = workerData as {
 const blob = encodeModel(
   trainModel(trainingSetFromColumns(columns, halfLifeDays), options, version),
 );
-const bytes = new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength).slice();
+// A large blob owns its buffer whole: it moves as is; a small one may sit in Node's shared pool.
+const owned = blob.byteOffset === 0 && blob.byteLength === blob.buffer.byteLength;
+const bytes = owned
+  ? new Uint8Array(blob.buffer as ArrayBuffer)
+  : new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength).slice();
 parentPort!.postMessage(bytes, [bytes.buffer]);

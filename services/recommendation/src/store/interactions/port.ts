@@ -3,7 +3,9 @@ import type { UserInteraction } from '../../model/types';
 export interface InteractionToStore extends UserInteraction {
   /**
    * Set when the caller supplied the timestamp: an interaction with the same key is a retry of
-   * one already stored and is skipped, so a retried batch is not counted twice.
+   * one already stored and is skipped, so a retried batch is not counted twice. The key is made
+   * of the interaction's fields (userId, itemId, type, value, timestamp), so a store may compare
+   * those instead of keeping the key.
    */
   dedupeKey?: string;
 }

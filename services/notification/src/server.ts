@@ -15,8 +15,12 @@ import { WebhookFanOut } from './events/fan-out';
 import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
 import { UrlPolicy, type Resolver } from '@switchyard/shared';
-import { createStores, type NotificationStores, type OpenedStores } from './store';
-import { ChangePublishingWebhookStore } from './store/change-publishing-webhook-store';
+import {
+  ChangePublishingWebhookStore,
+  createStores,
+  type NotificationStores,
+  type OpenedStores,
+} from './store';
 import { LedgerSweeper } from './usage/ledger-sweeper';
 import { UsageLedger } from './usage/usage-ledger';
 

@@ -1,7 +1,6 @@
 import { silentLogger } from '@switchyard/shared/testing';
 import type { AnyEvent } from '@switchyard/shared';
-import { ChangePublishingWebhookStore } from '../src/store/change-publishing-webhook-store';
-import { InMemoryWebhookStore } from '../src/store/webhook-store';
+import { ChangePublishingWebhookStore, InMemoryWebhookStore } from '../src/store';
 import type { WebhookRecord } from '../src/model';
 import { expect } from './chai';
 

@@ -1,7 +1,7 @@
 import { currentTraceCarrier, type TraceCarrier } from '@switchyard/shared';
 import type { DeliveryEngine, NewDelivery } from '../delivery/engine';
 import type { WebhookEvent, WebhookRecord } from '../model';
-import type { WebhookStore } from '../store/webhook-store';
+import type { WebhookStore } from '../store/webhooks/port';
 
 /** One event to fan out: its webhooks' body, plus `also` (e.g. a request's callback). */
 export interface FanOutEvent {

@@ -9,7 +9,7 @@ import {
   type WebhookRecord,
 } from '../model';
 import type { UrlPolicy } from '@switchyard/shared';
-import type { WebhookStore } from '../store/webhook-store';
+import type { WebhookStore } from '../store/webhooks/port';
 
 export const DEFAULT_OVERLAP_SECONDS = 24 * 3600;
 const MAX_OVERLAP_SECONDS = 30 * 24 * 3600;

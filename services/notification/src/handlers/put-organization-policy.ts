@@ -3,7 +3,7 @@ import type {
   OrganizationPolicy,
   OrganizationPolicy__Output,
 } from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
-import type { OrganizationPolicyRecord } from '../store/policy-store';
+import type { OrganizationPolicyRecord } from '../store/policies/port';
 import { organizationOf } from './common';
 import type { HandlerDeps } from './deps';
 

@@ -1,7 +1,7 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import type { UpdateWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UpdateWebhookRequest';
 import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
-import type { WebhookPatch } from '../store/webhook-store';
+import type { WebhookPatch } from '../store/webhooks/port';
 import { checkedUrl, findWebhook, organizationOf, toWebhook, validateEvents } from './common';
 import type { HandlerDeps } from './deps';
 

@@ -1,5 +1,5 @@
 import type { OrgSigningSecret } from '../model';
-import type { SigningSecretStore } from '../store/signing-secret-store';
+import type { SigningSecretStore } from '../store/signing-secrets/port';
 import { activeSecrets, generateSecret, rotate } from './secrets';
 
 /** The 'dev' organization of embedded mode; its secret may come from DEV_SIGNING_SECRET. */

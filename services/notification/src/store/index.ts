@@ -1,13 +1,26 @@
 import { connectMongo, type Logger } from '@switchyard/shared';
+import type { Db } from 'mongodb';
 import type { NotificationConfig } from '../config';
-import { InMemoryDeliveryStore, type DeliveryStore } from './delivery-store';
-import { InMemorySigningSecretStore, type SigningSecretStore } from './signing-secret-store';
-import { InMemoryPolicyStore, type PolicyStore } from './policy-store';
-import { InMemoryThresholdStore, type ThresholdStore } from './threshold-store';
-import { InMemoryUsageLedgerStore, type UsageLedgerStore } from './usage-ledger-store';
-import { InMemoryWebhookStore, type WebhookStore } from './webhook-store';
-import { ensureIndexes, mongoStores } from './mongo';
+import { ensureIndexes } from './collections';
+import { InMemoryDeliveryStore } from './deliveries/memory';
+import { MongoDeliveryStore } from './deliveries/mongo';
+import type { DeliveryStore } from './deliveries/port';
+import { InMemoryPolicyStore } from './policies/memory';
+import { MongoPolicyStore } from './policies/mongo';
+import type { PolicyStore } from './policies/port';
 import { SecretBox } from './secret-box';
+import { InMemorySigningSecretStore } from './signing-secrets/memory';
+import { MongoSigningSecretStore } from './signing-secrets/mongo';
+import type { SigningSecretStore } from './signing-secrets/port';
+import { InMemoryThresholdStore } from './thresholds/memory';
+import { MongoThresholdStore } from './thresholds/mongo';
+import type { ThresholdStore } from './thresholds/port';
+import { InMemoryUsageLedgerStore } from './usage-ledger/memory';
+import { MongoUsageLedgerStore } from './usage-ledger/mongo';
+import type { UsageLedgerStore } from './usage-ledger/port';
+import { InMemoryWebhookStore } from './webhooks/memory';
+import { MongoWebhookStore } from './webhooks/mongo';
+import type { WebhookStore } from './webhooks/port';
 
 export interface NotificationStores {
   webhooks: WebhookStore;
@@ -26,6 +39,18 @@ export function inMemoryStores(): NotificationStores {
     usageLedger: new InMemoryUsageLedgerStore(),
     thresholds: new InMemoryThresholdStore(),
     policies: new InMemoryPolicyStore(),
+  };
+}
+
+/** Every notification store on one database (indexes must exist: ensureIndexes). */
+export function mongoStores(db: Db, box: SecretBox): NotificationStores {
+  return {
+    webhooks: new MongoWebhookStore(db, box),
+    deliveries: new MongoDeliveryStore(db),
+    signingSecrets: new MongoSigningSecretStore(db, box),
+    usageLedger: new MongoUsageLedgerStore(db),
+    thresholds: new MongoThresholdStore(db),
+    policies: new MongoPolicyStore(db),
   };
 }
 
@@ -68,11 +93,24 @@ export async function createStores(
   };
 }
 
-export * from './delivery-store';
-export * from './signing-secret-store';
-export * from './policy-store';
-export * from './threshold-store';
-export * from './usage-ledger-store';
-export * from './webhook-store';
+export { Collections, ensureIndexes } from './collections';
+export * from './deliveries/port';
+export { InMemoryDeliveryStore } from './deliveries/memory';
+export { MongoDeliveryStore, newLeaseOwner } from './deliveries/mongo';
+export * from './policies/port';
+export { InMemoryPolicyStore } from './policies/memory';
+export { MongoPolicyStore } from './policies/mongo';
 export { SecretBox } from './secret-box';
-export { Collections, ensureIndexes, mongoStores } from './mongo';
+export * from './signing-secrets/port';
+export { InMemorySigningSecretStore } from './signing-secrets/memory';
+export { MongoSigningSecretStore } from './signing-secrets/mongo';
+export * from './thresholds/port';
+export { InMemoryThresholdStore } from './thresholds/memory';
+export { MongoThresholdStore } from './thresholds/mongo';
+export * from './usage-ledger/port';
+export { InMemoryUsageLedgerStore } from './usage-ledger/memory';
+export { MongoUsageLedgerStore } from './usage-ledger/mongo';
+export * from './webhooks/port';
+export { ChangePublishingWebhookStore } from './webhooks/change-publishing';
+export { InMemoryWebhookStore } from './webhooks/memory';
+export { MongoWebhookStore } from './webhooks/mongo';

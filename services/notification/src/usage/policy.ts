@@ -1,5 +1,5 @@
 import type { NotificationConfig } from '../config';
-import type { PolicyStore } from '../store/policy-store';
+import type { PolicyStore } from '../store/policies/port';
 
 /** The quota policy that applies to an organization now. */
 export interface EffectivePolicy {

@@ -3,7 +3,7 @@ import { createEvent, type EventPublisher } from '@switchyard/shared';
 import type { NotificationConfig } from '../config';
 import type { WebhookFanOut } from '../events/fan-out';
 import type { NotificationStores } from '../store';
-import type { ThresholdRecord } from '../store/threshold-store';
+import type { ThresholdRecord } from '../store/thresholds/port';
 import { effectivePolicy, thresholdOf } from './policy';
 import type { CountedPeriod } from './usage-ledger';
 import { usageThresholdsReached } from './threshold-metrics';

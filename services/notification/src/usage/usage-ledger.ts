@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@switchyard/shared';
-import type { BatchJournal, UsageLedgerStore } from '../store/usage-ledger-store';
+import type { BatchJournal, UsageLedgerStore } from '../store/usage-ledger/port';
 import { deltasOf, usageEntryOf, type UsageEntry } from './usage-entry';
 
 /** The usage one call counted into one organization's month: what the thresholds look at. */

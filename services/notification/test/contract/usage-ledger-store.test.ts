@@ -1,10 +1,9 @@
 import type { EventEnvelope } from '@switchyard/shared';
 import { contractSuite } from '@switchyard/shared/testing';
-import { InMemoryUsageLedgerStore } from '../../src/store/usage-ledger-store';
-import { MongoUsageLedgerStore } from '../../src/store/mongo/usage-ledger-store';
+import { InMemoryUsageLedgerStore, MongoUsageLedgerStore } from '../../src/store';
 import { UsageLedger } from '../../src/usage/usage-ledger';
 import { deltasOf, usageEntryOf } from '../../src/usage/usage-entry';
-import type { UsageLedgerStore } from '../../src/store/usage-ledger-store';
+import type { UsageLedgerStore } from '../../src/store';
 import { expect } from '../chai';
 import { storeBackends, type StoreWorld } from '../store-fixtures';
 import { usageRecorded } from '../usage-fixtures';

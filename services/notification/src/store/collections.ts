@@ -1,5 +1,5 @@
 import type { Collection, Db, Document } from 'mongodb';
-import { hostKey } from '../../delivery/host-key';
+import { hostKey } from '../delivery/host-key';
 import { isDuplicateKeyError } from '@switchyard/shared';
 
 /** Collection names of the notification database. */

@@ -10,13 +10,8 @@ import {
   type UsageEntry,
   type UsageTotals,
 } from '../../usage/usage-entry';
-import {
-  APPLIED_WINDOW,
-  totalsOf,
-  type BatchJournal,
-  type UsageLedgerStore,
-} from '../usage-ledger-store';
-import { Collections } from './collections';
+import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from './port';
+import { Collections } from '../collections';
 
 interface LedgerDoc extends UsageEntry {
   /** The event id: the unique insert that makes an event count once. */

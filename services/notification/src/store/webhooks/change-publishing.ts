@@ -4,8 +4,8 @@ import {
   type Logger,
   type WebhooksChanged,
 } from '@switchyard/shared';
-import type { WebhookRecord } from '../model';
-import type { WebhookPatch, WebhookStore } from './webhook-store';
+import type { WebhookRecord } from '../../model';
+import type { WebhookPatch, WebhookStore } from './port';
 
 /**
  * A webhook store that tells the bus after every change it made (registration, update, deletion,

@@ -1,7 +1,7 @@
 import { upsertRacingReplicas } from '@switchyard/shared';
 import type { Db } from 'mongodb';
-import type { OrganizationPolicyRecord, PolicyStore } from '../policy-store';
-import { Collections } from './collections';
+import type { OrganizationPolicyRecord, PolicyStore } from './port';
+import { Collections } from '../collections';
 
 interface PolicyDoc extends OrganizationPolicyRecord {
   /** The organization: one policy each. */

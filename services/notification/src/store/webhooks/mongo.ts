@@ -1,8 +1,8 @@
 import type { Db, Document } from 'mongodb';
 import type { WebhookRecord } from '../../model';
 import type { SecretBox } from '../secret-box';
-import type { WebhookPatch, WebhookStore } from '../webhook-store';
-import { Collections, withoutId } from './collections';
+import type { WebhookPatch, WebhookStore } from './port';
+import { Collections, withoutId } from '../collections';
 
 const SECRET_FIELDS = ['secret', 'previousSecret'] as const;
 

@@ -1,7 +1,7 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Db } from 'mongodb';
-import { thresholdKey, type ThresholdRecord, type ThresholdStore } from '../threshold-store';
-import { Collections } from './collections';
+import { thresholdKey, type ThresholdRecord, type ThresholdStore } from './port';
+import { Collections } from '../collections';
 
 interface ThresholdDoc extends ThresholdRecord {
   /** (organization, period, share): the unique insert that lets only the first crossing in. */

@@ -10,8 +10,8 @@ import {
   type DeliveryFilter,
   type DeliveryStore,
   type HostFilter,
-} from '../delivery-store';
-import { Collections, insertIgnoringDuplicate, withoutId } from './collections';
+} from './port';
+import { Collections, insertIgnoringDuplicate, withoutId } from '../collections';
 
 /** Stored form: leaseUntil is '' when unclaimed. */
 type DeliveryDoc = Omit<DeliveryRecord, 'leaseUntil'> & { leaseUntil: string; leaseOwner?: string };

@@ -2,8 +2,8 @@ import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { OrgSigningSecret } from '../../model';
 import type { SecretBox } from '../secret-box';
-import type { SigningSecretStore } from '../signing-secret-store';
-import { Collections, withoutId } from './collections';
+import type { SigningSecretStore } from './port';
+import { Collections, withoutId } from '../collections';
 
 /** _id is the organization: every callback attempt reads its organization's secret by _id. */
 type SecretDoc = OrgSigningSecret & { _id: string };

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { flushLogs } from './logging/logger';
 import { turnOffAllocationSitePretenuring } from './runtime/pretenuring';
 
 /** What every service's start function returns. */
@@ -41,11 +42,31 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, timeout
 }
 
 /**
- * Entry-point wrapper: sets the serving process's V8 heap behaviour (runtime/pretenuring.ts), then
- * runs; logs a startup failure (e.g. invalid configuration) and exits 1.
+ * An error nothing caught ends the process, as Node's default does, but is written by the
+ * process's logger first: through the same redaction as every other line (Node's default prints
+ * the stack, and whatever user text the message carries, to stderr unscrubbed).
+ */
+export function logCrashes(logger: Logger): void {
+  const crash = (what: string) => (error: unknown) => {
+    try {
+      logger.fatal({ err: error }, `${what}: the process exits`);
+    } finally {
+      flushLogs();
+      process.exit(1);
+    }
+  };
+  process.on('uncaughtException', crash('uncaught exception'));
+  process.on('unhandledRejection', crash('unhandled promise rejection'));
+}
+
+/**
+ * Entry-point wrapper: sets the serving process's V8 heap behaviour (runtime/pretenuring.ts),
+ * logs crashes through the logger (logCrashes), then runs; logs a startup failure (e.g. invalid
+ * configuration) and exits 1.
  */
 export function main(logger: Logger, run: () => Promise<void>): void {
   turnOffAllocationSitePretenuring();
+  logCrashes(logger);
   run().catch((error: unknown) => {
     logger.fatal({ err: error }, error instanceof Error ? error.message : 'startup failed');
     process.exit(1);

@@ -61,6 +61,8 @@ function implementation(seen: Seen) {
       seen.context = context;
       watch(control);
       if (request.prompt === 'fail') throw AppError.invalid('prompt is not allowed', '/prompt');
+      if (request.prompt === 'fail-unicode')
+        throw AppError.invalid('unknown field Straße in métadata', '/content/header/Straße');
       if (request.prompt === 'slow') await seen.aborted;
       return {
         content: `echo ${request.prompt}`,
@@ -185,6 +187,37 @@ for (const transport of ['in-process', 'unix socket'] as const) {
       expect((error as AppError).details).to.deep.equal([
         { field: '/prompt', reason: 'prompt is not allowed' },
       ]);
+    });
+
+    it('carries error details in any alphabet (binary trailers), answering the call, never crashing', async () => {
+      const error = await generate('fail-unicode').catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(AppError);
+      expect(error).to.include({
+        code: 'invalid_request',
+        message: 'unknown field Straße in métadata',
+      });
+      expect((error as AppError).details).to.deep.equal([
+        { field: '/content/header/Straße', reason: 'unknown field Straße in métadata' },
+      ]);
+    });
+
+    it('fails a call whose context cannot travel in metadata as a 400 of its own, before sending it', async () => {
+      for (const context of [
+        { ...CONTEXT, idempotencyKey: 'clé-é' },
+        { ...CONTEXT, organization: 'Zürich' },
+      ]) {
+        const call = callUnary<{ prompt: string }, GenerateResponse__Output>(
+          'content',
+          client.Generate,
+          client,
+          { prompt: 'hello' },
+          context,
+          5000,
+        );
+        const error = await call.catch((e: unknown) => e);
+        expect(error).to.be.instanceOf(AppError).and.to.have.property('code', 'invalid_request');
+      }
+      expect(await generate('still serving')).to.have.property('content', 'echo still serving');
     });
 
     it('ends a call at its deadline as a timeout, and the handler hears the cancellation', async () => {

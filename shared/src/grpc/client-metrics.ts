@@ -33,13 +33,17 @@ export const grpcClientMetricsInterceptor: Interceptor = (options, nextCall) => 
     start(metadata, _listener, next) {
       next(metadata, {
         onReceiveStatus(status, nextStatus) {
-          const labels = {
-            ...grpcMethodLabels(path),
-            grpc_code: GrpcStatus[status.code] ?? String(status.code),
-          };
-          handledTotal.inc(labels);
-          handlingSeconds.observe(labels, Number(process.hrtime.bigint() - startedAt) / 1e9);
-          nextStatus(status);
+          // Counting never keeps the status from the caller (a throw here would reach the process).
+          try {
+            const labels = {
+              ...grpcMethodLabels(path),
+              grpc_code: GrpcStatus[status.code] ?? String(status.code),
+            };
+            handledTotal.inc(labels);
+            handlingSeconds.observe(labels, Number(process.hrtime.bigint() - startedAt) / 1e9);
+          } finally {
+            nextStatus(status);
+          }
         },
       });
     },

@@ -80,18 +80,25 @@ export function callUnary<Req, Res>(
   deadlineMs: number,
 ): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
+    // The callback runs inside grpc-js's own event handling, where a throw would reach the
+    // process: whatever goes wrong while handling one answer fails that call only.
+    const answered = (error: ServiceError | null, response?: Res) => {
+      try {
+        if (error) reject(fromServiceError(error, serviceName));
+        else if (response === undefined)
+          reject(new AppError('internal', `${serviceName} returned no response`));
+        else resolve(response);
+      } catch (caught) {
+        reject(caught);
+      }
+    };
     withoutCallerStack(() =>
       method.call(
         client,
         request,
         contextToMetadata(context),
         { deadline: Date.now() + deadlineMs },
-        (error, response) => {
-          if (error) reject(fromServiceError(error, serviceName));
-          else if (response === undefined)
-            reject(new AppError('internal', `${serviceName} returned no response`));
-          else resolve(response);
-        },
+        answered,
       ),
     );
   });

@@ -1,4 +1,5 @@
 import { Metadata } from '@grpc/grpc-js';
+import { AppError } from '../errors/app-error';
 
 /** Who is calling and for which request; set by the gateway, carried in gRPC metadata. */
 export interface CallContext {
@@ -14,12 +15,22 @@ const KEY_ID = 'x-key-id';
 const REQUEST_ID = 'x-request-id';
 const IDEMPOTENCY_KEY = 'x-idempotency-key';
 
+/** What grpc-js accepts in a string metadata value (it throws on anything else). */
+const METADATA_VALUE = /^[\x20-\x7e]*$/;
+
+function set(md: Metadata, key: string, value: string, field: string): void {
+  // Checked here so that a value no caller validated fails this call as a 400, not with grpc-js's throw.
+  if (!METADATA_VALUE.test(value))
+    throw AppError.invalid(`${field} must be printable ASCII characters only`, field);
+  md.set(key, value);
+}
+
 export function contextToMetadata(ctx: CallContext): Metadata {
   const md = new Metadata();
-  md.set(ORG, ctx.organization);
-  md.set(KEY_ID, ctx.keyId);
-  md.set(REQUEST_ID, ctx.requestId);
-  if (ctx.idempotencyKey) md.set(IDEMPOTENCY_KEY, ctx.idempotencyKey);
+  set(md, ORG, ctx.organization, 'organization');
+  set(md, KEY_ID, ctx.keyId, 'keyId');
+  set(md, REQUEST_ID, ctx.requestId, 'requestId');
+  if (ctx.idempotencyKey) set(md, IDEMPOTENCY_KEY, ctx.idempotencyKey, 'Idempotency-Key');
   return md;
 }
 

@@ -40,11 +40,14 @@ export const grpcClientTracingInterceptor: Interceptor = (options, nextCall) => 
       injectTraceContext(metadata, metadataSetter, started.context);
       next(metadata, {
         onReceiveStatus(status, nextStatus) {
-          span.setAttribute('rpc.grpc.status_code', status.code);
-          if (status.code !== GrpcStatus.OK)
-            span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
-          span.end();
-          nextStatus(status);
+          try {
+            span.setAttribute('rpc.grpc.status_code', status.code);
+            if (status.code !== GrpcStatus.OK)
+              span.setStatus({ code: SpanStatusCode.ERROR, message: status.details });
+            span.end();
+          } finally {
+            nextStatus(status);
+          }
         },
       });
     },

@@ -4,8 +4,6 @@ import {
   OutboxPublisher,
   protos,
   startGrpcServer,
-  serverStream,
-  unary,
   type AnswerStore,
   type EventBus,
   type Logger,
@@ -13,27 +11,18 @@ import {
   type RunningService,
   SERVICE_NAMES,
 } from '@switchyard/shared';
-import type { ContentServiceHandlers } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
 import type { ContentConfig } from './config';
 import { ResultPublisher } from './events/result-publisher';
 import { UsagePublisher } from './events/usage-publisher';
-import { createGenerateHandler } from './handlers/generate';
-import { createGetRequestHandler } from './handlers/get-request';
-import { createListModelsHandler } from './handlers/list-models';
-import { createSubmitGenerateHandler, type SubmitDeps } from './handlers/submit-generate';
-import { createTransformHandler } from './handlers/transform';
+import { contentHandlers, type HandlerDeps } from './handlers';
 import { GenerateJobRunner } from './jobs/generate-job';
 import { JobQueue } from './jobs/job-queue';
-import { createCompleteHandler, createCompleteStreamHandler } from './handlers/complete';
-import { createEmbedHandler } from './handlers/embed';
-import { createGenerateStreamHandler } from './handlers/generate-stream';
+import { RequestLeaseKeeper } from './jobs/lease-keeper';
 import { buildModels } from './models/config/build-models';
 import { loadRegistry } from './models/config/load-registry';
 import { ModelRegistry } from './models/registry';
 import type { TextModel } from './models/text-model';
-import { InMemoryRequestStore } from './store/in-memory-request-store';
-import { RequestLeaseKeeper } from './store/lease-keeper';
-import type { RequestStore } from './store/request-store';
+import { InMemoryRequestStore, type RequestStore } from './store';
 
 export { loadContentConfig, type ContentConfig } from './config';
 export type {
@@ -43,10 +32,15 @@ export type {
   TextFormat,
   SummaryLength,
 } from './models/text-model';
-export type { RequestStore, AsyncRequestRecord } from './store/request-store';
-export { InMemoryRequestStore } from './store/in-memory-request-store';
-export { MongoRequestStore } from './store/mongo-request-store';
-export { createStores, type ContentStores } from './store/index';
+export {
+  createStores,
+  InMemoryRequestStore,
+  MongoRequestStore,
+  type AsyncRequestRecord,
+  type ContentStores,
+  type RequestStore,
+} from './store';
+export { contentHandlers, type HandlerDeps } from './handlers';
 export { RegistryConfigError } from './models/config/load-registry';
 export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
@@ -70,28 +64,10 @@ export interface ContentServiceOptions {
   stopGraceMs?: number;
 }
 
-function implementation(
-  deps: SubmitDeps,
-  store: RequestStore,
-  logger: Logger,
-): ContentServiceHandlers {
-  return {
-    Generate: unary(logger, createGenerateHandler(deps)),
-    Transform: unary(logger, createTransformHandler(deps)),
-    GenerateStream: serverStream(logger, createGenerateStreamHandler(deps)),
-    Complete: unary(logger, createCompleteHandler(deps)),
-    CompleteStream: serverStream(logger, createCompleteStreamHandler(deps)),
-    Embed: unary(logger, createEmbedHandler(deps)),
-    SubmitGenerate: unary(logger, createSubmitGenerateHandler(deps)),
-    GetRequest: unary(logger, createGetRequestHandler(store)),
-    ListModels: unary(logger, createListModelsHandler(deps.models)),
-  };
-}
-
 /** Resumes unfinished requests (claimed by lease, so two replicas never both run one) and keeps leases alive. */
 function leaseKeeper(
   store: RequestStore,
-  deps: SubmitDeps,
+  deps: HandlerDeps,
   config: ContentConfig,
   logger: Logger,
 ): RequestLeaseKeeper {
@@ -166,11 +142,11 @@ export async function startContentService(options: ContentServiceOptions): Promi
     ttlSeconds: config.idempotencyTtlSeconds,
     logger,
   };
-  const deps: SubmitDeps = {
+  const deps: HandlerDeps = {
     models,
     usage,
     maxInputTokens: config.maxInputTokens,
-    store,
+    requests: store,
     jobs,
     runner,
     answers,
@@ -184,9 +160,10 @@ export async function startContentService(options: ContentServiceOptions): Promi
       {
         name: CONTENT_SERVICE_NAME,
         definition: protos.content().ContentService.service,
-        implementation: implementation(deps, store, logger),
+        handlers: contentHandlers(deps),
       },
     ],
+    logger,
   });
   logger.info(
     { port: server.port, models: models.list().map((m) => m.info.id) },

@@ -1,9 +1,14 @@
 import { expect } from 'chai';
-import { InMemoryAnswerStore, InMemoryEventBus, type AnswerStore } from '@switchyard/shared';
+import {
+  InMemoryAnswerStore,
+  InMemoryEventBus,
+  withDeps,
+  type AnswerStore,
+} from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import { UsagePublisher } from '../src/events/usage-publisher';
-import { createGenerateHandler } from '../src/handlers/generate';
+import { generate as generateHandler } from '../src/handlers/generate';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
 import { ModelRegistry } from '../src/models/registry';
 import { collectEvents, context } from './helpers';
@@ -27,12 +32,15 @@ describe('billable calls answered once per Idempotency-Key', () => {
   const setUp = async (store: AnswerStore) => {
     const bus = new InMemoryEventBus();
     const events = await collectEvents(bus);
-    const generate = createGenerateHandler({
-      models,
-      usage: new UsagePublisher(bus),
-      maxInputTokens: 1000,
-      answers: { store, ttlSeconds: 60, logger: silentLogger() },
-    });
+    const { generate } = withDeps(
+      {
+        models,
+        usage: new UsagePublisher(bus),
+        maxInputTokens: 1000,
+        answers: { store, ttlSeconds: 60, logger: silentLogger() },
+      },
+      { generate: generateHandler },
+    );
     return { events, generate };
   };
 

@@ -1,11 +1,7 @@
 import { expect } from 'chai';
 import { connectMongo, type MongoConnection } from '@switchyard/shared';
 import { endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
-import {
-  LEASES_COLLECTION,
-  MongoRequestStore,
-  REQUESTS_COLLECTION,
-} from '../src/store/mongo-request-store';
+import { LEASES_COLLECTION, MongoRequestStore, REQUESTS_COLLECTION } from '../src/store';
 import { processingRecord } from './store-fixtures';
 
 /** Requests stored before _id keys (ObjectId _ids, identity in an index) are readable and resumable after the upgrade. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AppError } from '@switchyard/shared';
 import { contractSuite } from '@switchyard/shared/testing';
-import type { RequestOutcome } from '../src/store/request-store';
+import type { RequestOutcome } from '../src/store';
 import { processingRecord, requestStoreFixtures, type RequestStoreBackend } from './store-fixtures';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

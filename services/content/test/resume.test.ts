@@ -8,7 +8,7 @@ import {
 } from '@switchyard/shared';
 import { contractSuite, silentLogger, waitFor } from '@switchyard/shared/testing';
 import { loadContentConfig, startContentService } from '../src/server';
-import type { RequestStore } from '../src/store/request-store';
+import type { RequestStore } from '../src/store';
 import { processingRecord, requestStoreFixtures, type RequestStoreBackend } from './store-fixtures';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

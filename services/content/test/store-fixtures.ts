@@ -5,9 +5,13 @@ import {
   uniqueName,
   type BackendFixture,
 } from '@switchyard/shared/testing';
-import { InMemoryRequestStore } from '../src/store/in-memory-request-store';
-import { MongoRequestStore } from '../src/store/mongo-request-store';
-import type { AsyncRequestRecord, LeaseOptions, RequestStore } from '../src/store/request-store';
+import {
+  InMemoryRequestStore,
+  MongoRequestStore,
+  type AsyncRequestRecord,
+  type LeaseOptions,
+  type RequestStore,
+} from '../src/store';
 
 /** One backend for a test: stores opened on it share the data, like replicas on one database. */
 export interface RequestStoreBackend {

@@ -4,11 +4,13 @@ import {
   InMemoryEventBus,
   InMemoryOutboxStore,
   OutboxPublisher,
+  type CallContext,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
 import { UsagePublisher } from '../src/events/usage-publisher';
-import { createTransformHandler } from '../src/handlers/transform';
+import type { ModelDeps } from '../src/handlers';
+import { transform as transformHandler } from '../src/handlers/transform';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
 import { ModelRegistry } from '../src/models/registry';
 import { BrokenBus, collectEvents, context, FlakyBus } from './helpers';
@@ -36,13 +38,17 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
   throw new Error('expected a rejection');
 }
 
+/** The handler with its deps bound, as the service binds it. */
+const transformWith = (deps: ModelDeps) => (request: TransformRequest__Output, ctx: CallContext) =>
+  transformHandler(deps, request, ctx);
+
 describe('transform handler', () => {
   const models = new ModelRegistry([new BuiltinModel()], 'builtin');
 
   it('translate with the builtin model: 422 naming the pair and the missing capability; no usage', async () => {
     const bus = new InMemoryEventBus();
     const events = await collectEvents(bus);
-    const transform = createTransformHandler({
+    const transform = transformWith({
       models,
       usage: new UsagePublisher(bus),
       maxInputTokens: 1000,
@@ -69,7 +75,7 @@ describe('transform handler', () => {
   it('translate to the same language echoes the text and records usage', async () => {
     const bus = new InMemoryEventBus();
     const events = await collectEvents(bus);
-    const transform = createTransformHandler({
+    const transform = transformWith({
       models,
       usage: new UsagePublisher(bus),
       maxInputTokens: 1000,
@@ -89,7 +95,7 @@ describe('transform handler', () => {
   });
 
   it('validates action, target_language, format and target_length with field pointers', async () => {
-    const transform = createTransformHandler({
+    const transform = transformWith({
       models,
       usage: new UsagePublisher(new InMemoryEventBus()),
       maxInputTokens: 1000,
@@ -111,7 +117,7 @@ describe('transform handler', () => {
   });
 
   it('answers payload_too_large over MAX_INPUT_TOKENS, naming the field', async () => {
-    const transform = createTransformHandler({
+    const transform = transformWith({
       models,
       usage: new UsagePublisher(new InMemoryEventBus()),
       maxInputTokens: 5,
@@ -140,7 +146,7 @@ describe('transform handler', () => {
       publishTimeoutMs: 200,
     });
     await outbox.start();
-    const transform = createTransformHandler({
+    const transform = transformWith({
       models,
       usage: new UsagePublisher(outbox),
       maxInputTokens: 1000,
@@ -173,7 +179,7 @@ describe('transform handler', () => {
       relayIntervalMs: 10,
       publishTimeoutMs: 200,
     });
-    const transform = createTransformHandler({
+    const transform = transformWith({
       models,
       usage: new UsagePublisher(outbox),
       maxInputTokens: 1000,

@@ -14,7 +14,7 @@ import {
   type ToolSpec,
 } from '../models/text-model';
 import { countPromptTokens } from '../models/usage';
-import type { HandlerDeps } from './deps';
+import type { ModelDeps } from './deps';
 import { usageMessage } from './model-call';
 import { checkContextWindow, maxLengthFor } from './validation';
 
@@ -70,10 +70,7 @@ function toolsOf(request: CompleteRequest__Output): ToolSpec[] | undefined {
 }
 
 /** Validates a completion: the model must have the chat capability; sizes within the limits. */
-function prepareCompletion(
-  request: CompleteRequest__Output,
-  deps: HandlerDeps,
-): PreparedCompletion {
+function prepareCompletion(request: CompleteRequest__Output, deps: ModelDeps): PreparedCompletion {
   const messages = messagesOf(request);
   const model = deps.models.resolveFor(request.model, 'chat');
   const tokens = countPromptTokens(messages);
@@ -122,47 +119,45 @@ function responseOf(routed: Routed<TextResult>): CompleteResponse {
 }
 
 /** Complete: messages in, text and usage out. No usage event: the caller answering the public endpoint records it. */
-export function createCompleteHandler(deps: HandlerDeps) {
-  return async (
-    request: CompleteRequest__Output,
-    _context: CallContext,
-    options: CallOptions,
-  ): Promise<CompleteResponse> => {
-    const prepared = prepareCompletion(request, deps);
-    const routed = await routeWithFallback(
-      'chat',
-      deps.models.chainFor(prepared.model, 'chat'),
-      (model) => {
-        if (!model.complete) throw unsupportedChat(model);
-        return model.complete(inputFor(model, prepared.input), options);
-      },
-    );
-    return responseOf(routed);
-  };
+export async function complete(
+  deps: ModelDeps,
+  request: CompleteRequest__Output,
+  _context: CallContext,
+  options: CallOptions,
+): Promise<CompleteResponse> {
+  const prepared = prepareCompletion(request, deps);
+  const routed = await routeWithFallback(
+    'chat',
+    deps.models.chainFor(prepared.model, 'chat'),
+    (model) => {
+      if (!model.complete) throw unsupportedChat(model);
+      return model.complete(inputFor(model, prepared.input), options);
+    },
+  );
+  return responseOf(routed);
 }
 
 /** CompleteStream: deltas then a final chunk; falls back only while nothing was sent. */
-export function createCompleteStreamHandler(deps: HandlerDeps) {
-  return async (
-    request: CompleteRequest__Output,
-    _context: CallContext,
-    sink: StreamSink<CompleteChunk>,
-  ): Promise<void> => {
-    const prepared = prepareCompletion(request, deps);
-    let sent = 0;
-    const onDelta = async (delta: string) => {
-      sent++;
-      await sink.write({ delta });
-    };
-    const routed = await routeWithFallback(
-      'chat',
-      deps.models.chainFor(prepared.model, 'chat'),
-      (model) => {
-        if (!model.completeStream) throw unsupportedChat(model);
-        return model.completeStream(inputFor(model, prepared.input), onDelta, sink.control);
-      },
-      () => sent === 0,
-    );
-    await sink.write({ final: responseOf(routed) });
+export async function completeStream(
+  deps: ModelDeps,
+  request: CompleteRequest__Output,
+  _context: CallContext,
+  sink: StreamSink<CompleteChunk>,
+): Promise<void> {
+  const prepared = prepareCompletion(request, deps);
+  let sent = 0;
+  const onDelta = async (delta: string) => {
+    sent++;
+    await sink.write({ delta });
   };
+  const routed = await routeWithFallback(
+    'chat',
+    deps.models.chainFor(prepared.model, 'chat'),
+    (model) => {
+      if (!model.completeStream) throw unsupportedChat(model);
+      return model.completeStream(inputFor(model, prepared.input), onDelta, sink.control);
+    },
+    () => sent === 0,
+  );
+  await sink.write({ final: responseOf(routed) });
 }

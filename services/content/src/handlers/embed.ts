@@ -4,7 +4,7 @@ import type { EmbedResponse } from '@switchyard/shared/generated/switchyard/cont
 import { ENDPOINTS } from '../events/usage-publisher';
 import { routeWithFallback } from '../models/routing';
 import type { CallOptions, EmbedResult, TextModel } from '../models/text-model';
-import type { HandlerDeps } from './deps';
+import type { ModelDeps } from './deps';
 import { callWithUsage, usageMessage } from './model-call';
 import { requestIdOf } from './validation';
 
@@ -45,27 +45,26 @@ function embedWith(
 }
 
 /** Embed: vectors from the registry's embeddings model; the tokens are recorded as the caller organization's usage. */
-export function createEmbedHandler(deps: HandlerDeps) {
-  return async (
-    request: EmbedRequest__Output,
-    context: CallContext,
-    options?: CallOptions,
-  ): Promise<EmbedResponse> => {
-    const model = deps.models.resolveEmbedder(request.model);
-    checkInputs(request.inputs, model);
-    const result = await callWithUsage(deps.usage, {
-      context,
-      requestId: requestIdOf(context),
-      endpoint: ENDPOINTS.embeddings,
-      model,
-      run: () =>
-        routeWithFallback('embeddings', deps.models.chainFor(model, 'embeddings'), (candidate) =>
-          embedWith(candidate, request.inputs, options),
-        ),
-    });
-    return {
-      embeddings: result.vectors.map((values) => ({ values })),
-      usage: usageMessage(result),
-    };
+export async function embed(
+  deps: ModelDeps,
+  request: EmbedRequest__Output,
+  context: CallContext,
+  options?: CallOptions,
+): Promise<EmbedResponse> {
+  const model = deps.models.resolveEmbedder(request.model);
+  checkInputs(request.inputs, model);
+  const result = await callWithUsage(deps.usage, {
+    context,
+    requestId: requestIdOf(context),
+    endpoint: ENDPOINTS.embeddings,
+    model,
+    run: () =>
+      routeWithFallback('embeddings', deps.models.chainFor(model, 'embeddings'), (candidate) =>
+        embedWith(candidate, request.inputs, options),
+      ),
+  });
+  return {
+    embeddings: result.vectors.map((values) => ({ values })),
+    usage: usageMessage(result),
   };
 }

@@ -3,6 +3,7 @@ import type { GenerateChunk } from '@switchyard/shared/generated/switchyard/cont
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import { ENDPOINTS } from '../events/usage-publisher';
 import { fitToTokens } from '../models/fit';
+import { generationChain, inputFor } from '../models/generation';
 import { routeWithFallback, streamResult } from '../models/routing';
 import type {
   CallOptions,
@@ -12,8 +13,8 @@ import type {
   TextResult,
 } from '../models/text-model';
 import type { StreamSink } from '@switchyard/shared';
-import type { HandlerDeps } from './deps';
-import { generationChain, inputFor, prepareGeneration } from './generate';
+import type { ModelDeps } from './deps';
+import { prepareGeneration } from './generate';
 import { callWithUsage, usageMessage } from './model-call';
 import { requestIdOf } from './validation';
 
@@ -34,35 +35,33 @@ async function streamGeneration(
  * has gone out a failing model is replaced by its fallbacks; after that the stream ends with the
  * error, once the usage of what was produced is recorded.
  */
-export function createGenerateStreamHandler(deps: HandlerDeps) {
-  return async (
-    request: GenerateRequest__Output,
-    context: CallContext,
-    sink: StreamSink<GenerateChunk>,
-  ): Promise<void> => {
-    const requestId = requestIdOf(context);
-    const prepared = await prepareGeneration(request, deps);
-    let sent = 0;
-    const onDelta = async (delta: string) => {
-      sent++;
-      await sink.write({ delta });
-    };
-    const result = await callWithUsage(deps.usage, {
-      context,
-      requestId,
-      endpoint: ENDPOINTS.generate,
-      model: prepared.model,
-      run: () =>
-        routeWithFallback(
-          'generate',
-          generationChain(prepared, deps.models),
-          (model) =>
-            streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.control),
-          () => sent === 0,
-        ),
-    });
-    await sink.write({
-      final: { content: result.text, usage: usageMessage(result), request_id: requestId },
-    });
+export async function generateStream(
+  deps: ModelDeps,
+  request: GenerateRequest__Output,
+  context: CallContext,
+  sink: StreamSink<GenerateChunk>,
+): Promise<void> {
+  const requestId = requestIdOf(context);
+  const prepared = await prepareGeneration(request, deps);
+  let sent = 0;
+  const onDelta = async (delta: string) => {
+    sent++;
+    await sink.write({ delta });
   };
+  const result = await callWithUsage(deps.usage, {
+    context,
+    requestId,
+    endpoint: ENDPOINTS.generate,
+    model: prepared.model,
+    run: () =>
+      routeWithFallback(
+        'generate',
+        generationChain(prepared, deps.models),
+        (model) => streamGeneration(model, inputFor(model, prepared.input), onDelta, sink.control),
+        () => sent === 0,
+      ),
+  });
+  await sink.write({
+    final: { content: result.text, usage: usageMessage(result), request_id: requestId },
+  });
 }

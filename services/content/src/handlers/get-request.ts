@@ -1,7 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import type { AsyncRequest } from '@switchyard/shared/generated/switchyard/content/v1/AsyncRequest';
 import type { GetRequestRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GetRequestRequest';
-import type { AsyncRequestRecord, RequestStore } from '../store/request-store';
+import type { AsyncRequestRecord } from '../store';
+import type { HandlerDeps } from './deps';
 import { requireText } from './validation';
 
 export function toAsyncRequestMessage(record: AsyncRequestRecord): AsyncRequest {
@@ -20,14 +21,13 @@ export function toAsyncRequestMessage(record: AsyncRequestRecord): AsyncRequest 
 }
 
 /** Another organization's request answers not_found, exactly like an unknown id. */
-export function createGetRequestHandler(store: RequestStore) {
-  return async (
-    request: GetRequestRequest__Output,
-    context: CallContext,
-  ): Promise<AsyncRequest> => {
-    const requestId = requireText(request.request_id, 'request_id').trim();
-    const record = await store.get(context.organization, requestId);
-    if (!record) throw AppError.notFound(`request ${requestId} not found`);
-    return toAsyncRequestMessage(record);
-  };
+export async function getRequest(
+  deps: HandlerDeps,
+  request: GetRequestRequest__Output,
+  context: CallContext,
+): Promise<AsyncRequest> {
+  const requestId = requireText(request.request_id, 'request_id').trim();
+  const record = await deps.requests.get(context.organization, requestId);
+  if (!record) throw AppError.notFound(`request ${requestId} not found`);
+  return toAsyncRequestMessage(record);
 }

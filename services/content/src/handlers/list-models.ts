@@ -1,8 +1,9 @@
 import type { ListModelsResponse } from '@switchyard/shared/generated/switchyard/content/v1/ListModelsResponse';
-import type { ModelRegistry } from '../models/registry';
+import type { ModelDeps } from './deps';
 
-export function createListModelsHandler(models: ModelRegistry) {
-  return async (): Promise<ListModelsResponse> => ({
+/** The registry's models, the default marked. */
+export async function listModels({ models }: ModelDeps): Promise<ListModelsResponse> {
+  return {
     models: models.list().map(({ info }) => ({
       id: info.id,
       provider: info.provider,
@@ -15,5 +16,5 @@ export function createListModelsHandler(models: ModelRegistry) {
       is_default: info.id === models.defaultModel.info.id,
       translation_pairs: info.translationPairs ?? [],
     })),
-  });
+  };
 }

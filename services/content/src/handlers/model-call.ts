@@ -10,7 +10,7 @@ import type { Routed } from '../models/routing';
 import { spentOf } from '../models/usage';
 import type { UsagePublisher } from '../events/usage-publisher';
 import { recordModelCall } from '../models/model-metrics';
-import type { HandlerDeps } from './deps';
+import type { ModelDeps } from './deps';
 
 /** Errors that reject the request before any model work; no usage is recorded for them. */
 const REJECTIONS = new Set(['invalid_request', 'unsupported', 'payload_too_large']);
@@ -123,7 +123,7 @@ export function usageMessage(answered: {
  * with its deterministic usage event id.
  */
 export function billableOnce<R>(
-  deps: HandlerDeps,
+  deps: ModelDeps,
   context: CallContext,
   method: string,
   run: (call: OnceCall) => Promise<R>,

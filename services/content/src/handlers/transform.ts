@@ -15,7 +15,7 @@ import {
   type TextResult,
   type TranslationRoute,
 } from '../models/text-model';
-import type { HandlerDeps } from './deps';
+import type { ModelDeps } from './deps';
 import { billableOnce, callWithUsage, usageMessage } from './model-call';
 import { checkContextWindow, checkInputSize, requestIdOf, requireText } from './validation';
 
@@ -55,7 +55,7 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], field: st
 
 function summarizeAction(
   request: TransformRequest__Output,
-  deps: HandlerDeps,
+  deps: ModelDeps,
 ): { model: TextModel; outcome: ActionOutcome } {
   const targetLength = oneOf<SummaryLength>(
     request.target_length.trim() || 'medium',
@@ -78,7 +78,7 @@ function summarizeAction(
 
 function reformatAction(
   request: TransformRequest__Output,
-  deps: HandlerDeps,
+  deps: ModelDeps,
 ): { model: TextModel; outcome: ActionOutcome } {
   const requested = requireText(request.format, 'format').trim();
   const format = oneOf<TextFormat>(requested, TEXT_FORMATS, 'format');
@@ -98,7 +98,7 @@ function reformatAction(
 
 function translateAction(
   request: TransformRequest__Output,
-  deps: HandlerDeps,
+  deps: ModelDeps,
 ): { model: TextModel; outcome: ActionOutcome } {
   const target = normalizeLanguage(requireText(request.target_language, 'target_language'));
   const source = normalizeLanguage(request.source_language);
@@ -152,25 +152,26 @@ const ACTION_HANDLERS: Record<Action, typeof summarizeAction> = {
 };
 
 /** The echo of an untranslated text runs on no model: there is nothing to fall back from. */
-function chainOf(deps: HandlerDeps, model: TextModel, outcome: ActionOutcome): TextModel[] {
+function chainOf(deps: ModelDeps, model: TextModel, outcome: ActionOutcome): TextModel[] {
   return model.info.capabilities.includes(outcome.capability)
     ? deps.models.chainFor(model, outcome.capability)
     : [model];
 }
 
-export function createTransformHandler(deps: HandlerDeps) {
-  return (
-    request: TransformRequest__Output,
-    context: CallContext,
-    options?: CallOptions,
-  ): Promise<TransformResponse> =>
-    billableOnce(deps, context, 'Transform', (once) =>
-      transform(deps, request, context, once.usageEventId, options),
-    );
+/** Transform: summarize, reformat or translate; a retry with the same call key gets the kept answer. */
+export function transform(
+  deps: ModelDeps,
+  request: TransformRequest__Output,
+  context: CallContext,
+  options?: CallOptions,
+): Promise<TransformResponse> {
+  return billableOnce(deps, context, 'Transform', (once) =>
+    runTransform(deps, request, context, once.usageEventId, options),
+  );
 }
 
-async function transform(
-  deps: HandlerDeps,
+async function runTransform(
+  deps: ModelDeps,
   request: TransformRequest__Output,
   context: CallContext,
   usageEventId: string | undefined,

@@ -3,8 +3,8 @@ import { ENDPOINTS, type UsagePublisher } from '../events/usage-publisher';
 import type { ResultPublisher } from '../events/result-publisher';
 import { costOf } from '../models/text-model';
 import type { ModelRegistry } from '../models/registry';
-import type { AsyncRequestRecord, RequestOutcome, RequestStore } from '../store/request-store';
-import { runGeneration } from '../handlers/generate';
+import type { AsyncRequestRecord, RequestOutcome, RequestStore } from '../store';
+import { runGeneration } from '../models/generation';
 import { spentOf } from '../models/usage';
 
 export interface GenerateJobDeps {

@@ -9,9 +9,9 @@ import {
   type OutboxStore,
 } from '@switchyard/shared';
 import type { ContentConfig } from '../config';
-import { InMemoryRequestStore } from './in-memory-request-store';
-import { MongoRequestStore } from './mongo-request-store';
-import type { LeaseOptions, RequestStore } from './request-store';
+import { InMemoryRequestStore } from './requests/memory';
+import { MongoRequestStore } from './requests/mongo';
+import type { LeaseOptions, RequestStore } from './requests/port';
 
 export interface ContentStores {
   requestStore: RequestStore;
@@ -50,3 +50,12 @@ export async function createStores(config: ContentConfig, logger: Logger): Promi
     throw error;
   }
 }
+
+export * from './requests/port';
+export { InMemoryRequestStore } from './requests/memory';
+export {
+  MongoRequestStore,
+  LEASES_COLLECTION,
+  REQUESTS_COLLECTION,
+  requestKey,
+} from './requests/mongo';

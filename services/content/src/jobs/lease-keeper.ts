@@ -1,5 +1,5 @@
 import type { Logger } from '@switchyard/shared';
-import type { AsyncRequestRecord, RequestStore } from './request-store';
+import type { AsyncRequestRecord, RequestStore } from '../store';
 
 export interface LeaseKeeperOptions {
   store: RequestStore;

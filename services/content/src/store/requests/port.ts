@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { GenerateInput } from '../models/text-model';
+import type { GenerateInput } from '../../models/text-model';
 
 export type RequestStatus = 'processing' | 'completed' | 'failed';
 

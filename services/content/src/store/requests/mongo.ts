@@ -8,7 +8,7 @@ import {
   type LeaseOptions,
   type RequestOutcome,
   type RequestStore,
-} from './request-store';
+} from './port';
 
 /** _id is requestKey(organization, requestId): every read and write of a request is by _id. */
 type RequestDocument = Omit<AsyncRequestRecord, 'lease'> & { _id: string };

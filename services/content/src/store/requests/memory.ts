@@ -7,7 +7,7 @@ import {
   type LeaseOptions,
   type RequestOutcome,
   type RequestStore,
-} from './request-store';
+} from './port';
 
 type Records = Map<string, AsyncRequestRecord>;
 

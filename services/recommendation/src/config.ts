@@ -84,7 +84,7 @@ export function loadRecommendationConfig(
       RECOMMENDATION_EASE_MAX_ITEMS: num({ default: 2500 }),
       RECOMMENDATION_EASE_MIN_INTERACTIONS: num({ default: 1000 }),
       RECOMMENDATION_KNN_NEIGHBOURS: num({ default: 100 }),
-      RECOMMENDATION_SPARSE_EASE_LAMBDA: num({ default: 500 }),
+      RECOMMENDATION_SPARSE_EASE_LAMBDA: num({ default: 300 }),
       RECOMMENDATION_SPARSE_EASE_NEIGHBOURS: num({ default: 128 }),
       RECOMMENDATION_SPARSE_EASE_SOLVER_STEPS: num({ default: 3 }),
       RECOMMENDATION_SPARSE_EASE_ROW_LIMIT: num({ default: 200 }),

@@ -21,7 +21,7 @@ describe('loadRecommendationConfig', () => {
         easeMinInteractions: 1000,
         knnNeighbours: 100,
         sparseEase: {
-          lambda: 500,
+          lambda: 300,
           neighbours: 128,
           solverSteps: 3,
           rowLimit: 200,

@@ -207,7 +207,13 @@ export class RecordingSnapshotStore extends InMemoryModelSnapshotStore {
   readonly published: string[] = [];
 
   override async publish(organization: string, snapshot: ModelSnapshot): Promise<boolean> {
-    this.published.push(`${snapshot.version}:${decodeModel(snapshot.blob).algorithm}`);
+    let algorithm: string;
+    try {
+      algorithm = decodeModel(snapshot.blob).algorithm;
+    } catch {
+      algorithm = 'unreadable';
+    }
+    this.published.push(`${snapshot.version}:${algorithm}`);
     return super.publish(organization, snapshot);
   }
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { UserInteraction } from '../src/model/types';
+import { collectColumns, trainingSetFromColumns } from '../src/model/training-set';
 import { InMemoryInteractionStore } from '../src/store';
 
 const keyed = (i: UserInteraction) => ({
@@ -56,5 +57,34 @@ describe('InMemoryInteractionStore (columns)', () => {
     expect(await store.append('org', [keyed(base), ...variants.map(keyed)])).to.deep.equal(
       variants,
     );
+  });
+
+  it('hands training the same log as columns as its scan gives, without an object per interaction', async () => {
+    const store = new InMemoryInteractionStore();
+    const log: UserInteraction[] = Array.from({ length: 70_000 }, (_, k) => ({
+      userId: `u${(k * 7) % 1013}`,
+      itemId: `i${(k * 13) % 4001}`,
+      type: k % 5 === 0 ? 'rating' : k % 2 === 0 ? 'purchase' : 'view',
+      value: k % 5 === 0 ? 1 + (k % 5) : 0,
+      timestamp: k * 1000,
+    }));
+    await store.append('org', log);
+    const direct = await store.columns('org');
+    const scanned = await collectColumns(store.scan('org'));
+    expect(direct.length).to.equal(log.length);
+    // Indexes may differ (first appearance in the log or in the scan): compare what they fold to.
+    const rows = (columns: typeof direct) => {
+      const set = trainingSetFromColumns(columns, 10);
+      const byUser: string[] = [];
+      for (let u = 0; u < set.users; u++) {
+        const entries: string[] = [];
+        for (let k = set.rowStart[u]; k < set.rowStart[u + 1]; k++)
+          entries.push(`${set.itemIds[set.items[k]]}:${set.weights[k].toFixed(5)}`);
+        byUser.push(entries.sort().join());
+      }
+      return byUser.sort();
+    };
+    expect(rows(direct)).to.deep.equal(rows(scanned));
+    expect((await store.columns('none')).length).to.equal(0);
   });
 });

@@ -163,6 +163,31 @@ describe('algorithm choice and snapshots', () => {
   }
 });
 
+describe('snapshot item ids', () => {
+  it('come back exactly as they were, whatever their characters', () => {
+    const ids = [
+      'tent',
+      '',
+      'caf\u00e9',
+      '\ud83c\udf9f\ufe0f ticket',
+      'half \ud800 surrogate',
+      'x'.repeat(256),
+    ];
+    const set = buildTrainingSet(
+      ids.map((itemId, k) => event(`u${k % 2}`, itemId || 'placeholder')),
+      0,
+    );
+    const data = {
+      ...trainModel(set, { ...TEST_CONFIG.training, algorithm: 'item_knn' }, 1),
+      itemIds: [...set.itemIds],
+    };
+    expect(decodeModel(encodeModel(data)).itemIds).to.deep.equal(data.itemIds);
+    expect(
+      decodeModel(encodeModel({ ...data, itemIds: ids.slice(0, data.itemIds.length) })).itemIds,
+    ).to.deep.equal(ids.slice(0, data.itemIds.length));
+  });
+});
+
 describe('ranking scores (the top of a profile or of a row)', () => {
   /** The reference: every positive score sorted, ties by item id, then cut. */
   function fullSort(scores: number[], ids: string[], kept: number): number[] {

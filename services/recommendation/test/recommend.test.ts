@@ -246,4 +246,19 @@ describe('Recommend before the first model', () => {
     const info = await handlers.rebuildModel({}, ctx);
     expect(snapshots.published).to.deep.equal([`1:${info.algorithm}`]);
   });
+
+  it('retrains over a snapshot it cannot read (an earlier format) instead of failing', async () => {
+    const snapshots = new RecordingSnapshotStore();
+    const header = Buffer.from(JSON.stringify({ algorithm: 'ease', version: 1, sections: [4] }));
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(header.length);
+    await snapshots.publish('org_a', { version: 1, blob: Buffer.concat([length, header]) });
+    const { handlers, deps } = buildHandlers({ snapshots });
+    expect(await deps.models.refresh('org_a')).to.equal(undefined);
+    await handlers.upsertItems({ items: SHOP_ITEMS }, ctx);
+    await handlers.recordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
+    const info = await handlers.rebuildModel({}, ctx);
+    expect(info.version).to.equal(2);
+    expect(ids(await handlers.recommend(recommendRequest('alice'), ctx))[0]).to.equal('B');
+  });
 });

@@ -45,16 +45,36 @@ export interface ItemModelData {
  * A loaded item-item model. Scoring a user is x_u W over the user's items only: O(|user items| x
  * row length). Sparse rows are added up over the items they touch, and only those are ranked.
  */
+/** Item ids indexed between two turns of the event loop when a model is loaded for serving. */
+const INDEX_SLICE = 20_000;
+
 export class ItemModel {
-  private readonly indexOf = new Map<string, number>();
+  private readonly indexOf: Map<string, number>;
   /** Score buffer reused by rankUser: scoring a profile allocates nothing of the catalog's size. */
   private scratch: Float64Array<ArrayBuffer> | undefined;
   /** Sparse models: the indexes rankUser's scratch holds a score for, and a mark per index. */
   private touched: Int32Array<ArrayBuffer> | undefined;
   private marked: Uint8Array<ArrayBuffer> | undefined;
 
-  constructor(readonly data: ItemModelData) {
-    data.itemIds.forEach((id, index) => this.indexOf.set(id, index));
+  constructor(
+    readonly data: ItemModelData,
+    indexOf?: Map<string, number>,
+  ) {
+    this.indexOf = indexOf ?? new Map(data.itemIds.map((id, index) => [id, index]));
+  }
+
+  /**
+   * The model for the serving thread: its id index built a slice at a time, so loading a catalog
+   * of hundreds of thousands of items never holds the calls in flight for the whole build.
+   */
+  static async load(data: ItemModelData): Promise<ItemModel> {
+    const indexOf = new Map<string, number>();
+    for (let start = 0; start < data.itemIds.length; start += INDEX_SLICE) {
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const end = Math.min(data.itemIds.length, start + INDEX_SLICE);
+      for (let i = start; i < end; i++) indexOf.set(data.itemIds[i], i);
+    }
+    return new ItemModel(data, indexOf);
   }
 
   get size(): number {
@@ -228,11 +248,15 @@ export function rankPositive(
     Math.min(kept, candidates ? candidates.length : scores.length),
     better,
   );
-  if (candidates) {
-    for (const i of candidates) if (scores[i] > 0) heap.offer(i);
-  } else {
-    for (let i = 0; i < scores.length; i++) if (scores[i] > 0) heap.offer(i);
-  }
+  // Once the heap is full, a score below its worst cannot get in: skipped without a call.
+  let floor = 0;
+  const offer = (i: number) => {
+    if (scores[i] <= 0 || scores[i] < floor) return;
+    heap.offer(i);
+    if (heap.full) floor = scores[heap.worst];
+  };
+  if (candidates) for (const i of candidates) offer(i);
+  else for (let i = 0; i < scores.length; i++) offer(i);
   const order = heap.items().sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
   const top = order.length > 0 ? scores[order[0]] : 1;
   const strength = Float32Array.from(order, (i) => scores[i] / top);
@@ -268,6 +292,15 @@ class WorstFirstHeap {
     }
   }
 
+  get full(): boolean {
+    return this.size === this.heap.length;
+  }
+
+  /** The worst index kept (the root). */
+  get worst(): number {
+    return this.heap[0];
+  }
+
   items(): Int32Array {
     return this.heap.slice(0, this.size);
   }
@@ -294,6 +327,8 @@ class WorstFirstHeap {
 
 /** A typed-array section of a snapshot. */
 type Part =
+  | 'itemIds.text'
+  | 'itemIds.ends'
   | 'popularity'
   | 'popularOrder'
   | 'dense'
@@ -301,14 +336,32 @@ type Part =
 
 interface Header extends Omit<
   ItemModelData,
-  'popularity' | 'popularOrder' | 'dense' | 'sparse' | 'related'
+  'itemIds' | 'popularity' | 'popularOrder' | 'dense' | 'sparse' | 'related'
 > {
   /** The binary sections, in order, and their byte lengths. */
   parts: Part[];
   sections: number[];
 }
 
-function partsOf(data: ItemModelData): Array<[Part, Int32Array | Float32Array]> {
+/**
+ * The item ids as one UTF-16 text and each id's end in it: a catalog's ids decode as one string
+ * and slices of it, not as a JSON array of hundreds of thousands of strings parsed in one go.
+ * UTF-16 code units, so any id (a lone surrogate included) comes back as it was.
+ */
+function encodeIds(itemIds: readonly string[]): [Uint8Array, Int32Array] {
+  const ends = new Int32Array(itemIds.length);
+  let end = 0;
+  itemIds.forEach((id, i) => (ends[i] = end += id.length));
+  return [Buffer.from(itemIds.join(''), 'utf16le'), ends];
+}
+
+function decodeIds(text: Buffer, ends: Int32Array): string[] {
+  const all = text.toString('utf16le');
+  return Array.from(ends, (end, i) => all.slice(i === 0 ? 0 : ends[i - 1], end));
+}
+
+function partsOf(data: ItemModelData): Array<[Part, Int32Array | Float32Array | Uint8Array]> {
+  const [idText, idEnds] = encodeIds(data.itemIds);
   const rows = (
     name: 'sparse' | 'related',
     w: SparseWeights,
@@ -318,6 +371,8 @@ function partsOf(data: ItemModelData): Array<[Part, Int32Array | Float32Array]> 
     [`${name}.values`, w.values],
   ];
   return [
+    ['itemIds.text', idText],
+    ['itemIds.ends', idEnds],
     ['popularity', data.popularity],
     ...(data.popularOrder ? [['popularOrder', data.popularOrder] as [Part, Int32Array]] : []),
     ...(data.related ? rows('related', data.related) : []),
@@ -350,6 +405,7 @@ export function encodeModel(data: ItemModelData): Buffer {
 export function decodeModel(blob: Buffer): ItemModelData {
   const headerLength = blob.readUInt32LE(0);
   const header = JSON.parse(blob.subarray(4, 4 + headerLength).toString()) as Header;
+  if (!Array.isArray(header.parts)) throw new Error('model snapshot of an earlier format');
   let offset = 4 + headerLength;
   const views = new Map<Part, { buffer: ArrayBuffer; at: number; length: number }>();
   header.sections.forEach((length, k) => {
@@ -378,7 +434,10 @@ export function decodeModel(blob: Buffer): ItemModelData {
     cols: int32(`${name}.cols`),
     values: float32(`${name}.values`),
   });
-  const data: ItemModelData = { ...meta, popularity: float32('popularity') };
+  const text = views.get('itemIds.text');
+  if (!text) throw new Error('model snapshot without itemIds.text');
+  const itemIds = decodeIds(Buffer.from(text.buffer, text.at, text.length), int32('itemIds.ends'));
+  const data: ItemModelData = { ...meta, itemIds, popularity: float32('popularity') };
   if (views.has('popularOrder')) data.popularOrder = int32('popularOrder');
   if (views.has('related.rowStart')) data.related = rows('related');
   if (views.has('dense')) data.dense = float32('dense');

@@ -23,6 +23,9 @@ export interface ModelRegistryOptions {
   announce?: (organization: string, version: number, algorithm: string) => Promise<void>;
 }
 
+/** A turn of the event loop for the calls in flight, between two pieces of work on this thread. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
 /** See ModelRegistryOptions.popularityFirstFrom. */
 const POPULARITY_FIRST_FROM = 100_000;
 /** Items a popularity snapshot ranks. */
@@ -74,7 +77,18 @@ export class ModelRegistry {
     if (latest === 0 || (served && served.data.version >= latest)) return served;
     const snapshot = await this.options.snapshots.latest(organization);
     if (!snapshot) return served;
-    const model = new ItemModel(decodeModel(snapshot.blob));
+    let data;
+    try {
+      data = decodeModel(snapshot.blob);
+    } catch (error) {
+      // Models are derived data: one this version cannot read is retrained, never fatal.
+      this.options.logger.warn(
+        { err: error, organization, version: snapshot.version },
+        'recommendation model snapshot unreadable (an earlier format?); it will be retrained',
+      );
+      return served;
+    }
+    const model = await ItemModel.load(data);
     if (!served || served.data.version < model.data.version) this.serve(organization, model);
     return this.models.get(organization);
   }
@@ -118,7 +132,10 @@ export class ModelRegistry {
   }
 
   private async train(organization: string): Promise<ItemModel | undefined> {
-    const columns = await collectColumns(this.options.interactions.scan(organization));
+    const store = this.options.interactions;
+    const columns = store.columns
+      ? await store.columns(organization)
+      : await collectColumns(store.scan(organization), await store.count(organization));
     if (columns.length === 0) return this.models.get(organization);
     let version = (await this.options.snapshots.latestVersion(organization)) + 1;
     const popularityFirst =
@@ -133,7 +150,7 @@ export class ModelRegistry {
     );
     const published = await this.options.snapshots.publish(organization, { version, blob });
     if (!published) return this.refresh(organization); // another replica published this version first
-    this.serve(organization, new ItemModel(data));
+    this.serve(organization, await ItemModel.load(data));
     this.options.logger.info(
       {
         organization,
@@ -159,7 +176,8 @@ export class ModelRegistry {
     columns: InteractionColumns,
   ): Promise<boolean> {
     const popularity = columnsPopularity(columns);
-    const model = new ItemModel({
+    await turn();
+    const model = await ItemModel.load({
       algorithm: 'popularity',
       version: 1,
       trainedAt: new Date().toISOString(),
@@ -171,6 +189,7 @@ export class ModelRegistry {
       // The head only (selected, not sorted): enough until the model replaces it.
       popularOrder: rankPositive(popularity, columns.itemIds, POPULAR_HEAD).order,
     });
+    await turn();
     const published = await this.options.snapshots.publish(organization, {
       version: 1,
       blob: encodeModel(model.data),

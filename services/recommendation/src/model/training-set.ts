@@ -25,6 +25,7 @@ export interface InteractionColumns {
   itemIds: string[];
   /** How many distinct users; `users` holds 0 .. users - 1. */
   userCount: number;
+  /** How many interactions: the arrays hold at least this many entries, maybe more. */
   length: number;
   users: Int32Array<ArrayBuffer>;
   items: Int32Array<ArrayBuffer>;
@@ -43,11 +44,21 @@ export class ColumnsBuilder {
   private readonly itemIndex = new Map<string, number>();
   private readonly itemIds: string[] = [];
   private length = 0;
-  private users = new Int32Array(1024) as Int32Array<ArrayBuffer>;
-  private items = new Int32Array(1024) as Int32Array<ArrayBuffer>;
-  private types = new Uint8Array(1024) as Uint8Array<ArrayBuffer>;
-  private values = new Float32Array(1024) as Float32Array<ArrayBuffer>;
-  private timestamps = new Float64Array(1024) as Float64Array<ArrayBuffer>;
+  private users: Int32Array<ArrayBuffer>;
+  private items: Int32Array<ArrayBuffer>;
+  private types: Uint8Array<ArrayBuffer>;
+  private values: Float32Array<ArrayBuffer>;
+  private timestamps: Float64Array<ArrayBuffer>;
+
+  /** expected: how many interactions to make room for at once (the arrays grow past it). */
+  constructor(expected = 1024) {
+    const size = Math.max(16, expected);
+    this.users = new Int32Array(size);
+    this.items = new Int32Array(size);
+    this.types = new Uint8Array(size);
+    this.values = new Float32Array(size);
+    this.timestamps = new Float64Array(size);
+  }
 
   add(interaction: UserInteraction): void {
     if (this.length === this.users.length) this.grow();
@@ -67,17 +78,17 @@ export class ColumnsBuilder {
     this.timestamps[k] = interaction.timestamp;
   }
 
+  /** The columns as collected: the arrays may run past `length` (not copied to trim them). */
   build(): InteractionColumns {
-    const n = this.length;
     return {
       itemIds: this.itemIds,
       userCount: this.userIndex.size,
-      length: n,
-      users: this.users.slice(0, n),
-      items: this.items.slice(0, n),
-      types: this.types.slice(0, n),
-      values: this.values.slice(0, n),
-      timestamps: this.timestamps.slice(0, n),
+      length: this.length,
+      users: this.users,
+      items: this.items,
+      types: this.types,
+      values: this.values,
+      timestamps: this.timestamps,
     };
   }
 
@@ -115,8 +126,10 @@ const COLLECT_SLICE = 10_000;
  */
 export async function collectColumns(
   log: AsyncIterable<UserInteraction>,
+  expected?: number,
 ): Promise<InteractionColumns> {
-  const builder = new ColumnsBuilder();
+  // Room for a few more than counted: interactions stored while the scan runs.
+  const builder = new ColumnsBuilder(expected && Math.ceil(expected * 1.01) + 1024);
   let read = 0;
   for await (const interaction of log) {
     builder.add(interaction);

@@ -1,3 +1,4 @@
+import { columnsOf, type InteractionColumns } from '../../model/training-set';
 import { INTERACTION_TYPES, type InteractionType, type UserInteraction } from '../../model/types';
 import type { InteractionStore, InteractionToStore } from './port';
 
@@ -71,6 +72,32 @@ class OrganizationLog {
     for (let k = this.first[user]; k >= 0; k = this.next[k >>> CHUNK_BITS][k & (CHUNK - 1)])
       found.push(this.entry(k));
     return found;
+  }
+
+  /** The log as InteractionColumns, copied a chunk per turn of the event loop. */
+  async columns(): Promise<InteractionColumns> {
+    const length = this.length;
+    const columns: InteractionColumns = {
+      itemIds: this.itemIds.slice(),
+      userCount: this.userIds.length,
+      length,
+      users: new Int32Array(length),
+      items: new Int32Array(length),
+      types: new Uint8Array(length),
+      values: new Float32Array(length),
+      timestamps: new Float64Array(length),
+    };
+    for (let chunk = 0; chunk * CHUNK < length; chunk++) {
+      if (chunk > 0) await new Promise((resolve) => setImmediate(resolve));
+      const at = chunk * CHUNK;
+      const size = Math.min(CHUNK, length - at);
+      columns.users.set(this.users[chunk].subarray(0, size), at);
+      columns.items.set(this.items[chunk].subarray(0, size), at);
+      columns.types.set(this.types[chunk].subarray(0, size), at);
+      columns.values.set(this.values[chunk].subarray(0, size), at);
+      columns.timestamps.set(this.timestamps[chunk].subarray(0, size), at);
+    }
+    return columns;
   }
 
   *all(): Generator<UserInteraction> {
@@ -226,6 +253,11 @@ export class InMemoryInteractionStore implements InteractionStore {
   async *scan(organization: string): AsyncIterable<UserInteraction> {
     const log = this.logs.get(organization);
     if (log) yield* log.all();
+  }
+
+  async columns(organization: string): Promise<InteractionColumns> {
+    const log = this.logs.get(organization);
+    return log ? log.columns() : columnsOf([]);
   }
 
   async organizations(): Promise<string[]> {

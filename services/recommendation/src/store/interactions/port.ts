@@ -1,3 +1,4 @@
+import type { InteractionColumns } from '../../model/training-set';
 import type { UserInteraction } from '../../model/types';
 
 export interface InteractionToStore extends UserInteraction {
@@ -25,5 +26,10 @@ export interface InteractionStore {
    * user's oldest first; the order of the users is unspecified.
    */
   scan(organization: string): AsyncIterable<UserInteraction>;
+  /**
+   * The same log as columns, for a store that keeps it so (the in-memory one): training then
+   * reads it without an object per interaction. Absent: training collects scan() into columns.
+   */
+  columns?(organization: string): Promise<InteractionColumns>;
   organizations(): Promise<string[]>;
 }

@@ -174,6 +174,24 @@ describe('e2e: organizations, keys, quotas and usage', function () {
     expect(refused!.body.error.details[0]).to.include({ quota: QUOTA });
   });
 
+  it('sends exactly one usage_threshold at 100% once the hard quota refuses, whatever the ledger says', async () => {
+    // The refusal counts reservations; the ledger, which counts what calls used, can stay under
+    // the quota for good, so the 100% notification comes from the refusal (issue 24, item 8).
+    for (let i = 0; i < 3; i++) {
+      const res = await api(GENERATE, { body: { prompt: `Refused call ${i}`, max_length: 40 } });
+      expect(res.status, res.text).to.equal(429);
+    }
+    await waitFor(() => thresholdCalls().some((call) => call.body.threshold === QUOTA), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a duplicate would arrive by now
+    const at100 = thresholdCalls().filter((call) => call.body.threshold === QUOTA);
+    expect(at100).to.have.length(1);
+    verifyWithStandardWebhooks(webhookSecret, at100[0]!);
+    expect(at100[0]!.body).to.include({ event: 'usage_threshold', organization });
+    expect(thresholdCalls().filter((call) => call.body.threshold === 0.9 * QUOTA)).to.have.length(
+      1,
+    );
+  });
+
   it('revoking the key with the CLI gives 401 within the key cache TTL', async () => {
     expect((await api('/api/v2/models')).status).to.equal(200);
     const revoked = await cli('key', 'revoke', keyId);

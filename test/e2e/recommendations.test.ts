@@ -104,6 +104,30 @@ describe('e2e: recommendations', () => {
     expect(gone.status).to.equal(404);
   });
 
+  it('says how many records were stored, merged as duplicates, or are on unknown items', async () => {
+    const m = await mesh();
+    const key = await secondOrganization();
+    const call = (path: string, body: unknown) => callApi(m.gatewayUrl, key, path, { body });
+    const items = await call('/api/v2/catalog/items', {
+      items: [ITEMS[0], ITEMS[1], { ...ITEMS[0], title: 'Three-person tent' }],
+    });
+    expect(items.status, items.text).to.equal(200);
+    expect(items.body).to.include({ upserted: 2, duplicates: 1 });
+    const timestamp = '2026-03-01T10:00:00Z';
+    const ticket = { userId: 'u1', itemId: 'tent', type: 'ticket', timestamp };
+    const interactions = [
+      ticket,
+      { ...ticket }, // the same interaction twice in the batch
+      { userId: 'u1', itemId: 'stove', type: 'view', timestamp },
+      { userId: 'u2', itemId: 'not-in-catalog', type: 'purchase', timestamp },
+    ];
+    const first = await call('/api/v2/interactions', { interactions });
+    expect(first.status, first.text).to.equal(200);
+    expect(first.body).to.include({ recorded: 3, duplicates: 1, unknownItems: 1 });
+    const again = await call('/api/v2/interactions', { interactions });
+    expect(again.body).to.include({ recorded: 0, duplicates: 4, unknownItems: 0 });
+  });
+
   it('never answers empty: catalog items before any interaction, then popularity before the first model', async () => {
     const m = await mesh();
     const key = await secondOrganization();

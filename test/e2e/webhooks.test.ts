@@ -104,6 +104,38 @@ describe('e2e: webhooks and asynchronous results', () => {
     expect(deleted.status).to.equal(204);
   });
 
+  it('registers one URL for several events (events: [...]) and delivers each of them to it', async () => {
+    const res = await api('/api/webhooks', {
+      body: { events: ['data_updated', 'support_escalated'], url: receiver.url },
+    });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.events).to.deep.equal(['data_updated', 'support_escalated']);
+    expect(res.body.event).to.equal('data_updated');
+    await api('/api/v2/catalog/items', {
+      body: { items: [{ itemId: 'multi-item', catalog: 'education', title: 'Course' }] },
+    });
+    const call = await waitFor(
+      () => receiver.calls.find((c) => c.body?.event === 'data_updated'),
+      10_000,
+    );
+    verifyWithStandardWebhooks(res.body.secret, call);
+    await api(`/api/webhooks/${res.body.id}`, { method: 'DELETE' });
+  });
+
+  it('refuses a registration with both event and events, or with neither, naming the field', async () => {
+    const both = await api('/api/webhooks', {
+      body: { event: 'data_updated', events: ['data_updated'], url: receiver.url },
+    });
+    expect(both.status).to.equal(400);
+    expect(both.body.error.details[0].field).to.equal('/events');
+    const neither = await api('/api/webhooks', { body: { url: receiver.url } });
+    expect(neither.status).to.equal(400);
+    expect(neither.body.error.details[0].field).to.equal('/event');
+    const badEvents = await api('/api/webhooks', { body: { events: ['nope'], url: receiver.url } });
+    expect(badEvents.status).to.equal(400);
+    expect(badEvents.body.error.details[0].field).to.equal('/events/0');
+  });
+
   it('rejects an unknown event type and a malformed URL', async () => {
     const badEvent = await api('/api/webhooks', { body: { event: 'nope', url: receiver.url } });
     expect(badEvent.status).to.equal(400);

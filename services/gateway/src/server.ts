@@ -10,6 +10,7 @@ import {
   UrlPolicy,
   urlPolicyOptionsFromEnv,
   type EventBus,
+  type EventPublisher,
   type Logger,
   type RunningService,
   type SharedState,
@@ -27,6 +28,7 @@ import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
+import { QuotaExhaustedNotices } from './metering/quota-exhausted';
 import { KeyRateLimits } from './metering/rate-limits';
 import { clientErrorHandler, connectHandler } from './middleware/client-error';
 import { keyConcurrencyLimit } from './middleware/concurrency';
@@ -110,6 +112,8 @@ export interface GatewayAppDeps {
   changes?: ChangeFeed;
   /** Metrics of services sharing this process (embedded mode), served on /metrics too. */
   metricsRegistries?: Registry[];
+  /** Where the gateway's own events go (usage.quota_exhausted); none: they are not sent. */
+  events?: EventPublisher;
 }
 
 /** With a change feed, cached policies and default result URLs are refreshed by events; this only bounds a missed one. */
@@ -192,6 +196,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     if (event.data.change === 'policy') directory.forget(event.organization);
     else keys.forgetOrganization(event.organization);
   });
+  const exhausted = deps.events && new QuotaExhaustedNotices(deps.events, logger);
   const metering = new Metering({
     directory,
     quota: new QuotaGuard({
@@ -199,6 +204,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
       usedTokens: ledgerUsedTokens(deps.clients),
       durable: deps.durableQuota ?? new DurableQuota(new InMemoryQuotaTallyStore()),
       logger,
+      onExhausted: exhausted && ((...args) => exhausted.refused(...args)),
     }),
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
@@ -309,7 +315,7 @@ export interface GatewayOptions {
 /** The change feed on the given bus, or on one of the gateway's own (closed with the feed). */
 async function openChangeFeed(
   options: GatewayOptions,
-): Promise<{ feed: ChangeFeed; close(): Promise<void> }> {
+): Promise<{ feed: ChangeFeed; bus: EventBus; close(): Promise<void> }> {
   const owned = options.bus
     ? undefined
     : await createEventBus({
@@ -317,10 +323,12 @@ async function openChangeFeed(
         clientId: 'gateway',
         logger: options.logger,
       });
-  const feed = new ChangeFeed((options.bus ?? owned)!, options.logger);
+  const bus = (options.bus ?? owned)!;
+  const feed = new ChangeFeed(bus, options.logger);
   await feed.start();
   return {
     feed,
+    bus,
     close: async () => {
       await feed.stop();
       await owned?.close();
@@ -375,6 +383,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       sharedState,
       pushPolicy,
       changes: changes.feed,
+      events: changes.bus,
       metricsRegistries: options.metricsRegistries,
     });
     server = createServer(httpServerOptions(config), app.callback());

@@ -133,7 +133,7 @@ describe('gateway recommendation and catalog routes', () => {
         },
       });
       expect(reply.status).to.equal(200);
-      expect(reply.body).to.deep.equal({ upserted: 2, requestId: reply.requestId });
+      expect(reply.body).to.deep.equal({ upserted: 2, duplicates: 0, requestId: reply.requestId });
       const items = h.doubles.recommendation.last('UpsertItems').request.items;
       expect(items[0]).to.include({
         item_id: 'c-1',
@@ -192,7 +192,12 @@ describe('gateway recommendation and catalog routes', () => {
         },
       });
       expect(reply.status).to.equal(200);
-      expect(reply.body).to.deep.equal({ recorded: 2, requestId: reply.requestId });
+      expect(reply.body).to.deep.equal({
+        recorded: 2,
+        duplicates: 0,
+        unknownItems: 0,
+        requestId: reply.requestId,
+      });
       const [first, second] =
         h.doubles.recommendation.last('RecordInteractions').request.interactions;
       expect(first).to.include({

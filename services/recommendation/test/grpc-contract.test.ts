@@ -123,7 +123,7 @@ describe('gRPC contract: RecommendationService', () => {
       item('stove', { title: 'Camping stove' }),
       item('socks', { title: 'Wool socks' }),
     ]);
-    expect(upserted).to.deep.equal({ upserted: 3 });
+    expect(upserted).to.deep.equal({ upserted: 3, duplicates: 0 });
     const recorded = await call.record([
       interaction('c1', 'tent', 'purchase'),
       interaction('c1', 'stove', 'purchase'),
@@ -131,7 +131,7 @@ describe('gRPC contract: RecommendationService', () => {
       interaction('w2', 'socks', 'purchase'),
       interaction('alice', 'tent', 'purchase'),
     ]);
-    expect(recorded).to.deep.equal({ recorded: 5 });
+    expect(recorded).to.deep.equal({ recorded: 5, duplicates: 0, unknown_items: 0 });
     await data.waitForCount(2);
     expect(data.events.map((e) => [e.organization, e.source, e.data])).to.deep.equal([
       ['org_a', 'recommendation', { dataset: 'catalog_items', count: 3 }],

@@ -24,8 +24,13 @@ describe('UpsertItems / GetItem / DeleteItem', () => {
     });
     expect(await handlers.upsertItems({ items: [tent, item('mug')] }, ctx)).to.deep.equal({
       upserted: 2,
+      duplicates: 0,
     });
-    expect(await handlers.upsertItems({ items: [tent] }, ctx)).to.deep.equal({ upserted: 1 });
+    // The same item twice in one batch: one written, one merged (the later one is stored).
+    expect(await handlers.upsertItems({ items: [item('tent'), tent] }, ctx)).to.deep.equal({
+      upserted: 1,
+      duplicates: 1,
+    });
     expect(await handlers.getItem({ item_id: 'tent' }, ctx)).to.deep.equal({
       item_id: 'tent',
       catalog: 'ecommerce',
@@ -125,7 +130,7 @@ describe('RecordInteractions', () => {
       },
       ctx,
     );
-    expect(recorded).to.deep.equal({ recorded: 3 });
+    expect(recorded).to.deep.equal({ recorded: 3, duplicates: 0, unknown_items: 3 });
     await data.waitForCount(1);
     expect(data.events[0].data).to.deep.equal({ dataset: 'interactions', count: 3 });
     // Once the items arrive, the interactions count: u2 gets "other" through u1.
@@ -165,9 +170,13 @@ describe('RecordInteractions', () => {
     ];
     expect(await handlers.recordInteractions({ interactions: batch }, ctx)).to.deep.equal({
       recorded: 2,
+      duplicates: 0,
+      unknown_items: 2,
     });
     expect(await handlers.recordInteractions({ interactions: batch }, ctx)).to.deep.equal({
       recorded: 1,
+      duplicates: 1,
+      unknown_items: 1,
     });
     expect(await deps.interactions.count('org_a')).to.equal(3);
     const model = (await deps.models.rebuild('org_a'))!;

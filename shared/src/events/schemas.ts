@@ -22,6 +22,14 @@ export interface UsageThresholdReached {
   quota: number;
 }
 
+/** A hard quota refused a call (the gateway's counter is at the quota): notification fires the 100% threshold. */
+export interface UsageQuotaExhausted {
+  period: string;
+  quota: number;
+  /** The gateway's counter when it refused (reservations of calls in flight included). */
+  used: number;
+}
+
 export interface InvoicePaid {
   invoiceId: string;
   amount: number;
@@ -96,6 +104,7 @@ export interface ModelPublished {
 export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
+  'usage.quota_exhausted': UsageQuotaExhausted;
   'invoice.paid': InvoicePaid;
   'invoice.failed': InvoiceFailed;
   'data.updated': DataUpdated;
@@ -148,6 +157,17 @@ const usageThresholdReached: JSONSchemaType<UsageThresholdReached> = {
     threshold: count,
     share: { type: 'number', exclusiveMinimum: 0 },
     quota: count,
+  },
+};
+
+const usageQuotaExhausted: JSONSchemaType<UsageQuotaExhausted> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['period', 'quota', 'used'],
+  properties: {
+    period: { type: 'string', pattern: '^\\d{4}-\\d{2}$' },
+    quota: count,
+    used: count,
   },
 };
 
@@ -256,6 +276,7 @@ const catalogChanged: JSONSchemaType<CatalogChanged> = {
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
+  'usage.quota_exhausted': usageQuotaExhausted,
   'invoice.paid': invoicePaid,
   'invoice.failed': invoiceFailed,
   'data.updated': dataUpdated,

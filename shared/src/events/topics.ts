@@ -19,6 +19,7 @@ export type Topic = (typeof Topics)[keyof typeof Topics];
 export const EventTypes = {
   usageRecorded: 'usage.recorded',
   usageThresholdReached: 'usage.threshold_reached',
+  usageQuotaExhausted: 'usage.quota_exhausted',
   invoicePaid: 'invoice.paid',
   invoiceFailed: 'invoice.failed',
   dataUpdated: 'data.updated',
@@ -38,6 +39,7 @@ export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
 export const TOPIC_OF: Record<EventType, Topic> = {
   'usage.recorded': Topics.usage,
   'usage.threshold_reached': Topics.usage,
+  'usage.quota_exhausted': Topics.usage,
   'invoice.paid': Topics.billing,
   'invoice.failed': Topics.billing,
   'data.updated': Topics.data,

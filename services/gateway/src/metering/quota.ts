@@ -24,6 +24,8 @@ export interface QuotaGuardDeps {
   durable: DurableQuota;
   logger: Logger;
   now?: () => Date;
+  /** A hard quota refused a call (notification fires the 100% threshold). */
+  onExhausted?: (organization: string, period: string, quota: number, used: number) => void;
 }
 
 export function quotaKey(organization: string, period: string): string {
@@ -85,12 +87,14 @@ export class QuotaGuard {
     };
     await this.addLedgerIfNeeded(counter);
     const reservation = await this.reserveRebuilding(counter, estimate);
-    if (!reservation.granted)
+    if (!reservation.granted) {
+      this.deps.onExhausted?.(policy.id, period.name, policy.monthlyTokenQuota, reservation.total);
       throw quotaExceeded(
         policy.monthlyTokenQuota,
         reservation.total,
         secondsUntilEnd(period, now),
       );
+    }
     if (policy.hardQuota) await this.keepDurably(counter, estimate, callId);
     return this.hold(counter, estimate, policy.hardQuota === true);
   }

@@ -36,8 +36,8 @@ const upsertItems: RouteSpec<{ items: CatalogItemBody[] }> = {
       attributes_json: JSON.stringify(item.attributes ?? {}),
       available: item.available,
     }));
-    const { upserted } = await deps.clients.recommendation.upsertItems({ items }, call);
-    return json(200, { upserted, requestId: call.requestId });
+    const { upserted, duplicates } = await deps.clients.recommendation.upsertItems({ items }, call);
+    return json(200, { upserted, duplicates, requestId: call.requestId });
   },
 };
 
@@ -91,7 +91,11 @@ const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
   requestSchema: RecordInteractionsRequest,
   maxBodyValues: MAX_INTERACTION_BATCH_VALUES,
   responses: {
-    200: { description: 'How many interactions were recorded', schema: RecordInteractionsResponse },
+    200: {
+      description:
+        'How many interactions were stored, merged as duplicates, or are on unknown items',
+      schema: RecordInteractionsResponse,
+    },
   },
   errors: ['payload_too_large'],
   async handle({ body, call }, deps) {
@@ -103,11 +107,13 @@ const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
       value: i.value ?? 0,
       timestamp: i.timestamp ?? receivedAt,
     }));
-    const { recorded } = await deps.clients.recommendation.recordInteractions(
-      { interactions },
-      call,
-    );
-    return json(200, { recorded, requestId: call.requestId });
+    const answer = await deps.clients.recommendation.recordInteractions({ interactions }, call);
+    return json(200, {
+      recorded: answer.recorded,
+      duplicates: answer.duplicates,
+      unknownItems: answer.unknown_items,
+      requestId: call.requestId,
+    });
   },
 };
 

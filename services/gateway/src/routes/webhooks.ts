@@ -14,6 +14,7 @@ import {
   UpdateWebhookRequest,
   Webhook,
   WebhookList,
+  registeredEvents,
   type DeliveriesQuery,
   type RegisterWebhookBody,
   type RotateSecretBody,
@@ -73,7 +74,7 @@ const register: RouteSpec<RegisterWebhookBody> = {
   operationId: 'registerWebhook',
   idempotent: true,
   credentialFields: ['secret'],
-  summary: 'Register a URL for an event; the signing secret is returned only here',
+  summary: 'Register a URL for one event or several; the signing secret is returned only here',
   description:
     'The secret is in the first answer only: a replay with the same Idempotency-Key answers the webhook without it ' +
     '(the secret is never stored with the replayable answer); if that first answer was lost, rotate the secret.',
@@ -82,7 +83,7 @@ const register: RouteSpec<RegisterWebhookBody> = {
   errors: ['conflict'],
   async handle({ body, call }, deps) {
     const registered = await deps.clients.notification.registerWebhook(
-      { events: [body.event], url: body.url, secret: body.secret ?? '' },
+      { events: registeredEvents(body), url: body.url, secret: body.secret ?? '' },
       call,
     );
     deps.defaultResultUrls.forget(call.organization);

@@ -181,8 +181,15 @@ export const UpsertCatalogItemsResponse: JsonSchema = {
   title: 'UpsertCatalogItemsResponse',
   type: 'object',
   additionalProperties: false,
-  required: ['upserted', 'requestId'],
-  properties: { upserted: { type: 'integer' }, requestId: { type: 'string' } },
+  required: ['upserted', 'duplicates', 'requestId'],
+  properties: {
+    upserted: { type: 'integer', description: 'Distinct items written' },
+    duplicates: {
+      type: 'integer',
+      description: 'Items merged into a later item of the batch with the same itemId',
+    },
+    requestId: { type: 'string' },
+  },
 };
 
 export interface InteractionBody {
@@ -231,6 +238,19 @@ export const RecordInteractionsResponse: JsonSchema = {
   title: 'RecordInteractionsResponse',
   type: 'object',
   additionalProperties: false,
-  required: ['recorded', 'requestId'],
-  properties: { recorded: { type: 'integer' }, requestId: { type: 'string' } },
+  required: ['recorded', 'duplicates', 'unknownItems', 'requestId'],
+  properties: {
+    recorded: { type: 'integer', description: 'Interactions stored' },
+    duplicates: {
+      type: 'integer',
+      description:
+        'Interactions not stored: the same one (userId, itemId, type, value, timestamp) is stored already or came earlier in the batch',
+    },
+    unknownItems: {
+      type: 'integer',
+      description:
+        'Stored interactions whose itemId is not in the catalog (kept: the catalog may come later)',
+    },
+    requestId: { type: 'string' },
+  },
 };

@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS } from '@switchyard/shared';
+import { AppError, WEBHOOK_EVENTS } from '@switchyard/shared';
 import { CALLBACK_URL, type JsonSchema } from './common';
 
 export { WEBHOOK_EVENTS };
@@ -17,22 +17,35 @@ const OVERLAP_SECONDS = {
 const eventName = { type: 'string', enum: WEBHOOK_EVENTS } as const;
 
 export interface RegisterWebhookBody {
-  event: string;
+  event?: string;
+  events?: string[];
   url: string;
   secret?: string;
 }
 
+/** One registration, one URL and secret, for one event (`event`) or several (`events`): exactly one of the two. */
 export const RegisterWebhookRequest: JsonSchema = {
   title: 'RegisterWebhookRequest',
+  description: 'Give exactly one of event (one event) and events (one or more events).',
   type: 'object',
   additionalProperties: false,
-  required: ['event', 'url'],
+  required: ['url'],
   properties: {
     event: eventName,
+    events: { type: 'array', minItems: 1, uniqueItems: true, items: eventName },
     url: CALLBACK_URL,
     secret: { ...SECRET, description: 'Generated when absent' },
   },
 };
+
+/** The events of a registration body: event or events, exactly one of them. */
+export function registeredEvents(body: RegisterWebhookBody): string[] {
+  if (body.event !== undefined && body.events !== undefined)
+    throw AppError.invalid('give either event or events, not both', '/events');
+  if (body.events !== undefined) return body.events;
+  if (body.event !== undefined) return [body.event];
+  throw AppError.invalid('event or events is required', '/event', 'required');
+}
 
 export interface UpdateWebhookBody {
   url?: string;

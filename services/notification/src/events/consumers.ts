@@ -17,6 +17,7 @@ import { handleResultEvent } from './result-events';
 import { handleSupportEvent } from './support-events';
 import { handleUsageEvents } from './usage-events';
 import { UsageLedger } from '../usage/usage-ledger';
+import { checkExhaustion } from '../usage/thresholds';
 
 /** The delivery consumers' group; the usage consumers' group is this plus USAGE_GROUP_SUFFIX. */
 export const CONSUMER_GROUP = 'notification';
@@ -89,7 +90,11 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
       // A ledger batch costs a handful of writes whatever its size: gather events for up to this long.
       maxWaitMs: USAGE_BATCH_WAIT_MS,
       // usage.threshold_reached shares the topic; nothing to do for it here.
-      handler: (events) => handleUsageEvents(events.filter(isUsageRecorded), ledger, thresholds),
+      handler: async (events) => {
+        await handleUsageEvents(events.filter(isUsageRecorded), ledger, thresholds);
+        for (const event of events.filter(isQuotaExhausted))
+          await checkExhaustion(thresholds, event);
+      },
     });
   } catch (error) {
     await deliveries.close();
@@ -100,6 +105,10 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
 
 function isUsageRecorded(event: AnyEvent): event is EventEnvelope<'usage.recorded'> {
   return event.type === 'usage.recorded';
+}
+
+function isQuotaExhausted(event: AnyEvent): event is EventEnvelope<'usage.quota_exhausted'> {
+  return event.type === 'usage.quota_exhausted';
 }
 
 /** Runs work for every item, at most limit at a time; fails (after all settled) if any failed. */

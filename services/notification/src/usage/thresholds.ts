@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createEvent, type EventPublisher } from '@switchyard/shared';
+import { createEvent, type EventEnvelope, type EventPublisher } from '@switchyard/shared';
 import type { NotificationConfig } from '../config';
 import type { WebhookFanOut } from '../events/fan-out';
 import type { NotificationStores } from '../store';
@@ -45,28 +45,73 @@ export async function checkThresholds(deps: ThresholdDeps, counted: CountedPerio
     (await deps.stores.thresholds.list(organization, period)).map((r) => [r.share, r]),
   );
   for (const share of policy.thresholdShares) {
-    let record = known.get(share);
+    const record = known.get(share);
     if (record?.notified) continue;
-    if (!record) {
-      const threshold = thresholdOf(share, policy.monthlyTokenQuota);
-      if (used < threshold) continue;
-      const crossing = crossingOf(counted, used, threshold);
-      record = await deps.stores.thresholds.claim({
+    if (record) {
+      await fire(deps, record); // claimed by a run that stopped before notifying
+      continue;
+    }
+    const threshold = thresholdOf(share, policy.monthlyTokenQuota);
+    if (used < threshold) continue;
+    const crossing = crossingOf(counted, used, threshold);
+    await fire(deps, {
+      organization,
+      period,
+      share,
+      usage: crossing.usage,
+      threshold,
+      quota: policy.monthlyTokenQuota,
+      occurredAt: crossing.occurredAt,
+      notified: false,
+    });
+  }
+}
+
+/**
+ * A hard quota refused a call (usage.quota_exhausted from the gateway): the customer is blocked,
+ * so every share up to 100% not notified yet is, now, with the ledger's usage (which may be just
+ * under the quota: the gateway refuses on reservations, the ledger counts what calls used). The
+ * same claim as for usage, so whichever comes first notifies, once.
+ */
+export async function checkExhaustion(
+  deps: ThresholdDeps,
+  event: EventEnvelope<'usage.quota_exhausted'>,
+): Promise<void> {
+  const { organization } = event;
+  const { period } = event.data;
+  const policy = await effectivePolicy(deps.stores.policies, deps.defaults, organization);
+  if (!policy.hardQuota) return;
+  const totals = await deps.stores.usageLedger.totals(organization, period);
+  const used = totals.tokensInput + totals.tokensOutput;
+  const known = new Map(
+    (await deps.stores.thresholds.list(organization, period)).map((r) => [r.share, r]),
+  );
+  for (const share of policy.thresholdShares.filter((s) => s <= 1)) {
+    const record = known.get(share);
+    if (record?.notified) continue;
+    await fire(
+      deps,
+      record ?? {
         organization,
         period,
         share,
-        usage: crossing.usage,
-        threshold,
+        usage: used,
+        threshold: thresholdOf(share, policy.monthlyTokenQuota),
         quota: policy.monthlyTokenQuota,
-        occurredAt: crossing.occurredAt,
+        occurredAt: event.time,
         notified: false,
-      });
-      if (record.notified) continue;
-    }
-    await notify(deps, record);
-    await deps.stores.thresholds.markNotified(organization, period, share);
-    usageThresholdsReached.inc({ share: String(share) });
+      },
+    );
   }
+}
+
+/** Claims the crossing (the first claim of (organization, period, share) wins), notifies, marks it. */
+async function fire(deps: ThresholdDeps, crossing: ThresholdRecord): Promise<void> {
+  const record = await deps.stores.thresholds.claim(crossing);
+  if (record.notified) return;
+  await notify(deps, record);
+  await deps.stores.thresholds.markNotified(record.organization, record.period, record.share);
+  usageThresholdsReached.inc({ share: String(record.share) });
 }
 
 /** The period's usage right after the counted entry that reached the threshold, and that entry's time. */

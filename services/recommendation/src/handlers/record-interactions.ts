@@ -60,7 +60,8 @@ function toInteraction(
 /**
  * Stores the interactions, tells every replica whose profiles changed (so the users' next
  * recommendations use them), schedules a model rebuild and announces the data update.
- * Interactions on items not in the catalog are kept (the catalog may arrive later) and counted.
+ * Interactions on items not in the catalog are kept (the catalog may arrive later) and counted
+ * in the answer, as are those not stored because they were stored before (duplicates).
  */
 export async function recordInteractions(
   deps: HandlerDeps,
@@ -93,7 +94,11 @@ export async function recordInteractions(
     );
   }
   await deps.publisher.publish(organization, 'interactions', stored.length);
-  return { recorded: stored.length };
+  return {
+    recorded: stored.length,
+    duplicates: valid.length - stored.length,
+    unknown_items: unknownItems,
+  };
 }
 
 async function countUnknownItems(

@@ -25,5 +25,5 @@ export async function upsertItems(
   const upserted = await deps.items.upsert(organization, items);
   await deps.replicaEvents.catalogChanged(organization, [...new Set(items.map((i) => i.itemId))]);
   await deps.publisher.publish(organization, 'catalog_items', upserted);
-  return { upserted };
+  return { upserted, duplicates: items.length - upserted };
 }

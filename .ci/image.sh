@@ -144,7 +144,7 @@ smoke_services() {
   step "starting each service from the image"
   local port metrics
   port=$(free_port)
-  # /healthz, and the admin CLI the README's first-key recipe runs with kubectl exec.
+  # /healthz, and the admin CLI docs/operations.md's first-key recipe runs with kubectl exec.
   smoke gateway "curl -sf http://127.0.0.1:$port/healthz && podman exec -e GATEWAY_URL=http://127.0.0.1:$port switchyard-ci-gateway node services/gateway/dist/src/cli/admin.js org list" \
     -e GATEWAY_HOST=127.0.0.1 -e "GATEWAY_PORT=$port" -e "ADMIN_TOKEN=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
   for service in content assistant recommendation notification; do

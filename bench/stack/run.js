@@ -69,7 +69,7 @@ function requireInfra() {
   for (const name of ['KAFKA_BROKERS', 'MONGODB_URI', 'REDIS_URL']) {
     if (!process.env[name])
       throw new Error(
-        `${name} is not set: start a private infrastructure and eval its env (see bench/stack/README in the main README)`,
+        `${name} is not set: start a private infrastructure and eval its env (see docs/benchmarks.md, "Soak and faults")`,
       );
   }
 }

@@ -26,7 +26,7 @@ main(logger, async () => {
   );
   if (missing.length > 0) {
     throw new Error(
-      `distributed mode needs ${missing.join(', ')}: eval "$(npm run -s infra -- env)" first (see README, "Distributed mode")`,
+      `distributed mode needs ${missing.join(', ')}: eval "$(npm run -s infra -- env)" first (see docs/distributed.md)`,
     );
   }
   const local = localEnv(process.env, STACK_ENV_FILE);

@@ -80,7 +80,7 @@ export class Metering {
   }
 
   private async settle(hold: QuotaHold, result: BilledOutcome, call: CallContext): Promise<void> {
-    if (result.status === 202) return; // async: the estimate stays counted (see README)
+    if (result.status === 202) return; // async: the estimate stays counted (see docs/api.md, "Quotas")
     if (result.finished) {
       // A stream: settle from its done event; one that broke off after it started keeps the estimate.
       void result.finished.then((used) =>

@@ -20,6 +20,7 @@ const SECRET_SAMPLES: Record<string, string> = {
   DEV_API_KEY: `sk_${randomBytes(18).toString('base64url')}`,
   DEV_SIGNING_SECRET: `whsec_${randomBytes(24).toString('base64')}`,
   SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  SECRETS_ENCRYPTION_OLD_KEYS: randomBytes(32).toString('base64'),
   MONGODB_URI: 'mongodb://user:password@mongodb:27017/?authSource=admin',
   REDIS_URL: 'redis://:password@redis:6379',
   KAFKA_SASL_PASSWORD: 'generated-by-strimzi',

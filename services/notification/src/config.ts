@@ -45,6 +45,8 @@ export interface NotificationConfig {
   };
   /** AES-256-GCM key for webhook and signing secrets at rest (32 bytes), when configured. */
   secretsEncryptionKey?: Buffer;
+  /** Earlier keys, still accepted for reading during a key rotation (SECRETS_ENCRYPTION_OLD_KEYS). */
+  secretsEncryptionOldKeys: Buffer[];
   /** Port of the Prometheus /metrics endpoint; 0 disables it. */
   metricsPort: number;
 }
@@ -81,6 +83,7 @@ interface RawEnv {
   MONGODB_URI: string;
   MONGODB_DATABASE: string;
   SECRETS_ENCRYPTION_KEY: string;
+  SECRETS_ENCRYPTION_OLD_KEYS: string;
   METRICS_PORT: number;
 }
 
@@ -94,13 +97,27 @@ function encryptionKey(text: string, mongoUri: string, embedded: boolean): Buffe
     }
     return undefined;
   }
-  const key = Buffer.from(text, 'base64');
-  if (key.length !== 32 || key.toString('base64') !== text.trim()) {
-    throw new Error(
-      'SECRETS_ENCRYPTION_KEY must be base64 of exactly 32 bytes (openssl rand -base64 32)',
-    );
-  }
+  return parseKey('SECRETS_ENCRYPTION_KEY', text);
+}
+
+function parseKey(name: string, text: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32 || key.toString('base64') !== text.trim())
+    throw new Error(`${name} must be base64 of exactly 32 bytes (openssl rand -base64 32)`);
   return key;
+}
+
+/** SECRETS_ENCRYPTION_OLD_KEYS: comma-separated earlier keys, read but never used to seal. */
+function oldEncryptionKeys(text: string, current: Buffer | undefined): Buffer[] {
+  const keys = text
+    .split(',')
+    .filter((part) => part.trim() !== '')
+    .map((part) => parseKey('SECRETS_ENCRYPTION_OLD_KEYS (each key)', part));
+  if (keys.length > 0 && !current)
+    throw new Error(
+      'SECRETS_ENCRYPTION_OLD_KEYS needs SECRETS_ENCRYPTION_KEY (the key that seals)',
+    );
+  return keys;
 }
 
 /** Reads the service configuration; throws listing the problems (fail fast). */
@@ -132,6 +149,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       MONGODB_URI: str({ default: '' }),
       MONGODB_DATABASE: str({ default: 'switchyard_notification' }),
       SECRETS_ENCRYPTION_KEY: str({ default: '' }),
+      SECRETS_ENCRYPTION_OLD_KEYS: str({ default: '' }),
       // Embedded mode shares one process with the mesh, which exposes metrics itself.
       METRICS_PORT: num({ default: embedded ? 0 : 9464 }),
     },
@@ -144,6 +162,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
   if (!Number.isInteger(e.METRICS_PORT) || e.METRICS_PORT < 0 || e.METRICS_PORT > 65535) {
     throw new Error('METRICS_PORT must be an integer between 0 (disabled) and 65535');
   }
+  const key = encryptionKey(e.SECRETS_ENCRYPTION_KEY, e.MONGODB_URI, embedded);
   if (e.DEV_SIGNING_SECRET && !isValidSecret(e.DEV_SIGNING_SECRET)) {
     throw new Error('DEV_SIGNING_SECRET must be whsec_ followed by base64 of 24 to 32 bytes');
   }
@@ -173,7 +192,8 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
     },
     kafkaBrokers: e.KAFKA_BROKERS,
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
-    secretsEncryptionKey: encryptionKey(e.SECRETS_ENCRYPTION_KEY, e.MONGODB_URI, embedded),
+    secretsEncryptionKey: key,
+    secretsEncryptionOldKeys: oldEncryptionKeys(e.SECRETS_ENCRYPTION_OLD_KEYS, key),
     metricsPort: e.METRICS_PORT,
   };
 }

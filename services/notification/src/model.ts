@@ -19,6 +19,13 @@ export interface WebhookRecord extends RotatingSecret {
   updatedAt: string;
   /** Time of the first failed attempt since the last success; cleared by a success. */
   failingSince?: string;
+  /** Deliveries in a row that could not be prepared (see unusable); cleared by a success. */
+  preparationFailures?: number;
+  /**
+   * Set when read, never stored: why the stored record cannot serve deliveries (its secret does
+   * not decrypt with any key). Its deliveries fail, this endpoint alone, until it is fixed.
+   */
+  unusable?: string;
 }
 
 export interface AttemptRecord {

@@ -40,6 +40,21 @@ describe('notification config: infrastructure and metrics', () => {
     ).to.equal(undefined);
   });
 
+  it('reads SECRETS_ENCRYPTION_OLD_KEYS as a comma-separated keyring, refusing a bad key or one without a current key', () => {
+    const old = [Buffer.alloc(32, 4).toString('base64'), Buffer.alloc(32, 5).toString('base64')];
+    const config = loadNotificationConfig({
+      SECRETS_ENCRYPTION_KEY: KEY,
+      SECRETS_ENCRYPTION_OLD_KEYS: ` ${old[0]}, ${old[1]} `,
+    });
+    expect(config.secretsEncryptionOldKeys.map((k) => k.toString('base64'))).to.deep.equal(old);
+    expect(() =>
+      loadNotificationConfig({ SECRETS_ENCRYPTION_KEY: KEY, SECRETS_ENCRYPTION_OLD_KEYS: 'short' }),
+    ).to.throw(/SECRETS_ENCRYPTION_OLD_KEYS/);
+    expect(() => loadNotificationConfig({ SECRETS_ENCRYPTION_OLD_KEYS: old[0] })).to.throw(
+      /needs SECRETS_ENCRYPTION_KEY/,
+    );
+  });
+
   it('refuses a key that is not base64 of 32 bytes, without echoing it', () => {
     for (const bad of [Buffer.alloc(16).toString('base64'), 'not base64!', `${KEY}x`]) {
       expect(() => loadNotificationConfig({ SECRETS_ENCRYPTION_KEY: bad }), bad)

@@ -1,4 +1,4 @@
-import { SecretBox } from '../src/store/secret-box';
+import { SecretBox, UnreadableSecretError } from '../src/store/secret-box';
 import { expect } from './chai';
 
 describe('SecretBox (AES-256-GCM)', () => {
@@ -24,7 +24,21 @@ describe('SecretBox (AES-256-GCM)', () => {
     expect(() => box.open('whsec_abc', 'webhook:wh_1')).to.throw(/not sealed/);
   });
 
+  it('opens with any key of the ring and seals with the first (a key rotation)', () => {
+    const oldBox = new SecretBox(Buffer.alloc(32, 1));
+    const sealedWithOld = oldBox.seal('whsec_old', 'webhook:wh_1');
+    const ring = new SecretBox(Buffer.alloc(32, 2), [Buffer.alloc(32, 1)]);
+    expect(ring.openWithKey(sealedWithOld, 'webhook:wh_1')).to.deep.equal({
+      plaintext: 'whsec_old',
+      keyIndex: 1,
+    });
+    const sealedWithNew = ring.seal('whsec_new', 'webhook:wh_1');
+    expect(ring.openWithKey(sealedWithNew, 'webhook:wh_1').keyIndex).to.equal(0);
+    expect(() => oldBox.open(sealedWithNew, 'webhook:wh_1')).to.throw(UnreadableSecretError);
+  });
+
   it('requires a 32-byte key', () => {
     expect(() => new SecretBox(Buffer.alloc(16))).to.throw(/32 bytes/);
+    expect(() => new SecretBox(Buffer.alloc(32), [Buffer.alloc(31)])).to.throw(/32 bytes/);
   });
 });

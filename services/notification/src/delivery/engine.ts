@@ -30,6 +30,7 @@ import { activeSecrets } from '../signing/secrets';
 import { signatureHeaders } from '../signing/sign';
 import type { UrlPolicy } from '@switchyard/shared';
 import type { DeliveryStore } from '../store/deliveries/port';
+import { UnreadableSecretError } from '../store/secret-box';
 import type { WebhookStore } from '../store/webhooks/port';
 import { AttemptQueue, type QueuedAttempt } from './attempt-queue';
 import { hostKey } from './host-key';
@@ -69,7 +70,9 @@ type Outcome = AttemptOutcome | { kind: 'abandon'; reason: string; error: string
 
 type Target =
   | { url: string; secrets: string[]; webhook?: WebhookRecord }
-  | { url: string; abandon: string; webhook?: WebhookRecord };
+  | { url: string; abandon: string; webhook?: WebhookRecord }
+  /** The delivery cannot be prepared (its secret does not decrypt, its record is invalid): it fails, alone. */
+  | { url: string; unprepared: string; webhook?: WebhookRecord };
 
 const SWEEP_BATCH = 500;
 /** A lease outlasts an attempt (its timeout) by this much, the time to record the outcome. */
@@ -80,6 +83,10 @@ const WAITING_PER_SLOT = 100;
 const RELEASE_ON_STOP = 200;
 /** Due work of a host that has no room is looked at again after this long (or when the host has room again). */
 const HOST_BUSY_RECHECK_MS = 250;
+/** The failure reason of a delivery that could not be prepared. */
+export const UNPREPARED = 'unprepared';
+/** Deliveries in a row that could not be prepared before their webhook is disabled. */
+export const PREPARATION_FAILURES_TO_DISABLE = 3;
 
 /**
  * Sends deliveries with retries. A new delivery is recorded already claimed by this instance
@@ -327,7 +334,9 @@ export class DeliveryEngine {
     const { attempt, outcome } =
       'abandon' in target
         ? abandoned(target.abandon)
-        : await this.tracedSend(delivery, target.url, target.secrets);
+        : 'unprepared' in target
+          ? unprepared(target.unprepared)
+          : await this.tracedSend(delivery, target.url, target.secrets);
     hostDone();
     await this.record(delivery, target, attempt, outcome);
   }
@@ -369,10 +378,16 @@ export class DeliveryEngine {
   /** Where and with which secrets to send: the webhook's current URL and secrets, or the org's. */
   private async target(delivery: DeliveryRecord, known?: WebhookRecord): Promise<Target> {
     if (delivery.webhookId === CALLBACK_TARGET) {
-      return {
-        url: delivery.url,
-        secrets: await this.deps.orgSecrets.active(delivery.organization),
-      };
+      try {
+        return {
+          url: delivery.url,
+          secrets: await this.deps.orgSecrets.active(delivery.organization),
+        };
+      } catch (error) {
+        // A store outage is retried when the claim expires; a secret that cannot be read fails here.
+        if (!(error instanceof UnreadableSecretError)) throw error;
+        return { url: delivery.url, unprepared: error.message };
+      }
     }
     const webhook =
       known ?? (await this.deps.webhooks.get(delivery.organization, delivery.webhookId));
@@ -384,6 +399,8 @@ export class DeliveryEngine {
         abandon: `webhook is disabled${webhook.disabledReason ? `: ${webhook.disabledReason}` : ''}`,
       };
     }
+    const problem = webhookProblem(webhook);
+    if (problem) return { url: delivery.url, webhook, unprepared: problem };
     return { url: webhook.url, secrets: activeSecrets(webhook), webhook };
   }
 
@@ -470,7 +487,11 @@ export class DeliveryEngine {
       await this.updateWebhookHealth(target.webhook, outcome, now);
   }
 
-  /** 410 disables at once; continuous failure for disableAfterMs disables; a success resets. */
+  /**
+   * 410 disables at once; continuous failure for disableAfterMs disables, and so do
+   * PREPARATION_FAILURES_TO_DISABLE deliveries in a row that could not be prepared; a success
+   * resets both.
+   */
   private async updateWebhookHealth(
     webhook: WebhookRecord,
     outcome: AttemptOutcome,
@@ -479,12 +500,29 @@ export class DeliveryEngine {
     const webhooks = this.deps.webhooks;
     const updatedAt = new Date(now).toISOString();
     if (outcome.kind === 'success') {
-      if (webhook.failingSince)
-        await webhooks.update(webhook.organization, webhook.id, { failingSince: undefined });
+      if (webhook.failingSince || webhook.preparationFailures)
+        await webhooks.update(webhook.organization, webhook.id, {
+          failingSince: undefined,
+          preparationFailures: undefined,
+        });
       return;
     }
     if (outcome.kind === 'gone') {
       await this.disable(webhook, 'endpoint answered 410 Gone', updatedAt);
+      return;
+    }
+    if (outcome.reason === UNPREPARED) {
+      // Read again: deliveries of one event fail together, each must count.
+      const current = await webhooks.get(webhook.organization, webhook.id);
+      if (!current?.enabled) return;
+      const failures = (current.preparationFailures ?? 0) + 1;
+      if (failures >= PREPARATION_FAILURES_TO_DISABLE)
+        await this.disable(current, `deliveries cannot be prepared: ${outcome.error}`, updatedAt);
+      else
+        await webhooks.update(webhook.organization, webhook.id, {
+          preparationFailures: failures,
+          failingSince: current.failingSince ?? updatedAt,
+        });
       return;
     }
     if (!webhook.failingSince) {
@@ -494,6 +532,20 @@ export class DeliveryEngine {
     }
   }
 
+  /** Disables a webhook whose stored record cannot be used at all (in the background; logged if it fails). */
+  disableDamaged(webhook: WebhookRecord, problem: string): void {
+    this.disable(
+      webhook,
+      `deliveries cannot be prepared: ${problem}`,
+      new Date().toISOString(),
+    ).catch((error: unknown) =>
+      this.deps.logger.error(
+        { err: error, webhookId: webhook.id },
+        'could not disable a damaged webhook',
+      ),
+    );
+  }
+
   private async disable(webhook: WebhookRecord, reason: string, updatedAt: string): Promise<void> {
     await this.deps.webhooks.update(webhook.organization, webhook.id, {
       enabled: false,
@@ -501,7 +553,11 @@ export class DeliveryEngine {
       updatedAt,
     });
     webhooksDisabledTotal.inc({
-      reason: reason.startsWith('endpoint answered 410') ? 'gone' : 'failing',
+      reason: reason.startsWith('endpoint answered 410')
+        ? 'gone'
+        : reason.startsWith('deliveries cannot be prepared')
+          ? UNPREPARED
+          : 'failing',
     });
     this.deps.logger.warn(
       { webhookId: webhook.id, organization: webhook.organization, reason },
@@ -519,6 +575,27 @@ function attemptRecord(
   error: string,
 ): AttemptRecord {
   return { attemptedAt, statusCode, durationMs, responseBody, error };
+}
+
+/** A delivery that could not be prepared: a failed attempt (retried on the schedule), nothing sent. */
+function unprepared(error: string): { attempt: AttemptRecord; outcome: Outcome } {
+  return {
+    attempt: attemptRecord(new Date().toISOString(), 0, 0, '', error),
+    outcome: { kind: 'failure', reason: UNPREPARED, error },
+  };
+}
+
+/**
+ * Why a stored webhook record cannot serve a delivery, if it cannot: a secret that does not
+ * decrypt, or a field a delivery needs that is missing or malformed (a damaged record).
+ */
+export function webhookProblem(webhook: WebhookRecord): string | undefined {
+  if (webhook.unusable) return webhook.unusable;
+  if (typeof webhook.secret !== 'string' || webhook.secret === '')
+    return `stored webhook ${webhook.id} has no secret`;
+  if (typeof webhook.url !== 'string' || !URL.canParse(webhook.url))
+    return `stored webhook ${webhook.id} has no valid url`;
+  return undefined;
 }
 
 function abandoned(reason: string): { attempt: AttemptRecord; outcome: Outcome } {

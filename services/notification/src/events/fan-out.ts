@@ -54,10 +54,12 @@ export class WebhookFanOut implements EventFanOut {
   async sendAll(events: FanOutEvent[]): Promise<number> {
     const webhooks = new Map<string, WebhookRecord[]>();
     for (const organization of new Set(events.map((e) => e.organization))) {
-      webhooks.set(
-        organization,
-        (await this.webhooks.list(organization)).filter((w) => w.enabled),
-      );
+      const enabled = (await this.webhooks.list(organization)).filter((w) => w.enabled);
+      // A damaged record whose events cannot be read matches no event: it is disabled, visibly,
+      // and every other webhook of the organization is served as usual.
+      for (const webhook of enabled.filter((w) => !hasEventList(w)))
+        this.engine.disableDamaged(webhook, 'stored record has no valid events list');
+      webhooks.set(organization, enabled.filter(hasEventList));
     }
     const inputs = events.flatMap(
       ({ organization, event, eventId, occurredAt, body, also = [], trace }) => {
@@ -122,4 +124,8 @@ export class FanOutBatch implements EventFanOut {
   flush(): Promise<number> {
     return this.fanOut.sendAll(this.events);
   }
+}
+
+function hasEventList(webhook: WebhookRecord): boolean {
+  return Array.isArray(webhook.events) && webhook.events.every((e) => typeof e === 'string');
 }

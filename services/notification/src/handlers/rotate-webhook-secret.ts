@@ -5,7 +5,10 @@ import { rotate } from '../signing/secrets';
 import { findWebhook, organizationOf, overlapSeconds } from './common';
 import type { HandlerDeps } from './deps';
 
-/** New secret now; the previous one keeps signing (both signatures sent) for the overlap. */
+/**
+ * New secret now; the previous one keeps signing (both signatures sent) for the overlap. Also how
+ * a webhook whose stored secret no longer decrypts gets a usable one again.
+ */
 export async function rotateWebhookSecret(
   deps: HandlerDeps,
   request: RotateWebhookSecretRequest__Output,
@@ -14,7 +17,8 @@ export async function rotateWebhookSecret(
   const organization = organizationOf(context);
   const overlap = overlapSeconds(request.overlap_seconds);
   const webhook = await findWebhook(deps.stores.webhooks, organization, request.id);
-  const rotated = rotate(webhook, overlap);
+  // An unusable record's secret is unknown: nothing to keep signing with during an overlap.
+  const rotated = rotate(webhook, webhook.unusable ? 0 : overlap);
   await deps.stores.webhooks.update(organization, webhook.id, {
     ...rotated,
     updatedAt: new Date().toISOString(),

@@ -19,7 +19,10 @@ export async function updateWebhook(
   if (request.enabled !== undefined) {
     patch.enabled = request.enabled;
     patch.disabledReason = request.enabled ? '' : 'disabled by the user';
-    if (request.enabled) patch.failingSince = undefined;
+    if (request.enabled) {
+      patch.failingSince = undefined;
+      patch.preparationFailures = undefined;
+    }
   }
   const updated = await deps.stores.webhooks.update(organization, request.id, patch);
   if (!updated) throw AppError.notFound(`webhook ${request.id} not found`);

@@ -87,7 +87,7 @@ export async function createStores(
     throw error;
   }
   return {
-    stores: mongoStores(connection.db, new SecretBox(key)),
+    stores: mongoStores(connection.db, new SecretBox(key, config.secretsEncryptionOldKeys)),
     backend: 'mongo',
     close: () => connection.close(),
   };

@@ -1,7 +1,7 @@
 import { contractSuite } from '@switchyard/shared/testing';
 import { Collections, mongoStores, SecretBox } from '../../src/store';
 import { expect } from '../chai';
-import { mongoWorld, webhookRecord, type StoreWorld } from '../store-fixtures';
+import { mongoWorld, TEST_ENCRYPTION_KEY, webhookRecord, type StoreWorld } from '../store-fixtures';
 
 contractSuite<StoreWorld>('secrets at rest', { mongo: mongoWorld }, (world) => {
   it('stores webhook and signing secrets encrypted, readable only with the key', async () => {
@@ -23,13 +23,27 @@ contractSuite<StoreWorld>('secrets at rest', { mongo: mongoWorld }, (world) => {
       expect(raw).to.not.include(secret);
       expect(raw).to.not.include(secret.slice('whsec_'.length));
     }
+    // Another key reads the record, but not its secrets: it is marked unusable (never thrown,
+    // so one such record cannot fail the organization's other webhooks).
     const wrongKey = mongoStores(connection!.db, new SecretBox(Buffer.alloc(32, 1)));
-    const error = await wrongKey.webhooks.get('org_a', hook.id).then(
+    const unreadable = (await wrongKey.webhooks.get('org_a', hook.id))!;
+    expect(unreadable.secret).to.equal('');
+    expect(unreadable.previousSecret).to.equal(undefined);
+    expect(unreadable.unusable).to.match(/does not decrypt/);
+    expect(unreadable.unusable).to.not.include(hook.secret);
+    expect(await wrongKey.webhooks.list('org_a')).to.have.length(1);
+    const orgError = await wrongKey.signingSecrets.get('org_a').then(
       () => undefined,
       (e: Error) => e,
     );
-    expect(error?.message).to.match(/does not decrypt/);
-    expect(error?.message).to.not.include(hook.secret);
+    expect(orgError?.message).to.match(/does not decrypt/);
+    // With the old key in the ring (a rotation), both open again.
+    const ring = mongoStores(
+      connection!.db,
+      new SecretBox(Buffer.alloc(32, 1), [TEST_ENCRYPTION_KEY]),
+    );
+    expect((await ring.webhooks.get('org_a', hook.id))!.secret).to.equal(hook.secret);
+    expect((await ring.signingSecrets.get('org_a'))!.secret).to.equal(orgSecret.secret);
   });
 
   it('does not open a sealed secret copied onto another record', async () => {
@@ -41,10 +55,8 @@ contractSuite<StoreWorld>('secrets at rest', { mongo: mongoWorld }, (world) => {
     const collection = connection!.db.collection(Collections.webhooks);
     const sealed = (await collection.findOne({ id: victim.id }))!.secret as string;
     await collection.updateOne({ id: attacker.id }, { $set: { secret: sealed } });
-    const error = await stores.webhooks.get('org_a', attacker.id).then(
-      () => undefined,
-      (e: Error) => e,
-    );
-    expect(error?.message).to.match(/does not decrypt/);
+    const read = (await stores.webhooks.get('org_a', attacker.id))!;
+    expect(read.secret).to.equal('');
+    expect(read.unusable).to.match(/does not decrypt/);
   });
 });

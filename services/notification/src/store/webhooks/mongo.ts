@@ -1,6 +1,6 @@
 import type { Db, Document } from 'mongodb';
 import type { WebhookRecord } from '../../model';
-import type { SecretBox } from '../secret-box';
+import { UnreadableSecretError, type SecretBox } from '../secret-box';
 import type { WebhookPatch, WebhookStore } from './port';
 import { Collections, withoutId } from '../collections';
 
@@ -67,6 +67,7 @@ export class MongoWebhookStore implements WebhookStore {
   }
 
   private seal<T extends Partial<WebhookRecord>>(id: string, fields: T): T {
+    delete fields.unusable;
     for (const field of SECRET_FIELDS) {
       const value = fields[field];
       if (typeof value === 'string')
@@ -75,12 +76,30 @@ export class MongoWebhookStore implements WebhookStore {
     return fields;
   }
 
+  /**
+   * A secret that does not open leaves the record readable, marked unusable (the current secret)
+   * or without its previous secret: one damaged record, or one sealed with a key no longer in the
+   * ring, must not fail every read of the organization's webhooks.
+   */
   private open(doc: WebhookRecord | undefined): WebhookRecord | undefined {
     if (!doc) return undefined;
     const record = { ...doc };
+    delete record.unusable;
     for (const field of SECRET_FIELDS) {
       const value = record[field];
-      if (typeof value === 'string') record[field] = this.box.open(value, `webhook:${doc.id}`);
+      if (typeof value !== 'string') continue;
+      try {
+        record[field] = this.box.open(value, `webhook:${doc.id}`);
+      } catch (error) {
+        if (!(error instanceof UnreadableSecretError)) throw error;
+        if (field === 'secret') {
+          record.secret = '';
+          record.unusable = error.message;
+        } else {
+          delete record.previousSecret;
+          delete record.previousSecretExpiresAt;
+        }
+      }
     }
     return record;
   }

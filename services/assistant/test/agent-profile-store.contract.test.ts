@@ -1,10 +1,7 @@
 import { contractSuite } from '@switchyard/shared/testing';
-import {
-  InMemoryAgentProfileStore,
-  type AgentProfile,
-  type AgentProfileStore,
-} from '../src/store/agent-profile-store';
-import { MongoAgentProfileStore } from '../src/store/mongo-agent-profile-store';
+import { type AgentProfile, type AgentProfileStore } from '../src/store/profiles/port';
+import { InMemoryAgentProfileStore } from '../src/store/profiles/memory';
+import { MongoAgentProfileStore } from '../src/store/profiles/mongo';
 import { expect } from './chai';
 import { mongoBackend } from './helpers';
 

@@ -6,13 +6,24 @@ import {
   uniqueName,
   type BackendFixture,
 } from '@switchyard/shared/testing';
-import type { AnyEvent, CallContext, EventBus, Subscription } from '@switchyard/shared';
+import {
+  createInMemorySharedState,
+  type AnyEvent,
+  type CallContext,
+  type CallControl,
+  type EventBus,
+  type Locks,
+  type Subscription,
+} from '@switchyard/shared';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
-import { createAgentRegistry } from '../src/agents/registry';
+import { AgentDirectory } from '../src/agents/directory';
+import { createAgentRegistry, type AgentRegistry } from '../src/agents/registry';
+import { SessionLock } from '../src/conversation/session-lock';
 import { UsagePublisher } from '../src/events/usage-publisher';
-import { createReplyHandler, type AssistantReply, type ReplyDeps } from '../src/handlers/reply';
+import { reply as replyHandler, type AssistantReply, type ReplyDeps } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
-import { InMemorySessionStore, type ChatMessage } from '../src/store/session-store';
+import { type ChatMessage } from '../src/store/sessions/port';
+import { InMemorySessionStore } from '../src/store/sessions/memory';
 
 /** Keeps what is published, so tests can look at the usage events. */
 export class RecordingBus implements EventBus {
@@ -41,6 +52,20 @@ export const CONTEXT: CallContext = {
   requestId: 'req_test1',
 };
 
+/** The Reply handler bound to deps built from the agents (directory) and locks (default: this process). */
+export function replyWith(
+  deps: Omit<ReplyDeps, 'directory' | 'lock'> & { agents: AgentRegistry; locks?: Locks },
+) {
+  const { agents, locks, ...rest } = deps;
+  const bound: ReplyDeps = {
+    ...rest,
+    directory: new AgentDirectory(agents, rest.profiles),
+    lock: new SessionLock(locks ?? createInMemorySharedState().locks),
+  };
+  return (request: ReplyRequest__Output, context: CallContext, control?: CallControl) =>
+    replyHandler(bound, request, context, control);
+}
+
 /** The reply path on the builtin engine and in-memory stores; extra adds knowledge, profiles, escalations. */
 export function makeReply(
   historyLimit = 50,
@@ -49,7 +74,7 @@ export function makeReply(
   const agents = createAgentRegistry();
   const bus = new RecordingBus();
   const sessions = new InMemorySessionStore();
-  const reply = createReplyHandler({
+  const reply = replyWith({
     agents,
     sessions,
     responder: new BuiltinResponder(agents),

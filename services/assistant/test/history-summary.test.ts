@@ -1,6 +1,6 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import { summaryEnd, type Summarizer } from '../src/store/history-summary';
-import type { ChatMessage } from '../src/store/session-store';
+import { summaryEnd, type Summarizer } from '../src/conversation/history-summary';
+import type { ChatMessage } from '../src/store/sessions/port';
 import { expect } from './chai';
 import { CONTEXT, makeReply, request } from './helpers';
 

@@ -1,6 +1,6 @@
 import { expect } from './chai';
-import { capHistory, mergeHistory } from '../src/store/history';
-import type { ChatMessage } from '../src/store/session-store';
+import { capHistory, mergeHistory } from '../src/conversation/history';
+import type { ChatMessage } from '../src/store/sessions/port';
 
 const u = (content: string): ChatMessage => ({ role: 'user', content });
 const a = (content: string): ChatMessage => ({ role: 'assistant', content });

@@ -1,15 +1,15 @@
-import { AppError, type CallContext } from '@switchyard/shared';
+import { AppError, withDeps, type CallContext } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import { DataUpdatedPublisher } from '@switchyard/shared';
 import { SupportEscalationPublisher } from '../src/events/support-escalation-publisher';
-import { createAgentHandlers } from '../src/handlers/agents';
+import { deleteAgent, getAgent, listAgents, putAgent } from '../src/handlers/agents';
 import { AgentDirectory } from '../src/agents/directory';
-import { createGetSessionHandler } from '../src/handlers/get-session';
+import { getSession } from '../src/handlers/get-session';
 import { KnowledgeService } from '../src/knowledge/knowledge-service';
-import { InMemoryKnowledgeStore } from '../src/knowledge/knowledge-store';
+import { InMemoryKnowledgeStore } from '../src/store/knowledge/memory';
 import { keepRetrievedLinks } from '../src/responders/citations';
 import { KnowledgeRetriever } from '../src/retrieval/knowledge-retriever';
-import { InMemoryAgentProfileStore } from '../src/store/agent-profile-store';
+import { InMemoryAgentProfileStore } from '../src/store/profiles/memory';
 import { expect } from './chai';
 import { Conversation, makeReply, RecordingBus } from './helpers';
 import {
@@ -70,11 +70,10 @@ async function sampleAssistant() {
     timeZone: SAMPLE_ZONE,
   });
   await knowledge.import('org_a', 'courses', 'csv', SAMPLE_COURSES_CSV);
-  const agentHandlers = createAgentHandlers({
-    directory: new AgentDirectory(agents, profiles),
-    profiles,
-    knowledge: store,
-  });
+  const agentHandlers = withDeps(
+    { directory: new AgentDirectory(agents, profiles), profiles, knowledge: { store } },
+    { listAgents, putAgent, getAgent, deleteAgent },
+  );
   return {
     reply,
     knowledge,
@@ -82,7 +81,8 @@ async function sampleAssistant() {
     bus,
     sessions,
     agentHandlers,
-    getSession: createGetSessionHandler(sessions),
+    getSession: (request: { session_id: string }, context: CallContext) =>
+      getSession({ sessions }, request, context),
   };
 }
 

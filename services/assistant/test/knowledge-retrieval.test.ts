@@ -1,8 +1,8 @@
 import { silentLogger } from '@switchyard/shared/testing';
-import type { Embedder } from '../src/clients/embeddings-client';
+import type { Embedder } from '../src/knowledge/embedder';
 import { DataUpdatedPublisher } from '@switchyard/shared';
 import { KnowledgeService } from '../src/knowledge/knowledge-service';
-import { InMemoryKnowledgeStore } from '../src/knowledge/knowledge-store';
+import { InMemoryKnowledgeStore } from '../src/store/knowledge/memory';
 import { resolveDateRange } from '../src/retrieval/date-phrases';
 import { KnowledgeRetriever } from '../src/retrieval/knowledge-retriever';
 import { reciprocalRankFusion } from '../src/retrieval/rank-fusion';

@@ -2,8 +2,9 @@ import { AppError } from '@switchyard/shared';
 import { contractSuite, silentLogger } from '@switchyard/shared/testing';
 import { DataUpdatedPublisher } from '@switchyard/shared';
 import { KnowledgeService } from '../src/knowledge/knowledge-service';
-import { InMemoryKnowledgeStore, type KnowledgeStore } from '../src/knowledge/knowledge-store';
-import { MongoKnowledgeStore } from '../src/knowledge/mongo-knowledge-store';
+import { type KnowledgeStore } from '../src/store/knowledge/port';
+import { InMemoryKnowledgeStore } from '../src/store/knowledge/memory';
+import { MongoKnowledgeStore } from '../src/store/knowledge/mongo';
 import { expect } from './chai';
 import { mongoBackend, RecordingBus } from './helpers';
 

@@ -1,6 +1,6 @@
 import { AppError } from '@switchyard/shared';
 import type { EmbedRequest } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
-import { RegistryEmbedder, type EmbeddingService } from '../src/clients/embeddings-client';
+import { RegistryEmbedder, type EmbeddingService } from '../src/knowledge/embedder';
 import { expect } from './chai';
 
 /** Content's Embed as the assistant sees it: vectors of a registry model, or unsupported without one. */

@@ -16,16 +16,16 @@ import type { AssistantServiceClient } from '@switchyard/shared/generated/switch
 import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
 import { loadAssistantConfig, startAssistantService } from '../src/server';
-import { createStores, type AssistantStores } from '../src/store/index';
+import { createStores, type OpenedStores } from '../src/store/index';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
-import { createReplyHandler } from '../src/handlers/reply';
 import type { Responder, ResponderInput } from '../src/responders/responder';
-import { MongoSessionStore } from '../src/store/mongo-session-store';
-import { InMemorySessionStore, type SessionStore } from '../src/store/session-store';
+import { MongoSessionStore } from '../src/store/sessions/mongo';
+import { type SessionStore } from '../src/store/sessions/port';
+import { InMemorySessionStore } from '../src/store/sessions/memory';
 import { expect } from './chai';
-import { CONTEXT, RecordingBus, request } from './helpers';
+import { CONTEXT, RecordingBus, replyWith, request } from './helpers';
 
 /** Two replicas' worth of infrastructure: each open() is one replica's session store and shared state. */
 interface Replicas {
@@ -106,7 +106,7 @@ contractSuite<Replicas>(
       const responder = new CountingResponder();
       const replica = async () => {
         const { sessions, state } = await replicas().open();
-        return createReplyHandler({
+        return replyWith({
           agents,
           sessions,
           responder,
@@ -154,7 +154,7 @@ describe('Session order across two assistant services on real Redis and MongoDB 
   this.timeout(60_000);
   const replicas: Array<{
     service: RunningService;
-    stores: AssistantStores;
+    stores: OpenedStores;
     client: AssistantServiceClient;
   }> = [];
   const database = uniqueName('test_assistant_replicas');
@@ -177,11 +177,7 @@ describe('Session order across two assistant services on real Redis and MongoDB 
         config,
         bus: new InMemoryEventBus(),
         logger: silentLogger(),
-        sessions: stores.sessions,
-        outboxStore: stores.outbox,
-        knowledge: stores.knowledge,
-        profiles: stores.profiles,
-        locks: stores.state.locks,
+        stores,
         responder,
       });
       replicas.push({

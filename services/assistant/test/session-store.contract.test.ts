@@ -1,22 +1,24 @@
 import { contractSuite, silentLogger } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import { UsagePublisher } from '../src/events/usage-publisher';
-import { createReplyHandler } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
 import {
   HEAD_EVERY,
   MongoSessionStore,
   SESSION_HEADS_COLLECTION,
   SESSIONS_COLLECTION,
-} from '../src/store/mongo-session-store';
-import {
-  InMemorySessionStore,
-  SessionConflictError,
-  type Session,
-  type SessionStore,
-} from '../src/store/session-store';
+} from '../src/store/sessions/mongo';
+import { SessionConflictError, type Session, type SessionStore } from '../src/store/sessions/port';
+import { InMemorySessionStore } from '../src/store/sessions/memory';
 import { expect } from './chai';
-import { CONTEXT, freshMongoDatabase, mongoBackend, RecordingBus, request } from './helpers';
+import {
+  CONTEXT,
+  freshMongoDatabase,
+  mongoBackend,
+  RecordingBus,
+  replyWith,
+  request,
+} from './helpers';
 
 /** One backend per test; every store opened on it sees the same data (replicas, or a restart). */
 interface Backend {
@@ -176,7 +178,7 @@ contractSuite<Backend>(
     it('loses no message when two replicas answer the same session at the same time', async () => {
       const agents = createAgentRegistry();
       const replica = async () =>
-        createReplyHandler({
+        replyWith({
           agents,
           sessions: await backend().open(),
           responder: new BuiltinResponder(agents),

@@ -1,5 +1,5 @@
 import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
-import type { Completion, CompletionService } from '../src/clients/content-client';
+import type { Completion, CompletionService } from '../src/responders/completions';
 import { ContentModelResponder, MAX_TOOL_ROUNDS } from '../src/responders/content-model';
 import type { ResponderInput } from '../src/responders/responder';
 import type { Toolbox } from '../src/tools/toolbox';

@@ -1,8 +1,8 @@
 import { AppError } from '@switchyard/shared';
 import type { CollectionKind } from '../knowledge/kinds';
-import type { KnowledgeStore } from '../knowledge/knowledge-store';
+import type { KnowledgeStore } from '../store/knowledge/port';
 import { zoned, type KnowledgeRetriever } from '../retrieval/knowledge-retriever';
-import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
+import type { AgentProfile, AgentProfileStore } from '../store/profiles/port';
 import { isGreeting } from './intents';
 import type { AgentRegistry } from './registry';
 import type { Agent, AgentInfo, KnowledgeAccess } from './types';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../store/session-store';
+import type { ChatMessage } from '../store/sessions/port';
 
 /** Reference numbers customers quote: "order #A-10492", "ticket number 55821", "invoice INV-2027-0042". */
 const REFERENCE_PATTERNS: Record<string, RegExp> = {

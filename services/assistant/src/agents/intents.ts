@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../store/session-store';
+import type { ChatMessage } from '../store/sessions/port';
 
 const GREETING = /^\s*(hi|hello|hey|hallo|good (morning|afternoon|evening)|greetings)\b/i;
 const CONFIRMATION =

@@ -1,11 +1,11 @@
 import { AppError } from '@switchyard/shared';
 import { curriculumStep, type CourseTemplate, type CurriculumStep } from '../data/catalog';
-import type { AgentStep } from '../store/agent-profile-store';
+import type { AgentStep } from '../store/profiles/port';
 import { TemplateSearch } from '../retrieval/course-search';
 import { titleOf, urlOf } from '../knowledge/documents';
 import type { CourseFields } from '../knowledge/kinds';
 import type { RetrievedDocument } from '../retrieval/knowledge-retriever';
-import type { CourseDraft, OnboardingProgress } from '../store/session-store';
+import type { CourseDraft, OnboardingProgress } from '../store/sessions/port';
 import { isConfirmation } from './intents';
 import { citation } from './knowledge-answer';
 import { extractAudience, extractTopic } from './topic';

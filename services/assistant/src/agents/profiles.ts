@@ -1,11 +1,11 @@
 import { AppError, type ErrorDetail } from '@switchyard/shared';
-import type { KnowledgeStore } from '../knowledge/knowledge-store';
+import type { KnowledgeStore } from '../store/knowledge/port';
 import {
   BASE_AGENTS,
   type AgentProfile,
   type AgentProfileStore,
   type BaseAgent,
-} from '../store/agent-profile-store';
+} from '../store/profiles/port';
 
 export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** Tools a tool-calling model may be given. */

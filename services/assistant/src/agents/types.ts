@@ -8,8 +8,8 @@ import type {
 import type { CollectionKind } from '../knowledge/kinds';
 import type { EventQuery } from '../retrieval/event-search';
 import type { Retrieval, RetrievedDocument } from '../retrieval/knowledge-retriever';
-import type { AgentStep } from '../store/agent-profile-store';
-import type { ChatMessage, SessionMemory } from '../store/session-store';
+import type { AgentStep } from '../store/profiles/port';
+import type { ChatMessage, SessionMemory } from '../store/sessions/port';
 
 /** A record retrieved for one turn, handed to the responder as grounding. */
 export type ContextItem =

@@ -5,8 +5,8 @@ import type { AgentRef__Output } from '@switchyard/shared/generated/switchyard/a
 import type { ListAgentsResponse } from '@switchyard/shared/generated/switchyard/assistant/v1/ListAgentsResponse';
 import type { AgentDirectory } from '../agents/directory';
 import { putProfile } from '../agents/profiles';
-import type { KnowledgeStore } from '../knowledge/knowledge-store';
-import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
+import type { KnowledgeStore } from '../store/knowledge/port';
+import type { AgentProfile, AgentProfileStore } from '../store/profiles/port';
 
 export function profileMessage(p: AgentProfile): ProfileMessage {
   return {
@@ -29,65 +29,83 @@ function organizationOf(context: CallContext): string {
   return context.organization;
 }
 
+/** What the agent-profile handlers need. */
 export interface AgentHandlerDeps {
   directory: AgentDirectory;
   profiles: AgentProfileStore;
-  knowledge: KnowledgeStore;
+  knowledge: { store: KnowledgeStore };
 }
 
-/** Agent profiles as data: list (built-ins and own), put, get, delete; all per organization. */
-export function createAgentHandlers({ directory, profiles, knowledge }: AgentHandlerDeps) {
+/** ListAgents: the built-ins (as overridden) and the organization's own agents. */
+export async function listAgents(
+  { directory }: AgentHandlerDeps,
+  _request: unknown,
+  context: CallContext,
+): Promise<ListAgentsResponse> {
+  // Calls without an organization (health probes, tools) see the built-ins.
+  const listed = await directory.list(context.organization ?? '');
   return {
-    listAgents: async (_req: unknown, ctx: CallContext): Promise<ListAgentsResponse> => {
-      // Calls without an organization (health probes, tools) see the built-ins.
-      const listed = await directory.list(ctx.organization ?? '');
-      return {
-        agents: listed.agents.map((info) => ({
-          name: info.name,
-          description: info.description,
-          uses_steps: info.usesSteps,
-        })),
-        profiles: listed.profiles.map(profileMessage),
-      };
-    },
-    putAgent: async (req: AgentProfile__Output, ctx: CallContext) =>
-      profileMessage(
-        await putProfile(profiles, knowledge, organizationOf(ctx), {
-          name: req.name,
-          description: req.description,
-          instructions: req.instructions,
-          model: req.model,
-          collections: req.collections,
-          tools: req.tools,
-          greeting: req.greeting,
-          steps: req.steps.map((s) => ({ title: s.title, goal: s.goal, confirm: s.confirm })),
-          base: req.base,
-        }),
-      ),
-    /** A stored profile; a built-in without an override answers as its default profile (no dates). */
-    getAgent: async (req: AgentRef__Output, ctx: CallContext): Promise<ProfileMessage> => {
-      const resolved = await directory.resolve(organizationOf(ctx), req.name);
-      if (resolved.profile) return profileMessage(resolved.profile);
-      const info = resolved.agent.info;
-      return {
-        name: info.name,
-        description: info.description,
-        base: info.name,
-        instructions: '',
-        model: '',
-        collections: [],
-        tools: [],
-        greeting: '',
-        steps: [],
-        created_at: '',
-        updated_at: '',
-      };
-    },
-    deleteAgent: async (req: AgentRef__Output, ctx: CallContext) => {
-      const deleted = await profiles.delete(organizationOf(ctx), req.name);
-      if (!deleted)
-        throw AppError.notFound(`the organization has no stored agent profile '${req.name}'`);
-      return { deleted };
-    },
+    agents: listed.agents.map((info) => ({
+      name: info.name,
+      description: info.description,
+      uses_steps: info.usesSteps,
+    })),
+    profiles: listed.profiles.map(profileMessage),
   };
+}
+
+/** PutAgent: creates or replaces one of the organization's profiles, validated first. */
+export async function putAgent(
+  { profiles, knowledge }: AgentHandlerDeps,
+  request: AgentProfile__Output,
+  context: CallContext,
+): Promise<ProfileMessage> {
+  return profileMessage(
+    await putProfile(profiles, knowledge.store, organizationOf(context), {
+      name: request.name,
+      description: request.description,
+      instructions: request.instructions,
+      model: request.model,
+      collections: request.collections,
+      tools: request.tools,
+      greeting: request.greeting,
+      steps: request.steps.map((s) => ({ title: s.title, goal: s.goal, confirm: s.confirm })),
+      base: request.base,
+    }),
+  );
+}
+
+/** GetAgent: a stored profile; a built-in without an override answers as its default profile (no dates). */
+export async function getAgent(
+  { directory }: AgentHandlerDeps,
+  request: AgentRef__Output,
+  context: CallContext,
+): Promise<ProfileMessage> {
+  const resolved = await directory.resolve(organizationOf(context), request.name);
+  if (resolved.profile) return profileMessage(resolved.profile);
+  const info = resolved.agent.info;
+  return {
+    name: info.name,
+    description: info.description,
+    base: info.name,
+    instructions: '',
+    model: '',
+    collections: [],
+    tools: [],
+    greeting: '',
+    steps: [],
+    created_at: '',
+    updated_at: '',
+  };
+}
+
+export async function deleteAgent(
+  { profiles }: AgentHandlerDeps,
+  request: AgentRef__Output,
+  context: CallContext,
+): Promise<{ deleted: boolean }> {
+  const deleted = await profiles.delete(organizationOf(context), request.name);
+  if (!deleted)
+    throw AppError.notFound(`the organization has no stored agent profile '${request.name}'`);
+  return { deleted };
 }

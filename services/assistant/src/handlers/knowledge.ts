@@ -10,7 +10,7 @@ import type { ListDocumentsRequest__Output } from '@switchyard/shared/generated/
 import type { UpsertDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/UpsertDocumentsRequest';
 import type { KnowledgeDocument } from '../knowledge/documents';
 import type { KnowledgeService } from '../knowledge/knowledge-service';
-import type { KnowledgeCollection } from '../knowledge/knowledge-store';
+import type { KnowledgeCollection } from '../store/knowledge/port';
 
 function organizationOf(context: CallContext): string {
   if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
@@ -54,55 +54,112 @@ function parseFields(json: string, index: number): Record<string, unknown> {
   );
 }
 
-/** The knowledge RPCs: transport-free, every one scoped to the caller's organization. */
-export function createKnowledgeHandlers(knowledge: KnowledgeService) {
+/** What the knowledge handlers need. */
+export interface KnowledgeHandlerDeps {
+  knowledgeService: KnowledgeService;
+}
+
+export async function createCollection(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: CreateCollectionRequest__Output,
+  context: CallContext,
+): Promise<Collection> {
+  return collectionMessage(
+    await knowledge.createCollection(organizationOf(context), {
+      name: request.name,
+      kind: request.kind,
+      description: request.description,
+      timeZone: request.time_zone,
+    }),
+  );
+}
+
+export async function getCollection(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: CollectionRef__Output,
+  context: CallContext,
+): Promise<Collection> {
+  return collectionMessage(await knowledge.collection(organizationOf(context), request.name));
+}
+
+export async function listCollections(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  _request: unknown,
+  context: CallContext,
+): Promise<{ collections: Collection[] }> {
+  const collections = await knowledge.store.listCollections(organizationOf(context));
+  return { collections: collections.map(collectionMessage) };
+}
+
+export async function deleteCollection(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: CollectionRef__Output,
+  context: CallContext,
+): Promise<{ deleted: boolean }> {
+  const deleted = await knowledge.store.deleteCollection(organizationOf(context), request.name);
+  if (!deleted) throw AppError.notFound(`knowledge collection '${request.name}' not found`);
+  return { deleted };
+}
+
+export async function upsertDocuments(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: UpsertDocumentsRequest__Output,
+  context: CallContext,
+): Promise<{ count: number; collection: string }> {
+  const inputs = request.documents.map((d, i) => ({
+    id: d.id,
+    fields: parseFields(d.fields_json, i),
+  }));
   return {
-    createCollection: async (req: CreateCollectionRequest__Output, ctx: CallContext) =>
-      collectionMessage(
-        await knowledge.createCollection(organizationOf(ctx), {
-          name: req.name,
-          kind: req.kind,
-          description: req.description,
-          timeZone: req.time_zone,
-        }),
-      ),
-    getCollection: async (req: CollectionRef__Output, ctx: CallContext) =>
-      collectionMessage(await knowledge.collection(organizationOf(ctx), req.name)),
-    listCollections: async (_req: unknown, ctx: CallContext) => ({
-      collections: (await knowledge.store.listCollections(organizationOf(ctx))).map(
-        collectionMessage,
-      ),
-    }),
-    deleteCollection: async (req: CollectionRef__Output, ctx: CallContext) => {
-      const deleted = await knowledge.store.deleteCollection(organizationOf(ctx), req.name);
-      if (!deleted) throw AppError.notFound(`knowledge collection '${req.name}' not found`);
-      return { deleted };
-    },
-    upsertDocuments: async (req: UpsertDocumentsRequest__Output, ctx: CallContext) => {
-      const inputs = req.documents.map((d, i) => ({
-        id: d.id,
-        fields: parseFields(d.fields_json, i),
-      }));
-      return {
-        count: await knowledge.upsert(organizationOf(ctx), req.collection, inputs),
-        collection: req.collection,
-      };
-    },
-    importDocuments: async (req: ImportDocumentsRequest__Output, ctx: CallContext) => ({
-      count: await knowledge.import(organizationOf(ctx), req.collection, req.format, req.content),
-      collection: req.collection,
-    }),
-    deleteDocuments: async (req: DeleteDocumentsRequest__Output, ctx: CallContext) => ({
-      count: await knowledge.delete(organizationOf(ctx), req.collection, req.ids),
-      collection: req.collection,
-    }),
-    getDocument: async (req: DocumentRef__Output, ctx: CallContext) =>
-      documentMessage(await knowledge.document(organizationOf(ctx), req.collection, req.id)),
-    listDocuments: async (req: ListDocumentsRequest__Output, ctx: CallContext) => {
-      const organization = organizationOf(ctx);
-      await knowledge.collection(organization, req.collection);
-      const page = await knowledge.list(organization, req.collection, req.limit, req.after);
-      return { documents: page.documents.map(documentMessage), next_after: page.nextAfter ?? '' };
-    },
+    count: await knowledge.upsert(organizationOf(context), request.collection, inputs),
+    collection: request.collection,
   };
+}
+
+export async function importDocuments(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: ImportDocumentsRequest__Output,
+  context: CallContext,
+): Promise<{ count: number; collection: string }> {
+  return {
+    count: await knowledge.import(
+      organizationOf(context),
+      request.collection,
+      request.format,
+      request.content,
+    ),
+    collection: request.collection,
+  };
+}
+
+export async function deleteDocuments(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: DeleteDocumentsRequest__Output,
+  context: CallContext,
+): Promise<{ count: number; collection: string }> {
+  return {
+    count: await knowledge.delete(organizationOf(context), request.collection, request.ids),
+    collection: request.collection,
+  };
+}
+
+export async function getDocument(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: DocumentRef__Output,
+  context: CallContext,
+): Promise<DocumentMessage> {
+  return documentMessage(
+    await knowledge.document(organizationOf(context), request.collection, request.id),
+  );
+}
+
+export async function listDocuments(
+  { knowledgeService: knowledge }: KnowledgeHandlerDeps,
+  request: ListDocumentsRequest__Output,
+  context: CallContext,
+): Promise<{ documents: DocumentMessage[]; next_after: string }> {
+  const organization = organizationOf(context);
+  await knowledge.collection(organization, request.collection);
+  const page = await knowledge.list(organization, request.collection, request.limit, request.after);
+  return { documents: page.documents.map(documentMessage), next_after: page.nextAfter ?? '' };
 }

@@ -2,20 +2,17 @@ import {
   AppError,
   answeredOnce,
   countTokens,
-  createInMemorySharedState,
   newId,
   onceKeyOf,
   type AnsweredOnceOptions,
   type CallContext,
   type CallControl,
-  type Locks,
 } from '@switchyard/shared';
 import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
-import { AgentDirectory, knowledgeAccess, type ResolvedAgent } from '../agents/directory';
-import type { AgentRegistry } from '../agents/registry';
+import { knowledgeAccess, type AgentDirectory, type ResolvedAgent } from '../agents/directory';
 import type { SupportEscalationPublisher } from '../events/support-escalation-publisher';
-import type { KnowledgeStore } from '../knowledge/knowledge-store';
+import type { KnowledgeStore } from '../store/knowledge/port';
 import { isBuiltinModel, wordDeltas } from '../responders/builtin';
 import { completionMessages } from '../responders/prompt';
 import {
@@ -23,28 +20,28 @@ import {
   summaryEnd,
   type Summarizer,
   type SummaryResult,
-} from '../store/history-summary';
+} from '../conversation/history-summary';
 import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
-import type { AgentProfile, AgentProfileStore } from '../store/agent-profile-store';
+import type { AgentProfile, AgentProfileStore } from '../store/profiles/port';
 import type { Agent, KnowledgeAccess, PreparedTurn } from '../agents/types';
 import type { ResponderOutput } from '../responders/responder';
-import type { Recommender } from '../clients/recommendation-client';
+import type { Recommender } from '../clients';
 import { createToolbox } from '../tools/toolbox';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { StreamSink } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
 import type { UsagePublisher } from '../events/usage-publisher';
-import { capHistory, mergeHistory } from '../store/history';
-import { SessionLock } from '../store/session-lock';
-import { saveTurn } from '../store/save-turn';
+import { capHistory, mergeHistory } from '../conversation/history';
+import type { SessionLock } from '../conversation/session-lock';
+import { saveTurn } from '../conversation/save-turn';
 import {
   emptyMemory,
   type ChatMessage,
   type HistorySummary,
   type Session,
   type SessionStore,
-} from '../store/session-store';
+} from '../store/sessions/port';
 import { validateReplyRequest, type ValidReply } from './validate-reply';
 
 /** The Reply response (fits the generated ReplyResponse; step and next_step only for step-based agents). */
@@ -60,7 +57,10 @@ export interface AssistantReply {
 }
 
 export interface ReplyDeps {
-  agents: AgentRegistry;
+  /** Which agent answers a name for an organization (built-ins and stored profiles). */
+  directory: AgentDirectory;
+  /** One call per session at a time across replicas (Redis locks in distributed mode). */
+  lock: SessionLock;
   sessions: SessionStore;
   responder: Responder;
   usage: UsagePublisher;
@@ -75,8 +75,6 @@ export interface ReplyDeps {
   recommender?: Recommender;
   /** Where finished replies are kept so a retry after a lost answer is not answered (and billed) twice. */
   answers?: AnsweredOnceOptions;
-  /** Locks shared by every replica (Redis in distributed mode): one call per session at a time. Default: this process only. */
-  locks?: Locks;
   /** Tokens a model is sent (system part, summary, history); older turns are summarized to fit. Undefined: no budget. */
   historyTokenBudget?: number;
   /** Folds turns that no longer fit into the session's running summary; without it they are kept as excerpts. */
@@ -175,297 +173,291 @@ function nextStepOf(step: number | undefined, last = ONBOARDING_STEPS): number |
   return step !== undefined && step < last ? step + 1 : undefined;
 }
 
-/** Reply and ReplyStream; they share one lock per session. */
-export function createReplyHandlers(deps: ReplyDeps) {
-  // One call per session at a time across replicas; saveTurn's version check still guards a lock lost mid-turn.
-  const lock = new SessionLock(deps.locks ?? createInMemorySharedState().locks);
-
-  const directory = new AgentDirectory(deps.agents, deps.profiles);
-
-  /**
-   * The responder's reply with the agent's tools. Grounded in the organization's knowledge, it is
-   * checked for links before any of it is sent (a streamed one is produced whole, checked, then streamed).
-   */
-  async function respond(turn: ReplyTurn): Promise<ResponderOutput> {
-    const { agent, prepared, valid, knowledge, delivery } = turn;
-    const tools = createToolbox({
-      tools: turn.profile?.tools ?? [],
-      knowledge,
-      recommender: deps.recommender,
-      userId: valid.userId,
+/**
+ * The responder's reply with the agent's tools. Grounded in the organization's knowledge, it is
+ * checked for links before any of it is sent (a streamed one is produced whole, checked, then streamed).
+ */
+async function respond(deps: ReplyDeps, turn: ReplyTurn): Promise<ResponderOutput> {
+  const { agent, prepared, valid, knowledge, delivery } = turn;
+  const tools = createToolbox({
+    tools: turn.profile?.tools ?? [],
+    knowledge,
+    recommender: deps.recommender,
+    userId: valid.userId,
+    context: turn.context,
+  });
+  const checked = knowledge !== undefined;
+  const output = await deps.responder.respond(
+    {
+      agent: agent.info.name,
+      systemPrompt: prepared.systemPrompt,
+      context: prepared.context,
+      history: turn.history,
+      summary: turn.summary,
+      step: valid.step,
+      prepared,
+      agentImpl: agent,
+      tools,
+    },
+    {
+      model: turn.model,
       context: turn.context,
-    });
-    const checked = knowledge !== undefined;
-    const output = await deps.responder.respond(
-      {
-        agent: agent.info.name,
-        systemPrompt: prepared.systemPrompt,
-        context: prepared.context,
-        history: turn.history,
-        summary: turn.summary,
-        step: valid.step,
-        prepared,
-        agentImpl: agent,
-        tools,
-      },
-      {
-        model: turn.model,
-        context: turn.context,
-        ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery),
-      },
-    );
-    // What the tools found may be cited like what was retrieved before the call.
-    prepared.context.push(
-      ...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })),
-    );
-    if (!checked) return output;
-    // Only what was retrieved may be linked (a model could invent sources).
-    const reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
-    if (delivery.onDelta) for (const delta of wordDeltas(reply)) await delivery.onDelta(delta);
-    return { ...output, reply };
-  }
+      ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery),
+    },
+  );
+  // What the tools found may be cited like what was retrieved before the call.
+  prepared.context.push(
+    ...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })),
+  );
+  if (!checked) return output;
+  // Only what was retrieved may be linked (a model could invent sources).
+  const reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
+  if (delivery.onDelta) for (const delta of wordDeltas(reply)) await delivery.onDelta(delta);
+  return { ...output, reply };
+}
 
-  /**
-   * The turns the model is sent and the running summary: turns past the kept history or the
-   * token budget are folded into the summary (by the model, or the builtin summarizer) rather than dropped.
-   */
-  async function compact(
-    stored: Session | undefined,
-    messages: ChatMessage[],
-    input: Omit<ReplyTurn, 'history' | 'summary'>,
-  ): Promise<Compaction> {
-    const system = completionMessages({
-      systemPrompt: input.prepared.systemPrompt,
-      context: input.prepared.context,
-      history: [],
-      step: input.valid.step,
-      prepared: input.prepared,
-    })[0];
-    const budget = isBuiltinModel(input.model) ? undefined : deps.historyTokenBudget;
-    const summary = stored?.summary;
-    const end = summaryEnd({
-      messages,
-      summary,
-      historyLimit: deps.historyLimit,
-      budget,
-      systemTokens: countTokens(system?.content ?? ''),
-    });
-    const covered = Math.min(summary?.covered ?? 0, end);
-    if (end <= covered)
-      return {
-        history: messages.slice(end),
-        summary: summary && { text: summary.text, covered: end },
-      };
-    const turns = messages.slice(covered, end);
-    const folded = await summarize(summary?.text, turns, input.model, input.context);
+/**
+ * The turns the model is sent and the running summary: turns past the kept history or the
+ * token budget are folded into the summary (by the model, or the builtin summarizer) rather than dropped.
+ */
+async function compact(
+  deps: ReplyDeps,
+  stored: Session | undefined,
+  messages: ChatMessage[],
+  input: Omit<ReplyTurn, 'history' | 'summary'>,
+): Promise<Compaction> {
+  const system = completionMessages({
+    systemPrompt: input.prepared.systemPrompt,
+    context: input.prepared.context,
+    history: [],
+    step: input.valid.step,
+    prepared: input.prepared,
+  })[0];
+  const budget = isBuiltinModel(input.model) ? undefined : deps.historyTokenBudget;
+  const summary = stored?.summary;
+  const end = summaryEnd({
+    messages,
+    summary,
+    historyLimit: deps.historyLimit,
+    budget,
+    systemTokens: countTokens(system?.content ?? ''),
+  });
+  const covered = Math.min(summary?.covered ?? 0, end);
+  if (end <= covered)
     return {
       history: messages.slice(end),
-      summary: { text: folded.text, covered: end },
-      usage: folded,
+      summary: summary && { text: summary.text, covered: end },
     };
-  }
-
-  async function summarize(
-    previous: string | undefined,
-    turns: ChatMessage[],
-    model: string,
-    context: CallContext,
-  ): Promise<SummaryResult> {
-    const fallback = {
-      text: excerptSummary(previous, turns),
-      model,
-      tokensInput: 0,
-      tokensOutput: 0,
-      cost: 0,
-    };
-    if (!deps.summarizer) return fallback;
-    try {
-      const result = await deps.summarizer.summarize(previous, turns, model, context);
-      return result.text.trim() ? result : fallback;
-    } catch {
-      return fallback; // the turn is answered all the same; the excerpts keep what was said
-    }
-  }
-
-  /** The reply failed after a summarizing round: its tokens were spent all the same and are recorded as failed. */
-  async function recordSummaryOnly(
-    context: CallContext,
-    agent: string,
-    requestId: string,
-    usage: SummaryResult | undefined,
-  ): Promise<void> {
-    if (!usage || usage.tokensInput + usage.tokensOutput === 0) return;
-    await deps.usage.record(context, {
-      agent,
-      requestId,
-      model: usage.model,
-      tokensInput: usage.tokensInput,
-      tokensOutput: usage.tokensOutput,
-      cost: usage.cost,
-      outcome: 'failed',
-    });
-  }
-
-  async function answer(
-    { agent, profile }: ResolvedAgent,
-    valid: ValidReply,
-    model: string,
-    context: CallContext,
-    requestId: string,
-    delivery: Delivery,
-  ): Promise<AssistantReply> {
-    // Independent reads, each an `_id` lookup: together, not one after the other.
-    const [found, knowledge] = await Promise.all([
-      deps.sessions.get(context.organization, valid.sessionId),
-      deps.knowledge
-        ? knowledgeAccess(
-            deps.knowledge.store,
-            deps.knowledge.retriever,
-            context.organization,
-            profile,
-            valid.timeZone,
-          )
-        : undefined,
-    ]);
-    const stored = ownSession(found, valid);
-    const merged = mergeHistory(stored?.messages ?? [], valid.messages);
-    const recent = capHistory(merged.messages, deps.historyLimit);
-    const latest = (recent[recent.length - 1]?.content ?? '').trim();
-    const prepared = await agent.prepare({
-      history: recent,
-      added: merged.added,
-      latest,
-      step: valid.step,
-      memory: stored?.memory ?? emptyMemory(),
-      knowledge,
-    });
-    const callContext = { ...context, requestId };
-    const turn = {
-      agent,
-      profile,
-      prepared,
-      valid,
-      model,
-      context: callContext,
-      knowledge,
-      delivery,
-    };
-    const compacted = await compact(stored, merged.messages, turn);
-    const answered = await respond({
-      ...turn,
-      history: compacted.history,
-      summary: compacted.summary?.text,
-    }).catch(async (error: unknown) => {
-      await recordSummaryOnly(context, agent.info.name, requestId, compacted.usage);
-      throw error;
-    });
-    const output = withSummaryUsage(answered, compacted.usage);
-    if (prepared.signals.handOver && deps.escalations) {
-      await deps.escalations.publish(context.organization, {
-        sessionId: valid.sessionId,
-        userId: valid.userId,
-        agent: agent.info.name,
-        summary: escalationSummary(recent),
-      });
-    }
-    await deps.usage.record(context, {
-      // Deterministic per call (Idempotency-Key or request id): a reply run twice is billed once.
-      eventId: onceKeyOf({ ...context, requestId }, 'Reply')?.usageEventId,
-      agent: agent.info.name,
-      requestId,
-      model: output.model,
-      tokensInput: output.tokensInput,
-      tokensOutput: output.tokensOutput,
-      cost: output.cost,
-      outcome: 'succeeded',
-    });
-    const now = new Date().toISOString();
-    // Optimistic as well: the lock may have expired if this replica stalled past its TTL.
-    const session: Session = {
-      organization: context.organization,
-      sessionId: valid.sessionId,
-      userId: valid.userId,
-      agent: agent.info.name,
-      ...keptHistory(
-        [...merged.messages, { role: 'assistant', content: output.reply }],
-        compacted.summary,
-        deps.historyLimit,
-      ),
-      memory: prepared.memory,
-      createdAt: stored?.createdAt ?? now,
-      updatedAt: now,
-      version: stored?.version ?? 0,
-    };
-    await saveTurn(deps.sessions, {
-      session,
-      base: stored,
-      incoming: valid.messages,
-      historyLimit: deps.historyLimit,
-    });
-    return {
-      reply: output.reply,
-      session_id: valid.sessionId,
-      agent: agent.info.name,
-      request_id: requestId,
-      model: output.model,
-      usage: {
-        tokens_used: output.tokensInput + output.tokensOutput,
-        tokens_input: output.tokensInput,
-        tokens_output: output.tokensOutput,
-        timestamp: now,
-      },
-      step: valid.step,
-      next_step: agent.info.usesSteps ? nextStepOf(valid.step, agent.info.steps) : undefined,
-    };
-  }
-
-  /** Validates the call, then answers it under the session's lock. */
-  async function run(
-    request: ReplyRequest__Output,
-    context: CallContext,
-    delivery: Delivery,
-  ): Promise<AssistantReply> {
-    if (!context.organization)
-      throw new AppError('unauthorized', 'the call carries no organization');
-    const resolved = await directory.resolve(context.organization, request.agent);
-    const valid = validateReplyRequest(request, resolved.agent.info);
-    const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
-    // Direct calls (without the gateway) get their own id so usage stays traceable.
-    const requestId = context.requestId || newId('req');
-    return lock.run(
-      context.organization,
-      valid.sessionId,
-      () => answer(resolved, valid, model, context, requestId, delivery),
-      delivery.deadline,
-    );
-  }
-
+  const turns = messages.slice(covered, end);
+  const folded = await summarize(deps, summary?.text, turns, input.model, input.context);
   return {
-    reply: async (
-      request: ReplyRequest__Output,
-      context: CallContext,
-      control?: CallControl,
-    ): Promise<AssistantReply> => {
-      const answer = () =>
-        run(request, context, { signal: control?.signal, deadline: control?.deadline });
-      return deps.answers ? answeredOnce(deps.answers, context, 'Reply', answer) : answer();
-    },
-    /** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
-    replyStream: async (
-      request: ReplyRequest__Output,
-      context: CallContext,
-      sink: StreamSink<ReplyChunk>,
-    ): Promise<void> => {
-      const final = await run(request, context, {
-        onDelta: (delta) => sink.write({ delta }),
-        signal: sink.control.signal,
-        deadline: sink.control.deadline,
-      });
-      await sink.write({ final });
-    },
+    history: messages.slice(end),
+    summary: { text: folded.text, covered: end },
+    usage: folded,
   };
 }
 
-export function createReplyHandler(deps: ReplyDeps) {
-  return createReplyHandlers(deps).reply;
+async function summarize(
+  deps: ReplyDeps,
+  previous: string | undefined,
+  turns: ChatMessage[],
+  model: string,
+  context: CallContext,
+): Promise<SummaryResult> {
+  const fallback = {
+    text: excerptSummary(previous, turns),
+    model,
+    tokensInput: 0,
+    tokensOutput: 0,
+    cost: 0,
+  };
+  if (!deps.summarizer) return fallback;
+  try {
+    const result = await deps.summarizer.summarize(previous, turns, model, context);
+    return result.text.trim() ? result : fallback;
+  } catch {
+    return fallback; // the turn is answered all the same; the excerpts keep what was said
+  }
+}
+
+/** The reply failed after a summarizing round: its tokens were spent all the same and are recorded as failed. */
+async function recordSummaryOnly(
+  deps: ReplyDeps,
+  context: CallContext,
+  agent: string,
+  requestId: string,
+  usage: SummaryResult | undefined,
+): Promise<void> {
+  if (!usage || usage.tokensInput + usage.tokensOutput === 0) return;
+  await deps.usage.record(context, {
+    agent,
+    requestId,
+    model: usage.model,
+    tokensInput: usage.tokensInput,
+    tokensOutput: usage.tokensOutput,
+    cost: usage.cost,
+    outcome: 'failed',
+  });
+}
+
+async function answer(
+  deps: ReplyDeps,
+  { agent, profile }: ResolvedAgent,
+  valid: ValidReply,
+  model: string,
+  context: CallContext,
+  requestId: string,
+  delivery: Delivery,
+): Promise<AssistantReply> {
+  // Independent reads, each an `_id` lookup: together, not one after the other.
+  const [found, knowledge] = await Promise.all([
+    deps.sessions.get(context.organization, valid.sessionId),
+    deps.knowledge
+      ? knowledgeAccess(
+          deps.knowledge.store,
+          deps.knowledge.retriever,
+          context.organization,
+          profile,
+          valid.timeZone,
+        )
+      : undefined,
+  ]);
+  const stored = ownSession(found, valid);
+  const merged = mergeHistory(stored?.messages ?? [], valid.messages);
+  const recent = capHistory(merged.messages, deps.historyLimit);
+  const latest = (recent[recent.length - 1]?.content ?? '').trim();
+  const prepared = await agent.prepare({
+    history: recent,
+    added: merged.added,
+    latest,
+    step: valid.step,
+    memory: stored?.memory ?? emptyMemory(),
+    knowledge,
+  });
+  const callContext = { ...context, requestId };
+  const turn = {
+    agent,
+    profile,
+    prepared,
+    valid,
+    model,
+    context: callContext,
+    knowledge,
+    delivery,
+  };
+  const compacted = await compact(deps, stored, merged.messages, turn);
+  const answered = await respond(deps, {
+    ...turn,
+    history: compacted.history,
+    summary: compacted.summary?.text,
+  }).catch(async (error: unknown) => {
+    await recordSummaryOnly(deps, context, agent.info.name, requestId, compacted.usage);
+    throw error;
+  });
+  const output = withSummaryUsage(answered, compacted.usage);
+  if (prepared.signals.handOver && deps.escalations) {
+    await deps.escalations.publish(context.organization, {
+      sessionId: valid.sessionId,
+      userId: valid.userId,
+      agent: agent.info.name,
+      summary: escalationSummary(recent),
+    });
+  }
+  await deps.usage.record(context, {
+    // Deterministic per call (Idempotency-Key or request id): a reply run twice is billed once.
+    eventId: onceKeyOf({ ...context, requestId }, 'Reply')?.usageEventId,
+    agent: agent.info.name,
+    requestId,
+    model: output.model,
+    tokensInput: output.tokensInput,
+    tokensOutput: output.tokensOutput,
+    cost: output.cost,
+    outcome: 'succeeded',
+  });
+  const now = new Date().toISOString();
+  // Optimistic as well: the lock may have expired if this replica stalled past its TTL.
+  const session: Session = {
+    organization: context.organization,
+    sessionId: valid.sessionId,
+    userId: valid.userId,
+    agent: agent.info.name,
+    ...keptHistory(
+      [...merged.messages, { role: 'assistant', content: output.reply }],
+      compacted.summary,
+      deps.historyLimit,
+    ),
+    memory: prepared.memory,
+    createdAt: stored?.createdAt ?? now,
+    updatedAt: now,
+    version: stored?.version ?? 0,
+  };
+  await saveTurn(deps.sessions, {
+    session,
+    base: stored,
+    incoming: valid.messages,
+    historyLimit: deps.historyLimit,
+  });
+  return {
+    reply: output.reply,
+    session_id: valid.sessionId,
+    agent: agent.info.name,
+    request_id: requestId,
+    model: output.model,
+    usage: {
+      tokens_used: output.tokensInput + output.tokensOutput,
+      tokens_input: output.tokensInput,
+      tokens_output: output.tokensOutput,
+      timestamp: now,
+    },
+    step: valid.step,
+    next_step: agent.info.usesSteps ? nextStepOf(valid.step, agent.info.steps) : undefined,
+  };
+}
+
+/** Validates the call, then answers it under the session's lock. */
+async function run(
+  deps: ReplyDeps,
+  request: ReplyRequest__Output,
+  context: CallContext,
+  delivery: Delivery,
+): Promise<AssistantReply> {
+  if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
+  const resolved = await deps.directory.resolve(context.organization, request.agent);
+  const valid = validateReplyRequest(request, resolved.agent.info);
+  const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
+  // Direct calls (without the gateway) get their own id so usage stays traceable.
+  const requestId = context.requestId || newId('req');
+  return deps.lock.run(
+    context.organization,
+    valid.sessionId,
+    () => answer(deps, resolved, valid, model, context, requestId, delivery),
+    delivery.deadline,
+  );
+}
+
+/** Reply: the agent's answer to the latest user message, once per call (a retry gets the kept answer). */
+export async function reply(
+  deps: ReplyDeps,
+  request: ReplyRequest__Output,
+  context: CallContext,
+  control?: CallControl,
+): Promise<AssistantReply> {
+  const answerIt = () =>
+    run(deps, request, context, { signal: control?.signal, deadline: control?.deadline });
+  return deps.answers ? answeredOnce(deps.answers, context, 'Reply', answerIt) : answerIt();
+}
+
+/** ReplyStream: the reply's text in deltas as the model produces it, then the Reply fields. */
+export async function replyStream(
+  deps: ReplyDeps,
+  request: ReplyRequest__Output,
+  context: CallContext,
+  sink: StreamSink<ReplyChunk>,
+): Promise<void> {
+  const final = await run(deps, request, context, {
+    onDelta: (delta) => sink.write({ delta }),
+    signal: sink.control.signal,
+    deadline: sink.control.deadline,
+  });
+  await sink.write({ final });
 }

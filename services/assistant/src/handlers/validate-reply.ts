@@ -3,7 +3,7 @@ import { AppError } from '@switchyard/shared';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { AgentInfo } from '../agents/types';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
-import type { ChatMessage, MessageRole } from '../store/session-store';
+import type { ChatMessage, MessageRole } from '../store/sessions/port';
 
 const ROLES: readonly MessageRole[] = ['user', 'system', 'assistant'];
 

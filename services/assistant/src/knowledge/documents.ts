@@ -1,3 +1,4 @@
+import type { KnowledgeDocument } from '../store/knowledge/port';
 import { chunkText } from './chunk';
 import type {
   ArticleFields,
@@ -6,22 +7,6 @@ import type {
   DocumentFields,
   EventFields,
 } from './kinds';
-
-/** A stored document of a knowledge collection; always one organization's. */
-export interface KnowledgeDocument {
-  organization: string;
-  collection: string;
-  id: string;
-  kind: CollectionKind;
-  fields: Record<string, unknown>;
-  /** Searchable text pieces (the title leads each one). */
-  chunks: string[];
-  /** One vector per chunk when an embeddings model is configured (else absent). */
-  embeddings?: number[][];
-  /** The model that made the embeddings (a different model's vectors are not compared). */
-  embeddingModel?: string;
-  updatedAt: string;
-}
 
 export function titleOf(doc: Pick<KnowledgeDocument, 'kind' | 'fields' | 'id'>): string {
   const title = (doc.fields as { title?: string }).title;
@@ -80,3 +65,5 @@ export function chunksOf(
     i === 0 || chunk.startsWith(title) ? chunk : `${title}\n${chunk}`,
   );
 }
+
+export type { KnowledgeDocument } from '../store/knowledge/port';

@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
-import type { Embedder } from '../clients/embeddings-client';
+import type { Embedder } from './embedder';
 import type { DataUpdatedPublisher } from '@switchyard/shared';
 import { chunksOf, type KnowledgeDocument } from './documents';
 import { parseImport, type DocumentInput } from './import-formats';
@@ -16,7 +16,7 @@ import {
   type DocumentPage,
   type KnowledgeCollection,
   type KnowledgeStore,
-} from './knowledge-store';
+} from '../store/knowledge/port';
 
 export const MAX_BATCH = 1000;
 /** Rows of one import file (it is written in batches of MAX_BATCH). */

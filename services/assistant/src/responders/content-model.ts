@@ -1,6 +1,6 @@
 import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
-import type { Completion, CompletionService } from '../clients/content-client';
+import type { Completion, CompletionService } from './completions';
 import type { Toolbox } from '../tools/toolbox';
 import { wordDeltas } from './builtin';
 import { completionMessages, trimToBudget } from './prompt';

@@ -1,7 +1,7 @@
 import { countTokens } from '@switchyard/shared';
 import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
 import { stepCount, stepGuide } from '../agents/onboarding';
-import type { AgentStep } from '../store/agent-profile-store';
+import type { AgentStep } from '../store/profiles/port';
 import type { ContextItem } from '../agents/types';
 import type { ResponderInput } from './responder';
 import { knowledgeLine } from '../agents/knowledge-answer';

@@ -1,6 +1,6 @@
 import type { CallContext } from '@switchyard/shared';
 import type { Agent, ContextItem, PreparedTurn } from '../agents/types';
-import type { ChatMessage } from '../store/session-store';
+import type { ChatMessage } from '../store/sessions/port';
 import type { Toolbox } from '../tools/toolbox';
 
 export interface ResponderInput {

@@ -1,7 +1,7 @@
-import type { Embedder } from '../clients/embeddings-client';
+import type { Embedder } from '../knowledge/embedder';
 import type { KnowledgeDocument } from '../knowledge/documents';
 import type { CollectionKind, EventFields } from '../knowledge/kinds';
-import type { KnowledgeCollection, KnowledgeStore } from '../knowledge/knowledge-store';
+import type { KnowledgeCollection, KnowledgeStore } from '../store/knowledge/port';
 import { CollectionIndex } from './collection-index';
 import {
   hasStructuredFilters,

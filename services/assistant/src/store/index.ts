@@ -1,26 +1,30 @@
 import {
   connectMongo,
+  createInMemorySharedState,
   createSharedState,
   InMemoryAnswerStore,
   InMemoryOutboxStore,
   MongoAnswerStore,
   MongoOutboxStore,
   type AnswerStore,
+  type Locks,
   type Logger,
   type OutboxStore,
-  type SharedState,
 } from '@switchyard/shared';
 import type { AssistantConfig } from '../config';
-import { InMemoryKnowledgeStore, type KnowledgeStore } from '../knowledge/knowledge-store';
-import { MongoKnowledgeStore } from '../knowledge/mongo-knowledge-store';
-import { InMemoryAgentProfileStore, type AgentProfileStore } from './agent-profile-store';
-import { MongoAgentProfileStore } from './mongo-agent-profile-store';
-import { MongoSessionStore } from './mongo-session-store';
-import { InMemorySessionStore, type SessionStore } from './session-store';
+import { InMemoryKnowledgeStore } from './knowledge/memory';
+import { MongoKnowledgeStore } from './knowledge/mongo';
+import type { KnowledgeStore } from './knowledge/port';
+import { InMemoryAgentProfileStore } from './profiles/memory';
+import { MongoAgentProfileStore } from './profiles/mongo';
+import type { AgentProfileStore } from './profiles/port';
+import { InMemorySessionStore } from './sessions/memory';
+import { MongoSessionStore } from './sessions/mongo';
+import type { SessionStore } from './sessions/port';
 
 export interface AssistantStores {
   sessions: SessionStore;
-  /** Usage events the bus refused, kept until relayed (collection `outbox` of this service's database). */
+  /** Events the bus refused, kept until relayed (collection `outbox` of this service's database). */
   outbox: OutboxStore;
   /** Finished replies kept for retries after a lost answer (collection `answers`). */
   answers: AnswerStore;
@@ -28,68 +32,67 @@ export interface AssistantStores {
   knowledge: KnowledgeStore;
   /** Organizations' agent profiles. */
   profiles: AgentProfileStore;
-  /** State shared by replicas (the per-session lock): Redis when REDIS_URL is set. */
-  state: SharedState;
-  /** Closes the database and Redis connections. */
+  /** Locks shared by the replicas (one call per session at a time): Redis when REDIS_URL is set. */
+  locks: Locks;
+}
+
+/** Stores plus how to release what they hold (the MongoDB and Redis connections). */
+export interface OpenedStores extends AssistantStores {
   close(): Promise<void>;
 }
 
-/** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
-export async function createStores(
-  config: AssistantConfig,
-  logger: Logger,
-): Promise<AssistantStores> {
+export function inMemoryStores(): AssistantStores {
+  return {
+    sessions: new InMemorySessionStore(),
+    outbox: new InMemoryOutboxStore(),
+    answers: new InMemoryAnswerStore(),
+    knowledge: new InMemoryKnowledgeStore(),
+    profiles: new InMemoryAgentProfileStore(),
+    locks: createInMemorySharedState().locks,
+  };
+}
+
+/** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones; Redis locks when REDIS_URL is set. */
+export async function createStores(config: AssistantConfig, logger: Logger): Promise<OpenedStores> {
   const state = await createSharedState({
     redisUrl: config.redisUrl,
     prefix: 'switchyard:assistant:',
     logger,
   });
-  try {
-    const stores = await createDataStores(config, logger);
-    const close = async () => {
-      await stores.close();
-      await state.close();
-    };
-    return { ...stores, state, close };
-  } catch (error) {
-    await state.close();
-    throw error;
-  }
-}
-
-async function createDataStores(
-  config: AssistantConfig,
-  logger: Logger,
-): Promise<Omit<AssistantStores, 'state'>> {
   if (!config.mongodbUri) {
     logger.warn(
       'MONGODB_URI is not set: sessions, knowledge bases and agent profiles are kept in memory and lost on restart',
     );
-    const sessions = new InMemorySessionStore();
-    return {
-      sessions,
-      outbox: new InMemoryOutboxStore(),
-      answers: new InMemoryAnswerStore(),
-      knowledge: new InMemoryKnowledgeStore(),
-      profiles: new InMemoryAgentProfileStore(),
-      close: () => sessions.close(),
-    };
+    return { ...inMemoryStores(), locks: state.locks, close: () => state.close() };
   }
-  const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
+  const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger).catch(
+    async (error: unknown) => {
+      await state.close();
+      throw error;
+    },
+  );
+  const close = async () => {
+    await mongo.close();
+    await state.close();
+  };
   try {
     const sessions = new MongoSessionStore(mongo.db);
-    await sessions.ensureIndexes();
     const outbox = new MongoOutboxStore(mongo.db);
-    await outbox.ensureIndexes();
     const answers = new MongoAnswerStore(mongo.db);
-    await answers.ensureIndexes();
     const knowledge = new MongoKnowledgeStore(mongo.db);
-    await knowledge.ensureIndexes();
     const profiles = new MongoAgentProfileStore(mongo.db);
-    await profiles.ensureIndexes();
-    return { sessions, outbox, answers, knowledge, profiles, close: () => mongo.close() };
+    for (const store of [sessions, outbox, answers, knowledge, profiles])
+      await store.ensureIndexes();
+    return { sessions, outbox, answers, knowledge, profiles, locks: state.locks, close };
   } catch (error) {
-    await mongo.close();
+    await close();
     throw error;
   }
 }
+
+export type { KnowledgeCollection, KnowledgeDocument, KnowledgeStore } from './knowledge/port';
+export type { AgentProfile, AgentProfileStore, AgentStep } from './profiles/port';
+export type { ChatMessage, Session, SessionMemory, SessionStore } from './sessions/port';
+export { SessionConflictError } from './sessions/port';
+export { InMemoryKnowledgeStore, InMemoryAgentProfileStore, InMemorySessionStore };
+export { MongoKnowledgeStore, MongoAgentProfileStore, MongoSessionStore };

@@ -1,6 +1,6 @@
 import type { CallContext } from '@switchyard/shared';
 import type { KnowledgeAccess } from '../agents/types';
-import type { Recommender } from '../clients/recommendation-client';
+import type { Recommender } from '../clients';
 import { COLLECTION_KINDS } from '../knowledge/kinds';
 import { titleOf, urlOf } from '../knowledge/documents';
 import type { RetrievedDocument } from '../retrieval/knowledge-retriever';

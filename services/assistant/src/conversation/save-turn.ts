@@ -5,7 +5,7 @@ import {
   type Session,
   type SessionMemory,
   type SessionStore,
-} from './session-store';
+} from '../store/sessions/port';
 
 export interface Turn {
   /** The session as this call wants to store it (version = the one it read; 0 when new). */

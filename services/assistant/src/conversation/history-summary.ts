@@ -1,5 +1,5 @@
 import { countTokens, type CallContext } from '@switchyard/shared';
-import type { ChatMessage, HistorySummary } from './session-store';
+import type { ChatMessage, HistorySummary } from '../store/sessions/port';
 
 /** Tokens a summary may take (the model is asked for this at most; a prompt reserves it). */
 export const SUMMARY_MAX_TOKENS = 300;

@@ -1,15 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isDuplicateKeyError, upsertRacingReplicas } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
-import { documentId } from '../store/document-id';
-import type { KnowledgeDocument } from './documents';
+import { documentId } from '../document-id';
+import type { KnowledgeDocument } from '../../knowledge/documents';
 import {
   collectionExists,
   collectionNotFound,
   type DocumentPage,
   type KnowledgeCollection,
   type KnowledgeStore,
-} from './knowledge-store';
+} from './port';
 
 export const KNOWLEDGE_COLLECTIONS = 'knowledge_collections';
 export const KNOWLEDGE_DOCUMENTS = 'knowledge_documents';

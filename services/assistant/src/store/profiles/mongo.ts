@@ -1,7 +1,7 @@
 import { upsertRacingReplicas } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
-import type { AgentProfile, AgentProfileStore } from './agent-profile-store';
-import { documentId } from './document-id';
+import type { AgentProfile, AgentProfileStore } from './port';
+import { documentId } from '../document-id';
 
 export const AGENT_PROFILES = 'agent_profiles';
 

@@ -1,22 +1,22 @@
-import type { CallContext } from '@switchyard/shared';
-import type { TransformRequest } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
-import type { TransformResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
+import type { CallContext, ContentServiceRpc } from '@switchyard/shared';
 import { BUILTIN_MODEL, isBuiltinModel } from '../responders/builtin';
 import {
   SUMMARY_MAX_TOKENS,
   transcriptOf,
   type Summarizer,
   type SummaryResult,
-} from '../store/history-summary';
-import type { ChatMessage } from '../store/session-store';
-import type { CompletionService } from './content-client';
+} from './history-summary';
+import type { ChatMessage } from '../store/sessions/port';
+import type { CompletionService } from '../responders/completions';
 
 const INSTRUCTIONS =
   'Summarize this conversation between a user and an assistant for the assistant to continue it: ' +
   `the user's goals, facts they gave (names, numbers, dates, choices) and what was answered or agreed. At most ${SUMMARY_MAX_TOKENS / 2} words, no preamble.`;
 
-export interface SummaryService extends CompletionService {
-  transform(request: TransformRequest, context: CallContext): Promise<TransformResponse__Output>;
+/** The conversation's model (Complete) and the builtin summarizer (Transform). */
+export interface SummaryService {
+  completions: Pick<CompletionService, 'complete'>;
+  content: Pick<ContentServiceRpc, 'transform'>;
 }
 
 /**
@@ -25,7 +25,7 @@ export interface SummaryService extends CompletionService {
  * tokens itself, so they are reported as zero here).
  */
 export class ContentSummarizer implements Summarizer {
-  constructor(private readonly content: SummaryService) {}
+  constructor(private readonly services: SummaryService) {}
 
   async summarize(
     previous: string | undefined,
@@ -35,7 +35,7 @@ export class ContentSummarizer implements Summarizer {
   ): Promise<SummaryResult> {
     if (isBuiltinModel(model)) {
       const text = transcriptOf(previous, turns, false);
-      const response = await this.content.transform(
+      const response = await this.services.content.transform(
         { model: BUILTIN_MODEL, action: 'summarize', text, target_length: 'short' },
         context,
       );
@@ -48,7 +48,7 @@ export class ContentSummarizer implements Summarizer {
       };
     }
     const text = transcriptOf(previous, turns);
-    const completion = await this.content.complete(
+    const completion = await this.services.completions.complete(
       {
         model,
         operation: 'chat',

@@ -1,5 +1,4 @@
-import { AppError, newId, type CallContext } from '@switchyard/shared';
-import type { EmbedRequest } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
+import { AppError, newId, type ContentServiceRpc } from '@switchyard/shared';
 import type { EmbedResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
 
 /** Vectors of texts (one per text, same order) and the model that made them (vectors of different models do not compare). */
@@ -15,9 +14,7 @@ export interface Embedder {
 }
 
 /** The content service's Embed RPC. */
-export interface EmbeddingService {
-  embed(request: EmbedRequest, context: CallContext): Promise<EmbedResponse__Output>;
-}
+export type EmbeddingService = Pick<ContentServiceRpc, 'embed'>;
 
 /** How long "the registry has no embeddings model" is believed before asking again (the registry is read at content's start). */
 const ABSENT_RECHECK_MS = 60_000;

@@ -1,4 +1,4 @@
-import type { ChatMessage } from './session-store';
+import type { ChatMessage } from '../store/sessions/port';
 
 function same(a: ChatMessage, b: ChatMessage): boolean {
   return a.role === b.role && a.content === b.content;

@@ -1,8 +1,8 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
-import { documentId } from './document-id';
-import { GroupedInserts } from './grouped-inserts';
-import { SessionConflictError, type Session, type SessionStore } from './session-store';
+import { documentId } from '../document-id';
+import { GroupedInserts } from '../grouped-inserts';
+import { SessionConflictError, type Session, type SessionStore } from './port';
 
 export const SESSIONS_COLLECTION = 'sessions';
 /** A recent version of each session (a copy), where readers start looking for the latest. */

@@ -36,7 +36,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { stratifiedSplit, loadRatings, groupItemsByUser, rankingMetrics } = require('./protocol');
+const {
+  stratifiedSplit,
+  loadRatings,
+  groupItemsByUser,
+  rankingMetrics,
+  toInteraction,
+} = require('./protocol');
 const { timed } = require('./timing');
 const {
   load,
@@ -94,14 +100,6 @@ function loadMovies() {
       };
     });
 }
-
-const toInteraction = (r) => ({
-  userId: r.user,
-  itemId: r.item,
-  type: 'rating',
-  value: r.rating,
-  timestamp: r.ts * 1000,
-});
 
 function topK(scores, model, exclude) {
   const ranked = [];

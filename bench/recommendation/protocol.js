@@ -170,7 +170,17 @@ function rankingMetrics(lists, test, k = 10) {
   };
 }
 
+/** A rating row as the service's interaction (type rating, epoch milliseconds). */
+const toInteraction = (r) => ({
+  userId: r.user,
+  itemId: r.item,
+  type: 'rating',
+  value: r.rating,
+  timestamp: r.ts * 1000,
+});
+
 module.exports = {
+  toInteraction,
   MersenneTwister,
   permutation,
   roundHalfEven,

@@ -14,7 +14,13 @@
  */
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { stratifiedSplit, loadRatings, groupItemsByUser, rankingMetrics } = require('./protocol');
+const {
+  stratifiedSplit,
+  loadRatings,
+  groupItemsByUser,
+  rankingMetrics,
+  toInteraction,
+} = require('./protocol');
 const { load } = require('./harness');
 
 const MODEL = path.join(__dirname, '../../services/recommendation/dist/src/model');
@@ -36,14 +42,6 @@ const NEIGHBOURS = list('NEIGHBOURS', '64,128');
 const STEPS = list('STEPS', '3,5');
 const ROW_LIMIT = Number(process.env.ROW_LIMIT || 200);
 const K = 10;
-
-const toInteraction = (r) => ({
-  userId: r.user,
-  itemId: r.item,
-  type: 'rating',
-  value: r.rating,
-  timestamp: r.ts * 1000,
-});
 
 /** nDCG@10 and the rest of a model trained on `fit`, ranking for the users of `held`. */
 function score(fit, held, training) {

@@ -37,6 +37,18 @@ export interface SparseEaseOptions {
  */
 export function trainSparseEase(set: TrainingSet, options: SparseEaseOptions): SparseWeights {
   const n = set.itemIds.length;
+  return rowsOf(solveColumns(prunedCooccurrences(set, options), options), n, options.rowLimit);
+}
+
+/**
+ * Step 1: each item's co-occurrence row cut to its 2 x neighbours strongest entries, best first,
+ * and the diagonal G_ii. Its own function, so it is garbage once the columns are solved.
+ */
+function prunedCooccurrences(
+  set: TrainingSet,
+  options: SparseEaseOptions,
+): { g: SparseWeights; diagonal: Float64Array } {
+  const n = set.itemIds.length;
   const capped = capUserRows(set, options.historyCap);
   const k = options.neighbours;
   const diagonal = new Float64Array(n);
@@ -48,15 +60,12 @@ export function trainSparseEase(set: TrainingSet, options: SparseEaseOptions): S
       gram.push(j, dots[j]);
     gram.endRow();
   });
-  const g = gram.build();
-  const columns = solveColumns(g, diagonal, options);
-  return rowsOf(columns, n, options.rowLimit);
+  return { g: gram.build(), diagonal };
 }
 
 /** Column j of the model (rows: the items of S, values: b_j), one column after the other. */
 function solveColumns(
-  g: SparseWeights,
-  diagonal: Float64Array,
+  { g, diagonal }: { g: SparseWeights; diagonal: Float64Array },
   options: SparseEaseOptions,
 ): SparseWeights {
   const n = diagonal.length;

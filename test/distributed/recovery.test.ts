@@ -128,6 +128,47 @@ describe('distributed: recovery and billing once across failures', function () {
     expect(after.used - before.used).to.equal(tokens);
   });
 
+  it('answers a retry with the same Idempotency-Key soon after a gateway killed mid-call is back, billed once', async () => {
+    // The model answers after 2 s: the gateway is killed while the call is at the model.
+    fake.script('up-slow', { kind: 'ok', delayMs: 2000 }, { kind: 'ok', delayMs: 2000 });
+    const before = await usage();
+    const headers = { 'Idempotency-Key': `killed-gateway-${Date.now()}` };
+    const body = { prompt: 'A tagline for a night train', model: 'slow', max_length: 20 };
+    const first = run
+      .api('/api/v2/ai/content/generate', { body, headers })
+      .catch((error: Error) => error);
+    await sleep(600);
+    await run.stack.stop('gateway', 'SIGKILL');
+    expect(await first).to.be.instanceOf(Error); // the connection went with the gateway
+    await run.stack.start('gateway');
+    const back = Date.now();
+    const answers: number[] = [];
+    let retry;
+    for (;;) {
+      retry = await run.api('/api/v2/ai/content/generate', { body, headers });
+      answers.push(retry.status);
+      if (retry.status !== 409) break;
+      // As a client is told: the key is still leased by the dead attempt until its lease runs out.
+      await sleep(Number(retry.headers.get('retry-after') ?? 1) * 1000);
+    }
+    const answeredMs = Date.now() - back;
+    expect(retry.status, retry.text).to.equal(200);
+    const tokens = retry.body.usage.tokens_input + retry.body.usage.tokens_output;
+    await waitFor(async () => (await usage()).calls >= before.calls + 1, 30_000);
+    await sleep(3000); // a second bill would show by now
+    const after = await usage();
+    process.stdout.write(
+      `      gateway killed mid-call: retry answered ${answeredMs} ms after it was back (answers ${answers.join(', ')}); ` +
+        `ledger +${after.calls - before.calls} call, +${after.used - before.used} tokens (call used ${tokens})\n`,
+    );
+    // The issue's bound: the lease (IDEMPOTENCY_LEASE_MS, 3 s) runs out well within it.
+    expect(answeredMs).to.be.below(5000);
+    // Billed once: the answered call's tokens, counted once. The killed attempt, cancelled at
+    // the model, may add a failed call of its own (the tokens it spent: none here).
+    expect(after.used - before.used).to.equal(tokens);
+    expect(after.calls - before.calls).to.be.within(1, 2);
+  });
+
   it('serves again within seconds after kill -9 with many async requests pending, and completes each exactly once', async () => {
     fake.script(
       'up-slow',

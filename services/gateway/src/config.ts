@@ -45,6 +45,8 @@ export interface GatewayConfig {
   redisUrl?: string;
   /** How long a response stays replayable under its Idempotency-Key. */
   idempotencyTtlSeconds: number;
+  /** Lease of an Idempotency-Key in flight: a retry takes the key over this long after its owner died. */
+  idempotencyLeaseMs: number;
   /** Requests one key may have in progress at once on this gateway replica. */
   keyMaxConcurrentRequests: number;
   logLevel: string;
@@ -81,6 +83,7 @@ interface GatewayEnv {
   MONGODB_DATABASE: string;
   REDIS_URL: string;
   IDEMPOTENCY_TTL_SECONDS: number;
+  IDEMPOTENCY_LEASE_MS: number;
   KEY_MAX_CONCURRENT_REQUESTS: number;
   LOG_LEVEL: string;
   KAFKA_BROKERS: string;
@@ -122,6 +125,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       REDIS_URL: str({ default: '' }),
       KAFKA_BROKERS: str({ default: '' }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
+      IDEMPOTENCY_LEASE_MS: num({ default: 3000 }),
       KEY_MAX_CONCURRENT_REQUESTS: num({ default: 32 }),
       LOG_LEVEL: str({
         default: 'info',
@@ -150,6 +154,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   positiveInteger('DEFAULT_TPM', e.DEFAULT_TPM, problems);
   positiveInteger('DEFAULT_OUTPUT_TOKENS', e.DEFAULT_OUTPUT_TOKENS, problems);
   positiveInteger('IDEMPOTENCY_TTL_SECONDS', e.IDEMPOTENCY_TTL_SECONDS, problems);
+  if (!Number.isInteger(e.IDEMPOTENCY_LEASE_MS) || e.IDEMPOTENCY_LEASE_MS < 300)
+    problems.push('IDEMPOTENCY_LEASE_MS: must be an integer >= 300');
   positiveInteger('KEY_MAX_CONCURRENT_REQUESTS', e.KEY_MAX_CONCURRENT_REQUESTS, problems);
   if (!(Number.isSafeInteger(e.KEY_CACHE_TTL_MS) && e.KEY_CACHE_TTL_MS >= 0))
     problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
@@ -178,6 +184,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     mongodbDatabase: e.MONGODB_DATABASE,
     redisUrl: e.REDIS_URL || undefined,
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+    idempotencyLeaseMs: e.IDEMPOTENCY_LEASE_MS,
     keyMaxConcurrentRequests: e.KEY_MAX_CONCURRENT_REQUESTS,
     logLevel: e.LOG_LEVEL,
     urlPolicy: urlPolicyOptionsFromEnv(env),

@@ -80,6 +80,7 @@ export type GatewayAppConfig = Pick<GatewayConfig, 'bodyLimitBytes'> &
       | 'defaultOutputTokens'
       | 'grpcDeadlineMs'
       | 'idempotencyTtlSeconds'
+      | 'idempotencyLeaseMs'
       | 'urlPolicy'
       | 'keyMaxConcurrentRequests'
     >
@@ -213,20 +214,18 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
   return { keys, accounts, metering, organizations: directory };
 }
 
-/** Margin over the downstream deadlines before another attempt may take over a key in flight. */
-const IDEMPOTENCY_LOCK_MARGIN_MS = 5000;
-
 /**
- * An idempotent route makes at most two downstream calls in a row (e.g. ListWebhooks for the
- * default result URL, then SubmitGenerate), each bounded by the gRPC deadline: the lock outlives
- * both, plus a margin.
+ * The lease on a key in flight is renewed while the attempt runs (IDEMPOTENCY_LEASE_MS); the
+ * "pending" record only has to outlive an attempt: at most two downstream calls in a row (e.g.
+ * ListWebhooks for the default result URL, then SubmitGenerate), each bounded by the deadline.
  */
 function idempotencyGuard(deps: GatewayAppDeps, state: SharedState): IdempotencyGuard {
   const deadlineMs = deps.config.grpcDeadlineMs ?? 30_000;
   return new IdempotencyGuard({
     state,
     ttlSeconds: deps.config.idempotencyTtlSeconds ?? 86_400,
-    lockTtlMs: Math.ceil(2 * deadlineMs + IDEMPOTENCY_LOCK_MARGIN_MS),
+    leaseMs: deps.config.idempotencyLeaseMs ?? 3000,
+    pendingTtlMs: Math.ceil(2 * deadlineMs + 5000),
     logger: deps.logger,
   });
 }

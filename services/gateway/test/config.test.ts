@@ -27,6 +27,7 @@ describe('gateway config', () => {
       mongodbDatabase: 'switchyard_gateway',
       redisUrl: undefined,
       idempotencyTtlSeconds: 86_400,
+      idempotencyLeaseMs: 3000,
       keyMaxConcurrentRequests: 32,
       logLevel: 'info',
       urlPolicy: { requireHttps: true, allowPrivateNetworks: false, allowlist: [] },

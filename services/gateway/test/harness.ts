@@ -29,6 +29,8 @@ export interface HarnessOptions {
   defaultRequestsPerMinute?: number;
   defaultOutputTokens?: number;
   keyMaxConcurrentRequests?: number;
+  /** IDEMPOTENCY_LEASE_MS (default 3000). */
+  idempotencyLeaseMs?: number;
   /** A second replica: pass the first one's doubles, stores and shared state (they stay the first one's to stop). */
   doubles?: Doubles;
   apiKeys?: ApiKeyStore;
@@ -113,6 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       defaultOutputTokens: options.defaultOutputTokens,
       keyMaxConcurrentRequests: options.keyMaxConcurrentRequests,
       grpcDeadlineMs: options.deadlineMs ?? 5000,
+      idempotencyLeaseMs: options.idempotencyLeaseMs,
     },
     logger: silentLogger(),
     clients,

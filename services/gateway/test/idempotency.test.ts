@@ -232,18 +232,62 @@ describe('gateway Idempotency-Key', () => {
     expect(h.doubles.content.called('Generate')).to.equal(2);
   });
 
-  it('answers 409 (Retry-After: 1) while a key is marked pending by an attempt that holds it', async () => {
+  it('answers 409 (Retry-After: 1) while a live attempt holds the key (pending, lease held)', async () => {
     const key = newKey();
+    const name = recordKey('org:org_test', key);
     const fingerprint = fingerprintOf('POST', GENERATE, JSON.stringify(body));
     await h.sharedState.idempotencyKeys.remember(
-      recordKey('org:org_test', key),
+      name,
       encodeRecord({ state: 'pending', fingerprint }),
-      2,
+      60,
     );
+    const token = await h.sharedState.locks.acquire(name, 2000);
+    expect(token).to.be.a('string');
     const reply = await generate(key);
     expectConflict(reply);
     expect(reply.headers.get('retry-after')).to.equal('1');
     expect(h.doubles.content.calls).to.have.length(0);
+    await h.sharedState.locks.release(name, token!);
+  });
+
+  it('takes over at once a key whose attempt died without an answer (pending, no live lease), and keeps the new answer', async () => {
+    const key = newKey();
+    const fingerprint = fingerprintOf('POST', GENERATE, JSON.stringify(body));
+    // What a gateway killed mid-call leaves: the pending record, and a lease nobody renews.
+    await h.sharedState.idempotencyKeys.remember(
+      recordKey('org:org_test', key),
+      encodeRecord({ state: 'pending', fingerprint }),
+      60,
+    );
+    const retry = await generate(key);
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(200);
+    expect(h.doubles.content.called('Generate')).to.equal(1);
+    expect(h.doubles.content.last('Generate').context.idempotencyKey).to.equal(key);
+    expectReplayOf(await generate(key), retry);
+    expect(h.doubles.content.called('Generate')).to.equal(1);
+  });
+
+  it('renews the lease of an attempt that runs past it: a retry meanwhile is 409, one after gets its answer', async () => {
+    const short = await startHarness({ doubles: h.doubles, idempotencyLeaseMs: 300 });
+    try {
+      h.doubles.content.on('Generate', async (_request, context) => {
+        await sleep(1200); // four leases
+        return { content: 'slow', request_id: context.requestId, usage: { model: 'builtin' } };
+      });
+      const key = newKey();
+      const send = () => short.send('POST', GENERATE, { body, headers: keyed(key) });
+      const first = send();
+      await sleep(700);
+      const during = await send();
+      expectConflict(during);
+      expect(during.headers.get('retry-after')).to.equal('1');
+      const answered = await first;
+      expect(answered.status).to.equal(200);
+      expectReplayOf(await send(), answered);
+      expect(h.doubles.content.called('Generate')).to.equal(1);
+    } finally {
+      await short.stop();
+    }
   });
 
   it('serves admin creates too (scoped to the admin API)', async () => {

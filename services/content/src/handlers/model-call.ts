@@ -2,6 +2,7 @@ import {
   AppError,
   answeredOnce,
   onceKeyOf,
+  usageEventId,
   type CallContext,
   type OnceCall,
 } from '@switchyard/shared';
@@ -26,7 +27,10 @@ export interface ModelCall<R extends TextResult> {
   /** The requested model: recorded when no model answered or spent tokens. */
   model: TextModel;
   run: () => Promise<Routed<R>>;
-  /** Deterministic per (organization, call key), so a call run twice is counted once by the ledger. */
+  /**
+   * Deterministic per (organization, call key), so a call run twice is counted once by the ledger;
+   * a failed attempt's event is per attempt (failedAttemptEventId).
+   */
   usageEventId?: string;
 }
 
@@ -72,7 +76,7 @@ export async function callWithUsage<R extends TextResult>(
             cost: costOf(model, tokensInput, tokensOutput),
             outcome: 'failed',
           },
-          call.usageEventId,
+          failedAttemptEventId(call),
         )
         .catch(() => undefined);
     }
@@ -100,6 +104,17 @@ export async function callWithUsage<R extends TextResult>(
     call.usageEventId,
   );
   return { ...result, cost, model };
+}
+
+/**
+ * A failed attempt's usage event has an id of its own attempt (its request id): a retry that then
+ * succeeds publishes the call's deterministic id, which the ledger must not find taken by the
+ * failure (a gateway killed mid-call cancels the first attempt; the retry's tokens would be lost).
+ * A failure published twice (the same attempt) still counts once.
+ */
+function failedAttemptEventId<R extends TextResult>(call: ModelCall<R>): string | undefined {
+  if (call.usageEventId === undefined) return undefined;
+  return usageEventId(call.context.organization, `failed:${call.requestId}`);
 }
 
 /** The usage block of a response. */

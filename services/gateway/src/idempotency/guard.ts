@@ -18,19 +18,31 @@ export interface IdempotencyGuardDeps {
   state: { locks: Locks; idempotencyKeys: IdempotencyKeys };
   /** How long a stored answer is replayed (IDEMPOTENCY_TTL_SECONDS). */
   ttlSeconds: number;
-  /** How long the first attempt may hold the key before another may take it over. */
-  lockTtlMs: number;
+  /**
+   * The attempt's lease on its key (IDEMPOTENCY_LEASE_MS): renewed every third of it while the
+   * attempt runs, so it expires this long after its owner died, and a retry takes over then.
+   */
+  leaseMs: number;
+  /** How long a "pending" record lives (it only tells a retry that an attempt started). */
+  pendingTtlMs: number;
   logger: Logger;
 }
 
 type Ctx = Context & { state: BodyState };
 
-/** The first request with a key: its record name and fingerprint, its lock's end, the fields never stored. */
+/** The attempt with a key: its record name and fingerprint, its lease, the fields never stored. */
 interface Attempt {
   name: string;
   fingerprint: string;
-  expiresAt: number;
+  lease: Lease;
   credentialFields: string[];
+}
+
+/** An attempt's hold on its key while it runs: renewed in the background until stopped. */
+interface Lease {
+  /** Another attempt may own the key now (a renewal found it gone, or none succeeded for a whole lease). */
+  lost(): boolean;
+  stop(): void;
 }
 
 /** Tries a few times: a concurrent replay holds the lock only for two shared-state round trips. */
@@ -79,10 +91,14 @@ function wantsStream(body: unknown): boolean {
 }
 
 /**
- * Idempotency-Key on the routes flagged `idempotent`: the first request with a key runs under a
- * lock and its answer is stored; a retry with the same request gets that answer back (no downstream
- * call, no rate limit, no quota); a different request with the key, or one while the first still
- * runs, is 409.
+ * Idempotency-Key on the routes flagged `idempotent`, as Stripe's: the first request with a key
+ * runs under a lease and its answer is stored; a retry with the same request gets that answer back
+ * (no downstream call, no rate limit, no quota); a different request with the key, or one while
+ * the first still runs, is 409. The lease is held by a live owner only: renewed while the attempt
+ * runs, it expires within IDEMPOTENCY_LEASE_MS of the owner's death (a gateway killed mid-call),
+ * and the next retry takes the key over and runs the request again. Downstream, the service that
+ * did the work answers that retry from its kept answer without billing again (answered-once.ts),
+ * or does the work if it was not done.
  */
 export class IdempotencyGuard {
   constructor(private readonly deps: IdempotencyGuardDeps) {}
@@ -114,22 +130,57 @@ export class IdempotencyGuard {
     const fingerprint = fingerprintOf(ctx.method, ctx.url, ctx.state.rawBody ?? '');
     const token = await this.acquire(name);
     if (token === undefined) throw inFlight();
-    const expiresAt = Date.now() + this.deps.lockTtlMs;
+    const lease = this.renew(name, token);
     try {
       const existing = await this.claim(name, fingerprint);
-      if (existing) return this.answerExisting(ctx, existing, fingerprint);
-      await this.runAndStore(ctx, { name, fingerprint, expiresAt, credentialFields }, run);
+      if (existing && this.answerExisting(ctx, existing, fingerprint)) return;
+      await this.runAndStore(ctx, { name, fingerprint, lease, credentialFields }, run);
     } finally {
+      lease.stop();
       await this.release(name, token);
     }
   }
 
   private async acquire(name: string): Promise<string | undefined> {
     for (let attempt = 1; ; attempt++) {
-      const token = await this.deps.state.locks.acquire(name, this.deps.lockTtlMs);
+      const token = await this.deps.state.locks.acquire(name, this.deps.leaseMs);
       if (token !== undefined || attempt === LOCK_ATTEMPTS) return token;
       await sleep(LOCK_RETRY_MS);
     }
+  }
+
+  /**
+   * Renews the lease every third of its length while the attempt runs. A renewal that finds the
+   * lease gone, or no renewal succeeding for a whole lease (shared state unreachable), means
+   * another attempt may own the key: this one then leaves the key alone when it ends.
+   */
+  private renew(name: string, token: string): Lease {
+    const { leaseMs } = this.deps;
+    let renewedAt = Date.now();
+    let gone = false;
+    let renewing = false;
+    const timer = setInterval(
+      () => {
+        if (renewing || gone) return;
+        renewing = true;
+        this.deps.state.locks
+          .extend(name, token, leaseMs)
+          .then(
+            (held) => {
+              if (held) renewedAt = Date.now();
+              else gone = true;
+            },
+            () => undefined, // unreachable now; lost() counts the time since the last renewal
+          )
+          .finally(() => (renewing = false));
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    timer.unref();
+    return {
+      lost: () => gone || Date.now() - renewedAt >= leaseMs,
+      stop: () => clearInterval(timer),
+    };
   }
 
   /**
@@ -141,21 +192,32 @@ export class IdempotencyGuard {
     const existing = await this.deps.state.idempotencyKeys.remember(
       name,
       pending,
-      Math.ceil(this.deps.lockTtlMs / 1000),
+      Math.ceil(this.deps.pendingTtlMs / 1000),
     );
     return existing === undefined ? undefined : decodeRecord(existing);
   }
 
-  private answerExisting(ctx: Ctx, record: IdempotencyRecord, fingerprint: string): void {
+  /**
+   * Answers from the record (true), or returns false when this attempt should run: the record is
+   * "pending" while we hold the lease, so the attempt that wrote it stopped renewing its lease (its
+   * gateway died) without an answer, and this one takes over.
+   */
+  private answerExisting(ctx: Ctx, record: IdempotencyRecord, fingerprint: string): boolean {
     if (record.fingerprint !== fingerprint) throw mismatch();
-    // "pending" while we hold the lock: its holder died or overran; the record expires within seconds.
-    if (record.state === 'pending') throw inFlight();
+    if (record.state === 'pending') {
+      this.deps.logger.info(
+        { requestId: ctx.state.requestId, route: ctx.state.route },
+        'taking over an idempotent request whose attempt ended without an answer',
+      );
+      return false;
+    }
     writeStoredResponse(ctx, record.response);
     ctx.set(REPLAYED_HEADER, 'true');
     this.deps.logger.debug(
       { requestId: ctx.state.requestId, replayOf: record.response.requestId },
       'idempotent replay',
     );
+    return true;
   }
 
   /**
@@ -163,17 +225,17 @@ export class IdempotencyGuard {
    * like successes; 5xx and 429 are not: the key is forgotten and a retry runs anew.
    */
   private async runAndStore(ctx: Ctx, attempt: Attempt, run: () => Promise<void>): Promise<void> {
-    const { name, fingerprint, expiresAt, credentialFields } = attempt;
+    const { name, fingerprint, lease, credentialFields } = attempt;
     try {
       await run();
     } catch (error) {
       writeError(ctx, problemOf(error, this.deps.logger, ctx.state), ctx.state.requestId);
     }
-    if (Date.now() >= expiresAt) {
-      // The lock expired: another attempt may own the key now, so this one leaves it alone.
+    if (lease.lost()) {
+      // Another attempt may own the key now, so this one leaves it alone.
       this.deps.logger.warn(
         { requestId: ctx.state.requestId, route: ctx.state.route },
-        'idempotent request outlived its lock; answer not stored',
+        'idempotent request lost its lease; answer not stored',
       );
       return;
     }

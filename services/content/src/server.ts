@@ -128,7 +128,7 @@ export async function startContentService(options: ContentServiceOptions): Promi
     publishTimeoutMs: config.outboxPublishTimeoutMs,
   });
   await outbox.start();
-  const usage = new UsagePublisher(outbox);
+  const usage = new UsagePublisher(outbox, logger);
   const jobs = new JobQueue(config.asyncConcurrency, logger);
   const runner = new GenerateJobRunner({
     models,

@@ -22,6 +22,10 @@ describe('ChatClient against an OpenAI-compatible server', () => {
       timeoutMs: 10_000,
       maxRetries: 0,
       semaphore: new Semaphore(4, 'fake'),
+      relay: {
+        url: `${baseURL}/chat/completions`,
+        headers: { authorization: 'Bearer sk-fake', 'content-type': 'application/json' },
+      },
     });
   });
   after(() => fake.close());

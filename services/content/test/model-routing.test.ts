@@ -425,6 +425,7 @@ describe('streaming and completions through the provider (gRPC)', function () {
         cost: costFor(PRICES.main, 1200, 345),
       },
       tool_calls: [],
+      openai_body: Buffer.alloc(0),
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(h.usageFor(ctx.requestId)).to.have.length(0);

@@ -6,7 +6,7 @@ import type { KeyLookup } from './auth/key-lookup';
 import { requireAdminToken } from './middleware/admin';
 import { requireApiKey } from './middleware/auth';
 import { jsonBody, type BodyLimits, type BodyState, type TextBodyReader } from './middleware/body';
-import { HttpProblem } from './middleware/errors';
+import { HttpProblem, isOpenAiPath } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
 import { idempotencyKeyOf } from './idempotency/header';
 import type { GatewayState } from './middleware/request-id';
@@ -66,6 +66,7 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
       call: callOf(route, ctx),
       signal: clientGone(ctx.res),
       route: ctx.state.route,
+      rawBody: ctx.state.rawBody,
     };
     route.validate?.(input);
     const result = await handleMetered(route, input, deps);
@@ -112,7 +113,11 @@ export interface RouterOptions {
 
 function authenticate(route: AnyRoute, auth: RouterAuth, options: RouterOptions): Middleware[] {
   if (route.auth === 'admin') return [requireAdminToken(auth.adminToken) as Middleware];
-  if (route.auth) return [requireApiKey(auth.keys) as Middleware, options.keyConcurrency];
+  if (route.auth)
+    return [
+      requireApiKey(auth.keys, isOpenAiPath(route.path)) as Middleware,
+      options.keyConcurrency,
+    ];
   return [];
 }
 
@@ -185,7 +190,12 @@ export function unmatched(router: Router): Middleware<GatewayState> {
     const allowed = [
       ...new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods)),
     ];
-    if (allowed.length === 0) throw AppError.notFound(`no route for ${ctx.method} ${ctx.path}`);
+    if (allowed.length === 0)
+      throw AppError.notFound(
+        isOpenAiPath(ctx.path)
+          ? `Invalid URL (${ctx.method} ${ctx.path})`
+          : `no route for ${ctx.method} ${ctx.path}`,
+      );
     const allow = allowed.join(', ');
     if (ctx.method === 'OPTIONS') {
       ctx.set('Allow', allow);

@@ -23,6 +23,8 @@ export interface RecordedRequest {
   maxCompletionTokens: number | undefined;
   /** Names of the tools offered. */
   tools: string[];
+  /** The body as the fake received it (every parameter, e.g. n, stop, temperature). */
+  body: Record<string, unknown>;
   at: number;
 }
 
@@ -126,6 +128,7 @@ export class FakeLlmServer {
       maxTokens: body.max_tokens,
       maxCompletionTokens: body.max_completion_tokens,
       tools: (body.tools ?? []).map((t) => t.function.name),
+      body: body as unknown as Record<string, unknown>,
       at: Date.now(),
     });
     if (
@@ -167,7 +170,10 @@ export class FakeLlmServer {
         headers,
       );
     }
-    if (step.kind === 'tool_calls') return this.toolCalls(res, body, step.calls);
+    if (step.kind === 'tool_calls')
+      return body.stream
+        ? this.streamToolCalls(res, body, step.calls)
+        : this.toolCalls(res, body, step.calls);
     if (step.kind === 'slow') await sleep(step.delayMs);
     if (step.kind === 'ok' && step.delayMs) await sleep(step.delayMs);
     if (step.kind === 'break' && !body.stream) {
@@ -251,6 +257,40 @@ export class FakeLlmServer {
       ],
       usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens },
     });
+  }
+
+  /** Tool calls as OpenAI streams them: the call's id and name first, then its arguments in pieces. */
+  private async streamToolCalls(
+    res: http.ServerResponse,
+    body: ChatBody,
+    calls: Array<{ name: string; arguments: object }>,
+  ): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const chunk = (choices: object[], usage?: object) =>
+      res.write(
+        `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices, ...(usage ? { usage } : {}) })}\n\n`,
+      );
+    for (const [index, call] of calls.entries()) {
+      const id = `call_${this.requests.length}_${index}`;
+      const head = { index, id, type: 'function', function: { name: call.name, arguments: '' } };
+      chunk([
+        {
+          index: 0,
+          delta: { role: 'assistant', content: null, tool_calls: [head] },
+          finish_reason: null,
+        },
+      ]);
+      const args = JSON.stringify(call.arguments);
+      for (let at = 0; at < args.length; at += 8) {
+        const piece = { index, function: { arguments: args.slice(at, at + 8) } };
+        chunk([{ index: 0, delta: { tool_calls: [piece] }, finish_reason: null }]);
+        await sleep(1);
+      }
+    }
+    chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]);
+    if (body.stream_options?.include_usage)
+      chunk([], { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens });
+    res.end('data: [DONE]\n\n');
   }
 
   private async stream(

@@ -14,6 +14,7 @@ import {
   type ToolSpec,
 } from '../models/text-model';
 import { countPromptTokens } from '../models/usage';
+import { completeChat, completeChatStream } from './chat-completions';
 import type { ModelDeps } from './deps';
 import { usageMessage } from './model-call';
 import { checkContextWindow, maxLengthFor } from './validation';
@@ -118,13 +119,17 @@ function responseOf(routed: Routed<TextResult>): CompleteResponse {
   };
 }
 
-/** Complete: messages in, text and usage out. No usage event: the caller answering the public endpoint records it. */
+/**
+ * Complete: messages in, text and usage out. No usage event: the caller answering the public
+ * endpoint records it. With openai_request, the /v1 path (chat-completions.ts).
+ */
 export async function complete(
   deps: ModelDeps,
   request: CompleteRequest__Output,
-  _context: CallContext,
+  context: CallContext,
   options: CallOptions,
 ): Promise<CompleteResponse> {
+  if (request.openai_request.length > 0) return completeChat(deps, request, context, options);
   const prepared = prepareCompletion(request, deps);
   const routed = await routeWithFallback(
     'chat',
@@ -141,9 +146,10 @@ export async function complete(
 export async function completeStream(
   deps: ModelDeps,
   request: CompleteRequest__Output,
-  _context: CallContext,
+  context: CallContext,
   sink: StreamSink<CompleteChunk>,
 ): Promise<void> {
+  if (request.openai_request.length > 0) return completeChatStream(deps, request, context, sink);
   const prepared = prepareCompletion(request, deps);
   let sent = 0;
   const onDelta = async (delta: string) => {

@@ -2,6 +2,7 @@ import { AppError, countTokens, type CallContext } from '@switchyard/shared';
 import type { EmbedRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
 import type { EmbedResponse } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
 import { ENDPOINTS } from '../events/usage-publisher';
+import { modelNotFound } from '../models/registry';
 import { routeWithFallback } from '../models/routing';
 import type { CallOptions, EmbedResult, TextModel } from '../models/text-model';
 import type { ModelDeps } from './deps';
@@ -51,12 +52,16 @@ export async function embed(
   context: CallContext,
   options?: CallOptions,
 ): Promise<EmbedResponse> {
+  const publicCall = request.endpoint === ENDPOINTS.openAiEmbeddings;
+  if (publicCall && !deps.models.find(request.model)) throw modelNotFound(request.model);
   const model = deps.models.resolveEmbedder(request.model);
   checkInputs(request.inputs, model);
+  // The gateway's /v1/embeddings bills its own endpoint; everything else is knowledge retrieval.
   const result = await callWithUsage(deps.usage, {
     context,
     requestId: requestIdOf(context),
-    endpoint: ENDPOINTS.embeddings,
+    endpoint: publicCall ? ENDPOINTS.openAiEmbeddings : ENDPOINTS.embeddings,
+    inBackground: publicCall,
     model,
     run: () =>
       routeWithFallback('embeddings', deps.models.chainFor(model, 'embeddings'), (candidate) =>

@@ -5,6 +5,7 @@ import {
   usageEventId,
   type CallContext,
   type OnceCall,
+  type UsageRecorded,
 } from '@switchyard/shared';
 import { costOf, type TextModel, type TextResult } from '../models/text-model';
 import type { Routed } from '../models/routing';
@@ -32,6 +33,20 @@ export interface ModelCall<R extends TextResult> {
    * a failed attempt's event is per attempt (failedAttemptEventId).
    */
   usageEventId?: string;
+  /** Record the usage without holding up the answer (the /v1 path; see recordInBackground). */
+  inBackground?: boolean;
+}
+
+function recordUsage<R extends TextResult>(
+  usage: UsagePublisher,
+  call: ModelCall<R>,
+  data: UsageRecorded,
+  eventId = call.usageEventId,
+): Promise<void> {
+  const { organization } = call.context;
+  return call.inBackground
+    ? usage.recordInBackground(organization, data, eventId)
+    : usage.record(organization, data, eventId);
 }
 
 export type Answered<R extends TextResult> = R & { cost: number; model: TextModel };
@@ -65,20 +80,19 @@ export async function callWithUsage<R extends TextResult>(
         tokensOutput,
         error,
       });
-      await usage
-        .record(
-          call.context.organization,
-          {
-            ...base,
-            model: model.id,
-            tokensInput,
-            tokensOutput,
-            cost: costOf(model, tokensInput, tokensOutput),
-            outcome: 'failed',
-          },
-          failedAttemptEventId(call),
-        )
-        .catch(() => undefined);
+      await recordUsage(
+        usage,
+        call,
+        {
+          ...base,
+          model: model.id,
+          tokensInput,
+          tokensOutput,
+          cost: costOf(model, tokensInput, tokensOutput),
+          outcome: 'failed',
+        },
+        failedAttemptEventId(call),
+      ).catch(() => undefined);
     }
     throw error;
   }
@@ -91,18 +105,14 @@ export async function callWithUsage<R extends TextResult>(
     tokensOutput: result.tokensOutput,
   });
   const cost = costOf(model.info, result.tokensInput, result.tokensOutput);
-  await usage.record(
-    call.context.organization,
-    {
-      ...base,
-      model: model.info.id,
-      tokensInput: result.tokensInput,
-      tokensOutput: result.tokensOutput,
-      cost,
-      outcome: 'succeeded',
-    },
-    call.usageEventId,
-  );
+  await recordUsage(usage, call, {
+    ...base,
+    model: model.info.id,
+    tokensInput: result.tokensInput,
+    tokensOutput: result.tokensOutput,
+    cost,
+    outcome: 'succeeded',
+  });
   return { ...result, cost, model };
 }
 

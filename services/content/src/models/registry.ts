@@ -2,6 +2,15 @@ import { AppError } from '@switchyard/shared';
 import { canRoute } from './apertium/route';
 import type { Capability, TextModel } from './text-model';
 
+/** An unknown model on the OpenAI-compatible surface: 404, as OpenAI answers it. */
+export function modelNotFound(name: string): AppError {
+  return new AppError(
+    'not_found',
+    `The model \`${name}\` does not exist or you do not have access to it.`,
+    [{ field: '/model', reason: 'unknown model' }],
+  );
+}
+
 /** The models the service knows, resolved by id or alias (case-insensitive). */
 export class ModelRegistry {
   private readonly byName = new Map<string, TextModel>();
@@ -30,6 +39,11 @@ export class ModelRegistry {
 
   list(): TextModel[] {
     return [...new Set(this.byName.values())];
+  }
+
+  /** The model of that id or alias, if there is one. */
+  find(name: string): TextModel | undefined {
+    return this.byName.get(name.trim().toLowerCase());
   }
 
   /** The model for a request's `model` field; empty selects the default. */

@@ -83,6 +83,35 @@ export interface CompleteInput {
   maxTokens: number;
   /** Offered to models that support tool calls. */
   tools?: ToolSpec[];
+  /** Stop sequences: the output ends before the first one (OpenAI `stop`). */
+  stop?: string[];
+  /** Sampling temperature (OpenAI `temperature`, 0..2); the model's default when unset. */
+  temperature?: number;
+}
+
+/** The provider's answer to a relayed request, unread. */
+export interface RelayedAnswer {
+  body: AsyncIterable<Uint8Array> & { text(): Promise<string> };
+}
+
+/** The attempt a relayed answer is read in: `touch` restarts its timeout (a stream that is still sending). */
+export interface RelayAttempt {
+  touch(): void;
+}
+
+/**
+ * OpenAI-compatible providers: an OpenAI chat completions body is forwarded as it is, with the
+ * provider's model name, and the answer handed back unparsed (the /v1/chat/completions path).
+ */
+export interface ChatRelay {
+  readonly upstreamModel: string;
+  /** The request parameter the provider takes for the output cap. */
+  readonly outputTokenParam: 'max_tokens' | 'max_completion_tokens';
+  relay<T>(
+    body: string,
+    options: CallOptions,
+    read: (answer: RelayedAnswer, attempt: RelayAttempt) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** Text produced by a model with the tokens it consumed and produced. */
@@ -166,6 +195,8 @@ export interface TextModel {
   ): Promise<TextResult>;
   /** Embeddings (capability "embeddings"), e.g. an OpenAI-compatible /embeddings endpoint. */
   embed?(inputs: string[], options?: CallOptions): Promise<EmbedResult>;
+  /** OpenAI-compatible providers: chat completions bodies relayed as they are. */
+  readonly chatRelay?: ChatRelay;
 }
 
 const COST_RESOLUTION = 1e-8;

@@ -8,6 +8,8 @@ import type { KeyLookup } from './key-lookup';
  * case-insensitively as HTTP auth schemes are (RFC 9110 11.1); everything else is exact.
  */
 const HEADER_PATTERN = /^X-API-Key ([^\s]+)$/i;
+/** The OpenAI-compatible surface also takes the key as OpenAI's clients send theirs. */
+const BEARER_PATTERN = /^Bearer ([^\s]+)$/i;
 
 export const AUTH_SCHEME_DESCRIPTION =
   'Send `Authorization: X-API-Key <key>`: the scheme word X-API-Key, one space, then the key (sk_...).';
@@ -19,11 +21,13 @@ function unauthorized(message: string): AppError {
 export async function authenticate(
   header: string | undefined,
   keys: KeyLookup,
+  acceptBearer = false,
 ): Promise<ApiKeyRecord> {
-  if (!header) throw unauthorized('missing Authorization header; expected "X-API-Key <key>"');
-  const match = HEADER_PATTERN.exec(header);
+  const expected = acceptBearer ? '"Bearer <key>" or "X-API-Key <key>"' : '"X-API-Key <key>"';
+  if (!header) throw unauthorized(`missing Authorization header; expected ${expected}`);
+  const match = HEADER_PATTERN.exec(header) ?? (acceptBearer ? BEARER_PATTERN.exec(header) : null);
   if (!match || !API_KEY_PATTERN.test(match[1])) {
-    throw unauthorized('malformed Authorization header; expected "X-API-Key <key>"');
+    throw unauthorized(`malformed Authorization header; expected ${expected}`);
   }
   const record = await keys.find(match[1]);
   if (!record || !isActive(record)) throw unauthorized('unknown or revoked API key');

@@ -56,7 +56,9 @@ function withoutFields(body: object, fields: string[]): object {
 function serializedBody(body: unknown, credentialFields: string[]): string | undefined | false {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
-  if (Buffer.isBuffer(body) || body instanceof Readable) return false;
+  // A body the route serialized itself (a relayed JSON answer) replays as it is.
+  if (Buffer.isBuffer(body)) return body.toString();
+  if (body instanceof Readable) return false;
   return JSON.stringify(withoutFields(body as object, credentialFields)); // what Koa itself sends for an object body
 }
 

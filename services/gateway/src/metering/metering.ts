@@ -7,8 +7,11 @@ import { rateLimited, rateLimitHeaders, type KeyRateLimits } from './rate-limits
 
 /** How a billable route is metered before the call: what it sends to a model. */
 export interface BillingSpec<B> {
-  /** The text the model reads and the output cap the caller asked for (if any). */
-  input(body: B): { text: string; maxOutput?: number };
+  /**
+   * The text the model reads, the output cap the caller asked for (if any), and how many outputs
+   * of that size it asked for (OpenAI's `n`; default 1).
+   */
+  input(body: B): { text: string; maxOutput?: number; outputs?: number };
 }
 
 /** What metering reads of a billable call's result (a route's RouteResult carries these). */
@@ -47,8 +50,8 @@ export class Metering {
 
   /** Estimated tokens: the input as the tokenizer estimates it (bounded time; exact for short text), plus the output cap (or the default budget). */
   estimate<B>(billing: BillingSpec<B>, body: B): number {
-    const { text, maxOutput } = billing.input(body);
-    return estimateTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens);
+    const { text, maxOutput, outputs } = billing.input(body);
+    return estimateTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens) * (outputs ?? 1);
   }
 
   /** Requests per minute per key, on every authenticated route; RateLimit-* headers on every answer. */

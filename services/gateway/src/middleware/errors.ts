@@ -29,6 +29,13 @@ export interface Rendered {
 /** 409 too: an Idempotency-Key still in flight can be retried shortly. */
 const RETRY_AFTER_STATUSES = new Set([409, 429, 503]);
 
+/** The OpenAI-compatible surface: every path under it answers errors in OpenAI's shape. */
+export const OPENAI_PATH_PREFIX = '/v1/';
+
+export function isOpenAiPath(path: string): boolean {
+  return path.startsWith(OPENAI_PATH_PREFIX);
+}
+
 function render(error: unknown): Rendered | undefined {
   if (error instanceof AppError) {
     const status = error.httpStatus;
@@ -78,10 +85,56 @@ export function problemOf(
   return { status: 500, code: 'internal', message: 'internal error', details: [], headers: {} };
 }
 
+/** OpenAI's error `type` by status, as its API and SDKs use them. */
+function openAiType(problem: Rendered): string {
+  if (problem.code === 'quota_exceeded') return 'insufficient_quota';
+  if (problem.status === 429) return 'requests';
+  return problem.status >= 500 ? 'server_error' : 'invalid_request_error';
+}
+
+/** Codes OpenAI's clients know; the contract's own code otherwise. */
+function openAiCode(problem: Rendered, param: string | null): string {
+  if (problem.code === 'unauthorized') return 'invalid_api_key';
+  if (problem.code === 'rate_limited') return 'rate_limit_exceeded';
+  if (problem.code === 'quota_exceeded') return 'insufficient_quota';
+  if (problem.code === 'not_found' && param === 'model') return 'model_not_found';
+  if (problem.details[0]?.reason === 'context_length_exceeded') return 'context_length_exceeded';
+  return problem.code;
+}
+
+/** A detail's JSON pointer as OpenAI names parameters: "/messages/0/role" -> "messages[0].role". */
+function openAiParam(field: unknown): string | null {
+  if (typeof field !== 'string' || field === '') return null;
+  if (!field.startsWith('/')) return field; // a header, e.g. Idempotency-Key
+  return field
+    .slice(1)
+    .split('/')
+    .map((segment, i) => (/^\d+$/.test(segment) ? `[${segment}]` : `${i > 0 ? '.' : ''}${segment}`))
+    .join('');
+}
+
+/** The error body of OpenAI's API, which its SDKs read: `{"error":{"message","type","param","code"}}`. */
+export function openAiErrorBody(problem: Rendered) {
+  const param = openAiParam(problem.details[0]?.field);
+  return {
+    error: {
+      message: problem.message,
+      type: openAiType(problem),
+      param,
+      code: openAiCode(problem, param),
+    },
+  };
+}
+
 export function writeError(ctx: Context, problem: Rendered, requestId: string): void {
   ctx.status = problem.status;
   for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
-  ctx.body = errorBody(problem, requestId);
+  if (!isOpenAiPath(ctx.path)) {
+    ctx.body = errorBody(problem, requestId);
+    return;
+  }
+  if (problem.status === 401) ctx.set('WWW-Authenticate', 'Bearer, X-API-Key');
+  ctx.body = openAiErrorBody(problem);
 }
 
 /** Every failure becomes the contract's error body; anything unexpected is logged and is a bare 500. */

@@ -11,7 +11,7 @@ import {
 } from '../schemas/assistants';
 import { validateBody } from '../schemas/validator';
 import type { BillingSpec } from '../metering/metering';
-import { sseResponse } from '../streaming/sse';
+import { nativeEvents, sseResponse } from '../streaming/sse';
 import {
   json,
   type AnyRoute,
@@ -68,8 +68,7 @@ async function streamReply(
   const { call, signal, route } = input;
   const request = await toReplyRequest(agent, input, deps);
   return sseResponse(
-    {
-      chunks: deps.clients.assistant.replyStream(request, call),
+    nativeEvents(deps.clients.assistant.replyStream(request, call), {
       deltaOf: (chunk: ReplyChunk__Output) =>
         chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined,
       doneOf: (chunk: ReplyChunk__Output) => {
@@ -78,7 +77,7 @@ async function streamReply(
         return renderReply(chunk.final, call.requestId);
       },
       usageOf: (chunk: ReplyChunk__Output) => chunk.final?.usage?.tokens_used ?? undefined,
-    },
+    }),
     { requestId: call.requestId, route, signal, logger: deps.logger },
   );
 }

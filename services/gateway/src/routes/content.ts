@@ -14,7 +14,7 @@ import {
   type GenerateContentBody,
   type TransformContentBody,
 } from '../schemas/content';
-import { sseResponse } from '../streaming/sse';
+import { nativeEvents, sseResponse } from '../streaming/sse';
 import { billedRequestId } from './request-ids';
 import {
   json,
@@ -109,14 +109,13 @@ function streamGenerate(
   deps: RouteDeps,
 ): Promise<RouteResult> {
   return sseResponse(
-    {
-      chunks: deps.clients.content.generateStream(toGenerateRequest(body), call),
+    nativeEvents(deps.clients.content.generateStream(toGenerateRequest(body), call), {
       deltaOf: (chunk: GenerateChunk__Output) =>
         chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined,
       doneOf: (chunk: GenerateChunk__Output) =>
         renderGenerate(required(chunk.final, 'the final chunk'), call.requestId),
       usageOf: (chunk: GenerateChunk__Output) => tokensOf(chunk.final?.usage),
-    },
+    }),
     { requestId: call.requestId, route, signal, logger: deps.logger },
   );
 }

@@ -5,6 +5,7 @@ import { catalogRoutes } from './catalog';
 import { contentRoutes } from './content';
 import { knowledgeRoutes } from './knowledge';
 import { modelRoutes } from './models';
+import { openAiRoutes } from './openai';
 import { recommendationRoutes } from './recommendations';
 import { requestRoutes } from './requests';
 import { systemRoutes } from './system';
@@ -25,6 +26,7 @@ export const routeTable: AnyRoute[] = [
   ...usageRoutes,
   ...adminRoutes,
   ...modelRoutes,
+  ...openAiRoutes,
   ...systemRoutes,
 ];
 

@@ -15,6 +15,8 @@ export interface RouteInput<B, Q> {
   signal: AbortSignal;
   /** Route template, for logs. */
   route?: string;
+  /** The body as received (routes that pass it on as it is). */
+  rawBody?: string;
 }
 
 export interface RouteResult {

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { AppError, type Logger } from '@switchyard/shared';
 import type { ChunkStream } from '@switchyard/shared';
-import { errorBody, problemOf } from '../middleware/errors';
+import { errorBody, problemOf, type Rendered } from '../middleware/errors';
 import type { RouteResult } from '../routes/types';
 
 /** Headers of every event stream: no caching, and no proxy buffering (nginx honours X-Accel-Buffering). */
@@ -15,15 +15,41 @@ export function sseFrame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** A downstream stream of deltas and one final message, and how each becomes an event. */
+/** A downstream stream of chunks ending with one final chunk, and how each becomes events. */
 export interface SseSource<Chunk> {
   chunks: ChunkStream<Chunk>;
-  /** The text of a delta chunk; undefined for the final chunk. */
-  deltaOf(chunk: Chunk): string | undefined;
-  /** The data of the done event (exactly the non-streamed response body), from the final chunk. */
-  doneOf(chunk: Chunk): unknown;
+  isFinal(chunk: Chunk): boolean;
+  /** The events of a chunk, the final one included (the stream ends after it). */
+  eventsOf(chunk: Chunk): string | Uint8Array;
   /** Tokens the call used, from the final chunk (billable streams). */
   usageOf?(chunk: Chunk): number | undefined;
+  /** The event reporting a failure after the stream started. */
+  errorEvent(problem: Rendered, requestId: string): string;
+}
+
+/** The native event stream: `delta` events with the text, then `done` with the whole answer, or `error`. */
+export function nativeEvents<Chunk>(
+  chunks: ChunkStream<Chunk>,
+  shape: {
+    /** The text of a delta chunk; undefined for the final chunk. */
+    deltaOf(chunk: Chunk): string | undefined;
+    /** The data of the done event (exactly the non-streamed response body), from the final chunk. */
+    doneOf(chunk: Chunk): unknown;
+    usageOf?(chunk: Chunk): number | undefined;
+  },
+): SseSource<Chunk> {
+  return {
+    chunks,
+    isFinal: (chunk) => shape.deltaOf(chunk) === undefined,
+    eventsOf: (chunk) => {
+      const delta = shape.deltaOf(chunk);
+      return delta === undefined
+        ? sseFrame('done', shape.doneOf(chunk))
+        : sseFrame('delta', { text: delta });
+    },
+    usageOf: shape.usageOf,
+    errorEvent: (problem, requestId) => sseFrame('error', errorBody(problem, requestId)),
+  };
 }
 
 export interface SseCall {
@@ -53,7 +79,7 @@ function drained(body: PassThrough): Promise<void> {
   });
 }
 
-async function write(body: PassThrough, frame: string): Promise<void> {
+async function write(body: PassThrough, frame: string | Uint8Array): Promise<void> {
   if (!body.destroyed && !body.write(frame)) await drained(body);
 }
 
@@ -84,22 +110,15 @@ async function pump<Chunk>(
   try {
     for (let step = first; !step.done; step = await rest.next()) {
       if (body.destroyed) return undefined;
-      const delta = source.deltaOf(step.value);
-      if (delta !== undefined) {
-        await write(body, sseFrame('delta', { text: delta }));
-        continue;
-      }
-      await write(body, sseFrame('done', source.doneOf(step.value)));
+      await write(body, source.eventsOf(step.value));
+      if (!source.isFinal(step.value)) continue;
       await readToEnd(rest);
       return source.usageOf?.(step.value);
     }
     if (!source.chunks.cancelled) throw noResult();
     return undefined;
   } catch (error) {
-    await write(
-      body,
-      sseFrame('error', errorBody(problemOf(error, call.logger, call), call.requestId)),
-    );
+    await write(body, source.errorEvent(problemOf(error, call.logger, call), call.requestId));
     return undefined;
   } finally {
     source.chunks.cancel(); // a no-op once the call ended; stops it when we stop reading early
@@ -108,8 +127,8 @@ async function pump<Chunk>(
 }
 
 /**
- * Answers with text/event-stream once the first chunk arrived: `delta` events, then `done`, or
- * `error` when the stream fails after it started. A failure before the first chunk is thrown,
+ * Answers with text/event-stream once the first chunk arrived: the source's events, ending with
+ * its final chunk's, or its error event when the stream fails after it started. A failure before the first chunk is thrown,
  * so the error middleware answers a normal JSON error with its status. The client going away
  * cancels the gRPC stream.
  */

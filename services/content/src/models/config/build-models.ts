@@ -4,7 +4,7 @@ import { ApertiumModel } from '../apertium/apertium-model';
 import { ApyEngine } from '../apertium/apy-engine';
 import { CommandEngine } from '../apertium/command-engine';
 import { BUILTIN_MODEL_INFO, BuiltinModel } from '../builtin/builtin-model';
-import { ChatClient } from '../openai/chat-client';
+import { ChatClient, type RelayTarget } from '../openai/chat-client';
 import { OpenAiCompatibleModel } from '../openai/openai-model';
 import { upstreamFetch } from '../openai/upstream-fetch';
 import { Semaphore } from '../semaphore';
@@ -39,10 +39,32 @@ function infoOf(entry: RemoteEntry): ModelInfo {
   };
 }
 
+/** Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK requires a non-empty one. */
+function apiKeyOf(entry: RemoteEntry, env: NodeJS.ProcessEnv): string {
+  return entry.apiKeyEnv ? env[entry.apiKeyEnv]! : 'not-needed';
+}
+
+/** The chat completions URL and headers, as the SDK builds them for this provider, built once. */
+function relayTarget(entry: RemoteEntry, env: NodeJS.ProcessEnv): RelayTarget {
+  const apiKey = apiKeyOf(entry, env);
+  if (entry.provider === 'azure-openai') {
+    const endpoint = entry.baseUrl.replace(/\/+$/, '');
+    const deployment = encodeURIComponent(entry.upstreamModel);
+    const version = encodeURIComponent(entry.apiVersion ?? '');
+    return {
+      url: `${endpoint}/openai/deployments/${deployment}/chat/completions?api-version=${version}`,
+      headers: { 'api-key': apiKey, 'content-type': 'application/json' },
+    };
+  }
+  return {
+    url: `${entry.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+  };
+}
+
 /** The SDK client; its own retries are off because ChatClient applies the policy exactly. */
 function sdkClient(entry: RemoteEntry, env: NodeJS.ProcessEnv): OpenAI {
-  // Local servers (Ollama, vLLM, llama.cpp) ignore the key, but the SDK requires a non-empty one.
-  const apiKey = entry.apiKeyEnv ? env[entry.apiKeyEnv]! : 'not-needed';
+  const apiKey = apiKeyOf(entry, env);
   // ChatClient enforces timeoutMs itself; the SDK's timer is only a backstop that must fire later.
   const timeout = (entry.timeoutMs ?? DEFAULT_TIMEOUT_MS) + 1000;
   if (entry.provider === 'azure-openai') {
@@ -75,6 +97,7 @@ function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
     timeoutMs: entry.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: entry.maxRetries ?? DEFAULT_MAX_RETRIES,
     semaphore: new Semaphore(entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY, entry.id),
+    relay: relayTarget(entry, env),
   });
   return new OpenAiCompatibleModel(info, chat);
 }

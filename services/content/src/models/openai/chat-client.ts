@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import type { Semaphore } from '../semaphore';
 import type {
   CallOptions,
+  ChatRelay,
   ChatMessage,
   DeltaSink,
   ModelInfo,
@@ -13,7 +14,18 @@ import { countPromptTokens, spentOf, withSpent, type ReportedUsage } from '../us
 import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
 import { APIError } from 'openai';
+import { request, type Dispatcher } from 'undici';
 import type { OutputTokenParam } from '../config/catalog';
+import { upstreamPool } from './upstream-fetch';
+
+/** Where the provider's chat completions endpoint is and what every request to it carries. */
+export interface RelayTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** The provider's answer, as it arrives (2xx only: other statuses become errors). */
+export type RelayResponse = Dispatcher.ResponseData;
 
 export interface ChatClientOptions {
   client: OpenAI;
@@ -25,6 +37,14 @@ export interface ChatClientOptions {
   timeoutMs: number;
   maxRetries: number;
   semaphore: Semaphore;
+  /** The endpoint that OpenAI chat completions bodies are relayed to as they are (the /v1 path). */
+  relay: RelayTarget;
+}
+
+/** Sampling options passed to the provider as OpenAI names them. */
+export interface Sampling {
+  stop?: string[];
+  temperature?: number;
 }
 
 export interface ChatOutput {
@@ -67,7 +87,7 @@ function wireTools(tools: ToolSpec[] | undefined) {
 }
 
 /** One attempt's abort signal plus a way to restart its timeout (streams: while chunks arrive). */
-interface Attempt {
+export interface Attempt {
   signal: AbortSignal;
   touch: () => void;
 }
@@ -86,13 +106,33 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A provider's refusal as the SDK would have raised it, so one retry policy and mapping serve both paths. */
+async function relayFailure(response: RelayResponse): Promise<APIError> {
+  const text = await response.body.text().catch(() => '');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers))
+    if (typeof value === 'string') headers.set(name, value);
+  return APIError.generate(
+    response.statusCode,
+    parsed as object | undefined,
+    parsed === undefined ? text || undefined : undefined,
+    headers,
+  );
+}
+
 /**
  * Chat completions against one OpenAI-compatible model with an exact retry policy: the SDK's
  * own retries are off; 429, 5xx and connection failures are retried up to maxRetries times with
  * full-jitter backoff or the provider's Retry-After; each attempt has its own timeout, bounded by
  * the call deadline, and holds one of the model's concurrency slots.
  */
-export class ChatClient {
+export class ChatClient implements ChatRelay {
   private readonly target: ProviderTarget;
 
   constructor(private readonly options: ChatClientOptions) {
@@ -111,6 +151,7 @@ export class ChatClient {
     maxTokens: number,
     call: CallOptions = {},
     tools?: ToolSpec[],
+    sampling?: Sampling,
   ): Promise<ChatOutput> {
     return this.withRetries(call, async ({ signal }) => {
       const completion = await this.options.client.chat.completions.create(
@@ -119,6 +160,7 @@ export class ChatClient {
           messages: wireMessages(messages),
           ...this.outputCap(maxTokens),
           ...wireTools(tools),
+          ...sampling,
         },
         { signal },
       );
@@ -133,6 +175,38 @@ export class ChatClient {
         usage: completion.usage,
         ...(toolCalls.length > 0 ? { toolCalls } : {}),
       };
+    });
+  }
+
+  get upstreamModel(): string {
+    return this.options.upstreamModel;
+  }
+
+  get outputTokenParam(): OutputTokenParam {
+    return this.options.outputTokenParam ?? 'max_tokens';
+  }
+
+  /**
+   * Sends a chat completions body as it is, without the SDK: headers and URL are built once per
+   * model, the answer is handed to `read` unparsed (inside the attempt: its concurrency slot and
+   * timeout, which `touch` restarts). A non-2xx answer is retried like complete(), then thrown.
+   */
+  relay<T>(
+    body: string,
+    call: CallOptions,
+    read: (response: RelayResponse, attempt: Attempt) => Promise<T>,
+  ): Promise<T> {
+    const { url, headers } = this.options.relay;
+    return this.withRetries(call, async (attempt) => {
+      const response = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        signal: attempt.signal,
+        dispatcher: upstreamPool,
+      });
+      if (response.statusCode >= 300) throw await relayFailure(response);
+      return read(response, attempt);
     });
   }
 
@@ -169,11 +243,12 @@ export class ChatClient {
     maxTokens: number,
     onDelta: DeltaSink,
     call: CallOptions = {},
+    sampling?: Sampling,
   ): Promise<ChatOutput> {
     return this.withRetries(call, async (attempt) => {
       const output: ChatOutput & { deltas: number } = { text: '', usage: undefined, deltas: 0 };
       try {
-        await this.readStream(messages, maxTokens, onDelta, attempt, output);
+        await this.readStream(messages, maxTokens, onDelta, attempt, output, sampling);
       } catch (error) {
         if (output.deltas === 0) throw error;
         throw this.brokenStream(error, messages, output);
@@ -188,12 +263,14 @@ export class ChatClient {
     onDelta: DeltaSink,
     attempt: Attempt,
     output: ChatOutput & { deltas: number },
+    sampling?: Sampling,
   ): Promise<void> {
     const stream = await this.options.client.chat.completions.create(
       {
         model: this.options.upstreamModel,
         messages: wireMessages(messages),
         ...this.outputCap(maxTokens),
+        ...sampling,
         stream: true,
         stream_options: { include_usage: true },
       },

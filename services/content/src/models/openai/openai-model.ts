@@ -20,7 +20,16 @@ import type {
   TranslateInput,
 } from '../text-model';
 import { outputBudget, usageOf } from '../usage';
-import type { ChatClient } from './chat-client';
+import type { ChatClient, Sampling } from './chat-client';
+
+/** The sampling options of a chat completion, as the provider takes them. */
+function samplingOf(input: CompleteInput): Sampling | undefined {
+  if (input.stop === undefined && input.temperature === undefined) return undefined;
+  return {
+    ...(input.stop ? { stop: input.stop } : {}),
+    ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+  };
+}
 
 const EMBED_BATCH = 256;
 
@@ -30,6 +39,10 @@ export class OpenAiCompatibleModel implements TextModel {
     readonly info: ModelInfo,
     private readonly chat: ChatClient,
   ) {}
+
+  get chatRelay(): ChatClient {
+    return this.chat;
+  }
 
   generate(input: GenerateInput, options?: CallOptions): Promise<TextResult> {
     const messages = generatePrompt(input);
@@ -87,6 +100,7 @@ export class OpenAiCompatibleModel implements TextModel {
       outputBudget(this.info, messages, input.maxTokens),
       options,
       input.tools,
+      samplingOf(input),
     );
     const result = usageOf(messages, output.text.trim(), output.usage);
     return output.toolCalls ? { ...result, toolCalls: output.toolCalls } : result;
@@ -103,6 +117,7 @@ export class OpenAiCompatibleModel implements TextModel {
       outputBudget(this.info, messages, input.maxTokens),
       onDelta,
       options,
+      samplingOf(input),
     );
   }
 
@@ -132,8 +147,9 @@ export class OpenAiCompatibleModel implements TextModel {
     maxTokens: number,
     onDelta: DeltaSink,
     options?: CallOptions,
+    sampling?: Sampling,
   ): Promise<TextResult> {
-    const output = await this.chat.stream(messages, maxTokens, onDelta, options);
+    const output = await this.chat.stream(messages, maxTokens, onDelta, options, sampling);
     return usageOf(messages, output.text, output.usage);
   }
 }

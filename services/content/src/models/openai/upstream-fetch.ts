@@ -10,7 +10,7 @@ import { Agent, request, type Dispatcher } from 'undici';
  * would leave the address the registry vetted). Bodies other than text or bytes, which the chat
  * and embeddings calls never send, go to the global fetch.
  */
-const pool = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+export const upstreamPool = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
 
 /** Statuses whose responses have no body (a Response refuses one). */
 const NULL_BODY_STATUS = new Set([101, 204, 205, 304]);
@@ -64,7 +64,7 @@ export async function upstreamFetch(
     headers: requestHeaders(init.headers),
     body: init.body ?? undefined,
     signal: init.signal ?? undefined,
-    dispatcher: pool,
+    dispatcher: upstreamPool,
   });
   return new Response(await responseBody(res), {
     status: res.statusCode,

@@ -1,3 +1,7 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
@@ -10,6 +14,27 @@ import { E2E_ENV } from '../support/mesh';
  * for its base URL and key: the SDK parses every body, stream and error itself, so what it accepts
  * is what OpenAI's clients accept.
  */
+
+const REPO = path.resolve(__dirname, '..', '..', '..');
+
+/** A Python with the official openai package: OPENAI_PYTHON, the venv .ci/run makes, or python3. */
+function pythonWithOpenAi(): string | undefined {
+  const candidates = [
+    process.env.OPENAI_PYTHON,
+    path.join(REPO, '.run', 'python', 'bin', 'python'),
+    'python3',
+  ];
+  for (const python of candidates) {
+    if (!python || (python.includes('/') && !existsSync(python))) continue;
+    try {
+      execFileSync(python, ['-c', 'import openai'], { stdio: 'ignore' });
+      return python;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
 
 const CHAT = ['generate', 'summarize', 'reformat', 'translate', 'chat'];
 
@@ -44,7 +69,7 @@ function registryFor(baseUrl: string) {
   };
 }
 
-describe('e2e: the official openai npm SDK against /v1', () => {
+describe('e2e: the official openai SDKs (npm, and PyPI from Python) against /v1', () => {
   let fake: FakeLlmServer;
   let mesh: EmbeddedMesh;
   let client: OpenAI;
@@ -317,6 +342,73 @@ describe('e2e: the official openai npm SDK against /v1', () => {
     const error = refused as InstanceType<typeof OpenAI.RateLimitError>;
     expect(error).to.include({ code: 'rate_limit_exceeded', type: 'requests' });
     expect(Number(error.headers.get('retry-after'))).to.be.within(1, 60);
+  });
+
+  /** The organization's /v1/chat/completions bucket of the ledger once it counts `calls` calls. */
+  async function ledgerOf(key: string, calls: number) {
+    return waitFor(async () => {
+      const response = await fetch(`${mesh.gatewayUrl}/api/v2/usage`, {
+        headers: { authorization: `X-API-Key ${key}` },
+      }).catch(() => undefined);
+      const report = (await response?.json()) as
+        | {
+            byEndpoint?: Array<{
+              endpoint: string;
+              tokensInput: number;
+              tokensOutput: number;
+              calls: number;
+            }>;
+          }
+        | undefined;
+      const bucket = report?.byEndpoint?.find((b) => b.endpoint === '/v1/chat/completions');
+      return bucket?.calls === calls ? bucket : undefined;
+    }, 10_000);
+  }
+
+  it('the official Python SDK passes the same checks, and the ledger holds the usage it saw', async function () {
+    this.timeout(60_000);
+    const python = pythonWithOpenAi();
+    if (!python) {
+      // CI installs it (.ci/run); elsewhere: python3 -m venv .run/python && .run/python/bin/pip install openai
+      if (process.env.CI) throw new Error('no Python with the openai package (see .ci/run)');
+      this.skip();
+    }
+    const billed = await organization('openai-python', 1000);
+    const limited = await organization('openai-python-limited', 2);
+    // The script's third chat call is the first of its tools round trip.
+    fake.script(
+      'up-gpt',
+      { kind: 'ok' },
+      { kind: 'ok' },
+      {
+        kind: 'tool_calls',
+        calls: [{ name: 'find_shoes', arguments: { terrain: 'mud' } }],
+      },
+    );
+    const { stdout } = await promisify(execFile)(
+      python!,
+      [path.join(REPO, 'test', 'python', 'openai_sdk_check.py')],
+      {
+        env: {
+          ...process.env,
+          OPENAI_BASE_URL: `${mesh.gatewayUrl}/v1`,
+          OPENAI_API_KEY: billed.apiKey!,
+          LIMITED_API_KEY: limited.apiKey!,
+        },
+        timeout: 50_000,
+      },
+    );
+    const seen = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      prompt_tokens: number;
+      completion_tokens: number;
+      calls: number;
+    };
+    expect(seen.calls).to.equal(4);
+    const chat = await ledgerOf(billed.apiKey!, seen.calls);
+    expect(chat).to.include({
+      tokensInput: seen.prompt_tokens,
+      tokensOutput: seen.completion_tokens,
+    });
   });
 
   it('records in the usage ledger exactly the usage the SDK saw, streams included', async function () {

@@ -17,10 +17,7 @@ import {
 } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
-import { InMemoryOrganizationStore, type OrganizationStore } from './accounts/organization-store';
 import { notificationPolicyPusher, type PolicyPusher } from './accounts/policy';
-import { createGatewayStores } from './accounts/stores';
-import type { ApiKeyStore } from './auth/api-key-store';
 import { KeyLookup } from './auth/key-lookup';
 import { closeGatewayClients, createGatewayClients, type GatewayClients } from './clients';
 import { loadGatewayConfig, type GatewayConfig } from './config';
@@ -28,7 +25,7 @@ import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
-import { QuotaExhaustedNotices } from './metering/quota-exhausted';
+import { QuotaExhaustedNotices } from './events/quota-exhausted';
 import { KeyRateLimits } from './metering/rate-limits';
 import { clientErrorHandler, connectHandler } from './middleware/client-error';
 import { keyConcurrencyLimit } from './middleware/concurrency';
@@ -40,27 +37,29 @@ import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
 import { DefaultResultUrls } from './routes/default-result-url';
-import { InMemoryQuotaTallyStore } from './metering/quota-tally-store';
 import { DurableQuota } from './metering/durable-quota';
 import { ChangeFeed } from './events/change-feed';
 import { buildRouter, unmatched } from './routing';
+import {
+  createStores,
+  InMemoryOrganizationStore,
+  InMemoryQuotaTallyStore,
+  type ApiKeyStore,
+  type OrganizationStore,
+} from './store';
 
 export { loadGatewayConfig, type GatewayConfig };
+export { hashApiKey, generateApiKey, issueApiKey, registerApiKey } from './auth/api-keys';
 export {
   InMemoryApiKeyStore,
-  hashApiKey,
-  generateApiKey,
-  issueApiKey,
-  registerApiKey,
-  type ApiKeyStore,
-  type ApiKeyRecord,
-} from './auth/api-key-store';
-export { InMemoryOrganizationStore, type OrganizationStore } from './accounts/organization-store';
-export {
+  InMemoryOrganizationStore,
   MongoApiKeyStore,
   MongoOrganizationStore,
-  ensureGatewayIndexes,
-} from './accounts/mongo-stores';
+  ensureIndexes as ensureGatewayIndexes,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type OrganizationStore,
+} from './store';
 export type { Organization } from './accounts/organization';
 export { createGatewayClients, type GatewayClients } from './clients';
 export { buildOpenApi } from './openapi';
@@ -337,7 +336,8 @@ async function openChangeFeed(
 
 export async function startGateway(options: GatewayOptions): Promise<RunningService> {
   const { config, logger } = options;
-  const stores = await createGatewayStores(config, logger);
+  const opened = await createStores(config, logger);
+  const { stores } = opened;
   const sharedState = await createSharedState({
     redisUrl: config.redisUrl ?? '',
     prefix: 'switchyard:gateway:',
@@ -350,7 +350,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     await changes.close();
     closeGatewayClients(clients);
     await sharedState.close();
-    await stores.close();
+    await opened.close();
   };
   const durableQuota = new DurableQuota(stores.quotaTallies);
   let stopDevPush = (): void => undefined;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '@switchyard/shared';
-import { hashApiKey } from '../src/auth/api-key-store';
+import { hashApiKey } from '../src/auth/api-keys';
 import { sameToken } from '../src/middleware/admin';
 import { orgWithKey } from './accounts-helpers';
 import { resetDoubles, startHarness, TEST_ADMIN_TOKEN, type Harness } from './harness';

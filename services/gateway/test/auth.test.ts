@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { issueApiKey } from '../src/auth/api-key-store';
+import { issueApiKey } from '../src/auth/api-keys';
 import { startHarness, resetDoubles, type Harness } from './harness';
 
 describe('gateway authentication', () => {

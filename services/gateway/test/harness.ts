@@ -12,7 +12,7 @@ import {
   type GatewayClients,
   type OrganizationStore,
 } from '../src/server';
-import { issueApiKey } from '../src/auth/api-key-store';
+import { issueApiKey } from '../src/auth/api-keys';
 import { closeGatewayClients } from '../src/clients';
 import type { ChangeFeed } from '../src/events/change-feed';
 import { allDoubles, startDoubles, type Doubles } from './doubles';

@@ -7,21 +7,21 @@ import {
   silentLogger,
   uniqueName,
 } from '@switchyard/shared/testing';
-import type { ApiKeyRecord, ApiKeyStore } from '../src/auth/api-key-store';
-import { InMemoryApiKeyStore } from '../src/auth/api-key-store';
+import type { Organization } from '../src/accounts/organization';
+import { DurableQuota } from '../src/metering/durable-quota';
 import {
-  ensureGatewayIndexes,
+  ensureIndexes,
+  InMemoryApiKeyStore,
+  InMemoryOrganizationStore,
+  InMemoryQuotaTallyStore,
   MongoApiKeyStore,
   MongoOrganizationStore,
-} from '../src/accounts/mongo-stores';
-import type { Organization } from '../src/accounts/organization';
-import {
-  InMemoryOrganizationStore,
+  MongoQuotaTallyStore,
+  type ApiKeyRecord,
+  type ApiKeyStore,
   type OrganizationStore,
-} from '../src/accounts/organization-store';
-import { MongoQuotaTallyStore } from '../src/metering/mongo-quota-tally-store';
-import { DurableQuota } from '../src/metering/durable-quota';
-import { InMemoryQuotaTallyStore, type QuotaTallyStore } from '../src/metering/quota-tally-store';
+  type QuotaTallyStore,
+} from '../src/store';
 
 interface WithMongo<T> {
   store: T;
@@ -36,8 +36,7 @@ function mongoFixture<T>(make: (mongo: MongoConnection) => T) {
         uniqueName('gw_stores'),
         silentLogger(),
       );
-      await ensureGatewayIndexes(mongo.db);
-      await new MongoQuotaTallyStore(mongo.db).ensureIndexes();
+      await ensureIndexes(mongo.db);
       return { store: make(mongo), mongo };
     },
     async destroy({ mongo }: WithMongo<T>) {
@@ -169,7 +168,7 @@ contractSuite<MongoConnection>(
       await mongo()
         .db.collection('api_keys')
         .insertMany([{ ...key('key_1', 'h1') }, { ...revoked }]);
-      await Promise.all([ensureGatewayIndexes(mongo().db), ensureGatewayIndexes(mongo().db)]);
+      await Promise.all([ensureIndexes(mongo().db), ensureIndexes(mongo().db)]);
       const keys = new MongoApiKeyStore(mongo().db);
       expect(await keys.findByHash('h1')).to.deep.equal(key('key_1', 'h1'));
       expect(await keys.findByHash('h2')).to.deep.equal(revoked);

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@switchyard/shared';
-import { issueApiKey, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store';
+import { issueApiKey } from '../auth/api-keys';
 import type { KeyLookup } from '../auth/key-lookup';
 import {
   applySettings,
@@ -12,7 +12,12 @@ import {
   type OrganizationSettings,
   type RateLimits,
 } from './organization';
-import { organizationExists, type OrganizationStore } from './organization-store';
+import {
+  organizationExists,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type OrganizationStore,
+} from '../store';
 import { pushOrFail, type PolicyPusher } from './policy';
 
 export interface NewOrganization extends OrganizationSettings {

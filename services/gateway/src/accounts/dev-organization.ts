@@ -1,8 +1,8 @@
 import { AppError, type Logger } from '@switchyard/shared';
-import { hashApiKey, registerApiKey, type ApiKeyStore } from '../auth/api-key-store';
+import { hashApiKey, registerApiKey } from '../auth/api-keys';
 import { buildOrganization } from './accounts';
 import type { Organization, RateLimits } from './organization';
-import type { OrganizationStore } from './organization-store';
+import type { ApiKeyStore, OrganizationStore } from '../store';
 import { pushInBackground, type PolicyPusher } from './policy';
 
 /** The organization that DEV_API_KEY belongs to. */

@@ -1,6 +1,7 @@
 import { AppError } from '@switchyard/shared';
 import { API_KEY_PATTERN } from '../config';
-import { isActive, type ApiKeyRecord } from './api-key-store';
+import type { ApiKeyRecord } from '../store';
+import { isActive } from './api-keys';
 import type { KeyLookup } from './key-lookup';
 
 /**

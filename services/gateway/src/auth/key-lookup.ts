@@ -1,4 +1,5 @@
-import { hashApiKey, type ApiKeyRecord, type ApiKeyStore } from './api-key-store';
+import type { ApiKeyRecord, ApiKeyStore } from '../store';
+import { hashApiKey } from './api-keys';
 
 /** Bounds memory when callers try many unknown keys. */
 const MAX_ENTRIES = 10_000;

@@ -1,5 +1,5 @@
 import { newId } from '@switchyard/shared';
-import type { QuotaTallyStore, TallyDelta } from './quota-tally-store';
+import type { QuotaTallyStore, TallyDelta } from '../store';
 
 interface Waiter {
   resolve: () => void;

@@ -1,5 +1,5 @@
 import { DEFAULT_TIME_ZONE, type RateLimits } from '../accounts/organization';
-import type { OrganizationStore } from '../accounts/organization-store';
+import type { OrganizationStore } from '../store';
 
 /** What a request needs to know about its organization. */
 export interface OrganizationPolicy {

@@ -1,6 +1,6 @@
 import { bulkWriteSkippingDuplicates } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
-import { tallyId, type QuotaTallyStore, type TallyDelta } from './quota-tally-store';
+import { tallyId, type QuotaTallyStore, type TallyDelta } from './port';
 
 export const QUOTA_TALLIES_COLLECTION = 'quota_tallies';
 
@@ -20,13 +20,6 @@ export class MongoQuotaTallyStore implements QuotaTallyStore {
 
   constructor(db: Db) {
     this.collection = db.collection<TallyDoc>(QUOTA_TALLIES_COLLECTION);
-  }
-
-  async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex(
-      { organization: 1, period: 1 },
-      { name: 'organization_period' },
-    );
   }
 
   async add(writer: string, batch: string, deltas: TallyDelta[]): Promise<void> {

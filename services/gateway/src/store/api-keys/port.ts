@@ -1,0 +1,37 @@
+import { AppError } from '@switchyard/shared';
+
+/** What the gateway knows about a key; the key itself is never stored. */
+export interface ApiKeyRecord {
+  keyId: string;
+  organization: string;
+  /** A label chosen by the admin (e.g. "ci"); empty when none. */
+  name: string;
+  /** Hex SHA-256 of the full key. */
+  hash: string;
+  createdAt: string;
+  /** From this instant on the key is refused; may lie in the future (rotation grace period). */
+  revokedAt?: string;
+}
+
+/** Async so the MongoDB store drops in. Hash and key id are unique. */
+export interface ApiKeyStore {
+  /** Throws AppError conflict when the hash or key id exists. */
+  insert(record: ApiKeyRecord): Promise<void>;
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  findById(keyId: string): Promise<ApiKeyRecord | undefined>;
+  listByOrganization(organization: string): Promise<ApiKeyRecord[]>;
+  /**
+   * Sets revokedAt unless the key is already revoked at or before `at` (a revocation is never
+   * postponed). Returns the record afterwards, undefined for an unknown key id.
+   */
+  revoke(keyId: string, at: string): Promise<ApiKeyRecord | undefined>;
+}
+
+/** The earlier of the stored and the requested revocation instant. */
+export function earlierRevocation(current: string | undefined, requested: string): string {
+  return current && Date.parse(current) <= Date.parse(requested) ? current : requested;
+}
+
+export function keyExists(): AppError {
+  return new AppError('conflict', 'an API key with this id or hash exists');
+}

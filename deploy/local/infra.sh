@@ -18,8 +18,8 @@
 #                          across process crashes, not power loss) | full
 #   KAFKA_HEAP_OPTS        default "-Xms256m -Xmx512m"
 #   KAFKA_JVM_PERFORMANCE_OPTS  broker GC/JIT flags (default "-XX:+UseSerialGC
-#                          -XX:TieredStopAtLevel=1": starts in ~2s instead of ~6s
-#                          on 2 cores; use "-XX:+UseG1GC" for throughput runs)
+#                          -XX:TieredStopAtLevel=1": starts faster on a small
+#                          machine; use "-XX:+UseG1GC" for throughput runs)
 #   KAFKA_JVM_EXTRA_OPTS   extra JVM flags for the broker (default none)
 #   JAVA                   default java
 set -euo pipefail

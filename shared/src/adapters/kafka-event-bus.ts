@@ -169,9 +169,8 @@ export class KafkaEventBus implements EventBus {
   /**
    * Group commit: the idempotent producer has one request in flight, so events published while
    * it is out wait and go together in the next request, each caller answered when its batch is
-   * acknowledged. One event alone goes at once (no linger); under load a request carries many.
-   * One request per event capped a stack at one produce round trip per call (about 300 calls/s
-   * through content at c=32, with the processes idle).
+   * acknowledged. One event alone goes at once (no linger); under load a request carries many,
+   * so throughput is not capped at one produce round trip per call.
    */
   private async flush(): Promise<void> {
     this.flushing = true;

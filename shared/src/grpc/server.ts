@@ -98,7 +98,7 @@ interface ServerCallLike<Req> {
 /**
  * The call's control, and `settle` to call once the handler is done. grpc-js emits "cancelled"
  * when every call's stream closes, finished or not; aborting then would build a DOMException per
- * call (about 1.5% of a c=1 profile) and fire whatever the handler left listening on the signal.
+ * call and fire whatever the handler left listening on the signal.
  */
 function controlOf(call: ServerCallLike<unknown>): { control: CallControl; settle: () => void } {
   const raw = call.getDeadline();
@@ -335,7 +335,7 @@ export async function startGrpcServer(options: {
   port: number;
   /**
    * A Unix socket path to listen on as well, for callers on the same host (the embedded mesh's
-   * gateway): the same HTTP/2 without the TCP stack, about 30 us less CPU per call on loopback.
+   * gateway): the same HTTP/2 without the TCP stack.
    * Callers in this very process that target it skip the socket too (in-process-channel.ts).
    */
   unixSocket?: string;

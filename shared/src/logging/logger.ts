@@ -8,9 +8,8 @@ export { scrubCredentials, safeError } from './redaction';
 /**
  * One asynchronous stdout writer per process: a log line costs a buffer append, not a blocking
  * write on the request path. Lines go out in writes of at least LOG_WRITE_BYTES, or every
- * LOG_FLUSH_MS when traffic is light: one write per line cost about 50 us of the event loop per
- * request (one syscall each). It is flushed synchronously when the process exits, so nothing
- * logged before an exit is lost.
+ * LOG_FLUSH_MS when traffic is light, not one write (a syscall) per line. It is flushed
+ * synchronously when the process exits, so nothing logged before an exit is lost.
  */
 const LOG_WRITE_BYTES = 4096;
 const LOG_FLUSH_MS = 100;

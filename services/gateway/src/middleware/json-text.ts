@@ -20,9 +20,8 @@ export interface JsonShape {
 
 /**
  * The bracket nesting, the value count and the widest object of JSON text, strings skipped: one
- * pass over the characters, so that a body with too many values or fields is refused before JSON.parse (a
- * 1 MB body of 100,000 values took the event loop 5-10 ms to parse and as long again to
- * validate). A value is counted per comma and per non-empty container (+1 for the root); for
+ * pass over the characters, so that a body with too many values or fields is refused before
+ * JSON.parse and validation, which cost the event loop far more per value. A value is counted per comma and per non-empty container (+1 for the root); for
  * invalid JSON the count is only an estimate, and JSON.parse then refuses it.
  */
 export function measureJson(text: string): JsonShape {
@@ -66,8 +65,7 @@ export function measureJson(text: string): JsonShape {
 
 /**
  * No object of a body may have more fields, whatever the route's value limit (batch routes take
- * 100,000 values): each new field name costs JSON.parse far more than a value (an object of
- * 20,000 new names took ~9 ms, an array of 100,000 values ~4 ms).
+ * 100,000 values): each new field name costs JSON.parse far more than a value.
  */
 export const MAX_OBJECT_FIELDS = 5000;
 
@@ -125,8 +123,8 @@ function batchBounds(text: string, field: string): BatchBounds | undefined {
 
 /**
  * JSON.parse of a body whose root object holds the batch array `field`: the rest of the body at
- * once, the items ITEMS_PER_SLICE at a time with a turn of the event loop between (a 1 MB batch
- * parsed whole held the event loop 3-5 ms, and 40-70 ms when its items had new field names).
+ * once, the items ITEMS_PER_SLICE at a time with a turn of the event loop between, so a large
+ * batch (worse, one whose items bring new field names) never holds the loop in one parse.
  * The result is the one JSON.parse gives; invalid JSON throws JSON.parse's error for the whole text.
  */
 export async function parseBatch(text: string, field: string): Promise<unknown> {

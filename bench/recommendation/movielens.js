@@ -5,8 +5,9 @@
  * (protocol.js: python_stratified_split(ratio=0.75, filter_by="item", seed), top-10 with the
  * user's train items removed, every test rating relevant). Prints figures only, no assertions.
  *
- *  1. Offline, for each seed: EASE, item-kNN (the co-occurrence model) and popularity, trained
- *     with the service's own code (services/recommendation/dist/src/model).
+ *  1. Offline, for each seed: EASE, sparse EASE, item-kNN and popularity, trained with the
+ *     service's own code (services/recommendation/dist/src/model). RECOMMENDATION_ALGORITHM
+ *     (e.g. sparse_ease) forces the service's algorithm in part 2.
  *  2. Through the HTTP API of the embedded mesh, for the first seed: catalog and train ratings
  *     ingested with /api/v2/catalog/items and /api/v2/interactions, the model rebuilt with
  *     /api/v2/ai/recommendations/model, then /api/v2/ai/recommendations for every test user.
@@ -482,7 +483,7 @@ async function main() {
   const movies = loadMovies();
   const config = loadRecommendationConfig({ LOG_LEVEL: 'silent' });
   console.log(
-    `config: lambda ${config.training.easeLambda}, kNN neighbours ${config.training.knnNeighbours}, decay half-life ${config.decayHalfLifeDays || 'off'} (days)`,
+    `config: EASE lambda ${config.training.easeLambda}; sparse EASE lambda ${config.training.sparseEase.lambda}, ${config.training.sparseEase.neighbours} neighbours, ${config.training.sparseEase.solverSteps} steps, ${config.training.sparseEase.rowLimit} per row; kNN neighbours ${config.training.knnNeighbours}, decay half-life ${config.decayHalfLifeDays || 'off'} (days)`,
   );
   let first;
   for (const seed of SEEDS) {

@@ -276,6 +276,8 @@ async function main() {
     ...process.env,
     // Training this much data through one call outlasts the default 30 s deadline.
     GRPC_DEADLINE_MS: '900000',
+    // No scheduled training during ingestion: the figures are those of the one asked for.
+    RECOMMENDATION_REBUILD_INTERVAL_MS: '3600000',
   });
   Object.assign(mesh, await mesh.next());
   try {

@@ -261,4 +261,16 @@ describe('Recommend before the first model', () => {
     expect(info.version).to.equal(2);
     expect(ids(await handlers.recommend(recommendRequest('alice'), ctx))[0]).to.equal('B');
   });
+
+  it('trains again when asked while a training runs on an older log: the answer covers every interaction stored before the call', async () => {
+    const { handlers, deps } = buildHandlers();
+    await handlers.recordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
+    const first = deps.models.rebuild('org_a');
+    const later = [interaction('zed', 'A', 'purchase'), interaction('zed', 'B', 'purchase')];
+    await handlers.recordInteractions({ interactions: later }, ctx);
+    const info = await handlers.rebuildModel({}, ctx);
+    expect((await first)!.data.interactions).to.equal(SHOP_INTERACTIONS.length);
+    expect(info.interactions).to.equal(SHOP_INTERACTIONS.length + later.length);
+    expect(info.version).to.equal(2);
+  });
 });

@@ -111,6 +111,9 @@ export class ItemModel {
     kept: number,
     excluded: Iterable<string> = [],
   ): RankedIndexes {
+    // A model of popularity alone scores no one.
+    if (!this.data.dense && !this.data.sparse)
+      return { order: new Int32Array(0), strength: new Float32Array(0) };
     this.scratch ??= new Float64Array(this.size);
     if (!this.data.sparse) {
       const scores = this.scoreUser(profile, this.scratch);

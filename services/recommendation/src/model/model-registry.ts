@@ -121,14 +121,21 @@ export class ModelRegistry {
     return true;
   }
 
-  /** Trains (in a worker thread) and publishes a new version; one at a time per organization. */
-  rebuild(organization: string): Promise<ItemModel | undefined> {
-    let running = this.rebuilding.get(organization);
-    if (!running) {
-      running = this.train(organization).finally(() => this.rebuilding.delete(organization));
-      this.rebuilding.set(organization, running);
+  /**
+   * Trains (in a worker thread) and publishes a new version, on everything stored before the
+   * call; one training at a time per organization. A call made while one runs waits for it, then
+   * trains again if interactions were stored since that one read the log.
+   */
+  async rebuild(organization: string): Promise<ItemModel | undefined> {
+    const running = this.rebuilding.get(organization);
+    if (running) {
+      await running.catch(() => undefined);
+      if (!(await this.isStale(organization))) return this.models.get(organization);
+      return this.rebuild(organization);
     }
-    return running;
+    const training = this.train(organization).finally(() => this.rebuilding.delete(organization));
+    this.rebuilding.set(organization, training);
+    return training;
   }
 
   private async train(organization: string): Promise<ItemModel | undefined> {

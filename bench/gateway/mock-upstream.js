@@ -2,13 +2,21 @@
 /**
  * A minimal OpenAI-compatible upstream for the gateway benchmark: POST /v1/chat/completions answers
  * JSON or (stream: true) Server-Sent Events ending with a usage chunk, with no work of its own, so
- * what the benchmark measures is what Switchyard adds. GET /health is the bare-HTTP baseline.
+ * what the benchmark measures is what Switchyard adds. A model whose name ends in "-paced" streams
+ * like a real model: the first chunk after PACE.firstMs, then PACE.chunks chunks PACE.everyMs
+ * apart (about 1.2 s a call). GET /health is the bare-HTTP baseline.
  * Run as a child process (`fork`): it sends { port } when listening.
  */
 const http = require('node:http');
 
 const CONTENT = 'Trail shoes built for mud, rock and the long way home.';
 const USAGE = { prompt_tokens: 24, completion_tokens: 12, total_tokens: 36 };
+const PACE = { firstMs: 200, chunks: 40, everyMs: 25 };
+const PACED_USAGE = {
+  prompt_tokens: 24,
+  completion_tokens: PACE.chunks,
+  total_tokens: 24 + PACE.chunks,
+};
 
 function completion(model) {
   return JSON.stringify({
@@ -36,6 +44,25 @@ function stream(res, model) {
   res.end('data: [DONE]\n\n');
 }
 
+/** A paced stream: PACE.chunks one-word chunks, the first after PACE.firstMs; stops if the client leaves. */
+function pacedStream(res, model) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let sent = 0;
+  let timer = setTimeout(function next() {
+    if (res.destroyed) return;
+    res.write(chunk(model, [{ index: 0, delta: { content: 'word ' }, finish_reason: null }]));
+    sent += 1;
+    if (sent < PACE.chunks) {
+      timer = setTimeout(next, PACE.everyMs);
+      return;
+    }
+    res.write(chunk(model, [{ index: 0, delta: {}, finish_reason: 'stop' }]));
+    res.write(chunk(model, [], PACED_USAGE));
+    res.end('data: [DONE]\n\n');
+  }, PACE.firstMs);
+  res.on('close', () => clearTimeout(timer));
+}
+
 function handle(req, res) {
   if (req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -52,6 +79,7 @@ function handle(req, res) {
       res.writeHead(400).end();
       return;
     }
+    if (body.stream && String(body.model).endsWith('-paced')) return pacedStream(res, body.model);
     if (body.stream) return stream(res, body.model);
     const payload = completion(body.model);
     res.writeHead(200, {
@@ -67,7 +95,7 @@ function start(port = 0) {
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
-module.exports = { start, CONTENT, USAGE };
+module.exports = { start, CONTENT, USAGE, PACE };
 
 if (require.main === module) {
   start(Number(process.env.PORT ?? 0)).then((server) => {

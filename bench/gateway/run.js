@@ -1,20 +1,32 @@
 'use strict';
 /**
  * npm run bench:gateway [-- --mode embedded|stack|both] [--duration 5] [--reps 3] [--connections 1,32]
- *                          [--only generate,models] [--calls 100000] [--quick] [--tracing]
+ *                          [--only generate,models,paced] [--calls 100000] [--quick] [--tracing]
+ *                          [--paced 200,1000] [--paced-seconds 10]
  *
  * What Switchyard adds to a call: each scenario runs alternately straight to a mock
  * OpenAI-compatible upstream and through the gateway, at each concurrency, and the medians of the
- * repetitions are printed with the added latency. --quick is the CI form (c=8, 2 s, one run).
+ * repetitions are printed with the added latency; the /v1 scenarios also through the floor, a bare
+ * node:http -> undici relay. Then the realistic shape ("paced"): that many concurrent streams
+ * against an upstream that paces its chunks like a model, straight, through /v1/chat/completions,
+ * through the native generate stream and through the floor, one after the other. --quick is the
+ * CI form (c=8, 2 s, one run; 100 paced streams for 4 s).
  * --tracing turns OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT at a stand-in collector that only
  * counts what it receives), to measure what tracing costs. It prints figures and never fails on a time.
  */
 const { parseArgs } = require('node:util');
 const os = require('node:os');
 const path = require('node:path');
-const { SCENARIOS, seed } = require('./scenarios');
-const { startMockUpstream, startOtlpSink, startEmbedded, startStack } = require('./targets');
+const { SCENARIOS, PACED, seed } = require('./scenarios');
+const {
+  startMockUpstream,
+  startFloorRelay,
+  startOtlpSink,
+  startEmbedded,
+  startStack,
+} = require('./targets');
 const { loadRun, streamRun, median, rssMiB, cpuMs } = require('./measure');
+const { pacedRun } = require('./paced');
 
 const { values: args } = parseArgs({
   options: {
@@ -26,15 +38,25 @@ const { values: args } = parseArgs({
     calls: { type: 'string', default: '100000' },
     quick: { type: 'boolean', default: false },
     tracing: { type: 'boolean', default: false },
+    paced: { type: 'string', default: '200,1000' },
+    'paced-seconds': { type: 'string', default: '10' },
   },
 });
-if (args.quick) Object.assign(args, { duration: '2', reps: '1', connections: '8', calls: '5000' });
+if (args.quick)
+  Object.assign(args, {
+    duration: '2',
+    reps: '1',
+    connections: '8',
+    calls: '5000',
+    paced: '100',
+    'paced-seconds': '4',
+  });
 const seconds = Number(args.duration);
 const reps = Number(args.reps);
 const concurrencies = args.connections.split(',').map(Number);
-const scenarios = args.only
-  ? SCENARIOS.filter((s) => args.only.split(',').includes(s.name))
-  : SCENARIOS;
+const only = args.only ? args.only.split(',') : undefined;
+const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
+const pacedStreams = !only || only.includes('paced') ? args.paced.split(',').map(Number) : [];
 
 const sum = (values) => values.reduce((total, value) => total + value, 0);
 /** This process's CPU time so far, in ms: the load generator (autocannon) runs here. */
@@ -147,7 +169,49 @@ async function measureMemory(target, scenario, calls) {
   );
 }
 
-async function benchTarget(start, upstream) {
+const percent = (part, whole) => `${fmt((part / whole) * 100, 0)}%`;
+
+/** One paced run's row: first event and whole call against the direct run's, completions, CPU, memory. */
+function printPaced(name, streams, r, direct) {
+  const rss = Number.isFinite(r.rssPeak)
+    ? `  RSS ${fmt(r.rssBefore, 0)} -> peak ${fmt(r.rssPeak, 0)} MiB (${fmt(((r.rssPeak - r.rssBefore) * 1024) / streams, 0)} KiB per stream)`
+    : '';
+  const added = direct
+    ? `first event +${fmt(r.first50 - direct.first50, 1)} / +${fmt(r.first99 - direct.first99, 1)} ms, whole call +${fmt(r.total50 - direct.total50, 1)} / +${fmt(r.total99 - direct.total99, 1)} ms, completed ${r.completed} (${percent(r.completed, direct.completed)} of direct)`
+    : `first event ${fmt(r.first50, 1)} / ${fmt(r.first99, 1)} ms, whole call ${fmt(r.total50, 1)} / ${fmt(r.total99, 1)} ms, completed ${r.completed}`;
+  const cpu = Number.isFinite(r.cpuPerCall) ? `  CPU ${fmt(r.cpuPerCall)} ms/call` : '';
+  console.log(
+    `paced ${name.padEnd(16)} ${pad(streams, 4)} streams  ${added}  errors ${r.errors}${cpu}${rss}`,
+  );
+}
+
+/**
+ * The realistic shape, for each number of streams: direct, then each route through the target,
+ * then the floor, back to back (same machine state for all), p50 / p99.
+ */
+async function benchPaced(target, upstream, floor) {
+  if (pacedStreams.length === 0) return;
+  const window = Number(args['paced-seconds']);
+  console.log(
+    `\nrealistic shape: streams at once against a model pacing 40 chunks 25 ms apart after 200 ms, ${window} s each`,
+  );
+  for (const streams of pacedStreams) {
+    const options = { streams, seconds: window };
+    const direct = await pacedRun(upstream.url, PACED.direct, options);
+    printPaced('direct', streams, direct);
+    for (const route of PACED.routes) {
+      const r = await pacedRun(target.url, route.request, { ...options, pid: target.gatewayPid });
+      printPaced(route.name, streams, r, direct);
+    }
+    const viaFloor = await pacedRun(floor.url, PACED.routes[0].request, {
+      ...options,
+      pid: floor.gatewayPid,
+    });
+    printPaced('floor relay', streams, viaFloor, direct);
+  }
+}
+
+async function benchTarget(start, upstream, floor) {
   const target = await start(
     upstream.url,
     path.join(os.tmpdir(), `switchyard-bench-${start.name}.log`),
@@ -158,14 +222,26 @@ async function benchTarget(start, upstream) {
       `\n${target.name}: ${target.url} (${seconds} s runs, median of ${reps}, direct and gateway alternating)`,
     );
     for (const scenario of scenarios) {
-      for (const connections of concurrencies)
+      for (const connections of concurrencies) {
         printRow(
           scenario.name,
           connections,
           await measureScenario(target, upstream, scenario, connections),
         );
+        if (scenario.floor)
+          printRow(
+            '  floor relay',
+            connections,
+            await measureScenario(floor, upstream, scenario, connections),
+          );
+      }
     }
-    await measureMemory(target, SCENARIOS[0], Number(args.calls));
+    await benchPaced(target, upstream, floor);
+    await measureMemory(
+      target,
+      SCENARIOS.find((s) => s.name === 'generate'),
+      Number(args.calls),
+    );
   } finally {
     await target.stop();
   }
@@ -179,15 +255,17 @@ async function main() {
       .join(' ')}`,
   );
   const upstream = await startMockUpstream();
+  const floor = await startFloorRelay(upstream.url);
   // The targets take their environment from this process's.
   const sink = args.tracing ? await startOtlpSink() : undefined;
   if (sink) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
   else delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   console.log(`tracing ${sink ? `on (OTLP to ${sink.url})` : 'off'}`);
   try {
-    if (args.mode !== 'stack') await benchTarget(startEmbedded, upstream);
-    if (args.mode !== 'embedded') await benchTarget(startStack, upstream);
+    if (args.mode !== 'stack') await benchTarget(startEmbedded, upstream, floor);
+    if (args.mode !== 'embedded') await benchTarget(startStack, upstream, floor);
   } finally {
+    await floor.stop();
     await upstream.stop();
     if (sink) {
       const { requests, bytes } = await sink.stats();

@@ -5,9 +5,12 @@
  * mock (routes that call no model), so "added" is what Switchyard costs on top.
  */
 const { randomUUID } = require('node:crypto');
-const { API_KEY, MODEL } = require('./targets');
+const { API_KEY, MODEL, PACED_MODEL } = require('./targets');
 
 const AUTH = { authorization: `X-API-Key ${API_KEY}`, 'content-type': 'application/json' };
+/** How OpenAI's SDKs send the key. */
+const BEARER = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+const MESSAGES = [{ role: 'user', content: 'A launch post for our new trail shoes' }];
 const CHAT_DIRECT = (stream) => ({
   method: 'POST',
   path: '/v1/chat/completions',
@@ -20,7 +23,27 @@ const CHAT_DIRECT = (stream) => ({
 });
 const BARE_DIRECT = { method: 'GET', path: '/health' };
 
+/** An OpenAI chat completions call through the gateway; `floor` scenarios are also relayed by the bare floor relay. */
+const V1_CHAT = (stream, model = MODEL) => ({
+  method: 'POST',
+  path: '/v1/chat/completions',
+  headers: BEARER,
+  body: JSON.stringify({
+    model,
+    messages: MESSAGES,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  }),
+});
+
 const SCENARIOS = [
+  { name: 'v1 chat', floor: true, gateway: V1_CHAT(false), direct: CHAT_DIRECT(false) },
+  {
+    name: 'v1 chat stream',
+    floor: true,
+    stream: true,
+    gateway: V1_CHAT(true),
+    direct: CHAT_DIRECT(true),
+  },
   {
     name: 'generate',
     gateway: {
@@ -137,4 +160,32 @@ async function seed(url) {
   }
 }
 
-module.exports = { SCENARIOS, AUTH, seed };
+/**
+ * The realistic shape: many streams at once against the paced upstream model (about 1.2 s a call),
+ * through /v1/chat/completions, through the native generate stream, and through the floor relay.
+ */
+const PACED = {
+  direct: {
+    ...CHAT_DIRECT(true),
+    body: JSON.stringify({
+      model: 'gpt-4o-mini-paced',
+      messages: MESSAGES,
+      stream: true,
+      stream_options: { include_usage: true },
+    }),
+  },
+  routes: [
+    { name: 'v1 chat stream', request: V1_CHAT(true, PACED_MODEL) },
+    {
+      name: 'generate stream',
+      request: {
+        method: 'POST',
+        path: '/api/v2/ai/content/generate',
+        headers: AUTH,
+        body: JSON.stringify({ model: PACED_MODEL, prompt: MESSAGES[0].content, stream: true }),
+      },
+    },
+  ],
+};
+
+module.exports = { SCENARIOS, PACED, AUTH, seed };

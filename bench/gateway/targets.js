@@ -14,6 +14,8 @@ const REPO = path.resolve(__dirname, '..', '..');
 const API_KEY = 'sk_bench_0123456789abcdefghijklmnop';
 const ADMIN_TOKEN = 'adm_bench_0123456789abcdefghij';
 const MODEL = 'bench-gpt';
+/** The same upstream model answering at a real model's pace (see mock-upstream.js). */
+const PACED_MODEL = 'bench-paced';
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -35,6 +37,25 @@ async function startMockUpstream() {
     child.once('exit', (code) => reject(new Error(`mock upstream exited (${code})`)));
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/** The floor: a bare node:http -> undici relay to the mock (floor-relay.js). */
+async function startFloorRelay(upstreamUrl) {
+  const child = fork(path.join(__dirname, 'floor-relay.js'), [], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, UPSTREAM_URL: upstreamUrl },
+  });
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`floor relay exited (${code})`)));
+  });
+  return {
+    name: 'floor',
+    url: `http://127.0.0.1:${port}`,
+    gatewayPid: child.pid,
+    pids: { floor: child.pid },
+    stop: () => stopChild(child),
+  };
 }
 
 /** A stand-in OTLP collector (bench:gateway --tracing): answers every export, counts requests and bytes. */
@@ -72,6 +93,19 @@ function registry(upstreamUrl) {
         maxOutputTokens: 4096,
         capabilities: ['generate', 'summarize', 'reformat', 'translate', 'chat'],
         maxConcurrency: 1024,
+      },
+      {
+        id: PACED_MODEL,
+        provider: 'openai-compatible',
+        baseUrl: `${upstreamUrl}/v1`,
+        apiKeyEnv: 'BENCH_UPSTREAM_KEY',
+        upstreamModel: 'gpt-4o-mini-paced',
+        inputPricePerMillion: 0.15,
+        outputPricePerMillion: 0.6,
+        contextWindow: 128000,
+        maxOutputTokens: 4096,
+        capabilities: ['generate', 'chat'],
+        maxConcurrency: 4096,
       },
     ],
   };
@@ -218,9 +252,11 @@ module.exports = {
   API_KEY,
   ADMIN_TOKEN,
   MODEL,
+  PACED_MODEL,
   freePort,
   meshEnv,
   startMockUpstream,
+  startFloorRelay,
   startOtlpSink,
   startEmbedded,
   startStack,

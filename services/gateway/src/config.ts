@@ -92,6 +92,14 @@ interface GatewayEnv {
 /** Admin tokens are long enough not to be guessed (the value itself is never echoed). */
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 
+/**
+ * Requests one key may have in progress on one replica. Streams hold their slot for the whole
+ * answer (seconds), so the limit is set above what a key within the default per-minute limit can
+ * have open (600 calls a minute of up to about 50 s each), while bounding what one key can take of
+ * a replica (a stream in flight costs the gateway tens of KiB).
+ */
+export const DEFAULT_KEY_MAX_CONCURRENT_REQUESTS = 512;
+
 function positiveInteger(name: string, value: number, problems: string[]): void {
   if (!(Number.isSafeInteger(value) && value > 0)) problems.push(`${name}: must be an integer > 0`);
 }
@@ -126,7 +134,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       KAFKA_BROKERS: str({ default: '' }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       IDEMPOTENCY_LEASE_MS: num({ default: 3000 }),
-      KEY_MAX_CONCURRENT_REQUESTS: num({ default: 32 }),
+      KEY_MAX_CONCURRENT_REQUESTS: num({ default: DEFAULT_KEY_MAX_CONCURRENT_REQUESTS }),
       LOG_LEVEL: str({
         default: 'info',
         choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],

@@ -20,7 +20,11 @@ import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organ
 import { notificationPolicyPusher, type PolicyPusher } from './accounts/policy';
 import { KeyLookup } from './auth/key-lookup';
 import { closeGatewayClients, createGatewayClients, type GatewayClients } from './clients';
-import { loadGatewayConfig, type GatewayConfig } from './config';
+import {
+  DEFAULT_KEY_MAX_CONCURRENT_REQUESTS,
+  loadGatewayConfig,
+  type GatewayConfig,
+} from './config';
 import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
@@ -268,7 +272,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     {
       bodyLimitBytes: deps.config.bodyLimitBytes,
       keyConcurrency: keyConcurrencyLimit(
-        deps.config.keyMaxConcurrentRequests ?? 32,
+        deps.config.keyMaxConcurrentRequests ?? DEFAULT_KEY_MAX_CONCURRENT_REQUESTS,
       ) as Koa.Middleware,
       idempotency: idempotencyGuard(deps, state),
     },

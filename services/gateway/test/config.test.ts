@@ -28,7 +28,7 @@ describe('gateway config', () => {
       redisUrl: undefined,
       idempotencyTtlSeconds: 86_400,
       idempotencyLeaseMs: 3000,
-      keyMaxConcurrentRequests: 32,
+      keyMaxConcurrentRequests: 512,
       logLevel: 'info',
       urlPolicy: { requireHttps: true, allowPrivateNetworks: false, allowlist: [] },
       kafkaBrokers: '',

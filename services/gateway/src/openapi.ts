@@ -7,17 +7,23 @@ import {
 } from './idempotency/header';
 import { ADMIN_SCHEME_DESCRIPTION } from './middleware/admin';
 import { DEFAULT_MAX_BODY_VALUES } from './middleware/body';
+import { isOpenAiPath } from './middleware/errors';
+import { OpenAiErrorResponse } from './schemas/openai';
 import { routePaths } from './routing';
 import { ErrorResponse, type JsonSchema } from './schemas/common';
 import type { AnyRoute, ResponseSpec } from './routes/types';
 
 const SECURITY_SCHEME = 'apiKey';
+/** The OpenAI-compatible routes also take the key as `Authorization: Bearer <key>`. */
+const BEARER_KEY_SCHEME = 'bearerApiKey';
 /** The admin token, as a bearer token or in X-Admin-Token (either satisfies). */
 const ADMIN_BEARER_SCHEME = 'adminToken';
 const ADMIN_HEADER_SCHEME = 'adminTokenHeader';
 
 function securityOf(route: AnyRoute): unknown[] {
   if (route.auth === 'admin') return [{ [ADMIN_BEARER_SCHEME]: [] }, { [ADMIN_HEADER_SCHEME]: [] }];
+  if (route.auth && isOpenAiPath(route.path))
+    return [{ [BEARER_KEY_SCHEME]: [] }, { [SECURITY_SCHEME]: [] }];
   return route.auth ? [{ [SECURITY_SCHEME]: [] }] : [];
 }
 
@@ -58,12 +64,16 @@ function errorCodes(route: AnyRoute): ErrorCode[] {
   return [...new Set([...codes, ...(route.errors ?? [])])];
 }
 
-function errorResponses(route: AnyRoute): Record<string, unknown> {
+/** Paths under /v1/ answer OpenAI's error body (OpenAiError<status>), the others the contract's. */
+function errorResponses(route: AnyRoute, used: Set<string>): Record<string, unknown> {
+  const prefix = isOpenAiPath(route.path) ? 'OpenAiError' : 'Error';
+  // Any request whose line or headers are over the server's limit gets 431 (headers_too_large).
+  const statuses = [431, ...errorCodes(route).map(httpStatusOf)];
   const byStatus: Record<string, unknown> = {};
-  for (const code of errorCodes(route))
-    byStatus[String(httpStatusOf(code))] = {
-      $ref: `#/components/responses/Error${httpStatusOf(code)}`,
-    };
+  for (const status of statuses) {
+    used.add(`${prefix}${status}`);
+    byStatus[String(status)] = { $ref: `#/components/responses/${prefix}${status}` };
+  }
   return byStatus;
 }
 
@@ -155,6 +165,7 @@ function operation(
   route: AnyRoute,
   path: string,
   components: SchemaComponents,
+  usedErrors: Set<string>,
 ): Record<string, unknown> {
   const alias = path !== route.path;
   const { params } = openApiPath(path);
@@ -184,7 +195,7 @@ function operation(
           },
         }
       : {}),
-    responses: { ...responses, ...errorResponses(route) },
+    responses: { ...responses, ...errorResponses(route, usedErrors) },
   };
 }
 
@@ -193,11 +204,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'unauthorized: missing, malformed, unknown or revoked key',
   403: 'forbidden: e.g. a missing or wrong admin token',
   404: 'not_found: unknown path, agent or resource',
-  405: 'method_not_allowed: the path exists for other methods (see Allow)',
   409: 'conflict: e.g. an Idempotency-Key reused with a different request, or whose first request is still running (Retry-After)',
   413: 'payload_too_large: body over the configured size limit, or with more JSON values than the operation takes (see its request body)',
   415: 'unsupported_media_type: body is not application/json (or one of the text types the operation lists)',
   422: 'unsupported: the model cannot serve this request',
+  431: 'headers_too_large: the request line or headers are over the server limit (16 KB)',
   429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers) or quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',
   500: 'internal',
   502: 'upstream_error: the model provider failed',
@@ -221,11 +232,12 @@ const RATE_LIMIT_HEADERS = {
   },
 };
 
-function errorComponents(): Record<string, unknown> {
+/** The error responses the operations use: Error<status> with the contract's body, OpenAiError<status> with OpenAI's. */
+function errorComponents(used: Set<string>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
     const retry = status === '409' || status === '429' || status === '503';
-    responses[`Error${status}`] = {
+    const response = {
       description,
       headers: {
         'X-Request-Id': { schema: { type: 'string' } },
@@ -238,25 +250,54 @@ function errorComponents(): Record<string, unknown> {
             }
           : {}),
         ...(status === '429' ? RATE_LIMIT_HEADERS : {}),
-        ...(status === '405' ? { Allow: { schema: { type: 'string' } } } : {}),
       },
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
     };
+    for (const [prefix, schema] of [
+      ['Error', 'ErrorResponse'],
+      ['OpenAiError', 'OpenAiErrorResponse'],
+    ]) {
+      if (!used.has(`${prefix}${status}`)) continue;
+      responses[`${prefix}${status}`] = {
+        ...response,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+      };
+    }
   }
   return responses;
 }
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  content:
+    'Text generation (synchronous, streamed or asynchronous) and summarize, reformat, translate',
+  assistants: 'Chat, support and onboarding assistants, and agents of your own, with sessions',
+  knowledge:
+    "Knowledge collections and documents the assistants answer from (an organization's own data)",
+  agents: 'Agent profiles: instructions, tools and knowledge of an assistant answering at its name',
+  recommendations: 'Recommendations for a user, and model training',
+  catalog: 'Catalog items and user interactions the recommendations learn from',
+  webhooks: 'Webhook registration, signing secrets and deliveries (Standard Webhooks)',
+  requests: 'Status of asynchronous requests',
+  usage: "The organization's token usage, quota and cost",
+  admin: 'Organizations and API keys (the admin token)',
+  models: 'The model registry',
+  openai:
+    "OpenAI's API: chat completions, embeddings and models, for OpenAI's SDKs with only the base URL and key changed",
+  system: 'Health, readiness, metrics and this document',
+};
 
 /** OpenAPI 3.1 generated from the route table and the same schemas ajv validates with. */
 export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
   const components = new SchemaComponents();
   components.ref(ErrorResponse);
+  components.ref(OpenAiErrorResponse);
   const paths: Record<string, Record<string, unknown>> = {};
+  const usedErrors = new Set<string>();
   for (const route of routes) {
     for (const path of routePaths(route)) {
       const key = openApiPath(path).path;
       paths[key] = {
         ...paths[key],
-        [route.method.toLowerCase()]: operation(route, path, components),
+        [route.method.toLowerCase()]: operation(route, path, components, usedErrors),
       };
     }
   }
@@ -267,9 +308,16 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       version: '2.0.0',
       description:
         'Content generation and transformation, assistants, recommendations and signed webhooks. ' +
-        'Every response carries X-Request-Id; request_id / requestId in bodies equals it.',
+        'Every response carries X-Request-Id; request_id / requestId in bodies equals it. ' +
+        "Paths under /v1/ are OpenAI's API (bodies, stream chunks and errors as OpenAI's).",
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
+    // Relative: the document is served by the gateway it describes.
+    servers: [{ url: '/', description: 'The gateway serving this document' }],
+    tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({
+      name,
+      description: TAG_DESCRIPTIONS[name] ?? name,
+    })),
     paths,
     components: {
       securitySchemes: {
@@ -278,6 +326,12 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
           in: 'header',
           name: 'Authorization',
           description: AUTH_SCHEME_DESCRIPTION,
+        },
+        [BEARER_KEY_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Paths under /v1/ (OpenAI-compatible): `Authorization: Bearer <key>`, the Switchyard key as OpenAI clients send theirs',
         },
         [ADMIN_BEARER_SCHEME]: {
           type: 'http',
@@ -293,7 +347,7 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
       },
       schemas: components.schemas,
       parameters: { [IDEMPOTENCY_PARAMETER]: IDEMPOTENCY_KEY_PARAMETER },
-      responses: errorComponents(),
+      responses: errorComponents(usedErrors),
     },
   };
 }

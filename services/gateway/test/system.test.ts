@@ -219,11 +219,14 @@ describe('gateway system routes, requests and models', () => {
           expect(operation, `${route.method} ${path}`).to.be.an('object');
           expect(ids.has(operation.operationId), operation.operationId).to.equal(false);
           ids.add(operation.operationId);
+          const openAi = path.startsWith('/v1/');
           const security =
             route.auth === 'admin'
               ? [{ adminToken: [] }, { adminTokenHeader: [] }]
               : route.auth
-                ? [{ apiKey: [] }]
+                ? openAi
+                  ? [{ bearerApiKey: [] }, { apiKey: [] }]
+                  : [{ apiKey: [] }]
                 : [];
           expect(operation.security).to.deep.equal(security);
           for (const name of path.match(/:(\w+)/g) ?? []) {
@@ -253,7 +256,7 @@ describe('gateway system routes, requests and models', () => {
         minimum: 1,
         maximum: 32768,
       });
-      // 409: Idempotency-Key conflicts (generate is idempotent).
+      // 409: Idempotency-Key conflicts (generate is idempotent); 431: any request's headers.
       expect(generate.responses).to.have.keys(
         '200',
         '202',
@@ -264,6 +267,7 @@ describe('gateway system routes, requests and models', () => {
         '415',
         '422',
         '429',
+        '431',
         '500',
         '502',
         '503',

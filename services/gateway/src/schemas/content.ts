@@ -82,11 +82,11 @@ export const TransformContentRequest: JsonSchema = {
   allOf: [
     {
       if: { required: ['action'], properties: { action: { const: 'reformat' } } },
-      then: { required: ['format'] },
+      then: { required: ['format'], properties: { format: { type: 'string' } } },
     },
     {
       if: { required: ['action'], properties: { action: { const: 'translate' } } },
-      then: { required: ['target_language'] },
+      then: { required: ['target_language'], properties: { target_language: { type: 'string' } } },
     },
   ],
 };

@@ -39,6 +39,11 @@ export default tseslint.config(
     },
   },
   {
+    // The console runs in the browser (its own tsconfig, checked by tsc in npm run lint).
+    files: ['services/gateway/console/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

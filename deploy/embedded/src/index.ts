@@ -26,6 +26,7 @@ main(logger, async () => {
     lines.push(`  Admin token (admin API and CLI):     ${mesh.adminToken}`);
   lines.push(
     '',
+    `Console: ${mesh.gatewayUrl.replace('127.0.0.1', 'localhost')}/console (sign in with the API key, or the admin token)`,
     `Try: curl -s ${mesh.gatewayUrl}/api/v2/ai/content/generate -H 'Authorization: X-API-Key ${mesh.generated.apiKey ? mesh.apiKey : '$DEV_API_KEY'}' \\`,
     `       -H 'Content-Type: application/json' -d '{"prompt":"A launch post for our new trail shoes","tone":"playful"}'`,
     `Admin: GATEWAY_URL=${mesh.gatewayUrl} ADMIN_TOKEN=${mesh.generated.adminToken ? mesh.adminToken : '$ADMIN_TOKEN'} npm run admin -- org list`,

@@ -51,6 +51,7 @@ import {
   type ApiKeyStore,
   type OrganizationStore,
 } from './store';
+import { serveConsole } from './console/serve-console';
 
 export { loadGatewayConfig, type GatewayConfig };
 export { hashApiKey, generateApiKey, issueApiKey, registerApiKey } from './auth/api-keys';
@@ -87,7 +88,10 @@ export type GatewayAppConfig = Pick<GatewayConfig, 'bodyLimitBytes'> &
       | 'urlPolicy'
       | 'keyMaxConcurrentRequests'
     >
-  >;
+  > & {
+    /** The built console served at /console (default: the one `npm run build` makes). */
+    consoleDir?: string;
+  };
 
 export interface GatewayAppDeps {
   config: GatewayAppConfig;
@@ -283,6 +287,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   app.use(requestId());
   app.use(observe(metrics, deps.logger));
   app.use(errorHandler(deps.logger));
+  app.use(serveConsole(deps.config.consoleDir));
   app.use(router.routes() as unknown as Koa.Middleware<GatewayState>);
   app.use(unmatched(router));
   return app;

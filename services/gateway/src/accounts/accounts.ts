@@ -158,6 +158,14 @@ export class Accounts {
     return keyView(record);
   }
 
+  /** Revokes a key of this organization only: another organization's key id is unknown here. */
+  async revokeOwnKey(organization: string, keyId: string): Promise<KeyView> {
+    const record = await this.deps.apiKeys.findById(keyId);
+    if (!record || record.organization !== organization)
+      throw AppError.notFound(`no API key ${keyId}`);
+    return this.revokeKey(keyId);
+  }
+
   /** A new key for the same organization and name; the old one stops working after graceSeconds. */
   async rotateKey(
     keyId: string,

@@ -6,6 +6,7 @@ import { contentRoutes } from './content';
 import { knowledgeRoutes } from './knowledge';
 import { modelRoutes } from './models';
 import { openAiRoutes } from './openai';
+import { organizationRoutes } from './organization';
 import { recommendationRoutes } from './recommendations';
 import { requestRoutes } from './requests';
 import { systemRoutes } from './system';
@@ -24,6 +25,7 @@ export const routeTable: AnyRoute[] = [
   ...webhookRoutes,
   ...requestRoutes,
   ...usageRoutes,
+  ...organizationRoutes,
   ...adminRoutes,
   ...modelRoutes,
   ...openAiRoutes,

@@ -1,0 +1,199 @@
+/**
+ * Every call the console makes goes through the public API of the gateway that served it, with
+ * the key (or admin token) the user signed in with, kept in this tab's session storage only.
+ */
+
+export type SessionKind = 'organization' | 'admin';
+
+export interface Session {
+  kind: SessionKind;
+  secret: string;
+  /** The organization's id and name (organization sessions). */
+  organization?: string;
+  organizationName?: string;
+}
+
+const STORAGE_KEY = 'switchyard.console.session';
+
+export function loadSession(): Session | null {
+  try {
+    const stored = sessionStorage.getItem(STORAGE_KEY);
+    return stored ? (JSON.parse(stored) as Session) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(session: Session): void {
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify(session));
+}
+
+export function clearSession(): void {
+  sessionStorage.removeItem(STORAGE_KEY);
+}
+
+/** The contract's error body, `{error: {code, message, details}, request_id}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Array<{ field: string; reason: string }> = [],
+    readonly requestId = '',
+  ) {
+    super(message);
+  }
+}
+
+export function authorizationOf(session: Session): string {
+  return session.kind === 'admin' ? `Bearer ${session.secret}` : `X-API-Key ${session.secret}`;
+}
+
+/** Called when the API refuses the session's key (revoked, or signed out elsewhere). */
+let onUnauthorized: () => void = () => undefined;
+export function whenUnauthorized(handler: () => void): void {
+  onUnauthorized = handler;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A body sent as it is (a CSV or JSONL file) with this media type. */
+  raw?: { text: string; contentType: string };
+  session?: Session | null;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const text = await response.text();
+  try {
+    const parsed = JSON.parse(text) as {
+      error?: { code?: string; message?: string; details?: ApiError['details'] };
+      request_id?: string;
+    };
+    if (parsed.error)
+      return new ApiError(
+        response.status,
+        parsed.error.code ?? 'error',
+        parsed.error.message ?? response.statusText,
+        parsed.error.details ?? [],
+        parsed.request_id ?? response.headers.get('x-request-id') ?? '',
+      );
+  } catch {
+    // not JSON: fall through
+  }
+  return new ApiError(response.status, 'error', text || response.statusText);
+}
+
+/** One call; a streamed answer is returned as the Response itself (see `stream`). */
+export async function send(
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Response> {
+  const session = options.session === undefined ? loadSession() : options.session;
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (session) headers.authorization = authorizationOf(session);
+  let body: string | undefined;
+  if (options.raw) {
+    headers['content-type'] = options.raw.contentType;
+    body = options.raw.text;
+  } else if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  const response = await fetch(path, { method, headers, body, signal: options.signal });
+  if (!response.ok) {
+    const error = await errorOf(response);
+    if (response.status === 401 && options.session === undefined) onUnauthorized();
+    throw error;
+  }
+  return response;
+}
+
+export async function api<T>(method: string, path: string, options?: RequestOptions): Promise<T> {
+  const response = await send(method, path, options);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+export const get = <T>(path: string, options?: RequestOptions) => api<T>('GET', path, options);
+export const post = <T>(path: string, body: unknown = {}, options?: RequestOptions) =>
+  api<T>('POST', path, { ...options, body });
+
+/** The server-sent events of a streamed answer, as parsed `data:` JSON objects. */
+export async function* events(
+  response: Response,
+): AsyncGenerator<{ event?: string; data: unknown }> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      if (data.length === 0) continue;
+      const text = data.join('\n');
+      if (text === '[DONE]') return;
+      try {
+        yield { event, data: JSON.parse(text) };
+      } catch {
+        yield { event, data: text };
+      }
+    }
+  }
+}
+
+// The API's shapes the console reads (see /openapi.json).
+
+export interface Organization {
+  id: string;
+  name: string;
+  monthlyTokenQuota: number;
+  thresholdShares: number[];
+  hardQuota: boolean;
+  rateLimits: { requestsPerMinute: number; tokensPerMinute: number };
+  timeZone?: string;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  keyId: string;
+  organization: string;
+  name: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface UsageTotals {
+  tokensInput: number;
+  tokensOutput: number;
+  cost: number;
+  calls: number;
+}
+
+export interface UsageReport {
+  organization: string;
+  period: string;
+  periodStart: string;
+  periodEnd: string;
+  quota: number;
+  used: number;
+  remaining: number;
+  hardQuota: boolean;
+  cost: number;
+  calls: number;
+  thresholdShares: number[];
+  byModel: Array<UsageTotals & { model: string }>;
+  byEndpoint: Array<UsageTotals & { endpoint: string }>;
+  daily: Array<UsageTotals & { date: string }>;
+}

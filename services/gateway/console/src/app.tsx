@@ -1,0 +1,112 @@
+import type { ComponentType } from 'preact';
+import { Building2, KeyRound, LayoutDashboard, type LucideIcon } from 'lucide-preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { clearSession, loadSession, whenUnauthorized, type Session } from './api';
+import { AdminPage } from './pages/admin';
+import { KeysPage } from './pages/keys';
+import { OverviewPage } from './pages/overview';
+import { SignInPage } from './pages/signin';
+import { Link, navigate, usePage } from './router';
+
+interface PageEntry {
+  page: string;
+  label: string;
+  icon: LucideIcon;
+  component: ComponentType;
+}
+
+/** The organization's pages, in the order of the navigation. */
+const ORGANIZATION_PAGES: PageEntry[] = [
+  { page: '', label: 'Overview', icon: LayoutDashboard, component: OverviewPage },
+  { page: 'keys', label: 'API keys', icon: KeyRound, component: KeysPage },
+];
+
+const ADMIN_PAGES: PageEntry[] = [
+  { page: 'admin', label: 'Organizations', icon: Building2, component: AdminPage },
+];
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(loadSession);
+  const page = usePage();
+  const main = useRef<HTMLElement>(null);
+
+  // After a sign-in or a move to another page, focus goes to the new content (as a page load would).
+  useEffect(() => main.current?.focus(), [page, session]);
+
+  useEffect(() => {
+    whenUnauthorized(() => {
+      clearSession();
+      setSession(null);
+    });
+  }, []);
+
+  if (!session)
+    return (
+      <SignInPage
+        onSignedIn={(s) => {
+          setSession(s);
+          navigate(s.kind === 'admin' ? 'admin' : '', true);
+        }}
+      />
+    );
+
+  const pages = session.kind === 'admin' ? ADMIN_PAGES : ORGANIZATION_PAGES;
+  const top = page.split('/')[0];
+  const current = pages.find((p) => p.page === top) ?? pages[0];
+  const Page = current.component;
+  const signOut = () => {
+    clearSession();
+    setSession(null);
+    navigate('', true);
+  };
+
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside class="sidebar">
+        <div class="brand">
+          <span class="brand-mark" aria-hidden="true" />
+          <span>Switchyard</span>
+        </div>
+        <div class="org-chip" title={session.organization}>
+          <span class="org-avatar" aria-hidden="true">
+            {(session.organizationName ?? 'A').slice(0, 1).toUpperCase()}
+          </span>
+          <span class="org-text">
+            <span class="org-name">
+              {session.kind === 'admin' ? 'Administrator' : session.organizationName}
+            </span>
+            <span class="org-id">
+              {session.kind === 'admin' ? 'all organizations' : session.organization}
+            </span>
+          </span>
+        </div>
+        <nav aria-label="Console">
+          <ul>
+            {pages.map((p) => (
+              <li key={p.page}>
+                <Link page={p.page} aria-current={p === current ? 'page' : undefined}>
+                  <p.icon class="nav-icon" size={17} aria-hidden="true" />
+                  {p.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="sidebar-footer">
+          <a href="/openapi.json" target="_blank" rel="noreferrer">
+            API reference (OpenAPI)
+          </a>
+          <button type="button" class="link-btn" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </aside>
+      <main id="main" class="content" tabIndex={-1} ref={main}>
+        <Page key={current.page} />
+      </main>
+    </div>
+  );
+}

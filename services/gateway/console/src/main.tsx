@@ -1,0 +1,6 @@
+import '@fontsource-variable/inter';
+import { render } from 'preact';
+import { App } from './app';
+import './styles.css';
+
+render(<App />, document.getElementById('app')!);

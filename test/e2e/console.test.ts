@@ -1,0 +1,174 @@
+import { expect } from 'chai';
+import { waitFor } from '@switchyard/shared/testing';
+import {
+  browserInstalled,
+  CHROMIUM_PATH,
+  expectAccessible,
+  openConsole,
+  screenshot,
+  type ConsolePage,
+} from '../support/browser';
+import { consoleOrganization, signIn, type ConsoleOrganization } from '../support/console';
+import { mesh } from '../support/mesh';
+
+/** Mocha's before: a browser test without Chromium is pending on a laptop, and fails in CI. */
+export function requireBrowser(this: Mocha.Context): void {
+  if (browserInstalled()) return;
+  if (process.env.CI) throw new Error(`no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
+  this.skip();
+}
+
+describe('e2e: the console, in Chromium', function () {
+  this.timeout(60_000);
+  let org: ConsoleOrganization;
+  let open: ConsolePage | undefined;
+
+  before(async function () {
+    requireBrowser.call(this);
+    org = await consoleOrganization({ monthlyTokenQuota: 2_000, thresholdShares: [0.5, 0.9, 1] });
+    // The organization's whole month: two calls, which every page below shows.
+    for (const prompt of ['A tagline for a bakery', 'A tagline for a bike shop']) {
+      const reply = await org.api('/api/v2/ai/content/generate', {
+        body: { prompt, max_length: 40 },
+      });
+      expect(reply.status, reply.text).to.equal(200);
+    }
+  });
+
+  afterEach(async () => {
+    const problems = open?.problems ?? [];
+    await open?.close();
+    open = undefined;
+    expect(problems, 'requests to other origins, CSP refusals, page errors').to.deep.equal([]);
+  });
+
+  it('is served under /console with a strict Content-Security-Policy', async () => {
+    const { gatewayUrl } = await mesh();
+    const page = await fetch(`${gatewayUrl}/console/webhooks`);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.match(/^text\/html/);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).to.include("default-src 'none'").and.include("script-src 'self'");
+    expect(csp).not.to.include('unsafe-inline');
+    expect(await page.text()).to.match(
+      /<script type="module" crossorigin src="\/console\/assets\//,
+    );
+
+    const bare = await fetch(`${gatewayUrl}/console`, { redirect: 'manual' });
+    expect(bare.status).to.equal(302);
+    expect(bare.headers.get('location')).to.equal('/console/');
+    const missing = await fetch(`${gatewayUrl}/console/assets/missing.js`);
+    expect(missing.status).to.equal(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).to.equal(
+      'not_found',
+    );
+  });
+
+  it('refuses a wrong key, then signs in and shows the month after calls', async () => {
+    const usage = await waitFor(async () => {
+      const reply = await org.api('/api/v2/usage');
+      return reply.body.calls === 2 && reply.body;
+    }, 10_000);
+
+    open = await openConsole(org.gatewayUrl);
+    const { page } = open;
+    await expectAccessible(page, 'the sign-in page');
+    await screenshot(page, 'sign-in');
+    await signIn(page, 'sk_not_a_key_of_anyone_0000');
+    await expect(page.getByRole('alert')).to.be.ok;
+    await page.getByText('That key was not accepted').waitFor();
+
+    await signIn(page, org.key);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.locator('.stat', { hasText: 'Calls' }).getByText('2', { exact: true }).waitFor();
+    const modelRow = page.getByTestId('usage-by-model').locator('tr', { hasText: 'builtin' });
+    expect(await modelRow.locator('td').nth(1).textContent()).to.equal('2');
+    const meter = page.getByRole('meter', { name: 'Monthly token quota used' });
+    expect(Number(await meter.getAttribute('aria-valuenow'))).to.equal(usage.used);
+    expect(await meter.getAttribute('aria-valuemax')).to.equal('2000');
+    await page.getByText(`${org.name} (${org.id})`).waitFor();
+    // The charts drew on their canvases.
+    expect(await page.locator('#daily canvas').count()).to.equal(1);
+    await expectAccessible(page, 'the overview');
+    await screenshot(page, 'overview');
+
+    // The session lives in this tab's session storage: a reload keeps it, a new context has none.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(await page.evaluate('JSON.stringify(sessionStorage)')).to.include(org.key);
+    expect(await page.evaluate('JSON.stringify(localStorage)')).not.to.include(org.key);
+  });
+
+  it('creates a key shown once that works, then revokes it', async () => {
+    open = await openConsole(org.gatewayUrl);
+    const { page } = open;
+    await signIn(page, org.key);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('Name').fill('ci pipeline');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('secret-value').textContent())!.trim();
+    expect(secret).to.match(/^sk_/);
+    await page.getByText('shown only this once').waitFor();
+    await expectAccessible(page, 'the new key dialog');
+    await screenshot(page, 'keys-created');
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    expect((await org.api('/api/v2/organization', { key: secret })).status).to.equal(200);
+    const row = page.locator('tr', { hasText: 'ci pipeline' });
+    await row.getByText('Active').waitFor();
+    expect(await page.getByTestId('keys-table').textContent()).not.to.include(secret);
+
+    await row.getByRole('button', { name: 'Revoke ci pipeline' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await row.getByText('Revoked').waitFor();
+    await page.getByText('Key ci pipeline revoked').waitFor();
+    expect((await org.api('/api/v2/organization', { key: secret })).status).to.equal(401);
+    await expectAccessible(page, 'the keys page');
+    await screenshot(page, 'keys');
+  });
+
+  it('signs in as the administrator and shows organizations, quotas and keys', async () => {
+    const { adminToken } = await mesh();
+    open = await openConsole(org.gatewayUrl);
+    const { page } = open;
+    await signIn(page, adminToken, 'Administrator');
+    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    const row = page.getByTestId('organizations-table').locator('tr', { hasText: org.id });
+    expect(await row.textContent())
+      .to.include('2,000')
+      .and.include('50%, 90%, 100%');
+    await row.getByRole('button', { name: org.name, exact: true }).click();
+    await page.getByRole('heading', { name: `Keys of ${org.name}` }).waitFor();
+    await page.locator('tr', { hasText: org.keyId }).getByText('Active').waitFor();
+    await expectAccessible(page, 'the organizations page');
+    await screenshot(page, 'admin');
+  });
+
+  it('works with the keyboard alone and fits a phone screen', async () => {
+    open = await openConsole(org.gatewayUrl, { width: 390, height: 844 });
+    const { page } = open;
+    await page.keyboard.press('Tab'); // Organization
+    await page.keyboard.press('Tab'); // Administrator
+    await page.keyboard.press('Tab'); // the key field
+    await page.keyboard.type(org.key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    // Focus moves to the page's content after sign-in; the navigation is behind it.
+    const focused = () =>
+      page.evaluate<string | null>('document.activeElement?.getAttribute("href")');
+    for (let i = 0; i < 10 && (await focused()) !== '/console/keys'; i++)
+      await page.keyboard.press('Shift+Tab');
+    expect(await focused()).to.equal('/console/keys');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.locator('#daily canvas').waitFor();
+    await screenshot(page, 'overview-phone');
+    const wider = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+      .map((el) => el.tagName.toLowerCase() + '.' + el.className)`);
+    expect(wider, 'elements wider than a 390 px screen').to.deep.equal([]);
+  });
+});

@@ -278,6 +278,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   webhooks: 'Webhook registration, signing secrets and deliveries (Standard Webhooks)',
   requests: 'Status of asynchronous requests',
   usage: "The organization's token usage, quota and cost",
+  organization: "The caller's own organization and its API keys (the organization's key)",
   admin: 'Organizations and API keys (the admin token)',
   models: 'The model registry',
   openai:

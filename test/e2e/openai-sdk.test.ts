@@ -304,6 +304,12 @@ describe('e2e: the official openai SDKs (npm, and PyPI from Python) against /v1'
       .catch((e: unknown) => e);
     expect(invalid).to.be.instanceOf(OpenAI.BadRequestError);
     expect(invalid).to.include({ param: 'temperature', type: 'invalid_request_error' });
+    // As OpenAI: an empty input is the caller's error, not the server's.
+    const empty = await client.embeddings
+      .create({ model: 'fake-embed', input: [''] })
+      .catch((e: unknown) => e);
+    expect(empty).to.be.instanceOf(OpenAI.BadRequestError);
+    expect(empty).to.include({ param: 'input', type: 'invalid_request_error' });
     expect(fake.requests).to.have.length(0);
   });
 

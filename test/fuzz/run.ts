@@ -89,11 +89,16 @@ function describe(c: FuzzCase): string {
   return `${c.method} ${c.path.slice(0, 120)} (${c.mutation})${body}`;
 }
 
-/** The contract's error body: error {code, message, details[] <= 20}, request_id = X-Request-Id. */
+/**
+ * The contract's error body: error {code, message, details[] <= 20}, request_id = X-Request-Id.
+ * Under /v1/ the gateway speaks OpenAI's API, so errors take OpenAI's shape there:
+ * error {message, type, param, code}, which the official SDKs parse.
+ */
 export function errorContractProblem(
   status: number,
   headers: { get(name: string): string | null },
   text: string,
+  path = '',
 ): string | undefined {
   let body: any;
   try {
@@ -103,12 +108,27 @@ export function errorContractProblem(
   }
   const requestId = headers.get('x-request-id');
   if (!requestId) return `${status} without X-Request-Id`;
+  if (path.startsWith('/v1/')) return openAiErrorProblem(status, body, text);
   if (!body || typeof body !== 'object' || !body.error || body.request_id !== requestId)
     return `${status} body is not the error contract: ${text.slice(0, 200)}`;
   const { code, message, details } = body.error;
   if (typeof code !== 'string' || typeof message !== 'string' || !Array.isArray(details))
     return `${status} error lacks code/message/details: ${text.slice(0, 200)}`;
   if (details.length > 20) return `${status} with ${details.length} details`;
+  if (/\n\s+at .+:\d+:\d+/.test(text)) return `${status} carries a stack trace`;
+  return undefined;
+}
+
+function openAiErrorProblem(status: number, body: any, text: string): string | undefined {
+  const error = body && typeof body === 'object' ? body.error : undefined;
+  if (!error || typeof error !== 'object')
+    return `${status} body is not OpenAI's error shape: ${text.slice(0, 200)}`;
+  const { message, type, param, code } = error;
+  const nullableString = (value: unknown) => value === null || typeof value === 'string';
+  if (typeof message !== 'string' || typeof type !== 'string')
+    return `${status} error lacks message/type: ${text.slice(0, 200)}`;
+  if (!nullableString(param) || !nullableString(code))
+    return `${status} error param/code neither string nor null: ${text.slice(0, 200)}`;
   if (/\n\s+at .+:\d+:\d+/.test(text)) return `${status} carries a stack trace`;
   return undefined;
 }
@@ -166,7 +186,7 @@ async function sendCase(
     findings.push(`${res.status} answer over the size cap (${size}+ bytes): ${describe(c)}`);
   if (res.status >= 500) findings.push(`${res.status}: ${describe(c)} -> ${text.slice(0, 200)}`);
   else if (res.status >= 400 && c.method !== 'HEAD' && !over) {
-    const problem = errorContractProblem(res.status, res.headers, text);
+    const problem = errorContractProblem(res.status, res.headers, text, c.path);
     if (problem) findings.push(`${problem}: ${describe(c)}`);
   }
   return res.status;

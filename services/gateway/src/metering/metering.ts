@@ -51,7 +51,10 @@ export class Metering {
   /** Estimated tokens: the input as the tokenizer estimates it (bounded time; exact for short text), plus the output cap (or the default budget). */
   estimate<B>(billing: BillingSpec<B>, body: B): number {
     const { text, maxOutput, outputs } = billing.input(body);
-    return estimateTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens) * (outputs ?? 1);
+    const tokens =
+      estimateTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens) * (outputs ?? 1);
+    // Counters reserve positive amounts: a call with nothing to count still holds one token.
+    return Math.max(1, tokens);
   }
 
   /** Requests per minute per key, on every authenticated route; RateLimit-* headers on every answer. */

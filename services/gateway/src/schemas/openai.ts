@@ -183,9 +183,10 @@ export const EmbeddingRequest: JsonSchema = {
   properties: {
     model: { type: 'string', minLength: 1, maxLength: 200 },
     input: {
+      // As OpenAI: an input may not be an empty string.
       anyOf: [
-        { type: 'string' },
-        { type: 'array', minItems: 1, maxItems: 2048, items: { type: 'string' } },
+        { type: 'string', minLength: 1 },
+        { type: 'array', minItems: 1, maxItems: 2048, items: { type: 'string', minLength: 1 } },
         {
           type: 'array',
           minItems: 1,

@@ -27,6 +27,7 @@ export * from './adapters/mongo';
 export * from './adapters/redis';
 export * from './adapters/shared-state';
 export * from './adapters/in-memory-shared-state';
+export * from './memory/bounded-map';
 export * from './adapters/redis-shared-state';
 export * from './adapters/outbox';
 export * from './adapters/outbox-store';

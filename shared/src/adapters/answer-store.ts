@@ -1,3 +1,4 @@
+import { BoundedMap } from '../memory/bounded-map';
 import { createHash } from 'node:crypto';
 
 /**
@@ -16,12 +17,23 @@ export interface AnswerStore {
   put(organization: string, key: string, answer: string, ttlSeconds: number): Promise<string>;
 }
 
-/** The answer store in memory: one process (tests, embedded mode). */
+/**
+ * Answers one process keeps at most in memory (embedded mode: one per keyed billable call, for the
+ * idempotency window); beyond it the oldest goes first, and a retry of its call runs again (its
+ * usage event id is the same, so the ledger still counts it once).
+ */
+export const IN_MEMORY_ANSWERS = 10_000;
+
+/** The answer store in memory: one process (tests, embedded mode), bounded (IN_MEMORY_ANSWERS). */
 export class InMemoryAnswerStore implements AnswerStore {
-  private readonly answers = new Map<string, { answer: string; expiresAt: number }>();
+  private readonly answers: BoundedMap<string>;
+
+  constructor(maxAnswers = IN_MEMORY_ANSWERS) {
+    this.answers = new BoundedMap(maxAnswers);
+  }
 
   async get(organization: string, key: string): Promise<string | undefined> {
-    return this.kept(answerId(organization, key));
+    return this.answers.get(answerId(organization, key));
   }
 
   async put(
@@ -30,30 +42,11 @@ export class InMemoryAnswerStore implements AnswerStore {
     answer: string,
     ttlSeconds: number,
   ): Promise<string> {
-    const kept = this.kept(answerId(organization, key));
-    if (kept !== undefined) return kept;
-    this.answers.set(answerId(organization, key), {
-      answer,
-      expiresAt: Date.now() + ttlSeconds * 1000,
-    });
-    this.dropExpired();
-    return answer;
-  }
-
-  private kept(name: string): string | undefined {
+    const name = answerId(organization, key);
     const kept = this.answers.get(name);
-    if (kept && kept.expiresAt > Date.now()) return kept.answer;
-    this.answers.delete(name);
-    return undefined;
-  }
-
-  /** Bounded by what one window holds: expired answers go when new ones come. */
-  private dropExpired(): void {
-    const now = Date.now();
-    for (const [name, kept] of this.answers) {
-      if (kept.expiresAt > now) break; // insertion order is expiry order for one TTL
-      this.answers.delete(name);
-    }
+    if (kept !== undefined) return kept;
+    this.answers.set(name, answer, Date.now() + ttlSeconds * 1000);
+    return answer;
   }
 }
 

@@ -11,6 +11,7 @@ import {
   type ReserveOptions,
   type SharedState,
 } from './shared-state';
+import { BoundedMap } from '../memory/bounded-map';
 
 interface Entry<T> {
   value: T;
@@ -202,13 +203,18 @@ class InMemoryLocks implements Locks {
   }
 }
 
+/** Idempotency records in memory: a bounded map (see IN_MEMORY_IDEMPOTENCY_KEYS). */
 class InMemoryIdempotencyKeys implements IdempotencyKeys {
-  private readonly values = new ExpiringMap<string>();
+  private readonly values: BoundedMap<string>;
+
+  constructor(maxKeys: number) {
+    this.values = new BoundedMap(maxKeys);
+  }
 
   async remember(key: string, value: string, ttlSeconds: number): Promise<string | undefined> {
     checkPositive('ttlSeconds', ttlSeconds);
     const existing = this.values.get(key);
-    if (existing) return existing.value;
+    if (existing !== undefined) return existing;
     this.values.set(key, value, expiryOf(ttlSeconds * 1000));
     return undefined;
   }
@@ -218,13 +224,24 @@ class InMemoryIdempotencyKeys implements IdempotencyKeys {
   }
 }
 
+/**
+ * Idempotency records one process keeps at most (embedded mode: every keyed call adds one, for a
+ * day). Beyond it the oldest record goes first: a retry of its key then runs again, and the
+ * service that did the work answers it from its own kept answer if it still has it.
+ */
+export const IN_MEMORY_IDEMPOTENCY_KEYS = 10_000;
+
 /** SharedState for one process (embedded mode, tests): correct only while there is one replica. */
-export function createInMemorySharedState(): SharedState {
+export function createInMemorySharedState(
+  options: { maxIdempotencyKeys?: number } = {},
+): SharedState {
   return {
     counters: new InMemoryCounters(),
     rateLimiter: new InMemoryRateLimiter(),
     locks: new InMemoryLocks(),
-    idempotencyKeys: new InMemoryIdempotencyKeys(),
+    idempotencyKeys: new InMemoryIdempotencyKeys(
+      options.maxIdempotencyKeys ?? IN_MEMORY_IDEMPOTENCY_KEYS,
+    ),
     close: async () => undefined,
   };
 }

@@ -12,6 +12,13 @@ import {
 type Records = Map<string, AsyncRequestRecord>;
 
 /**
+ * Asynchronous requests one process keeps at most in memory (every 202 call adds one). Beyond it
+ * the oldest finished requests go first (GET /api/v2/requests/{id} answers 404 for them); those
+ * still processing are never dropped.
+ */
+export const IN_MEMORY_REQUESTS = 50_000;
+
+/**
  * RequestStore in process memory (embedded mode and tests). Returns copies so callers cannot
  * mutate it. sharing() gives a second instance (another "replica") on the same records.
  */
@@ -23,6 +30,7 @@ export class InMemoryRequestStore implements RequestStore {
   constructor(
     options: LeaseOptions = defaultLeaseOptions(),
     private readonly records: Records = new Map(),
+    private readonly maxRecords = IN_MEMORY_REQUESTS,
   ) {
     this.owner = options.owner;
     this.leaseMs = options.leaseMs;
@@ -30,7 +38,7 @@ export class InMemoryRequestStore implements RequestStore {
 
   /** Another store instance on the same records, as a second replica on the same database. */
   sharing(options: LeaseOptions = defaultLeaseOptions()): InMemoryRequestStore {
-    return new InMemoryRequestStore(options, this.records);
+    return new InMemoryRequestStore(options, this.records, this.maxRecords);
   }
 
   private static key(organization: string, requestId: string): string {
@@ -49,6 +57,16 @@ export class InMemoryRequestStore implements RequestStore {
       delete stored.lease;
     }
     this.records.set(key, stored);
+    this.dropFinishedBeyondBound();
+  }
+
+  /** Oldest finished requests first; one still processing is never dropped. */
+  private dropFinishedBeyondBound(): void {
+    if (this.records.size <= this.maxRecords) return;
+    for (const [key, record] of this.records) {
+      if (this.records.size <= this.maxRecords) return;
+      if (record.status !== 'processing') this.records.delete(key);
+    }
   }
 
   async get(organization: string, requestId: string): Promise<AsyncRequestRecord | undefined> {

@@ -23,15 +23,28 @@ function copy(delivery: DeliveryRecord): DeliveryRecord {
   return { ...delivery, attempts: [...delivery.attempts] };
 }
 
+function dedupeKeyOf(delivery: DeliveryRecord): string {
+  return `${delivery.organization}\u0000${delivery.dedupeKey}`;
+}
+
 interface ScheduleEntry {
   dueAt: number;
   id: string;
 }
 
 /**
+ * Deliveries one process keeps at most in memory (every webhook and callback delivery adds one).
+ * Beyond it the deliveries that finished longest ago go first; pending ones are never dropped.
+ * A dropped delivery leaves the delivery log, and an event redelivered after it was dropped
+ * would be delivered again (same event id; receivers dedupe by webhook-id).
+ */
+export const IN_MEMORY_DELIVERIES = 50_000;
+
+/**
  * In-memory store. The schedule is a heap by due time with an entry per scheduling change; a
  * popped entry is checked against the delivery, so stale entries (rescheduled or finished
- * deliveries) are dropped as they surface, and a sweep never walks the log.
+ * deliveries) are dropped as they surface, and a sweep never walks the log. Bounded
+ * (IN_MEMORY_DELIVERIES): finished deliveries are dropped oldest-finished first.
  */
 export class InMemoryDeliveryStore implements DeliveryStore {
   /** Insertion order doubles as creation order (newest last). */
@@ -39,18 +52,35 @@ export class InMemoryDeliveryStore implements DeliveryStore {
   private readonly byDedupeKey = new Map<string, string>();
   private readonly schedule = new Heap<ScheduleEntry>((a, b) => a.dueAt - b.dueAt);
   private readonly pending = new Set<string>();
+  /** Finished deliveries in the order they finished: the first to go when the store is full. */
+  private readonly finished = new Set<string>();
+
+  constructor(private readonly maxDeliveries = IN_MEMORY_DELIVERIES) {}
 
   async createIfAbsent(
     delivery: DeliveryRecord,
   ): Promise<{ delivery: DeliveryRecord; created: boolean }> {
-    const key = `${delivery.organization}\u0000${delivery.dedupeKey}`;
+    const key = dedupeKeyOf(delivery);
     const existingId = this.byDedupeKey.get(key);
     if (existingId) return { delivery: copy(this.deliveries.get(existingId)!), created: false };
     this.byDedupeKey.set(key, delivery.id);
     const stored = copy(delivery);
     this.deliveries.set(delivery.id, stored);
     this.track(stored);
+    this.dropFinishedBeyondBound();
     return { delivery: copy(delivery), created: true };
+  }
+
+  private dropFinishedBeyondBound(): void {
+    for (const id of this.finished) {
+      if (this.deliveries.size <= this.maxDeliveries) return;
+      this.finished.delete(id);
+      const delivery = this.deliveries.get(id);
+      if (!delivery || delivery.status === 'pending') continue;
+      this.deliveries.delete(id);
+      if (this.byDedupeKey.get(dedupeKeyOf(delivery)) === id)
+        this.byDedupeKey.delete(dedupeKeyOf(delivery));
+    }
   }
 
   async createMany(deliveries: DeliveryRecord[]): Promise<DeliveryRecord[]> {
@@ -149,9 +179,14 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return this.pending.size;
   }
 
-  /** Keeps the pending set and the schedule in step with a delivery that changed. */
+  /** Keeps the pending set, the schedule and the finished order in step with a delivery that changed. */
   private track(delivery: DeliveryRecord): void {
-    if (delivery.status !== 'pending' || !delivery.nextAttemptAt) {
+    if (delivery.status !== 'pending') {
+      this.pending.delete(delivery.id);
+      this.finished.add(delivery.id);
+      return;
+    }
+    if (!delivery.nextAttemptAt) {
       this.pending.delete(delivery.id);
       return;
     }

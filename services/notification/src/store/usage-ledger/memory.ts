@@ -1,3 +1,4 @@
+import { BoundedMap } from '@switchyard/shared';
 import {
   bucketId,
   ZERO_TOTALS,
@@ -18,10 +19,17 @@ interface MemoryBucket extends KeyedTotals {
   appliedPrev: Set<string>;
 }
 
-/** Same semantics as the Mongo store, in process memory. */
+/**
+ * Ledger entries (event ids) one process remembers at most: every billable call adds one. The
+ * totals keep counting; only the oldest ids are forgotten, so an event redelivered after 50,000
+ * newer ones would be counted again (the in-process bus redelivers only unacknowledged events).
+ */
+export const IN_MEMORY_LEDGER_ENTRIES = 50_000;
+
+/** Same semantics as the Mongo store, in process memory, remembering a bounded window of event ids. */
 export class InMemoryUsageLedgerStore implements UsageLedgerStore {
-  /** Event id -> owning batch. */
-  private readonly entries = new Map<string, string>();
+  /** Event id -> owning batch; the oldest forgotten first (IN_MEMORY_LEDGER_ENTRIES). */
+  private readonly entries: BoundedMap<string>;
   private readonly bucketsById = new Map<string, MemoryBucket>();
   private readonly journalsByBatch = new Map<
     string,
@@ -29,7 +37,12 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   >();
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
-  constructor(private readonly window = APPLIED_WINDOW) {}
+  constructor(
+    private readonly window = APPLIED_WINDOW,
+    maxEntries = IN_MEMORY_LEDGER_ENTRIES,
+  ) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   async writeJournal(journal: BatchJournal): Promise<void> {
     if (!this.journalsByBatch.has(journal.batch))
@@ -59,18 +72,19 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   async append(batch: string, entries: UsageEntry[]): Promise<string[]> {
     const stored: string[] = [];
     for (const entry of entries) {
-      if (this.entries.has(entry.eventId)) stored.push(entry.eventId);
+      if (this.entries.get(entry.eventId) !== undefined) stored.push(entry.eventId);
       else this.entries.set(entry.eventId, batch);
     }
     return stored;
   }
 
   async owners(eventIds: string[]): Promise<Map<string, string>> {
-    return new Map(
-      eventIds.flatMap((id) =>
-        this.entries.has(id) ? [[id, this.entries.get(id)!] as const] : [],
-      ),
-    );
+    const owners = new Map<string, string>();
+    for (const id of eventIds) {
+      const batch = this.entries.get(id);
+      if (batch !== undefined) owners.set(id, batch);
+    }
+    return owners;
   }
 
   async applyDeltas(journal: BatchJournal): Promise<void> {

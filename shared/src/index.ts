@@ -28,6 +28,7 @@ export * from './adapters/redis';
 export * from './adapters/shared-state';
 export * from './adapters/in-memory-shared-state';
 export * from './memory/bounded-map';
+export * from './resilience/dependencies';
 export * from './adapters/redis-shared-state';
 export * from './adapters/outbox';
 export * from './adapters/outbox-store';

@@ -3,6 +3,7 @@ import { createEventBus } from './adapters/event-bus-factory';
 import type { EventBus } from './events/bus';
 import { createLogger, type Logger } from './logging/logger';
 import { busMetrics } from './adapters/kafka-metrics';
+import { dependencyMetrics } from './resilience/dependencies';
 import { grpcClientMetrics } from './grpc/client-metrics';
 import { grpcServerMetrics } from './metrics';
 import { startMetricsServer } from './metrics-server';
@@ -62,6 +63,7 @@ export function runServiceProcess<
               grpcServerMetrics,
               grpcClientMetrics,
               busMetrics,
+              dependencyMetrics,
               ...(definition.registries ?? []),
             ],
             logger,

@@ -7,8 +7,10 @@ import {
   createInMemorySharedState,
   createEventBus,
   createSharedState,
+  dependencyHealth,
   UrlPolicy,
   urlPolicyOptionsFromEnv,
+  type DependencyName,
   type EventBus,
   type EventPublisher,
   type Logger,
@@ -122,6 +124,8 @@ export interface GatewayAppDeps {
   metricsRegistries?: Registry[];
   /** Where the gateway's own events go (usage.quota_exhausted); none: they are not sent. */
   events?: EventPublisher;
+  /** What /readyz reports of the shared dependencies; default none (startGateway: this process's). */
+  dependencies?: () => Partial<Record<DependencyName, 'up' | 'down'>>;
 }
 
 /** With a change feed, cached policies and default result URLs are refreshed by events; this only bounds a missed one. */
@@ -268,6 +272,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     organizations,
     urlPolicy:
       deps.urlPolicy ?? new UrlPolicy(deps.config.urlPolicy ?? urlPolicyOptionsFromEnv({})),
+    dependencies: deps.dependencies ?? (() => ({})),
   };
   const router = buildRouter(
     routeTable,
@@ -392,6 +397,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       pushPolicy,
       changes: changes.feed,
       events: changes.bus,
+      dependencies: () => dependencyHealth.status(),
       metricsRegistries: options.metricsRegistries,
     });
     server = createServer(httpServerOptions(config), app.callback());

@@ -94,6 +94,7 @@ describe('gateway mapping of downstream errors', () => {
           recommendation: 'SERVING',
           notification: 'UNREACHABLE',
         },
+        dependencies: {},
       });
       const metrics = (await h.send('GET', '/metrics', { auth: false })).body as string;
       expect(metrics).to.match(/gateway_downstream_up\{service="notification"\} 0/);

@@ -1,6 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInMemorySharedState, UrlPolicy, type SharedState } from '@switchyard/shared';
+import {
+  createInMemorySharedState,
+  UrlPolicy,
+  type DependencyName,
+  type SharedState,
+} from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import {
   createGatewayApp,
@@ -31,6 +36,8 @@ export interface HarnessOptions {
   keyMaxConcurrentRequests?: number;
   /** IDEMPOTENCY_LEASE_MS (default 3000). */
   idempotencyLeaseMs?: number;
+  /** What /readyz reports of the shared dependencies (default: none). */
+  dependencies?: () => Partial<Record<DependencyName, 'up' | 'down'>>;
   /** A second replica: pass the first one's doubles, stores and shared state (they stay the first one's to stop). */
   doubles?: Doubles;
   apiKeys?: ApiKeyStore;
@@ -126,6 +133,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ? options.defaultResultUrlCacheMs
       : (options.defaultResultUrlCacheMs ?? 0),
     changes: options.changes,
+    dependencies: options.dependencies,
     // Distributed-mode rules; example.com names resolve to a public documentation address (no DNS in tests).
     urlPolicy: new UrlPolicy(
       { requireHttps: false, allowPrivateNetworks: false, allowlist: [] },

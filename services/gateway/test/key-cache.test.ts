@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { DependencyUnavailableError } from '@switchyard/shared';
 import { waitFor } from '@switchyard/shared/testing';
 import { orgWithKey } from './accounts-helpers';
 import { startHarness, type Harness } from './harness';
@@ -39,5 +40,32 @@ describe('gateway key cache across replicas', () => {
       25,
     );
     expect(Date.now() - revokedAt).to.be.at.most(TTL_MS + 200);
+  });
+});
+
+describe('gateway key and organization caches during a store outage', () => {
+  it('keep serving a key (and its organization) seen before while the store is unreachable; an unseen key gets 503', async () => {
+    const h = await startHarness({ keyCacheTtlMs: 100 });
+    try {
+      const { key } = await orgWithKey(h, { id: 'outage-org' });
+      expect((await h.send('GET', '/api/v2/models', { key })).status).to.equal(200);
+      await new Promise((resolve) => setTimeout(resolve, 150)); // the cached entries expire
+      const outage = () => Promise.reject(new DependencyUnavailableError('mongodb'));
+      const findByHash = h.apiKeys.findByHash.bind(h.apiKeys);
+      const get = h.organizations.get.bind(h.organizations);
+      h.apiKeys.findByHash = outage;
+      h.organizations.get = outage;
+      try {
+        expect((await h.send('GET', '/api/v2/models', { key })).status).to.equal(200);
+        const unseen = await h.send('GET', '/api/v2/models', { key: `sk_${'n'.repeat(30)}` });
+        expect(unseen.status).to.equal(503);
+        expect(unseen.headers.get('retry-after')).to.equal('1');
+      } finally {
+        h.apiKeys.findByHash = findByHash;
+        h.organizations.get = get;
+      }
+    } finally {
+      await h.stop();
+    }
   });
 });

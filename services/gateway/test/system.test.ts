@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { dependencyHealth } from '@switchyard/shared';
 import { sampleDelivery } from './doubles';
 import { compileSchema } from '../src/schemas/validator';
 import { routeTable } from '../src/routes';
@@ -50,7 +51,37 @@ describe('gateway system routes, requests and models', () => {
         recommendation: 'SERVING',
         notification: 'SERVING',
       },
+      dependencies: {},
     });
+  });
+
+  it('GET /readyz: 200 degraded naming a shared dependency that is down (the replica stays in rotation)', async () => {
+    const degraded = await startHarness({
+      doubles: h.doubles,
+      dependencies: () => ({ redis: 'down', mongodb: 'up', kafka: 'up' }),
+    });
+    try {
+      const reply = await degraded.send('GET', '/readyz', { auth: false });
+      expect(reply.status).to.equal(200);
+      expect(reply.body).to.include({ status: 'degraded' });
+      expect(reply.body.dependencies).to.deep.equal({ redis: 'down', mongodb: 'up', kafka: 'up' });
+    } finally {
+      await degraded.stop();
+    }
+  });
+
+  it('GET /metrics: switchyard_dependency_up per dependency this process uses', async () => {
+    const probe = dependencyHealth.probe('redis');
+    try {
+      probe.report(false);
+      const down = (await h.send('GET', '/metrics', { auth: false })).body as string;
+      expect(down).to.match(/^switchyard_dependency_up\{dependency="redis"\} 0$/m);
+      probe.report(true);
+      const up = (await h.send('GET', '/metrics', { auth: false })).body as string;
+      expect(up).to.match(/^switchyard_dependency_up\{dependency="redis"\} 1$/m);
+    } finally {
+      probe.close();
+    }
   });
 
   it('GET /api/v2/requests/:requestId maps the async request to camelCase', async () => {

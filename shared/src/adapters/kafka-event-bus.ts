@@ -22,6 +22,11 @@ import type {
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
+import {
+  DependencyGuard,
+  dependencyHealth,
+  type DependencyProbe,
+} from '../resilience/dependencies';
 import './kafka-request-queue-fix';
 import { contextFromCarrier, kafkaHeaderGetter } from '../tracing/propagation';
 import {
@@ -43,7 +48,7 @@ export interface KafkaBusOptions {
   retryBaseMs?: number;
   /** Partitions of a batch subscription handled at the same time (default: partitions; one batch at a time each). */
   partitionsConsumedConcurrently?: number;
-  /** A send not acknowledged within this long fails (default 15 s). */
+  /** A send not acknowledged within this long fails (default DEFAULT_KAFKA_SEND_TIMEOUT_MS). */
   sendTimeoutMs?: number;
   /** Prepended to every topic name (KAFKA_TOPIC_PREFIX): several environments on one cluster. */
   topicPrefix?: string;
@@ -51,6 +56,13 @@ export interface KafkaBusOptions {
   ssl?: true | ConnectionOptions;
   sasl?: SASLOptions;
 }
+
+/**
+ * A send Kafka has not acknowledged within this long fails (KAFKA_SEND_TIMEOUT_MS): a healthy
+ * cluster acknowledges in milliseconds, and a caller waiting on a publish must get its 503
+ * within about a second when Kafka is gone.
+ */
+export const DEFAULT_KAFKA_SEND_TIMEOUT_MS = 1000;
 
 /** A produce request stays well under the broker's default message.max.bytes (1 MiB). */
 const MAX_BATCH_BYTES = 512 * 1024;
@@ -87,6 +99,18 @@ export class KafkaEventBus implements EventBus {
   private producer: Producer;
   private readonly consumers = new Set<Consumer>();
   private connected?: Promise<void>;
+  /** This bus's view of Kafka (open from start to close). */
+  private health?: DependencyProbe;
+  /**
+   * Publishes go through Kafka's breaker, which one failed send opens: a healthy cluster never
+   * takes a second to acknowledge, and a call that publishes twice must not wait twice.
+   */
+  private readonly guard = new DependencyGuard(
+    'kafka',
+    () => true,
+    { report: (up) => this.health?.report(up), close: () => undefined },
+    1,
+  );
   /** Events waiting for the producer's next request (see flush). */
   private readonly queued: QueuedMessage[] = [];
   private flushing = false;
@@ -135,6 +159,7 @@ export class KafkaEventBus implements EventBus {
 
   /** Connects the producer and creates the topics (idempotent). */
   start(): Promise<void> {
+    this.health ??= dependencyHealth.probe('kafka');
     // A failed connect is forgotten, so the next publish tries again.
     this.connected ??= this.connect().catch((error: unknown) => {
       this.connected = undefined;
@@ -143,19 +168,31 @@ export class KafkaEventBus implements EventBus {
     return this.connected;
   }
 
+  /**
+   * Sends the event; resolves once Kafka acknowledged it. While Kafka is unreachable it fails
+   * within the send time limit, and once the breaker opened at once, with a
+   * DependencyUnavailableError (503 unavailable for a caller, an outbox entry for outboxed events).
+   */
   async publish(event: AnyEvent): Promise<void> {
-    await this.start();
     const valid = validateEvent(event);
     const topic = TOPIC_OF[valid.type];
     const value = JSON.stringify(valid);
-    await tracePublish('kafka', topic, valid, (trace) =>
-      this.enqueue(this.physical(topic), {
-        key: valid.organization,
-        value,
-        // The trace context (traceparent, tracestate) travels in the headers: the consumer's span continues it.
-        headers: { ...trace, 'event-id': valid.id, 'event-type': valid.type },
-      }),
-    );
+    await this.guard.run(async () => {
+      // Connecting retries for a long time when no broker answers: a publish waits no longer than a send.
+      await withinTime(
+        this.start(),
+        this.options.sendTimeoutMs ?? DEFAULT_KAFKA_SEND_TIMEOUT_MS,
+        'Kafka connect',
+      );
+      await tracePublish('kafka', topic, valid, (trace) =>
+        this.enqueue(this.physical(topic), {
+          key: valid.organization,
+          value,
+          // The trace context (traceparent, tracestate) travels in the headers: the consumer's span continues it.
+          headers: { ...trace, 'event-id': valid.id, 'event-type': valid.type },
+        }),
+      );
+    });
   }
 
   /** Queues a message for the flusher; resolves once the batch carrying it is acknowledged. */
@@ -208,7 +245,7 @@ export class KafkaEventBus implements EventBus {
    */
   private async send(batch: ProducerBatch): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const limitMs = this.options.sendTimeoutMs ?? 15_000;
+    const limitMs = this.options.sendTimeoutMs ?? DEFAULT_KAFKA_SEND_TIMEOUT_MS;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new Error(`Kafka send did not complete within ${limitMs} ms`)),
@@ -330,6 +367,7 @@ export class KafkaEventBus implements EventBus {
       heartbeatInterval: 3_000,
     });
     observeConsumer(consumer, group, (topic) => this.logical(topic));
+    watchConsumerHealth(consumer, (up) => this.health?.report(up));
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
     await consumer.subscribe({ topics: topics.map((t) => this.physical(t)), fromBeginning: true });
@@ -344,6 +382,8 @@ export class KafkaEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    this.health?.close();
+    this.health = undefined;
     await Promise.all([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();
     if (this.connected) await this.producer.disconnect();
@@ -580,4 +620,21 @@ function kafkaErrorType(error: unknown): string {
     cause?: { type?: string };
   };
   return e?.type ?? e?.originalError?.type ?? e?.cause?.type ?? '';
+}
+
+/** A consumer's fetches tell the process's dependency health that Kafka answers; its failures that it does not. */
+function watchConsumerHealth(consumer: Consumer, report: (up: boolean) => void): void {
+  const { FETCH, CRASH, REQUEST_TIMEOUT } = consumer.events;
+  consumer.on(FETCH, () => report(true));
+  // DISCONNECT is not one: a subscription closed on purpose disconnects too.
+  for (const failure of [CRASH, REQUEST_TIMEOUT]) consumer.on(failure, () => report(false));
+}
+
+/** The promise's outcome, or a failure once ms have passed (the promise itself keeps running). */
+function withinTime<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not complete within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

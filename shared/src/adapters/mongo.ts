@@ -9,6 +9,7 @@ import {
   type WithId,
 } from 'mongodb';
 import type { Logger } from 'pino';
+import { dependencyHealth, type DependencyProbe } from '../resilience/dependencies';
 
 export interface MongoConnection {
   client: MongoClient;
@@ -25,18 +26,59 @@ export async function connectMongo(
   uri: string,
   dbName: string,
   logger: Logger,
+  /** How long startup waits for the server (it may start after this process). */
+  startupWaitMs = 30_000,
 ): Promise<MongoConnection> {
-  const client = new MongoClient(uri, {
-    serverSelectionTimeoutMS: 10_000,
-    connectTimeoutMS: 10_000,
+  const deadline = Date.now() + startupWaitMs;
+  for (;;) {
+    const client = mongoClient(uri);
+    try {
+      await client.connect();
+      const db = client.db(dbName);
+      await db.command({ ping: 1 });
+      const health = watchHealth(client);
+      logger.info({ database: dbName }, 'connected to MongoDB');
+      return {
+        client,
+        db,
+        close: async () => {
+          health.close();
+          await client.close();
+        },
+      };
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (Date.now() >= deadline) throw error;
+      logger.warn({ error: (error as Error).message }, 'MongoDB not reachable yet; retrying');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/**
+ * Outage settings: an operation waits at most MONGO_SERVER_SELECTION_TIMEOUT_MS for a server
+ * (it then fails, and the call answers 503 unavailable) instead of the driver's 30 s; the
+ * server is checked every second, so a hung or returning server is seen within about a second
+ * (a failed check also interrupts the operations in flight on it).
+ */
+export const MONGO_SERVER_SELECTION_TIMEOUT_MS = 800;
+
+function mongoClient(uri: string): MongoClient {
+  return new MongoClient(uri, {
+    serverSelectionTimeoutMS: MONGO_SERVER_SELECTION_TIMEOUT_MS,
+    connectTimeoutMS: 1000,
+    heartbeatFrequencyMS: 1000,
     retryWrites: false,
     maxPoolSize: 20,
   });
-  await client.connect();
-  const db = client.db(dbName);
-  await db.command({ ping: 1 });
-  logger.info({ database: dbName }, 'connected to MongoDB');
-  return { client, db, close: () => client.close() };
+}
+
+/** The driver's heartbeats tell this process's dependency health whether the server answers. */
+function watchHealth(client: MongoClient): DependencyProbe {
+  const health = dependencyHealth.probe('mongodb');
+  client.on('serverHeartbeatSucceeded', () => health.report(true));
+  client.on('serverHeartbeatFailed', () => health.report(false));
+  return health;
 }
 
 /** Mongo's duplicate-key error (E11000; some wire-compatible servers report it on updates as code 1). */

@@ -26,7 +26,7 @@ export interface OutboxPublisherOptions {
 }
 
 export const DEFAULT_OUTBOX_RELAY_INTERVAL_MS = 1000;
-export const DEFAULT_OUTBOX_PUBLISH_TIMEOUT_MS = 2000;
+export const DEFAULT_OUTBOX_PUBLISH_TIMEOUT_MS = 1000;
 
 /**
  * Publishes through the bus, falling back to a durable outbox when the bus fails or is slow, so

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createInMemorySharedState } from './in-memory-shared-state';
-import { connectRedis } from './redis';
+import { connectRedis, isRedisOutage, redisProbe } from './redis';
+import { DependencyGuard } from '../resilience/dependencies';
 import * as scripts from './redis-shared-state-scripts';
 import {
   checkInteger,
@@ -39,9 +40,17 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   syRemember: { keys: 1, lua: scripts.REMEMBER },
 };
 
-/** Runs the scripts through EVALSHA (ioredis falls back to EVAL when the server lacks them). */
+/**
+ * Runs the scripts through EVALSHA (ioredis falls back to EVAL when the server lacks them), and
+ * every command through the Redis breaker: an outage fails the call with 503 unavailable.
+ */
 class ScriptRunner {
-  constructor(private readonly redis: Redis) {
+  private firstConnect?: Promise<void>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly guard: DependencyGuard,
+  ) {
     for (const [name, script] of Object.entries(SCRIPTS)) {
       if (!(name in redis))
         redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
@@ -50,13 +59,30 @@ class ScriptRunner {
 
   run<T>(name: ScriptName, ...args: Array<string | number>): Promise<T> {
     const call = (this.redis as unknown as Record<ScriptName, ScriptCall>)[name];
-    return call.apply(this.redis, args) as Promise<T>;
+    return this.command(() => call.apply(this.redis, args) as Promise<T>);
+  }
+
+  /** A plain command through the breaker. */
+  command<T>(run: (redis: Redis) => Promise<T>): Promise<T> {
+    return this.guard.run(async () => {
+      await this.connectedOnce();
+      return run(this.redis);
+    });
+  }
+
+  /**
+   * A lazy client not connected yet (e.g. a duplicate()) connects on its first command, once for
+   * every command waiting: without an offline queue they would fail until it is connected.
+   */
+  private connectedOnce(): Promise<void> | undefined {
+    if (this.redis.status === 'wait')
+      this.firstConnect ??= this.redis.connect().finally(() => (this.firstConnect = undefined));
+    return this.firstConnect;
   }
 }
 
 class RedisCounters implements Counters {
   constructor(
-    private readonly redis: Redis,
     private readonly scripts: ScriptRunner,
     private readonly prefix: string,
   ) {}
@@ -72,7 +98,7 @@ class RedisCounters implements Counters {
   }
 
   async get(key: string): Promise<number> {
-    return Number((await this.redis.get(this.key(key))) ?? 0);
+    return Number((await this.scripts.command((redis) => redis.get(this.key(key)))) ?? 0);
   }
 
   async reserve(
@@ -155,7 +181,6 @@ class RedisRateLimiter implements RateLimiter {
 
 class RedisLocks implements Locks {
   constructor(
-    private readonly redis: Redis,
     private readonly scripts: ScriptRunner,
     private readonly prefix: string,
   ) {}
@@ -163,7 +188,9 @@ class RedisLocks implements Locks {
   async acquire(key: string, ttlMs: number): Promise<string | undefined> {
     checkPositive('ttlMs', ttlMs);
     const token = randomUUID();
-    const result = await this.redis.set(this.key(key), token, 'PX', ttlMs, 'NX');
+    const result = await this.scripts.command((redis) =>
+      redis.set(this.key(key), token, 'PX', ttlMs, 'NX'),
+    );
     return result === 'OK' ? token : undefined;
   }
 
@@ -183,7 +210,6 @@ class RedisLocks implements Locks {
 
 class RedisIdempotencyKeys implements IdempotencyKeys {
   constructor(
-    private readonly redis: Redis,
     private readonly scripts: ScriptRunner,
     private readonly prefix: string,
   ) {}
@@ -200,7 +226,7 @@ class RedisIdempotencyKeys implements IdempotencyKeys {
   }
 
   async forget(key: string): Promise<void> {
-    await this.redis.del(this.key(key));
+    await this.scripts.command((redis) => redis.del(this.key(key)));
   }
 
   private key(key: string): string {
@@ -220,15 +246,21 @@ export function createRedisSharedState(
   redis: Redis,
   options: RedisSharedStateOptions,
 ): SharedState {
-  const scripts = new ScriptRunner(redis);
+  const scripts = new ScriptRunner(
+    redis,
+    new DependencyGuard('redis', isRedisOutage, redisProbe(redis)),
+  );
   const { prefix } = options;
   return {
-    counters: new RedisCounters(redis, scripts, prefix),
+    counters: new RedisCounters(scripts, prefix),
     rateLimiter: new RedisRateLimiter(scripts, prefix),
-    locks: new RedisLocks(redis, scripts, prefix),
-    idempotencyKeys: new RedisIdempotencyKeys(redis, scripts, prefix),
+    locks: new RedisLocks(scripts, prefix),
+    idempotencyKeys: new RedisIdempotencyKeys(scripts, prefix),
     close: async () => {
-      if (options.ownsConnection) await redis.quit();
+      if (!options.ownsConnection) return;
+      // quit() is a command: without a connection it cannot be sent, so the client just stops.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
     },
   };
 }

@@ -10,6 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error';
+import { outageAppError } from '../resilience/dependencies';
 import { contextFromMetadata, type CallContext } from './context';
 import { toServiceError } from './errors';
 import { startGrpcCallTimer } from '../metrics';
@@ -123,6 +124,12 @@ function asAppError(
   method: string,
 ): AppError {
   if (error instanceof AppError) return error;
+  // A database that cannot be reached is an outage, not a defect: 503 with Retry-After.
+  const outage = outageAppError(error);
+  if (outage) {
+    logger.warn({ err: error, requestId: context.requestId, method }, 'dependency unavailable');
+    return outage;
+  }
   logger.error({ err: error, requestId: context.requestId, method }, 'handler failed');
   return new AppError('internal', 'internal error');
 }

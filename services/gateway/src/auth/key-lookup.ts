@@ -1,3 +1,4 @@
+import { outageOf } from '@switchyard/shared';
 import type { ApiKeyRecord, ApiKeyStore } from '../store';
 import { hashApiKey } from './api-keys';
 
@@ -28,7 +29,15 @@ export class KeyLookup {
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.record;
-    const record = await this.store.findByHash(hash);
+    let record: ApiKeyRecord | undefined;
+    try {
+      record = await this.store.findByHash(hash);
+    } catch (error) {
+      // The key store unreachable: the last answer for this key serves until it is back, so
+      // calls that need nothing else keep working (no key can be revoked meanwhile either).
+      if (cached && outageOf(error)) return cached.record;
+      throw error;
+    }
     if (this.ttlMs > 0) this.remember(hash, { record, expiresAt: now + this.ttlMs });
     return record;
   }

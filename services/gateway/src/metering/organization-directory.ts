@@ -1,3 +1,4 @@
+import { outageOf } from '@switchyard/shared';
 import { DEFAULT_TIME_ZONE, type RateLimits } from '../accounts/organization';
 import type { OrganizationStore } from '../store';
 
@@ -29,7 +30,14 @@ export class OrganizationDirectory {
     const now = Date.now();
     const cached = this.cache.get(id);
     if (cached && cached.expiresAt > now) return cached.policy;
-    const org = await this.store.get(id);
+    let org: Awaited<ReturnType<OrganizationStore['get']>>;
+    try {
+      org = await this.store.get(id);
+    } catch (error) {
+      // The store unreachable: the last known policy serves until it is back.
+      if (cached && outageOf(error)) return cached.policy;
+      throw error;
+    }
     const policy: OrganizationPolicy = org
       ? {
           id,

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { AppError, type ErrorDetail, type Logger } from '@switchyard/shared';
+import { AppError, outageAppError, type ErrorDetail, type Logger } from '@switchyard/shared';
 import type { GatewayState } from './request-id';
 
 /**
@@ -81,6 +81,12 @@ export function problemOf(
 ): Rendered {
   const problem = render(error);
   if (problem) return problem;
+  // The gateway's own MongoDB (organizations, keys, tallies) unreachable: 503, as the services answer.
+  const outage = outageAppError(error);
+  if (outage) {
+    logger.warn({ err: error, requestId: where.requestId }, 'dependency unavailable');
+    return render(outage)!;
+  }
   logger.error({ err: error, requestId: where.requestId, route: where.route }, 'unhandled error');
   return { status: 500, code: 'internal', message: 'internal error', details: [], headers: {} };
 }

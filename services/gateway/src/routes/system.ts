@@ -1,5 +1,10 @@
 import { Gauge, Registry } from 'prom-client';
-import { AppError, grpcClientMetrics, grpcServerMetrics } from '@switchyard/shared';
+import {
+  AppError,
+  dependencyMetrics,
+  grpcClientMetrics,
+  grpcServerMetrics,
+} from '@switchyard/shared';
 import { healthTargets } from '../clients';
 import type { JsonSchema } from '../schemas/common';
 import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
@@ -16,11 +21,18 @@ const Readiness: JsonSchema = {
   title: 'Readiness',
   type: 'object',
   additionalProperties: false,
-  required: ['status', 'services'],
+  required: ['status', 'services', 'dependencies'],
   properties: {
-    // degraded: some downstream service is not SERVING; calls to it answer 503 unavailable.
+    // degraded: a downstream service is not SERVING, or a shared dependency is down; the calls
+    // that need it answer 503 unavailable, the others keep working.
     status: { type: 'string', enum: ['ready', 'degraded'] },
     services: { type: 'object', additionalProperties: { type: 'string' } },
+    dependencies: {
+      type: 'object',
+      description:
+        'redis, mongodb and kafka as this gateway last saw them: up or down (absent when not used)',
+      additionalProperties: { type: 'string', enum: ['up', 'down'] },
+    },
   },
 };
 
@@ -66,6 +78,10 @@ async function downstreamStatuses(deps: RouteDeps): Promise<Record<string, strin
  * gateway replica out of rotation (calls to it answer 503 unavailable, the rest keep working).
  * Every replica sees the same services, so failing readiness would only turn those 503s into
  * the load balancer's. Not ready when none serves (e.g. at first start, or wrong addresses).
+ * A shared dependency down (Redis, MongoDB, Kafka) makes it `degraded`, never not ready: every
+ * replica shares it, so failing readiness would empty the Service of all of them at once, and
+ * clients would get connection errors instead of 503 with Retry-After (Kubernetes' guidance:
+ * readiness should not depend on shared external dependencies).
  */
 const readyz: RouteSpec = {
   ...base,
@@ -73,7 +89,7 @@ const readyz: RouteSpec = {
   path: '/readyz',
   operationId: 'readyz',
   summary:
-    'Readiness: 200 ready, or degraded when some downstream service is not SERVING; 503 when none is',
+    'Readiness: 200 ready, or degraded when a downstream service is not SERVING or a shared dependency is down; 503 when no service is',
   responses: {
     200: {
       description: 'Ready (status ready or degraded, with each service status)',
@@ -83,10 +99,13 @@ const readyz: RouteSpec = {
   errors: ['unavailable'],
   async handle(_input, deps) {
     const services = await downstreamStatuses(deps);
+    const dependencies = deps.dependencies();
     const failing = Object.entries(services).filter(([, status]) => status !== 'SERVING');
-    if (failing.length === 0) return json(200, { status: 'ready', services });
+    const dependencyDown = Object.values(dependencies).includes('down');
+    if (failing.length === 0 && !dependencyDown)
+      return json(200, { status: 'ready', services, dependencies });
     if (failing.length < Object.keys(services).length)
-      return json(200, { status: 'degraded', services });
+      return json(200, { status: 'degraded', services, dependencies });
     throw new AppError(
       'unavailable',
       `not ready: ${failing.map(([name]) => name).join(', ')}`,
@@ -106,7 +125,12 @@ const metrics: RouteSpec = {
   },
   async handle(_input, deps) {
     // In embedded mode the services' gRPC servers share this process: their metrics are served here too.
-    const merged = Registry.merge([deps.metrics, grpcServerMetrics, grpcClientMetrics]);
+    const merged = Registry.merge([
+      deps.metrics,
+      grpcServerMetrics,
+      grpcClientMetrics,
+      dependencyMetrics,
+    ]);
     return { status: 200, body: await merged.metrics(), contentType: merged.contentType };
   },
 };

@@ -1,4 +1,4 @@
-import type { CallContext, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
+import type { CallContext, DependencyName, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
 import type { Registry } from 'prom-client';
 import type { GatewayClients } from '../clients';
 import type { JsonSchema } from '../schemas/common';
@@ -67,6 +67,8 @@ export interface RouteDeps {
   organizations: Pick<OrganizationDirectory, 'policyOf'>;
   /** Where a webhookUrl may point (checked once at acceptance; notification checks again at send). */
   urlPolicy: UrlPolicy;
+  /** The shared dependencies (redis, mongodb, kafka) this process uses, up or down. */
+  dependencies(): Partial<Record<DependencyName, 'up' | 'down'>>;
 }
 
 /** true: an API key (X-API-Key); 'admin': the admin token; false: open. */

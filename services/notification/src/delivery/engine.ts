@@ -3,6 +3,7 @@ import {
   currentTraceCarrier,
   injectTraceContext,
   newId,
+  outageOf,
   tracingEnabled,
   withSpan,
   type Logger,
@@ -265,7 +266,12 @@ export class DeliveryEngine {
       return;
     }
     this.sweeping = this.sweep()
-      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'delivery sweep failed'))
+      .catch((error: unknown) =>
+        // The database down is an outage the next sweeps get past, not a defect.
+        outageOf(error)
+          ? this.deps.logger.warn({ err: error }, 'delivery sweep failed: database unavailable')
+          : this.deps.logger.error({ err: error }, 'delivery sweep failed'),
+      )
       .finally(() => {
         this.sweeping = undefined;
         if (this.sweepAgain) {

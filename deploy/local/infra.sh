@@ -4,6 +4,8 @@
 # to 127.0.0.1. See README.md beside this file.
 #
 # usage: deploy/local/infra.sh install|start|stop|status|env|restart-kafka|installed
+#        deploy/local/infra.sh start-redis|stop-redis|start-mongo|stop-mongo|start-kafka|stop-kafka
+#          (one server; the fault suite's outages: run them on a private instance only)
 #
 # Environment:
 #   SWITCHYARD_CACHE       downloads and builds   (default $HOME/.cache/switchyard)
@@ -439,7 +441,7 @@ cmd_installed() {
 }
 
 usage() {
-  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 case "${1:-}" in
@@ -449,6 +451,12 @@ case "${1:-}" in
   status) cmd_status ;;
   env) cmd_env ;;
   restart-kafka) cmd_restart_kafka ;;
+  start-redis) start_redis ;;
+  stop-redis) stop_redis ;;
+  start-mongo) start_mongo ;;
+  stop-mongo) stop_mongo ;;
+  start-kafka) start_kafka ;;
+  stop-kafka) stop_kafka ;;
   installed) cmd_installed ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;

@@ -1,6 +1,7 @@
 import type { Random } from './random';
 import {
   EDGE_NUMBERS,
+  NON_ASCII_NAMES,
   PROTOTYPE_KEYS,
   UNICODE,
   resolve,
@@ -24,6 +25,8 @@ export interface Operation {
   template: string;
   parameters: Schema[];
   bodySchema?: Schema;
+  /** Media types the operation also takes as a file sent as it is (text/csv...). */
+  textTypes: string[];
   admin: boolean;
   public: boolean;
 }
@@ -44,6 +47,9 @@ export function operationsOf(document: Schema): Operation[] {
         template,
         parameters: operation.parameters ?? [],
         bodySchema: operation.requestBody?.content?.['application/json']?.schema,
+        textTypes: Object.keys(operation.requestBody?.content ?? {}).filter(
+          (type) => type !== 'application/json',
+        ),
         admin: security.some((s) => Object.keys(s).some((name) => /admin/i.test(name))),
         public: security.length === 0,
       });
@@ -180,6 +186,31 @@ const MUTATORS: Record<string, Mutator> = {
       random.pick(['', ' ', '\t\n ', null, '\u3000']),
     ),
   }),
+  'non-ascii-key': (body, random) => {
+    // A field named in another alphabet, on a random object of the body (a document, an item...).
+    const objects = slots(body).filter((path) => {
+      const node = path.reduce<any>((n, key) => n?.[key], body);
+      return node !== null && typeof node === 'object' && !Array.isArray(node);
+    });
+    const path = random.pick(objects);
+    if (!path) return { body };
+    const node = path.reduce<any>((n, key) => n[key], body);
+    const keys = Object.keys(node);
+    const name = random.pick(NON_ASCII_NAMES);
+    const value = random.chance(0.5) ? random.pick(UNICODE) : random.pick(['x', 1, true, ['a']]);
+    if (keys.length > 0 && random.chance(0.5)) {
+      const renamed = random.pick(keys);
+      node[name] = node[renamed];
+      delete node[renamed];
+    } else node[name] = value;
+    return { body };
+  },
+  'import-file': (body, random) => {
+    // The file of an import ({format, content}) in any alphabet: CSV headers, JSONL keys and values.
+    if (typeof body !== 'object' || body === null || !('content' in body)) return { body };
+    const format = random.chance(0.5) ? 'csv' : 'jsonl';
+    return { body: { ...(body as object), format, content: importFile(format, random) } };
+  },
   'drop-field': (body, random) => {
     const path = random.pick(slots(body).filter((p) => p.length > 0));
     if (!path) return { body: {} };
@@ -278,6 +309,41 @@ function queryOf(
   return pairs.length ? `?${pairs.join('&')}` : '';
 }
 
+const FILE_FIELDS = ['title', 'city', 'startsAt', 'text', 'price', 'tags', 'body', 'level'];
+
+function fileValue(random: Random): string {
+  return random.pick([
+    () => random.pick(['Jazz Night', 'Berlin', '2031-05-01T20:00:00Z', '25', 'a|b', 'beginner']),
+    () => random.pick(UNICODE),
+    () => random.pick(NON_ASCII_NAMES),
+    () => '"quoted, with comma"',
+    () => '"line\nbreak"',
+    () => '',
+  ])();
+}
+
+/** A CSV or JSON Lines file with some fields, header cells, keys or values in other alphabets. */
+export function importFile(format: 'csv' | 'jsonl', random: Random): string {
+  const fields = Array.from({ length: 1 + random.int(4) }, () =>
+    random.chance(0.5) ? random.pick(NON_ASCII_NAMES) : random.pick(FILE_FIELDS),
+  );
+  const rows = 1 + random.int(5);
+  if (format === 'csv') {
+    const header = (random.chance(0.9) ? ['id', ...fields] : fields).join(',');
+    const lines = Array.from({ length: rows }, (_, i) =>
+      [`f${i}`, ...fields.map(() => fileValue(random))].join(','),
+    );
+    return `${random.chance(0.1) ? '\uFEFF' : ''}${[header, ...lines].join(random.chance(0.2) ? '\r\n' : '\n')}`;
+  }
+  return Array.from({ length: rows }, (_, i) => {
+    const roll = random.next();
+    if (roll < 0.1) return random.pick(['é', '{', '[1,2]', '"text"', '', '{"id":']);
+    const document: Record<string, unknown> = { id: `f${i}` };
+    for (const field of fields) document[field] = fileValue(random);
+    return JSON.stringify(document);
+  }).join('\n');
+}
+
 /** One generated request for the operation: a plausible body with one thing broken (or none). */
 export function generateCase(
   operation: Operation,
@@ -298,6 +364,18 @@ export function generateCase(
       headers,
       mutation: method === operation.method ? 'path-and-query' : 'method',
     };
+  if (operation.textTypes.length > 0 && random.chance(0.3)) {
+    // The file as it is, in its own media type (text/csv, application/x-ndjson...).
+    const type = random.pick(operation.textTypes);
+    headers['content-type'] = type;
+    return {
+      method,
+      path,
+      headers,
+      body: importFile(type === 'text/csv' ? 'csv' : 'jsonl', random),
+      mutation: 'text-file',
+    };
+  }
   headers['content-type'] = 'application/json';
   if (random.chance(0.08))
     return { method, path, headers, body: random.pick(RAW_BODIES), mutation: 'raw-json' };

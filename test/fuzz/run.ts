@@ -246,6 +246,23 @@ function readServerTiming(file: string, findings: string[]): ServerTiming {
   }
 }
 
+/**
+ * The collections path values name (fuzz-0..fuzz-4), one per kind, so knowledge imports and
+ * document writes reach the assistant's parsing instead of stopping at 404.
+ */
+async function createFuzzCollections(baseUrl: string, apiKey: string): Promise<void> {
+  const kinds = ['events', 'courses', 'articles', 'documents', 'documents'];
+  for (const [i, kind] of kinds.entries()) {
+    const res = await fetch(`${baseUrl}/api/v2/knowledge/collections`, {
+      method: 'POST',
+      headers: { authorization: `X-API-Key ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `fuzz-${i}`, kind }),
+    });
+    if (res.status !== 201)
+      throw new Error(`collection fuzz-${i}: ${res.status} ${await res.text()}`);
+  }
+}
+
 /** Starts the mesh, fuzzes every route of its /openapi.json, and checks each answer and the log. */
 export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const seed = options.seed ?? Date.now() % 2 ** 31;
@@ -285,6 +302,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       components: Components;
     } & Record<string, any>;
     const operations = operationsOf(document);
+    await createFuzzCollections(mesh.gatewayUrl, secrets.apiKey);
     const context = { url: receiver.url };
     const probe = startProbe(mesh.gatewayUrl);
     const deadline = started + (options.maxDurationMs ?? Infinity);

@@ -34,6 +34,25 @@ export const UNICODE = [
   '\r\nX-Injected: 1',
 ];
 
+/**
+ * Field names and header cells in other alphabets: user text that once reached gRPC metadata
+ * (which takes printable ASCII only) and ended the process (issue 24).
+ */
+export const NON_ASCII_NAMES = [
+  'Straße',
+  'métadata',
+  'prénom',
+  '名前',
+  'ключ',
+  'عنوان',
+  '😀key',
+  'naïve field',
+  'Ünïcödé',
+  'e\u0301tat',
+  'ıİ',
+  '\u200Bid',
+];
+
 export const EDGE_NUMBERS = [
   0,
   -0,

@@ -1,12 +1,44 @@
 import { createLogger, main, startTracing, stopOnSignals, stopTracing } from '@switchyard/shared';
+import { fetchedLocalModel } from '@switchyard/content';
 import { EMBEDDED_SERVICES, startEmbeddedMesh } from './mesh';
 
 const logger = createLogger('embedded');
 
+/**
+ * `npm start` answers with a real local model once `npm run model:fetch` put one in the cache
+ * (unless LOCAL_MODEL_PATH, a registry or DEFAULT_MODEL already chooses); else with builtin.
+ * DEFAULT_MODEL names it for the assistants too (content's default would be it anyway).
+ */
+function withFetchedModel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (
+    env.LOCAL_MODEL_PATH ||
+    env.MODEL_REGISTRY_PATH ||
+    env.MODEL_REGISTRY_JSON ||
+    env.DEFAULT_MODEL
+  )
+    return env;
+  const fetched = fetchedLocalModel(env);
+  if (!fetched) return env;
+  return {
+    ...env,
+    LOCAL_MODEL_PATH: fetched.path,
+    LOCAL_MODEL_ID: fetched.id,
+    DEFAULT_MODEL: fetched.id,
+  };
+}
+
+function modelLine(model: { id: string; provider: string }): string {
+  const what =
+    model.provider === 'builtin'
+      ? 'the builtin phrase engine; `npm run model:fetch` gets a real local model'
+      : model.provider;
+  return `  ${'model'.padEnd(15)} ${model.id} (${what})`;
+}
+
 main(logger, async () => {
   // One process, every service: each keeps its own service.name in the traces.
   startTracing(EMBEDDED_SERVICES);
-  const mesh = await startEmbeddedMesh(process.env, logger);
+  const mesh = await startEmbeddedMesh(withFetchedModel(process.env), logger);
   stopOnSignals(logger, async () => {
     await mesh.stop();
     await stopTracing();
@@ -15,6 +47,7 @@ main(logger, async () => {
     '',
     `Switchyard is running (embedded mode) at ${mesh.gatewayUrl.replace('127.0.0.1', 'localhost')}`,
     ...mesh.services.map((s) => `  ${s.name.padEnd(15)} port ${s.port}`),
+    modelLine(mesh.defaultModel),
   ];
   // Printed deliberately, once, for the local developer: these are the dev organization's
   // credentials of this embedded run (generated because DEV_API_KEY / DEV_SIGNING_SECRET /

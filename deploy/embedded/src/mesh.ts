@@ -28,6 +28,8 @@ export interface EmbeddedMesh {
   /** The token of the admin API and CLI (from ADMIN_TOKEN or generated). */
   adminToken: string;
   generated: { apiKey: boolean; signingSecret: boolean; adminToken: boolean };
+  /** The model that answers requests naming none: its id and provider. */
+  defaultModel: { id: string; provider: string };
   bus: EventBus;
   services: RunningService[];
   stop(): Promise<void>;
@@ -56,7 +58,7 @@ export function generateSigningSecret(): string {
 
 /**
  * The whole mesh in one process: each service on its own loopback gRPC port, in-memory adapters,
- * the builtin model, one in-process event bus. Variables in env override the defaults. The
+ * the configured models (the builtin one unless env names others), one in-process event bus. Variables in env override the defaults. The
  * services call each other over Unix sockets in a private temporary directory (the same gRPC,
  * cheaper than TCP on loopback); their TCP ports stay open for grpcurl, probes and benchmarks.
  */
@@ -101,6 +103,7 @@ export async function startEmbeddedMesh(
     await stopAll(services, bus);
     if (sockets) rmSync(sockets, { recursive: true, force: true });
   };
+  let defaultModel: EmbeddedMesh['defaultModel'] | undefined;
   try {
     const content = await startContentService({
       config: loadContentConfig(envOf('content')),
@@ -109,6 +112,7 @@ export async function startEmbeddedMesh(
       env: serviceEnv,
     });
     services.push(content);
+    defaultModel = { id: content.defaultModel.id, provider: content.defaultModel.provider };
     const recommendation = await startRecommendationService({
       config: loadRecommendationConfig(envOf('recommendation')),
       bus,
@@ -164,6 +168,7 @@ export async function startEmbeddedMesh(
       signingSecret: !env.DEV_SIGNING_SECRET,
       adminToken: !env.ADMIN_TOKEN,
     },
+    defaultModel: defaultModel!,
     bus,
     services,
     stop: cleanUp,

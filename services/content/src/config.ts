@@ -16,6 +16,10 @@ export interface ContentConfig {
   modelRegistryPath: string;
   /** Inline registry JSON (containers); when set it replaces the file. */
   modelRegistryJson: string;
+  /** A GGUF file (LOCAL_MODEL_PATH) added to the registry as a llama-cpp model, the default one; '' for none. */
+  localModelPath: string;
+  /** The id of that model (LOCAL_MODEL_ID); default: the file name without .gguf, lower-cased. */
+  localModelId: string;
   /** Largest prompt or text accepted, in tokens; more answers payload_too_large. */
   maxInputTokens: number;
   /** Background generations running at once; the rest wait in the queue. A job mostly waits (model, bus, database): 4 carried about 9 jobs/s under bench:stack load. */
@@ -47,6 +51,8 @@ interface ContentEnv {
   DEFAULT_MODEL: string;
   MODEL_REGISTRY_PATH: string;
   MODEL_REGISTRY_JSON: string;
+  LOCAL_MODEL_PATH: string;
+  LOCAL_MODEL_ID: string;
   MAX_INPUT_TOKENS: number;
   ASYNC_CONCURRENCY: number;
   LOG_LEVEL: string;
@@ -70,6 +76,18 @@ function positiveInteger(name: string, value: number): number {
   return value;
 }
 
+/** LOCAL_MODEL_ID, else the GGUF's file name as a model id ("Qwen2.5-0.5B_q4.gguf" -> "qwen2.5-0.5b-q4"). */
+function localModelId(id: string, file: string): string {
+  if (id !== '' || file === '') return id;
+  const base = path
+    .basename(file)
+    .replace(/\.gguf$/i, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9.:/-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '');
+  return base || 'local-gguf';
+}
+
 /** Reads the content service's configuration; throws listing every invalid variable. */
 export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): ContentConfig {
   // readEnv's declared return type (CleanedEnv<T>) resolves to never for a value-typed T; the
@@ -82,6 +100,8 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
       DEFAULT_MODEL: str({ default: '' }),
       MODEL_REGISTRY_PATH: str({ default: BUNDLED_REGISTRY_PATH }),
       MODEL_REGISTRY_JSON: str({ default: '' }),
+      LOCAL_MODEL_PATH: str({ default: '' }),
+      LOCAL_MODEL_ID: str({ default: '' }),
       MAX_INPUT_TOKENS: num({ default: 32000 }),
       ASYNC_CONCURRENCY: num({ default: 16 }),
       LOG_LEVEL: str({ default: 'info', choices: LOG_LEVELS }),
@@ -104,6 +124,8 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     defaultModel: values.DEFAULT_MODEL.trim(),
     modelRegistryPath: values.MODEL_REGISTRY_PATH,
     modelRegistryJson: values.MODEL_REGISTRY_JSON,
+    localModelPath: values.LOCAL_MODEL_PATH.trim(),
+    localModelId: localModelId(values.LOCAL_MODEL_ID.trim(), values.LOCAL_MODEL_PATH.trim()),
     maxInputTokens: positiveInteger('MAX_INPUT_TOKENS', values.MAX_INPUT_TOKENS),
     asyncConcurrency: positiveInteger('ASYNC_CONCURRENCY', values.ASYNC_CONCURRENCY),
     logLevel: values.LOG_LEVEL,

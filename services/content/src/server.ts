@@ -21,7 +21,8 @@ import { RequestLeaseKeeper } from './jobs/lease-keeper';
 import { buildModels } from './models/config/build-models';
 import { loadRegistry } from './models/config/load-registry';
 import { ModelRegistry } from './models/registry';
-import type { TextModel } from './models/text-model';
+import type { LlamaCppEntry } from './models/config/registry-schema';
+import type { ModelInfo, TextModel } from './models/text-model';
 import { InMemoryRequestStore, type RequestStore } from './store';
 
 export { loadContentConfig, type ContentConfig } from './config';
@@ -42,6 +43,7 @@ export {
 } from './store';
 export { contentHandlers, type HandlerDeps } from './handlers';
 export { RegistryConfigError } from './models/config/load-registry';
+export { fetchedLocalModel, modelsDirectory } from './models/llama-cpp/build';
 export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
 export const CONTENT_SERVICE_NAME = SERVICE_NAMES.ContentService;
@@ -83,21 +85,25 @@ function leaseKeeper(
 
 /**
  * The registry: the given models, or the configured file / inline JSON, validated (startup fails
- * listing every problem). DEFAULT_MODEL overrides the file's defaultModel.
+ * listing every problem), with the GGUF of LOCAL_MODEL_PATH first. The default: DEFAULT_MODEL,
+ * else the LOCAL_MODEL_PATH model, else the file's defaultModel, else its first model.
  */
 async function modelRegistry(options: ContentServiceOptions): Promise<ModelRegistry> {
   const { config, logger } = options;
   if (options.models)
     return new ModelRegistry(options.models, config.defaultModel || options.models[0]!.info.id);
+  const env = options.env ?? process.env;
   const file = loadRegistry(
     { path: config.modelRegistryPath, inlineJson: config.modelRegistryJson },
-    options.env ?? process.env,
+    env,
   );
-  const models = await buildModels(file.models, options.env ?? process.env, logger);
+  const local: LlamaCppEntry[] = config.localModelPath
+    ? [{ id: config.localModelId, provider: 'llama-cpp', modelPath: config.localModelPath }]
+    : [];
+  const models = await buildModels([...local, ...file.models], env, logger);
   for (const model of models) {
     if (
-      model.info.provider !== 'builtin' &&
-      model.info.provider !== 'apertium' &&
+      !['builtin', 'apertium', 'llama-cpp'].includes(model.info.provider) &&
       model.info.inputPricePerMillion + model.info.outputPricePerMillion === 0
     ) {
       logger.warn(
@@ -110,10 +116,19 @@ async function modelRegistry(options: ContentServiceOptions): Promise<ModelRegis
     { registry: file.origin, models: models.map((m) => m.info.id) },
     'model registry loaded',
   );
-  return new ModelRegistry(models, config.defaultModel || file.defaultModel || models[0]!.info.id);
+  const defaultModel =
+    config.defaultModel || local[0]?.id || file.defaultModel || models[0]!.info.id;
+  return new ModelRegistry(models, defaultModel);
 }
 
-export async function startContentService(options: ContentServiceOptions): Promise<RunningService> {
+export interface RunningContentService extends RunningService {
+  /** The model that answers requests naming none. */
+  defaultModel: ModelInfo;
+}
+
+export async function startContentService(
+  options: ContentServiceOptions,
+): Promise<RunningContentService> {
   const { config, bus, logger } = options;
   const models = await modelRegistry(options);
   const store =
@@ -176,12 +191,14 @@ export async function startContentService(options: ContentServiceOptions): Promi
   return {
     name: 'content',
     port: server.port,
+    defaultModel: models.defaultModel.info,
     stop: async () => {
       // Stop taking calls first (in-flight ones finish), then let accepted background jobs finish.
       await server.stop(options.stopGraceMs);
       await leases.stop();
       await jobs.stop();
       await outbox.stop();
+      await models.close();
     },
   };
 }

@@ -11,6 +11,8 @@ describe('content config', () => {
       defaultModel: '',
       modelRegistryPath: BUNDLED_REGISTRY_PATH,
       modelRegistryJson: '',
+      localModelPath: '',
+      localModelId: '',
       maxInputTokens: 32000,
       asyncConcurrency: 16,
       logLevel: 'info',
@@ -24,6 +26,18 @@ describe('content config', () => {
       metricsPort: 9464,
       idempotencyTtlSeconds: 86_400,
     });
+  });
+
+  it('names the LOCAL_MODEL_PATH model after its file unless LOCAL_MODEL_ID says', () => {
+    expect(
+      loadContentConfig({ LOCAL_MODEL_PATH: '/models/Qwen2.5-0.5B-Instruct_Q4_K_M.gguf' }),
+    ).to.include({
+      localModelPath: '/models/Qwen2.5-0.5B-Instruct_Q4_K_M.gguf',
+      localModelId: 'qwen2.5-0.5b-instruct-q4-k-m',
+    });
+    expect(
+      loadContentConfig({ LOCAL_MODEL_PATH: '/m/x.gguf', LOCAL_MODEL_ID: 'writer' }).localModelId,
+    ).to.equal('writer');
   });
 
   it('reads the persistence settings', () => {

@@ -15,7 +15,7 @@ import type { ContentServiceClient } from '@switchyard/shared/generated/switchya
 import { countTokens } from '@switchyard/shared';
 import { loadContentConfig, startContentService, type TextModel } from '../src/server';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
-import { FlakyBus, collectEvents, context } from './helpers';
+import { FlakyBus, collectEvents, context, rejection } from './helpers';
 
 interface Harness {
   service: RunningService;
@@ -63,16 +63,6 @@ async function startHarness(
       await bus.close();
     },
   };
-}
-
-async function appError(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 const usageFor = (events: AnyEvent[], requestId: string) =>
@@ -162,11 +152,13 @@ describe('content service gRPC contract', () => {
       [{ prompt: 'word '.repeat(3000) }, 'payload_too_large', '/prompt'],
     ];
     for (const [request, code, field] of cases) {
-      const error = await appError(h.call('Generate', request));
+      const error = await rejection(h.call('Generate', request));
       expect(error.code, JSON.stringify(request).slice(0, 60)).to.equal(code);
       expect(error.details[0]?.field).to.equal(field);
     }
-    const unknownModel = await appError(h.call('Generate', { prompt: 'hi', model: 'gpt-unknown' }));
+    const unknownModel = await rejection(
+      h.call('Generate', { prompt: 'hi', model: 'gpt-unknown' }),
+    );
     expect(unknownModel.message).to.include('known models: builtin');
   });
 
@@ -196,7 +188,7 @@ describe('content service gRPC contract', () => {
     expect(reformatted.original_format).to.equal('csv');
     expect(JSON.parse(reformatted.transformed_text as string)).to.deep.equal([{ a: 1, b: 2 }]);
 
-    const unsupported = await appError(
+    const unsupported = await rejection(
       h.call('Transform', {
         action: 'reformat',
         text: 'Just prose here. Nothing tabular.',
@@ -205,7 +197,7 @@ describe('content service gRPC contract', () => {
     );
     expect(unsupported.code).to.equal('unsupported');
 
-    const translate = await appError(
+    const translate = await rejection(
       h.call('Transform', {
         action: 'translate',
         text: 'Hello',
@@ -216,7 +208,7 @@ describe('content service gRPC contract', () => {
     expect(translate.code).to.equal('unsupported');
     expect(translate.message).to.include('en -> de');
 
-    const badAction = await appError(h.call('Transform', { action: 'explode', text: 'x' }));
+    const badAction = await rejection(h.call('Transform', { action: 'explode', text: 'x' }));
     expect(badAction.details[0]?.field).to.equal('/action');
   });
 
@@ -267,21 +259,21 @@ describe('content service gRPC contract', () => {
     });
     expect(usageFor(h.events, ctx.requestId)).to.have.length(1);
 
-    const otherOrg = await appError(
+    const otherOrg = await rejection(
       h.call('GetRequest', { request_id: ctx.requestId }, context('org_b')),
     );
     expect(otherOrg.code).to.equal('not_found');
-    const unknown = await appError(h.call('GetRequest', { request_id: 'req_nope' }, ctx));
+    const unknown = await rejection(h.call('GetRequest', { request_id: 'req_nope' }, ctx));
     expect(unknown.code).to.equal('not_found');
   });
 
   it('SubmitGenerate validates like Generate and checks webhook_url', async () => {
     expect(
-      (await appError(h.call('SubmitGenerate', { request: { prompt: '' } }))).details[0]?.field,
+      (await rejection(h.call('SubmitGenerate', { request: { prompt: '' } }))).details[0]?.field,
     ).to.equal('/prompt');
     expect(
       (
-        await appError(
+        await rejection(
           h.call('SubmitGenerate', { request: { prompt: 'x' }, webhook_url: 'ftp://x' }),
         )
       ).details[0]?.field,

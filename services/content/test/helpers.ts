@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { InMemoryEventBus, Topics, type AnyEvent, type EventBus } from '@switchyard/shared';
+import {
+  AppError,
+  InMemoryEventBus,
+  Topics,
+  type AnyEvent,
+  type EventBus,
+} from '@switchyard/shared';
 import { RegistryConfigError, validateRegistry } from '../src/models/config/load-registry';
 
 /** Subscribes a test group to the usage and results topics and collects what arrives. */
@@ -52,4 +58,15 @@ export function registryProblems(raw: unknown, environment: NodeJS.ProcessEnv): 
     return (error as RegistryConfigError).problems;
   }
   throw new Error('expected the registry to be rejected');
+}
+
+/** The AppError a promise rejects with (the test fails if it resolves or throws something else). */
+export async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(AppError);
+    return error as AppError;
+  }
+  throw new Error('expected a rejection');
 }

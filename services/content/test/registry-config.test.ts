@@ -62,7 +62,7 @@ describe('model registry file', () => {
       ],
     });
     expect(problems.join('\n')).to.include(
-      '/models/0: provider must be one of builtin, openai-compatible, azure-openai, apertium',
+      '/models/0: provider must be one of builtin, openai-compatible, azure-openai, apertium, llama-cpp',
     );
     expect(problems.join('\n')).to.include('/models/1/contextWindow');
     expect(problems.join('\n')).to.include(

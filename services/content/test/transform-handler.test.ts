@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import {
-  AppError,
   InMemoryEventBus,
   InMemoryOutboxStore,
   OutboxPublisher,
@@ -13,7 +12,7 @@ import type { ModelDeps } from '../src/handlers';
 import { transform as transformHandler } from '../src/handlers/transform';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
 import { ModelRegistry } from '../src/models/registry';
-import { BrokenBus, collectEvents, context, FlakyBus } from './helpers';
+import { BrokenBus, collectEvents, context, FlakyBus, rejection } from './helpers';
 
 function request(fields: Partial<TransformRequest__Output>): TransformRequest__Output {
   return {
@@ -26,16 +25,6 @@ function request(fields: Partial<TransformRequest__Output>): TransformRequest__O
     target_language: '',
     ...fields,
   };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** The handler with its deps bound, as the service binds it. */

@@ -25,6 +25,8 @@ export interface RecordedRequest {
   tools: string[];
   /** The body as the fake received it (every parameter, e.g. n, stop, temperature). */
   body: Record<string, unknown>;
+  /** Stop sequences sent (`stop`). */
+  stop: string[];
   at: number;
 }
 
@@ -39,6 +41,18 @@ interface ChatBody {
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
   max_completion_tokens?: number;
+  stop?: string | string[];
+}
+
+/** The answer up to the first stop sequence, as OpenAI's API cuts it (the sequence left out). */
+function cutAtStop(text: string, stop: string[]): string {
+  const ends = stop.map((s) => text.indexOf(s)).filter((index) => index >= 0);
+  return ends.length > 0 ? text.slice(0, Math.min(...ends)) : text;
+}
+
+function stopsOf(body: ChatBody): string[] {
+  if (body.stop === undefined) return [];
+  return (Array.isArray(body.stop) ? body.stop : [body.stop]).filter((s) => s !== '');
 }
 
 /** 32 buckets of lower-cased words: texts sharing words are similar. */
@@ -129,6 +143,7 @@ export class FakeLlmServer {
       maxCompletionTokens: body.max_completion_tokens,
       tools: (body.tools ?? []).map((t) => t.function.name),
       body: body as unknown as Record<string, unknown>,
+      stop: stopsOf(body),
       at: Date.now(),
     });
     if (
@@ -180,8 +195,10 @@ export class FakeLlmServer {
       res.socket?.destroy();
       return;
     }
-    const text =
-      (step.kind === 'ok' && step.text) || FakeLlmServer.answerFor(body.model, body.messages);
+    const text = cutAtStop(
+      (step.kind === 'ok' && step.text) || FakeLlmServer.answerFor(body.model, body.messages),
+      stopsOf(body),
+    );
     const reportUsage = !(step.kind === 'ok' && step.reportUsage === false);
     if (body.stream)
       return this.stream(

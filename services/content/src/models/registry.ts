@@ -46,6 +46,11 @@ export class ModelRegistry {
     return this.byName.get(name.trim().toLowerCase());
   }
 
+  /** Releases what the models hold (local models' memory); the registry is not used after. */
+  async close(): Promise<void> {
+    await Promise.all(this.list().map((model) => model.close?.()));
+  }
+
   /** The model for a request's `model` field; empty selects the default. */
   resolve(name: string): TextModel {
     if (name === '') return this.defaultModel; // unset (proto3)

@@ -7,7 +7,8 @@ interface Waiter {
 
 /**
  * At most `limit` holders at once; later callers wait in FIFO order until a slot frees, their
- * deadline passes (timeout) or their call is cancelled.
+ * deadline passes (timeout) or their call is cancelled. With `maxWaiting`, a caller that finds
+ * that many already waiting is refused at once: 503 unavailable with Retry-After.
  */
 export class Semaphore {
   private active = 0;
@@ -16,12 +17,26 @@ export class Semaphore {
   constructor(
     private readonly limit: number,
     private readonly name: string,
+    private readonly maxWaiting = Infinity,
   ) {}
+
+  /** Holders now, and callers waiting for a slot. */
+  get load(): { active: number; waiting: number } {
+    return { active: this.active, waiting: this.waiting.length };
+  }
 
   async acquire(deadline?: number, signal?: AbortSignal): Promise<() => void> {
     if (this.active < this.limit) {
       this.active++;
       return this.releaser();
+    }
+    if (this.waiting.length >= this.maxWaiting) {
+      throw new AppError(
+        'unavailable',
+        `model ${this.name} is busy: ${this.active} requests running and ${this.waiting.length} waiting; retry later`,
+        [{ reason: 'the model queue is full', model: this.name }],
+        1,
+      );
     }
     await new Promise<void>((resolve, reject) => this.enqueue(resolve, reject, deadline, signal));
     return this.releaser();

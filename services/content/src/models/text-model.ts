@@ -197,6 +197,8 @@ export interface TextModel {
   embed?(inputs: string[], options?: CallOptions): Promise<EmbedResult>;
   /** OpenAI-compatible providers: chat completions bodies relayed as they are. */
   readonly chatRelay?: ChatRelay;
+  /** Releases what the model holds in this process (a local model's context memory). */
+  close?(): Promise<void>;
 }
 
 const COST_RESOLUTION = 1e-8;

@@ -4,11 +4,12 @@ import { ApertiumModel } from '../apertium/apertium-model';
 import { ApyEngine } from '../apertium/apy-engine';
 import { CommandEngine } from '../apertium/command-engine';
 import { BUILTIN_MODEL_INFO, BuiltinModel } from '../builtin/builtin-model';
+import { ChatModel } from '../chat-model';
 import { ChatClient, type RelayTarget } from '../openai/chat-client';
-import { OpenAiCompatibleModel } from '../openai/openai-model';
 import { upstreamFetch } from '../openai/upstream-fetch';
 import { Semaphore } from '../semaphore';
 import type { Capability, ModelInfo, TextModel } from '../text-model';
+import { llamaCppModel } from '../llama-cpp/build';
 import type { ApertiumEntry, BuiltinEntry, ModelEntry, RemoteEntry } from './registry-schema';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -99,7 +100,7 @@ function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
     semaphore: new Semaphore(entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY, entry.id),
     relay: relayTarget(entry, env),
   });
-  return new OpenAiCompatibleModel(info, chat);
+  return new ChatModel(info, chat, chat);
 }
 
 /** Translation is slower than a chat call per token; a long text gets a minute by default. */
@@ -148,6 +149,7 @@ export async function buildModels(
     entries.map((entry) => {
       if (entry.provider === 'builtin') return builtinModel(entry);
       if (entry.provider === 'apertium') return discovered(entry, logger);
+      if (entry.provider === 'llama-cpp') return llamaCppModel(entry, env, logger);
       return remoteModel(entry, env);
     }),
   );

@@ -1,7 +1,8 @@
 import { CAPABILITIES } from '../text-model';
 import { OUTPUT_TOKEN_PARAMS, type OutputTokenParam } from './catalog';
 
-export type ProviderKind = 'builtin' | 'openai-compatible' | 'azure-openai' | 'apertium';
+export type ProviderKind =
+  'builtin' | 'openai-compatible' | 'azure-openai' | 'apertium' | 'llama-cpp';
 
 /** The builtin engine: only its names and fallbacks are configurable. */
 export interface BuiltinEntry {
@@ -66,7 +67,39 @@ export interface ApertiumEntry {
   maxConcurrency?: number;
 }
 
-export type ModelEntry = BuiltinEntry | RemoteEntry | ApertiumEntry;
+/** A GGUF model file run in this process by llama.cpp (node-llama-cpp). */
+export interface LlamaCppEntry {
+  id: string;
+  provider: 'llama-cpp';
+  /** The .gguf file: absolute, ~/..., or relative to the model cache (SWITCHYARD_MODELS_DIR). */
+  modelPath: string;
+  /** When the file is absent, leave the model out (logged) instead of failing startup. */
+  optional?: boolean;
+  /** Default: generate, summarize, reformat, chat, and translate when the model knows two or more languages. */
+  capabilities?: string[];
+  aliases?: string[];
+  fallback?: string[];
+  /** The languages the model knows; default: those the file names (general.languages), else any. */
+  languages?: string[];
+  /** Tokens per sequence; default the context the model was trained with (from the file), at most 4096. */
+  contextSize?: number;
+  maxOutputTokens?: number;
+  /** Requests generated at once (parallel sequences of one context); default 2. */
+  parallel?: number;
+  /** Requests that may wait for a sequence; more are refused (503, Retry-After); default 16. */
+  maxQueue?: number;
+  /** CPU threads of an evaluation; default half the cores (at least 1). */
+  threads?: number;
+  /** false (default): the CPU; "auto", "cuda", "vulkan" or "metal": a GPU build of llama.cpp. */
+  gpu?: false | 'auto' | 'cuda' | 'vulkan' | 'metal';
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  seed?: number;
+}
+
+export type ModelEntry = BuiltinEntry | RemoteEntry | ApertiumEntry | LlamaCppEntry;
 
 export interface RegistryFile {
   $schema?: string;
@@ -77,13 +110,20 @@ export interface RegistryFile {
 
 /** The file as written, before the catalog is applied. */
 export interface RegistryFileInput extends Omit<RegistryFile, 'models'> {
-  models: Array<BuiltinEntry | RemoteEntryInput | ApertiumEntry>;
+  models: Array<BuiltinEntry | RemoteEntryInput | ApertiumEntry | LlamaCppEntry>;
 }
 
 const name = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$', maxLength: 128 } as const;
 const names = { type: 'array', items: name, uniqueItems: true } as const;
 const price = { type: 'number', minimum: 0 } as const;
 const positiveInt = { type: 'integer', minimum: 1 } as const;
+const capabilities = {
+  type: 'array',
+  minItems: 1,
+  uniqueItems: true,
+  items: { enum: [...CAPABILITIES] },
+} as const;
+const languages = { type: 'array', items: { type: 'string', pattern: '^[a-z]{2,3}$' } } as const;
 
 const builtinEntry = {
   type: 'object',
@@ -131,18 +171,40 @@ const remoteEntry = {
     outputPricePerMillion: price,
     contextWindow: positiveInt,
     maxOutputTokens: positiveInt,
-    capabilities: {
-      type: 'array',
-      minItems: 1,
-      uniqueItems: true,
-      items: { enum: [...CAPABILITIES] },
-    },
+    capabilities,
     aliases: names,
     fallback: names,
-    languages: { type: 'array', items: { type: 'string', pattern: '^[a-z]{2,3}$' } },
+    languages,
     timeoutMs: positiveInt,
     maxRetries: { type: 'integer', minimum: 0, maximum: 10 },
     maxConcurrency: positiveInt,
+  },
+} as const;
+
+const llamaCppEntry = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'provider', 'modelPath'],
+  properties: {
+    id: name,
+    provider: { const: 'llama-cpp' },
+    modelPath: { type: 'string', minLength: 1 },
+    optional: { type: 'boolean' },
+    capabilities,
+    aliases: names,
+    fallback: names,
+    languages,
+    contextSize: { type: 'integer', minimum: 64 },
+    maxOutputTokens: positiveInt,
+    parallel: { type: 'integer', minimum: 1, maximum: 64 },
+    maxQueue: { type: 'integer', minimum: 0 },
+    threads: { type: 'integer', minimum: 1, maximum: 256 },
+    gpu: { enum: [false, 'auto', 'cuda', 'vulkan', 'metal'] },
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    topK: { type: 'integer', minimum: 0 },
+    topP: { type: 'number', minimum: 0, maximum: 1 },
+    minP: { type: 'number', minimum: 0, maximum: 1 },
+    seed: { type: 'integer', minimum: 0 },
   },
 } as const;
 
@@ -162,7 +224,7 @@ export const REGISTRY_SCHEMA = {
         required: ['provider'],
         properties: { provider: { type: 'string' } },
         discriminator: { propertyName: 'provider' },
-        oneOf: [builtinEntry, remoteEntry, apertiumEntry],
+        oneOf: [builtinEntry, remoteEntry, apertiumEntry, llamaCppEntry],
       },
     },
   },

@@ -7,14 +7,14 @@ import type {
   ChatMessage,
   DeltaSink,
   ModelInfo,
-  ToolCall,
   ToolSpec,
 } from '../text-model';
-import { countPromptTokens, spentOf, withSpent, type ReportedUsage } from '../usage';
+import { countPromptTokens, spentOf, withSpent } from '../usage';
 import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
 import { APIError } from 'openai';
 import { request, type Dispatcher } from 'undici';
+import type { ChatBackend, ChatOutput, Sampling } from '../chat-model';
 import type { OutputTokenParam } from '../config/catalog';
 import { upstreamPool } from './upstream-fetch';
 
@@ -39,18 +39,6 @@ export interface ChatClientOptions {
   semaphore: Semaphore;
   /** The endpoint that OpenAI chat completions bodies are relayed to as they are (the /v1 path). */
   relay: RelayTarget;
-}
-
-/** Sampling options passed to the provider as OpenAI names them. */
-export interface Sampling {
-  stop?: string[];
-  temperature?: number;
-}
-
-export interface ChatOutput {
-  text: string;
-  usage?: ReportedUsage | null;
-  toolCalls?: ToolCall[];
 }
 
 type WireMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -132,7 +120,7 @@ async function relayFailure(response: RelayResponse): Promise<APIError> {
  * full-jitter backoff or the provider's Retry-After; each attempt has its own timeout, bounded by
  * the call deadline, and holds one of the model's concurrency slots.
  */
-export class ChatClient implements ChatRelay {
+export class ChatClient implements ChatBackend, ChatRelay {
   private readonly target: ProviderTarget;
 
   constructor(private readonly options: ChatClientOptions) {
@@ -285,6 +273,8 @@ export class ChatClient implements ChatRelay {
       output.deltas++;
       await onDelta(delta);
     }
+    // The SDK ends an aborted stream as if it were complete: a cancel or a stall is no answer.
+    if (attempt.signal.aborted) throw new Error('the stream was aborted');
   }
 
   /** The stream broke after text reached the caller: 502 with the tokens of what was produced. */

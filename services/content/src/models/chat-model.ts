@@ -1,12 +1,14 @@
-import { detectFormat } from '../builtin/detect-format';
-import { chatPrompt } from '../../prompts/chat';
-import { generatePrompt } from '../../prompts/generate';
-import { reformatPrompt } from '../../prompts/reformat';
-import { SUMMARY_MAX_TOKENS, summarizePrompt } from '../../prompts/summarize';
-import { translatePrompt } from '../../prompts/translate';
+import { AppError } from '@switchyard/shared';
+import { detectFormat } from './builtin/detect-format';
+import { chatPrompt } from '../prompts/chat';
+import { generatePrompt } from '../prompts/generate';
+import { reformatPrompt } from '../prompts/reformat';
+import { SUMMARY_MAX_TOKENS, summarizePrompt } from '../prompts/summarize';
+import { translatePrompt } from '../prompts/translate';
 import type {
   CallOptions,
   ChatMessage,
+  ChatRelay,
   CompleteInput,
   DeltaSink,
   EmbedResult,
@@ -17,12 +19,20 @@ import type {
   SummarizeInput,
   TextModel,
   TextResult,
+  ToolCall,
+  ToolSpec,
   TranslateInput,
-} from '../text-model';
-import { outputBudget, usageOf } from '../usage';
-import type { ChatClient, Sampling } from './chat-client';
+} from './text-model';
+import { outputBudget, usageOf, type ReportedUsage } from './usage';
 
-/** The sampling options of a chat completion, as the provider takes them. */
+/** Sampling options of one request, as OpenAI names them (each backend's default when unset). */
+export interface Sampling {
+  /** The output ends before the first of these (not included in it). */
+  stop?: string[];
+  temperature?: number;
+}
+
+/** The sampling options of a chat completion, as the backend takes them. */
 function samplingOf(input: CompleteInput): Sampling | undefined {
   if (input.stop === undefined && input.temperature === undefined) return undefined;
   return {
@@ -33,16 +43,52 @@ function samplingOf(input: CompleteInput): Sampling | undefined {
 
 const EMBED_BATCH = 256;
 
-/** A model behind an OpenAI-compatible chat completions API (OpenAI, Azure, Ollama, vLLM, llama.cpp). */
-export class OpenAiCompatibleModel implements TextModel {
+/** What a chat backend answers: the text, the usage it counted, the tools the model asked for. */
+export interface ChatOutput {
+  text: string;
+  usage?: ReportedUsage | null;
+  toolCalls?: ToolCall[];
+}
+
+/**
+ * Where a ChatModel's messages go: an OpenAI-compatible API (ChatClient) or a GGUF run in this
+ * process (LlamaCppChat). Failures are AppErrors; a failure after tokens were spent carries them
+ * (withSpent).
+ */
+export interface ChatBackend {
+  complete(
+    messages: ChatMessage[],
+    maxTokens: number,
+    call?: CallOptions,
+    tools?: ToolSpec[],
+    sampling?: Sampling,
+  ): Promise<ChatOutput>;
+  stream(
+    messages: ChatMessage[],
+    maxTokens: number,
+    onDelta: DeltaSink,
+    call?: CallOptions,
+    sampling?: Sampling,
+  ): Promise<ChatOutput>;
+  embed(
+    inputs: string[],
+    call?: CallOptions,
+  ): Promise<{ vectors: number[][]; tokensInput: number }>;
+  /** Releases what the backend holds in this process. */
+  close?(): Promise<void>;
+}
+
+/**
+ * A chat model: every content operation is a prompt (prompts/) sent to its backend, a hosted
+ * OpenAI-compatible API (OpenAI, Azure, Ollama, vLLM, a llama.cpp server) or a local GGUF.
+ */
+export class ChatModel implements TextModel {
   constructor(
     readonly info: ModelInfo,
-    private readonly chat: ChatClient,
+    private readonly chat: ChatBackend,
+    /** OpenAI-compatible providers take /v1 chat completions bodies as they are. */
+    readonly chatRelay?: ChatRelay,
   ) {}
-
-  get chatRelay(): ChatClient {
-    return this.chat;
-  }
 
   generate(input: GenerateInput, options?: CallOptions): Promise<TextResult> {
     const messages = generatePrompt(input);
@@ -84,7 +130,8 @@ export class OpenAiCompatibleModel implements TextModel {
     return { ...result, originalFormat };
   }
 
-  translate(input: TranslateInput, options?: CallOptions): Promise<TextResult> {
+  async translate(input: TranslateInput, options?: CallOptions): Promise<TextResult> {
+    this.checkLanguages(input);
     const messages = translatePrompt(input);
     return this.run(
       messages,
@@ -121,6 +168,10 @@ export class OpenAiCompatibleModel implements TextModel {
     );
   }
 
+  async close(): Promise<void> {
+    await this.chat.close?.();
+  }
+
   /** In batches the providers accept (OpenAI takes up to 2048 inputs per request). */
   async embed(inputs: string[], options?: CallOptions): Promise<EmbedResult> {
     const vectors: number[][] = [];
@@ -151,5 +202,24 @@ export class OpenAiCompatibleModel implements TextModel {
   ): Promise<TextResult> {
     const output = await this.chat.stream(messages, maxTokens, onDelta, options, sampling);
     return usageOf(messages, output.text, output.usage);
+  }
+
+  /** A model that names the languages it knows translates only between those (422 otherwise). */
+  private checkLanguages(input: TranslateInput): void {
+    const known = this.info.languages;
+    if (!known) return;
+    const unknown = [
+      ['/source_language', input.sourceLanguage],
+      ['/target_language', input.targetLanguage],
+    ].filter(([, language]) => language !== '' && !known.includes(language!));
+    if (unknown.length === 0) return;
+    throw AppError.unsupported(
+      `model ${this.info.id} knows only ${known.join(', ')}: it cannot translate ${input.sourceLanguage || 'the text'} -> ${input.targetLanguage}`,
+      unknown.map(([field, language]) => ({
+        field,
+        reason: `${language} is not a language of the model`,
+        available: known,
+      })),
+    );
   }
 }

@@ -111,9 +111,9 @@ check_contents() {
   fi
   podman run --rm --network=none "$IMAGE" sh -c 'test ! -e node_modules/mocha && test ! -e node_modules/typescript' \
     || { echo "image ships development dependencies" >&2; return 1; }
-  # patches/ applied by the image's npm ci (patch-package): the grpc-js fix (patches/README.md).
-  podman run --rm --network=none "$IMAGE" sh -c 'grep -q "this.activeCalls = \[\];" node_modules/@grpc/grpc-js/build/src/transport.js' \
-    || { echo "image's grpc-js is not patched (patches/ not applied)" >&2; return 1; }
+  # patches/ applied by the image's npm ci (patch-package): the kafkajs fix (patches/README.md).
+  podman run --rm --network=none "$IMAGE" sh -c 'grep -q "else if (scheduleAt <= 0)" node_modules/kafkajs/src/network/requestQueue/index.js' \
+    || { echo "image's kafkajs is not patched (patches/ not applied)" >&2; return 1; }
 }
 
 free_port() { node -e 's=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }

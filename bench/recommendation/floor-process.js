@@ -5,11 +5,8 @@
  * and a node:http server that makes one call to that grpc-js server per request (the gateway's
  * shape), in their own process, answering every call with a canned answer the mesh gave (sent over
  * IPC as {answers: {grpc, http}}). Same load clients, same machine, no work: what any service pays
- * here before doing anything. With the runtime fixes every service process has (pretenuring off,
- * Node's HTTP/2 stream tables and AsyncResource.bind replaced, closed streams released, grpc-js's
- * channelz off), or with FLOOR_RUNTIME_FIXES=0 Node and grpc-js as they come (grpc-js patched by
- * npm ci all the same). Sends {ready, grpcPort, httpUrl, relayUrl}; answers {reset} / {stats} as
- * phase-stats.js says.
+ * here before doing anything. grpc-js's channelz is off, as in every service process. Sends
+ * {ready, grpcPort, httpUrl, relayUrl}; answers {reset} / {stats} as phase-stats.js says.
  */
 const http = require('node:http');
 const { Server, ServerCredentials, credentials } = require('@grpc/grpc-js');
@@ -17,14 +14,7 @@ const shared = require('@switchyard/shared');
 const { phaseStats } = require('./phase-stats');
 
 const { protos } = shared;
-const RUNTIME_FIXES = process.env.FLOOR_RUNTIME_FIXES !== '0';
-const grpcOptions = RUNTIME_FIXES ? { 'grpc.enable_channelz': 0 } : {};
-if (RUNTIME_FIXES) {
-  shared.turnOffAllocationSitePretenuring();
-  shared.releaseClosedHttp2Streams();
-  shared.steadyHttp2SessionTables();
-  shared.installYoungAsyncResourceBind();
-}
+const grpcOptions = { 'grpc.enable_channelz': 0 };
 
 async function start({ grpc: grpcAnswer, http: httpAnswer }) {
   const grpcServer = new Server(grpcOptions);

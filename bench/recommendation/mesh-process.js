@@ -7,11 +7,8 @@
  * memory use, and {reset} / {stats} as phase-stats.js says.
  */
 const { startEmbeddedMesh } = require('@switchyard/embedded');
-const { createLogger, turnOffAllocationSitePretenuring } = require('@switchyard/shared');
+const { createLogger } = require('@switchyard/shared');
 const { phaseStats } = require('./phase-stats');
-
-// As every entry point does (shared main()); MESH_NODE_ARGS="--allocation-site-pretenuring" keeps it.
-turnOffAllocationSitePretenuring();
 
 async function main() {
   const env = {

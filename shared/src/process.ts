@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import { flushLogs } from './logging/logger';
-import { turnOffAllocationSitePretenuring } from './runtime/pretenuring';
 
 /** What every service's start function returns. */
 export interface RunningService {
@@ -60,12 +59,10 @@ export function logCrashes(logger: Logger): void {
 }
 
 /**
- * Entry-point wrapper: sets the serving process's V8 heap behaviour (runtime/pretenuring.ts),
- * logs crashes through the logger (logCrashes), then runs; logs a startup failure (e.g. invalid
- * configuration) and exits 1.
+ * Entry-point wrapper: logs crashes through the logger (logCrashes), then runs; logs a startup
+ * failure (e.g. invalid configuration) and exits 1.
  */
 export function main(logger: Logger, run: () => Promise<void>): void {
-  turnOffAllocationSitePretenuring();
   logCrashes(logger);
   run().catch((error: unknown) => {
     logger.fatal({ err: error }, error instanceof Error ? error.message : 'startup failed');

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getClientChannel } from '@grpc/grpc-js';
+import { getClientChannel, type ChannelInterface } from '@grpc/grpc-js';
 import { AppError } from '../src/errors/app-error';
 import { callUnary, checkHealth, createClient } from '../src/grpc/client';
 import { openServerStream } from '../src/grpc/server-stream';
@@ -16,6 +16,11 @@ import {
 } from '../src/grpc/server';
 import { grpcClientMetrics } from '../src/grpc/client-metrics';
 import { InProcessChannel } from '../src/grpc/in-process-channel';
+import {
+  checkInProcessChannel,
+  stopUsingInProcessGrpc,
+  useInProcessGrpc,
+} from '../src/grpc/in-process';
 import { IN_PROCESS_HIGH_WATER_MARK } from '../src/grpc/in-process-server';
 import { grpcServerMetrics } from '../src/metrics';
 import type { CallContext } from '../src/grpc/context';
@@ -113,6 +118,8 @@ for (const transport of ['in-process', 'unix socket'] as const) {
     const seen: Seen = { aborted: Promise.resolve() };
 
     before(async () => {
+      if (transport === 'in-process') await useInProcessGrpc();
+      else stopUsingInProcessGrpc();
       dir = mkdtempSync(join(tmpdir(), 'switchyard-inproc-'));
       const socket = join(dir, 'content.sock');
       address = `unix:${socket}`;
@@ -128,20 +135,14 @@ for (const transport of ['in-process', 'unix socket'] as const) {
           },
         ],
       });
-      const saved = process.env.GRPC_IN_PROCESS;
-      process.env.GRPC_IN_PROCESS = transport === 'in-process' ? 'true' : 'false';
-      try {
-        client = createClient(protos.content().ContentService, address);
-      } finally {
-        if (saved === undefined) delete process.env.GRPC_IN_PROCESS;
-        else process.env.GRPC_IN_PROCESS = saved;
-      }
+      client = createClient(protos.content().ContentService, address);
     });
 
     after(async () => {
       client.close();
       await server.stop(100);
       rmSync(dir, { recursive: true, force: true });
+      stopUsingInProcessGrpc();
     });
 
     const generate = (prompt: string, deadlineMs = 5000) =>
@@ -291,7 +292,23 @@ for (const transport of ['in-process', 'unix socket'] as const) {
 }
 
 describe('in-process gRPC: when it is used', () => {
-  it('only for an address a server of this process serves', async () => {
+  afterEach(() => stopUsingInProcessGrpc());
+
+  it('only once the entry point turned it on, and only for an address a server of this process serves', async () => {
+    const off = mkdtempSync(join(tmpdir(), 'switchyard-inproc-'));
+    const plain = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      unixSocket: join(off, 's.sock'),
+      services: [],
+    });
+    const before = createClient(protos.health().Health, `unix:${join(off, 's.sock')}`);
+    expect(getClientChannel(before)).not.to.be.instanceOf(InProcessChannel);
+    before.close();
+    await plain.stop(100);
+    rmSync(off, { recursive: true, force: true });
+
+    await useInProcessGrpc();
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-inproc-'));
     const server = await startGrpcServer({
       host: '127.0.0.1',
@@ -313,14 +330,27 @@ describe('in-process gRPC: when it is used', () => {
     }
   });
 
-  it('rejects a GRPC_IN_PROCESS that is neither true nor false, whatever the address (fail fast)', () => {
-    process.env.GRPC_IN_PROCESS = 'yes';
-    try {
-      expect(() => createClient(protos.health().Health, '127.0.0.1:1')).to.throw(
-        /GRPC_IN_PROCESS must be true or false/,
-      );
-    } finally {
-      delete process.env.GRPC_IN_PROCESS;
-    }
+  it('checks at start that the installed grpc-js drives the channel (a changed Call contract fails loudly)', async () => {
+    await checkInProcessChannel();
+    // A channel whose calls lack a method grpc-js uses: what a grpc-js upgrade that calls a new
+    // one looks like.
+    const withoutStartRead = (address: string): ChannelInterface => {
+      const channel = new InProcessChannel(address);
+      const createCall = channel.createCall.bind(channel);
+      channel.createCall = (method, deadline) => {
+        const call = createCall(method, deadline);
+        const partial: Record<string, unknown> = {};
+        for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(call)))
+          if (name !== 'constructor' && name !== 'startRead')
+            partial[name] = (call as unknown as Record<string, (...a: unknown[]) => unknown>)[
+              name
+            ]!.bind(call);
+        return partial as unknown as ReturnType<typeof createCall>;
+      };
+      return channel;
+    };
+    const error = await checkInProcessChannel(withoutStartRead).catch((e: unknown) => e);
+    expect(String(error)).to.match(/does not work with the installed @grpc\/grpc-js/);
+    expect(String(error)).to.include('Call.startRead');
   });
 });

@@ -36,4 +36,20 @@ describe('e2e: the embedded services call each other over Unix sockets', functio
     }
     expect(socketDirectories().filter((name) => !before.has(name))).to.deep.equal([]);
   });
+
+  it('refuses a GRPC_IN_PROCESS that is neither true nor false (fail fast, nothing started)', async () => {
+    const before = new Set(socketDirectories());
+    const refusal = await startEmbeddedMesh(
+      { ...E2E_ENV, GRPC_IN_PROCESS: 'maybe' },
+      silentLogger(),
+    ).then(
+      async (mesh) => {
+        await mesh.stop();
+        return undefined;
+      },
+      (error: unknown) => error,
+    );
+    expect(String(refusal)).to.match(/GRPC_IN_PROCESS/);
+    expect(socketDirectories().filter((name) => !before.has(name))).to.deep.equal([]);
+  });
 });

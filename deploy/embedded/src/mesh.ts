@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   InMemoryEventBus,
+  bool,
   createLogger,
+  readEnv,
+  stopUsingInProcessGrpc,
+  useInProcessGrpc,
   type EventBus,
   type Logger,
   type RunningService,
@@ -72,6 +76,13 @@ export async function startEmbeddedMesh(
   logger: Logger = createLogger('embedded'),
   options: EmbeddedOptions = {},
 ): Promise<EmbeddedMesh> {
+  // The services call each other in-process unless GRPC_IN_PROCESS=false (gRPC over their sockets).
+  const { GRPC_IN_PROCESS: inProcess } = readEnv<{ GRPC_IN_PROCESS: boolean }>(
+    { GRPC_IN_PROCESS: bool({ default: true }) },
+    env,
+  );
+  if (inProcess) await useInProcessGrpc();
+  else stopUsingInProcessGrpc();
   const apiKey = env.DEV_API_KEY || generateApiKey();
   const signingSecret = env.DEV_SIGNING_SECRET || generateSigningSecret();
   const adminToken = env.ADMIN_TOKEN || generateAdminToken();

@@ -27,7 +27,6 @@ import {
   dependencyHealth,
   type DependencyProbe,
 } from '../resilience/dependencies';
-import './kafka-request-queue-fix';
 import { contextFromCarrier, kafkaHeaderGetter } from '../tracing/propagation';
 import {
   describeConsumed,

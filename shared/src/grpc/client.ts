@@ -12,12 +12,9 @@ import { protos } from './protos';
 import { grpcClientMetricsInterceptor } from './client-metrics';
 import { grpcClientTracingInterceptor } from '../tracing/grpc';
 import { tracingEnabled } from '../tracing/tracing';
-import { releaseClosedHttp2Streams } from './release-closed-streams';
-import { steadyHttp2SessionTables } from './steady-session-tables';
-import { installYoungAsyncResourceBind } from '../runtime/async-resource-bind';
-import { withoutCallerStack } from './without-caller-stack';
 import { InProcessChannel } from './in-process-channel';
 import { inProcessEndpoint } from './in-process-server';
+import { inProcessGrpcOn } from './in-process';
 
 type ClientConstructor<C> = new (
   address: string,
@@ -26,27 +23,14 @@ type ClientConstructor<C> = new (
 ) => C;
 
 /**
- * GRPC_IN_PROCESS (default true): a client whose address is served by this very process (the
- * embedded mesh) calls it in-process; false sends those calls through the socket too.
- */
-function inProcessCalls(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = (env.GRPC_IN_PROCESS ?? 'true').trim().toLowerCase();
-  if (value !== 'true' && value !== 'false')
-    throw new Error(`GRPC_IN_PROCESS must be true or false, not "${env.GRPC_IN_PROCESS}"`);
-  return value === 'true';
-}
-
-/**
- * A client of the service at address. When a server of this process serves that address (its
- * Unix socket), the calls go to it in-process (in-process-channel.ts): the same interceptors,
- * protobuf, metadata, deadlines and statuses, without HTTP/2 and the socket.
+ * A client of the service at address. When the entry point turned in-process calls on
+ * (useInProcessGrpc) and a server of this process serves that address (its Unix socket), the
+ * calls go to it in-process (in-process-channel.ts): the same interceptors, protobuf, metadata,
+ * deadlines and statuses, without HTTP/2 and the socket.
  */
 export function createClient<C extends Client>(Ctor: ClientConstructor<C>, address: string): C {
   const inProcess =
-    inProcessCalls() && inProcessEndpoint(address) ? new InProcessChannel(address) : undefined;
-  releaseClosedHttp2Streams();
-  steadyHttp2SessionTables();
-  installYoungAsyncResourceBind(); // Node's HTTP/2 client binds one function per request
+    inProcessGrpcOn() && inProcessEndpoint(address) ? new InProcessChannel(address) : undefined;
   return new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
@@ -92,14 +76,12 @@ export function callUnary<Req, Res>(
         reject(caught);
       }
     };
-    withoutCallerStack(() =>
-      method.call(
-        client,
-        request,
-        contextToMetadata(context),
-        { deadline: Date.now() + deadlineMs },
-        answered,
-      ),
+    method.call(
+      client,
+      request,
+      contextToMetadata(context),
+      { deadline: Date.now() + deadlineMs },
+      answered,
     );
   });
 }

@@ -4,14 +4,9 @@ import {
   status as GrpcStatus,
   type ChannelInterface,
   type Deadline,
+  type InterceptingListener,
+  type StatusObject,
 } from '@grpc/grpc-js';
-import type {
-  Call,
-  InterceptingListener,
-  MessageContext,
-  StatusObject,
-} from '@grpc/grpc-js/build/src/call-interface';
-import type { ChannelRef } from '@grpc/grpc-js/build/src/channelz';
 import {
   InProcessServerCall,
   inProcessEndpoint,
@@ -76,6 +71,11 @@ export class InProcessChannel implements ChannelInterface {
     return new InProcessCall(this.address, method, deadline, this.callNumber++);
   }
 }
+
+// The call and channelz types of grpc-js's public Channel interface (channelOverride takes one).
+type Call = ReturnType<ChannelInterface['createCall']>;
+type MessageContext = Parameters<Call['sendMessageWithContext']>[0];
+type ChannelRef = ReturnType<ChannelInterface['getChannelzRef']>;
 
 const UNSET = -1;
 

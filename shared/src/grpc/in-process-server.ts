@@ -4,9 +4,9 @@ import {
   status as GrpcStatus,
   type ServiceDefinition,
   type ServiceError,
+  type StatusObject,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
-import type { StatusObject } from '@grpc/grpc-js/build/src/call-interface';
 
 /**
  * The server half of the in-process transport (in-process-channel.ts has the client half): a gRPC

@@ -7,7 +7,6 @@ import type {
 } from '@grpc/grpc-js';
 import { contextToMetadata, type CallContext } from './context';
 import { fromServiceError } from './errors';
-import { withoutCallerStack } from './without-caller-stack';
 
 type StreamMethod<Req, Chunk> = (
   request: Req,
@@ -38,9 +37,9 @@ export function openServerStream<Req, Chunk>(
   context: CallContext,
   deadlineMs: number,
 ): ChunkStream<Chunk> {
-  const call = withoutCallerStack(() =>
-    method.call(client, request, contextToMetadata(context), { deadline: Date.now() + deadlineMs }),
-  );
+  const call = method.call(client, request, contextToMetadata(context), {
+    deadline: Date.now() + deadlineMs,
+  });
   let cancelled = false;
   let ended = false;
   return {

@@ -15,10 +15,9 @@ import { contextFromMetadata, type CallContext } from './context';
 import { toServiceError } from './errors';
 import { startGrpcCallTimer } from '../metrics';
 import { protos } from './protos';
-import { releaseClosedHttp2Streams } from './release-closed-streams';
-import { steadyHttp2SessionTables } from './steady-session-tables';
 import { traceServerCall } from '../tracing/grpc';
 import { registerInProcessEndpoint, type InProcessEndpoint } from './in-process-server';
+import { inProcessGrpcOn } from './in-process';
 import type { HealthCheckRequest__Output } from '../generated/grpc/health/v1/HealthCheckRequest';
 import type { HealthCheckResponse } from '../generated/grpc/health/v1/HealthCheckResponse';
 
@@ -350,8 +349,6 @@ export async function startGrpcServer(options: {
   /** Logs handler failures (a throw that is not an AppError is logged and answers "internal"). */
   logger?: Logger;
 }): Promise<RunningGrpcServer> {
-  releaseClosedHttp2Streams();
-  steadyHttp2SessionTables();
   // channelz (grpc-js's per-call tracing for its admin service, which no one here serves) is off:
   // it is bookkeeping on every call.
   const server = new Server({
@@ -375,9 +372,10 @@ export async function startGrpcServer(options: {
     server.forceShutdown();
     throw error;
   }
-  const inProcess = options.unixSocket
-    ? registerInProcessEndpoint(`unix:${options.unixSocket}`)
-    : undefined;
+  const inProcess =
+    options.unixSocket && inProcessGrpcOn()
+      ? registerInProcessEndpoint(`unix:${options.unixSocket}`)
+      : undefined;
   inProcess?.addService(protos.health().Health.service, healthImplementation);
   for (const service of services) inProcess?.addService(service.definition, service.implementation);
   health.set('', 'SERVING');

@@ -7,6 +7,7 @@ export * from './grpc/client';
 export { useInProcessGrpc, stopUsingInProcessGrpc, inProcessGrpcOn } from './grpc/in-process';
 export * from './logging/logger';
 export * from './config/env';
+export * from './config/service-env';
 export * from './events/topics';
 export * from './events/schemas';
 export * from './events/envelope';

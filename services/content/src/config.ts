@@ -1,15 +1,11 @@
 import * as path from 'node:path';
 import { hostname } from 'node:os';
-import { readEnv, str, listenPort, num } from '@switchyard/shared';
+import { readServiceEnv, str, num, type ServiceEnv } from '@switchyard/shared';
 
 /** The registry shipped with the service (config/models.json next to src/ and dist/). */
 export const BUNDLED_REGISTRY_PATH = path.resolve(__dirname, '..', '..', 'config', 'models.json');
 
-export interface ContentConfig {
-  grpcHost: string;
-  grpcPort: number;
-  /** Also listen on this Unix socket (GRPC_UNIX_SOCKET; empty: TCP only), for callers on the same host. */
-  grpcUnixSocket: string;
+export interface ContentConfig extends ServiceEnv {
   /** Model id (or alias) used when a request leaves `model` empty; '' means the registry's defaultModel. */
   defaultModel: string;
   /** The model registry file (JSON with comments allowed). */
@@ -24,12 +20,6 @@ export interface ContentConfig {
   maxInputTokens: number;
   /** Background generations running at once; the rest wait in the queue. A job mostly waits (model, bus, database): 4 carried about 9 jobs/s under bench:stack load. */
   asyncConcurrency: number;
-  logLevel: string;
-  /** MongoDB connection string; '' keeps requests in memory (lost on restart). */
-  mongodbUri: string;
-  mongodbDatabase: string;
-  /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
-  kafkaBrokers: string;
   /** This replica's lease owner id; stable across restarts of the same replica (default: host name). */
   instanceId: string;
   /** How long a replica may hold an async request without renewing its lease. */
@@ -38,16 +28,11 @@ export interface ContentConfig {
   outboxRelayIntervalMs: number;
   /** How long a publish may take before its event goes to the outbox (OUTBOX_PUBLISH_TIMEOUT_MS). */
   outboxPublishTimeoutMs: number;
-  /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
-  metricsPort: number;
   /** How long a finished billable call's answer is kept for retries (IDEMPOTENCY_TTL_SECONDS, as at the gateway). */
   idempotencyTtlSeconds: number;
 }
 
 interface ContentEnv {
-  GRPC_HOST: string;
-  GRPC_PORT: number;
-  GRPC_UNIX_SOCKET: string;
   DEFAULT_MODEL: string;
   MODEL_REGISTRY_PATH: string;
   MODEL_REGISTRY_JSON: string;
@@ -55,19 +40,12 @@ interface ContentEnv {
   LOCAL_MODEL_ID: string;
   MAX_INPUT_TOKENS: number;
   ASYNC_CONCURRENCY: number;
-  LOG_LEVEL: string;
-  MONGODB_URI: string;
-  MONGODB_DATABASE: string;
-  KAFKA_BROKERS: string;
   INSTANCE_ID: string;
   REQUEST_LEASE_MS: number;
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
-  METRICS_PORT: number;
   IDEMPOTENCY_TTL_SECONDS: number;
 }
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function positiveInteger(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) {
@@ -90,13 +68,9 @@ function localModelId(id: string, file: string): string {
 
 /** Reads the content service's configuration; throws listing every invalid variable. */
 export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): ContentConfig {
-  // readEnv's declared return type (CleanedEnv<T>) resolves to never for a value-typed T; the
-  // runtime value is the cleaned record, so it is read through ContentEnv (reported to shared).
-  const values = readEnv<ContentEnv>(
+  const { service, values } = readServiceEnv<ContentEnv>(
+    { grpcPort: 50051, database: 'switchyard_content' },
     {
-      GRPC_HOST: str({ default: '0.0.0.0' }),
-      GRPC_PORT: listenPort({ default: 50051 }),
-      GRPC_UNIX_SOCKET: str({ default: '' }),
       DEFAULT_MODEL: str({ default: '' }),
       MODEL_REGISTRY_PATH: str({ default: BUNDLED_REGISTRY_PATH }),
       MODEL_REGISTRY_JSON: str({ default: '' }),
@@ -104,23 +78,16 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
       LOCAL_MODEL_ID: str({ default: '' }),
       MAX_INPUT_TOKENS: num({ default: 32000 }),
       ASYNC_CONCURRENCY: num({ default: 16 }),
-      LOG_LEVEL: str({ default: 'info', choices: LOG_LEVELS }),
-      MONGODB_URI: str({ default: '' }),
-      MONGODB_DATABASE: str({ default: 'switchyard_content' }),
-      KAFKA_BROKERS: str({ default: '' }),
       INSTANCE_ID: str({ default: hostname() }),
       REQUEST_LEASE_MS: num({ default: 300_000 }),
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
-      METRICS_PORT: listenPort({ default: 9464 }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
     },
     env,
-  ) as unknown as Readonly<ContentEnv>;
+  );
   return {
-    grpcHost: values.GRPC_HOST,
-    grpcPort: values.GRPC_PORT,
-    grpcUnixSocket: values.GRPC_UNIX_SOCKET.trim(),
+    ...service,
     defaultModel: values.DEFAULT_MODEL.trim(),
     modelRegistryPath: values.MODEL_REGISTRY_PATH,
     modelRegistryJson: values.MODEL_REGISTRY_JSON,
@@ -128,10 +95,6 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
     localModelId: localModelId(values.LOCAL_MODEL_ID.trim(), values.LOCAL_MODEL_PATH.trim()),
     maxInputTokens: positiveInteger('MAX_INPUT_TOKENS', values.MAX_INPUT_TOKENS),
     asyncConcurrency: positiveInteger('ASYNC_CONCURRENCY', values.ASYNC_CONCURRENCY),
-    logLevel: values.LOG_LEVEL,
-    mongodbUri: values.MONGODB_URI.trim(),
-    mongodbDatabase: values.MONGODB_DATABASE,
-    kafkaBrokers: values.KAFKA_BROKERS.trim(),
     instanceId: values.INSTANCE_ID,
     requestLeaseMs: positiveInteger('REQUEST_LEASE_MS', values.REQUEST_LEASE_MS),
     outboxRelayIntervalMs: positiveInteger(
@@ -142,7 +105,6 @@ export function loadContentConfig(env: NodeJS.ProcessEnv = process.env): Content
       'OUTBOX_PUBLISH_TIMEOUT_MS',
       values.OUTBOX_PUBLISH_TIMEOUT_MS,
     ),
-    metricsPort: values.METRICS_PORT,
     idempotencyTtlSeconds: positiveInteger(
       'IDEMPOTENCY_TTL_SECONDS',
       values.IDEMPOTENCY_TTL_SECONDS,

@@ -1,14 +1,15 @@
 import {
-  readEnv,
+  readInfraEnv,
   str,
   listenPort,
   num,
   bool,
   urlPolicyOptionsFromEnv,
+  type InfraEnv,
   type UrlPolicyOptions,
 } from '@switchyard/shared';
 
-export interface GatewayConfig {
+export interface GatewayConfig extends InfraEnv {
   host: string;
   port: number;
   contentAddr: string;
@@ -38,20 +39,14 @@ export interface GatewayConfig {
   keyCacheTtlMs: number;
   /** Output tokens assumed for a quota reservation when a call gives no max_length. */
   defaultOutputTokens: number;
-  /** Organizations and keys go to MongoDB when set, else they stay in memory. */
-  mongodbUri?: string;
-  mongodbDatabase: string;
-  /** Quota counters and rate limits are shared through Redis when set, else per process. */
-  redisUrl?: string;
+  /** Quota counters and rate limits are shared through Redis when set ('' keeps them per process). */
+  redisUrl: string;
   /** How long a response stays replayable under its Idempotency-Key. */
   idempotencyTtlSeconds: number;
   /** Lease of an Idempotency-Key in flight: a retry takes the key over this long after its owner died. */
   idempotencyLeaseMs: number;
   /** Requests one key may have in progress at once on this gateway replica. */
   keyMaxConcurrentRequests: number;
-  logLevel: string;
-  /** The change feed's bus (KAFKA_BROKERS; empty: in-process, for a single replica). */
-  kafkaBrokers: string;
   /** Where a webhookUrl may point: checked when a call is accepted (notification checks again at send). */
   urlPolicy: UrlPolicyOptions;
 }
@@ -79,14 +74,10 @@ interface GatewayEnv {
   DEFAULT_TPM: number;
   KEY_CACHE_TTL_MS: number;
   DEFAULT_OUTPUT_TOKENS: number;
-  MONGODB_URI: string;
-  MONGODB_DATABASE: string;
   REDIS_URL: string;
   IDEMPOTENCY_TTL_SECONDS: number;
   IDEMPOTENCY_LEASE_MS: number;
   KEY_MAX_CONCURRENT_REQUESTS: number;
-  LOG_LEVEL: string;
-  KAFKA_BROKERS: string;
 }
 
 /** Admin tokens are long enough not to be guessed (the value itself is never echoed). */
@@ -105,9 +96,8 @@ function positiveInteger(name: string, value: number, problems: string[]): void 
 }
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  // readEnv's declared return type (CleanedEnv<values>) collapses to never; the runtime value is
-  // the cleaned variables, so it is read through GatewayEnv (reported for shared/).
-  const e = readEnv<GatewayEnv>(
+  const { infra, values: e } = readInfraEnv<GatewayEnv>(
+    { database: 'switchyard_gateway' },
     {
       GATEWAY_HOST: str({ default: '0.0.0.0' }),
       GATEWAY_PORT: listenPort({ default: 8080 }),
@@ -128,20 +118,13 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       DEFAULT_TPM: num({ default: 200_000 }),
       KEY_CACHE_TTL_MS: num({ default: 2000 }),
       DEFAULT_OUTPUT_TOKENS: num({ default: 256 }),
-      MONGODB_URI: str({ default: '' }),
-      MONGODB_DATABASE: str({ default: 'switchyard_gateway' }),
       REDIS_URL: str({ default: '' }),
-      KAFKA_BROKERS: str({ default: '' }),
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       IDEMPOTENCY_LEASE_MS: num({ default: 3000 }),
       KEY_MAX_CONCURRENT_REQUESTS: num({ default: DEFAULT_KEY_MAX_CONCURRENT_REQUESTS }),
-      LOG_LEVEL: str({
-        default: 'info',
-        choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-      }),
     },
     env,
-  ) as unknown as GatewayEnv;
+  );
   const problems: string[] = [];
   if (!(e.GRPC_DEADLINE_MS > 0)) problems.push('GRPC_DEADLINE_MS: must be > 0');
   if (!(Number.isInteger(e.BODY_LIMIT_BYTES) && e.BODY_LIMIT_BYTES > 0))
@@ -169,6 +152,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
+    ...infra,
     host: e.GATEWAY_HOST,
     port: e.GATEWAY_PORT,
     contentAddr: e.CONTENT_ADDR,
@@ -188,14 +172,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     defaultTokensPerMinute: e.DEFAULT_TPM,
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     defaultOutputTokens: e.DEFAULT_OUTPUT_TOKENS,
-    mongodbUri: e.MONGODB_URI || undefined,
-    mongodbDatabase: e.MONGODB_DATABASE,
-    redisUrl: e.REDIS_URL || undefined,
+    redisUrl: e.REDIS_URL.trim(),
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     idempotencyLeaseMs: e.IDEMPOTENCY_LEASE_MS,
     keyMaxConcurrentRequests: e.KEY_MAX_CONCURRENT_REQUESTS,
-    logLevel: e.LOG_LEVEL,
     urlPolicy: urlPolicyOptionsFromEnv(env),
-    kafkaBrokers: e.KAFKA_BROKERS,
   };
 }

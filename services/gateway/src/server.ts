@@ -353,7 +353,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
   const opened = await createStores(config, logger);
   const { stores } = opened;
   const sharedState = await createSharedState({
-    redisUrl: config.redisUrl ?? '',
+    redisUrl: config.redisUrl,
     prefix: 'switchyard:gateway:',
     logger,
   });

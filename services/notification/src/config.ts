@@ -1,20 +1,17 @@
 import {
   num,
   readEnv,
+  readServiceEnv,
   str,
   urlPolicyOptionsFromEnv,
+  type ServiceEnv,
   type UrlPolicyOptions,
 } from '@switchyard/shared';
 import { parseDuration, parseRetrySchedule } from './duration';
 import { isValidSecret } from './signing/secrets';
 
-export interface NotificationConfig {
-  grpcHost: string;
-  grpcPort: number;
-  /** Also listen on this Unix socket (GRPC_UNIX_SOCKET; empty: TCP only), for callers on the same host. */
-  grpcUnixSocket: string;
+export interface NotificationConfig extends ServiceEnv {
   mode: 'embedded' | 'distributed';
-  logLevel: string;
   urlPolicy: UrlPolicyOptions;
   delivery: {
     /** Delay before each attempt, relative to the previous attempt (ms). */
@@ -36,19 +33,10 @@ export interface NotificationConfig {
     /** Ledger entries left unapplied this long are re-applied; also the sweep interval (ms). */
     ledgerSweepMs: number;
   };
-  /** Comma-separated Kafka brokers; empty means the in-process bus. */
-  kafkaBrokers: string;
-  mongo: {
-    /** Empty means in-memory stores. */
-    uri: string;
-    database: string;
-  };
   /** AES-256-GCM key for webhook and signing secrets at rest (32 bytes), when configured. */
   secretsEncryptionKey?: Buffer;
   /** Earlier keys, still accepted for reading during a key rotation (SECRETS_ENCRYPTION_OLD_KEYS). */
   secretsEncryptionOldKeys: Buffer[];
-  /** Port of the Prometheus /metrics endpoint; 0 disables it. */
-  metricsPort: number;
 }
 
 function parseShares(text: string): number[] {
@@ -65,10 +53,6 @@ function positive(name: string, value: number): number {
 }
 
 interface RawEnv {
-  GRPC_HOST: string;
-  GRPC_PORT: number;
-  GRPC_UNIX_SOCKET: string;
-  LOG_LEVEL: string;
   WEBHOOK_RETRY_SCHEDULE: string;
   WEBHOOK_TIMEOUT_MS: number;
   WEBHOOK_MAX_CONCURRENCY_PER_HOST: number;
@@ -79,12 +63,8 @@ interface RawEnv {
   DEFAULT_MONTHLY_TOKEN_QUOTA: number;
   USAGE_THRESHOLD_SHARES: string;
   USAGE_LEDGER_SWEEP_MS: number;
-  KAFKA_BROKERS: string;
-  MONGODB_URI: string;
-  MONGODB_DATABASE: string;
   SECRETS_ENCRYPTION_KEY: string;
   SECRETS_ENCRYPTION_OLD_KEYS: string;
-  METRICS_PORT: number;
 }
 
 /** SECRETS_ENCRYPTION_KEY: base64 of exactly 32 bytes. Required for Mongo outside embedded mode. */
@@ -128,13 +108,10 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
   ) as unknown as { SWITCHYARD_MODE: string };
   // Embedded mode runs on a laptop: local receivers over plain http are the normal case there.
   const embedded = mode === 'embedded';
-  const e = readEnv<RawEnv>(
+  const { service, values: e } = readServiceEnv<RawEnv>(
+    // Embedded mode shares one process with the mesh, which exposes metrics itself.
+    { grpcPort: 50054, database: 'switchyard_notification', metricsPort: embedded ? 0 : 9464 },
     {
-      GRPC_HOST: str({ default: '0.0.0.0' }),
-      // num, not port: 0 (any free port) is valid for embedded mode and tests.
-      GRPC_PORT: num({ default: 50054 }),
-      GRPC_UNIX_SOCKET: str({ default: '' }),
-      LOG_LEVEL: str({ default: 'info' }),
       WEBHOOK_RETRY_SCHEDULE: str({ default: '0,5s,5m,30m,2h,5h,10h,10h' }),
       WEBHOOK_TIMEOUT_MS: num({ default: 15_000 }),
       WEBHOOK_MAX_CONCURRENCY_PER_HOST: num({ default: 4 }),
@@ -145,33 +122,18 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       DEFAULT_MONTHLY_TOKEN_QUOTA: num({ default: 1_000_000 }),
       USAGE_THRESHOLD_SHARES: str({ default: '0.9,1.0' }),
       USAGE_LEDGER_SWEEP_MS: num({ default: 60_000 }),
-      KAFKA_BROKERS: str({ default: '' }),
-      MONGODB_URI: str({ default: '' }),
-      MONGODB_DATABASE: str({ default: 'switchyard_notification' }),
       SECRETS_ENCRYPTION_KEY: str({ default: '' }),
       SECRETS_ENCRYPTION_OLD_KEYS: str({ default: '' }),
-      // Embedded mode shares one process with the mesh, which exposes metrics itself.
-      METRICS_PORT: num({ default: embedded ? 0 : 9464 }),
     },
     env,
-    // readEnv's declared return type resolves to never for value-typed T (see report); the values match RawEnv.
-  ) as unknown as RawEnv;
-  if (!Number.isInteger(e.GRPC_PORT) || e.GRPC_PORT < 0 || e.GRPC_PORT > 65535) {
-    throw new Error('GRPC_PORT must be an integer between 0 and 65535');
-  }
-  if (!Number.isInteger(e.METRICS_PORT) || e.METRICS_PORT < 0 || e.METRICS_PORT > 65535) {
-    throw new Error('METRICS_PORT must be an integer between 0 (disabled) and 65535');
-  }
-  const key = encryptionKey(e.SECRETS_ENCRYPTION_KEY, e.MONGODB_URI, embedded);
+  );
+  const key = encryptionKey(e.SECRETS_ENCRYPTION_KEY, service.mongodbUri, embedded);
   if (e.DEV_SIGNING_SECRET && !isValidSecret(e.DEV_SIGNING_SECRET)) {
     throw new Error('DEV_SIGNING_SECRET must be whsec_ followed by base64 of 24 to 32 bytes');
   }
   return {
-    grpcHost: e.GRPC_HOST,
-    grpcPort: e.GRPC_PORT,
-    grpcUnixSocket: e.GRPC_UNIX_SOCKET.trim(),
+    ...service,
     mode: mode as NotificationConfig['mode'],
-    logLevel: e.LOG_LEVEL,
     urlPolicy: urlPolicyOptionsFromEnv(env),
     delivery: {
       retrySchedule: parseRetrySchedule(e.WEBHOOK_RETRY_SCHEDULE),
@@ -190,10 +152,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       thresholdShares: parseShares(e.USAGE_THRESHOLD_SHARES),
       ledgerSweepMs: positive('USAGE_LEDGER_SWEEP_MS', e.USAGE_LEDGER_SWEEP_MS),
     },
-    kafkaBrokers: e.KAFKA_BROKERS,
-    mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
     secretsEncryptionKey: key,
     secretsEncryptionOldKeys: oldEncryptionKeys(e.SECRETS_ENCRYPTION_OLD_KEYS, key),
-    metricsPort: e.METRICS_PORT,
   };
 }

@@ -11,7 +11,7 @@ describe('notification config: infrastructure and metrics', () => {
       metricsPort: 9464,
       secretsEncryptionKey: undefined,
     });
-    expect(config.mongo).to.deep.equal({ uri: '', database: 'switchyard_notification' });
+    expect(config).to.deep.include({ mongodbUri: '', mongodbDatabase: 'switchyard_notification' });
     expect(loadNotificationConfig({ SWITCHYARD_MODE: 'embedded' }).metricsPort).to.equal(0);
     expect(
       loadNotificationConfig({ SWITCHYARD_MODE: 'embedded', METRICS_PORT: '9500' }).metricsPort,
@@ -26,7 +26,7 @@ describe('notification config: infrastructure and metrics', () => {
       SECRETS_ENCRYPTION_KEY: KEY,
     });
     expect(config.kafkaBrokers).to.equal('k1:9092,k2:9092');
-    expect(config.mongo).to.deep.equal({ uri: 'mongodb://db:27017', database: 'notif' });
+    expect(config).to.deep.include({ mongodbUri: 'mongodb://db:27017', mongodbDatabase: 'notif' });
     expect(config.secretsEncryptionKey!.equals(Buffer.alloc(32, 3))).to.equal(true);
   });
 

@@ -1,24 +1,11 @@
 import { hostname } from 'node:os';
-import { listenPort, num, readEnv, str } from '@switchyard/shared';
+import { num, readServiceEnv, str, type ServiceEnv } from '@switchyard/shared';
 import type { RebuildSchedule } from './model/rebuild-scheduler';
 import type { TrainingOptions } from './model/train-model';
 
-export interface RecommendationConfig {
-  grpcHost: string;
-  /** 0 binds an ephemeral port (tests, embedded mode). */
-  grpcPort: number;
-  /** Also listen on this Unix socket (GRPC_UNIX_SOCKET; empty: TCP only), for callers on the same host. */
-  grpcUnixSocket: string;
+export interface RecommendationConfig extends ServiceEnv {
   /** Most items or interactions accepted in one UpsertItems / RecordInteractions call. */
   maxBatchSize: number;
-  logLevel: string;
-  /** MongoDB connection string; '' keeps catalog and interactions in memory (lost on restart). */
-  mongodbUri: string;
-  mongodbDatabase: string;
-  /** Comma-separated Kafka brokers; '' uses the in-process event bus. */
-  kafkaBrokers: string;
-  /** Port of the Prometheus GET /metrics endpoint (process entry only); 0 turns it off. */
-  metricsPort: number;
   /** Names this replica's consumer group on the recommendation topic; defaults to host and pid. */
   replicaId: string;
   training: TrainingOptions;
@@ -31,22 +18,12 @@ export interface RecommendationConfig {
   itemCacheSize: number;
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
 /** Reads the service's environment; throws listing every bad variable (fail fast at boot). */
 export function loadRecommendationConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): RecommendationConfig {
-  const e = readEnv<{
-    GRPC_HOST: string;
-    GRPC_PORT: number;
-    GRPC_UNIX_SOCKET: string;
+  const { service, values: e } = readServiceEnv<{
     MAX_BATCH_SIZE: number;
-    LOG_LEVEL: string;
-    MONGODB_URI: string;
-    MONGODB_DATABASE: string;
-    KAFKA_BROKERS: string;
-    METRICS_PORT: number;
     REPLICA_ID: string;
     RECOMMENDATION_ALGORITHM: string;
     RECOMMENDATION_EASE_LAMBDA: number;
@@ -65,16 +42,9 @@ export function loadRecommendationConfig(
     RECOMMENDATION_PROFILE_CACHE_SIZE: number;
     RECOMMENDATION_ITEM_CACHE_SIZE: number;
   }>(
+    { grpcPort: 50053, database: 'switchyard_recommendation' },
     {
-      GRPC_HOST: str({ default: '0.0.0.0' }),
-      GRPC_PORT: listenPort({ default: 50053 }),
-      GRPC_UNIX_SOCKET: str({ default: '' }),
       MAX_BATCH_SIZE: num({ default: 1000 }),
-      LOG_LEVEL: str({ default: 'info', choices: LOG_LEVELS }),
-      MONGODB_URI: str({ default: '' }),
-      MONGODB_DATABASE: str({ default: 'switchyard_recommendation' }),
-      KAFKA_BROKERS: str({ default: '' }),
-      METRICS_PORT: listenPort({ default: 9464 }),
       REPLICA_ID: str({ default: '' }),
       RECOMMENDATION_ALGORITHM: str({
         default: 'auto',
@@ -132,15 +102,8 @@ export function loadRecommendationConfig(
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   return {
-    grpcHost: e.GRPC_HOST,
-    grpcPort: e.GRPC_PORT,
-    grpcUnixSocket: e.GRPC_UNIX_SOCKET.trim(),
+    ...service,
     maxBatchSize: e.MAX_BATCH_SIZE,
-    logLevel: e.LOG_LEVEL,
-    mongodbUri: e.MONGODB_URI.trim(),
-    mongodbDatabase: e.MONGODB_DATABASE,
-    kafkaBrokers: e.KAFKA_BROKERS.trim(),
-    metricsPort: e.METRICS_PORT,
     replicaId: e.REPLICA_ID || `${hostname()}-${process.pid}`,
     training: {
       algorithm: e.RECOMMENDATION_ALGORITHM as TrainingOptions['algorithm'],

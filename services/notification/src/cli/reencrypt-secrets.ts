@@ -14,9 +14,9 @@ const logger = createLogger('secrets-reencrypt');
 
 main(logger, async () => {
   const config = loadNotificationConfig();
-  if (!config.mongo.uri || !config.secretsEncryptionKey)
+  if (!config.mongodbUri || !config.secretsEncryptionKey)
     throw new Error('MONGODB_URI and SECRETS_ENCRYPTION_KEY are required');
-  const connection = await connectMongo(config.mongo.uri, config.mongo.database, logger);
+  const connection = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
     const box = new SecretBox(config.secretsEncryptionKey, config.secretsEncryptionOldKeys);
     const report = await reencryptSecrets(connection.db, box);

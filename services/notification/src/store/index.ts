@@ -70,7 +70,7 @@ export async function createStores(
   config: NotificationConfig,
   logger: Logger,
 ): Promise<OpenedStores> {
-  if (!config.mongo.uri)
+  if (!config.mongodbUri)
     return { stores: inMemoryStores(), backend: 'memory', close: async () => {} };
   let key = config.secretsEncryptionKey;
   if (!key) {
@@ -79,7 +79,7 @@ export async function createStores(
     );
     key = SecretBox.generateKey();
   }
-  const connection = await connectMongo(config.mongo.uri, config.mongo.database, logger);
+  const connection = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
     await ensureIndexes(connection.db);
   } catch (error) {

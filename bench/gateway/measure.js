@@ -132,16 +132,36 @@ function rssMiB(pid) {
   return kib / 1024;
 }
 
-/** CPU time (user + system) so far of each named process, in ms (Linux; clock ticks of 10 ms). */
+/**
+ * CPU time (user + system) so far of each named process and its live descendants, in ms (Linux;
+ * clock ticks of 10 ms). Descendants count because some servers work in child processes
+ * (PostgreSQL serves each connection in one).
+ */
 function cpuMs(pids) {
+  const fs = require('node:fs');
+  const ticksOf = (pid) => {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      return 0; // ended since it was listed
+    }
+  };
+  const childrenOf = (pid) => {
+    try {
+      return fs
+        .readdirSync(`/proc/${pid}/task`)
+        .flatMap((task) => fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' '))
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const treeTicks = (pid) =>
+    ticksOf(pid) + childrenOf(pid).reduce((sum, child) => sum + treeTicks(child), 0);
   const byName = {};
-  for (const [name, pid] of Object.entries(pids)) {
-    const fields = require('node:fs')
-      .readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .split(') ')[1]
-      .split(' ');
-    byName[name] = (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime
-  }
+  for (const [name, pid] of Object.entries(pids)) byName[name] = treeTicks(pid) * 10;
   return byName;
 }
 

@@ -191,12 +191,16 @@ function localInfraPids() {
   const files = {
     kafka: 'kafka/kafka.pid',
     ferretdb: 'mongo/ferretdb.pid',
+    // FerretDB's PostgreSQL: the postmaster's pid is the first line of its pid file
+    postgresql: 'mongo/postgresql/data/postmaster.pid',
     redis: 'redis/redis.pid',
   };
   const pids = {};
   for (const [name, file] of Object.entries(files)) {
     const pidFile = path.join(runDir, file);
-    const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : NaN;
+    const pid = fs.existsSync(pidFile)
+      ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0].trim())
+      : NaN;
     if (Number.isInteger(pid) && pid > 0 && fs.existsSync(`/proc/${pid}`)) pids[name] = pid;
   }
   return pids;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Local test infrastructure for Switchyard without Docker: Redis, Kafka (KRaft,
-# single node) and a MongoDB wire-protocol server, run as plain processes bound
-# to 127.0.0.1. See README.md beside this file.
+# single node) and a MongoDB wire-protocol server (FerretDB on PostgreSQL), run
+# as plain processes bound to 127.0.0.1. See README.md beside this file.
 #
 # usage: deploy/local/infra.sh install|start|stop|status|env|restart-kafka|installed
 #        deploy/local/infra.sh start-redis|stop-redis|start-mongo|stop-mongo|start-kafka|stop-kafka
@@ -14,10 +14,11 @@
 #   KAFKA_PORT             default 9092
 #   KAFKA_CONTROLLER_PORT  default KAFKA_PORT+1 (9093)
 #   MONGO_PORT             default 27017
+#   POSTGRES_PORT          FerretDB's PostgreSQL, default MONGO_PORT+1 (27018)
 #   SWITCHYARD_MONGO_IMPL  ferretdb (default) | mongo-java-server
-#   FERRETDB_SQLITE_SYNCHRONOUS  SQLite's synchronous pragma for FerretDB: normal
-#                          (default: WAL commits without an fsync each, durable
-#                          across process crashes, not power loss) | full
+#   POSTGRES_SYNCHRONOUS_COMMIT  off (default: a commit is acknowledged before
+#                          its WAL is flushed, within 0.2 s, as a standalone
+#                          mongod acknowledges before its journal) | on
 #   KAFKA_HEAP_OPTS        default "-Xms256m -Xmx512m"
 #   KAFKA_JVM_PERFORMANCE_OPTS  broker GC/JIT flags (default "-XX:+UseSerialGC
 #                          -XX:TieredStopAtLevel=1": starts faster on a small
@@ -35,8 +36,9 @@ REDIS_PORT="${REDIS_PORT:-6379}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}"
 MONGO_PORT="${MONGO_PORT:-27017}"
+POSTGRES_PORT="${POSTGRES_PORT:-$((MONGO_PORT + 1))}"
 MONGO_IMPL="${SWITCHYARD_MONGO_IMPL:-ferretdb}"
-FERRETDB_SQLITE_SYNCHRONOUS="${FERRETDB_SQLITE_SYNCHRONOUS:-normal}"
+POSTGRES_SYNCHRONOUS_COMMIT="${POSTGRES_SYNCHRONOUS_COMMIT:-off}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 KAFKA_JVM_PERFORMANCE_OPTS="${KAFKA_JVM_PERFORMANCE_OPTS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1}"
 KAFKA_JVM_EXTRA_OPTS="${KAFKA_JVM_EXTRA_OPTS:-}"
@@ -47,7 +49,7 @@ FERRETDB_VERSION=v1.24.2
 FERRETDB_MODULE=github.com/FerretDB/FerretDB
 # Local patches applied before the build (deploy/local/ferretdb/*.patch); the
 # binary's name carries them so a cached unpatched build is not reused.
-FERRETDB_PATCHES=(sqlite-id-index sqlite-id-pushdown)
+FERRETDB_PATCHES=(update-statements postgresql-id-index atomic-updates group-accumulators postgresql-nul-strings)
 FERRETDB_BIN="$CACHE/bin/ferretdb-$FERRETDB_VERSION-$(IFS=-; echo "${FERRETDB_PATCHES[*]}")"
 
 KAFKA_POM="$SCRIPT_DIR/kafka/pom.xml"
@@ -147,6 +149,33 @@ install_redis() {
   log "redis: installed $(redis-server --version | awk '{print $3}')"
 }
 
+# PostgreSQL's programs: Debian installs them under /usr/lib/postgresql/<major>/bin, off PATH.
+postgres_bin() {
+  local dir
+  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+  if [[ -n "$dir" && -x "$dir/postgres" ]]; then echo "$dir"; return 0; fi
+  dir="$(dirname "$(command -v postgres 2>/dev/null || echo /nonexistent/postgres)")"
+  [[ -x "$dir/postgres" && -x "$dir/initdb" && -x "$dir/pg_ctl" ]] && echo "$dir"
+}
+
+install_postgres() {
+  if postgres_bin >/dev/null; then
+    log "postgresql: $("$(postgres_bin)/postgres" --version | awk '{print $3}') already installed"
+    return 0
+  fi
+  log "postgresql: installing postgresql from Debian (apt-get)"
+  need_root_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive need_root_cmd apt-get install -y -qq postgresql >/dev/null
+  # Debian's package creates and starts a system-wide cluster on 5432; we run our own.
+  if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null; then
+    need_root_cmd systemctl disable --now postgresql >/dev/null 2>&1 || true
+  elif [[ -x /etc/init.d/postgresql ]]; then
+    need_root_cmd /etc/init.d/postgresql stop >/dev/null 2>&1 || true
+  fi
+  postgres_bin >/dev/null || die "postgresql: installed, but no postgres, initdb and pg_ctl found"
+  log "postgresql: installed $("$(postgres_bin)/postgres" --version | awk '{print $3}')"
+}
+
 install_kafka() {
   local stamp="$KAFKA_LIBS/.installed" want
   want="kafka=$KAFKA_VERSION pom=$(cksum <"$KAFKA_POM" | awk '{print $1}')"
@@ -217,7 +246,7 @@ install_mongo_java_server() {
 
 install_mongo() {
   case "$MONGO_IMPL" in
-    ferretdb) install_ferretdb ;;
+    ferretdb) install_postgres; install_ferretdb ;;
     mongo-java-server) install_mongo_java_server ;;
     *) die "unknown SWITCHYARD_MONGO_IMPL=$MONGO_IMPL (ferretdb | mongo-java-server)" ;;
   esac
@@ -348,6 +377,71 @@ mongo_pattern() {
 }
 mongo_up() { pid_alive "$MONGO_PID" "$(mongo_pattern)" && port_open "$MONGO_PORT"; }
 
+# FerretDB's PostgreSQL. PostgreSQL refuses to run as root: as root, its programs run as the
+# postgres user of Debian's package, with the data in the run dir when that user can reach it.
+PG_DIR="$MONGO_DIR/postgresql"
+PG_DATA_LINK="$PG_DIR/data"
+pg_as_owner() {
+  if [[ $EUID -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+pg_data_dir() {
+  if [[ -L "$PG_DATA_LINK" ]]; then readlink "$PG_DATA_LINK"; else echo "$PG_DATA_LINK"; fi
+}
+pg_up() {
+  local data
+  data="$(pg_data_dir)"
+  [[ -f "$data/postmaster.pid" ]] && pg_as_owner "$(postgres_bin)/pg_ctl" -D "$data" status >/dev/null 2>&1 &&
+    port_open "$POSTGRES_PORT"
+}
+
+start_postgres() {
+  local t0 bin data
+  t0="$(now)"
+  bin="$(postgres_bin)" || { install_postgres; bin="$(postgres_bin)"; }
+  if pg_up; then log "postgresql: already running on $HOST:$POSTGRES_PORT"; return 0; fi
+  check_port_free postgres "$POSTGRES_PORT"
+  mkdir -p "$PG_DIR"
+  data="$(pg_data_dir)"
+  if [[ ! -f "$data/PG_VERSION" ]]; then
+    if [[ $EUID -eq 0 ]]; then
+      id postgres >/dev/null 2>&1 || die "postgresql: running as root needs the postgres user (Debian's package makes it)"
+      chown postgres "$PG_DIR"
+      if ! runuser -u postgres -- test -w "$PG_DIR"; then
+        # The run dir is under a directory the postgres user cannot enter (such as /root): keep the
+        # data in that user's home, named after the run dir, and link it from the run dir.
+        data="$(getent passwd postgres | cut -d: -f6)/switchyard-$(printf '%s' "$RUN_DIR" | cksum | awk '{print $1}')"
+        mkdir -p "$data"
+        chown postgres "$data"
+        ln -sfn "$data" "$PG_DATA_LINK"
+      fi
+    fi
+    pg_as_owner mkdir -p "$data"
+    chmod 700 "$data" 2>/dev/null || pg_as_owner chmod 700 "$data"
+    pg_as_owner "$bin/initdb" -D "$data" -U postgres -A trust -E UTF8 --no-locale >"$PG_DIR/initdb.log" 2>&1 ||
+      { cat "$PG_DIR/initdb.log" >&2; die "postgresql: initdb failed"; }
+    log "postgresql: initialised $data"
+  fi
+  [[ $EUID -ne 0 ]] || chown postgres "$PG_DIR"
+  pg_as_owner "$bin/pg_ctl" -D "$data" -l "$data/postgresql.log" -w -t 60 start -o "-p $POSTGRES_PORT \
+    -c listen_addresses=$HOST -c unix_socket_directories=$data \
+    -c synchronous_commit=$POSTGRES_SYNCHRONOUS_COMMIT -c max_connections=200" >/dev/null ||
+    { tail -20 "$data/postgresql.log" >&2; die "postgresql did not start"; }
+  if ! "$bin/psql" -h "$HOST" -p "$POSTGRES_PORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" | grep -q 1; then
+    "$bin/createdb" -h "$HOST" -p "$POSTGRES_PORT" -U postgres ferretdb || die "postgresql: createdb ferretdb failed"
+  fi
+  log "postgresql: up on $HOST:$POSTGRES_PORT in $(since "$t0")s"
+}
+
+stop_postgres() {
+  local data
+  data="$(pg_data_dir)"
+  if [[ ! -f "$data/postmaster.pid" ]]; then log "postgresql: not running"; return 0; fi
+  # fast: ends the sessions and checkpoints; the data is kept
+  pg_as_owner "$(postgres_bin)/pg_ctl" -D "$data" -m fast -w -t 30 stop >/dev/null 2>&1 ||
+    log "postgresql: pg_ctl stop failed (see $data/postgresql.log)"
+  log "postgresql: stopped"
+}
+
 start_mongo() {
   local t0 pid
   t0="$(now)"
@@ -359,8 +453,9 @@ start_mongo() {
   check_port_free mongo "$MONGO_PORT"
   case "$MONGO_IMPL" in
     ferretdb)
-      mkdir -p "$MONGO_DIR/ferretdb-sqlite"
-      nohup setsid "$FERRETDB_BIN" --handler=sqlite --sqlite-url="file:$MONGO_DIR/ferretdb-sqlite/?_pragma=synchronous($FERRETDB_SQLITE_SYNCHRONOUS)" \
+      start_postgres
+      nohup setsid "$FERRETDB_BIN" --handler=postgresql \
+        --postgresql-url="postgres://postgres@$HOST:$POSTGRES_PORT/ferretdb" \
         --listen-addr="$HOST:$MONGO_PORT" --debug-addr=- --telemetry=disable \
         --state-dir="$MONGO_DIR" --log-level=info --log-format=text \
         >"$MONGO_DIR/ferretdb.log" 2>&1 </dev/null &
@@ -384,6 +479,7 @@ start_mongo() {
 
 stop_mongo() {
   stop_pid "mongo ($MONGO_IMPL)" "$MONGO_PID" "$(mongo_pattern)" 20
+  [[ "$MONGO_IMPL" != ferretdb ]] || stop_postgres
 }
 
 # ---------------------------------------------------------------- commands
@@ -412,7 +508,7 @@ cmd_status() {
   else line redis down "redis://$HOST:$REDIS_PORT"; rc=3; fi
   if kafka_up; then line kafka up "$HOST:$KAFKA_PORT pid $(cat "$KAFKA_PID") (Kafka $KAFKA_VERSION KRaft)"
   else line kafka down "$HOST:$KAFKA_PORT"; rc=3; fi
-  if mongo_up; then line mongo up "mongodb://$HOST:$MONGO_PORT pid $(cat "$MONGO_PID") ($MONGO_IMPL)"
+  if mongo_up; then line mongo up "mongodb://$HOST:$MONGO_PORT pid $(cat "$MONGO_PID") ($MONGO_IMPL$([[ "$MONGO_IMPL" != ferretdb ]] || echo " on PostgreSQL $HOST:$POSTGRES_PORT"))"
   else line mongo down "mongodb://$HOST:$MONGO_PORT ($MONGO_IMPL)"; rc=3; fi
   return $rc
 }
@@ -437,11 +533,11 @@ cmd_restart_kafka() {
 cmd_installed() {
   command -v redis-server >/dev/null || return 1
   [[ -f "$KAFKA_LIBS/.installed" ]] || return 1
-  if [[ "$MONGO_IMPL" == ferretdb ]]; then [[ -x "$FERRETDB_BIN" ]]; else [[ -f "$MJS_CLASSES/.installed" ]]; fi
+  if [[ "$MONGO_IMPL" == ferretdb ]]; then [[ -x "$FERRETDB_BIN" ]] && postgres_bin >/dev/null; else [[ -f "$MJS_CLASSES/.installed" ]]; fi
 }
 
 usage() {
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 }
 
 case "${1:-}" in

@@ -17,7 +17,7 @@ export class PrivateInfra {
   private env: NodeJS.ProcessEnv = {};
 
   async start(): Promise<Record<'KAFKA_BROKERS' | 'MONGODB_URI' | 'REDIS_URL', string>> {
-    const [redis, kafka, controller, mongo] = await freePorts(4);
+    const [redis, kafka, controller, mongo, postgres] = await freePorts(5);
     this.env = {
       ...process.env,
       SWITCHYARD_RUN_DIR: path.join(REPO, '.run', `chaos-${process.pid}`),
@@ -25,6 +25,7 @@ export class PrivateInfra {
       KAFKA_PORT: String(kafka),
       KAFKA_CONTROLLER_PORT: String(controller),
       MONGO_PORT: String(mongo),
+      POSTGRES_PORT: String(postgres),
     };
     await this.run('start');
     const exports = await this.run('env');

@@ -20,6 +20,7 @@ export const E2E_ENV: NodeJS.ProcessEnv = {
   WEBHOOK_TIMEOUT_MS: '2000',
   DEFAULT_MONTHLY_TOKEN_QUOTA: '1000000',
   LOG_LEVEL: 'silent',
+  DEMO_DATA: 'false',
   DEFAULT_RPM: '1000000',
   DEFAULT_TPM: '1000000000',
 };

@@ -22,6 +22,7 @@ import {
   startNotificationService,
 } from '@switchyard/notification';
 import { loadGatewayConfig, startGateway } from '@switchyard/gateway';
+import { importDemoData } from './demo-data';
 
 export interface EmbeddedMesh {
   gatewayUrl: string;
@@ -169,8 +170,18 @@ export async function startEmbeddedMesh(
     throw error;
   }
   const gateway = services[services.length - 1]!;
+  const gatewayUrl = `http://127.0.0.1:${gateway.port}`;
+  // DEMO_DATA=false starts with an empty dev organization (the tests do).
+  if (env.DEMO_DATA !== 'false') {
+    try {
+      await importDemoData(gatewayUrl, apiKey, (options.now ?? (() => new Date()))());
+    } catch (error) {
+      await cleanUp();
+      throw error;
+    }
+  }
   return {
-    gatewayUrl: `http://127.0.0.1:${gateway.port}`,
+    gatewayUrl,
     apiKey,
     signingSecret,
     adminToken,

@@ -100,6 +100,8 @@ export async function startAssistantService(
       embedder,
     ),
     escalations: new SupportEscalationPublisher(outbox, logger),
+    models: clients.content,
+    defaultModel: responder.defaultModel,
     recommender: clients.recommendation,
     answers: { store: stores.answers, ttlSeconds: config.idempotencyTtlSeconds, logger },
     summarizer: new ContentSummarizer({ completions, content: clients.content }),

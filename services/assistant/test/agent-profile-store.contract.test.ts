@@ -21,6 +21,11 @@ function profile(
     greeting: 'Welcome!',
     steps: [{ title: 'Goals', goal: 'Say what you want.', confirm: 'Confirm.' }],
     base: 'onboarding',
+    escalation: {
+      message: 'A person will call you.',
+      contact: '+34 900 000 000',
+      channel: 'phone',
+    },
     createdAt: '2026-11-20T10:00:00.000Z',
     updatedAt: '2026-11-20T10:00:00.000Z',
     ...overrides,

@@ -1,6 +1,6 @@
 /**
  * A test double of the content service's completion RPCs: a real gRPC server (shared
- * startGrpcServer) implementing Complete and CompleteStream with a small model table, recording
+ * startGrpcServer) implementing Complete, CompleteStream and Embed (unsupported) with a small model table, recording
  * every request with its call context.
  */
 import type { ServerWritableStream } from '@grpc/grpc-js';
@@ -72,6 +72,10 @@ export class FakeContentService {
             ),
             CompleteStream: (call: ServerWritableStream<CompleteRequest__Output, unknown>) =>
               void this.completeStream(call),
+            // As content answers while its registry has no embeddings model: retrieval is BM25.
+            Embed: unary(logger, async () => {
+              throw new AppError('unsupported', 'no model with the embeddings capability');
+            }),
           },
         },
       ],

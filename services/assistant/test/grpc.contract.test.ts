@@ -110,9 +110,9 @@ describe('assistant gRPC contract', () => {
       session_id: 'c1',
       messages: [{ role: 'user', content: 'how do I get my money back? my order number is 88123' }],
     });
-    expect(response.reply).to.include(
-      '[Refund policy](https://docs.switchyard.dev/support/refunds)',
-    );
+    // An organization without help articles says so; nothing of the vendor's demo data answers.
+    expect(response.reply).to.include('88123');
+    expect(response.reply).to.not.include('switchyard.dev');
     expect(response).to.include({
       session_id: 'c1',
       agent: 'support',

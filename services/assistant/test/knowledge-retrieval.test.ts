@@ -58,6 +58,30 @@ describe("date phrases (resolved in the organization's time zone)", () => {
     expect(range('I may go')).to.equal(undefined);
   });
 
+  it('reads the same spans in Spanish, German and French (ranges, not points)', () => {
+    const weekend = ['2026-11-20T23:00:00.000Z', '2026-11-22T23:00:00.000Z'];
+    for (const text of [
+      '¿qué conciertos hay en Barcelona este fin de semana?',
+      'Konzerte am Wochenende in Berlin',
+      'des concerts ce week-end ?',
+    ])
+      expect(range(text), text).to.deep.equal(weekend);
+    const nextWeekend = ['2026-11-27T23:00:00.000Z', '2026-11-29T23:00:00.000Z'];
+    for (const text of ['el próximo fin de semana', 'nächstes Wochenende', 'le week-end prochain'])
+      expect(range(text), text).to.deep.equal(nextWeekend);
+    const tomorrow = ['2026-11-18T23:00:00.000Z', '2026-11-19T23:00:00.000Z'];
+    for (const text of ['mañana', 'morgen Abend', 'demain'])
+      expect(range(text), text).to.deep.equal(tomorrow);
+    for (const text of ['en marzo', 'im März', 'en mars'])
+      expect(range(text), text).to.deep.equal([
+        '2027-02-28T23:00:00.000Z',
+        '2027-03-31T22:00:00.000Z',
+      ]);
+    // Greetings and times of day are not dates.
+    expect(range('Guten Morgen!')).to.equal(undefined);
+    expect(range('por la mañana')).to.equal(undefined);
+  });
+
   it('depends on the zone: the same instant is another day in Tokyo', () => {
     const late = new Date('2026-11-20T16:00:00Z'); // Friday 17:00 in Berlin, Saturday 01:00 in Tokyo
     const tokyo = resolveDateRange('tomorrow', late, 'Asia/Tokyo');

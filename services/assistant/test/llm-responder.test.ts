@@ -149,6 +149,32 @@ describe('assistant LLM responder (through a fake content service)', () => {
   });
 
   it('sends the agent system prompt, the retrieved context and the session history', async () => {
+    // The organization's own help article: the only knowledge the agent has.
+    await callUnary(
+      'assistant',
+      client.CreateCollection,
+      client,
+      { name: 'help', kind: 'articles' },
+      ORG,
+      5000,
+    );
+    await callUnary(
+      'assistant',
+      client.ImportDocuments,
+      client,
+      {
+        collection: 'help',
+        format: 'jsonl',
+        content: JSON.stringify({
+          id: 'refunds',
+          title: 'Getting your money back',
+          body: 'To get your money back:\n1. Open Orders.\n2. Choose Request refund.\n\nTags: refund',
+          url: 'https://help.example/refunds',
+        }),
+      },
+      ORG,
+      5000,
+    );
     const base = { agent: 'support', user_id: 'u1', session_id: 's-history', model: 'fake-gpt' };
     const first = await reply({
       ...base,
@@ -164,10 +190,14 @@ describe('assistant LLM responder (through a fake content service)', () => {
     expect(call.context).to.deep.equal(ORG);
     const [system, ...history] = call.request.messages;
     expect(system?.role).to.equal('system');
-    expect(system?.content).to.include('You are the Switchyard customer support agent');
+    expect(system?.content).to.include("You are the organization's customer support agent");
+    // The steps that answer, quoted from the article, never its metadata line.
     expect(system?.content).to.include(
-      'Context:\n[Refund policy](https://docs.switchyard.dev/support/refunds)',
+      'Context:\n[Getting your money back](https://help.example/refunds)',
     );
+    expect(system?.content).to.include('2. Choose Request refund.');
+    expect(system?.content).to.not.include('Tags: refund');
+    expect(system?.content).to.not.include('switchyard.dev');
     expect(history.map((m) => ({ role: m.role, content: m.content }))).to.deep.equal([
       { role: 'user', content: 'my order number is A-10492' },
       { role: 'assistant', content: first.reply },
@@ -193,7 +223,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
       messages: [{ role: 'user', content: 'done' }],
     });
     const system = content.calls[1]!.request.messages[0]!.content;
-    expect(system).to.include('You are the Switchyard course onboarding agent');
+    expect(system).to.include('You are the course onboarding agent');
     expect(system).to.include('This turn is onboarding step 2 of 5: ');
     expect(system).to.include('Context:\nStep 2: ');
   });
@@ -204,15 +234,13 @@ describe('assistant LLM responder (through a fake content service)', () => {
       step: 1,
       context: [
         {
-          kind: 'course_template',
-          template: {
-            id: 't',
-            field: 'data',
-            keywords: [],
-            modules: ['M1'],
-            activities: ['A1'],
-            assignment: 'X',
-            quizIdea: 'Q',
+          kind: 'curriculum_step',
+          step: {
+            step: 1,
+            title: 'Topic',
+            goal: 'Name it.',
+            guidance: ['G1'],
+            confirm: 'Confirm.',
           },
         },
       ],
@@ -226,7 +254,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
     const system = messages[0]!.content ?? '';
     expect(system.indexOf('SYSTEM')).to.equal(0);
     expect(system.indexOf('This turn is onboarding step 1 of 5')).to.be.greaterThan(0);
-    expect(system.indexOf('Context:\nOutline for data: modules M1.')).to.be.greaterThan(
+    expect(system.indexOf('Context:\nStep 1: Topic. Name it.')).to.be.greaterThan(
       system.indexOf('This turn is onboarding step 1'),
     );
   });

@@ -82,6 +82,8 @@ export interface SupportEscalated {
   agent: string;
   /** What the user asked, briefly, for the person who takes over. */
   summary: string;
+  /** Why: requested_by_user, frustration, billing_dispute, repeated_failure, offer_accepted (absent in older events). */
+  reason?: string;
 }
 
 /** Recommendation: whose interactions were stored (replicas drop those users' cached profiles). */
@@ -249,6 +251,7 @@ const supportEscalated: JSONSchemaType<SupportEscalated> = {
     userId: nonEmpty,
     agent: nonEmpty,
     summary: { type: 'string', maxLength: 4000 },
+    reason: { type: 'string', maxLength: 100, nullable: true },
   },
 };
 

@@ -3,7 +3,7 @@ import type { CollectionKind } from '../knowledge/kinds';
 import type { KnowledgeStore } from '../store/knowledge/port';
 import { zoned, type KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { AgentProfile, AgentProfileStore } from '../store/profiles/port';
-import { isGreeting } from './intents';
+import { isSmallTalk } from './intents';
 import type { AgentRegistry } from './registry';
 import type { Agent, AgentInfo, KnowledgeAccess } from './types';
 
@@ -26,8 +26,9 @@ export function profileAgent(base: Agent, profile: AgentProfile): Agent {
       const prepared = await base.prepare({
         ...turn,
         steps: profile.steps.length > 0 ? profile.steps : undefined,
+        profile,
       });
-      const greeting = Boolean(profile.greeting) && isGreeting(turn.latest);
+      const greeting = Boolean(profile.greeting) && isSmallTalk(turn.latest);
       return {
         ...prepared,
         systemPrompt: profile.instructions
@@ -35,6 +36,7 @@ export function profileAgent(base: Agent, profile: AgentProfile): Agent {
           : prepared.systemPrompt,
         signals: { ...prepared.signals, greeting: greeting || prepared.signals.greeting },
         steps: profile.steps.length > 0 ? profile.steps : undefined,
+        profile,
       };
     },
     composeOffline: (input) =>
@@ -91,7 +93,7 @@ export async function knowledgeAccess(
   const kinds = new Set<CollectionKind>(collections.map((c) => c.kind));
   return {
     has: (wanted) => wanted.some((k) => kinds.has(k)),
-    search: (text, wanted) =>
+    search: (text, wanted, inherit) =>
       retriever.retrieve({
         organization,
         text,
@@ -99,7 +101,13 @@ export async function knowledgeAccess(
         kinds: wanted,
         timeZone,
         known: collections,
+        inherit,
       }),
+    titled: (text, wanted) =>
+      retriever.titled(
+        collections.filter((c) => wanted.includes(c.kind)),
+        text,
+      ),
     get: async (name, id) => {
       const collection = collections.find((c) => c.name === name);
       const doc = collection ? await store.getDocument(organization, name, id) : undefined;

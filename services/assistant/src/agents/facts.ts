@@ -1,18 +1,32 @@
 import type { ChatMessage } from '../store/sessions/port';
 
-/** Reference numbers customers quote: "order #A-10492", "ticket number 55821", "invoice INV-2027-0042". */
+/** A reference as customers type it: "A-10492", "#55821", "INV-2027-0042", "10492". */
+const REFERENCE = '#?\\s*([a-z]{0,4}-?\\d[\\d-]{2,15})';
+const OF = '(?:number|no\\.?|num|nr\\.?|nº|n°|id|numero|nummer)?\\s*(?:is|was|es|ist|est|:)?\\s*';
+
+/** Reference numbers customers quote, by the word before them (four languages). */
 const REFERENCE_PATTERNS: Record<string, RegExp> = {
-  orderNumber:
-    /\border\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
-  ticketNumber:
-    /\bticket\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
-  invoiceNumber:
-    /\binvoice\s*(?:number|no\.?|num|id)?\s*(?:is|was|:)?\s*#?\s*([a-z]{0,4}-?\d[\d-]{3,15})\b/i,
+  orderNumber: new RegExp(`\\b(?:order|pedido|bestellung|commande)\\s*${OF}${REFERENCE}\\b`, 'i'),
+  ticketNumber: new RegExp(
+    `\\b(?:ticket|booking|reservation|entrada|reserva|buchung|billet)\\s*${OF}${REFERENCE}\\b`,
+    'i',
+  ),
+  invoiceNumber: new RegExp(`\\b(?:invoice|factura|rechnung|facture)\\s*${OF}${REFERENCE}\\b`, 'i'),
+};
+const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/;
+/** A message that is a reference and little else: "A-10492", "it's 10492", "#4411 thanks". */
+const BARE_REFERENCE =
+  /^\s*(?:(?:it'?s|it is|sure|ok|yes|here|the number is|number|es|ist|c'est)[\s,:]*)*#?\s*([a-z]{0,4}-?\d[\d-]{2,15})\s*[.!]?\s*(?:thanks?|thank you|gracias|danke|merci)?[.!]?\s*$/i;
+
+export const REFERENCE_LABELS: Record<string, string> = {
+  orderNumber: 'order',
+  ticketNumber: 'booking',
+  invoiceNumber: 'invoice',
+  reference: 'reference',
+  email: 'email',
 };
 
-const EMAIL = /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/;
-
-/** Reference numbers and email stated in text; the last mention of a kind wins. */
+/** Reference numbers and email stated in text. */
 export function extractReferences(text: string): Record<string, string> {
   const found: Record<string, string> = {};
   for (const [fact, pattern] of Object.entries(REFERENCE_PATTERNS)) {
@@ -34,16 +48,13 @@ export function referencesIn(messages: ChatMessage[]): Record<string, string> {
     );
 }
 
-/** "my order number is 10492" states a fact and asks nothing else. */
-export function onlyStatesReferences(text: string): boolean {
-  const rest = text
-    .replace(
-      /\b(hi|hello|hey|my|the|it'?s|is|was|here|number|no|num|id|order|ticket|invoice|email|thanks|thank you|sure|ok|okay|yes)\b/gi,
-      ' ',
-    )
-    .replace(/[a-z]{0,4}-?\d[\d-]{3,15}/gi, ' ')
-    .replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, ' ')
-    .replace(/[^a-z]+/gi, ' ')
-    .trim();
-  return rest.length === 0 && Object.keys(extractReferences(text)).length > 0;
+/** The reference of a message that gives one and nothing else (an answer to "what is your order number?"). */
+export function bareReference(text: string): string | undefined {
+  return BARE_REFERENCE.exec(text)?.[1]?.toUpperCase();
+}
+
+/** The first reference the conversation knows, labelled ("order **A-10492**"). */
+export function knownReference(facts: Record<string, string>): string | undefined {
+  const name = ['orderNumber', 'ticketNumber', 'invoiceNumber', 'reference'].find((n) => facts[n]);
+  return name ? `${REFERENCE_LABELS[name]} **${facts[name]}**` : undefined;
 }

@@ -1,47 +1,94 @@
+import {
+  CHEAPEST,
+  CONFIRMATIONS,
+  EARLIEST,
+  FOLLOW_UP_STARTS,
+  MORE_ABOUT,
+  ORDINALS,
+  POINTERS,
+  SMALL_TALK,
+} from '../language/lexicon';
+import { firstPhrase, hasPhrase, normalize, withoutPhrases } from '../language/normalize';
 import type { ChatMessage } from '../store/sessions/port';
 
-const GREETING = /^\s*(hi|hello|hey|hallo|good (morning|afternoon|evening)|greetings)\b/i;
-const CONFIRMATION =
-  /^\s*(yes|yep|yeah|yup|done|confirm(ed)?|i confirm|ok(ay)?|sure|finished|complete(d)?|all (set|done)|ready|looks good|that'?s (it|done)|go ahead|let'?s (go|continue|move on))\b/i;
-const FOLLOW_UP = /^\s*(and|what about|how about|also|same (for|in)|any in|anything in)\b/i;
-
-/** Words of text, for length checks. */
-function wordCount(text: string): number {
-  return text.trim().split(/\s+/).filter(Boolean).length;
+/** "hi", "hello there", "thanks!", "¡hola!", "guten Tag": nothing but a greeting, thanks or small talk. */
+export function isSmallTalk(text: string): boolean {
+  const normalized = normalize(text);
+  if (normalized.trim() === '') return false;
+  // Longest phrases first, so "thank you" goes before "you".
+  const phrases = [...SMALL_TALK].sort((a, b) => b.length - a.length);
+  return withoutPhrases(normalized, phrases).trim() === '';
 }
 
-/** "hi", "hello there": a greeting without a question in it. */
-export function isGreeting(text: string): boolean {
-  return GREETING.test(text) && wordCount(text) <= 5 && !text.includes('?');
-}
-
-/**
- * "done", "yes, confirmed", "I confirm step 2": a short agreement. Long messages that start with
- * "yes" usually carry new content ("yes, the course is about ..."), so they do not count.
- */
+/** A short agreement ("done", "yes please", "sí", "c'est bon"), with no content of its own. */
 export function isConfirmation(text: string): boolean {
-  if (/\bconfirm(ed)?\b/i.test(text) && !text.includes('?')) return true;
-  return CONFIRMATION.test(text) && wordCount(text) <= 6 && !text.includes('?');
+  const phrases = [
+    ...CONFIRMATIONS,
+    'please',
+    'thanks',
+    'thank you',
+    'step',
+    'por favor',
+    'bitte',
+    's il vous plait',
+    'it',
+    'is',
+    'i m',
+    'im',
+    'we re',
+    'all',
+  ]
+    .concat(Array.from({ length: 9 }, (_, i) => String(i + 1)))
+    .sort((a, b) => b.length - a.length);
+  const normalized = normalize(text);
+  return (
+    CONFIRMATIONS.some((c) => hasPhrase(normalized, c)) &&
+    withoutPhrases(normalized, phrases).trim() === ''
+  );
 }
 
+/** A message that starts with an agreement and goes on ("Confirmed. Modules: ..."). */
+export function startsWithConfirmation(text: string): boolean {
+  const normalized = normalize(text);
+  return CONFIRMATIONS.some((c) => normalized.startsWith(normalize(c)));
+}
+
+/** "no", "no thanks", "not now": declining an offer. */
+export function isDecline(text: string): boolean {
+  const normalized = normalize(text);
+  return /^ (no|nope|not now|no thanks|no thank you|nein|non|no gracias|nein danke|non merci)\b/.test(
+    normalized,
+  );
+}
+
+/** "and for kids?", "y en Lisboa?": a message that leans on the previous question. */
 export function isFollowUp(text: string): boolean {
-  return FOLLOW_UP.test(text);
+  const normalized = normalize(text);
+  return FOLLOW_UP_STARTS.some((start) => normalized.startsWith(normalize(start)));
+}
+
+/** What a message points at in the list last shown: a position, the cheapest, the earliest, or "it". */
+export type Pointer =
+  | { kind: 'position'; index: number }
+  | { kind: 'cheapest' }
+  | { kind: 'earliest' }
+  | { kind: 'focus' };
+
+export function pointerIn(text: string): Pointer | undefined {
+  const normalized = normalize(text);
+  for (const [position, words] of ORDINALS)
+    if (firstPhrase(normalized, words)) return { kind: 'position', index: position };
+  if (firstPhrase(normalized, CHEAPEST)) return { kind: 'cheapest' };
+  if (firstPhrase(normalized, EARLIEST)) return { kind: 'earliest' };
+  if (firstPhrase(normalized, POINTERS) || firstPhrase(normalized, MORE_ABOUT))
+    return { kind: 'focus' };
+  return undefined;
 }
 
 /** User messages before the latest one, newest first. */
 export function earlierUserMessages(history: ChatMessage[]): string[] {
   const users = history.filter((m) => m.role === 'user').map((m) => m.content);
   return users.slice(0, -1).reverse();
-}
-
-/** The assistant reply that preceded the latest user message. */
-export function previousReply(history: ChatMessage[]): string | undefined {
-  for (let i = history.length - 2; i >= 0; i--) {
-    const message = history[i];
-    if (message?.role === 'assistant') return message.content;
-    if (message?.role === 'user') return undefined;
-  }
-  return undefined;
 }
 
 /** A short quote of a message for "earlier you asked ...". */

@@ -1,33 +1,22 @@
 import { AppError } from '@switchyard/shared';
-import { curriculumStep, type CourseTemplate, type CurriculumStep } from '../data/catalog';
 import type { AgentStep } from '../store/profiles/port';
-import { TemplateSearch } from '../retrieval/course-search';
-import { titleOf, urlOf } from '../knowledge/documents';
-import type { CourseFields } from '../knowledge/kinds';
-import type { RetrievedDocument } from '../retrieval/knowledge-retriever';
 import type { CourseDraft, OnboardingProgress } from '../store/sessions/port';
-import { isConfirmation } from './intents';
-import { citation } from './knowledge-answer';
-import { extractAudience, extractTopic } from './topic';
+import { curriculumStep, type CurriculumStep } from './curriculum';
+import { isConfirmation, startsWithConfirmation } from './intents';
+import { extractAudience, extractTopic, topicOf } from './topic';
 import type { Agent, ContextItem, OfflineInput, PreparedTurn, Turn } from './types';
 
 export const ONBOARDING_STEPS = 5;
 
-/** Step n's guide: the agent's own steps (defined as data) or the shipped curriculum guide. */
+/** Step n's guide: the agent's own steps (defined as data) or the built-in course curriculum. */
 export function stepGuide(step: number, steps?: AgentStep[]): CurriculumStep {
-  const own = steps?.[step - 1];
   if (!steps || steps.length === 0) return curriculumStep(step);
+  const own = steps[step - 1];
   if (!own)
     throw new AppError('invalid_request', `this agent has ${steps.length} steps`, [
       { field: '/step', reason: `must be <= ${steps.length}` },
     ]);
-  return {
-    step,
-    title: own.title,
-    goal: own.goal,
-    guidance: [],
-    confirm: own.confirm || `Please confirm that step ${step} is complete (reply "done").`,
-  };
+  return { step, title: own.title, goal: own.goal, guidance: [], confirm: own.confirm };
 }
 
 /** How many steps the agent leads through. */
@@ -36,267 +25,202 @@ export function stepCount(steps?: AgentStep[]): number {
 }
 
 const SYSTEM_PROMPT =
-  'You are the Switchyard course onboarding agent. You guide an instructor through five steps: 1 course ' +
-  'topic and objectives; 2 modules and lessons; 3 interactive content and assignments; 4 engagement ' +
-  'strategies (quizzes, discussion forums); 5 finalize course and launch plan. Give the guidance of the ' +
-  'current step only, tailored to the course, and end by asking the user to confirm the step is complete.';
+  'You are the course onboarding agent. You guide an instructor through numbered steps (the client ' +
+  'chooses the step). Give the guidance of the current step only, play back what the user wrote for ' +
+  'it (as written), name earlier steps that are still open, and end by asking the user to confirm the step.';
 
-export function createOnboardingAgent(templates = new TemplateSearch()): Agent {
+export function createOnboardingAgent(): Agent {
   return {
     info: {
       name: 'onboarding',
       description: 'Course onboarding in five steps, from topic and objectives to the launch plan',
       usesSteps: true,
     },
-    prepare: async (turn) => prepareOnboarding(await templateFinder(templates, turn), turn),
+    prepare: prepareOnboarding,
     composeOffline: composeOnboarding,
   };
 }
 
-/** Which step a "done"/"yes" confirms: the step just guided, or the previous one when the client already moved on. */
-function confirmedStepOf(turn: Turn, step: number): number | undefined {
-  if (!isConfirmation(turn.latest)) return undefined;
-  const { lastStep, confirmedSteps } = turn.memory.onboarding;
-  const candidates = [step, step - 1].filter(
-    (s) => s >= 1 && s === lastStep && !confirmedSteps.includes(s),
-  );
-  return candidates[0];
+/**
+ * Which step a "done" confirms: the one before when the client moved on right after it was
+ * guided (the "done" answers that reply), else the step the client names (going back included).
+ */
+function confirmedStepOf(turn: Turn, step: number, confirmed: number[]): number | undefined {
+  const text = turn.latest;
+  if (!isConfirmation(text) && !startsWithConfirmation(text)) return undefined;
+  const { lastStep } = turn.memory.onboarding;
+  const candidates = lastStep === step - 1 ? [step - 1] : [step];
+  return candidates.find((s) => s >= 1 && !confirmed.includes(s));
 }
 
-/** Topic and audience named in this turn's messages; later statements win. */
-function learnCourseFacts(turn: Turn): Record<string, string> {
-  const facts: Record<string, string> = {};
-  for (const message of turn.added) {
-    if (message.role !== 'user' || isConfirmation(message.content)) continue;
-    const topic = extractTopic(message.content);
-    const audience = extractAudience(message.content);
-    if (topic) facts.courseTopic = topic;
-    if (audience) facts.audience = audience;
-  }
-  return facts;
+/** What the user wrote this turn, without a leading "done,"/"confirmed." (kept verbatim otherwise). */
+function contentOf(text: string): string {
+  if (isConfirmation(text)) return '';
+  if (!startsWithConfirmation(text)) return text.trim();
+  return text.replace(/^\s*[\p{L}' ]{1,20}?[.!,:;-]\s*/u, '').trim();
 }
 
-interface FoundTemplate {
-  template: CourseTemplate;
-  /** The organization's course it was built from. */
-  source?: RetrievedDocument;
-}
-
-type TemplateFinder = (topic: string) => FoundTemplate | undefined;
-
-/** An outline from the organization's own catalogue: its modules and lessons. */
-function templateFromCourse(found: RetrievedDocument): CourseTemplate {
-  const course = found.doc.fields as unknown as CourseFields;
-  const generic = genericTemplate(course.title);
-  return {
-    ...generic,
-    id: found.doc.id,
-    field: course.title,
-    modules: course.modules.map((m) =>
-      m.lessons.length > 0 ? `${m.title}: ${m.lessons.map((l) => l.title).join(', ')}` : m.title,
-    ),
-  };
-}
-
-/** The organization's courses when it has some (searched for the topic), else the shipped outline templates. */
-async function templateFinder(templates: TemplateSearch, turn: Turn): Promise<TemplateFinder> {
-  const topic = { ...turn.memory.facts, ...learnCourseFacts(turn) }.courseTopic;
-  if (topic && turn.knowledge?.has(['courses'])) {
-    const best = (await turn.knowledge.search(topic, ['courses'])).results[0];
-    return () => (best ? { template: templateFromCourse(best), source: best } : undefined);
-  }
-  return (t) => {
-    const template = templates.forTopic(t);
-    return template ? { template } : undefined;
-  };
+/** Modules as the user named them: lines, "a; b", or "Modules: a, b, c"; "Module 3 Dashboards" stays whole. */
+function modulesIn(text: string): string[] {
+  const listed = /\bmodul(?:e|es|os)?\s*:\s*(.+)/i.exec(text)?.[1];
+  const parts = listed
+    ? listed.split(/,|;|\band\b|\n/)
+    : text
+        .split(/\n|;/)
+        .filter((line) => /^\s*(\d+[.)]|[-*•]|module\b|modul\b|m[oó]dulo\b)/i.test(line));
+  return parts
+    .map((p) =>
+      p
+        .replace(/^\s*(\d+[.)]|[-*•])\s*/, '')
+        .replace(/[.\s]+$/, '')
+        .trim(),
+    )
+    .filter((p) => p.length > 0);
 }
 
 function draftOf(
-  facts: Record<string, string>,
-  found: FoundTemplate | undefined,
+  turn: Turn,
+  step: number,
+  content: string,
   previous: CourseDraft | undefined,
-): CourseDraft | undefined {
-  if (!facts.courseTopic) return previous;
-  const source = found?.source;
-  return {
-    topic: facts.courseTopic,
-    audience: facts.audience,
-    modules: found?.template.modules ?? previous?.modules ?? [],
-    basedOn: source
-      ? { id: source.doc.id, title: titleOf(source.doc), url: urlOf(source.doc) }
-      : previous?.basedOn,
+  openSteps: number[],
+): CourseDraft {
+  const draft: CourseDraft = {
+    topic: previous?.topic,
+    audience: previous?.audience,
+    modules: [...(previous?.modules ?? [])],
+    notes: { ...(previous?.notes ?? {}) },
+    openSteps,
   };
+  if (!content) return draft;
+  draft.notes[String(step)] = [...(draft.notes[String(step)] ?? []), content];
+  if (!turn.steps) {
+    // The topic: stated anywhere ("a course on X"), or the first thing said at step 1.
+    const topic =
+      extractTopic(content) ?? (step === 1 && !draft.topic ? topicOf(content) : undefined);
+    if (topic) draft.topic = topic;
+    const audience = extractAudience(content);
+    if (audience) draft.audience = audience;
+    if (step === 2)
+      for (const module of modulesIn(content))
+        if (!draft.modules.includes(module)) draft.modules.push(module);
+  }
+  return draft;
 }
 
-/** The first step not confirmed yet: the furthest a conversation may go. */
-function firstOpenStep(confirmed: number[]): number {
-  let step = 1;
-  while (confirmed.includes(step)) step++;
-  return step;
-}
-
-/** Going back (or staying) is always allowed; going past a step that is not confirmed is not. */
-function refuseSkippingAhead(step: number, confirmed: number[], steps?: AgentStep[]): void {
-  const open = firstOpenStep(confirmed);
-  if (step <= open) return;
-  throw new AppError(
-    'conflict',
-    `step ${step} cannot start yet: step ${open} (${stepGuide(open, steps).title}) is not confirmed. ` +
-      `Finish it and confirm (e.g. "done") with step ${open}, or with step ${open + 1} to move on; going back to an earlier step is always possible.`,
-    [{ field: '/step', reason: `must be <= ${open} until step ${open} is confirmed` }],
-  );
-}
-
-function prepareOnboarding(findTemplate: TemplateFinder, turn: Turn): PreparedTurn {
+function prepareOnboarding(turn: Turn): PreparedTurn {
   const step = turn.step ?? 1;
-  const facts = { ...turn.memory.facts, ...learnCourseFacts(turn) };
-  const confirmedStep = confirmedStepOf(turn, step);
-  const previous = turn.memory.onboarding.confirmedSteps;
-  const onboarding: OnboardingProgress = {
-    confirmedSteps:
-      confirmedStep && !previous.includes(confirmedStep)
-        ? [...previous, confirmedStep].sort((a, b) => a - b)
-        : previous,
-    lastStep: step,
-  };
-  refuseSkippingAhead(step, onboarding.confirmedSteps, turn.steps);
-  const topic = facts.courseTopic;
-  const found = topic ? findTemplate(topic) : undefined;
-  const draft = draftOf(facts, found, turn.memory.onboarding.draft);
-  if (draft) onboarding.draft = draft;
+  const previous = turn.memory.onboarding;
+  const confirmedStep = confirmedStepOf(turn, step, previous.confirmedSteps);
+  const confirmedSteps =
+    confirmedStep !== undefined
+      ? [...new Set([...previous.confirmedSteps, confirmedStep])].sort((a, b) => a - b)
+      : previous.confirmedSteps;
+  const openSteps = Array.from({ length: step - 1 }, (_, i) => i + 1).filter(
+    (s) => !confirmedSteps.includes(s),
+  );
+  const draft = draftOf(turn, step, contentOf(turn.latest), previous.draft, openSteps);
+  const onboarding: OnboardingProgress = { confirmedSteps, lastStep: step, draft };
   const context: ContextItem[] = [{ kind: 'curriculum_step', step: stepGuide(step, turn.steps) }];
-  if (found) context.push({ kind: 'course_template', template: found.template });
-  if (found?.source) context.push({ kind: 'knowledge', found: found.source });
-  const known = [topic && `course topic: ${topic}`, facts.audience && `audience: ${facts.audience}`]
+  const known = [
+    draft.topic && `course topic: ${draft.topic}`,
+    draft.audience && `audience: ${draft.audience}`,
+    draft.modules.length > 0 && `modules: ${draft.modules.join('; ')}`,
+  ]
     .filter(Boolean)
     .join('; ');
   return {
-    systemPrompt: `${SYSTEM_PROMPT}\nCurrent step: ${step}. Confirmed steps: ${onboarding.confirmedSteps.join(', ') || 'none'}.${known ? ` Known: ${known}.` : ''}`,
+    systemPrompt:
+      `${SYSTEM_PROMPT}\nCurrent step: ${step}. Confirmed steps: ${confirmedSteps.join(', ') || 'none'}.` +
+      `${openSteps.length > 0 ? ` Earlier steps still open: ${openSteps.join(', ')}.` : ''}` +
+      `${known ? ` Known: ${known}.` : ''}`,
     context,
-    memory: { facts, onboarding },
-    signals: { confirmedStep },
+    memory: { ...turn.memory, onboarding },
+    signals: { confirmedStep, openSteps },
   };
+}
+
+function quoteLines(texts: string[]): string {
+  return texts
+    .map((t) =>
+      t
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n'),
+    )
+    .join('\n');
 }
 
 function composeOnboarding({ prepared, step: requested }: OfflineInput): string {
   const step = requested ?? 1;
-  const { facts } = prepared.memory;
   const steps = prepared.steps;
-  const course = facts.courseTopic
-    ? { topic: facts.courseTopic, audience: facts.audience }
-    : undefined;
-  if (prepared.signals.confirmedStep === step)
-    return acknowledgeCurrent(step, course?.topic, steps);
-
-  const template = prepared.context.flatMap((i) =>
-    i.kind === 'course_template' ? [i.template] : [],
-  )[0];
-  const source = prepared.context.flatMap((i) => (i.kind === 'knowledge' ? [i.found] : []))[0];
+  const total = stepCount(steps);
+  const draft = prepared.memory.onboarding.draft;
+  const { confirmedStep, openSteps = [] } = prepared.signals;
   const guide = stepGuide(step, steps);
+  const notes = draft?.notes[String(step)] ?? [];
   const parts: string[] = [];
-  if (prepared.signals.confirmedStep) {
+
+  if (confirmedStep !== undefined)
+    parts.push(`Step ${confirmedStep} (${stepGuide(confirmedStep, steps).title}) is confirmed. ✅`);
+  if (confirmedStep === step) {
+    if (openSteps.length > 0) parts.push(`Not confirmed yet: ${describeSteps(openSteps, steps)}.`);
+    if (step >= total) {
+      parts.push(
+        `That completes all ${total} steps${draft?.topic ? ` for **${draft.topic}**` : ''}.` +
+          (openSteps.length > 0
+            ? ` Still open from earlier: ${describeSteps(openSteps, steps)}.`
+            : ''),
+      );
+      return parts.join('\n\n');
+    }
+    const next = stepGuide(step + 1, steps);
     parts.push(
-      `Step ${prepared.signals.confirmedStep} (${stepGuide(prepared.signals.confirmedStep, steps).title}) is confirmed. ✅`,
+      `Next is step ${step + 1}: **${next.title}**. Send your next message with step ${step + 1} when you're ready, or tell me what to change in step ${step}.`,
     );
+    return parts.join('\n\n');
   }
-  parts.push(`**Step ${step} of ${stepCount(steps)}: ${guide.title}**`);
-  parts.push(
-    course
-      ? `For your course on **${course.topic}**${course.audience ? ` for ${course.audience}` : ''}: ${guide.goal}`
-      : guide.goal,
-  );
-  if (guide.guidance.length > 0) parts.push(guide.guidance.map((g) => `- ${g}`).join('\n'));
-  // Suggestions follow the shipped five-step curriculum; an agent's own steps say what they need themselves.
-  if (!steps)
-    parts.push(course ? tailoredSuggestions(step, course.topic, template) : askForTopic(step));
-  if (course && source && step === 2)
-    parts.push(`This outline follows our course ${citation(source)}.`);
-  parts.push(guide.confirm);
+
+  parts.push(`**Step ${step} of ${total}: ${guide.title}**`);
+  if (openSteps.length > 0)
+    parts.push(
+      `Not confirmed yet: ${describeSteps(openSteps, steps)}. We can go back to ${openSteps.length === 1 ? 'it' : 'them'} at any time.`,
+    );
+  if (draft?.topic)
+    parts.push(
+      `Your course: **${draft.topic}**${draft.audience ? ` (for ${draft.audience})` : ''}.`,
+    );
+  if (notes.length > 0)
+    parts.push(`What you've written for this step:\n${quoteLines(notes.slice(-3))}`);
+  if (!steps && step === 2 && draft && draft.modules.length > 0)
+    parts.push(`Modules so far:\n${draft.modules.map((m, i) => `${i + 1}. ${m}`).join('\n')}`);
+  if (steps) {
+    const purpose = guide.goal.trim().replace(/\.$/, '');
+    parts.push(
+      purpose
+        ? `This step is about ${lowerFirst(guide.title)}: ${lowerFirst(purpose)}.`
+        : `This step is about ${lowerFirst(guide.title)}.`,
+    );
+    if (notes.length === 0) parts.push('Tell me what you have for it.');
+    const confirm = guide.confirm.trim().replace(/\.$/, '');
+    parts.push(
+      confirm
+        ? `When this step is complete (${lowerFirst(confirm)}), reply "done".`
+        : 'When this step is complete, reply "done".',
+    );
+  } else {
+    if (step === 1 && !draft?.topic)
+      parts.push('Tell me what your course is about and who it is for, in your own words.');
+    else parts.push(`${guide.goal}\n${guide.guidance.map((g) => `- ${g}`).join('\n')}`);
+    parts.push(guide.confirm);
+  }
   return parts.join('\n\n');
 }
 
-function acknowledgeCurrent(step: number, topic: string | undefined, steps?: AgentStep[]): string {
-  const guide = stepGuide(step, steps);
-  const forCourse = topic ? ` for **${topic}**` : '';
-  if (steps && step >= steps.length)
-    return `Step ${step} (${guide.title}) is confirmed. ✅ That completes all ${steps.length} steps.`;
-  if (step >= ONBOARDING_STEPS) {
-    return `Your launch plan${forCourse} is confirmed. ✅ That completes all ${ONBOARDING_STEPS} onboarding steps: the course is ready to publish. Good luck with the launch!`;
-  }
-  const next = stepGuide(step + 1, steps);
-  return (
-    `Step ${step} (${guide.title})${forCourse} is confirmed. ✅\n\n` +
-    `Next is step ${step + 1}: **${next.title}**. ${next.goal}\n\n` +
-    `Send your next message with step ${step + 1} when you're ready, or tell me what to change in step ${step}.`
-  );
+function describeSteps(numbers: number[], steps?: AgentStep[]): string {
+  return numbers.map((n) => `step ${n} (${stepGuide(n, steps).title})`).join(', ');
 }
 
-function askForTopic(step: number): string {
-  return step === 1
-    ? 'To tailor the next steps, tell me your course topic and audience, e.g. "a course on Python for data analysis for beginners".'
-    : "You haven't told me the course topic yet; name it and I'll tailor this step to your course.";
-}
-
-/** Modules used when no outline template fits the topic. */
-function genericTemplate(topic: string): CourseTemplate {
-  return {
-    id: 'generic',
-    field: topic,
-    keywords: [],
-    modules: [
-      `Introduction to ${topic}`,
-      'Core concepts',
-      'Methods and tools',
-      'Guided practice',
-      'Project',
-      'Review and next steps',
-    ],
-    activities: [
-      'short practice exercises after each lesson',
-      'a worked example to follow along',
-      'a peer-reviewed mini project',
-    ],
-    assignment:
-      'a final project applying the course to a real situation, graded on accuracy, completeness and reflection',
-    quizIdea: 'questions that apply a concept to a short scenario',
-  };
-}
-
-function tailoredSuggestions(
-  step: number,
-  topic: string,
-  found: CourseTemplate | undefined,
-): string {
-  const template = found ?? genericTemplate(topic);
-  const fieldNote = found ? ` (an outline that works well for ${found.field} courses)` : '';
-  switch (step) {
-    case 1:
-      return (
-        `Suggested learning objectives for ${topic}:\n` +
-        `- Explain the key concepts and vocabulary of ${topic}\n` +
-        `- Apply ${topic} to a realistic task step by step\n` +
-        `- Create a small piece of work that shows ${topic} in practice\n` +
-        `- Evaluate their own results and know where to go next`
-      );
-    case 2:
-      return `Suggested modules for ${topic}${fieldNote}:\n${template.modules.map((m, i) => `${i + 1}. ${m}`).join('\n')}`;
-    case 3:
-      return (
-        `Activities that fit ${topic}:\n${template.activities.map((a) => `- ${a}`).join('\n')}\n\n` +
-        `Graded assignment idea: ${template.assignment}.`
-      );
-    case 4:
-      return (
-        `For ${topic}, try module quizzes with ${template.quizIdea}, and open the forum with a prompt such as ` +
-        `"How will you use ${topic} in your own work or life?".`
-      );
-    default:
-      return (
-        `Launch plan for ${topic}:\n` +
-        `- 2 weeks before: publish the course page and open enrolment with an early-bird price\n` +
-        `- 1 week before: send the announcement email and a social post with a preview lesson\n` +
-        `- Launch day: welcome message and the first module's discussion prompt\n` +
-        `- 1 week after: feedback survey and fixes from the first learners`
-      );
-  }
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

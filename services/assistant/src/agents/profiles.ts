@@ -1,11 +1,13 @@
 import { AppError, type ErrorDetail } from '@switchyard/shared';
 import type { KnowledgeStore } from '../store/knowledge/port';
+import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
 import {
   BASE_AGENTS,
   type AgentProfile,
   type AgentProfileStore,
   type BaseAgent,
 } from '../store/profiles/port';
+import { BUILTIN_MODEL, isBuiltinModel } from '../responders/builtin';
 
 export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** Tools a tool-calling model may be given. */
@@ -65,11 +67,28 @@ export async function putProfile(
   knowledge: KnowledgeStore,
   organization: string,
   input: ProfileInput,
+  models: () => Promise<ModelInfo__Output[]>,
   now = new Date(),
 ): Promise<AgentProfile> {
   const base = baseOf(input);
   const known = new Set((await knowledge.listCollections(organization)).map((c) => c.name));
   const problems = problemsOf(input, base, known);
+  const model = input.model.trim();
+  if (model && !isBuiltinModel(model)) {
+    const registry = await models();
+    const found = registry.find((m) => m.id === model || m.aliases.includes(model));
+    const chat = registry.filter((m) => m.capabilities.includes('chat')).map((m) => m.id);
+    if (!found)
+      problems.push({
+        field: '/model',
+        reason: `unknown model '${model}'; models with the chat capability: ${[BUILTIN_MODEL, ...chat.filter((id) => id !== BUILTIN_MODEL)].join(', ')}`,
+      });
+    else if (!found.capabilities.includes('chat'))
+      problems.push({
+        field: '/model',
+        reason: `model '${model}' has no chat capability (it has ${found.capabilities.join(', ') || 'none'})`,
+      });
+  }
   if (problems.length > 0)
     throw new AppError(
       'invalid_request',
@@ -89,9 +108,45 @@ export async function putProfile(
     greeting: input.greeting,
     steps: input.steps.map((s) => ({ title: s.title.trim(), goal: s.goal, confirm: s.confirm })),
     base: base as BaseAgent,
+    escalation: {
+      message: input.escalation.message.trim(),
+      contact: input.escalation.contact.trim(),
+      channel: input.escalation.channel.trim(),
+    },
     createdAt: existing?.createdAt ?? at,
     updatedAt: at,
   };
   await profiles.put(profile);
   return profile;
+}
+
+/** What a model does with a profile's fields (the profile's answer says so). */
+export interface ModelSupport {
+  model: string;
+  honoured: string[];
+  ignored: string[];
+  note: string;
+}
+
+const PROFILE_FIELDS = [
+  'description',
+  'instructions',
+  'model',
+  'collections',
+  'tools',
+  'greeting',
+  'steps',
+  'escalation',
+];
+
+/** The builtin engine composes replies from the organization's data: it cannot follow free text or call tools. */
+export function modelSupport(model: string): ModelSupport {
+  if (isBuiltinModel(model))
+    return {
+      model: BUILTIN_MODEL,
+      honoured: PROFILE_FIELDS.filter((f) => f !== 'instructions' && f !== 'tools'),
+      ignored: ['instructions', 'tools'],
+      note: 'The builtin engine does not follow free-text instructions or call tools; set model to a registry model with the chat capability for those.',
+    };
+  return { model, honoured: PROFILE_FIELDS, ignored: [], note: '' };
 }

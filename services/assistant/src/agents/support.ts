@@ -1,206 +1,296 @@
-import type { SupportArticle } from '../data/catalog';
 import type { CollectionKind } from '../knowledge/kinds';
+import { normalize } from '../language/normalize';
+import type { RetrievedDocument } from '../retrieval/knowledge-retriever';
+import type { AgentProfile } from '../store/profiles/port';
+import type { SupportState } from '../store/sessions/port';
+import { emptyDialogue } from './dialogue';
+import { bareReference, knownReference, referencesIn, REFERENCE_LABELS } from './facts';
+import { isConfirmation, isDecline, isSmallTalk } from './intents';
 import { citation } from './knowledge-answer';
-import { KnowledgeBase } from '../retrieval/knowledge-base';
-import { earlierUserMessages, isConfirmation, previousReply, quote } from './intents';
-import { onlyStatesReferences, referencesIn } from './facts';
-import type { Agent, ContextItem, OfflineInput, PreparedTurn, Turn, TurnSignals } from './types';
+import { openingBlocks, relevantBlocks, type Block } from './passages';
+import type {
+  Agent,
+  ContextItem,
+  EscalationReason,
+  OfflineInput,
+  PreparedTurn,
+  Turn,
+  TurnSignals,
+} from './types';
 
 const SYSTEM_PROMPT =
-  'You are the Switchyard customer support agent for orders, shipping, refunds, event tickets, course ' +
-  'enrolment, accounts and API keys, billing and webhooks. Answer only from the help-centre articles in ' +
-  'the context, quote the relevant steps and link the article in Markdown. If no article answers the ' +
-  'question, say so plainly and offer to escalate to a human, asking for the order or ticket number.';
+  "You are the organization's customer support agent. Answer only from the help articles in the " +
+  'context: quote the steps that answer the question (not the whole article, never its tags or other ' +
+  'metadata) and link the article in Markdown. If no article answers, say "I can\'t help with that here" ' +
+  'and offer to pass the conversation to a person.';
 
-const ESCALATION_REQUEST =
-  /\b(escalate|human|real person|speak to (someone|a person)|talk to (someone|a person)|complain|complaint)\b/i;
-/** Our own offer, so that a "yes" after it means "escalate". */
-const ESCALATION_OFFER = 'escalate this to our support team';
-const CONTACT_QUERY = 'contact human agent escalate';
+/** What support searches in an organization's knowledge base. */
+const SUPPORT_KINDS: CollectionKind[] = ['articles', 'documents'];
+/** Questions in a row without an answer before a person takes over. */
+const FAILURES_BEFORE_HANDOVER = 2;
 
-const FACT_LABELS: Record<string, string> = {
-  orderNumber: 'order',
-  ticketNumber: 'ticket',
-  invoiceNumber: 'invoice',
-  email: 'email',
-};
-/** Which remembered reference fits an article's category. */
-const REFERENCE_FOR_CATEGORY: Record<string, string> = {
-  orders: 'orderNumber',
-  refunds: 'orderNumber',
-  shipping: 'orderNumber',
-  tickets: 'ticketNumber',
-  billing: 'invoiceNumber',
-};
+/** Asking for a person, in the four languages. */
+const PERSON =
+  /\b(human|real person|a person|someone real|live agent|an agent|agent please|representative|operator|supervisor|manager|speak to (someone|somebody|a person|an agent)|talk to (someone|somebody|a person|an agent|a human)|call me|persona real|hablar con (una persona|alguien|un agente)|un humano|mit einem menschen|echten menschen|mitarbeiter sprechen|parler a (quelqu un|un humain|une personne|un conseiller)|un humain)\b/;
+/** Anger: words of it, or shouting. */
+const ANGER =
+  /\b(ridiculous|unacceptable|outrageous|furious|angry|fed up|sick of|worst|terrible|awful|scam|fraud|nobody answers|no one answers|nobody replies|no one replies|no response|never answered|useless|disgusting|incompetent|joke|inaceptable|verguenza|harto|harta|estafa|nadie responde|nadie contesta|indignante|unverschamt|inakzeptabel|frechheit|betrug|niemand antwortet|inacceptable|scandaleux|arnaque|personne ne repond|ras le bol)\b/;
+/** Money taken wrongly. */
+const BILLING_DISPUTE =
+  /\b(charged (me )?twice|double charged|double charge|charged two times|billed twice|overcharged|charged the wrong amount|wrong amount|unauthori[sz]ed (charge|payment)|did ?n t authori[sz]e|dispute|chargeback|cobrado dos veces|cobraron dos veces|doble cargo|cargo duplicado|zweimal (abgebucht|belastet)|doppelt (abgebucht|belastet)|debite deux fois|preleve deux fois|double prelevement)\b/;
+/** "that didn't help", "still not working": the last answer failed. */
+const NOT_HELPED =
+  /\b(did ?n t help|does ?n t help|not helpful|still (not|does ?n t|did ?n t|broken|the same)|does ?n t work|did ?n t work|not working|no me ayuda|sigue sin|hilft nicht|funktioniert (immer noch )?nicht|ne marche (toujours )?pas|ca n aide pas)\b/;
 
-export function createSupportAgent(kb = new KnowledgeBase()): Agent {
+function shouting(text: string): boolean {
+  const letters = text.replace(/[^A-Za-z]/g, '');
+  return (letters.length >= 12 && letters === letters.toUpperCase()) || /!{2,}|\?!|!\?/.test(text);
+}
+
+/** Why this message hands the conversation to a person, if it does (intent from the whole conversation). */
+function escalationOf(
+  text: string,
+  state: SupportState,
+  helpedBefore: boolean,
+): EscalationReason | undefined {
+  const normalized = normalize(text);
+  if (BILLING_DISPUTE.test(normalized)) return 'billing_dispute';
+  if (ANGER.test(normalized) || (shouting(text) && !isSmallTalk(text))) return 'frustration';
+  if (PERSON.test(normalized)) return 'requested_by_user';
+  if (state.offered && isConfirmation(text)) return 'offer_accepted';
+  if (
+    NOT_HELPED.test(normalized) &&
+    (state.failures + 1 >= FAILURES_BEFORE_HANDOVER || helpedBefore)
+  )
+    return 'repeated_failure';
+  return undefined;
+}
+
+export function createSupportAgent(): Agent {
   return {
     info: {
       name: 'support',
       description:
-        'Customer support: answers from the help-centre knowledge base and escalates to a human',
+        'Customer support: answers from the organization’s help articles and hands over to a person',
       usesSteps: false,
     },
-    prepare: (turn) => prepareSupport(finderFor(kb, turn), turn),
+    prepare: prepareSupport,
     composeOffline: composeSupport,
   };
 }
 
-/** What support searches in an organization's own knowledge base. */
-const SUPPORT_KINDS: CollectionKind[] = ['articles', 'documents'];
-/** Passages shown from the organization's articles: the best and one runner-up. */
-const SUPPORT_RESULTS = 2;
-
-type Finder = (query: string) => Promise<{ context: ContextItem[]; signals?: TurnSignals }>;
-
-/** The organization's own articles when it has some, else the shipped help centre. */
-function finderFor(kb: KnowledgeBase, turn: Turn): Finder {
-  const knowledge = turn.knowledge;
-  if (knowledge?.has(SUPPORT_KINDS)) {
-    return async (query) => {
-      const retrieval = await knowledge.search(query, SUPPORT_KINDS);
-      const results = retrieval.results.slice(0, SUPPORT_RESULTS);
-      return {
-        context: results.map((found): ContextItem => ({ kind: 'knowledge', found })),
-        signals: { knowledge: { ...retrieval, results } },
-      };
-    };
-  }
-  return async (query) => ({
-    context: kb
-      .answer(query)
-      .map((hit): ContextItem => ({ kind: 'article', score: hit.score, article: hit.item })),
-  });
+interface Answer {
+  found: RetrievedDocument;
+  /** Indexes of the article's blocks quoted. */
+  blocks: number[];
 }
 
-async function prepareSupport(find: Finder, turn: Turn): Promise<PreparedTurn> {
-  const newFacts = referencesIn(turn.added);
-  const facts = { ...turn.memory.facts, ...newFacts };
-  // A message that only gives a number answers our question; the user's question is the one before.
-  const factsOnly = onlyStatesReferences(turn.latest);
-  const earlierQuestion = factsOnly ? earlierUserMessages(turn.history)[0] : undefined;
-  const escalation =
-    ESCALATION_REQUEST.test(earlierQuestion ?? turn.latest) ||
-    (isConfirmation(turn.latest) && (previousReply(turn.history) ?? '').includes(ESCALATION_OFFER));
-  const query = escalation ? CONTACT_QUERY : factsOnly ? earlierQuestion : turn.latest;
-  const found = query ? await find(query) : { context: [] };
-  const context = found.context;
-  const signals: TurnSignals = {
-    escalation,
-    newFacts,
-    earlierQuestion,
-    factsOnly,
-    ...found.signals,
-  };
-  // Own knowledge that has no answer: the question goes to a person (support_escalated).
-  if (signals.knowledge && context.length === 0 && !escalation && !factsOnly)
-    signals.unanswered = true;
-  // A person takes over when there is nothing to answer from, or when asked for and we know the case's reference.
-  signals.handOver = signals.unanswered || (escalation && knownReference(facts) !== undefined);
+/** The best article for a question and the passages of it that answer, if any does. */
+async function answerFor(
+  turn: Turn,
+  question: string,
+  state: SupportState,
+): Promise<Answer | undefined> {
+  if (!turn.knowledge?.has(SUPPORT_KINDS)) return undefined;
+  const retrieval = await turn.knowledge.search(question, SUPPORT_KINDS);
+  // A follow-up ("how long does that take?") may be answered by the article the conversation is about.
+  const current = state.article
+    ? await turn.knowledge.get(state.article.collection, state.article.id)
+    : undefined;
+  const candidates = [...retrieval.results.slice(0, 3), ...(current ? [current] : [])];
+  for (const found of candidates) {
+    const fields = found.doc.fields as { body?: string; text?: string };
+    const body = String(fields.body ?? fields.text ?? '');
+    const sameArticle =
+      state.article?.id === found.doc.id && state.article.collection === found.collection.name;
+    const blocks = relevantBlocks(body, question, sameArticle ? state.article?.quoted : []);
+    if (blocks.length === 0) continue;
+    return quoting(found, blocks);
+  }
+  // The best article shares no word with the question: it was found by meaning (an embeddings
+  // model); quote the passage that matched, not the whole article.
+  const best = retrieval.results[0];
+  if (!best) return undefined;
+  const fields = best.doc.fields as { body?: string; text?: string };
+  const opening = openingBlocks(String(fields.body ?? fields.text ?? ''), best.passage);
+  return opening.length > 0 ? quoting(best, opening) : undefined;
+}
+
+function quoting(found: RetrievedDocument, blocks: Block[]): Answer {
   return {
-    systemPrompt: `${SYSTEM_PROMPT}${describeFacts(facts)}`,
+    found: { ...found, passage: blocks.map((b) => b.text).join('\n') },
+    blocks: blocks.map((b) => b.index),
+  };
+}
+
+async function prepareSupport(turn: Turn): Promise<PreparedTurn> {
+  const dialogue = turn.memory.dialogue ?? emptyDialogue();
+  const state: SupportState = { failures: 0, ...dialogue.support };
+  const newFacts = referencesIn(turn.added);
+  const bare = state.awaitingReference ? bareReference(turn.latest) : undefined;
+  if (bare && Object.keys(newFacts).length === 0) newFacts.reference = bare;
+  const facts = { ...turn.memory.facts, ...newFacts };
+  const signals: TurnSignals = { newFacts };
+  const context: ContextItem[] = [];
+  const next: SupportState = { ...state, offered: false };
+  if (Object.keys(newFacts).length > 0) next.awaitingReference = false;
+
+  const helpedBefore = Boolean(state.article);
+  const reason = isSmallTalk(turn.latest)
+    ? undefined
+    : escalationOf(turn.latest, state, helpedBefore);
+  if (isSmallTalk(turn.latest)) signals.greeting = true;
+  else if (
+    bare ||
+    (state.awaitingReference && Object.keys(newFacts).length > 0 && turn.latest.length < 60)
+  ) {
+    signals.referenceGiven = true;
+    // The question the reference was asked for, answered now when it has an answer.
+    const answer =
+      state.question && !state.escalated ? await answerFor(turn, state.question, next) : undefined;
+    if (answer) context.push({ kind: 'knowledge', found: answer.found });
+  } else if (reason && !state.escalated) {
+    signals.handOver = reason;
+    next.escalated = reason;
+    next.failures = 0;
+    if (!knownReference(facts)) next.awaitingReference = true;
+    const answer =
+      reason === 'billing_dispute' ? await answerFor(turn, turn.latest, next) : undefined;
+    if (answer) context.push({ kind: 'knowledge', found: answer.found });
+  } else if (state.offered && isDecline(turn.latest)) {
+    signals.declined = true;
+  } else if (!turn.knowledge?.has(SUPPORT_KINDS)) {
+    signals.noKnowledge = true;
+    next.failures = state.failures + 1;
+    next.offered = !state.escalated;
+    next.question = turn.latest;
+  } else {
+    const answer = await answerFor(turn, turn.latest, next);
+    next.question = turn.latest;
+    if (answer) {
+      context.push({ kind: 'knowledge', found: answer.found });
+      next.failures = 0;
+      next.article = {
+        collection: answer.found.collection.name,
+        id: answer.found.doc.id,
+        quoted:
+          next.article?.id === answer.found.doc.id
+            ? [...new Set([...(next.article.quoted ?? []), ...answer.blocks])]
+            : answer.blocks,
+      };
+    } else {
+      signals.unanswered = true;
+      next.failures = state.failures + 1;
+      if (next.failures >= FAILURES_BEFORE_HANDOVER && !state.escalated) {
+        signals.handOver = 'repeated_failure';
+        next.escalated = 'repeated_failure';
+        if (!knownReference(facts)) next.awaitingReference = true;
+      } else next.offered = !state.escalated;
+    }
+  }
+  signals.handedOver = Boolean(state.escalated);
+  return {
+    systemPrompt: `${SYSTEM_PROMPT}${describeFacts(facts)}${decisionFor(signals, turn.profile)}`,
     context,
-    memory: { ...turn.memory, facts },
+    memory: { ...turn.memory, facts, dialogue: { ...dialogue, support: next } },
     signals,
+    profile: turn.profile,
   };
 }
 
 function describeFacts(facts: Record<string, string>): string {
-  const known = Object.entries(facts).filter(([name]) => name in FACT_LABELS);
+  const known = Object.entries(facts).filter(([name]) => name in REFERENCE_LABELS);
   return known.length === 0
     ? ''
-    : `\nKnown from this conversation: ${known.map(([n, v]) => `${FACT_LABELS[n]} ${v}`).join(', ')}.`;
+    : `\nKnown from this conversation: ${known.map(([n, v]) => `${REFERENCE_LABELS[n]} ${v}`).join(', ')}.`;
+}
+
+/** What the service decided, for a model to put in words (the decision is the service's, not the model's). */
+function decisionFor(signals: TurnSignals, profile: AgentProfile | undefined): string {
+  if (signals.handOver)
+    return `\nDecision: this conversation is handed to a person now (reason: ${signals.handOver}). Tell the user so: ${handOverText(profile)}`;
+  if (signals.unanswered || signals.noKnowledge)
+    return `\nDecision: no article answers this. Say "I can't help with that here" and offer to pass the conversation to a person.`;
+  return '';
+}
+
+/** The hand-over in the organization's words and channel (its profile), else a neutral sentence without contact details. */
+export function handOverText(profile: AgentProfile | undefined): string {
+  const escalation = profile?.escalation;
+  const message =
+    escalation?.message.trim() ||
+    "I've passed this conversation to our support team; a person will follow up with you.";
+  const contact = escalation?.contact.trim();
+  const channel = escalation?.channel.trim();
+  if (!contact) return message;
+  return `${message} You can also reach them ${channel ? `by ${channel} ` : ''}at ${contact}.`;
+}
+
+function offer(profile: AgentProfile | undefined): string {
+  const channel = profile?.escalation?.channel.trim();
+  return `If you like, I can pass this to a person on our team${channel ? ` (by ${channel})` : ''}: just say yes.`;
+}
+
+const APOLOGY: Partial<Record<EscalationReason, string>> = {
+  billing_dispute:
+    "I'm sorry about the charge; a payment problem needs a person to look at your account.",
+  frustration: "I'm sorry this has been frustrating.",
+  repeated_failure: "I'm sorry I couldn't find the answer.",
+};
+
+function quotedAnswer(found: RetrievedDocument): string {
+  return `From ${citation(found)}:\n\n${found.passage}`;
 }
 
 function composeSupport({ prepared }: OfflineInput): string {
-  const { facts } = prepared.memory;
-  const articles = prepared.context.flatMap((item) =>
-    item.kind === 'article' ? [item.article] : [],
-  );
+  const { signals, memory, profile } = prepared;
+  const support = memory.dialogue?.support;
+  const answer = prepared.context.flatMap((i) => (i.kind === 'knowledge' ? [i.found] : []))[0];
   const parts: string[] = [];
-  const noted = Object.entries(prepared.signals.newFacts ?? {}).filter(
-    ([name]) => name in FACT_LABELS,
-  );
+  const noted = Object.entries(signals.newFacts ?? {}).filter(([name]) => name !== 'email');
   if (noted.length > 0)
     parts.push(
-      `Thanks, I've noted ${noted.map(([n, v]) => `${FACT_LABELS[n]} **${v}**`).join(' and ')}.`,
+      `Thanks, I've noted ${noted.map(([n, v]) => `${REFERENCE_LABELS[n]} **${v}**`).join(' and ')}.`,
     );
-  if (prepared.signals.earlierQuestion)
-    parts.push(`Back to your question: "${quote(prepared.signals.earlierQuestion)}".`);
 
-  const [best, ...related] = articles;
-  if (prepared.signals.knowledge && !prepared.signals.escalation)
-    parts.push(knowledgeSupportAnswer(prepared));
-  else if (prepared.signals.escalation) parts.push(escalationText(facts, best));
-  else if (prepared.signals.factsOnly && !prepared.signals.earlierQuestion)
-    parts.push('How can I help you with it?');
-  else if (best)
+  if (signals.greeting) {
     parts.push(
-      articleAnswer(best, facts),
-      ...related.map((a) => `Related: [${a.title}](${a.url})`),
+      signals.handedOver
+        ? "You're welcome. Our team has your conversation and will follow up."
+        : 'Hello! I can answer questions from our help articles, and pass you to a person when you need one. How can I help?',
     );
-  else parts.push(noAnswerText(facts));
+  } else if (signals.handOver) {
+    const apology = APOLOGY[signals.handOver];
+    if (apology) parts.push(apology);
+    parts.push(handOverText(profile));
+    if (answer) parts.push(`Meanwhile, this may help:\n\n${quotedAnswer(answer)}`);
+    if (support?.awaitingReference)
+      parts.push('So they can find your case, what is your order or booking number?');
+  } else if (signals.referenceGiven) {
+    if (signals.handedOver) parts.push('I have added it to your case for our team.');
+    else if (answer) parts.push(quotedAnswer(answer));
+    else parts.push('How can I help you with it?');
+  } else if (signals.declined) {
+    parts.push('All right. Is there anything else I can help with?');
+  } else if (signals.noKnowledge) {
+    const reference = knownReference(memory.facts);
+    if (reference && noted.length === 0) parts.push(`I have your ${reference} noted.`);
+    parts.push(
+      "I can't help with that here: I don't have any help articles yet.",
+      signals.handedOver ? 'Our team already has your conversation.' : offer(profile),
+    );
+  } else if (signals.unanswered) {
+    parts.push(
+      "I can't help with that here: none of our help articles covers it.",
+      signals.handedOver
+        ? 'Our team already has your conversation and will follow up.'
+        : offer(profile),
+    );
+  } else if (answer) {
+    parts.push(quotedAnswer(answer));
+    const reference = knownReference(memory.facts);
+    if (reference)
+      parts.push(`For your ${reference.replace(/\*\*/g, '')}, use it when you follow these steps.`);
+  } else parts.push('How can I help?');
   return parts.join('\n\n');
-}
-
-/** From the organization's own articles: the passages, cited; or the hand-over to a person. */
-function knowledgeSupportAnswer(prepared: PreparedTurn): string {
-  const found = prepared.context.flatMap((item) => (item.kind === 'knowledge' ? [item.found] : []));
-  if (prepared.signals.unanswered) {
-    return `I couldn't find an answer to this in our help centre, so I've passed your question to our support team; a person will get back to you.`;
-  }
-  if (prepared.signals.factsOnly && !prepared.signals.earlierQuestion)
-    return 'How can I help you with it?';
-  const [best, ...related] = found;
-  if (!best) return 'How can I help?';
-  return [
-    `From ${citation(best)}:`,
-    best.passage,
-    ...related.map((r) => `Related: ${citation(r)}`),
-  ].join('\n\n');
-}
-
-function articleAnswer(article: SupportArticle, facts: Record<string, string>): string {
-  const steps = article.steps.map((step, i) => `${i + 1}. ${step}`).join('\n');
-  const lines = [
-    `Here is what our help centre says (**${article.title}**): ${article.summary}`,
-    steps,
-  ];
-  const factName = REFERENCE_FOR_CATEGORY[article.category];
-  const reference = factName ? facts[factName] : undefined;
-  if (factName && reference) {
-    lines.push(
-      `For ${FACT_LABELS[factName]} **${reference}** you mentioned, start from that ${FACT_LABELS[factName]} in your account.`,
-    );
-  }
-  lines.push(`Full article: [${article.title}](${article.url})`);
-  return lines.join('\n\n');
-}
-
-function knownReference(facts: Record<string, string>): string | undefined {
-  const name = ['orderNumber', 'ticketNumber', 'invoiceNumber'].find((n) => facts[n]);
-  return name ? `${FACT_LABELS[name]} **${facts[name]}**` : undefined;
-}
-
-function noAnswerText(facts: Record<string, string>): string {
-  const reference = knownReference(facts);
-  const offer = reference
-    ? `I can ${ESCALATION_OFFER} with ${reference}; shall I?`
-    : `I can ${ESCALATION_OFFER}: what is your order or ticket number?`;
-  return `I couldn't find a help-centre article that answers this, and I'd rather not guess. ${offer}`;
-}
-
-function escalationText(
-  facts: Record<string, string>,
-  contact: SupportArticle | undefined,
-): string {
-  const reference = knownReference(facts);
-  const link = contact ? ` ([${contact.title}](${contact.url}))` : '';
-  if (!reference) {
-    return `To get you to a person, I need your order or ticket number first: what is it?${link}`;
-  }
-  return (
-    `To reach a person, email support@switchyard.dev with ${reference} and a short description; the team answers ` +
-    `within one business day${link}. I've also passed this conversation on to the team.`
-  );
 }

@@ -1,58 +1,60 @@
-import type {
-  Course,
-  CourseTemplate,
-  CurriculumStep,
-  EventRecord,
-  SupportArticle,
-} from '../data/catalog';
 import type { CollectionKind } from '../knowledge/kinds';
-import type { EventQuery } from '../retrieval/event-search';
+import type { QueryConstraints } from '../retrieval/knowledge-query';
 import type { Retrieval, RetrievedDocument } from '../retrieval/knowledge-retriever';
-import type { AgentStep } from '../store/profiles/port';
+import type { AgentProfile, AgentStep } from '../store/profiles/port';
 import type { ChatMessage, SessionMemory } from '../store/sessions/port';
+import type { CurriculumStep } from './curriculum';
 
 /** A record retrieved for one turn, handed to the responder as grounding. */
 export type ContextItem =
-  | { kind: 'article'; score: number; article: SupportArticle }
-  | { kind: 'event'; event: EventRecord }
-  | { kind: 'course'; course: Course }
   | { kind: 'curriculum_step'; step: CurriculumStep }
-  | { kind: 'course_template'; template: CourseTemplate }
-  /** A document of the organization's own knowledge base. */
+  /** A document of the organization's own knowledge base; passage is what the reply quotes. */
   | { kind: 'knowledge'; found: RetrievedDocument };
 
 /** The organization's knowledge as an agent may search it (scoped to the caller and the agent's collections). */
 export interface KnowledgeAccess {
   /** Whether any searchable collection is of one of these kinds. */
   has(kinds: CollectionKind[]): boolean;
-  search(text: string, kinds: CollectionKind[]): Promise<Retrieval>;
+  search(text: string, kinds: CollectionKind[], inherit?: QueryConstraints): Promise<Retrieval>;
+  /** The document whose title the text names, if any. */
+  titled(text: string, kinds: CollectionKind[]): Promise<RetrievedDocument | undefined>;
   /** One document of the agent's collections (undefined when absent or outside them). */
   get(collection: string, id: string): Promise<RetrievedDocument | undefined>;
 }
 
-/** What an agent noticed about the turn, beyond the history (used by the builtin engine). */
+/** Which field of one item a question asks for. */
+export type ItemAspect = 'price' | 'when' | 'where' | 'age';
+
+/** Why a support conversation goes to a person (support_escalated carries it). */
+export type EscalationReason =
+  'requested_by_user' | 'frustration' | 'billing_dispute' | 'repeated_failure' | 'offer_accepted';
+
+/** What an agent decided about the turn, beyond the history (the builtin engine composes from it). */
 export interface TurnSignals {
+  /** Only a greeting, thanks or small talk. */
   greeting?: boolean;
-  /** chat: the question asked for events (after merging a follow-up into the earlier question). */
-  eventQuery?: EventQuery;
-  /** chat: the question asked for courses. */
-  courseQuestion?: boolean;
-  /** An earlier user question this turn follows up on or that the reply refers back to. */
-  earlierQuestion?: string;
-  /** support: the user asked to reach a person, or accepted the offer. */
-  escalation?: boolean;
-  /** support: the message only states a reference number (answering our question, or opening the conversation). */
-  factsOnly?: boolean;
+  /** The organization has no knowledge of the kinds this agent answers from. */
+  noKnowledge?: boolean;
+  /** The answer comes from the organization's knowledge base (a search). */
+  knowledge?: Retrieval;
+  /** The question is about one item (the second one shown, one named by its title). */
+  item?: { found: RetrievedDocument; aspects: ItemAspect[] };
   /** support: facts stated in this turn (e.g. { orderNumber: 'A-10492' }). */
   newFacts?: Record<string, string>;
+  /** support: the message only gives a reference the agent asked for. */
+  referenceGiven?: boolean;
+  /** support: the conversation goes to a person now (a support_escalated event is sent). */
+  handOver?: EscalationReason;
+  /** support: the conversation went to a person earlier in the session. */
+  handedOver?: boolean;
+  /** support: no article answers the question; the reply says so and offers a person. */
+  unanswered?: boolean;
+  /** support: the user declined the offer of a person. */
+  declined?: boolean;
   /** onboarding: the step the user confirmed in this turn. */
   confirmedStep?: number;
-  /** The answer comes from the organization's knowledge base (the context's knowledge items). */
-  knowledge?: Retrieval;
-  /** support: no article answers the question (the reply offers a person). */
-  unanswered?: boolean;
-  /** support: the conversation goes to a person (a support_escalated event is sent). */
-  handOver?: boolean;
+  /** onboarding: earlier steps that are not confirmed. */
+  openSteps?: number[];
 }
 
 /** One Reply call as an agent sees it, after the session history was merged. */
@@ -67,19 +69,23 @@ export interface Turn {
   memory: SessionMemory;
   /** The organization's knowledge base; absent when it has none for this agent. */
   knowledge?: KnowledgeAccess;
-  /** Steps of a step agent defined as data (else the shipped curriculum guide). */
+  /** Steps of a step agent defined as data (else the built-in course curriculum). */
   steps?: AgentStep[];
+  /** The organization's profile of this agent (escalation contact and wording), when stored. */
+  profile?: AgentProfile;
 }
 
 /** The agent's preparation of a turn for a responder. */
 export interface PreparedTurn {
   systemPrompt: string;
   context: ContextItem[];
-  /** Memory after this turn (facts learnt, onboarding progress). */
+  /** Memory after this turn (facts learnt, dialogue state, onboarding progress). */
   memory: SessionMemory;
   signals: TurnSignals;
   /** The turn's own steps, when the agent defines them. */
   steps?: AgentStep[];
+  /** The profile's escalation settings, for the reply's hand-over text. */
+  profile?: AgentProfile;
 }
 
 export interface AgentInfo {

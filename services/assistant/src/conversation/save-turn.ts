@@ -32,7 +32,9 @@ function rebaseMemory(
     ...new Set([...latest.onboarding.confirmedSteps, ...ours.onboarding.confirmedSteps]),
   ].sort((a, b) => a - b);
   const draft = ours.onboarding.draft ?? latest.onboarding.draft;
+  const dialogue = ours.dialogue ?? latest.dialogue;
   return {
+    ...(dialogue ? { dialogue } : {}),
     facts,
     onboarding: {
       confirmedSteps,

@@ -1,15 +1,18 @@
-import { AppError, type CallContext } from '@switchyard/shared';
+import { AppError, type CallContext, type ContentServiceRpc } from '@switchyard/shared';
 import type { AgentProfile as ProfileMessage } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentProfile';
 import type { AgentProfile__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentProfile';
 import type { AgentRef__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentRef';
 import type { ListAgentsResponse } from '@switchyard/shared/generated/switchyard/assistant/v1/ListAgentsResponse';
 import type { AgentDirectory } from '../agents/directory';
-import { putProfile } from '../agents/profiles';
+import { modelSupport, putProfile } from '../agents/profiles';
 import type { KnowledgeStore } from '../store/knowledge/port';
-import type { AgentProfile, AgentProfileStore } from '../store/profiles/port';
+import { NO_ESCALATION, type AgentProfile, type AgentProfileStore } from '../store/profiles/port';
 
-export function profileMessage(p: AgentProfile): ProfileMessage {
+/** A profile as answered: its fields, and what the model that serves it does with them. */
+export function profileMessage(p: AgentProfile, defaultModel: string): ProfileMessage {
   return {
+    escalation: p.escalation,
+    serving: modelSupport(p.model || defaultModel),
     name: p.name,
     description: p.description,
     instructions: p.instructions,
@@ -34,11 +37,15 @@ export interface AgentHandlerDeps {
   directory: AgentDirectory;
   profiles: AgentProfileStore;
   knowledge: { store: KnowledgeStore };
+  /** The registry's models (a profile's model must exist and have the chat capability). */
+  models: Pick<ContentServiceRpc, 'listModels'>;
+  /** The model a profile without one is served by. */
+  defaultModel: string;
 }
 
 /** ListAgents: the built-ins (as overridden) and the organization's own agents. */
 export async function listAgents(
-  { directory }: AgentHandlerDeps,
+  { directory, defaultModel }: AgentHandlerDeps,
   _request: unknown,
   context: CallContext,
 ): Promise<ListAgentsResponse> {
@@ -50,18 +57,22 @@ export async function listAgents(
       description: info.description,
       uses_steps: info.usesSteps,
     })),
-    profiles: listed.profiles.map(profileMessage),
+    profiles: listed.profiles.map((p) => profileMessage(p, defaultModel)),
   };
 }
 
 /** PutAgent: creates or replaces one of the organization's profiles, validated first. */
 export async function putAgent(
-  { profiles, knowledge }: AgentHandlerDeps,
+  { profiles, knowledge, models, defaultModel }: AgentHandlerDeps,
   request: AgentProfile__Output,
   context: CallContext,
 ): Promise<ProfileMessage> {
-  return profileMessage(
-    await putProfile(profiles, knowledge.store, organizationOf(context), {
+  const registry = async () => (await models.listModels({}, context)).models;
+  const stored = await putProfile(
+    profiles,
+    knowledge.store,
+    organizationOf(context),
+    {
       name: request.name,
       description: request.description,
       instructions: request.instructions,
@@ -71,18 +82,21 @@ export async function putAgent(
       greeting: request.greeting,
       steps: request.steps.map((s) => ({ title: s.title, goal: s.goal, confirm: s.confirm })),
       base: request.base,
-    }),
+      escalation: { ...NO_ESCALATION, ...request.escalation },
+    },
+    registry,
   );
+  return profileMessage(stored, defaultModel);
 }
 
 /** GetAgent: a stored profile; a built-in without an override answers as its default profile (no dates). */
 export async function getAgent(
-  { directory }: AgentHandlerDeps,
+  { directory, defaultModel }: AgentHandlerDeps,
   request: AgentRef__Output,
   context: CallContext,
 ): Promise<ProfileMessage> {
   const resolved = await directory.resolve(organizationOf(context), request.name);
-  if (resolved.profile) return profileMessage(resolved.profile);
+  if (resolved.profile) return profileMessage(resolved.profile, defaultModel);
   const info = resolved.agent.info;
   return {
     name: info.name,
@@ -94,6 +108,8 @@ export async function getAgent(
     tools: [],
     greeting: '',
     steps: [],
+    escalation: NO_ESCALATION,
+    serving: modelSupport(defaultModel),
     created_at: '',
     updated_at: '',
   };

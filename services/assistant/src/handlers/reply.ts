@@ -361,6 +361,7 @@ async function answer(
       userId: valid.userId,
       agent: agent.info.name,
       summary: escalationSummary(recent),
+      reason: prepared.signals.handOver,
     });
   }
   await deps.usage.record(context, {

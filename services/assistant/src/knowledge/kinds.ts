@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject, type JSONSchemaType } from 'ajv';
 import addFormats from 'ajv-formats';
+import { IANAZone } from 'luxon';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
 
 export const COLLECTION_KINDS = ['events', 'courses', 'articles', 'documents'] as const;
@@ -17,6 +18,8 @@ export interface EventFields {
   /** ISO 8601 with offset or Z. */
   startsAt: string;
   endsAt?: string;
+  /** The venue's IANA time zone (dates are shown in it). */
+  timeZone?: string;
   price?: number;
   currency?: string;
   url?: string;
@@ -97,6 +100,7 @@ const eventSchema: JSONSchemaType<EventFields> = {
     city: optionalText,
     startsAt: { type: 'string', format: 'date-time' },
     endsAt: { type: 'string', format: 'date-time', nullable: true },
+    timeZone: { type: 'string', maxLength: 100, nullable: true },
     price,
     currency,
     url,
@@ -199,12 +203,16 @@ function detailOf(error: ErrorObject, at: string): ErrorDetail {
 /** Validation problems of one document's fields for a kind, with field paths under `at`. */
 export function fieldProblems(kind: CollectionKind, fields: unknown, at: string): ErrorDetail[] {
   const validate = validators[kind];
-  if (validate(fields)) return endBeforeStart(kind, fields as EventFields, at);
+  if (validate(fields)) return eventProblems(kind, fields as EventFields, at);
   return (validate.errors ?? []).map((e) => detailOf(e, at));
 }
 
-function endBeforeStart(kind: CollectionKind, fields: EventFields, at: string): ErrorDetail[] {
-  if (kind !== 'events' || !fields.endsAt) return [];
+/** What a schema cannot say of an event: a real time zone, an end not before its start. */
+function eventProblems(kind: CollectionKind, fields: EventFields, at: string): ErrorDetail[] {
+  if (kind !== 'events') return [];
+  if (fields.timeZone && !IANAZone.isValidZone(fields.timeZone))
+    return [{ field: `${at}/timeZone`, reason: 'must be an IANA time zone such as Europe/Lisbon' }];
+  if (!fields.endsAt) return [];
   return Date.parse(fields.endsAt) < Date.parse(fields.startsAt)
     ? [{ field: `${at}/endsAt`, reason: 'must not be before startsAt' }]
     : [];

@@ -11,7 +11,7 @@ export function retrievedUrls(context: ContextItem[]): Set<string> {
     if (item.kind === 'knowledge') {
       const url = urlOf(item.found.doc);
       if (url) urls.add(url);
-    } else if (item.kind === 'article') urls.add(item.article.url);
+    }
   }
   return urls;
 }

@@ -9,22 +9,10 @@ import { knowledgeLine } from '../agents/knowledge-answer';
 /** A retrieved record as plain text for a prompt. */
 export function renderContextItem(item: ContextItem): string {
   switch (item.kind) {
-    case 'article':
-      return `[${item.article.title}](${item.article.url})\n${item.article.summary}\n${item.article.steps.map((s, i) => `${i + 1}. ${s}`).join('\n')}`;
-    case 'event': {
-      const e = item.event;
-      return `${e.name} (${e.category}) - ${e.date} at ${e.venue}, ${e.city}; from ${e.priceFrom} ${e.currency}. ${e.description}`;
-    }
-    case 'course': {
-      const c = item.course;
-      return `${c.title} (${c.level}, ${c.format}, ${c.durationWeeks} weeks, ${c.price} ${c.currency}${c.startDate ? `, starts ${c.startDate}` : ''}). ${c.description}`;
-    }
     case 'curriculum_step':
       return `Step ${item.step.step}: ${item.step.title}. ${item.step.goal}\n- ${item.step.guidance.join('\n- ')}\n${item.step.confirm}`;
     case 'knowledge':
       return `${knowledgeLine(item.found)}\n${item.found.passage}`;
-    case 'course_template':
-      return `Outline for ${item.template.field}: modules ${item.template.modules.join('; ')}. Activities: ${item.template.activities.join('; ')}. Assignment: ${item.template.assignment}. Quiz idea: ${item.template.quizIdea}.`;
   }
 }
 

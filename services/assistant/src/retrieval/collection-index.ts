@@ -14,6 +14,8 @@ interface ChunkEntry {
 export interface ChunkHit {
   docId: string;
   chunk: number;
+  /** How many of the query's terms the document's best chunk contains. */
+  matched: number;
 }
 
 /** Same analysis as the rest of retrieval: lower-cased, accent-free, stopwords out, light stemming. */
@@ -57,7 +59,11 @@ export class CollectionIndex {
       const docId = result.doc as string;
       if (seen.has(docId)) continue;
       seen.add(docId);
-      hits.push({ docId, chunk: Number(String(result.id).split('#').pop()) });
+      hits.push({
+        docId,
+        chunk: Number(String(result.id).split('#').pop()),
+        matched: new Set(result.queryTerms).size,
+      });
     }
     return hits;
   }

@@ -1,4 +1,12 @@
 import { DateTime } from 'luxon';
+import {
+  AMBIGUOUS_MONTHS,
+  DATE_PHRASES,
+  MONTHS,
+  NOT_TOMORROW,
+  WEEKDAYS,
+} from '../language/lexicon';
+import { firstPhrase, normalize, withoutPhrases } from '../language/normalize';
 
 /** A span of time the user's words name, as instants [from, to). */
 export interface DateRange {
@@ -8,99 +16,100 @@ export interface DateRange {
   phrase: string;
 }
 
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-const MONTH_PATTERN = MONTHS.map((m) =>
-  m === 'may' ? '(?:in|during) may' : `${m}|${m.slice(0, 3)}`,
-).join('|');
-
-type Resolver = (today: DateTime, match: RegExpExecArray) => [DateTime, DateTime];
+type Span = [DateTime, DateTime];
 
 function weekendOf(today: DateTime): DateTime {
   // Saturday of this week; on Sunday that is yesterday (the weekend still running).
   return today.startOf('week').plus({ days: 5 });
 }
 
-function nextWeekday(today: DateTime, name: string, skipToday: boolean): DateTime {
-  const target = WEEKDAYS.indexOf(name) + 1;
-  let days = (target - today.weekday + 7) % 7;
+function day(d: DateTime): Span {
+  return [d.startOf('day'), d.startOf('day').plus({ days: 1 })];
+}
+
+/** The coming day of that weekday (today counts unless skipToday). */
+function weekday(today: DateTime, index: number, skipToday: boolean): DateTime {
+  let days = (index + 1 - today.weekday + 7) % 7;
   if (days === 0 && skipToday) days = 7;
   return today.plus({ days });
 }
 
-function monthSpan(today: DateTime, word: string): [DateTime, DateTime] {
-  const index =
-    MONTHS.findIndex((m) => word.replace(/^(in|during) /, '').startsWith(m.slice(0, 3))) + 1;
-  // The coming one: this year's unless it is over.
+/** The coming month of that number: this year's unless it is over. */
+function month(today: DateTime, index: number): Span {
   const year = index < today.month ? today.year + 1 : today.year;
   const start = today.set({ year, month: index, day: 1 }).startOf('month');
   return [start, start.plus({ months: 1 })];
 }
 
-const day = (d: DateTime): [DateTime, DateTime] => [
-  d.startOf('day'),
-  d.startOf('day').plus({ days: 1 }),
-];
+function relative(text: string, today: DateTime): { span: Span; phrase: string } | undefined {
+  const rules: Array<[readonly string[], () => Span]> = [
+    [
+      DATE_PHRASES.nextWeekend,
+      () => [weekendOf(today).plus({ weeks: 1 }), weekendOf(today).plus({ weeks: 1, days: 2 })],
+    ],
+    [DATE_PHRASES.weekend, () => [weekendOf(today), weekendOf(today).plus({ days: 2 })]],
+    [
+      DATE_PHRASES.nextWeek,
+      () => [today.startOf('week').plus({ weeks: 1 }), today.startOf('week').plus({ weeks: 2 })],
+    ],
+    [DATE_PHRASES.thisWeek, () => [today, today.startOf('week').plus({ weeks: 1 })]],
+    [
+      DATE_PHRASES.nextMonth,
+      () => [
+        today.startOf('month').plus({ months: 1 }),
+        today.startOf('month').plus({ months: 2 }),
+      ],
+    ],
+    [DATE_PHRASES.thisMonth, () => [today, today.startOf('month').plus({ months: 1 })]],
+    [DATE_PHRASES.dayAfterTomorrow, () => day(today.plus({ days: 2 }))],
+    [DATE_PHRASES.today, () => day(today)],
+  ];
+  for (const [phrases, span] of rules) {
+    const phrase = firstPhrase(text, phrases);
+    if (phrase) return { span: span(), phrase };
+  }
+  const tomorrow = firstPhrase(withoutPhrases(text, NOT_TOMORROW), DATE_PHRASES.tomorrow);
+  if (tomorrow) return { span: day(today.plus({ days: 1 })), phrase: tomorrow };
+  return undefined;
+}
 
-/** Phrases, most specific first (so "next weekend" is not read as "weekend"). */
-const PHRASES: Array<[RegExp, Resolver]> = [
-  [
-    /\bnext weekend\b/,
-    (t) => [weekendOf(t).plus({ weeks: 1 }), weekendOf(t).plus({ weeks: 1, days: 2 })],
-  ],
-  [
-    /\b(?:this|the|over the|at the) weekend\b|\bweekend\b/,
-    (t) => [weekendOf(t), weekendOf(t).plus({ days: 2 })],
-  ],
-  [
-    /\bnext week\b/,
-    (t) => [t.startOf('week').plus({ weeks: 1 }), t.startOf('week').plus({ weeks: 2 })],
-  ],
-  [/\bthis week\b/, (t) => [t, t.startOf('week').plus({ weeks: 1 })]],
-  [
-    /\bnext month\b/,
-    (t) => [t.startOf('month').plus({ months: 1 }), t.startOf('month').plus({ months: 2 })],
-  ],
-  [/\bthis month\b/, (t) => [t, t.startOf('month').plus({ months: 1 })]],
-  [/\b(?:today|tonight)\b/, (t) => day(t)],
-  [/\btomorrow\b/, (t) => day(t.plus({ days: 1 }))],
-  [
-    new RegExp(`\\bnext (${WEEKDAYS.join('|')})\\b`),
-    (t, m) => day(nextWeekday(t, m[1] as string, true)),
-  ],
-  [
-    new RegExp(`\\b(?:this |on )?(${WEEKDAYS.join('|')})\\b`),
-    (t, m) => day(nextWeekday(t, m[1] as string, false)),
-  ],
-  [new RegExp(`\\b(${MONTH_PATTERN})\\b`), (t, m) => monthSpan(t, m[1] as string)],
-];
-
-/**
- * The span of time a question names ("this weekend", "in March", "next Friday", "tomorrow"),
- * resolved in timeZone against now. "next Friday" is the first Friday after today; a month is
- * the coming one (this year's unless it is over). Undefined when the words name no time.
- */
-export function resolveDateRange(text: string, now: Date, timeZone: string): DateRange | undefined {
-  const lower = text.toLowerCase();
-  const today = DateTime.fromJSDate(now, { zone: timeZone });
-  for (const [pattern, resolve] of PHRASES) {
-    const match = pattern.exec(lower);
-    if (!match) continue;
-    const [from, to] = resolve(today.startOf('day'), match);
-    return { from: from.toJSDate(), to: to.toJSDate(), phrase: match[0] };
+function named(text: string, today: DateTime): { span: Span; phrase: string } | undefined {
+  for (const [index, names] of WEEKDAYS.entries()) {
+    for (const name of names) {
+      const next = DATE_PHRASES.next.find(
+        (n) => text.includes(` ${n} ${name} `) || text.includes(` ${name} ${n} `),
+      );
+      if (next) return { span: day(weekday(today, index, true)), phrase: `${next} ${name}` };
+      if (text.includes(` ${name} `))
+        return { span: day(weekday(today, index, false)), phrase: name };
+    }
+  }
+  for (const [index, names] of MONTHS.entries()) {
+    for (const name of names) {
+      if (!text.includes(` ${name} `)) continue;
+      // "may" is also a verb, "mars" a planet: only after in/en/im/au/de or before a year.
+      const marked = new RegExp(
+        ` (in|en|im|au|de|during|of|del) ${name} | ${name} (20\\d\\d) `,
+      ).test(text);
+      if (AMBIGUOUS_MONTHS.has(name) && !marked) continue;
+      return { span: month(today, index + 1), phrase: name };
+    }
   }
   return undefined;
+}
+
+/**
+ * The span of time a question names ("this weekend", "in March", "next Friday", "tomorrow"; the
+ * same in Spanish, German and French), resolved in timeZone against now. Written here rather than
+ * with chrono-node, which returns points, not spans, and reads "weekend" only in English. "next Friday" is the
+ * first Friday after today; a month is the coming one (this year's unless it is over). Undefined
+ * when the words name no time.
+ */
+export function resolveDateRange(text: string, now: Date, timeZone: string): DateRange | undefined {
+  const normalized = normalize(text);
+  const today = DateTime.fromJSDate(now, { zone: timeZone }).startOf('day');
+  const found = relative(normalized, today) ?? named(normalized, today);
+  if (!found) return undefined;
+  const [from, to] = found.span;
+  return { from: from.toJSDate(), to: to.toJSDate(), phrase: found.phrase };
 }

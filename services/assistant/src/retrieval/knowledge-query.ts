@@ -1,54 +1,79 @@
 import type { KnowledgeDocument } from '../knowledge/documents';
-import { tagsOf } from '../knowledge/documents';
+import { tagsOf, titleOf } from '../knowledge/documents';
 import type { CollectionKind, CourseFields, EventFields } from '../knowledge/kinds';
+import { AUDIENCES, CATEGORY_GROUPS, FREE_WORDS, LEVELS, PRICE_CAPS } from '../language/lexicon';
+import { hasPhrase, normalize, withoutPhrases } from '../language/normalize';
 import { resolveDateRange, type DateRange } from './date-phrases';
 import { stem, tokenize, words } from './tokenize';
 
-/** What a question asks of a knowledge base beyond its words: time, place, price, level, tags. */
+/** What a question asks of a knowledge base beyond its words: time, place, price, audience, level, tags. */
 export interface KnowledgeQuery {
   text: string;
   dates?: DateRange;
   cities: string[];
   /** Highest price asked for ("under 30", "free" = 0). */
   maxPrice?: number;
+  /** Audience groups asked for (kids, adults). */
+  audience: string[];
   levels: string[];
   tags: string[];
   /** Index terms left once the filters' words are taken out; they must match when present. */
   terms: string[];
+  /** The same words as the user wrote them (for replies: never the stemmed terms). */
+  words: string[];
 }
 
-/** Words people use for a tag that the tag itself does not contain. */
-const TAG_SYNONYMS: Record<string, string[]> = {
-  concert: ['gig', 'gigs', 'concerts', 'music', 'live music'],
-  theatre: ['theater', 'play', 'plays'],
-  comedy: ['stand-up', 'standup', 'comedian'],
-  festival: ['festivals', 'open air'],
-  exhibition: ['exhibitions', 'museum', 'gallery'],
-  sports: ['sport', 'match', 'football', 'game'],
-  conference: ['summit', 'meetup'],
-};
-const LEVELS = ['beginner', 'intermediate', 'advanced'];
-const LEVEL_WORDS: Record<string, string[]> = {
-  beginner: ['beginner', 'beginners', 'novice', 'introductory', 'intro'],
-  intermediate: ['intermediate'],
-  advanced: ['advanced', 'expert'],
-};
-/** Words that ask for a kind of record without narrowing it. */
+/** Constraints a conversation carries from one question to the next (what a follow-up inherits). */
+export type QueryConstraints = Partial<
+  Pick<KnowledgeQuery, 'dates' | 'cities' | 'maxPrice' | 'audience' | 'levels' | 'tags'>
+>;
+
+/** Words that ask for a kind of record without narrowing it, in the four languages. */
 const GENERIC = new Set(
-  'event events happening going on what whats s any anything show shows me find list upcoming coming up course courses class classes take attend recommend available offer there some new next this week weekend month day tonight today tomorrow in at near around city price cheap under below less than max up euro euros eur usd dollar dollars pound pounds gbp'
+  (
+    'event events happening going on what whats s any anything show shows me find list upcoming coming up course courses class classes ' +
+    'take attend recommend available offer there some new next this week weekend month day tonight today tomorrow in at near around ' +
+    'city price cheap under below less than max up euro euros eur usd dollar dollars pound pounds gbp for with ' +
+    'que hay algo en de para el la los las un una del con por esta este semana fin mes hoy manana euros ' +
+    'was gibt es im am in der die das fur mit diese dieses woche monat heute morgen ' +
+    'quoi il y a des les pour avec ce cette semaine mois aujourd hui demain ' +
+    'when where who why how which can could do does did is are am be get tell about more ' +
+    'cual cuales donde cuando cuanto quien como puedo wann wo welche welcher wer wie kann ' +
+    'quel quels quelle quelles quand ou qui combien comment puis est'
+  )
     .split(' ')
     .map(stem),
 );
-const PRICE =
-  /\b(?:under|below|less than|cheaper than|up to|max(?:imum)?|at most|no more than)\s*(?:€|\$|£|eur|usd|gbp)?\s*(\d+(?:[.,]\d+)?)/i;
-const FREE = /\bfree\b/i;
 
-function phraseIn(joined: string, phrase: string): boolean {
-  const normalized = words(phrase).join(' ');
-  return normalized !== '' && joined.includes(` ${normalized} `);
+/** "20", "20.50", "20,5" after a cap word, with an optional currency sign or word between. */
+function priceCap(normalizedRaw: string): { value: number; phrase: string } | undefined {
+  for (const cap of PRICE_CAPS) {
+    const pattern = new RegExp(
+      ` ${normalize(cap).trim()} (?:eur |euro |euros |usd |gbp |dollars? |pounds? )?(\\d+(?:[.,]\\d+)?)`,
+    );
+    const match = pattern.exec(normalizedRaw);
+    if (match?.[1]) return { value: Number(match[1].replace(',', '.')), phrase: match[0] };
+  }
+  return undefined;
 }
 
-/** Values of one field over documents, deduplicated. */
+/** Normalized text that keeps decimal separators between digits ("20.50" stays one number). */
+function normalizeKeepingNumbers(text: string): string {
+  return normalize(text.replace(/(\d)[.,](\d)/g, '$1dec$2')).replace(/(\d)dec(\d)/g, '$1.$2');
+}
+
+/** The group of words a tag belongs to (its own word when none). */
+function groupOf(tag: string): readonly string[] {
+  const key = stem(words(tag).join(' '));
+  return CATEGORY_GROUPS.find((g) => g.some((w) => stem(words(w).join(' ')) === key)) ?? [tag];
+}
+
+function mentions(normalized: string, stems: Set<string>, phrase: string): boolean {
+  const ws = words(phrase);
+  if (ws.length === 0) return false;
+  return ws.length > 1 ? hasPhrase(normalized, phrase) : stems.has(stem(ws[0] as string));
+}
+
 function valuesOf(
   documents: KnowledgeDocument[],
   pick: (d: KnowledgeDocument) => string[],
@@ -62,61 +87,159 @@ export function parseKnowledgeQuery(
   documents: KnowledgeDocument[],
   now: Date,
   timeZone: string,
+  kind?: CollectionKind,
 ): KnowledgeQuery {
+  const normalized = normalize(text);
+  if (kind === 'articles' || kind === 'documents') return textQuery(text, normalized);
   const tokens = words(text);
-  const joined = ` ${tokens.join(' ')} `;
   const stems = new Set(tokens.map(stem));
   const dates = resolveDateRange(text, now, timeZone);
   const cities = valuesOf(documents, (d) => [(d.fields as Partial<EventFields>).city ?? '']).filter(
-    (city) => phraseIn(joined, city),
+    (city) => hasPhrase(normalized, city),
   );
-  const tags = valuesOf(documents, tagsOf).filter((tag) =>
-    [tag, ...(TAG_SYNONYMS[tag.toLowerCase()] ?? [])].some((w) =>
-      words(w).length > 1 ? phraseIn(joined, w) : stems.has(stem(words(w)[0] ?? '')),
-    ),
-  );
-  const levels = LEVELS.filter((level) => LEVEL_WORDS[level]?.some((w) => stems.has(stem(w))));
-  const price = PRICE.exec(text);
-  const maxPrice = price ? Number(price[1]?.replace(',', '.')) : FREE.test(text) ? 0 : undefined;
+  const tagWords = new Map<string, readonly string[]>();
+  const tags = valuesOf(documents, tagsOf).filter((tag) => {
+    const group = groupOf(tag);
+    const said = [tag, ...group].filter((w) => mentions(normalized, stems, w));
+    if (said.length > 0) tagWords.set(tag, said);
+    return said.length > 0;
+  });
+  const audience = Object.entries(AUDIENCES)
+    .filter(([, ws]) => ws.some((w) => hasPhrase(normalized, w)))
+    .map(([group]) => group);
+  const levels = Object.entries(LEVELS)
+    .filter(([, ws]) => ws.some((w) => stems.has(stem(w))))
+    .map(([level]) => level);
+  const numbers = normalizeKeepingNumbers(text);
+  const cap = priceCap(numbers);
+  const free = FREE_WORDS.find((w) => hasPhrase(normalized, w));
+  const maxPrice = cap ? cap.value : free ? 0 : undefined;
 
-  const used = new Set(
-    [
-      ...cities,
-      ...tags,
-      ...tags.flatMap((t) => TAG_SYNONYMS[t.toLowerCase()] ?? []),
-      ...levels.flatMap((l) => LEVEL_WORDS[l] ?? []),
-    ].flatMap((w) => tokenize(w)),
-  );
-  const rest = text
-    .replace(PRICE, ' ')
-    .replace(FREE, ' ')
-    .toLowerCase()
-    .replace(dates?.phrase ?? '\u0000', ' ');
-  const terms = [...new Set(tokenize(rest))].filter(
-    (t) => !used.has(t) && !GENERIC.has(t) && !/^\d+$/.test(t),
-  );
-  return { text, dates, cities, maxPrice, levels, tags, terms };
+  const used = [
+    ...cities,
+    ...[...tagWords.values()].flat(),
+    ...audience.flatMap((a) => AUDIENCES[a] ?? []),
+    ...levels.flatMap((l) => LEVELS[l] ?? []),
+    ...(dates ? [dates.phrase] : []),
+    ...(free ? [free] : []),
+  ];
+  const rest = withoutPhrases(cap ? numbers.replace(cap.phrase, ' ') : normalized, used);
+  const kept = rest
+    .trim()
+    .split(' ')
+    .filter((w) => w && !/^\d+([.]\d+)?$/.test(w))
+    .filter((w) => tokenize(w).length > 0 && !GENERIC.has(stem(w)));
+  const terms = [...new Set(kept.flatMap((w) => tokenize(w)))];
+  return {
+    text,
+    dates,
+    cities,
+    maxPrice,
+    audience,
+    levels,
+    tags,
+    terms,
+    words: [...new Set(kept)],
+  };
+}
+
+/** Help articles and documents are searched by their words only (their tags are words too). */
+function textQuery(text: string, normalized: string): KnowledgeQuery {
+  const kept = normalized
+    .trim()
+    .split(' ')
+    .filter((w) => w && tokenize(w).length > 0 && !GENERIC.has(stem(w)));
+  return {
+    text,
+    cities: [],
+    audience: [],
+    levels: [],
+    tags: [],
+    terms: [...new Set(kept.flatMap((w) => tokenize(w)))],
+    words: [...new Set(kept)],
+  };
+}
+
+/** The question's own constraints over the inherited ones: each kind the question names replaces the old one. */
+export function withInherited(query: KnowledgeQuery, inherited?: QueryConstraints): KnowledgeQuery {
+  if (!inherited) return query;
+  return {
+    ...query,
+    dates: query.dates ?? inherited.dates,
+    cities: query.cities.length > 0 ? query.cities : (inherited.cities ?? []),
+    maxPrice: query.maxPrice ?? inherited.maxPrice,
+    audience: query.audience.length > 0 ? query.audience : (inherited.audience ?? []),
+    levels: query.levels.length > 0 ? query.levels : (inherited.levels ?? []),
+    tags: query.tags.length > 0 ? query.tags : (inherited.tags ?? []),
+  };
 }
 
 /** Whether the question filters documents of this kind (a course level says nothing about events). */
 export function hasStructuredFilters(q: KnowledgeQuery, kind: CollectionKind): boolean {
-  const common = q.tags.length > 0 || q.maxPrice !== undefined;
+  const common = q.tags.length > 0 || q.maxPrice !== undefined || q.audience.length > 0;
   if (kind === 'events') return common || q.dates !== undefined || q.cities.length > 0;
   if (kind === 'courses') return common || q.levels.length > 0;
   return q.tags.length > 0;
 }
 
 /** Words that ask for the records of a kind as such ("what's on?", "which courses do you have?"). */
-const KIND_WORDS: Partial<Record<CollectionKind, RegExp>> = {
-  events: /\b(events?|what'?s on|happening|going on|tickets?|gigs?|shows?|concerts?)\b/i,
-  courses: /\b(courses?|class(es)?|trainings?|lessons?|curricul(um|a))\b/i,
+const KIND_WORDS: Partial<Record<CollectionKind, readonly string[]>> = {
+  events: [
+    'event',
+    'events',
+    'what s on',
+    'whats on',
+    'happening',
+    'going on',
+    'tickets',
+    'ticket',
+    'gigs',
+    'shows',
+    'show',
+    'concerts',
+    'eventos',
+    'que hay',
+    'planes',
+    'veranstaltungen',
+    'was ist los',
+    'evenements',
+    'sorties',
+    'spectacles',
+  ],
+  courses: [
+    'course',
+    'courses',
+    'class',
+    'classes',
+    'training',
+    'trainings',
+    'lessons',
+    'curriculum',
+    'cursos',
+    'curso',
+    'kurse',
+    'kurs',
+    'cours',
+    'formation',
+    'formations',
+  ],
 };
 
 export function namesKind(text: string, kind: CollectionKind): boolean {
-  return KIND_WORDS[kind]?.test(text) ?? false;
+  const normalized = normalize(text);
+  return (KIND_WORDS[kind] ?? []).some((w) => hasPhrase(normalized, w));
 }
 
 const lower = (values: string[]) => values.map((v) => v.toLowerCase());
+
+/** Whether a document is for one of the audiences: tagged or described with one of their words. */
+function forAudience(doc: KnowledgeDocument, audience: string[]): boolean {
+  const fields = doc.fields as Partial<EventFields & CourseFields>;
+  const text = normalize(
+    [titleOf(doc), tagsOf(doc).join(' '), fields.description ?? '', fields.level ?? ''].join(' '),
+  );
+  return audience.some((group) => (AUDIENCES[group] ?? []).some((w) => hasPhrase(text, w)));
+}
 
 /** Whether a document meets every filter that applies to its kind (a filter on a field it lacks excludes it). */
 export function matchesQuery(doc: KnowledgeDocument, q: KnowledgeQuery): boolean {
@@ -124,6 +247,7 @@ export function matchesQuery(doc: KnowledgeDocument, q: KnowledgeQuery): boolean
   if (q.tags.length > 0 && !lower(tagsOf(doc)).some((t) => lower(q.tags).includes(t))) return false;
   if (q.maxPrice !== undefined && !(typeof fields.price === 'number' && fields.price <= q.maxPrice))
     return false;
+  if (q.audience.length > 0 && !forAudience(doc, q.audience)) return false;
   if (doc.kind === 'events') {
     if (q.cities.length > 0 && !lower(q.cities).includes((fields.city ?? '').toLowerCase()))
       return false;

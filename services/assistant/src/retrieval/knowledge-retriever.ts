@@ -9,8 +9,13 @@ import {
   matchesQuery,
   namesKind,
   parseKnowledgeQuery,
+  withInherited,
   type KnowledgeQuery,
+  type QueryConstraints,
 } from './knowledge-query';
+import { titleOf, tagsOf } from '../knowledge/documents';
+import { normalize } from '../language/normalize';
+import { tokenize } from './tokenize';
 import { cosine, reciprocalRankFusion } from './rank-fusion';
 
 /** A document retrieved for a question, with the passage that matched. */
@@ -41,6 +46,33 @@ export interface RetrievalRequest {
   timeZone?: string;
   /** The organization's collections as the caller has just read them (not read again). */
   known?: KnowledgeCollection[];
+  /** Constraints of the conversation so far; the question's own replace them kind by kind. */
+  inherit?: QueryConstraints;
+}
+
+/**
+ * Of a question's content terms, how many a lexical hit must contain: all of one or two, half
+ * of more. One shared common word ("bring") is a coincidence, not an answer.
+ */
+export function requiredMatches(terms: number): number {
+  return terms <= 2 ? terms : Math.ceil(terms / 2);
+}
+
+/** Inherited cities and tags that this collection has (a city of the events says nothing about courses). */
+function inheritedFor(
+  inherit: QueryConstraints | undefined,
+  documents: KnowledgeDocument[],
+): QueryConstraints | undefined {
+  if (!inherit) return undefined;
+  const cities = new Set(
+    documents.map((d) => ((d.fields as Partial<EventFields>).city ?? '').toLowerCase()),
+  );
+  const tags = new Set(documents.flatMap((d) => tagsOf(d).map((t) => t.toLowerCase())));
+  return {
+    ...inherit,
+    cities: (inherit.cities ?? []).filter((c) => cities.has(c.toLowerCase())),
+    tags: (inherit.tags ?? []).filter((t) => tags.has(t.toLowerCase())),
+  };
 }
 
 /** The collection with the zone its dates are read in: its own, else the organization's. */
@@ -96,11 +128,15 @@ export class KnowledgeRetriever {
     const queryVector = await this.queryVector(request.organization, request.text, collections);
     for (const collection of collections) {
       const index = await this.indexOf(collection);
-      const query = parseKnowledgeQuery(
-        request.text,
-        index.documents,
-        this.now(),
-        collection.timeZone,
+      const query = withInherited(
+        parseKnowledgeQuery(
+          request.text,
+          index.documents,
+          this.now(),
+          collection.timeZone,
+          collection.kind,
+        ),
+        inheritedFor(request.inherit, index.documents),
       );
       queries.set(collection.name, query);
       const found = this.search(index, collection.kind, query, queryVector).slice(
@@ -116,6 +152,34 @@ export class KnowledgeRetriever {
       );
     }
     return { queries, results, collections };
+  }
+
+  /**
+   * The document of these collections whose title the text names (every content word of a title
+   * of two or more words, or a one-word title), the longest such title first; undefined when none.
+   */
+  async titled(
+    collections: KnowledgeCollection[],
+    text: string,
+  ): Promise<RetrievedDocument | undefined> {
+    const said = new Set(tokenize(text));
+    const normalized = normalize(text);
+    let best: { found: RetrievedDocument; size: number } | undefined;
+    for (const collection of collections) {
+      const index = await this.indexOf(collection);
+      for (const doc of index.documents) {
+        if (!isCurrent(doc, this.now())) continue;
+        const title = titleOf(doc);
+        const terms = [...new Set(tokenize(title))];
+        const named =
+          terms.length >= 2
+            ? terms.every((t) => said.has(t))
+            : terms.length === 1 && normalized.includes(normalize(title));
+        if (named && (!best || terms.length > best.size))
+          best = { found: { doc, collection, passage: doc.chunks[0] ?? '' }, size: terms.length };
+      }
+    }
+    return best?.found;
   }
 
   /** One document of the organization by collection and id (get_item), undefined when absent. */
@@ -142,7 +206,8 @@ export class KnowledgeRetriever {
       return sortForKind(candidates).map((doc) => ({ doc, chunk: 0 }));
     }
     const allowed = new Set(candidates.map((d) => d.id));
-    const lexical = index.lexical(query.terms, allowed);
+    const needed = requiredMatches(query.terms.length);
+    const lexical = index.lexical(query.terms, allowed).filter((h) => h.matched >= needed);
     const chunkOf = new Map(lexical.map((h) => [h.docId, h.chunk]));
     const rankings = [lexical.map((h) => h.docId)];
     if (queryVector)

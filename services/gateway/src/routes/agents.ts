@@ -23,6 +23,17 @@ function profileView(p: AgentProfile__Output) {
     greeting: p.greeting,
     steps: p.steps.map((s) => ({ title: s.title, goal: s.goal, confirm: s.confirm })),
     base: p.base,
+    escalation: {
+      message: p.escalation?.message ?? '',
+      contact: p.escalation?.contact ?? '',
+      channel: p.escalation?.channel ?? '',
+    },
+    servingModel: {
+      model: p.serving?.model ?? '',
+      honoured: p.serving?.honoured ?? [],
+      ignored: p.serving?.ignored ?? [],
+      note: p.serving?.note ?? '',
+    },
     builtin,
     createdAt: builtin ? null : p.created_at,
     updatedAt: builtin ? null : p.updated_at,
@@ -95,6 +106,11 @@ const putAgent: RouteSpec<AgentProfileBody> = {
           confirm: s.confirm ?? '',
         })),
         base: body.base ?? '',
+        escalation: {
+          message: body.escalation?.message ?? '',
+          contact: body.escalation?.contact ?? '',
+          channel: body.escalation?.channel ?? '',
+        },
       },
       call,
     );

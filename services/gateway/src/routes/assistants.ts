@@ -133,7 +133,7 @@ const agentReply: RouteSpec<AssistantBody> = {
   operationId: 'replyWithAgent',
   idempotent: true,
   summary:
-    "Talk to an agent (support, onboarding, or one of the organization's own); onboarding requires step 1..5 and refuses (409) a step past one not confirmed",
+    "Talk to an agent (support, onboarding, or one of the organization's own); onboarding requires step 1..5 (any step answers; earlier steps not confirmed are named in the reply)",
   tag: 'assistants',
   auth: true,
   requestSchema: AssistantRequest,
@@ -141,14 +141,7 @@ const agentReply: RouteSpec<AssistantBody> = {
   responses: {
     200: { description: 'The agent reply', schema: AssistantReply, eventStream: STREAMED_REPLY },
   },
-  errors: [
-    'not_found',
-    'conflict',
-    'unsupported',
-    'rate_limited',
-    'quota_exceeded',
-    'upstream_error',
-  ],
+  errors: ['not_found', 'unsupported', 'rate_limited', 'quota_exceeded', 'upstream_error'],
   validate({ params, body }) {
     if (params.agent === STEPPED_AGENT) validateBody(OnboardingRequest, body);
   },

@@ -17,6 +17,7 @@ export interface AgentProfileBody {
   greeting?: string;
   steps?: AgentStepBody[];
   base?: 'chat' | 'support' | 'onboarding';
+  escalation?: { message?: string; contact?: string; channel?: string };
 }
 
 const stepSchema = {
@@ -65,6 +66,17 @@ const profileProperties = {
     enum: ['chat', 'support', 'onboarding'],
     description: 'Whose behaviour it builds on (default: chat, onboarding with steps)',
   },
+  escalation: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'How support hands a conversation to a person: the message, a contact (email, phone, URL) and the channel; omitted parts are left out of replies',
+    properties: {
+      message: { type: 'string', maxLength: 1000 },
+      contact: { type: 'string', maxLength: 300 },
+      channel: { type: 'string', maxLength: 100 },
+    },
+  },
 };
 
 /** PUT /api/v2/agents/{name}: the name is the path segment. */
@@ -89,6 +101,8 @@ export const AgentProfile: JsonSchema = {
     'greeting',
     'steps',
     'base',
+    'escalation',
+    'servingModel',
     'builtin',
     'createdAt',
     'updatedAt',
@@ -109,6 +123,27 @@ export const AgentProfile: JsonSchema = {
       },
     },
     base: { type: 'string' },
+    escalation: {
+      type: 'object',
+      required: ['message', 'contact', 'channel'],
+      properties: {
+        message: { type: 'string' },
+        contact: { type: 'string' },
+        channel: { type: 'string' },
+      },
+    },
+    servingModel: {
+      type: 'object',
+      description:
+        'The model that serves the profile and which of its fields that model follows (the builtin engine ignores instructions and tools)',
+      required: ['model', 'honoured', 'ignored', 'note'],
+      properties: {
+        model: { type: 'string' },
+        honoured: { type: 'array', items: { type: 'string' } },
+        ignored: { type: 'array', items: { type: 'string' } },
+        note: { type: 'string' },
+      },
+    },
     builtin: { type: 'boolean', description: 'true: the built-in default (no stored profile)' },
     createdAt: { type: ['string', 'null'] },
     updatedAt: { type: ['string', 'null'] },

@@ -13,6 +13,7 @@ export async function handleSupportEvent(
     userId: event.data.userId,
     agent: event.data.agent,
     summary: event.data.summary,
+    ...(event.data.reason ? { reason: event.data.reason } : {}),
     id: event.id,
     occurredAt: event.time,
   });

@@ -1,6 +1,6 @@
 import { upsertRacingReplicas } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
-import type { AgentProfile, AgentProfileStore } from './port';
+import { withDefaults, type AgentProfile, type AgentProfileStore } from './port';
 import { documentId } from '../document-id';
 
 export const AGENT_PROFILES = 'agent_profiles';
@@ -33,19 +33,19 @@ export class MongoAgentProfileStore implements AgentProfileStore {
   }
 
   async get(organization: string, name: string): Promise<AgentProfile | undefined> {
-    return (
-      (await this.profiles.findOne(
-        { _id: documentId(organization, name) },
-        { projection: { _id: 0 } },
-      )) ?? undefined
+    const found = await this.profiles.findOne(
+      { _id: documentId(organization, name) },
+      { projection: { _id: 0 } },
     );
+    return found ? withDefaults(found) : undefined;
   }
 
   async list(organization: string): Promise<AgentProfile[]> {
-    return this.profiles
+    const found = await this.profiles
       .find({ organization }, { projection: { _id: 0 } })
       .sort({ name: 1 })
       .toArray();
+    return found.map(withDefaults);
   }
 
   async delete(organization: string, name: string): Promise<boolean> {

@@ -5,6 +5,13 @@ export interface AgentStep {
   confirm: string;
 }
 
+/** The hand-over in the organization's words: message, contact (email, phone, URL) and channel. */
+export interface Escalation {
+  message: string;
+  contact: string;
+  channel: string;
+}
+
 export const BASE_AGENTS = ['chat', 'support', 'onboarding'] as const;
 export type BaseAgent = (typeof BASE_AGENTS)[number];
 
@@ -27,6 +34,8 @@ export interface AgentProfile {
   steps: AgentStep[];
   /** Whose behaviour it builds on. */
   base: BaseAgent;
+  /** How a conversation is handed to a person; empty strings are omitted from replies. */
+  escalation: Escalation;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,4 +48,11 @@ export interface AgentProfileStore {
   /** By name. */
   list(organization: string): Promise<AgentProfile[]>;
   delete(organization: string, name: string): Promise<boolean>;
+}
+
+export const NO_ESCALATION: Escalation = { message: '', contact: '', channel: '' };
+
+/** A profile as read back: fields added since it was stored get their defaults. */
+export function withDefaults(profile: AgentProfile): AgentProfile {
+  return { ...profile, escalation: { ...NO_ESCALATION, ...profile.escalation } };
 }

@@ -13,17 +13,64 @@ export interface OnboardingProgress {
   confirmedSteps: number[];
   /** The step the last reply was about. */
   lastStep?: number;
-  /** The course draft built so far (topic, audience, modules and the catalogue course it builds on). */
+  /** The course draft built so far: what the user wrote, kept as written. */
   draft?: CourseDraft;
 }
 
 export interface CourseDraft {
   topic?: string;
   audience?: string;
-  /** "Module title: lesson, lesson". */
+  /** Modules as the user named them ("Module 3 Dashboards"). */
   modules: string[];
-  /** The organization's course the outline comes from, cited. */
-  basedOn?: { id: string; title: string; url?: string };
+  /** What the user wrote at each step (by step number), verbatim. */
+  notes: Record<string, string[]>;
+  /** Steps before the latest one that are not confirmed yet. */
+  openSteps: number[];
+}
+
+/** An item of a list the assistant showed (so "the second one" can be resolved). */
+export interface ShownItem {
+  collection: string;
+  id: string;
+  title: string;
+  price?: number;
+  startsAt?: string;
+}
+
+/** Search constraints in force, as stored (dates as ISO instants). */
+export interface StoredConstraints {
+  dates?: { from: string; to: string; phrase: string };
+  cities?: string[];
+  maxPrice?: number;
+  audience?: string[];
+  levels?: string[];
+  tags?: string[];
+}
+
+/** Where a support conversation stands. */
+export interface SupportState {
+  /** The agent asked for an order or ticket reference. */
+  awaitingReference?: boolean;
+  /** Questions in a row that had no answer. */
+  failures: number;
+  /** The agent offered a person in its last reply. */
+  offered?: boolean;
+  /** Why the conversation was handed to a person (once per session). */
+  escalated?: string;
+  /** The article answered from last, and which of its passages were quoted. */
+  article?: { collection: string; id: string; quoted: number[] };
+  /** The last question that got an answer or an offer (what a bare reference continues). */
+  question?: string;
+}
+
+/** The structured context of the last turns (per session, like a thread's state). */
+export interface DialogueState {
+  constraints: StoredConstraints;
+  /** The list last shown, in order. */
+  shown: ShownItem[];
+  /** The item the conversation is about. */
+  focus?: ShownItem;
+  support?: SupportState;
 }
 
 /** What the assistant remembers beyond the (capped) message history. */
@@ -31,6 +78,7 @@ export interface SessionMemory {
   /** Facts the user stated, e.g. orderNumber, ticketNumber, courseTopic, audience. */
   facts: Record<string, string>;
   onboarding: OnboardingProgress;
+  dialogue?: DialogueState;
 }
 
 export interface Session {

@@ -298,7 +298,7 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
       );
       const [request] = fake.requestsFor('up-gpt');
       expect(request?.messages[0]?.role).to.equal('system');
-      expect(request?.messages[0]?.content).to.include('Switchyard general assistant');
+      expect(request?.messages[0]?.content).to.include("You are the organization's assistant");
       expect(request?.messages[request.messages.length - 1]).to.deep.equal({
         role: 'user',
         content: question,

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { fetchedLocalModel } from '@switchyard/content';
 import { DEFAULT_MIN_SCORE, formatReport, meetsFloors } from './report';
 import { runSuite } from './suite';
 
@@ -6,10 +7,22 @@ import { runSuite } from './suite';
  * npm run eval:assistants -- [--model builtin|<registry model id>] [--short] [--json FILE] [--failures]
  * [--min-score 0.95]. Prints the score per agent and per check kind; exits 1 when a floor is
  * missed (--min-score of the checks; always: no vendor-data leak, no escalated greeting).
+ * The model comes from the registry the environment configures (MODEL_REGISTRY_JSON /
+ * MODEL_REGISTRY_PATH / LOCAL_MODEL_PATH), or is the local model `npm run model:fetch` fetched.
  */
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+/** Without a configured registry, --model naming the fetched local model loads it from the cache. */
+function registryFor(model: string): NodeJS.ProcessEnv {
+  const env = process.env;
+  if (env.MODEL_REGISTRY_JSON || env.MODEL_REGISTRY_PATH || env.LOCAL_MODEL_PATH) return {};
+  const fetched = fetchedLocalModel(env);
+  return fetched?.id === model
+    ? { LOCAL_MODEL_PATH: fetched.path, LOCAL_MODEL_ID: fetched.id }
+    : {};
 }
 
 async function main(): Promise<void> {
@@ -17,7 +30,7 @@ async function main(): Promise<void> {
   const short = process.argv.includes('--short');
   const minScore = Number(argument('min-score') ?? DEFAULT_MIN_SCORE);
   const started = Date.now();
-  const result = await runSuite({ model, short });
+  const result = await runSuite({ model, short, env: registryFor(model) });
   const report = formatReport(result, {
     model,
     short,

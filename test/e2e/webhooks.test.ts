@@ -147,6 +147,89 @@ describe('e2e: webhooks and asynchronous results', () => {
     expect(badUrl.body.error.details[0].field).to.equal('/url');
   });
 
+  it('sends a signed test event of one of the webhook events, refusing any other', async () => {
+    const hook = await api('/api/webhooks', {
+      body: { events: ['invoice_paid', 'invoice_failed'], url: receiver.url },
+    });
+    expect(hook.status, hook.text).to.equal(201);
+    const sent = await api(`/api/webhooks/${hook.body.id}/test`, {
+      body: { event: 'invoice_failed' },
+    });
+    expect(sent.status, sent.text).to.equal(200);
+    expect(sent.body).to.include({ webhookId: hook.body.id, event: 'invoice_failed' });
+    const call = await waitFor(() => receiver.calls[0], 10_000);
+    verifyWithStandardWebhooks(hook.body.secret, call);
+    expect(call.body).to.include({ event: 'invoice_failed', organization: 'dev', test: true });
+    expect(call.body.id).to.equal(sent.body.eventId);
+
+    const other = await api(`/api/webhooks/${hook.body.id}/test`, {
+      body: { event: 'data_updated' },
+    });
+    expect(other.status).to.equal(400);
+    expect(other.body.error.code).to.equal('invalid_request');
+    const unknown = await api('/api/webhooks/wh_missing/test', { body: {} });
+    expect(unknown.status).to.equal(404);
+    await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
+  });
+
+  it('filters the delivery log by state, event and event id, and replays several deliveries', async () => {
+    let healthy = false;
+    receiver.respondWith(() =>
+      healthy ? { status: 200, body: 'ok' } : { status: 500, body: 'receiver down' },
+    );
+    const hook = await api('/api/webhooks', {
+      body: { events: ['invoice_paid', 'invoice_failed'], url: receiver.url },
+    });
+    const deliveriesOf = async (query = '') => {
+      const res = await api(`/api/webhooks/${hook.body.id}/deliveries${query}`);
+      expect(res.status, res.text).to.equal(200);
+      return res.body.deliveries as any[];
+    };
+    const first = await api(`/api/webhooks/${hook.body.id}/test`, {
+      body: { event: 'invoice_paid' },
+    });
+    const second = await api(`/api/webhooks/${hook.body.id}/test`, {
+      body: { event: 'invoice_failed' },
+    });
+    // Every attempt (the schedule's four) answered 500: both deliveries end failed.
+    const failed = await waitFor(async () => {
+      const found = await deliveriesOf('?status=failed');
+      return found.length === 2 ? found : undefined;
+    }, 10_000);
+    expect(failed.map((d) => d.id)).to.deep.equal([second.body.id, first.body.id]);
+    expect(failed[0].attempts).to.have.length(4);
+    expect(failed[0].attempts[0]).to.include({ statusCode: 500, responseBody: 'receiver down' });
+    expect(await deliveriesOf('?status=succeeded')).to.deep.equal([]);
+    expect((await deliveriesOf('?event=invoice_paid')).map((d) => d.id)).to.deep.equal([
+      first.body.id,
+    ]);
+    expect(
+      (await deliveriesOf(`?eventId=${encodeURIComponent(second.body.eventId)}`)).map((d) => d.id),
+    ).to.deep.equal([second.body.id]);
+    const badFilter = await api(`/api/webhooks/${hook.body.id}/deliveries?status=lost`);
+    expect(badFilter.status).to.equal(400);
+
+    healthy = true;
+    const replayed = await api(`/api/webhooks/${hook.body.id}/deliveries/replay`, {
+      body: { deliveryIds: [first.body.id, 'dlv_not_there', second.body.id] },
+    });
+    expect(replayed.status, replayed.text).to.equal(200);
+    expect(replayed.body.deliveries).to.have.length(2);
+    expect(replayed.body.failed).to.deep.equal([
+      { deliveryId: 'dlv_not_there', error: replayed.body.failed[0].error },
+    ]);
+    expect(replayed.body.failed[0].error.code).to.equal('not_found');
+    const succeeded = await waitFor(async () => {
+      const found = await deliveriesOf('?status=succeeded');
+      return found.length === 2 ? found : undefined;
+    }, 10_000);
+    // The replays carry the original events (same id, same body), delivered once each.
+    expect(succeeded.map((d) => d.eventId).sort()).to.deep.equal(
+      [first.body.eventId, second.body.eventId].sort(),
+    );
+    await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
+  });
+
   it('reports 404 for an unknown request id', async () => {
     const res = await api('/api/v2/requests/req_doesnotexist');
     expect(res.status).to.equal(404);

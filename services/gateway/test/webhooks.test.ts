@@ -158,6 +158,17 @@ describe('gateway webhook routes', () => {
       webhook_id: 'wh_1',
       limit: 5,
       event_id: '',
+      status: '',
+      event: '',
+    });
+    await h.send(
+      'GET',
+      '/api/webhooks/wh_1/deliveries?status=failed&event=invoice_paid&eventId=evt_9',
+    );
+    expect(h.doubles.notification.last('ListDeliveries').request).to.deep.include({
+      status: 'failed',
+      event: 'invoice_paid',
+      event_id: 'evt_9',
     });
     await h.send('GET', '/api/webhooks/wh_1/deliveries');
     expect(h.doubles.notification.last('ListDeliveries').request.limit).to.equal(20);

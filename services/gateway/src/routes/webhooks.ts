@@ -1,4 +1,4 @@
-import { AppError } from '@switchyard/shared';
+import { AppError, type CallContext } from '@switchyard/shared';
 import type { Webhook__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
 import type { Delivery__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
 import type { RotateSecretResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
@@ -7,6 +7,9 @@ import {
   DeliveryList,
   ListDeliveriesQuery,
   RegisteredWebhook,
+  ReplayDeliveriesRequest,
+  ReplayedDeliveries,
+  SendTestEventRequest,
   RegisterWebhookRequest,
   RotatedSecret,
   RotateSecretRequest,
@@ -16,6 +19,8 @@ import {
   WebhookList,
   registeredEvents,
   type DeliveriesQuery,
+  type ReplayDeliveriesBody,
+  type SendTestEventBody,
   type RegisterWebhookBody,
   type RotateSecretBody,
   type UpdateWebhookBody,
@@ -227,13 +232,20 @@ const deliveries: RouteSpec<unknown, DeliveriesQuery> = {
   method: 'GET',
   path: `${webhookPath}/deliveries`,
   operationId: 'listWebhookDeliveries',
-  summary: 'Recent deliveries of a webhook with every attempt, newest first',
+  summary:
+    'Recent deliveries of a webhook with every attempt, newest first; filtered by state, event type or event id',
   querySchema: ListDeliveriesQuery,
   responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
   errors: ['not_found'],
   async handle({ params, query, call }, deps) {
     const { deliveries: found } = await deps.clients.notification.listDeliveries(
-      { webhook_id: params.id, limit: query.limit, event_id: '' },
+      {
+        webhook_id: params.id,
+        limit: query.limit,
+        event_id: query.eventId ?? '',
+        status: query.status ?? '',
+        event: query.event ?? '',
+      },
       call,
     );
     return json(200, { deliveries: found.map(deliveryView) });
@@ -261,6 +273,75 @@ const replay: RouteSpec = {
   },
 };
 
+/** Each id replayed on its own: one that cannot be (unknown, webhook disabled) is reported, the others go. */
+async function replayEach(
+  deps: Parameters<AnyRoute['handle']>[1],
+  call: CallContext,
+  webhookId: string,
+  ids: string[],
+) {
+  const deliveries = [];
+  const failed = [];
+  for (const deliveryId of ids) {
+    try {
+      deliveries.push(
+        deliveryView(
+          await deps.clients.notification.replayDelivery(
+            { webhook_id: webhookId, delivery_id: deliveryId },
+            call,
+          ),
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof AppError) || !['not_found', 'conflict'].includes(error.code))
+        throw error;
+      failed.push({ deliveryId, error: { code: error.code, message: error.message } });
+    }
+  }
+  return { deliveries, failed };
+}
+
+const replayMany: RouteSpec<ReplayDeliveriesBody> = {
+  ...base,
+  method: 'POST',
+  path: `${webhookPath}/deliveries/replay`,
+  operationId: 'replayWebhookDeliveries',
+  summary:
+    'Send several past deliveries again (up to 50); those that cannot be are listed with why',
+  requestSchema: ReplayDeliveriesRequest,
+  responses: {
+    200: { description: 'The new deliveries and the ids not replayed', schema: ReplayedDeliveries },
+  },
+  errors: ['not_found'],
+  async handle({ params, body, call }, deps) {
+    await deps.clients.notification.getWebhook({ id: params.id }, call);
+    return json(200, await replayEach(deps, call, params.id, body.deliveryIds));
+  },
+};
+
+const sendTest: RouteSpec<SendTestEventBody> = {
+  ...base,
+  method: 'POST',
+  path: `${webhookPath}/test`,
+  operationId: 'sendWebhookTestEvent',
+  summary:
+    'Send an example of one of the webhook\'s events to it now, signed and retried as usual (the body has "test": true)',
+  requestSchema: SendTestEventRequest,
+  responses: { 200: { description: 'The test delivery, as recorded', schema: Delivery } },
+  errors: ['not_found', 'conflict'],
+  async handle({ params, body, call }, deps) {
+    return json(
+      200,
+      deliveryView(
+        await deps.clients.notification.sendTestEvent(
+          { webhook_id: params.id, event: body.event ?? '' },
+          call,
+        ),
+      ),
+    );
+  },
+};
+
 export const webhookRoutes: AnyRoute[] = [
   register,
   list,
@@ -271,5 +352,7 @@ export const webhookRoutes: AnyRoute[] = [
   remove,
   rotateSecret,
   deliveries,
+  replayMany,
   replay,
+  sendTest,
 ];

@@ -78,12 +78,62 @@ export const RotateSecretRequest: JsonSchema = {
 
 export interface DeliveriesQuery {
   limit: number;
+  status?: 'pending' | 'succeeded' | 'failed';
+  event?: string;
+  eventId?: string;
 }
 
 export const ListDeliveriesQuery: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    status: {
+      type: 'string',
+      enum: ['pending', 'succeeded', 'failed'],
+      description: 'Only deliveries in this state',
+    },
+    event: { ...eventName, description: 'Only deliveries of this event type' },
+    eventId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Only the deliveries of this one event (its id, as in the body and webhook-id)',
+    },
+  },
+};
+
+export interface ReplayDeliveriesBody {
+  deliveryIds: string[];
+}
+
+export const ReplayDeliveriesRequest: JsonSchema = {
+  title: 'ReplayDeliveriesRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['deliveryIds'],
+  properties: {
+    deliveryIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 50,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 200 },
+    },
+  },
+};
+
+export interface SendTestEventBody {
+  event?: string;
+}
+
+export const SendTestEventRequest: JsonSchema = {
+  title: 'SendTestEventRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    event: { ...eventName, description: "One of the webhook's events (default: its first)" },
+  },
 };
 
 const webhookProperties = {
@@ -199,4 +249,32 @@ export const DeliveryList: JsonSchema = {
   additionalProperties: false,
   required: ['deliveries'],
   properties: { deliveries: { type: 'array', items: Delivery } },
+};
+
+export const ReplayedDeliveries: JsonSchema = {
+  title: 'ReplayedDeliveries',
+  type: 'object',
+  additionalProperties: false,
+  required: ['deliveries', 'failed'],
+  properties: {
+    deliveries: { type: 'array', items: Delivery, description: 'The new deliveries, in order' },
+    failed: {
+      type: 'array',
+      description: 'The ids that were not replayed, each with its error',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['deliveryId', 'error'],
+        properties: {
+          deliveryId: { type: 'string' },
+          error: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['code', 'message'],
+            properties: { code: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
 };

@@ -11,6 +11,7 @@ import { registerWebhook } from './register-webhook';
 import { replayDelivery } from './replay-delivery';
 import { rotateSigningSecret } from './rotate-signing-secret';
 import { rotateWebhookSecret } from './rotate-webhook-secret';
+import { sendTestEvent } from './send-test-event';
 import { updateWebhook } from './update-webhook';
 
 /** The service's handlers: each RPC a transport-free function, bound to the service's deps. */
@@ -24,6 +25,7 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     rotateWebhookSecret,
     listDeliveries,
     replayDelivery,
+    sendTestEvent,
     getSigningSecret,
     rotateSigningSecret,
     putOrganizationPolicy,

@@ -84,6 +84,28 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     ).to.deep.equal([made[3], made[1]]);
   });
 
+  it('lists by state and by event type, with the other filters', async () => {
+    const { deliveries } = world().stores;
+    const paid = deliveryRecord({ event: 'invoice_paid', status: 'failed' });
+    const failedInvoice = deliveryRecord({ event: 'invoice_failed', status: 'failed' });
+    const pending = deliveryRecord({ event: 'invoice_paid', webhookId: 'wh_2' });
+    for (const delivery of [paid, failedInvoice, pending])
+      await deliveries.createIfAbsent(delivery);
+    const ids = async (filter: Parameters<typeof deliveries.list>[1]) =>
+      (await deliveries.list('org_a', filter)).map((d) => d.id).sort();
+    expect(await ids({ status: 'failed', limit: 10 })).to.deep.equal(
+      [paid.id, failedInvoice.id].sort(),
+    );
+    expect(await ids({ event: 'invoice_paid', limit: 10 })).to.deep.equal(
+      [paid.id, pending.id].sort(),
+    );
+    expect(await ids({ status: 'failed', event: 'invoice_paid', limit: 10 })).to.deep.equal([
+      paid.id,
+    ]);
+    expect(await ids({ webhookId: 'wh_2', status: 'failed', limit: 10 })).to.deep.equal([]);
+    expect(await ids({ status: 'succeeded', limit: 10 })).to.deep.equal([]);
+  });
+
   it("lists one event's deliveries (a request's result callback and its replays)", async () => {
     const { deliveries } = world().stores;
     const callback = deliveryRecord({ webhookId: 'callback', eventId: 'evt_req_1_result' });

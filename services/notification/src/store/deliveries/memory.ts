@@ -102,7 +102,9 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       (d) =>
         d.organization === organization &&
         (!options.webhookId || d.webhookId === options.webhookId) &&
-        (!options.eventId || d.eventId === options.eventId),
+        (!options.eventId || d.eventId === options.eventId) &&
+        (!options.status || d.status === options.status) &&
+        (!options.event || d.event === options.event),
     );
     return matches.reverse().slice(0, options.limit).map(copy);
   }

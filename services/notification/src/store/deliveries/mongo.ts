@@ -203,6 +203,8 @@ export class MongoDeliveryStore implements DeliveryStore {
     const filter: Document = { organization };
     if (options.webhookId) filter.webhookId = options.webhookId;
     if (options.eventId) filter.eventId = options.eventId;
+    if (options.status) filter.status = options.status;
+    if (options.event) filter.event = options.event;
     const docs = await this.deliveries
       .find(filter)
       .sort({ createdAt: -1, _id: -1 })

@@ -11,6 +11,9 @@ export interface AttemptResult {
 export interface DeliveryFilter {
   webhookId?: string;
   eventId?: string;
+  status?: DeliveryStatus;
+  /** The event type (invoice_paid...). */
+  event?: string;
   limit: number;
 }
 

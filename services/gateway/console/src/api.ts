@@ -197,3 +197,39 @@ export interface UsageReport {
   byEndpoint: Array<UsageTotals & { endpoint: string }>;
   daily: Array<UsageTotals & { date: string }>;
 }
+
+/** The event names a webhook can subscribe to: the same list the gateway validates against. */
+export { WEBHOOK_EVENTS } from '../../../../shared/src/events/webhook-events';
+
+export interface Webhook {
+  id: string;
+  event: string;
+  events: string[];
+  url: string;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  disabledReason: string | null;
+}
+
+export interface DeliveryAttempt {
+  attemptedAt: string;
+  statusCode: number;
+  durationMs: number;
+  responseBody: string;
+  error: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface Delivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  event: string;
+  status: DeliveryStatus;
+  url: string;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  attempts: DeliveryAttempt[];
+}

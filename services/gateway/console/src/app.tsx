@@ -1,11 +1,12 @@
 import type { ComponentType } from 'preact';
-import { Building2, KeyRound, LayoutDashboard, type LucideIcon } from 'lucide-preact';
+import { Building2, KeyRound, LayoutDashboard, Webhook, type LucideIcon } from 'lucide-preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { clearSession, loadSession, whenUnauthorized, type Session } from './api';
 import { AdminPage } from './pages/admin';
 import { KeysPage } from './pages/keys';
 import { OverviewPage } from './pages/overview';
 import { SignInPage } from './pages/signin';
+import { WebhooksPage } from './pages/webhooks';
 import { Link, navigate, usePage } from './router';
 
 interface PageEntry {
@@ -19,6 +20,7 @@ interface PageEntry {
 const ORGANIZATION_PAGES: PageEntry[] = [
   { page: '', label: 'Overview', icon: LayoutDashboard, component: OverviewPage },
   { page: 'keys', label: 'API keys', icon: KeyRound, component: KeysPage },
+  { page: 'webhooks', label: 'Webhooks', icon: Webhook, component: WebhooksPage },
 ];
 
 const ADMIN_PAGES: PageEntry[] = [

@@ -285,3 +285,26 @@ export function useToast(): [ComponentChildren, (message: string) => void] {
   );
   return [view, show];
 }
+
+/** One user action at a time: busy while it runs, its error kept to show. */
+export function useAction(): {
+  busy: boolean;
+  error: unknown;
+  setError: (error: unknown) => void;
+  act: (work: () => Promise<void>) => Promise<void>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const act = useCallback(async (work: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, setError, act };
+}

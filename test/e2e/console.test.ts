@@ -248,6 +248,70 @@ describe('e2e: the console, in Chromium', function () {
     }
   });
 
+  it('runs generate, transform and a streamed chat in the playground, with usage, cost and working code', async () => {
+    const own = await consoleOrganization();
+    open = await openConsole(own.gatewayUrl);
+    const { page } = open;
+    await signIn(page, own.key);
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
+
+    // Generate, streamed: the text arrives, then the call's usage and cost as the API reported them.
+    await page.getByLabel('Prompt').fill('A tagline for a flower shop');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const usage = page.getByTestId('call-usage');
+    await usage.waitFor();
+    expect((await page.getByTestId('answer').textContent())!.trim()).not.to.equal('');
+    expect(await usage.textContent())
+      .to.include('builtin')
+      .and.match(/Cost\$\d/);
+    const curl = (await page.getByLabel('curl').textContent())!;
+    expect(curl).to.include('/api/v2/ai/content/generate').and.include('"stream": true');
+
+    // Transform: summarize, not streamed.
+    await page.getByRole('button', { name: 'Transform' }).click();
+    await page
+      .getByLabel('Text')
+      .fill(
+        'Our bakery opens at seven. Fresh bread every morning. Cakes to order with two days of notice.',
+      );
+    await page.getByRole('button', { name: 'Run' }).click();
+    await usage.waitFor();
+    expect((await page.getByTestId('answer').textContent())!.trim()).not.to.equal('');
+
+    // Chat with the assistant, streamed; the curl shown is a request that works.
+    await page.getByRole('button', { name: 'Chat' }).click();
+    await page.getByLabel('Message').fill('What can you help me with?');
+    const shownCurl = (await page.getByLabel('curl').textContent())!;
+    expect(shownCurl)
+      .to.include('/api/v2/ai/assistants/chat')
+      .and.include('What can you help me with?');
+    expect(await page.getByLabel('OpenAI SDK').textContent())
+      .to.include(`baseURL: '${own.gatewayUrl}/v1'`)
+      .and.include('client.chat.completions.create');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const log = page.getByTestId('chat-log');
+    await log.locator('.chat-assistant').waitFor();
+    expect(await log.locator('.chat-user').textContent()).to.include('What can you help me with?');
+    await usage.waitFor();
+    expect(await usage.textContent()).to.include('builtin');
+    const body = JSON.parse(shownCurl.slice(shownCurl.indexOf("-d '") + 4, -1)) as {
+      stream?: boolean;
+    };
+    const again = await own.api('/api/v2/ai/assistants/chat', {
+      body: { ...body, stream: false },
+    });
+    expect(again.status, again.text).to.equal(200);
+
+    const month = await waitFor(async () => {
+      const reply = await own.api('/api/v2/usage');
+      return reply.body.calls >= 4 && reply.body;
+    }, 10_000);
+    expect(month.byEndpoint.length).to.be.greaterThan(1);
+    await expectAccessible(page, 'the playground');
+    await screenshot(page, 'playground');
+  });
+
   it('works with the keyboard alone and fits a phone screen', async () => {
     open = await openConsole(org.gatewayUrl, { width: 390, height: 844 });
     const { page } = open;

@@ -233,3 +233,15 @@ export interface Delivery {
   nextAttemptAt: string | null;
   attempts: DeliveryAttempt[];
 }
+
+export interface ModelInfo {
+  id: string;
+  provider: string;
+  capabilities: string[];
+  aliases: string[];
+  inputPricePerMillion: number;
+  outputPricePerMillion: number;
+  contextWindow: number;
+  maxOutputTokens: number;
+  isDefault: boolean;
+}

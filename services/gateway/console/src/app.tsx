@@ -1,10 +1,18 @@
 import type { ComponentType } from 'preact';
-import { Building2, KeyRound, LayoutDashboard, Webhook, type LucideIcon } from 'lucide-preact';
+import {
+  Building2,
+  FlaskConical,
+  KeyRound,
+  LayoutDashboard,
+  Webhook,
+  type LucideIcon,
+} from 'lucide-preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { clearSession, loadSession, whenUnauthorized, type Session } from './api';
 import { AdminPage } from './pages/admin';
 import { KeysPage } from './pages/keys';
 import { OverviewPage } from './pages/overview';
+import { PlaygroundPage } from './pages/playground';
 import { SignInPage } from './pages/signin';
 import { WebhooksPage } from './pages/webhooks';
 import { Link, navigate, usePage } from './router';
@@ -20,6 +28,7 @@ interface PageEntry {
 const ORGANIZATION_PAGES: PageEntry[] = [
   { page: '', label: 'Overview', icon: LayoutDashboard, component: OverviewPage },
   { page: 'keys', label: 'API keys', icon: KeyRound, component: KeysPage },
+  { page: 'playground', label: 'Playground', icon: FlaskConical, component: PlaygroundPage },
   { page: 'webhooks', label: 'Webhooks', icon: Webhook, component: WebhooksPage },
 ];
 

@@ -1,0 +1,517 @@
+import { useRef, useState } from 'preact/hooks';
+import { events, get, send, type ModelInfo } from '../api';
+import { formatCost, formatInteger } from '../format';
+import {
+  Button,
+  Card,
+  CopyButton,
+  ErrorNotice,
+  Field,
+  Loading,
+  PageHeader,
+  useAction,
+  useLoad,
+} from '../ui';
+
+type Mode = 'generate' | 'transform' | 'chat';
+type Action = 'summarize' | 'reformat' | 'translate';
+
+const MODES: Array<{ mode: Mode; label: string }> = [
+  { mode: 'generate', label: 'Generate' },
+  { mode: 'transform', label: 'Transform' },
+  { mode: 'chat', label: 'Chat' },
+];
+
+const FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'plain'];
+
+interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** What a call cost and used, as the API reported it (or priced from the model list). */
+interface CallUsage {
+  model: string;
+  /** The assistant reports one total (tokensOutput), without a split or a cost. */
+  tokensInput?: number;
+  tokensOutput: number;
+  cost?: number;
+  requestId: string;
+}
+
+/** The call about to be sent: shown as curl and OpenAI-SDK code, then sent as it is. */
+interface PlannedCall {
+  path: string;
+  body: Record<string, unknown>;
+}
+
+function priced(model: ModelInfo | undefined, input: number, output: number): number {
+  if (!model) return 0;
+  return (input * model.inputPricePerMillion + output * model.outputPricePerMillion) / 1_000_000;
+}
+
+function curlOf(call: PlannedCall): string {
+  const body = JSON.stringify(call.body, null, 2).replace(/'/g, "'\\''");
+  return `curl ${location.origin}${call.path} \\
+  -H "Authorization: X-API-Key $SWITCHYARD_API_KEY" \\
+  -H "Content-Type: application/json" ${call.body.stream ? '-N ' : ''}\\
+  -d '${body}'`;
+}
+
+/** The same request through the OpenAI SDK: chat completions on the gateway's /v1 routes. */
+function openAiSnippetOf(model: string, messages: ChatMessage[], stream: boolean): string {
+  const params = { model, messages, ...(stream ? { stream: true } : {}) };
+  return `import OpenAI from 'openai';
+
+const client = new OpenAI({
+  baseURL: '${location.origin}/v1',
+  apiKey: process.env.SWITCHYARD_API_KEY, // sent as Authorization: Bearer <key>
+});
+
+const completion = await client.chat.completions.create(${JSON.stringify(params, null, 2)});
+${
+  stream
+    ? "for await (const chunk of completion) process.stdout.write(chunk.choices[0]?.delta?.content ?? '');"
+    : 'console.log(completion.choices[0].message.content, completion.usage);'
+}`;
+}
+
+export function PlaygroundPage() {
+  const models = useLoad(() => get<{ models: ModelInfo[] }>('/api/v2/models'));
+  const [mode, setMode] = useState<Mode>('generate');
+  const [model, setModel] = useState('');
+  const [stream, setStream] = useState(true);
+  const [prompt, setPrompt] = useState(
+    'Write a two-sentence welcome for new customers of a bakery.',
+  );
+  const [maxLength, setMaxLength] = useState('120');
+  const [action, setAction] = useState<Action>('summarize');
+  const [text, setText] = useState('');
+  const [format, setFormat] = useState('bullet_list');
+  const [targetLanguage, setTargetLanguage] = useState('es');
+  const [chat, setChat] = useState<ChatMessage[]>([]);
+  const [draft, setDraft] = useState('');
+  const [sessionId, setSessionId] = useState(newSessionId);
+  // The chat call last sent: shown as code once the message box is empty again.
+  const [lastChatCall, setLastChatCall] = useState<PlannedCall>();
+  const [output, setOutput] = useState('');
+  const [usage, setUsage] = useState<CallUsage>();
+  const [streaming, setStreaming] = useState(false);
+  const abort = useRef<AbortController>();
+  const { busy, error, act } = useAction();
+
+  // The assistant writes its replies with the model's generate capability.
+  const capability = mode === 'transform' ? action : 'generate';
+  const usable = (models.data?.models ?? []).filter((m) => m.capabilities.includes(capability));
+  const chosen = usable.find((m) => m.id === model);
+  const modelId = chosen?.id ?? usable.find((m) => m.isDefault)?.id ?? usable[0]?.id ?? '';
+  const modelInfo = usable.find((m) => m.id === modelId);
+
+  const chatMessages = (): ChatMessage[] =>
+    draft.trim() ? [...chat, { role: 'user', content: draft.trim() }] : chat;
+
+  const planned = (): PlannedCall => {
+    if (mode === 'generate')
+      return {
+        path: '/api/v2/ai/content/generate',
+        body: {
+          model: modelId,
+          prompt,
+          ...(maxLength ? { max_length: Number(maxLength) } : {}),
+          ...(stream ? { stream: true } : {}),
+        },
+      };
+    if (mode === 'transform')
+      return {
+        path: '/api/v2/ai/content/transform',
+        body: {
+          model: modelId,
+          action,
+          text,
+          ...(action === 'reformat' ? { format } : {}),
+          ...(action === 'translate' ? { target_language: targetLanguage } : {}),
+        },
+      };
+    return {
+      path: '/api/v2/ai/assistants/chat',
+      body: {
+        model: modelId,
+        user_id: 'console',
+        session_id: sessionId,
+        messages: draft.trim() ? [{ role: 'user', content: draft.trim() }] : [],
+        ...(stream ? { stream: true } : {}),
+      },
+    };
+  };
+
+  const call = mode === 'chat' && !draft.trim() && lastChatCall ? lastChatCall : planned();
+  const sdkMessages: ChatMessage[] =
+    mode === 'chat'
+      ? chatMessages()
+      : [{ role: 'user', content: mode === 'generate' ? prompt : text }];
+  const sdkStream = stream && mode !== 'transform';
+
+  const run = () =>
+    act(async () => {
+      const request = planned();
+      abort.current = new AbortController();
+      setOutput('');
+      setUsage(undefined);
+      const response = await send('POST', request.path, {
+        body: request.body,
+        signal: abort.current.signal,
+      });
+      const requestId = response.headers.get('x-request-id') ?? '';
+      /** The answer's body: the JSON, or a stream's deltas shown as they come, then its done event. */
+      const answer = async <T,>(): Promise<T> => {
+        if (!stream) return (await response.json()) as T;
+        setStreaming(true);
+        try {
+          for await (const message of events(response)) {
+            if (message.event === 'delta')
+              setOutput((o) => o + (message.data as { text: string }).text);
+            else if (message.event === 'done') return message.data as T;
+            else if (message.event === 'error') throw streamError(message.data);
+          }
+          throw new Error('the stream ended without its answer');
+        } finally {
+          setStreaming(false);
+        }
+      };
+      if (mode === 'generate') {
+        const done = await answer<GenerateAnswer>();
+        setOutput(done.content);
+        setUsage(usageOfGenerate(done, requestId));
+        return;
+      }
+      if (mode === 'transform') {
+        const done = (await response.json()) as TransformAnswer;
+        setOutput(done.transformed_text ?? done.translated_text ?? '');
+        setUsage({
+          model: done.usage.model,
+          tokensInput: done.usage.tokens_input,
+          tokensOutput: done.usage.tokens_output,
+          cost: priced(
+            models.data?.models.find((m) => m.id === done.usage.model),
+            done.usage.tokens_input,
+            done.usage.tokens_output,
+          ),
+          requestId: done.request_id,
+        });
+        return;
+      }
+      const sent = chatMessages();
+      setLastChatCall(request);
+      setChat(sent);
+      setDraft('');
+      const done = await answer<AssistantAnswer>();
+      setChat([...sent, { role: 'assistant', content: done.reply }]);
+      setOutput('');
+      setUsage({
+        model: done.model,
+        tokensOutput: done.usage.tokens_used,
+        requestId: done.request_id || requestId,
+      });
+    });
+
+  return (
+    <>
+      <PageHeader
+        title="Playground"
+        description="Try any model this organization may use. Calls are real: they count towards the quota and appear in the usage."
+      />
+      <div class="segmented" role="group" aria-label="Mode">
+        {MODES.map((m) => (
+          <button
+            type="button"
+            key={m.mode}
+            aria-pressed={mode === m.mode}
+            onClick={() => {
+              setMode(m.mode);
+              setOutput('');
+              setUsage(undefined);
+            }}
+          >
+            {m.label}
+          </button>
+        ))}
+      </div>
+      <div class="grid-2 playground">
+        <Card title="Request">
+          <form
+            onSubmit={(event) => {
+              event.preventDefault();
+              void run();
+            }}
+          >
+            <Field id="pg-model" label="Model">
+              <select
+                id="pg-model"
+                value={modelId}
+                onChange={(e) => setModel(e.currentTarget.value)}
+              >
+                {usable.map((m) => (
+                  <option key={m.id} value={m.id}>
+                    {m.id} ({m.provider})
+                  </option>
+                ))}
+              </select>
+            </Field>
+            {models.loading && !models.data && <Loading label="Loading models…" />}
+            {mode === 'generate' && (
+              <>
+                <Field id="pg-prompt" label="Prompt">
+                  <textarea
+                    id="pg-prompt"
+                    rows={5}
+                    value={prompt}
+                    required
+                    onInput={(e) => setPrompt(e.currentTarget.value)}
+                  />
+                </Field>
+                <Field id="pg-max" label="Max length (tokens)">
+                  <input
+                    id="pg-max"
+                    type="number"
+                    min={1}
+                    max={modelInfo?.maxOutputTokens}
+                    value={maxLength}
+                    onInput={(e) => setMaxLength(e.currentTarget.value)}
+                  />
+                </Field>
+              </>
+            )}
+            {mode === 'transform' && (
+              <>
+                <Field id="pg-action" label="Action">
+                  <select
+                    id="pg-action"
+                    value={action}
+                    onChange={(e) => setAction(e.currentTarget.value as Action)}
+                  >
+                    <option value="summarize">Summarize</option>
+                    <option value="reformat">Reformat</option>
+                    <option value="translate">Translate</option>
+                  </select>
+                </Field>
+                {action === 'reformat' && (
+                  <Field id="pg-format" label="Format">
+                    <select
+                      id="pg-format"
+                      value={format}
+                      onChange={(e) => setFormat(e.currentTarget.value)}
+                    >
+                      {FORMATS.map((f) => (
+                        <option key={f} value={f}>
+                          {f}
+                        </option>
+                      ))}
+                    </select>
+                  </Field>
+                )}
+                {action === 'translate' && (
+                  <Field id="pg-language" label="Target language" hint="A code such as es or de.">
+                    <input
+                      id="pg-language"
+                      value={targetLanguage}
+                      onInput={(e) => setTargetLanguage(e.currentTarget.value)}
+                    />
+                  </Field>
+                )}
+                <Field id="pg-text" label="Text">
+                  <textarea
+                    id="pg-text"
+                    rows={6}
+                    value={text}
+                    required
+                    onInput={(e) => setText(e.currentTarget.value)}
+                  />
+                </Field>
+              </>
+            )}
+            {mode === 'chat' && (
+              <>
+                <div class="chat-log" aria-live="polite" data-testid="chat-log">
+                  {chat.length === 0 && !output && (
+                    <p class="muted small">The conversation appears here.</p>
+                  )}
+                  {chat.map((m, i) => (
+                    <div key={i} class={`chat-message chat-${m.role}`}>
+                      <span class="chat-role">{m.role === 'user' ? 'You' : 'Assistant'}</span>
+                      <Linked text={m.content} />
+                    </div>
+                  ))}
+                </div>
+                <Field id="pg-message" label="Message">
+                  <textarea
+                    id="pg-message"
+                    rows={3}
+                    value={draft}
+                    onInput={(e) => setDraft(e.currentTarget.value)}
+                  />
+                </Field>
+              </>
+            )}
+            {mode !== 'transform' && (
+              <label class="checkbox">
+                <input
+                  type="checkbox"
+                  checked={stream}
+                  onChange={(e) => setStream(e.currentTarget.checked)}
+                />
+                Stream the answer as it is written
+              </label>
+            )}
+            <div class="toolbar-actions">
+              <Button variant="primary" type="submit" busy={busy} disabled={!modelId}>
+                {mode === 'chat' ? 'Send' : 'Run'}
+              </Button>
+              {streaming && <Button onClick={() => abort.current?.abort()}>Stop</Button>}
+              {mode === 'chat' && chat.length > 0 && (
+                <Button
+                  variant="ghost"
+                  onClick={() => {
+                    setChat([]);
+                    setLastChatCall(undefined);
+                    setSessionId(newSessionId());
+                  }}
+                >
+                  New conversation
+                </Button>
+              )}
+            </div>
+          </form>
+          <ErrorNotice error={error} />
+        </Card>
+        <Card title="Answer" subtitle={streaming ? 'Streaming…' : undefined}>
+          <div class="answer" data-testid="answer" aria-live="polite" aria-busy={streaming}>
+            {output ? (
+              <Linked text={output} />
+            ) : (
+              <p class="muted small">
+                {mode === 'chat' ? 'Replies appear in the conversation.' : 'Run a request.'}
+              </p>
+            )}
+          </div>
+          {usage && (
+            <dl class="usage-line" data-testid="call-usage">
+              <div>
+                <dt>Model</dt>
+                <dd>{usage.model}</dd>
+              </div>
+              {usage.tokensInput === undefined ? (
+                <div>
+                  <dt>Tokens</dt>
+                  <dd>{formatInteger(usage.tokensOutput)}</dd>
+                </div>
+              ) : (
+                <>
+                  <div>
+                    <dt>Tokens in</dt>
+                    <dd>{formatInteger(usage.tokensInput)}</dd>
+                  </div>
+                  <div>
+                    <dt>Tokens out</dt>
+                    <dd>{formatInteger(usage.tokensOutput)}</dd>
+                  </div>
+                </>
+              )}
+              {usage.cost !== undefined && (
+                <div>
+                  <dt>Cost</dt>
+                  <dd>{formatCost(usage.cost)}</dd>
+                </div>
+              )}
+              <div>
+                <dt>Request</dt>
+                <dd>
+                  <code>{usage.requestId}</code>
+                </dd>
+              </div>
+            </dl>
+          )}
+        </Card>
+      </div>
+      <Card
+        title="The same call in code"
+        actions={<CopyButton text={curlOf(call)} label="Copy curl" />}
+      >
+        <pre class="code-block" tabIndex={0} aria-label="curl">
+          {curlOf(call)}
+        </pre>
+        <div class="card-header">
+          <p class="card-subtitle">
+            With the OpenAI SDK (the gateway's OpenAI-compatible <code>/v1</code> routes):
+          </p>
+          <CopyButton text={openAiSnippetOf(modelId, sdkMessages, sdkStream)} label="Copy code" />
+        </div>
+        {modelInfo && !modelInfo.capabilities.includes('chat') && (
+          <p class="muted small">
+            {modelInfo.id} has no chat capability: <code>/v1/chat/completions</code> refuses it
+            (400); use this code with a model that lists chat in <code>GET /v1/models</code>.
+          </p>
+        )}
+        <pre class="code-block" tabIndex={0} aria-label="OpenAI SDK">
+          {openAiSnippetOf(modelId, sdkMessages, sdkStream)}
+        </pre>
+      </Card>
+    </>
+  );
+}
+
+/** Text with its http(s) URLs as links (a model's citations and sources). */
+export function Linked(props: { text: string }) {
+  const parts = props.text.split(/(https?:\/\/[^\s<>()"']+[^\s<>()"'.,;:!?])/g);
+  return (
+    <p class="answer-text">
+      {parts.map((part, i) =>
+        i % 2 ? (
+          <a key={i} href={part} target="_blank" rel="noreferrer noopener">
+            {part}
+          </a>
+        ) : (
+          part
+        ),
+      )}
+    </p>
+  );
+}
+
+interface GenerateAnswer {
+  content: string;
+  request_id: string;
+  usage: { model: string; tokens_input: number; tokens_output: number; cost: number };
+}
+
+interface TransformAnswer {
+  transformed_text?: string;
+  translated_text?: string;
+  request_id: string;
+  usage: { model: string; tokens_input: number; tokens_output: number };
+}
+
+interface AssistantAnswer {
+  reply: string;
+  model: string;
+  request_id: string;
+  usage: { tokens_used: number };
+}
+
+function usageOfGenerate(done: GenerateAnswer, requestId: string): CallUsage {
+  return {
+    model: done.usage.model,
+    tokensInput: done.usage.tokens_input,
+    tokensOutput: done.usage.tokens_output,
+    cost: done.usage.cost,
+    requestId: done.request_id || requestId,
+  };
+}
+
+function newSessionId(): string {
+  return `console-${crypto.randomUUID()}`;
+}
+
+function streamError(data: unknown): Error {
+  const error = (data as { error?: { message?: string } }).error;
+  return new Error(error?.message ?? 'the stream failed');
+}

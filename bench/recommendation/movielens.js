@@ -21,7 +21,7 @@
  *   npm run build && node --expose-gc bench/recommendation/movielens.js
  *  3. The Recommend handler alone, in-process, on in-memory stores or, with BENCH_MONGODB_URI, on
  *     MongoDB stores (a throw-away database; the model snapshot goes through the snapshot store).
- * Env: ML100K_DIR (default /work/shared/datasets/movielens-100k), SEEDS (default 42,7,123),
+ * Env: ML100K_DIR (default ../shared/datasets/movielens-100k beside the checkout), SEEDS (default 42,7,123),
  *      IN_FLIGHT (default 8), OFFLINE, HTTP, HANDLER (default 1; 0 skips part 1, 2 or 3),
  *      BENCH_MONGODB_URI (part 3 on MongoDB), HTTP_MESH=stack (part 2 through start:stack's processes
  *      on MONGODB_URI, KAFKA_BROKERS and REDIS_URL, fresh databases), HTTP_USERS (part 2 asks only
@@ -64,7 +64,9 @@ const { foldUserSignals } = require(path.join(MODEL, 'interaction-weights.js'));
 const { loadRecommendationConfig } = require('../../services/recommendation/dist/src/config.js');
 
 const DATA_DIR =
-  process.env.ML100K_DIR || process.env.MOVIELENS_DIR || '/work/shared/datasets/movielens-100k';
+  process.env.ML100K_DIR ||
+  process.env.MOVIELENS_DIR ||
+  require('node:path').resolve(__dirname, '../../../shared/datasets/movielens-100k');
 const SEEDS = (process.env.SEEDS || '42,7,123').split(',').map(Number);
 const IN_FLIGHT = Number(process.env.IN_FLIGHT || 8);
 /** Calls each load client makes before the measured ones (its connection and JIT). */

@@ -3,12 +3,13 @@ recommenders-team/recommenders (python_splitters.py + split_utils.split_pandas_d
 with numpy/pandas. Prints the size and a digest of the train rows, for `node protocol-check.js`.
 Usage: python3 split-check.py [ML100K_DIR] [seed]"""
 import hashlib
+import os
 import sys
 
 import numpy as np
 import pandas as pd
 
-data_dir = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/datasets/movielens-100k"
+data_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/datasets/movielens-100k")
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 42
 df = pd.read_csv(f"{data_dir}/u.data", sep="\t", names=["userID", "itemID", "rating", "timestamp"])
 df["row"] = np.arange(len(df))

@@ -9,7 +9,7 @@
  * scored once on the test part, beside EASE with its configured lambda. Prints figures only.
  *
  *   npm run build && node bench/recommendation/tune.js
- * Env: ML100K_DIR (default /work/shared/datasets/movielens-100k), SEED (42), VALIDATION_SEED (7),
+ * Env: ML100K_DIR (default ../shared/datasets/movielens-100k beside the checkout), SEED (42), VALIDATION_SEED (7),
  *      LAMBDAS (100,200,300,500,800,1200), NEIGHBOURS (64,128), STEPS (3,5), ROW_LIMIT (200).
  */
 const path = require('node:path');
@@ -31,7 +31,9 @@ const { foldUserSignals } = require(path.join(MODEL, 'interaction-weights.js'));
 const { loadRecommendationConfig } = require('../../services/recommendation/dist/src/config.js');
 
 const DATA_DIR =
-  process.env.ML100K_DIR || process.env.MOVIELENS_DIR || '/work/shared/datasets/movielens-100k';
+  process.env.ML100K_DIR ||
+  process.env.MOVIELENS_DIR ||
+  require('node:path').resolve(__dirname, '../../../shared/datasets/movielens-100k');
 const SEED = Number(process.env.SEED || 42);
 const VALIDATION_SEED = Number(process.env.VALIDATION_SEED || 7);
 const list = (name, fallback) => (process.env[name] || fallback).split(',').map(Number);

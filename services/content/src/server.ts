@@ -44,6 +44,7 @@ export {
 export { contentHandlers, type HandlerDeps } from './handlers';
 export { RegistryConfigError } from './models/config/load-registry';
 export { fetchedLocalModel, modelsDirectory } from './models/llama-cpp/build';
+export { loadGguf } from './models/llama-cpp/runtime';
 export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
 export const CONTENT_SERVICE_NAME = SERVICE_NAMES.ContentService;

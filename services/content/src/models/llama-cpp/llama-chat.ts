@@ -122,6 +122,8 @@ export class LlamaCppChat implements ChatBackend {
   private readonly queue: Semaphore;
   private readonly embedQueue: Semaphore;
   private embedding?: Promise<LlamaEmbeddingContext>;
+  /** The chat template in the file; it renders prompts for counting while every slot is lent. */
+  private chatWrapper?: ChatWrapper;
 
   private constructor(
     private readonly info: () => ModelInfo,
@@ -150,6 +152,7 @@ export class LlamaCppChat implements ChatBackend {
         chatWrapper = resolveChatWrapper(options.model);
         chatWrappers.set(options.model, chatWrapper);
       }
+      backend.chatWrapper = chatWrapper;
       for (let i = 0; i < options.parallel; i++)
         backend.slots.push({
           chat: new LlamaChat({ contextSequence: context.getSequence(), chatWrapper }),
@@ -260,7 +263,7 @@ export class LlamaCppChat implements ChatBackend {
   }
 
   private tokensOf(history: ChatHistoryItem[]): number {
-    const { contextText } = this.slots[0]!.chat.chatWrapper.generateContextState({
+    const { contextText } = this.chatWrapper!.generateContextState({
       chatHistory: history,
     });
     return contextText.tokenize(this.options.model.tokenizer).length;

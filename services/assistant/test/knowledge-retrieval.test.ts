@@ -157,6 +157,36 @@ describe('knowledge retrieval', () => {
     );
   });
 
+  it('an audience ("for kids") is read from tags and description, not from names in a title', async () => {
+    const { knowledge, retriever } = await organization();
+    const at = new Date(SAMPLE_NOW.getTime() + 2 * 86_400_000).toISOString();
+    const rows = [
+      { id: 'f1', title: 'Sagrada Familia Choir', startsAt: at, city: 'Gotham', tags: ['concert'] },
+      {
+        id: 'f2',
+        title: 'Puppet Morning',
+        startsAt: at,
+        city: 'Gotham',
+        tags: ['theatre'],
+        description: 'A show for kids aged 3 and up.',
+      },
+      { id: 'f3', title: 'Magic Show', startsAt: at, city: 'Gotham', description: 'For children.' },
+    ];
+    await knowledge.import(
+      'org_a',
+      'events',
+      'jsonl',
+      rows.map((r) => JSON.stringify(r)).join('\n'),
+    );
+    const found = await retriever.retrieve({
+      organization: 'org_a',
+      text: 'anything for kids in Gotham?',
+      kinds: ['events'],
+      limit: 50,
+    });
+    expect(found.results.map((r) => r.doc.id).sort()).to.deep.equal(['f2', 'f3']);
+  });
+
   it('filters by price and searches the remaining words with BM25', async () => {
     const { retriever, events } = await organization();
     const cheap = await retriever.retrieve({

@@ -1,5 +1,5 @@
 import type { KnowledgeDocument } from '../knowledge/documents';
-import { tagsOf, titleOf } from '../knowledge/documents';
+import { tagsOf } from '../knowledge/documents';
 import type { CollectionKind, CourseFields, EventFields } from '../knowledge/kinds';
 import { AUDIENCES, CATEGORY_GROUPS, FREE_WORDS, LEVELS, PRICE_CAPS } from '../language/lexicon';
 import { hasPhrase, normalize, withoutPhrases } from '../language/normalize';
@@ -232,11 +232,14 @@ export function namesKind(text: string, kind: CollectionKind): boolean {
 
 const lower = (values: string[]) => values.map((v) => v.toLowerCase());
 
-/** Whether a document is for one of the audiences: tagged or described with one of their words. */
+/**
+ * Whether a document is for one of the audiences: tagged or described with one of their words.
+ * Not its title: titles hold names ("Sagrada Familia Choir" is not a family event).
+ */
 function forAudience(doc: KnowledgeDocument, audience: string[]): boolean {
   const fields = doc.fields as Partial<EventFields & CourseFields>;
   const text = normalize(
-    [titleOf(doc), tagsOf(doc).join(' '), fields.description ?? '', fields.level ?? ''].join(' '),
+    [tagsOf(doc).join(' '), fields.description ?? '', fields.level ?? ''].join(' '),
   );
   return audience.some((group) => (AUDIENCES[group] ?? []).some((w) => hasPhrase(text, w)));
 }

@@ -1,11 +1,11 @@
 import {
   MongoClient,
+  MongoNotConnectedError,
   type AnyBulkWriteOperation,
   type Collection,
   type Db,
   type Document,
   type Filter,
-  type FindOptions,
   type WithId,
 } from 'mongodb';
 import type { Logger } from 'pino';
@@ -19,8 +19,10 @@ export interface MongoConnection {
 
 /**
  * Connects to MongoDB (or a wire-compatible server such as FerretDB). Each service owns its own
- * database (switchyard_<service> by default). Only features every target server supports are
- * used: no transactions, change streams or TTL indexes.
+ * database (switchyard_<service> by default). The stores are written for MongoDB, without
+ * transactions or change streams; what the local engine (FerretDB, deploy/local) lacks beyond
+ * that is handled in this file: TTL indexes (ensureExpiryIndex) and the duplicate key of an
+ * update (isDuplicateKeyError).
  */
 export async function connectMongo(
   uri: string,
@@ -81,48 +83,76 @@ function watchHealth(client: MongoClient): DependencyProbe {
   return health;
 }
 
-/** Mongo's duplicate-key error (E11000; some wire-compatible servers report it on updates as code 1). */
+/** Mongo's duplicate-key error (E11000; FerretDB reports one caused by an update as code 1). */
 export function isDuplicateKeyError(error: unknown): boolean {
   const e = error as { code?: number; message?: string };
   return e?.code === 11000 || /duplicate key|UNIQUE constraint/i.test(e?.message ?? '');
 }
 
-/**
- * Runs an upsert again when it lost the race to insert a new `_id` (the other replica's document
- * is there now, so the second run updates it). Any other error is thrown.
- */
-export async function upsertRacingReplicas<T>(upsert: () => Promise<T>): Promise<T> {
-  try {
-    return await upsert();
-  } catch (error) {
-    if (!isDuplicateKeyError(error)) throw error;
-    return upsert();
-  }
+/** Code of a command or option the server does not implement (FerretDB: TTL indexes). */
+const NOT_IMPLEMENTED = 238;
+
+/** Codes of an index that exists with other options, or under this name with another key. */
+const INDEX_OPTIONS_CONFLICT = 85;
+const INDEX_KEY_SPECS_CONFLICT = 86;
+
+function sameKey(a: Document, b: Document): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** How often documents past their expiry are removed where the server has no TTL monitor. */
+export const EXPIRY_SWEEP_INTERVAL_MS = 60_000;
+
 /**
- * Documents by `_id`, one lookup each, `concurrency` at a time. `_id` equality is the lookup every
- * MongoDB-compatible server serves from its index (FerretDB's SQLite backend scans for `$in`).
- * Missing ids are left out.
+ * A TTL index: documents are removed once the Date in `field` has passed (`expireAfterSeconds:
+ * 0`), by MongoDB's TTL monitor (about once a minute). A server without TTL indexes (FerretDB
+ * answers NotImplemented) gets a plain index on `field` and the same removal from this process
+ * every `sweepIntervalMs` until its client closes (call it once per store, at start). Either way a document can outlive its expiry
+ * by a minute or so: readers still check it.
  */
-export async function findByIds<T extends Document & { _id: string }>(
+export async function ensureExpiryIndex<T extends Document>(
   collection: Collection<T>,
-  ids: readonly string[],
-  options: FindOptions = {},
-  concurrency = 16,
-): Promise<Map<string, WithId<T>>> {
-  const unique = [...new Set(ids)];
-  const found = new Map<string, WithId<T>>();
-  let next = 0;
-  const worker = async () => {
-    while (next < unique.length) {
-      const id = unique[next++];
-      const document = await collection.findOne({ _id: id } as Filter<T>, options);
-      if (document) found.set(id, document as WithId<T>);
+  field: string,
+  name: string,
+  sweepIntervalMs = EXPIRY_SWEEP_INTERVAL_MS,
+): Promise<'ttl-index' | 'sweeper'> {
+  const key = { [field]: 1 };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await collection.createIndex(key, { name, expireAfterSeconds: 0 });
+      return 'ttl-index';
+    } catch (error) {
+      const code = (error as { code?: number }).code;
+      if (code === NOT_IMPLEMENTED) break;
+      if (attempt > 0 || (code !== INDEX_OPTIONS_CONFLICT && code !== INDEX_KEY_SPECS_CONFLICT))
+        throw error;
+      // A plain index on the field from an earlier layout: replaced by the TTL index.
+      const indexes = await collection.indexes();
+      const earlier = indexes.find((index) => index.name === name || sameKey(index.key, key));
+      if (!earlier?.name) throw error;
+      await collection.dropIndex(earlier.name);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, unique.length) }, worker));
-  return found;
+  }
+  await collection.createIndex({ [field]: 1 }, { name });
+  sweepExpired(collection, field, sweepIntervalMs);
+  return 'sweeper';
+}
+
+/** Removes the documents past their expiry every intervalMs, until the collection's client closes. */
+function sweepExpired<T extends Document>(
+  collection: Collection<T>,
+  field: string,
+  intervalMs: number,
+): void {
+  const timer = setInterval(() => {
+    collection
+      .deleteMany({ [field]: { $lte: new Date() } } as Filter<T>)
+      .catch((error: unknown) => {
+        // A closed client ends the sweeper; any other failure is retried by the next sweep.
+        if (error instanceof MongoNotConnectedError) clearInterval(timer);
+      });
+  }, intervalMs);
+  timer.unref();
 }
 
 /**
@@ -141,10 +171,7 @@ export async function moveLegacyDocuments<L extends Document>(
   const flush = async () => {
     if (batch.length === 0) return;
     await move(batch);
-    await bulkWriteInCommands(
-      legacy,
-      batch.map((document) => ({ deleteOne: { filter: { _id: document._id } as Filter<L> } })),
-    );
+    await legacy.deleteMany({ _id: { $in: batch.map((document) => document._id) } } as Filter<L>);
     moved += batch.length;
     batch = [];
   };
@@ -177,14 +204,6 @@ export async function insertMissing<T extends Document & { _id: string }>(
 }
 
 /**
- * Write statements per command. The local FerretDB (1.24, SQLite; the stock build as well as the
- * one with this project's `_id` patches) never answers an update command that modifies 100 or
- * more existing documents (99 pass in about 0.1 s; the command hangs for minutes and holds up the
- * database): every bulk is sent in commands of this many statements.
- */
-export const WRITE_STATEMENTS_PER_COMMAND = 50;
-
-/**
  * Runs every operation, in order, and returns the positions of those that failed on a duplicate
  * key (any other error is thrown). Ordered bulks resumed after each failure: FerretDB stops an
  * `update` command at its first error even when unordered (the later updates never run, and are
@@ -197,10 +216,9 @@ export async function bulkWriteSkippingDuplicates<T extends Document>(
   const duplicates = new Set<number>();
   let start = 0;
   while (start < operations.length) {
-    const end = Math.min(start + WRITE_STATEMENTS_PER_COMMAND, operations.length);
     try {
-      await collection.bulkWrite(operations.slice(start, end), { ordered: true });
-      start = end;
+      await collection.bulkWrite(operations.slice(start), { ordered: true });
+      start = operations.length;
     } catch (error) {
       const failed = (error as { writeErrors?: unknown }).writeErrors;
       const first = (Array.isArray(failed) ? failed[0] : failed) as
@@ -215,16 +233,4 @@ export async function bulkWriteSkippingDuplicates<T extends Document>(
     }
   }
   return duplicates;
-}
-
-/** An idempotent bulk (replayable as a whole) in commands of WRITE_STATEMENTS_PER_COMMAND, unordered within each. */
-export async function bulkWriteInCommands<T extends Document>(
-  collection: Collection<T>,
-  operations: readonly AnyBulkWriteOperation<T>[],
-): Promise<void> {
-  for (let start = 0; start < operations.length; start += WRITE_STATEMENTS_PER_COMMAND) {
-    await collection.bulkWrite(operations.slice(start, start + WRITE_STATEMENTS_PER_COMMAND), {
-      ordered: false,
-    });
-  }
 }

@@ -19,8 +19,7 @@ interface OutboxDoc {
 
 /**
  * Durable outbox in the service's own database (collection `outbox`). Only unique-id inserts,
- * ordered reads and deletes by id: operations every MongoDB-compatible server performs safely
- * under concurrency (FerretDB included).
+ * ordered reads and deletes by id.
  */
 export class MongoOutboxStore implements OutboxStore {
   private readonly collection: Collection<OutboxDoc>;

@@ -10,8 +10,7 @@ interface PendingInsert<T> {
 /**
  * Inserts into one collection by group commit: documents given while an insert is out go
  * together in the next unordered insertMany, so a burst of calls costs one write instead of one
- * per call (FerretDB on SQLite writes one command at a time: 50 insertOne took 2.1 s, one
- * insertMany of 50 took 68 ms). Each document still succeeds or collides on its own `_id`.
+ * per call. Each document still succeeds or collides on its own `_id`.
  */
 export class GroupedInserts<T extends { _id: string }> {
   private queue: Array<PendingInsert<T>> = [];

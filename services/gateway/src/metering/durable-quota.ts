@@ -12,9 +12,8 @@ export const SETTLEMENT_LINGER_MS = 100;
 /**
  * This process's hard-quota tokens on their way to the durable tallies, by group commit: deltas
  * added while a write is out are summed per (organization, period) and go together in the next
- * write, so a burst of calls costs one write per organization instead of one per call (a
- * document per call wrote twice per call and cut start:stack generate at c=32 from 905 to 50
- * calls/s on FerretDB). One write at a time, which keeps each tally single-writer.
+ * write, so a burst of calls costs one write per organization instead of one per call. One write
+ * at a time, which keeps each tally single-writer.
  *
  * Reservations are written at once (the call waits for them). Settlements are not waited for, so
  * they linger for the next reservation's write: at low concurrency a settlement written alone

@@ -6,8 +6,7 @@ import { QUOTA_TALLIES_COLLECTION } from './quota-tallies/mongo';
 
 /**
  * Organizations by `_id` = organization id and keys by `_id` = key hash: an authentication and a
- * policy read are each one lookup by `_id`, the one every MongoDB-compatible server serves from
- * its index (FerretDB scans for anything else).
+ * policy read are each one lookup by `_id`.
  */
 export const GatewayCollections = {
   organizations: 'organizations_by_id',
@@ -20,9 +19,9 @@ export type OrganizationDocument = Organization & { _id: string };
 export type ApiKeyDocument = ApiKeyRecord & { _id: string };
 
 /**
- * The unique `_id` carries identity (org id, key hash) and a unique index the key id: a unique
- * insert is the one write every MongoDB-compatible server (FerretDB included) performs
- * atomically. createIndex is idempotent, and so is moving the earlier layout's documents.
+ * The unique `_id` carries identity (org id, key hash) and a unique index the key id, so of two
+ * concurrent creations one wins. createIndex is idempotent, and so is moving the earlier
+ * layout's documents.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
   await db

@@ -25,9 +25,8 @@ export const Collections = {
 
 /**
  * Indexes, created at start (createIndex is idempotent). _id carries a document's identity where
- * it can (a delivery's _id is its id): FerretDB on SQLite serves no other index from a query.
- * Unique indexes carry identity: they are the one write every MongoDB-compatible server
- * (FerretDB included) performs atomically, so they also arbitrate between replicas.
+ * it can (a delivery's _id is its id). Unique indexes carry identity, so they also arbitrate
+ * between replicas.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
   const specs: Array<[string, Document, { unique?: boolean; name: string }]> = [

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { isDuplicateKeyError, upsertRacingReplicas } from '@switchyard/shared';
+import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { documentId } from '../document-id';
 import type { KnowledgeDocument } from '../../knowledge/documents';
@@ -29,7 +29,7 @@ interface Catalog {
 
 /**
  * KnowledgeStore on MongoDB: every query filters on organization first (and the indexes lead
- * with it). What a chat call reads is addressed by `_id` (a scan on FerretDB otherwise):
+ * with it). What a chat call reads is addressed by `_id`:
  * a collection as `organization␀name`, a document as `organization␀collection␀id`, and the
  * organization's list of collections as one catalog document, rewritten after every change.
  */
@@ -110,9 +110,7 @@ export class MongoKnowledgeStore implements KnowledgeStore {
         .sort({ name: 1 })
         .toArray();
       if (isDeepStrictEqual(await this.listCollections(organization), collections)) return;
-      await upsertRacingReplicas(() =>
-        this.catalogs.replaceOne({ _id: organization }, { collections }, { upsert: true }),
-      );
+      await this.catalogs.replaceOne({ _id: organization }, { collections }, { upsert: true });
     }
   }
 
@@ -128,8 +126,7 @@ export class MongoKnowledgeStore implements KnowledgeStore {
   }
 
   /**
-   * New ids go in with one insertMany; only ids that exist are replaced one by one (measured on
-   * FerretDB: 1,000 upserting replaceOnes take over 30 s, an insertMany of 1,000 well under 1 s).
+   * New ids go in with one insertMany; only ids that exist are replaced one by one.
    */
   private async writeBatch(
     organization: string,
@@ -161,9 +158,7 @@ export class MongoKnowledgeStore implements KnowledgeStore {
     }
     for (const doc of replace) {
       const { _id, ...replacement } = stored(doc);
-      await upsertRacingReplicas(() =>
-        this.documents.replaceOne({ _id }, replacement, { upsert: true }),
-      );
+      await this.documents.replaceOne({ _id }, replacement, { upsert: true });
     }
   }
 

@@ -1,4 +1,3 @@
-import { upsertRacingReplicas } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { withDefaults, type AgentProfile, type AgentProfileStore } from './port';
 import { documentId } from '../document-id';
@@ -23,12 +22,10 @@ export class MongoAgentProfileStore implements AgentProfileStore {
   }
 
   async put(profile: AgentProfile): Promise<void> {
-    await upsertRacingReplicas(() =>
-      this.profiles.replaceOne(
-        { _id: documentId(profile.organization, profile.name) },
-        { ...profile },
-        { upsert: true },
-      ),
+    await this.profiles.replaceOne(
+      { _id: documentId(profile.organization, profile.name) },
+      { ...profile },
+      { upsert: true },
     );
   }
 

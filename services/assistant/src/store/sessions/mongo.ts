@@ -13,13 +13,11 @@ export const HEAD_EVERY = 4;
 type Stored<T> = T & { _id: string };
 
 /**
- * SessionStore on MongoDB; every command addresses documents by `_id` (any other filter
- * scans a growing collection on FerretDB). Every save INSERTS the next version (grouped with
+ * SessionStore on MongoDB; every command addresses documents by `_id`. Every save INSERTS the
+ * next version (grouped with
  * the other turns' inserts of the moment) as
  * `_id: organization␀session␀version`: of two writers that read the same version the `_id`
- * index lets exactly one succeed. (A version-guarded update is not enough: FerretDB applies
- * concurrent conditional updates of one document without isolation; measured: several
- * "winners" per race.) Every HEAD_EVERY-th winner copies the session into its head (`_id:
+ * index lets exactly one succeed, and the versions before it stay readable. Every HEAD_EVERY-th winner copies the session into its head (`_id:
  * organization␀session`), which readers take as a hint: they probe version + 1 by `_id` and
  * move forward, so a head that lags (a crash between the two writes, two head writes applied
  * out of order) only costs probes. Versions the head has passed by HEAD_EVERY are pruned, except

@@ -59,14 +59,11 @@ function latestPerRequest(leases: LeaseDocument[]): LeaseDocument[] {
 }
 
 /**
- * RequestStore on MongoDB, every request read and write addressed by _id (FerretDB on SQLite
- * serves only _id lookups from an index; any other filter scans the collection, and the
- * `requests` collection grows with history). Requests live in `requests`; leases in
+ * RequestStore on MongoDB, every request read and write addressed by _id (the `requests`
+ * collection grows with history). Requests live in `requests`; leases in
  * `request_leases`, one document per (request, generation) with that as its _id. A claim is the
  * INSERT of the next generation, so of two replicas racing for an expired lease exactly one
- * succeeds. (Conditional updates are not enough: FerretDB applies concurrent
- * findOneAndUpdate/updateOne on one document without isolation; measured: several "winners" per
- * race.) Each lease document has a single writer, its holder, which renews it.
+ * succeeds, and each lease document has a single writer, its holder, which renews it.
  *
  * Only processing requests have lease documents: the first is written before the request and all
  * are removed once it finished, so `request_leases` holds the outstanding work only and the

@@ -28,7 +28,7 @@ export class MongoApiKeyStore implements ApiKeyStore {
     return docs.map((doc) => withoutId<ApiKeyRecord>(doc)!);
   }
 
-  /** Admin only (revoke, rotate): by the unique index on keyId (a scan on FerretDB, fine for these). */
+  /** Admin only (revoke, rotate): by the unique index on keyId. */
   async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
     return withoutId(await this.keys.findOne({ keyId }, NO_ID));
   }

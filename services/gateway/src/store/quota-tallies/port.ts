@@ -8,9 +8,9 @@ export interface TallyDelta {
 
 /**
  * Hard-quota tokens kept durably: one tally per (writer, organization, period), where a writer is
- * one gateway process. Each tally has a single writer that sends one batch at a time, so no two
- * updates of a document ever race (FerretDB does not isolate concurrent updates of one document);
- * the organization's total is the sum over writers, read only to rebuild a lost quota counter.
+ * one gateway process. Each tally has a single writer that sends one batch at a time, so the
+ * tally's last-batch guard tells a retried batch from a new one; the organization's total is the
+ * sum over writers, read only to rebuild a lost quota counter.
  */
 export interface QuotaTallyStore {
   /**

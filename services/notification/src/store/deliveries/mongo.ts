@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { bulkWriteInCommands, isDuplicateKeyError } from '@switchyard/shared';
+import { isDuplicateKeyError } from '@switchyard/shared';
 import { MongoBulkWriteError, type Db, type Document } from 'mongodb';
 import { hostKey } from '../../delivery/host-key';
 import type { DeliveryRecord } from '../../model';
@@ -15,7 +15,7 @@ import { Collections, insertIgnoringDuplicate, withoutId } from '../collections'
 
 /** Stored form: leaseUntil is '' when unclaimed. */
 type DeliveryDoc = Omit<DeliveryRecord, 'leaseUntil'> & { leaseUntil: string; leaseOwner?: string };
-/** _id is the delivery id: FerretDB answers _id lookups without scanning the collection. */
+/** _id is the delivery id. */
 type StoredDelivery = DeliveryDoc & { _id: string };
 
 /**
@@ -128,12 +128,11 @@ class FinishedEntries {
 
 /**
  * Deliveries and their attempt log in Mongo, safe with several replicas. Claiming an attempt
- * inserts a claim document keyed by (delivery id, attempt number): a unique-index insert is the
- * one write FerretDB performs atomically (its conditional updates and deletes are not
- * compare-and-set), so only one replica wins an attempt. A claim whose lease has expired (crashed
+ * inserts a claim document keyed by (delivery id, attempt number): of replicas inserting the same
+ * claim, the unique index lets one win the attempt. A claim whose lease has expired (crashed
  * replica) is superseded by the next generation's claim (`<key>~<n>`), again arbitrated by its
  * unique _id among the replicas that saw the same expired one; nothing is deleted to take over (a
- * guarded delete could remove a competitor's newer claim: FerretDB deletes what it read by _id). A delivery created claimed (first
+ * guarded delete of an expired claim could race a competitor taking it over). A delivery created claimed (first
  * attempt from the event) needs no claim document: no other replica knows it before its
  * schedule entry falls due at the lease's end.
  *
@@ -227,11 +226,9 @@ export class MongoDeliveryStore implements DeliveryStore {
     const postponed = skip ? due.filter((entry) => !skip.host(entry.host)) : [];
     if (postponed.length > 0) {
       const dueAt = skip!.until.toISOString();
-      await bulkWriteInCommands(
-        this.schedule,
-        postponed.map((e) => ({
-          updateOne: { filter: { _id: e._id }, update: { $set: { dueAt } } },
-        })),
+      await this.schedule.updateMany(
+        { _id: { $in: postponed.map((e) => e._id) } },
+        { $set: { dueAt } },
       );
     }
     const claimed: DeliveryRecord[] = [];
@@ -262,11 +259,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     for (const key of held) this.heldClaims.delete(key);
     // Only the generation held: earlier ones stay until the attempt is recorded, so a later
     // claimant still finds the chain of generations from the first.
-    if (held.length > 0)
-      await bulkWriteInCommands(
-        this.claims,
-        held.map((key) => ({ deleteOne: { filter: { _id: key, owner: this.owner } } })),
-      );
+    if (held.length > 0) await this.claims.deleteMany({ _id: { $in: held }, owner: this.owner });
     const set: Document = { leaseUntil: '' };
     if (dueAt) set.nextAttemptAt = dueAt.toISOString();
     const released = await this.deliveries.findOneAndUpdate(
@@ -300,10 +293,7 @@ export class MongoDeliveryStore implements DeliveryStore {
     );
     if (held) this.heldClaims.delete(held);
     const dropClaim = held
-      ? bulkWriteInCommands(
-          this.claims,
-          claimGenerations(held).map((claimId) => ({ deleteOne: { filter: { _id: claimId } } })),
-        )
+      ? this.claims.deleteMany({ _id: { $in: claimGenerations(held) } })
       : undefined;
     if (result.status === 'pending' && result.nextAttemptAt)
       await this.reschedule(id, Date.parse(result.nextAttemptAt));
@@ -333,12 +323,8 @@ export class MongoDeliveryStore implements DeliveryStore {
     return doc;
   }
 
-  /** Removes schedule entries, each by _id (FerretDB scans for `$in`). */
   private async unschedule(ids: string[]): Promise<void> {
-    await bulkWriteInCommands(
-      this.schedule,
-      ids.map((id) => ({ deleteOne: { filter: { _id: id } } })),
-    );
+    await this.schedule.deleteMany({ _id: { $in: ids } });
   }
 
   private async reschedule(id: string, dueAt: number): Promise<void> {

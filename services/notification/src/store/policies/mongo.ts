@@ -1,4 +1,3 @@
-import { upsertRacingReplicas } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { OrganizationPolicyRecord, PolicyStore } from './port';
 import { Collections } from '../collections';
@@ -17,9 +16,7 @@ export class MongoPolicyStore implements PolicyStore {
   }
 
   async put(policy: OrganizationPolicyRecord): Promise<void> {
-    await upsertRacingReplicas(() =>
-      this.collection.replaceOne({ _id: policy.organization }, { ...policy }, { upsert: true }),
-    );
+    await this.collection.replaceOne({ _id: policy.organization }, { ...policy }, { upsert: true });
   }
 
   async get(organization: string): Promise<OrganizationPolicyRecord | undefined> {

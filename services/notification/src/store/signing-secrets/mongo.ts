@@ -10,8 +10,8 @@ type SecretDoc = OrgSigningSecret & { _id: string };
 
 /**
  * Organization signing secrets, sealed at rest; the unique organization index makes getOrCreate
- * race-free. Secrets stored before _id keys (an ObjectId _id) are found by organization, a scan
- * on FerretDB, and only after the _id lookup missed.
+ * race-free. Secrets stored before _id keys (an ObjectId _id) are found by organization, only
+ * after the _id lookup missed.
  */
 export class MongoSigningSecretStore implements SigningSecretStore {
   private readonly collection;

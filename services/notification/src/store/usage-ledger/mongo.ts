@@ -1,4 +1,4 @@
-import { bulkWriteInCommands, isDuplicateKeyError } from '@switchyard/shared';
+import { bulkWriteSkippingDuplicates } from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Db, Filter, UpdateFilter } from 'mongodb';
 import {
   bucketId,
@@ -79,18 +79,14 @@ interface JournalDoc extends Omit<BatchJournal, 'batch'> {
 }
 
 /**
- * The ledger on MongoDB/FerretDB without transactions, five round trips per batch whatever its
- * size, none of which reads or updates the (ever growing) ledger: insert the journal, insertMany
- * the entries (the unique _id decides), bulk $inc upserts by bucket _id, lookups of
- * the buckets' guard sizes by _id side by side, delete the journal. owners() (lookups by _id)
- * runs only when a batch meets ids stored before (redeliveries, replays); staleJournals() reads
- * the small journal collection by its writtenAt index. FerretDB serves only _id equality from an index (anything else, $in
- * included, scans the collection), so every read and write of the ledger and the buckets names
- * one _id.
+ * The ledger on MongoDB without transactions, five round trips per batch whatever its size, none
+ * of which reads or updates the (ever growing) ledger: insert the journal, insert the entries
+ * (the unique _id decides), bulk $inc upserts by bucket _id, the buckets' guard sizes by _id,
+ * delete the journal. owners() runs only when a batch meets ids stored before (redeliveries,
+ * replays); staleJournals() reads the small journal collection by its writtenAt index.
  * Each bucket update is guarded by `applied: {$ne: batch}` in the same document, so applying a
- * batch twice counts it once. The guard is not atomic on FerretDB under truly concurrent writers
- * of the same batch, which only happens if a member evicted from its group keeps writing while
- * its successor completes the same batch.
+ * batch twice counts it once, also when two writers apply the same batch at once (an evicted
+ * group member still writing while its successor completes the batch).
  */
 export class MongoUsageLedgerStore implements UsageLedgerStore {
   private readonly ledger;
@@ -140,36 +136,21 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     if (entries.length === 0) return [];
     const appendedAt = new Date().toISOString();
     const docs = entries.map((entry) => ({ _id: entry.eventId, ...entry, batch, appendedAt }));
-    try {
-      await this.ledger.insertMany(docs, { ordered: false });
-      return [];
-    } catch (error) {
-      const failed = writeErrorsOf(error);
-      if (!failed || failed.some((e) => !isDuplicateKeyError(e))) throw error;
-      // FerretDB may stop at the first error whatever `ordered` says: insert the rest one by one.
-      const stored = new Set(failed.map((e) => docs[e.index]!._id));
-      const last = Math.max(...failed.map((e) => e.index));
-      for (const doc of docs.slice(last + 1)) {
-        try {
-          await this.ledger.insertOne(doc);
-        } catch (insertError) {
-          if (!isDuplicateKeyError(insertError)) throw insertError;
-          stored.add(doc._id);
-        }
-      }
-      return [...stored];
-    }
-  }
-
-  /** One lookup by _id per id, side by side: `$in` would scan the whole (ever growing) ledger on FerretDB. */
-  async owners(eventIds: string[]): Promise<Map<string, string>> {
-    const docs = await Promise.all(
-      eventIds.map((_id) => this.ledger.findOne({ _id }, { projection: { _id: 1, batch: 1 } })),
+    const stored = await bulkWriteSkippingDuplicates(
+      this.ledger,
+      docs.map((document) => ({ insertOne: { document } })),
     );
-    return new Map(docs.flatMap((d) => (d ? [[d._id, d.batch ?? ''] as const] : [])));
+    return [...stored].map((index) => docs[index]!._id);
   }
 
-  /** Bulk writes (in commands of 50) of guarded $inc upserts, then the rotation of the few guards that are full. */
+  async owners(eventIds: string[]): Promise<Map<string, string>> {
+    const docs = await this.ledger
+      .find({ _id: { $in: eventIds } }, { projection: { _id: 1, batch: 1 } })
+      .toArray();
+    return new Map(docs.map((d) => [d._id, d.batch ?? ''] as const));
+  }
+
+  /** One bulk write of guarded $inc upserts, then the rotation of the few guards that are full. */
   async applyDeltas(journal: BatchJournal): Promise<void> {
     const guard = (delta: BucketDelta) => ({
       _id: bucketId(delta.organization, delta.bucket),
@@ -211,23 +192,12 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     const upserts: AnyBulkWriteOperation<BucketDoc>[] = journal.deltas.map((delta) => ({
       updateOne: { filter: guard(delta), update: upsert(delta), upsert: true },
     }));
-    try {
-      await bulkWriteInCommands(this.projection, upserts);
-    } catch (error) {
-      // A duplicate key: a bucket exists that lists the batch already (a re-application), or
-      // another writer created it just now. FerretDB may stop at the first error whatever
-      // `ordered` says, so the batch goes again bucket by bucket: upsert, else update without
-      // upsert, where no match means the batch is already in.
-      const failed = writeErrorsOf(error);
-      if (!failed || failed.some((e) => !isDuplicateKeyError(e))) throw error;
-      for (const delta of journal.deltas) {
-        try {
-          await this.projection.updateOne(guard(delta), upsert(delta), { upsert: true });
-        } catch (retryError) {
-          if (!isDuplicateKeyError(retryError)) throw retryError;
-          await this.projection.updateOne(guard(delta), change(delta));
-        }
-      }
+    // A duplicate key: the bucket exists and lists the batch already (a re-application: the
+    // update without upsert matches nothing), or another writer created it just now (it applies).
+    const existing = await bulkWriteSkippingDuplicates(this.projection, upserts);
+    for (const index of existing) {
+      const delta = journal.deltas[index]!;
+      await this.projection.updateOne(guard(delta), change(delta));
     }
     await this.rotateFull(journal.deltas.map((d) => bucketId(d.organization, d.bucket)));
   }
@@ -271,7 +241,7 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
       { projection: { keys: 1, keysListed: 1 } },
     );
     if (!total) return [];
-    // A total from before the key lists: its buckets by a query (a scan on FerretDB).
+    // A total from before the key lists: its buckets by a query.
     if (!total.keysListed)
       return (await this.bucketsByQuery({ organization, kind, period })).filter((b) =>
         wanted(b.key),
@@ -283,12 +253,17 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   }
 
   private async bucketsById(organization: string, refs: BucketRef[]): Promise<KeyedTotals[]> {
-    const docs = await Promise.all(
-      refs.map((ref) =>
-        this.projection.findOne({ _id: bucketId(organization, ref) }, { projection: COUNTS }),
-      ),
-    );
-    return docs.flatMap((doc) => (doc ? [{ key: doc.key, ...totalsOf(doc) }] : []));
+    const docs = await this.projection
+      .find(
+        { _id: { $in: refs.map((ref) => bucketId(organization, ref)) } },
+        { projection: COUNTS },
+      )
+      .toArray();
+    const byId = new Map(docs.map((doc) => [doc._id, doc]));
+    return refs.flatMap((ref) => {
+      const doc = byId.get(bucketId(organization, ref));
+      return doc ? [{ key: doc.key, ...totalsOf(doc) }] : [];
+    });
   }
 
   private async bucketsByQuery(filter: Filter<BucketDoc>): Promise<KeyedTotals[]> {
@@ -297,40 +272,22 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   }
 
   /**
-   * Bounds the guards without $slice (FerretDB ignores it): a guard holding APPLIED_WINDOW ids
+   * Bounds the guards without $push's $slice (the local engine, FerretDB, ignores it): a guard holding APPLIED_WINDOW ids
    * becomes `appliedPrev` and a new generation starts, so it covers the last APPLIED_WINDOW to
-   * 2 x APPLIED_WINDOW batches. A lookup by _id per bucket, side by side, finds the full ones
-   * (usually none; `$in` would scan the projection on FerretDB).
+   * 2 x APPLIED_WINDOW batches.
    */
   private async rotateFull(ids: string[]): Promise<void> {
-    const found = await Promise.all(
-      ids.map((_id) =>
-        this.projection.findOne(
-          { _id, appliedCount: { $gte: this.window } },
-          { projection: { applied: 1 } },
-        ),
-      ),
-    );
+    const found = await this.projection
+      .find(
+        { _id: { $in: ids }, appliedCount: { $gte: this.window } },
+        { projection: { applied: 1 } },
+      )
+      .toArray();
     for (const doc of found) {
-      if (!doc) continue;
       await this.projection.updateOne(
         { _id: doc._id, appliedCount: { $gte: this.window } },
         { $set: { appliedPrev: doc.applied, applied: [], appliedCount: 0 } },
       );
     }
   }
-}
-
-/** The per-document errors of a bulk insert or write (index into the operations), if that is what failed. */
-function writeErrorsOf(
-  error: unknown,
-): Array<{ index: number; code?: number; message?: string }> | undefined {
-  const errors = (error as { writeErrors?: unknown }).writeErrors;
-  if (errors === undefined) return undefined;
-  const list = (Array.isArray(errors) ? errors : [errors]) as Array<{
-    index: number;
-    code?: number;
-    errmsg?: string;
-  }>;
-  return list.map((e) => ({ index: e.index, code: e.code, message: e.errmsg }));
 }

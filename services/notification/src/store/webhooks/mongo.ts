@@ -10,7 +10,7 @@ type WebhookDoc = WebhookRecord & { _id: string };
 
 /**
  * Webhooks in Mongo; secret and previousSecret are sealed with the record's id as context.
- * _id is the webhook id: FerretDB answers _id lookups without scanning the collection.
+ * _id is the webhook id.
  */
 export class MongoWebhookStore implements WebhookStore {
   private readonly collection;

@@ -1,10 +1,4 @@
-import {
-  bulkWriteInCommands,
-  findByIds,
-  insertMissing,
-  moveLegacyDocuments,
-  upsertRacingReplicas,
-} from '@switchyard/shared';
+import { insertMissing, moveLegacyDocuments } from '@switchyard/shared';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { scopedKey, type CatalogItem } from '../../model/types';
 import type { ItemStore } from './port';
@@ -65,8 +59,7 @@ export class MongoItemStore implements ItemStore {
         },
       };
     });
-    // Two replicas inserting the same new id at once: one upsert loses the race; replaying the bulk replaces.
-    await upsertRacingReplicas(() => bulkWriteInCommands(this.items, operations));
+    await this.items.bulkWrite(operations, { ordered: false });
     return latest.size;
   }
 
@@ -79,11 +72,10 @@ export class MongoItemStore implements ItemStore {
     organization: string,
     itemIds: readonly string[],
   ): Promise<Map<string, CatalogItem>> {
-    const documents = await findByIds(
-      this.items,
-      itemIds.map((id) => scopedKey(organization, id)),
-    );
-    return new Map([...documents.values()].map((document) => [document.itemId, toItem(document)]));
+    const documents = await this.items
+      .find({ _id: { $in: [...new Set(itemIds)].map((id) => scopedKey(organization, id)) } })
+      .toArray();
+    return new Map(documents.map((document) => [document.itemId, toItem(document)]));
   }
 
   async withCategories(

@@ -1,4 +1,4 @@
-import { findByIds, isDuplicateKeyError, upsertRacingReplicas } from '@switchyard/shared';
+import { isDuplicateKeyError } from '@switchyard/shared';
 import { Binary, type Collection, type Db } from 'mongodb';
 import type { ModelSnapshot, ModelSnapshotStore } from './port';
 
@@ -41,8 +41,7 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 const KEEP_PREVIOUS = 2;
 
 /**
- * Snapshots in chunk documents, every read and write by `_id` (a GridFS read scans its chunks
- * collection on FerretDB). A version is written chunks first, then made the latest: readers
+ * Snapshots in chunk documents, every read and write by `_id`. A version is written chunks first, then made the latest: readers
  * never see a version still uploading. Models are derived data: the earlier layout (collection
  * model_versions, GridFS bucket model_snapshots) is not read; organizations are retrained.
  */
@@ -74,7 +73,9 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
     const ids = Array.from({ length: document.chunks }, (_, n) =>
       chunkId(organization, version, n),
     );
-    const found = await findByIds(this.chunks, ids, {}, 4);
+    const found = new Map(
+      (await this.chunks.find({ _id: { $in: ids } }).toArray()).map((chunk) => [chunk._id, chunk]),
+    );
     // Pruned while being read (two newer versions were published meanwhile): the caller polls again.
     if (found.size !== ids.length) return undefined;
     return { version, blob: Buffer.concat(ids.map((id) => found.get(id)!.data.buffer)) };
@@ -130,8 +131,10 @@ export class MongoModelSnapshotStore implements ModelSnapshotStore {
 
   /** Versions only grow: $max keeps a newer one published meanwhile. */
   private async makeLatest(organization: string, version: number): Promise<void> {
-    await upsertRacingReplicas(() =>
-      this.latestVersions.updateOne({ _id: organization }, { $max: { version } }, { upsert: true }),
+    await this.latestVersions.updateOne(
+      { _id: organization },
+      { $max: { version } },
+      { upsert: true },
     );
   }
 

@@ -235,7 +235,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
               session_id: sessionId,
               messages,
               ...(turn.step !== undefined ? { step: turn.step } : {}),
-              ...(options.model !== 'builtin' ? { model: options.model } : {}),
+              // Named even for builtin, so a DEFAULT_MODEL or LOCAL_MODEL_PATH in the environment does not change what is measured.
+              model: options.model,
             },
           },
         );

@@ -312,6 +312,44 @@ describe('e2e: the console, in Chromium', function () {
     await screenshot(page, 'playground');
   });
 
+  it('creates a knowledge collection and imports a CSV, naming its one bad row first', async () => {
+    const own = await consoleOrganization();
+    open = await openConsole(own.gatewayUrl);
+    const { page } = open;
+    await signIn(page, own.key);
+    await page.getByRole('link', { name: 'Knowledge' }).click();
+    await page.getByRole('heading', { name: 'Knowledge', level: 1 }).waitFor();
+    await page.getByLabel('New collection').fill('concerts');
+    await page.getByLabel('Kind').selectOption('events');
+    await page.getByRole('button', { name: 'Create collection' }).click();
+    const row = page.getByTestId('collections-table').locator('tr', { hasText: 'concerts' });
+    await row.waitFor();
+
+    const csv = (price: string) => ({
+      name: 'concerts.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        'id,title,city,startsAt,price\n' +
+          'c1,Jazz night,Hamburg,2027-01-06T19:00:00Z,12\n' +
+          `c2,Choir,Berlin,2027-01-07T19:00:00Z,${price}\n`,
+      ),
+    });
+    await page.getByLabel('File (.csv or .jsonl)').setInputFiles(csv('cheap'));
+    await page.getByRole('button', { name: 'Import' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'The file was not imported' });
+    await refusal.getByText('/content/row/2/price', { exact: true }).waitFor();
+    expect(await row.locator('td').nth(2).textContent()).to.equal('0');
+    await expectAccessible(page, 'the knowledge page');
+    await screenshot(page, 'knowledge');
+
+    await page.getByLabel('File (.csv or .jsonl)').setInputFiles(csv('9.5'));
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported 2 documents into concerts').waitFor();
+    await waitFor(async () => (await row.locator('td').nth(2).textContent()) === '2', 10_000);
+    const document = await own.api('/api/v2/knowledge/collections/concerts/documents/c2');
+    expect(document.body.fields).to.deep.include({ price: 9.5, city: 'Berlin' });
+  });
+
   it('works with the keyboard alone and fits a phone screen', async () => {
     open = await openConsole(org.gatewayUrl, { width: 390, height: 844 });
     const { page } = open;

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import {
   Building2,
+  BookOpen,
   FlaskConical,
   KeyRound,
   LayoutDashboard,
@@ -11,6 +12,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { clearSession, loadSession, whenUnauthorized, type Session } from './api';
 import { AdminPage } from './pages/admin';
 import { KeysPage } from './pages/keys';
+import { KnowledgePage } from './pages/knowledge';
 import { OverviewPage } from './pages/overview';
 import { PlaygroundPage } from './pages/playground';
 import { SignInPage } from './pages/signin';
@@ -29,6 +31,7 @@ const ORGANIZATION_PAGES: PageEntry[] = [
   { page: '', label: 'Overview', icon: LayoutDashboard, component: OverviewPage },
   { page: 'keys', label: 'API keys', icon: KeyRound, component: KeysPage },
   { page: 'playground', label: 'Playground', icon: FlaskConical, component: PlaygroundPage },
+  { page: 'knowledge', label: 'Knowledge', icon: BookOpen, component: KnowledgePage },
   { page: 'webhooks', label: 'Webhooks', icon: Webhook, component: WebhooksPage },
 ];
 

@@ -9,6 +9,7 @@ import {
   MongoBulkWriteError,
   MongoNetworkError,
   MongoNotConnectedError,
+  MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
@@ -54,10 +55,26 @@ export function outageOf(error: unknown): DependencyName | undefined {
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNotConnectedError ||
     error instanceof MongoTopologyClosedError ||
-    isWrappedMongoOutage(error)
+    isWrappedMongoOutage(error) ||
+    isServerUnavailable(error)
   )
     return 'mongodb';
   return undefined;
+}
+
+/**
+ * Codes a server answers while it cannot serve (shutting down, interrupted, not primary): the
+ * driver's own "node is recovering / not primary" set. A server stopping or starting answers
+ * them before the connection drops, so they are an outage, not a refused command.
+ */
+const SERVER_UNAVAILABLE_CODES = new Set([91, 11600, 11602, 189, 10107, 13435, 13436]);
+
+function isServerUnavailable(error: unknown): boolean {
+  return (
+    error instanceof MongoServerError &&
+    typeof error.code === 'number' &&
+    SERVER_UNAVAILABLE_CODES.has(error.code)
+  );
 }
 
 /**

@@ -1,0 +1,14 @@
+import { expect } from 'chai';
+import { MongoServerError } from 'mongodb';
+import { outageOf } from '../src/resilience/dependencies';
+
+describe('MongoDB outage classification', () => {
+  it('calls a server shutting down or not primary an outage, and a refused command not', () => {
+    const answer = (code: number) => new MongoServerError({ message: 'x', code, ok: 0 });
+    expect(outageOf(answer(91)), 'ShutdownInProgress').to.equal('mongodb');
+    expect(outageOf(answer(11600)), 'InterruptedAtShutdown').to.equal('mongodb');
+    expect(outageOf(answer(10107)), 'NotWritablePrimary').to.equal('mongodb');
+    expect(outageOf(answer(11000)), 'duplicate key').to.equal(undefined);
+    expect(outageOf(answer(2)), 'BadValue').to.equal(undefined);
+  });
+});

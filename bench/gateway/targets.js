@@ -161,7 +161,7 @@ function inMemory(env) {
 async function startEmbedded(upstreamUrl, logFile) {
   const port = await freePort();
   const out = fs.openSync(logFile, 'w');
-  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the mesh under load.
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=<dir>", profiles the mesh under load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,

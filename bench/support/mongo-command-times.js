@@ -1,9 +1,9 @@
 'use strict';
 /**
  * Preload that times every MongoDB command a process sends, for finding which queries a load
- * waits on (FerretDB on SQLite serves only `_id` lookups from an index; anything else scans):
+ * waits on (a filter the server cannot serve from an index scans the collection):
  *
- *   MONGO_COMMAND_TIMES_DIR=/tmp/mongo-times NODE_OPTIONS="--require $PWD/bench/support/mongo-command-times.js" \
+ *   MONGO_COMMAND_TIMES_DIR=<dir> NODE_OPTIONS="--require $PWD/bench/support/mongo-command-times.js" \
  *     node bench/gateway/run.js --mode stack --only "assistant chat" --connections 32
  *
  * Each process writes DIR/<pid>-<service>.txt every 2 s and at exit: count, mean ms, max ms,
@@ -13,7 +13,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 
-const dir = process.env.MONGO_COMMAND_TIMES_DIR || '/tmp/mongo-command-times';
+const dir =
+  process.env.MONGO_COMMAND_TIMES_DIR ||
+  path.join(require('node:os').tmpdir(), 'mongo-command-times');
 const totals = new Map();
 const originalRequire = Module.prototype.require;
 let patched = false;

@@ -169,7 +169,8 @@ async function sendCase(
       method: c.method,
       headers,
       body,
-      signal: AbortSignal.timeout(30_000),
+      // Longer than the gateway's own request deadline: a slow call shows as its answer (504), not as silence.
+      signal: AbortSignal.timeout(45_000),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;

@@ -4,6 +4,7 @@ import { FakeLlmServer, REPORTED, silentLogger } from '@switchyard/shared/testin
 import type { LlamaModel } from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { buildModels } from '../src/models/config/build-models';
 import type { ModelEntry } from '../src/models/config/registry-schema';
+import { rewriteBudget } from '../src/models/chat-model';
 import { loadGguf } from '../src/models/llama-cpp/runtime';
 import type { ChatMessage, TextModel, TextResult } from '../src/models/text-model';
 import { spentOf } from '../src/models/usage';
@@ -139,6 +140,12 @@ for (const [name, create] of Object.entries(PROVIDERS)) {
         language: '',
       });
       provider.checkCap(5, result);
+    });
+
+    it('reformat: a short text gets an output cap near its length, not the whole window', async () => {
+      const text = 'refund launch note';
+      const result = await provider.model.reformat({ text, format: 'csv' });
+      provider.checkCap(rewriteBudget(text), result);
     });
 
     it('complete: a conversation in, an answer and usage out', async () => {

@@ -43,6 +43,16 @@ function samplingOf(input: CompleteInput): Sampling | undefined {
 
 const EMBED_BATCH = 256;
 
+/**
+ * Output tokens for a rewrite (reformat, translate) of `text`. A rewrite is about as long as its
+ * input, so the budget follows the input's UTF-8 size (a token is at least one byte; a script with
+ * wider characters or a format with repeated keys may take a few times the input's bytes). A model
+ * that does not stop then ends near the input's length, not at the end of its context window.
+ */
+export function rewriteBudget(text: string): number {
+  return 4 * Buffer.byteLength(text, 'utf8') + 64;
+}
+
 /** What a chat backend answers: the text, the usage it counted, the tools the model asked for. */
 export interface ChatOutput {
   text: string;
@@ -124,7 +134,7 @@ export class ChatModel implements TextModel {
     const messages = reformatPrompt(input, originalFormat);
     const result = await this.run(
       messages,
-      outputBudget(this.info, messages, this.info.maxOutputTokens),
+      outputBudget(this.info, messages, rewriteBudget(input.text)),
       options,
     );
     return { ...result, originalFormat };
@@ -135,7 +145,7 @@ export class ChatModel implements TextModel {
     const messages = translatePrompt(input);
     return this.run(
       messages,
-      outputBudget(this.info, messages, this.info.maxOutputTokens),
+      outputBudget(this.info, messages, rewriteBudget(input.text)),
       options,
     );
   }

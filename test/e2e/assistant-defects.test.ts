@@ -164,6 +164,18 @@ const ARTICLES = [
     tags: ['delivery'],
     body: 'Parcels arrive in 2 to 4 business days. Express parcels arrive the next day.',
   },
+  {
+    id: 'address',
+    title: 'Changing the delivery address',
+    url: 'https://help.shop.example/address',
+    tags: ['address'],
+    body: [
+      'You can change the delivery address of an order until the order ships.',
+      '',
+      '1. Open Orders.',
+      '2. Choose Edit address and save.',
+    ].join('\n'),
+  },
 ];
 
 const ESCALATION = {
@@ -440,6 +452,22 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
       expect(when).to.include('The refund reaches your card within 5 business days');
       expect(when).to.not.include('2. Select Request refund.');
       expect(when).to.not.include('Tags:');
+    });
+    it("a question naming an article's subject finds it, whatever else it says in other words", async () => {
+      const reply = (
+        await conversation('shop', 'support').say('Can I get a refund on shoes I never wore?')
+      ).reply;
+      expect(titlesIn(reply)).to.deep.equal(['Refund policy']);
+      expect(reply).to.not.match(/^I can't help with that here/);
+    });
+
+    it('"how do I ...?" is answered with the steps, not only the paragraph that matches best', async () => {
+      const reply = (
+        await conversation('shop', 'support').say('How do I change the address of my order?')
+      ).reply;
+      expect(titlesIn(reply)).to.deep.equal(['Changing the delivery address']);
+      expect(reply).to.include('until the order ships');
+      expect(reply).to.include('2. Choose Edit address and save.');
     });
   });
 

@@ -56,7 +56,13 @@ export function formatReport(
       '',
       ...checks
         .filter((c) => !c.passed)
-        .map((c) => `FAIL ${c.conversation}#${c.turn} ${c.kind}: ${c.detail ?? ''}`),
+        .map(
+          (c) =>
+            `FAIL ${c.conversation}#${c.turn} ${c.kind}: ${c.detail ?? ''}` +
+            (c.reply === undefined
+              ? ''
+              : `\n     reply: ${c.reply.replace(/\s+/g, ' ').slice(0, 400)}`),
+        ),
     );
   return out.join('\n');
 }

@@ -30,6 +30,8 @@ export interface CheckResult {
   kind: CheckKind;
   passed: boolean;
   detail?: string;
+  /** The reply a failed check was made on (for --failures). */
+  reply?: string;
 }
 
 export interface SuiteOptions {
@@ -211,14 +213,20 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const keys = await setUp(mesh, receiver);
     const conversations = allConversations().filter((c) => !options.short || c.short);
     for (const conversation of conversations) {
-      const record = (turn: number, kind: CheckKind, passed: boolean, detail?: string) =>
+      const record = (
+        turn: number,
+        kind: CheckKind,
+        passed: boolean,
+        detail?: string,
+        reply?: string,
+      ) =>
         checks.push({
           conversation: conversation.id,
           turn,
           agent: conversation.agent,
           kind,
           passed,
-          ...(passed ? {} : { detail }),
+          ...(passed ? {} : { detail, reply }),
         });
       const sessionId = `${conversation.id}-${options.model}`;
       const messages: Array<{ role: string; content: string }> = [];
@@ -247,7 +255,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
           res.body ?? {},
           conversation.org,
         )) {
-          record(i + 1, kind, passed, detail);
+          record(i + 1, kind, passed, detail, res.body?.reply ?? res.text);
           if (
             kind === 'leak' &&
             !passed &&

@@ -1,8 +1,13 @@
+import { normalize } from '../language/normalize';
 import { tokenize } from '../retrieval/tokenize';
 
 /** Lines of an article that describe it rather than say anything: tags, categories, dates, authors. */
 const METADATA =
   /^\s*(?:[-*]\s*)?(?:tags?|keywords?|categor(?:y|ies)|labels?|topics?|updated|last updated|published|author|id|slug|etiquetas|schlagw(?:o|ö)rter|mots[- ]cl(?:e|é)s)\s*:/i;
+
+/** "How do I ...?", "how to ...": a question for a procedure (not "how long", "how much"). */
+const ASKS_FOR_STEPS =
+  /\b(how (do|can|should|would|could) (i|we|you)|how to|como (puedo|hago|se puede|debo)|wie (kann|mache|muss|soll) ich|comment (puis je|faire|je peux|dois je))\b/;
 
 /** A block of an article: a paragraph, a heading or one list item (its marker kept). */
 export interface Block {
@@ -89,7 +94,28 @@ export function relevantBlocks(
   // A paragraph: with the next one when it goes on about the question too.
   const next = blocks[at + 1];
   if (next && !next.item && scored.find((s) => s.block === next)!.score > 0) chosen.push(next);
+  // A question for a procedure is answered by the steps: the first list after the paragraph that matches too.
+  if (ASKS_FOR_STEPS.test(normalize(question))) {
+    const steps = stepsAfter(blocks, at, (b) => scored.find((s) => s.block === b)!.score);
+    chosen.push(...steps.filter((b) => !chosen.includes(b)));
+  }
   return chosen.slice(0, limit);
+}
+
+/** The first list of steps after block `at` with a step that matches (score > 0), with its lead line. */
+function stepsAfter(blocks: Block[], at: number, score: (b: Block) => number): Block[] {
+  for (let start = at + 1; start < blocks.length; start++) {
+    if (!blocks[start]?.item) continue;
+    let end = start;
+    while (blocks[end + 1]?.item) end++;
+    const steps = blocks.slice(start, end + 1);
+    if (steps.some((b) => score(b) > 0)) {
+      const lead = blocks[start - 1];
+      return lead && start - 1 > at && /:\s*$/.test(lead.text) ? [lead, ...steps] : steps;
+    }
+    start = end;
+  }
+  return [];
 }
 
 /**

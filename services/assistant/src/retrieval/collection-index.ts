@@ -16,6 +16,8 @@ export interface ChunkHit {
   chunk: number;
   /** How many of the query's terms the document's best chunk contains. */
   matched: number;
+  /** How many of them name what the document is about (its title or tags). */
+  topical: number;
 }
 
 /** Same analysis as the rest of retrieval: lower-cased, accent-free, stopwords out, light stemming. */
@@ -63,6 +65,9 @@ export class CollectionIndex {
         docId,
         chunk: Number(String(result.id).split('#').pop()),
         matched: new Set(result.queryTerms).size,
+        topical: Object.values(result.match as Record<string, string[]>).filter(
+          (fields) => fields.includes('title') || fields.includes('tags'),
+        ).length,
       });
     }
     return hits;

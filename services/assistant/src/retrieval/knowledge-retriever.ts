@@ -207,7 +207,12 @@ export class KnowledgeRetriever {
     }
     const allowed = new Set(candidates.map((d) => d.id));
     const needed = requiredMatches(query.terms.length);
-    const lexical = index.lexical(query.terms, allowed).filter((h) => h.matched >= needed);
+    // A help article is also a hit when the question names its subject (a word of its title or
+    // tags: "return" for "Returns and refunds"), whatever else the question says in other words.
+    const bySubject = kind === 'articles' || kind === 'documents';
+    const lexical = index
+      .lexical(query.terms, allowed)
+      .filter((h) => h.matched >= needed || (bySubject && h.topical > 0));
     const chunkOf = new Map(lexical.map((h) => [h.docId, h.chunk]));
     const rankings = [lexical.map((h) => h.docId)];
     if (queryVector)

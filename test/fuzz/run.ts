@@ -287,6 +287,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       DEFAULT_RPM: '100000000',
       DEFAULT_TPM: '100000000000',
       WEBHOOK_RETRY_SCHEDULE: '0',
+      // The contract under hostile input, not a local model's capacity on a shared machine (its
+      // handling of hostile text is in the provider contract): builtin, unless the caller chooses.
+      DEFAULT_MODEL: process.env.FUZZ_MODEL ?? 'builtin',
       FUZZ_SERVER_TIMING_FILE: timingFile,
     },
     [path.join(__dirname, 'server-timing.js')],

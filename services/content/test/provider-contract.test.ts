@@ -148,6 +148,17 @@ for (const [name, create] of Object.entries(PROVIDERS)) {
       provider.checkCap(rewriteBudget(text), result);
     });
 
+    it('hostile text (NUL, lone surrogate, bidi override, zero-width, emoji) is answered, not thrown', async () => {
+      const text = 'a\u0000b \ud800 \u202eevil\u202c zero\u200bwidth\ufeff 🙂🏳️‍🌈';
+      const result = await provider.model.complete!({
+        messages: [{ role: 'user', content: text }],
+        maxTokens: 5,
+      });
+      provider.checkCap(5, result);
+      const reformatted = await provider.model.reformat({ text, format: 'plain' });
+      expect(reformatted.tokensInput).to.be.greaterThan(0);
+    });
+
     it('complete: a conversation in, an answer and usage out', async () => {
       const result = await provider.model.complete!({ messages: conversation, maxTokens: 20 });
       expect(result.text).to.not.equal('');

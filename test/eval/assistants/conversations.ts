@@ -1,5 +1,6 @@
 import {
   EDUCATION_COURSES,
+  FOR_KIDS,
   SHOP_ARTICLES,
   SHOP_ESCALATION,
   SUITE_NOW,
@@ -43,7 +44,7 @@ const WINDOWS = {
   ],
   'in April': [Date.parse('2027-04-01T00:00:00+02:00'), Date.parse('2027-05-01T00:00:00+02:00')],
 } as const;
-const isKids = (e: EventRow) => e.tags.includes('kids');
+const isKids = (e: EventRow) => FOR_KIDS.has(e.id);
 const upcoming = (e: EventRow) => Date.parse(e.startsAt) >= SUITE_NOW.getTime();
 const byStart = (a: EventRow, b: EventRow) => Date.parse(a.startsAt) - Date.parse(b.startsAt);
 

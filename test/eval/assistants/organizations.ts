@@ -128,7 +128,7 @@ export const TICKETING_EVENTS: EventRow[] = [
     startsAt: '2027-03-14T18:00:00+01:00',
     price: 30,
     tags: ['concert'],
-    description: 'Sacred music sung by the basilica choir.',
+    description: 'Sacred music sung by the choir of the Sagrada Familia.',
   }),
   ev({
     id: 'b3',
@@ -203,6 +203,68 @@ export const TICKETING_EVENTS: EventRow[] = [
     tags: ['theatre'],
     description: "Bizet's opera in a new staging.",
   }),
+  // Untagged events whose description says who they are for, in the four languages, each way.
+  ev({
+    id: 'm8',
+    title: 'Saturday Storytelling',
+    city: 'Madrid',
+    venue: 'Biblioteca Municipal',
+    startsAt: '2027-03-14T17:00:00+01:00',
+    price: 6,
+    tags: ['theatre'],
+    description: 'Cuentos y canciones para los más pequeños, con títeres.',
+  }),
+  ev({
+    id: 'm9',
+    title: 'Midnight Cabaret',
+    city: 'Madrid',
+    venue: 'Teatro Lara',
+    startsAt: '2027-03-13T23:30:00+01:00',
+    price: 28,
+    tags: ['theatre'],
+    description: 'Spicy songs and sketches. Not suitable for children.',
+  }),
+  ev({
+    id: 'b5',
+    title: 'Harbour Brass Morning',
+    city: 'Barcelona',
+    venue: 'Moll de la Fusta',
+    startsAt: '2027-03-14T11:00:00+01:00',
+    price: 32,
+    tags: ['concert'],
+    description: 'Un concert pour les enfants et leurs parents, au bord de la mer.',
+  }),
+  ev({
+    id: 'b6',
+    title: 'Gypsy Jazz Late Set',
+    city: 'Barcelona',
+    venue: 'Harlem Jazz Club',
+    startsAt: '2027-04-17T22:30:00+02:00',
+    price: 18,
+    tags: ['concert'],
+    description: 'Concert tardif dans un club, déconseillé aux enfants.',
+  }),
+  ev({
+    id: 'l4',
+    title: 'Puppet Afternoon',
+    city: 'Lisbon',
+    venue: 'Teatro Infantil de Lisboa',
+    startsAt: '2027-03-20T16:00:00+00:00',
+    timeZone: 'Europe/Lisbon',
+    price: 9,
+    tags: ['theatre'],
+    description: 'Ein Puppenspiel für Kinder ab 4 Jahren, auf Deutsch.',
+  }),
+  ev({
+    id: 'v4',
+    title: 'Valencia Late Stand-up',
+    city: 'Valencia',
+    venue: 'Sala Russafa',
+    startsAt: '2027-03-13T22:30:00+01:00',
+    price: 15,
+    tags: ['comedy'],
+    description: 'Stand-up of a kind you have never seen. Keine Kinder, bitte.',
+  }),
   ev({
     id: 'v3',
     title: 'Valencia Kids Science Day',
@@ -214,6 +276,12 @@ export const TICKETING_EVENTS: EventRow[] = [
     description: 'Experiments and shows for children aged 5-11.',
   }),
 ];
+
+/**
+ * The events a person reading them would offer to a family with children, labelled by hand (tags
+ * or not): the truth the suite checks "for kids" answers against, not derived by the code it tests.
+ */
+export const FOR_KIDS = new Set(['m1', 'm3', 'm5', 'b3', 'l2', 'v3', 'm8', 'b5', 'l4']);
 
 export interface CourseRow {
   id: string;

@@ -142,35 +142,134 @@ export const FREE_WORDS = [
   'entree libre',
 ];
 
-/** Who an item is for; a group matches documents tagged or described with any of its words. */
+/**
+ * Who an item is for; a group matches documents tagged or described with any of its words (see
+ * language/audience.ts for how a description is read).
+ */
 export const AUDIENCES: Record<string, readonly string[]> = {
   kids: [
     'kids',
     'kid',
     'children',
     'child',
+    'childrens',
     'family',
     'families',
+    'family friendly',
     'little ones',
     'toddlers',
+    'youngsters',
+    'young audiences',
     'ninos',
     'ninas',
     'nino',
     'infantil',
+    'infantiles',
     'familia',
     'familias',
+    'publico familiar',
+    'espectaculo familiar',
     'peques',
+    'los mas pequenos',
+    'para los pequenos',
+    'para pequenos',
     'kinder',
     'kind',
+    'kindern',
+    'kleinkinder',
+    'fur die kleinen',
+    'mit den kleinen',
     'familie',
     'familien',
     'enfants',
     'enfant',
     'famille',
     'familles',
+    'pour les petits',
+    'aux petits',
+    'tout petits',
+    'jeune public',
   ],
   adults: ['adults', 'adults only', 'grown ups', 'adultos', 'erwachsene', 'adultes'],
 };
+
+/**
+ * Words of the kids group that are ordinary words in another language ("a kind of", "one of a
+ * kind", "a kinder world"): they count only beside a German word that makes them German.
+ */
+export const AUDIENCE_AMBIGUOUS: Record<
+  string,
+  { before: readonly string[]; after: readonly string[] }
+> = {
+  kind: {
+    before: ['fur', 'jedes', 'ihr', 'das', 'mit', 'pro', 'ein', 'kleines', 'erstes'],
+    after: ['ab', 'von', 'und', 'bis', 'unter', 'zwischen', 'im', 'mit'],
+  },
+  kinder: {
+    before: ['fur', 'die', 'mit', 'alle', 'kleine', 'eltern und', 'und', 'unsere', 'eure', 'ihre'],
+    after: [
+      'ab',
+      'von',
+      'und',
+      'bis',
+      'unter',
+      'zwischen',
+      'im',
+      'mit',
+      'sind',
+      'zahlen',
+      'willkommen',
+    ],
+  },
+};
+
+/** German compounds that start with a kids word ("Kinderkonzert", "Familientag"). */
+export const AUDIENCE_COMPOUND_PREFIXES: Record<string, readonly string[]> = {
+  kids: ['kinder', 'familien'],
+};
+
+/** A clause with one of these says who an item is not for ("not suitable for children", "keine Kinder"). */
+export const AUDIENCE_NEGATIONS = [
+  'not',
+  'no',
+  'never',
+  'without',
+  'unsuitable',
+  'free of',
+  'child free',
+  'kid free',
+  'sin',
+  'nunca',
+  'prohibido',
+  'prohibida',
+  'nicht',
+  'kein',
+  'keine',
+  'keinen',
+  'ohne',
+  'verboten',
+  'pas',
+  'sans',
+  'interdit',
+  'interdite',
+  'deconseille',
+  'non admis',
+];
+
+/** Restrictions to grown-ups: a description with one is not for kids, whatever else it says. */
+export const ADULTS_ONLY = [
+  'adults only',
+  'adult only',
+  'only for adults',
+  'solo adultos',
+  'solo para adultos',
+  'solo mayores',
+  'nur fur erwachsene',
+  'nur erwachsene',
+  'reserve aux adultes',
+  'adultes uniquement',
+  'pour adultes uniquement',
+];
 
 /** Kinds of events and their words in the four languages; a tag belongs to the group its word is in. */
 export const CATEGORY_GROUPS: ReadonlyArray<readonly string[]> = [

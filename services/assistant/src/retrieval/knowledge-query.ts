@@ -1,6 +1,7 @@
 import type { KnowledgeDocument } from '../knowledge/documents';
-import { tagsOf } from '../knowledge/documents';
+import { tagsOf, titleOf } from '../knowledge/documents';
 import type { CollectionKind, CourseFields, EventFields } from '../knowledge/kinds';
+import { readAudience } from '../language/audience';
 import { AUDIENCES, CATEGORY_GROUPS, FREE_WORDS, LEVELS, PRICE_CAPS } from '../language/lexicon';
 import { hasPhrase, normalize, withoutPhrases } from '../language/normalize';
 import { resolveDateRange, type DateRange } from './date-phrases';
@@ -44,6 +45,8 @@ const GENERIC = new Set(
     .split(' ')
     .map(stem),
 );
+
+const AUDIENCE_WORDS = new Set(Object.values(AUDIENCES).flat().map(normalize));
 
 /** "20", "20.50", "20,5" after a cap word, with an optional currency sign or word between. */
 function priceCap(normalizedRaw: string): { value: number; phrase: string } | undefined {
@@ -98,15 +101,16 @@ export function parseKnowledgeQuery(
     (city) => hasPhrase(normalized, city),
   );
   const tagWords = new Map<string, readonly string[]>();
+  // A tag that names an audience ("kids") is the audience filter's, which reads descriptions too.
   const tags = valuesOf(documents, tagsOf).filter((tag) => {
+    if (AUDIENCE_WORDS.has(normalize(tag))) return false;
     const group = groupOf(tag);
     const said = [tag, ...group].filter((w) => mentions(normalized, stems, w));
     if (said.length > 0) tagWords.set(tag, said);
     return said.length > 0;
   });
-  const audience = Object.entries(AUDIENCES)
-    .filter(([, ws]) => ws.some((w) => hasPhrase(normalized, w)))
-    .map(([group]) => group);
+  const asked = readAudience(text);
+  const audience = asked.groups;
   const levels = Object.entries(LEVELS)
     .filter(([, ws]) => ws.some((w) => stems.has(stem(w))))
     .map(([level]) => level);
@@ -118,7 +122,7 @@ export function parseKnowledgeQuery(
   const used = [
     ...cities,
     ...[...tagWords.values()].flat(),
-    ...audience.flatMap((a) => AUDIENCES[a] ?? []),
+    ...asked.phrases,
     ...levels.flatMap((l) => LEVELS[l] ?? []),
     ...(dates ? [dates.phrase] : []),
     ...(free ? [free] : []),
@@ -233,15 +237,26 @@ export function namesKind(text: string, kind: CollectionKind): boolean {
 const lower = (values: string[]) => values.map((v) => v.toLowerCase());
 
 /**
- * Whether a document is for one of the audiences: tagged or described with one of their words.
- * Not its title: titles hold names ("Sagrada Familia Choir" is not a family event).
+ * Whether a document is for one of the audiences: tagged with one of their words (or its level
+ * says so), or described as such (see readAudience: negations and "adults only" count). Not its
+ * title, nor the names of its venue and city in the description: names hold words ("Sagrada
+ * Familia Choir" is not a family event).
  */
 function forAudience(doc: KnowledgeDocument, audience: string[]): boolean {
   const fields = doc.fields as Partial<EventFields & CourseFields>;
-  const text = normalize(
-    [tagsOf(doc).join(' '), fields.description ?? '', fields.level ?? ''].join(' '),
-  );
-  return audience.some((group) => (AUDIENCES[group] ?? []).some((w) => hasPhrase(text, w)));
+  const labels = normalize([tagsOf(doc).join(' '), fields.level ?? ''].join(' '));
+  if (audience.some((group) => (AUDIENCES[group] ?? []).some((w) => hasPhrase(labels, w))))
+    return true;
+  const names = [titleOf(doc), fields.venue ?? '', fields.city ?? ''].filter((n) => n.trim());
+  let description = fields.description ?? '';
+  for (const name of names)
+    description = description.replace(new RegExp(escapeRegExp(name), 'gi'), ' ');
+  const described = readAudience(description).groups;
+  return audience.some((group) => described.includes(group));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Whether a document meets every filter that applies to its kind (a filter on a field it lacks excludes it). */

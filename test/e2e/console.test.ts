@@ -339,8 +339,6 @@ describe('e2e: the console, in Chromium', function () {
     const refusal = page.getByRole('alert').filter({ hasText: 'The file was not imported' });
     await refusal.getByText('/content/row/2/price', { exact: true }).waitFor();
     expect(await row.locator('td').nth(2).textContent()).to.equal('0');
-    await expectAccessible(page, 'the knowledge page');
-    await screenshot(page, 'knowledge');
 
     await page.getByLabel('File (.csv or .jsonl)').setInputFiles(csv('9.5'));
     await page.getByRole('button', { name: 'Import' }).click();
@@ -348,6 +346,24 @@ describe('e2e: the console, in Chromium', function () {
     await waitFor(async () => (await row.locator('td').nth(2).textContent()) === '2', 10_000);
     const document = await own.api('/api/v2/knowledge/collections/concerts/documents/c2');
     expect(document.body.fields).to.deep.include({ price: 9.5, city: 'Berlin' });
+
+    await page.getByLabel('Query').fill('choir in Berlin');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const results = page.getByTestId('search-results').locator('li');
+    await results.first().waitFor();
+    expect(await results.count()).to.equal(1);
+    expect(await results.first().getByText('Choir', { exact: true }).count()).to.equal(1);
+    await results
+      .first()
+      .getByText(/^score 0\.\d{4}$/)
+      .waitFor();
+    await results
+      .first()
+      .getByText(/^BM25 \d+\.\d{2}$/)
+      .waitFor();
+    await page.getByText('filters: city: Berlin').waitFor();
+    await expectAccessible(page, 'the knowledge page');
+    await screenshot(page, 'knowledge');
   });
 
   it('works with the keyboard alone and fits a phone screen', async () => {

@@ -166,6 +166,88 @@ describe('e2e: knowledge bases', function () {
     ).to.equal(204);
   });
 
+  it('searches a collection: ranked passages with their scores and how the query was read', async () => {
+    const articles = unique('help');
+    expect(
+      (await api('/api/v2/knowledge/collections', { body: { name: articles, kind: 'articles' } }))
+        .status,
+    ).to.equal(201);
+    const documents = [
+      {
+        id: 'refunds',
+        title: 'Refunds',
+        body: 'Ask for a refund within 14 days. Your password is not needed for it.',
+        url: 'https://help.example/refunds',
+      },
+      {
+        id: 'password',
+        title: 'Reset your password',
+        body: 'Open Settings, choose Security and press Reset password. A reset link arrives by email.',
+        url: 'https://help.example/password',
+      },
+      { id: 'shipping', title: 'Shipping times', body: 'Parcels arrive within three days.' },
+    ];
+    const written = await api(`/api/v2/knowledge/collections/${articles}/documents`, {
+      body: { documents },
+    });
+    expect(written.status, written.text).to.equal(200);
+    const search = (name: string, body: object) =>
+      api(`/api/v2/knowledge/collections/${name}/search`, { body });
+
+    const found = await search(articles, { query: 'how do I reset my password' });
+    expect(found.status, found.text).to.equal(200);
+    const ids = found.body.results.map((r: { id: string }) => r.id);
+    expect(ids[0]).to.equal('password');
+    expect(ids).not.to.include('shipping');
+    const [best, ...rest] = found.body.results;
+    expect(best).to.include({ rank: 1, title: 'Reset your password', url: documents[1]!.url });
+    expect(best.passage).to.include('Reset password');
+    expect(best.score).to.be.a('number').above(0);
+    expect(best.lexicalScore).to.be.a('number').above(0);
+    for (const r of rest) expect(r.score).to.be.at.most(best.score);
+    expect(found.body.reading.words).to.include('password');
+    expect(found.body.requestId).to.be.a('string');
+    const one = await search(articles, { query: 'password', limit: 1 });
+    expect(one.body.results).to.have.length(1);
+
+    const events = unique('shows');
+    await api('/api/v2/knowledge/collections', { body: { name: events, kind: 'events' } });
+    await api(`/api/v2/knowledge/collections/${events}/documents`, {
+      body: {
+        documents: ['Berlin', 'Hamburg'].map((city) => ({
+          id: city.toLowerCase(),
+          title: `Jazz night ${city}`,
+          city,
+          startsAt: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+        })),
+      },
+    });
+    const inBerlin = await search(events, { query: 'jazz in Berlin' });
+    expect(inBerlin.status, inBerlin.text).to.equal(200);
+    expect(inBerlin.body.results.map((r: { id: string }) => r.id)).to.deep.equal(['berlin']);
+    expect(inBerlin.body.reading.cities.map((c: string) => c.toLowerCase())).to.deep.equal([
+      'berlin',
+    ]);
+
+    const missing = await search(unique('none'), { query: 'anything' });
+    expect(missing.status).to.equal(404);
+    expect(missing.body.error.code).to.equal('not_found');
+    const empty = await search(articles, { query: '' });
+    expect(empty.status).to.equal(400);
+    expect(empty.body.error.details[0].field).to.equal('/query');
+    const other = await secondOrganization();
+    const m = await mesh();
+    const elsewhere = await callApi(
+      m.gatewayUrl,
+      other,
+      `/api/v2/knowledge/collections/${articles}/search`,
+      { body: { query: 'password' } },
+    );
+    expect(elsewhere.status).to.equal(404);
+    for (const name of [articles, events])
+      await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' });
+  });
+
   it("keeps one organization's collections out of another's reach", async () => {
     const name = unique('private');
     expect(

@@ -11,6 +11,7 @@ import {
   importDocuments,
   listCollections,
   listDocuments,
+  searchKnowledge,
   upsertDocuments,
 } from './knowledge';
 import { reply, replyStream } from './reply';
@@ -34,6 +35,7 @@ export function assistantHandlers(deps: HandlerDeps): AssistantServiceServer {
     deleteDocuments,
     getDocument,
     listDocuments,
+    searchKnowledge,
   });
 }
 

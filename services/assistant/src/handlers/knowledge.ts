@@ -7,8 +7,11 @@ import type { DocumentRef__Output } from '@switchyard/shared/generated/switchyar
 import type { ImportDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ImportDocumentsRequest';
 import type { KnowledgeDocument as DocumentMessage } from '@switchyard/shared/generated/switchyard/assistant/v1/KnowledgeDocument';
 import type { ListDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ListDocumentsRequest';
+import type { SearchKnowledgeRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/SearchKnowledgeRequest';
+import type { SearchKnowledgeResponse } from '@switchyard/shared/generated/switchyard/assistant/v1/SearchKnowledgeResponse';
 import type { UpsertDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/UpsertDocumentsRequest';
-import type { KnowledgeDocument } from '../knowledge/documents';
+import { titleOf, urlOf, type KnowledgeDocument } from '../knowledge/documents';
+import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { KnowledgeService } from '../knowledge/knowledge-service';
 import type { KnowledgeCollection } from '../store/knowledge/port';
 
@@ -57,7 +60,11 @@ function parseFields(json: string, index: number): Record<string, unknown> {
 /** What the knowledge handlers need. */
 export interface KnowledgeHandlerDeps {
   knowledgeService: KnowledgeService;
+  knowledge: { retriever: KnowledgeRetriever };
 }
+
+/** Passages per search when the caller names no limit. */
+const DEFAULT_SEARCH_LIMIT = 10;
 
 export async function createCollection(
   { knowledgeService: knowledge }: KnowledgeHandlerDeps,
@@ -162,4 +169,49 @@ export async function listDocuments(
   await knowledge.collection(organization, request.collection);
   const page = await knowledge.list(organization, request.collection, request.limit, request.after);
   return { documents: page.documents.map(documentMessage), next_after: page.nextAfter ?? '' };
+}
+
+/** What the agents' retrieval finds in one collection for a query, with its scores and reading. */
+export async function searchKnowledge(
+  { knowledgeService, knowledge }: KnowledgeHandlerDeps,
+  request: SearchKnowledgeRequest__Output,
+  context: CallContext,
+): Promise<SearchKnowledgeResponse> {
+  const organization = organizationOf(context);
+  const collection = await knowledgeService.collection(organization, request.collection);
+  const retrieval = await knowledge.retriever.retrieve({
+    organization,
+    text: request.query,
+    known: [collection],
+    limit: request.limit > 0 ? request.limit : DEFAULT_SEARCH_LIMIT,
+    timeZone: request.time_zone || undefined,
+  });
+  const query = retrieval.queries.get(collection.name);
+  const filters = query && {
+    dates: query.dates
+      ? {
+          from: query.dates.from.toISOString(),
+          to: query.dates.to.toISOString(),
+          phrase: query.dates.phrase,
+        }
+      : null,
+    cities: query.cities,
+    maxPrice: query.maxPrice ?? null,
+    audience: query.audience,
+    levels: query.levels,
+    tags: query.tags,
+  };
+  return {
+    hits: retrieval.results.map(({ doc, passage, scores }) => ({
+      id: doc.id,
+      title: titleOf(doc),
+      url: urlOf(doc) ?? '',
+      passage,
+      score: scores?.fused,
+      lexical_score: scores?.lexical,
+      similarity: scores?.similarity,
+    })),
+    filters_json: JSON.stringify(filters ?? {}),
+    words: query?.words ?? [],
+  };
 }

@@ -18,6 +18,8 @@ export interface ChunkHit {
   matched: number;
   /** How many of them name what the document is about (its title or tags). */
   topical: number;
+  /** The chunk's BM25 score (title and tags boosted). */
+  score: number;
 }
 
 /** Same analysis as the rest of retrieval: lower-cased, accent-free, stopwords out, light stemming. */
@@ -68,6 +70,7 @@ export class CollectionIndex {
         topical: Object.values(result.match as Record<string, string[]>).filter(
           (fields) => fields.includes('title') || fields.includes('tags'),
         ).length,
+        score: result.score,
       });
     }
     return hits;

@@ -16,13 +16,24 @@ import {
 import { titleOf, tagsOf } from '../knowledge/documents';
 import { normalize } from '../language/normalize';
 import { tokenize } from './tokenize';
-import { cosine, reciprocalRankFusion } from './rank-fusion';
+import { cosine, fusedScores } from './rank-fusion';
+
+/** Why a document ranked where it did; absent when only filters (dates, city...) chose it. */
+export interface PassageScores {
+  /** Reciprocal rank fusion of the lexical and vector rankings (the order of the results). */
+  fused: number;
+  /** BM25 of the matching chunk; undefined when no word of the question is in it. */
+  lexical?: number;
+  /** Cosine similarity of the chunk to the question; undefined without an embeddings model. */
+  similarity?: number;
+}
 
 /** A document retrieved for a question, with the passage that matched. */
 export interface RetrievedDocument {
   doc: KnowledgeDocument;
   collection: KnowledgeCollection;
   passage: string;
+  scores?: PassageScores;
 }
 
 export interface Retrieval {
@@ -144,10 +155,11 @@ export class KnowledgeRetriever {
         request.limit ?? DEFAULT_LIMIT,
       );
       results.push(
-        ...found.map(({ doc, chunk }) => ({
+        ...found.map(({ doc, chunk, scores }) => ({
           doc,
           collection,
           passage: doc.chunks[chunk] ?? doc.chunks[0] ?? '',
+          scores,
         })),
       );
     }
@@ -196,7 +208,7 @@ export class KnowledgeRetriever {
     kind: CollectionKind,
     query: KnowledgeQuery,
     queryVector: QueryVector | undefined,
-  ): Array<{ doc: KnowledgeDocument; chunk: number }> {
+  ): Array<{ doc: KnowledgeDocument; chunk: number; scores?: PassageScores }> {
     const now = this.now();
     const candidates = index.documents.filter((d) => isCurrent(d, now) && matchesQuery(d, query));
     const filtered = hasStructuredFilters(query, kind);
@@ -214,12 +226,18 @@ export class KnowledgeRetriever {
       .lexical(query.terms, allowed)
       .filter((h) => h.matched >= needed || (bySubject && h.topical > 0));
     const chunkOf = new Map(lexical.map((h) => [h.docId, h.chunk]));
+    const lexicalScore = new Map(lexical.map((h) => [h.docId, h.score]));
     const rankings = [lexical.map((h) => h.docId)];
-    if (queryVector)
-      rankings.push(vectorRanking(candidates, queryVector.vector, queryVector.model, chunkOf));
-    const ranked = reciprocalRankFusion(rankings).map((id) => ({
+    const similarity = new Map<string, number>();
+    if (queryVector) {
+      const byMeaning = vectorRanking(candidates, queryVector.vector, queryVector.model, chunkOf);
+      for (const { id, score } of byMeaning) similarity.set(id, score);
+      rankings.push(byMeaning.map(({ id }) => id));
+    }
+    const ranked = fusedScores(rankings).map(({ id, score }) => ({
       doc: index.byId.get(id) as KnowledgeDocument,
       chunk: chunkOf.get(id) ?? 0,
+      scores: { fused: score, lexical: lexicalScore.get(id), similarity: similarity.get(id) },
     }));
     // With a date or place asked for, events read best in date order.
     return filtered && ranked[0]?.doc.kind === 'events'
@@ -263,7 +281,7 @@ function vectorRanking(
   queryVector: number[],
   model: string,
   chunkOf: Map<string, number>,
-): string[] {
+): Array<{ id: string; score: number }> {
   const scored: Array<{ id: string; score: number; chunk: number }> = [];
   for (const doc of candidates) {
     // Vectors of another model live in another space: not comparable.
@@ -277,5 +295,5 @@ function vectorRanking(
   }
   scored.sort((a, b) => b.score - a.score);
   for (const s of scored) if (!chunkOf.has(s.id)) chunkOf.set(s.id, s.chunk);
-  return scored.map((s) => s.id);
+  return scored.map(({ id, score }) => ({ id, score }));
 }

@@ -3,11 +3,16 @@ export const RRF_K = 60;
 
 /** Reciprocal rank fusion of ranked id lists: sum of 1 / (k + rank) over the lists an id appears in, best first. */
 export function reciprocalRankFusion(rankings: string[][], k = RRF_K): string[] {
+  return fusedScores(rankings, k).map(({ id }) => id);
+}
+
+/** The same fusion with each id's fused score, best first. */
+export function fusedScores(rankings: string[][], k = RRF_K): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
   for (const ranking of rankings) {
     ranking.forEach((id, index) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + index + 1)));
   }
-  return [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+  return [...scores.entries()].sort((a, b) => b[1] - a[1]).map(([id, score]) => ({ id, score }));
 }
 
 export function cosine(a: number[], b: number[]): number {

@@ -10,13 +10,16 @@ import {
   KnowledgeDocument,
   KnowledgeDocumentList,
   ListDocumentsQuery,
+  KnowledgeSearchResponse,
   MAX_DOCUMENT_BATCH_VALUES,
+  SearchKnowledgeRequest,
   UpsertDocumentsRequest,
   WriteDocumentsResponse,
   type CreateCollectionBody,
   type DocumentBody,
   type ImportBody,
   type ListDocumentsQueryValues,
+  type SearchKnowledgeBody,
 } from '../schemas/knowledge';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -275,6 +278,60 @@ const deleteDocument: RouteSpec = {
   },
 };
 
+const searchKnowledge: RouteSpec<SearchKnowledgeBody> = {
+  method: 'POST',
+  path: `${BASE}/:collection/search`,
+  operationId: 'searchKnowledge',
+  summary:
+    "Passages of a collection for a query, best first, with their scores (what the agents' retrieval finds)",
+  tag: TAG,
+  auth: true,
+  description:
+    "The same retrieval the agents use: the filters the query names (dates in the collection's or the organization's time zone, cities, prices, audiences, levels, tags) narrow the documents, " +
+    'the remaining words rank them by BM25 fused with vector similarity when an embeddings model is configured. Past events are never returned. ' +
+    "With an embeddings model, the query's tokens count as the organization's usage.",
+  requestSchema: SearchKnowledgeRequest,
+  responses: { 200: { description: 'Ranked passages', schema: KnowledgeSearchResponse } },
+  errors: ['not_found'],
+  async handle({ params, body, call }, deps) {
+    const { timeZone } = await deps.organizations.policyOf(call.organization);
+    const found = await deps.clients.assistant.searchKnowledge(
+      {
+        collection: params.collection,
+        query: body.query,
+        limit: body.limit ?? 10,
+        time_zone: timeZone,
+      },
+      call,
+    );
+    const filters = JSON.parse(found.filters_json || '{}') as Record<string, unknown>;
+    return json(200, {
+      collection: params.collection,
+      query: body.query,
+      reading: {
+        words: found.words,
+        dates: filters.dates ?? null,
+        cities: filters.cities ?? [],
+        maxPrice: filters.maxPrice ?? null,
+        audience: filters.audience ?? [],
+        levels: filters.levels ?? [],
+        tags: filters.tags ?? [],
+      },
+      results: found.hits.map((hit, i) => ({
+        rank: i + 1,
+        id: hit.id,
+        title: hit.title,
+        url: hit.url || null,
+        passage: hit.passage,
+        score: hit.score ?? null,
+        lexicalScore: hit.lexical_score ?? null,
+        similarity: hit.similarity ?? null,
+      })),
+      requestId: call.requestId,
+    });
+  },
+};
+
 /** documents/delete comes before documents/:id (POST vs GET/DELETE do not overlap, but keep the specific first). */
 export const knowledgeRoutes: AnyRoute[] = [
   createCollection,
@@ -287,4 +344,5 @@ export const knowledgeRoutes: AnyRoute[] = [
   listDocuments,
   getDocument,
   deleteDocument,
+  searchKnowledge,
 ];

@@ -176,3 +176,87 @@ export const KnowledgeDocumentList: JsonSchema = {
     },
   },
 };
+
+export const MAX_SEARCH_RESULTS = 50;
+
+export interface SearchKnowledgeBody {
+  query: string;
+  limit?: number;
+}
+
+export const SearchKnowledgeRequest: JsonSchema = {
+  title: 'SearchKnowledgeRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['query'],
+  properties: {
+    query: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2000,
+      description:
+        'Words as a user would ask them ("jazz in Berlin this weekend under 30"): dates, cities, prices, audiences, levels and tags are read as filters, the other words are matched',
+    },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10 },
+  },
+};
+
+const SCORE = (description: string) => ({ type: ['number', 'null'], description });
+
+export const KnowledgeSearchResult: JsonSchema = {
+  title: 'KnowledgeSearchResult',
+  type: 'object',
+  additionalProperties: false,
+  required: ['rank', 'id', 'title', 'url', 'passage', 'score', 'lexicalScore', 'similarity'],
+  properties: {
+    rank: { type: 'integer', minimum: 1 },
+    id: { type: 'string', description: 'The document' },
+    title: { type: 'string' },
+    url: { type: ['string', 'null'] },
+    passage: { type: 'string', description: 'The piece of the document that matched' },
+    score: SCORE(
+      'Reciprocal rank fusion of the BM25 and vector rankings (sum of 1/(60 + rank)), which orders the results; null when only the filters chose the document',
+    ),
+    lexicalScore: SCORE("BM25 of the passage; null when it holds none of the query's words"),
+    similarity: SCORE(
+      'Cosine similarity of the passage to the query; null without an embeddings model or below 0.2',
+    ),
+  },
+};
+
+export const KnowledgeSearchResponse: JsonSchema = {
+  title: 'KnowledgeSearchResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['collection', 'query', 'reading', 'results', 'requestId'],
+  properties: {
+    collection: { type: 'string' },
+    query: { type: 'string' },
+    reading: {
+      type: 'object',
+      description: 'How the query was read: the filters it named and the words left to match',
+      additionalProperties: false,
+      required: ['words', 'dates', 'cities', 'maxPrice', 'audience', 'levels', 'tags'],
+      properties: {
+        words: { type: 'array', items: { type: 'string' } },
+        dates: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          required: ['from', 'to', 'phrase'],
+          properties: {
+            from: { type: 'string', format: 'date-time' },
+            to: { type: 'string', format: 'date-time' },
+            phrase: { type: 'string' },
+          },
+        },
+        cities: { type: 'array', items: { type: 'string' } },
+        maxPrice: { type: ['number', 'null'] },
+        audience: { type: 'array', items: { type: 'string' } },
+        levels: { type: 'array', items: { type: 'string' } },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    results: { type: 'array', items: KnowledgeSearchResult },
+    requestId: { type: 'string' },
+  },
+};

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, get, post } from '../api';
 import { formatDateTime, formatInteger } from '../format';
 import {
+  Badge,
   Button,
   Card,
   EmptyState,
@@ -23,6 +24,170 @@ interface Collection {
 }
 
 const KINDS = ['documents', 'articles', 'events', 'courses'];
+
+interface SearchResult {
+  rank: number;
+  id: string;
+  title: string;
+  url: string | null;
+  passage: string;
+  score: number | null;
+  lexicalScore: number | null;
+  similarity: number | null;
+}
+
+interface SearchAnswer {
+  collection: string;
+  reading: {
+    words: string[];
+    dates: { from: string; to: string; phrase: string } | null;
+    cities: string[];
+    maxPrice: number | null;
+    audience: string[];
+    levels: string[];
+    tags: string[];
+  };
+  results: SearchResult[];
+}
+
+/** The filters the API read in a query, as short labels ("city: Berlin"). */
+function filtersOf(reading: SearchAnswer['reading']): string[] {
+  const labels: string[] = [];
+  if (reading.dates)
+    labels.push(
+      `${reading.dates.phrase}: ${formatDateTime(reading.dates.from)} – ${formatDateTime(reading.dates.to)}`,
+    );
+  for (const city of reading.cities) labels.push(`city: ${city}`);
+  if (reading.maxPrice !== null) labels.push(`price ≤ ${reading.maxPrice}`);
+  for (const a of reading.audience) labels.push(`audience: ${a}`);
+  for (const l of reading.levels) labels.push(`level: ${l}`);
+  for (const t of reading.tags) labels.push(`tag: ${t}`);
+  return labels;
+}
+
+function CollectionSelect(props: {
+  id: string;
+  collections: Collection[];
+  value: string;
+  onChange: (name: string) => void;
+}) {
+  return (
+    <Field id={props.id} label="Collection">
+      <select
+        id={props.id}
+        value={props.value}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+      >
+        {props.collections.map((c) => (
+          <option key={c.name} value={c.name}>
+            {c.name}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+function SearchCard(props: { collections: Collection[] }) {
+  const [target, setTarget] = useState('');
+  const [query, setQuery] = useState('');
+  const [answer, setAnswer] = useState<SearchAnswer>();
+  const searching = useAction();
+  const chosen = target || props.collections[0]?.name || '';
+  const filters = answer ? filtersOf(answer.reading) : [];
+  return (
+    <Card
+      title="Search"
+      subtitle="What the assistants find for a question: ranked passages with their scores (BM25, and vector similarity when an embeddings model is configured, fused by rank)."
+      id="knowledge-search"
+    >
+      <form
+        class="search-form"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!chosen) return;
+          void searching.act(async () => {
+            setAnswer(
+              await post<SearchAnswer>(
+                `/api/v2/knowledge/collections/${encodeURIComponent(chosen)}/search`,
+                { query: query.trim(), limit: 10 },
+              ),
+            );
+          });
+        }}
+      >
+        <CollectionSelect
+          id="search-collection"
+          collections={props.collections}
+          value={chosen}
+          onChange={setTarget}
+        />
+        <Field id="search-query" label="Query">
+          <input
+            id="search-query"
+            type="search"
+            value={query}
+            required
+            placeholder="jazz in Berlin this weekend"
+            onInput={(e) => setQuery(e.currentTarget.value)}
+          />
+        </Field>
+        <Button variant="primary" type="submit" busy={searching.busy} disabled={!chosen}>
+          Search
+        </Button>
+      </form>
+      <ErrorNotice error={searching.error} title="The search failed" />
+      {answer && (
+        <div class="search-answer" aria-live="polite">
+          <p class="muted small">
+            {answer.results.length === 0
+              ? 'No passage matches'
+              : `${answer.results.length} ${answer.results.length === 1 ? 'passage' : 'passages'}`}{' '}
+            in <code>{answer.collection}</code>
+            {answer.reading.words.length > 0 && (
+              <> · matched words: {answer.reading.words.join(', ')}</>
+            )}
+            {filters.length > 0 && <> · filters: {filters.join('; ')}</>}
+          </p>
+          <ol class="search-results" data-testid="search-results">
+            {answer.results.map((r) => (
+              <li key={r.id} class="search-result">
+                <div class="search-result-head">
+                  <span class="search-rank" aria-label={`rank ${r.rank}`}>
+                    {r.rank}
+                  </span>
+                  {r.url ? (
+                    <a href={r.url} target="_blank" rel="noreferrer noopener">
+                      {r.title}
+                    </a>
+                  ) : (
+                    <strong>{r.title}</strong>
+                  )}
+                  <code class="muted small">{r.id}</code>
+                </div>
+                <p class="search-passage">{r.passage}</p>
+                <div class="search-scores">
+                  {r.score === null ? (
+                    <Badge tone="gray">chosen by the filters</Badge>
+                  ) : (
+                    <Badge tone="blue">score {r.score.toFixed(4)}</Badge>
+                  )}
+                  {r.lexicalScore !== null && (
+                    <Badge tone="gray">BM25 {r.lexicalScore.toFixed(2)}</Badge>
+                  )}
+                  {r.similarity !== null && (
+                    <Badge tone="gray">similarity {r.similarity.toFixed(3)}</Badge>
+                  )}
+                </div>
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+    </Card>
+  );
+}
 
 /** The media type the import route reads a file as, from its name. */
 function mediaTypeOf(fileName: string): string {
@@ -151,19 +316,12 @@ export function KnowledgePage() {
               });
             }}
           >
-            <Field id="import-collection" label="Collection">
-              <select
-                id="import-collection"
-                value={chosen}
-                onChange={(e) => setTarget(e.currentTarget.value)}
-              >
-                {list.map((c) => (
-                  <option key={c.name} value={c.name}>
-                    {c.name}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <CollectionSelect
+              id="import-collection"
+              collections={list}
+              value={chosen}
+              onChange={setTarget}
+            />
             <Field id="import-file" label="File (.csv or .jsonl)">
               <input
                 id="import-file"
@@ -180,6 +338,7 @@ export function KnowledgePage() {
           <ErrorNotice error={importing.error} title="The file was not imported" />
         </Card>
       </div>
+      <SearchCard collections={list} />
       {toastView}
     </>
   );

@@ -16,6 +16,8 @@ import { E2E_ENV } from '../support/mesh';
  */
 
 const MODEL = 'smollm2';
+/** The same file as an embeddings model (loaded once, shared): knowledge bases and /v1/embeddings. */
+const EMBED_MODEL = 'smollm2-embed';
 /** One sequence and one waiting request: a third request at once finds the queue full. */
 const PARALLEL = 1;
 const MAX_QUEUE = 1;
@@ -34,6 +36,7 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
   this.timeout(120_000);
   let mesh: EmbeddedMesh;
   let tokens: (text: string) => number;
+  let embeddingWidth: number;
   const usage: AnyEvent[] = [];
 
   before(async function () {
@@ -55,6 +58,13 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
               maxQueue: MAX_QUEUE,
               seed: 7,
             },
+            {
+              id: EMBED_MODEL,
+              provider: 'llama-cpp',
+              modelPath: file,
+              capabilities: ['embeddings'],
+              contextSize: 512,
+            },
           ],
         }),
         DEFAULT_MODEL: MODEL,
@@ -64,6 +74,7 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
     // The file the content service loaded (once per process): the model's own tokenizer.
     const gguf = await loadGguf(file, false, silentLogger());
     tokens = (text) => gguf.tokenize(text).length;
+    embeddingWidth = gguf.embeddingVectorSize;
     await mesh.bus.subscribe({
       group: 'e2e-local-model',
       topics: [Topics.usage],
@@ -86,6 +97,30 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
 
   const postJson = (route: string, body: unknown) =>
     callApi(mesh.gatewayUrl, mesh.apiKey, route, { body, timeoutMs: 120_000 });
+
+  /** A help collection of the organization holding these articles while `use` runs. */
+  async function withArticles(
+    articles: Array<{ id: string; title: string; body: string }>,
+    use: () => Promise<void>,
+  ): Promise<void> {
+    const collection = `local-help-${Date.now()}`;
+    const created = await postJson('/api/v2/knowledge/collections', {
+      name: collection,
+      kind: 'articles',
+    });
+    expect(created.status).to.equal(201);
+    try {
+      const stored = await postJson(`/api/v2/knowledge/collections/${collection}/documents`, {
+        documents: articles.map((a) => ({ ...a, url: `https://help.example/${a.id}` })),
+      });
+      expect(stored.status).to.be.within(200, 201);
+      await use();
+    } finally {
+      await callApi(mesh.gatewayUrl, mesh.apiKey, `/api/v2/knowledge/collections/${collection}`, {
+        method: 'DELETE',
+      });
+    }
+  }
 
   const usageOf = (requestId: string | null) =>
     waitFor(
@@ -173,20 +208,9 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
   });
 
   it("answers a support chat from the organization's help articles, the article in the prompt", async () => {
-    const collection = `local-help-${Date.now()}`;
     const article =
       'To get a refund for an order:\n1. Open Orders.\n2. Choose Request refund.\n3. Send the items back within 14 days.';
-    expect(
-      (await postJson('/api/v2/knowledge/collections', { name: collection, kind: 'articles' }))
-        .status,
-    ).to.equal(201);
-    try {
-      const stored = await postJson(`/api/v2/knowledge/collections/${collection}/documents`, {
-        documents: [
-          { id: 'refunds', title: 'Refunds', body: article, url: 'https://help.example/refunds' },
-        ],
-      });
-      expect(stored.status).to.be.within(200, 201);
+    await withArticles([{ id: 'refunds', title: 'Refunds', body: article }], async () => {
       const question = 'How do I get a refund for my order?';
       const res = await postJson('/api/v2/ai/assistants/support', {
         user_id: 'local-u1',
@@ -201,11 +225,7 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
       expect(res.body.usage.tokens_used).to.be.greaterThan(
         tokens(question) + tokens(article) + tokens(res.body.reply) - 1,
       );
-    } finally {
-      await callApi(mesh.gatewayUrl, mesh.apiKey, `/api/v2/knowledge/collections/${collection}`, {
-        method: 'DELETE',
-      });
-    }
+    });
   });
 
   it('stops generating when the caller goes away: the call fails with the tokens it spent, and the model serves on', async () => {
@@ -354,6 +374,96 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
       expect(text).to.not.include(stop);
       expect(stopped.choices[0]!.finish_reason).to.equal('stop');
       expect(stopped.usage!.completion_tokens).to.be.lessThan(free.usage!.completion_tokens);
+    });
+  });
+  describe('local embeddings: /v1/embeddings and knowledge retrieval', () => {
+    it('answers /v1/embeddings to the openai SDK: a vector per input of the model width, usage by its tokenizer', async () => {
+      const client = new OpenAI({
+        baseURL: `${mesh.gatewayUrl}/v1`,
+        apiKey: mesh.apiKey,
+        maxRetries: 0,
+      });
+      const inputs = [
+        'The parcel arrived two days late.',
+        'Reset your password from the sign-in page.',
+      ];
+      // base64, the SDK's default encoding, decoded by the SDK.
+      const result = await client.embeddings.create({ model: EMBED_MODEL, input: inputs });
+      expect(result.model).to.equal(EMBED_MODEL);
+      expect(result.data.map((d) => d.index)).to.deep.equal([0, 1]);
+      for (const d of result.data) {
+        expect(d.embedding).to.have.length(embeddingWidth);
+        expect(d.embedding.every(Number.isFinite)).to.equal(true);
+      }
+      expect(result.usage.prompt_tokens).to.equal(tokens(inputs[0]!) + tokens(inputs[1]!));
+      expect(result.usage.total_tokens).to.equal(result.usage.prompt_tokens);
+      // The same text, alone and as floats: the same vector.
+      const again = await client.embeddings.create({
+        model: EMBED_MODEL,
+        input: inputs[1]!,
+        encoding_format: 'float',
+      });
+      const [first, second] = [result.data[1]!.embedding, again.data[0]!.embedding];
+      expect(second.map((v, i) => Math.abs(v - first[i]!)).every((d) => d < 1e-4)).to.equal(true);
+    });
+
+    /**
+     * SmolLM2 is a chat model: its pooled vectors exercise the path (write, metering, fusion with
+     * BM25) but are no measure of meaning, so which article a wordless match picks is not asserted.
+     */
+    it("embeds an organization's documents on write (metered) and fuses their vectors with BM25 in the assistants' retrieval", async () => {
+      const articles = [
+        {
+          id: 'shipping',
+          title: 'Shipping times',
+          body: 'Parcels leave our warehouse within one day and reach most addresses in three to five days.',
+        },
+        {
+          id: 'password',
+          title: 'Account access',
+          body: 'Forgot your password? Choose Reset on the sign-in page and follow the link we email you.',
+        },
+        {
+          id: 'returns',
+          title: 'Returns',
+          body: 'Unused items can be returned within thirty days for a full refund to your card.',
+        },
+      ];
+      const embeddingUsage = () =>
+        usage
+          .map((e) => e.data as { endpoint?: string; model?: string; tokensInput?: number })
+          .filter(
+            (d) => d.endpoint === '/api/v2/knowledge (embeddings)' && d.model === EMBED_MODEL,
+          );
+      const before = embeddingUsage().length;
+      await withArticles(articles, async () => {
+        // The documents' chunks, by the model's own tokenizer, metered as the organization's.
+        const written = await waitFor(async () => embeddingUsage()[before], 10_000);
+        expect(written!.tokensInput).to.be.at.least(
+          articles.reduce((sum, a) => sum + tokens(a.body), 0),
+        );
+        const ask = async (question: string) => {
+          const res = await postJson('/api/v2/ai/assistants/support', {
+            user_id: 'local-u2',
+            session_id: `local-vectors-${Date.now()}-${question.length}`,
+            model: 'builtin',
+            messages: [{ role: 'user', content: question }],
+          });
+          expect(res.status, res.text).to.equal(200);
+          return String(res.body.reply);
+        };
+        // Words the article's title names: BM25 ranks it first, the vectors cannot outvote it.
+        expect(await ask('How long does shipping take?')).to.match(
+          /^From \[Shipping times\]\(https:\/\/help\.example\/shipping\)/,
+        );
+        // No word in common with any article: only the question's vector can find one (BM25 alone
+        // answers "I can't help with that here"); the question was embedded and metered too.
+        const wordless = await ask('When will my package get here?');
+        expect(wordless).to.match(
+          /^From \[(Shipping times|Account access|Returns)\]\(https:\/\/help\.example\//,
+        );
+        expect(embeddingUsage().length).to.be.greaterThan(before + 1);
+      });
     });
   });
 });

@@ -7,7 +7,11 @@
  * times): time to first token (p50/max), tokens/s per request and in all, and the event-loop
  * delay (p99/max, perf_hooks) while tokens are generated. Figures only, no assertions.
  *
- *   npm run bench:model -- [--rounds 3] [--tokens 128] [--parallel 4] [--model FILE]
+ *   npm run bench:model -- [--rounds 3] [--tokens 128] [--parallel 4] [--model FILE] [--quick]
+ *
+ * --quick (CI's short form, well under a minute): one round of 64-token requests unless
+ * --rounds/--tokens say otherwise. The mesh runs in memory (no Kafka, MongoDB or Redis from the
+ * environment), so the figures are the model's and the gateway's.
  */
 'use strict';
 const path = require('node:path');
@@ -24,8 +28,9 @@ function option(name, fallback) {
   return index === -1 ? fallback : process.argv[index + 1];
 }
 
-const ROUNDS = Number(option('rounds', 3));
-const TOKENS = Number(option('tokens', 128));
+const QUICK = process.argv.includes('--quick');
+const ROUNDS = Number(option('rounds', QUICK ? 1 : 3));
+const TOKENS = Number(option('tokens', QUICK ? 64 : 128));
 const PARALLEL = Number(option('parallel', 4));
 const FILE = option('model', fetchedLocalModel(process.env)?.path);
 const PROMPTS = [
@@ -98,6 +103,10 @@ async function main() {
   const mesh = await startEmbeddedMesh(
     {
       ...process.env,
+      KAFKA_BROKERS: '',
+      MONGODB_URI: '',
+      REDIS_URL: '',
+      DEMO_DATA: 'false',
       GATEWAY_PORT: '0',
       LOG_LEVEL: 'silent',
       DEFAULT_RPM: '1000000',

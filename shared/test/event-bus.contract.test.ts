@@ -5,6 +5,8 @@ import { InMemoryEventBus } from '../src/adapters/in-memory-event-bus';
 import { KafkaEventBus } from '../src/adapters/kafka-event-bus';
 import { createEvent, type AnyEvent } from '../src/events/envelope';
 import { Topics } from '../src/events/topics';
+import { DependencyUnavailableError } from '../src/resilience/dependencies';
+import { MongoNetworkError } from 'mongodb';
 import type { EventBus } from '../src/events/bus';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
@@ -261,6 +263,41 @@ contractSuite<BusUnderTest>(
       );
       expect(handled.has(2)).to.equal(false);
       expect(under.deadLetterIds().filter((id) => id === first.id)).to.deep.equal([]);
+    });
+
+    it('retries an event whose handler fails on a dependency outage until it is back: an outage never dead-letters', async function () {
+      this.timeout(60_000);
+      const under = subject();
+      const org = uniqueName('org');
+      // More failures than maxAttempts (3), as while MongoDB is down for a few seconds.
+      const outageFailures = 6;
+      const failures = { plain: 0, batch: 0 };
+      const handled = { plain: [] as string[], batch: [] as string[] };
+      const event = usageEvent(org, 1);
+      await under.bus.subscribe({
+        group: uniqueName('outage'),
+        topics: [Topics.usage],
+        handler: async (e) => {
+          if (e.organization !== org) return;
+          if (failures.plain++ < outageFailures)
+            throw new MongoNetworkError('connect ECONNREFUSED 127.0.0.1:27017');
+          handled.plain.push(e.id);
+        },
+      });
+      await under.bus.subscribeBatch({
+        group: uniqueName('outagebatch'),
+        topics: [Topics.usage],
+        handler: async (events) => {
+          const mine = events.filter((e) => e.organization === org);
+          if (mine.length === 0) return;
+          if (failures.batch++ < outageFailures) throw new DependencyUnavailableError('mongodb');
+          handled.batch.push(...mine.map((e) => e.id));
+        },
+      });
+      await under.bus.publish(event);
+      await waitFor(() => handled.plain.length > 0 && handled.batch.length > 0, 30_000);
+      expect(handled).to.deep.equal({ plain: [event.id], batch: [event.id] });
+      expect(under.deadLetterIds()).to.not.include(event.id);
     });
 
     it('refuses to publish an invalid event', async () => {

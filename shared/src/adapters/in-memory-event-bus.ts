@@ -8,6 +8,7 @@ import type {
 } from '../events/bus';
 import { validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, type Topic } from '../events/topics';
+import { ConsumerStoppedError, runWithRetries } from './handler-retries';
 import { contextFromCarrier, type TraceCarrier } from '../tracing/propagation';
 import {
   describeConsumed,
@@ -175,7 +176,13 @@ export class InMemoryEventBus implements EventBus {
       const member = group.members[group.nextMember++ % Math.max(group.members.length, 1)];
       const next = member && this.nextFor(group, member.maxBatchSize);
       if (!member || !next || this.closed) return;
-      await this.deliver(group, member, next.topic, next.events);
+      try {
+        await this.deliver(group, member, next.topic, next.events);
+      } catch (error) {
+        // The member left while its handler waited out an outage: the events stay unhandled.
+        if (error instanceof ConsumerStoppedError) return;
+        throw error;
+      }
       group.offsets.set(next.topic, next.offset + next.events.length);
       this.compact(next.topic);
     }
@@ -202,7 +209,7 @@ export class InMemoryEventBus implements EventBus {
     topic: Topic,
     events: LoggedEvent[],
   ): Promise<void> {
-    const failed = await this.attempt(group, events[0]!.event.id, () =>
+    const failed = await this.attempt(group, member, events[0]!.event.id, () =>
       this.handOver(group, member, topic, events),
     );
     if (failed === undefined) return;
@@ -259,27 +266,23 @@ export class InMemoryEventBus implements EventBus {
     );
   }
 
-  /** Runs work up to maxAttempts times with backoff; returns the last error, or undefined once it succeeded. */
-  private async attempt(
+  /** Runs work with retries (see runWithRetries); returns the last error, or undefined once it succeeded. */
+  private attempt(
     group: Group,
+    member: Member,
     eventId: string,
     work: () => Promise<void>,
   ): Promise<string | undefined> {
-    let lastError = '';
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      try {
-        await work();
-        return undefined;
-      } catch (error) {
-        lastError = error instanceof Error ? error.message : String(error);
+    return runWithRetries(work, {
+      maxAttempts: this.maxAttempts,
+      retryBaseMs: this.retryBaseMs,
+      running: () => !this.closed && group.members.includes(member),
+      onFailure: ({ attempt, error, dependency }) =>
         this.options.logger?.warn(
-          { group: group.name, eventId, attempt, error: lastError },
+          { group: group.name, eventId, attempt, error, ...(dependency && { dependency }) },
           'event handler failed',
-        );
-        if (attempt < this.maxAttempts) await sleep(this.retryBaseMs * 2 ** (attempt - 1));
-      }
-    }
-    return lastError;
+        ),
+    });
   }
 
   /** Drops events every subscribed group has handled. */
@@ -296,8 +299,4 @@ export class InMemoryEventBus implements EventBus {
       log.base += drop;
     }
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

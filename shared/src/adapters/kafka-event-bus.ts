@@ -21,6 +21,7 @@ import type {
 } from '../events/bus';
 import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
+import { runWithRetries } from './handler-retries';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
 import {
   DependencyGuard,
@@ -63,6 +64,12 @@ export interface KafkaBusOptions {
  */
 export const DEFAULT_KAFKA_SEND_TIMEOUT_MS = 1000;
 
+/** What handling an event needs of its consumer: the group heartbeat, and whether it still runs. */
+interface HandlingControl {
+  heartbeat: () => Promise<void>;
+  running: () => boolean;
+}
+
 /** A produce request stays well under the broker's default message.max.bytes (1 MiB). */
 const MAX_BATCH_BYTES = 512 * 1024;
 const MAX_BATCH_EVENTS = 1000;
@@ -91,12 +98,14 @@ function topicMessagesOf(batch: QueuedMessage[]): ProducerBatch['topicMessages']
  * organization), produced with acks=all by an idempotent producer, and consumed at least once:
  * a message's offset is committed only after its handler resolved, so a crash re-delivers it.
  * A message that fails validation, or whose handler keeps failing, goes to the dead-letter topic
- * with the reason in its headers, so one poison message never blocks a partition.
+ * with the reason in its headers, so one poison message never blocks a partition; a handler that
+ * fails because a dependency is down is retried until it is back (runWithRetries).
  */
 export class KafkaEventBus implements EventBus {
   private readonly kafka: Kafka;
   private producer: Producer;
-  private readonly consumers = new Set<Consumer>();
+  /** The consumers running, each with its state: a handler waiting out an outage stops once it is closed. */
+  private readonly consumers = new Map<Consumer, { running: boolean }>();
   private connected?: Promise<void>;
   /** This bus's view of Kafka (open from start to close). */
   private health?: DependencyProbe;
@@ -267,7 +276,7 @@ export class KafkaEventBus implements EventBus {
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
-    return this.consume(options.group, options.topics, {}, (consumer) =>
+    return this.consume(options.group, options.topics, {}, (consumer, running) =>
       consumer.run({
         autoCommit: true,
         eachMessage: async ({ topic, partition, message, heartbeat }) => {
@@ -276,15 +285,10 @@ export class KafkaEventBus implements EventBus {
             const event = await this.decode(options.group, topic, partition, message);
             if (!event) return;
             describeConsumed(span, event);
-            await this.handle(
-              options.group,
-              topic,
-              partition,
-              message,
-              event,
-              options.handler,
+            await this.handle(options.group, topic, partition, message, event, options.handler, {
               heartbeat,
-            );
+              running,
+            });
           });
         },
       }),
@@ -302,7 +306,7 @@ export class KafkaEventBus implements EventBus {
     const fetching = options.maxWaitMs
       ? { minBytes: maxBatchSize * 256, maxWaitTimeInMs: options.maxWaitMs }
       : {};
-    return this.consume(options.group, options.topics, fetching, (consumer) =>
+    return this.consume(options.group, options.topics, fetching, (consumer, running) =>
       consumer.run({
         autoCommit: true,
         eachBatchAutoResolve: false,
@@ -333,7 +337,10 @@ export class KafkaEventBus implements EventBus {
               items.push({ message, event });
             }
             await whileHeartbeating(heartbeat, () =>
-              this.handleBatch(options, topic, partition, items, heartbeat),
+              this.handleBatch(options, topic, partition, items, {
+                heartbeat,
+                running: () => running() && isRunning() && !isStale(),
+              }),
             );
             resolveOffset(chunk[chunk.length - 1]!.offset);
             await heartbeat();
@@ -352,7 +359,7 @@ export class KafkaEventBus implements EventBus {
     group: string,
     topics: string[],
     fetching: { minBytes?: number; maxWaitTimeInMs?: number },
-    run: (consumer: Consumer) => Promise<void>,
+    run: (consumer: Consumer, running: () => boolean) => Promise<void>,
   ): Promise<Subscription> {
     await this.start();
     const consumer = this.kafka.consumer({
@@ -370,10 +377,12 @@ export class KafkaEventBus implements EventBus {
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
     await consumer.subscribe({ topics: topics.map((t) => this.physical(t)), fromBeginning: true });
-    await run(consumer);
-    this.consumers.add(consumer);
+    const state = { running: true };
+    await run(consumer, () => state.running);
+    this.consumers.set(consumer, state);
     return {
       close: async () => {
+        state.running = false;
         this.consumers.delete(consumer);
         await consumer.disconnect();
       },
@@ -383,7 +392,8 @@ export class KafkaEventBus implements EventBus {
   async close(): Promise<void> {
     this.health?.close();
     this.health = undefined;
-    await Promise.all([...this.consumers].map((c) => c.disconnect()));
+    for (const state of this.consumers.values()) state.running = false;
+    await Promise.all([...this.consumers.keys()].map((c) => c.disconnect()));
     this.consumers.clear();
     if (this.connected) await this.producer.disconnect();
     this.connected = undefined;
@@ -446,7 +456,7 @@ export class KafkaEventBus implements EventBus {
     topic: string,
     partition: number,
     items: Array<{ message: KafkaMessage; event: AnyEvent }>,
-    heartbeat: () => Promise<void>,
+    control: HandlingControl,
   ): Promise<void> {
     if (items.length === 0) return;
     const one = (event: AnyEvent) => options.handler([event]);
@@ -458,13 +468,13 @@ export class KafkaEventBus implements EventBus {
         items[0]!.message,
         items[0]!.event,
         one,
-        heartbeat,
+        control,
       );
     const failed = await this.attempt(
       options.group,
       items[0]!.event.id,
       () => options.handler(items.map((i) => i.event)),
-      heartbeat,
+      control,
     );
     if (failed === undefined) return;
     this.options.logger.warn(
@@ -472,7 +482,7 @@ export class KafkaEventBus implements EventBus {
       'event batch keeps failing: handling its events one by one',
     );
     for (const item of items)
-      await this.handle(options.group, topic, partition, item.message, item.event, one, heartbeat);
+      await this.handle(options.group, topic, partition, item.message, item.event, one, control);
   }
 
   private async handle(
@@ -482,9 +492,9 @@ export class KafkaEventBus implements EventBus {
     message: KafkaMessage,
     event: AnyEvent,
     handler: (event: AnyEvent) => Promise<void>,
-    heartbeat: () => Promise<void>,
+    control: HandlingControl,
   ): Promise<void> {
-    const failed = await this.attempt(group, event.id, () => handler(event), heartbeat);
+    const failed = await this.attempt(group, event.id, () => handler(event), control);
     if (failed !== undefined)
       await this.deadLetter(
         group,
@@ -496,32 +506,26 @@ export class KafkaEventBus implements EventBus {
       );
   }
 
-  /** Runs work up to maxAttempts times with backoff; returns the last error, or undefined once it succeeded. */
-  private async attempt(
+  /** Runs work with retries (see runWithRetries); returns the last error, or undefined once it succeeded. */
+  private attempt(
     group: string,
     eventId: string,
     work: () => Promise<void>,
-    heartbeat: () => Promise<void>,
+    control: HandlingControl,
   ): Promise<string | undefined> {
-    const maxAttempts = this.options.maxAttempts ?? 5;
-    let lastError = '';
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      try {
-        await work();
-        return undefined;
-      } catch (error) {
-        lastError = errorText(error);
+    return runWithRetries(work, {
+      maxAttempts: this.options.maxAttempts ?? 5,
+      retryBaseMs: this.options.retryBaseMs ?? 200,
+      running: control.running,
+      beforeRetry: control.heartbeat,
+      onFailure: ({ attempt, error, dependency }) =>
         this.options.logger.warn(
-          { group, eventId, attempt, error: lastError },
-          'event handler failed',
-        );
-        if (attempt < maxAttempts) {
-          await sleep((this.options.retryBaseMs ?? 200) * 2 ** (attempt - 1));
-          await heartbeat();
-        }
-      }
-    }
-    return lastError;
+          { group, eventId, attempt, error, ...(dependency && { dependency }) },
+          dependency
+            ? 'event handler failed on a dependency outage; retrying until it is back'
+            : 'event handler failed',
+        ),
+    });
   }
 
   private async deadLetter(
@@ -577,10 +581,6 @@ async function whileHeartbeating<T>(
   } finally {
     clearInterval(timer);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Metadata errors a just-created topic answers with until its partitions have leaders. */

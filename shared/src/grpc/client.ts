@@ -22,6 +22,9 @@ type ClientConstructor<C> = new (
   options?: object,
 ) => C;
 
+/** The bounds of a client's reconnection backoff (grpc-js: 1 s growing to 120 s). */
+export const GRPC_RECONNECT_BACKOFF_MS = { initial: 100, max: 1000 };
+
 /**
  * A client of the service at address. When the entry point turned in-process calls on
  * (useInProcessGrpc) and a server of this process serves that address (its Unix socket), the
@@ -34,6 +37,11 @@ export function createClient<C extends Client>(Ctor: ClientConstructor<C>, addre
   return new Ctor(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
+    // While a service is down the channel tries to reconnect at least once a second (grpc-js
+    // backs off to 120 s by default): after a restart that took a while, calls were still
+    // refused for seconds after the service was back.
+    'grpc.initial_reconnect_backoff_ms': GRPC_RECONNECT_BACKOFF_MS.initial,
+    'grpc.max_reconnect_backoff_ms': GRPC_RECONNECT_BACKOFF_MS.max,
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     'grpc.enable_channelz': 0, // per-call tracing for an admin service no one serves (see server.ts)
     // Tracing is decided when the client is made: startTracing runs first in every process.

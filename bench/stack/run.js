@@ -173,7 +173,8 @@ async function soak() {
     KAFKA_TOPIC_PREFIX: prefix,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_REQUIRE_HTTPS: 'false',
-    LOG_LEVEL: 'warn',
+    // STACK_LOG_LEVEL=info: each consumer's group joins and first batches (recovery per step).
+    LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn',
   });
   const { stack, url } = target;
   try {
@@ -310,6 +311,18 @@ function printSoak({
     .map((id) => results.get(id)[0] - answered.get(id));
   console.log(
     `callbacks: ${asyncIds.size} accepted (202), lost ${lost}, duplicated ${duplicated}; 202 -> callback p50 ${fmt(percentileOf(callbackMs, 50))} ms, p95 ${fmt(percentileOf(callbackMs, 95))} ms (target < ${TARGETS.callbackP95Ms}), max ${fmt(percentileOf(callbackMs, 100))} ms`,
+  );
+  // Per 5 s of acceptance: a fault's backlog shows as the buckets after it.
+  const buckets = new Map();
+  for (const id of [...asyncIds].filter((id) => results.has(id))) {
+    const bucket = Math.floor((answered.get(id) - startedAt) / 5000) * 5;
+    buckets.set(bucket, [...(buckets.get(bucket) ?? []), results.get(id)[0] - answered.get(id)]);
+  }
+  console.log(
+    `  by acceptance time (s: p50/p95 ms): ${[...buckets]
+      .sort((a, b) => a[0] - b[0])
+      .map(([at, ms]) => `${at}: ${fmt(percentileOf(ms, 50))}/${fmt(percentileOf(ms, 95))}`)
+      .join(', ')}`,
   );
   const dataOk = answers.filter(
     (a) => a.kind === 'data' && a.status >= 200 && a.status < 300,

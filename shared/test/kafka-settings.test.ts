@@ -2,16 +2,43 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readKafkaSettings } from '../src/adapters/kafka-settings';
+import { DEFAULT_GROUP_MEMBERSHIP, readKafkaSettings } from '../src/adapters/kafka-settings';
 
 describe('Kafka connection settings (KAFKA_* variables)', () => {
-  it('defaults: no prefix, replication 1, plaintext, no SASL', () => {
+  it('defaults: no prefix, replication 1, plaintext, no SASL, the default group timing', () => {
     expect(readKafkaSettings({})).to.deep.equal({
       topicPrefix: '',
       replicationFactor: 1,
       ssl: undefined,
       sasl: undefined,
+      membership: DEFAULT_GROUP_MEMBERSHIP,
     });
+  });
+
+  it('group timing: a rebalance waits far less than a session; inconsistent timings are refused', () => {
+    expect(DEFAULT_GROUP_MEMBERSHIP.rebalanceTimeoutMs).to.be.below(
+      DEFAULT_GROUP_MEMBERSHIP.sessionTimeoutMs,
+    );
+    expect(
+      readKafkaSettings({
+        KAFKA_SESSION_TIMEOUT_MS: '30000',
+        KAFKA_REBALANCE_TIMEOUT_MS: '5000',
+        KAFKA_HEARTBEAT_INTERVAL_MS: '2000',
+      }).membership,
+    ).to.deep.equal({
+      sessionTimeoutMs: 30000,
+      rebalanceTimeoutMs: 5000,
+      heartbeatIntervalMs: 2000,
+    });
+    expect(() =>
+      readKafkaSettings({ KAFKA_SESSION_TIMEOUT_MS: '2000', KAFKA_HEARTBEAT_INTERVAL_MS: '1000' }),
+    ).to.throw(/KAFKA_HEARTBEAT_INTERVAL_MS: must be at most a third of KAFKA_SESSION_TIMEOUT_MS/);
+    expect(() => readKafkaSettings({ KAFKA_REBALANCE_TIMEOUT_MS: '1500' })).to.throw(
+      /KAFKA_HEARTBEAT_INTERVAL_MS: must be at most half of KAFKA_REBALANCE_TIMEOUT_MS/,
+    );
+    expect(() => readKafkaSettings({ KAFKA_REBALANCE_TIMEOUT_MS: 'soon' })).to.throw(
+      /KAFKA_REBALANCE_TIMEOUT_MS/,
+    );
   });
 
   it('replication factor, TLS with the cluster CA file and SCRAM-SHA-512', () => {
@@ -31,6 +58,7 @@ describe('Kafka connection settings (KAFKA_* variables)', () => {
       replicationFactor: 3,
       ssl: { ca: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'] },
       sasl: { mechanism: 'scram-sha-512', username: 'kafka-content', password: 'pw' },
+      membership: DEFAULT_GROUP_MEMBERSHIP,
     });
   });
 

@@ -33,6 +33,7 @@ export async function createEventBus(options: {
     replicationFactor: settings.replicationFactor,
     ssl: settings.ssl,
     sasl: settings.sasl,
+    membership: settings.membership,
   });
   await bus.start();
   return bus;

@@ -23,6 +23,7 @@ import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { runWithRetries } from './handler-retries';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
+import { DEFAULT_GROUP_MEMBERSHIP, type GroupMembership } from './kafka-settings';
 import {
   DependencyGuard,
   dependencyHealth,
@@ -55,6 +56,8 @@ export interface KafkaBusOptions {
   /** TLS and SASL towards the brokers (KAFKA_SSL*, KAFKA_SASL_*; see kafka-settings.ts). */
   ssl?: true | ConnectionOptions;
   sasl?: SASLOptions;
+  /** Consumer group timing (KAFKA_SESSION_TIMEOUT_MS etc.; default DEFAULT_GROUP_MEMBERSHIP). */
+  membership?: GroupMembership;
 }
 
 /**
@@ -336,7 +339,7 @@ export class KafkaEventBus implements EventBus {
               });
               items.push({ message, event });
             }
-            await whileHeartbeating(heartbeat, () =>
+            await whileHeartbeating(heartbeat, this.membership().heartbeatIntervalMs, () =>
               this.handleBatch(options, topic, partition, items, {
                 heartbeat,
                 running: () => running() && isRunning() && !isStale(),
@@ -351,6 +354,10 @@ export class KafkaEventBus implements EventBus {
     );
   }
 
+  private membership(): GroupMembership {
+    return this.options.membership ?? DEFAULT_GROUP_MEMBERSHIP;
+  }
+
   private concurrency(): number {
     return this.options.partitionsConsumedConcurrently ?? this.options.partitions ?? 3;
   }
@@ -362,18 +369,22 @@ export class KafkaEventBus implements EventBus {
     run: (consumer: Consumer, running: () => boolean) => Promise<void>,
   ): Promise<Subscription> {
     await this.start();
+    const membership = this.membership();
     const consumer = this.kafka.consumer({
+      // An idle member heartbeats when its fetch returns: within a heartbeat interval, so it hears
+      // of a rebalance in time to rejoin it.
+      maxWaitTimeInMs: membership.heartbeatIntervalMs,
       ...fetching,
       // Prefixed like the topics: environments sharing a cluster must not share consumer groups.
       groupId: this.physical(group),
       allowAutoTopicCreation: false,
-      // A crashed member's partitions move to the others after this long.
-      sessionTimeout: 10_000,
-      rebalanceTimeout: 20_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: membership.sessionTimeoutMs,
+      rebalanceTimeout: membership.rebalanceTimeoutMs,
+      heartbeatInterval: membership.heartbeatIntervalMs,
     });
     observeConsumer(consumer, group, (topic) => this.logical(topic));
     watchConsumerHealth(consumer, (up) => this.health?.report(up));
+    this.logMembership(consumer, group);
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
     await consumer.subscribe({ topics: topics.map((t) => this.physical(t)), fromBeginning: true });
@@ -387,6 +398,41 @@ export class KafkaEventBus implements EventBus {
         await consumer.disconnect();
       },
     };
+  }
+
+  /**
+   * When the member joined its group, how long the join took and when it first handled a batch:
+   * after a kill -9 a restarted member can wait out the dead one before it is given partitions.
+   */
+  private logMembership(consumer: Consumer, group: string): void {
+    const created = performance.now();
+    let firstBatch = true;
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+      firstBatch = true;
+      this.options.logger.info(
+        {
+          group,
+          joinMs: payload.duration,
+          sinceStartMs: Math.round(performance.now() - created),
+          partitions: Object.values(payload.memberAssignment).flat().length,
+          leader: payload.isLeader,
+        },
+        'joined the consumer group',
+      );
+    });
+    consumer.on(consumer.events.START_BATCH_PROCESS, ({ payload }) => {
+      if (!firstBatch) return;
+      firstBatch = false;
+      this.options.logger.info(
+        {
+          group,
+          topic: this.logical(payload.topic),
+          sinceStartMs: Math.round(performance.now() - created),
+          offsetLag: payload.offsetLag,
+        },
+        'first batch since joining',
+      );
+    });
   }
 
   async close(): Promise<void> {
@@ -568,14 +614,15 @@ function errorText(error: unknown): string {
 }
 
 /**
- * Heartbeats every second while work runs (kafkajs sends at most one per heartbeatInterval).
+ * Heartbeats every interval while work runs (kafkajs sends at most one per heartbeatInterval).
  * Failures are left to the heartbeat after the work, which lets a rebalance interrupt the batch.
  */
 async function whileHeartbeating<T>(
   heartbeat: () => Promise<void>,
+  intervalMs: number,
   work: () => Promise<T>,
 ): Promise<T> {
-  const timer = setInterval(() => void heartbeat().catch(() => undefined), 1000);
+  const timer = setInterval(() => void heartbeat().catch(() => undefined), intervalMs);
   try {
     return await work();
   } finally {

@@ -12,7 +12,29 @@ export interface KafkaSettings {
   /** TLS to the brokers: true for the system CAs, or the cluster's own CA. */
   ssl?: true | ConnectionOptions;
   sasl?: SASLOptions;
+  /** How consumer group members prove they are alive and how long a rebalance waits for them. */
+  membership: GroupMembership;
 }
+
+/**
+ * A consumer group member is evicted after sessionTimeoutMs without a heartbeat; a rebalance
+ * (a member joined, e.g. a replica restarted after a kill -9) waits at most rebalanceTimeoutMs for
+ * the members to rejoin and drops those that did not, a dead one included. So a restarted
+ * member gets its partitions about rebalanceTimeoutMs after it asks, not after the dead member's
+ * session ran out; a live member busy with one batch for longer than that is dropped too and
+ * rejoins (its batch is delivered again: consumers are idempotent by event id).
+ */
+export interface GroupMembership {
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  heartbeatIntervalMs: number;
+}
+
+export const DEFAULT_GROUP_MEMBERSHIP: GroupMembership = {
+  sessionTimeoutMs: 10_000,
+  rebalanceTimeoutMs: 3_000,
+  heartbeatIntervalMs: 1_000,
+};
 
 const SASL_MECHANISMS = ['', 'plain', 'scram-sha-256', 'scram-sha-512'] as const;
 
@@ -24,6 +46,9 @@ interface KafkaEnv {
   KAFKA_SASL_MECHANISM: (typeof SASL_MECHANISMS)[number];
   KAFKA_SASL_USERNAME: string;
   KAFKA_SASL_PASSWORD: string;
+  KAFKA_SESSION_TIMEOUT_MS: number;
+  KAFKA_REBALANCE_TIMEOUT_MS: number;
+  KAFKA_HEARTBEAT_INTERVAL_MS: number;
 }
 
 /** Reads the Kafka connection variables; throws listing what is wrong (fail fast at boot). */
@@ -41,6 +66,9 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
       }),
       KAFKA_SASL_USERNAME: str({ default: '' }),
       KAFKA_SASL_PASSWORD: str({ default: '' }),
+      KAFKA_SESSION_TIMEOUT_MS: num({ default: DEFAULT_GROUP_MEMBERSHIP.sessionTimeoutMs }),
+      KAFKA_REBALANCE_TIMEOUT_MS: num({ default: DEFAULT_GROUP_MEMBERSHIP.rebalanceTimeoutMs }),
+      KAFKA_HEARTBEAT_INTERVAL_MS: num({ default: DEFAULT_GROUP_MEMBERSHIP.heartbeatIntervalMs }),
     },
     env,
   ) as unknown as KafkaEnv;
@@ -53,6 +81,12 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
       'KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD: required with KAFKA_SASL_MECHANISM',
     );
   }
+  const membership: GroupMembership = {
+    sessionTimeoutMs: e.KAFKA_SESSION_TIMEOUT_MS,
+    rebalanceTimeoutMs: e.KAFKA_REBALANCE_TIMEOUT_MS,
+    heartbeatIntervalMs: e.KAFKA_HEARTBEAT_INTERVAL_MS,
+  };
+  problems.push(...membershipProblems(membership));
   let ca: string | undefined;
   if (e.KAFKA_SSL_CA_FILE) {
     try {
@@ -69,7 +103,33 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
     replicationFactor: e.KAFKA_REPLICATION_FACTOR,
     ssl: ca ? { ca: [ca] } : e.KAFKA_SSL ? true : undefined,
     sasl: e.KAFKA_SASL_MECHANISM ? saslOptions(e) : undefined,
+    membership,
   };
+}
+
+/**
+ * A member must be able to heartbeat several times per session, and hear of a rebalance (on a
+ * heartbeat) in time to rejoin it.
+ */
+function membershipProblems(m: GroupMembership): string[] {
+  const problems: string[] = [];
+  for (const [name, value] of [
+    ['KAFKA_SESSION_TIMEOUT_MS', m.sessionTimeoutMs],
+    ['KAFKA_REBALANCE_TIMEOUT_MS', m.rebalanceTimeoutMs],
+    ['KAFKA_HEARTBEAT_INTERVAL_MS', m.heartbeatIntervalMs],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 100)
+      problems.push(`${name}: must be an integer >= 100`);
+  }
+  if (m.heartbeatIntervalMs * 3 > m.sessionTimeoutMs)
+    problems.push(
+      'KAFKA_HEARTBEAT_INTERVAL_MS: must be at most a third of KAFKA_SESSION_TIMEOUT_MS',
+    );
+  if (m.heartbeatIntervalMs * 2 > m.rebalanceTimeoutMs)
+    problems.push(
+      'KAFKA_HEARTBEAT_INTERVAL_MS: must be at most half of KAFKA_REBALANCE_TIMEOUT_MS',
+    );
+  return problems;
 }
 
 function saslOptions(e: KafkaEnv): SASLOptions {

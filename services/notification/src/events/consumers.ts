@@ -67,24 +67,24 @@ async function deliveryEvent(event: AnyEvent, fanOut: EventFanOut): Promise<void
 export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscription> {
   const fanOut = new WebhookFanOut(deps.stores.webhooks, deps.engine);
   const group = deps.group ?? CONSUMER_GROUP;
-  const deliveries = await deps.bus.subscribeBatch({
-    group,
-    topics: [Topics.results, Topics.billing, Topics.data],
-    // Each event in the trace its publisher started (gateway -> content -> bus -> here -> the webhook POST).
-    // The batch's deliveries are recorded together (a few writes per batch, not per event).
-    handler: async (events) => {
-      const batch = fanOut.batch();
-      await eachLimited(events, DELIVERY_CONCURRENCY, (event) =>
-        inConsumedTrace(event, () => deliveryEvent(event, batch)),
-      );
-      await batch.flush();
-    },
-  });
   const ledger = new UsageLedger(deps.stores.usageLedger);
   const thresholds = { stores: deps.stores, fanOut, bus: deps.bus, defaults: deps.config.usage };
-  let usage: Subscription;
-  try {
-    usage = await deps.bus.subscribeBatch({
+  // Both groups joined at once: after a kill -9 each join waits for the dead member to be dropped.
+  const joined = await Promise.allSettled([
+    deps.bus.subscribeBatch({
+      group,
+      topics: [Topics.results, Topics.billing, Topics.data],
+      // Each event in the trace its publisher started (gateway -> content -> bus -> here -> the webhook POST).
+      // The batch's deliveries are recorded together (a few writes per batch, not per event).
+      handler: async (events) => {
+        const batch = fanOut.batch();
+        await eachLimited(events, DELIVERY_CONCURRENCY, (event) =>
+          inConsumedTrace(event, () => deliveryEvent(event, batch)),
+        );
+        await batch.flush();
+      },
+    }),
+    deps.bus.subscribeBatch({
       group: `${group}${USAGE_GROUP_SUFFIX}`,
       topics: [Topics.usage],
       // A ledger batch costs a handful of writes whatever its size: gather events for up to this long.
@@ -95,12 +95,16 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
         for (const event of events.filter(isQuotaExhausted))
           await checkExhaustion(thresholds, event);
       },
-    });
-  } catch (error) {
-    await deliveries.close();
-    throw error;
+    }),
+  ]);
+  const subscriptions = joined.flatMap((j) => (j.status === 'fulfilled' ? [j.value] : []));
+  const close = async () => void (await Promise.all(subscriptions.map((s) => s.close())));
+  const failed = joined.find((j) => j.status === 'rejected');
+  if (failed) {
+    await close();
+    throw failed.reason;
   }
-  return { close: async () => void (await Promise.all([deliveries.close(), usage.close()])) };
+  return { close };
 }
 
 function isUsageRecorded(event: AnyEvent): event is EventEnvelope<'usage.recorded'> {

@@ -7,6 +7,7 @@ import {
   type EventBus,
   type Logger,
   type RunningService,
+  loadTokenizer,
 } from '@switchyard/shared';
 import { AgentDirectory } from './agents/directory';
 import { createAgentRegistry } from './agents/registry';
@@ -52,6 +53,8 @@ export async function startAssistantService(
   options: AssistantServiceOptions,
 ): Promise<RunningService> {
   const { config, bus, logger } = options;
+  // Every call counts tokens: the encoding is loaded now, not on the first call.
+  loadTokenizer();
   const stores = options.stores ?? inMemoryStores();
   const now = options.now ?? (() => new Date());
   const clients = createClients({

@@ -10,6 +10,7 @@ import {
   type OutboxStore,
   type RunningService,
   SERVICE_NAMES,
+  loadTokenizer,
 } from '@switchyard/shared';
 import type { ContentConfig } from './config';
 import { ResultPublisher } from './events/result-publisher';
@@ -131,6 +132,8 @@ export async function startContentService(
   options: ContentServiceOptions,
 ): Promise<RunningContentService> {
   const { config, bus, logger } = options;
+  // Every call counts tokens: the encoding is loaded now, not on the first call.
+  loadTokenizer();
   const models = await modelRegistry(options);
   const store =
     options.requestStore ??

@@ -16,6 +16,7 @@ import {
   type Logger,
   type RunningService,
   type SharedState,
+  loadTokenizer,
 } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
@@ -350,6 +351,8 @@ async function openChangeFeed(
 
 export async function startGateway(options: GatewayOptions): Promise<RunningService> {
   const { config, logger } = options;
+  // Quota reservations estimate tokens: the encoding is loaded now, not on the first call.
+  loadTokenizer();
   const opened = await createStores(config, logger);
   const { stores } = opened;
   const sharedState = await createSharedState({

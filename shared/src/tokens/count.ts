@@ -1,4 +1,17 @@
-import { countTokens as countO200k, encode, decode } from 'gpt-tokenizer';
+type Bpe = typeof import('gpt-tokenizer');
+let bpe: Bpe | undefined;
+
+/**
+ * The o200k encoding, loaded on first use: loading it is about a quarter of a service's start-up
+ * CPU, which the services that never count tokens (notification, recommendation) should not pay
+ * on every start and restart. Services that count call loadTokenizer() as they start.
+ */
+export function loadTokenizer(): Bpe {
+  // A synchronous, deferred load: countTokens is synchronous.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  bpe ??= require('gpt-tokenizer') as Bpe;
+  return bpe;
+}
 
 /**
  * gpt-tokenizer's BPE is quadratic within one pre-token (a run of letters, digits, punctuation or
@@ -28,12 +41,14 @@ function* pieces(text: string): Generator<string> {
  */
 export function countTokens(text: string): number {
   let tokens = 0;
+  const { countTokens: countO200k } = loadTokenizer();
   for (const piece of pieces(text)) tokens += countO200k(piece);
   return tokens;
 }
 
 /** The longest prefix of text that fits in maxTokens tokens (tokenized as countTokens does). */
 export function truncateToTokens(text: string, maxTokens: number): string {
+  const { encode, decode } = loadTokenizer();
   const kept: number[] = [];
   for (const piece of pieces(text)) {
     const tokens = encode(piece);

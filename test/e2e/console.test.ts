@@ -366,6 +366,73 @@ describe('e2e: the console, in Chromium', function () {
     await screenshot(page, 'knowledge');
   });
 
+  it("edits an agent as a form, shows the API's refusal at its field, then chats with it over imported data and sees a citation", async () => {
+    const own = await consoleOrganization();
+    const created = await own.api('/api/v2/knowledge/collections', {
+      body: { name: 'help', kind: 'articles' },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const articles = [
+      {
+        id: 'password',
+        title: 'Reset your password',
+        body: 'Open Settings, choose Security and press Reset password. A reset link arrives by email within a minute.',
+        url: 'https://help.example/password',
+      },
+      {
+        id: 'refunds',
+        title: 'Refunds',
+        body: 'Refunds are paid back to the card within 14 days of a return.',
+        url: 'https://help.example/refunds',
+      },
+    ];
+    const imported = await own.api('/api/v2/knowledge/collections/help/import', {
+      body: { format: 'jsonl', content: articles.map((a) => JSON.stringify(a)).join('\n') },
+    });
+    expect(imported.status, imported.text).to.equal(200);
+
+    open = await openConsole(own.gatewayUrl);
+    const { page } = open;
+    await signIn(page, own.key);
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'New agent' }).click();
+    await page.getByLabel('Name').fill('helpdesk');
+    await page.getByLabel('Behaviour').selectOption('support');
+    await page.getByLabel('Description').fill('Answers questions about the shop');
+    await page.getByLabel('Model').fill('no-such-model');
+    await page.getByLabel('help', { exact: true }).check();
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    // The API's refusal, shown at the field it names.
+    const modelError = page.locator('#agent-model-error');
+    await modelError.waitFor();
+    expect(await modelError.textContent()).to.include("unknown model 'no-such-model'");
+    expect((await own.api('/api/v2/agents/helpdesk')).status).to.equal(404);
+
+    await page.getByLabel('Model').fill('');
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    await page.getByText('Saved helpdesk').waitFor();
+    const stored = await own.api('/api/v2/agents/helpdesk');
+    expect(stored.body).to.deep.include({ base: 'support', collections: ['help'], model: '' });
+    await page.getByRole('heading', { name: 'Try helpdesk' }).waitFor();
+
+    await page.getByLabel('Your message').fill('How do I reset my password?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const citation = page
+      .getByTestId('chat-log')
+      .locator('a[href="https://help.example/password"]');
+    await citation.waitFor();
+    expect(await citation.getAttribute('target')).to.equal('_blank');
+    await page.getByTestId('agent-usage').waitFor();
+    await expectAccessible(page, 'the agents page');
+    await screenshot(page, 'agents');
+
+    await page.getByRole('button', { name: 'Delete agent' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete agent' }).click();
+    await page.getByText('Deleted helpdesk').waitFor();
+    expect((await own.api('/api/v2/agents/helpdesk')).status).to.equal(404);
+  });
+
   it('works with the keyboard alone and fits a phone screen', async () => {
     open = await openConsole(org.gatewayUrl, { width: 390, height: 844 });
     const { page } = open;

@@ -153,6 +153,29 @@ export async function* events(
   }
 }
 
+function streamError(data: unknown): Error {
+  const error = (data as { error?: { message?: string } }).error;
+  return new Error(error?.message ?? 'the stream failed');
+}
+
+/**
+ * The final answer of a call: its JSON body, or, for a streamed call, each `delta` event's text
+ * handed to onDelta as it arrives, then the `done` event's data.
+ */
+export async function answerOf<T>(
+  response: Response,
+  streamed: boolean,
+  onDelta: (text: string) => void,
+): Promise<T> {
+  if (!streamed) return (await response.json()) as T;
+  for await (const message of events(response)) {
+    if (message.event === 'delta') onDelta((message.data as { text: string }).text);
+    else if (message.event === 'done') return message.data as T;
+    else if (message.event === 'error') throw streamError(message.data);
+  }
+  throw new Error('the stream ended without its answer');
+}
+
 // The API's shapes the console reads (see /openapi.json).
 
 export interface Organization {

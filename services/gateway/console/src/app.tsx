@@ -1,5 +1,6 @@
 import type { ComponentType } from 'preact';
 import {
+  Bot,
   Building2,
   BookOpen,
   FlaskConical,
@@ -11,6 +12,7 @@ import {
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { clearSession, loadSession, whenUnauthorized, type Session } from './api';
 import { AdminPage } from './pages/admin';
+import { AgentsPage } from './pages/agents';
 import { KeysPage } from './pages/keys';
 import { KnowledgePage } from './pages/knowledge';
 import { OverviewPage } from './pages/overview';
@@ -32,6 +34,7 @@ const ORGANIZATION_PAGES: PageEntry[] = [
   { page: 'keys', label: 'API keys', icon: KeyRound, component: KeysPage },
   { page: 'playground', label: 'Playground', icon: FlaskConical, component: PlaygroundPage },
   { page: 'knowledge', label: 'Knowledge', icon: BookOpen, component: KnowledgePage },
+  { page: 'agents', label: 'Agents', icon: Bot, component: AgentsPage },
   { page: 'webhooks', label: 'Webhooks', icon: Webhook, component: WebhooksPage },
 ];
 

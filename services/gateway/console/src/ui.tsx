@@ -308,3 +308,114 @@ export function useAction(): {
   }, []);
   return { busy, error, setError, act };
 }
+
+/** Markdown links ([title](url)) and bare http(s) URLs of a text (an agent's citations). */
+const LINK =
+  /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)|(https?:\/\/[^\s<>()"'\]]+[^\s<>()"'.,;:!?\]])/g;
+
+/** Text with its citations and URLs as links that open in a new tab. */
+export function Linked(props: { text: string }) {
+  const parts: ComponentChildren[] = [];
+  let at = 0;
+  for (const match of props.text.matchAll(LINK)) {
+    const index = match.index ?? 0;
+    if (index > at) parts.push(props.text.slice(at, index));
+    const href = match[2] ?? match[3] ?? '';
+    parts.push(
+      <a key={index} href={href} target="_blank" rel="noreferrer noopener">
+        {match[1] ?? href}
+      </a>,
+    );
+    at = index + match[0].length;
+  }
+  if (at < props.text.length) parts.push(props.text.slice(at));
+  return <p class="answer-text">{parts}</p>;
+}
+
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** A conversation, the reply being streamed last; links in replies are shown as links. */
+export function ChatLog(props: { messages: ChatMessage[]; speaker: string; live?: string }) {
+  return (
+    <div class="chat-log" aria-live="polite" data-testid="chat-log">
+      {props.messages.length === 0 && !props.live && (
+        <p class="muted small">The conversation appears here.</p>
+      )}
+      {props.messages.map((m, i) => (
+        <div key={i} class={`chat-message chat-${m.role}`}>
+          <span class="chat-role">{m.role === 'user' ? 'You' : props.speaker}</span>
+          <Linked text={m.content} />
+        </div>
+      ))}
+      {props.live && (
+        <div class="chat-message chat-assistant" aria-busy="true">
+          <span class="chat-role">{props.speaker}</span>
+          <Linked text={props.live} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * A question before an action that cannot be undone (revoke, delete, rotate): open while subject
+ * is set; the action's error is shown in the dialog, which closes once the action succeeds.
+ */
+export function ConfirmDialog<T>(props: {
+  subject: T | undefined;
+  title: string;
+  confirmLabel: string;
+  tone?: 'danger' | 'primary';
+  onConfirm: (subject: T) => Promise<void>;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  const { busy, error, setError, act } = useAction();
+  const close = () => {
+    setError(undefined);
+    props.onClose();
+  };
+  return (
+    <Modal
+      title={props.title}
+      open={props.subject !== undefined}
+      onClose={close}
+      footer={
+        <>
+          <Button onClick={close}>Cancel</Button>
+          <Button
+            variant={props.tone ?? 'danger'}
+            busy={busy}
+            onClick={() =>
+              act(async () => {
+                await props.onConfirm(props.subject as T);
+                close();
+              })
+            }
+          >
+            {props.confirmLabel}
+          </Button>
+        </>
+      }
+    >
+      {props.children}
+      <ErrorNotice error={error} />
+    </Modal>
+  );
+}
+
+export function StreamToggle(props: { checked: boolean; onChange: (on: boolean) => void }) {
+  return (
+    <label class="checkbox">
+      <input
+        type="checkbox"
+        checked={props.checked}
+        onChange={(e) => props.onChange(e.currentTarget.checked)}
+      />
+      Stream the answer as it is written
+    </label>
+  );
+}

@@ -1,6 +1,7 @@
 import type { JsonSchema } from './common';
 
-const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } as const;
+/** Agent and collection names (the console's forms read these limits too). */
+export const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } as const;
 
 export interface AgentStepBody {
   title: string;
@@ -35,7 +36,8 @@ const stepSchema = {
   },
 };
 
-const profileProperties = {
+/** The fields of a profile as PUT /api/v2/agents/{name} validates them (the console's forms read these limits too). */
+export const profileProperties = {
   description: { type: 'string', maxLength: 1000 },
   instructions: { type: 'string', maxLength: 20000, description: "Lead the agent's system prompt" },
   model: {

@@ -4,6 +4,7 @@ import { formatDateTime } from '../format';
 import {
   Badge,
   Button,
+  ConfirmDialog,
   Card,
   EmptyState,
   ErrorNotice,
@@ -162,42 +163,23 @@ export function useKeyDialogs(options: {
           </form>
         )}
       </Modal>
-      <Modal
+      <ConfirmDialog
         title="Revoke this key?"
-        open={!!revoking}
-        onClose={close}
-        footer={
-          <>
-            <Button onClick={close}>Cancel</Button>
-            <Button
-              variant="danger"
-              busy={busy}
-              onClick={async () => {
-                setBusy(true);
-                try {
-                  await options.revoke(revoking!.keyId);
-                  options.toast(`Key ${revoking!.name || revoking!.keyId} revoked`);
-                  close();
-                  options.changed();
-                } catch (e) {
-                  setError(e);
-                } finally {
-                  setBusy(false);
-                }
-              }}
-            >
-              Revoke key
-            </Button>
-          </>
-        }
+        subject={revoking}
+        confirmLabel="Revoke key"
+        onClose={() => setRevoking(undefined)}
+        onConfirm={async (key) => {
+          await options.revoke(key.keyId);
+          options.toast(`Key ${key.name || key.keyId} revoked`);
+          options.changed();
+        }}
       >
         <p>
           <code>{revoking?.keyId}</code> ({revoking?.name || 'unnamed'}) stops working within
           seconds on every gateway replica. Calls made with it get 401. This cannot be undone.
         </p>
         <p class="muted">If you signed in with this key, you will be signed out.</p>
-        <ErrorNotice error={error} />
-      </Modal>
+      </ConfirmDialog>
     </>
   );
   return { dialogs, create: () => setCreating(true), revoke: setRevoking };

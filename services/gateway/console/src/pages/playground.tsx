@@ -1,16 +1,20 @@
 import { useRef, useState } from 'preact/hooks';
-import { events, get, send, type ModelInfo } from '../api';
+import { answerOf, get, send, type ModelInfo } from '../api';
 import { formatCost, formatInteger } from '../format';
 import {
   Button,
   Card,
+  ChatLog,
+  StreamToggle,
   CopyButton,
   ErrorNotice,
   Field,
+  Linked,
   Loading,
   PageHeader,
   useAction,
   useLoad,
+  type ChatMessage,
 } from '../ui';
 
 type Mode = 'generate' | 'transform' | 'chat';
@@ -23,11 +27,6 @@ const MODES: Array<{ mode: Mode; label: string }> = [
 ];
 
 const FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'plain'];
-
-interface ChatMessage {
-  role: 'user' | 'assistant';
-  content: string;
-}
 
 /** What a call cost and used, as the API reported it (or priced from the model list). */
 interface CallUsage {
@@ -164,16 +163,9 @@ export function PlaygroundPage() {
       const requestId = response.headers.get('x-request-id') ?? '';
       /** The answer's body: the JSON, or a stream's deltas shown as they come, then its done event. */
       const answer = async <T,>(): Promise<T> => {
-        if (!stream) return (await response.json()) as T;
-        setStreaming(true);
+        setStreaming(stream);
         try {
-          for await (const message of events(response)) {
-            if (message.event === 'delta')
-              setOutput((o) => o + (message.data as { text: string }).text);
-            else if (message.event === 'done') return message.data as T;
-            else if (message.event === 'error') throw streamError(message.data);
-          }
-          throw new Error('the stream ended without its answer');
+          return await answerOf<T>(response, stream, (text) => setOutput((o) => o + text));
         } finally {
           setStreaming(false);
         }
@@ -331,17 +323,7 @@ export function PlaygroundPage() {
             )}
             {mode === 'chat' && (
               <>
-                <div class="chat-log" aria-live="polite" data-testid="chat-log">
-                  {chat.length === 0 && !output && (
-                    <p class="muted small">The conversation appears here.</p>
-                  )}
-                  {chat.map((m, i) => (
-                    <div key={i} class={`chat-message chat-${m.role}`}>
-                      <span class="chat-role">{m.role === 'user' ? 'You' : 'Assistant'}</span>
-                      <Linked text={m.content} />
-                    </div>
-                  ))}
-                </div>
+                <ChatLog messages={chat} speaker="Assistant" />
                 <Field id="pg-message" label="Message">
                   <textarea
                     id="pg-message"
@@ -352,16 +334,7 @@ export function PlaygroundPage() {
                 </Field>
               </>
             )}
-            {mode !== 'transform' && (
-              <label class="checkbox">
-                <input
-                  type="checkbox"
-                  checked={stream}
-                  onChange={(e) => setStream(e.currentTarget.checked)}
-                />
-                Stream the answer as it is written
-              </label>
-            )}
+            {mode !== 'transform' && <StreamToggle checked={stream} onChange={setStream} />}
             <div class="toolbar-actions">
               <Button variant="primary" type="submit" busy={busy} disabled={!modelId}>
                 {mode === 'chat' ? 'Send' : 'Run'}
@@ -459,24 +432,6 @@ export function PlaygroundPage() {
   );
 }
 
-/** Text with its http(s) URLs as links (a model's citations and sources). */
-export function Linked(props: { text: string }) {
-  const parts = props.text.split(/(https?:\/\/[^\s<>()"']+[^\s<>()"'.,;:!?])/g);
-  return (
-    <p class="answer-text">
-      {parts.map((part, i) =>
-        i % 2 ? (
-          <a key={i} href={part} target="_blank" rel="noreferrer noopener">
-            {part}
-          </a>
-        ) : (
-          part
-        ),
-      )}
-    </p>
-  );
-}
-
 interface GenerateAnswer {
   content: string;
   request_id: string;
@@ -509,9 +464,4 @@ function usageOfGenerate(done: GenerateAnswer, requestId: string): CallUsage {
 
 function newSessionId(): string {
   return `console-${crypto.randomUUID()}`;
-}
-
-function streamError(data: unknown): Error {
-  const error = (data as { error?: { message?: string } }).error;
-  return new Error(error?.message ?? 'the stream failed');
 }

@@ -13,6 +13,7 @@ import { Link, navigate, usePage } from '../router';
 import {
   Badge,
   Button,
+  ConfirmDialog,
   Card,
   CopyButton,
   EmptyState,
@@ -112,7 +113,7 @@ export function WebhooksPage() {
   const [rotating, setRotating] = useState<Webhook>();
   // The secret of a webhook created or rotated in this visit, for the snippet (never stored).
   const [knownSecrets, setKnownSecrets] = useState<Record<string, string>>({});
-  const { busy, error, setError, act } = useAction();
+  const { busy, error, act } = useAction();
 
   const list = webhooks.data?.webhooks ?? [];
   const selected = list.find((w) => w.id === selectedId);
@@ -140,7 +141,7 @@ export function WebhooksPage() {
           </Button>
         }
       />
-      <ErrorNotice error={webhooks.error ?? (!deleting && !rotating ? error : undefined)} />
+      <ErrorNotice error={webhooks.error ?? error} />
       <Card
         title="Endpoints"
         subtitle={
@@ -301,82 +302,47 @@ export function WebhooksPage() {
           <SecretOnce label={`Secret of ${shownSecret.webhook.url}`} value={shownSecret.secret} />
         )}
       </Modal>
-      <Modal
+      <ConfirmDialog
         title="Rotate the signing secret?"
-        open={!!rotating}
-        onClose={() => {
-          setRotating(undefined);
-          setError(undefined);
+        subject={rotating}
+        confirmLabel="Rotate secret"
+        tone="primary"
+        onClose={() => setRotating(undefined)}
+        onConfirm={async (webhook) => {
+          const rotated = await post<{
+            secret: string;
+            previousSecretExpiresAt: string | null;
+          }>(`${webhookPath(webhook.id)}/rotate-secret`, {});
+          remember(webhook, rotated.secret);
+          if (rotated.previousSecretExpiresAt)
+            toast(
+              `The previous secret signs until ${formatDateTime(rotated.previousSecretExpiresAt)}`,
+            );
         }}
-        footer={
-          <>
-            <Button onClick={() => setRotating(undefined)}>Cancel</Button>
-            <Button
-              variant="primary"
-              busy={busy}
-              onClick={() =>
-                act(async () => {
-                  const webhook = rotating!;
-                  const rotated = await post<{
-                    secret: string;
-                    previousSecretExpiresAt: string | null;
-                  }>(`${webhookPath(webhook.id)}/rotate-secret`, {});
-                  setRotating(undefined);
-                  remember(webhook, rotated.secret);
-                  if (rotated.previousSecretExpiresAt)
-                    toast(
-                      `The previous secret signs until ${formatDateTime(rotated.previousSecretExpiresAt)}`,
-                    );
-                })
-              }
-            >
-              Rotate secret
-            </Button>
-          </>
-        }
       >
         <p>
           A new secret signs every delivery to <code>{rotating?.url}</code> from now on. The
           previous one keeps signing alongside it for an overlap period, so receivers can switch
           over.
         </p>
-        <ErrorNotice error={error} />
-      </Modal>
-      <Modal
+      </ConfirmDialog>
+      <ConfirmDialog
         title="Delete this endpoint?"
-        open={!!deleting}
-        onClose={() => {
-          setDeleting(undefined);
-          setError(undefined);
+        subject={deleting}
+        confirmLabel="Delete endpoint"
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async (webhook) => {
+          await send('DELETE', webhookPath(webhook.id));
+          toast(`Deleted ${webhook.url}`);
+          if (webhook.id === selectedId) navigate('webhooks', true);
+          webhooks.reload();
         }}
-        footer={
-          <>
-            <Button onClick={() => setDeleting(undefined)}>Cancel</Button>
-            <Button
-              variant="danger"
-              busy={busy}
-              onClick={() =>
-                act(async () => {
-                  const webhook = deleting!;
-                  await send('DELETE', webhookPath(webhook.id));
-                  setDeleting(undefined);
-                  toast(`Deleted ${webhook.url}`);
-                  if (webhook.id === selectedId) navigate('webhooks', true);
-                  webhooks.reload();
-                })
-              }
-            >
-              Delete endpoint
-            </Button>
-          </>
-        }
       >
         <p>
           <code>{deleting?.url}</code> stops receiving {deleting?.events.join(', ')} at once.
           Deliveries already scheduled to it are not sent. This cannot be undone.
         </p>
-        <ErrorNotice error={error} />
-      </Modal>
+      </ConfirmDialog>
       {toastView}
     </>
   );

@@ -54,7 +54,7 @@ function usageEvents(count, organizations, time) {
       data: {
         requestId: `req_burst_${n}`,
         keyId: 'key_bench',
-        endpoint: '/api/v2/ai/content/generate',
+        route: 'content.generate',
         model: 'bench-gpt',
         tokensInput: 24,
         tokensOutput: 12,

@@ -39,7 +39,7 @@ async function main() {
     data: {
       requestId: 'req_1',
       keyId: 'k',
-      endpoint: '/x',
+      route: 'content.generate',
       model: 'builtin',
       tokensInput: 1,
       tokensOutput: 1,

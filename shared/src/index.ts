@@ -11,6 +11,7 @@ export * from './config/service-env';
 export * from './events/topics';
 export * from './events/schemas';
 export * from './events/envelope';
+export * from './events/usage-publisher';
 export * from './events/bus';
 export * from './adapters/in-memory-event-bus';
 export * from './ids';

@@ -26,7 +26,7 @@ function usageEvent(organization: string, n: number): AnyEvent {
     data: {
       requestId: `req_${n}`,
       keyId: 'key',
-      endpoint: '/x',
+      route: 'content.generate',
       model: 'builtin',
       tokensInput: n,
       tokensOutput: 1,

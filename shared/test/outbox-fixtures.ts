@@ -8,7 +8,7 @@ export function usageEvent(n: number, organization = 'org_a'): AnyEvent {
     data: {
       requestId: `req_${n}`,
       keyId: 'key_1',
-      endpoint: '/api/v2/ai/content/generate',
+      route: 'content.generate',
       model: 'builtin',
       tokensInput: n,
       tokensOutput: 1,

@@ -308,7 +308,8 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
       );
       expect(events).to.have.length(1);
       expect(events[0]?.data).to.deep.include({
-        endpoint: '/api/v2/ai/assistants/chat',
+        route: 'assistant.chat',
+        agent: 'chat',
         model: 'fake-gpt',
         tokensInput: 1200,
         tokensOutput: 345,

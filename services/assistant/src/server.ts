@@ -4,6 +4,7 @@ import {
   protos,
   SERVICE_NAMES,
   startGrpcServer,
+  UsagePublisher,
   type EventBus,
   type Logger,
   type RunningService,
@@ -16,7 +17,7 @@ import type { AssistantConfig } from './config';
 import { SessionLock } from './conversation/session-lock';
 import { ContentSummarizer } from './conversation/summarizer';
 import { SupportEscalationPublisher } from './events/support-escalation-publisher';
-import { UsagePublisher } from './events/usage-publisher';
+import { SOURCE } from './events/source';
 import { assistantHandlers } from './handlers';
 import { RegistryEmbedder } from './knowledge/embedder';
 import { KnowledgeService } from './knowledge/knowledge-service';
@@ -30,7 +31,6 @@ import { inMemoryStores, type AssistantStores } from './store';
 
 export { loadAssistantConfig, type AssistantConfig } from './config';
 export { assistantHandlers, type HandlerDeps } from './handlers';
-export { assistantEndpoint } from './events/usage-publisher';
 export * from './store';
 
 export const ASSISTANT_SERVICE_NAME = SERVICE_NAMES.AssistantService;
@@ -92,7 +92,7 @@ export async function startAssistantService(
     sessions: stores.sessions,
     profiles: stores.profiles,
     responder,
-    usage: new UsagePublisher(outbox, logger),
+    usage: new UsagePublisher(outbox, SOURCE, logger),
     historyLimit: config.sessionHistoryLimit,
     historyTokenBudget: config.historyTokenBudget,
     knowledge,

@@ -130,7 +130,8 @@ describe('assistant gRPC contract', () => {
     expect(event.data).to.deep.include({
       requestId: 'req_contract1',
       keyId: 'key_a',
-      endpoint: '/api/v2/ai/assistants/support',
+      route: 'assistant.chat',
+      agent: 'support',
       model: 'builtin',
       tokensInput: response.usage!.tokens_input,
       tokensOutput: response.usage!.tokens_output,

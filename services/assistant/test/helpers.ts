@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { connectMongo, type MongoConnection } from '@switchyard/shared';
+import { connectMongo, type MongoConnection, UsagePublisher } from '@switchyard/shared';
 import {
   endpointOf,
   silentLogger,
@@ -19,7 +19,6 @@ import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchya
 import { AgentDirectory } from '../src/agents/directory';
 import { createAgentRegistry, type AgentRegistry } from '../src/agents/registry';
 import { SessionLock } from '../src/conversation/session-lock';
-import { UsagePublisher } from '../src/events/usage-publisher';
 import { reply as replyHandler, type AssistantReply, type ReplyDeps } from '../src/handlers/reply';
 import { BuiltinResponder } from '../src/responders/builtin';
 import { type ChatMessage } from '../src/store/sessions/port';
@@ -78,7 +77,7 @@ export function makeReply(
     agents,
     sessions,
     responder: new BuiltinResponder(agents),
-    usage: new UsagePublisher(bus, silentLogger()),
+    usage: new UsagePublisher(bus, 'assistant', silentLogger()),
     historyLimit,
     ...extra(bus),
   });

@@ -139,7 +139,8 @@ describe('assistant LLM responder (through a fake content service)', () => {
     expect(usageEvents()[0]?.data).to.deep.equal({
       requestId: 'req_llm1',
       keyId: 'key_llm',
-      endpoint: '/api/v2/ai/assistants/support',
+      route: 'assistant.chat',
+      agent: 'support',
       model: 'fake-gpt',
       tokensInput: FAKE_MODELS['fake-gpt']!.tokens_input,
       tokensOutput: FAKE_MODELS['fake-gpt']!.tokens_output,

@@ -121,7 +121,8 @@ describe('Reply handler', () => {
       expect(bus.published[0]?.data).to.deep.equal({
         requestId: 'req_test1',
         keyId: 'key_1',
-        endpoint: '/api/v2/ai/assistants/support',
+        route: 'assistant.chat',
+        agent: 'support',
         model: 'builtin',
         tokensInput: usage.tokens_input,
         tokensOutput: usage.tokens_output,

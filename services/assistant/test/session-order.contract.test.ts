@@ -11,6 +11,7 @@ import {
   type MongoConnection,
   type RunningService,
   type SharedState,
+  UsagePublisher,
 } from '@switchyard/shared';
 import type { AssistantServiceClient } from '@switchyard/shared/generated/switchyard/assistant/v1/AssistantService';
 import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
@@ -19,7 +20,6 @@ import { loadAssistantConfig, startAssistantService } from '../src/server';
 import { createStores, type OpenedStores } from '../src/store/index';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
-import { UsagePublisher } from '../src/events/usage-publisher';
 import type { Responder, ResponderInput } from '../src/responders/responder';
 import { MongoSessionStore } from '../src/store/sessions/mongo';
 import { type SessionStore } from '../src/store/sessions/port';
@@ -110,7 +110,7 @@ contractSuite<Replicas>(
           agents,
           sessions,
           responder,
-          usage: new UsagePublisher(new RecordingBus(), silentLogger()),
+          usage: new UsagePublisher(new RecordingBus(), 'assistant', silentLogger()),
           historyLimit: 100,
           locks: state.locks,
         });

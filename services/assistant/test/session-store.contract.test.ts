@@ -1,6 +1,6 @@
+import { UsagePublisher } from '@switchyard/shared';
 import { contractSuite, silentLogger } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
-import { UsagePublisher } from '../src/events/usage-publisher';
 import { BuiltinResponder } from '../src/responders/builtin';
 import {
   HEAD_EVERY,
@@ -182,7 +182,7 @@ contractSuite<Backend>(
           agents,
           sessions: await backend().open(),
           responder: new BuiltinResponder(agents),
-          usage: new UsagePublisher(new RecordingBus(), silentLogger()),
+          usage: new UsagePublisher(new RecordingBus(), 'assistant', silentLogger()),
           historyLimit: 50,
         });
       const [a, b] = [await replica(), await replica()];

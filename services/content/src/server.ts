@@ -4,6 +4,7 @@ import {
   OutboxPublisher,
   protos,
   startGrpcServer,
+  UsagePublisher,
   type AnswerStore,
   type EventBus,
   type Logger,
@@ -14,7 +15,7 @@ import {
 } from '@switchyard/shared';
 import type { ContentConfig } from './config';
 import { ResultPublisher } from './events/result-publisher';
-import { UsagePublisher } from './events/usage-publisher';
+import { SOURCE } from './events/source';
 import { contentHandlers, type HandlerDeps } from './handlers';
 import { GenerateJobRunner } from './jobs/generate-job';
 import { JobQueue } from './jobs/job-queue';
@@ -147,7 +148,7 @@ export async function startContentService(
     publishTimeoutMs: config.outboxPublishTimeoutMs,
   });
   await outbox.start();
-  const usage = new UsagePublisher(outbox, logger);
+  const usage = new UsagePublisher(outbox, SOURCE, logger);
   const jobs = new JobQueue(config.asyncConcurrency, logger);
   const runner = new GenerateJobRunner({
     models,

@@ -4,10 +4,10 @@ import {
   InMemoryEventBus,
   withDeps,
   type AnswerStore,
+  UsagePublisher,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
-import { UsagePublisher } from '../src/events/usage-publisher';
 import { generate as generateHandler } from '../src/handlers/generate';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
 import { ModelRegistry } from '../src/models/registry';
@@ -35,7 +35,7 @@ describe('billable calls answered once per Idempotency-Key', () => {
     const { generate } = withDeps(
       {
         models,
-        usage: new UsagePublisher(bus),
+        usage: new UsagePublisher(bus, 'content', silentLogger()),
         maxInputTokens: 1000,
         answers: { store, ttlSeconds: 60, logger: silentLogger() },
       },

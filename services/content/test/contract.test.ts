@@ -136,7 +136,7 @@ describe('content service gRPC contract', () => {
     const usage = usageFor(h.events, ctx.requestId)[0]!;
     expect(usage.organization).to.equal('org_a');
     expect(usage.data).to.deep.include({
-      endpoint: '/api/v2/ai/content/generate',
+      route: 'content.generate',
       keyId: 'key_1',
       model: 'builtin',
       outcome: 'succeeded',
@@ -176,7 +176,7 @@ describe('content service gRPC contract', () => {
     expect(summary.usage).to.deep.include({ model: 'builtin', tokens_input: countTokens(text) });
     await waitFor(() => usageFor(h.events, ctx.requestId).length === 1);
     expect(usageFor(h.events, ctx.requestId)[0]!.data).to.deep.include({
-      endpoint: '/api/v2/ai/content/transform',
+      route: 'content.transform',
       outcome: 'succeeded',
     });
 

@@ -221,7 +221,7 @@ describe('embeddings from the model registry (fake OpenAI-compatible /embeddings
     const [usage] = harness.usageFor('req_embed_1');
     expect(usage?.data).to.deep.include({
       model: 'embed-small',
-      endpoint: '/api/v2/knowledge (embeddings)',
+      route: 'knowledge.embeddings',
       tokensInput: 5,
       tokensOutput: 0,
       outcome: 'succeeded',

@@ -18,14 +18,14 @@ describe('model call metrics', () => {
     const model = `m-${Date.now()}`;
     recordModelCall({
       model,
-      endpoint: '/api/v2/ai/content/generate',
+      route: 'content.generate',
       seconds: 0.2,
       tokensInput: 12,
       tokensOutput: 30,
     });
     recordModelCall({
       model,
-      endpoint: '/api/v2/ai/content/generate',
+      route: 'content.generate',
       seconds: 1.5,
       tokensInput: 7,
       tokensOutput: 0,
@@ -33,7 +33,7 @@ describe('model call metrics', () => {
     });
     recordModelCall({
       model,
-      endpoint: '/api/v2/ai/content/transform',
+      route: 'content.transform',
       seconds: 0.1,
       tokensInput: 0,
       tokensOutput: 0,
@@ -46,7 +46,7 @@ describe('model call metrics', () => {
       await value('model_call_duration_seconds_count', {
         model,
         outcome: 'failed',
-        endpoint: '/api/v2/ai/content/generate',
+        route: 'content.generate',
       }),
     ).to.equal(1);
     expect(await value('model_tokens_total', { model, direction: 'input' })).to.equal(19);

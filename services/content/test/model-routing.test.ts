@@ -370,7 +370,7 @@ describe('streaming and completions through the provider (gRPC)', function () {
     expect(h.usageFor(ctx.requestId)[0]!.data).to.deep.equal({
       requestId: ctx.requestId,
       keyId: 'key_1',
-      endpoint: '/api/v2/ai/content/generate',
+      route: 'content.generate',
       model: 'gpt-main',
       tokensInput: promptTokens,
       tokensOutput: outputTokens,

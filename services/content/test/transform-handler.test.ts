@@ -4,10 +4,10 @@ import {
   InMemoryOutboxStore,
   OutboxPublisher,
   type CallContext,
+  UsagePublisher,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
-import { UsagePublisher } from '../src/events/usage-publisher';
 import type { ModelDeps } from '../src/handlers';
 import { transform as transformHandler } from '../src/handlers/transform';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
@@ -39,7 +39,7 @@ describe('transform handler', () => {
     const events = await collectEvents(bus);
     const transform = transformWith({
       models,
-      usage: new UsagePublisher(bus),
+      usage: new UsagePublisher(bus, 'content', silentLogger()),
       maxInputTokens: 1000,
     });
     const error = await rejection(
@@ -66,7 +66,7 @@ describe('transform handler', () => {
     const events = await collectEvents(bus);
     const transform = transformWith({
       models,
-      usage: new UsagePublisher(bus),
+      usage: new UsagePublisher(bus, 'content', silentLogger()),
       maxInputTokens: 1000,
     });
     const response = await transform(
@@ -86,7 +86,7 @@ describe('transform handler', () => {
   it('validates action, target_language, format and target_length with field pointers', async () => {
     const transform = transformWith({
       models,
-      usage: new UsagePublisher(new InMemoryEventBus()),
+      usage: new UsagePublisher(new InMemoryEventBus(), 'content', silentLogger()),
       maxInputTokens: 1000,
     });
     const cases: Array<[Partial<TransformRequest__Output>, string]> = [
@@ -108,7 +108,7 @@ describe('transform handler', () => {
   it('answers payload_too_large over MAX_INPUT_TOKENS, naming the field', async () => {
     const transform = transformWith({
       models,
-      usage: new UsagePublisher(new InMemoryEventBus()),
+      usage: new UsagePublisher(new InMemoryEventBus(), 'content', silentLogger()),
       maxInputTokens: 5,
     });
     const error = await rejection(
@@ -137,7 +137,7 @@ describe('transform handler', () => {
     await outbox.start();
     const transform = transformWith({
       models,
-      usage: new UsagePublisher(outbox),
+      usage: new UsagePublisher(outbox, 'content', silentLogger()),
       maxInputTokens: 1000,
     });
     const ctx = context();
@@ -170,7 +170,7 @@ describe('transform handler', () => {
     });
     const transform = transformWith({
       models,
-      usage: new UsagePublisher(outbox),
+      usage: new UsagePublisher(outbox, 'content', silentLogger()),
       maxInputTokens: 1000,
     });
     const error = await rejection(

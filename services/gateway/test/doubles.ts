@@ -339,9 +339,9 @@ export function usageReport(organization: string, period: string, used: number) 
     calls: 3,
     threshold_shares: [0.9, 1],
     by_model: [{ key: 'gpt-small', tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
-    by_endpoint: [
+    by_route: [
       {
-        key: '/api/v2/ai/content/generate',
+        key: 'content.generate',
         tokens_input: 100,
         tokens_output: 200,
         cost: 0.0123,

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { UsageRoutes } from '@switchyard/shared';
+import { bucketsByPublicPath, publicPathOf } from '../src/metering/usage-routes';
 import { usageReport } from './doubles';
 import { resetDoubles, startHarness, type Harness } from './harness';
 
@@ -87,5 +89,50 @@ describe('gateway GET /api/v2/usage', () => {
     expect(doc.paths['/api/v2/admin/keys/{keyId}/rotate'].post.operationId).to.equal(
       'adminRotateKey',
     );
+  });
+});
+
+describe('usage routes as users see them', () => {
+  const bucket = (key: string, tokens: number, cost: number, calls: number) => ({
+    key,
+    tokens_input: tokens,
+    tokens_output: 0,
+    cost,
+    calls,
+  });
+
+  it('shows every route by the path it is called on', () => {
+    expect(Object.values(UsageRoutes).map((route) => publicPathOf(route))).to.deep.equal([
+      '/api/v2/ai/content/generate',
+      '/api/v2/ai/content/transform',
+      '/api/v2/knowledge (embeddings)',
+      '/api/v2/ai/assistants/',
+      '/v1/chat/completions',
+      '/v1/embeddings',
+    ]);
+    expect(publicPathOf('assistant.chat:support')).to.equal('/api/v2/ai/assistants/support');
+    expect(publicPathOf('assistant.chat:my:bot')).to.equal('/api/v2/ai/assistants/my:bot');
+  });
+
+  it('keeps paths recorded before routes, and shows a route it does not know by its name', () => {
+    expect(publicPathOf('/api/v2/ai/content/generate')).to.equal('/api/v2/ai/content/generate');
+    expect(publicPathOf('/api/v2/ai/assistants/support')).to.equal('/api/v2/ai/assistants/support');
+    expect(publicPathOf('speech.transcribe')).to.equal('speech.transcribe');
+    expect(publicPathOf('constructor')).to.equal('constructor');
+  });
+
+  it('sums usage from before and after routes into one line per path, most tokens first', () => {
+    expect(
+      bucketsByPublicPath([
+        bucket('content.transform', 50, 0.2, 1),
+        bucket('/api/v2/ai/content/generate', 30, 0.1, 2),
+        bucket('content.generate', 40, 0.2, 3),
+        bucket('assistant.chat:support', 5, 0, 1),
+      ]),
+    ).to.deep.equal([
+      bucket('/api/v2/ai/content/generate', 70, 0.3, 5),
+      bucket('/api/v2/ai/content/transform', 50, 0.2, 1),
+      bucket('/api/v2/ai/assistants/support', 5, 0, 1),
+    ]);
   });
 });

@@ -31,7 +31,7 @@ function usageEvent(organization: string, tokens: number, id?: string) {
     data: {
       requestId: 'req_1',
       keyId: 'key_1',
-      endpoint: '/api/v2/ai/content/generate',
+      route: 'content.generate',
       model: 'builtin',
       tokensInput: tokens,
       tokensOutput: 0,

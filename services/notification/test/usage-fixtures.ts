@@ -1,4 +1,4 @@
-import { createEvent, type EventEnvelope } from '@switchyard/shared';
+import { createEvent, type EventEnvelope, type UsageRoute } from '@switchyard/shared';
 
 let counter = 0;
 
@@ -6,6 +6,9 @@ export interface UsageFields {
   organization?: string;
   time?: string;
   model?: string;
+  route?: UsageRoute;
+  agent?: string;
+  /** An event as versions before usage routes recorded it: this path instead of a route. */
   endpoint?: string;
   tokensInput?: number;
   tokensOutput?: number;
@@ -13,7 +16,7 @@ export interface UsageFields {
   id?: string;
 }
 
-/** A usage.recorded event; defaults: org_a, now, builtin, the generate endpoint, 10 + 5 tokens. */
+/** A usage.recorded event; defaults: org_a, now, builtin, content.generate, 10 + 5 tokens. */
 export function usageRecorded(fields: UsageFields = {}): EventEnvelope<'usage.recorded'> {
   return createEvent('usage.recorded', {
     source: 'content',
@@ -23,7 +26,9 @@ export function usageRecorded(fields: UsageFields = {}): EventEnvelope<'usage.re
     data: {
       requestId: `req_${++counter}`,
       keyId: 'key_1',
-      endpoint: fields.endpoint ?? '/api/v2/ai/content/generate',
+      ...(fields.endpoint
+        ? { endpoint: fields.endpoint }
+        : { route: fields.route ?? 'content.generate', agent: fields.agent }),
       model: fields.model ?? 'builtin',
       tokensInput: fields.tokensInput ?? 10,
       tokensOutput: fields.tokensOutput ?? 5,

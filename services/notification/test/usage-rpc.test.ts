@@ -90,7 +90,7 @@ describe('usage ledger RPCs', () => {
       usageRecorded({
         time: today,
         model: 'large',
-        endpoint: '/api/v2/ai/content/transform',
+        route: 'content.transform',
         tokensInput: 100,
         tokensOutput: 50,
         cost: 1.25,
@@ -118,10 +118,7 @@ describe('usage ledger RPCs', () => {
       ['large', 100, 50, 1],
       ['small', 11, 5, 2],
     ]);
-    expect(r.by_endpoint.map((b) => b.key)).to.deep.equal([
-      '/api/v2/ai/content/transform',
-      '/api/v2/ai/content/generate',
-    ]);
+    expect(r.by_route.map((b) => b.key)).to.deep.equal(['content.transform', 'content.generate']);
     expect(r.daily).to.have.length(30);
     expect(r.daily.at(-1)).to.deep.include({
       key: today.slice(0, 10),

@@ -2,10 +2,33 @@ import type { JSONSchemaType } from 'ajv';
 import type { EventType } from './topics';
 
 /** Payloads (the envelope's data) per event type. These are the documented wire contracts. */
+
+/**
+ * What a metered call was, by name: services record usage under these, never under the gateway's
+ * URLs (the gateway shows each route as the path users call, docs/architecture.md#usage).
+ */
+export const UsageRoutes = {
+  contentGenerate: 'content.generate',
+  contentTransform: 'content.transform',
+  /** Knowledge documents and questions turned into vectors for the assistants' retrieval. */
+  knowledgeEmbeddings: 'knowledge.embeddings',
+  /** A reply of an assistant; the event's `agent` says which. */
+  assistantChat: 'assistant.chat',
+  openAiChatCompletions: 'openai.chat_completions',
+  openAiEmbeddings: 'openai.embeddings',
+} as const;
+
+export type UsageRoute = (typeof UsageRoutes)[keyof typeof UsageRoutes];
+
 export interface UsageRecorded {
   requestId: string;
   keyId: string;
-  endpoint: string;
+  /** The logical route; absent only in events recorded before routes (they carry `endpoint`). */
+  route?: UsageRoute;
+  /** assistant.chat: the agent that replied. */
+  agent?: string;
+  /** Events recorded before routes: the gateway path the call was billed to. Never written now. */
+  endpoint?: string;
   model: string;
   tokensInput: number;
   tokensOutput: number;
@@ -127,20 +150,15 @@ const amount = { type: 'number', minimum: 0 } as const;
 const usageRecorded: JSONSchemaType<UsageRecorded> = {
   type: 'object',
   additionalProperties: false,
-  required: [
-    'requestId',
-    'keyId',
-    'endpoint',
-    'model',
-    'tokensInput',
-    'tokensOutput',
-    'cost',
-    'outcome',
-  ],
+  required: ['requestId', 'keyId', 'model', 'tokensInput', 'tokensOutput', 'cost', 'outcome'],
+  // A route, or (events of older versions still in outboxes and topics) an endpoint.
+  anyOf: [{ required: ['route'] }, { required: ['endpoint'] }],
   properties: {
     requestId: nonEmpty,
     keyId: { type: 'string' },
-    endpoint: nonEmpty,
+    route: { type: 'string', enum: Object.values(UsageRoutes), nullable: true },
+    agent: { ...nonEmpty, nullable: true },
+    endpoint: { ...nonEmpty, nullable: true },
     model: nonEmpty,
     tokensInput: count,
     tokensOutput: count,

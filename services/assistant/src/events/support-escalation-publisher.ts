@@ -5,6 +5,7 @@ import {
   type Logger,
   type SupportEscalated,
 } from '@switchyard/shared';
+import { SOURCE } from './source';
 
 /** support.escalated through the outbox: delayed by a bus outage, never dropped. */
 export class SupportEscalationPublisher {
@@ -15,7 +16,7 @@ export class SupportEscalationPublisher {
 
   async publish(organization: string, escalation: SupportEscalated): Promise<void> {
     const event = createEvent('support.escalated', {
-      source: 'assistant',
+      source: SOURCE,
       organization,
       data: escalation,
     });

@@ -29,9 +29,8 @@ import type { ResponderOutput } from '../responders/responder';
 import type { Recommender } from '../clients';
 import { createToolbox } from '../tools/toolbox';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
-import type { StreamSink } from '@switchyard/shared';
+import { UsageRoutes, type StreamSink, type UsagePublisher } from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
-import type { UsagePublisher } from '../events/usage-publisher';
 import { capHistory, mergeHistory } from '../conversation/history';
 import type { SessionLock } from '../conversation/session-lock';
 import { saveTurn } from '../conversation/save-turn';
@@ -280,6 +279,17 @@ async function summarize(
   }
 }
 
+/** Who a reply's usage is billed to, and under which route. */
+function usageOf(context: CallContext, agent: string, requestId: string) {
+  return {
+    organization: context.organization,
+    keyId: context.keyId,
+    requestId,
+    route: UsageRoutes.assistantChat,
+    agent,
+  };
+}
+
 /** The reply failed after a summarizing round: its tokens were spent all the same and are recorded as failed. */
 async function recordSummaryOnly(
   deps: ReplyDeps,
@@ -289,9 +299,8 @@ async function recordSummaryOnly(
   usage: SummaryResult | undefined,
 ): Promise<void> {
   if (!usage || usage.tokensInput + usage.tokensOutput === 0) return;
-  await deps.usage.record(context, {
-    agent,
-    requestId,
+  await deps.usage.record({
+    ...usageOf(context, agent, requestId),
     model: usage.model,
     tokensInput: usage.tokensInput,
     tokensOutput: usage.tokensOutput,
@@ -364,11 +373,10 @@ async function answer(
       reason: prepared.signals.handOver,
     });
   }
-  await deps.usage.record(context, {
+  await deps.usage.record({
+    ...usageOf(context, agent.info.name, requestId),
     // Deterministic per call (Idempotency-Key or request id): a reply run twice is billed once.
     eventId: onceKeyOf({ ...context, requestId }, 'Reply')?.usageEventId,
-    agent: agent.info.name,
-    requestId,
     model: output.model,
     tokensInput: output.tokensInput,
     tokensOutput: output.tokensOutput,

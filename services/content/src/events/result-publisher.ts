@@ -4,7 +4,7 @@ import {
   type EventPublisher,
   type RequestResult,
 } from '@switchyard/shared';
-import { SOURCE } from './usage-publisher';
+import { SOURCE } from './source';
 
 /**
  * Publishes the outcome of an asynchronous request on the results topic, from which the

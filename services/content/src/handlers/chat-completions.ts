@@ -1,8 +1,7 @@
-import { AppError, type CallContext, type StreamSink } from '@switchyard/shared';
+import { AppError, type CallContext, type StreamSink, UsageRoutes } from '@switchyard/shared';
 import type { CompleteChunk } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
 import type { CompleteRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
-import { ENDPOINTS } from '../events/usage-publisher';
 import { ChatStreamRelay } from '../models/openai/chat-stream-relay';
 import {
   closingEvents,
@@ -150,7 +149,7 @@ export async function completeChat(
     const result = await callWithUsage(deps.usage, {
       context,
       requestId,
-      endpoint: ENDPOINTS.chatCompletions,
+      route: UsageRoutes.openAiChatCompletions,
       model: prepared.model,
       usageEventId: once.usageEventId,
       inBackground: true,
@@ -280,7 +279,7 @@ export async function completeChatStream(
   const result = await callWithUsage(deps.usage, {
     context,
     requestId,
-    endpoint: ENDPOINTS.chatCompletions,
+    route: UsageRoutes.openAiChatCompletions,
     model: prepared.model,
     inBackground: true,
     run: () =>

@@ -1,5 +1,4 @@
-import type { AnsweredOnceOptions } from '@switchyard/shared';
-import type { UsagePublisher } from '../events/usage-publisher';
+import type { AnsweredOnceOptions, UsagePublisher } from '@switchyard/shared';
 import type { GenerateJobRunner } from '../jobs/generate-job';
 import type { JobQueue } from '../jobs/job-queue';
 import type { ModelRegistry } from '../models/registry';

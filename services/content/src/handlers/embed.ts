@@ -1,7 +1,6 @@
-import { AppError, countTokens, type CallContext } from '@switchyard/shared';
+import { AppError, countTokens, type CallContext, UsageRoutes } from '@switchyard/shared';
 import type { EmbedRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
 import type { EmbedResponse } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
-import { ENDPOINTS } from '../events/usage-publisher';
 import { modelNotFound } from '../models/registry';
 import { routeWithFallback } from '../models/routing';
 import type { CallOptions, EmbedResult, TextModel } from '../models/text-model';
@@ -52,15 +51,17 @@ export async function embed(
   context: CallContext,
   options?: CallOptions,
 ): Promise<EmbedResponse> {
-  const publicCall = request.endpoint === ENDPOINTS.openAiEmbeddings;
+  // A gateway of the version before usage routes names the path.
+  const publicCall =
+    request.route === UsageRoutes.openAiEmbeddings || request.route === '/v1/embeddings';
   if (publicCall && !deps.models.find(request.model)) throw modelNotFound(request.model);
   const model = deps.models.resolveEmbedder(request.model);
   checkInputs(request.inputs, model);
-  // The gateway's /v1/embeddings bills its own endpoint; everything else is knowledge retrieval.
+  // The gateway's /v1/embeddings bills its own route; everything else is knowledge retrieval.
   const result = await callWithUsage(deps.usage, {
     context,
     requestId: requestIdOf(context),
-    endpoint: publicCall ? ENDPOINTS.openAiEmbeddings : ENDPOINTS.embeddings,
+    route: publicCall ? UsageRoutes.openAiEmbeddings : UsageRoutes.knowledgeEmbeddings,
     inBackground: publicCall,
     model,
     run: () =>

@@ -1,7 +1,6 @@
-import type { CallContext } from '@switchyard/shared';
+import { UsageRoutes, type CallContext } from '@switchyard/shared';
 import type { GenerateChunk } from '@switchyard/shared/generated/switchyard/content/v1/GenerateChunk';
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
-import { ENDPOINTS } from '../events/usage-publisher';
 import { fitToTokens } from '../models/fit';
 import { generationChain, inputFor } from '../models/generation';
 import { routeWithFallback, streamResult } from '../models/routing';
@@ -51,7 +50,7 @@ export async function generateStream(
   const result = await callWithUsage(deps.usage, {
     context,
     requestId,
-    endpoint: ENDPOINTS.generate,
+    route: UsageRoutes.contentGenerate,
     model: prepared.model,
     run: () =>
       routeWithFallback(

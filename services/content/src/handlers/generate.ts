@@ -1,7 +1,6 @@
-import type { CallContext } from '@switchyard/shared';
+import { UsageRoutes, type CallContext } from '@switchyard/shared';
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import type { GenerateResponse } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
-import { ENDPOINTS } from '../events/usage-publisher';
 import { runGeneration, type PreparedGeneration } from '../models/generation';
 import type { CallOptions } from '../models/text-model';
 import type { ModelDeps } from './deps';
@@ -49,7 +48,7 @@ export function generate(
     const result = await callWithUsage(deps.usage, {
       context,
       requestId,
-      endpoint: ENDPOINTS.generate,
+      route: UsageRoutes.contentGenerate,
       model: prepared.model,
       run: () => runGeneration(prepared, deps.models, control),
       usageEventId: once.usageEventId,

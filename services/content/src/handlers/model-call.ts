@@ -5,12 +5,13 @@ import {
   usageEventId,
   type CallContext,
   type OnceCall,
-  type UsageRecorded,
+  type UsageFact,
+  type UsagePublisher,
+  type UsageRoute,
 } from '@switchyard/shared';
 import { costOf, type TextModel, type TextResult } from '../models/text-model';
 import type { Routed } from '../models/routing';
 import { spentOf } from '../models/usage';
-import type { UsagePublisher } from '../events/usage-publisher';
 import { recordModelCall } from '../models/model-metrics';
 import type { ModelDeps } from './deps';
 
@@ -24,7 +25,7 @@ export function isRejection(error: unknown): boolean {
 export interface ModelCall<R extends TextResult> {
   context: CallContext;
   requestId: string;
-  endpoint: string;
+  route: UsageRoute;
   /** The requested model: recorded when no model answered or spent tokens. */
   model: TextModel;
   run: () => Promise<Routed<R>>;
@@ -40,13 +41,20 @@ export interface ModelCall<R extends TextResult> {
 function recordUsage<R extends TextResult>(
   usage: UsagePublisher,
   call: ModelCall<R>,
-  data: UsageRecorded,
+  spent: Pick<UsageFact, 'model' | 'tokensInput' | 'tokensOutput' | 'cost' | 'outcome'>,
   eventId = call.usageEventId,
 ): Promise<void> {
-  const { organization } = call.context;
-  return call.inBackground
-    ? usage.recordInBackground(organization, data, eventId)
-    : usage.record(organization, data, eventId);
+  const fact: UsageFact = {
+    organization: call.context.organization,
+    keyId: call.context.keyId,
+    requestId: call.requestId,
+    route: call.route,
+    ...spent,
+    eventId,
+  };
+  if (!call.inBackground) return usage.record(fact);
+  usage.recordInBackground(fact);
+  return Promise.resolve();
 }
 
 export type Answered<R extends TextResult> = R & { cost: number; model: TextModel };
@@ -60,7 +68,6 @@ export async function callWithUsage<R extends TextResult>(
   usage: UsagePublisher,
   call: ModelCall<R>,
 ): Promise<Answered<R>> {
-  const base = { requestId: call.requestId, keyId: call.context.keyId, endpoint: call.endpoint };
   let routed: Routed<R>;
   const startedAt = performance.now();
   const seconds = () => (performance.now() - startedAt) / 1000;
@@ -74,7 +81,7 @@ export async function callWithUsage<R extends TextResult>(
       const tokensOutput = spent?.tokensOutput ?? 0;
       recordModelCall({
         model: model.id,
-        endpoint: call.endpoint,
+        route: call.route,
         seconds: seconds(),
         tokensInput,
         tokensOutput,
@@ -84,7 +91,6 @@ export async function callWithUsage<R extends TextResult>(
         usage,
         call,
         {
-          ...base,
           model: model.id,
           tokensInput,
           tokensOutput,
@@ -99,14 +105,13 @@ export async function callWithUsage<R extends TextResult>(
   const { model, result } = routed;
   recordModelCall({
     model: model.info.id,
-    endpoint: call.endpoint,
+    route: call.route,
     seconds: seconds(),
     tokensInput: result.tokensInput,
     tokensOutput: result.tokensOutput,
   });
   const cost = costOf(model.info, result.tokensInput, result.tokensOutput);
   await recordUsage(usage, call, {
-    ...base,
     model: model.info.id,
     tokensInput: result.tokensInput,
     tokensOutput: result.tokensOutput,

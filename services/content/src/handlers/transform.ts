@@ -1,7 +1,6 @@
-import { AppError, countTokens, type CallContext } from '@switchyard/shared';
+import { AppError, countTokens, type CallContext, UsageRoutes } from '@switchyard/shared';
 import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
 import type { TransformResponse } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
-import { ENDPOINTS } from '../events/usage-publisher';
 import { normalizeLanguage } from '../models/language';
 import { routeWithFallback } from '../models/routing';
 import {
@@ -187,7 +186,7 @@ async function runTransform(
   const result = await callWithUsage(deps.usage, {
     context,
     requestId,
-    endpoint: ENDPOINTS.transform,
+    route: UsageRoutes.contentTransform,
     model,
     run: () =>
       routeWithFallback(outcome.capability, chainOf(deps, model, outcome), (m) =>

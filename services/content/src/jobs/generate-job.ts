@@ -1,5 +1,11 @@
-import { AppError, withSpan, type Logger, type RequestResult } from '@switchyard/shared';
-import { ENDPOINTS, type UsagePublisher } from '../events/usage-publisher';
+import {
+  AppError,
+  UsageRoutes,
+  withSpan,
+  type Logger,
+  type RequestResult,
+  type UsagePublisher,
+} from '@switchyard/shared';
 import type { ResultPublisher } from '../events/result-publisher';
 import { costOf } from '../models/text-model';
 import type { ModelRegistry } from '../models/registry';
@@ -127,18 +133,17 @@ export class GenerateJobRunner {
     outcome: RequestOutcome,
     tokens: { tokensInput: number; tokensOutput: number; cost: number },
   ): Promise<void> {
-    await this.deps.usage.record(
-      record.organization,
-      {
-        requestId: record.requestId,
-        keyId: record.keyId,
-        endpoint: ENDPOINTS.generate,
-        model: record.model,
-        ...tokens,
-        outcome: outcome.status === 'completed' ? 'succeeded' : 'failed',
-      },
-      `evt_${record.requestId}_usage`,
-    );
+    await this.deps.usage.record({
+      organization: record.organization,
+      keyId: record.keyId,
+      requestId: record.requestId,
+      route: UsageRoutes.contentGenerate,
+      model: record.model,
+      ...tokens,
+      outcome: outcome.status === 'completed' ? 'succeeded' : 'failed',
+      // Derived from the request id: a job resumed after a crash is counted once.
+      eventId: `evt_${record.requestId}_usage`,
+    });
     const result: RequestResult = {
       requestId: record.requestId,
       webhookUrl: record.webhookUrl,

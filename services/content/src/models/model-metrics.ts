@@ -6,8 +6,8 @@ export const modelMetrics = new Registry();
 
 const callSeconds = new Histogram({
   name: 'model_call_duration_seconds',
-  help: 'Duration of one model operation (retries and fallbacks included) by answering model, endpoint and outcome.',
-  labelNames: ['model', 'endpoint', 'outcome'] as const,
+  help: 'Duration of one model operation (retries and fallbacks included) by answering model, usage route and outcome.',
+  labelNames: ['model', 'route', 'outcome'] as const,
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
   registers: [modelMetrics],
 });
@@ -29,14 +29,14 @@ const errorsTotal = new Counter({
 /** Records one finished model operation. */
 export function recordModelCall(call: {
   model: string;
-  endpoint: string;
+  route: string;
   seconds: number;
   tokensInput: number;
   tokensOutput: number;
   error?: unknown;
 }): void {
   const outcome = call.error === undefined ? 'succeeded' : 'failed';
-  callSeconds.observe({ model: call.model, endpoint: call.endpoint, outcome }, call.seconds);
+  callSeconds.observe({ model: call.model, route: call.route, outcome }, call.seconds);
   if (call.tokensInput > 0)
     tokensTotal.inc({ model: call.model, direction: 'input' }, call.tokensInput);
   if (call.tokensOutput > 0)

@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode } from '@switchyard/shared';
+import { AppError, UsageRoutes, type ErrorCode } from '@switchyard/shared';
 import type { CompleteChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
 import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
@@ -154,7 +154,7 @@ const embeddings: RouteSpec<EmbeddingBody> = {
         { field: '/dimensions', reason: 'not supported' },
       ]);
     const response = await deps.clients.content.embed(
-      { model: body.model, inputs, endpoint: '/v1/embeddings' },
+      { model: body.model, inputs, route: UsageRoutes.openAiEmbeddings },
       call,
     );
     const base64 = body.encoding_format === 'base64';

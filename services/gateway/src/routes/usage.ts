@@ -1,5 +1,6 @@
 import type { UsageBucket__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
 import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
+import { bucketsByPublicPath } from '../metering/usage-routes';
 import { UsageQuery, UsageReport, type UsageQueryParams } from '../schemas/usage';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -32,7 +33,7 @@ export function usageView(report: UsageReport__Output) {
     calls: report.calls,
     thresholdShares: report.threshold_shares,
     byModel: report.by_model.map((b) => bucketView('model', b)),
-    byEndpoint: report.by_endpoint.map((b) => bucketView('endpoint', b)),
+    byEndpoint: bucketsByPublicPath(report.by_route).map((b) => bucketView('endpoint', b)),
     daily: report.daily.map((b) => bucketView('date', b)),
   };
 }

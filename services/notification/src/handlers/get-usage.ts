@@ -76,7 +76,7 @@ export async function getUsage(
   const ledger = deps.stores.usageLedger;
   const today = now.toISOString().slice(0, 10);
   const firstDay = new Date(now.getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-  const [totals, models, endpoints, daily, policy] = await Promise.all([
+  const [totals, models, routes, daily, policy] = await Promise.all([
     ledger.totals(organization, period),
     ledger.buckets(organization, period, 'model'),
     ledger.buckets(organization, period, 'endpoint'),
@@ -97,7 +97,7 @@ export async function getUsage(
     cost: totals.costNanos / COST_UNITS_PER_CURRENCY_UNIT,
     calls: totals.calls,
     by_model: byTokens(models),
-    by_endpoint: byTokens(endpoints),
+    by_route: byTokens(routes),
     daily: dailySeries(daily, days, now),
     threshold_shares: policy.thresholdShares,
   };

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@switchyard/shared';
+import type { EventEnvelope, UsageRecorded } from '@switchyard/shared';
 
 /** Cost is kept in integer nano-units so sums are exact and independent of the order of events. */
 export const COST_UNITS_PER_CURRENCY_UNIT = 1e9;
@@ -12,6 +12,10 @@ export interface UsageEntry {
   /** UTC day of the event: "2026-11-21". */
   day: string;
   model: string;
+  /**
+   * The route key (routeKeyOf). Stored under this name, and summed into buckets of kind
+   * 'endpoint', since before routes: entries and buckets written then keep their paths as keys.
+   */
   endpoint: string;
   tokensInput: number;
   tokensOutput: number;
@@ -27,7 +31,7 @@ export interface UsageTotals {
   calls: number;
 }
 
-/** Totals of one bucket: a model id, an endpoint path or a day (YYYY-MM-DD). */
+/** Totals of one bucket: a model id, a route key or a day (YYYY-MM-DD). */
 export interface KeyedTotals extends UsageTotals {
   key: string;
 }
@@ -43,6 +47,16 @@ export function dayOf(time: string): string {
   return new Date(time).toISOString().slice(0, 10);
 }
 
+/**
+ * What the ledger sums usage by: the route ("content.generate"), "<route>:<agent>" for
+ * assistant.chat, or the path of an event recorded before routes. The gateway shows each as the
+ * path users call.
+ */
+export function routeKeyOf(usage: UsageRecorded): string {
+  if (!usage.route) return usage.endpoint ?? '';
+  return usage.agent ? `${usage.route}:${usage.agent}` : usage.route;
+}
+
 export function usageEntryOf(event: EventEnvelope<'usage.recorded'>): UsageEntry {
   return {
     eventId: event.id,
@@ -50,7 +64,7 @@ export function usageEntryOf(event: EventEnvelope<'usage.recorded'>): UsageEntry
     period: periodOf(event.time),
     day: dayOf(event.time),
     model: event.data.model,
-    endpoint: event.data.endpoint,
+    endpoint: routeKeyOf(event.data),
     tokensInput: event.data.tokensInput,
     tokensOutput: event.data.tokensOutput,
     costNanos: Math.round(event.data.cost * COST_UNITS_PER_CURRENCY_UNIT),
@@ -58,7 +72,7 @@ export function usageEntryOf(event: EventEnvelope<'usage.recorded'>): UsageEntry
   };
 }
 
-/** The projection buckets one entry adds to: the month total, its model, its endpoint and its day. */
+/** The projection buckets one entry adds to: the month total, its model, its route and its day. */
 export type BucketKind = 'total' | 'model' | 'endpoint' | 'day';
 
 export interface BucketRef {

@@ -31,7 +31,7 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
   };
   const stale = () => new Date(Date.now() + 1000).toISOString();
 
-  it('counts each event id once into the total, model, endpoint and day buckets', async () => {
+  it('counts each event id once into the total, model, route and day buckets', async () => {
     const a = usageRecorded({
       time: NOV,
       model: 'gpt-4.1',
@@ -42,6 +42,7 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     const b = usageRecorded({
       time: '2026-11-06T23:59:59.999Z',
       model: 'builtin',
+      // As recorded before usage routes: its path stays its key.
       endpoint: '/api/v2/ai/content/transform',
       tokensInput: 7,
       tokensOutput: 3,
@@ -62,9 +63,9 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
       { key: 'gpt-4.1', tokensInput: 100, tokensOutput: 20, costNanos: 250_000_000, calls: 1 },
       { key: 'builtin', tokensInput: 7, tokensOutput: 3, costNanos: 100_000_000, calls: 1 },
     ]);
-    const endpoints = await store.buckets('org_a', '2026-11', 'endpoint');
-    expect(endpoints.map((e) => [e.key, e.calls])).to.have.deep.members([
-      ['/api/v2/ai/content/generate', 1],
+    const routes = await store.buckets('org_a', '2026-11', 'endpoint');
+    expect(routes.map((e) => [e.key, e.calls])).to.have.deep.members([
+      ['content.generate', 1],
       ['/api/v2/ai/content/transform', 1],
     ]);
     expect(

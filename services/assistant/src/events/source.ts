@@ -1,0 +1,2 @@
+/** The source of the events the assistant publishes. */
+export const SOURCE = 'assistant';

@@ -1,0 +1,2 @@
+/** The source of the events content publishes. */
+export const SOURCE = 'content';

@@ -431,10 +431,8 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
       ];
       const embeddingUsage = () =>
         usage
-          .map((e) => e.data as { endpoint?: string; model?: string; tokensInput?: number })
-          .filter(
-            (d) => d.endpoint === '/api/v2/knowledge (embeddings)' && d.model === EMBED_MODEL,
-          );
+          .map((e) => e.data as { route?: string; model?: string; tokensInput?: number })
+          .filter((d) => d.route === 'knowledge.embeddings' && d.model === EMBED_MODEL);
       const before = embeddingUsage().length;
       await withArticles(articles, async () => {
         // The documents' chunks, by the model's own tokenizer, metered as the organization's.

@@ -26,7 +26,7 @@ import type { NotificationStores } from '../src/store';
 import { expect } from './chai';
 import { TEST_ENV } from './helpers';
 import { memoryWorld, mongoWorld, type StoreWorld } from './store-fixtures';
-import { usageRecorded } from './usage-fixtures';
+import { usageRecorded, type UsageFields } from './usage-fixtures';
 
 /** A bus plus fresh, empty store worlds for projections on it. */
 interface LedgerWorld {
@@ -123,10 +123,11 @@ async function startProjection(
 
 const ORGANIZATIONS = ['org_a', 'org_b', 'org_c'];
 const MODELS = ['builtin', 'gpt-4.1-mini', 'gpt-4.1'];
-const ENDPOINTS = [
-  '/api/v2/ai/content/generate',
-  '/api/v2/ai/content/transform',
-  '/api/v2/ai/assistants/support',
+/** Routes, and a path as usage recorded before routes names it: a history spans the upgrade. */
+const ROUTES: Array<Pick<UsageFields, 'route' | 'agent' | 'endpoint'>> = [
+  { route: 'content.generate' },
+  { endpoint: '/api/v2/ai/content/transform' },
+  { route: 'assistant.chat', agent: 'support' },
 ];
 const DAY_MS = 86_400_000;
 
@@ -138,7 +139,7 @@ function history(count: number): AnyEvent[] {
       organization: ORGANIZATIONS[n % 3],
       time: new Date(now - ((n * 7) % 35) * DAY_MS - (n % 5) * 1000).toISOString(),
       model: MODELS[(n * 5) % 3],
-      endpoint: ENDPOINTS[(n * 2) % 3],
+      ...ROUTES[(n * 2) % 3],
       tokensInput: 10 + ((n * 37) % 400),
       tokensOutput: (n * 13) % 90,
       cost: ((n * 17) % 100) / 10_000,

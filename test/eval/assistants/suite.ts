@@ -248,7 +248,9 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
             },
           },
         );
-        messages.push({ role: 'assistant', content: res.body?.reply ?? '' });
+        // A turn that failed (a timeout) has no reply to carry on: the next turn follows the question.
+        if (res.status === 200 && res.body?.reply)
+          messages.push({ role: 'assistant', content: res.body.reply as string });
         for (const [kind, passed, detail] of checkTurn(
           turn,
           res.status,

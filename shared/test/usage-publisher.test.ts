@@ -67,7 +67,7 @@ describe('UsagePublisher', () => {
     expect(logged[0]).to.deep.include({ organization: 'org_a', eventId: 'evt_usage_1' });
   });
 
-  it('still accepts events recorded before routes (a path, no route), and refuses unknown routes', () => {
+  it('accepts events recorded before routes (a path, no route); refuses unknown routes and assistant usage without its agent', () => {
     const event = (data: object) => ({
       id: 'evt_1',
       type: 'usage.recorded',
@@ -90,5 +90,9 @@ describe('UsagePublisher', () => {
     });
     expect(() => validateEvent(event({}))).to.throw(AppError);
     expect(() => validateEvent(event({ route: 'content.unknown' }))).to.throw(AppError);
+    expect(() => validateEvent(event({ route: 'assistant.chat' }))).to.throw(AppError);
+    expect(validateEvent(event({ route: 'assistant.chat', agent: 'support' })).data).to.include({
+      agent: 'support',
+    });
   });
 });

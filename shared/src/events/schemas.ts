@@ -153,6 +153,9 @@ const usageRecorded: JSONSchemaType<UsageRecorded> = {
   required: ['requestId', 'keyId', 'model', 'tokensInput', 'tokensOutput', 'cost', 'outcome'],
   // A route, or (events of older versions still in outboxes and topics) an endpoint.
   anyOf: [{ required: ['route'] }, { required: ['endpoint'] }],
+  // An assistant's usage is shown under the agent's path: without the agent it could not be.
+  if: { properties: { route: { const: UsageRoutes.assistantChat } }, required: ['route'] },
+  then: { required: ['agent'] },
   properties: {
     requestId: nonEmpty,
     keyId: { type: 'string' },

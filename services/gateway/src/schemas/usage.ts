@@ -70,7 +70,12 @@ export const UsageReport: JsonSchema = {
     calls: { type: 'integer' },
     thresholdShares: { type: 'array', items: { type: 'number' } },
     byModel: { type: 'array', items: bucket('model') },
-    byEndpoint: { type: 'array', items: bucket('endpoint') },
+    byEndpoint: {
+      type: 'array',
+      items: bucket('endpoint'),
+      description:
+        'Per path the calls were made on, most tokens first; an assistant under its agent, and `/api/v2/knowledge (embeddings)` for the vectors of knowledge documents and questions',
+    },
     daily: { type: 'array', items: bucket('date'), description: 'One entry per day (YYYY-MM-DD)' },
   },
 };

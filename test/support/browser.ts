@@ -111,9 +111,14 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
     ),
     `accessibility of ${what}`,
   ).to.deep.equal([]);
+  // WCAG 1.4.10 (reflow): nothing makes the page scroll sideways, e.g. a long line of code.
+  const overflow = await page.evaluate<number>(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+  );
+  expect(overflow, `${what} is wider than the window by ${overflow} px`).to.be.at.most(0);
 }
 
-/** With CONSOLE_SCREENSHOTS=<folder> (npm run console:screenshots), each page is saved there as PNG. */
+/** With CONSOLE_SCREENSHOTS=<folder>, each page is saved there as PNG (docs/console.md). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   const folder = process.env.CONSOLE_SCREENSHOTS;
   if (!folder) return;

@@ -76,6 +76,11 @@ function ChartCanvas(props: {
   );
 }
 
+/** A long category label (an API path) by its end, so a narrow chart does not cut it off; the tooltip shows it whole. */
+function shortLabel(label: string, max = 22): string {
+  return label.length > max ? `…${label.slice(-(max - 1))}` : label;
+}
+
 export function BarChart(props: {
   labels: string[];
   series: Series[];
@@ -145,7 +150,11 @@ export function BarChart(props: {
           stacked: props.stacked,
           beginAtZero: true,
           grid: { display: !props.horizontal },
-          ticks: !props.horizontal && tick ? { callback: tick } : {},
+          ticks: props.horizontal
+            ? { callback: (_value, index) => shortLabel(props.labels[index] ?? '') }
+            : tick
+              ? { callback: tick }
+              : {},
         },
         ...(hasLine
           ? { y2: { position: 'right' as const, beginAtZero: true, grid: { display: false } } }

@@ -5,7 +5,7 @@ import {
   AUDIENCE_NEGATIONS,
   AUDIENCES,
 } from './lexicon';
-import { hasPhrase, normalize } from './normalize';
+import { normalize } from './normalize';
 
 /** Who a text says something is for, or a question asks for. */
 export interface AudienceReading {
@@ -14,6 +14,20 @@ export interface AudienceReading {
   /** The phrases that named an audience or an age, as normalize() writes them (negated ones too). */
   phrases: string[];
 }
+
+/** A phrase as normalize() writes it, spaces around, for a plain includes() on a normalized clause. */
+const padded = (phrase: string) => normalize(phrase);
+const NEGATIONS = AUDIENCE_NEGATIONS.map(padded);
+const RESTRICTIONS = ADULTS_ONLY.map(padded);
+const GROUP_WORDS = Object.entries(AUDIENCES).map(
+  ([group, words]) => [group, words.map((word) => ({ word, phrase: padded(word) }))] as const,
+);
+const AMBIGUOUS = new Map(
+  Object.entries(AUDIENCE_AMBIGUOUS).map(([word, { before, after }]) => [
+    word,
+    [...before.map((b) => padded(`${b} ${word}`)), ...after.map((a) => padded(`${word} ${a}`))],
+  ]),
+);
 
 const YEARS = '(?:years?|year olds?|yrs|anos|jahren?|jahrige[n]?|ans)';
 /** Ages as people write them ("ages 3-8", "aged 6", "a partir de 4 años", "ab 6 Jahren", "dès 5 ans"), on normalized text. */
@@ -46,13 +60,9 @@ function minimumAge(clause: string): { years: number; phrase: string } | undefin
 }
 
 /** Whether a clause says a word of an audience; words that are ordinary words in another language need a neighbour that makes them German. */
-function says(clause: string, word: string): boolean {
-  const ambiguous = AUDIENCE_AMBIGUOUS[word];
-  if (!ambiguous) return hasPhrase(clause, word);
-  return (
-    ambiguous.before.some((b) => hasPhrase(clause, `${b} ${word}`)) ||
-    ambiguous.after.some((a) => hasPhrase(clause, `${word} ${a}`))
-  );
+function says(clause: string, word: string, phrase: string): boolean {
+  const contexts = AMBIGUOUS.get(word);
+  return contexts ? contexts.some((c) => clause.includes(c)) : clause.includes(phrase);
 }
 
 /**
@@ -71,25 +81,26 @@ export function readAudience(text: string): AudienceReading {
   const phrases: string[] = [];
   let adultsOnly = false;
   for (const clause of clauses) {
-    const negated = AUDIENCE_NEGATIONS.some((w) => hasPhrase(clause, w));
-    const restriction = ADULTS_ONLY.find((w) => hasPhrase(clause, w));
+    const negated = NEGATIONS.some((p) => clause.includes(p));
+    const restriction = RESTRICTIONS.find((p) => clause.includes(p));
     if (restriction) {
       adultsOnly = true;
-      phrases.push(normalize(restriction).trim());
+      phrases.push(restriction.trim());
     }
-    const age = minimumAge(clause);
+    // Only a clause with a number can name an age.
+    const age = /\d/.test(clause) ? minimumAge(clause) : undefined;
     if (age) {
       phrases.push(age.phrase);
       if (age.years >= 16) adultsOnly = true;
       else if (age.years <= 12 && !negated) groups.add('kids');
     }
-    for (const [group, words] of Object.entries(AUDIENCES)) {
-      const said = words.filter((w) => says(clause, w));
+    for (const [group, words] of GROUP_WORDS) {
+      const said = words.filter((w) => says(clause, w.word, w.phrase)).map((w) => w.phrase);
       const compounds = (AUDIENCE_COMPOUND_PREFIXES[group] ?? []).flatMap((prefix) =>
         clause.split(' ').filter((w) => w.startsWith(prefix) && w.length >= prefix.length + 3),
       );
       if (said.length + compounds.length === 0) continue;
-      phrases.push(...said.map((w) => normalize(w).trim()), ...compounds);
+      phrases.push(...said.map((p) => p.trim()), ...compounds);
       if (!negated) groups.add(group);
     }
   }

@@ -243,16 +243,28 @@ const lower = (values: string[]) => values.map((v) => v.toLowerCase());
  * Familia Choir" is not a family event).
  */
 function forAudience(doc: KnowledgeDocument, audience: string[]): boolean {
+  const groups = audiencesOf(doc);
+  return audience.some((group) => groups.includes(group));
+}
+
+/** A document's audiences, read once per stored version (documents are kept per collection revision). */
+const AUDIENCES_OF = new WeakMap<KnowledgeDocument, string[]>();
+
+function audiencesOf(doc: KnowledgeDocument): string[] {
+  const known = AUDIENCES_OF.get(doc);
+  if (known) return known;
   const fields = doc.fields as Partial<EventFields & CourseFields>;
   const labels = normalize([tagsOf(doc).join(' '), fields.level ?? ''].join(' '));
-  if (audience.some((group) => (AUDIENCES[group] ?? []).some((w) => hasPhrase(labels, w))))
-    return true;
+  const labelled = Object.entries(AUDIENCES)
+    .filter(([, words]) => words.some((w) => hasPhrase(labels, w)))
+    .map(([group]) => group);
   const names = [titleOf(doc), fields.venue ?? '', fields.city ?? ''].filter((n) => n.trim());
   let description = fields.description ?? '';
   for (const name of names)
     description = description.replace(new RegExp(escapeRegExp(name), 'gi'), ' ');
-  const described = readAudience(description).groups;
-  return audience.some((group) => described.includes(group));
+  const groups = [...new Set([...labelled, ...readAudience(description).groups])];
+  AUDIENCES_OF.set(doc, groups);
+  return groups;
 }
 
 function escapeRegExp(text: string): string {
@@ -265,7 +277,6 @@ export function matchesQuery(doc: KnowledgeDocument, q: KnowledgeQuery): boolean
   if (q.tags.length > 0 && !lower(tagsOf(doc)).some((t) => lower(q.tags).includes(t))) return false;
   if (q.maxPrice !== undefined && !(typeof fields.price === 'number' && fields.price <= q.maxPrice))
     return false;
-  if (q.audience.length > 0 && !forAudience(doc, q.audience)) return false;
   if (doc.kind === 'events') {
     if (q.cities.length > 0 && !lower(q.cities).includes((fields.city ?? '').toLowerCase()))
       return false;
@@ -277,7 +288,8 @@ export function matchesQuery(doc: KnowledgeDocument, q: KnowledgeQuery): boolean
     !q.levels.some((l) => (fields.level ?? '').toLowerCase().includes(l))
   )
     return false;
-  return true;
+  // The costliest filter last: it reads the description.
+  return q.audience.length === 0 || forAudience(doc, q.audience);
 }
 
 function overlaps(event: EventFields, range: DateRange): boolean {

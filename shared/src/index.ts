@@ -30,6 +30,7 @@ export * from './memory/bounded-map';
 export * from './resilience/dependencies';
 export * from './adapters/redis-shared-state';
 export * from './adapters/outbox';
+export * from './adapters/handler-retries';
 export * from './adapters/outbox-store';
 export * from './adapters/outbox-mongo-store';
 export * from './adapters/answer-store';

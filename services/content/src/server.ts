@@ -156,6 +156,7 @@ export async function startContentService(
     usage,
     results: new ResultPublisher(outbox),
     logger,
+    running: () => jobs.isAccepting(),
   });
   const answers = {
     store: options.answerStore ?? new InMemoryAnswerStore(),

@@ -3,11 +3,14 @@ import {
   AppError,
   callUnary,
   createClient,
+  DependencyUnavailableError,
   InMemoryEventBus,
+  InMemoryOutboxStore,
   protos,
   type AnyEvent,
   type CallContext,
   type EventBus,
+  type OutboxStore,
   type RunningService,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
@@ -26,7 +29,12 @@ interface Harness {
 }
 
 async function startHarness(
-  options: { bus?: EventBus; models?: TextModel[]; defaultModel?: string } = {},
+  options: {
+    bus?: EventBus;
+    models?: TextModel[];
+    defaultModel?: string;
+    outboxStore?: OutboxStore;
+  } = {},
 ): Promise<Harness> {
   const bus = options.bus ?? new InMemoryEventBus();
   const events = await collectEvents(bus);
@@ -44,6 +52,7 @@ async function startHarness(
     bus,
     logger: silentLogger(),
     models: options.models,
+    outboxStore: options.outboxStore,
     stopGraceMs: 1000,
   });
   const client = createClient(protos.content().ContentService, `127.0.0.1:${service.port}`);
@@ -379,6 +388,39 @@ describe('content service async failures and shutdown', () => {
           ) && usageFor(h.events, ctx.requestId).length === 1,
         5000,
       );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('SubmitGenerate: a result that reaches neither the bus nor the outbox (MongoDB down too) is published once they are back, not given up', async () => {
+    const bus = new FlakyBus();
+    const outbox = new (class extends InMemoryOutboxStore {
+      down = true;
+      override async add(...args: Parameters<InMemoryOutboxStore['add']>): Promise<void> {
+        if (this.down) throw new DependencyUnavailableError('mongodb');
+        return super.add(...args);
+      }
+    })();
+    const h = await startHarness({ bus, outboxStore: outbox });
+    try {
+      const ctx = context();
+      await h.call('SubmitGenerate', { request: { prompt: 'Write about tea' } }, ctx);
+      // Longer than the publish attempts a failure other than an outage gets (200 + 400 ms).
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(h.events.filter((e) => e.type === 'request.completed')).to.have.length(0);
+      bus.down = false;
+      outbox.down = false;
+      await waitFor(
+        () =>
+          h.events.some(
+            (e) => e.type === 'request.completed' && e.data.requestId === ctx.requestId,
+          ) && usageFor(h.events, ctx.requestId).length === 1,
+        5000,
+      );
+      const status = async () =>
+        (await h.call<{ status: string }>('GetRequest', { request_id: ctx.requestId }, ctx)).status;
+      await waitFor(async () => (await status()) === 'completed', 5000);
     } finally {
       await h.close();
     }

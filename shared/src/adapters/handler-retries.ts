@@ -4,14 +4,14 @@ import { outageOf, type DependencyName } from '../resilience/dependencies';
 export const OUTAGE_RETRY_MAX_MS = 1000;
 
 /**
- * Thrown out of a consumer's handling when the consumer stopped while its handler was waiting
- * out an outage: the event was not handled, so its offset must not move (the next consumer of
- * the partition gets it).
+ * Thrown when the owner of the work (a consumer, a service) stopped while the work was waiting
+ * out an outage: it was not done, and must be left to be taken up again (a consumer's offset
+ * does not move; a request stays processing under its lease).
  */
-export class ConsumerStoppedError extends Error {
+export class RetriesStoppedError extends Error {
   constructor() {
-    super('the consumer stopped while its handler waited for a dependency');
-    this.name = 'ConsumerStoppedError';
+    super('stopped while waiting for a dependency to come back');
+    this.name = 'RetriesStoppedError';
   }
 }
 
@@ -27,7 +27,7 @@ export interface HandlerRetryOptions {
   maxAttempts: number;
   /** The first retry's delay; it doubles on each retry. */
   retryBaseMs: number;
-  /** Whether the consumer still runs; an outage is waited out only while it does. */
+  /** Whether the owner (consumer, service) still runs; an outage is waited out only while it does. */
   running: () => boolean;
   /** Before each retry, after its delay (the group heartbeat). */
   beforeRetry?: () => Promise<void>;
@@ -35,12 +35,13 @@ export interface HandlerRetryOptions {
 }
 
 /**
- * Runs an event handler until it succeeds. A failure caused by a dependency outage (MongoDB,
- * Redis or Kafka unreachable: outageOf) says nothing about the event, so it uses up no attempt:
- * it is retried for as long as the outage lasts, as Kafka's at-least-once delivery requires
- * (dead-lettering it would drop the event). Any other failure uses one of maxAttempts. Returns
- * undefined once the handler succeeded, else the last error (the event is dead-lettered); throws
- * ConsumerStoppedError if the consumer stops during an outage.
+ * Runs work that must not be dropped (an event handler, publishing a finished request's outcome)
+ * until it succeeds. A failure caused by a dependency outage (MongoDB, Redis or Kafka
+ * unreachable: outageOf) says nothing about the work, so it uses up no attempt: it is retried
+ * for as long as the outage lasts, as at-least-once delivery requires (dead-lettering an event,
+ * or giving up on a result, would drop it). Any other failure uses one of maxAttempts. Returns
+ * undefined once the work succeeded, else the last error; throws RetriesStoppedError if the
+ * owner stops during an outage.
  */
 export async function runWithRetries(
   work: () => Promise<void>,
@@ -58,7 +59,7 @@ export async function runWithRetries(
       const dependency = outageOf(error);
       options.onFailure({ attempt, error: text, ...(dependency && { dependency }) });
       if (dependency !== undefined) {
-        if (!options.running()) throw new ConsumerStoppedError();
+        if (!options.running()) throw new RetriesStoppedError();
         delayMs = Math.min(options.retryBaseMs * 2 ** outageRetries++, OUTAGE_RETRY_MAX_MS);
       } else {
         if (attempt >= options.maxAttempts) return text;

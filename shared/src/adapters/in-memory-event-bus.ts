@@ -8,7 +8,7 @@ import type {
 } from '../events/bus';
 import { validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, type Topic } from '../events/topics';
-import { ConsumerStoppedError, runWithRetries } from './handler-retries';
+import { RetriesStoppedError, runWithRetries } from './handler-retries';
 import { contextFromCarrier, type TraceCarrier } from '../tracing/propagation';
 import {
   describeConsumed,
@@ -180,7 +180,7 @@ export class InMemoryEventBus implements EventBus {
         await this.deliver(group, member, next.topic, next.events);
       } catch (error) {
         // The member left while its handler waited out an outage: the events stay unhandled.
-        if (error instanceof ConsumerStoppedError) return;
+        if (error instanceof RetriesStoppedError) return;
         throw error;
       }
       group.offsets.set(next.topic, next.offset + next.events.length);

@@ -53,12 +53,15 @@ export class UsagePublisher {
         { err: error, organization, eventId: event.id, usage },
         'usage could not be recorded',
       );
-      throw new AppError(
+      const refused = new AppError(
         'unavailable',
         'usage could not be recorded; the request was not completed, try again',
         [],
         1,
       );
+      // Kept so that an outage (bus and outbox both unreachable) is told from a defect (outageOf).
+      refused.cause = error;
+      throw refused;
     }
   }
 

@@ -46,9 +46,16 @@ export class DependencyUnavailableError extends AppError {
  * Whether an error from a driver means its server cannot be reached (as opposed to a refused
  * command): the MongoDB driver's own error classes. Redis and Kafka errors are classified where
  * their clients are used (redis-shared-state.ts, kafka-event-bus.ts), which throw
- * DependencyUnavailableError themselves.
+ * DependencyUnavailableError themselves. An error that wraps one (its `cause`) is that outage
+ * too: "usage could not be recorded" because MongoDB and Kafka were down is an outage.
  */
-export function outageOf(error: unknown): DependencyName | undefined {
+export function outageOf(error: unknown, depth = 0): DependencyName | undefined {
+  const own = directOutageOf(error);
+  if (own !== undefined || depth >= 5 || !(error instanceof Error)) return own;
+  return error.cause === undefined ? undefined : outageOf(error.cause, depth + 1);
+}
+
+function directOutageOf(error: unknown): DependencyName | undefined {
   if (error instanceof DependencyUnavailableError) return error.dependency;
   if (
     error instanceof MongoNetworkError ||

@@ -1,5 +1,7 @@
 import {
   AppError,
+  RetriesStoppedError,
+  runWithRetries,
   UsageRoutes,
   withSpan,
   type Logger,
@@ -19,9 +21,14 @@ export interface GenerateJobDeps {
   usage: UsagePublisher;
   results: ResultPublisher;
   logger: Logger;
-  /** Attempts to publish the outcome before leaving the request processing (to be resumed). */
+  /**
+   * Attempts to publish the outcome before leaving the request processing (to be resumed); a
+   * failure that is an outage (bus and outbox both unreachable) uses none: it is waited out.
+   */
   publishAttempts?: number;
   publishRetryMs?: number;
+  /** Whether the service still runs: an outage is waited out only until it stops. */
+  running?: () => boolean;
 }
 
 interface JobOutcome {
@@ -39,25 +46,13 @@ function errorBody(error: unknown): { code: string; message: string } {
     : { code: 'internal', message: 'internal error' };
 }
 
-async function withRetries(
-  attempts: number,
-  delayMs: number,
-  action: () => Promise<void>,
-): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await action();
-    } catch (error) {
-      if (attempt >= attempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delayMs * attempt));
-    }
-  }
-}
-
 /**
  * Runs one asynchronous generation to its end: generate, publish usage and the result (with ids
  * derived from the request id, so a re-run is deduplicated downstream), then record the outcome.
- * If publishing keeps failing the request stays processing and is re-run on resume.
+ * While the bus and the outbox are unreachable, publishing and recording wait for them: this
+ * process holds the request's lease, so no one else would run it while it lives. If publishing
+ * keeps failing otherwise, or the service stops meanwhile, the request stays processing and is
+ * re-run on resume.
  */
 export class GenerateJobRunner {
   constructor(private readonly deps: GenerateJobDeps) {}
@@ -73,18 +68,46 @@ export class GenerateJobRunner {
 
   private async runJob(record: AsyncRequestRecord): Promise<void> {
     const { outcome, model, tokensInput, tokensOutput, cost } = await this.generate(record);
+    const { requestId, organization } = record;
     try {
-      await withRetries(this.deps.publishAttempts ?? 3, this.deps.publishRetryMs ?? 200, () =>
+      const failed = await this.retrying(requestId, this.deps.publishAttempts ?? 3, () =>
         this.publish({ ...record, model }, outcome, { tokensInput, tokensOutput, cost }),
       );
+      if (failed !== undefined) {
+        this.deps.logger.error(
+          { error: failed, requestId },
+          'could not publish the outcome; request left processing for resumption',
+        );
+        return;
+      }
+      const unrecorded = await this.retrying(requestId, 1, async () => {
+        await this.deps.store.finish(organization, requestId, outcome);
+      });
+      if (unrecorded !== undefined) throw new Error(unrecorded);
     } catch (error) {
-      this.deps.logger.error(
-        { err: error, requestId: record.requestId },
-        'could not publish the outcome; request left processing for resumption',
+      if (!(error instanceof RetriesStoppedError)) throw error;
+      this.deps.logger.warn(
+        { requestId },
+        'stopping during an outage; request left processing for resumption',
       );
-      return;
     }
-    await this.deps.store.finish(record.organization, record.requestId, outcome);
+  }
+
+  private retrying(
+    requestId: string,
+    maxAttempts: number,
+    work: () => Promise<void>,
+  ): Promise<string | undefined> {
+    return runWithRetries(work, {
+      maxAttempts,
+      retryBaseMs: this.deps.publishRetryMs ?? 200,
+      running: this.deps.running ?? (() => true),
+      onFailure: ({ attempt, error, dependency }) =>
+        this.deps.logger.warn(
+          { requestId, attempt, error, ...(dependency && { dependency }) },
+          'publishing or recording the outcome failed',
+        ),
+    });
   }
 
   private async generate(record: AsyncRequestRecord): Promise<JobOutcome> {

@@ -19,6 +19,11 @@ export class JobQueue {
     return this.waiting.length + this.running;
   }
 
+  /** False once stop() was called. */
+  isAccepting(): boolean {
+    return this.accepting;
+  }
+
   /** Throws unavailable once stop() was called, so no request is accepted that would not run. */
   ensureAccepting(): void {
     if (!this.accepting)

@@ -44,14 +44,15 @@ export class DependencyUnavailableError extends AppError {
 
 /**
  * Whether an error from a driver means its server cannot be reached (as opposed to a refused
- * command): the MongoDB driver's own error classes. Redis and Kafka errors are classified where
- * their clients are used (redis-shared-state.ts, kafka-event-bus.ts), which throw
- * DependencyUnavailableError themselves. An error that wraps one (its `cause`) is that outage
- * too: "usage could not be recorded" because MongoDB and Kafka were down is an outage.
+ * command): the MongoDB driver's own error classes, and the bare socket errors it lets through
+ * (isDriverSocketError). Redis and Kafka errors are classified where their clients are used
+ * (redis-shared-state.ts, kafka-event-bus.ts), which throw DependencyUnavailableError
+ * themselves. An AppError raised because of an outage (its `cause`) is that outage too: "usage
+ * could not be recorded" because Kafka and MongoDB were both down is an outage, not a defect.
  */
 export function outageOf(error: unknown, depth = 0): DependencyName | undefined {
   const own = directOutageOf(error);
-  if (own !== undefined || depth >= 5 || !(error instanceof Error)) return own;
+  if (own !== undefined || depth >= 5 || !(error instanceof AppError)) return own;
   return error.cause === undefined ? undefined : outageOf(error.cause, depth + 1);
 }
 
@@ -63,10 +64,34 @@ function directOutageOf(error: unknown): DependencyName | undefined {
     error instanceof MongoNotConnectedError ||
     error instanceof MongoTopologyClosedError ||
     isWrappedMongoOutage(error) ||
-    isServerUnavailable(error)
+    isServerUnavailable(error) ||
+    isDriverSocketError(error)
   )
     return 'mongodb';
   return undefined;
+}
+
+/** Node's socket error codes of a connection the other side dropped or refused. */
+const DROPPED_CONNECTION_CODES = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+]);
+
+/**
+ * A bare Node socket error (not wrapped in a client's error class). The MongoDB driver lets one
+ * through when the server drops a connection a command is being written to (Connection
+ * writeCommand waits for 'drain' and rejects with the socket's own EPIPE or ECONNRESET): seen as
+ * a 500 while MongoDB stopped. It is the only client here that does: the Redis and Kafka clients
+ * and HTTP clients (model providers, webhooks) wrap theirs, and cause chains are followed from
+ * AppErrors only.
+ */
+function isDriverSocketError(error: unknown): boolean {
+  if (!(error instanceof Error) || error.constructor !== Error) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return typeof code === 'string' && DROPPED_CONNECTION_CODES.has(code);
 }
 
 /**

@@ -15,8 +15,8 @@ import { sendWithRetries, type Attempt, type LogicalRequest } from './retrying-c
  * Redis and MongoDB are stopped and started. Then: no 500 (outages answer 503), every component
  * serves every kind of call again within 5 s of its return, every async request gets exactly one
  * callback, every data event exactly one delivery, and usage is exact per request id: one bill
- * per answered call, the ledger equal to the usage events. CHAOS_SHORT=1 (CI) applies five
- * faults instead of eight.
+ * per answered call, the ledger equal to the usage events, and no event dead-lettered (an outage
+ * is not a poison message). CHAOS_SHORT=1 (CI) applies five faults instead of eight.
  */
 const SHORT = process.env.CHAOS_SHORT === '1';
 type Fault =
@@ -168,6 +168,7 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
   let receiver: WebhookReceiver;
   let usage: TopicReader;
   let data: TopicReader;
+  let deadLetters: TopicReader;
   const requests: LogicalRequest[] = [];
   const faults: FaultRecord[] = [];
   let phase = 'warm-up';
@@ -183,6 +184,7 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
     });
     usage = await new TopicReader(`${run.topicPrefix}${Topics.usage}`).start();
     data = await new TopicReader(`${run.topicPrefix}${Topics.data}`).start();
+    deadLetters = await new TopicReader(`${run.topicPrefix}${Topics.deadLetter}`).start();
     const hook = await run.api('/api/webhooks', {
       body: { event: 'data_updated', url: `${receiver.url}/events` },
     });
@@ -195,6 +197,7 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
     await run?.stack.stopAll();
     await usage?.stop();
     await data?.stop();
+    await deadLetters?.stop();
     await receiver?.stop();
     await infra.stop();
   });
@@ -429,5 +432,11 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
     );
     expect(problems).to.deep.equal([]);
     expect(ledger.used).to.equal(onBus);
+  });
+
+  it('sends no event to the dead-letter topic: an outage is waited out, not a poison message', () => {
+    const dead = deadLetters.events.map((e) => `${e.type} ${e.id}`);
+    process.stdout.write(`      dead letters: ${dead.length}\n`);
+    expect(dead).to.deep.equal([]);
   });
 });

@@ -4,7 +4,9 @@
  * Knowledge-base benchmark of the assistant's retrieval (in memory, no gRPC hop): imports N
  * generated events in batches of 1,000, then times the first query (index build) and repeated
  * filtered queries, and checks every "<tag> in <city> this weekend" answer against a hand filter
- * (exactness, independent of the machine's speed). Prints figures only.
+ * (exactness, independent of the machine's speed); then "anything for kids?", which reads every
+ * description (once per collection version), first and again, against the descriptions written
+ * for kids. Prints figures only.
  *
  *   npm run build
  *   node bench/assistant/knowledge.js            # BENCH_EVENTS (default 10000), BENCH_QUERIES (default 200)
@@ -17,7 +19,7 @@ const {
 } = require('../../services/assistant/dist/src/knowledge/knowledge-service.js');
 const {
   InMemoryKnowledgeStore,
-} = require('../../services/assistant/dist/src/knowledge/knowledge-store.js');
+} = require('../../services/assistant/dist/src/store/knowledge/memory.js');
 const {
   KnowledgeRetriever,
 } = require('../../services/assistant/dist/src/retrieval/knowledge-retriever.js');
@@ -28,6 +30,14 @@ const NOW = new Date('2026-11-18T09:00:00Z'); // a Wednesday; "this weekend" = S
 const CITIES = ['Berlin', 'Hamburg', 'Munich', 'Vienna', 'Zurich', 'Prague', 'Paris', 'Lyon'];
 const TAGS = ['concert', 'theatre', 'comedy', 'exhibition', 'festival'];
 const DAY = 86_400_000;
+/** What a description may add about its audience; only the first is for kids. */
+const AUDIENCE_LINES = [
+  ' For children and their parents.',
+  ' Adults only.',
+  ' Not suitable for children.',
+  '',
+  '',
+];
 
 let seed = 42;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -39,7 +49,7 @@ function events() {
     id: `ev${i}`,
     fields: {
       title: `Event ${i}`,
-      description: `A night of ${pick(['jazz', 'rock', 'poetry', 'dance', 'film'])} with ${pick(['friends', 'guests', 'locals'])}.`,
+      description: `A night of ${pick(['jazz', 'rock', 'poetry', 'dance', 'film'])} with ${pick(['friends', 'guests', 'locals'])}.${pick(AUDIENCE_LINES)}`,
       city: pick(CITIES),
       startsAt: new Date(start + Math.floor(random() * 120) * DAY + 19 * 3600_000).toISOString(),
       price: Math.floor(random() * 80),
@@ -102,6 +112,22 @@ async function main() {
     if (JSON.stringify(got) === JSON.stringify(expected)) exact++;
   }
   times.sort((a, b) => a - b);
+
+  const kidsQuery = () =>
+    retriever.retrieve({ organization: 'org_bench', text: 'anything for kids?', limit: EVENTS });
+  t = performance.now();
+  const kids = await kidsQuery();
+  const kidsFirstMs = performance.now() - t;
+  t = performance.now();
+  await kidsQuery();
+  const kidsAgainMs = performance.now() - t;
+  const kidsExpected = all
+    .filter((e) => e.fields.description.endsWith(AUDIENCE_LINES[0]))
+    .filter((e) => Date.parse(e.fields.startsAt) >= NOW.getTime())
+    .map((e) => e.id)
+    .sort();
+  const kidsGot = kids.results.map((r) => r.doc.id).sort();
+
   const mb = (bytes) => (bytes / 1048576).toFixed(0);
   console.log(`events: ${EVENTS}, queries: ${QUERIES}`);
   console.log(
@@ -112,6 +138,9 @@ async function main() {
     `filtered query: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms`,
   );
   console.log(`exact answers ("<tag> in <city> this weekend" vs hand filter): ${exact}/${QUERIES}`);
+  console.log(
+    `"anything for kids?": first ${kidsFirstMs.toFixed(0)} ms (every description read), again ${kidsAgainMs.toFixed(1)} ms; ${kidsGot.length} found, ${JSON.stringify(kidsGot) === JSON.stringify(kidsExpected) ? 'exactly' : 'NOT exactly'} the ${kidsExpected.length} described for kids`,
+  );
   console.log(`heap used: ${mb(process.memoryUsage().heapUsed)} MB`);
 }
 

@@ -345,7 +345,7 @@ function ProfileForm(props: {
       {draft.base === 'support' && (
         <fieldset class="steps">
           <legend>Hand-off to a person</legend>
-          <div class="form-row">
+          <div class="form-row escalation">
             {(['message', 'contact', 'channel'] as const).map((part) => (
               <Field
                 key={part}

@@ -9,6 +9,7 @@ import {
   type ConsolePage,
 } from '../support/browser';
 import { consoleOrganization, signIn, type ConsoleOrganization } from '../support/console';
+import { daysAhead } from '../support/dates';
 import { mesh } from '../support/mesh';
 import { WebhookReceiver } from '../support/receiver';
 import { verifyWithStandardWebhooks } from '../support/signatures';
@@ -330,8 +331,8 @@ describe('e2e: the console, in Chromium', function () {
       mimeType: 'text/csv',
       buffer: Buffer.from(
         'id,title,city,startsAt,price\n' +
-          'c1,Jazz night,Hamburg,2027-01-06T19:00:00Z,12\n' +
-          `c2,Choir,Berlin,2027-01-07T19:00:00Z,${price}\n`,
+          `c1,Jazz night,Hamburg,${daysAhead(40)},12\n` +
+          `c2,Choir,Berlin,${daysAhead(41)},${price}\n`,
       ),
     });
     await page.getByLabel('File (.csv or .jsonl)').setInputFiles(csv('cheap'));

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
+import { daysAhead } from '../support/dates';
 import { api, callApi } from '../support/http';
 import { mesh } from '../support/mesh';
 import { WebhookReceiver } from '../support/receiver';
@@ -50,7 +51,7 @@ describe('e2e: knowledge bases', function () {
           id: `e${i}`,
           title: `Gig ${i}`,
           city: 'Berlin',
-          startsAt: `2026-12-0${i}T20:00:00+01:00`,
+          startsAt: daysAhead(30 + i, '20:00:00+01:00'),
           url: `https://tickets.example/e${i}`,
         }),
       );
@@ -97,7 +98,7 @@ describe('e2e: knowledge bases', function () {
         id: `r${i}`,
         title: `Raw ${i}`,
         city: 'Hamburg',
-        startsAt: `2027-01-0${i}T19:00:00Z`,
+        startsAt: daysAhead(60 + i),
       });
     const jsonl = await api(path, {
       rawBody: `${line(1)}\n\n${line(2)}\n`,
@@ -106,8 +107,7 @@ describe('e2e: knowledge bases', function () {
     expect(jsonl.status, jsonl.text).to.equal(200);
     expect(jsonl.body.count).to.equal(2);
     const csv = await api(path, {
-      rawBody:
-        'id,title,city,startsAt,price,tags\nr3,Raw 3,Hamburg,2027-01-03T19:00:00Z,12.5,jazz|live\n',
+      rawBody: `id,title,city,startsAt,price,tags\nr3,Raw 3,Hamburg,${daysAhead(63)},12.5,jazz|live\n`,
       contentType: 'text/csv; charset=utf-8',
     });
     expect(csv.status, csv.text).to.equal(200);
@@ -132,8 +132,7 @@ describe('e2e: knowledge bases', function () {
       { field: '/content/line/3/startsAt', reason: 'is required' },
     ]);
     const badRow = await api(path, {
-      rawBody:
-        'id,title,startsAt,price\nr6,Six,2027-01-06T19:00:00Z,12\nr7,Seven,2027-01-07T19:00:00Z,cheap\n',
+      rawBody: `id,title,startsAt,price\nr6,Six,${daysAhead(66)},12\nr7,Seven,${daysAhead(67)},cheap\n`,
       contentType: 'text/csv',
     });
     expect(badRow.status).to.equal(400);
@@ -292,7 +291,7 @@ describe('e2e: knowledge bases', function () {
     const field = await api(`/api/v2/knowledge/collections/${name}/documents`, {
       body: {
         documents: [
-          { id: 'x', title: 'Konzert', startsAt: '2026-12-01T20:00:00+01:00', métadata: 'ü' },
+          { id: 'x', title: 'Konzert', startsAt: daysAhead(31, '20:00:00+01:00'), métadata: 'ü' },
         ],
       },
     });

@@ -22,6 +22,8 @@ interface Provider {
   checkCap(cap: number, result: TextResult): void;
   /** The stop sequences reached the provider. */
   checkStop(stop: string[]): void;
+  /** The next call takes its provider longer than a few milliseconds (a loaded machine aside). */
+  slowNextCall(): void;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ async function fakeProvider(): Promise<Provider> {
     },
     checkCap: (cap) => expect(last().maxTokens).to.equal(cap),
     checkStop: (stop) => expect(last().stop).to.deep.equal(stop),
+    slowNextCall: () => fake.script('up-contract', { kind: 'slow', delayMs: 1000 }),
     close: () => fake.close(),
   };
 }
@@ -81,6 +84,8 @@ async function llamaProvider(file: string): Promise<Provider> {
     },
     // llama.cpp applies them itself: what it returned is checked by the test.
     checkStop: () => undefined,
+    // 200 tokens of an essay take it far longer than the deadline.
+    slowNextCall: () => undefined,
     close: () => model!.close!(),
   };
 }
@@ -204,6 +209,7 @@ for (const [name, create] of Object.entries(PROVIDERS)) {
     });
 
     it('a deadline that passes fails the call with timeout', async () => {
+      provider.slowNextCall();
       const error = await rejection(
         provider.model.generate(
           { prompt: 'Write a long essay about mountains.', maxTokens: 200, tone: '', language: '' },

@@ -38,47 +38,52 @@ describe('MongoDB outage classification', () => {
     );
   });
 
-  it("calls the driver's bare socket error an outage: the server drops a connection a command is being written to", async function () {
-    this.timeout(20_000);
-    const [host, port] = endpointOf('mongo')!
-      .replace(/^mongodb:\/\//, '')
-      .split(/[:/]/);
-    // A proxy to the server, whose connections can be stalled and then reset.
-    const clients: Socket[] = [];
-    const proxy = createServer((client) => {
-      const server = connect(Number(port), host);
-      client.pipe(server).pipe(client);
-      client.on('error', () => undefined);
-      server.on('error', () => undefined);
-      clients.push(client);
+  for (const operation of ['insertOne', 'insertMany'] as const)
+    it(`calls the driver's socket error an outage: the server drops a connection ${operation} is being written to`, async function () {
+      this.timeout(20_000);
+      const [host, port] = endpointOf('mongo')!
+        .replace(/^mongodb:\/\//, '')
+        .split(/[:/]/);
+      // A proxy to the server, whose connections can be stalled and then reset.
+      const clients: Socket[] = [];
+      const proxy = createServer((client) => {
+        const server = connect(Number(port), host);
+        client.pipe(server).pipe(client);
+        client.on('error', () => undefined);
+        server.on('error', () => undefined);
+        clients.push(client);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      const { port: proxyPort } = proxy.address() as { port: number };
+      const mongo = new MongoClient(`mongodb://127.0.0.1:${proxyPort}/?directConnection=true`, {
+        serverSelectionTimeoutMS: 800,
+        retryWrites: false,
+      });
+      try {
+        await mongo.connect();
+        const collection = mongo.db(uniqueName('outage')).collection('x');
+        await collection.findOne({});
+        // The server stops reading: a command larger than the socket buffers waits for 'drain'...
+        for (const client of clients) client.unpipe().pause();
+        const blob = { blob: 'x'.repeat(15 * 1024 * 1024) };
+        // insertMany goes through the bulk path: the driver wraps the socket error in MongoBulkWriteError.
+        const write =
+          operation === 'insertOne' ? collection.insertOne(blob) : collection.insertMany([blob]);
+        const written = write.then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // ...when the connection is dropped.
+        for (const client of clients) client.resetAndDestroy();
+        const error = await written;
+        expect(error, 'the insert failed').to.be.instanceOf(Error);
+        expect(outageOf(error), `${(error as Error).constructor.name}: ${String(error)}`).to.equal(
+          'mongodb',
+        );
+      } finally {
+        await mongo.close().catch(() => undefined);
+        proxy.close();
+      }
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const { port: proxyPort } = proxy.address() as { port: number };
-    const mongo = new MongoClient(`mongodb://127.0.0.1:${proxyPort}/?directConnection=true`, {
-      serverSelectionTimeoutMS: 800,
-      retryWrites: false,
-    });
-    try {
-      await mongo.connect();
-      const collection = mongo.db(uniqueName('outage')).collection('x');
-      await collection.findOne({});
-      // The server stops reading: a command larger than the socket buffers waits for 'drain'...
-      for (const client of clients) client.unpipe().pause();
-      const written = collection.insertOne({ blob: 'x'.repeat(15 * 1024 * 1024) }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      // ...when the connection is dropped.
-      for (const client of clients) client.resetAndDestroy();
-      const error = await written;
-      expect(error, 'the insert failed').to.be.instanceOf(Error);
-      expect(outageOf(error), `${(error as Error).constructor.name}: ${String(error)}`).to.equal(
-        'mongodb',
-      );
-    } finally {
-      await mongo.close().catch(() => undefined);
-      proxy.close();
-    }
-  });
 });

@@ -181,6 +181,8 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
     run = await startStack({
       DEV_MONTHLY_TOKEN_QUOTA: '1000000000',
       WEBHOOK_RETRY_SCHEDULE: '0,250ms,500ms,1s,2s,4s,8s,15s,30s',
+      // Kept in memory (printed only with STACK_LOG_LEVEL): a lost request's trail is in it.
+      LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'info',
     });
     usage = await new TopicReader(`${run.topicPrefix}${Topics.usage}`).start();
     data = await new TopicReader(`${run.topicPrefix}${Topics.data}`).start();
@@ -211,6 +213,16 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
           .join('\n')}\n`,
       );
   });
+
+  /** What the mesh says of a lost request: its state as the API answers it, and every log line naming it. */
+  async function traceLost(id: string): Promise<void> {
+    const state = await run.api(`/api/v2/requests/${id}`).catch(String);
+    const lines = run.log.filter((line) => line.includes(id));
+    process.stderr.write(
+      `      lost ${id}: GET /api/v2/requests -> ${typeof state === 'string' ? state : `${state.status} ${state.text.slice(0, 300)}`}\n` +
+        `${lines.join('\n')}\n`,
+    );
+  }
 
   async function worker(index: number): Promise<void> {
     for (let n = index; !stopping; n += WORKERS) {
@@ -357,6 +369,7 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
     process.stdout.write(
       `      callbacks: ${accepted.length} accepted, ${lost.length} lost, ${duplicated.length} duplicated\n`,
     );
+    for (const id of lost) await traceLost(id);
     expect({ lost, duplicated }).to.deep.equal({ lost: [], duplicated: [] });
   });
 

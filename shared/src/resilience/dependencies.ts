@@ -117,7 +117,13 @@ function isServerUnavailable(error: unknown): boolean {
 function isWrappedMongoOutage(error: unknown): boolean {
   if (!(error instanceof MongoBulkWriteError) || [error.writeErrors].flat().length > 0)
     return false;
-  return 'beforeHandshake' in error || 'reason' in error;
+  // A bulk write over a dropped connection carries the socket's code (e.g. EPIPE) as its own.
+  const code: unknown = error.code;
+  return (
+    'beforeHandshake' in error ||
+    'reason' in error ||
+    (typeof code === 'string' && DROPPED_CONNECTION_CODES.has(code))
+  );
 }
 
 /** The error a caller should see for a failure that is an outage, else undefined. */

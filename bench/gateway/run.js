@@ -2,7 +2,7 @@
 /**
  * npm run bench:gateway [-- --mode embedded|stack|both] [--duration 5] [--reps 3] [--connections 1,32]
  *                          [--only generate,models,paced] [--calls 100000] [--quick] [--tracing]
- *                          [--paced 200,1000] [--paced-seconds 10]
+ *                          [--paced 200,1000] [--paced-seconds 10] [--hops]
  *
  * What Switchyard adds to a call: each scenario runs alternately straight to a mock
  * OpenAI-compatible upstream and through the gateway, at each concurrency, and the medians of the
@@ -12,7 +12,9 @@
  * through the native generate stream and through the floor, one after the other. --quick is the
  * CI form (c=8, 2 s, one run; 100 paced streams for 4 s).
  * --tracing turns OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT at a stand-in collector that only
- * counts what it receives), to measure what tracing costs. It prints figures and never fails on a time.
+ * counts what it receives), to measure what tracing costs. --hops (stack mode) prints, per scenario,
+ * each process's round trips and time per call in each hop (HTTP, Redis, MongoDB, gRPC, model,
+ * Kafka), from the processes' metrics (hops.js). It prints figures and never fails on a time.
  */
 const { parseArgs } = require('node:util');
 const os = require('node:os');
@@ -27,6 +29,7 @@ const {
 } = require('./targets');
 const { loadRun, streamRun, median, rssMiB, cpuMs } = require('./measure');
 const { pacedRun } = require('./paced');
+const hops = require('./hops');
 
 const { values: args } = parseArgs({
   options: {
@@ -38,6 +41,7 @@ const { values: args } = parseArgs({
     calls: { type: 'string', default: '100000' },
     quick: { type: 'boolean', default: false },
     tracing: { type: 'boolean', default: false },
+    hops: { type: 'boolean', default: false },
     paced: { type: 'string', default: '200,1000' },
     'paced-seconds': { type: 'string', default: '10' },
   },
@@ -70,15 +74,24 @@ const pad = (text, width) => String(text).padStart(width);
 async function measureScenario(target, upstream, scenario, connections) {
   const run = scenario.stream ? streamRun : loadRun;
   const runs = [];
+  let hopChanges;
+  let hopCalls = 0;
   for (let rep = 0; rep < reps; rep += 1) {
     const direct = await run(upstream.url, scenario.direct, { connections, seconds });
     const others = { ...target.infraPids, mock: upstream.pid };
     const cpuBefore = cpuMs(target.pids);
     const othersBefore = { ...cpuMs(others), bench: benchCpuMs() };
+    const metricsBefore = target.metricsUrls && (await hops.scrape(target.metricsUrls));
     const gateway = await run(target.url, scenario.gateway, { connections, seconds });
     const cpuAfter = cpuMs(target.pids);
     const othersAfter = { ...cpuMs(others), bench: benchCpuMs() };
     const calls = Math.max(1, gateway.count + gateway.non2xx);
+    if (metricsBefore) {
+      // Scraped after the CPU reading: the scrapes' own CPU is not counted as the calls'.
+      const changes = hops.delta(metricsBefore, await hops.scrape(target.metricsUrls));
+      hopChanges = hops.accumulate(hopChanges ?? {}, changes);
+      hopCalls += calls;
+    }
     const perCall = (after, before) =>
       Object.fromEntries(
         Object.keys(after).map((name) => [name, (after[name] - before[name]) / calls]),
@@ -116,6 +129,7 @@ async function measureScenario(target, upstream, scenario, connections) {
     ),
     coresBusy: m((r) => r.gateway.coresBusy),
     failures: runs.reduce((n, r) => n + r.gateway.errors + r.gateway.non2xx, 0),
+    hops: hopChanges && { changes: hopChanges, calls: hopCalls },
   };
 }
 
@@ -212,10 +226,14 @@ async function benchPaced(target, upstream, floor) {
 }
 
 async function benchTarget(start, upstream, floor) {
+  const hopsOn = args.hops && start === startStack;
+  const extraEnv = hopsOn ? await hops.hopsEnv() : {};
   const target = await start(
     upstream.url,
     path.join(os.tmpdir(), `switchyard-bench-${start.name}.log`),
+    extraEnv,
   );
+  if (hopsOn) target.metricsUrls = hops.metricsUrls(target, Number(extraEnv.METRICS_PORT));
   try {
     await seed(target.url);
     console.log(
@@ -223,11 +241,10 @@ async function benchTarget(start, upstream, floor) {
     );
     for (const scenario of scenarios) {
       for (const connections of concurrencies) {
-        printRow(
-          scenario.name,
-          connections,
-          await measureScenario(target, upstream, scenario, connections),
-        );
+        const measured = await measureScenario(target, upstream, scenario, connections);
+        printRow(scenario.name, connections, measured);
+        if (measured.hops)
+          hops.printHops(scenario.name, measured.hops.changes, measured.hops.calls);
         if (scenario.floor)
           printRow(
             '  floor relay',

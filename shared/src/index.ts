@@ -21,6 +21,7 @@ export * from './adapters/kafka-event-bus';
 export * from './adapters/event-bus-factory';
 export * from './adapters/kafka-settings';
 export * from './adapters/kafka-metrics';
+export * from './adapters/command-metrics';
 export * from './grpc/client-metrics';
 export * from './adapters/mongo';
 export * from './adapters/redis';

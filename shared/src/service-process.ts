@@ -3,6 +3,7 @@ import { createEventBus } from './adapters/event-bus-factory';
 import type { EventBus } from './events/bus';
 import { createLogger, type Logger } from './logging/logger';
 import { busMetrics } from './adapters/kafka-metrics';
+import { commandMetrics } from './adapters/command-metrics';
 import { dependencyMetrics } from './resilience/dependencies';
 import { grpcClientMetrics } from './grpc/client-metrics';
 import { grpcServerMetrics } from './metrics';
@@ -63,6 +64,7 @@ export function runServiceProcess<
               grpcServerMetrics,
               grpcClientMetrics,
               busMetrics,
+              commandMetrics,
               dependencyMetrics,
               ...(definition.registries ?? []),
             ],

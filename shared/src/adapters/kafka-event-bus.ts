@@ -23,6 +23,7 @@ import { decodeEvent, validateEvent, type AnyEvent } from '../events/envelope';
 import { TOPIC_OF, Topics } from '../events/topics';
 import { runWithRetries } from './handler-retries';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
+import { eventPublishSeconds, kafkaProducedEvents, kafkaProduceSeconds } from './command-metrics';
 import { DEFAULT_GROUP_MEMBERSHIP, type GroupMembership } from './kafka-settings';
 import {
   DependencyGuard,
@@ -188,6 +189,7 @@ export class KafkaEventBus implements EventBus {
     const valid = validateEvent(event);
     const topic = TOPIC_OF[valid.type];
     const value = JSON.stringify(valid);
+    const startedAt = process.hrtime.bigint();
     await this.guard.run(async () => {
       // Connecting retries for a long time when no broker answers: a publish waits no longer than a send.
       await withinTime(
@@ -204,6 +206,7 @@ export class KafkaEventBus implements EventBus {
         }),
       );
     });
+    eventPublishSeconds.observe({ topic }, Number(process.hrtime.bigint() - startedAt) / 1e9);
   }
 
   /** Queues a message for the flusher; resolves once the batch carrying it is acknowledged. */
@@ -226,7 +229,10 @@ export class KafkaEventBus implements EventBus {
       while (this.queued.length > 0) {
         const batch = this.takeBatch();
         try {
+          const sentAt = process.hrtime.bigint();
           await this.send({ acks: -1, topicMessages: topicMessagesOf(batch) });
+          kafkaProduceSeconds.observe(Number(process.hrtime.bigint() - sentAt) / 1e9);
+          kafkaProducedEvents.inc(batch.length);
           for (const entry of batch) entry.resolve();
         } catch (error) {
           for (const entry of batch) entry.reject(error);

@@ -10,6 +10,7 @@ import {
 } from 'mongodb';
 import type { Logger } from 'pino';
 import { dependencyHealth, type DependencyProbe } from '../resilience/dependencies';
+import { commandMetricsEnabled, timeMongoCommands } from './command-metrics';
 
 export interface MongoConnection {
   client: MongoClient;
@@ -34,6 +35,7 @@ export async function connectMongo(
   const deadline = Date.now() + startupWaitMs;
   for (;;) {
     const client = mongoClient(uri);
+    if (client.options.monitorCommands) timeMongoCommands(client);
     try {
       await client.connect();
       const db = client.db(dbName);
@@ -72,6 +74,7 @@ function mongoClient(uri: string): MongoClient {
     heartbeatFrequencyMS: 1000,
     retryWrites: false,
     maxPoolSize: 20,
+    monitorCommands: commandMetricsEnabled(),
   });
 }
 

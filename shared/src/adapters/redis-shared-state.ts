@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createInMemorySharedState } from './in-memory-shared-state';
 import { connectRedis, isRedisOutage, redisProbe } from './redis';
+import { nameRedisScript } from './command-metrics';
 import { DependencyGuard } from '../resilience/dependencies';
 import * as scripts from './redis-shared-state-scripts';
 import {
@@ -54,6 +55,7 @@ class ScriptRunner {
     for (const [name, script] of Object.entries(SCRIPTS)) {
       if (!(name in redis))
         redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
+      nameRedisScript(name, script.lua);
     }
   }
 

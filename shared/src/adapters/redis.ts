@@ -1,6 +1,7 @@
 import { Redis, ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
 import { dependencyHealth, type DependencyProbe } from '../resilience/dependencies';
+import { commandMetricsEnabled, timeRedisCommands } from './command-metrics';
 
 /** A command not answered within this long fails (a Redis that hangs must not hold calls). */
 export const REDIS_COMMAND_TIMEOUT_MS = 500;
@@ -13,6 +14,7 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
  * Redis. A command Redis does not answer fails after REDIS_COMMAND_TIMEOUT_MS.
  */
 export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  if (commandMetricsEnabled()) timeRedisCommands();
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,

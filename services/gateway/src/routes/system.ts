@@ -1,6 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import {
   AppError,
+  commandMetrics,
   dependencyMetrics,
   grpcClientMetrics,
   grpcServerMetrics,
@@ -129,6 +130,7 @@ const metrics: RouteSpec = {
       deps.metrics,
       grpcServerMetrics,
       grpcClientMetrics,
+      commandMetrics,
       dependencyMetrics,
     ]);
     return { status: 200, body: await merged.metrics(), contentType: merged.contentType };

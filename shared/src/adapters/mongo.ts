@@ -41,11 +41,13 @@ export async function connectMongo(
       const db = client.db(dbName);
       await db.command({ ping: 1 });
       const health = watchHealth(client);
+      const monitor = restartStalledMonitor(client, logger);
       logger.info({ database: dbName }, 'connected to MongoDB');
       return {
         client,
         db,
         close: async () => {
+          monitor.stop();
           health.close();
           await client.close();
         },
@@ -76,6 +78,75 @@ function mongoClient(uri: string): MongoClient {
     maxPoolSize: 20,
     monitorCommands: commandMetricsEnabled(),
   });
+}
+
+/**
+ * How long one server check may take before it counts as stalled: a check is a connect
+ * (connectTimeoutMS) and a hello (connectTimeoutMS again), plus slack for a busy event loop.
+ */
+export const MONGO_STALLED_CHECK_MS = 3000;
+
+/**
+ * The driver (6.x and 7.x alike) can stall its server monitor for good: when an operation's
+ * network error marks the server unknown in the same tick the server drops the monitor's own
+ * connection, the monitor re-checks over that connection before it has seen the close; the
+ * socket is already destroyed, so the write waits for a `drain` that never comes and no
+ * timeout applies. No check ever completes, the server stays unknown and every operation fails
+ * server selection although the server is back. A check that has neither succeeded nor failed
+ * after MONGO_STALLED_CHECK_MS is that stall: the client is closed and connected again (the
+ * same MongoClient, so every Db and Collection handle keeps working), which starts a new monitor.
+ */
+function restartStalledMonitor(
+  client: MongoClient,
+  logger: Logger,
+  stalledAfterMs = MONGO_STALLED_CHECK_MS,
+): { stop(): void } {
+  let checkStartedAt: number | undefined;
+  let restarting = false;
+  const started = () => (checkStartedAt ??= Date.now());
+  const ended = () => (checkStartedAt = undefined);
+  client.on('serverHeartbeatStarted', started);
+  client.on('serverHeartbeatSucceeded', ended);
+  client.on('serverHeartbeatFailed', ended);
+  let stopped = false;
+  // A failed connect leaves a closed topology that fails every operation, so it is tried until
+  // it succeeds (operations meanwhile fail as an outage: 503).
+  const reconnect = async () => {
+    await client.close();
+    for (;;) {
+      try {
+        await client.connect();
+        if (stopped) await client.close();
+        return;
+      } catch (error) {
+        if (stopped) return;
+        logger.warn({ error: (error as Error).message }, 'MongoDB not reachable yet; retrying');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
+  const timer = setInterval(() => {
+    if (restarting || checkStartedAt === undefined) return;
+    const stalledMs = Date.now() - checkStartedAt;
+    if (stalledMs < stalledAfterMs) return;
+    restarting = true;
+    checkStartedAt = undefined;
+    logger.warn(
+      { stalledMs },
+      'MongoDB server check stalled in the driver; reconnecting the client',
+    );
+    void reconnect().finally(() => (restarting = false));
+  }, stalledAfterMs / 4);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      client.off('serverHeartbeatStarted', started);
+      client.off('serverHeartbeatSucceeded', ended);
+      client.off('serverHeartbeatFailed', ended);
+    },
+  };
 }
 
 /** The driver's heartbeats tell this process's dependency health whether the server answers. */
@@ -147,12 +218,16 @@ function sweepExpired<T extends Document>(
   field: string,
   intervalMs: number,
 ): void {
+  let notConnected = 0;
   const timer = setInterval(() => {
     collection
       .deleteMany({ [field]: { $lte: new Date() } } as Filter<T>)
+      .then(() => (notConnected = 0))
       .catch((error: unknown) => {
-        // A closed client ends the sweeper; any other failure is retried by the next sweep.
-        if (error instanceof MongoNotConnectedError) clearInterval(timer);
+        // A client closed by its owner ends the sweeper (twice in a row: a client reconnecting
+        // after a stalled check is briefly not connected); other failures wait for the next sweep.
+        notConnected = error instanceof MongoNotConnectedError ? notConnected + 1 : 0;
+        if (notConnected >= 2) clearInterval(timer);
       });
   }, intervalMs);
   timer.unref();

@@ -72,17 +72,20 @@ export function newLeaseOwner(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 }
 
-/** Indexes (in the batch) of inserts refused as duplicates; other errors are thrown. */
+/**
+ * Indexes (in the batch) of inserts refused as duplicates, when every insert of the batch is
+ * accounted for (stored, or refused as a duplicate); any other failure is thrown. A bulk error
+ * without write errors is the whole command failing (a connection dropped as the server stopped):
+ * nothing is known to be stored, and calling it "no duplicates" would report every record created.
+ */
 function duplicateIndexes(error: unknown, size: number): Set<number> {
   if (error instanceof MongoBulkWriteError) {
-    const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-    if (
-      errors.every(
-        (e) => e.code === 11000 || isDuplicateKeyError(e.errmsg ? { message: e.errmsg } : e),
-      )
-    ) {
+    const errors = [error.writeErrors].flat();
+    const allDuplicates = errors.every(
+      (e) => e.code === 11000 || isDuplicateKeyError(e.errmsg ? { message: e.errmsg } : e),
+    );
+    if (errors.length > 0 && allDuplicates && error.insertedCount + errors.length === size)
       return new Set(errors.map((e) => e.index));
-    }
   }
   if (size === 1 && isDuplicateKeyError(error)) return new Set([0]);
   throw error;

@@ -7,6 +7,7 @@ import { startStack, type RunningStack } from '../support/stack';
 import { TopicReader } from '../support/topic-reader';
 import { PrivateInfra } from './private-infra';
 import { sendWithRetries, type Attempt, type LogicalRequest } from './retrying-client';
+import { storedState } from './stored-state';
 
 /**
  * npm run chaos (issue 24, item 9): the distributed stack on a Kafka, MongoDB and Redis of its own,
@@ -222,6 +223,7 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
       `      lost ${id}: GET /api/v2/requests -> ${typeof state === 'string' ? state : `${state.status} ${state.text.slice(0, 300)}`}\n` +
         `${lines.join('\n')}\n`,
     );
+    process.stderr.write(`${await storedState(id)}\n`);
   }
 
   async function worker(index: number): Promise<void> {

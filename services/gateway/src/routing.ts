@@ -79,7 +79,12 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
   };
 }
 
-/** A billable route reserves before the call, gives back on failure, settles after it. */
+/**
+ * A billable route reserves before the call, gives back on failure, settles after it. The
+ * settlement does not hold up the answer: the estimate stays counted until it lands (a later call
+ * from this replica queues behind it on the same connection), and the durable record of the
+ * call's usage is the service's usage event, already published.
+ */
 async function handleMetered(
   route: AnyRoute,
   input: RouteInput<unknown, unknown>,
@@ -94,7 +99,11 @@ async function handleMetered(
     await metered.failed();
     throw error;
   }
-  await metered.finished(result);
+  void metered
+    .finished(result)
+    .catch((error: unknown) =>
+      deps.logger.warn({ err: error, requestId: input.call.requestId }, 'quota settlement failed'),
+    );
   return result;
 }
 

@@ -89,9 +89,22 @@ function validStep(step: unknown, agent: AgentInfo): number | undefined {
   return step;
 }
 
+/**
+ * Zones found valid: luxon checks a zone by building an Intl.DateTimeFormat, which costs more
+ * than the rest of a reply's validation. Bounded by the IANA database (invalid names are not kept).
+ */
+const validZones = new Set<string>();
+
+function isValidZone(zone: string): boolean {
+  if (validZones.has(zone)) return true;
+  if (!IANAZone.isValidZone(zone)) return false;
+  validZones.add(zone);
+  return true;
+}
+
 function validTimeZone(value: unknown): string {
   const zone = typeof value === 'string' && value.trim() !== '' ? value.trim() : 'UTC';
-  if (!IANAZone.isValidZone(zone))
+  if (!isValidZone(zone))
     throw AppError.invalid(
       `time_zone '${zone}' is not an IANA time zone`,
       '/time_zone',

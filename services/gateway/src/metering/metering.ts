@@ -38,8 +38,8 @@ export interface MeteredCall {
   /** The call failed before it produced a result: the reservation is given back. */
   failed(): Promise<void>;
   /**
-   * Settles with the real usage before the response goes out (a stream: when it ends); 202 keeps
-   * the estimate (the call completes elsewhere, later).
+   * Settles with the real usage (a stream: when it ends); 202 keeps the estimate (the call
+   * completes elsewhere, later). Never rejects: a failed settlement is logged.
    */
   finished(result: BilledOutcome): Promise<void>;
 }

@@ -208,9 +208,10 @@ function localInfraPids() {
 
 /**
  * start:stack: five processes on loopback; real Kafka/MongoDB/Redis when their variables are set.
- * extraEnv is added to every process; the Stack itself is returned too (to kill and restart parts).
+ * extraEnv is added to every process, componentEnv[name] to one; the Stack itself is returned too
+ * (to kill and restart parts).
  */
-async function startStack(upstreamUrl, logFile, extraEnv = {}) {
+async function startStack(upstreamUrl, logFile, extraEnv = {}, componentEnv = {}) {
   const { Stack } = require(path.join(REPO, 'deploy', 'stack', 'dist', 'src', 'stack.js'));
   const ports = await Promise.all([0, 1, 2, 3, 4].map(() => freePort()));
   const log = fs.createWriteStream(logFile);
@@ -221,6 +222,7 @@ async function startStack(upstreamUrl, logFile, extraEnv = {}) {
         process.env.SECRETS_ENCRYPTION_KEY || Buffer.alloc(32, 7).toString('base64'),
       ...extraEnv,
     },
+    componentEnv,
     gatewayPort: ports[0],
     servicePorts: {
       content: ports[1],

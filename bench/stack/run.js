@@ -21,6 +21,7 @@
  * Figures only: it never fails on a time.
  */
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
@@ -85,14 +86,87 @@ function restartKafka() {
   });
 }
 
+/** Applies a fault; returns when the component was gone (exitedS) and ready again (restartS), in s from the fault. */
 async function applyFault(stack, name) {
   const t0 = performance.now();
+  let exitedS = NaN;
   if (name === 'kafka') await restartKafka();
   else {
     await stack.stop(name, 'SIGKILL');
+    exitedS = (performance.now() - t0) / 1000;
     await stack.start(name);
   }
-  return (performance.now() - t0) / 1000;
+  return { exitedS, restartS: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * What the restarted process logged about its consumer groups (notification logs at info in this
+ * bench): each group's join (with how long JoinGroup took) and first batch, in performance.now() ms.
+ */
+function groupMilestones(logFile, component, fromMs) {
+  const milestones = [];
+  let text;
+  try {
+    text = fs.readFileSync(logFile, 'utf8');
+  } catch {
+    return milestones;
+  }
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${component}: {`)) continue;
+    let entry;
+    try {
+      entry = JSON.parse(line.slice(component.length + 2));
+    } catch {
+      continue;
+    }
+    const at = Date.parse(entry.time) - performance.timeOrigin;
+    if (!(at >= fromMs)) continue;
+    if (entry.msg === 'joined the consumer group')
+      milestones.push({
+        at,
+        what: `${entry.group} joined (JoinGroup ${fmt(entry.joinMs / 1000, 1)} s, ${entry.partitions} partitions)`,
+      });
+    else if (entry.msg === 'first batch since joining')
+      milestones.push({
+        at,
+        what: `${entry.group} first batch (${entry.topic}, lag ${entry.offsetLag})`,
+      });
+  }
+  return milestones;
+}
+
+/**
+ * The recovery of one killed service, step by step from the kill: gone, ready, each consumer
+ * group joined and its first batch, the first result callback and data webhook received after
+ * the kill, and when the callbacks accepted before it was ready had all arrived.
+ */
+function printTimeline(fault, { logFile, receiver, answered }) {
+  const steps = [
+    { at: fault.at + fault.exitedS * 1000, what: 'process gone (SIGKILL)' },
+    { at: fault.at + fault.restartS * 1000, what: 'process ready again' },
+    ...groupMilestones(logFile, fault.name, fault.at),
+  ];
+  const after = (times) => times.filter((t) => t > fault.at);
+  const firstOf = (map) => Math.min(...[...map.values()].flatMap((t) => after(t)));
+  const firstCallback = firstOf(receiver.arrivals.results);
+  if (Number.isFinite(firstCallback))
+    steps.push({ at: firstCallback, what: 'first result callback received' });
+  const firstWebhook = firstOf(receiver.arrivals.events);
+  if (Number.isFinite(firstWebhook))
+    steps.push({ at: firstWebhook, what: 'first data_updated webhook received' });
+  const readyAt = fault.at + fault.restartS * 1000;
+  const waiting = [...answered].filter(([, t]) => t <= readyAt).map(([id]) => id);
+  const caughtUp = Math.max(
+    ...waiting.map((id) => receiver.arrivals.results.get(id)?.[0] ?? Infinity),
+  );
+  if (waiting.length > 0)
+    steps.push({
+      at: caughtUp,
+      what: `every callback accepted before it was ready has arrived (${waiting.filter((id) => (receiver.arrivals.results.get(id)?.[0] ?? 0) > fault.at).length} were waiting)`,
+    });
+  console.log(`    timeline after the kill (s):`);
+  for (const step of steps.filter((s) => Number.isFinite(s.at)).sort((a, b) => a.at - b.at))
+    console.log(`      +${fmt((step.at - fault.at) / 1000, 2).padStart(6)}  ${step.what}`);
 }
 
 async function usageCalls(url) {
@@ -169,13 +243,21 @@ async function soak() {
   const upstream = await startMockUpstream();
   const receiver = await startCallbackReceiver();
   const prefix = `${run}.`;
-  const target = await startStack(upstream.url, logFile, {
-    KAFKA_TOPIC_PREFIX: prefix,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    WEBHOOK_REQUIRE_HTTPS: 'false',
-    // STACK_LOG_LEVEL=info: each consumer's group joins and first batches (recovery per step).
-    LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn',
-  });
+  const target = await startStack(
+    upstream.url,
+    logFile,
+    {
+      KAFKA_TOPIC_PREFIX: prefix,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_REQUIRE_HTTPS: 'false',
+      // STACK_LOG_LEVEL=info: each consumer's group joins and first batches (recovery per step).
+      LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'warn',
+    },
+    {
+      // Notification's group joins and first batches give the recovery timeline after its kill.
+      notification: { LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'info' },
+    },
+  );
   const { stack, url } = target;
   try {
     await seed(url);
@@ -206,10 +288,13 @@ async function soak() {
         for (const fault of faultAt.filter((f) => f.atS === second)) {
           faulting = faulting.then(async () => {
             const at = performance.now();
-            const restartS = await applyFault(stack, fault.name).catch(
-              (error) => (console.log(`fault ${fault.name}: ${error.message}`), NaN),
+            const times = await applyFault(stack, fault.name).catch(
+              (error) => (
+                console.log(`fault ${fault.name}: ${error.message}`),
+                { exitedS: NaN, restartS: NaN }
+              ),
             );
-            applied.push({ ...fault, at, restartS });
+            applied.push({ ...fault, at, ...times });
           });
         }
         try {
@@ -257,6 +342,7 @@ async function soak() {
       startedAt,
       durationS,
       rate,
+      logFile,
     });
   } finally {
     await target.stop();
@@ -282,6 +368,7 @@ function printSoak({
   startedAt,
   durationS,
   rate,
+  logFile,
 }) {
   const byKind = new Map();
   for (const a of answers) {
@@ -357,6 +444,7 @@ function printSoak({
     console.log(
       `  ${fault.name.padEnd(15)} at ${fault.atS} s: back (ready) after ${fmt(fault.restartS, 1)} s; ${failed.filter((a) => a.status >= 500).length} 5xx and ${failed.filter((a) => a.status === 0).length} unanswered; last failure ${fmt(recoveryS, 1)} s after the fault (target <= ${TARGETS.recoveryS})`,
     );
+    if (fault.name === 'notification') printTimeline(fault, { logFile, receiver, answered });
   });
 
   // Ledger lag and ingestion.

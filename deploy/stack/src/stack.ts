@@ -56,6 +56,8 @@ export interface Supervision {
 
 export interface StackOptions {
   env: NodeJS.ProcessEnv;
+  /** Added to one component's environment only (e.g. a log level for the process under study). */
+  componentEnv?: Partial<Record<ComponentName, NodeJS.ProcessEnv>>;
   /** First port; services take base+1..base+4 and the gateway base (default 8080 / 50051..). */
   gatewayPort?: number;
   servicePorts?: Partial<Record<Exclude<ComponentName, 'gateway'>, number>>;
@@ -162,7 +164,11 @@ export class Stack {
   }
 
   private envFor(name: ComponentName): NodeJS.ProcessEnv {
-    const base: NodeJS.ProcessEnv = { SWITCHYARD_MODE: 'distributed', ...this.options.env };
+    const base: NodeJS.ProcessEnv = {
+      SWITCHYARD_MODE: 'distributed',
+      ...this.options.env,
+      ...this.options.componentEnv?.[name],
+    };
     if (this.options.databasePrefix)
       base.MONGODB_DATABASE = `${this.options.databasePrefix}_${name}`;
     if (name === 'gateway') {

@@ -11,10 +11,44 @@ export interface QueuedAttempt {
 export interface AttemptQueueLimits {
   /** Attempts in flight per destination host, so one slow receiver cannot take every slot. */
   perHost: number;
-  /** Attempts in flight in total. */
+  /** Attempts sending in total. */
   overall: number;
-  /** Attempts waiting per host; past it, new work for the host stays in the durable schedule. */
+  /** Attempts started and not finished in total: sending, or sent and having their outcome recorded. */
+  unfinished: number;
+  /** Attempts waiting per host at most; past it, new work for the host stays in the durable schedule. */
   waitingPerHost: number;
+  /** Attempts waiting per host however slow it has been lately (a new host starts with this). */
+  minWaitingPerHost: number;
+  /**
+   * How long a waiting attempt may wait: a host is given as much waiting work as it started in
+   * this long at its recent rate, so what waits starts before its claim runs short.
+   */
+  admissionWindowMs: number;
+}
+
+/** How often a host's start rate is brought up to date; the rate is averaged over a few of these. */
+const RATE_PERIOD_MS = 1000;
+
+/** Attempts a host started lately, per second (an exponentially weighted average). */
+class StartRate {
+  private started = 0;
+  private periodStart = Date.now();
+  perSecond = 0;
+
+  count(now: number): void {
+    this.started++;
+    this.update(now);
+  }
+
+  update(now: number): number {
+    const elapsed = now - this.periodStart;
+    if (elapsed >= RATE_PERIOD_MS) {
+      this.perSecond = 0.5 * this.perSecond + (0.5 * this.started * 1000) / elapsed;
+      this.started = 0;
+      this.periodStart = now;
+    }
+    return this.perSecond;
+  }
 }
 
 /**
@@ -26,6 +60,9 @@ export class AttemptQueue {
   private readonly waiting = new Map<string, Denque<QueuedAttempt>>();
   private readonly active = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
+  /** Attempts that still talk to their host (started, hostDone not called yet). */
+  private sending = 0;
+  private readonly rates = new Map<string, StartRate>();
   private waitingTotal = 0;
 
   constructor(
@@ -36,9 +73,16 @@ export class AttemptQueue {
     private readonly onRoom: (host: string) => void = () => {},
   ) {}
 
-  /** Whether the host can take more waiting work. */
-  hasRoom(host: string): boolean {
-    return (this.waiting.get(host)?.length ?? 0) < this.limits.waitingPerHost;
+  /** Whether the host can take more waiting work, `extra` more besides what waits now. */
+  hasRoom(host: string, extra = 0): boolean {
+    return (this.waiting.get(host)?.length ?? 0) + extra < this.waitingLimit(host);
+  }
+
+  /** Waiting attempts the host is given: what it starts within the admission window, bounded. */
+  waitingLimit(host: string): number {
+    const perSecond = this.rates.get(host)?.update(Date.now()) ?? 0;
+    const recent = Math.floor((perSecond * this.limits.admissionWindowMs) / 1000);
+    return Math.min(this.limits.waitingPerHost, Math.max(this.limits.minWaitingPerHost, recent));
   }
 
   submit(item: QueuedAttempt): void {
@@ -69,7 +113,7 @@ export class AttemptQueue {
   }
 
   private pump(): void {
-    while (this.running.size < this.limits.overall) {
+    while (this.sending < this.limits.overall && this.running.size < this.limits.unfinished) {
       const host = this.nextHost();
       if (host === undefined) return;
       const queue = this.waiting.get(host)!;
@@ -79,7 +123,7 @@ export class AttemptQueue {
       this.waiting.delete(host);
       if (queue.length > 0) this.waiting.set(host, queue);
       this.start(host, item);
-      if (queue.length === Math.floor(this.limits.waitingPerHost / 2)) this.onRoom(host);
+      if (queue.length <= Math.floor(this.waitingLimit(host) / 2)) this.onRoom(host);
     }
   }
 
@@ -89,13 +133,28 @@ export class AttemptQueue {
     return undefined;
   }
 
-  /** The host's slot is held until the attempt is done with the host, the overall one until it ends. */
+  /**
+   * The host's slot and a sending slot are held until the attempt is done with the host; an
+   * unfinished slot until it ends (its outcome recorded, which can take longer when the store is slow).
+   */
   private start(host: string, item: QueuedAttempt): void {
     this.active.set(host, (this.active.get(host) ?? 0) + 1);
+    this.sending++;
+    let rate = this.rates.get(host);
+    if (!rate) {
+      // Forget the rates of hosts with nothing waiting or running (bounded by the hosts in use).
+      if (this.rates.size >= 2 * this.active.size + 1000)
+        for (const known of this.rates.keys())
+          if (!this.active.has(known) && !this.waiting.has(known)) this.rates.delete(known);
+      rate = new StartRate();
+      this.rates.set(host, rate);
+    }
+    rate.count(Date.now());
     let holdsHost = true;
     const hostDone = () => {
       if (!holdsHost) return;
       holdsHost = false;
+      this.sending--;
       const left = (this.active.get(host) ?? 1) - 1;
       if (left === 0) this.active.delete(host);
       else this.active.set(host, left);

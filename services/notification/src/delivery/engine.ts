@@ -34,6 +34,7 @@ import type { DeliveryStore } from '../store/deliveries/port';
 import { UnreadableSecretError } from '../store/secret-box';
 import type { WebhookStore } from '../store/webhooks/port';
 import { AttemptQueue, type QueuedAttempt } from './attempt-queue';
+import { AttemptRecorder } from './attempt-recorder';
 import { hostKey } from './host-key';
 import { postOnce, SendError, type HttpPost, type HttpResponse } from './http-sender';
 import { classifyResponse, nextAttemptTime, withJitter, type AttemptOutcome } from './outcome';
@@ -78,8 +79,12 @@ type Target =
 const SWEEP_BATCH = 500;
 /** A lease outlasts an attempt (its timeout) by this much, the time to record the outcome. */
 const LEASE_MARGIN_MS = 10_000;
-/** Attempts waiting in memory per host slot; past it, the host's work waits in the durable schedule. */
+/** Attempts waiting in memory per host slot at most; past it, the host's work waits in the durable schedule. */
 const WAITING_PER_SLOT = 100;
+/** Attempts started and not yet recorded, per attempt sending at most (WEBHOOK_MAX_CONCURRENCY). */
+const UNFINISHED_PER_SENDING = 4;
+/** Attempts waiting per host slot however slow the host has been lately. */
+const MIN_WAITING_PER_SLOT = 8;
 /** Claims handed back on stop; the rest of a longer queue is taken over when its leases expire. */
 const RELEASE_ON_STOP = 200;
 /** Due work of a host that has no room is looked at again after this long (or when the host has room again). */
@@ -97,8 +102,11 @@ export const PREPARATION_FAILURES_TO_DISABLE = 3;
  */
 export class DeliveryEngine {
   private readonly queue: AttemptQueue;
+  /** Outcomes are written in batches: one store write for the attempts that end together. */
+  private readonly recorder: AttemptRecorder;
   private readonly post: (request: HttpPost) => Promise<HttpResponse>;
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
+  private readonly webhookReads = new Map<string, Promise<WebhookRecord | undefined>>();
   private sweepTimer?: NodeJS.Timeout;
   /** The sweep running now, if any (stop waits for it so no claim outlives the stores). */
   private sweeping?: Promise<void>;
@@ -110,11 +118,18 @@ export class DeliveryEngine {
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.post = deps.post ?? postOnce;
+    this.recorder = new AttemptRecorder(deps.deliveries);
     this.queue = new AttemptQueue(
       {
         perHost: deps.config.maxConcurrencyPerHost,
         overall: deps.config.maxConcurrency,
+        // Outcomes are recorded in batches after the send: room for a few batches of them.
+        unfinished: deps.config.maxConcurrency * UNFINISHED_PER_SENDING,
         waitingPerHost: deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT,
+        minWaitingPerHost: deps.config.maxConcurrencyPerHost * MIN_WAITING_PER_SLOT,
+        // A claim has the lease margin to spare beyond one attempt: work admitted to wait
+        // should start well within it, or it would be handed back and claimed again.
+        admissionWindowMs: LEASE_MARGIN_MS / 2,
       },
       (item, hostDone) => this.attemptQueued(item, hostDone),
       () => this.onHostRoom(),
@@ -218,12 +233,13 @@ export class DeliveryEngine {
   /** Whether a new delivery is attempted at once: due now and its host has room (counting this batch). */
   private takeAtOnce(record: DeliveryRecord, now: number, taken: Map<string, number>): boolean {
     if (this.stopping || Date.parse(record.nextAttemptAt!) > now) return false;
-    const host = hostKey(record.url);
+    return this.admit(hostKey(record.url), taken);
+  }
+
+  /** Whether the host has room for one more waiting attempt, counting `taken` (this batch's); counts it. */
+  private admit(host: string, taken: Map<string, number>): boolean {
     const count = taken.get(host) ?? 0;
-    if (
-      count >= this.deps.config.maxConcurrencyPerHost * WAITING_PER_SLOT ||
-      !this.queue.hasRoom(host)
-    ) {
+    if (!this.queue.hasRoom(host, count)) {
       this.overflowed = true;
       return false;
     }
@@ -290,13 +306,13 @@ export class DeliveryEngine {
   /** Claims due work through the schedule; work of hosts without room is moved a little later, not claimed. */
   private async sweep(): Promise<void> {
     const now = Date.now();
-    const hasRoom = (host: string) => this.queue.hasRoom(host) || !(this.overflowed = true);
+    const taken = new Map<string, number>();
     const claimed = await this.deps.deliveries.claimDue(
       new Date(now),
       SWEEP_BATCH,
       this.leaseUntil(now),
       {
-        host: hasRoom,
+        host: (host) => this.admit(host, taken),
         until: new Date(now + HOST_BUSY_RECHECK_MS),
       },
     );
@@ -395,8 +411,7 @@ export class DeliveryEngine {
         return { url: delivery.url, unprepared: error.message };
       }
     }
-    const webhook =
-      known ?? (await this.deps.webhooks.get(delivery.organization, delivery.webhookId));
+    const webhook = known ?? (await this.readWebhook(delivery.organization, delivery.webhookId));
     if (!webhook) return { url: delivery.url, abandon: 'webhook was deleted' };
     if (!webhook.enabled) {
       return {
@@ -408,6 +423,21 @@ export class DeliveryEngine {
     const problem = webhookProblem(webhook);
     if (problem) return { url: delivery.url, webhook, unprepared: problem };
     return { url: webhook.url, secrets: activeSecrets(webhook), webhook };
+  }
+
+  /**
+   * The webhook as stored now; concurrent reads of one webhook (a swept batch of its
+   * deliveries) share one store read.
+   */
+  private readWebhook(organization: string, id: string): Promise<WebhookRecord | undefined> {
+    const key = `${organization}\u0000${id}`;
+    const reading = this.webhookReads.get(key);
+    if (reading) return reading;
+    const read = this.deps.webhooks
+      .get(organization, id)
+      .finally(() => this.webhookReads.delete(key));
+    this.webhookReads.set(key, read);
+    return read;
   }
 
   private async send(
@@ -480,11 +510,15 @@ export class DeliveryEngine {
         : undefined;
     const status =
       outcome.kind === 'success' ? 'succeeded' : next === undefined ? 'failed' : 'pending';
-    await this.deps.deliveries.recordAttempt(delivery.organization, delivery.id, {
-      attempt,
-      status,
-      nextAttemptAt: next === undefined ? undefined : new Date(next).toISOString(),
-      url: target.url,
+    await this.recorder.record({
+      organization: delivery.organization,
+      id: delivery.id,
+      result: {
+        attempt,
+        status,
+        nextAttemptAt: next === undefined ? undefined : new Date(next).toISOString(),
+        url: target.url,
+      },
     });
     attemptsTotal.inc({ outcome: outcome.kind === 'success' ? 'succeeded' : 'failed' });
     if (outcome.kind !== 'success') failuresTotal.inc({ reason: failureReason(outcome) });

@@ -1,5 +1,5 @@
 import { contractSuite } from '@switchyard/shared/testing';
-import type { AttemptRecord } from '../../src/model';
+import type { AttemptRecord, DeliveryRecord } from '../../src/model';
 import { expect } from '../chai';
 import { deliveryRecord, storeBackends, type StoreWorld } from '../store-fixtures';
 
@@ -234,6 +234,62 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     expect(claimed.sort()).to.deep.equal([...ids].sort());
   });
 
+  it('claims due work in batches, each attempt by one instance, and the retries once more', async () => {
+    const stores = [
+      world().stores.deliveries,
+      (await world().reopen()).deliveries,
+      (await world().reopen()).deliveries,
+    ];
+    const created = Array.from({ length: 40 }, () => deliveryRecord());
+    await stores[0]!.createMany(created);
+    const ids = created.map((d) => d.id).sort();
+    // Instances racing for the same head of the schedule: the losers' entries are due again a
+    // little later, so the rounds look further ahead each time.
+    let clock = Date.now();
+    const claimAll = async () => {
+      const claimed: DeliveryRecord[] = [];
+      for (let round = 0; round < 4; round++, clock += 2 * SECOND) {
+        const rounds = await Promise.all(
+          [...stores, ...stores].map((s) =>
+            s.claimDue(new Date(clock), 15, new Date(clock + 30 * SECOND)),
+          ),
+        );
+        claimed.push(...rounds.flat());
+      }
+      return claimed;
+    };
+    const first = await claimAll();
+    expect(first.map((d) => d.id).sort()).to.deep.equal(ids);
+    expect(first.every((d) => d.attempts.length === 0 && d.leaseUntil !== undefined)).to.equal(
+      true,
+    );
+    // Every other one fails and is due again at once; the rest succeed.
+    await stores[1]!.recordAttempts(
+      first.map((d, i) => ({
+        organization: 'org_a',
+        id: d.id,
+        result:
+          i % 2 === 0
+            ? {
+                attempt: attempt(503),
+                status: 'pending' as const,
+                nextAttemptAt: new Date(clock).toISOString(),
+                url: d.url,
+              }
+            : { attempt: attempt(200), status: 'succeeded' as const, url: d.url },
+      })),
+    );
+    const retries = await claimAll();
+    expect(retries.map((d) => d.id).sort()).to.deep.equal(
+      first
+        .filter((_, i) => i % 2 === 0)
+        .map((d) => d.id)
+        .sort(),
+    );
+    expect(retries.every((d) => d.attempts.length === 1)).to.equal(true);
+    expect(await claimAll()).to.deep.equal([]);
+  });
+
   it('hands a claim whose lease expired (crashed holder) to another instance, once', async () => {
     const { deliveries } = world().stores;
     const other = (await world().reopen()).deliveries;
@@ -304,6 +360,110 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     expect(afterSecond!.nextAttemptAt).to.equal(undefined);
     expect(await deliveries.countPending()).to.equal(0);
     expect(await deliveries.claimDue(new Date(), 10, later(30 * SECOND))).to.deep.equal([]);
+  });
+
+  it('records a batch of attempts at once, each as recordAttempt would', async () => {
+    const { deliveries } = world().stores;
+    const start = new Date();
+    const lease = new Date(start.getTime() + 30 * SECOND).toISOString();
+    // Two created claimed (first attempts from an event), one claimed by a sweep.
+    const succeeded = deliveryRecord({ nextAttemptAt: start.toISOString(), leaseUntil: lease });
+    const retried = deliveryRecord({ nextAttemptAt: start.toISOString(), leaseUntil: lease });
+    const failed = deliveryRecord();
+    const otherOrganization = deliveryRecord({ organization: 'org_b' });
+    await deliveries.createMany([succeeded, retried, failed, otherOrganization]);
+    expect(await deliveries.claim('org_a', failed.id, new Date(), later(30 * SECOND))).to.not.equal(
+      undefined,
+    );
+    const retryAt = later(-10).toISOString();
+    await deliveries.recordAttempts([
+      {
+        organization: 'org_a',
+        id: succeeded.id,
+        result: { attempt: attempt(200), status: 'succeeded', url: succeeded.url },
+      },
+      {
+        organization: 'org_a',
+        id: retried.id,
+        result: {
+          attempt: attempt(503),
+          status: 'pending',
+          nextAttemptAt: retryAt,
+          url: retried.url,
+        },
+      },
+      {
+        organization: 'org_a',
+        id: failed.id,
+        result: { attempt: attempt(400), status: 'failed', url: failed.url },
+      },
+      // Not org_a's: left as it is, and the rest of the batch is recorded.
+      {
+        organization: 'org_a',
+        id: otherOrganization.id,
+        result: { attempt: attempt(200), status: 'succeeded', url: otherOrganization.url },
+      },
+    ]);
+    const stored = await Promise.all(
+      [succeeded, retried, failed].map((d) => deliveries.get('org_a', d.id)),
+    );
+    expect(stored.map((d) => d!.status)).to.deep.equal(['succeeded', 'pending', 'failed']);
+    expect(stored.map((d) => d!.attempts.map((a) => a.statusCode))).to.deep.equal([
+      [200],
+      [503],
+      [400],
+    ]);
+    expect(stored.map((d) => d!.leaseUntil)).to.deep.equal([undefined, undefined, undefined]);
+    expect(stored[1]!.nextAttemptAt).to.equal(retryAt);
+    expect(stored[2]!.nextAttemptAt).to.equal(undefined);
+    const untouched = await deliveries.get('org_b', otherOrganization.id);
+    expect(untouched).to.include({ status: 'pending' });
+    expect(untouched!.attempts).to.deep.equal([]);
+    // Left in the schedule: the retry (due now, claimable at once) and org_b's delivery.
+    expect(await deliveries.countPending()).to.equal(2);
+    const due = await deliveries.claimDue(new Date(), 10, later(30 * SECOND));
+    expect(due.map((d) => d.id).sort()).to.deep.equal([retried.id, otherOrganization.id].sort());
+    expect(due.find((d) => d.id === retried.id)!.attempts).to.have.length(1);
+  });
+
+  it('hands a batch never recorded (its instance died after sending) to another instance once the leases expire', async () => {
+    const { deliveries } = world().stores;
+    const other = (await world().reopen()).deliveries;
+    const start = new Date();
+    const created = deliveryRecord({
+      nextAttemptAt: start.toISOString(),
+      leaseUntil: new Date(start.getTime() + 500).toISOString(),
+    });
+    const swept = deliveryRecord({ nextAttemptAt: start.toISOString() });
+    await deliveries.createMany([created, swept]);
+    expect(
+      (await deliveries.claimDue(start, 10, new Date(start.getTime() + 500))).map((d) => d.id),
+    ).to.deep.equal([swept.id]);
+    // The first instance sent both and died before its batch was written: nothing is lost, the
+    // other instance attempts both again (the receiver dedupes the repeat by webhook-id).
+    expect(
+      await other.claimDue(new Date(start.getTime() + 200), 10, later(30 * SECOND)),
+    ).to.deep.equal([]);
+    const takenOver = await other.claimDue(
+      new Date(start.getTime() + 600),
+      10,
+      new Date(start.getTime() + 30 * SECOND),
+    );
+    expect(takenOver.map((d) => d.id).sort()).to.deep.equal([created.id, swept.id].sort());
+    expect(takenOver.map((d) => d.attempts)).to.deep.equal([[], []]);
+    await other.recordAttempts(
+      takenOver.map((d) => ({
+        organization: 'org_a',
+        id: d.id,
+        result: { attempt: attempt(200), status: 'succeeded' as const, url: d.url },
+      })),
+    );
+    expect(await other.countPending()).to.equal(0);
+    expect(
+      await deliveries.claimDue(new Date(start.getTime() + 60 * SECOND), 10, later(90 * SECOND)),
+    ).to.deep.equal([]);
+    for (const d of [created, swept])
+      expect((await deliveries.get('org_a', d.id))!.status).to.equal('succeeded');
   });
 
   it('is visible from a second store instance on the same database (restart)', async () => {

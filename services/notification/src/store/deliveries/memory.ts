@@ -4,6 +4,7 @@ import type { DeliveryRecord } from '../../model';
 import {
   dueTime,
   type AttemptResult,
+  type AttemptToRecord,
   type DeliveryFilter,
   type DeliveryStore,
   type HostFilter,
@@ -175,6 +176,11 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     delete delivery.leaseUntil;
     this.track(delivery);
     return copy(delivery);
+  }
+
+  async recordAttempts(attempts: AttemptToRecord[]): Promise<void> {
+    for (const { organization, id, result } of attempts)
+      await this.recordAttempt(organization, id, result);
   }
 
   async countPending(): Promise<number> {

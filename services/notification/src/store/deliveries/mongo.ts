@@ -7,6 +7,7 @@ import type { DeliveryRecord } from '../../model';
 import {
   dueTime,
   type AttemptResult,
+  type AttemptToRecord,
   type DeliveryFilter,
   type DeliveryStore,
   type HostFilter,
@@ -53,6 +54,11 @@ function isDue(doc: DeliveryDoc, now: Date): boolean {
     !!doc.nextAttemptAt &&
     Date.parse(doc.nextAttemptAt) <= now.getTime()
   );
+}
+
+/** Due, pending and not under a live lease: a claim may be tried. */
+function claimable(doc: DeliveryDoc, now: Date): boolean {
+  return isDue(doc, now) && !(doc.leaseUntil && Date.parse(doc.leaseUntil) > now.getTime());
 }
 
 function toRecord(doc: DeliveryDoc | undefined): DeliveryRecord | undefined {
@@ -234,13 +240,84 @@ export class MongoDeliveryStore implements DeliveryStore {
         { $set: { dueAt } },
       );
     }
-    const claimed: DeliveryRecord[] = [];
-    for (const entry of due.filter((e) => !postponed.includes(e))) {
+    const skipped = new Set(postponed);
+    return this.claimBatch(
+      due.filter((e) => !skipped.has(e)),
+      now,
+      leaseUntil,
+    );
+  }
+
+  /**
+   * Claims due entries' deliveries in a few commands for the whole batch: one read of the
+   * deliveries, one insert of the claims, one read to check none moved on meanwhile, one write of
+   * the lease and one of the schedule. An entry that is stale, not due or whose claim exists
+   * (another instance's, perhaps expired) takes the one-by-one path.
+   */
+  private async claimBatch(
+    entries: ScheduleDoc[],
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<DeliveryRecord[]> {
+    if (entries.length === 0) return [];
+    const docs = await this.readDeliveries(entries.map((e) => e._id));
+    const lease = leaseUntil.toISOString();
+    const fast = entries.filter((e) => {
+      const doc = docs.get(e._id);
+      return doc !== undefined && claimable(doc, now);
+    });
+    const claims = fast.map((e) =>
+      this.claimDoc(`${e._id}#${docs.get(e._id)!.attempts.length}`, docs.get(e._id)!, now, lease),
+    );
+    let refused = new Set<number>();
+    if (claims.length > 0) {
+      try {
+        await this.claims.insertMany(claims, { ordered: false });
+      } catch (error) {
+        refused = duplicateIndexes(error, claims.length);
+      }
+    }
+    const inserted = claims.filter((_, i) => !refused.has(i));
+    for (const claim of inserted) this.heldClaims.add(claim._id);
+    // Read again: an instance that held the previous claim may have recorded the attempt between
+    // our read and our claim (its record drops its claim, so ours went in).
+    const current = await this.readDeliveries(inserted.map((c) => c.deliveryId));
+    const won = inserted.filter((claim) => {
+      const doc = current.get(claim.deliveryId);
+      return doc !== undefined && doc.attempts.length === claim.attempt && isDue(doc, now);
+    });
+    const wonSet = new Set(won);
+    const lost = inserted.filter((claim) => !wonSet.has(claim));
+    const wonIds = won.map((c) => c.deliveryId);
+    for (const claim of lost) this.heldClaims.delete(claim._id);
+    await Promise.all([
+      lost.length > 0 &&
+        this.claims.deleteMany({ _id: { $in: lost.map((c) => c._id) }, owner: this.owner }),
+      wonIds.length > 0 &&
+        this.deliveries.updateMany(
+          { _id: { $in: wonIds } },
+          { $set: { leaseUntil: lease, leaseOwner: this.owner } },
+        ),
+      wonIds.length > 0 &&
+        this.schedule.updateMany({ _id: { $in: wonIds } }, { $set: { dueAt: lease } }),
+    ]);
+    const claimed = won.map((c) => toRecord({ ...current.get(c.deliveryId)!, leaseUntil: lease })!);
+    // Everything else one by one, as before batches: stale entries, deliveries not due yet,
+    // claims refused (held by another instance or expired and to be taken over), claims lost.
+    const handled = new Set(wonIds);
+    for (const entry of entries) {
+      if (handled.has(entry._id)) continue;
       const doc = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: entry._id }));
       const delivery = await this.settle(entry, doc, now, leaseUntil);
       if (delivery) claimed.push(delivery);
     }
     return claimed;
+  }
+
+  private async readDeliveries(ids: string[]): Promise<Map<string, DeliveryDoc>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.deliveries.find({ _id: { $in: ids } }).toArray();
+    return new Map(docs.map((doc) => [doc._id, withoutId<DeliveryDoc>(doc)!]));
   }
 
   async claim(
@@ -279,13 +356,9 @@ export class MongoDeliveryStore implements DeliveryStore {
     id: string,
     result: AttemptResult,
   ): Promise<DeliveryRecord | undefined> {
-    const set: Document = { status: result.status, url: result.url, leaseUntil: '' };
-    const unset: Document = { leaseOwner: '' };
-    if (result.nextAttemptAt) set.nextAttemptAt = result.nextAttemptAt;
-    else unset.nextAttemptAt = '';
     const updated = await this.deliveries.findOneAndUpdate(
       { _id: id, organization },
-      { $push: { attempts: result.attempt }, $set: set, $unset: unset },
+      attemptUpdate(result),
       { returnDocument: 'after' },
     );
     if (!updated) return undefined;
@@ -303,6 +376,67 @@ export class MongoDeliveryStore implements DeliveryStore {
     else this.finished.add(id);
     await dropClaim;
     return toRecord(withoutId<DeliveryDoc>(updated));
+  }
+
+  async recordAttempts(attempts: AttemptToRecord[]): Promise<void> {
+    if (attempts.length === 0) return;
+    // One update per delivery by _id (an $in filter is not served by FerretDB's _id index).
+    let failed = new Set<number>();
+    let failure: unknown;
+    try {
+      await this.deliveries.bulkWrite(
+        attempts.map(({ organization, id, result }) => ({
+          updateOne: { filter: { _id: id, organization }, update: attemptUpdate(result) },
+        })),
+        { ordered: false },
+      );
+    } catch (error) {
+      // Without write errors nothing says which were written: the schedule is left as it is
+      // (a sweep drops the entries of deliveries that did finish).
+      const errors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+      if (errors.length === 0) throw error;
+      failed = new Set(errors.map((e) => e.index));
+      failure = error;
+    }
+    const recorded = attempts.filter((_, i) => !failed.has(i));
+    const claims = recorded.flatMap(({ id }) => this.dropHeldClaims(id));
+    // By organization too: an update that matched no delivery (another organization's id)
+    // leaves that delivery's entry alone. Finished deliveries' entries go in one deleteMany per
+    // organization (far cheaper on FerretDB than a delete per entry).
+    const retries = recorded.filter(
+      ({ result }) => result.status === 'pending' && result.nextAttemptAt,
+    );
+    const finished = new Map<string, string[]>();
+    for (const { organization, id, result } of recorded) {
+      if (result.status === 'pending' && result.nextAttemptAt) continue;
+      const ids = finished.get(organization) ?? [];
+      ids.push(id);
+      finished.set(organization, ids);
+    }
+    await Promise.all([
+      retries.length > 0 &&
+        this.schedule.bulkWrite(
+          retries.map(({ organization, id, result }) => ({
+            updateOne: {
+              filter: { _id: id, organization },
+              update: { $set: { dueAt: result.nextAttemptAt! } },
+            },
+          })),
+          { ordered: false },
+        ),
+      ...[...finished].map(([organization, ids]) =>
+        this.schedule.deleteMany({ _id: { $in: ids }, organization }),
+      ),
+      claims.length > 0 && this.claims.deleteMany({ _id: { $in: claims } }),
+    ]);
+    if (failure) throw failure;
+  }
+
+  /** Forgets this instance's claims of a delivery; returns their _ids, every generation, to delete. */
+  private dropHeldClaims(id: string): string[] {
+    const held = [...this.heldClaims].filter((key) => key.startsWith(`${id}#`));
+    for (const key of held) this.heldClaims.delete(key);
+    return held.flatMap(claimGenerations);
   }
 
   async countPending(): Promise<number> {
@@ -362,11 +496,10 @@ export class MongoDeliveryStore implements DeliveryStore {
     now: Date,
     leaseUntil: Date,
   ): Promise<DeliveryRecord | undefined> {
-    if (!isDue(doc, now) || (doc.leaseUntil && Date.parse(doc.leaseUntil) > now.getTime()))
-      return undefined;
+    if (!claimable(doc, now)) return undefined;
     const attempt = doc.attempts.length;
     const lease = leaseUntil.toISOString();
-    const key = await this.insertClaim(`${doc.id}#${attempt}`, doc, attempt, now, lease);
+    const key = await this.insertClaim(`${doc.id}#${attempt}`, doc, now, lease);
     if (!key) return undefined;
     this.heldClaims.add(key);
     const current = withoutId<DeliveryDoc>(await this.deliveries.findOne({ _id: doc.id }));
@@ -390,29 +523,36 @@ export class MongoDeliveryStore implements DeliveryStore {
   private async insertClaim(
     key: string,
     doc: DeliveryDoc,
-    attempt: number,
     now: Date,
     leaseUntil: string,
   ): Promise<string | undefined> {
     // A fresh object per insert: the driver adds _id to what it inserts.
-    const claim = (id: string): ClaimDoc => ({
-      _id: id,
-      key: id,
-      deliveryId: doc.id,
-      organization: doc.organization,
-      attempt,
-      owner: this.owner,
-      leaseUntil,
-      claimedAt: now.toISOString(),
-    });
     const insert = async (id: string) =>
-      (await insertIgnoringDuplicate(() => this.claims.insertOne(claim(id)))) ? id : undefined;
+      (await insertIgnoringDuplicate(() =>
+        this.claims.insertOne(this.claimDoc(id, doc, now, leaseUntil)),
+      ))
+        ? id
+        : undefined;
     const first = await insert(key);
     if (first) return first;
     const holder = await this.latestClaim(key);
     if (!holder) return insert(key); // released meanwhile
     if (Date.parse(holder.leaseUntil) > now.getTime()) return undefined;
     return insert(nextGeneration(key, holder._id));
+  }
+
+  /** The claim document of a delivery's next attempt (its number: the attempts made so far). */
+  private claimDoc(id: string, doc: DeliveryDoc, now: Date, leaseUntil: string): ClaimDoc {
+    return {
+      _id: id,
+      key: id,
+      deliveryId: doc.id,
+      organization: doc.organization,
+      attempt: doc.attempts.length,
+      owner: this.owner,
+      leaseUntil,
+      claimedAt: now.toISOString(),
+    };
   }
 
   /** The newest generation of an attempt's claim: the first by _id, then each next one while it exists. */
@@ -429,6 +569,15 @@ export class MongoDeliveryStore implements DeliveryStore {
     }
     return undefined;
   }
+}
+
+/** Appends the attempt, sets the new status and next attempt time, drops the lease. */
+function attemptUpdate(result: AttemptResult): Document {
+  const set: Document = { status: result.status, url: result.url, leaseUntil: '' };
+  const unset: Document = { leaseOwner: '' };
+  if (result.nextAttemptAt) set.nextAttemptAt = result.nextAttemptAt;
+  else unset.nextAttemptAt = '';
+  return { $push: { attempts: result.attempt }, $set: set, $unset: unset };
 }
 
 /** The claim _id that supersedes `current` (the first claim `key`, or `key~n`). */

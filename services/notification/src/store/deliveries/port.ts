@@ -7,6 +7,13 @@ export interface AttemptResult {
   url: string;
 }
 
+/** One attempt to record with others (recordAttempts). */
+export interface AttemptToRecord {
+  organization: string;
+  id: string;
+  result: AttemptResult;
+}
+
 /** Newest first, at most limit; by target (a webhook id or CALLBACK_TARGET) and/or by event. */
 export interface DeliveryFilter {
   webhookId?: string;
@@ -61,6 +68,12 @@ export interface DeliveryStore {
     id: string,
     result: AttemptResult,
   ): Promise<DeliveryRecord | undefined>;
+  /**
+   * Records several attempts as recordAttempt does each, in one write per collection for all of
+   * them. Rejects if any could not be written; those stay claimed, so they are attempted again
+   * once their lease expires (a duplicate send, never a lost delivery).
+   */
+  recordAttempts(attempts: AttemptToRecord[]): Promise<void>;
   /** Deliveries waiting for a first or further attempt (the size of the schedule). */
   countPending(): Promise<number>;
 }

@@ -4,11 +4,14 @@ import type { GatewayClients } from '../clients';
 /**
  * Whether an organization has a default result URL (an enabled request_completed webhook),
  * cached briefly so a synchronous generate does not cost a notification round trip each time.
- * When the notification service cannot answer and nothing is cached, the call degrades to a
- * synchronous answer (the caller still gets its result) instead of failing.
+ * Calls that find no fresh answer share one lookup per organization, so an expired entry under
+ * load costs one round trip, not one per call in flight. When the notification service cannot
+ * answer and nothing is cached, the call degrades to a synchronous answer (the caller still gets
+ * its result) instead of failing.
  */
 export class DefaultResultUrls {
   private readonly cache = new Map<string, { has: boolean; until: number }>();
+  private readonly lookups = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly notification: GatewayClients['notification'],
@@ -20,10 +23,7 @@ export class DefaultResultUrls {
     const cached = this.cache.get(call.organization);
     if (cached && cached.until > Date.now()) return cached.has;
     try {
-      const { webhooks } = await this.notification.listWebhooks({}, call);
-      const has = webhooks.some((w) => w.enabled && w.events.includes('request_completed'));
-      this.cache.set(call.organization, { has, until: Date.now() + this.ttlMs });
-      return has;
+      return await this.lookup(call);
     } catch (error) {
       if (!(error instanceof AppError) || !['unavailable', 'timeout'].includes(error.code))
         throw error;
@@ -38,5 +38,29 @@ export class DefaultResultUrls {
   /** Registration, update or deletion of a webhook changes the answer at once on this replica. */
   forget(organization: string): void {
     this.cache.delete(organization);
+    // A lookup already under way may have read the webhooks before the change: not kept.
+    this.lookups.delete(organization);
+  }
+
+  private lookup(call: CallContext): Promise<boolean> {
+    const { organization } = call;
+    const running = this.lookups.get(organization);
+    if (running) return running;
+    const lookup = this.notification.listWebhooks({}, call).then(
+      ({ webhooks }) => {
+        const has = webhooks.some((w) => w.enabled && w.events.includes('request_completed'));
+        if (this.lookups.get(organization) === lookup) {
+          this.cache.set(organization, { has, until: Date.now() + this.ttlMs });
+          this.lookups.delete(organization);
+        }
+        return has;
+      },
+      (error: unknown) => {
+        if (this.lookups.get(organization) === lookup) this.lookups.delete(organization);
+        throw error;
+      },
+    );
+    this.lookups.set(organization, lookup);
+    return lookup;
   }
 }

@@ -1,9 +1,12 @@
 import type { AttemptToRecord, DeliveryStore } from '../store/deliveries/port';
 
 /** Outcomes written in one store call at most; a longer backlog is written in several. */
-const MAX_BATCH = 500;
-/** Batch writes in flight at once; outcomes arriving meanwhile wait for the next batch. */
-const WRITES_IN_FLIGHT = 2;
+const MAX_BATCH = 100;
+/**
+ * Batch writes in flight at once; outcomes arriving meanwhile wait for the next batch. Several,
+ * because a server may apply one bulk write's updates one after another (FerretDB does).
+ */
+const WRITES_IN_FLIGHT = 8;
 
 interface Waiting {
   item: AttemptToRecord;

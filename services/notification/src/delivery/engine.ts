@@ -129,7 +129,7 @@ export class DeliveryEngine {
         minWaitingPerHost: deps.config.maxConcurrencyPerHost * MIN_WAITING_PER_SLOT,
         // A claim has the lease margin to spare beyond one attempt: work admitted to wait
         // should start well within it, or it would be handed back and claimed again.
-        admissionWindowMs: LEASE_MARGIN_MS / 2,
+        admissionWindowMs: LEASE_MARGIN_MS / 4,
       },
       (item, hostDone) => this.attemptQueued(item, hostDone),
       () => this.onHostRoom(),

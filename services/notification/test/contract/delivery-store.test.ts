@@ -290,6 +290,37 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     expect(await claimAll()).to.deep.equal([]);
   });
 
+  it('never loses a delivery whose schedule entry a sweep meets before the delivery is written', async function () {
+    // Mongo only: createMany writes the schedule entry, then the delivery; memory does both at once.
+    const db = world().connection?.db;
+    if (!db) this.skip();
+    const { deliveries } = world().stores;
+    const delivery = deliveryRecord();
+    const start = new Date();
+    // The first of createMany's two writes, as a sweep racing it sees the schedule.
+    await db!
+      .collection<{ _id: string; organization: string; host: string; dueAt: string }>(
+        'delivery_schedule',
+      )
+      .insertOne({
+        _id: delivery.id,
+        organization: delivery.organization,
+        host: 'hooks.example.com',
+        dueAt: start.toISOString(),
+      });
+    expect(await deliveries.claimDue(start, 10, later(30 * SECOND))).to.deep.equal([]);
+    // createMany's second write, the delivery in its stored form.
+    await db!
+      .collection<{ _id: string } & Record<string, unknown>>('deliveries')
+      .insertOne({ ...delivery, leaseUntil: '', _id: delivery.id });
+    const [claimed] = await deliveries.claimDue(
+      new Date(start.getTime() + 2 * SECOND),
+      10,
+      later(30 * SECOND),
+    );
+    expect(claimed?.id).to.equal(delivery.id);
+  });
+
   it('hands a claim whose lease expired (crashed holder) to another instance, once', async () => {
     const { deliveries } = world().stores;
     const other = (await world().reopen()).deliveries;

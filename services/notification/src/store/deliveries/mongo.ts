@@ -30,7 +30,17 @@ interface ScheduleDoc {
   /** Host key of the delivery's URL, so a sweep can leave saturated hosts' work for later. */
   host: string;
   dueAt: string;
+  /** When a sweep first found the entry without its delivery (see settle). */
+  orphanSince?: string;
 }
+
+/**
+ * How long an entry without its delivery is kept: the entry is written before the delivery, so a
+ * sweep between the two writes meets a delivery being created, not a stale entry.
+ */
+const ORPHAN_GRACE_MS = 30_000;
+/** An entry without its delivery is looked at again after this long (the delivery is likely there by then). */
+const ORPHAN_RECHECK_MS = 1000;
 
 /**
  * The claim of one attempt: its _id (delivery id # attempt number, then ~n for each takeover)
@@ -475,7 +485,18 @@ export class MongoDeliveryStore implements DeliveryStore {
     now: Date,
     leaseUntil: Date,
   ): Promise<DeliveryRecord | undefined> {
-    if (!doc || doc.status !== 'pending' || !doc.nextAttemptAt) {
+    if (!doc) {
+      const since = entry.orphanSince ? Date.parse(entry.orphanSince) : now.getTime();
+      if (now.getTime() - since >= ORPHAN_GRACE_MS)
+        await this.schedule.deleteOne({ _id: entry._id, orphanSince: entry.orphanSince });
+      else
+        await this.schedule.updateOne(
+          { _id: entry._id },
+          { $set: { dueAt: iso(now.getTime() + ORPHAN_RECHECK_MS), orphanSince: iso(since) } },
+        );
+      return undefined;
+    }
+    if (doc.status !== 'pending' || !doc.nextAttemptAt) {
       await this.schedule.deleteOne({ _id: entry._id });
       return undefined;
     }

@@ -47,8 +47,9 @@ configure_podman() {
 # The apt mirror this machine already uses, for debootstrap.
 debian_mirror() {
   local uri
-  uri=$(grep -hoE '^URIs: *\S+' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -v security | head -1)
-  [ -n "$uri" ] || uri=$(grep -hoE '^deb +\S+' /etc/apt/sources.list 2>/dev/null | awk '{print $2}' | head -1)
+  # awk takes the first line itself: a `| head -1` could end its writer with SIGPIPE (pipefail).
+  uri=$(grep -hoE '^URIs: *\S+' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '$2 !~ /security/ {print $2; exit}' || true)
+  [ -n "$uri" ] || uri=$(grep -hoE '^deb +\S+' /etc/apt/sources.list 2>/dev/null | awk '{print $2; exit}' || true)
   echo "${uri:-http://deb.debian.org/debian}"
 }
 
@@ -106,7 +107,10 @@ check_contents() {
   local listing
   listing=$(podman run --rm --network=none "$IMAGE" sh -c 'id -u; find /app -path /app/node_modules -prune -o -print')
   [ "$(head -1 <<<"$listing")" = 1000 ] || { echo "image does not run as uid 1000" >&2; return 1; }
-  if grep -E '/dist/test/|\.ts$|/src/[^/]*\.ts|/test/' <<<"$listing" | grep -v '\.d\.ts$' | head -5 | grep .; then
+  local shipped
+  shipped=$(grep -E '/dist/test/|\.ts$|/src/[^/]*\.ts|/test/' <<<"$listing" | grep -v '\.d\.ts$' || true)
+  if [ -n "$shipped" ]; then
+    awk 'NR <= 5' <<<"$shipped"
     echo "image ships tests or TypeScript sources" >&2; return 1
   fi
   podman run --rm --network=none "$IMAGE" sh -c 'test ! -e node_modules/mocha && test ! -e node_modules/typescript' \

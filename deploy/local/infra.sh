@@ -3,12 +3,13 @@
 # single node) and a MongoDB wire-protocol server (FerretDB on PostgreSQL), run
 # as plain processes bound to 127.0.0.1. See README.md beside this file.
 #
-# usage: deploy/local/infra.sh install|start|stop|status|env|restart-kafka|installed
+# usage: deploy/local/infra.sh install|start|stop|destroy|status|env|restart-kafka|installed
 #        deploy/local/infra.sh start-redis|stop-redis|start-mongo|stop-mongo|start-kafka|stop-kafka
 #          (one server; the fault suite's outages: run them on a private instance only)
 #
 # Environment:
 #   SWITCHYARD_CACHE       downloads and builds   (default $HOME/.cache/switchyard)
+#   SWITCHYARD_M2_REPO     Maven's download cache (default $SWITCHYARD_CACHE/m2)
 #   SWITCHYARD_RUN_DIR     data, logs, pid files   (default <repo>/.run/infra)
 #   REDIS_PORT             default 6379
 #   KAFKA_PORT             default 9092
@@ -58,7 +59,7 @@ KAFKA_LIBS="$CACHE/kafka-libs"
 MJS_POM="$SCRIPT_DIR/mongo/pom.xml"
 MJS_LIBS="$CACHE/mongo-java-server-libs"
 MJS_CLASSES="$CACHE/mongo-java-server-classes"
-M2_REPO="$CACHE/m2"
+M2_REPO="${SWITCHYARD_M2_REPO:-$CACHE/m2}"
 
 log() { printf '[infra] %s\n' "$*" >&2; }
 die() { printf '[infra] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -79,7 +80,9 @@ pid_alive() {
   [[ -r "/proc/$pid/cmdline" ]] || return 1
   # zombie (exited, not yet reaped) counts as dead
   [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != "Z" ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern"
+  local cmdline
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline")"
+  [[ "$cmdline" == *"$pattern"* ]]
 }
 
 # stop_pid NAME PIDFILE PATTERN TIMEOUT_S
@@ -222,7 +225,11 @@ install_ferretdb() {
     go build -trimpath -o "$FERRETDB_BIN.tmp" ./cmd/ferretdb)
   mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
   rm -rf "$src"
-  "$FERRETDB_BIN" --version | head -1 | sed 's/^/[infra] ferretdb: built /' >&2
+  # The whole output is read before its first line is taken: a reader that exits early (`| head`)
+  # can end the writer with SIGPIPE, which fails the install under pipefail.
+  local version
+  version="$("$FERRETDB_BIN" --version)"
+  log "ferretdb: built ${version%%$'\n'*}"
 }
 
 install_mongo_java_server() {
@@ -394,6 +401,86 @@ pg_up() {
     port_open "$POSTGRES_PORT"
 }
 
+# As root, when the postgres user cannot enter the run dir (a clone under /root, a mktemp -d
+# folder), the data lives in a folder of that user's home made for this run dir alone:
+# ~postgres/switchyard-XXXXXX/{data,run-dir}, linked from the run dir. `run-dir` names its owner,
+# so a folder whose run dir is gone, or no longer links to it, is an orphan and is removed.
+PG_HOME_PREFIX=switchyard-
+pg_outside_home() { getent passwd postgres | cut -d: -f6; }
+
+# The folder of the postgres user's home that holds DATA, when DATA is one made by this script
+# (switchyard-XXXXXX/data, or switchyard-<digits> itself, as an earlier version named it).
+pg_outside_folder() {
+  local data="$1" home
+  home="$(pg_outside_home)"
+  [[ -n "$home" ]] || return 1
+  if [[ "$data" == "$home/$PG_HOME_PREFIX"*/data ]]; then echo "${data%/data}"
+  elif [[ "$data" =~ ^"$home"/${PG_HOME_PREFIX}[0-9]+$ ]]; then echo "$data"
+  else return 1
+  fi
+}
+
+# pg_pid_running DATA: the postmaster of DATA's postmaster.pid is alive.
+pg_pid_running() {
+  local pid
+  pid="$(awk 'NR == 1' "$1/postmaster.pid" 2>/dev/null)"
+  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null
+}
+
+# Removes the data folders in the postgres user's home that no run dir links to any more (the
+# run dir was removed, or made a new one), unless a server still runs on them.
+sweep_pg_orphans() {
+  [[ $EUID -eq 0 ]] && id postgres >/dev/null 2>&1 || return 0
+  local home folder data owner linked
+  home="$(pg_outside_home)"
+  [[ -n "$home" && -d "$home" ]] || return 0
+  for folder in "$home/$PG_HOME_PREFIX"*; do
+    [[ -d "$folder" ]] || continue
+    if [[ -f "$folder/run-dir" ]]; then
+      data="$folder/data"
+      owner="$(cat "$folder/run-dir")"
+      linked="$(readlink "$owner/mongo/postgresql/data" 2>/dev/null || true)"
+      if [[ "$linked" == "$data" ]]; then continue; fi
+    elif [[ "${folder##*/}" =~ ^${PG_HOME_PREFIX}[0-9]+$ ]]; then
+      # An earlier version's name: its run dir is unknown, so it goes only when no server uses it
+      # and it is not the current run dir's own.
+      data="$folder"
+      if [[ "$(readlink "$PG_DATA_LINK" 2>/dev/null || true)" == "$data" ]]; then continue; fi
+    else
+      continue
+    fi
+    if pg_pid_running "$data"; then continue; fi
+    rm -rf "$folder"
+    log "postgresql: removed $folder (its run dir is gone)"
+  done
+}
+
+# Removes this run dir's PostgreSQL data, wherever it lives.
+remove_pg_data() {
+  local folder
+  if [[ -L "$PG_DATA_LINK" ]]; then
+    folder="$(pg_outside_folder "$(readlink "$PG_DATA_LINK")")" && rm -rf "$folder"
+    rm -f "$PG_DATA_LINK"
+  else
+    rm -rf "$PG_DATA_LINK"
+  fi
+}
+
+# The data folder to initialise: in the run dir, or a new folder in the postgres user's home.
+pg_new_data_dir() {
+  local home folder
+  if [[ $EUID -ne 0 ]]; then echo "$PG_DATA_LINK"; return 0; fi
+  id postgres >/dev/null 2>&1 || die "postgresql: running as root needs the postgres user (Debian's package makes it)"
+  chown postgres "$PG_DIR"
+  if runuser -u postgres -- test -w "$PG_DIR"; then echo "$PG_DATA_LINK"; return 0; fi
+  home="$(pg_outside_home)"
+  folder="$(mktemp -d "$home/${PG_HOME_PREFIX}XXXXXX")"
+  echo "$RUN_DIR" >"$folder/run-dir"
+  chown postgres "$folder"
+  ln -sfn "$folder/data" "$PG_DATA_LINK"
+  echo "$folder/data"
+}
+
 start_postgres() {
   local t0 bin data
   t0="$(now)"
@@ -401,20 +488,13 @@ start_postgres() {
   if pg_up; then log "postgresql: already running on $HOST:$POSTGRES_PORT"; return 0; fi
   check_port_free postgres "$POSTGRES_PORT"
   mkdir -p "$PG_DIR"
+  sweep_pg_orphans
   data="$(pg_data_dir)"
   if [[ ! -f "$data/PG_VERSION" ]]; then
-    if [[ $EUID -eq 0 ]]; then
-      id postgres >/dev/null 2>&1 || die "postgresql: running as root needs the postgres user (Debian's package makes it)"
-      chown postgres "$PG_DIR"
-      if ! runuser -u postgres -- test -w "$PG_DIR"; then
-        # The run dir is under a directory the postgres user cannot enter (such as /root): keep the
-        # data in that user's home, named after the run dir, and link it from the run dir.
-        data="$(getent passwd postgres | cut -d: -f6)/switchyard-$(printf '%s' "$RUN_DIR" | cksum | awk '{print $1}')"
-        mkdir -p "$data"
-        chown postgres "$data"
-        ln -sfn "$data" "$PG_DATA_LINK"
-      fi
-    fi
+    # Nothing usable here (a first start, a link to a folder removed since, a cut-off initdb):
+    # start from a new, empty folder.
+    remove_pg_data
+    data="$(pg_new_data_dir)"
     pg_as_owner mkdir -p "$data"
     chmod 700 "$data" 2>/dev/null || pg_as_owner chmod 700 "$data"
     pg_as_owner "$bin/initdb" -D "$data" -U postgres -A trust -E UTF8 --no-locale >"$PG_DIR/initdb.log" 2>&1 ||
@@ -426,7 +506,9 @@ start_postgres() {
     -c listen_addresses=$HOST -c unix_socket_directories=$data \
     -c synchronous_commit=$POSTGRES_SYNCHRONOUS_COMMIT -c max_connections=200" >/dev/null ||
     { tail -20 "$data/postgresql.log" >&2; die "postgresql did not start"; }
-  if ! "$bin/psql" -h "$HOST" -p "$POSTGRES_PORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" | grep -q 1; then
+  local exists
+  exists="$("$bin/psql" -h "$HOST" -p "$POSTGRES_PORT" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" || true)"
+  if [[ "$exists" != 1 ]]; then
     "$bin/createdb" -h "$HOST" -p "$POSTGRES_PORT" -U postgres ferretdb || die "postgresql: createdb ferretdb failed"
   fi
   log "postgresql: up on $HOST:$POSTGRES_PORT in $(since "$t0")s"
@@ -484,10 +566,50 @@ stop_mongo() {
 
 # ---------------------------------------------------------------- commands
 
+# Ends the servers an earlier run left running after its run dir was removed (a killed test
+# run, a deleted clone): they would hold their ports, and nothing could stop them otherwise.
+# A server is taken as such only by its command line and a path of its run dir that is gone.
+stop_orphan_servers() {
+  local proc pid cmdline path cwd signal pids=() i
+  for proc in /proc/[0-9]*; do
+    pid="${proc#/proc/}"
+    cmdline="$(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null)" || continue
+    path=""
+    signal=TERM
+    case "$cmdline" in
+      *" kafka.Kafka "*/kafka/server.properties*)
+        path="${cmdline##* kafka.Kafka }"; path="${path%% *}" ;;
+      *ferretdb*" --state-dir="*)
+        path="${cmdline##*--state-dir=}"; path="${path%% *}" ;;
+      redis-server*)
+        cwd="$(readlink "$proc/cwd" 2>/dev/null || true)"
+        [[ "$cwd" != */redis" (deleted)" ]] || path="${cwd% (deleted)}" ;;
+      *"postgres -D "*/${PG_HOME_PREFIX}*/data*)
+        # Its data is outside the run dir: an orphan when its run dir no longer links to it.
+        path="${cmdline##*postgres -D }"; path="${path%% *}"
+        signal=INT # fast shutdown
+        if [[ "$(readlink "$(cat "${path%/data}/run-dir" 2>/dev/null)/mongo/postgresql/data" 2>/dev/null)" == "$path" ]]; then
+          path=""
+        else
+          path="${path%/data}/run-dir (no run dir links to it)"
+        fi ;;
+    esac
+    [[ -n "$path" && ! -e "$path" ]] || continue
+    log "stopping ${cmdline%% *} (pid $pid): its run dir is gone ($path)"
+    kill "-$signal" "$pid" 2>/dev/null && pids+=("$pid")
+  done
+  for ((i = 0; i < 100 && ${#pids[@]} > 0; i++)); do
+    for pid in "${!pids[@]}"; do kill -0 "${pids[$pid]}" 2>/dev/null || unset "pids[$pid]"; done
+    sleep 0.1
+  done
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+}
+
 cmd_start() {
   local t0
   t0="$(now)"
   mkdir -p "$RUN_DIR"
+  stop_orphan_servers
   start_redis
   start_mongo
   start_kafka
@@ -499,6 +621,14 @@ cmd_stop() {
   stop_kafka
   stop_mongo
   stop_redis
+}
+
+# Stops the servers and removes the run dir's data, the PostgreSQL data outside it included.
+cmd_destroy() {
+  cmd_stop
+  remove_pg_data
+  rm -rf "$RUN_DIR"
+  log "removed $RUN_DIR"
 }
 
 cmd_status() {
@@ -544,6 +674,7 @@ case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
+  destroy) cmd_destroy ;;
   status) cmd_status ;;
   env) cmd_env ;;
   restart-kafka) cmd_restart_kafka ;;

@@ -53,7 +53,8 @@ export class PrivateInfra {
   async stop(): Promise<void> {
     const dir = this.env.SWITCHYARD_RUN_DIR;
     if (!dir) return;
-    await this.run('stop');
+    // destroy also removes the PostgreSQL data kept outside the run dir when running as root.
+    await this.run('destroy');
     rmSync(dir, { recursive: true, force: true });
   }
 

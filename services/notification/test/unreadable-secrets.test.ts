@@ -116,12 +116,16 @@ describe('secrets at rest: one unreadable secret, key rotation', function () {
       return webhook.enabled ? undefined : webhook;
     }, 10_000);
     expect(disabled.disabled_reason).to.match(/deliveries cannot be prepared: .*does not decrypt/);
-    const log = await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', {
-      webhook_id: stale!.id,
-      limit: 50,
-    });
-    expect(log.deliveries.length).to.be.greaterThan(0);
-    expect(log.deliveries[0]!.attempts[0]!.error).to.match(/does not decrypt/);
+    // The webhook is disabled after its first failed attempts; deliveries made since may have no
+    // attempt yet, so the one looked at is one that was tried.
+    const attempted = await until(async () => {
+      const log = await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', {
+        webhook_id: stale!.id,
+        limit: 50,
+      });
+      return log.deliveries.find((d) => d.attempts.length > 0);
+    }, 10_000);
+    expect(attempted.attempts[0]!.error).to.match(/does not decrypt/);
     expect(await unpreparedFailures()).to.be.greaterThan(failuresBefore);
   });
 

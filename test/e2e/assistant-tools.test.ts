@@ -127,17 +127,14 @@ describe('e2e: assistant tools on a tool-calling model', function () {
       },
     });
 
-  it('calls search_knowledge, gets the passages back, cites only what was retrieved, and counts every round', async () => {
+  it('calls search_knowledge, gets the passages back, links what was retrieved, and counts every round', async () => {
     fake.script(
       UPSTREAM,
       {
         kind: 'tool_calls',
         calls: [{ name: 'search_knowledge', arguments: { query: 'concerts in Berlin' } }],
       },
-      {
-        kind: 'ok',
-        text: 'Try [Jazz Night](https://tickets.example/j1), or [Free Beer](https://evil.example/x).',
-      },
+      { kind: 'ok', text: 'Try [Jazz Night](https://tickets.example/j1) at A-Trane.' },
     );
     const res = await ask('concierge', 'Any concerts in Berlin?');
     expect(res.status, res.text).to.equal(200);
@@ -160,12 +157,15 @@ describe('e2e: assistant tools on a tool-calling model', function () {
     expect(
       second!.messages.some((m) => m.role === 'assistant' && (m.tool_calls ?? []).length === 1),
     ).to.equal(true);
-    expect(res.body.reply).to.equal('Try [Jazz Night](https://tickets.example/j1), or Free Beer.');
+    // The model's words; the link is the service's, to what the tool retrieved.
+    expect(res.body.reply).to.equal(
+      'Try Jazz Night at A-Trane.\n\nSources: [Jazz Night](https://tickets.example/j1)',
+    );
     expect(res.body.model).to.equal('tool-gpt');
     expect(res.body.usage.tokens_used).to.equal(2 * ROUND_TOKENS);
   });
 
-  it("streams a tool-using answer: the checked reply in deltas, then done with every round's usage", async () => {
+  it("streams a tool-using answer: the checked reply in deltas (an invented link overrules it), then done with every round's usage", async () => {
     fake.script(
       UPSTREAM,
       {
@@ -193,7 +193,9 @@ describe('e2e: assistant tools on a tool-calling model', function () {
       .map((e) => e.data.text)
       .join('');
     const done = events.find((e) => e.event === 'done')!.data;
-    expect(text).to.equal('See [Jazz Night](https://tickets.example/j1) and elsewhere.');
+    // A link to anything not retrieved is an invented source: the service's own answer goes out instead.
+    expect(text).to.include('[Jazz Night](https://tickets.example/j1)');
+    expect(text).to.not.include('evil.example').and.not.include('elsewhere');
     expect(done.reply).to.equal(text);
     expect(done.usage.tokens_used).to.equal(2 * ROUND_TOKENS);
   });
@@ -263,7 +265,9 @@ describe('e2e: assistant tools on a tool-calling model', function () {
     expect(res.status, res.text).to.equal(200);
     const requests = fake.requestsFor(UPSTREAM);
     expect(requests.map((r) => r.tools.length)).to.deep.equal([2, 2, 2, 2, 2, 0]);
-    expect(res.body.reply).to.equal('Comedy Hour is in Hamburg.');
+    expect(res.body.reply).to.equal(
+      'Comedy Hour is in Hamburg.\n\nSources: [Comedy Hour](https://tickets.example/c1)',
+    );
     expect(res.body.usage.tokens_used).to.equal(6 * ROUND_TOKENS);
   });
 

@@ -228,6 +228,43 @@ describe('e2e: a real local model (llama.cpp, SmolLM2-135M) through the gateway'
     });
   });
 
+  it('hands a support conversation over with the hand-over text and contacts, whatever the model writes; the turn records the check', async () => {
+    const escalation = {
+      message: 'A colleague from our workshop takes over and writes back today.',
+      contact: 'werkstatt@local-model.example, +49 341 5550142',
+      channel: 'email',
+    };
+    const profile = await callApi(mesh.gatewayUrl, mesh.apiKey, '/api/v2/agents/support', {
+      method: 'PUT',
+      body: { escalation },
+    });
+    expect(profile.status, profile.text).to.equal(200);
+    try {
+      const sessionId = `local-escalation-${Date.now()}`;
+      const res = await postJson('/api/v2/ai/assistants/support', {
+        user_id: 'local-u2',
+        session_id: sessionId,
+        model: MODEL,
+        messages: [{ role: 'user', content: 'I want to talk to a real person please' }],
+      });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.model).to.equal(MODEL);
+      expect(res.body.reply).to.include(escalation.message);
+      expect(res.body.reply).to.include(escalation.contact);
+      const session = await callApi(
+        mesh.gatewayUrl,
+        mesh.apiKey,
+        `/api/v2/assistants/sessions/${sessionId}`,
+      );
+      const turn = session.body.messages.at(-1);
+      expect(turn.content).to.equal(res.body.reply);
+      expect(turn.grounding).to.include({ model: MODEL });
+      expect(turn.grounding.overruled).to.be.a('boolean');
+    } finally {
+      await callApi(mesh.gatewayUrl, mesh.apiKey, '/api/v2/agents/support', { method: 'DELETE' });
+    }
+  });
+
   it('stops generating when the caller goes away: the call fails with the tokens it spent, and the model serves on', async () => {
     const controller = new AbortController();
     const response = await post(

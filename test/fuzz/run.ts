@@ -290,6 +290,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       // The contract under hostile input, not a local model's capacity on a shared machine (its
       // handling of hostile text is in the provider contract): builtin, unless the caller chooses.
       DEFAULT_MODEL: process.env.FUZZ_MODEL ?? 'builtin',
+      ASSISTANT_MODEL: process.env.FUZZ_MODEL ?? 'builtin',
       FUZZ_SERVER_TIMING_FILE: timingFile,
     },
     [path.join(__dirname, 'server-timing.js')],

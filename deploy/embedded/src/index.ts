@@ -7,7 +7,7 @@ const logger = createLogger('embedded');
 /**
  * `npm start` answers with a real local model once `npm run model:fetch` put one in the cache
  * (unless LOCAL_MODEL_PATH, a registry or DEFAULT_MODEL already chooses); else with builtin.
- * DEFAULT_MODEL names it for the assistants too (content's default would be it anyway).
+ * The assistants stay on the model the operator (ASSISTANT_MODEL) or an agent's profile names.
  */
 function withFetchedModel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (

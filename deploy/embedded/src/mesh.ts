@@ -14,7 +14,11 @@ import {
   type RunningService,
 } from '@switchyard/shared';
 import { loadContentConfig, startContentService } from '@switchyard/content';
-import { loadAssistantConfig, startAssistantService } from '@switchyard/assistant';
+import {
+  assistantMetrics,
+  loadAssistantConfig,
+  startAssistantService,
+} from '@switchyard/assistant';
 import { loadRecommendationConfig, startRecommendationService } from '@switchyard/recommendation';
 import {
   loadNotificationConfig,
@@ -162,7 +166,7 @@ export async function startEmbeddedMesh(
       config: gatewayConfig,
       logger: child('gateway'),
       bus,
-      metricsRegistries: [notificationMetrics],
+      metricsRegistries: [notificationMetrics, assistantMetrics],
     });
     services.push(gateway);
   } catch (error) {

@@ -7,7 +7,11 @@ export interface AssistantConfig extends ServiceEnv {
   contentAddr: string;
   /** Deadline of one call to the content service (a whole stream included). */
   contentDeadlineMs: number;
-  /** Model used when a request names none: 'builtin' (offline engine) or a content registry model. */
+  /**
+   * Model of the assistants when neither the request nor the agent's profile names one
+   * (ASSISTANT_MODEL): 'builtin' unless the operator names a registry model. Fetching or
+   * configuring a model (DEFAULT_MODEL, LOCAL_MODEL_PATH) never changes it.
+   */
   defaultModel: string;
   /** Redis for state shared by replicas (the per-session lock); '' keeps it in this process (one replica). */
   redisUrl: string;
@@ -29,7 +33,7 @@ interface AssistantEnv {
   SESSION_HISTORY_LIMIT: number;
   CONTENT_ADDR: string;
   CONTENT_DEADLINE_MS: number;
-  DEFAULT_MODEL: string;
+  ASSISTANT_MODEL: string;
   REDIS_URL: string;
   OUTBOX_RELAY_INTERVAL_MS: number;
   OUTBOX_PUBLISH_TIMEOUT_MS: number;
@@ -46,7 +50,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       SESSION_HISTORY_LIMIT: num({ default: 50 }),
       CONTENT_ADDR: str({ default: '127.0.0.1:50051' }),
       CONTENT_DEADLINE_MS: num({ default: 30_000 }),
-      DEFAULT_MODEL: str({ default: 'builtin' }),
+      ASSISTANT_MODEL: str({ default: 'builtin' }),
       REDIS_URL: str({ default: '' }),
       OUTBOX_RELAY_INTERVAL_MS: num({ default: 1000 }),
       OUTBOX_PUBLISH_TIMEOUT_MS: num({ default: 2000 }),
@@ -78,8 +82,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     sessionHistoryLimit: limit,
     contentAddr: values.CONTENT_ADDR.trim(),
     contentDeadlineMs: values.CONTENT_DEADLINE_MS,
-    // An empty DEFAULT_MODEL (shared with content, where it means "the registry's default") stays builtin here.
-    defaultModel: values.DEFAULT_MODEL.trim() || 'builtin',
+    defaultModel: values.ASSISTANT_MODEL.trim() || 'builtin',
     redisUrl: values.REDIS_URL.trim(),
     outboxRelayIntervalMs: values.OUTBOX_RELAY_INTERVAL_MS,
     outboxPublishTimeoutMs: values.OUTBOX_PUBLISH_TIMEOUT_MS,

@@ -1,11 +1,12 @@
 import { runServiceProcess } from '@switchyard/shared';
-import { loadAssistantConfig, startAssistantService } from './server';
+import { assistantMetrics, loadAssistantConfig, startAssistantService } from './server';
 import { createStores } from './store';
 
 runServiceProcess({
   name: 'assistant',
   loadConfig: () => loadAssistantConfig(),
   openStores: createStores,
+  registries: [assistantMetrics],
   start: ({ config, bus, logger, stores }) =>
     startAssistantService({ config, bus, logger, stores }),
 });

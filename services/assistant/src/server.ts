@@ -30,6 +30,7 @@ import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
 import { inMemoryStores, type AssistantStores } from './store';
 
 export { loadAssistantConfig, type AssistantConfig } from './config';
+export { assistantMetrics } from './responders/grounding-metrics';
 export { assistantHandlers, type HandlerDeps } from './handlers';
 export * from './store';
 
@@ -108,6 +109,7 @@ export async function startAssistantService(
     recommender: clients.recommendation,
     answers: { store: stores.answers, ttlSeconds: config.idempotencyTtlSeconds, logger },
     summarizer: new ContentSummarizer({ completions, content: clients.content }),
+    now,
   });
   const grpc = await startGrpcServer({
     host: config.grpcHost,

@@ -53,7 +53,7 @@ describe('assistant config', () => {
       SESSION_HISTORY_LIMIT: '10',
       CONTENT_ADDR: 'content:7000',
       CONTENT_DEADLINE_MS: '1500',
-      DEFAULT_MODEL: 'gpt-4o-mini',
+      ASSISTANT_MODEL: 'gpt-4o-mini',
       LOG_LEVEL: 'debug',
       METRICS_PORT: '0',
     });
@@ -82,8 +82,9 @@ describe('assistant config', () => {
     });
   });
 
-  it('keeps the builtin engine when DEFAULT_MODEL is empty (content reads the same variable)', () => {
-    expect(loadAssistantConfig({ DEFAULT_MODEL: ' ' }).defaultModel).to.equal('builtin');
+  it('keeps the builtin engine unless ASSISTANT_MODEL names a model: DEFAULT_MODEL is content’s', () => {
+    expect(loadAssistantConfig({ ASSISTANT_MODEL: ' ' }).defaultModel).to.equal('builtin');
+    expect(loadAssistantConfig({ DEFAULT_MODEL: 'gpt-4o-mini' }).defaultModel).to.equal('builtin');
   });
 
   it('fails fast on invalid values', () => {

@@ -54,7 +54,8 @@ export class FakeContentService {
 
   static replyFor(request: CompleteRequest__Output): string {
     const last = request.messages[request.messages.length - 1]?.content ?? '';
-    return `Reply from ${request.model} to: ${last}`;
+    // A finished sentence: the usage reported is past the reply cap, so a cut reply would be overruled.
+    return `Reply from ${request.model} to: "${last}".`;
   }
 
   async start(): Promise<void> {

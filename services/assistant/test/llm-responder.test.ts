@@ -116,7 +116,14 @@ describe('assistant LLM responder (through a fake content service)', () => {
       model: 'fake-gpt',
       messages: [{ role: 'user', content: refundQuestion }],
     });
-    expect(response.reply).to.equal(`Reply from fake-gpt to: ${refundQuestion}`);
+    // The model's words, inside what the service composes: the reference noted, the offer of a person.
+    expect(response.reply).to.equal(
+      [
+        "Thanks, I've noted order **88123**.",
+        `Reply from fake-gpt to: "${refundQuestion}".`,
+        'If you like, I can pass this to a person on our team: just say yes.',
+      ].join('\n\n'),
+    );
     expect(response.model).to.equal('fake-gpt');
     expect(response.usage).to.deep.include({
       tokens_input: 1200,
@@ -194,7 +201,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
     expect(system?.content).to.include("You are the organization's customer support agent");
     // The steps that answer, quoted from the article, never its metadata line.
     expect(system?.content).to.include(
-      'Context:\n[Getting your money back](https://help.example/refunds)',
+      'Facts ([n] and id name each record):\n[1] id help/refunds: [Getting your money back](https://help.example/refunds)',
     );
     expect(system?.content).to.include('2. Choose Request refund.');
     expect(system?.content).to.not.include('Tags: refund');
@@ -226,7 +233,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
     const system = content.calls[1]!.request.messages[0]!.content;
     expect(system).to.include('You are the course onboarding agent');
     expect(system).to.include('This turn is onboarding step 2 of 5: ');
-    expect(system).to.include('Context:\nStep 2: ');
+    expect(system).to.include('Facts ([n] and id name each record):\n[1] Step 2: ');
   });
 
   it('builds the prompt as system + step + context + history (unit)', () => {
@@ -255,7 +262,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
     const system = messages[0]!.content ?? '';
     expect(system.indexOf('SYSTEM')).to.equal(0);
     expect(system.indexOf('This turn is onboarding step 1 of 5')).to.be.greaterThan(0);
-    expect(system.indexOf('Context:\nStep 1: Topic. Name it.')).to.be.greaterThan(
+    expect(system.indexOf('[1] Step 1: Topic. Name it.')).to.be.greaterThan(
       system.indexOf('This turn is onboarding step 1'),
     );
   });
@@ -312,9 +319,22 @@ describe('assistant LLM responder (through a fake content service)', () => {
     expect(usageEvents().map((e) => e.data.cost)).to.deep.equal([0, 0]);
   });
 
-  it('uses DEFAULT_MODEL when the request names no model', async () => {
+  it('stays on builtin when DEFAULT_MODEL names a model (configuring a model switches no assistant)', async () => {
     await stopService();
     await startWith({ DEFAULT_MODEL: 'fake-other' });
+    const response = await reply({
+      agent: 'chat',
+      user_id: 'u1',
+      session_id: 's6',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(response.model).to.equal('builtin');
+    expect(content.calls).to.have.length(0);
+  });
+
+  it('uses ASSISTANT_MODEL when the request names no model (the operator names it)', async () => {
+    await stopService();
+    await startWith({ ASSISTANT_MODEL: 'fake-other' });
     const response = await reply({
       agent: 'chat',
       user_id: 'u1',
@@ -327,7 +347,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
   });
 
   describe('ReplyStream', () => {
-    it('streams the completion deltas, then the Reply fields, with one usage event', async () => {
+    it('streams the checked reply in deltas, then the Reply fields, with one usage event', async () => {
       const outcome = await stream({
         agent: 'chat',
         user_id: 'u1',
@@ -340,7 +360,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
       const final = outcome.chunks[outcome.chunks.length - 1]!;
       expect(final.kind).to.equal('final');
       expect(deltas.length).to.be.greaterThan(1);
-      expect(deltas.join('')).to.equal('Reply from fake-gpt to: what is on in Berlin');
+      expect(deltas.join('')).to.include('Reply from fake-gpt to: "what is on in Berlin".');
       expect(final.final).to.deep.include({
         reply: deltas.join(''),
         model: 'fake-gpt',
@@ -377,7 +397,7 @@ describe('assistant LLM responder (through a fake content service)', () => {
       expect(content.calls).to.have.length(0);
     });
 
-    it('ends with the error after deltas when the completion stream breaks, recording no usage', async () => {
+    it('ends with the error, and nothing unchecked sent, when the completion stream breaks; no usage', async () => {
       content.behave({
         kind: 'break',
         deltas: 2,
@@ -390,14 +410,15 @@ describe('assistant LLM responder (through a fake content service)', () => {
         model: 'fake-gpt',
         messages: [{ role: 'user', content: 'hi there' }],
       });
-      expect(outcome.chunks.map((c) => c.kind)).to.deep.equal(['delta', 'delta']);
+      expect(content.calls.map((c) => c.method)).to.deep.equal(['CompleteStream']);
+      expect(outcome.chunks).to.deep.equal([]);
       expect(outcome.error?.code).to.equal('upstream_error');
       expect(usageEvents()).to.have.length(0);
     });
 
     it('cancels the completion stream when the caller cancels', async () => {
       content.behave({ kind: 'hang' });
-      const outcome = await stream(
+      const call = client.ReplyStream(
         {
           agent: 'chat',
           user_id: 'u1',
@@ -405,10 +426,17 @@ describe('assistant LLM responder (through a fake content service)', () => {
           model: 'fake-gpt',
           messages: [{ role: 'user', content: 'hi' }],
         },
-        (_chunk, call) => call.cancel(),
+        contextToMetadata(ORG),
+        { deadline: Date.now() + 5000 },
       );
-      expect(outcome.chunks.map((c) => c.delta)).to.deep.equal(['Thinking ']);
+      const chunks: ReplyChunk__Output[] = [];
+      call.on('data', (chunk: ReplyChunk__Output) => chunks.push(chunk));
+      call.on('error', () => undefined);
+      // The model's first delta arrived at the assistant: the caller goes away mid-generation.
+      await waitFor(() => content.calls.some((c) => c.method === 'CompleteStream'), 3000);
+      call.cancel();
       await waitFor(() => content.cancelled.includes('CompleteStream'), 3000);
+      expect(chunks).to.deep.equal([]);
     });
   });
 });

@@ -22,7 +22,7 @@ import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard
 import { createAgentRegistry } from '../src/agents/registry';
 import type { Responder, ResponderInput } from '../src/responders/responder';
 import { MongoSessionStore } from '../src/store/sessions/mongo';
-import { type SessionStore } from '../src/store/sessions/port';
+import { type ChatMessage, type SessionStore } from '../src/store/sessions/port';
 import { InMemorySessionStore } from '../src/store/sessions/memory';
 import { expect } from './chai';
 import { CONTEXT, RecordingBus, replyWith, request } from './helpers';
@@ -33,7 +33,18 @@ interface Replicas {
   cleanup(): Promise<void>;
 }
 
-/** A slow model that answers with how many messages it was shown, so a turn that missed another is visible. */
+/** What the counting model answers having been shown these user messages (in its own words: each grounded in them). */
+function seenReply(users: string[]): string {
+  return `saw: ${users.join(' | ')}`;
+}
+
+/** The replies a serialized conversation stores: each saw every user message before it and its own. */
+function serializedReplies(messages: ChatMessage[]): string[] {
+  const users = messages.filter((m) => m.role === 'user').map((m) => m.content);
+  return users.map((_, i) => seenReply(users.slice(0, i + 1)));
+}
+
+/** A slow model that answers with the user messages it was shown, so a turn that missed another is visible. */
 class CountingResponder implements Responder {
   readonly defaultModel = 'counting';
   readonly seen: number[] = [];
@@ -46,7 +57,7 @@ class CountingResponder implements Responder {
     this.seen.push(input.history.length);
     await sleep(30);
     return {
-      reply: `saw ${input.history.length}`,
+      reply: seenReply(input.history.filter((m) => m.role === 'user').map((m) => m.content)),
       model: 'counting',
       tokensInput: 1,
       tokensOutput: 1,
@@ -144,7 +155,7 @@ contractSuite<Replicas>(
       ).to.deep.equal([...said].sort());
       expect(
         stored.messages.filter((m) => m.role === 'assistant').map((m) => m.content),
-      ).to.deep.equal(said.map((_, i) => `saw ${2 * i + 1}`));
+      ).to.deep.equal(serializedReplies(stored.messages));
       expect(stored.version).to.equal(said.length);
     });
   },
@@ -222,10 +233,10 @@ describe('Session order across two assistant services on real Redis and MongoDB 
       );
     };
     const replies = await Promise.all(said.map(ask));
-    expect(replies.map((r) => r.reply).sort()).to.deep.equal(
-      said.map((_, i) => `saw ${2 * i + 1}`).sort(),
-    );
     const stored = (await replicas[0]!.stores.sessions.get('org_a', 'shared'))!;
+    expect(replies.map((r) => r.reply).sort()).to.deep.equal(
+      serializedReplies(stored.messages).sort(),
+    );
     expect(stored.messages.map((m) => m.role)).to.deep.equal(
       said.flatMap(() => ['user', 'assistant']),
     );

@@ -59,6 +59,7 @@ describe('tool loop', () => {
       tokensInput: 600,
       tokensOutput: 60,
       cost: 3,
+      replyTokens: 10,
     });
     const last = model.requests.at(-1)!.messages ?? [];
     expect(last.filter((m) => m.role === 'tool')).to.have.length(5);

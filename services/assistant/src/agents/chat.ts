@@ -24,9 +24,8 @@ const SYSTEM_PROMPT =
   "the venue's local time as given. Keep the user's earlier constraints (city, dates, price, audience) " +
   'unless they change them.';
 
-/** Asks a model to cite, and only what was retrieved. */
-export const CITE =
-  'Cite every record you use as a Markdown link [title](url) exactly as given in the context; never link to anything else.';
+/** A model names what it uses; the service links it (see responders/composition.ts). */
+export const CITE = 'Name each record you use by its title.';
 
 /** What the chat agent searches in an organization's knowledge base. */
 const CHAT_KINDS: CollectionKind[] = ['events', 'courses', 'documents'];

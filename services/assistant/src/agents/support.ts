@@ -21,8 +21,7 @@ import type {
 const SYSTEM_PROMPT =
   "You are the organization's customer support agent. Answer only from the help articles in the " +
   'context: quote the steps that answer the question (not the whole article, never its tags or other ' +
-  'metadata) and link the article in Markdown. If no article answers, say "I can\'t help with that here" ' +
-  'and offer to pass the conversation to a person.';
+  'metadata). If no article answers, say "I can\'t help with that here".';
 
 /** What support searches in an organization's knowledge base. */
 const SUPPORT_KINDS: CollectionKind[] = ['articles', 'documents'];
@@ -190,7 +189,7 @@ async function prepareSupport(turn: Turn): Promise<PreparedTurn> {
   }
   signals.handedOver = Boolean(state.escalated);
   return {
-    systemPrompt: `${SYSTEM_PROMPT}${describeFacts(facts)}${decisionFor(signals, turn.profile)}`,
+    systemPrompt: `${SYSTEM_PROMPT}${describeFacts(facts)}${decisionFor(signals)}`,
     context,
     memory: { ...turn.memory, facts, dialogue: { ...dialogue, support: next } },
     signals,
@@ -205,12 +204,15 @@ function describeFacts(facts: Record<string, string>): string {
     : `\nKnown from this conversation: ${known.map(([n, v]) => `${REFERENCE_LABELS[n]} ${v}`).join(', ')}.`;
 }
 
-/** What the service decided, for a model to put in words (the decision is the service's, not the model's). */
-function decisionFor(signals: TurnSignals, profile: AgentProfile | undefined): string {
+/**
+ * What the service decided, for a model to put in words. The decision is the service's: the
+ * hand-over message, its contacts and the offer of a person are added after the model's words.
+ */
+function decisionFor(signals: TurnSignals): string {
   if (signals.handOver)
-    return `\nDecision: this conversation is handed to a person now (reason: ${signals.handOver}). Tell the user so: ${handOverText(profile)}`;
+    return `\nDecision: this conversation is handed to a person now (reason: ${signals.handOver}). Acknowledge the user's message in a sentence or two; the service adds the hand-over message and the contacts after your words.`;
   if (signals.unanswered || signals.noKnowledge)
-    return `\nDecision: no article answers this. Say "I can't help with that here" and offer to pass the conversation to a person.`;
+    return `\nDecision: no article answers this. Say "I can't help with that here"; the service adds the offer of a person after your words.`;
   return '';
 }
 
@@ -226,7 +228,19 @@ export function handOverText(profile: AgentProfile | undefined): string {
   return `${message} You can also reach them ${channel ? `by ${channel} ` : ''}at ${contact}.`;
 }
 
-function offer(profile: AgentProfile | undefined): string {
+/** "Thanks, I've noted order **A-10492**." for the references a message gave (an email is not repeated). */
+export function notedReferences(newFacts: Record<string, string> = {}): string | undefined {
+  const noted = Object.entries(newFacts).filter(([name]) => name !== 'email');
+  if (noted.length === 0) return undefined;
+  return `Thanks, I've noted ${noted.map(([n, v]) => `${REFERENCE_LABELS[n]} **${v}**`).join(' and ')}.`;
+}
+
+/** What the agent asks after a hand-over when no reference is known yet. */
+export const REFERENCE_QUESTION =
+  'So they can find your case, what is your order or booking number?';
+
+/** The offer of a person, in the organization's channel. */
+export function offer(profile: AgentProfile | undefined): string {
   const channel = profile?.escalation?.channel.trim();
   return `If you like, I can pass this to a person on our team${channel ? ` (by ${channel})` : ''}: just say yes.`;
 }
@@ -247,11 +261,8 @@ function composeSupport({ prepared }: OfflineInput): string {
   const support = memory.dialogue?.support;
   const answer = prepared.context.flatMap((i) => (i.kind === 'knowledge' ? [i.found] : []))[0];
   const parts: string[] = [];
-  const noted = Object.entries(signals.newFacts ?? {}).filter(([name]) => name !== 'email');
-  if (noted.length > 0)
-    parts.push(
-      `Thanks, I've noted ${noted.map(([n, v]) => `${REFERENCE_LABELS[n]} **${v}**`).join(' and ')}.`,
-    );
+  const noted = notedReferences(signals.newFacts);
+  if (noted) parts.push(noted);
 
   if (signals.greeting) {
     parts.push(
@@ -264,8 +275,7 @@ function composeSupport({ prepared }: OfflineInput): string {
     if (apology) parts.push(apology);
     parts.push(handOverText(profile));
     if (answer) parts.push(`Meanwhile, this may help:\n\n${quotedAnswer(answer)}`);
-    if (support?.awaitingReference)
-      parts.push('So they can find your case, what is your order or booking number?');
+    if (support?.awaitingReference) parts.push(REFERENCE_QUESTION);
   } else if (signals.referenceGiven) {
     if (signals.handedOver) parts.push('I have added it to your case for our team.');
     else if (answer) parts.push(quotedAnswer(answer));
@@ -274,7 +284,7 @@ function composeSupport({ prepared }: OfflineInput): string {
     parts.push('All right. Is there anything else I can help with?');
   } else if (signals.noKnowledge) {
     const reference = knownReference(memory.facts);
-    if (reference && noted.length === 0) parts.push(`I have your ${reference} noted.`);
+    if (reference && !noted) parts.push(`I have your ${reference} noted.`);
     parts.push(
       "I can't help with that here: I don't have any help articles yet.",
       signals.handedOver ? 'Our team already has your conversation.' : offer(profile),

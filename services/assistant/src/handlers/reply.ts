@@ -22,6 +22,7 @@ import {
   type SummaryResult,
 } from '../conversation/history-summary';
 import { keepRetrievedLinks, retrievedUrls } from '../responders/citations';
+import { groundedReply, type GroundingOutcome } from '../responders/grounded';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { AgentProfile, AgentProfileStore } from '../store/profiles/port';
 import type { Agent, KnowledgeAccess, PreparedTurn } from '../agents/types';
@@ -78,6 +79,8 @@ export interface ReplyDeps {
   historyTokenBudget?: number;
   /** Folds turns that no longer fit into the session's running summary; without it they are kept as excerpts. */
   summarizer?: Summarizer;
+  /** The current time (relative dates in a model's reply are checked against it). */
+  now?: () => Date;
 }
 
 /** What the user asked, for the person who takes over: the user's last messages, newest last. */
@@ -172,11 +175,16 @@ function nextStepOf(step: number | undefined, last = ONBOARDING_STEPS): number |
   return step !== undefined && step < last ? step + 1 : undefined;
 }
 
+/** A reply as answered: the responder's output, and the grounding check's findings on a model's words. */
+type Answered = ResponderOutput & { grounding?: GroundingOutcome };
+
 /**
- * The responder's reply with the agent's tools. Grounded in the organization's knowledge, it is
- * checked for links before any of it is sent (a streamed one is produced whole, checked, then streamed).
+ * The responder's reply with the agent's tools. Nothing of it is sent before it is checked: a
+ * model's words must be grounded in the turn's facts (else the builtin engine's extractive answer
+ * goes out), and only what was retrieved is linked. A streamed reply is produced whole, checked,
+ * then streamed.
  */
-async function respond(deps: ReplyDeps, turn: ReplyTurn): Promise<ResponderOutput> {
+async function respond(deps: ReplyDeps, turn: ReplyTurn): Promise<Answered> {
   const { agent, prepared, valid, knowledge, delivery } = turn;
   const tools = createToolbox({
     tools: turn.profile?.tools ?? [],
@@ -185,7 +193,6 @@ async function respond(deps: ReplyDeps, turn: ReplyTurn): Promise<ResponderOutpu
     userId: valid.userId,
     context: turn.context,
   });
-  const checked = knowledge !== undefined;
   const output = await deps.responder.respond(
     {
       agent: agent.info.name,
@@ -201,18 +208,37 @@ async function respond(deps: ReplyDeps, turn: ReplyTurn): Promise<ResponderOutpu
     {
       model: turn.model,
       context: turn.context,
-      ...(checked ? { signal: delivery.signal, deadline: delivery.deadline } : delivery),
+      signal: delivery.signal,
+      deadline: delivery.deadline,
+      // A streamed call streams from the model too (cancelling it stops the model), but nothing
+      // unchecked reaches the client: the reply is streamed once checked, below.
+      ...(delivery.onDelta ? { onDelta: () => undefined } : {}),
     },
   );
   // What the tools found may be cited like what was retrieved before the call.
   prepared.context.push(
     ...(tools?.retrieved ?? []).map((found) => ({ kind: 'knowledge' as const, found })),
   );
-  if (!checked) return output;
-  // Only what was retrieved may be linked (a model could invent sources).
-  const reply = keepRetrievedLinks(output.reply, retrievedUrls(prepared.context));
-  if (delivery.onDelta) for (const delta of wordDeltas(reply)) await delivery.onDelta(delta);
-  return { ...output, reply };
+  const answered: Answered = isBuiltinModel(turn.model)
+    ? { ...output, reply: keepRetrievedLinks(output.reply, retrievedUrls(prepared.context)) }
+    : {
+        ...output,
+        ...groundedReply({
+          text: output.reply,
+          replyTokens: output.replyTokens ?? output.tokensOutput,
+          model: output.model,
+          agent,
+          prepared,
+          history: turn.history,
+          summary: turn.summary,
+          step: valid.step,
+          now: deps.now?.() ?? new Date(),
+          timeZone: valid.timeZone,
+        }),
+      };
+  if (delivery.onDelta)
+    for (const delta of wordDeltas(answered.reply)) await delivery.onDelta(delta);
+  return answered;
 }
 
 /**
@@ -391,7 +417,14 @@ async function answer(
     userId: valid.userId,
     agent: agent.info.name,
     ...keptHistory(
-      [...merged.messages, { role: 'assistant', content: output.reply }],
+      [
+        ...merged.messages,
+        {
+          role: 'assistant',
+          content: output.reply,
+          ...(answered.grounding ? { grounding: answered.grounding } : {}),
+        },
+      ],
       compacted.summary,
       deps.historyLimit,
     ),

@@ -101,5 +101,6 @@ function outputOf(last: Completion, rounds: Completion[]): ResponderOutput {
     tokensInput: all.reduce((sum, c) => sum + c.tokensInput, 0),
     tokensOutput: all.reduce((sum, c) => sum + c.tokensOutput, 0),
     cost: all.reduce((sum, c) => sum + c.cost, 0),
+    replyTokens: last.tokensOutput,
   };
 }

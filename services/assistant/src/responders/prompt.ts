@@ -2,7 +2,8 @@ import { countTokens } from '@switchyard/shared';
 import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
 import { stepCount, stepGuide } from '../agents/onboarding';
 import type { AgentStep } from '../store/profiles/port';
-import type { ContextItem } from '../agents/types';
+import type { ContextItem, PreparedTurn } from '../agents/types';
+import { factBlock, filtersInForce, frameOf } from './composition';
 import type { ResponderInput } from './responder';
 import { knowledgeLine } from '../agents/knowledge-answer';
 
@@ -36,20 +37,42 @@ export function stepInstructions(step: number, steps?: AgentStep[]): string {
   );
 }
 
+/** What every model is told, tiny or hosted: it words the facts; the service owns them. */
+export const GROUNDED_RULES =
+  'Answer from the facts below and the conversation only. Never state a price, number, date, time, ' +
+  'place, name, link, email address or phone number that is not written there; when the facts do not ' +
+  'answer, say so plainly. Do not write links, email addresses or phone numbers: the service adds the ' +
+  "sources and contacts to your reply. Answer in the user's language, in at most five sentences.";
+
 /**
- * The chat messages a model answers: one system message (agent instructions, the onboarding step's
- * instructions, the retrieved context, the summary of earlier turns), then the session history
- * ending with the user's message.
+ * The chat messages a model answers: one system message (agent instructions, the grounding rules,
+ * the onboarding step's instructions, the facts with their ids, the question as the service read
+ * it, what the service adds after the reply, the summary of earlier turns), then the session
+ * history ending with the user's message.
  */
 export function completionMessages(
   input: Pick<ResponderInput, 'systemPrompt' | 'context' | 'history' | 'step' | 'summary'> & {
-    prepared?: { steps?: AgentStep[] };
+    prepared?: Pick<PreparedTurn, 'steps'> & Partial<PreparedTurn>;
   },
 ): CompletionMessage[] {
-  const system = [input.systemPrompt];
+  const system = [input.systemPrompt, GROUNDED_RULES];
   if (input.step !== undefined) system.push(stepInstructions(input.step, input.prepared?.steps));
-  if (input.context.length > 0)
-    system.push(`Context:\n${input.context.map(renderContextItem).join('\n\n')}`);
+  system.push(
+    input.context.length > 0
+      ? `Facts ([n] and id name each record):\n${input.context.map((item, i) => factBlock(item, i + 1)).join('\n\n')}`
+      : 'Facts: none were found for this message.',
+  );
+  const prepared = input.prepared;
+  if (prepared?.signals && prepared.memory) {
+    const full = prepared as PreparedTurn;
+    const filters = filtersInForce(full);
+    if (filters) system.push(`The question as the service read it: ${filters}.`);
+    const { closing } = frameOf(full, input.step);
+    if (closing.length > 0)
+      system.push(
+        `After your words the service adds (do not write it yourself): ${closing.join(' ')}`,
+      );
+  }
   if (input.summary)
     system.push(
       `Summary of the earlier conversation (those turns are not repeated below):\n${input.summary}`,

@@ -30,6 +30,8 @@ export interface ResponderOutput {
   tokensOutput: number;
   /** Price of the tokens, as the content service computed it; 0 for the builtin engine. */
   cost: number;
+  /** Tokens of the reply itself (a model's last round), to tell a reply cut at its cap. */
+  replyTokens?: number;
 }
 
 /** Receives the reply's text as it is produced; a returned promise holds the producer until it settles. */

@@ -45,7 +45,19 @@ function sessionView(s: SessionView__Output) {
     session_id: s.session_id,
     user_id: s.user_id,
     agent: s.agent,
-    messages: s.messages.map((m) => ({ role: m.role, content: m.content })),
+    messages: s.messages.map((m) => ({
+      role: m.role,
+      content: m.content,
+      ...(m.grounding
+        ? {
+            grounding: {
+              model: m.grounding.model,
+              overruled: m.grounding.overruled,
+              issues: m.grounding.issues.map((i) => ({ kind: i.kind, value: i.value })),
+            },
+          }
+        : {}),
+    })),
     onboarding: {
       confirmed_steps: s.onboarding?.confirmed_steps ?? [],
       current_step: s.onboarding?.current_step ?? null,

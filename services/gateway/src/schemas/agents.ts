@@ -200,7 +200,47 @@ export const AssistantSession: JsonSchema = {
       items: {
         type: 'object',
         required: ['role', 'content'],
-        properties: { role: { type: 'string' }, content: { type: 'string' } },
+        properties: {
+          role: { type: 'string' },
+          content: { type: 'string' },
+          grounding: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['model', 'overruled', 'issues'],
+            description:
+              'On a reply a model wrote: what the grounding check found. overruled: the reply stated a price, number, date, time, link, contact or name the facts of the turn do not hold (or looped, or ran away), and the service sent its own extractive answer instead.',
+            properties: {
+              model: { type: 'string' },
+              overruled: { type: 'boolean' },
+              issues: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['kind', 'value'],
+                  properties: {
+                    kind: {
+                      type: 'string',
+                      enum: [
+                        'price',
+                        'number',
+                        'date',
+                        'time',
+                        'url',
+                        'email',
+                        'phone',
+                        'name',
+                        'loop',
+                        'length',
+                      ],
+                    },
+                    value: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+        },
       },
     },
     onboarding: {

@@ -5,6 +5,18 @@ export type MessageRole = 'user' | 'system' | 'assistant';
 export interface ChatMessage {
   role: MessageRole;
   content: string;
+  /** On a reply a model wrote: what the grounding check found (see responders/grounded.ts). */
+  grounding?: TurnGrounding;
+}
+
+/** What the grounding check found on a model-written reply, kept with the turn for operators. */
+export interface TurnGrounding {
+  /** The model whose words were checked. */
+  model: string;
+  /** The reply failed the check: the service's own extractive answer was sent instead. */
+  overruled: boolean;
+  /** What the reply stated without ground: kind (price, date, phone...) and the words. */
+  issues: Array<{ kind: string; value: string }>;
 }
 
 /** Where an onboarding conversation stands. */

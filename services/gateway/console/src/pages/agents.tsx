@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, answerOf, api, get, send, type ModelInfo } from '../api';
 import { NAME, profileProperties as LIMITS } from '../../../src/schemas/agents';
+import evaluation from '../assistant-evaluation.json';
 import {
   Badge,
   Button,
@@ -121,6 +122,44 @@ function isFormField(field: string): boolean {
   return FORM_FIELDS.includes(field) || /^\/steps\/\d+\/(title|goal|confirm)$/.test(field);
 }
 
+interface ModelFigures {
+  development?: { score: number; turns: string };
+  heldOut?: { score: number; turns: string };
+  overruled?: string;
+  short: boolean;
+  measuredAt: string;
+}
+
+const EVALUATED: Record<string, ModelFigures> = evaluation.models;
+
+function percent(score: number): string {
+  return `${(100 * score).toFixed(1)}%`;
+}
+
+/** A model's last evaluation figures (npm run eval:assistants -- --record), beside the model choice. */
+function ModelEvaluation(props: { model: string }) {
+  const model = props.model.trim() || 'builtin';
+  const figures = EVALUATED[model];
+  if (!figures)
+    return (
+      <span>
+        {model}: not evaluated yet (<code>npm run eval:assistants -- --model {model}</code>)
+      </span>
+    );
+  const parts = [
+    figures.heldOut &&
+      `held-out ${percent(figures.heldOut.score)} (${figures.heldOut.turns} turns)`,
+    figures.development && `development ${percent(figures.development.score)}`,
+    figures.overruled && `replies overruled by the grounding check ${figures.overruled}`,
+  ].filter(Boolean);
+  return (
+    <span>
+      {model}: {parts.join(' · ')}
+      {figures.short ? ' (short form)' : ''}, measured {figures.measuredAt}
+    </span>
+  );
+}
+
 function ProfileForm(props: {
   initial: Draft;
   isNew: boolean;
@@ -199,7 +238,12 @@ function ProfileForm(props: {
         <Field
           id="agent-model"
           label="Model"
-          hint="Empty: the service's default model"
+          hint={
+            <>
+              Empty: the service's default model (builtin unless the operator sets ASSISTANT_MODEL).
+              Evaluation: <ModelEvaluation model={draft.model} />
+            </>
+          }
           error={errors['/model']}
         >
           <input
@@ -212,9 +256,16 @@ function ProfileForm(props: {
             onInput={(e) => set({ model: e.currentTarget.value })}
           />
           <datalist id="agent-models">
-            {props.chatModels.map((m) => (
-              <option key={m} value={m} />
-            ))}
+            {props.chatModels.map((m) => {
+              const heldOut = EVALUATED[m]?.heldOut;
+              return (
+                <option
+                  key={m}
+                  value={m}
+                  label={heldOut ? `${m} (held-out ${percent(heldOut.score)})` : m}
+                />
+              );
+            })}
           </datalist>
         </Field>
       </div>

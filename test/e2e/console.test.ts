@@ -401,7 +401,11 @@ describe('e2e: the console, in Chromium', function () {
     await page.getByLabel('Name').fill('helpdesk');
     await page.getByLabel('Behaviour').selectOption('support');
     await page.getByLabel('Description').fill('Answers questions about the shop');
+    // Beside the model choice: the evaluation's figures of the model that would answer.
+    const modelHint = page.locator('#agent-model-hint');
+    expect(await modelHint.textContent()).to.match(/builtin: held-out \d+(\.\d)?%/);
     await page.getByLabel('Model').fill('no-such-model');
+    expect(await modelHint.textContent()).to.include('no-such-model: not evaluated yet');
     await page.getByLabel('help', { exact: true }).check();
     await page.getByRole('button', { name: 'Save agent' }).click();
     // The API's refusal, shown at the field it names.

@@ -354,18 +354,18 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
       const chat = conversation('box', 'chat');
       await chat.say('concerts in Madrid this weekend');
       const second = await chat.say('tell me more about the second one');
-      expect(second.reply).to.match(/^\*\*Opera Gala Night\*\*/);
+      expect(second.reply).to.match(/^\[Opera Gala Night\]\(https:\/\/box\.example\/a4\): /);
       expect(second.reply).to.include('Arias with the city orchestra.');
       expect(titlesIn(second.reply)).to.deep.equal(['Opera Gala Night']);
       const cheaper = await chat.say('how much is the cheaper one?');
-      expect(cheaper.reply).to.match(/^\*\*Rooftop Jazz Session\*\*: Price: from 30 EUR\./);
+      expect(cheaper.reply).to.match(/^\[Rooftop Jazz Session\]\([^)]+\): Price: 30 EUR\./);
     });
 
     it('"what ages is X for?" is answered from X’s description', async () => {
       const reply = (
         await conversation('box', 'chat').say('What ages is Puppet Theatre Matinee for?')
       ).reply;
-      expect(reply).to.match(/^\*\*Puppet Theatre Matinee\*\*: Suitable for ages 4 to 9\./);
+      expect(reply).to.match(/^\[Puppet Theatre Matinee\]\([^)]+\): Suitable for ages 4 to 9\./);
       expect(titlesIn(reply)).to.deep.equal(['Puppet Theatre Matinee']);
     });
 
@@ -395,7 +395,7 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
         await conversation('box', 'chat').say('Is the park venue ok for bringing a stroller?')
       ).reply;
       expect(none).to.match(/^I couldn't find any /);
-      expect(none).to.include('"park venue ok bringing stroller"');
+      expect(none).to.include('"park ok bringing stroller"');
       expect(none).to.not.match(/\b(venu|bring|strol)\b/);
     });
   });

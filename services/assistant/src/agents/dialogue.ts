@@ -54,9 +54,14 @@ export function afterResets(text: string, constraints: StoredConstraints): Store
   return next;
 }
 
-/** The constraints a search answered with (the collection that answered, else the first searched). */
+/**
+ * The constraints a search answered with: those read against a collection of a listed kind
+ * (events, courses), which knows the cities and tags; an article's reading knows neither.
+ */
 export function answeredConstraints(retrieval: Retrieval): StoredConstraints | undefined {
-  const collection = retrieval.results[0]?.collection ?? retrieval.collections[0];
+  const listed = (kind: string) => kind === 'events' || kind === 'courses';
+  const answered = retrieval.results.find((r) => listed(r.collection.kind))?.collection;
+  const collection = answered ?? retrieval.collections.find((c) => listed(c.kind));
   const query = collection ? retrieval.queries.get(collection.name) : undefined;
   return query ? toStored(query) : undefined;
 }

@@ -91,18 +91,37 @@ export async function knowledgeAccess(
     .map((c) => zoned(c, timeZone));
   if (collections.length === 0) return undefined;
   const kinds = new Set<CollectionKind>(collections.map((c) => c.kind));
+  const request = (text: string, wanted: CollectionKind[]) => ({
+    organization,
+    text,
+    collections: collections.map((c) => c.name),
+    kinds: wanted,
+    timeZone,
+    known: collections,
+  });
   return {
+    timeZone,
     has: (wanted) => wanted.some((k) => kinds.has(k)),
-    search: (text, wanted, inherit) =>
-      retriever.retrieve({
-        organization,
-        text,
-        collections: collections.map((c) => c.name),
-        kinds: wanted,
-        timeZone,
-        known: collections,
-        inherit,
-      }),
+    search: (text, wanted, inherit) => retriever.retrieve({ ...request(text, wanted), inherit }),
+    read: (text, wanted) => retriever.read(request(text, wanted)),
+    overview: (wanted) =>
+      Promise.all(
+        collections
+          .filter((c) => wanted.includes(c.kind))
+          .map(async (collection) => ({
+            collection,
+            samples: (
+              await retriever.samples(
+                collection,
+                collection.kind === 'events' || collection.kind === 'courses' ? 50 : 4,
+              )
+            ).map((doc) => ({
+              doc,
+              collection,
+              passage: doc.chunks[0] ?? '',
+            })),
+          })),
+      ),
     titled: (text, wanted) =>
       retriever.titled(
         collections.filter((c) => wanted.includes(c.kind)),

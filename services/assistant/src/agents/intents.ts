@@ -2,7 +2,6 @@ import {
   CHEAPEST,
   CONFIRMATIONS,
   EARLIEST,
-  FOLLOW_UP_STARTS,
   MORE_ABOUT,
   ORDINALS,
   POINTERS,
@@ -59,12 +58,6 @@ export function isDecline(text: string): boolean {
   return /^ (no|nope|not now|no thanks|no thank you|nein|non|no gracias|nein danke|non merci)\b/.test(
     normalized,
   );
-}
-
-/** "and for kids?", "y en Lisboa?": a message that leans on the previous question. */
-export function isFollowUp(text: string): boolean {
-  const normalized = normalize(text);
-  return FOLLOW_UP_STARTS.some((start) => normalized.startsWith(normalize(start)));
 }
 
 /** What a message points at in the list last shown: a position, the cheapest, the earliest, or "it". */

@@ -1,13 +1,18 @@
 import { DateTime } from 'luxon';
 import { tagsOf, titleOf, urlOf } from '../knowledge/documents';
-import type { CourseFields, EventFields } from '../knowledge/kinds';
+import type { CollectionKind, CourseFields, EventFields } from '../knowledge/kinds';
 import { hasPhrase, normalize } from '../language/normalize';
-import { ITEM_ASPECTS } from '../language/lexicon';
-import type { KnowledgeQuery } from '../retrieval/knowledge-query';
+import { AUDIENCES, ITEM_ASPECTS } from '../language/lexicon';
+import { wholeExcerpt } from '../language/values';
+import { audiencesOf, type KnowledgeQuery } from '../retrieval/knowledge-query';
+import { readAudience } from '../language/audience';
 import type { Retrieval, RetrievedDocument } from '../retrieval/knowledge-retriever';
-import { stem, tokenize, words } from '../retrieval/tokenize';
+import { tokenize } from '../retrieval/tokenize';
+import type { KnowledgeCollection } from '../store/knowledge/port';
 import type { ShownItem } from '../store/sessions/port';
-import type { ContextItem, ItemAspect } from './types';
+import { answeringLines, documentText } from './fact-answer';
+import { blocksOf } from './passages';
+import type { AskedFor, CollectionOverview, ContextItem, ItemAspect } from './types';
 
 /** "[title](url)" for a retrieved document, or its bold title when it has no url (nothing else is ever linked). */
 export function citation(found: RetrievedDocument): string {
@@ -32,30 +37,51 @@ export function eventTime(event: EventFields, collectionZone: string): string {
 
 function priceText(price: number | undefined, currency: string | undefined): string | undefined {
   if (typeof price !== 'number') return undefined;
-  return price === 0 ? 'free' : `from ${price} ${currency ?? ''}`.trim();
+  return price === 0 ? 'free' : `${price} ${currency ?? ''}`.trim();
 }
 
-function eventLine(found: RetrievedDocument): string {
+/** An event's facts after its title: when, where, price. */
+function eventFacts(found: RetrievedDocument): string {
   const e = found.doc.fields as unknown as EventFields;
   const place = [e.venue, e.city].filter(Boolean).join(', ');
-  return `${citation(found)} - ${[eventTime(e, found.collection.timeZone), place, priceText(e.price, e.currency)].filter(Boolean).join(' · ')}`;
+  return [eventTime(e, found.collection.timeZone), place, priceText(e.price, e.currency)]
+    .filter(Boolean)
+    .join(' · ');
 }
 
-function courseLine(found: RetrievedDocument): string {
+/** A course's facts after its title: level, price, modules. */
+function courseFacts(found: RetrievedDocument): string {
   const c = found.doc.fields as unknown as CourseFields;
   const modules = c.modules.map((m) => m.title).join(', ');
-  return `${citation(found)} - ${[c.level, priceText(c.price, c.currency), c.modules.length > 0 ? `${c.modules.length} modules: ${modules}` : undefined].filter(Boolean).join(' · ')}`;
+  return [
+    c.level,
+    priceText(c.price, c.currency),
+    c.modules.length > 0 ? `${c.modules.length} modules: ${modules}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
-function passageLine(found: RetrievedDocument): string {
-  const text = found.passage.replace(/\s+/g, ' ').trim();
-  return `${citation(found)}: ${text.length > 280 ? `${text.slice(0, 279)}…` : text}`;
+/** The opening of an article or document, without its title, tags or metadata lines. */
+function opening(found: RetrievedDocument, max = 280): string {
+  const blocks = blocksOf(documentText(found)).filter((b) => !b.heading);
+  const title = normalize(titleOf(found.doc));
+  const text = blocks
+    .map((b) => b.text)
+    .filter((t) => normalize(t) !== title)
+    .join(' ');
+  return wholeExcerpt(text || found.passage, max);
 }
 
+/** One line of a list: the linked title once, then its facts (whole values, never cut inside one). */
 export function knowledgeLine(found: RetrievedDocument): string {
-  if (found.doc.kind === 'events') return eventLine(found);
-  if (found.doc.kind === 'courses') return courseLine(found);
-  return passageLine(found);
+  if (found.doc.kind === 'events') return `${citation(found)} - ${eventFacts(found)}`;
+  if (found.doc.kind === 'courses') {
+    const facts = courseFacts(found);
+    return facts ? `${citation(found)} - ${facts}` : citation(found);
+  }
+  const text = opening(found);
+  return text ? `${citation(found)}: ${text}` : citation(found);
 }
 
 export function knowledgeItems(retrieval: Retrieval): ContextItem[] {
@@ -74,12 +100,47 @@ export function shownItem(found: RetrievedDocument): ShownItem {
   };
 }
 
-const NOUNS: Record<string, [string, string]> = {
+const KIND_NOUNS: Record<CollectionKind, [string, string]> = {
   events: ['event', 'events'],
   courses: ['course', 'courses'],
   articles: ['article', 'articles'],
   documents: ['document', 'documents'],
 };
+/** Words of a collection's name that say nothing of what it holds. */
+const NAME_FILLER = new Set([
+  'demo',
+  'test',
+  'my',
+  'our',
+  'the',
+  'all',
+  'data',
+  'list',
+  'new',
+  'v1',
+]);
+
+/** A plural noun as one ("workshops" -> "workshop"); words that are not English plurals stay. */
+function singular(word: string): string {
+  if (/ies$/i.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(ch|sh|ss|x)es$/i.test(word)) return word.slice(0, -2);
+  if (/[^su]s$/i.test(word) && word.length > 3) return word.slice(0, -1);
+  return word;
+}
+
+/**
+ * What the organization calls the records of a collection: the last word of its name
+ * ("workshops", "termine", "services"), else its kind's word ("events").
+ */
+export function nounOf(collection: KnowledgeCollection, count = 2): string {
+  const words = collection.name
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w.length >= 3 && !NAME_FILLER.has(w));
+  const last = words[words.length - 1];
+  const [one, many] = last ? [singular(last), last] : KIND_NOUNS[collection.kind];
+  return count === 1 ? one : many;
+}
 
 /** A tag as a plural noun ("concert" -> "concerts"); tags are the organization's words, often singular. */
 function plural(word: string): string {
@@ -88,18 +149,32 @@ function plural(word: string): string {
   return /(ch|sh|x)$/i.test(word) ? `${word}es` : `${word}s`;
 }
 
+const AUDIENCE_WORDS = new Set(Object.values(AUDIENCES).flat().map(normalize));
+const isAudienceWord = (tag: string) => AUDIENCE_WORDS.has(normalize(tag));
+
+/** Words of the user's quoted back at most, so a long message is never echoed. */
+const QUOTED_WORDS = 8;
+
+/** The user's words as a short quote ("park venue ok bringing stroller"), cut after a few words. */
+export function quotedWords(words: string[]): string {
+  const shown = words.slice(0, QUOTED_WORDS).join(' ');
+  return words.length > QUOTED_WORDS ? `${shown} …` : shown;
+}
+
 /** "concerts for kids in Madrid from Sat 21 Nov to Sun 22 Nov up to 20": the question as read. */
 export function describeQuery(
   query: KnowledgeQuery | undefined,
-  kind: string,
-  zone: string,
+  collection: KnowledgeCollection | undefined,
   count = 2,
 ): string {
   const one = count === 1;
   const noun = query?.tags.length
     ? query.tags.map((t) => (one ? t : plural(t))).join('/')
-    : (NOUNS[kind]?.[one ? 0 : 1] ?? 'results');
+    : collection
+      ? nounOf(collection, count)
+      : 'results';
   if (!query) return noun;
+  const zone = collection?.timeZone ?? 'UTC';
   const parts = [
     query.levels.length ? `${query.levels.join('/')} ${noun}` : noun,
     query.audience.length ? `for ${query.audience.join(' or ')}` : undefined,
@@ -113,15 +188,17 @@ export function describeQuery(
   }
   if (query.maxPrice !== undefined)
     parts.push(query.maxPrice === 0 ? 'that are free' : `up to ${query.maxPrice}`);
-  if (query.words.length > 0) parts.push(`matching "${query.words.join(' ')}"`);
+  if (query.words.length > 0) parts.push(`matching "${quotedWords(query.words)}"`);
   return parts.filter(Boolean).join(' ');
 }
 
-/** The collection whose reading describes the answer: the one that answered, else the first searched. */
+const isListed = (c: KnowledgeCollection) => c.kind === 'events' || c.kind === 'courses';
+
+/** The collection whose reading describes the answer: the one that answered, else the first listed kind searched. */
 function describedCollection(retrieval: Retrieval) {
   return (
     retrieval.results[0]?.collection ??
-    retrieval.collections.find((c) => c.kind === 'events') ??
+    retrieval.collections.find(isListed) ??
     retrieval.collections[0]
   );
 }
@@ -129,20 +206,19 @@ function describedCollection(retrieval: Retrieval) {
 /** The builtin engine's answer from retrieved documents: a numbered, cited list, or a plain "nothing found". */
 export function knowledgeAnswer(retrieval: Retrieval): string {
   const first = describedCollection(retrieval);
-  const what = describeQuery(
-    first ? retrieval.queries.get(first.name) : undefined,
-    first?.kind ?? 'results',
-    first?.timeZone ?? 'UTC',
-    retrieval.results.length,
-  );
-  if (retrieval.results.length === 0)
-    return `I couldn't find any ${what}. Try another date, place or wording, or ask for fewer conditions ("anywhere", "any date").`;
+  const query = first ? retrieval.queries.get(first.name) : undefined;
+  if (retrieval.results.length === 0) {
+    if (first && !isListed(first))
+      return `I couldn't find anything${query?.words.length ? ` about "${quotedWords(query.words)}"` : ''} in our information. Try other words, or ask me about something else.`;
+    return `I couldn't find any ${describeQuery(query, first, 0)}. Try another date, place or wording, or ask for fewer conditions ("anywhere", "any date").`;
+  }
+  const what = describeQuery(query, first, retrieval.results.length);
   const lines = retrieval.results.map((found, i) => `${i + 1}. ${knowledgeLine(found)}`);
   const more = retrieval.results.length > 1 ? 'Ask me about any of them ("the second one").' : '';
   return `Here ${retrieval.results.length === 1 ? 'is 1' : `are ${retrieval.results.length}`} ${what}:\n${lines.join('\n')}\n${more}`.trim();
 }
 
-/** The aspects a question about one item asks for (price, when, where, age). */
+/** The aspects a question asks for (price, when, where, age, opening hours, contact). */
 export function aspectsOf(text: string): ItemAspect[] {
   const normalized = normalize(text);
   return (Object.keys(ITEM_ASPECTS) as ItemAspect[]).filter((aspect) =>
@@ -159,9 +235,13 @@ export function sentencesOf(text: string): string[] {
 }
 
 /** The sentences of a text that share content words with the question, best first. */
-export function relevantSentences(text: string, question: string, limit = 2): string[] {
-  const asked = new Set(tokenize(question));
-  const aged = aspectsOf(question).includes('age');
+export function relevantSentences(
+  text: string,
+  question: string[],
+  aged: boolean,
+  limit = 2,
+): string[] {
+  const asked = new Set(question.flatMap((w) => tokenize(w)));
   return sentencesOf(text)
     .map((sentence, index) => {
       let score = tokenize(sentence).filter((t) => asked.has(t)).length;
@@ -175,41 +255,194 @@ export function relevantSentences(text: string, question: string, limit = 2): st
     .map((s) => s.sentence);
 }
 
-/** One item answered from its own fields: the aspect asked for first, then its card and description. */
-export function itemAnswer(
-  found: RetrievedDocument,
-  question: string,
-  aspects: ItemAspect[],
-): string {
+/** The facts of an event or course: each with whether a question about it asks for it. */
+function itemFacts(found: RetrievedDocument): Array<{ aspect: ItemAspect; text: string }> {
+  const fields = found.doc.fields as Partial<EventFields & CourseFields>;
+  const place = [fields.venue, fields.city].filter(Boolean).join(', ');
+  const price = priceText(fields.price, fields.currency);
+  return [
+    ...(fields.startsAt
+      ? [
+          {
+            aspect: 'when' as const,
+            text: eventTime(fields as EventFields, found.collection.timeZone),
+          },
+        ]
+      : []),
+    ...(place ? [{ aspect: 'where' as const, text: place }] : []),
+    ...(fields.level ? [{ aspect: 'age' as const, text: fields.level }] : []),
+    ...(price ? [{ aspect: 'price' as const, text: price }] : []),
+  ];
+}
+
+/** How an asked fact is said, and what is said when the item lacks it. */
+const ASKED: Partial<Record<ItemAspect, { has: (v: string) => string; lacks: string }>> = {
+  price: { has: (v) => `Price: ${v}.`, lacks: 'No price is listed for it.' },
+  when: { has: (v) => `It starts ${v} (local time).`, lacks: 'No date is listed for it.' },
+  where: { has: (v) => `It takes place at ${v}.`, lacks: 'No venue is listed for it.' },
+};
+
+/**
+ * One item answered from its own fields: the linked title once, the asked facts first, then its
+ * other facts and (when nothing in particular was asked) its description; never its tags.
+ */
+export function itemAnswer(found: RetrievedDocument, asked: AskedFor): string {
+  if (found.doc.kind !== 'events' && found.doc.kind !== 'courses') return factAnswer(found, asked);
   const fields = found.doc.fields as Partial<EventFields & CourseFields>;
   const description = fields.description ?? '';
-  const facts: string[] = [];
-  for (const aspect of aspects) {
-    if (aspect === 'price') {
-      const price = priceText(fields.price, fields.currency);
-      facts.push(price ? `Price: ${price}.` : 'No price is listed for it.');
-    }
-    if (aspect === 'when' && fields.startsAt)
-      facts.push(
-        `It starts ${eventTime(fields as EventFields, found.collection.timeZone)} (local time).`,
-      );
-    if (aspect === 'where') {
-      const place = [fields.venue, fields.city].filter(Boolean).join(', ');
-      facts.push(place ? `It takes place at ${place}.` : 'No venue is listed for it.');
-    }
+  const facts = itemFacts(found);
+  const lead: string[] = [];
+  for (const aspect of asked.aspects) {
+    const said = ASKED[aspect];
+    if (!said) continue;
+    const fact = facts.find((f) => f.aspect === aspect);
+    lead.push(fact ? said.has(fact.text) : said.lacks);
   }
-  const quoted = relevantSentences(description, question);
-  const lead = [...facts, ...quoted];
-  const parts = [`**${titleOf(found.doc)}**${lead.length > 0 ? `: ${lead.join(' ')}` : ''}`];
-  parts.push(knowledgeLine(found));
-  const rest = sentencesOf(description).filter((s) => !quoted.includes(s));
-  if (lead.length === 0 && rest.length > 0) parts.push(rest.join(' '));
-  const tags = tagsOf(found.doc);
-  if (lead.length === 0 && tags.length > 0) parts.push(`Tagged: ${tags.join(', ')}.`);
+  // "Is it for kids?": yes or no from who the item is for, with the sentences that say so.
+  if (asked.audience?.length) {
+    const groups = audiencesOf(found.doc);
+    const yes = asked.audience.some((g) => groups.includes(g));
+    lead.unshift(
+      yes
+        ? `Yes, it is for ${asked.audience.join(' or ')}.`
+        : `It is not listed as for ${asked.audience.join(' or ')}.`,
+    );
+  }
+  // Ages, or what the fields do not hold, are in the description: its sentences about them.
+  const fromText = asked.aspects.includes('age') || (lead.length === 0 && asked.aspects.length > 0);
+  const quoted = fromText
+    ? [
+        ...new Set([
+          ...sentencesOf(description).filter((s) => readAudience(s).phrases.length > 0),
+          ...relevantSentences(description, asked.words, asked.aspects.includes('age')),
+        ]),
+      ].slice(0, 3)
+    : [];
+  const others = facts
+    .filter((f) => !asked.aspects.includes(f.aspect) || !ASKED[f.aspect])
+    .map((f) => f.text)
+    .join(' · ');
+  const parts = [
+    `${citation(found)}: ${[...lead, ...quoted, others && (lead.length + quoted.length > 0 ? `(${others})` : `${others}.`)].filter(Boolean).join(' ')}`,
+  ];
+  // Nothing in particular, or who it is for: the description says it.
+  const whole = asked.aspects.length === 0 || asked.aspects.includes('who');
+  if (whole && description) parts.push(wholeExcerpt(description, 600));
   return parts.join('\n\n');
 }
 
-/** A stemmed word set, to compare a question with passages. */
-export function stems(text: string): Set<string> {
-  return new Set(words(text).map(stem));
+/**
+ * An answer from an article or document: the lines that say what was asked first, in whole values
+ * ("Full service: 89 EUR (...)"), then where they come from; its opening when nothing in particular
+ * was asked. Other documents that match are named after it.
+ */
+export function factAnswer(
+  found: RetrievedDocument,
+  asked: AskedFor,
+  also: RetrievedDocument[] = [],
+): string {
+  const lines = answeringLines(found, asked);
+  const title = titleOf(found.doc);
+  const parts: string[] = [];
+  if (lines.length === 0) parts.push(`${citation(found)}: ${opening(found, 600)}`);
+  else {
+    const first = lines[0] as string;
+    // "Full service: 89 EUR" from a document titled "Full service": its title once, as the link.
+    const titled = normalize(first).startsWith(normalize(title)) && /^[^:]*:/.test(first);
+    if (titled)
+      parts.push(`${citation(found)}${first.slice(first.indexOf(':'))}`, ...lines.slice(1));
+    else parts.push(lines.join('\n'), `Source: ${citation(found)}`);
+  }
+  if (also.length > 0) parts.push(`See also: ${also.map(citation).join(', ')}.`);
+  return parts.join('\n\n');
+}
+
+/** What the asked aspects are called in a reply ("your opening hours"). */
+const ASPECT_NAMES: Record<ItemAspect, string> = {
+  price: 'a price',
+  when: 'a date or time',
+  where: 'an address',
+  age: 'an age',
+  who: 'who it is for',
+  hours: 'opening hours',
+  contact: 'contact details',
+};
+
+/** Nothing of the organization's says what was asked. */
+export function notFoundAnswer(asked: AskedFor): string {
+  const what = asked.words.length
+    ? `"${quotedWords(asked.words)}"`
+    : asked.aspects.map((a) => ASPECT_NAMES[a]).join(' or ') || 'that';
+  return `I couldn't find ${what} in our information. Try other words, or ask me about something else.`;
+}
+
+/** A list of a few items joined the way a sentence names them ("a, b and c"). */
+function listed(items: string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/** The values of documents most often given, most frequent first. */
+function mostFrequent(values: string[], count: number): string[] {
+  const seen = new Map<string, { value: string; n: number }>();
+  for (const value of values) {
+    const key = value.toLowerCase();
+    const entry = seen.get(key) ?? { value, n: 0 };
+    entry.n++;
+    seen.set(key, entry);
+  }
+  return [...seen.values()]
+    .sort((a, b) => b.n - a.n)
+    .slice(0, count)
+    .map((e) => e.value);
+}
+
+/** What a listed collection holds, in its own words: "workshops in Leipzig", "events (concerts, theatre) in Madrid". */
+function listedOffer(collection: KnowledgeCollection, samples: RetrievedDocument[]) {
+  const noun = nounOf(collection);
+  const fields = samples.map((s) => s.doc.fields as Partial<EventFields>);
+  const cities = mostFrequent(
+    fields.flatMap((f) => (f.city ? [f.city] : [])),
+    3,
+  );
+  const kinds = mostFrequent(
+    samples.flatMap((s) => tagsOf(s.doc)).filter((t) => !isAudienceWord(t)),
+    3,
+  )
+    .map(plural)
+    .filter((t) => normalize(t) !== normalize(noun));
+  const place = cities.length > 0 ? ` in ${listed(cities)}` : '';
+  return {
+    offer: `our ${noun}${kinds.length > 0 ? ` (${listed(kinds)})` : ''}${place}`,
+    example: `${kinds[0] ?? noun}${cities[0] ? ` in ${cities[0]}` : ''}${collection.kind === 'events' ? ' this weekend' : ''}`,
+  };
+}
+
+/**
+ * A greeting from the organization's own data: what its collections hold, in its own words (the
+ * collection's name, its tags and cities) and the titles of its articles, never a made-up example.
+ */
+export function greetingAnswer(overview: CollectionOverview[]): string {
+  const offers: string[] = [];
+  const examples: string[] = [];
+  const topics: string[] = [];
+  for (const { collection, samples } of overview) {
+    if (samples.length === 0) continue;
+    if (collection.kind === 'events' || collection.kind === 'courses') {
+      const { offer, example } = listedOffer(collection, samples);
+      offers.push(offer);
+      examples.push(example);
+    } else topics.push(...samples.map((d) => titleOf(d.doc)));
+  }
+  const parts = [
+    offers.length > 0
+      ? `I can find ${listed(offers)} by date, price or audience (for example "${examples[0]}")`
+      : '',
+    topics.length > 0
+      ? `${offers.length > 0 ? 'and answer' : 'I can answer'} questions from our information, such as ${listed(topics.slice(0, 4).map((t) => `"${t}"`))}`
+      : '',
+  ].filter(Boolean);
+  if (parts.length === 0) return "Hello! I don't have any information to share yet.";
+  return `Hello! ${parts.join(' ')}. What would you like to know?`;
 }

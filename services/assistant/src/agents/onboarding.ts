@@ -3,10 +3,16 @@ import type { AgentStep } from '../store/profiles/port';
 import type { CourseDraft, OnboardingProgress } from '../store/sessions/port';
 import { curriculumStep, type CurriculumStep } from './curriculum';
 import { isConfirmation, startsWithConfirmation } from './intents';
-import { extractAudience, extractTopic, topicOf } from './topic';
+import { normalize } from '../language/normalize';
+import { wholeExcerpt } from '../language/values';
+import { extractAudience, extractTopic, statedTopic, topicOf } from './topic';
 import type { Agent, ContextItem, OfflineInput, PreparedTurn, Turn } from './types';
 
 export const ONBOARDING_STEPS = 5;
+/** What the user wrote at a step is kept (verbatim) for this many messages, the newest. */
+const NOTES_PER_STEP = 10;
+/** Characters of a note a reply plays back; a long message is never echoed whole. */
+const PLAYBACK_CHARS = 300;
 
 /** Step n's guide: the agent's own steps (defined as data) or the built-in course curriculum. */
 export function stepGuide(step: number, steps?: AgentStep[]): CurriculumStep {
@@ -60,22 +66,91 @@ function contentOf(text: string): string {
   return text.replace(/^\s*[\p{L}' ]{1,20}?[.!,:;-]\s*/u, '').trim();
 }
 
-/** Modules as the user named them: lines, "a; b", or "Modules: a, b, c"; "Module 3 Dashboards" stays whole. */
+const NUMBER_WORDS: Record<string, number> = {
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  zwei: 2,
+  drei: 3,
+  vier: 4,
+  funf: 5,
+  sechs: 6,
+  sieben: 7,
+  acht: 8,
+  neun: 9,
+  zehn: 10,
+  dos: 2,
+  tres: 3,
+  cuatro: 4,
+  cinco: 5,
+  seis: 6,
+  siete: 7,
+  ocho: 8,
+  nueve: 9,
+  diez: 10,
+  deux: 2,
+  trois: 3,
+  quatre: 4,
+  cinq: 5,
+  sept: 7,
+  huit: 8,
+  neuf: 9,
+  dix: 10,
+};
+/** "and" between the last two names of a list, in the four languages. */
+const AND = /\s+(?:and|und|y|e|et|&)\s+/i;
+
+/** How many modules the user says there are ("four modules:", "3 Module"), if they say. */
+function declaredCount(text: string): number | undefined {
+  const said = /(\d{1,2}|[a-zäöüéèçñ]+)\s+(?:modules?|module|modulen|m[oó]dulos?)\b/i.exec(
+    normalize(text),
+  )?.[1];
+  if (!said) return undefined;
+  return /^\d+$/.test(said) ? Number(said) : NUMBER_WORDS[said];
+}
+
+/**
+ * Modules as the user named them: lines, "a; b", or "Modules: a, b, c and d"; "Module 3
+ * Dashboards" and "Lights and visibility" stay whole. An "and" separates two modules only where the
+ * list needs it: between its last two names ("a, b and c"), or to reach the number the user gave.
+ */
 function modulesIn(text: string): string[] {
-  const listed = /\bmodul(?:e|es|os)?\s*:\s*(.+)/i.exec(text)?.[1];
-  const parts = listed
-    ? listed.split(/,|;|\band\b|\n/)
+  const listed = /\bm(?:odul(?:e|es|en)?|[oó]dulos?)\s*:\s*([\s\S]+)/i.exec(text)?.[1];
+  let parts = listed
+    ? listed.split(/,|;|\n/)
     : text
         .split(/\n|;/)
         .filter((line) => /^\s*(\d+[.)]|[-*•]|module\b|modul\b|m[oó]dulo\b)/i.test(line));
-  return parts
+  parts = parts
     .map((p) =>
       p
         .replace(/^\s*(\d+[.)]|[-*•])\s*/, '')
+        .replace(/^\s*(?:and|und|y|et|&)\s+/i, '')
         .replace(/[.\s]+$/, '')
         .trim(),
     )
     .filter((p) => p.length > 0);
+  if (!listed) return parts;
+  const wanted = declaredCount(text);
+  if (wanted !== undefined) {
+    // Split at "and" from the last name back until the count the user gave is met.
+    for (let i = parts.length - 1; i >= 0 && parts.length < wanted; i--) {
+      const halves = (parts[i] as string).split(AND);
+      if (halves.length > 1) parts.splice(i, 1, ...halves.slice(0, wanted - parts.length + 1));
+    }
+    return parts;
+  }
+  const last = parts[parts.length - 1] ?? '';
+  const andInside = parts.slice(0, -1).some((p) => AND.test(` ${p} `));
+  if (parts.length === 1 || (!andInside && last.split(AND).length === 2))
+    return [...parts.slice(0, -1), ...last.split(AND).map((p) => p.trim())].filter(Boolean);
+  return parts;
 }
 
 function draftOf(
@@ -93,14 +168,18 @@ function draftOf(
     openSteps,
   };
   if (!content) return draft;
-  draft.notes[String(step)] = [...(draft.notes[String(step)] ?? []), content];
+  draft.notes[String(step)] = [...(draft.notes[String(step)] ?? []), content].slice(
+    -NOTES_PER_STEP,
+  );
   if (!turn.steps) {
-    // The topic: stated anywhere ("a course on X"), or the first thing said at step 1.
-    const topic =
-      extractTopic(content) ?? (step === 1 && !draft.topic ? topicOf(content) : undefined);
+    // The topic: the first one named ("a course on X", or the first thing said at step 1);
+    // later only a topic stated as such ("the topic is Y") replaces it.
+    const topic = draft.topic
+      ? statedTopic(content)
+      : (extractTopic(content) ?? (step === 1 ? topicOf(content) : undefined));
     if (topic) draft.topic = topic;
     const audience = extractAudience(content);
-    if (audience) draft.audience = audience;
+    if (audience && (!draft.audience || step === 1 || topic)) draft.audience = audience;
     if (step === 2)
       for (const module of modulesIn(content))
         if (!draft.modules.includes(module)) draft.modules.push(module);
@@ -140,8 +219,16 @@ function prepareOnboarding(turn: Turn): PreparedTurn {
   };
 }
 
+/** A note as played back: whole when short, else its start (the draft keeps it whole). */
+function playedBack(note: string): string {
+  return note.length <= PLAYBACK_CHARS
+    ? note
+    : `${wholeExcerpt(note, PLAYBACK_CHARS)} (${note.length} characters, kept whole in your draft)`;
+}
+
 function quoteLines(texts: string[]): string {
   return texts
+    .map(playedBack)
     .map((t) =>
       t
         .split('\n')

@@ -5,6 +5,9 @@ import { tokenize } from '../retrieval/tokenize';
 const METADATA =
   /^\s*(?:[-*]\s*)?(?:tags?|keywords?|categor(?:y|ies)|labels?|topics?|updated|last updated|published|author|id|slug|etiquetas|schlagw(?:o|ö)rter|mots[- ]cl(?:e|é)s)\s*:/i;
 
+/** A line that is an entry of a list of values: a short label, a colon, a value ("Full service: 89 EUR"). */
+const ENTRY = /^[^:.!?]{1,40}:\s+\S/;
+
 /** "How do I ...?", "how to ...": a question for a procedure (not "how long", "how much"). */
 const ASKS_FOR_STEPS =
   /\b(how (do|can|should|would|could) (i|we|you)|how to|como (puedo|hago|se puede|debo)|wie (kann|mache|muss|soll) ich|comment (puis je|faire|je peux|dois je))\b/;
@@ -37,6 +40,10 @@ export function blocksOf(body: string): Block[] {
     if (/^(\d+[.)]|[-*•])\s+/.test(line)) {
       flush();
       blocks.push({ index: blocks.length, text: line, item: true, heading: false });
+    } else if (ENTRY.test(line)) {
+      // "Full service: 89 EUR": one entry of a list of its own, not part of a paragraph.
+      flush();
+      blocks.push({ index: blocks.length, text: line, item: false, heading: false });
     } else if (/^#{1,6}\s/.test(line)) {
       flush();
       blocks.push({

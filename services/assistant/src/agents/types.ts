@@ -1,5 +1,6 @@
 import type { CollectionKind } from '../knowledge/kinds';
-import type { QueryConstraints } from '../retrieval/knowledge-query';
+import type { KnowledgeQuery, QueryConstraints } from '../retrieval/knowledge-query';
+import type { KnowledgeCollection } from '../store/knowledge/port';
 import type { Retrieval, RetrievedDocument } from '../retrieval/knowledge-retriever';
 import type { AgentProfile, AgentStep } from '../store/profiles/port';
 import type { ChatMessage, SessionMemory } from '../store/sessions/port';
@@ -11,19 +12,43 @@ export type ContextItem =
   /** A document of the organization's own knowledge base; passage is what the reply quotes. */
   | { kind: 'knowledge'; found: RetrievedDocument };
 
+/** One of the agent's collections with a few of its documents, for a greeting from the organization's own data. */
+export interface CollectionOverview {
+  collection: KnowledgeCollection;
+  /** Current documents (up to 50 of a listed kind, the next events first; 4 articles or documents, in stored order). */
+  samples: RetrievedDocument[];
+}
+
 /** The organization's knowledge as an agent may search it (scoped to the caller and the agent's collections). */
 export interface KnowledgeAccess {
+  /** The organization's time zone (dates in users' words are read in it). */
+  timeZone: string;
   /** Whether any searchable collection is of one of these kinds. */
   has(kinds: CollectionKind[]): boolean;
   search(text: string, kinds: CollectionKind[], inherit?: QueryConstraints): Promise<Retrieval>;
+  /** How the text reads against each collection of these kinds (filters, remaining words), by name. */
+  read(text: string, kinds: CollectionKind[]): Promise<Map<string, KnowledgeQuery>>;
+  /** The agent's collections of these kinds, each with a few documents. */
+  overview(kinds: CollectionKind[]): Promise<CollectionOverview[]>;
   /** The document whose title the text names, if any. */
   titled(text: string, kinds: CollectionKind[]): Promise<RetrievedDocument | undefined>;
   /** One document of the agent's collections (undefined when absent or outside them). */
   get(collection: string, id: string): Promise<RetrievedDocument | undefined>;
 }
 
-/** Which field of one item a question asks for. */
-export type ItemAspect = 'price' | 'when' | 'where' | 'age';
+/** What a question asks of an item or of the organization (see ITEM_ASPECTS). */
+export type ItemAspect = 'price' | 'when' | 'where' | 'age' | 'who' | 'hours' | 'contact';
+
+/** What one answer from a document leads with: the aspects asked, the weekday asked about, the words. */
+export interface AskedFor {
+  aspects: ItemAspect[];
+  /** 0 = Monday, when the question names one day ("open on Saturday?"). */
+  weekday?: number;
+  /** The question's own words (to pick the line of a document that answers). */
+  words: string[];
+  /** Audiences the question names ("is it suitable for kids?"): answered yes or no from the item. */
+  audience?: string[];
+}
 
 /** Why a support conversation goes to a person (support_escalated carries it). */
 export type EscalationReason =
@@ -37,8 +62,16 @@ export interface TurnSignals {
   noKnowledge?: boolean;
   /** The answer comes from the organization's knowledge base (a search). */
   knowledge?: Retrieval;
-  /** The question is about one item (the second one shown, one named by its title). */
-  item?: { found: RetrievedDocument; aspects: ItemAspect[] };
+  /** The question is about one item (the second one shown, one named by its title, one found). */
+  item?: { found: RetrievedDocument; asked: AskedFor };
+  /** chat: the answer is the line of a document that says what was asked ("Full service: 89 EUR"). */
+  fact?: { found: RetrievedDocument; asked: AskedFor; also: RetrievedDocument[] };
+  /** chat: "the third one" when the list shown had fewer items. */
+  notShown?: { position: number; shown: number };
+  /** chat: the asked fact is in none of the organization's documents. */
+  notFound?: AskedFor;
+  /** chat: the agent's collections, for a greeting from the organization's own data. */
+  overview?: CollectionOverview[];
   /** support: facts stated in this turn (e.g. { orderNumber: 'A-10492' }). */
   newFacts?: Record<string, string>;
   /** support: the message only gives a reference the agent asked for. */

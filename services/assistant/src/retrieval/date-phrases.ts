@@ -41,13 +41,19 @@ function month(today: DateTime, index: number): Span {
   return [start, start.plus({ months: 1 })];
 }
 
-function relative(text: string, today: DateTime): { span: Span; phrase: string } | undefined {
+function relative(
+  text: string,
+  today: DateTime,
+  base: DateTime,
+): { span: Span; phrase: string } | undefined {
   const rules: Array<[readonly string[], () => Span]> = [
     [
       DATE_PHRASES.nextWeekend,
       () => [weekendOf(today).plus({ weeks: 1 }), weekendOf(today).plus({ weeks: 1, days: 2 })],
     ],
-    [DATE_PHRASES.weekend, () => [weekendOf(today), weekendOf(today).plus({ days: 2 })]],
+    [DATE_PHRASES.thisWeekend, () => [weekendOf(today), weekendOf(today).plus({ days: 2 })]],
+    // "am Wochenende" after "next week" is that week's weekend.
+    [DATE_PHRASES.weekend, () => [weekendOf(base), weekendOf(base).plus({ days: 2 })]],
     [
       DATE_PHRASES.nextWeek,
       () => [today.startOf('week').plus({ weeks: 1 }), today.startOf('week').plus({ weeks: 2 })],
@@ -73,15 +79,22 @@ function relative(text: string, today: DateTime): { span: Span; phrase: string }
   return undefined;
 }
 
-function named(text: string, today: DateTime): { span: Span; phrase: string } | undefined {
+function named(
+  text: string,
+  today: DateTime,
+  anchor?: Span,
+): { span: Span; phrase: string } | undefined {
   for (const [index, names] of WEEKDAYS.entries()) {
     for (const name of names) {
       const next = DATE_PHRASES.next.find(
         (n) => text.includes(` ${n} ${name} `) || text.includes(` ${name} ${n} `),
       );
       if (next) return { span: day(weekday(today, index, true)), phrase: `${next} ${name}` };
-      if (text.includes(` ${name} `))
-        return { span: day(weekday(today, index, false)), phrase: name };
+      if (!text.includes(` ${name} `) && !text.includes(` ${name}s `)) continue;
+      // "and on Saturday?" after "next week" is that week's Saturday.
+      const within = anchor ? weekday(anchor[0], index, false) : undefined;
+      const date = within && within < anchor![1] ? within : weekday(today, index, false);
+      return { span: day(date), phrase: text.includes(` ${name} `) ? name : `${name}s` };
     }
   }
   for (const [index, names] of MONTHS.entries()) {
@@ -102,14 +115,36 @@ function named(text: string, today: DateTime): { span: Span; phrase: string } | 
  * The span of time a question names ("this weekend", "in March", "next Friday", "tomorrow"; the
  * same in Spanish, German and French), resolved in timeZone against now. Written here rather than
  * with chrono-node, which returns points, not spans, and reads "weekend" only in English. "next Friday" is the
- * first Friday after today; a month is the coming one (this year's unless it is over). Undefined
- * when the words name no time.
+ * first Friday after today; a month is the coming one (this year's unless it is over). A weekend
+ * or weekday named without "this" or "next" lies in the period under discussion (around: the
+ * span a follow-up continues) when one is given and still to come. Undefined when the words name
+ * no time.
  */
-export function resolveDateRange(text: string, now: Date, timeZone: string): DateRange | undefined {
+export function resolveDateRange(
+  text: string,
+  now: Date,
+  timeZone: string,
+  around?: Pick<DateRange, 'from' | 'to'>,
+): DateRange | undefined {
   const normalized = normalize(text);
   const today = DateTime.fromJSDate(now, { zone: timeZone }).startOf('day');
-  const found = relative(normalized, today) ?? named(normalized, today);
+  const anchor = anchorOf(around, today, timeZone);
+  const found =
+    relative(normalized, today, anchor?.[0] ?? today) ?? named(normalized, today, anchor);
   if (!found) return undefined;
   const [from, to] = found.span;
   return { from: from.toJSDate(), to: to.toJSDate(), phrase: found.phrase };
+}
+
+/** The part of a period under discussion still to come, from its first day; undefined when it is over. */
+function anchorOf(
+  around: Pick<DateRange, 'from' | 'to'> | undefined,
+  today: DateTime,
+  timeZone: string,
+): Span | undefined {
+  if (!around) return undefined;
+  const from = DateTime.fromJSDate(around.from, { zone: timeZone }).startOf('day');
+  const to = DateTime.fromJSDate(around.to, { zone: timeZone });
+  if (to <= today) return undefined;
+  return [from < today ? today : from, to];
 }

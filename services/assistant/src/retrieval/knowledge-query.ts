@@ -84,19 +84,24 @@ function valuesOf(
   return [...new Set(documents.flatMap(pick).filter(Boolean))];
 }
 
-/** Reads a question against the documents it may filter (their cities and tags are the vocabulary). */
+/**
+ * Reads a question against the documents it may filter (their cities and tags are the
+ * vocabulary). A weekend or weekday named without "this" or "next" is read in the period `around`
+ * (the dates a follow-up continues), when given.
+ */
 export function parseKnowledgeQuery(
   text: string,
   documents: KnowledgeDocument[],
   now: Date,
   timeZone: string,
   kind?: CollectionKind,
+  around?: Pick<DateRange, 'from' | 'to'>,
 ): KnowledgeQuery {
   const normalized = normalize(text);
-  if (kind === 'articles' || kind === 'documents') return textQuery(text, normalized);
+  const dates = resolveDateRange(text, now, timeZone, around);
+  if (kind === 'articles' || kind === 'documents') return textQuery(text, normalized, dates);
   const tokens = words(text);
   const stems = new Set(tokens.map(stem));
-  const dates = resolveDateRange(text, now, timeZone);
   const cities = valuesOf(documents, (d) => [(d.fields as Partial<EventFields>).city ?? '']).filter(
     (city) => hasPhrase(normalized, city),
   );
@@ -147,9 +152,12 @@ export function parseKnowledgeQuery(
   };
 }
 
-/** Help articles and documents are searched by their words only (their tags are words too). */
-function textQuery(text: string, normalized: string): KnowledgeQuery {
-  const kept = normalized
+/**
+ * Help articles and documents are searched by their words only (their tags are words too); a
+ * date is not a word they must contain ("open on Saturday" finds "Sa 10:00–14:00").
+ */
+function textQuery(text: string, normalized: string, dates?: DateRange): KnowledgeQuery {
+  const kept = withoutPhrases(normalized, dates ? [dates.phrase] : [])
     .trim()
     .split(' ')
     .filter((w) => w && tokenize(w).length > 0 && !GENERIC.has(stem(w)));
@@ -250,7 +258,8 @@ function forAudience(doc: KnowledgeDocument, audience: string[]): boolean {
 /** A document's audiences, read once per stored version (documents are kept per collection revision). */
 const AUDIENCES_OF = new WeakMap<KnowledgeDocument, string[]>();
 
-function audiencesOf(doc: KnowledgeDocument): string[] {
+/** Who a document is for: audience groups of its tags and level, and of its description (names left out). */
+export function audiencesOf(doc: KnowledgeDocument): string[] {
   const known = AUDIENCES_OF.get(doc);
   if (known) return known;
   const fields = doc.fields as Partial<EventFields & CourseFields>;

@@ -69,12 +69,17 @@ export function requiredMatches(terms: number): number {
   return terms <= 2 ? terms : Math.ceil(terms / 2);
 }
 
-/** Inherited cities and tags that this collection has (a city of the events says nothing about courses). */
+/**
+ * Inherited cities and tags that this collection has (a city of the events says nothing about
+ * courses). Help articles and documents inherit nothing: a conversation's filters on events
+ * ("for kids", "under 20") do not hide the shop's price list.
+ */
 function inheritedFor(
   inherit: QueryConstraints | undefined,
   documents: KnowledgeDocument[],
+  kind: CollectionKind,
 ): QueryConstraints | undefined {
-  if (!inherit) return undefined;
+  if (!inherit || kind === 'articles' || kind === 'documents') return undefined;
   const cities = new Set(
     documents.map((d) => ((d.fields as Partial<EventFields>).city ?? '').toLowerCase()),
   );
@@ -126,29 +131,13 @@ export class KnowledgeRetriever {
   ) {}
 
   async retrieve(request: RetrievalRequest): Promise<Retrieval> {
-    const all = request.known ?? (await this.store.listCollections(request.organization));
-    const collections = all
-      .filter(
-        (c) =>
-          (request.collections === undefined || request.collections.includes(c.name)) &&
-          (!request.kinds || request.kinds.includes(c.kind)),
-      )
-      .map((c) => zoned(c, request.timeZone));
+    const collections = await this.collectionsOf(request);
     const queries = new Map<string, KnowledgeQuery>();
     const results: RetrievedDocument[] = [];
     const queryVector = await this.queryVector(request.organization, request.text, collections);
     for (const collection of collections) {
       const index = await this.indexOf(collection);
-      const query = withInherited(
-        parseKnowledgeQuery(
-          request.text,
-          index.documents,
-          this.now(),
-          collection.timeZone,
-          collection.kind,
-        ),
-        inheritedFor(request.inherit, index.documents),
-      );
+      const query = this.queryFor(request, collection, index);
       queries.set(collection.name, query);
       const found = this.search(index, collection.kind, query, queryVector).slice(
         0,
@@ -164,6 +153,46 @@ export class KnowledgeRetriever {
       );
     }
     return { queries, results, collections };
+  }
+
+  /** How a question reads against each collection (filters, remaining words), without searching. */
+  async read(request: RetrievalRequest): Promise<Map<string, KnowledgeQuery>> {
+    const queries = new Map<string, KnowledgeQuery>();
+    for (const collection of await this.collectionsOf(request))
+      queries.set(
+        collection.name,
+        this.queryFor(request, collection, await this.indexOf(collection)),
+      );
+    return queries;
+  }
+
+  private async collectionsOf(request: RetrievalRequest): Promise<KnowledgeCollection[]> {
+    const all = request.known ?? (await this.store.listCollections(request.organization));
+    return all
+      .filter(
+        (c) =>
+          (request.collections === undefined || request.collections.includes(c.name)) &&
+          (!request.kinds || request.kinds.includes(c.kind)),
+      )
+      .map((c) => zoned(c, request.timeZone));
+  }
+
+  private queryFor(
+    request: RetrievalRequest,
+    collection: KnowledgeCollection,
+    index: CollectionIndex,
+  ): KnowledgeQuery {
+    return withInherited(
+      parseKnowledgeQuery(
+        request.text,
+        index.documents,
+        this.now(),
+        collection.timeZone,
+        collection.kind,
+        request.inherit?.dates,
+      ),
+      inheritedFor(request.inherit, index.documents, collection.kind),
+    );
   }
 
   /**
@@ -192,6 +221,13 @@ export class KnowledgeRetriever {
       }
     }
     return best?.found;
+  }
+
+  /** Some current documents of a collection: the next events for events, else the first stored. */
+  async samples(collection: KnowledgeCollection, count: number): Promise<KnowledgeDocument[]> {
+    const now = this.now();
+    const current = (await this.indexOf(collection)).documents.filter((d) => isCurrent(d, now));
+    return sortForKind(current).slice(0, count);
   }
 
   /** One document of the organization by collection and id (get_item), undefined when absent. */

@@ -75,9 +75,21 @@ export interface SupportState {
   question?: string;
 }
 
+/** What the conversation is about: the words and aspects of the last question that had them. */
+export interface DialogueTopic {
+  /** Content words as the user wrote them (normalized), e.g. ["full", "service"]. */
+  words: string[];
+  /** What was asked of it: price, when, where, age, hours, contact. */
+  aspects: string[];
+  /** It was answered with a list (events, courses), not with a line of a document. */
+  listed?: boolean;
+}
+
 /** The structured context of the last turns (per session, like a thread's state). */
 export interface DialogueState {
   constraints: StoredConstraints;
+  /** The topic a follow-up without words of its own continues ("and on Saturday?"). */
+  topic?: DialogueTopic;
   /** The list last shown, in order. */
   shown: ShownItem[];
   /** The item the conversation is about. */

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { silentLogger } from '@switchyard/shared/testing';
-import { callApi, type ApiOptions, type ApiResponse } from '../support/http';
+import { callApi, organizationKey, type ApiOptions, type ApiResponse } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
 import { WebhookReceiver } from '../support/receiver';
 
@@ -247,25 +247,13 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
       { now: () => NOW },
     );
     receiver = await new WebhookReceiver().start();
-    const admin = { authorization: `Bearer ${mesh.adminToken}`, key: null };
     for (const [name, timeZone] of [
       ['box', 'Europe/Madrid'],
       ['shop', 'Europe/Vienna'],
       ['empty', 'UTC'],
       ['academy', 'Europe/London'],
     ] as const) {
-      const id = `defects-${name}`;
-      const created = await callApi(mesh.gatewayUrl, '', '/api/v2/admin/organizations', {
-        ...admin,
-        body: { id, name, monthlyTokenQuota: 10_000_000, timeZone },
-      });
-      expect(created.status, created.text).to.equal(201);
-      keys[name] = (
-        await callApi(mesh.gatewayUrl, '', `/api/v2/admin/organizations/${id}/keys`, {
-          ...admin,
-          body: { name: 'e2e' },
-        })
-      ).body.key;
+      keys[name] = await organizationKey(mesh, `defects-${name}`, timeZone);
       const hook = await as(name)('/api/webhooks', {
         body: { event: 'support_escalated', url: receiver.url },
       });
@@ -395,7 +383,7 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
         await conversation('box', 'chat').say('Is the park venue ok for bringing a stroller?')
       ).reply;
       expect(none).to.match(/^I couldn't find any /);
-      expect(none).to.include('"park ok bringing stroller"');
+      expect(none).to.include('"park bringing stroller"');
       expect(none).to.not.match(/\b(venu|bring|strol)\b/);
     });
   });

@@ -23,6 +23,8 @@ export interface AssistantConfig extends ServiceEnv {
   recommendationAddr: string;
   /** Tokens of system prompt plus history sent to a model; older turns are dropped to fit. */
   historyTokenBudget: number;
+  /** Tokens one message of a conversation may have (413 payload_too_large above). */
+  messageMaxTokens: number;
   /** How long a finished reply is kept for retries (IDEMPOTENCY_TTL_SECONDS, as at the gateway). */
   idempotencyTtlSeconds: number;
 }
@@ -40,6 +42,7 @@ interface AssistantEnv {
   IDEMPOTENCY_TTL_SECONDS: number;
   RECOMMENDATION_ADDR: string;
   HISTORY_TOKEN_BUDGET: number;
+  MESSAGE_MAX_TOKENS: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -57,6 +60,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       RECOMMENDATION_ADDR: str({ default: '127.0.0.1:50053' }),
       HISTORY_TOKEN_BUDGET: num({ default: 6000 }),
+      MESSAGE_MAX_TOKENS: num({ default: 4000 }),
     },
     env,
   );
@@ -76,6 +80,8 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
   }
   if (!Number.isInteger(values.HISTORY_TOKEN_BUDGET) || values.HISTORY_TOKEN_BUDGET < 100)
     problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
+  if (!Number.isInteger(values.MESSAGE_MAX_TOKENS) || values.MESSAGE_MAX_TOKENS < 16)
+    problems.push('MESSAGE_MAX_TOKENS: must be an integer >= 16');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     ...service,
@@ -89,5 +95,6 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     idempotencyTtlSeconds: values.IDEMPOTENCY_TTL_SECONDS,
     recommendationAddr: values.RECOMMENDATION_ADDR.trim(),
     historyTokenBudget: values.HISTORY_TOKEN_BUDGET,
+    messageMaxTokens: values.MESSAGE_MAX_TOKENS,
   };
 }

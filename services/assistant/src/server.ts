@@ -96,6 +96,7 @@ export async function startAssistantService(
     usage: new UsagePublisher(outbox, SOURCE, logger),
     historyLimit: config.sessionHistoryLimit,
     historyTokenBudget: config.historyTokenBudget,
+    messageMaxTokens: config.messageMaxTokens,
     knowledge,
     knowledgeService: new KnowledgeService(
       stores.knowledge,

@@ -22,6 +22,7 @@ describe('assistant config', () => {
       idempotencyTtlSeconds: 86_400,
       recommendationAddr: '127.0.0.1:50053',
       historyTokenBudget: 6000,
+      messageMaxTokens: 4000,
     });
   });
 
@@ -35,6 +36,11 @@ describe('assistant config', () => {
     expect(() => loadAssistantConfig({ HISTORY_TOKEN_BUDGET: '10' })).to.throw(
       /HISTORY_TOKEN_BUDGET/,
     );
+  });
+
+  it('reads the largest message and rejects a useless one', () => {
+    expect(loadAssistantConfig({ MESSAGE_MAX_TOKENS: '500' }).messageMaxTokens).to.equal(500);
+    expect(() => loadAssistantConfig({ MESSAGE_MAX_TOKENS: '0' })).to.throw(/MESSAGE_MAX_TOKENS/);
   });
 
   it('reads the outbox settings and rejects invalid ones', () => {

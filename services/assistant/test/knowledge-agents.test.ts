@@ -267,7 +267,9 @@ describe("assistants on an organization's own knowledge", () => {
     await agentHandlers.deleteAgent({ name: 'chat' }, ORG_A);
     expect(
       (await new Conversation(reply, 'chat', { session_id: 'o2' }, ORG_A).say('hello')).reply,
-    ).to.match(/^Hello! I can find our (courses|events) .*by date, price or audience \(for example "/);
+    ).to.match(
+      /^Hello! I can find our (courses|events) .*by date, price or audience \(for example "/,
+    );
   });
 
   it("support answers from the organization's articles with a citation, and hands over what it cannot answer (support_escalated)", async () => {

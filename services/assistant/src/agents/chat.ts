@@ -10,7 +10,7 @@ import type {
   StoredConstraints,
 } from '../store/sessions/port';
 import { answeredConstraints, afterResets, emptyDialogue, fromStored, pointed } from './dialogue';
-import { answerScore } from './fact-answer';
+import { answerScore, answeringLines } from './fact-answer';
 import { isSmallTalk } from './intents';
 import {
   factAnswer,
@@ -51,6 +51,8 @@ const isListed = (found: RetrievedDocument) =>
 const LIST_LIMIT = 8;
 /** Other documents named after an answer from one. */
 const SEE_ALSO = 2;
+/** Articles and documents of a collection read for a value no search found ("what's your address?"). */
+const SCANNED = 200;
 /** Aspects that are about the organization itself unless the message points at an item. */
 const ABOUT_US: ItemAspect[] = ['hours', 'contact'];
 
@@ -84,15 +86,12 @@ function itemTurn(
   state: DialogueState,
   found: RetrievedDocument,
   asked: AskedFor,
-  topic: DialogueTopic,
 ): PreparedTurn {
   return {
     systemPrompt: `${SYSTEM_PROMPT} The user asks about one item; answer from its fields and description. ${CITE}`,
     context: [{ kind: 'knowledge', found }],
-    memory: {
-      ...turn.memory,
-      dialogue: { ...state, topic, focus: shownItem(found) },
-    },
+    // A question about one item leaves the conversation's topic as it was.
+    memory: { ...turn.memory, dialogue: { ...state, focus: shownItem(found) } },
     signals: { item: { found, asked } },
   };
 }
@@ -151,7 +150,7 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
   if (reading.pointer && reading.pointer.kind !== 'focus') {
     const shown = pointed(reading.pointer, state);
     const found = shown ? await knowledge.get(shown.collection, shown.id) : undefined;
-    if (found) return itemTurn(turn, state, found, asked, topic);
+    if (found) return itemTurn(turn, state, found, asked);
     if (reading.pointer.kind === 'position' && !topical)
       return {
         ...base,
@@ -160,21 +159,22 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
   }
   // An item named by its title ("what about the brake tuning evening?").
   const titled = await knowledge.titled(reading.rest, CHAT_KINDS);
-  if (titled) return itemTurn(turn, state, titled, asked, topic);
+  if (titled) return itemTurn(turn, state, titled, asked);
   // "and how much is it?", "und wo?": the item in focus.
   if (own.length === 0 && state.focus && asksAboutFocus(reading, filtered)) {
     const found = await knowledge.get(state.focus.collection, state.focus.id);
-    if (found) return itemTurn(turn, state, found, asked, topic);
+    if (found) return itemTurn(turn, state, found, asked);
   }
 
   // A follow-up keeps every filter; a new topic only the place and the period, and only while
   // they still find something ("how much does a full service cost?" after "anything for kids?").
   const kept = afterResets(turn.latest, followUp ? state.constraints : placeAndPeriod(state));
   const text = [inheritedTopic?.words.join(' ') ?? '', reading.searchText].join(' ').trim();
+  // Only what was asked ("when are you open?", "what's your address?"): the organization's own
+  // documents that give such a value.
+  const aspectOnly = topic.words.length === 0 && aspects.length > 0 && !hasListFilters(queries);
   const search = (inherited: StoredConstraints) =>
-    // Only what was asked ("when are you open?", "what's your address?"): the organization's
-    // own documents that give such a value.
-    topic.words.length === 0 && aspects.length > 0 && !hasListFilters(queries)
+    aspectOnly
       ? knowledge.search(
           `${aspects.flatMap((a) => ITEM_ASPECTS[a]).join(' ')} ${text}`,
           TEXT_KINDS,
@@ -182,9 +182,24 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
         )
       : knowledge.search(text, CHAT_KINDS, fromStored(inherited));
   let retrieval = await search(kept);
-  if (!followUp && retrieval.results.length === 0 && Object.keys(kept).length > 0)
-    retrieval = await search({});
-  return answerTurn(turn, state, retrieval, asked, topic, filtered);
+  // Nothing with what was kept: a new topic drops the place and period; a follow-up that asks for
+  // an audience of its own, the kind of record it did not name ("und was gibt es für Kinder?"
+  // after concerts: any show for kids). "And next weekend?" keeps the kind.
+  const wider = !followUp ? {} : audience.length > 0 ? withoutKept(kept, 'tags') : kept;
+  if (retrieval.results.length === 0 && Object.keys(wider).length < Object.keys(kept).length)
+    retrieval = await search(wider);
+  // A document that gives the value whatever its title ("Contacto" for "what's your address?").
+  if (aspectOnly && !retrieval.results.some((r) => answeringLines(r, asked, 1).length > 0)) {
+    const scanned = (await knowledge.overview(TEXT_KINDS, SCANNED)).flatMap((o) => o.samples);
+    const answering = scanned.filter((r) => answeringLines(r, asked, 1).length > 0);
+    if (answering.length > 0) retrieval = { ...retrieval, results: answering };
+  }
+  return answerTurn(turn, state, retrieval, asked, topic, filtered, listFilters);
+}
+
+function withoutKept(kept: StoredConstraints, name: keyof StoredConstraints): StoredConstraints {
+  const { [name]: _dropped, ...rest } = kept;
+  return rest;
 }
 
 /** The city and dates of a conversation: what a new topic keeps of it. */
@@ -242,10 +257,13 @@ function answerTurn(
   asked: AskedFor,
   topic: DialogueTopic,
   filtered: boolean,
+  listFilters: boolean,
 ): PreparedTurn {
   const constraints = answeredConstraints(retrieval) ?? state.constraints;
+  // A list is asked for (by kind, place, audience... and no words of its own): a list it is.
+  const listAsked = listFilters || asked.words.length === 0;
   const ranked = byAnswer(retrieval.results, asked);
-  const best = ranked[0];
+  const best = listAsked ? (ranked.find(isListed) ?? ranked[0]) : ranked[0];
   const remember = (shown: ShownItem[] | undefined, focus: ShownItem | undefined) => ({
     ...turn.memory,
     dialogue: { ...state, constraints, topic, shown: shown ?? state.shown, focus },

@@ -104,7 +104,7 @@ export async function knowledgeAccess(
     has: (wanted) => wanted.some((k) => kinds.has(k)),
     search: (text, wanted, inherit) => retriever.retrieve({ ...request(text, wanted), inherit }),
     read: (text, wanted) => retriever.read(request(text, wanted)),
-    overview: (wanted) =>
+    overview: (wanted, count) =>
       Promise.all(
         collections
           .filter((c) => wanted.includes(c.kind))
@@ -113,7 +113,7 @@ export async function knowledgeAccess(
             samples: (
               await retriever.samples(
                 collection,
-                collection.kind === 'events' || collection.kind === 'courses' ? 50 : 4,
+                count ?? (collection.kind === 'events' || collection.kind === 'courses' ? 50 : 4),
               )
             ).map((doc) => ({
               doc,

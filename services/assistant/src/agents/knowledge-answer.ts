@@ -56,7 +56,9 @@ function courseFacts(found: RetrievedDocument): string {
   return [
     c.level,
     priceText(c.price, c.currency),
-    c.modules.length > 0 ? `${c.modules.length} modules: ${modules}` : undefined,
+    c.modules.length > 0
+      ? `${c.modules.length} module${c.modules.length === 1 ? '' : 's'}: ${modules}`
+      : undefined,
   ]
     .filter(Boolean)
     .join(' · ');
@@ -129,17 +131,16 @@ function singular(word: string): string {
 }
 
 /**
- * What the organization calls the records of a collection: the last word of its name
- * ("workshops", "termine", "services"), else its kind's word ("events").
+ * What the organization calls the records of a collection: its name's words ("workshops",
+ * "termine", "clases abiertas"), else its kind's word ("events").
  */
 export function nounOf(collection: KnowledgeCollection, count = 2): string {
   const words = collection.name
     .toLowerCase()
     .split(/[^\p{L}]+/u)
     .filter((w) => w.length >= 3 && !NAME_FILLER.has(w));
-  const last = words[words.length - 1];
-  const [one, many] = last ? [singular(last), last] : KIND_NOUNS[collection.kind];
-  return count === 1 ? one : many;
+  if (words.length === 0) return KIND_NOUNS[collection.kind][count === 1 ? 0 : 1];
+  return (count === 1 ? words.map(singular) : words).join(' ');
 }
 
 /** A tag as a plural noun ("concert" -> "concerts"); tags are the organization's words, often singular. */

@@ -13,6 +13,9 @@ export const ONBOARDING_STEPS = 5;
 const NOTES_PER_STEP = 10;
 /** Characters of a note a reply plays back; a long message is never echoed whole. */
 const PLAYBACK_CHARS = 300;
+/** Modules a draft keeps, and the characters of a module's name. */
+const MAX_MODULES = 30;
+const MODULE_CHARS = 120;
 
 /** Step n's guide: the agent's own steps (defined as data) or the built-in course curriculum. */
 export function stepGuide(step: number, steps?: AgentStep[]): CurriculumStep {
@@ -181,8 +184,9 @@ function draftOf(
     const audience = extractAudience(content);
     if (audience && (!draft.audience || step === 1 || topic)) draft.audience = audience;
     if (step === 2)
-      for (const module of modulesIn(content))
-        if (!draft.modules.includes(module)) draft.modules.push(module);
+      for (const module of modulesIn(content).map((m) => wholeExcerpt(m, MODULE_CHARS)))
+        if (!draft.modules.includes(module) && draft.modules.length < MAX_MODULES)
+          draft.modules.push(module);
   }
   return draft;
 }

@@ -15,7 +15,7 @@ export type ContextItem =
 /** One of the agent's collections with a few of its documents, for a greeting from the organization's own data. */
 export interface CollectionOverview {
   collection: KnowledgeCollection;
-  /** Current documents (up to 50 of a listed kind, the next events first; 4 articles or documents, in stored order). */
+  /** Current documents: the next events first, else in stored order. */
   samples: RetrievedDocument[];
 }
 
@@ -28,8 +28,11 @@ export interface KnowledgeAccess {
   search(text: string, kinds: CollectionKind[], inherit?: QueryConstraints): Promise<Retrieval>;
   /** How the text reads against each collection of these kinds (filters, remaining words), by name. */
   read(text: string, kinds: CollectionKind[]): Promise<Map<string, KnowledgeQuery>>;
-  /** The agent's collections of these kinds, each with a few documents. */
-  overview(kinds: CollectionKind[]): Promise<CollectionOverview[]>;
+  /**
+   * The agent's collections of these kinds, each with some current documents: up to `count`
+   * (default 50 of a listed kind, the next events first, and 4 articles or documents).
+   */
+  overview(kinds: CollectionKind[], count?: number): Promise<CollectionOverview[]>;
   /** The document whose title the text names, if any. */
   titled(text: string, kinds: CollectionKind[]): Promise<RetrievedDocument | undefined>;
   /** One document of the agent's collections (undefined when absent or outside them). */

@@ -42,7 +42,7 @@ import {
   type Session,
   type SessionStore,
 } from '../store/sessions/port';
-import { validateReplyRequest, type ValidReply } from './validate-reply';
+import { checkMessageSizes, validateReplyRequest, type ValidReply } from './validate-reply';
 
 /** The Reply response (fits the generated ReplyResponse; step and next_step only for step-based agents). */
 export interface AssistantReply {
@@ -77,6 +77,8 @@ export interface ReplyDeps {
   answers?: AnsweredOnceOptions;
   /** Tokens a model is sent (system part, summary, history); older turns are summarized to fit. Undefined: no budget. */
   historyTokenBudget?: number;
+  /** Tokens one message may have (413 above); undefined: no limit of the assistant's own. */
+  messageMaxTokens?: number;
   /** Folds turns that no longer fit into the session's running summary; without it they are kept as excerpts. */
   summarizer?: Summarizer;
   /** The current time (relative dates in a model's reply are checked against it). */
@@ -466,6 +468,8 @@ async function run(
   if (!context.organization) throw new AppError('unauthorized', 'the call carries no organization');
   const resolved = await deps.directory.resolve(context.organization, request.agent);
   const valid = validateReplyRequest(request, resolved.agent.info);
+  if (deps.messageMaxTokens !== undefined)
+    await checkMessageSizes(valid.messages, deps.messageMaxTokens);
   const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
   // Direct calls (without the gateway) get their own id so usage stays traceable.
   const requestId = context.requestId || newId('req');

@@ -1,5 +1,5 @@
 import { IANAZone } from 'luxon';
-import { AppError } from '@switchyard/shared';
+import { AppError, countTokensOffThread } from '@switchyard/shared';
 import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
 import type { AgentInfo } from '../agents/types';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
@@ -127,4 +127,22 @@ export function validateReplyRequest(request: ReplyRequest__Output, agent: Agent
     model: typeof request.model === 'string' ? request.model : '',
     timeZone: validTimeZone(request.time_zone),
   };
+}
+
+/**
+ * Every message of the call within the largest one a conversation takes (413 payload_too_large
+ * naming it): a long paste is refused whole, never stored, echoed or billed. A message of at most
+ * that many bytes cannot have more tokens; a longer one is counted off the event loop.
+ */
+export async function checkMessageSizes(messages: ChatMessage[], maxTokens: number): Promise<void> {
+  for (const [i, message] of messages.entries()) {
+    if (Buffer.byteLength(message.content) <= maxTokens) continue;
+    const tokens = await countTokensOffThread(message.content);
+    if (tokens > maxTokens)
+      throw new AppError(
+        'payload_too_large',
+        `messages[${i}] is ${tokens} tokens; a message may have at most ${maxTokens}`,
+        [{ field: `/messages/${i}/content`, reason: `over ${maxTokens} tokens` }],
+      );
+  }
 }

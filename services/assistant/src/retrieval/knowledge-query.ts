@@ -2,7 +2,14 @@ import type { KnowledgeDocument } from '../knowledge/documents';
 import { tagsOf, titleOf } from '../knowledge/documents';
 import type { CollectionKind, CourseFields, EventFields } from '../knowledge/kinds';
 import { readAudience } from '../language/audience';
-import { AUDIENCES, CATEGORY_GROUPS, FREE_WORDS, LEVELS, PRICE_CAPS } from '../language/lexicon';
+import {
+  AUDIENCES,
+  CATEGORY_GROUPS,
+  CITY_NAMES,
+  FREE_WORDS,
+  LEVELS,
+  PRICE_CAPS,
+} from '../language/lexicon';
 import { hasPhrase, normalize, withoutPhrases } from '../language/normalize';
 import { resolveDateRange, type DateRange } from './date-phrases';
 import { stem, tokenize, words } from './tokenize';
@@ -40,7 +47,15 @@ const GENERIC = new Set(
     'quoi il y a des les pour avec ce cette semaine mois aujourd hui demain ' +
     'when where who why how which can could do does did is are am be get tell about more ' +
     'cual cuales donde cuando cuanto quien como puedo wann wo welche welcher wer wie kann ' +
-    'quel quels quelle quelles quand ou qui combien comment puis est'
+    'quel quels quelle quelles quand ou qui combien comment puis est ' +
+    // Pronouns, particles and politeness of the other three languages (the stopwords are English).
+    'ich du wir ihr mein meine mir mich uns noch nur mal gern gerne bitte danke bei ein eine einen ' +
+    'yo tu mi mis me nos nosotros su sus favor gracias tambien ' +
+    'je tu mon ma mes nous vous votre vos moi plait merci aussi seulement une ' +
+    // Verbs of "what do you have", and the kinds of record, in the other three languages.
+    'teneis tienen tienes tiene ofreceis ofrecen ofrece habt haben hast hat bietet bieten ' +
+    'avez proposez offrez propose curso cursos kurs kurse cours formation formations evento ' +
+    'eventos veranstaltung veranstaltungen evenement evenements'
   )
     .split(' ')
     .map(stem),
@@ -63,6 +78,12 @@ function priceCap(normalizedRaw: string): { value: number; phrase: string } | un
 /** Normalized text that keeps decimal separators between digits ("20.50" stays one number). */
 function normalizeKeepingNumbers(text: string): string {
   return normalize(text.replace(/(\d)[.,](\d)/g, '$1dec$2')).replace(/(\d)dec(\d)/g, '$1.$2');
+}
+
+/** The other names of a city ("München" -> "Munich", "Múnich", "Munique"), none when unknown. */
+function cityNames(city: string): readonly string[] {
+  const key = normalize(city);
+  return CITY_NAMES.find((names) => names.some((n) => normalize(n) === key)) ?? [];
 }
 
 /** The group of words a tag belongs to (its own word when none). */
@@ -102,8 +123,14 @@ export function parseKnowledgeQuery(
   if (kind === 'articles' || kind === 'documents') return textQuery(text, normalized, dates);
   const tokens = words(text);
   const stems = new Set(tokens.map(stem));
+  const cityWords = new Map<string, string>();
   const cities = valuesOf(documents, (d) => [(d.fields as Partial<EventFields>).city ?? '']).filter(
-    (city) => hasPhrase(normalized, city),
+    (city) => {
+      // "Munich" finds München: a city by any of its names in the four languages.
+      const said = [city, ...cityNames(city)].find((name) => hasPhrase(normalized, name));
+      if (said) cityWords.set(city, said);
+      return said !== undefined;
+    },
   );
   const tagWords = new Map<string, readonly string[]>();
   // A tag that names an audience ("kids") is the audience filter's, which reads descriptions too.
@@ -125,7 +152,7 @@ export function parseKnowledgeQuery(
   const maxPrice = cap ? cap.value : free ? 0 : undefined;
 
   const used = [
-    ...cities,
+    ...cityWords.values(),
     ...[...tagWords.values()].flat(),
     ...asked.phrases,
     ...levels.flatMap((l) => LEVELS[l] ?? []),

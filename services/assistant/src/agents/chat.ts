@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { CollectionKind } from '../knowledge/kinds';
-import { ITEM_ASPECTS } from '../language/lexicon';
+import { ITEM_ASPECTS, RESETS } from '../language/lexicon';
+import { firstPhrase, normalize } from '../language/normalize';
 import type { KnowledgeQuery } from '../retrieval/knowledge-query';
 import type { Retrieval, RetrievedDocument } from '../retrieval/knowledge-retriever';
 import type {
@@ -11,7 +12,7 @@ import type {
 } from '../store/sessions/port';
 import { answeredConstraints, afterResets, emptyDialogue, fromStored, pointed } from './dialogue';
 import { answerScore, answeringLines } from './fact-answer';
-import { isSmallTalk } from './intents';
+import { isClosing, isSmallTalk } from './intents';
 import {
   factAnswer,
   greetingAnswer,
@@ -112,7 +113,11 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
   const base = { systemPrompt: SYSTEM_PROMPT, context: [], memory: turn.memory };
   const knowledge = turn.knowledge;
   if (isSmallTalk(turn.latest)) {
-    const signals: TurnSignals = { greeting: true, noKnowledge: !knowledge?.has(CHAT_KINDS) };
+    const signals: TurnSignals = {
+      greeting: true,
+      noKnowledge: !knowledge?.has(CHAT_KINDS),
+      closing: isClosing(turn.latest),
+    };
     if (knowledge?.has(CHAT_KINDS)) signals.overview = await knowledge.overview(CHAT_KINDS);
     return { ...base, signals };
   }
@@ -126,7 +131,11 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
   // Its own words or a kind of record ("any workshops?") make a topic of its own.
   const topical = own.length > 0 || [...queries.values()].some((q) => q.tags.length > 0);
   const followUp = Boolean(reading.connective) || !topical;
-  const inheritedTopic = continuedTopic(reading, state.topic, topical, listFilters);
+  // "start over", "forget that": nothing of the conversation is continued.
+  const startOver = firstPhrase(normalize(turn.latest), RESETS.all) !== undefined;
+  const inheritedTopic = startOver
+    ? undefined
+    : continuedTopic(reading, state.topic, topical, listFilters);
   // "and on Saturday?" asks what was asked before; "who is it for?" asks about the item as a whole.
   const aspects =
     reading.aspects.length > 0 || reading.pointer
@@ -297,7 +306,9 @@ function answerTurn(
           retrieval.collections.some((c) => TEXT_KINDS.includes(c.kind))
         ? { notFound: asked }
         : { knowledge: { ...retrieval, results: listed } };
-  const memory = remember(shown.length > 0 ? shown : undefined, single ? shown[0] : undefined);
+  // Nothing found: the list and the item before stay what "the second one" and "it" point at.
+  const focus = listed.length === 0 ? state.focus : single ? shown[0] : undefined;
+  const memory = remember(shown.length > 0 ? shown : undefined, focus);
   return {
     systemPrompt: `${SYSTEM_PROMPT} ${CITE}`,
     context: knowledgeItems({ ...retrieval, results: listed }),
@@ -309,6 +320,7 @@ function answerTurn(
 function composeChat({ prepared }: OfflineInput): string {
   const { signals } = prepared;
   if (signals.greeting) {
+    if (signals.closing) return "You're welcome! Ask me any time if there is anything else.";
     return signals.noKnowledge
       ? "Hello! I don't have any event or course information yet, so there is little I can look up for you right now. Once this organization adds its events, courses or documents, I can find them by city, date, price and audience."
       : greetingAnswer(signals.overview ?? []);

@@ -1,7 +1,9 @@
 import {
   CHEAPEST,
+  CLOSINGS,
   CONFIRMATIONS,
   EARLIEST,
+  GREETINGS,
   MORE_ABOUT,
   ORDINALS,
   POINTERS,
@@ -17,6 +19,15 @@ export function isSmallTalk(text: string): boolean {
   // Longest phrases first, so "thank you" goes before "you".
   const phrases = [...SMALL_TALK].sort((a, b) => b.length - a.length);
   return withoutPhrases(normalized, phrases).trim() === '';
+}
+
+/** Thanks or goodbye without a hello ("thanks!", "ok, danke", "merci, au revoir"). */
+export function isClosing(text: string): boolean {
+  const normalized = normalize(text);
+  return (
+    CLOSINGS.some((w) => hasPhrase(normalized, w)) &&
+    !GREETINGS.some((w) => hasPhrase(normalized, w))
+  );
 }
 
 /** A short agreement ("done", "yes please", "sí", "c'est bon"), with no content of its own. */

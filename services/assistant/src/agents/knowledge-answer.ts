@@ -188,7 +188,9 @@ export function describeQuery(
     parts.push(from === to ? `on ${from}` : `from ${from} to ${to}`);
   }
   if (query.maxPrice !== undefined)
-    parts.push(query.maxPrice === 0 ? 'that are free' : `up to ${query.maxPrice}`);
+    parts.push(
+      query.maxPrice === 0 ? `that ${one ? 'is' : 'are'} free` : `up to ${query.maxPrice}`,
+    );
   if (query.words.length > 0) parts.push(`matching "${quotedWords(query.words)}"`);
   return parts.filter(Boolean).join(' ');
 }

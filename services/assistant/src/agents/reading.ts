@@ -7,6 +7,7 @@ import {
   ORDINALS,
   POINTERS,
   PRONOUNS,
+  RESETS,
   SECOND_PERSON,
 } from '../language/lexicon';
 import { hasPhrase, normalize } from '../language/normalize';
@@ -41,6 +42,8 @@ const POINTING = [
   ...POINTERS,
   ...MORE_ABOUT,
 ];
+/** "start over", "anywhere": they clear constraints (see afterResets), they are no topic. */
+const RESET_WORDS = Object.values(RESETS).flat();
 /** Dates are read from the words around them: "this" of "this week" stays. */
 const DATE_WORDS = Object.values(DATE_PHRASES).flat();
 
@@ -50,12 +53,13 @@ export function readTurn(text: string): TurnReading {
   return {
     connective,
     rest,
-    pointer: pointerIn(rest),
+    // "this weekend" points at time, "forget that" at nothing.
+    pointer: pointerIn(removePhrases(rest, [...DATE_WORDS, ...RESET_WORDS])),
     aspects: aspectsOf(rest),
     addressesUs: SECOND_PERSON.some((w) => hasPhrase(normalized, w)),
     searchText: removePhrases(
       rest,
-      [...ASPECT_WORDS, ...POINTING, ...PRONOUNS, ...SECOND_PERSON],
+      [...ASPECT_WORDS, ...POINTING, ...PRONOUNS, ...SECOND_PERSON, ...RESET_WORDS],
       DATE_WORDS,
     ),
   };

@@ -61,6 +61,8 @@ export type EscalationReason =
 export interface TurnSignals {
   /** Only a greeting, thanks or small talk. */
   greeting?: boolean;
+  /** chat: the small talk thanks or says goodbye, without a hello. */
+  closing?: boolean;
   /** The organization has no knowledge of the kinds this agent answers from. */
   noKnowledge?: boolean;
   /** The answer comes from the organization's knowledge base (a search). */

@@ -121,7 +121,7 @@ export function filtersInForce(prepared: PreparedTurn): string | undefined {
   const first = retrieval.results[0]?.collection ?? retrieval.collections[0];
   if (!first) return undefined;
   const query = retrieval.queries.get(first.name);
-  return describeQuery(query, first.kind, first.timeZone, retrieval.results.length);
+  return describeQuery(query, first, retrieval.results.length);
 }
 
 /** Today in the organization's zone, as a fact a model may say ("today is Thu 10 Dec 2026"). */

@@ -55,7 +55,9 @@ const GENERIC = new Set(
     // Verbs of "what do you have", and the kinds of record, in the other three languages.
     'teneis tienen tienes tiene ofreceis ofrecen ofrece habt haben hast hat bietet bieten ' +
     'avez proposez offrez propose curso cursos kurs kurse cours formation formations evento ' +
-    'eventos veranstaltung veranstaltungen evenement evenements'
+    'eventos veranstaltung veranstaltungen evenement evenements ' +
+    // "What else?", and French elisions ("qu'est-ce qu'il y a", "c'est").
+    'else other others sonst andere anderes otro otra otros otras autre autres qu c l d j n'
   )
     .split(' ')
     .map(stem),

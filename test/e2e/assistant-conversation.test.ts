@@ -2,7 +2,8 @@
  * Conversation on the builtin engine with phrasing it was not built on, through the gateway, for
  * three businesses set up as their owners would (admin API, imports of their own files): a bicycle
  * repair shop in Leipzig (English and German), a ticket seller in Hamburg and Munich (German and
- * English), a language school in Madrid (Spanish and French). The current date is fixed: Wednesday
+ * English), a language school in Madrid (Spanish and French): the data of the development set's
+ * follow-up businesses (test/eval/assistants/follow-ups.ts). The current date is fixed: Wednesday
  * 2 December 2026, 09:00 UTC ("this weekend" is 5-6 December, "next week" 7-13 December).
  */
 import { expect } from 'chai';
@@ -10,190 +11,15 @@ import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { silentLogger } from '@switchyard/shared/testing';
 import { callApi, organizationKey, type ApiResponse } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
+import {
+  BIKE_INFO_CSV,
+  bikeWorkshops,
+  COURSES,
+  SCHOOL_INFO,
+  shows,
+} from '../eval/assistants/follow-ups';
 
 const NOW = new Date('2026-12-02T09:00:00Z');
-
-const BIKE_WORKSHOPS = [
-  {
-    id: 'w1',
-    title: 'Kids bike workshop',
-    city: 'Leipzig',
-    venue: 'Speiche Werkstatt',
-    startsAt: '2026-12-12T11:00:00+01:00',
-    price: 10,
-    currency: 'EUR',
-    tags: ['workshop', 'kids'],
-    description: 'Children aged 8 to 12 learn to fix a puncture and adjust their brakes.',
-  },
-  {
-    id: 'w2',
-    title: 'Winter commuting clinic',
-    city: 'Leipzig',
-    venue: 'Speiche Werkstatt',
-    startsAt: '2026-12-09T18:30:00+01:00',
-    price: 25,
-    currency: 'EUR',
-    tags: ['workshop'],
-    description: 'Lights, mudguards and winter tyres for daily riders.',
-  },
-  {
-    id: 'w3',
-    title: 'Brake tuning evening',
-    city: 'Leipzig',
-    venue: 'Speiche Werkstatt',
-    startsAt: '2026-12-17T18:30:00+01:00',
-    price: 20,
-    currency: 'EUR',
-    tags: ['workshop'],
-    description: 'Disc and rim brakes: pads, cables and bleeding.',
-  },
-  {
-    id: 'w4',
-    title: 'Open workshop Saturday',
-    city: 'Leipzig',
-    venue: 'Speiche Werkstatt',
-    startsAt: '2026-12-05T10:00:00+01:00',
-    price: 0,
-    currency: 'EUR',
-    tags: ['workshop'],
-    description: 'Use our stands and tools for free, with a mechanic on hand.',
-  },
-];
-
-/** The shop's information as a CSV export: one article per row, bodies over several lines. */
-const BIKE_INFO_CSV = [
-  'id,title,body,tags',
-  // A long first paragraph: the Saturday hours lie past where a reply used to cut the text.
-  `hours,Opening hours,"We repair bicycles of every kind, from city bikes and cargo bikes to e-bikes and racing bikes, and we are happy to look at your bike while you wait whenever the workshop is quiet. Walk-ins are welcome; for a full service please book a slot by phone or email so we can order parts in time. Mo–Fr 9:00–18:00, Sa 10:00–14:00.\n\nClosed on Sundays and public holidays.\n\nTags: hours",hours`,
-  `prices,Service prices,"Basic service: 49 EUR (gears, brakes, tyre pressure).\nFull service: 89 EUR (everything in the basic service plus wheel truing, bearings and a wash).\nPuncture repair: 15 EUR including a new tube.",prices|service`,
-  `returns,Returns and warranty,"Parts can be returned within 14 days with the receipt. Repairs carry a 3-month warranty.",policy`,
-  `contact,Contact and address,"Speiche Fahrradwerkstatt, Karl-Liebknecht-Straße 12, 04107 Leipzig. Phone +49 341 5550123, email hallo@speiche.example.",contact`,
-].join('\r\n');
-
-const SHOWS = [
-  [
-    't1',
-    'Elbphilharmonie Brahms Abend',
-    'Hamburg',
-    'Elbphilharmonie',
-    '2026-12-05T19:30:00+01:00',
-    45,
-    ['concert'],
-    'Brahms with the NDR orchestra.',
-  ],
-  [
-    't2',
-    'Kiez Comedy Night',
-    'Hamburg',
-    'Schmidts Tivoli',
-    '2026-12-05T21:00:00+01:00',
-    18,
-    ['comedy'],
-    'Stand-up in German and English. Ab 16 Jahren.',
-  ],
-  [
-    't3',
-    'Der kleine Prinz',
-    'Hamburg',
-    'Ernst Deutsch Theater',
-    '2026-12-06T15:00:00+01:00',
-    12,
-    ['theatre'],
-    'Ein Familienstück für Kinder ab 5 Jahren.',
-  ],
-  [
-    't4',
-    'Jazz im Unterfahrt',
-    'München',
-    'Unterfahrt',
-    '2026-12-05T20:00:00+01:00',
-    25,
-    ['concert'],
-    'Piano trio, late set.',
-  ],
-  [
-    't5',
-    'Weihnachtsoratorium',
-    'München',
-    'Herkulessaal',
-    '2026-12-12T19:00:00+01:00',
-    39,
-    ['concert'],
-    'Bach, parts I to III.',
-  ],
-  [
-    't6',
-    'Kasperle Puppentheater',
-    'München',
-    'Marionettentheater',
-    '2026-12-06T11:00:00+01:00',
-    9,
-    ['theatre'],
-    'Für die Kleinen ab 3.',
-  ],
-].map(([id, title, city, venue, startsAt, price, tags, description]) => ({
-  id,
-  title,
-  city,
-  venue,
-  startsAt,
-  price,
-  currency: 'EUR',
-  tags,
-  description,
-  url: `https://kartenhaus.example/${id as string}`,
-}));
-
-const COURSES = [
-  {
-    id: 'c1',
-    title: 'Alemán A1',
-    level: 'beginner',
-    price: 240,
-    currency: 'EUR',
-    url: 'https://idiomas.example/a1',
-    description: 'Para principiantes absolutos. Dos tardes por semana.',
-    modules: [{ title: 'Saludos', lessons: [{ title: 'Hola' }] }],
-  },
-  {
-    id: 'c2',
-    title: 'Inglés B2 intensivo',
-    level: 'intermediate',
-    price: 390,
-    currency: 'EUR',
-    url: 'https://idiomas.example/b2',
-    description: 'Preparación para el examen First.',
-    modules: [{ title: 'Reading', lessons: [{ title: 'Texts' }] }],
-  },
-  {
-    id: 'c3',
-    title: 'Français pour enfants',
-    level: 'beginner',
-    price: 150,
-    currency: 'EUR',
-    url: 'https://idiomas.example/fr-kids',
-    description: 'Cours ludique pour enfants de 6 à 10 ans.',
-    modules: [{ title: 'Jeux', lessons: [{ title: 'Couleurs' }] }],
-  },
-];
-
-const SCHOOL_INFO = [
-  {
-    id: 'horario',
-    title: 'Horario de secretaría',
-    body: 'Lunes a viernes de 10:00 a 14:00 y de 16:00 a 20:00. Sábados cerrado.',
-  },
-  {
-    id: 'matricula',
-    title: 'Matrícula y pagos',
-    body: 'La matrícula cuesta 30 EUR y se paga una sola vez.\nEl pago mensual se hace por transferencia.',
-  },
-  {
-    id: 'contacto',
-    title: 'Contacto',
-    body: 'Calle Mayor 12, 28013 Madrid. Teléfono +34 910 000 111. Correo hola@idiomas.example',
-  },
-];
 
 const LINK = /\[([^\]]+)\]\([^)]+\)|\*\*([^*]+)\*\*/g;
 /** Titles a reply names, linked or bold, in order. */
@@ -256,11 +82,11 @@ describe('e2e: builtin conversation on phrasing it was not built on (three busin
     };
     const jsonl = (rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n');
     await collection('bike', 'workshops', 'events');
-    await imported('bike', 'workshops', jsonl(BIKE_WORKSHOPS), 'application/x-ndjson');
+    await imported('bike', 'workshops', jsonl(bikeWorkshops(NOW)), 'application/x-ndjson');
     await collection('bike', 'info', 'articles');
     await imported('bike', 'info', BIKE_INFO_CSV, 'text/csv');
     await collection('tickets', 'shows', 'events');
-    await imported('tickets', 'shows', jsonl(SHOWS), 'application/x-ndjson');
+    await imported('tickets', 'shows', jsonl(shows(NOW)), 'application/x-ndjson');
     await collection('school', 'cursos', 'courses');
     await imported('school', 'cursos', jsonl(COURSES), 'application/x-ndjson');
     await collection('school', 'info', 'articles');

@@ -13,6 +13,7 @@ import { callApi, organizationKey, type ApiResponse } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
 import {
   BIKE_INFO_CSV,
+  BIKE_LEISTUNGEN,
   bikeWorkshops,
   COURSES,
   SCHOOL_INFO,
@@ -85,6 +86,11 @@ describe('e2e: builtin conversation on phrasing it was not built on (three busin
     await imported('bike', 'workshops', jsonl(bikeWorkshops(NOW)), 'application/x-ndjson');
     await collection('bike', 'info', 'articles');
     await imported('bike', 'info', BIKE_INFO_CSV, 'text/csv');
+    await collection('bike', 'leistungen', 'documents');
+    const prices = await as('bike')('/api/v2/knowledge/collections/leistungen/documents', {
+      body: { documents: BIKE_LEISTUNGEN },
+    });
+    expect(prices.status, prices.text).to.equal(200);
     await collection('tickets', 'shows', 'events');
     await imported('tickets', 'shows', jsonl(shows(NOW)), 'application/x-ndjson');
     await collection('school', 'cursos', 'courses');
@@ -131,6 +137,17 @@ describe('e2e: builtin conversation on phrasing it was not built on (three busin
       expect(await german.say('und wo?')).to.include(
         'It takes place at Speiche Werkstatt, Leipzig.',
       );
+    });
+
+    it('"und der Basisservice?" asks the price again, answered from a document\'s metadata; support too', async () => {
+      const chat = conversation('bike');
+      expect(await chat.say('Was kostet der Vollservice?')).to.equal(
+        '**Vollservice**: Preis: 89 EUR',
+      );
+      expect(await chat.say('und der Basisservice?')).to.equal('**Basisservice**: Preis: 49 EUR');
+      const support = conversation('bike', 'support');
+      expect(await support.say('Was kostet der Vollservice?')).to.include('Preis: 89 EUR');
+      expect(await support.say('Is the shop open on Sundays?')).to.include('Closed on Sundays');
     });
 
     it('"und in München?", "Was ist mit nächstem Wochenende?" keep the kind and the city', async () => {

@@ -67,6 +67,22 @@ export const BIKE_INFO_CSV = [
   `contact,Contact and address,"Speiche Fahrradwerkstatt, Karl-Liebknecht-Straße 12, 04107 Leipzig. Phone +49 341 5550123, email hallo@speiche.example.",contact`,
 ].join('\r\n');
 
+/** The shop's German price list as documents with metadata, written as a JSON batch. */
+export const BIKE_LEISTUNGEN = [
+  {
+    id: 'voll',
+    title: 'Vollservice',
+    text: 'Komplette Inspektion mit Laufräder zentrieren, Lager prüfen und Wäsche.',
+    metadata: { Preis: '89 EUR', Dauer: '1 Tag' },
+  },
+  {
+    id: 'basis',
+    title: 'Basisservice',
+    text: 'Schaltung, Bremsen und Reifendruck.',
+    metadata: { Preis: '49 EUR', Dauer: '2 Stunden' },
+  },
+];
+
 export function shows(wednesday: Date) {
   const rows: Array<[string, string, string, string, number, string, number, string, string]> = [
     [
@@ -216,6 +232,11 @@ export function followUpOrganizations(wednesday: Date): Record<string, EvalOrgan
           { jsonl: bikeWorkshops(wednesday) },
         );
         await importCollection(api, { name: 'info', kind: 'articles' }, { csv: BIKE_INFO_CSV });
+        await importCollection(
+          api,
+          { name: 'leistungen', kind: 'documents' },
+          { json: BIKE_LEISTUNGEN },
+        );
       },
     },
     tickets: {
@@ -341,6 +362,39 @@ export function followUpConversations(wednesday: Date): EvalConversation[] {
           facts: ["couldn't find"],
           forbidden: ['event', 'Kids bike workshop'],
         },
+      ],
+    },
+    {
+      id: 'fu-bike-german-prices',
+      org: 'bike',
+      agent: 'chat',
+      turns: [
+        {
+          user: 'Was kostet der Vollservice?',
+          facts: ['Vollservice', 'Preis: 89 EUR'],
+          forbidden: ['49 EUR'],
+        },
+        {
+          user: 'und der Basisservice?',
+          facts: ['Basisservice', 'Preis: 49 EUR'],
+          forbidden: ['89 EUR'],
+        },
+        { user: 'Habt ihr am Samstag offen?', facts: ['Sa 10:00–14:00'], forbidden: ['Mo–Fr'] },
+      ],
+    },
+    {
+      id: 'fu-bike-support-values',
+      org: 'bike',
+      agent: 'support',
+      turns: [
+        { user: 'Was kostet der Vollservice?', facts: ['Preis: 89 EUR'], escalate: false },
+        {
+          user: 'How much does a puncture repair cost?',
+          facts: ['Puncture repair: 15 EUR'],
+          forbidden: ['Basic service: 49'],
+          escalate: false,
+        },
+        { user: 'Is the shop open on Sundays?', facts: ['Closed on Sundays'], escalate: false },
       ],
     },
     {

@@ -87,12 +87,16 @@ function itemTurn(
   state: DialogueState,
   found: RetrievedDocument,
   asked: AskedFor,
+  topic?: DialogueTopic,
 ): PreparedTurn {
   return {
     systemPrompt: `${SYSTEM_PROMPT} The user asks about one item; answer from its fields and description. ${CITE}`,
     context: [{ kind: 'knowledge', found }],
-    // A question about one item leaves the conversation's topic as it was.
-    memory: { ...turn.memory, dialogue: { ...state, focus: shownItem(found) } },
+    // "it", "the second one" leave the conversation's topic as it was; a title names a new one.
+    memory: {
+      ...turn.memory,
+      dialogue: { ...state, ...(topic ? { topic } : {}), focus: shownItem(found) },
+    },
     signals: { item: { found, asked } },
   };
 }
@@ -136,11 +140,14 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
   const inheritedTopic = startOver
     ? undefined
     : continuedTopic(reading, state.topic, topical, listFilters);
-  // "and on Saturday?" asks what was asked before; "who is it for?" asks about the item as a whole.
+  // "and on Saturday?", "und der Basisservice?" ask what was asked before; "who is it for?"
+  // asks about the item as a whole.
+  const askedBefore =
+    inheritedTopic ?? (reading.connective && !startOver ? state.topic : undefined);
   const aspects =
     reading.aspects.length > 0 || reading.pointer
       ? reading.aspects
-      : ((inheritedTopic?.aspects as ItemAspect[] | undefined) ?? []);
+      : ((askedBefore?.aspects as ItemAspect[] | undefined) ?? []);
   const topic: DialogueTopic = {
     words: own.length > 0 ? own : (inheritedTopic?.words ?? []),
     aspects,
@@ -168,7 +175,7 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
   }
   // An item named by its title ("what about the brake tuning evening?").
   const titled = await knowledge.titled(reading.rest, CHAT_KINDS);
-  if (titled) return itemTurn(turn, state, titled, asked);
+  if (titled) return itemTurn(turn, state, titled, asked, topic);
   // "and how much is it?", "und wo?": the item in focus.
   if (own.length === 0 && state.focus && asksAboutFocus(reading, filtered)) {
     const found = await knowledge.get(state.focus.collection, state.focus.id);

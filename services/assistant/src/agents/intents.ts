@@ -78,10 +78,17 @@ export type Pointer =
   | { kind: 'earliest' }
   | { kind: 'focus' };
 
+/** "number 6", "Nr. 7", "#8", "option 2", or a message that is only a number: a place in the list. */
+const NUMBERED =
+  /^ (?:(?:the|la|el|le|die|der|das)? ?(?:number|nummer|nr|no|numero|num|option|opcion|item|punkt|point) )?(\d{1,2}) (?:one |please |bitte |por favor )?$|(?:number|nummer|nr|numero|option|opcion) (\d{1,2}) /;
+
 export function pointerIn(text: string): Pointer | undefined {
   const normalized = normalize(text);
   for (const [position, words] of ORDINALS)
     if (firstPhrase(normalized, words)) return { kind: 'position', index: position };
+  const numbered = NUMBERED.exec(normalized);
+  const index = Number(numbered?.[1] ?? numbered?.[2]);
+  if (index >= 1) return { kind: 'position', index };
   if (firstPhrase(normalized, CHEAPEST)) return { kind: 'cheapest' };
   if (firstPhrase(normalized, EARLIEST)) return { kind: 'earliest' };
   if (firstPhrase(normalized, POINTERS) || firstPhrase(normalized, MORE_ABOUT))

@@ -350,10 +350,14 @@ export function factAnswer(
   if (lines.length === 0) parts.push(`${citation(found)}: ${opening(found, 600)}`);
   else {
     const first = lines[0] as string;
-    // "Full service: 89 EUR" from a document titled "Full service": its title once, as the link.
-    const titled = normalize(first).startsWith(normalize(title)) && /^[^:]*:/.test(first);
-    if (titled)
+    const words = new Set(asked.words.flatMap((w) => tokenize(w)));
+    const says = (text: string) => tokenize(text).some((t) => words.has(t));
+    if (normalize(first).startsWith(normalize(title)) && /^[^:]*:/.test(first))
+      // "Full service: 89 EUR" from a document titled "Full service": its title once, as the link.
       parts.push(`${citation(found)}${first.slice(first.indexOf(':'))}`, ...lines.slice(1));
+    else if (words.size > 0 && !lines.some(says) && says(title))
+      // The title names what was asked, the line gives the value ("Vollservice": "Preis: 89 EUR").
+      parts.push(`${citation(found)}: ${lines.join('\n')}`);
     else parts.push(lines.join('\n'), `Source: ${citation(found)}`);
   }
   if (also.length > 0) parts.push(`See also: ${also.map(citation).join(', ')}.`);

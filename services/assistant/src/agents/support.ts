@@ -1,4 +1,6 @@
+import { DateTime } from 'luxon';
 import type { CollectionKind } from '../knowledge/kinds';
+import { resolveDateRange } from '../retrieval/date-phrases';
 import { normalize } from '../language/normalize';
 import type { RetrievedDocument } from '../retrieval/knowledge-retriever';
 import type { AgentProfile } from '../store/profiles/port';
@@ -7,9 +9,12 @@ import { emptyDialogue } from './dialogue';
 import { bareReference, knownReference, referencesIn, REFERENCE_LABELS } from './facts';
 import { isConfirmation, isDecline, isSmallTalk } from './intents';
 import { citation } from './knowledge-answer';
-import { openingBlocks, relevantBlocks, type Block } from './passages';
+import { answeringLines, documentText } from './fact-answer';
+import { aspectsOf } from './knowledge-answer';
+import { blocksOf, openingBlocks, relevantBlocks, type Block } from './passages';
 import type {
   Agent,
+  AskedFor,
   ContextItem,
   EscalationReason,
   OfflineInput,
@@ -97,14 +102,27 @@ async function answerFor(
     ? await turn.knowledge.get(state.article.collection, state.article.id)
     : undefined;
   const candidates = [...retrieval.results.slice(0, 3), ...(current ? [current] : [])];
+  // "What does a full service cost?", "are you open on Saturday?": the line with the value,
+  // when the passages that share the question's words do not give one.
+  const asked = askedIn(question, turn.knowledge.timeZone);
   for (const found of candidates) {
-    const fields = found.doc.fields as { body?: string; text?: string };
-    const body = String(fields.body ?? fields.text ?? '');
+    const body = documentText(found);
     const sameArticle =
       state.article?.id === found.doc.id && state.article.collection === found.collection.name;
     const blocks = relevantBlocks(body, question, sameArticle ? state.article?.quoted : []);
+    const valued = asked.aspects.length > 0 ? answeringLines(found, asked) : [];
+    const givesValue = blocks.some((b) => valued.some((line) => b.text.includes(line)));
+    if (valued.length > 0 && !givesValue) return quoting(found, blocksWith(body, valued));
     if (blocks.length === 0) continue;
     return quoting(found, blocks);
+  }
+  // Only what was asked ("wann habt ihr offen?"): an article that gives such a value.
+  if (asked.aspects.length > 0 && retrieval.results.length === 0) {
+    const scanned = (await turn.knowledge.overview(SUPPORT_KINDS, 200)).flatMap((o) => o.samples);
+    for (const found of scanned) {
+      const valued = answeringLines(found, { ...asked, words: [] });
+      if (valued.length > 0) return quoting(found, blocksWith(documentText(found), valued));
+    }
   }
   // The best article shares no word with the question: it was found by meaning (an embeddings
   // model); quote the passage that matched, not the whole article.
@@ -113,6 +131,32 @@ async function answerFor(
   const fields = best.doc.fields as { body?: string; text?: string };
   const opening = openingBlocks(String(fields.body ?? fields.text ?? ''), best.passage);
   return opening.length > 0 ? quoting(best, opening) : undefined;
+}
+
+/** What a question asks for: its aspects, its words, the weekday it names ("open on Sunday?"). */
+function askedIn(question: string, timeZone: string): AskedFor {
+  const dates = resolveDateRange(question, new Date(), timeZone);
+  const oneDay = dates && dates.to.getTime() - dates.from.getTime() <= 86_400_000;
+  const weekday = oneDay
+    ? DateTime.fromJSDate(dates.from, { zone: timeZone }).weekday - 1
+    : undefined;
+  return { aspects: aspectsOf(question), words: question.split(/\s+/), weekday };
+}
+
+/** The article's blocks a quoted line comes from, or the lines as blocks of their own. */
+function blocksWith(body: string, lines: string[]): Block[] {
+  const blocks = blocksOf(body);
+  return lines
+    .map(
+      (line, i) =>
+        blocks.find((b) => b.text.includes(line.replace(/ …$/, ''))) ?? {
+          index: blocks.length + i,
+          text: line,
+          item: false,
+          heading: false,
+        },
+    )
+    .map((b, i) => ({ ...b, text: lines[i] as string }));
 }
 
 function quoting(found: RetrievedDocument, blocks: Block[]): Answer {

@@ -64,7 +64,7 @@ function dayOf(form: string): { day: number; short: boolean } | undefined {
  */
 export function weekdaysIn(line: string): Set<number> {
   const text = plain(line);
-  const trusted = CLOSED.test(text);
+  const trusted = CLOSED.test(text) || hasTime(text);
   const days = new Set<number>();
   const usable = (w: { short: boolean } | undefined) => w !== undefined && (!w.short || trusted);
   for (const match of text.matchAll(RANGE)) {

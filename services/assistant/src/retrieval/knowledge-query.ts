@@ -57,7 +57,8 @@ const GENERIC = new Set(
     'avez proposez offrez propose curso cursos kurs kurse cours formation formations evento ' +
     'eventos veranstaltung veranstaltungen evenement evenements ' +
     // "What else?", and French elisions ("qu'est-ce qu'il y a", "c'est").
-    'else other others sonst andere anderes otro otra otros otras autre autres qu c l d j n'
+    'else other others sonst andere anderes otro otra otros otras autre autres qu c l d j n ' +
+    'nr nummer numero opcion option'
   )
     .split(' ')
     .map(stem),

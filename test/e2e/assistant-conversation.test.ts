@@ -150,6 +150,15 @@ describe('e2e: builtin conversation on phrasing it was not built on (three busin
       expect(await support.say('Is the shop open on Sundays?')).to.include('Closed on Sundays');
     });
 
+    it('a date as people write it ("on 12 December", "und am 9.12.?") is that day', async () => {
+      const chat = conversation('bike');
+      expect(titlesIn(await chat.say('Is there a workshop on 12 December?'))).to.deep.equal([
+        'Kids bike workshop',
+      ]);
+      expect(titlesIn(await chat.say('und am 9.12.?'))).to.deep.equal(['Winter commuting clinic']);
+      expect(await chat.say('What time do you close on Saturday?')).to.match(/^Sa 10:00–14:00\./);
+    });
+
     it('"und in München?", "Was ist mit nächstem Wochenende?" keep the kind and the city', async () => {
       const chat = conversation('tickets');
       expect(

@@ -15,6 +15,16 @@ function at(base: Date, days: number, time: string, offset = '+01:00'): string {
   return `${day}T${time}:00${offset}`;
 }
 
+/** "12 December" and "12.12.": the date `days` after the Wednesday `base`, as people write it. */
+export function dateSaid(base: Date, days: number): { words: string; dotted: string } {
+  const date = new Date(base.getTime() + days * 86_400_000);
+  const month = date.toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' });
+  return {
+    words: `${date.getUTCDate()} ${month}`,
+    dotted: `${date.getUTCDate()}.${date.getUTCMonth() + 1}.`,
+  };
+}
+
 export function bikeWorkshops(wednesday: Date) {
   const shop = { city: 'Leipzig', venue: 'Speiche Werkstatt', currency: 'EUR' };
   return [
@@ -361,6 +371,28 @@ export function followUpConversations(wednesday: Date): EvalConversation[] {
           user: 'Do you sell unicycles?',
           facts: ["couldn't find"],
           forbidden: ['event', 'Kids bike workshop'],
+        },
+      ],
+    },
+    {
+      id: 'fu-bike-dates',
+      org: 'bike',
+      agent: 'chat',
+      turns: [
+        {
+          user: `Is there a workshop on ${dateSaid(wednesday, 10).words}?`,
+          facts: ['Kids bike workshop'],
+          forbidden: except(workshops, ['Kids bike workshop']),
+        },
+        {
+          user: `und am ${dateSaid(wednesday, 7).dotted}?`,
+          facts: ['Winter commuting clinic'],
+          forbidden: except(workshops, ['Winter commuting clinic']),
+        },
+        {
+          user: 'What time do you close on Saturday?',
+          facts: ['Sa 10:00–14:00'],
+          forbidden: ['Mo–Fr'],
         },
       ],
     },

@@ -79,6 +79,71 @@ function relative(
   return undefined;
 }
 
+const ORDINAL_SUFFIX = '(?:st|nd|rd|th|er|eme|o|a)?';
+
+/** The coming date with this day and month (this year's unless it is over), if it exists. */
+function dated(
+  today: DateTime,
+  dayOfMonth: number,
+  monthIndex: number,
+  year?: number,
+): Span | undefined {
+  const fullYear = year !== undefined && year < 100 ? 2000 + year : year;
+  let date = DateTime.fromObject(
+    { year: fullYear ?? today.year, month: monthIndex, day: dayOfMonth },
+    { zone: today.zone },
+  );
+  if (!date.isValid) return undefined;
+  if (fullYear === undefined && date < today) date = date.plus({ years: 1 });
+  return day(date);
+}
+
+/**
+ * A day named by its date: "12 December", "December 12th", "12. Dezember", "12 de diciembre",
+ * "le 12 décembre", "12.12.", "12/12/2026", "2026-12-12".
+ */
+function explicit(
+  text: string,
+  raw: string,
+  today: DateTime,
+): { span: Span; phrase: string } | undefined {
+  for (const [index, names] of MONTHS.entries()) {
+    for (const name of names) {
+      const pattern = new RegExp(
+        ` (\\d{1,2})${ORDINAL_SUFFIX} (?:de |of )?${name}(?: (20\\d\\d))? | ${name} (\\d{1,2})${ORDINAL_SUFFIX}(?: (20\\d\\d))? `,
+      );
+      const match = pattern.exec(text);
+      if (!match) continue;
+      const dayOfMonth = Number(match[1] ?? match[3]);
+      const year = match[2] ?? match[4];
+      const span = dated(today, dayOfMonth, index + 1, year ? Number(year) : undefined);
+      // "Saturday 12 December": the weekday is part of the date.
+      const before = text.slice(0, match.index).trim().split(' ').pop() ?? '';
+      const weekday = WEEKDAYS.some((w) => w.includes(before)) ? `${before} ` : '';
+      if (span) return { span, phrase: `${weekday}${match[0].trim()}` };
+    }
+  }
+  const iso = /\b(20\d\d)-(\d\d)-(\d\d)\b/.exec(raw);
+  if (iso) {
+    const span = dated(today, Number(iso[3]), Number(iso[2]), Number(iso[1]));
+    if (span) return { span, phrase: `${iso[1]} ${iso[2]} ${iso[3]}` };
+  }
+  // "12.12." or "12.12.2026" or "12/12/2026": a trailing dot or a year tells it from "12.50" or "24/7".
+  const numeric =
+    /(?<![\d.,/])(\d{1,2})(?:\.(\d{1,2})\.(?:(\d{2,4})\b)?|\/(\d{1,2})\/(\d{2,4})\b)/.exec(raw);
+  if (numeric) {
+    const month = Number(numeric[2] ?? numeric[4]);
+    const year = numeric[3] ?? numeric[5];
+    const span = dated(today, Number(numeric[1]), month, year ? Number(year) : undefined);
+    if (span)
+      return {
+        span,
+        phrase: [numeric[1], numeric[2] ?? numeric[4], year].filter(Boolean).join(' '),
+      };
+  }
+  return undefined;
+}
+
 function named(
   text: string,
   today: DateTime,
@@ -130,7 +195,9 @@ export function resolveDateRange(
   const today = DateTime.fromJSDate(now, { zone: timeZone }).startOf('day');
   const anchor = anchorOf(around, today, timeZone);
   const found =
-    relative(normalized, today, anchor?.[0] ?? today) ?? named(normalized, today, anchor);
+    explicit(normalized, text, today) ??
+    relative(normalized, today, anchor?.[0] ?? today) ??
+    named(normalized, today, anchor);
   if (!found) return undefined;
   const [from, to] = found.span;
   return { from: from.toJSDate(), to: to.toJSDate(), phrase: found.phrase };

@@ -54,6 +54,8 @@ const LIST_LIMIT = 8;
 const SEE_ALSO = 2;
 /** Articles and documents of a collection read for a value no search found ("what's your address?"). */
 const SCANNED = 200;
+/** Words of a question the session keeps as its topic (a long message is not kept whole). */
+const TOPIC_WORDS = 12;
 /** Aspects that are about the organization itself unless the message points at an item. */
 const ABOUT_US: ItemAspect[] = ['hours', 'contact'];
 
@@ -149,7 +151,7 @@ async function prepareChat(turn: Turn): Promise<PreparedTurn> {
       ? reading.aspects
       : ((askedBefore?.aspects as ItemAspect[] | undefined) ?? []);
   const topic: DialogueTopic = {
-    words: own.length > 0 ? own : (inheritedTopic?.words ?? []),
+    words: own.length > 0 ? own.slice(0, TOPIC_WORDS) : (inheritedTopic?.words ?? []),
     aspects,
     ...(inheritedTopic?.listed ? { listed: true } : {}),
   };

@@ -84,6 +84,20 @@ describe('grounding check', () => {
     ).to.deep.equal([]);
   });
 
+  it('overrules a reply mostly in words the facts do not have (steps a model made up)', () => {
+    expect(
+      kinds(
+        issues(
+          'Take your bike to the nearest garage, ask for a mechanic, leave your keys at reception and collect a loan bike later.',
+        ),
+      ),
+    ).to.deep.equal(['unsupported']);
+    expect(
+      issues('The full service covers brakes, gears and wheels trued, and the chain is cleaned.'),
+    ).to.deep.equal([]);
+    expect(issues('Hello! How can I help you today?')).to.deep.equal([]);
+  });
+
   it('cuts a reply that loops or ran into its token cap', () => {
     const loop = 'The full service is great for your bike. '.repeat(4);
     expect(kinds(issues(loop))).to.include('loop');

@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import { normalize } from '../language/normalize';
 import { titleOf, urlOf } from '../knowledge/documents';
 import type { EventFields } from '../knowledge/kinds';
@@ -57,15 +56,39 @@ export function frameOf(prepared: PreparedTurn, step?: number): Frame {
     if (memory.dialogue?.support?.awaitingReference) closing.push(REFERENCE_QUESTION);
   } else if ((signals.unanswered || signals.noKnowledge) && memory.dialogue?.support?.offered)
     closing.push(offer(profile));
-  if (step !== undefined) closing.push(...stepClosing(prepared, step));
+  if (step !== undefined) {
+    opening.push(...stepStatus(prepared, step));
+    closing.push(...stepClosing(prepared, step));
+  }
   return { opening, closing };
+}
+
+/** What the service recorded of a step conversation: steps confirmed and open, the draft in the user's words. */
+function stepStatus(prepared: PreparedTurn, step: number): string[] {
+  const { steps, signals, memory } = prepared;
+  const draft = memory.onboarding.draft;
+  const describe = (numbers: number[]) =>
+    numbers.map((n) => `step ${n} (${stepGuide(n, steps).title})`).join(', ');
+  const lines: string[] = [];
+  if (signals.confirmedStep !== undefined)
+    lines.push(
+      `Step ${signals.confirmedStep} (${stepGuide(signals.confirmedStep, steps).title}) is confirmed. ✅`,
+    );
+  if (signals.openSteps?.length) lines.push(`Not confirmed yet: ${describe(signals.openSteps)}.`);
+  if (draft?.topic)
+    lines.push(
+      `Your course: **${draft.topic}**${draft.audience ? ` (for ${draft.audience})` : ''}.`,
+    );
+  if (!steps && step === 2 && draft && draft.modules.length > 0)
+    lines.push(`Modules so far:\n${draft.modules.map((m, i) => `${i + 1}. ${m}`).join('\n')}`);
+  return lines;
 }
 
 /** What ends a step's reply: how to confirm it, or what comes next once it is confirmed. */
 function stepClosing(prepared: PreparedTurn, step: number): string[] {
   const { steps, signals } = prepared;
   if (signals.confirmedStep === step) {
-    if (step >= stepCount(steps)) return [];
+    if (step >= stepCount(steps)) return [`That completes all ${stepCount(steps)} steps.`];
     return [`Next is step ${step + 1}: **${stepGuide(step + 1, steps).title}**.`];
   }
   const confirm = stepGuide(step, steps).confirm.trim().replace(/\.$/, '');
@@ -122,11 +145,6 @@ export function filtersInForce(prepared: PreparedTurn): string | undefined {
   if (!first) return undefined;
   const query = retrieval.queries.get(first.name);
   return describeQuery(query, first, retrieval.results.length);
-}
-
-/** Today in the organization's zone, as a fact a model may say ("today is Thu 10 Dec 2026"). */
-export function todayText(now: Date, timeZone: string): string {
-  return DateTime.fromJSDate(now, { zone: timeZone }).toFormat('cccc d LLLL yyyy');
 }
 
 function knowledgeOf(context: ContextItem[]): RetrievedDocument[] {

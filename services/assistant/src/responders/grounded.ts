@@ -1,6 +1,6 @@
 import type { Agent, PreparedTurn } from '../agents/types';
 import type { ChatMessage, TurnGrounding } from '../store/sessions/port';
-import { composeGrounded, factBlock, filtersInForce, frameOf, todayText } from './composition';
+import { composeGrounded, factBlock, filtersInForce, frameOf } from './composition';
 import { GroundedFacts, type GroundingIssue } from './grounding';
 import { recordGrounding } from './grounding-metrics';
 
@@ -34,7 +34,6 @@ export function turnFacts(turn: Omit<ModelWrittenTurn, 'text' | 'replyTokens' | 
   const frame = frameOf(prepared, turn.step);
   const facts = [
     prepared.systemPrompt,
-    todayText(turn.now, turn.timeZone),
     ...prepared.context.map((item, i) => factBlock(item, i + 1)),
     filtersInForce(prepared) ?? '',
     ...frame.opening,

@@ -3,11 +3,21 @@ import { LinkifyIt } from 'linkify-it';
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
 import { DateTime } from 'luxon';
 import { normalize } from '../language/normalize';
-import { stem } from '../retrieval/tokenize';
+import { stem, tokenize } from '../retrieval/tokenize';
 
 /** What a model-written reply stated that the facts and the conversation do not hold. */
 export type GroundingIssueKind =
-  'price' | 'number' | 'date' | 'time' | 'url' | 'email' | 'phone' | 'name' | 'loop' | 'length';
+  | 'price'
+  | 'number'
+  | 'date'
+  | 'time'
+  | 'url'
+  | 'email'
+  | 'phone'
+  | 'name'
+  | 'unsupported'
+  | 'loop'
+  | 'length';
 
 export interface GroundingIssue {
   kind: GroundingIssueKind;
@@ -60,6 +70,25 @@ type Unit = 'year' | 'month' | 'day' | 'weekday' | 'hour' | 'minute';
 type Moment = Partial<Record<Unit, number>> & { meridiem?: boolean };
 const DATE_UNITS: Unit[] = ['year', 'month', 'day', 'weekday'];
 const TIME_UNITS: Unit[] = ['hour', 'minute'];
+
+/** Share of a reply's content words that must be in the sources (the rest is the model's own wording). */
+const SUPPORTED_SHARE = 0.5;
+/** Replies with fewer content words than this are not judged by their share (a greeting, "yes"). */
+const SUPPORT_MIN_WORDS = 6;
+/** Words of any helpful reply, and the function words of the other three languages: not claims. */
+const CONVERSATIONAL = new Set(
+  (
+    'hello welcome sorry thank thanks happy glad sure great course question questions answer ask ' +
+    'information find found look know let more also just here there today time anything something ' +
+    'else would could should please like able info detail details check offer offers available ' +
+    'hallo gerne danke bitte leider unsere unser eine einen einem einer oder aber auch noch sind wird ' +
+    'haben kann konnen konnte diese dieser dieses mochten hola gracias claro nuestro nuestra nuestros ' +
+    'para pero tambien esta estan puede pueden tiene tienen bonjour merci votre notre nous vous avec ' +
+    'pour dans sont peut pouvez aussi cette'
+  )
+    .split(' ')
+    .map(stem),
+);
 
 /** Words that stand capitalized in any sentence without naming anything. */
 const PLAIN_CAPITALS = new Set([
@@ -156,10 +185,16 @@ export class GroundedFacts {
   private readonly phones = new Set<string>();
   private readonly moments: Moment[] = [];
   private readonly words = new Set<string>();
+  /** Index terms (stemmed content words) of the sources. */
+  private readonly terms = new Set<string>();
   private readonly country?: CountryCode;
 
   constructor(private readonly sources: GroundingSources) {
-    const facts = sources.facts.join('\n');
+    // Today is a fact of every turn ("open today until 18:00").
+    const today = DateTime.fromJSDate(sources.now, { zone: sources.timeZone }).toFormat(
+      'cccc d LLLL yyyy',
+    );
+    const facts = [...sources.facts, today].join('\n');
     const text = `${facts}\n${sources.userWords.join('\n')}`;
     for (const match of links.match(text) ?? []) {
       if (match.schema === 'mailto:') this.emails.add(emailKey(match.url));
@@ -177,13 +212,14 @@ export class GroundedFacts {
     for (const [token] of facts.matchAll(NUMBER))
       for (const key of numberKeys(token)) this.factNumbers.add(key);
     const ref = reference(sources.now, sources.timeZone);
-    for (const source of sources.facts)
+    for (const source of [...sources.facts, today])
       for (const parser of DATE_PARSERS)
         for (const result of parser.parse(source, ref)) this.moments.push(...momentsOf(result));
     for (const word of normalize(text).trim().split(' ')) {
       this.words.add(word);
       this.words.add(stem(word));
     }
+    for (const term of tokenize(text)) this.terms.add(term);
   }
 
   /** What the reply states that the sources do not hold; empty when every fact is grounded. */
@@ -199,6 +235,7 @@ export class GroundedFacts {
     this.checkPrices(masked, issues);
     this.checkNumbers(masked, issues);
     this.checkNames(masked, issues);
+    this.checkSupport(masked, issues);
     return issues;
   }
 
@@ -294,6 +331,17 @@ export class GroundedFacts {
         if (unknown.length > 0) issues.push({ kind: 'name', value: excerpt(name.join(' ')) });
       }
     }
+  }
+
+  /** A reply mostly in words the sources do not have says things they do not say. */
+  private checkSupport(masked: Masked, issues: GroundingIssue[]): void {
+    const content = tokenize(masked.text).filter(
+      (term) => term.length >= 4 && !/^\d/.test(term) && !CONVERSATIONAL.has(term),
+    );
+    if (content.length < SUPPORT_MIN_WORDS) return;
+    const unsupported = content.filter((term) => !this.terms.has(term));
+    if (content.length - unsupported.length < SUPPORTED_SHARE * content.length)
+      issues.push({ kind: 'unsupported', value: excerpt([...new Set(unsupported)].join(' ')) });
   }
 
   private knowsWord(word: string): boolean {

@@ -230,6 +230,7 @@ export const AssistantSession: JsonSchema = {
                         'email',
                         'phone',
                         'name',
+                        'unsupported',
                         'loop',
                         'length',
                       ],

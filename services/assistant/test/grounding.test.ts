@@ -96,6 +96,10 @@ describe('grounding check', () => {
       issues('The full service covers brakes, gears and wheels trued, and the chain is cleaned.'),
     ).to.deep.equal([]);
     expect(issues('Hello! How can I help you today?')).to.deep.equal([]);
+    expect(issues('Yes, the Kids bike workshop suits beginners.')).to.deep.equal([]);
+    expect(kinds(issues('The lessons beside costing doivrai capi.'))).to.deep.equal([
+      'unsupported',
+    ]);
   });
 
   it('cuts a reply that loops or ran into its token cap', () => {

@@ -13,7 +13,7 @@ const repliesChecked = new Counter({
 
 const issuesFound = new Counter({
   name: 'assistant_grounding_issues_total',
-  help: 'Ungrounded statements found in model-written replies, by model and kind (price, number, date, time, url, email, phone, name, loop, length).',
+  help: 'Ungrounded statements found in model-written replies, by model and kind (price, number, date, time, url, email, phone, name, unsupported, loop, length).',
   labelNames: ['model', 'kind'] as const,
   registers: [assistantMetrics],
 });

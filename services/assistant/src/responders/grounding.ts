@@ -74,7 +74,7 @@ const TIME_UNITS: Unit[] = ['hour', 'minute'];
 /** Share of a reply's content words that must be in the sources (the rest is the model's own wording). */
 const SUPPORTED_SHARE = 0.5;
 /** Replies with fewer content words than this are not judged by their share (a greeting, "yes"). */
-const SUPPORT_MIN_WORDS = 6;
+const SUPPORT_MIN_WORDS = 4;
 /** Words of any helpful reply, and the function words of the other three languages: not claims. */
 const CONVERSATIONAL = new Set(
   (
@@ -107,6 +107,14 @@ const PLAIN_CAPITALS = new Set([
 /** Small words a name may hold between its capitalized words ("Festival of Lights", "Casa de Campo"). */
 const NAME_JOINERS = new Set(
   'of the for at and on in de del la le les des du di da von vom zum zur der die das und am im y et'.split(
+    ' ',
+  ),
+);
+const SPANISH = new Set(
+  'el la los las y es son no un una para con que del por en su sus al lo como muy pero'.split(' '),
+);
+const FRENCH = new Set(
+  'le la les et est sont ne pas un une pour avec que des du au aux vous nous il elle sur dans'.split(
     ' ',
   ),
 );
@@ -187,6 +195,8 @@ export class GroundedFacts {
   private readonly words = new Set<string>();
   /** Index terms (stemmed content words) of the sources. */
   private readonly terms = new Set<string>();
+  /** The language the facts are written in (a reply in another one words them in other words). */
+  private readonly language: ReturnType<typeof languageOf>;
   private readonly country?: CountryCode;
 
   constructor(private readonly sources: GroundingSources) {
@@ -220,6 +230,7 @@ export class GroundedFacts {
       this.words.add(stem(word));
     }
     for (const term of tokenize(text)) this.terms.add(term);
+    this.language = languageOf(sources.facts.join('\n'));
   }
 
   /** What the reply states that the sources do not hold; empty when every fact is grounded. */
@@ -335,6 +346,7 @@ export class GroundedFacts {
 
   /** A reply mostly in words the sources do not have says things they do not say. */
   private checkSupport(masked: Masked, issues: GroundingIssue[]): void {
+    if (languageOf(masked.text) !== this.language) return;
     const content = tokenize(masked.text).filter(
       (term) => term.length >= 4 && !/^\d/.test(term) && !CONVERSATIONAL.has(term),
     );
@@ -393,11 +405,23 @@ function capitalizedRuns(sentence: string): string[][] {
   return runs.map((r) => r.filter((w) => /^\p{Lu}/u.test(w)));
 }
 
-function readsGerman(text: string): boolean {
+/** The language a text reads in, by its function words (English when none tells). */
+function languageOf(text: string): 'en' | 'de' | 'es' | 'fr' {
   const tokens = text.toLowerCase().match(/\p{L}+/gu) ?? [];
-  const german = tokens.filter((t) => GERMAN.has(t)).length;
-  const english = tokens.filter((t) => ENGLISH.has(t)).length;
-  return german > english;
+  const counts = (
+    [
+      ['en', ENGLISH],
+      ['de', GERMAN],
+      ['es', SPANISH],
+      ['fr', FRENCH],
+    ] as const
+  ).map(([language, words]) => [language, tokens.filter((t) => words.has(t)).length] as const);
+  const [best] = [...counts].sort((a, b) => b[1] - a[1]);
+  return best && best[1] > 0 ? best[0] : 'en';
+}
+
+function readsGerman(text: string): boolean {
+  return languageOf(text) === 'de';
 }
 
 /** A reply that ran into its token cap ends mid-sentence. */

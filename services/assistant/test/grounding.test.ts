@@ -9,11 +9,17 @@ const FACTS = [
   'Support: hilfe@pedalwerk.example, +49 341 5550199, https://pedalwerk.example/kontakt',
 ];
 
-function issues(reply: string, userWords: string[] = [], tokensOutput = 40): GroundingIssue[] {
+function issues(
+  reply: string,
+  userWords: string[] = [],
+  tokensOutput = 40,
+  otherItems: string[] = [],
+): GroundingIssue[] {
   return new GroundedFacts({
     facts: FACTS,
     userWords,
     itemCount: 2,
+    otherItems,
     now: new Date('2026-12-10T10:00:00Z'),
     timeZone: 'Europe/Berlin',
   }).issuesOf({ text: reply, tokensOutput });
@@ -100,6 +106,15 @@ describe('grounding check', () => {
     expect(kinds(issues('The lessons beside costing doivrai capi.'))).to.deep.equal([
       'unsupported',
     ]);
+  });
+
+  it('overrules a reply that names an item shown earlier instead of the one the turn is about', () => {
+    // Every word of it is in the facts: only the item it names is wrong.
+    const earlier = ['Kids bike workshop'];
+    expect(kinds(issues('The Kids bike workshop costs 15 EUR.', [], 40, earlier))).to.deep.equal([
+      'name',
+    ]);
+    expect(issues('A full service costs 89 EUR.', [], 40, earlier)).to.deep.equal([]);
   });
 
   it('cuts a reply that loops or ran into its token cap', () => {

@@ -54,10 +54,18 @@ export function groundedReply(turn: ModelWrittenTurn): {
   grounding: GroundingOutcome;
 } {
   const { facts, userWords } = turnFacts(turn);
+  const given = new Set(
+    turn.prepared.context.flatMap((item) => (item.kind === 'knowledge' ? [item.found.doc.id] : [])),
+  );
+  // An item of an earlier list that this turn is not about (the model mixed up "the second one").
+  const otherItems = (turn.prepared.memory.dialogue?.shown ?? [])
+    .filter((shown) => !given.has(shown.id))
+    .map((shown) => shown.title);
   const checker = new GroundedFacts({
     facts,
     userWords,
     itemCount: turn.prepared.context.length,
+    otherItems,
     now: turn.now,
     timeZone: turn.timeZone,
   });

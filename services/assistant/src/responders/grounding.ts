@@ -37,6 +37,8 @@ export interface GroundingSources {
   userWords: string[];
   /** Items the turn shows: counts and ordinals up to this are not facts of their own. */
   itemCount: number;
+  /** Titles of items shown earlier that this turn's facts do not hold: naming one answers about the wrong item. */
+  otherItems?: string[];
   /** The turn's date and the organization's zone, for relative dates ("tomorrow") on both sides. */
   now: Date;
   timeZone: string;
@@ -246,6 +248,7 @@ export class GroundedFacts {
     this.checkPrices(masked, issues);
     this.checkNumbers(masked, issues);
     this.checkNames(masked, issues);
+    this.checkOtherItems(reply.text, issues);
     this.checkSupport(masked, issues);
     return issues;
   }
@@ -342,6 +345,13 @@ export class GroundedFacts {
         if (unknown.length > 0) issues.push({ kind: 'name', value: excerpt(name.join(' ')) });
       }
     }
+  }
+
+  private checkOtherItems(text: string, issues: GroundingIssue[]): void {
+    const said = normalize(text);
+    for (const title of this.sources.otherItems ?? [])
+      if (normalize(title).trim() && said.includes(normalize(title)))
+        issues.push({ kind: 'name', value: excerpt(title) });
   }
 
   /** A reply mostly in words the sources do not have says things they do not say. */

@@ -7,7 +7,7 @@ import {
   MAX_JSON_DEPTH,
   tooDeep,
 } from '../src/middleware/body';
-import { ITEMS_PER_SLICE, parseBatch } from '../src/middleware/json-text';
+import { ITEMS_PER_SLICE, parseBatch, parseRootArray } from '../src/middleware/json-text';
 
 const maxNesting = (text: string) => measureJson(text).depth;
 
@@ -289,7 +289,21 @@ describe('JSON nesting and value count, read from the text before any parse or w
       expect(await outcome(() => parseBatch(text, 'items')), text.slice(0, 200)).to.deep.equal(
         await outcome(() => JSON.parse(text)),
       );
+      // The same items as a body that is an array itself (an import's JSON array).
+      let array = JSON.stringify(body.items, null, random() < 0.3 ? 1 : undefined);
+      if (random() < 0.2) {
+        const at = Math.floor(random() * array.length);
+        array = array.slice(0, at) + array.slice(at + 1);
+      }
+      if (random() < 0.1) array = pick([`${array} 1`, `${array},[2]`, ` ${array}\n`, `1${array}`]);
+      expect(await outcome(() => parseRootArray(array)), array.slice(0, 200)).to.deep.equal(
+        await outcome(() => JSON.parse(array)),
+      );
     }
+    for (const text of ['[]', ' [ ] ', '[1,]', '[[1],2', '[1]]', '"[1]"', '{"a":[1]}', '[1] [2]'])
+      expect(await outcome(() => parseRootArray(text)), text).to.deep.equal(
+        await outcome(() => JSON.parse(text)),
+      );
   });
 
   it('finds the object with the most fields, at any depth', () => {

@@ -4,7 +4,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import getRawBody from 'raw-body';
 import contentType from 'content-type';
 import { AppError } from '@switchyard/shared';
-import { MAX_JSON_DEPTH, MAX_OBJECT_FIELDS, measureJson, parseBatch } from './json-text';
+import {
+  MAX_JSON_DEPTH,
+  MAX_OBJECT_FIELDS,
+  measureJson,
+  parseBatch,
+  parseRootArray,
+} from './json-text';
 import type { GatewayState } from './request-id';
 
 export { MAX_JSON_DEPTH, MAX_OBJECT_FIELDS, measureJson } from './json-text';
@@ -166,7 +172,12 @@ async function parseJson(text: string, limits: JsonLimits): Promise<ReadBody> {
   if (large && !batchField) await nextTurn();
   let body: unknown;
   try {
-    body = large && batchField ? await parseBatch(text, batchField) : JSON.parse(text);
+    // A batch's items, or the items of a body that is an array (an import), a slice at a time.
+    body = !large
+      ? JSON.parse(text)
+      : batchField
+        ? await parseBatch(text, batchField)
+        : await parseRootArray(text);
   } catch (error) {
     throw new AppError('invalid_request', 'request body is not valid JSON', [
       { field: '', reason: (error as Error).message },

@@ -122,6 +122,47 @@ function batchBounds(text: string, field: string): BatchBounds | undefined {
 }
 
 /**
+ * The bounds of the items of a body that is an array itself (an import's JSON array), or
+ * undefined when its root is anything else. One pass, strings skipped.
+ */
+function rootArrayBounds(text: string): BatchBounds | undefined {
+  let depth = 0;
+  let found: BatchBounds | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    if (depth === 0) {
+      if (found || c !== 0x5b) return undefined; // not an array, or something after it
+      found = { open: i, starts: [i + 1], close: -1 };
+      depth = 1;
+    } else if (c === 0x22) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== 0x22)
+        end += text.charCodeAt(end) === 0x5c ? 2 : 1;
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) {
+      if (--depth === 0) found!.close = i;
+    } else if (c === 0x2c && depth === 1) found!.starts.push(i + 1);
+  }
+  return found && found.close > found.open ? found : undefined;
+}
+
+/** The items between bounds, ITEMS_PER_SLICE at a time with a turn of the event loop before each slice. */
+async function parseItems(text: string, { open, starts, close }: BatchBounds): Promise<unknown[]> {
+  const empty = starts.length === 1 && text.slice(open + 1, close).trim() === '';
+  const items: unknown[] = [];
+  for (let first = 0; !empty && first < starts.length; first += ITEMS_PER_SLICE) {
+    await nextTurn();
+    const next = first + ITEMS_PER_SLICE;
+    const end = next < starts.length ? starts[next]! - 1 : close;
+    for (const item of JSON.parse(`[${text.slice(starts[first], end)}]`) as unknown[])
+      items.push(item);
+  }
+  return items;
+}
+
+/**
  * JSON.parse of a body whose root object holds the batch array `field`: the rest of the body at
  * once, the items ITEMS_PER_SLICE at a time with a turn of the event loop between, so a large
  * batch (worse, one whose items bring new field names) never holds the loop in one parse.
@@ -130,21 +171,26 @@ function batchBounds(text: string, field: string): BatchBounds | undefined {
 export async function parseBatch(text: string, field: string): Promise<unknown> {
   const bounds = batchBounds(text, field);
   if (!bounds) return JSON.parse(text);
-  const { open, starts, close } = bounds;
   try {
+    const { open, close } = bounds;
     const body = JSON.parse(text.slice(0, open + 1) + text.slice(close)) as Record<string, unknown>;
-    const empty = starts.length === 1 && text.slice(open + 1, close).trim() === '';
-    const items: unknown[] = [];
-    for (let first = 0; !empty && first < starts.length; first += ITEMS_PER_SLICE) {
-      await nextTurn();
-      const next = first + ITEMS_PER_SLICE;
-      const end = next < starts.length ? starts[next]! - 1 : close;
-      for (const item of JSON.parse(`[${text.slice(starts[first], end)}]`) as unknown[])
-        items.push(item);
-    }
-    body[field] = items;
+    body[field] = await parseItems(text, bounds);
     return body;
   } catch {
     return JSON.parse(text); // throws the error for the whole text
+  }
+}
+
+/**
+ * parseBatch for a body that is an array itself: its items a slice at a time. Any other text is
+ * parsed at once. Same result, or same error, as JSON.parse.
+ */
+export async function parseRootArray(text: string): Promise<unknown> {
+  const bounds = rootArrayBounds(text);
+  if (!bounds) return JSON.parse(text);
+  try {
+    return await parseItems(text, bounds);
+  } catch {
+    return JSON.parse(text);
   }
 }

@@ -275,16 +275,124 @@ describe('e2e: knowledge bases', function () {
       (await api(`/api/v2/knowledge/collections/${name}`, { method: 'DELETE' })).status,
     ).to.equal(204);
   });
+  it('imports files in any language (a German CSV with BOM, CRLF and ";", a JSON array, JSON Lines): its own headers mapped or kept, found by a question and shown in the answer', async () => {
+    // A fresh organization: the answers come from these files only.
+    const key = await secondOrganization();
+    const m = await mesh();
+    const as = (path: string, options = {}) => callApi(m.gatewayUrl, key, path, options);
+    const name = 'termine';
+    expect(
+      (
+        await as('/api/v2/knowledge/collections', {
+          body: { name, kind: 'events', timeZone: 'Europe/Berlin' },
+        })
+      ).status,
+    ).to.equal(201);
+    const path = `/api/v2/knowledge/collections/${name}/import`;
+
+    // As a spreadsheet in Germany saves it: byte order mark, CRLF, ";" between cells, decimal comma.
+    const csv =
+      '\uFEFFNr;Titel;Beginn;Stadt;Preis;Einlass;Straße\r\n' +
+      `k1;Orgelnacht im Dom;${daysAhead(20, '19:30:00+01:00')};Köln;12,50;18:45 Uhr;Domkloster 4\r\n` +
+      `k2;Chorkonzert St. Aposteln;${daysAhead(21, '18:00:00+01:00')};Köln;0;17:30 Uhr;Neumarkt 30\r\n`;
+    const fieldMap = {
+      Nr: 'id',
+      Titel: 'title',
+      Beginn: 'startsAt',
+      Stadt: 'city',
+      Preis: 'price',
+    };
+    const fromCsv = await as(`${path}?fieldMap=${encodeURIComponent(JSON.stringify(fieldMap))}`, {
+      rawBody: csv,
+      contentType: 'text/csv; charset=utf-8',
+    });
+    expect(fromCsv.status, fromCsv.text).to.equal(200);
+    expect(fromCsv.body).to.include({ collection: name, count: 2 });
+    expect(fromCsv.body.metadataFields).to.deep.equal(['Einlass', 'Straße']);
+    const k1 = await as(`/api/v2/knowledge/collections/${name}/documents/k1`);
+    expect(k1.body.fields).to.deep.include({
+      title: 'Orgelnacht im Dom',
+      city: 'Köln',
+      price: 12.5,
+    });
+    expect(k1.body.fields.metadata).to.deep.equal({ Einlass: '18:45 Uhr', Straße: 'Domkloster 4' });
+
+    // A JSON array as it is, with keys of its own.
+    const array = [
+      {
+        id: 'j1',
+        title: 'Lesenacht',
+        startsAt: daysAhead(22, '20:00:00+01:00'),
+        city: 'Köln',
+        Veranstalter: 'Stadtbibliothek',
+        Sprachen: ['Deutsch', 'Türkisch'],
+      },
+    ];
+    const fromArray = await as(path, { rawBody: JSON.stringify(array) });
+    expect(fromArray.status, fromArray.text).to.equal(200);
+    expect(fromArray.body).to.include({ count: 1 });
+    expect(fromArray.body.metadataFields).to.deep.equal(['Veranstalter', 'Sprachen']);
+
+    // JSON Lines with a byte order mark, CRLF and a non-Latin title.
+    const jsonl =
+      `\uFEFF${JSON.stringify({ id: 'l1', title: 'Straßenfest', startsAt: daysAhead(23, '14:00:00+01:00'), Straße: 'Kastanienallee' })}\r\n` +
+      `${JSON.stringify({ id: 'l2', title: 'Ёлка', startsAt: daysAhead(24, '17:00:00+01:00') })}\r\n`;
+    const fromLines = await as(path, { rawBody: jsonl, contentType: 'application/x-ndjson' });
+    expect(fromLines.status, fromLines.text).to.equal(200);
+    expect(fromLines.body.count).to.equal(2);
+    expect(
+      (await as(`/api/v2/knowledge/collections/${name}/documents/l2`)).body.fields.title,
+    ).to.equal('Ёлка');
+
+    // The kept values are searched...
+    const search = await as(`/api/v2/knowledge/collections/${name}/search`, {
+      body: { query: 'Domkloster' },
+    });
+    expect(search.status, search.text).to.equal(200);
+    expect(search.body.results.map((r: { id: string }) => r.id)).to.deep.equal(['k1']);
+    expect(search.body.results[0].passage).to.include('Straße: Domkloster 4');
+
+    // ...and a question about them is answered with them.
+    const ask = async (content: string) => {
+      const res = await as('/api/v2/ai/assistants/chat', {
+        body: {
+          user_id: 'u-intl',
+          session_id: unique('intl'),
+          messages: [{ role: 'user', content }],
+        },
+      });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.reply as string;
+    };
+    const doors = await ask('Wann ist Einlass bei der Orgelnacht im Dom?');
+    expect(doors).to.include('Orgelnacht im Dom').and.include('Einlass: 18:45 Uhr');
+    const street = await ask('Gibt es was in der Kastanienallee?');
+    expect(street).to.include('Straßenfest').and.include('Straße: Kastanienallee');
+    expect(street).not.to.include('Orgelnacht');
+    const library = await ask('Was gibt es in der Stadtbibliothek?');
+    expect(library).to.include('Lesenacht').and.include('Veranstalter: Stadtbibliothek');
+    expect(await ask('Wann ist die Ёлка?')).to.include('Ёлка');
+  });
+
   it('answers 400 naming the field for non-ASCII field names and values, and keeps serving', async () => {
     const name = unique('intl');
     expect(
       (await api('/api/v2/knowledge/collections', { body: { name, kind: 'events' } })).status,
     ).to.equal(201);
     const path = `/api/v2/knowledge/collections/${name}/import`;
+    // Straße is kept as metadata; the row still lacks the fields an event needs.
     const csv = await api(path, { body: { format: 'csv', content: 'id,Straße\n1,x' } });
     expect(csv.status, csv.text).to.equal(400);
     expect(csv.body.error.code).to.equal('invalid_request');
-    expect(JSON.stringify(csv.body.error.details)).to.include('Straße');
+    expect(csv.body.error.details).to.deep.equal([
+      { field: '/content/row/1/title', reason: 'is required' },
+      { field: '/content/row/1/startsAt', reason: 'is required' },
+    ]);
+    const unmapped = await api(path, {
+      body: { format: 'csv', content: 'id,Straße\n1,x', fieldMap: { Straße: 'Straße' } },
+    });
+    expect(unmapped.status, unmapped.text).to.equal(400);
+    expect(unmapped.body.error.details[0].field).to.equal('/fieldMap/Straße');
     const jsonl = await api(path, { body: { format: 'jsonl', content: 'é' } });
     expect(jsonl.status, jsonl.text).to.equal(400);
     expect(jsonl.body.error.details[0].field).to.match(/line 1|\/1|content/);

@@ -208,8 +208,13 @@ const MUTATORS: Record<string, Mutator> = {
   'import-file': (body, random) => {
     // The file of an import ({format, content}) in any alphabet: CSV headers, JSONL keys and values.
     if (typeof body !== 'object' || body === null || !('content' in body)) return { body };
-    const format = random.chance(0.5) ? 'csv' : 'jsonl';
-    return { body: { ...(body as object), format, content: importFile(format, random) } };
+    const format = random.pick(['csv', 'jsonl', 'json'] as const);
+    const content = importFile(format, random);
+    // A field map of headers in any alphabet, to fields that may or may not exist.
+    const fieldMap = random.chance(0.3)
+      ? { [random.pick(NON_ASCII_NAMES)]: random.pick([...FILE_FIELDS, 'id', 'nope']) }
+      : undefined;
+    return { body: { ...(body as object), format, content, ...(fieldMap ? { fieldMap } : {}) } };
   },
   'drop-field': (body, random) => {
     const path = random.pick(slots(body).filter((p) => p.length > 0));
@@ -322,8 +327,8 @@ function fileValue(random: Random): string {
   ])();
 }
 
-/** A CSV or JSON Lines file with some fields, header cells, keys or values in other alphabets. */
-export function importFile(format: 'csv' | 'jsonl', random: Random): string {
+/** A CSV, JSON Lines or JSON array file with some fields, header cells, keys or values in other alphabets. */
+export function importFile(format: 'csv' | 'jsonl' | 'json', random: Random): string {
   const fields = Array.from({ length: 1 + random.int(4) }, () =>
     random.chance(0.5) ? random.pick(NON_ASCII_NAMES) : random.pick(FILE_FIELDS),
   );
@@ -335,13 +340,14 @@ export function importFile(format: 'csv' | 'jsonl', random: Random): string {
     );
     return `${random.chance(0.1) ? '\uFEFF' : ''}${[header, ...lines].join(random.chance(0.2) ? '\r\n' : '\n')}`;
   }
-  return Array.from({ length: rows }, (_, i) => {
+  const documents = Array.from({ length: rows }, (_, i) => {
     const roll = random.next();
     if (roll < 0.1) return random.pick(['é', '{', '[1,2]', '"text"', '', '{"id":']);
     const document: Record<string, unknown> = { id: `f${i}` };
     for (const field of fields) document[field] = fileValue(random);
     return JSON.stringify(document);
-  }).join('\n');
+  });
+  return format === 'json' ? `[${documents.join(',\n')}]` : documents.join('\n');
 }
 
 /** One generated request for the operation: a plausible body with one thing broken (or none). */

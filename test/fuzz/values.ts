@@ -91,6 +91,15 @@ export function sample(
   const schema = resolve(schemaRef, components);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return random.pick(schema.enum);
   if (schema.const !== undefined) return schema.const;
+  // if/then/else (an import: a JSON array or the wrapped file): either branch.
+  if (schema.then && schema.else)
+    return sample(
+      random.pick([schema.then, schema.else] as Schema[]),
+      components,
+      random,
+      context,
+      depth,
+    );
   for (const combinator of ['oneOf', 'anyOf'] as const) {
     if (Array.isArray(schema[combinator]))
       return sample(

@@ -290,6 +290,31 @@ describe('knowledge retrieval', () => {
     expect(found.results.map((r) => r.doc.id)).to.include('late');
   });
 
+  it('finds words of any script, words whose stem changes when stemmed again, and metadata values', async () => {
+    const { retriever, knowledge } = await organization();
+    await knowledge.createCollection('org_a', { name: 'docs', kind: 'documents' });
+    await knowledge.upsert('org_a', 'docs', [
+      { id: 'tree', fields: { title: 'Ёлка', text: 'Новогодняя ёлка на площади' } },
+      {
+        id: 'walk',
+        fields: {
+          title: 'Stadtführung',
+          text: 'Treffpunkt am Rathaus',
+          metadata: { Straße: 'Kastanienallee 12' },
+        },
+      },
+      { id: 'deg', fields: { title: 'Study', text: 'Degrees and diplomas of the college' } },
+    ]);
+    const ids = async (text: string) =>
+      (await retriever.retrieve({ organization: 'org_a', text, kinds: ['documents'] })).results.map(
+        (r) => r.doc.id,
+      );
+    expect(await ids('ёлка')).to.deep.equal(['tree']);
+    expect(await ids('Kastanienallee')).to.deep.equal(['walk']);
+    expect(await ids('Strasse')).to.deep.equal(['walk']);
+    expect(await ids('degrees')).to.deep.equal(['deg']);
+  });
+
   it('finds nothing of one organization for another', async () => {
     const { retriever } = await organization();
     const found = await retriever.retrieve({

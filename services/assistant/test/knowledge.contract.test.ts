@@ -185,7 +185,10 @@ contractSuite<Backend>(
       const jsonl = [event('j1'), event('j2')]
         .map((e) => JSON.stringify({ id: e.id, ...e.fields }))
         .join('\n');
-      expect(await knowledge.import('org_a', 'gigs', 'jsonl', `${jsonl}\n\n`)).to.equal(2);
+      expect(await knowledge.import('org_a', 'gigs', 'jsonl', `${jsonl}\n\n`)).to.deep.equal({
+        count: 2,
+        metadataFields: [],
+      });
       await knowledge.createCollection('org_a', { name: 'courses', kind: 'courses' });
       const csv = [
         'id,title,level,url,tags,module,lesson,lesson_summary',
@@ -194,7 +197,7 @@ contractSuite<Backend>(
         'py,"Python, from zero",beginner,https://learn.example/py,python|data,Pandas,DataFrames,',
         'sql,SQL,intermediate,https://learn.example/sql,,Queries,SELECT,',
       ].join('\n');
-      expect(await knowledge.import('org_a', 'courses', 'csv', csv)).to.equal(2);
+      expect((await knowledge.import('org_a', 'courses', 'csv', csv)).count).to.equal(2);
       const py = await knowledge.document('org_a', 'courses', 'py');
       expect(py.fields).to.deep.equal({
         title: 'Python, from zero',
@@ -213,6 +216,31 @@ contractSuite<Backend>(
         { dataset: 'gigs', count: 2 },
         { dataset: 'courses', count: 2 },
       ]);
+    });
+
+    it('imports a CSV with headers of its own language: mapped ones as fields, the others kept as searchable metadata', async () => {
+      const { knowledge } = await service();
+      await knowledge.createCollection('org_a', { name: 'termine', kind: 'events' });
+      const csv =
+        '\uFEFFNr;Titel;Beginn;Stadt;Preis;Einlass;Straße\r\n' +
+        'k1;Orgelkonzert im Dom;2026-12-04T19:30:00+01:00;Köln;12,50;18:45 Uhr;Domkloster 4\r\n';
+      const imported = await knowledge.import('org_a', 'termine', 'csv', csv, {
+        Nr: 'id',
+        Titel: 'title',
+        Beginn: 'startsAt',
+        Stadt: 'city',
+        Preis: 'price',
+      });
+      expect(imported).to.deep.equal({ count: 1, metadataFields: ['Einlass', 'Straße'] });
+      const stored = await knowledge.document('org_a', 'termine', 'k1');
+      expect(stored.fields).to.deep.equal({
+        title: 'Orgelkonzert im Dom',
+        startsAt: '2026-12-04T19:30:00+01:00',
+        city: 'Köln',
+        price: 12.5,
+        metadata: { Einlass: '18:45 Uhr', Straße: 'Domkloster 4' },
+      });
+      expect(stored.chunks[0]).to.include('Einlass: 18:45 Uhr').and.include('Straße: Domkloster 4');
     });
 
     it('reports the line of a broken JSON Lines import and the column of a bad CSV row', async () => {

@@ -3,6 +3,7 @@ import { AppError } from '@switchyard/shared';
 import { startHarness, resetDoubles, type Harness } from './harness';
 import { expectShape } from './shape';
 import {
+  ImportDocumentsResponse,
   KnowledgeCollection,
   KnowledgeDocument,
   KnowledgeDocumentList,
@@ -152,6 +153,53 @@ describe('gateway knowledge routes', () => {
     h.doubles.assistant.on('GetDocument', async () => doc);
     const one = await h.send('GET', '/api/v2/knowledge/collections/gigs/documents/a');
     expectShape(one.body, KnowledgeDocument);
+  });
+
+  it('imports a JSON array sent as it is, and passes the field map of the query or the body', async () => {
+    h.doubles.assistant.on('ImportDocuments', async (req) => ({
+      count: 1,
+      collection: req.collection,
+      metadata_fields: ['Straße'],
+    }));
+    const array = '[{"id":"a","Titel":"Fest","Straße":"Hauptstraße 5"}]';
+    const imported = await h.send(
+      'POST',
+      `/api/v2/knowledge/collections/gigs/import?fieldMap=${encodeURIComponent('{"Titel":"title"}')}`,
+      { raw: array, headers: { 'content-type': 'application/json' } },
+    );
+    expect(imported.status, JSON.stringify(imported.body)).to.equal(200);
+    expect(imported.body).to.include({ collection: 'gigs', count: 1 });
+    expect(imported.body.metadataFields).to.deep.equal(['Straße']);
+    expectShape(imported.body, ImportDocumentsResponse);
+    expect(h.doubles.assistant.last('ImportDocuments').request).to.deep.include({
+      format: 'json',
+      content: array,
+      field_map: { Titel: 'title' },
+    });
+    const wrapped = await h.send('POST', '/api/v2/knowledge/collections/gigs/import', {
+      body: { format: 'csv', content: 'Nr,Titel\n1,A', fieldMap: { Nr: 'id', Titel: 'title' } },
+    });
+    expect(wrapped.status).to.equal(200);
+    expect(h.doubles.assistant.last('ImportDocuments').request.field_map).to.deep.equal({
+      Nr: 'id',
+      Titel: 'title',
+    });
+    const calls = h.doubles.assistant.called('ImportDocuments');
+    for (const bad of ['{"Preis":1}', 'Preis:price', '["price"]']) {
+      const refused = await h.send(
+        'POST',
+        `/api/v2/knowledge/collections/gigs/import?fieldMap=${encodeURIComponent(bad)}`,
+        { body: { format: 'csv', content: 'id\n1' } },
+      );
+      expect(refused.status, bad).to.equal(400);
+      expect(refused.body.error.details[0].field).to.equal('/fieldMap');
+    }
+    const empty = await h.send('POST', '/api/v2/knowledge/collections/gigs/import', {
+      raw: '[]',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(empty.status).to.equal(400);
+    expect(h.doubles.assistant.called('ImportDocuments')).to.equal(calls);
   });
 
   it('deletes one document (204, 404 when absent) and batches by id', async () => {

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { tagsOf, titleOf, urlOf } from '../knowledge/documents';
+import { metadataOf, tagsOf, titleOf, urlOf } from '../knowledge/documents';
 import type { CollectionKind, CourseFields, EventFields } from '../knowledge/kinds';
 import { hasPhrase, normalize } from '../language/normalize';
 import { AUDIENCES, ITEM_ASPECTS } from '../language/lexicon';
@@ -84,6 +84,21 @@ export function knowledgeLine(found: RetrievedDocument): string {
   }
   const text = opening(found);
   return text ? `${citation(found)}: ${text}` : citation(found);
+}
+
+/** "Einlass: 19:30": the document's metadata (an import's own columns) whose name or value the terms name. */
+function namedMetadata(found: RetrievedDocument, terms: readonly string[]): string[] {
+  const asked = new Set(terms);
+  return metadataOf(found.doc)
+    .filter(([name, value]) => tokenize(`${name} ${value}`).some((t) => asked.has(t)))
+    .map(([name, value]) => `${name}: ${value}`);
+}
+
+/** A result's line with the metadata the question named, when the line does not show it already. */
+function listLine(found: RetrievedDocument, query: KnowledgeQuery | undefined): string {
+  const line = knowledgeLine(found);
+  const named = namedMetadata(found, query?.terms ?? []).filter((m) => !line.includes(m));
+  return named.length > 0 ? `${line} · ${named.join(' · ')}` : line;
 }
 
 export function knowledgeItems(retrieval: Retrieval): ContextItem[] {
@@ -216,7 +231,9 @@ export function knowledgeAnswer(retrieval: Retrieval): string {
     return `I couldn't find any ${describeQuery(query, first, 0)}. Try another date, place or wording, or ask for fewer conditions ("anywhere", "any date").`;
   }
   const what = describeQuery(query, first, retrieval.results.length);
-  const lines = retrieval.results.map((found, i) => `${i + 1}. ${knowledgeLine(found)}`);
+  const lines = retrieval.results.map(
+    (found, i) => `${i + 1}. ${listLine(found, retrieval.queries.get(found.collection.name))}`,
+  );
   const more = retrieval.results.length > 1 ? 'Ask me about any of them ("the second one").' : '';
   return `Here ${retrieval.results.length === 1 ? 'is 1' : `are ${retrieval.results.length}`} ${what}:\n${lines.join('\n')}\n${more}`.trim();
 }
@@ -311,6 +328,12 @@ export function itemAnswer(found: RetrievedDocument, asked: AskedFor): string {
         : `It is not listed as for ${asked.audience.join(' or ')}.`,
     );
   }
+  // The item's own columns the question names ("Wann ist Einlass?": "Einlass: 18:45 Uhr.").
+  const named = namedMetadata(
+    found,
+    asked.words.flatMap((w) => tokenize(w)),
+  );
+  lead.push(...named.map((m) => `${m}.`));
   // Ages, or what the fields do not hold, are in the description: its sentences about them.
   const fromText = asked.aspects.includes('age') || (lead.length === 0 && asked.aspects.length > 0);
   const quoted = fromText
@@ -331,6 +354,10 @@ export function itemAnswer(found: RetrievedDocument, asked: AskedFor): string {
   // Nothing in particular, or who it is for: the description says it.
   const whole = asked.aspects.length === 0 || asked.aspects.includes('who');
   if (whole && description) parts.push(wholeExcerpt(description, 600));
+  const metadata = metadataOf(found.doc)
+    .map(([name, value]) => `${name}: ${value}`)
+    .filter((m) => !named.includes(m));
+  if (whole && metadata.length > 0) parts.push(metadata.join(' · '));
   return parts.join('\n\n');
 }
 

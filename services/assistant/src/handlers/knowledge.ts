@@ -127,16 +127,15 @@ export async function importDocuments(
   { knowledgeService: knowledge }: KnowledgeHandlerDeps,
   request: ImportDocumentsRequest__Output,
   context: CallContext,
-): Promise<{ count: number; collection: string }> {
-  return {
-    count: await knowledge.import(
-      organizationOf(context),
-      request.collection,
-      request.format,
-      request.content,
-    ),
-    collection: request.collection,
-  };
+): Promise<{ count: number; collection: string; metadata_fields: string[] }> {
+  const { count, metadataFields } = await knowledge.import(
+    organizationOf(context),
+    request.collection,
+    request.format,
+    request.content,
+    request.field_map ?? {},
+  );
+  return { count, collection: request.collection, metadata_fields: metadataFields };
 }
 
 export async function deleteDocuments(

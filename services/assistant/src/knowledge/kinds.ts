@@ -10,6 +10,12 @@ export function isCollectionKind(value: string): value is CollectionKind {
   return (COLLECTION_KINDS as readonly string[]).includes(value);
 }
 
+/**
+ * Values of fields a kind does not know (an import's other columns: "Öffnungszeiten", "Straße"),
+ * by their name as written: searched, and shown with the document.
+ */
+export type Metadata = Record<string, string | number | boolean>;
+
 export interface EventFields {
   title: string;
   description?: string;
@@ -24,6 +30,7 @@ export interface EventFields {
   currency?: string;
   url?: string;
   tags?: string[];
+  metadata?: Metadata;
 }
 
 export interface Lesson {
@@ -45,6 +52,7 @@ export interface CourseFields {
   currency?: string;
   url?: string;
   tags?: string[];
+  metadata?: Metadata;
 }
 
 export interface ArticleFields {
@@ -53,6 +61,7 @@ export interface ArticleFields {
   body: string;
   url?: string;
   tags?: string[];
+  metadata?: Metadata;
 }
 
 export interface DocumentFields {
@@ -60,7 +69,7 @@ export interface DocumentFields {
   title?: string;
   url?: string;
   tags?: string[];
-  metadata?: Record<string, string | number | boolean>;
+  metadata?: Metadata;
 }
 
 export type FieldsOf<K extends CollectionKind> = {
@@ -88,6 +97,18 @@ const tags = {
 } as const;
 const price = { type: 'number', minimum: 0, nullable: true } as const;
 const currency = { type: 'string', pattern: '^[A-Z]{3}$', nullable: true } as const;
+/** Up to MAX_METADATA named values (a file's columns beyond the kind's fields). */
+export const MAX_METADATA = 100;
+const metadata = {
+  type: 'object',
+  nullable: true,
+  required: [],
+  maxProperties: MAX_METADATA,
+  propertyNames: { maxLength: 200 },
+  additionalProperties: {
+    anyOf: [{ type: 'string', maxLength: 20_000 }, { type: 'number' }, { type: 'boolean' }],
+  },
+} as const;
 
 const eventSchema: JSONSchemaType<EventFields> = {
   type: 'object',
@@ -105,6 +126,7 @@ const eventSchema: JSONSchemaType<EventFields> = {
     currency,
     url,
     tags,
+    metadata,
   },
 };
 
@@ -145,6 +167,7 @@ const courseSchema: JSONSchemaType<CourseFields> = {
     currency,
     url,
     tags,
+    metadata,
   },
 };
 
@@ -152,7 +175,7 @@ const articleSchema: JSONSchemaType<ArticleFields> = {
   type: 'object',
   additionalProperties: false,
   required: ['title', 'body'],
-  properties: { title: text, body: longText, url, tags },
+  properties: { title: text, body: longText, url, tags, metadata },
 };
 
 const documentSchema: JSONSchemaType<DocumentFields> = {
@@ -164,17 +187,24 @@ const documentSchema: JSONSchemaType<DocumentFields> = {
     title: optionalText,
     url,
     tags,
-    metadata: {
-      type: 'object',
-      nullable: true,
-      required: [],
-      additionalProperties: { type: ['string', 'number', 'boolean'] },
-    },
+    metadata,
   },
 };
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
+
+const schemas = {
+  events: eventSchema,
+  courses: courseSchema,
+  articles: articleSchema,
+  documents: documentSchema,
+};
+
+/** The fields of a kind, as named in documents and import headers. */
+export function fieldNames(kind: CollectionKind): string[] {
+  return Object.keys(schemas[kind].properties ?? {});
+}
 
 const validators = {
   events: ajv.compile(eventSchema),

@@ -3,7 +3,7 @@ import { AppError, type ErrorDetail } from '@switchyard/shared';
 import type { Embedder } from './embedder';
 import type { DataUpdatedPublisher } from '@switchyard/shared';
 import { chunksOf, type KnowledgeDocument } from './documents';
-import { parseImport, type DocumentInput } from './import-formats';
+import { parseImport, type DocumentInput, type FieldMap } from './import-formats';
 import {
   assertValid,
   COLLECTION_KINDS,
@@ -23,6 +23,12 @@ export const MAX_BATCH = 1000;
 export const MAX_IMPORT = 20_000;
 export const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export interface ImportResult {
+  count: number;
+  /** The file's headers the kind does not know, kept as metadata. */
+  metadataFields: string[];
+}
 
 export interface NewCollection {
   name: string;
@@ -89,15 +95,24 @@ export class KnowledgeService {
     return documents.length;
   }
 
-  /** A JSON Lines or CSV file: validated whole (nothing is written when a row is bad), written in batches, announced once. */
+  /**
+   * A JSON Lines, JSON array or CSV file, its headers mapped by `fieldMap`: validated whole
+   * (nothing is written when a row is bad), written in batches, announced once.
+   */
   async import(
     organization: string,
     name: string,
     format: string,
     content: string,
-  ): Promise<number> {
+    fieldMap: FieldMap = {},
+  ): Promise<ImportResult> {
     const collection = await this.collection(organization, name);
-    const inputs = parseImport(format, content, collection.kind);
+    const { documents: inputs, metadataFields } = parseImport(
+      format,
+      content,
+      collection.kind,
+      fieldMap,
+    );
     if (inputs.length === 0)
       throw AppError.invalid('the file holds no documents', '/content', 'holds no documents');
     if (inputs.length > MAX_IMPORT)
@@ -109,7 +124,7 @@ export class KnowledgeService {
     for (let i = 0; i < documents.length; i += MAX_BATCH)
       await this.store.upsertDocuments(organization, name, documents.slice(i, i + MAX_BATCH));
     await this.events.publish(organization, name, documents.length);
-    return documents.length;
+    return { count: documents.length, metadataFields };
   }
 
   async delete(organization: string, name: string, ids: string[]): Promise<number> {

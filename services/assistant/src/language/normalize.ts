@@ -1,6 +1,6 @@
 /**
  * Text as the builtin engine reads it: lower case, accents removed (ä -> a, ñ -> n), everything
- * but letters and digits turned into single spaces, padded with a space at each end so that
+ * but letters and digits (of any script) turned into single spaces, padded with a space at each end so that
  * phrases can be looked up as " this weekend ".
  */
 export function normalize(text: string): string {
@@ -9,7 +9,7 @@ export function normalize(text: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/ß/g, 'ss')
-    .replace(/[^a-z0-9]+/g, ' ')
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ')
     .trim();
   return ` ${plain} `;
 }

@@ -59,6 +59,8 @@ export class CollectionIndex {
     const hits: ChunkHit[] = [];
     for (const result of this.search.search(terms.join(' '), {
       filter: (r) => allowed.has(r.doc as string),
+      // The terms are index terms already: stemming them again would miss ("allee" -> "alle" -> "all").
+      processTerm: (term) => term,
     })) {
       const docId = result.doc as string;
       if (seen.has(docId)) continue;

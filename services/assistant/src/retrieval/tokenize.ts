@@ -36,14 +36,15 @@ function undouble(w: string): string {
   return DOUBLE_CONSONANT.test(w) ? w.slice(0, -1) : w;
 }
 
-/** Lower-cased, accent-free words of text, without the plain ones. */
+/** Lower-cased, accent-free words of text in any script ("Straße" -> "strasse", "Москва" -> "москва"). */
 export function words(text: string): string[] {
   return (
     text
       .normalize('NFKD')
       .replace(/[\u0300-\u036f]/g, '')
       .toLowerCase()
-      .match(/[a-z0-9]+/g) ?? []
+      .replace(/ß/g, 'ss')
+      .match(/[\p{L}\p{M}\p{N}]+/gu) ?? []
   );
 }
 

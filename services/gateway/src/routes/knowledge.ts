@@ -4,7 +4,10 @@ import type { KnowledgeDocument__Output } from '@switchyard/shared/generated/swi
 import {
   CreateCollectionRequest,
   DeleteDocumentsRequest,
+  FIELD_MAP_DESCRIPTION,
+  ImportDocumentsQuery,
   ImportDocumentsRequest,
+  ImportDocumentsResponse,
   KnowledgeCollection,
   KnowledgeCollectionList,
   KnowledgeDocument,
@@ -12,12 +15,15 @@ import {
   ListDocumentsQuery,
   KnowledgeSearchResponse,
   MAX_DOCUMENT_BATCH_VALUES,
+  MAX_IMPORT_VALUES,
   SearchKnowledgeRequest,
   UpsertDocumentsRequest,
   WriteDocumentsResponse,
   type CreateCollectionBody,
   type DocumentBody,
+  type FieldMap,
   type ImportBody,
+  type ImportDocumentsQueryValues,
   type ListDocumentsQueryValues,
   type SearchKnowledgeBody,
 } from '../schemas/knowledge';
@@ -149,20 +155,47 @@ const upsertDocuments: RouteSpec<{ documents: DocumentBody[] }> = {
   },
 };
 
-const importDocuments: RouteSpec<ImportBody> = {
+/** The field map of the query (JSON text), for a file sent as it is. */
+function queryFieldMap(text: string | undefined): FieldMap {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const isMap =
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((field) => typeof field === 'string' && field !== '');
+  if (!isMap)
+    throw AppError.invalid(
+      'fieldMap must be a JSON object of header -> field names, e.g. {"Preis":"price"}',
+      '/fieldMap',
+      'must be a JSON object of non-empty strings',
+    );
+  return value as FieldMap;
+}
+
+const importDocuments: RouteSpec<ImportBody, ImportDocumentsQueryValues> = {
   method: 'POST',
   path: `${BASE}/:collection/import`,
   operationId: 'importKnowledgeDocuments',
   idempotent: true,
   summary:
-    'Bulk import a JSON Lines or CSV file (all rows checked first; nothing is written when one is bad)',
+    'Bulk import a JSON Lines, JSON array or CSV file (all rows checked first; nothing is written when one is bad)',
   tag: TAG,
   auth: true,
   description:
-    'Send the file as it is (`curl --data-binary @events.jsonl -H "Content-Type: application/x-ndjson"`, or `text/csv`), ' +
-    'or wrapped as JSON {"format", "content"}. A bad line or row is named in the 400 details (/content/line/7, /content/row/3); ' +
+    'Send the file as it is (`curl --data-binary @events.jsonl -H "Content-Type: application/x-ndjson"`, `text/csv`, ' +
+    'or a JSON array as `application/json`), or wrapped as JSON {"format", "content", "fieldMap"}. ' +
+    `Headers the collection's kind does not know are kept as metadata (listed in metadataFields); fieldMap maps the file's own headers to fields. ${FIELD_MAP_DESCRIPTION} ` +
+    'A bad line, item or row is named in the 400 details (/content/line/7, /content/item/2, /content/row/3); ' +
     'a body over the gateway body limit gets 413.',
   requestSchema: ImportDocumentsRequest,
+  querySchema: ImportDocumentsQuery,
+  maxBodyValues: MAX_IMPORT_VALUES,
   textBodies: {
     'application/x-ndjson': {
       description: 'JSON Lines: one document per line ({"id": ..., fields})',
@@ -173,20 +206,35 @@ const importDocuments: RouteSpec<ImportBody> = {
       toBody: (content) => ({ format: 'jsonl', content }),
     },
     'text/csv': {
-      description: 'CSV with a header row: id and field names (tags as "a|b")',
+      description:
+        'CSV with a header row: id and field names, or headers of your own (kept as metadata, or mapped by ?fieldMap); tags as "a|b"',
       toBody: (content) => ({ format: 'csv', content }),
     },
   },
   responses: {
-    200: { description: 'How many documents were imported', schema: WriteDocumentsResponse },
+    200: { description: 'How many documents were imported', schema: ImportDocumentsResponse },
   },
   errors: ['not_found', 'payload_too_large'],
-  async handle({ params, body, call }, deps) {
-    const { count } = await deps.clients.assistant.importDocuments(
-      { collection: params.collection, format: body.format, content: body.content },
+  async handle({ params, body, query, rawBody, call }, deps) {
+    // A JSON array is passed on as it was sent, not serialized again.
+    const file = Array.isArray(body)
+      ? { format: 'json', content: rawBody || JSON.stringify(body), fieldMap: undefined }
+      : body;
+    const { count, metadata_fields } = await deps.clients.assistant.importDocuments(
+      {
+        collection: params.collection,
+        format: file.format,
+        content: file.content,
+        field_map: { ...queryFieldMap(query.fieldMap), ...file.fieldMap },
+      },
       call,
     );
-    return json(200, { collection: params.collection, count, requestId: call.requestId });
+    return json(200, {
+      collection: params.collection,
+      count,
+      metadataFields: metadata_fields,
+      requestId: call.requestId,
+    });
   },
 };
 

@@ -97,23 +97,85 @@ export const DeleteDocumentsRequest: JsonSchema = {
   },
 };
 
-export interface ImportBody {
-  format: 'jsonl' | 'csv';
+/** Rows an import holds at most (the assistant service checks; the body limit binds first). */
+export const MAX_IMPORT_ROWS = 20_000;
+/** JSON values a body sent as a JSON array may hold: BODY_LIMIT_BYTES binds long before. */
+export const MAX_IMPORT_VALUES = 50 * MAX_IMPORT_ROWS;
+
+export type FieldMap = Record<string, string>;
+
+export interface ImportFileBody {
+  format: 'jsonl' | 'json' | 'csv';
   content: string;
+  fieldMap?: FieldMap;
 }
 
-export const ImportDocumentsRequest: JsonSchema = {
-  title: 'ImportDocumentsRequest',
-  description:
-    'jsonl: one document per line ({"id": ..., fields}). csv: a header row with id and field names; tags as "a|b"; for courses one row per lesson with module, lesson, lesson_summary columns.',
+/** The wrapped form, or a JSON array of documents sent as it is. */
+export type ImportBody = ImportFileBody | Array<Record<string, unknown>>;
+
+export const FIELD_MAP_DESCRIPTION =
+  "A header of the file (CSV column or JSON key) -> the field of the collection's kind it holds, " +
+  'e.g. {"Titel": "title", "Beginn": "startsAt", "Preis": "price"}. Headers that are fields of the kind ' +
+  '(any case, with or without spaces, - or _) need no entry; headers named neither here nor as a field ' +
+  'are kept as metadata (searched, shown in answers) under their own name. An entry that names a header ' +
+  'the file does not have, or no field of the kind, is 400.';
+
+const FieldMapSchema = {
+  type: 'object',
+  maxProperties: 200,
+  additionalProperties: { type: 'string', minLength: 1, maxLength: 100 },
+  description: FIELD_MAP_DESCRIPTION,
+} as const;
+
+const ImportFileRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['format', 'content'],
   properties: {
-    format: { type: 'string', enum: ['jsonl', 'csv'] },
-    content: { type: 'string', minLength: 1 },
+    format: {
+      type: 'string',
+      enum: ['jsonl', 'json', 'csv'],
+      description:
+        'jsonl: JSON Lines; json: a JSON array of documents; csv: a header row and a row per document',
+    },
+    content: { type: 'string', minLength: 1, description: 'The file as text (UTF-8)' },
+    fieldMap: FieldMapSchema,
   },
 };
+
+const ImportArrayRequest: JsonSchema = {
+  type: 'array',
+  minItems: 1,
+  description: 'A JSON array of documents, each {"id": ..., fields} (as format json)',
+  items: { type: 'object' },
+};
+
+export const ImportDocumentsRequest: JsonSchema = {
+  title: 'ImportDocumentsRequest',
+  description:
+    'A file wrapped as {"format", "content", "fieldMap"}, or a JSON array of documents as it is. jsonl: one document per line ({"id": ..., fields}). ' +
+    'json: an array of such documents. csv: a header row with id and field names, "," ";" or tab between cells; tags as "a|b"; ' +
+    'for courses one row per lesson with module, lesson, lesson_summary columns. UTF-8 with or without a byte order mark, LF or CRLF.',
+  if: { type: 'array' },
+  then: ImportArrayRequest,
+  else: ImportFileRequest,
+};
+
+export const ImportDocumentsQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    fieldMap: {
+      type: 'string',
+      maxLength: 20_000,
+      description: `The field map as JSON (URL-encoded), for a file sent as it is: ?fieldMap={"Preis":"price"}. ${FIELD_MAP_DESCRIPTION}`,
+    },
+  },
+};
+
+export interface ImportDocumentsQueryValues {
+  fieldMap?: string;
+}
 
 export const WriteDocumentsResponse: JsonSchema = {
   title: 'WriteDocumentsResponse',
@@ -126,6 +188,28 @@ export const WriteDocumentsResponse: JsonSchema = {
       type: 'integer',
       minimum: 0,
       description: 'Documents written (or deleted); also the count of the data_updated event',
+    },
+    requestId: { type: 'string' },
+  },
+};
+
+export const ImportDocumentsResponse: JsonSchema = {
+  title: 'ImportDocumentsResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['collection', 'count', 'metadataFields', 'requestId'],
+  properties: {
+    collection: { type: 'string' },
+    count: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Documents imported; also the count of the data_updated event',
+    },
+    metadataFields: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        "The file's headers that are no field of the kind nor in fieldMap, kept as metadata under these names",
     },
     requestId: { type: 'string' },
   },

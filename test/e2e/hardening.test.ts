@@ -110,8 +110,15 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
   });
 
   it('6. GET /api/v2/requests/{id} says processing while the result callback fails, completed once delivered', async () => {
+    // The second attempt is answered only once the request has been read while it was failing:
+    // the retries are 100 ms apart, and a read after the third would find it completed.
+    let release!: () => void;
+    const read = new Promise<void>((resolve) => (release = resolve));
     const receiver = await new WebhookReceiver()
-      .respondWith((_call, index) => ({ status: index < 2 ? 500 : 200 }))
+      .respondWith(async (_call, index) => {
+        if (index === 1) await read;
+        return { status: index < 2 ? 500 : 200 };
+      })
       .start();
     try {
       const accepted = await api('/api/v2/ai/content/generate', {
@@ -119,8 +126,9 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
       });
       expect(accepted.status, accepted.text).to.equal(202);
       const path = `/api/v2/requests/${accepted.body.requestId}`;
-      await waitFor(() => receiver.calls.length >= 1, 10_000);
+      await waitFor(() => receiver.calls.length >= 2, 10_000);
       const failing = await api(path);
+      release();
       expect(failing.body).to.include({ status: 'processing' });
       expect(failing.body).to.not.have.any.keys('result', 'usage');
       expect(failing.body.delivery).to.include({ state: 'pending' });
@@ -132,6 +140,7 @@ describe('e2e: hardening (issue 10 reproductions)', () => {
       expect(delivered.delivery).to.deep.equal({ state: 'delivered', attempts: 3 });
       expect(delivered.result).to.be.a('string').and.not.equal('');
     } finally {
+      release();
       await receiver.stop();
     }
   });

@@ -9,10 +9,14 @@ export interface ReceivedCall {
   receivedAt: number;
 }
 
-export type Responder = (
-  call: ReceivedCall,
-  index: number,
-) => { status: number; headers?: Record<string, string>; body?: string };
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** The answer to a call; a promise holds the answer back until it settles (a receiver mid-answer). */
+export type Responder = (call: ReceivedCall, index: number) => Answer | Promise<Answer>;
 
 /** A real HTTP endpoint on loopback that records every webhook call it receives. */
 export class WebhookReceiver {
@@ -45,9 +49,10 @@ export class WebhookReceiver {
           receivedAt: Date.now(),
         };
         this.calls.push(call);
-        const answer = this.responder(call, this.calls.length - 1);
-        res.writeHead(answer.status, answer.headers);
-        res.end(answer.body ?? '');
+        void Promise.resolve(this.responder(call, this.calls.length - 1)).then((answer) => {
+          res.writeHead(answer.status, answer.headers);
+          res.end(answer.body ?? '');
+        });
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

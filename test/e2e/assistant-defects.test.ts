@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
-import { silentLogger } from '@switchyard/shared/testing';
+import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import { callApi, organizationKey, type ApiOptions, type ApiResponse } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
 import { WebhookReceiver } from '../support/receiver';
@@ -224,12 +224,19 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
     };
   }
 
-  /** The support_escalated webhooks of a session, after deliveries settle. */
-  async function escalations(sessionId: string): Promise<Array<Record<string, unknown>>> {
+  /**
+   * The support_escalated webhooks of a session once `expected` of them arrived (they come through
+   * the bus, after the reply) and no other follows.
+   */
+  async function escalations(
+    sessionId: string,
+    expected: number,
+  ): Promise<Array<Record<string, unknown>>> {
     const of = () =>
       receiver.calls
         .map((c) => c.body as Record<string, unknown>)
         .filter((b) => b?.sessionId === sessionId);
+    await waitFor(() => of().length >= expected, 10_000);
     let seen = -1;
     while (of().length !== seen) {
       seen = of().length;
@@ -393,7 +400,7 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
       const support = conversation('shop', 'support');
       for (const text of ['hello', 'Hi there!', 'thanks a lot', '¡Hola!'])
         expect((await support.say(text)).reply).to.not.include(ESCALATION.message);
-      expect(await escalations(support.sessionId)).to.deep.equal([]);
+      expect(await escalations(support.sessionId, 0)).to.deep.equal([]);
     });
 
     it('anger and billing disputes escalate at once, with the reason', async () => {
@@ -402,10 +409,10 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
       expect(charged.reply).to.include(ESCALATION.message);
       const angry = conversation('shop', 'support');
       await angry.say('This is ridiculous, my parcel is a week late');
-      expect((await escalations(billing.sessionId)).map((e) => e.reason)).to.deep.equal([
+      expect((await escalations(billing.sessionId, 1)).map((e) => e.reason)).to.deep.equal([
         'billing_dispute',
       ]);
-      expect((await escalations(angry.sessionId)).map((e) => e.reason)).to.deep.equal([
+      expect((await escalations(angry.sessionId, 1)).map((e) => e.reason)).to.deep.equal([
         'frustration',
       ]);
     });
@@ -417,7 +424,7 @@ describe('e2e: the defects of the assistants issue, each through the gateway', f
       const given = await support.say('B-7731');
       expect(given.reply).to.match(/^Thanks, I've noted reference \*\*B-7731\*\*/);
       expect(given.reply).to.include('I have added it to your case for our team.');
-      expect((await escalations(support.sessionId)).map((e) => e.reason)).to.deep.equal([
+      expect((await escalations(support.sessionId, 1)).map((e) => e.reason)).to.deep.equal([
         'requested_by_user',
       ]);
     });

@@ -3,7 +3,7 @@ import { createServer, connect, type Socket } from 'node:net';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { AppError } from '../src/errors/app-error';
 import { DependencyUnavailableError, outageOf } from '../src/resilience/dependencies';
-import { endpointOf, uniqueName } from '../src/testing';
+import { endpointOf, uniqueName, waitFor } from '../src/testing';
 
 describe('MongoDB outage classification', () => {
   it('calls a server shutting down or not primary an outage, and a refused command not', () => {
@@ -58,6 +58,12 @@ describe('MongoDB outage classification', () => {
       const mongo = new MongoClient(`mongodb://127.0.0.1:${proxyPort}/?directConnection=true`, {
         serverSelectionTimeoutMS: 800,
         retryWrites: false,
+        monitorCommands: true,
+      });
+      // The driver announces a command, then writes it to the socket in the same turn.
+      let insertSent = false;
+      mongo.on('commandStarted', (event) => {
+        if (event.commandName === 'insert') insertSent = true;
       });
       try {
         await mongo.connect();
@@ -73,7 +79,7 @@ describe('MongoDB outage classification', () => {
           () => undefined,
           (error: unknown) => error,
         );
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await waitFor(() => insertSent, 10_000);
         // ...when the connection is dropped.
         for (const client of clients) client.resetAndDestroy();
         const error = await written;

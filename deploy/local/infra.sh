@@ -108,6 +108,24 @@ stop_pid() {
   log "$name: stopped"
 }
 
+# pid_listens PID PORT: the process holds the listening TCP socket on PORT. A server of this run
+# dir started on other ports, with another run's server on PORT, must not pass for the server on
+# PORT (its tests would write into that other run's databases). /proc only: no pipe to close early.
+pid_listens() {
+  local pid="$1" hex inode fd
+  hex="$(printf '%04X' "$2")"
+  for inode in $(awk -v port=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == port {print $10}' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null); do
+    for fd in /proc/"$pid"/fd/*; do
+      [[ "$(readlink "$fd" 2>/dev/null)" == "socket:[$inode]" ]] && return 0
+    done
+  done
+  return 1
+}
+
+# listening PIDFILE PATTERN PORT: our server is running and holds PORT.
+listening() { pid_alive "$1" "$2" && pid_listens "$(cat "$1")" "$3"; }
+
 # wait_until TIMEOUT_S DESCRIPTION CMD...
 wait_until() {
   local timeout="$1" what="$2" i
@@ -275,12 +293,15 @@ cmd_install() {
 REDIS_DIR="$RUN_DIR/redis"
 REDIS_PID="$REDIS_DIR/redis.pid"
 redis_ping() { [[ "$(redis-cli -h "$HOST" -p "$REDIS_PORT" ping 2>/dev/null)" == "PONG" ]]; }
-redis_up() { pid_alive "$REDIS_PID" "redis-server" && redis_ping; }
+redis_up() { listening "$REDIS_PID" "redis-server" "$REDIS_PORT" && redis_ping; }
 
 start_redis() {
   local t0
   t0="$(now)"
   if redis_up; then log "redis: already running on $HOST:$REDIS_PORT (pid $(cat "$REDIS_PID"))"; return 0; fi
+  if pid_alive "$REDIS_PID" "redis-server"; then
+    die "redis (pid $(cat "$REDIS_PID")) is running but not answering on port $REDIS_PORT; run '$0 stop' first"
+  fi
   command -v redis-server >/dev/null || install_redis
   check_port_free redis "$REDIS_PORT"
   mkdir -p "$REDIS_DIR"
@@ -318,7 +339,7 @@ kafka_list_topics() {
     -cp "$KAFKA_LIBS/*" org.apache.kafka.tools.TopicCommand \
     --bootstrap-server "$HOST:$KAFKA_PORT" --list 2>>"$KAFKA_DIR/admin.err"
 }
-kafka_up() { pid_alive "$KAFKA_PID" "$KAFKA_PATTERN" && port_open "$KAFKA_PORT"; }
+kafka_up() { listening "$KAFKA_PID" "$KAFKA_PATTERN" "$KAFKA_PORT"; }
 
 render_kafka_props() {
   mkdir -p "$KAFKA_DATA" "$KAFKA_DIR/logs"
@@ -333,6 +354,9 @@ start_kafka() {
   local t0 pid cid
   t0="$(now)"
   if kafka_up; then log "kafka: already running on $HOST:$KAFKA_PORT (pid $(cat "$KAFKA_PID"))"; return 0; fi
+  if pid_alive "$KAFKA_PID" "$KAFKA_PATTERN"; then
+    die "kafka (pid $(cat "$KAFKA_PID")) is running but not on port $KAFKA_PORT; run '$0 stop' first"
+  fi
   [[ -f "$KAFKA_LIBS/.installed" ]] || install_kafka
   check_port_free kafka "$KAFKA_PORT"
   check_port_free kafka_controller "$KAFKA_CONTROLLER_PORT"
@@ -382,7 +406,7 @@ mongo_pattern() {
     mongo-java-server) echo "$MONGO_DIR/mongo-java-server.h2.mv" ;;
   esac
 }
-mongo_up() { pid_alive "$MONGO_PID" "$(mongo_pattern)" && port_open "$MONGO_PORT"; }
+mongo_up() { listening "$MONGO_PID" "$(mongo_pattern)" "$MONGO_PORT"; }
 
 # FerretDB's PostgreSQL. PostgreSQL refuses to run as root: as root, its programs run as the
 # postgres user of Debian's package, with the data in the run dir when that user can reach it.
@@ -394,10 +418,14 @@ pg_as_owner() {
 pg_data_dir() {
   if [[ -L "$PG_DATA_LINK" ]]; then readlink "$PG_DATA_LINK"; else echo "$PG_DATA_LINK"; fi
 }
-pg_up() {
+pg_running() {
   local data
   data="$(pg_data_dir)"
-  [[ -f "$data/postmaster.pid" ]] && pg_as_owner "$(postgres_bin)/pg_ctl" -D "$data" status >/dev/null 2>&1 &&
+  [[ -f "$data/postmaster.pid" ]] && pg_as_owner "$(postgres_bin)/pg_ctl" -D "$data" status >/dev/null 2>&1
+}
+# Running on POSTGRES_PORT: the port is line 4 of postmaster.pid.
+pg_up() {
+  pg_running && [[ "$(sed -n 4p "$(pg_data_dir)/postmaster.pid")" == "$POSTGRES_PORT" ]] &&
     port_open "$POSTGRES_PORT"
 }
 
@@ -486,6 +514,7 @@ start_postgres() {
   t0="$(now)"
   bin="$(postgres_bin)" || { install_postgres; bin="$(postgres_bin)"; }
   if pg_up; then log "postgresql: already running on $HOST:$POSTGRES_PORT"; return 0; fi
+  pg_running && die "postgresql of this run dir is running but not on port $POSTGRES_PORT; run '$0 stop' first"
   check_port_free postgres "$POSTGRES_PORT"
   mkdir -p "$PG_DIR"
   sweep_pg_orphans

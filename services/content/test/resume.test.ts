@@ -50,20 +50,25 @@ async function startReplica(
   };
 }
 
-/** The store with claims held back until `gate` resolves (a backlog that takes long to take back). */
-function gatedClaims(gate: Promise<void>) {
+/** The store with each claim held back until `before()` resolves. */
+function beforeClaims(before: () => Promise<unknown> | void) {
   return (store: RequestStore): RequestStore =>
     new Proxy(store, {
       get(target, property) {
         if (property === 'claimNext')
           return async (...args: Parameters<RequestStore['claimNext']>) => (
-            await gate,
+            await before(),
             target.claimNext(...args)
           );
         const value = Reflect.get(target, property, target) as unknown;
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+}
+
+/** The store with claims held back until `gate` resolves (a backlog that takes long to take back). */
+function gatedClaims(gate: Promise<void>) {
+  return beforeClaims(() => gate);
 }
 
 contractSuite<RequestStoreBackend>(
@@ -91,23 +96,33 @@ contractSuite<RequestStoreBackend>(
     });
 
     it("leaves another live replica's request alone, and takes it over once that lease expires", async () => {
-      // The other replica's lease outlives this replica's start even on a loaded machine.
-      const other = await backend().open({ owner: 'content-1', leaseMs: 3000 });
+      // The other replica is live while it renews its lease (however long this replica takes to
+      // start on a loaded machine), and dies when it stops renewing.
+      const other = await backend().open({ owner: 'content-1', leaseMs: 1000 });
       const record = processingRecord();
       await other.create(record);
-
-      const replica = await startReplica(backend(), 'content-0', 300);
+      const renewals = setInterval(() => void other.renewLeases().catch(() => undefined), 100);
+      let claims = 0;
+      const replica = await startReplica(
+        backend(),
+        'content-0',
+        300,
+        beforeClaims(() => void claims++),
+      );
       try {
-        await sleep(150);
+        // It has looked for work (at start, then on a tick) while the other was live.
+        await waitFor(() => claims >= 2, 10_000);
         expect((await replica.requestStore.get('org_a', record.requestId))?.status).to.equal(
           'processing',
         );
+        clearInterval(renewals);
         await waitFor(
           async () =>
             (await replica.requestStore.get('org_a', record.requestId))?.status === 'completed',
           10_000,
         );
       } finally {
+        clearInterval(renewals);
         await replica.stop();
       }
     });

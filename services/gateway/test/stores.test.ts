@@ -241,28 +241,32 @@ contractSuite<WithMongo<QuotaTallyStore>>(
 
     it('writes a settlement with the next reservation, alone after the linger, and at close', async () => {
       const { store } = subject();
-      const written: number[][] = [];
+      const written: Array<{ tokens: number[]; at: number }> = [];
       const counted: QuotaTallyStore = {
-        add: (w, b, deltas) => (written.push(deltas.map((d) => d.tokens)), store.add(w, b, deltas)),
+        add: (w, b, deltas) => (
+          written.push({ tokens: deltas.map((d) => d.tokens), at: Date.now() }),
+          store.add(w, b, deltas)
+        ),
         total: (o, p) => store.total(o, p),
       };
-      const durable = new DurableQuota(counted, 150);
-      await durable.add('org_a', '2026-11', 100); // a reservation
-      const settled = durable.addLater('org_a', '2026-11', -40); // its settlement
-      await durable.add('org_a', '2026-11', 100); // the next call's reservation carries it
+      // A linger longer than the test: a settlement waits for the next reservation, or the close.
+      const carried = new DurableQuota(counted, 60_000);
+      await carried.add('org_a', '2026-11', 100); // a reservation
+      const settled = carried.addLater('org_a', '2026-11', -40); // its settlement
+      await carried.add('org_a', '2026-11', 100); // the next call's reservation carries it
       await settled;
-      expect(written).to.deep.equal([[100], [60]]);
+      void carried.addLater('org_a', '2026-11', -5);
+      await carried.close();
+      expect(written.map((w) => w.tokens)).to.deep.equal([[100], [60], [-5]]);
 
-      const alone = durable.addLater('org_a', '2026-11', -10);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(written, 'still lingering').to.have.length(2);
-      await alone;
-      expect(written).to.deep.equal([[100], [60], [-10]]);
-
-      void durable.addLater('org_a', '2026-11', -5);
-      await durable.close();
-      expect(written).to.deep.equal([[100], [60], [-10], [-5]]);
-      expect(await durable.total('org_a', '2026-11')).to.equal(145);
+      // With no reservation after it, a settlement is written alone once the linger is over.
+      const lingering = new DurableQuota(counted, 150);
+      const settledAt = Date.now();
+      await lingering.addLater('org_a', '2026-11', -10);
+      expect(written.at(-1)!.tokens).to.deep.equal([-10]);
+      expect(written.at(-1)!.at - settledAt, 'lingered').to.be.at.least(140);
+      await lingering.close();
+      expect(await lingering.total('org_a', '2026-11')).to.equal(145);
     });
   },
 );

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '@switchyard/shared';
-import { endpointOf, uniqueName } from '@switchyard/shared/testing';
+import { endpointOf, uniqueName, waitFor } from '@switchyard/shared/testing';
 import { quotaKey, routeTable } from '../src/server';
 import { buildOpenApi } from '../src/openapi';
 import { periodOf } from '../src/metering/period';
@@ -269,16 +269,21 @@ describe('gateway Idempotency-Key', () => {
 
   it('renews the lease of an attempt that runs past it: a retry meanwhile is 409, one after gets its answer', async () => {
     const short = await startHarness({ doubles: h.doubles, idempotencyLeaseMs: 300 });
+    // The first attempt runs until the retry has been answered.
+    let finish!: () => void;
+    const retried = new Promise<void>((resolve) => (finish = resolve));
     try {
       h.doubles.content.on('Generate', async (_request, context) => {
-        await sleep(1200); // four leases
+        await retried;
         return { content: 'slow', request_id: context.requestId, usage: { model: 'builtin' } };
       });
       const key = newKey();
       const send = () => short.send('POST', GENERATE, { body, headers: keyed(key) });
       const first = send();
-      await sleep(700);
+      await waitFor(() => h.doubles.content.called('Generate') === 1, 10_000);
+      await sleep(700); // over two leases since the first attempt took the key
       const during = await send();
+      finish();
       expectConflict(during);
       expect(during.headers.get('retry-after')).to.equal('1');
       const answered = await first;
@@ -286,6 +291,7 @@ describe('gateway Idempotency-Key', () => {
       expectReplayOf(await send(), answered);
       expect(h.doubles.content.called('Generate')).to.equal(1);
     } finally {
+      finish();
       await short.stop();
     }
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@switchyard/shared/testing';
@@ -15,6 +15,20 @@ function socketDirectories(): string[] {
 describe('e2e: the embedded services call each other over Unix sockets', function () {
   this.timeout(60_000);
   if (process.platform === 'win32') return;
+
+  // A temporary folder of this test's own: other meshes (another suite, another run on the
+  // machine) make their socket folders in the shared one meanwhile.
+  const sharedTmp = process.env.TMPDIR;
+  let ownTmp = '';
+  beforeEach(() => {
+    ownTmp = mkdtempSync(join(tmpdir(), 'sockets-test-'));
+    process.env.TMPDIR = ownTmp;
+  });
+  afterEach(() => {
+    if (sharedTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = sharedTmp;
+    rmSync(ownTmp, { recursive: true, force: true });
+  });
 
   it('serves through the sockets of a private directory and removes it on stop', async () => {
     const before = new Set(socketDirectories());

@@ -203,10 +203,12 @@ contractSuite<Subject>(
 
       it('extends a lock only for its holder, so a long task keeps it past the first TTL', async () => {
         const { state, replica } = subject();
-        const token = await state.locks.acquire('long', 150);
+        // A first TTL the two calls before the extension fit in on a loaded machine.
+        const acquiredAt = Date.now();
+        const token = await state.locks.acquire('long', 1000);
         expect(await replica.locks.extend('long', 'not-the-token', 5000)).to.equal(false);
         expect(await state.locks.extend('long', token!, 5000)).to.equal(true);
-        await sleep(250);
+        await sleep(Math.max(0, acquiredAt + 1100 - Date.now())); // past the first TTL
         expect(await replica.locks.acquire('long', 5000)).to.equal(undefined);
         expect(await state.locks.release('long', token!)).to.equal(true);
         expect(await state.locks.extend('long', token!, 5000)).to.equal(false);

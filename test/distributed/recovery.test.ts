@@ -137,7 +137,7 @@ describe('distributed: recovery and billing once across failures', function () {
     const first = run
       .api('/api/v2/ai/content/generate', { body, headers })
       .catch((error: Error) => error);
-    await sleep(600);
+    await waitFor(() => (fake.active.get('up-slow') ?? 0) > 0, 10_000); // the call is at the model
     await run.stack.stop('gateway', 'SIGKILL');
     expect(await first).to.be.instanceOf(Error); // the connection went with the gateway
     await run.stack.start('gateway');

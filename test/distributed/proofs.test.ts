@@ -247,7 +247,13 @@ describe('distributed: proofs on real infrastructure', function () {
     const async = await run.api('/api/v2/ai/content/generate', {
       body: { prompt: 'persist', webhookUrl: receiver.url },
     });
-    await waitFor(() => receiver.calls.length >= 1, 30_000);
+    // Completed before the restart: its callback delivered and recorded (the receiver seeing the
+    // callback comes before the delivery is recorded, which the restart could cut off).
+    await waitFor(
+      async () =>
+        (await run.api(`/api/v2/requests/${async.body.requestId}`)).body.status === 'completed',
+      30_000,
+    );
 
     await run.stack.stopAll();
     await run.stack.startAll();

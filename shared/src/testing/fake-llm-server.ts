@@ -82,6 +82,7 @@ export class FakeLlmServer {
   readonly active = new Map<string, number>();
   readonly maxActive = new Map<string, number>();
   private readonly scripts = new Map<string, Step[]>();
+  private readonly holds = new Map<string, Promise<void>>();
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
 
   /** `keyless` models answer without a key check, like a local Ollama or llama.cpp server. */
@@ -108,6 +109,16 @@ export class FakeLlmServer {
   /** The next requests for `model` follow these steps, in order. */
   script(model: string, ...steps: Step[]): void {
     this.scripts.set(model, [...(this.scripts.get(model) ?? []), ...steps]);
+  }
+
+  /** Requests for `model` are not answered until the returned function is called. */
+  hold(model: string): () => void {
+    let release!: () => void;
+    this.holds.set(model, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.holds.delete(model);
+      release();
+    };
   }
 
   reset(): void {
@@ -161,6 +172,7 @@ export class FakeLlmServer {
     const step = this.scripts.get(body.model)?.shift() ?? { kind: 'ok' };
     this.enter(body.model);
     try {
+      await this.holds.get(body.model);
       await this.respond(step, body, res);
     } finally {
       this.active.set(body.model, (this.active.get(body.model) ?? 1) - 1);

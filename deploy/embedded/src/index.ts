@@ -1,5 +1,5 @@
 import { createLogger, main, startTracing, stopOnSignals, stopTracing } from '@switchyard/shared';
-import { fetchedLocalModel } from '@switchyard/content';
+import { fetchedLocalModel, fetchOnFirstStart } from '@switchyard/content';
 import { EMBEDDED_SERVICES, startEmbeddedMesh } from './mesh';
 
 const logger = createLogger('embedded');
@@ -30,7 +30,7 @@ function withFetchedModel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 function modelLine(model: { id: string; provider: string }): string {
   const what =
     model.provider === 'builtin'
-      ? 'the builtin phrase engine; `npm run model:fetch` gets a real local model'
+      ? 'the builtin phrase engine: no chat; `npm run model:fetch` gets a real local model'
       : model.provider;
   return `  ${'model'.padEnd(15)} ${model.id} (${what})`;
 }
@@ -38,6 +38,7 @@ function modelLine(model: { id: string; provider: string }): string {
 main(logger, async () => {
   // One process, every service: each keeps its own service.name in the traces.
   startTracing(EMBEDDED_SERVICES);
+  await fetchOnFirstStart(process.env);
   const mesh = await startEmbeddedMesh(withFetchedModel(process.env), logger);
   stopOnSignals(logger, async () => {
     await mesh.stop();

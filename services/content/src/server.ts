@@ -47,6 +47,20 @@ export { contentHandlers, type HandlerDeps } from './handlers';
 export { RegistryConfigError } from './models/config/load-registry';
 export { fetchedLocalModel, modelsDirectory } from './models/llama-cpp/build';
 export { loadGguf } from './models/llama-cpp/runtime';
+export {
+  DEFAULT_CHAT_MODEL,
+  DEFAULT_EMBEDDING_MODEL,
+  FETCHABLE_MODELS,
+  type FetchableModel,
+} from './models/fetch/catalog';
+export {
+  fetchModels,
+  missingFiles,
+  ModelFetchError,
+  registryEndpoints,
+} from './models/fetch/fetch-models';
+export { fetchOnFirstStart, modelsToFetch } from './models/fetch/first-start';
+export { terminalProgress } from './models/fetch/progress';
 export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
 export const CONTENT_SERVICE_NAME = SERVICE_NAMES.ContentService;
@@ -106,7 +120,7 @@ async function modelRegistry(options: ContentServiceOptions): Promise<ModelRegis
   const models = await buildModels([...local, ...file.models], env, logger);
   for (const model of models) {
     if (
-      !['builtin', 'apertium', 'llama-cpp'].includes(model.info.provider) &&
+      !['builtin', 'apertium', 'llama-cpp', 'onnx'].includes(model.info.provider) &&
       model.info.inputPricePerMillion + model.info.outputPricePerMillion === 0
     ) {
       logger.warn(

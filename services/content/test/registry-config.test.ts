@@ -28,11 +28,19 @@ const problemsOf = (raw: unknown, environment: NodeJS.ProcessEnv = env) =>
   registryProblems(raw, environment);
 
 describe('model registry file', () => {
-  it('the bundled default holds the builtin model and the example validates', () => {
+  it('the bundled default holds the builtin model (and the optional engines) and the example validates', () => {
     const bundled = loadRegistry({ path: BUNDLED_REGISTRY_PATH, inlineJson: '' }, {});
+    expect(bundled.defaultModel).to.equal('builtin');
     expect(bundled.models).to.deep.equal([
       { id: 'builtin', provider: 'builtin', aliases: ['local'] },
       { id: 'apertium', provider: 'apertium', optional: true },
+      {
+        id: 'all-minilm-l6-v2',
+        provider: 'onnx',
+        modelPath: 'all-minilm-l6-v2-q.onnx',
+        tokenizerPath: 'all-minilm-l6-v2-q-tokenizer.json',
+        optional: true,
+      },
     ]);
     const example = loadRegistry(
       {

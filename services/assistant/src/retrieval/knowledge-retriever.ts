@@ -105,8 +105,14 @@ interface QueryVector {
   model: string;
   vector: number[];
 }
-/** Vector hits below this similarity are noise, not meaning. */
+/** Vector hits below this similarity are noise, not meaning: they rerank nothing. */
 const MIN_SIMILARITY = 0.2;
+/**
+ * A document no word of the question found is a hit by meaning alone only from this similarity
+ * on. all-MiniLM-L6-v2 puts unrelated question/passage pairs at 0.15-0.35 ("Can I bring my dog?"
+ * to a store's accessibility page: 0.33), paraphrases of one fact from about 0.4.
+ */
+export const MEANING_ONLY_SIMILARITY = 0.4;
 
 interface CachedIndex {
   revision: number;
@@ -266,7 +272,13 @@ export class KnowledgeRetriever {
     const rankings = [lexical.map((h) => h.docId)];
     const similarity = new Map<string, number>();
     if (queryVector) {
-      const byMeaning = vectorRanking(candidates, queryVector.vector, queryVector.model, chunkOf);
+      const lexicalHits = new Set(chunkOf.keys());
+      const byMeaning = vectorRanking(
+        candidates,
+        queryVector.vector,
+        queryVector.model,
+        chunkOf,
+      ).filter(({ id, score }) => lexicalHits.has(id) || score >= MEANING_ONLY_SIMILARITY);
       for (const { id, score } of byMeaning) similarity.set(id, score);
       rankings.push(byMeaning.map(({ id }) => id));
     }

@@ -53,12 +53,8 @@ interface ChatResult extends TextResult {
 function prepareChat(request: CompleteRequest__Output, deps: ModelDeps): PreparedChat {
   const body = parseChatBody(request.openai_request);
   const model = deps.models.find(body.model);
-  if (!model) throw modelNotFound(body.model);
-  if (!model.info.capabilities.includes('chat')) {
-    throw AppError.unsupported(`model ${model.info.id} cannot complete chats`, [
-      { field: '/model', reason: 'lacks the chat capability' },
-    ]);
-  }
+  if (!model) throw modelNotFound(body.model, deps.models.able('chat'));
+  if (!model.info.capabilities.includes('chat')) throw deps.models.cannot(model, 'chat');
   // Most prompts are far below the limits: the byte count bounds the tokens without a tokenizer pass.
   const bytes = promptBytes(body.messages);
   const cap = outputCapOf(body);
@@ -74,12 +70,26 @@ function prepareChat(request: CompleteRequest__Output, deps: ModelDeps): Prepare
       );
     if (tokens + (cap ?? 0) > model.info.contextWindow)
       throw new AppError(
-        'payload_too_large',
+        'invalid_request',
         `This model's maximum context length is ${model.info.contextWindow} tokens; the messages are ${tokens} and ${cap ?? 0} more were asked for.`,
         [{ field: '/messages', reason: 'context_length_exceeded' }],
       );
   }
   return { body, model, cap, includeUsage: body.stream_options?.include_usage === true };
+}
+
+/**
+ * A prompt over the model's context window, as the model itself counted it, is OpenAI's 400
+ * context_length_exceeded (the native routes answer 413 for the same).
+ */
+function asOpenAiError(error: unknown): unknown {
+  if (
+    error instanceof AppError &&
+    error.code === 'payload_too_large' &&
+    error.details[0]?.reason === 'context_length_exceeded'
+  )
+    return new AppError('invalid_request', error.message, error.details);
+  return error;
 }
 
 /** The body the provider gets: the client's, with the provider's model name (and usage asked for on a stream). */
@@ -126,7 +136,9 @@ async function completeWith(
   if (!model.complete) throw AppError.unsupported(`model ${model.info.id} cannot complete chats`);
   const maxTokens = outputCapFor(prepared, model);
   const input = completeInputOf(prepared.body, maxTokens);
-  const result = await model.complete(input, options);
+  const result = await model.complete(input, options).catch((error: unknown) => {
+    throw asOpenAiError(error);
+  });
   const text = cutAtStop(result.text, input.stop);
   const answered = { ...result, text };
   return {
@@ -252,7 +264,10 @@ async function renderStream(
     return send(Buffer.from(deltaEvent(rendering, fields)));
   };
   let result: TextResult;
-  if (model.completeStream) result = await model.completeStream(input, onDelta, options);
+  if (model.completeStream)
+    result = await model.completeStream(input, onDelta, options).catch((error: unknown) => {
+      throw asOpenAiError(error);
+    });
   else if (model.complete) {
     result = await model.complete(input, options);
     for (const delta of wordDeltas(cutAtStop(result.text, input.stop))) await onDelta(delta);

@@ -54,7 +54,8 @@ export async function embed(
   // A gateway of the version before usage routes names the path.
   const publicCall =
     request.route === UsageRoutes.openAiEmbeddings || request.route === '/v1/embeddings';
-  if (publicCall && !deps.models.find(request.model)) throw modelNotFound(request.model);
+  if (publicCall && !deps.models.find(request.model))
+    throw modelNotFound(request.model, deps.models.able('embeddings'));
   const model = deps.models.resolveEmbedder(request.model);
   checkInputs(request.inputs, model);
   // The gateway's /v1/embeddings bills its own route; everything else is knowledge retrieval.

@@ -30,15 +30,19 @@ export interface Sampling {
   /** The output ends before the first of these (not included in it). */
   stop?: string[];
   temperature?: number;
+  topP?: number;
+  seed?: number;
 }
 
 /** The sampling options of a chat completion, as the backend takes them. */
 function samplingOf(input: CompleteInput): Sampling | undefined {
-  if (input.stop === undefined && input.temperature === undefined) return undefined;
-  return {
+  const sampling: Sampling = {
     ...(input.stop ? { stop: input.stop } : {}),
     ...(input.temperature !== undefined ? { temperature: input.temperature } : {}),
+    ...(input.topP !== undefined ? { topP: input.topP } : {}),
+    ...(input.seed !== undefined ? { seed: input.seed } : {}),
   };
+  return Object.keys(sampling).length > 0 ? sampling : undefined;
 }
 
 const EMBED_BATCH = 256;

@@ -2,12 +2,40 @@ import { AppError } from '@switchyard/shared';
 import { canRoute } from './apertium/route';
 import type { Capability, TextModel } from './text-model';
 
-/** An unknown model on the OpenAI-compatible surface: 404, as OpenAI answers it. */
-export function modelNotFound(name: string): AppError {
+/** What each capability lets a model do, as a refusal says it. */
+const DOES: Record<Capability, string> = {
+  generate: 'generate',
+  summarize: 'summarize',
+  reformat: 'reformat',
+  translate: 'translate',
+  chat: 'complete chats',
+  embeddings: 'embed',
+};
+
+/** The local models `npm run model:fetch` brings, by capability. */
+const FETCHED_FOR: Partial<Record<Capability, string>> = {
+  chat: 'a local chat model',
+  embeddings: 'a local embedding model',
+};
+
+/**
+ * An unknown model on the OpenAI-compatible surface: 404, as OpenAI answers it, naming the models
+ * here that could do the call (an OpenAI name such as text-embedding-3-small is not an alias of a
+ * local model: its vectors and sizes differ, and a client comparing them would be misled).
+ */
+export function modelNotFound(name: string, able: TextModel[] = []): AppError {
+  const here =
+    able.length > 0 ? ` Models here that can: ${able.map((m) => m.info.id).join(', ')}.` : '';
   return new AppError(
     'not_found',
-    `The model \`${name}\` does not exist or you do not have access to it.`,
-    [{ field: '/model', reason: 'unknown model' }],
+    `The model \`${name}\` does not exist or you do not have access to it.${here}`,
+    [
+      {
+        field: '/model',
+        reason: 'unknown model',
+        ...(able.length > 0 ? { available: able.map((m) => m.info.id) } : {}),
+      },
+    ],
   );
 }
 
@@ -70,19 +98,28 @@ export class ModelRegistry {
   /** Like resolve, and checks the model can do the operation (422 otherwise). */
   resolveFor(name: string, capability: Capability): TextModel {
     const model = this.resolve(name);
-    if (!model.info.capabilities.includes(capability)) {
-      const able = this.list()
-        .filter((m) => m.info.capabilities.includes(capability))
-        .map((m) => m.info.id);
-      throw AppError.unsupported(
-        `model "${model.info.id}" cannot ${capability}; ` +
-          (able.length > 0
-            ? `models that can: ${able.join(', ')}`
-            : `configure a model with the ${capability} capability`),
-        [{ field: '/model', reason: `lacks the ${capability} capability` }],
-      );
-    }
+    if (!model.info.capabilities.includes(capability)) throw this.cannot(model, capability);
     return model;
+  }
+
+  /** The models that can do the operation. */
+  able(capability: Capability): TextModel[] {
+    return this.list().filter((m) => m.info.capabilities.includes(capability));
+  }
+
+  /** 422: the model cannot do the operation; says which models can, or what to run for one. */
+  cannot(model: TextModel, capability: Capability): AppError {
+    const able = this.able(capability).map((m) => m.info.id);
+    const fetched = FETCHED_FOR[capability];
+    const remedy =
+      able.length > 0
+        ? `models that can: ${able.join(', ')}`
+        : fetched
+          ? `run \`npm run model:fetch\` for ${fetched}, or configure a model with the ${capability} capability (docs/models.md)`
+          : `configure a model with the ${capability} capability (docs/models.md)`;
+    return AppError.unsupported(`model ${model.info.id} cannot ${DOES[capability]}; ${remedy}`, [
+      { field: '/model', reason: `lacks the ${capability} capability` },
+    ]);
   }
 
   /**
@@ -91,10 +128,10 @@ export class ModelRegistry {
    */
   resolveEmbedder(name: string): TextModel {
     if (name.trim() !== '') return this.resolveFor(name, 'embeddings');
-    const model = this.list().find((m) => m.info.capabilities.includes('embeddings'));
+    const model = this.able('embeddings')[0];
     if (!model) {
       throw AppError.unsupported(
-        'no model with the embeddings capability is configured in the model registry',
+        'no model with the embeddings capability is configured in the model registry; run `npm run model:fetch` for a local embedding model',
         [{ field: '/model', reason: 'no embeddings model' }],
       );
     }

@@ -87,6 +87,10 @@ export interface CompleteInput {
   stop?: string[];
   /** Sampling temperature (OpenAI `temperature`, 0..2); the model's default when unset. */
   temperature?: number;
+  /** Nucleus sampling (OpenAI `top_p`); the model's default when unset. */
+  topP?: number;
+  /** The same request with the same seed gives the same answer (OpenAI `seed`). */
+  seed?: number;
 }
 
 /** The provider's answer to a relayed request, unread. */

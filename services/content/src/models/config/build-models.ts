@@ -10,6 +10,7 @@ import { upstreamFetch } from '../openai/upstream-fetch';
 import { Semaphore } from '../semaphore';
 import type { Capability, ModelInfo, TextModel } from '../text-model';
 import { llamaCppModel } from '../llama-cpp/build';
+import { onnxModel } from '../onnx/build';
 import type { ApertiumEntry, BuiltinEntry, ModelEntry, RemoteEntry } from './registry-schema';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -150,6 +151,7 @@ export async function buildModels(
       if (entry.provider === 'builtin') return builtinModel(entry);
       if (entry.provider === 'apertium') return discovered(entry, logger);
       if (entry.provider === 'llama-cpp') return llamaCppModel(entry, env, logger);
+      if (entry.provider === 'onnx') return onnxModel(entry, env, logger);
       return remoteModel(entry, env);
     }),
   );

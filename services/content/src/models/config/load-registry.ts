@@ -45,7 +45,7 @@ function describe(error: ErrorObject): string {
   if (error.keyword === 'enum')
     return `${at}: must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
   if (error.keyword === 'discriminator')
-    return `${at}: provider must be one of builtin, openai-compatible, azure-openai, apertium, llama-cpp`;
+    return `${at}: provider must be one of builtin, openai-compatible, azure-openai, apertium, llama-cpp, onnx`;
   return `${at}: ${error.message ?? 'is invalid'}`;
 }
 

@@ -2,7 +2,7 @@ import { CAPABILITIES } from '../text-model';
 import { OUTPUT_TOKEN_PARAMS, type OutputTokenParam } from './catalog';
 
 export type ProviderKind =
-  'builtin' | 'openai-compatible' | 'azure-openai' | 'apertium' | 'llama-cpp';
+  'builtin' | 'openai-compatible' | 'azure-openai' | 'apertium' | 'llama-cpp' | 'onnx';
 
 /** The builtin engine: only its names and fallbacks are configurable. */
 export interface BuiltinEntry {
@@ -99,7 +99,28 @@ export interface LlamaCppEntry {
   seed?: number;
 }
 
-export type ModelEntry = BuiltinEntry | RemoteEntry | ApertiumEntry | LlamaCppEntry;
+/** A sentence embedding model (ONNX, with its tokenizer.json) run in this process by ONNX Runtime. */
+export interface OnnxEntry {
+  id: string;
+  provider: 'onnx';
+  /** The .onnx file: absolute, ~/..., or relative to the model cache (SWITCHYARD_MODELS_DIR). */
+  modelPath: string;
+  /** Its tokenizer.json, found the same way. */
+  tokenizerPath: string;
+  /** When a file is absent, leave the model out (logged) instead of failing startup. */
+  optional?: boolean;
+  aliases?: string[];
+  fallback?: string[];
+  /** Tokens of one input; default 512 (a longer input is 413). */
+  maxTokens?: number;
+  /** CPU threads of an evaluation; default half the cores (at least 1). */
+  threads?: number;
+  /** Evaluations at once (default 1) and calls that may wait for one (default 64). */
+  maxConcurrency?: number;
+  maxQueue?: number;
+}
+
+export type ModelEntry = BuiltinEntry | RemoteEntry | ApertiumEntry | LlamaCppEntry | OnnxEntry;
 
 export interface RegistryFile {
   $schema?: string;
@@ -110,7 +131,7 @@ export interface RegistryFile {
 
 /** The file as written, before the catalog is applied. */
 export interface RegistryFileInput extends Omit<RegistryFile, 'models'> {
-  models: Array<BuiltinEntry | RemoteEntryInput | ApertiumEntry | LlamaCppEntry>;
+  models: Array<BuiltinEntry | RemoteEntryInput | ApertiumEntry | LlamaCppEntry | OnnxEntry>;
 }
 
 const name = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$', maxLength: 128 } as const;
@@ -208,6 +229,25 @@ const llamaCppEntry = {
   },
 } as const;
 
+const onnxEntry = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'provider', 'modelPath', 'tokenizerPath'],
+  properties: {
+    id: name,
+    provider: { const: 'onnx' },
+    modelPath: { type: 'string', minLength: 1 },
+    tokenizerPath: { type: 'string', minLength: 1 },
+    optional: { type: 'boolean' },
+    aliases: names,
+    fallback: names,
+    maxTokens: { type: 'integer', minimum: 8, maximum: 8192 },
+    threads: { type: 'integer', minimum: 1, maximum: 256 },
+    maxConcurrency: { type: 'integer', minimum: 1, maximum: 64 },
+    maxQueue: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
 /** JSON Schema of the model registry file (validated with ajv, discriminated by provider). */
 export const REGISTRY_SCHEMA = {
   type: 'object',
@@ -224,7 +264,7 @@ export const REGISTRY_SCHEMA = {
         required: ['provider'],
         properties: { provider: { type: 'string' } },
         discriminator: { propertyName: 'provider' },
-        oneOf: [builtinEntry, remoteEntry, apertiumEntry, llamaCppEntry],
+        oneOf: [builtinEntry, remoteEntry, apertiumEntry, llamaCppEntry, onnxEntry],
       },
     },
   },

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { Logger } from '@switchyard/shared';
 import type { LlamaModel } from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { ChatModel } from '../chat-model';
+import { DEFAULT_CHAT_MODEL } from '../fetch/catalog';
 import type { LlamaCppEntry } from '../config/registry-schema';
 import type { Capability, ModelInfo, TextModel } from '../text-model';
 import { LlamaCppChat } from './llama-chat';
@@ -25,8 +26,8 @@ export function modelsDirectory(env: NodeJS.ProcessEnv): string {
 
 /** What `npm run model:fetch` puts in the model cache, and the id `npm start` gives it. */
 export const DEFAULT_LOCAL_MODEL = {
-  id: 'smollm2-135m-instruct',
-  file: 'SmolLM2-135M-Instruct.Q4_1.gguf',
+  id: DEFAULT_CHAT_MODEL.id,
+  file: DEFAULT_CHAT_MODEL.files[0]!.file,
 } as const;
 
 /** The default local model's file when `npm run model:fetch` put it in the cache. */

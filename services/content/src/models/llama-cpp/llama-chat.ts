@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { AppError } from '@switchyard/shared';
 import type {
   ChatHistoryItem,
@@ -279,7 +280,7 @@ export class LlamaCppChat implements ChatBackend {
       throw new AppError(
         'payload_too_large',
         `the input is ${promptTokens} tokens with the chat template and does not fit the ${this.contextSize}-token context window of model ${this.options.id}`,
-        [{ reason: `over the context window of ${this.contextSize} tokens` }],
+        [{ field: '/messages', reason: 'context_length_exceeded' }],
       );
     }
     return Math.min(maxTokens, room);
@@ -327,9 +328,10 @@ export class LlamaCppChat implements ChatBackend {
         customStopTriggers: request.stop?.filter((s) => s !== ''),
         temperature: request.temperature ?? sampling.temperature,
         topK: sampling.topK,
-        topP: sampling.topP,
+        topP: request.topP ?? sampling.topP,
         minP: sampling.minP,
-        ...(sampling.seed === undefined ? {} : { seed: sampling.seed }),
+        // The request's own (llama.cpp would take the clock's second: two calls in one second alike).
+        seed: request.seed ?? sampling.seed ?? randomInt(2 ** 31),
       });
       await pump?.flush();
       return {

@@ -1,5 +1,5 @@
 import { AppError, countTokens } from '@switchyard/shared';
-import type { ChatMessage, CompleteInput, TextResult, ToolCall, ToolSpec } from '../text-model';
+import type { ChatMessage, CompleteInput, TextResult, ToolCall } from '../text-model';
 import type { ReportedUsage } from '../usage';
 
 /**
@@ -203,33 +203,92 @@ function messageOf(message: WireMessage): ChatMessage {
   };
 }
 
-function toolsOf(body: ChatCompletionBody): ToolSpec[] | undefined {
-  if (!body.tools?.length || body.tool_choice === 'none') return undefined;
-  if (body.tool_choice !== undefined && body.tool_choice !== null && body.tool_choice !== 'auto')
-    throw unsupported('tool_choice', 'only "auto" and "none" can be honoured');
-  return body.tools.map((t) => ({
-    name: t.function.name,
-    description: t.function.description ?? '',
-    parameters: t.function.parameters ?? {},
-  }));
+/** Parameters a model run in the mesh honours, or that ask nothing of the model (metadata). */
+const HONOURED = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'n',
+  'stop',
+  'temperature',
+  'top_p',
+  'seed',
+  'max_tokens',
+  'max_completion_tokens',
+  'response_format',
+  'user',
+  'metadata',
+  'safety_identifier',
+  'prompt_cache_key',
+  'store',
+  'service_tier',
+  'parallel_tool_calls',
+  'tool_choice',
+]);
+
+/** A value that asks for nothing: absent, null, false, 0, an empty list or object. */
+function neutral(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
 }
 
+/** Why the local runtime cannot honour a parameter, for the 422's message. */
+const REASONS: Record<string, string> = {
+  tools: 'it cannot call tools',
+  functions: 'it cannot call functions',
+  function_call: 'it cannot call functions',
+  logprobs: 'it reports no log probabilities',
+  top_logprobs: 'it reports no log probabilities',
+  presence_penalty: 'its sampler has no presence penalty',
+  frequency_penalty: 'its sampler has no frequency penalty',
+  logit_bias: "its tokens are not OpenAI's token ids",
+  audio: 'it writes text only',
+  modalities: 'it writes text only',
+  prediction: 'it takes no predicted output',
+  reasoning_effort: 'it is not a reasoning model',
+  verbosity: 'it has no verbosity setting',
+  web_search_options: 'it cannot search the web',
+};
+
 /**
- * The request for a model without OpenAI's wire format. What it cannot honour is refused (422):
- * several choices, a structured response format, a forced tool.
+ * What a model run in the mesh cannot honour, refused (422 naming the parameter) rather than
+ * ignored: tools, log probabilities, penalties, logit bias, several choices, structured output, a
+ * forced tool, and any parameter it does not know. Values that ask for nothing (false, 0, null,
+ * [], {}) are accepted, as are metadata that ask nothing of the model.
  */
-export function completeInputOf(body: ChatCompletionBody, maxTokens: number): CompleteInput {
+function checkHonoured(body: ChatCompletionBody): void {
+  for (const [parameter, value] of Object.entries(body)) {
+    if (HONOURED.has(parameter) || neutral(value)) continue;
+    throw unsupported(parameter, REASONS[parameter] ?? 'the local runtime does not know it');
+  }
   if ((body.n ?? 1) !== 1) throw unsupported('n', 'one choice per call');
   if (body.response_format && body.response_format.type !== 'text')
     throw unsupported('response_format', 'only text answers');
-  const tools = toolsOf(body);
+  if (body.store === true) throw unsupported('store', 'completions are not stored');
+  const choice = body.tool_choice;
+  if (choice !== undefined && choice !== null && choice !== 'none' && choice !== 'auto')
+    throw unsupported('tool_choice', 'it cannot call tools');
+  const tier = body.service_tier;
+  if (tier !== undefined && tier !== null && tier !== 'auto' && tier !== 'default')
+    throw unsupported('service_tier', 'one service tier');
+}
+
+/**
+ * The request for a model without OpenAI's wire format (a model run in the mesh). What it cannot
+ * honour is refused (422), never ignored.
+ */
+export function completeInputOf(body: ChatCompletionBody, maxTokens: number): CompleteInput {
+  checkHonoured(body);
   const stop = stopOf(body);
   return {
     messages: body.messages.map(messageOf),
     maxTokens,
-    ...(tools ? { tools } : {}),
     ...(stop ? { stop } : {}),
     ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
+    ...(typeof body.top_p === 'number' ? { topP: body.top_p } : {}),
+    ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
   };
 }
 

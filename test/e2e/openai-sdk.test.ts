@@ -1,5 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -8,33 +7,13 @@ import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import { FakeLlmServer, REPORTED } from '@switchyard/shared/testing';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { E2E_ENV } from '../support/mesh';
+import { pythonWithOpenAi, REPO } from '../support/python';
 
 /**
  * The official `openai` npm package against the gateway's OpenAI-compatible surface, unchanged but
  * for its base URL and key: the SDK parses every body, stream and error itself, so what it accepts
  * is what OpenAI's clients accept.
  */
-
-const REPO = path.resolve(__dirname, '..', '..', '..');
-
-/** A Python with the official openai package: OPENAI_PYTHON, the venv .ci/run makes, or python3. */
-function pythonWithOpenAi(): string | undefined {
-  const candidates = [
-    process.env.OPENAI_PYTHON,
-    path.join(REPO, '.run', 'python', 'bin', 'python'),
-    'python3',
-  ];
-  for (const python of candidates) {
-    if (!python || (python.includes('/') && !existsSync(python))) continue;
-    try {
-      execFileSync(python, ['-c', 'import openai'], { stdio: 'ignore' });
-      return python;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
-}
 
 const CHAT = ['generate', 'summarize', 'reformat', 'translate', 'chat'];
 

@@ -14,14 +14,15 @@ import { requestIdOf } from './validation';
  */
 export const MAX_EMBED_INPUTS = 512;
 
-/** Each input must fit the model's window; the batch within the limit. */
-function checkInputs(inputs: string[], model: TextModel): void {
+/** Each input must fit the model's window (public calls: retrieval's chunks may be truncated); the batch within the limit. */
+function checkInputs(inputs: string[], model: TextModel, publicCall: boolean): void {
   if (inputs.length === 0)
     throw AppError.invalid('inputs must not be empty', '/inputs', 'required');
   if (inputs.length > MAX_EMBED_INPUTS)
     throw new AppError('payload_too_large', `at most ${MAX_EMBED_INPUTS} inputs per call`, [
       { field: '/inputs', reason: `over ${MAX_EMBED_INPUTS}` },
     ]);
+  if (!publicCall) return;
   const index = inputs.findIndex((text) => countTokens(text) > model.info.contextWindow);
   if (index >= 0) {
     throw new AppError(
@@ -35,13 +36,14 @@ function checkInputs(inputs: string[], model: TextModel): void {
 function embedWith(
   model: TextModel,
   inputs: string[],
-  options?: CallOptions,
+  options: CallOptions | undefined,
+  truncate: boolean,
 ): Promise<EmbedResult> {
   if (!model.embed)
     throw AppError.unsupported(`model ${model.info.id} cannot embed`, [
       { field: '/model', reason: 'lacks the embeddings capability' },
     ]);
-  return model.embed(inputs, options);
+  return model.embed(inputs, options, { truncate });
 }
 
 /** Embed: vectors from the registry's embeddings model; the tokens are recorded as the caller organization's usage. */
@@ -57,7 +59,7 @@ export async function embed(
   if (publicCall && !deps.models.find(request.model))
     throw modelNotFound(request.model, deps.models.able('embeddings'));
   const model = deps.models.resolveEmbedder(request.model);
-  checkInputs(request.inputs, model);
+  checkInputs(request.inputs, model, publicCall);
   // The gateway's /v1/embeddings bills its own route; everything else is knowledge retrieval.
   const result = await callWithUsage(deps.usage, {
     context,
@@ -67,7 +69,7 @@ export async function embed(
     model,
     run: () =>
       routeWithFallback('embeddings', deps.models.chainFor(model, 'embeddings'), (candidate) =>
-        embedWith(candidate, request.inputs, options),
+        embedWith(candidate, request.inputs, options, !publicCall),
       ),
   });
   return {

@@ -197,8 +197,16 @@ export interface TextModel {
     onDelta: DeltaSink,
     options?: CallOptions,
   ): Promise<TextResult>;
-  /** Embeddings (capability "embeddings"), e.g. an OpenAI-compatible /embeddings endpoint. */
-  embed?(inputs: string[], options?: CallOptions): Promise<EmbedResult>;
+  /**
+   * Embeddings (capability "embeddings"), e.g. an OpenAI-compatible /embeddings endpoint. With
+   * `truncate`, a model with a short window embeds the start of a longer input (retrieval's
+   * chunks) instead of refusing it (the public API's callers are told).
+   */
+  embed?(
+    inputs: string[],
+    options?: CallOptions,
+    mode?: { truncate?: boolean },
+  ): Promise<EmbedResult>;
   /** OpenAI-compatible providers: chat completions bodies relayed as they are. */
   readonly chatRelay?: ChatRelay;
   /** Releases what the model holds in this process (a local model's context memory). */

@@ -82,8 +82,12 @@ export class SentenceEmbedder implements TextModel {
     return new SentenceEmbedder(info, session, tokenizer, options);
   }
 
-  async embed(inputs: string[], call: CallOptions = {}): Promise<EmbedResult> {
-    const encoded = inputs.map((text, index) => this.encode(text, index));
+  async embed(
+    inputs: string[],
+    call: CallOptions = {},
+    mode: { truncate?: boolean } = {},
+  ): Promise<EmbedResult> {
+    const encoded = inputs.map((text, index) => this.encode(text, index, mode.truncate === true));
     const tokensInput = encoded.reduce((sum, e) => sum + e.ids.length, 0);
     const vectors: number[][] = [];
     const release = await this.queue.acquire(call.deadline, call.signal);
@@ -120,10 +124,16 @@ export class SentenceEmbedder implements TextModel {
     await this.session.release();
   }
 
-  /** The model's tokens of a text ([CLS] ... [SEP]); over maxTokens is 413, never cut silently. */
-  private encode(text: string, index: number): Encoded {
+  /**
+   * The model's tokens of a text ([CLS] ... [SEP]); over maxTokens is 413, or, when the caller
+   * asked to truncate, the first maxTokens - 1 and the closing [SEP] (sentence-transformers' way).
+   */
+  private encode(text: string, index: number, truncate: boolean): Encoded {
     const { ids } = this.tokenizer.encode(text);
-    if (ids.length > this.options.maxTokens) {
+    const max = this.options.maxTokens;
+    if (ids.length > max && truncate)
+      return { index, ids: [...ids.slice(0, max - 1), ids[ids.length - 1]!] };
+    if (ids.length > max) {
       throw new AppError(
         'payload_too_large',
         `input ${index} is ${ids.length} tokens; model ${this.info.id} embeds at most ${this.options.maxTokens}`,

@@ -33,6 +33,7 @@ import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { QuotaExhaustedNotices } from './events/quota-exhausted';
+import { RefusalCounts } from './metering/refusals';
 import { KeyRateLimits } from './metering/rate-limits';
 import { clientErrorHandler, connectHandler } from './middleware/client-error';
 import { keyConcurrencyLimit } from './middleware/concurrency';
@@ -123,8 +124,10 @@ export interface GatewayAppDeps {
   changes?: ChangeFeed;
   /** Metrics of services sharing this process (embedded mode), served on /metrics too. */
   metricsRegistries?: Registry[];
-  /** Where the gateway's own events go (usage.quota_exhausted); none: they are not sent. */
+  /** Where the gateway's own events go (usage.quota_exhausted, usage.refused); none: they are not sent. */
   events?: EventPublisher;
+  /** Counts of refused calls on their way to the ledger (closed by its owner); default: one on `events`. */
+  refusals?: RefusalCounts;
   /** What /readyz reports of the shared dependencies; default none (startGateway: this process's). */
   dependencies?: () => Partial<Record<DependencyName, 'up' | 'down'>>;
 }
@@ -222,6 +225,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
+    refusals: deps.refusals ?? (deps.events && new RefusalCounts(deps.events, logger)),
   });
   return { keys, accounts, metering, organizations: directory };
 }
@@ -370,6 +374,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     await opened.close();
   };
   const durableQuota = new DurableQuota(stores.quotaTallies);
+  const refusals = new RefusalCounts(changes.bus, logger);
   let stopDevPush = (): void => undefined;
   let server: Server;
   let port: number;
@@ -400,6 +405,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       pushPolicy,
       changes: changes.feed,
       events: changes.bus,
+      refusals,
       dependencies: () => dependencyHealth.status(),
       metricsRegistries: options.metricsRegistries,
     });
@@ -429,6 +435,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       stopDevPush();
       await close(server); // finishes requests in flight before the clients go away
       await durableQuota.close(); // their settlements
+      await refusals.close();
       await release();
     },
   };

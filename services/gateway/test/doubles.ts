@@ -349,6 +349,11 @@ export function usageReport(organization: string, period: string, used: number) 
       },
     ],
     daily: [{ key: `${period}-21`, tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
+    refused: [
+      { day: `${period}-20`, reason: 'quota', calls: 1 },
+      { day: `${period}-21`, reason: 'quota', calls: 4 },
+      { day: `${period}-21`, reason: 'request_rate', calls: 2 },
+    ],
   };
 }
 

@@ -4,6 +4,7 @@ import {
   createInMemorySharedState,
   UrlPolicy,
   type DependencyName,
+  type EventPublisher,
   type SharedState,
 } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
@@ -25,6 +26,8 @@ import { allDoubles, startDoubles, type Doubles } from './doubles';
 export const TEST_ADMIN_TOKEN = 'adm_test_0123456789abcdef';
 
 export interface HarnessOptions {
+  /** Where the gateway's own events go (usage.quota_exhausted, usage.refused). */
+  events?: EventPublisher;
   deadlineMs?: number;
   bodyLimitBytes?: number;
   /** Default 0 (no cache), so revocations show at once unless a test wants the TTL. */
@@ -133,6 +136,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ? options.defaultResultUrlCacheMs
       : (options.defaultResultUrlCacheMs ?? 0),
     changes: options.changes,
+    events: options.events,
     dependencies: options.dependencies,
     // Distributed-mode rules; example.com names resolve to a public documentation address (no DNS in tests).
     urlPolicy: new UrlPolicy(

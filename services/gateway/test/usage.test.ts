@@ -41,6 +41,18 @@ describe('gateway GET /api/v2/usage', () => {
         },
       ],
       daily: [{ date: '2026-11-21', tokensInput: 100, tokensOutput: 200, cost: 0.0123, calls: 3 }],
+      refused: {
+        calls: 7,
+        byReason: [
+          { reason: 'quota', calls: 5 },
+          { reason: 'request_rate', calls: 2 },
+        ],
+        daily: [
+          { date: '2026-11-20', reason: 'quota', calls: 1 },
+          { date: '2026-11-21', reason: 'quota', calls: 4 },
+          { date: '2026-11-21', reason: 'request_rate', calls: 2 },
+        ],
+      },
     });
     const call = h.doubles.notification.last('GetUsage');
     expect(call.request).to.deep.equal({ period: '2026-11', days: 7 });
@@ -49,6 +61,28 @@ describe('gateway GET /api/v2/usage', () => {
       keyId: h.record.keyId,
       requestId: reply.requestId,
     });
+  });
+
+  it("reads any organization's report for the administrator, 404 for an unknown one", async () => {
+    h.doubles.notification.on('GetUsage', async (req, ctx) =>
+      usageReport(ctx.organization, req.period, 10),
+    );
+    await h.admin('POST', '/api/v2/admin/organizations', {
+      id: 'other-org',
+      name: 'Other',
+      monthlyTokenQuota: 1000,
+    });
+    const reply = await h.admin('GET', '/api/v2/admin/organizations/other-org/usage?days=7');
+    expect(reply.status, JSON.stringify(reply.body)).to.equal(200);
+    expect(reply.body).to.deep.include({ organization: 'other-org', used: 10 });
+    expect(h.doubles.notification.last('GetUsage')).to.deep.include({
+      request: { period: '', days: 7 },
+    });
+    expect(h.doubles.notification.last('GetUsage').context.organization).to.equal('other-org');
+    expect((await h.admin('GET', '/api/v2/admin/organizations/nobody/usage')).status).to.equal(404);
+    expect((await h.send('GET', '/api/v2/admin/organizations/other-org/usage')).status).to.equal(
+      403,
+    );
   });
 
   it('defaults to the current period and 30 days', async () => {
@@ -109,6 +143,7 @@ describe('usage routes as users see them', () => {
       '/api/v2/ai/assistants/',
       '/v1/chat/completions',
       '/v1/embeddings',
+      '/api/v2/ai/recommendations',
     ]);
     expect(publicPathOf('assistant.chat:support')).to.equal('/api/v2/ai/assistants/support');
     expect(publicPathOf('assistant.chat:my:bot')).to.equal('/api/v2/ai/assistants/my:bot');

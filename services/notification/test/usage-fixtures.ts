@@ -1,4 +1,9 @@
-import { createEvent, type EventEnvelope, type UsageRoute } from '@switchyard/shared';
+import {
+  createEvent,
+  type EventEnvelope,
+  type RefusalReason,
+  type UsageRoute,
+} from '@switchyard/shared';
 
 let counter = 0;
 
@@ -14,6 +19,20 @@ export interface UsageFields {
   tokensOutput?: number;
   cost?: number;
   id?: string;
+}
+
+/** A usage.refused event: calls the gateway refused on a day for a reason. */
+export function usageRefused(
+  day: string,
+  reason: RefusalReason,
+  count: number,
+  organization = 'org_a',
+): EventEnvelope<'usage.refused'> {
+  return createEvent('usage.refused', {
+    source: 'gateway',
+    organization,
+    data: { day, reason, count },
+  }) as EventEnvelope<'usage.refused'>;
 }
 
 /** A usage.recorded event; defaults: org_a, now, builtin, content.generate, 10 + 5 tokens. */

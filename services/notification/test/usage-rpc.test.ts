@@ -5,7 +5,7 @@ import { getUsage } from '../src/handlers/get-usage';
 import { deltasOf, usageEntryOf } from '../src/usage/usage-entry';
 import { expect } from './chai';
 import { startTestService, until, type TestService } from './helpers';
-import { usageRecorded } from './usage-fixtures';
+import { usageRecorded, usageRefused } from './usage-fixtures';
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
   try {
@@ -139,6 +139,23 @@ describe('usage ledger RPCs', () => {
       remaining: 1000,
       period_end: '2020-02-01T00:00:00.000Z',
     });
+  });
+
+  it('GetUsage reports the calls the gateway refused, per day and reason, apart from the calls', async () => {
+    const today = new Date().toISOString();
+    await svc.bus.publish(usageRecorded({ time: today }));
+    await svc.bus.publish(usageRefused(today.slice(0, 10), 'quota', 2));
+    await svc.bus.publish(usageRefused(today.slice(0, 10), 'token_rate', 1));
+    await svc.bus.publish(usageRefused(today.slice(0, 10), 'quota', 3));
+    await settled();
+    const r = await report();
+    expect(r.calls).to.equal(1);
+    expect(r.refused.map((b) => [b.day, b.reason, Number(b.calls)])).to.deep.equal([
+      [today.slice(0, 10), 'quota', 5],
+      [today.slice(0, 10), 'token_rate', 1],
+    ]);
+    // Refusals cross no usage threshold.
+    expect(thresholdEvents).to.deep.equal([]);
   });
 
   it('GetUsage refuses a malformed period or days out of range', async () => {

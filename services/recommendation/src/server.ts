@@ -1,5 +1,8 @@
 import {
   DataUpdatedPublisher,
+  InMemoryOutboxStore,
+  OutboxPublisher,
+  UsagePublisher,
   protos,
   SERVICE_NAMES,
   startGrpcServer,
@@ -68,6 +71,13 @@ export async function createReplica(options: RecommendationServiceOptions) {
     if (await models.isStale(organization)) scheduler.interactionsRecorded(organization);
   }
   scheduler.start();
+  // Usage goes through the outbox, so a recommendation served never fails on a bus outage.
+  const outbox = new OutboxPublisher({
+    bus,
+    store: stores.outbox ?? new InMemoryOutboxStore(),
+    logger,
+  });
+  await outbox.start();
   const deps: HandlerDeps = {
     ...stores,
     items,
@@ -76,6 +86,7 @@ export async function createReplica(options: RecommendationServiceOptions) {
     scheduler,
     publisher: new DataUpdatedPublisher(bus, logger, 'recommendation'),
     replicaEvents,
+    usage: new UsagePublisher(outbox, 'recommendation', logger),
     maxBatchSize: config.maxBatchSize,
     logger,
   };
@@ -84,6 +95,7 @@ export async function createReplica(options: RecommendationServiceOptions) {
     handlers: recommendationHandlers(deps),
     async close(): Promise<void> {
       scheduler.stop();
+      await outbox.stop();
       await subscription.close();
     },
   };

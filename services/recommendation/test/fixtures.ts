@@ -14,7 +14,7 @@ import type { Interaction__Output } from '@switchyard/shared/generated/switchyar
 import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
 import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
 import { loadRecommendationConfig } from '../src/config';
-import { DataUpdatedPublisher } from '@switchyard/shared';
+import { DataUpdatedPublisher, UsagePublisher } from '@switchyard/shared';
 import { ReplicaEvents } from '../src/events/interaction-events';
 import { recommendationHandlers, type HandlerDeps } from '../src/handlers';
 import { decodeModel } from '../src/model/item-model';
@@ -69,6 +69,7 @@ export function buildHandlers(
     scheduler,
     publisher: new DataUpdatedPublisher(bus, logger, 'recommendation'),
     replicaEvents,
+    usage: new UsagePublisher(bus, 'recommendation', logger),
     maxBatchSize: options.maxBatchSize ?? 1000,
     logger,
   };

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { Topics, type AnyEvent } from '@switchyard/shared';
+import { waitFor } from '@switchyard/shared/testing';
 import {
   buildHandlers,
   context,
@@ -21,6 +23,43 @@ function ids(response: RecommendResponse): string[] {
 function reasons(response: RecommendResponse): Record<string, string> {
   return Object.fromEntries((response.recommendations ?? []).map((r) => [r.item_id, r.reason]));
 }
+
+describe('Recommend: counted in the usage', () => {
+  it('records one usage fact per call, under its route and the model that ranked, once per Idempotency-Key', async () => {
+    const { handlers, bus } = buildHandlers();
+    const usage: AnyEvent[] = [];
+    await bus.subscribe({
+      group: 'test-usage',
+      topics: [Topics.usage],
+      handler: async (event) => void usage.push(event),
+    });
+    const ctx = context('org_a');
+    await handlers.recommend(recommendRequest('alice'), ctx);
+    await handlers.upsertItems({ items: SHOP_ITEMS }, ctx);
+    await handlers.recordInteractions({ interactions: SHOP_INTERACTIONS }, ctx);
+    await handlers.rebuildModel({}, ctx);
+    const retried = { ...ctx, requestId: 'req_retry', idempotencyKey: 'once' };
+    await handlers.recommend(recommendRequest('alice'), retried);
+    await handlers.recommend(recommendRequest('alice'), retried);
+    await waitFor(() => usage.length === 3);
+    expect(usage.map((e) => e.type)).to.deep.equal(Array(3).fill('usage.recorded'));
+    expect(usage[0]!.data).to.deep.include({
+      route: 'recommendation.recommend',
+      model: 'recommendation:popularity',
+      keyId: ctx.keyId,
+      requestId: ctx.requestId,
+      tokensInput: 0,
+      tokensOutput: 0,
+      cost: 0,
+    });
+    expect((usage[1]!.data as { model: string }).model).to.match(
+      /^recommendation:(ease|item_knn|sparse_ease)$/,
+    );
+    // A retry of the same call (its Idempotency-Key) carries the same event id: the ledger counts it once.
+    expect(usage[2]!.id).to.equal(usage[1]!.id);
+    expect(usage[0]!.id).not.to.equal(usage[1]!.id);
+  });
+});
 
 describe('Recommend (hand-built shop data)', () => {
   let handlers: Handlers;

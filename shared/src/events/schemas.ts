@@ -16,6 +16,8 @@ export const UsageRoutes = {
   assistantChat: 'assistant.chat',
   openAiChatCompletions: 'openai.chat_completions',
   openAiEmbeddings: 'openai.embeddings',
+  /** Recommendations served: calls counted, no tokens. */
+  recommend: 'recommendation.recommend',
 } as const;
 
 export type UsageRoute = (typeof UsageRoutes)[keyof typeof UsageRoutes];
@@ -51,6 +53,24 @@ export interface UsageQuotaExhausted {
   quota: number;
   /** The gateway's counter when it refused (reservations of calls in flight included). */
   used: number;
+}
+
+/**
+ * Why the gateway refused a call with 429 before it ran: the organization's hard quota, or a
+ * key's requests or tokens per minute.
+ */
+export const RefusalReasons = ['quota', 'request_rate', 'token_rate'] as const;
+export type RefusalReason = (typeof RefusalReasons)[number];
+
+/**
+ * Calls a gateway replica refused for one reason on one UTC day, since the last count it
+ * published (refusals are counted per organization, day and reason, not one event per call).
+ */
+export interface UsageRefused {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  reason: RefusalReason;
+  count: number;
 }
 
 export interface InvoicePaid {
@@ -130,6 +150,7 @@ export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
   'usage.quota_exhausted': UsageQuotaExhausted;
+  'usage.refused': UsageRefused;
   'invoice.paid': InvoicePaid;
   'invoice.failed': InvoiceFailed;
   'data.updated': DataUpdated;
@@ -191,6 +212,17 @@ const usageQuotaExhausted: JSONSchemaType<UsageQuotaExhausted> = {
     period: { type: 'string', pattern: '^\\d{4}-\\d{2}$' },
     quota: count,
     used: count,
+  },
+};
+
+const usageRefused: JSONSchemaType<UsageRefused> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['day', 'reason', 'count'],
+  properties: {
+    day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+    reason: { type: 'string', enum: [...RefusalReasons] },
+    count: { type: 'integer', minimum: 1 },
   },
 };
 
@@ -301,6 +333,7 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
   'usage.quota_exhausted': usageQuotaExhausted,
+  'usage.refused': usageRefused,
   'invoice.paid': invoicePaid,
   'invoice.failed': invoiceFailed,
   'data.updated': dataUpdated,

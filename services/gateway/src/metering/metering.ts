@@ -1,9 +1,10 @@
-import { estimateTokens, type CallContext, type Logger } from '@switchyard/shared';
+import { AppError, estimateTokens, type CallContext, type Logger } from '@switchyard/shared';
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../middleware/request-id';
 import type { OrganizationDirectory } from './organization-directory';
 import type { QuotaGuard, QuotaHold } from './quota';
 import { rateLimited, rateLimitHeaders, type KeyRateLimits } from './rate-limits';
+import type { RefusalCounts } from './refusals';
 
 /** How a billable route is metered before the call: what it sends to a model. */
 export interface BillingSpec<B> {
@@ -30,6 +31,8 @@ export interface MeteringDeps {
   /** Output tokens assumed when a call gives no max_length. */
   defaultOutputTokens: number;
   logger: Logger;
+  /** Counts every call refused here (429), by organization, day and reason, for the usage report. */
+  refusals?: Pick<RefusalCounts, 'refused'>;
 }
 
 /** A billable call in progress: its reservation is settled when the result is known. */
@@ -65,7 +68,10 @@ export class Metering {
       const { rateLimits } = await this.deps.directory.policyOf(organization);
       const decision = await this.deps.rateLimits.hitRequest(keyId, rateLimits.requestsPerMinute);
       ctx.set(rateLimitHeaders(rateLimits.requestsPerMinute, decision));
-      if (!decision.allowed) throw rateLimited('request', rateLimits.requestsPerMinute, decision);
+      if (!decision.allowed) {
+        this.deps.refusals?.refused(organization, 'request_rate');
+        throw rateLimited('request', rateLimits.requestsPerMinute, decision);
+      }
       await next();
     };
   }
@@ -76,8 +82,15 @@ export class Metering {
     const policy = await this.deps.directory.policyOf(call.organization);
     const tokensPerMinute = policy.rateLimits.tokensPerMinute;
     const decision = await this.deps.rateLimits.hitTokens(call.keyId, tokensPerMinute, estimate);
-    if (!decision.allowed) throw rateLimited('token', tokensPerMinute, decision);
-    const hold = await this.deps.quota.reserve(policy, estimate, call.requestId);
+    if (!decision.allowed) {
+      this.deps.refusals?.refused(call.organization, 'token_rate');
+      throw rateLimited('token', tokensPerMinute, decision);
+    }
+    const hold = await this.deps.quota.reserve(policy, estimate, call.requestId).catch((error) => {
+      if (error instanceof AppError && error.code === 'quota_exceeded')
+        this.deps.refusals?.refused(call.organization, 'quota');
+      throw error;
+    });
     return {
       estimate,
       failed: () => hold.release(),

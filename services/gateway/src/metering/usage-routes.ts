@@ -13,6 +13,7 @@ const PUBLIC_PATHS: Record<UsageRoute, (agent: string) => string> = {
   [UsageRoutes.assistantChat]: (agent) => `/api/v2/ai/assistants/${agent}`,
   [UsageRoutes.openAiChatCompletions]: () => '/v1/chat/completions',
   [UsageRoutes.openAiEmbeddings]: () => '/v1/embeddings',
+  [UsageRoutes.recommend]: () => '/api/v2/ai/recommendations',
 };
 
 /**

@@ -1,8 +1,9 @@
+import type { CallContext } from '@switchyard/shared';
 import type { UsageBucket__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
 import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
 import { bucketsByPublicPath } from '../metering/usage-routes';
 import { UsageQuery, UsageReport, type UsageQueryParams } from '../schemas/usage';
-import { json, type AnyRoute, type RouteSpec } from './types';
+import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
 
 function bucketView<K extends string>(name: K, bucket: UsageBucket__Output) {
   return {
@@ -35,6 +36,20 @@ export function usageView(report: UsageReport__Output) {
     byModel: report.by_model.map((b) => bucketView('model', b)),
     byEndpoint: bucketsByPublicPath(report.by_route).map((b) => bucketView('endpoint', b)),
     daily: report.daily.map((b) => bucketView('date', b)),
+    refused: refusedView(report.refused),
+  };
+}
+
+/** Refused calls: the period's total, per reason (most first), and per day and reason. */
+function refusedView(refused: UsageReport__Output['refused']) {
+  const byReason = new Map<string, number>();
+  for (const r of refused) byReason.set(r.reason, (byReason.get(r.reason) ?? 0) + Number(r.calls));
+  return {
+    calls: [...byReason.values()].reduce((n, c) => n + c, 0),
+    byReason: [...byReason]
+      .map(([reason, calls]) => ({ reason, calls }))
+      .sort((a, b) => b.calls - a.calls || a.reason.localeCompare(b.reason)),
+    daily: refused.map((r) => ({ date: r.day, reason: r.reason, calls: Number(r.calls) })),
   };
 }
 
@@ -49,12 +64,32 @@ const getUsage: RouteSpec<unknown, UsageQueryParams> = {
   querySchema: UsageQuery,
   responses: { 200: { description: 'The usage report', schema: UsageReport } },
   async handle({ query, call }, deps) {
-    const report = await deps.clients.notification.getUsage(
-      { period: query.period ?? '', days: query.days ?? 30 },
-      call,
-    );
-    return json(200, usageView(report));
+    return json(200, await usageOf(call, query, deps));
   },
 };
 
-export const usageRoutes: AnyRoute[] = [getUsage];
+async function usageOf(call: CallContext, query: UsageQueryParams, deps: RouteDeps) {
+  const report = await deps.clients.notification.getUsage(
+    { period: query.period ?? '', days: query.days ?? 30 },
+    call,
+  );
+  return usageView(report);
+}
+
+const getOrganizationUsage: RouteSpec<unknown, UsageQueryParams> = {
+  method: 'GET',
+  path: '/api/v2/admin/organizations/:organizationId/usage',
+  operationId: 'adminGetUsage',
+  summary: "An organization's usage report, as the organization's own GET /api/v2/usage shows it",
+  tag: 'admin',
+  auth: 'admin',
+  querySchema: UsageQuery,
+  responses: { 200: { description: 'The usage report', schema: UsageReport } },
+  errors: ['not_found'],
+  async handle({ params, query, call }, deps) {
+    const { id } = await deps.accounts.getOrganization(params.organizationId);
+    return json(200, await usageOf({ ...call, organization: id }, query, deps));
+  },
+};
+
+export const usageRoutes: AnyRoute[] = [getUsage, getOrganizationUsage];

@@ -56,6 +56,7 @@ export const UsageReport: JsonSchema = {
     'byModel',
     'byEndpoint',
     'daily',
+    'refused',
   ],
   properties: {
     organization: { type: 'string' },
@@ -77,5 +78,38 @@ export const UsageReport: JsonSchema = {
         'Per path the calls were made on, most tokens first; an assistant under its agent, and `/api/v2/knowledge (embeddings)` for the vectors of knowledge documents and questions',
     },
     daily: { type: 'array', items: bucket('date'), description: 'One entry per day (YYYY-MM-DD)' },
+    refused: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['calls', 'byReason', 'daily'],
+      description:
+        "Calls the gateway refused with 429 before they ran (they used no tokens and are not in `calls`): `quota` (the hard quota), `request_rate` and `token_rate` (a key's rate limits)",
+      properties: {
+        calls: { type: 'integer', description: 'Refused in the period' },
+        byReason: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['reason', 'calls'],
+            properties: { reason: { type: 'string' }, calls: { type: 'integer' } },
+          },
+        },
+        daily: {
+          type: 'array',
+          description: 'Per day of the period with refusals and reason, oldest first',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['date', 'reason', 'calls'],
+            properties: {
+              date: { type: 'string' },
+              reason: { type: 'string' },
+              calls: { type: 'integer' },
+            },
+          },
+        },
+      },
+    },
   },
 };

@@ -89,9 +89,10 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
       topics: [Topics.usage],
       // A ledger batch costs a handful of writes whatever its size: gather events for up to this long.
       maxWaitMs: USAGE_BATCH_WAIT_MS,
-      // usage.threshold_reached shares the topic; nothing to do for it here.
+      // usage.threshold_reached shares the topic; nothing to do for it here. usage.refused:
+      // counts of calls the gateway refused, into the ledger with usage.
       handler: async (events) => {
-        await handleUsageEvents(events.filter(isUsageRecorded), ledger, thresholds);
+        await handleUsageEvents(events.filter(isCounted), ledger, thresholds);
         for (const event of events.filter(isQuotaExhausted))
           await checkExhaustion(thresholds, event);
       },
@@ -107,8 +108,11 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
   return { close };
 }
 
-function isUsageRecorded(event: AnyEvent): event is EventEnvelope<'usage.recorded'> {
-  return event.type === 'usage.recorded';
+/** What the ledger counts: usage, and calls the gateway refused. */
+function isCounted(
+  event: AnyEvent,
+): event is EventEnvelope<'usage.recorded'> | EventEnvelope<'usage.refused'> {
+  return event.type === 'usage.recorded' || event.type === 'usage.refused';
 }
 
 function isQuotaExhausted(event: AnyEvent): event is EventEnvelope<'usage.quota_exhausted'> {

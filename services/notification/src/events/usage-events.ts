@@ -11,11 +11,14 @@ export { thresholdEventId } from '../usage/thresholds';
  * again on a repeat (they are idempotent), so a crash between them loses nothing.
  */
 export async function handleUsageEvents(
-  events: Array<EventEnvelope<'usage.recorded'>>,
+  events: Array<EventEnvelope<'usage.recorded'> | EventEnvelope<'usage.refused'>>,
   ledger: UsageLedger,
   thresholds: ThresholdDeps,
 ): Promise<void> {
   if (events.length === 0) return;
-  for (const counted of await ledger.recordBatch(events))
+  for (const counted of await ledger.recordBatch(events)) {
+    // Refusals add no tokens: a month where only they were counted crossed no share.
+    if (counted.entries.length > 0 && counted.entries.every((e) => e.refused)) continue;
     await checkThresholds(thresholds, counted);
+  }
 }

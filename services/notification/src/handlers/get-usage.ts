@@ -1,6 +1,7 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import type { GetUsageRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetUsageRequest';
 import type { UsageBucket } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
+import type { RefusedCalls } from '@switchyard/shared/generated/switchyard/notification/v1/RefusedCalls';
 import type { UsageReport } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
 import { effectivePolicy } from '../usage/policy';
 import { COST_UNITS_PER_CURRENCY_UNIT, ZERO_TOTALS, type KeyedTotals } from '../usage/usage-entry';
@@ -63,6 +64,16 @@ function dailySeries(found: KeyedTotals[], days: number, now: Date): UsageBucket
   });
 }
 
+/** Refused buckets (keyed "day/reason") by day, then reason. */
+function refusedCalls(buckets: KeyedTotals[]): RefusedCalls[] {
+  return buckets
+    .map((b) => {
+      const separator = b.key.indexOf('/');
+      return { day: b.key.slice(0, separator), reason: b.key.slice(separator + 1), calls: b.calls };
+    })
+    .sort((a, b) => a.day.localeCompare(b.day) || a.reason.localeCompare(b.reason));
+}
+
 /** The calling organization's usage in a period, against its quota policy. */
 export async function getUsage(
   deps: HandlerDeps,
@@ -76,10 +87,11 @@ export async function getUsage(
   const ledger = deps.stores.usageLedger;
   const today = now.toISOString().slice(0, 10);
   const firstDay = new Date(now.getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-  const [totals, models, routes, daily, policy] = await Promise.all([
+  const [totals, models, routes, refused, daily, policy] = await Promise.all([
     ledger.totals(organization, period),
     ledger.buckets(organization, period, 'model'),
     ledger.buckets(organization, period, 'endpoint'),
+    ledger.buckets(organization, period, 'refused'),
     ledger.daily(organization, firstDay, today),
     effectivePolicy(deps.stores.policies, deps.config.usage, organization),
   ]);
@@ -100,5 +112,6 @@ export async function getUsage(
     by_route: byTokens(routes),
     daily: dailySeries(daily, days, now),
     threshold_shares: policy.thresholdShares,
+    refused: refusedCalls(refused),
   };
 }

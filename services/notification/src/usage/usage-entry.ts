@@ -1,4 +1,4 @@
-import type { EventEnvelope, UsageRecorded } from '@switchyard/shared';
+import type { EventEnvelope, RefusalReason, UsageRecorded } from '@switchyard/shared';
 
 /** Cost is kept in integer nano-units so sums are exact and independent of the order of events. */
 export const COST_UNITS_PER_CURRENCY_UNIT = 1e9;
@@ -21,6 +21,11 @@ export interface UsageEntry {
   tokensOutput: number;
   costNanos: number;
   occurredAt: string;
+  /**
+   * usage.refused: calls the gateway refused (429) before they ran, counted in the day's bucket
+   * for the reason and nowhere else (no tokens, no cost, not among the month's calls).
+   */
+  refused?: { reason: RefusalReason; count: number };
 }
 
 /** Sums of a set of usage entries. */
@@ -72,8 +77,37 @@ export function usageEntryOf(event: EventEnvelope<'usage.recorded'>): UsageEntry
   };
 }
 
-/** The projection buckets one entry adds to: the month total, its model, its route and its day. */
-export type BucketKind = 'total' | 'model' | 'endpoint' | 'day';
+/**
+ * One usage.refused event as the ledger keeps it: an entry of its own (unique by event id, so a
+ * redelivered count is counted once) that adds to the refused bucket of its day and reason.
+ */
+export function refusalEntryOf(event: EventEnvelope<'usage.refused'>): UsageEntry {
+  const { day, reason, count } = event.data;
+  return {
+    eventId: event.id,
+    organization: event.organization,
+    period: day.slice(0, 7),
+    day,
+    model: '',
+    endpoint: '',
+    tokensInput: 0,
+    tokensOutput: 0,
+    costNanos: 0,
+    occurredAt: new Date(event.time).toISOString(),
+    refused: { reason, count },
+  };
+}
+
+/** The key of a refused bucket: "2026-11-21/quota". */
+export function refusalKey(day: string, reason: string): string {
+  return `${day}/${reason}`;
+}
+
+/**
+ * The projection buckets one entry adds to: the month total, its model, its route and its day;
+ * a refusal, its day and reason (`refused`).
+ */
+export type BucketKind = 'total' | 'model' | 'endpoint' | 'day' | 'refused';
 
 export interface BucketRef {
   kind: BucketKind;
@@ -83,6 +117,12 @@ export interface BucketRef {
 }
 
 export function bucketsOf(entry: UsageEntry): BucketRef[] {
+  // A refusal adds nothing to the total; the total's (zero) delta lists the refused key in it.
+  if (entry.refused)
+    return [
+      { kind: 'total', period: entry.period, key: '' },
+      { kind: 'refused', period: entry.period, key: refusalKey(entry.day, entry.refused.reason) },
+    ];
   return [
     { kind: 'total', period: entry.period, key: '' },
     { kind: 'model', period: entry.period, key: entry.model },
@@ -123,7 +163,7 @@ export function deltasOf(entries: UsageEntry[]): BucketDelta[] {
       delta.tokensInput += entry.tokensInput;
       delta.tokensOutput += entry.tokensOutput;
       delta.costNanos += entry.costNanos;
-      delta.calls += 1;
+      delta.calls += entry.refused ? (bucket.kind === 'refused' ? entry.refused.count : 0) : 1;
       if (entry.occurredAt > delta.occurredAt) delta.occurredAt = entry.occurredAt;
     }
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@switchyard/shared';
 import type { BatchJournal, UsageLedgerStore } from '../store/usage-ledger/port';
-import { deltasOf, usageEntryOf, type UsageEntry } from './usage-entry';
+import { deltasOf, refusalEntryOf, usageEntryOf, type UsageEntry } from './usage-entry';
 
 /** The usage one call counted into one organization's month: what the thresholds look at. */
 export interface CountedPeriod {
@@ -28,8 +28,12 @@ export class UsageLedger {
    * periods are returned too, so their thresholds are checked again: a crash may have come between
    * counting and notifying.
    */
-  async recordBatch(events: Array<EventEnvelope<'usage.recorded'>>): Promise<CountedPeriod[]> {
-    const entries = [...new Map(events.map((e) => [e.id, usageEntryOf(e)])).values()];
+  async recordBatch(
+    events: Array<EventEnvelope<'usage.recorded'> | EventEnvelope<'usage.refused'>>,
+  ): Promise<CountedPeriod[]> {
+    const entryOf = (e: (typeof events)[number]) =>
+      e.type === 'usage.refused' ? refusalEntryOf(e) : usageEntryOf(e);
+    const entries = [...new Map(events.map((e) => [e.id, entryOf(e)])).values()];
     if (entries.length === 0) return [];
     const journal = { batch: `bat_${randomUUID()}`, entries, deltas: deltasOf(entries) };
     await this.store.writeJournal(journal);

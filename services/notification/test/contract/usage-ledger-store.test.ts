@@ -6,14 +6,15 @@ import { deltasOf, usageEntryOf } from '../../src/usage/usage-entry';
 import type { UsageLedgerStore } from '../../src/store';
 import { expect } from '../chai';
 import { storeBackends, type StoreWorld } from '../store-fixtures';
-import { usageRecorded } from '../usage-fixtures';
+import { usageRecorded, usageRefused } from '../usage-fixtures';
 
 const NOV = '2026-11-05T10:00:00.000Z';
 
 contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) => {
   const ledger = () => new UsageLedger(world().stores.usageLedger);
-  const record = (...events: Array<EventEnvelope<'usage.recorded'>>) =>
-    ledger().recordBatch(events);
+  const record = (
+    ...events: Array<EventEnvelope<'usage.recorded'> | EventEnvelope<'usage.refused'>>
+  ) => ledger().recordBatch(events);
   /** A batch as a process that died after its journal, its entries and some bucket writes leaves it. */
   const halfDone = async (
     store: UsageLedgerStore,
@@ -74,6 +75,42 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
       ['2026-11-05', 100],
       ['2026-11-06', 7],
     ]);
+  });
+
+  it('counts refused calls once per event, by day and reason, apart from the usage', async () => {
+    const quota = usageRefused('2026-11-05', 'quota', 3);
+    const rate = usageRefused('2026-11-05', 'request_rate', 40);
+    const later = usageRefused('2026-11-06', 'quota', 2);
+    await record(usageRecorded({ time: NOV, tokensInput: 10, tokensOutput: 5 }), quota);
+    // A redelivered count (same event id) is counted once; another replica's adds up.
+    await record(rate, quota, later, usageRefused('2026-11-05', 'quota', 1));
+    await record(usageRefused('2026-11-05', 'quota', 4, 'org_b'));
+    const store = world().stores.usageLedger;
+    expect(await store.totals('org_a', '2026-11')).to.deep.equal({
+      tokensInput: 10,
+      tokensOutput: 5,
+      costNanos: 0,
+      calls: 1,
+    });
+    expect(
+      (await store.buckets('org_a', '2026-11', 'refused')).map((b) => [b.key, b.calls]),
+    ).to.have.deep.members([
+      ['2026-11-05/quota', 4],
+      ['2026-11-05/request_rate', 40],
+      ['2026-11-06/quota', 2],
+    ]);
+    expect((await store.buckets('org_a', '2026-11', 'model')).map((b) => b.key)).to.deep.equal([
+      'builtin',
+    ]);
+    expect(
+      (await store.daily('org_a', '2026-11-01', '2026-11-30')).map((d) => d.key),
+    ).to.deep.equal(['2026-11-05']);
+    // A month with refusals only.
+    await record(usageRefused('2026-12-01', 'token_rate', 7));
+    expect(await store.totals('org_a', '2026-12')).to.deep.include({ calls: 0, tokensInput: 0 });
+    expect(
+      (await store.buckets('org_a', '2026-12', 'refused')).map((b) => [b.key, b.calls]),
+    ).to.deep.equal([['2026-12-01/token_rate', 7]]);
   });
 
   it('keeps organizations, periods and day ranges apart, also within one batch', async () => {

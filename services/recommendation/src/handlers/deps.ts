@@ -1,5 +1,5 @@
 import type { Logger } from '@switchyard/shared';
-import type { DataUpdatedPublisher } from '@switchyard/shared';
+import type { DataUpdatedPublisher, UsagePublisher } from '@switchyard/shared';
 import type { ReplicaEvents } from '../events/interaction-events';
 import type { ModelRegistry } from '../model/model-registry';
 import type { RebuildScheduler } from '../model/rebuild-scheduler';
@@ -16,6 +16,8 @@ export interface HandlerDeps {
   scheduler: RebuildScheduler;
   publisher: DataUpdatedPublisher<'catalog_items' | 'interactions'>;
   replicaEvents: ReplicaEvents;
+  /** Each recommendation served is counted in the organization's usage (a call, no tokens). */
+  usage: UsagePublisher;
   maxBatchSize: number;
   logger: Logger;
   /** Injectable clock for tests. */

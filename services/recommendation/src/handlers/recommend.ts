@@ -1,4 +1,4 @@
-import type { CallContext } from '@switchyard/shared';
+import { onceKeyOf, UsageRoutes, type CallContext } from '@switchyard/shared';
 import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
 import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
 import type { RequestFilters } from '../model/item-filters';
@@ -69,6 +69,20 @@ export async function recommend(
     },
     model ? [] : deps.models.popularBeforeModel(organization),
   );
+  // Counted as a call of the route (no tokens, no cost), under the model that ranked: a retry of
+  // the same call (its Idempotency-Key) has the same event id, so it is counted once.
+  await deps.usage.record({
+    organization,
+    keyId: context.keyId,
+    requestId: context.requestId,
+    route: UsageRoutes.recommend,
+    model: `recommendation:${model?.data.algorithm ?? 'popularity'}`,
+    tokensInput: 0,
+    tokensOutput: 0,
+    cost: 0,
+    outcome: 'succeeded',
+    eventId: onceKeyOf(context, 'Recommend')?.usageEventId,
+  });
   if (result.currentItemIgnored) {
     // Not an error: the page may show an item not ingested yet. Only logged, the response shape stays.
     deps.logger.debug(

@@ -1,4 +1,10 @@
-import { connectMongo, type Logger } from '@switchyard/shared';
+import {
+  connectMongo,
+  InMemoryOutboxStore,
+  MongoOutboxStore,
+  type Logger,
+  type OutboxStore,
+} from '@switchyard/shared';
 import type { RecommendationConfig } from '../config';
 import { InMemoryInteractionStore } from './interactions/memory';
 import { MongoInteractionStore } from './interactions/mongo';
@@ -15,6 +21,8 @@ export interface RecommendationStoresInUse {
   items: ItemStore;
   interactions: InteractionStore;
   snapshots: ModelSnapshotStore;
+  /** Usage events the bus refused, kept until relayed (default: in memory). */
+  outbox?: OutboxStore;
 }
 
 /** The stores plus how to release what they hold (the MongoDB connection). */
@@ -27,6 +35,7 @@ export function inMemoryStores(): RecommendationStoresInUse {
     items: new InMemoryItemStore(),
     interactions: new InMemoryInteractionStore(),
     snapshots: new InMemoryModelSnapshotStore(),
+    outbox: new InMemoryOutboxStore(),
   };
 }
 
@@ -46,10 +55,9 @@ export async function createStores(
     const items = new MongoItemStore(mongo.db);
     const interactions = new MongoInteractionStore(mongo.db);
     const snapshots = new MongoModelSnapshotStore(mongo.db);
-    await items.ensureIndexes();
-    await interactions.ensureIndexes();
-    await snapshots.ensureIndexes();
-    return { items, interactions, snapshots, close: () => mongo.close() };
+    const outbox = new MongoOutboxStore(mongo.db);
+    for (const store of [items, interactions, snapshots, outbox]) await store.ensureIndexes();
+    return { items, interactions, snapshots, outbox, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

@@ -111,7 +111,7 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   async buckets(
     organization: string,
     period: string,
-    kind: 'model' | 'endpoint',
+    kind: 'model' | 'endpoint' | 'refused',
   ): Promise<KeyedTotals[]> {
     return this.select(
       (b) => b.organization === organization && b.kind === kind && b.period === period,

@@ -32,7 +32,7 @@ interface BucketDoc extends UsageTotals {
   appliedCount: number;
   /** The previous generation of ids (so the guard always covers the last APPLIED_WINDOW ids at least). */
   appliedPrev?: string[];
-  /** Total buckets only: the model, endpoint and day keys of the month, so reading them is by _id. */
+  /** Total buckets only: the model, endpoint, day and refused keys of the month, so reading them is by _id. */
   keys?: Partial<Record<ListedKind, string[]>>;
   /** Set when the total was created listing keys; a total from before lacks some and is read by query. */
   keysListed?: boolean;
@@ -46,7 +46,7 @@ function keysByTotal(deltas: BucketDelta[]): Map<string, Record<ListedKind, stri
   for (const { organization, bucket } of deltas) {
     if (bucket.kind === 'total') continue;
     const id = totalId(organization, bucket.period);
-    const found = keys.get(id) ?? { model: [], endpoint: [], day: [] };
+    const found = keys.get(id) ?? { model: [], endpoint: [], day: [], refused: [] };
     found[bucket.kind].push(bucket.key);
     keys.set(id, found);
   }
@@ -176,6 +176,7 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
           'keys.model': { $each: listed.model },
           'keys.endpoint': { $each: listed.endpoint },
           'keys.day': { $each: listed.day },
+          'keys.refused': { $each: listed.refused },
         } as UpdateFilter<BucketDoc>['$addToSet'];
       return update;
     };
@@ -213,7 +214,7 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   buckets(
     organization: string,
     period: string,
-    kind: 'model' | 'endpoint',
+    kind: 'model' | 'endpoint' | 'refused',
   ): Promise<KeyedTotals[]> {
     return this.listed(organization, period, kind, () => true);
   }

@@ -43,8 +43,15 @@ export interface UsageLedgerStore {
   /** Adds each delta to its bucket unless the bucket lists the batch already. */
   applyDeltas(journal: BatchJournal): Promise<void>;
   totals(organization: string, period: string): Promise<UsageTotals>;
-  /** The period's buckets of one kind (model, or endpoint: by route key), unordered. */
-  buckets(organization: string, period: string, kind: 'model' | 'endpoint'): Promise<KeyedTotals[]>;
+  /**
+   * The period's buckets of one kind (model; endpoint: by route key; refused: by
+   * refusalKey(day, reason), the refused calls in `calls`), unordered.
+   */
+  buckets(
+    organization: string,
+    period: string,
+    kind: 'model' | 'endpoint' | 'refused',
+  ): Promise<KeyedTotals[]>;
   /** Day buckets from fromDay to toDay inclusive (YYYY-MM-DD), unordered; days without usage are absent. */
   daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]>;
 }

@@ -276,6 +276,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   recommendations: 'Recommendations for a user, and model training',
   catalog: 'Catalog items and user interactions the recommendations learn from',
   webhooks: 'Webhook registration, signing secrets and deliveries (Standard Webhooks)',
+  events: "The organization's own event types (JSON Schema 2020-12) beside the built-in events",
   requests: 'Status of asynchronous requests',
   usage: "The organization's token usage, quota and cost",
   organization: "The caller's own organization and its API keys (the organization's key)",

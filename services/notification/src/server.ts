@@ -12,6 +12,7 @@ import type { HttpPost, HttpResponse } from './delivery/http-sender';
 import { subscribeConsumers } from './events/consumers';
 import { notifyWebhookDisabled } from './events/webhook-disabled';
 import { WebhookFanOut } from './events/fan-out';
+import { EventSchemas } from './event-types/schemas';
 import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
 import { UrlPolicy, type Resolver } from '@switchyard/shared';
@@ -78,6 +79,7 @@ export async function startNotificationService(
     onWebhookDisabled: (webhook, reason, at) => notifyWebhookDisabled(fanOut, webhook, reason, at),
   });
   const fanOut = new WebhookFanOut(stores.webhooks, engine);
+  const eventSchemas = new EventSchemas();
   engine.start();
   const sweeper = new LedgerSweeper({
     ledger: new UsageLedger(stores.usageLedger),
@@ -99,7 +101,14 @@ export async function startNotificationService(
       {
         name: NOTIFICATION_SERVICE_NAME,
         definition: protos.notification().NotificationService.service,
-        handlers: notificationHandlers({ stores, engine, orgSecrets, policy, config }),
+        handlers: notificationHandlers({
+          stores,
+          engine,
+          orgSecrets,
+          policy,
+          config,
+          eventSchemas,
+        }),
       },
     ],
     logger,

@@ -19,3 +19,7 @@ export function isWebhookEvent(value: string): value is WebhookEvent {
 
 /** webhook_id of the deliveries to a request's own webhookUrl (its result callback). */
 export const CALLBACK_TARGET = 'callback';
+
+/** Names of organizations' own event types: dotted lowercase words ("order.shipped"). */
+export const EVENT_TYPE_NAME_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$';
+export const MAX_EVENT_TYPE_NAME = 100;

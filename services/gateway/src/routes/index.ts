@@ -3,6 +3,7 @@ import { agentRoutes } from './agents';
 import { assistantRoutes } from './assistants';
 import { catalogRoutes } from './catalog';
 import { contentRoutes } from './content';
+import { eventTypeRoutes } from './event-types';
 import { knowledgeRoutes } from './knowledge';
 import { modelRoutes } from './models';
 import { openAiRoutes } from './openai';
@@ -23,6 +24,7 @@ export const routeTable: AnyRoute[] = [
   ...recommendationRoutes,
   ...catalogRoutes,
   ...webhookRoutes,
+  ...eventTypeRoutes,
   ...requestRoutes,
   ...usageRoutes,
   ...organizationRoutes,

@@ -1,5 +1,6 @@
 import type { NotificationConfig } from '../config';
 import type { DeliveryEngine } from '../delivery/engine';
+import type { EventSchemas } from '../event-types/schemas';
 import type { OrgSigningSecrets } from '../signing/org-secrets';
 import type { UrlPolicy } from '@switchyard/shared';
 import type { NotificationStores } from '../store';
@@ -11,6 +12,8 @@ export interface HandlerDeps {
   orgSecrets: OrgSigningSecrets;
   policy: UrlPolicy;
   config: NotificationConfig;
+  /** Event types' schemas, checked when saved and compiled once. */
+  eventSchemas: EventSchemas;
   /** The time "now" is (tests set it); the system clock otherwise. */
   clock?: () => Date;
 }

@@ -1,6 +1,13 @@
 import { withDeps, type NotificationServiceServer } from '@switchyard/shared';
 import { deleteWebhook } from './delete-webhook';
 import type { HandlerDeps } from './deps';
+import {
+  createEventType,
+  deleteEventType,
+  getEventType,
+  listEventTypes,
+  updateEventType,
+} from './event-types';
 import { getSigningSecret } from './get-signing-secret';
 import { getUsage } from './get-usage';
 import { getWebhook } from './get-webhook';
@@ -30,6 +37,11 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     rotateSigningSecret,
     putOrganizationPolicy,
     getUsage,
+    createEventType,
+    listEventTypes,
+    getEventType,
+    updateEventType,
+    deleteEventType,
   });
 }
 

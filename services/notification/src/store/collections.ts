@@ -19,6 +19,8 @@ export const Collections = {
   usageBatches: 'usage_batches',
   usageThresholds: 'usage_thresholds',
   organizationPolicies: 'organization_policies',
+  /** Organizations' own event types with their schema versions. */
+  eventTypes: 'event_types',
   /** One document per one-time data migration done (_id = its name). */
   migrations: 'migrations',
 } as const;
@@ -55,6 +57,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
       { organization: 1, period: 1, share: 1 },
       { unique: true, name: 'threshold' },
     ],
+    [Collections.eventTypes, { organization: 1, name: 1 }, { unique: true, name: 'event_type' }],
   ];
   for (const [collection, keys, options] of specs)
     await db.collection(collection).createIndex(keys, options);

@@ -2,6 +2,9 @@ import { connectMongo, type Logger } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { NotificationConfig } from '../config';
 import { ensureIndexes } from './collections';
+import { InMemoryEventTypeStore } from './event-types/memory';
+import { MongoEventTypeStore } from './event-types/mongo';
+import type { EventTypeStore } from './event-types/port';
 import { InMemoryDeliveryStore } from './deliveries/memory';
 import { MongoDeliveryStore } from './deliveries/mongo';
 import type { DeliveryStore } from './deliveries/port';
@@ -29,6 +32,7 @@ export interface NotificationStores {
   usageLedger: UsageLedgerStore;
   thresholds: ThresholdStore;
   policies: PolicyStore;
+  eventTypes: EventTypeStore;
 }
 
 export function inMemoryStores(): NotificationStores {
@@ -39,6 +43,7 @@ export function inMemoryStores(): NotificationStores {
     usageLedger: new InMemoryUsageLedgerStore(),
     thresholds: new InMemoryThresholdStore(),
     policies: new InMemoryPolicyStore(),
+    eventTypes: new InMemoryEventTypeStore(),
   };
 }
 
@@ -51,6 +56,7 @@ export function mongoStores(db: Db, box: SecretBox): NotificationStores {
     usageLedger: new MongoUsageLedgerStore(db),
     thresholds: new MongoThresholdStore(db),
     policies: new MongoPolicyStore(db),
+    eventTypes: new MongoEventTypeStore(db),
   };
 }
 
@@ -95,6 +101,9 @@ export async function createStores(
 
 export { Collections, ensureIndexes } from './collections';
 export * from './deliveries/port';
+export * from './event-types/port';
+export { InMemoryEventTypeStore } from './event-types/memory';
+export { MongoEventTypeStore } from './event-types/mongo';
 export { InMemoryDeliveryStore } from './deliveries/memory';
 export { MongoDeliveryStore, newLeaseOwner } from './deliveries/mongo';
 export * from './policies/port';

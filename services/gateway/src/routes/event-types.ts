@@ -1,0 +1,130 @@
+import type { EventType__Output } from '@switchyard/shared/generated/switchyard/notification/v1/EventType';
+import {
+  CreateEventTypeRequest,
+  EventType,
+  EventTypeList,
+  UpdateEventTypeRequest,
+  type CreateEventTypeBody,
+  type UpdateEventTypeBody,
+} from '../schemas/event-types';
+import { json, type AnyRoute, type RouteSpec } from './types';
+
+const orNull = (value: string): string | null => (value ? value : null);
+
+function eventTypeView(type: EventType__Output, withVersions: boolean) {
+  return {
+    name: type.name,
+    description: type.description,
+    builtIn: type.built_in,
+    version: type.built_in ? null : type.version,
+    schema: type.schema_json ? (JSON.parse(type.schema_json) as object) : null,
+    createdAt: orNull(type.created_at),
+    updatedAt: orNull(type.updated_at),
+    deletedAt: orNull(type.deleted_at),
+    ...(withVersions &&
+      !type.built_in && {
+        versions: type.versions.map((v) => ({
+          version: v.version,
+          schema: JSON.parse(v.schema_json) as object,
+          createdAt: v.created_at,
+        })),
+      }),
+  };
+}
+
+const typePath = '/api/v2/event-types/:name';
+const base = { tag: 'events', auth: true } as const;
+
+const create: RouteSpec<CreateEventTypeBody> = {
+  ...base,
+  method: 'POST',
+  path: '/api/v2/event-types',
+  operationId: 'createEventType',
+  idempotent: true,
+  summary: 'Define an event type of the organization with the JSON Schema of its data',
+  description:
+    'The schema (JSON Schema 2020-12) is checked when saved: an invalid one is 400 naming the problem. ' +
+    'Names are dotted lowercase, unique per organization and never reused; built-in events cannot be replaced (409).',
+  requestSchema: CreateEventTypeRequest,
+  responses: { 201: { description: 'Created (version 1)', schema: EventType } },
+  errors: ['conflict'],
+  async handle({ body, call }, deps) {
+    const created = await deps.clients.notification.createEventType(
+      {
+        name: body.name,
+        description: body.description ?? '',
+        schema_json: JSON.stringify(body.schema),
+      },
+      call,
+    );
+    return json(201, eventTypeView(created, true));
+  },
+};
+
+const list: RouteSpec = {
+  ...base,
+  method: 'GET',
+  path: '/api/v2/event-types',
+  operationId: 'listEventTypes',
+  summary: "The organization's event types with their current schema, and the built-in events",
+  responses: { 200: { description: 'Event types', schema: EventTypeList } },
+  async handle({ call }, deps) {
+    const { event_types } = await deps.clients.notification.listEventTypes({}, call);
+    return json(200, { eventTypes: event_types.map((t) => eventTypeView(t, false)) });
+  },
+};
+
+const get: RouteSpec = {
+  ...base,
+  method: 'GET',
+  path: typePath,
+  operationId: 'getEventType',
+  summary: 'One event type with every schema version (deleted types stay readable)',
+  responses: { 200: { description: 'The event type', schema: EventType } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    const found = await deps.clients.notification.getEventType({ name: params.name }, call);
+    return json(200, eventTypeView(found, true));
+  },
+};
+
+const update: RouteSpec<UpdateEventTypeBody> = {
+  ...base,
+  method: 'PUT',
+  path: typePath,
+  operationId: 'updateEventType',
+  summary: 'Publish a new schema version; earlier versions stay readable',
+  description:
+    'Any valid JSON Schema 2020-12 may follow: new events are checked against the newest version. ' +
+    'A deleted type takes no new version (409).',
+  requestSchema: UpdateEventTypeRequest,
+  responses: { 200: { description: 'The event type with the new version', schema: EventType } },
+  errors: ['not_found', 'conflict'],
+  async handle({ params, body, call }, deps) {
+    const updated = await deps.clients.notification.updateEventType(
+      {
+        name: params.name,
+        schema_json: JSON.stringify(body.schema),
+        description: body.description,
+      },
+      call,
+    );
+    return json(200, eventTypeView(updated, true));
+  },
+};
+
+const remove: RouteSpec = {
+  ...base,
+  method: 'DELETE',
+  path: typePath,
+  operationId: 'deleteEventType',
+  summary: 'Stop accepting events of the type (it stays readable; its name is not reused)',
+  responses: { 204: { description: 'Deleted' } },
+  errors: ['not_found', 'conflict'],
+  async handle({ params, call }, deps) {
+    await deps.clients.notification.deleteEventType({ name: params.name }, call);
+    return { status: 204 };
+  },
+};
+
+export const eventTypeRoutes: AnyRoute[] = [create, list, get, update, remove];

@@ -1,0 +1,39 @@
+import {
+  AppError,
+  EVENT_TYPE_NAME_PATTERN,
+  EventTypes,
+  MAX_EVENT_TYPE_NAME,
+  WEBHOOK_EVENTS,
+} from '@switchyard/shared';
+
+/** Dotted lowercase words: "order.shipped", "ticket.refunded", "billing.invoice.voided". */
+const EVENT_TYPE_NAME = new RegExp(EVENT_TYPE_NAME_PATTERN);
+
+/** The built-in events a webhook can subscribe to, as listed beside the organization's own. */
+export const BUILT_IN_EVENTS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
+  usage_threshold: 'Token usage reached a share of the monthly quota',
+  invoice_paid: 'An invoice was paid (billing, invoice.paid)',
+  invoice_failed: 'An invoice payment failed (billing, invoice.failed)',
+  data_updated: 'A dataset changed (data platform, data.updated)',
+  request_completed: 'An asynchronous request finished (succeeded or failed)',
+  support_escalated: 'The support agent handed a conversation to a person',
+  webhook_disabled: 'Another of the organization webhooks was disabled',
+};
+
+/** Names no organization may take: the built-in webhook events and the bus's own event types. */
+const RESERVED = new Set<string>([...WEBHOOK_EVENTS, ...Object.values(EventTypes)]);
+
+/** A name an organization may give its own type (invalid_request, or conflict for a built-in). */
+export function checkedEventTypeName(name: string, field = '/name'): string {
+  if (!name) throw AppError.invalid('name is required', field, 'required');
+  if (name.length > MAX_EVENT_TYPE_NAME || !EVENT_TYPE_NAME.test(name)) {
+    throw AppError.invalid(
+      `name must be dotted lowercase words (e.g. order.shipped), at most ${MAX_EVENT_TYPE_NAME} characters`,
+      field,
+      `must match ${EVENT_TYPE_NAME_PATTERN}`,
+    );
+  }
+  if (RESERVED.has(name))
+    throw new AppError('conflict', `${name} is a built-in event and cannot be replaced`);
+  return name;
+}

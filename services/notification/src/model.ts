@@ -5,13 +5,18 @@ import type { WebhookEvent } from '@switchyard/shared';
 
 export { WEBHOOK_EVENTS, isWebhookEvent, type WebhookEvent } from '@switchyard/shared';
 
+/** An organization's own event type (order.shipped): always dotted, unlike the built-in events. */
+export type DomainEventName = `${string}.${string}`;
+/** What a webhook subscribes to and a delivery carries: a built-in event or a domain event. */
+export type EventName = WebhookEvent | DomainEventName;
+
 /** webhook_id of deliveries to a request's webhookUrl (signed with the organization's secret). */
 export { CALLBACK_TARGET } from '@switchyard/shared';
 
 export interface WebhookRecord extends RotatingSecret {
   id: string;
   organization: string;
-  events: WebhookEvent[];
+  events: EventName[];
   url: string;
   enabled: boolean;
   disabledReason: string;
@@ -50,7 +55,7 @@ export interface DeliveryRecord {
   /** The webhook-id header: the message id, stable across retries and replays. */
   messageId: string;
   eventId: string;
-  event: WebhookEvent;
+  event: EventName;
   /** When the event happened (for the event-to-first-attempt metric). */
   occurredAt: string;
   url: string;

@@ -108,6 +108,7 @@ export async function startNotificationService(
           policy,
           config,
           eventSchemas,
+          bus,
         }),
       },
     ],

@@ -1,5 +1,6 @@
 import type { JSONSchemaType } from 'ajv';
 import type { EventType } from './topics';
+import { EVENT_TYPE_NAME_PATTERN, MAX_EVENT_TYPE_NAME } from './webhook-events';
 
 /** Payloads (the envelope's data) per event type. These are the documented wire contracts. */
 
@@ -146,6 +147,17 @@ export interface ModelPublished {
   algorithm: string;
 }
 
+/** One of an organization's own events: its type's name and data (checked against the type's schema). */
+export interface DomainEvent {
+  /** The event type, e.g. order.shipped. */
+  type: string;
+  /** Events of one key are about one entity (an order); optional. */
+  key?: string;
+  /** The schema version the data was checked against (0: not checked yet, e.g. from a producer). */
+  version: number;
+  data: Record<string, unknown>;
+}
+
 export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
@@ -162,6 +174,7 @@ export interface EventData {
   'interactions.recorded': InteractionsRecorded;
   'model.published': ModelPublished;
   'catalog.changed': CatalogChanged;
+  'domain.event': DomainEvent;
 }
 
 const nonEmpty = { type: 'string', minLength: 1 } as const;
@@ -329,6 +342,18 @@ const catalogChanged: JSONSchemaType<CatalogChanged> = {
   properties: { itemIds: { type: 'array', items: nonEmpty } },
 };
 
+const domainEvent = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'version', 'data'],
+  properties: {
+    type: { type: 'string', pattern: EVENT_TYPE_NAME_PATTERN, maxLength: MAX_EVENT_TYPE_NAME },
+    key: { type: 'string', minLength: 1, maxLength: 200, nullable: true },
+    version: count,
+    data: { type: 'object', required: [] },
+  },
+} as unknown as JSONSchemaType<DomainEvent>;
+
 export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = {
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
@@ -345,4 +370,5 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'interactions.recorded': interactionsRecorded,
   'model.published': modelPublished,
   'catalog.changed': catalogChanged,
+  'domain.event': domainEvent,
 };

@@ -11,6 +11,8 @@ export const Topics = {
   changes: 'switchyard.changes.v1',
   /** Recommendation replicas among themselves: interactions recorded, model snapshots published. */
   recommendation: 'switchyard.recommendation.v1',
+  /** Organizations' own domain events (order.shipped...), published over HTTP or by producers. */
+  domain: 'switchyard.domain.v1',
   deadLetter: 'switchyard.deadletter.v1',
 } as const;
 
@@ -32,6 +34,7 @@ export const EventTypes = {
   interactionsRecorded: 'interactions.recorded',
   modelPublished: 'model.published',
   catalogChanged: 'catalog.changed',
+  domainEvent: 'domain.event',
 } as const;
 
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
@@ -54,4 +57,5 @@ export const TOPIC_OF: Record<EventType, Topic> = {
   'interactions.recorded': Topics.recommendation,
   'model.published': Topics.recommendation,
   'catalog.changed': Topics.recommendation,
+  'domain.event': Topics.domain,
 };

@@ -7,6 +7,7 @@ import {
   type CreateEventTypeBody,
   type UpdateEventTypeBody,
 } from '../schemas/event-types';
+import { publishEvents } from './events';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
 const orNull = (value: string): string | null => (value ? value : null);
@@ -127,4 +128,4 @@ const remove: RouteSpec = {
   },
 };
 
-export const eventTypeRoutes: AnyRoute[] = [create, list, get, update, remove];
+export const eventTypeRoutes: AnyRoute[] = [create, list, get, update, remove, publishEvents];

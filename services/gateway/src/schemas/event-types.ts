@@ -101,3 +101,92 @@ export const EventTypeList: JsonSchema = {
     },
   },
 };
+
+export interface PublishedEventBody {
+  type: string;
+  data: Record<string, unknown>;
+  key?: string;
+  id?: string;
+}
+
+export interface PublishEventsBody extends Partial<PublishedEventBody> {
+  events?: PublishedEventBody[];
+}
+
+/** Most events of one batch. */
+export const MAX_EVENTS_PER_BATCH = 100;
+
+const publishedEventProperties = {
+  type: { ...NAME, description: 'An event type of the organization' },
+  data: { type: 'object', description: "The event's data, checked against the type's schema" },
+  key: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 200,
+    description: 'Optional: the entity the event is about (order-1042)',
+  },
+  id: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 200,
+    description: 'Optional: publishing the same id again creates nothing new (generated if absent)',
+  },
+};
+
+export const PublishedEvent: JsonSchema = {
+  title: 'PublishedEvent',
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'data'],
+  properties: publishedEventProperties,
+};
+
+export const PublishEventsRequest: JsonSchema = {
+  title: 'PublishEventsRequest',
+  description: `One event (type, data, key, id) or a batch: {"events": [...]} with 1 to ${MAX_EVENTS_PER_BATCH} events.`,
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...publishedEventProperties,
+    events: { type: 'array', minItems: 1, maxItems: MAX_EVENTS_PER_BATCH, items: PublishedEvent },
+  },
+};
+
+export const PublishedEventId: JsonSchema = {
+  title: 'PublishedEventId',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: { id: { type: 'string' } },
+};
+
+export const PublishedEventResults: JsonSchema = {
+  title: 'PublishedEventResults',
+  description: 'One result per event of a batch, in order',
+  type: 'object',
+  additionalProperties: false,
+  required: ['results'],
+  properties: {
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'status'],
+        properties: {
+          id: { type: 'string' },
+          status: {
+            type: 'integer',
+            enum: [202, 400, 404],
+            description: '202 accepted; 400 data failing the schema; 404 unknown type',
+          },
+          error: {
+            type: 'object',
+            description:
+              'The error body of a single event (code, message, details per JSON pointer)',
+          },
+        },
+      },
+    },
+  },
+};

@@ -15,6 +15,18 @@ const OVERLAP_SECONDS = {
   description: 'Seconds during which the previous secret still signs (both signatures are sent)',
 } as const;
 const eventName = { type: 'string', enum: WEBHOOK_EVENTS } as const;
+/**
+ * What a webhook can subscribe to: a built-in event, one of the organization's event types
+ * (dotted: order.shipped) or a prefix of them (order.*); the notification service checks the
+ * types exist.
+ */
+const subscribedEvent = {
+  type: 'string',
+  maxLength: 100,
+  pattern: `^(${WEBHOOK_EVENTS.join('|')}|[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*\\.([a-z][a-z0-9_]*|\\*))$`,
+  description:
+    'A built-in event, an event type of the organization (order.shipped) or a prefix of them (order.*)',
+} as const;
 
 export interface RegisterWebhookBody {
   event?: string;
@@ -31,8 +43,8 @@ export const RegisterWebhookRequest: JsonSchema = {
   additionalProperties: false,
   required: ['url'],
   properties: {
-    event: eventName,
-    events: { type: 'array', minItems: 1, uniqueItems: true, items: eventName },
+    event: subscribedEvent,
+    events: { type: 'array', minItems: 1, uniqueItems: true, items: subscribedEvent },
     url: CALLBACK_URL,
     secret: { ...SECRET, description: 'Generated when absent' },
   },
@@ -60,7 +72,7 @@ export const UpdateWebhookRequest: JsonSchema = {
   minProperties: 1,
   properties: {
     url: CALLBACK_URL,
-    events: { type: 'array', minItems: 1, uniqueItems: true, items: eventName },
+    events: { type: 'array', minItems: 1, uniqueItems: true, items: subscribedEvent },
     enabled: { type: 'boolean' },
   },
 };
@@ -93,7 +105,7 @@ export const ListDeliveriesQuery: JsonSchema = {
       enum: ['pending', 'succeeded', 'failed'],
       description: 'Only deliveries in this state',
     },
-    event: { ...eventName, description: 'Only deliveries of this event type' },
+    event: { ...subscribedEvent, description: 'Only deliveries of this event type' },
     eventId: {
       type: 'string',
       minLength: 1,

@@ -23,7 +23,6 @@ import {
   CALLBACK_TARGET,
   type AttemptRecord,
   type DeliveryRecord,
-  type WebhookEvent,
   type WebhookRecord,
 } from '../model';
 import type { OrgSigningSecrets } from '../signing/org-secrets';
@@ -44,7 +43,7 @@ export interface NewDelivery {
   /** A webhook id, or CALLBACK_TARGET for a request's webhookUrl. */
   webhookId: string;
   eventId: string;
-  event: WebhookEvent;
+  event: DeliveryRecord['event'];
   occurredAt: string;
   url: string;
   /** Serialized once; these bytes are signed and sent on every attempt. */

@@ -37,3 +37,13 @@ export function checkedEventTypeName(name: string, field = '/name'): string {
     throw new AppError('conflict', `${name} is a built-in event and cannot be replaced`);
   return name;
 }
+
+/** "order.*", "shop.order.*": every domain event type whose name starts with the part before "*". */
+export const EVENT_PREFIX = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*\.\*$/;
+
+/** Whether a webhook's events take this event (by name, or by a prefix for domain events). */
+export function subscribesTo(events: readonly string[], event: string): boolean {
+  if (events.includes(event)) return true;
+  if (!event.includes('.')) return false;
+  return events.some((e) => e.endsWith('.*') && event.startsWith(e.slice(0, -1)));
+}

@@ -87,6 +87,14 @@ export class EventSchemas {
   }
 }
 
+/** The compiled-schema key of one version of an organization's type. */
+export function schemaKey(
+  type: { organization: string; name: string },
+  version: { version: number },
+): string {
+  return `${type.organization}\u0000${type.name}\u0000${version.version}`;
+}
+
 const SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 function createAjv(): Ajv2020 {

@@ -12,6 +12,7 @@ import type { DeliveryEngine } from '../delivery/engine';
 import type { NotificationStores } from '../store';
 import { handleBillingEvent } from './billing-events';
 import { handleDataEvent } from './data-events';
+import { handleDomainEvent } from './domain-events';
 import { WebhookFanOut, type EventFanOut } from './fan-out';
 import { handleResultEvent } from './result-events';
 import { handleSupportEvent } from './support-events';
@@ -50,6 +51,8 @@ async function deliveryEvent(event: AnyEvent, fanOut: EventFanOut): Promise<void
       return handleDataEvent(event, fanOut);
     case 'support.escalated':
       return handleSupportEvent(event, fanOut);
+    case 'domain.event':
+      return handleDomainEvent(event, fanOut);
     default:
       return;
   }
@@ -73,7 +76,7 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
   const joined = await Promise.allSettled([
     deps.bus.subscribeBatch({
       group,
-      topics: [Topics.results, Topics.billing, Topics.data],
+      topics: [Topics.results, Topics.billing, Topics.data, Topics.domain],
       // Each event in the trace its publisher started (gateway -> content -> bus -> here -> the webhook POST).
       // The batch's deliveries are recorded together (a few writes per batch, not per event).
       handler: async (events) => {

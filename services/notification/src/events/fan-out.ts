@@ -1,12 +1,13 @@
 import { currentTraceCarrier, type TraceCarrier } from '@switchyard/shared';
 import type { DeliveryEngine, NewDelivery } from '../delivery/engine';
-import type { WebhookEvent, WebhookRecord } from '../model';
+import { subscribesTo } from '../event-types/names';
+import type { EventName, WebhookRecord } from '../model';
 import type { WebhookStore } from '../store/webhooks/port';
 
 /** One event to fan out: its webhooks' body, plus `also` (e.g. a request's callback). */
 export interface FanOutEvent {
   organization: string;
-  event: WebhookEvent;
+  event: EventName;
   eventId: string;
   occurredAt: string;
   body: object;
@@ -19,7 +20,7 @@ export interface FanOutEvent {
 export interface EventFanOut {
   send(
     organization: string,
-    event: WebhookEvent,
+    event: EventName,
     eventId: string,
     occurredAt: string,
     body: object,
@@ -37,7 +38,7 @@ export class WebhookFanOut implements EventFanOut {
   /** The deliveries of one event, recorded together (plus `also`) and attempted at once. */
   send(
     organization: string,
-    event: WebhookEvent,
+    event: EventName,
     eventId: string,
     occurredAt: string,
     body: object,
@@ -63,7 +64,7 @@ export class WebhookFanOut implements EventFanOut {
     }
     const inputs = events.flatMap(
       ({ organization, event, eventId, occurredAt, body, also = [], trace }) => {
-        const targets = webhooks.get(organization)!.filter((w) => w.events.includes(event));
+        const targets = webhooks.get(organization)!.filter((w) => subscribesTo(w.events, event));
         const payload = JSON.stringify(body);
         const deliveries: NewDelivery[] = [
           ...also,
@@ -102,7 +103,7 @@ export class FanOutBatch implements EventFanOut {
 
   async send(
     organization: string,
-    event: WebhookEvent,
+    event: EventName,
     eventId: string,
     occurredAt: string,
     body: object,

@@ -5,9 +5,11 @@ import {
   isWebhookEvent,
   WEBHOOK_EVENTS,
   type DeliveryRecord,
-  type WebhookEvent,
+  type EventName,
   type WebhookRecord,
 } from '../model';
+import { EVENT_PREFIX } from '../event-types/names';
+import type { EventTypeStore } from '../store/event-types/port';
 import type { UrlPolicy } from '@switchyard/shared';
 import type { WebhookStore } from '../store/webhooks/port';
 
@@ -20,19 +22,30 @@ export function organizationOf(context: CallContext): string {
   return context.organization;
 }
 
-export function validateEvents(events: string[], field = '/events'): WebhookEvent[] {
+/**
+ * The events a webhook subscribes to: built-in events, the organization's own types (existing,
+ * not deleted) and prefixes of them ("order.*": every type under order., later ones too).
+ */
+export async function validateEvents(
+  eventTypes: EventTypeStore,
+  organization: string,
+  events: string[],
+  field = '/events',
+): Promise<EventName[]> {
   if (events.length === 0)
     throw AppError.invalid('events must list at least one event', field, 'must not be empty');
-  events.forEach((event, index) => {
-    if (!isWebhookEvent(event)) {
+  for (const [index, event] of events.entries()) {
+    if (isWebhookEvent(event) || EVENT_PREFIX.test(event)) continue;
+    const type = event.includes('.') ? await eventTypes.get(organization, event) : undefined;
+    if (!type || type.deletedAt) {
       throw AppError.invalid(
-        `unknown event "${event}"; use one of ${WEBHOOK_EVENTS.join(', ')}`,
+        `unknown event "${event}"; use one of ${WEBHOOK_EVENTS.join(', ')}, an event type of the organization or a prefix such as "order.*"`,
         `${field}/${index}`,
         'unknown event',
       );
     }
-  });
-  return [...new Set(events)] as WebhookEvent[];
+  }
+  return [...new Set(events)] as EventName[];
 }
 
 /** Refuses a URL the delivery policy would not send to (invalid_request on /url with the reason). */

@@ -13,6 +13,7 @@ import { getUsage } from './get-usage';
 import { getWebhook } from './get-webhook';
 import { listDeliveries } from './list-deliveries';
 import { listWebhooks } from './list-webhooks';
+import { publishEvents } from './publish-events';
 import { putOrganizationPolicy } from './put-organization-policy';
 import { registerWebhook } from './register-webhook';
 import { replayDelivery } from './replay-delivery';
@@ -42,6 +43,7 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     getEventType,
     updateEventType,
     deleteEventType,
+    publishEvents,
   });
 }
 

@@ -13,7 +13,7 @@ export async function registerWebhook(
   context: CallContext,
 ): Promise<RegisterWebhookResponse> {
   const organization = organizationOf(context);
-  const events = validateEvents(request.events);
+  const events = await validateEvents(deps.stores.eventTypes, organization, request.events);
   if (request.secret && !isValidSecret(request.secret)) {
     throw AppError.invalid(
       'secret must be whsec_ followed by base64 of 24 to 32 bytes',

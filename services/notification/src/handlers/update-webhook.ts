@@ -15,7 +15,8 @@ export async function updateWebhook(
   await findWebhook(deps.stores.webhooks, organization, request.id);
   const patch: WebhookPatch = { updatedAt: new Date().toISOString() };
   if (request.url !== undefined) patch.url = await checkedUrl(deps.policy, request.url);
-  if (request.events_set) patch.events = validateEvents(request.events);
+  if (request.events_set)
+    patch.events = await validateEvents(deps.stores.eventTypes, organization, request.events);
   if (request.enabled !== undefined) {
     patch.enabled = request.enabled;
     patch.disabledReason = request.enabled ? '' : 'disabled by the user';

@@ -50,7 +50,7 @@ describe('gateway webhook routes', () => {
 
   it('POST /api/webhooks validates event, url and secret', async () => {
     const reply = await h.send('POST', '/api/webhooks', {
-      body: { event: 'invoice.paid', url: 'ftp://x', secret: 'plain' },
+      body: { event: 'invoice-paid', url: 'ftp://x', secret: 'plain' },
     });
     expect(reply.status).to.equal(400);
     expect(reply.body.error.details.map((d: { field: string }) => d.field)).to.have.members([

@@ -72,7 +72,10 @@ export function generateSigningSecret(): string {
  * cheaper than TCP on loopback); their TCP ports stay open for grpcurl, probes and benchmarks.
  */
 export interface EmbeddedOptions {
-  /** The assistants' current time, for dates in users' words (tests fix it); default the clock. */
+  /**
+   * The current time of the assistants (dates in users' words) and the gateway (key expiry,
+   * budget periods, quota months): tests fix or move it; default the clock.
+   */
   now?: () => Date;
 }
 
@@ -167,6 +170,7 @@ export async function startEmbeddedMesh(
       logger: child('gateway'),
       bus,
       metricsRegistries: [notificationMetrics, assistantMetrics],
+      now: options.now,
     });
     services.push(gateway);
   } catch (error) {

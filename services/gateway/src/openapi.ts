@@ -59,7 +59,15 @@ function errorCodes(route: AnyRoute): ErrorCode[] {
   if (takesInput) codes.push('invalid_request');
   if (route.requestSchema) codes.push('payload_too_large', 'unsupported_media_type');
   if (route.auth === 'admin') codes.push('forbidden');
-  else if (route.auth) codes.push('unauthorized', 'rate_limited', 'unavailable', 'timeout');
+  else if (route.auth)
+    codes.push(
+      'unauthorized',
+      'key_expired',
+      'forbidden',
+      'rate_limited',
+      'unavailable',
+      'timeout',
+    );
   if (route.idempotent) codes.push('invalid_request', 'conflict');
   return [...new Set([...codes, ...(route.errors ?? [])])];
 }
@@ -201,15 +209,15 @@ function operation(
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_request: invalid JSON, missing, unknown, mistyped or out-of-range field (details name each)',
-  401: 'unauthorized: missing, malformed, unknown or revoked key',
-  403: 'forbidden: e.g. a missing or wrong admin token',
+  401: 'unauthorized: missing, malformed, unknown or revoked key; key_expired: the key is past its expiresAt',
+  403: "forbidden: a missing or wrong admin token, or a path not among the key's routes; model_not_allowed: a model not among the key's models",
   404: 'not_found: unknown path, agent or resource',
   409: 'conflict: e.g. an Idempotency-Key reused with a different request, or whose first request is still running (Retry-After)',
   413: 'payload_too_large: body over the configured size limit, or with more JSON values than the operation takes (see its request body)',
   415: 'unsupported_media_type: body is not application/json (or one of the text types the operation lists)',
   422: 'unsupported: the model cannot serve this request',
   431: 'headers_too_large: the request line or headers are over the server limit (16 KB)',
-  429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers) or quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',
+  429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers), quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',
   500: 'internal',
   502: 'upstream_error: the model provider failed',
   503: 'unavailable: an internal service is down',

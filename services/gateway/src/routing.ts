@@ -51,6 +51,8 @@ function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): Cal
     keyId: ctx.state.keyId ?? '',
     requestId: ctx.state.requestId,
   };
+  const key = ctx.state.key;
+  if (key?.models) call.models = key.models;
   const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx.req.headers) : undefined;
   return idempotencyKey === undefined ? call : { ...call, idempotencyKey };
 }
@@ -64,6 +66,7 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
       query: route.querySchema ? validateQuery(route.querySchema, { ...ctx.query }) : {},
       params: (ctx as unknown as { params: Record<string, string> }).params,
       call: callOf(route, ctx),
+      key: ctx.state.key,
       signal: clientGone(ctx.res),
       route: ctx.state.route,
       rawBody: ctx.state.rawBody,
@@ -110,6 +113,8 @@ async function handleMetered(
 export interface RouterAuth {
   keys: KeyLookup;
   adminToken?: string;
+  /** The clock keys expire by. */
+  now: () => number;
 }
 
 export interface RouterOptions {
@@ -124,7 +129,12 @@ function authenticate(route: AnyRoute, auth: RouterAuth, options: RouterOptions)
   if (route.auth === 'admin') return [requireAdminToken(auth.adminToken) as Middleware];
   if (route.auth)
     return [
-      requireApiKey(auth.keys, isOpenAiPath(route.path)) as Middleware,
+      requireApiKey({
+        keys: auth.keys,
+        acceptBearer: isOpenAiPath(route.path),
+        routePath: route.path,
+        now: auth.now,
+      }) as Middleware,
       options.keyConcurrency,
     ];
   return [];

@@ -17,6 +17,7 @@ import {
   type RunningService,
   type SharedState,
   loadTokenizer,
+  newId,
 } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
@@ -130,6 +131,8 @@ export interface GatewayAppDeps {
   refusals?: RefusalCounts;
   /** What /readyz reports of the shared dependencies; default none (startGateway: this process's). */
   dependencies?: () => Partial<Record<DependencyName, 'up' | 'down'>>;
+  /** The clock of key expiry and quota months (tests move it). */
+  now?: () => Date;
 }
 
 /** With a change feed, cached policies and default result URLs are refreshed by events; this only bounds a missed one. */
@@ -206,6 +209,11 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
       void changes?.organizationChanged(id, 'policy');
     },
     keysChanged: (organization) => void changes?.organizationChanged(organization, 'keys'),
+    modelNames: async () => {
+      const call = { organization: '', keyId: '', requestId: newId('req') };
+      const { models } = await deps.clients.content.listModels({}, call);
+      return models.flatMap((m) => [m.id, ...m.aliases]);
+    },
   });
   changes?.onChange((event) => {
     if (event.type !== 'organization.changed') return;
@@ -217,6 +225,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     directory,
     quota: new QuotaGuard({
       state,
+      now: deps.now,
       usedTokens: ledgerUsedTokens(deps.clients),
       durable: deps.durableQuota ?? new DurableQuota(new InMemoryQuotaTallyStore()),
       logger,
@@ -282,7 +291,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const router = buildRouter(
     routeTable,
     routeDeps,
-    { keys, adminToken: deps.config.adminToken },
+    { keys, adminToken: deps.config.adminToken, now: () => (deps.now?.() ?? new Date()).getTime() },
     {
       bodyLimitBytes: deps.config.bodyLimitBytes,
       keyConcurrency: keyConcurrencyLimit(
@@ -327,6 +336,8 @@ export interface GatewayOptions {
   bus?: EventBus;
   /** Metrics of services sharing this process (embedded mode), served on /metrics too. */
   metricsRegistries?: Registry[];
+  /** The clock of key expiry and quota months (tests move it). */
+  now?: () => Date;
 }
 
 /** The change feed on the given bus, or on one of the gateway's own (closed with the feed). */
@@ -408,6 +419,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       refusals,
       dependencies: () => dependencyHealth.status(),
       metricsRegistries: options.metricsRegistries,
+      now: options.now,
     });
     server = createServer(httpServerOptions(config), app.callback());
     server.keepAliveTimeout = config.keepAliveTimeoutMs;

@@ -153,6 +153,33 @@ contractSuite<WithMongo<ApiKeyStore>>(
       expect((await subject().store.findByHash('h1'))!.revokedAt).to.equal(earlier);
       expect(await subject().store.revoke('key_unknown', later)).to.equal(undefined);
     });
+
+    it('sets scopes, removes those given as null, and finds the key changed by hash', async () => {
+      await subject().store.insert(key('key_1', 'h1'));
+      const scoped = {
+        models: ['gpt-4o-mini'],
+        routes: ['/v1/*'],
+        expiresAt: '2027-01-01T00:00:00.000Z',
+      };
+      expect(await subject().store.update('key_1', scoped)).to.deep.equal({
+        ...key('key_1', 'h1'),
+        ...scoped,
+      });
+      const changed = await subject().store.update('key_1', {
+        name: 'app',
+        routes: null,
+        expiresAt: '2027-02-01T00:00:00.000Z',
+      });
+      const expected = {
+        ...key('key_1', 'h1'),
+        name: 'app',
+        models: ['gpt-4o-mini'],
+        expiresAt: '2027-02-01T00:00:00.000Z',
+      };
+      expect(changed).to.deep.equal(expected);
+      expect(await subject().store.findByHash('h1')).to.deep.equal(expected);
+      expect(await subject().store.update('key_unknown', { name: 'x' })).to.equal(undefined);
+    });
   },
 );
 

@@ -293,6 +293,7 @@ describe('gateway system routes, requests and models', () => {
         '202',
         '400',
         '401',
+        '403',
         '409',
         '413',
         '415',

@@ -4,7 +4,9 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 export type ErrorCode =
   | 'invalid_request'
   | 'unauthorized'
+  | 'key_expired'
   | 'forbidden'
+  | 'model_not_allowed'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
@@ -31,7 +33,9 @@ interface CodeSpec {
 const CODES: Record<ErrorCode, CodeSpec> = {
   invalid_request: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   unauthorized: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
+  key_expired: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
   forbidden: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
+  model_not_allowed: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED },
   not_found: { http: 404, grpc: GrpcStatus.NOT_FOUND },
   conflict: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
   payload_too_large: { http: 413, grpc: GrpcStatus.OUT_OF_RANGE },

@@ -8,12 +8,15 @@ export interface CallContext {
   requestId: string;
   /** The client's Idempotency-Key, when it sent one: a retry of the same call carries the same key. */
   idempotencyKey?: string;
+  /** The key's `models` scope: the model ids or aliases it may call (absent: any). */
+  models?: string[];
 }
 
 const ORG = 'x-organization';
 const KEY_ID = 'x-key-id';
 const REQUEST_ID = 'x-request-id';
 const IDEMPOTENCY_KEY = 'x-idempotency-key';
+const MODELS = 'x-allowed-models';
 
 /** What grpc-js accepts in a string metadata value (it throws on anything else). */
 const METADATA_VALUE = /^[\x20-\x7e]*$/;
@@ -31,6 +34,8 @@ export function contextToMetadata(ctx: CallContext): Metadata {
   set(md, KEY_ID, ctx.keyId, 'keyId');
   set(md, REQUEST_ID, ctx.requestId, 'requestId');
   if (ctx.idempotencyKey) set(md, IDEMPOTENCY_KEY, ctx.idempotencyKey, 'Idempotency-Key');
+  // Model names are printable ASCII without commas (the registry's name pattern).
+  if (ctx.models) md.set(MODELS, ctx.models.join(','));
   return md;
 }
 
@@ -47,6 +52,7 @@ export function contextFromMetadata(md: Metadata): CallContext {
   };
   const idempotencyKey = first(md, IDEMPOTENCY_KEY);
   if (idempotencyKey) context.idempotencyKey = idempotencyKey;
+  if (md.get(MODELS).length > 0) context.models = first(md, MODELS).split(',').filter(Boolean);
   return context;
 }
 

@@ -100,6 +100,19 @@ function resolveModel(requested: string, responder: Responder): string {
   return responder.checkModel(requested.trim() || responder.defaultModel);
 }
 
+/**
+ * The key's `models` scope on the builtin engine, which answers here; a registry model is checked
+ * by content when the reply is asked of it, with the same caller.
+ */
+function checkBuiltinAllowed(model: string, context: CallContext): void {
+  if (!context.models || !isBuiltinModel(model) || context.models.some(isBuiltinModel)) return;
+  throw new AppError(
+    'model_not_allowed',
+    `this API key may not use model ${model}; it may use: ${context.models.join(', ') || 'no model'}`,
+    [{ field: '/model', reason: 'not among the models of this API key' }],
+  );
+}
+
 /** How a reply is delivered: at once, or streamed (deltas, cancellable). */
 interface Delivery {
   onDelta?: DeltaSink;
@@ -471,6 +484,7 @@ async function run(
   if (deps.messageMaxTokens !== undefined)
     await checkMessageSizes(valid.messages, deps.messageMaxTokens);
   const model = resolveModel(valid.model || resolved.profile?.model || '', deps.responder);
+  checkBuiltinAllowed(model, context);
   // Direct calls (without the gateway) get their own id so usage stays traceable.
   const requestId = context.requestId || newId('req');
   return deps.lock.run(

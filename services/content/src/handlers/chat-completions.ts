@@ -21,6 +21,7 @@ import {
   type Rendering,
 } from '../models/openai/chat-wire';
 import { upstreamError } from '../models/openai/errors';
+import { checkAllowed } from '../models/allowed';
 import { modelNotFound } from '../models/registry';
 import { routeWithFallback, wordDeltas } from '../models/routing';
 import type { CallOptions, ChatRelay, TextModel, TextResult } from '../models/text-model';
@@ -50,10 +51,15 @@ interface ChatResult extends TextResult {
   body: string;
 }
 
-function prepareChat(request: CompleteRequest__Output, deps: ModelDeps): PreparedChat {
+function prepareChat(
+  request: CompleteRequest__Output,
+  deps: ModelDeps,
+  context: CallContext,
+): PreparedChat {
   const body = parseChatBody(request.openai_request);
   const model = deps.models.find(body.model);
   if (!model) throw modelNotFound(body.model, deps.models.able('chat'));
+  checkAllowed(deps.models, model, context.models);
   if (!model.info.capabilities.includes('chat')) throw deps.models.cannot(model, 'chat');
   // Most prompts are far below the limits: the byte count bounds the tokens without a tokenizer pass.
   const bytes = promptBytes(body.messages);
@@ -157,7 +163,7 @@ export async function completeChat(
   // Kept answers (Idempotency-Key) are stored as JSON: the body stays text until it leaves.
   const answer = await billableOnce(deps, context, 'ChatCompletion', async (once) => {
     const requestId = requestIdOf(context);
-    const prepared = prepareChat(request, deps);
+    const prepared = prepareChat(request, deps, context);
     const result = await callWithUsage(deps.usage, {
       context,
       requestId,
@@ -285,7 +291,7 @@ export async function completeChatStream(
   sink: StreamSink<CompleteChunk>,
 ): Promise<void> {
   const requestId = requestIdOf(context);
-  const prepared = prepareChat(request, deps);
+  const prepared = prepareChat(request, deps, context);
   let sent = 0;
   const send: EventSink = (events) => {
     sent++;

@@ -3,6 +3,7 @@ import type { CompleteChunk } from '@switchyard/shared/generated/switchyard/cont
 import type { CompleteRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
 import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
 import type { StreamSink } from '@switchyard/shared';
+import { checkAllowed } from '../models/allowed';
 import { routeWithFallback, type Routed } from '../models/routing';
 import {
   costOf,
@@ -71,9 +72,14 @@ function toolsOf(request: CompleteRequest__Output): ToolSpec[] | undefined {
 }
 
 /** Validates a completion: the model must have the chat capability; sizes within the limits. */
-function prepareCompletion(request: CompleteRequest__Output, deps: ModelDeps): PreparedCompletion {
+function prepareCompletion(
+  request: CompleteRequest__Output,
+  deps: ModelDeps,
+  context: CallContext,
+): PreparedCompletion {
   const messages = messagesOf(request);
   const model = deps.models.resolveFor(request.model, 'chat');
+  checkAllowed(deps.models, model, context.models);
   const tokens = countPromptTokens(messages);
   if (tokens > deps.maxInputTokens) {
     throw new AppError(
@@ -130,7 +136,7 @@ export async function complete(
   options: CallOptions,
 ): Promise<CompleteResponse> {
   if (request.openai_request.length > 0) return completeChat(deps, request, context, options);
-  const prepared = prepareCompletion(request, deps);
+  const prepared = prepareCompletion(request, deps, context);
   const routed = await routeWithFallback(
     'chat',
     deps.models.chainFor(prepared.model, 'chat'),
@@ -150,7 +156,7 @@ export async function completeStream(
   sink: StreamSink<CompleteChunk>,
 ): Promise<void> {
   if (request.openai_request.length > 0) return completeChatStream(deps, request, context, sink);
-  const prepared = prepareCompletion(request, deps);
+  const prepared = prepareCompletion(request, deps, context);
   let sent = 0;
   const onDelta = async (delta: string) => {
     sent++;

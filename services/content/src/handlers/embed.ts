@@ -1,6 +1,7 @@
 import { AppError, countTokens, type CallContext, UsageRoutes } from '@switchyard/shared';
 import type { EmbedRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
 import type { EmbedResponse } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
+import { checkAllowed } from '../models/allowed';
 import { modelNotFound } from '../models/registry';
 import { routeWithFallback } from '../models/routing';
 import type { CallOptions, EmbedResult, TextModel } from '../models/text-model';
@@ -59,6 +60,8 @@ export async function embed(
   if (publicCall && !deps.models.find(request.model))
     throw modelNotFound(request.model, deps.models.able('embeddings'));
   const model = deps.models.resolveEmbedder(request.model);
+  // Knowledge retrieval's vectors are the platform's choice, not a model the caller names.
+  if (publicCall) checkAllowed(deps.models, model, context.models);
   checkInputs(request.inputs, model, publicCall);
   // The gateway's /v1/embeddings bills its own route; everything else is knowledge retrieval.
   const result = await callWithUsage(deps.usage, {

@@ -41,7 +41,7 @@ export async function generateStream(
   sink: StreamSink<GenerateChunk>,
 ): Promise<void> {
   const requestId = requestIdOf(context);
-  const prepared = await prepareGeneration(request, deps);
+  const prepared = await prepareGeneration(request, deps, context);
   let sent = 0;
   const onDelta = async (delta: string) => {
     sent++;

@@ -1,6 +1,7 @@
 import { UsageRoutes, type CallContext } from '@switchyard/shared';
 import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
 import type { GenerateResponse } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
+import { checkAllowed } from '../models/allowed';
 import { runGeneration, type PreparedGeneration } from '../models/generation';
 import type { CallOptions } from '../models/text-model';
 import type { ModelDeps } from './deps';
@@ -18,9 +19,11 @@ import {
 export async function prepareGeneration(
   request: Partial<GenerateRequest__Output>,
   deps: ModelDeps,
+  context: CallContext,
 ): Promise<PreparedGeneration> {
   const prompt = requireText(request.prompt, 'prompt');
   const model = deps.models.resolveFor(request.model ?? '', 'generate');
+  checkAllowed(deps.models, model, context.models);
   const maxTokens = maxLengthFor(request.max_length, model);
   const promptTokens = await checkInputSize(prompt, 'prompt', deps.maxInputTokens);
   checkContextWindow(promptTokens, maxTokens, 'prompt', model);
@@ -44,7 +47,7 @@ export function generate(
 ): Promise<GenerateResponse> {
   return billableOnce(deps, context, 'Generate', async (once) => {
     const requestId = requestIdOf(context);
-    const prepared = await prepareGeneration(request, deps);
+    const prepared = await prepareGeneration(request, deps, context);
     const result = await callWithUsage(deps.usage, {
       context,
       requestId,

@@ -16,7 +16,12 @@ import { recordModelCall } from '../models/model-metrics';
 import type { ModelDeps } from './deps';
 
 /** Errors that reject the request before any model work; no usage is recorded for them. */
-const REJECTIONS = new Set(['invalid_request', 'unsupported', 'payload_too_large']);
+const REJECTIONS = new Set([
+  'invalid_request',
+  'unsupported',
+  'payload_too_large',
+  'model_not_allowed',
+]);
 
 export function isRejection(error: unknown): boolean {
   return error instanceof AppError && REJECTIONS.has(error.code) && !spentOf(error);

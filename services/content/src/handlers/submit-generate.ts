@@ -25,7 +25,7 @@ async function submit(
   context: CallContext,
 ): Promise<SubmitGenerateResponse> {
   const requestId = requestIdOf(context);
-  const prepared = await prepareGeneration(request.request ?? {}, deps);
+  const prepared = await prepareGeneration(request.request ?? {}, deps, context);
   const webhookUrl = webhookUrlFrom(request.webhook_url);
   const record = {
     requestId,

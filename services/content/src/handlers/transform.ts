@@ -1,6 +1,7 @@
 import { AppError, countTokens, type CallContext, UsageRoutes } from '@switchyard/shared';
 import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
 import type { TransformResponse } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
+import { checkAllowed } from '../models/allowed';
 import { normalizeLanguage } from '../models/language';
 import { routeWithFallback } from '../models/routing';
 import {
@@ -182,6 +183,7 @@ async function runTransform(
   requireText(request.text, 'text');
   const textTokens = await checkInputSize(request.text, 'text', deps.maxInputTokens);
   const { model, outcome } = ACTION_HANDLERS[action](request, deps);
+  checkAllowed(deps.models, model, context.models);
   checkContextWindow(textTokens, 1, 'text', model);
   const result = await callWithUsage(deps.usage, {
     context,

@@ -211,6 +211,22 @@ export interface TextModel {
   readonly chatRelay?: ChatRelay;
   /** Releases what the model holds in this process (a local model's context memory). */
   close?(): Promise<void>;
+  /** A model spread over several deployments: how calls pick one. */
+  readonly routing?: string;
+  /** ...and each deployment's state in this process. */
+  deployments?(): DeploymentState[];
+}
+
+/** One deployment of a model as this process sees it (ListModels). */
+export interface DeploymentState {
+  id: string;
+  weight: number;
+  state: 'healthy' | 'cooling_down';
+  cooldownUntil?: string;
+  inFlight: number;
+  latencyMs?: number;
+  requests: number;
+  failures: number;
 }
 
 const COST_RESOLUTION = 1e-8;

@@ -13,11 +13,15 @@ import {
   type RateLimits,
 } from './organization';
 import {
+  KEY_SCOPE_FIELDS,
   organizationExists,
   type ApiKeyRecord,
   type ApiKeyStore,
+  type KeyChanges,
+  type KeyScope,
   type OrganizationStore,
 } from '../store';
+import { isRestricted } from '../auth/scopes';
 import { pushOrFail, type PolicyPusher } from './policy';
 
 export interface NewOrganization extends OrganizationSettings {
@@ -27,12 +31,17 @@ export interface NewOrganization extends OrganizationSettings {
 }
 
 /** A key as the admin API shows it: never the hash, the key itself only once (IssuedKey). */
-export interface KeyView {
+export interface KeyView extends KeyScope {
   keyId: string;
   organization: string;
   name: string;
   createdAt: string;
   revokedAt: string | null;
+}
+
+/** A new key: its label, scopes, budgets and cache. */
+export interface NewKey extends KeyScope {
+  name?: string;
 }
 
 export interface IssuedKey extends KeyView {
@@ -41,13 +50,24 @@ export interface IssuedKey extends KeyView {
 }
 
 export function keyView(record: ApiKeyRecord): KeyView {
-  return {
+  const view: KeyView = {
     keyId: record.keyId,
     organization: record.organization,
     name: record.name,
     createdAt: record.createdAt,
     revokedAt: record.revokedAt ?? null,
   };
+  for (const field of KEY_SCOPE_FIELDS)
+    if (record[field] !== undefined) Object.assign(view, { [field]: record[field] });
+  return view;
+}
+
+/** The scope fields of a request body (name aside). */
+function scopeOf(input: NewKey): KeyScope {
+  const scope: KeyScope = {};
+  for (const field of KEY_SCOPE_FIELDS)
+    if (input[field] !== undefined) Object.assign(scope, { [field]: input[field] });
+  return scope;
 }
 
 export interface AccountsDeps {
@@ -61,6 +81,8 @@ export interface AccountsDeps {
   organizationChanged?(id: string): void;
   /** Called after a key of the organization was revoked (other replicas forget their cached keys). */
   keysChanged?(organization: string): void;
+  /** Model ids and aliases of the registry: a key's `models` must name some of them. */
+  modelNames?(): Promise<string[]>;
 }
 
 /** A new organization: the given settings over the defaults. */
@@ -136,11 +158,61 @@ export class Accounts {
     return this.deps.organizations.list();
   }
 
-  async issueKey(organization: string, name = ''): Promise<IssuedKey> {
+  async issueKey(organization: string, input: NewKey = {}): Promise<IssuedKey> {
     await this.getOrganization(organization);
-    const { key, record } = await issueApiKey(this.deps.apiKeys, organization, name);
+    const scope = scopeOf(input);
+    await this.checkScope(scope);
+    const { key, record } = await issueApiKey(
+      this.deps.apiKeys,
+      organization,
+      input.name ?? '',
+      scope,
+    );
     this.deps.logger.info({ organization, keyId: record.keyId }, 'API key issued');
     return { ...keyView(record), key };
+  }
+
+  /** Changes a key's name, scopes, budgets or cache; every replica sees the change as a revocation would be seen. */
+  async updateKey(keyId: string, changes: KeyChanges, organization?: string): Promise<KeyView> {
+    const current = await this.deps.apiKeys.findById(keyId);
+    if (!current || (organization !== undefined && current.organization !== organization))
+      throw AppError.notFound(`no API key ${keyId}`);
+    const { name: _name, ...scope } = changes;
+    await this.checkScope(scope);
+    const record = await this.deps.apiKeys.update(keyId, changes);
+    if (!record) throw AppError.notFound(`no API key ${keyId}`);
+    this.deps.keyLookup.forget(keyId);
+    this.deps.keysChanged?.(record.organization);
+    this.deps.logger.info({ organization: record.organization, keyId }, 'API key changed');
+    return keyView(record);
+  }
+
+  /**
+   * Keys and teams are managed by the organization's unrestricted keys: a key limited to some
+   * models or routes is an application's, and may not widen itself or others (403).
+   */
+  requireManager(caller: KeyScope | undefined): void {
+    if (caller && isRestricted(caller))
+      throw new AppError(
+        'forbidden',
+        'a key limited to some models or routes cannot manage keys or teams; use an unrestricted key',
+      );
+  }
+
+  /** Every name in `models` must be a model id or alias of the registry (400 naming the unknown ones). */
+  private async checkScope(scope: Partial<Record<keyof KeyScope, unknown>>): Promise<void> {
+    const models = scope.models;
+    if (!Array.isArray(models) || !this.deps.modelNames) return;
+    const known = new Set((await this.deps.modelNames()).map((n) => n.toLowerCase()));
+    const unknown = (models as string[]).flatMap((name, i) =>
+      known.has(name.toLowerCase()) ? [] : [{ name, i }],
+    );
+    if (unknown.length > 0)
+      throw new AppError(
+        'invalid_request',
+        `unknown model(s) in models: ${unknown.map((u) => u.name).join(', ')}; GET /api/v2/models lists them`,
+        unknown.map((u) => ({ field: `/models/${u.i}`, reason: `unknown model ${u.name}` })),
+      );
   }
 
   async listKeys(organization: string): Promise<KeyView[]> {
@@ -175,7 +247,9 @@ export class Accounts {
     if (!old) throw AppError.notFound(`no API key ${keyId}`);
     if (old.revokedAt && Date.parse(old.revokedAt) <= Date.now())
       throw new AppError('conflict', `API key ${keyId} is already revoked`);
-    const issued = await this.issueKey(old.organization, old.name);
+    const { keyId: _id, organization, hash: _hash, createdAt: _at, revokedAt: _r, ...kept } = old;
+    // The new key keeps the old one's name, scopes, budgets and cache.
+    const issued = await this.issueKey(organization, kept);
     const revoked = await this.revokeKey(keyId, new Date(Date.now() + graceSeconds * 1000));
     return { ...issued, replacedKeyId: keyId, replacedKeyRevokedAt: revoked.revokedAt! };
   }

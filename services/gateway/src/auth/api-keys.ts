@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { newId } from '@switchyard/shared';
-import type { ApiKeyRecord, ApiKeyStore } from '../store/api-keys/port';
+import type { ApiKeyRecord, ApiKeyStore, KeyScope } from '../store/api-keys/port';
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -21,6 +21,7 @@ export async function registerApiKey(
   key: string,
   organization: string,
   name = '',
+  scope: KeyScope = {},
 ): Promise<ApiKeyRecord> {
   const record: ApiKeyRecord = {
     keyId: newId('key'),
@@ -28,6 +29,7 @@ export async function registerApiKey(
     name,
     hash: hashApiKey(key),
     createdAt: new Date().toISOString(),
+    ...scope,
   };
   await store.insert(record);
   return record;
@@ -38,7 +40,8 @@ export async function issueApiKey(
   store: ApiKeyStore,
   organization: string,
   name = '',
+  scope: KeyScope = {},
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = generateApiKey();
-  return { key, record: await registerApiKey(store, key, organization, name) };
+  return { key, record: await registerApiKey(store, key, organization, name, scope) };
 }

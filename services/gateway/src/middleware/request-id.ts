@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { newId } from '@switchyard/shared';
+import type { ApiKeyRecord } from '../store/api-keys/port';
 
 export interface GatewayState {
   requestId: string;
@@ -7,6 +8,8 @@ export interface GatewayState {
   route?: string;
   organization?: string;
   keyId?: string;
+  /** The calling key's record: its scopes. */
+  key?: ApiKeyRecord;
   /** The request carried the admin token. */
   admin?: boolean;
 }

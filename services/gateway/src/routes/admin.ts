@@ -10,10 +10,12 @@ import {
   OrganizationList,
   RotatedApiKey,
   RotateKeyRequest,
+  UpdateKeyRequest,
   UpdateOrganizationRequest,
   ApiKey,
   type IssueKeyBody,
   type RotateKeyBody,
+  type UpdateKeyBody,
 } from '../schemas/admin';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -86,12 +88,26 @@ const issueKey: RouteSpec<IssueKeyBody> = {
   method: 'POST',
   path: '/api/v2/admin/organizations/:organizationId/keys',
   operationId: 'adminIssueKey',
-  summary: 'Issue an API key for the organization (the key is in this response only)',
+  summary:
+    'Issue an API key for the organization, with its scopes (the key is in this response only)',
   requestSchema: IssueKeyRequest,
   responses: { 201: { description: 'The new key', schema: IssuedApiKey } },
   errors: ['not_found'],
   handle: async ({ params, body }, deps) =>
-    json(201, await deps.accounts.issueKey(params.organizationId, body.name ?? '')),
+    json(201, await deps.accounts.issueKey(params.organizationId, body)),
+};
+
+const updateKey: RouteSpec<UpdateKeyBody> = {
+  ...base,
+  method: 'PATCH',
+  path: '/api/v2/admin/keys/:keyId',
+  operationId: 'adminUpdateKey',
+  summary: 'Change a key: name, models, routes, expiresAt (null removes one)',
+  requestSchema: UpdateKeyRequest,
+  responses: { 200: { description: 'The key as changed', schema: ApiKey } },
+  errors: ['not_found'],
+  handle: async ({ params, body }, deps) =>
+    json(200, await deps.accounts.updateKey(params.keyId, body)),
 };
 
 const listKeys: RouteSpec = {
@@ -139,6 +155,7 @@ export const adminRoutes: AnyRoute[] = [
   updateOrganization,
   issueKey,
   listKeys,
+  updateKey,
   revokeKey,
   rotateKey,
 ];

@@ -1,18 +1,30 @@
+import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
 import { ModelList } from '../schemas/content';
 import { json, type AnyRoute, type RouteSpec } from './types';
+
+/** The models a key's `models` scope names (by id or alias); every model without one. */
+export function modelsInScope<M extends Pick<ModelInfo__Output, 'id' | 'aliases'>>(
+  models: M[],
+  allowed: readonly string[] | undefined,
+): M[] {
+  if (!allowed) return models;
+  const names = new Set(allowed.map((name) => name.toLowerCase()));
+  return models.filter((m) => [m.id, ...m.aliases].some((name) => names.has(name.toLowerCase())));
+}
 
 const listModels: RouteSpec = {
   method: 'GET',
   path: '/api/v2/models',
   operationId: 'listModels',
-  summary: 'Models that the model field may name, with prices and limits',
+  summary:
+    'Models that the model field may name, with prices and limits (a key limited to some models sees those)',
   tag: 'models',
   auth: true,
   responses: { 200: { description: 'Models', schema: ModelList } },
   async handle({ call }, deps) {
     const { models } = await deps.clients.content.listModels({}, call);
     return json(200, {
-      models: models.map((m) => ({
+      models: modelsInScope(models, call.models).map((m) => ({
         id: m.id,
         provider: m.provider,
         capabilities: m.capabilities,

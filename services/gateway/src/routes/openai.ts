@@ -15,6 +15,7 @@ import {
   type EmbeddingBody,
 } from '../schemas/openai';
 import { sseResponse, type SseSource } from '../streaming/sse';
+import { modelsInScope } from './models';
 import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteSpec } from './types';
 
 /**
@@ -192,7 +193,10 @@ const listModels: RouteSpec = {
   responses: { 200: { description: 'Models', schema: OpenAiModelList } },
   async handle({ call }, deps) {
     const { models } = await deps.clients.content.listModels({}, call);
-    return json(200, { object: 'list', data: models.map((m) => modelObject(m.id, m)) });
+    return json(200, {
+      object: 'list',
+      data: modelsInScope(models, call.models).map((m) => modelObject(m.id, m)),
+    });
   },
 };
 
@@ -209,7 +213,7 @@ const retrieveModel: RouteSpec = {
     const name = params.model ?? '';
     const { models } = await deps.clients.content.listModels({}, call);
     const wanted = name.toLowerCase();
-    const model = models.find(
+    const model = modelsInScope(models, call.models).find(
       (m) => m.id.toLowerCase() === wanted || m.aliases.some((a) => a.toLowerCase() === wanted),
     );
     if (!model)

@@ -5,7 +5,9 @@ import {
   IssuedApiKey,
   IssueKeyRequest,
   Organization,
+  UpdateKeyRequest,
   type IssueKeyBody,
+  type UpdateKeyBody,
 } from '../schemas/admin';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -42,11 +44,35 @@ const issueOwnKey: RouteSpec<IssueKeyBody> = {
   method: 'POST',
   path: '/api/v2/keys',
   operationId: 'issueOwnKey',
-  summary: 'Issue another API key for the organization (the key is in this response only)',
+  summary:
+    'Issue another API key for the organization, with its scopes (the key is in this response only)',
+  description:
+    "Keys limited to some `models` or `routes` cannot manage keys (403 forbidden): the organization's unrestricted keys do.",
   requestSchema: IssueKeyRequest,
   responses: { 201: { description: 'The new key', schema: IssuedApiKey } },
-  handle: async ({ body, call }, deps) =>
-    json(201, await deps.accounts.issueKey(call.organization, body.name ?? '')),
+  errors: ['not_found'],
+  handle: async ({ body, call, key }, deps) => {
+    deps.accounts.requireManager(key);
+    return json(201, await deps.accounts.issueKey(call.organization, body));
+  },
+};
+
+const updateOwnKey: RouteSpec<UpdateKeyBody> = {
+  ...base,
+  method: 'PATCH',
+  path: '/api/v2/keys/:keyId',
+  operationId: 'updateOwnKey',
+  summary:
+    "Change one of the organization's keys: name, models, routes, expiresAt (null removes one)",
+  description:
+    'Every replica applies the change within KEY_CACHE_TTL_MS (at once on this one). Keys limited to some `models` or `routes` cannot change keys (403 forbidden).',
+  requestSchema: UpdateKeyRequest,
+  responses: { 200: { description: 'The key as changed', schema: ApiKey } },
+  errors: ['not_found'],
+  handle: async ({ params, body, call, key }, deps) => {
+    deps.accounts.requireManager(key);
+    return json(200, await deps.accounts.updateKey(params.keyId, body, call.organization));
+  },
 };
 
 const revokeOwnKey: RouteSpec = {
@@ -59,13 +85,17 @@ const revokeOwnKey: RouteSpec = {
   requestSchema: EmptyRequest,
   responses: { 200: { description: 'The revoked key', schema: ApiKey } },
   errors: ['not_found'],
-  handle: async ({ params, call }, deps) =>
-    json(200, await deps.accounts.revokeOwnKey(call.organization, params.keyId)),
+  handle: async ({ params, call, key }, deps) => {
+    // A restricted key may still revoke itself (a leaked application key).
+    if (params.keyId !== call.keyId) deps.accounts.requireManager(key);
+    return json(200, await deps.accounts.revokeOwnKey(call.organization, params.keyId));
+  },
 };
 
 export const organizationRoutes: AnyRoute[] = [
   getOwnOrganization,
   listOwnKeys,
   issueOwnKey,
+  updateOwnKey,
   revokeOwnKey,
 ];

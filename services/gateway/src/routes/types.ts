@@ -1,6 +1,7 @@
 import type { CallContext, DependencyName, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
 import type { Registry } from 'prom-client';
 import type { GatewayClients } from '../clients';
+import type { ApiKeyRecord } from '../store/api-keys/port';
 import type { JsonSchema } from '../schemas/common';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -11,6 +12,8 @@ export interface RouteInput<B, Q> {
   params: Record<string, string>;
   /** Caller identity and request id for downstream calls (empty organization on public routes). */
   call: CallContext;
+  /** The calling key's record (API-key routes): its scopes, budgets and cache. */
+  key?: ApiKeyRecord;
   /** Aborts when the HTTP client disconnects before the response finished (streams stop then). */
   signal: AbortSignal;
   /** Route template, for logs. */

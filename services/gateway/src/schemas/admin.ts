@@ -1,5 +1,39 @@
 import { ORGANIZATION_ID_PATTERN } from '../accounts/organization';
+import type { KeyChanges, KeyScope } from '../store/api-keys/port';
 import { DATE_TIME, NON_BLANK, type JsonSchema } from './common';
+
+const KEY_NAME = { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } as const;
+
+/** The same schema, or null (an update removing the field). */
+function nullable(schema: JsonSchema): JsonSchema {
+  return { ...schema, type: [schema.type, 'null'] };
+}
+
+/** A key's scopes: each absent means no restriction. */
+const keyScopeProperties: Record<string, JsonSchema> = {
+  models: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    uniqueItems: true,
+    items: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$', maxLength: 128 },
+    description:
+      'Model ids or aliases the key may call (GET /api/v2/models); any other model, the default included, is 403 model_not_allowed',
+  },
+  routes: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 50,
+    uniqueItems: true,
+    items: { type: 'string', pattern: '^/[\\x21-\\x7e]*$', maxLength: 200 },
+    description:
+      'Paths the key may call, `*` matching any characters (e.g. "/v1/*"); any other path is 403 forbidden',
+  },
+  expiresAt: {
+    ...DATE_TIME,
+    description: 'From this instant on the key is refused with 401 key_expired',
+  },
+};
 
 const POSITIVE_INTEGER = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
@@ -89,7 +123,7 @@ export const OrganizationList: JsonSchema = {
   properties: { organizations: { type: 'array', items: Organization } },
 };
 
-export interface IssueKeyBody {
+export interface IssueKeyBody extends KeyScope {
   name?: string;
 }
 
@@ -97,7 +131,23 @@ export const IssueKeyRequest: JsonSchema = {
   title: 'IssueKeyRequest',
   type: 'object',
   additionalProperties: false,
-  properties: { name: { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } },
+  properties: { name: KEY_NAME, ...keyScopeProperties },
+};
+
+export type UpdateKeyBody = KeyChanges;
+
+/** Each field given is set; null removes a scope. */
+export const UpdateKeyRequest: JsonSchema = {
+  title: 'UpdateKeyRequest',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: KEY_NAME,
+    ...Object.fromEntries(
+      Object.entries(keyScopeProperties).map(([field, schema]) => [field, nullable(schema)]),
+    ),
+  },
 };
 
 export interface RotateKeyBody {
@@ -137,12 +187,15 @@ const keyProperties = {
   },
 };
 
+const KEY_REQUIRED = Object.keys(keyProperties);
+const keyViewProperties = { ...keyProperties, ...keyScopeProperties };
+
 export const ApiKey: JsonSchema = {
   title: 'ApiKey',
   type: 'object',
   additionalProperties: false,
-  required: Object.keys(keyProperties),
-  properties: keyProperties,
+  required: KEY_REQUIRED,
+  properties: keyViewProperties,
 };
 
 export const ApiKeyList: JsonSchema = {
@@ -157,9 +210,9 @@ export const IssuedApiKey: JsonSchema = {
   title: 'IssuedApiKey',
   type: 'object',
   additionalProperties: false,
-  required: [...Object.keys(keyProperties), 'key'],
+  required: [...KEY_REQUIRED, 'key'],
   properties: {
-    ...keyProperties,
+    ...keyViewProperties,
     key: { type: 'string', description: 'The key (sk_...), shown only in this response' },
   },
 };
@@ -168,9 +221,9 @@ export const RotatedApiKey: JsonSchema = {
   title: 'RotatedApiKey',
   type: 'object',
   additionalProperties: false,
-  required: [...Object.keys(keyProperties), 'key', 'replacedKeyId', 'replacedKeyRevokedAt'],
+  required: [...KEY_REQUIRED, 'key', 'replacedKeyId', 'replacedKeyRevokedAt'],
   properties: {
-    ...keyProperties,
+    ...keyViewProperties,
     key: { type: 'string', description: 'The new key (sk_...), shown only in this response' },
     replacedKeyId: { type: 'string' },
     replacedKeyRevokedAt: DATE_TIME,

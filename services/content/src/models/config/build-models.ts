@@ -6,6 +6,8 @@ import { CommandEngine } from '../apertium/command-engine';
 import { BUILTIN_MODEL_INFO, BuiltinModel } from '../builtin/builtin-model';
 import { ChatModel } from '../chat-model';
 import { ChatClient, type RelayTarget } from '../openai/chat-client';
+import { DeploymentPool, PooledChatModel } from '../openai/deployments';
+import { deploymentsOf } from './deployments';
 import { upstreamFetch } from '../openai/upstream-fetch';
 import { Semaphore } from '../semaphore';
 import type { Capability, ModelInfo, TextModel } from '../text-model';
@@ -16,6 +18,7 @@ import type { ApertiumEntry, BuiltinEntry, ModelEntry, RemoteEntry } from './reg
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_CONCURRENCY = 8;
+export const DEFAULT_COOLDOWN_SECONDS = 30;
 
 function builtinModel(entry: BuiltinEntry): TextModel {
   return new BuiltinModel({
@@ -89,18 +92,46 @@ function sdkClient(entry: RemoteEntry, env: NodeJS.ProcessEnv): OpenAI {
   });
 }
 
-function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
-  const info = infoOf(entry);
-  const chat = new ChatClient({
+function chatClient(
+  entry: RemoteEntry,
+  info: ModelInfo,
+  env: NodeJS.ProcessEnv,
+  maxRetries: number,
+): ChatClient {
+  return new ChatClient({
     client: sdkClient(entry, env),
     info,
     upstreamModel: entry.upstreamModel,
     outputTokenParam: entry.outputTokenParam,
     timeoutMs: entry.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: entry.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxRetries,
     semaphore: new Semaphore(entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY, entry.id),
     relay: relayTarget(entry, env),
   });
+}
+
+/** A model of several deployments: one attempt on each (the pool moves on instead of retrying). */
+function pooledModel(entry: RemoteEntry, info: ModelInfo, env: NodeJS.ProcessEnv): TextModel {
+  const pool = new DeploymentPool({
+    model: info,
+    strategy: entry.routing ?? 'weighted',
+    cooldownMs: (entry.cooldownSeconds ?? DEFAULT_COOLDOWN_SECONDS) * 1000,
+    upstreamModel: entry.upstreamModel,
+    outputTokenParam: entry.outputTokenParam ?? 'max_tokens',
+    deployments: deploymentsOf(entry).map((d) => ({
+      id: d.id,
+      weight: d.weight,
+      upstreamModel: d.entry.upstreamModel,
+      client: chatClient(d.entry, info, env, 0),
+    })),
+  });
+  return new PooledChatModel(info, pool);
+}
+
+function remoteModel(entry: RemoteEntry, env: NodeJS.ProcessEnv): TextModel {
+  const info = infoOf(entry);
+  if (entry.deployments) return pooledModel(entry, info, env);
+  const chat = chatClient(entry, info, env, entry.maxRetries ?? DEFAULT_MAX_RETRIES);
   return new ChatModel(info, chat, chat);
 }
 

@@ -3,6 +3,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { stripJsonComments } from './jsonc';
 import { TEXT_CAPABILITIES } from '../text-model';
 import { bundledCatalog, catalogEntry, type ModelCatalog } from './catalog';
+import { deploymentProblems } from './deployments';
 import {
   REGISTRY_SCHEMA,
   type ModelEntry,
@@ -90,6 +91,8 @@ function withCatalog(
     capabilities: known?.capabilities ?? [...TEXT_CAPABILITIES],
     upstreamModel: entry.id,
     ...entry,
+    // A model of deployments only: the first one's URL stands for the model's own.
+    baseUrl: entry.baseUrl ?? entry.deployments?.find((d) => d.baseUrl)?.baseUrl,
   } as RemoteEntry;
   const problems: string[] = [];
   if (entry.catalogModel !== undefined && !known)
@@ -140,7 +143,14 @@ function priceProblems(entry: RemoteEntry): string[] {
 }
 
 function entryProblems(entry: RemoteEntry, known: Set<string>, env: NodeJS.ProcessEnv): string[] {
-  const problems = priceProblems(entry);
+  const problems = [...priceProblems(entry), ...deploymentProblems(entry)];
+  if (!entry.baseUrl && !entry.deployments)
+    problems.push(`model ${entry.id}: baseUrl is required (or deployments, each with one)`);
+  for (const deployment of entry.deployments ?? [])
+    if (deployment.apiKeyEnv && !env[deployment.apiKeyEnv])
+      problems.push(
+        `model ${entry.id}: environment variable ${deployment.apiKeyEnv} (a deployment's apiKeyEnv) is not set`,
+      );
   if (entry.maxOutputTokens > entry.contextWindow)
     problems.push(`model ${entry.id}: maxOutputTokens exceeds contextWindow`);
   if (entry.provider === 'azure-openai' && !entry.apiVersion)

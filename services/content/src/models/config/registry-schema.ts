@@ -1,6 +1,10 @@
 import { CAPABILITIES } from '../text-model';
 import { OUTPUT_TOKEN_PARAMS, type OutputTokenParam } from './catalog';
 
+/** How a call picks among a model's deployments that are not cooling down. */
+export const ROUTING_STRATEGIES = ['weighted', 'least-busy', 'latency'] as const;
+export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
+
 export type ProviderKind =
   'builtin' | 'openai-compatible' | 'azure-openai' | 'apertium' | 'llama-cpp' | 'onnx';
 
@@ -39,6 +43,27 @@ export interface RemoteEntry {
   languages?: string[];
   timeoutMs?: number;
   maxRetries?: number;
+  maxConcurrency?: number;
+  /** Several upstreams serving this model; each field given overrides the entry's. */
+  deployments?: DeploymentEntry[];
+  /** How a call picks among the deployments (default weighted). */
+  routing?: RoutingStrategy;
+  /** How long a deployment that failed takes no calls (default 30). */
+  cooldownSeconds?: number;
+}
+
+/** One upstream of a model: the entry's settings with these overriding them. */
+export interface DeploymentEntry {
+  /** Unique in the model; default the host of its baseUrl. */
+  id?: string;
+  provider?: 'openai-compatible' | 'azure-openai';
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  upstreamModel?: string;
+  apiVersion?: string;
+  /** Share of the calls under `weighted` routing (default 1). */
+  weight?: number;
+  timeoutMs?: number;
   maxConcurrency?: number;
 }
 
@@ -174,10 +199,27 @@ const apertiumEntry = {
   },
 } as const;
 
+const deploymentEntry = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    id: name,
+    provider: { enum: ['openai-compatible', 'azure-openai'] },
+    baseUrl: { type: 'string', pattern: '^https?://' },
+    apiKeyEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+    upstreamModel: { type: 'string', minLength: 1 },
+    apiVersion: { type: 'string', minLength: 1 },
+    weight: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
+    timeoutMs: positiveInt,
+    maxConcurrency: positiveInt,
+  },
+} as const;
+
 const remoteEntry = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'provider', 'baseUrl'],
+  // baseUrl: on the entry, or on each deployment (checked after the schema)
+  required: ['id', 'provider'],
   properties: {
     id: name,
     provider: { enum: ['openai-compatible', 'azure-openai'] },
@@ -199,6 +241,9 @@ const remoteEntry = {
     timeoutMs: positiveInt,
     maxRetries: { type: 'integer', minimum: 0, maximum: 10 },
     maxConcurrency: positiveInt,
+    deployments: { type: 'array', minItems: 1, maxItems: 64, items: deploymentEntry },
+    routing: { enum: [...ROUTING_STRATEGIES] },
+    cooldownSeconds: { type: 'number', minimum: 0, maximum: 3600 },
   },
 } as const;
 

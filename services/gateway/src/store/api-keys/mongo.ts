@@ -1,7 +1,13 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { GatewayCollections, NO_ID, withoutId, type ApiKeyDocument } from '../collections';
-import { earlierRevocation, keyExists, type ApiKeyRecord, type ApiKeyStore } from './port';
+import {
+  earlierRevocation,
+  keyExists,
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type KeyChanges,
+} from './port';
 
 export class MongoApiKeyStore implements ApiKeyStore {
   private readonly keys: Collection<ApiKeyDocument>;
@@ -43,5 +49,25 @@ export class MongoApiKeyStore implements ApiKeyStore {
     const revokedAt = earlierRevocation(current.revokedAt, at);
     await this.keys.updateOne({ _id: current.hash }, { $set: { revokedAt } });
     return { ...current, revokedAt };
+  }
+
+  /** One update by key id: the given fields set, the null ones unset. */
+  async update(keyId: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined> {
+    const set: Record<string, unknown> = {};
+    const unset: Record<string, ''> = {};
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === null) unset[field] = '';
+      else if (value !== undefined) set[field] = value;
+    }
+    const update = {
+      ...(Object.keys(set).length > 0 ? { $set: set } : {}),
+      ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}),
+    };
+    if (Object.keys(update).length === 0) return this.findById(keyId);
+    // No projection: FerretDB's findAndModify does not take one.
+    const updated = await this.keys.findOneAndUpdate({ keyId }, update, {
+      returnDocument: 'after',
+    });
+    return withoutId<ApiKeyRecord>(updated);
   }
 }

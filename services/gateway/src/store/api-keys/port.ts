@@ -1,7 +1,37 @@
 import { AppError } from '@switchyard/shared';
 
+/** What a key may do beyond its organization's limits; every field absent means no restriction. */
+export interface KeyScope {
+  /** Model ids or aliases the key may call. */
+  models?: string[];
+  /** Paths the key may call ("/v1/*": `*` matches any characters). */
+  routes?: string[];
+  /** From this instant on the key is refused with 401 key_expired. */
+  expiresAt?: string;
+}
+
+export const KEY_SCOPE_FIELDS = ['models', 'routes', 'expiresAt'] as const satisfies ReadonlyArray<
+  keyof KeyScope
+>;
+
+/** A change to a key: a field given is set, null removes it. */
+export type KeyChanges = { name?: string } & {
+  [F in keyof KeyScope]?: KeyScope[F] | null;
+};
+
+/** The record with the changes applied (null fields removed). */
+export function applyKeyChanges(record: ApiKeyRecord, changes: KeyChanges): ApiKeyRecord {
+  const next: Record<string, unknown> = { ...record };
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (value === null) delete next[field];
+    else next[field] = value;
+  }
+  return next as unknown as ApiKeyRecord;
+}
+
 /** What the gateway knows about a key; the key itself is never stored. */
-export interface ApiKeyRecord {
+export interface ApiKeyRecord extends KeyScope {
   keyId: string;
   organization: string;
   /** A label chosen by the admin (e.g. "ci"); empty when none. */
@@ -25,6 +55,8 @@ export interface ApiKeyStore {
    * postponed). Returns the record afterwards, undefined for an unknown key id.
    */
   revoke(keyId: string, at: string): Promise<ApiKeyRecord | undefined>;
+  /** Applies the changes (name, scopes, budgets); the record afterwards, undefined for an unknown key id. */
+  update(keyId: string, changes: KeyChanges): Promise<ApiKeyRecord | undefined>;
 }
 
 /** The earlier of the stored and the requested revocation instant. */

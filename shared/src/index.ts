@@ -30,6 +30,7 @@ export * from './adapters/in-memory-shared-state';
 export * from './memory/bounded-map';
 export * from './resilience/dependencies';
 export * from './adapters/redis-shared-state';
+export * from './adapters/redis-scripts';
 export * from './adapters/outbox';
 export * from './adapters/handler-retries';
 export * from './adapters/outbox-store';

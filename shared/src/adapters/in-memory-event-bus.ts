@@ -253,7 +253,8 @@ export class InMemoryEventBus implements EventBus {
       });
       return copy;
     });
-    if (member.maxBatchSize > 1) return member.handler(copies);
+    // One process: no other member can have handled them.
+    if (member.maxBatchSize > 1) return member.handler(copies, { mayRepeat: false });
     return traceConsume(
       'in_memory',
       topic,
@@ -261,7 +262,7 @@ export class InMemoryEventBus implements EventBus {
       contextFromCarrier(events[0]!.trace),
       (span) => {
         describeConsumed(span, copies[0]!);
-        return member.handler(copies);
+        return member.handler(copies, { mayRepeat: false });
       },
     );
   }

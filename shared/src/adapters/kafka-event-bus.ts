@@ -14,6 +14,7 @@ import {
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type {
+  BatchInfo,
   EventBus,
   SubscribeBatchOptions,
   SubscribeOptions,
@@ -109,7 +110,7 @@ export class KafkaEventBus implements EventBus {
   private readonly kafka: Kafka;
   private producer: Producer;
   /** The consumers running, each with its state: a handler waiting out an outage stops once it is closed. */
-  private readonly consumers = new Map<Consumer, { running: boolean }>();
+  private readonly consumers = new Map<Consumer, ConsumerState>();
   private connected?: Promise<void>;
   /** This bus's view of Kafka (open from start to close). */
   private health?: DependencyProbe;
@@ -305,19 +306,32 @@ export class KafkaEventBus implements EventBus {
   }
 
   /**
-   * Batches as fetched, cut into chunks of maxBatchSize. After each chunk its last offset is
-   * resolved and committed and the group heartbeat sent; while a chunk's handler runs, a timer
-   * keeps heartbeating, so a slow database never gets the member evicted from its group.
+   * Batches as fetched, cut into chunks of maxBatchSize. While a chunk's handler runs, a timer
+   * keeps heartbeating, so a slow database never gets the member evicted from its group. With
+   * one batch in flight (the default), each chunk's last offset is resolved and committed once its
+   * handler resolved; with more (options.inFlight), see PipelinedPartition. A chunk may repeat
+   * what another member handled (BatchInfo.mayRepeat) when it lies below the partition's end as
+   * it was when this member was given the partition: the previous owner may have reached that far
+   * without committing it.
    */
   async subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription> {
     const maxBatchSize = options.maxBatchSize ?? 500;
+    const inFlight = Math.max(1, options.inFlight ?? 1);
     // A fetch returns once it has about half a batch of bytes or maxWaitMs has passed.
     const fetching = options.maxWaitMs
       ? { minBytes: maxBatchSize * 256, maxWaitTimeInMs: options.maxWaitMs }
       : {};
-    return this.consume(options.group, options.topics, fetching, (consumer, running) =>
-      consumer.run({
-        autoCommit: true,
+    return this.consume(options.group, options.topics, fetching, (consumer, running, track) => {
+      /** Per topic-partition: the end of the log when this member first fetched it since it joined. */
+      const handedOver = new Map<string, bigint>();
+      const pipelines = new Map<string, PipelinedPartition>();
+      consumer.on(consumer.events.GROUP_JOIN, () => {
+        handedOver.clear();
+        pipelines.clear();
+      });
+      return consumer.run({
+        // Pipelined batches are committed here, in order, once handled.
+        autoCommit: inFlight === 1,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: this.concurrency(),
         eachBatch: async ({
@@ -329,6 +343,25 @@ export class KafkaEventBus implements EventBus {
           isStale,
         }) => {
           const { topic, partition } = batch;
+          const key = `${topic}:${partition}`;
+          if (!handedOver.has(key)) handedOver.set(key, BigInt(batch.highWatermark));
+          let pipeline = pipelines.get(key);
+          if (inFlight > 1 && !pipeline) {
+            pipeline = new PipelinedPartition(
+              consumer,
+              topic,
+              partition,
+              inFlight,
+              (offset) => {
+                // Everything from the failed batch on comes again, possibly repeated.
+                const horizon = handedOver.get(key) ?? 0n;
+                if (offset > horizon) handedOver.set(key, offset);
+              },
+              this.options.logger,
+            );
+            pipelines.set(key, pipeline);
+            track(pipeline);
+          }
           for (let start = 0; start < batch.messages.length; start += maxBatchSize) {
             if (!isRunning() || isStale()) return;
             const chunk = batch.messages.slice(start, start + maxBatchSize);
@@ -345,19 +378,30 @@ export class KafkaEventBus implements EventBus {
               });
               items.push({ message, event });
             }
-            await whileHeartbeating(heartbeat, this.membership().heartbeatIntervalMs, () =>
-              this.handleBatch(options, topic, partition, items, {
-                heartbeat,
-                running: () => running() && isRunning() && !isStale(),
-              }),
+            const info = { mayRepeat: BigInt(chunk[0]!.offset) < handedOver.get(key)! };
+            const handled = whileHeartbeating(
+              heartbeat,
+              this.membership().heartbeatIntervalMs,
+              () =>
+                this.handleBatch(options, topic, partition, items, info, {
+                  heartbeat,
+                  running: () => running() && isRunning() && !isStale(),
+                }),
             );
-            resolveOffset(chunk[chunk.length - 1]!.offset);
+            const last = chunk[chunk.length - 1]!.offset;
+            if (pipeline) {
+              resolveOffset(last);
+              await pipeline.add(BigInt(chunk[0]!.offset), BigInt(last), handled);
+              continue;
+            }
+            await handled;
+            resolveOffset(last);
             await heartbeat();
             await commitOffsetsIfNecessary();
           }
         },
-      }),
-    );
+      });
+    });
   }
 
   private membership(): GroupMembership {
@@ -372,7 +416,11 @@ export class KafkaEventBus implements EventBus {
     group: string,
     topics: string[],
     fetching: { minBytes?: number; maxWaitTimeInMs?: number },
-    run: (consumer: Consumer, running: () => boolean) => Promise<void>,
+    run: (
+      consumer: Consumer,
+      running: () => boolean,
+      track: (pipeline: PipelinedPartition) => void,
+    ) => Promise<void>,
   ): Promise<Subscription> {
     await this.start();
     const membership = this.membership();
@@ -394,14 +442,17 @@ export class KafkaEventBus implements EventBus {
     await consumer.connect();
     // A new group reads from the beginning so nothing published before it existed is missed.
     await consumer.subscribe({ topics: topics.map((t) => this.physical(t)), fromBeginning: true });
-    const state = { running: true };
-    await run(consumer, () => state.running);
+    const state: ConsumerState = { running: true, pipelines: new Set() };
+    await run(
+      consumer,
+      () => state.running,
+      (pipeline) => state.pipelines.add(pipeline),
+    );
     this.consumers.set(consumer, state);
     return {
       close: async () => {
-        state.running = false;
         this.consumers.delete(consumer);
-        await consumer.disconnect();
+        await stopConsumer(consumer, state);
       },
     };
   }
@@ -444,8 +495,9 @@ export class KafkaEventBus implements EventBus {
   async close(): Promise<void> {
     this.health?.close();
     this.health = undefined;
-    for (const state of this.consumers.values()) state.running = false;
-    await Promise.all([...this.consumers.keys()].map((c) => c.disconnect()));
+    await Promise.all(
+      [...this.consumers].map(([consumer, state]) => stopConsumer(consumer, state)),
+    );
     this.consumers.clear();
     if (this.connected) await this.producer.disconnect();
     this.connected = undefined;
@@ -508,10 +560,11 @@ export class KafkaEventBus implements EventBus {
     topic: string,
     partition: number,
     items: Array<{ message: KafkaMessage; event: AnyEvent }>,
+    info: BatchInfo,
     control: HandlingControl,
   ): Promise<void> {
     if (items.length === 0) return;
-    const one = (event: AnyEvent) => options.handler([event]);
+    const one = (event: AnyEvent) => options.handler([event], info);
     if (items.length === 1)
       return this.handle(
         options.group,
@@ -525,7 +578,11 @@ export class KafkaEventBus implements EventBus {
     const failed = await this.attempt(
       options.group,
       items[0]!.event.id,
-      () => options.handler(items.map((i) => i.event)),
+      () =>
+        options.handler(
+          items.map((i) => i.event),
+          info,
+        ),
       control,
     );
     if (failed === undefined) return;
@@ -612,6 +669,102 @@ export class KafkaEventBus implements EventBus {
       { group, topic, offset: message.offset, reason },
       'event sent to the dead-letter topic',
     );
+  }
+}
+
+interface ConsumerState {
+  running: boolean;
+  /** Pipelined partitions with batches whose offsets are still to be committed. */
+  pipelines: Set<PipelinedPartition>;
+}
+
+/** Stops a consumer: batches in flight finish (and are committed) before it leaves its group. */
+async function stopConsumer(consumer: Consumer, state: ConsumerState): Promise<void> {
+  state.running = false;
+  await Promise.all([...state.pipelines].map((p) => p.drained()));
+  await consumer.disconnect();
+}
+
+/**
+ * One partition's batches handled at once (inFlight): each is handed over as soon as it is
+ * fetched (its offset resolved, so fetching goes on), up to inFlight unfinished, and committed in
+ * order once it and every batch before it were handled. A batch whose handling failed (the
+ * consumer stopped while its handler waited out an outage, a dead letter could not be sent) is
+ * not committed: the partition is moved back to it, so it and everything after it come again.
+ */
+class PipelinedPartition {
+  private unfinished = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private room?: () => void;
+  /** Batches fetched before a failed one moved the partition back are not committed. */
+  private generation = 0;
+  /** The last offset handed over. */
+  private highest = -1n;
+
+  constructor(
+    private readonly consumer: Consumer,
+    private readonly topic: string,
+    private readonly partition: number,
+    private readonly inFlight: number,
+    private readonly onRewind: (offset: bigint) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Takes a batch being handled; resolves once there is room for another. */
+  async add(first: bigint, last: bigint, handled: Promise<void>): Promise<void> {
+    this.unfinished++;
+    if (last > this.highest) this.highest = last;
+    const generation = this.generation;
+    const outcome = handled.then(
+      () => true,
+      (error: unknown) => {
+        this.logger.warn(
+          { topic: this.topic, partition: this.partition, error: errorText(error) },
+          'event batch not handled: it comes again',
+        );
+        return false;
+      },
+    );
+    this.chain = this.chain.then(async () => {
+      const ok = await outcome;
+      this.unfinished--;
+      this.room?.();
+      if (generation !== this.generation) return;
+      if (ok) await this.commit(last + 1n);
+      else this.rewind(first);
+    });
+    while (this.unfinished >= this.inFlight)
+      await new Promise<void>((resolve) => (this.room = resolve));
+  }
+
+  /** Resolves once every batch taken is handled and committed (or moved back). */
+  drained(): Promise<void> {
+    return this.chain;
+  }
+
+  private async commit(offset: bigint): Promise<void> {
+    const { topic, partition } = this;
+    // A commit refused (a rebalance took the partition) leaves the batch to its next owner.
+    await this.consumer
+      .commitOffsets([{ topic, partition, offset: offset.toString() }])
+      .catch((error: unknown) =>
+        this.logger.warn({ topic, partition, error: errorText(error) }, 'offset commit failed'),
+      );
+  }
+
+  private rewind(first: bigint): void {
+    this.generation++;
+    // Batches after it may have been handled too: all of them come again as possible repeats.
+    this.onRewind(this.highest + 1n);
+    try {
+      this.consumer.seek({
+        topic: this.topic,
+        partition: this.partition,
+        offset: first.toString(),
+      });
+    } catch {
+      // Not running any more: the uncommitted batch goes to the partition's next owner.
+    }
   }
 }
 

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createInMemorySharedState } from './in-memory-shared-state';
-import { connectRedis, isRedisOutage, redisProbe } from './redis';
-import { nameRedisScript } from './command-metrics';
-import { DependencyGuard } from '../resilience/dependencies';
+import { connectRedis } from './redis';
+import { RedisScripts, type RedisScript } from './redis-scripts';
 import * as scripts from './redis-shared-state-scripts';
 import {
   checkInteger,
@@ -28,9 +27,7 @@ type ScriptName =
   | 'syReleaseLock'
   | 'syExtendLock'
   | 'syRemember';
-type ScriptCall = (...args: Array<string | number>) => Promise<unknown>;
-
-const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
+const SCRIPTS: Record<ScriptName, RedisScript> = {
   syIncrementBy: { keys: 1, lua: scripts.INCREMENT_BY },
   syReserve: { keys: 1, lua: scripts.RESERVE },
   syRelease: { keys: 1, lua: scripts.RELEASE },
@@ -41,47 +38,7 @@ const SCRIPTS: Record<ScriptName, { keys: number; lua: string }> = {
   syRemember: { keys: 1, lua: scripts.REMEMBER },
 };
 
-/**
- * Runs the scripts through EVALSHA (ioredis falls back to EVAL when the server lacks them), and
- * every command through the Redis breaker: an outage fails the call with 503 unavailable.
- */
-class ScriptRunner {
-  private firstConnect?: Promise<void>;
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly guard: DependencyGuard,
-  ) {
-    for (const [name, script] of Object.entries(SCRIPTS)) {
-      if (!(name in redis))
-        redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
-      nameRedisScript(name, script.lua);
-    }
-  }
-
-  run<T>(name: ScriptName, ...args: Array<string | number>): Promise<T> {
-    const call = (this.redis as unknown as Record<ScriptName, ScriptCall>)[name];
-    return this.command(() => call.apply(this.redis, args) as Promise<T>);
-  }
-
-  /** A plain command through the breaker. */
-  command<T>(run: (redis: Redis) => Promise<T>): Promise<T> {
-    return this.guard.run(async () => {
-      await this.connectedOnce();
-      return run(this.redis);
-    });
-  }
-
-  /**
-   * A lazy client not connected yet (e.g. a duplicate()) connects on its first command, once for
-   * every command waiting: without an offline queue they would fail until it is connected.
-   */
-  private connectedOnce(): Promise<void> | undefined {
-    if (this.redis.status === 'wait')
-      this.firstConnect ??= this.redis.connect().finally(() => (this.firstConnect = undefined));
-    return this.firstConnect;
-  }
-}
+type ScriptRunner = RedisScripts<ScriptName>;
 
 class RedisCounters implements Counters {
   constructor(
@@ -248,10 +205,7 @@ export function createRedisSharedState(
   redis: Redis,
   options: RedisSharedStateOptions,
 ): SharedState {
-  const scripts = new ScriptRunner(
-    redis,
-    new DependencyGuard('redis', isRedisOutage, redisProbe(redis)),
-  );
+  const scripts = new RedisScripts(redis, SCRIPTS);
   const { prefix } = options;
   return {
     counters: new RedisCounters(scripts, prefix),

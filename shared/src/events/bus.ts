@@ -3,8 +3,18 @@ import type { Topic } from './topics';
 
 export type EventHandler = (event: AnyEvent) => Promise<void>;
 
+/** What a batch handler is told besides the events. */
+export interface BatchInfo {
+  /**
+   * Some of the events may have been handled before by another member of the group: one that
+   * died or lost the partition before it committed them (the events it may have reached).
+   * Handlers that act outside their idempotent writes (an HTTP call) check what is done first.
+   */
+  mayRepeat: boolean;
+}
+
 /** Events of one partition, in order; at most the subscription's maxBatchSize. */
-export type EventBatchHandler = (events: AnyEvent[]) => Promise<void>;
+export type EventBatchHandler = (events: AnyEvent[], info: BatchInfo) => Promise<void>;
 
 export interface Subscription {
   close(): Promise<void>;
@@ -28,6 +38,13 @@ export interface SubscribeBatchOptions {
    * Work whose cost is per batch (bulk writes) gets fewer, larger batches under a steady trickle.
    */
   maxWaitMs?: number;
+  /**
+   * Batches of one partition whose handlers run at once (default 1). With more, the next batch
+   * is handed over while earlier ones still run (e.g. one sends while the one before writes), and
+   * a batch is acknowledged once it and every batch before it resolved; a batch that fails is
+   * delivered again with those after it. Handlers must not depend on earlier batches' completion.
+   */
+  inFlight?: number;
 }
 
 /**

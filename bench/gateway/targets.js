@@ -255,6 +255,7 @@ async function startStack(upstreamUrl, logFile, extraEnv = {}, componentEnv = {}
 }
 
 module.exports = {
+  localInfraPids,
   API_KEY,
   ADMIN_TOKEN,
   MODEL,

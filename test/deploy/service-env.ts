@@ -48,7 +48,7 @@ export const REQUIRED_IN_CLUSTER: Record<ServiceName, string[]> = {
   content: ['MONGODB_URI', 'KAFKA_BROKERS'],
   assistant: ['MONGODB_URI', 'REDIS_URL', 'KAFKA_BROKERS'],
   recommendation: ['MONGODB_URI', 'KAFKA_BROKERS'],
-  notification: ['MONGODB_URI', 'KAFKA_BROKERS', 'SECRETS_ENCRYPTION_KEY'],
+  notification: ['MONGODB_URI', 'REDIS_URL', 'KAFKA_BROKERS', 'SECRETS_ENCRYPTION_KEY'],
 };
 
 /** Runs the loaders against an env that records every name they look up. */

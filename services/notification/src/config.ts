@@ -12,6 +12,8 @@ import { isValidSecret } from './signing/secrets';
 
 export interface NotificationConfig extends ServiceEnv {
   mode: 'embedded' | 'distributed';
+  /** Redis for the webhook due queue (REDIS_URL); '' keeps it in this process. */
+  redisUrl: string;
   urlPolicy: UrlPolicyOptions;
   delivery: {
     /** Delay before each attempt, relative to the previous attempt (ms). */
@@ -21,6 +23,10 @@ export interface NotificationConfig extends ServiceEnv {
     /** Attempts in flight in total. */
     maxConcurrency: number;
     sweepIntervalMs: number;
+    /** How long a batch of new deliveries waits for their first attempts at most (ms). */
+    firstAttemptWaitMs: number;
+    /** A host with attempts out that has answered none for this long is not waited for (ms). */
+    hostStallMs: number;
     /** A webhook failing without a success for this long is disabled (ms). */
     disableAfterMs: number;
   };
@@ -58,6 +64,8 @@ interface RawEnv {
   WEBHOOK_MAX_CONCURRENCY_PER_HOST: number;
   WEBHOOK_MAX_CONCURRENCY: number;
   WEBHOOK_SWEEP_INTERVAL_MS: number;
+  WEBHOOK_FIRST_ATTEMPT_WAIT_MS: number;
+  WEBHOOK_HOST_STALL_MS: number;
   WEBHOOK_DISABLE_AFTER: string;
   DEV_SIGNING_SECRET: string;
   DEFAULT_MONTHLY_TOKEN_QUOTA: number;
@@ -65,6 +73,7 @@ interface RawEnv {
   USAGE_LEDGER_SWEEP_MS: number;
   SECRETS_ENCRYPTION_KEY: string;
   SECRETS_ENCRYPTION_OLD_KEYS: string;
+  REDIS_URL: string;
 }
 
 /** SECRETS_ENCRYPTION_KEY: base64 of exactly 32 bytes. Required for Mongo outside embedded mode. */
@@ -117,6 +126,8 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       WEBHOOK_MAX_CONCURRENCY_PER_HOST: num({ default: 4 }),
       WEBHOOK_MAX_CONCURRENCY: num({ default: 256 }),
       WEBHOOK_SWEEP_INTERVAL_MS: num({ default: 1000 }),
+      WEBHOOK_FIRST_ATTEMPT_WAIT_MS: num({ default: 5000 }),
+      WEBHOOK_HOST_STALL_MS: num({ default: 3000 }),
       WEBHOOK_DISABLE_AFTER: str({ default: '5d' }),
       DEV_SIGNING_SECRET: str({ default: '' }),
       DEFAULT_MONTHLY_TOKEN_QUOTA: num({ default: 1_000_000 }),
@@ -124,6 +135,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       USAGE_LEDGER_SWEEP_MS: num({ default: 60_000 }),
       SECRETS_ENCRYPTION_KEY: str({ default: '' }),
       SECRETS_ENCRYPTION_OLD_KEYS: str({ default: '' }),
+      REDIS_URL: str({ default: '' }),
     },
     env,
   );
@@ -134,6 +146,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
   return {
     ...service,
     mode: mode as NotificationConfig['mode'],
+    redisUrl: e.REDIS_URL.trim(),
     urlPolicy: urlPolicyOptionsFromEnv(env),
     delivery: {
       retrySchedule: parseRetrySchedule(e.WEBHOOK_RETRY_SCHEDULE),
@@ -144,6 +157,11 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       ),
       maxConcurrency: positive('WEBHOOK_MAX_CONCURRENCY', e.WEBHOOK_MAX_CONCURRENCY),
       sweepIntervalMs: positive('WEBHOOK_SWEEP_INTERVAL_MS', e.WEBHOOK_SWEEP_INTERVAL_MS),
+      firstAttemptWaitMs: positive(
+        'WEBHOOK_FIRST_ATTEMPT_WAIT_MS',
+        e.WEBHOOK_FIRST_ATTEMPT_WAIT_MS,
+      ),
+      hostStallMs: positive('WEBHOOK_HOST_STALL_MS', e.WEBHOOK_HOST_STALL_MS),
       disableAfterMs: parseDuration(e.WEBHOOK_DISABLE_AFTER),
     },
     devSigningSecret: e.DEV_SIGNING_SECRET || undefined,

@@ -89,7 +89,7 @@ function summedGauge(
 
 export const pendingDeliveries = summedGauge(
   'notification_pending_deliveries',
-  'Deliveries in the retry schedule: waiting for a first or further attempt, or in flight.',
+  'Deliveries in the due queue: waiting for a further attempt (or a first one a batch did not wait for), or claimed.',
   () => [...engines].map((engine) => () => engine.pending()),
 );
 

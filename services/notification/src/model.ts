@@ -46,12 +46,11 @@ export interface AttemptRecord {
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface DeliveryRecord {
+  /** Derived from (organization, event id, target): one delivery per event and target (a replay has its own). */
   id: string;
   organization: string;
   /** A webhook id, or CALLBACK_TARGET for a request's webhookUrl. */
   webhookId: string;
-  /** Identity for idempotent creation: one delivery per (event id, target). */
-  dedupeKey: string;
   /** The webhook-id header: the message id, stable across retries and replays. */
   messageId: string;
   eventId: string;
@@ -64,10 +63,8 @@ export interface DeliveryRecord {
   status: DeliveryStatus;
   attempts: AttemptRecord[];
   createdAt: string;
-  /** ISO time of the next attempt while pending. */
+  /** ISO time of the next attempt while pending (while the first attempt is still out: its lease's end). */
   nextAttemptAt?: string;
-  /** While an attempt is in flight: claimed until this ISO time (so a sweep does not repeat it). */
-  leaseUntil?: string;
   /** Id of the delivery this one replays. */
   replayOf?: string;
   /** W3C trace context of the work that created it (the consumed event): every attempt is a span of that trace. */

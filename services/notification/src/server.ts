@@ -70,6 +70,7 @@ export async function startNotificationService(
   const orgSecrets = new OrgSigningSecrets(stores.signingSecrets, config.devSigningSecret);
   const engine: DeliveryEngine = new DeliveryEngine({
     deliveries: stores.deliveries,
+    dueQueue: stores.dueQueue,
     webhooks: stores.webhooks,
     orgSecrets,
     policy,

@@ -7,16 +7,28 @@ describe('notification in-memory stores are bounded (issue 24, item 5)', () => {
   it('drops the deliveries that finished longest ago beyond the bound, never a pending one', async () => {
     const store = new InMemoryDeliveryStore(3);
     const pending = deliveryRecord({ eventId: 'evt_pending' });
-    await store.createIfAbsent(pending);
+    await store.insert([pending]);
     const finished = [];
     for (let i = 0; i < 3; i++) {
       const delivery = deliveryRecord({ eventId: `evt_${i}` });
-      await store.createIfAbsent(delivery);
-      await store.recordAttempt('org_a', delivery.id, {
-        attempt: { attemptedAt: '', statusCode: 200, durationMs: 1, responseBody: '', error: '' },
-        status: 'succeeded',
-        url: delivery.url,
-      });
+      await store.insert([delivery]);
+      await store.recordAttempts([
+        {
+          organization: 'org_a',
+          id: delivery.id,
+          result: {
+            attempt: {
+              attemptedAt: '',
+              statusCode: 200,
+              durationMs: 1,
+              responseBody: '',
+              error: '',
+            },
+            status: 'succeeded',
+            url: delivery.url,
+          },
+        },
+      ]);
       finished.push(delivery);
     }
     expect(await store.get('org_a', pending.id)).to.include({ status: 'pending' });
@@ -25,7 +37,7 @@ describe('notification in-memory stores are bounded (issue 24, item 5)', () => {
     );
     expect(await store.get('org_a', finished[2]!.id)).to.include({ status: 'succeeded' });
     expect(await store.list('org_a', { limit: 10 })).to.have.length(3);
-    expect(await store.countPending()).to.equal(1);
+    expect((await store.pending('', 10)).map((d) => d.id)).to.deep.equal([pending.id]);
   });
 
   it('remembers a bounded window of ledger event ids (the totals keep counting)', async () => {

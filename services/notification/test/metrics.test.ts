@@ -64,7 +64,7 @@ describe('metrics endpoint', () => {
     expect(response.status).to.equal(200);
     expect(response.type).to.match(/^text\/plain/);
     expect(sample(response.body, 'notification_pending_deliveries')).to.equal(
-      await svc.service.stores.deliveries.countPending(),
+      await svc.service.stores.dueQueue.size(),
     );
     expect(sample(response.body, 'notification_pending_deliveries')).to.equal(1);
     expect(

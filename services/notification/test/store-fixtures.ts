@@ -89,7 +89,6 @@ export function deliveryRecord(overrides: Partial<DeliveryRecord> = {}): Deliver
     id,
     organization: 'org_a',
     webhookId,
-    dedupeKey: `${eventId}\u0000${webhookId}`,
     messageId: `msg_${id}`,
     eventId,
     event: 'data_updated',

@@ -1,11 +1,18 @@
 import Denque from 'denque';
 import type { DeliveryRecord, WebhookRecord } from '../model';
+import type { ClaimedEntry, HostRoom } from '../store/due-queue/port';
+import type { FirstAttempt } from './engine';
 import { hostKey } from './host-key';
 
-/** A claimed delivery waiting for a slot, with its webhook when the caller just read it. */
+/**
+ * A delivery waiting for a slot, with its webhook when the caller just read it: a new delivery's
+ * first attempt (not logged yet), or one claimed from the due queue.
+ */
 export interface QueuedAttempt {
   delivery: DeliveryRecord;
   webhook?: WebhookRecord;
+  first?: FirstAttempt;
+  claim?: ClaimedEntry;
 }
 
 export interface AttemptQueueLimits {
@@ -83,6 +90,14 @@ export class AttemptQueue {
     const perSecond = this.rates.get(host)?.update(Date.now()) ?? 0;
     const recent = Math.floor((perSecond * this.limits.admissionWindowMs) / 1000);
     return Math.min(this.limits.waitingPerHost, Math.max(this.limits.minWaitingPerHost, recent));
+  }
+
+  /** How much more waiting work each host in use can take, and a host not in use (for a claim). */
+  room(): HostRoom {
+    const hosts = new Map<string, number>();
+    for (const host of new Set([...this.waiting.keys(), ...this.active.keys()]))
+      hosts.set(host, Math.max(0, this.waitingLimit(host) - (this.waiting.get(host)?.length ?? 0)));
+    return { hosts, other: this.limits.minWaitingPerHost };
   }
 
   submit(item: QueuedAttempt): void {

@@ -29,13 +29,16 @@ import type { OrgSigningSecrets } from '../signing/org-secrets';
 import { activeSecrets } from '../signing/secrets';
 import { signatureHeaders } from '../signing/sign';
 import type { UrlPolicy } from '@switchyard/shared';
-import type { DeliveryStore } from '../store/deliveries/port';
+import type { AttemptResult, DeliveryStore } from '../store/deliveries/port';
+import type { DueEntry, DueQueue, Settlement } from '../store/due-queue/port';
 import { UnreadableSecretError } from '../store/secret-box';
 import type { WebhookStore } from '../store/webhooks/port';
 import { AttemptQueue, type QueuedAttempt } from './attempt-queue';
 import { AttemptRecorder } from './attempt-recorder';
 import { hostKey } from './host-key';
+import { HostWatch } from './host-watch';
 import { postOnce, SendError, type HttpPost, type HttpResponse } from './http-sender';
+import { deliveryIdentity } from './identity';
 import { classifyResponse, nextAttemptTime, withJitter, type AttemptOutcome } from './outcome';
 
 export interface NewDelivery {
@@ -54,8 +57,24 @@ export interface NewDelivery {
   trace?: TraceCarrier;
 }
 
+export interface DeliverOptions {
+  /**
+   * Log the deliveries pending and send them from the due queue, rather than attempting them
+   * before they are logged: for callers that are not a consumed batch (an RPC, a threshold, a
+   * webhook disabled during another attempt), which must neither wait for a receiver nor lose
+   * the deliveries when the process dies.
+   */
+  logFirst?: boolean;
+  /**
+   * Some of these events may have been handled before, by a replica that died or lost its
+   * partitions before it committed them: deliveries already in the log are not sent again.
+   */
+  mayRepeat?: boolean;
+}
+
 export interface DeliveryEngineDeps {
   deliveries: DeliveryStore;
+  dueQueue: DueQueue;
   webhooks: WebhookStore;
   orgSecrets: OrgSigningSecrets;
   policy: UrlPolicy;
@@ -67,6 +86,26 @@ export interface DeliveryEngineDeps {
   onWebhookDisabled?: (webhook: WebhookRecord, reason: string, disabledAt: string) => Promise<void>;
 }
 
+/**
+ * A new delivery's first attempt, made before the delivery is logged: the delivery is written
+ * once, with its outcome. One still waiting for a slot when the batch stops waiting is withdrawn
+ * (logged pending, sent from the due queue); one still sending is logged pending under a lease
+ * and its outcome recorded when it comes (`late`).
+ */
+export interface FirstAttempt {
+  state: 'waiting' | 'sending' | 'done' | 'withdrawn';
+  host: string;
+  /** While sending: its lease (the due queue's entry falls due then if this process dies). */
+  lease?: number;
+  late?: boolean;
+  /** A late attempt's outcome waits for this: the batch logged the delivery. */
+  logged?: ReturnType<typeof deferred>;
+  /** The delivery with the attempt applied, once done. */
+  result?: DeliveryRecord;
+  settled: Promise<void>;
+  settle: () => void;
+}
+
 type Outcome = AttemptOutcome | { kind: 'abandon'; reason: string; error: string };
 
 type Target =
@@ -75,48 +114,79 @@ type Target =
   /** The delivery cannot be prepared (its secret does not decrypt, its record is invalid): it fails, alone. */
   | { url: string; unprepared: string; webhook?: WebhookRecord };
 
+/** How often a batch looks at its first attempts still out. */
+const FIRST_ATTEMPT_CHECK_MS = 250;
 const SWEEP_BATCH = 500;
 /** A lease outlasts an attempt (its timeout) by this much, the time to record the outcome. */
 const LEASE_MARGIN_MS = 10_000;
-/** Attempts waiting in memory per host slot at most; past it, the host's work waits in the durable schedule. */
+/** Attempts waiting in memory per host slot at most; past it, the host's work waits in the due queue. */
 const WAITING_PER_SLOT = 100;
 /** Attempts started and not yet recorded, per attempt sending at most (WEBHOOK_MAX_CONCURRENCY). */
 const UNFINISHED_PER_SENDING = 4;
 /** Attempts waiting per host slot however slow the host has been lately. */
 const MIN_WAITING_PER_SLOT = 8;
-/** Claims handed back on stop; the rest of a longer queue is taken over when its leases expire. */
-const RELEASE_ON_STOP = 200;
 /** Due work of a host that has no room is looked at again after this long (or when the host has room again). */
 const HOST_BUSY_RECHECK_MS = 250;
+/** A sweep checks that the due queue was not lost (Redis restarted without its data) every this many sweeps. */
+const QUEUE_CHECK_SWEEPS = 5;
+/** How long one instance may take to rebuild a lost due queue before another may start. */
+const REBUILD_TTL_MS = 60_000;
+const REBUILD_PAGE = 1000;
+/** Deliveries of batches that could not be logged, kept to be logged without being sent again. */
+const UNFINISHED_KEPT = 100_000;
 /** The failure reason of a delivery that could not be prepared. */
 export const UNPREPARED = 'unprepared';
 /** Deliveries in a row that could not be prepared before their webhook is disabled. */
 export const PREPARATION_FAILURES_TO_DISABLE = 3;
 
+/** A promise and its resolve/reject, for a result that arrives from elsewhere. */
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
 /**
- * Sends deliveries with retries. A new delivery is recorded already claimed by this instance
- * and attempted at once (bounded per host and overall); the durable schedule in the store holds
- * retries, work that could not be taken at once, and anything claimed by an instance that died,
- * which a sweep picks up through the schedule's due-time index.
+ * Sends deliveries with retries. New deliveries (a consumed batch's) are attempted at once and
+ * then written to the delivery log with their outcome, in one insert per batch: until then the
+ * consumed events, not yet committed, are what a crash falls back on. What is due later, goes to
+ * a host that does not answer (HostWatch), or is not done within WEBHOOK_FIRST_ATTEMPT_WAIT_MS is
+ * logged as pending and put in the due queue, whose claims (shared by the replicas) the sweep
+ * takes: a slow host holds a partition no longer than that.
  */
 export class DeliveryEngine {
   private readonly queue: AttemptQueue;
-  /** Outcomes are written in batches: one store write for the attempts that end together. */
+  /** Outcomes of logged deliveries are written in batches: one store write for the attempts that end together. */
   private readonly recorder: AttemptRecorder;
   private readonly post: (request: HttpPost) => Promise<HttpResponse>;
+  private readonly hosts: HostWatch;
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
   private readonly webhookReads = new Map<string, Promise<WebhookRecord | undefined>>();
+  /** Deliveries a batch could not log (the database went away): a retry logs them, not sends them. */
+  private readonly unfinished = new Map<string, DeliveryRecord>();
+  /** Late first attempts whose delivery no batch has logged yet, by delivery id. */
+  private readonly awaitingLog = new Map<string, FirstAttempt>();
+  /** Batches being created (stop waits for them to be logged). */
+  private readonly creating = new Set<Promise<unknown>>();
+  private readonly stopped = deferred();
   private sweepTimer?: NodeJS.Timeout;
   /** The sweep running now, if any (stop waits for it so no claim outlives the stores). */
   private sweeping?: Promise<void>;
   private sweepAgain = false;
-  /** Due work was left in the schedule because its host had no room: sweep when a host has room again. */
+  /** Due work was left in the queue because its host had no room: sweep when a host has room again. */
   private overflowed = false;
+  private queueCheckedAt = 0;
   private stopping = false;
   private untrackMetrics?: () => void;
 
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.post = deps.post ?? postOnce;
+    this.hosts = new HostWatch(deps.config.hostStallMs);
     this.recorder = new AttemptRecorder(deps.deliveries);
     this.queue = new AttemptQueue(
       {
@@ -137,7 +207,7 @@ export class DeliveryEngine {
 
   start(): void {
     this.untrackMetrics = trackEngine({
-      pending: () => this.deps.deliveries.countPending(),
+      pending: () => this.deps.dueQueue.size(),
       queued: () => this.queue.size(),
       disabledWebhooks: () => this.deps.webhooks.countDisabled(),
     });
@@ -146,44 +216,55 @@ export class DeliveryEngine {
     this.requestSweep();
   }
 
-  /** Stops picking work, waits for attempts in flight (each bounded by the attempt timeout), hands waiting claims back. */
+  /**
+   * Stops taking work: batches being created log what they have, attempts in flight finish (each
+   * bounded by the attempt timeout), claims waiting for a slot are handed back to the due queue.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopped.resolve();
     clearInterval(this.sweepTimer);
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wakeTimers.clear();
     await this.sweeping;
     const waiting = this.queue.takeWaiting();
+    for (const { first } of waiting) if (first) first.state = 'withdrawn';
+    await Promise.allSettled([...this.creating]);
+    // What no batch logged now never will be here: its events are handled again elsewhere.
+    for (const first of this.awaitingLog.values()) first.logged!.reject(new Error('stopped'));
+    this.awaitingLog.clear();
     await this.queue.idle();
-    // The oldest claims are handed back for another instance to take at once; the rest (a long
-    // queue would hold up the stop) fall due when their leases expire.
-    const handBack = waiting.slice(0, RELEASE_ON_STOP);
-    await Promise.all(
-      handBack.map(({ delivery }) =>
-        this.deps.deliveries.release(delivery.organization, delivery.id),
-      ),
-    );
+    const claims = waiting.flatMap(({ claim }) => (claim ? [claim] : []));
+    await this.deps.dueQueue
+      .settle(claims.map((claim) => ({ ...claim, next: Date.now() })))
+      .catch((error: unknown) =>
+        // Not handed back: they fall due when their leases end.
+        this.deps.logger.warn({ err: error }, 'could not hand claims back to the due queue'),
+      );
     this.untrackMetrics?.();
   }
 
   /**
-   * Records the deliveries of one event (those not recorded before: one per event and target)
-   * and starts their first attempts; resolves once they are durable, not when they are sent.
+   * Makes the deliveries of a batch of events (one per event and target) and resolves once every
+   * one is in the delivery log: attempted once, or pending in the due queue. Returns how many were
+   * new.
    */
-  async deliver(inputs: NewDelivery[]): Promise<number> {
+  async deliver(inputs: NewDelivery[], options: DeliverOptions = {}): Promise<number> {
     const now = Date.now();
-    const leaseUntil = this.leaseUntil(now);
-    const taken = new Map<string, number>();
-    const records = inputs.map((input) => {
-      const record = this.newRecord(input, `${input.eventId}\u0000${input.webhookId}`, now);
-      if (this.takeAtOnce(record, now, taken)) record.leaseUntil = leaseUntil.toISOString();
-      return record;
-    });
-    const created = await this.deps.deliveries.createMany(records);
-    const webhooks = new Map(inputs.map((input) => [input.webhookId, input.webhook]));
-    for (const delivery of created)
-      this.startOrSchedule(delivery, webhooks.get(delivery.webhookId), now);
-    return created.length;
+    const items = new Map<string, { record: DeliveryRecord; webhook?: WebhookRecord }>();
+    for (const input of inputs) {
+      const { id, messageId } = deliveryIdentity(
+        input.organization,
+        input.eventId,
+        input.webhookId,
+      );
+      if (!items.has(id))
+        items.set(id, {
+          record: this.newRecord(input, id, messageId, now),
+          webhook: input.webhook,
+        });
+    }
+    return (await this.tracked(this.create([...items.values()], options))).length;
   }
 
   /**
@@ -192,29 +273,32 @@ export class DeliveryEngine {
    */
   async replay(original: DeliveryRecord, url: string): Promise<DeliveryRecord> {
     const now = Date.now();
-    const replayId = newId('dlv');
     const record: DeliveryRecord = {
-      ...this.newRecord({ ...original, url }, `replay\u0000${replayId}`, now),
-      id: replayId,
-      messageId: original.messageId,
+      ...this.newRecord({ ...original, url }, newId('dlv'), original.messageId, now),
       replayOf: original.id,
     };
-    if (this.takeAtOnce(record, now, new Map()))
-      record.leaseUntil = this.leaseUntil(now).toISOString();
-    const [created] = await this.deps.deliveries.createMany([record]);
-    if (created) this.startOrSchedule(created, undefined, now);
-    return created ?? record;
+    const [logged] = await this.tracked(this.create([{ record }], { logFirst: true }));
+    return logged ?? record;
   }
 
-  private newRecord(input: NewDelivery, dedupeKey: string, now: number): DeliveryRecord {
+  private tracked<T>(work: Promise<T>): Promise<T> {
+    this.creating.add(work);
+    return work.finally(() => this.creating.delete(work));
+  }
+
+  private newRecord(
+    input: Omit<NewDelivery, 'webhook'>,
+    id: string,
+    messageId: string,
+    now: number,
+  ): DeliveryRecord {
     const trace = input.trace ?? currentTraceCarrier();
     return {
       ...(trace && { trace }),
-      id: newId('dlv'),
+      id,
       organization: input.organization,
       webhookId: input.webhookId,
-      dedupeKey,
-      messageId: newId('msg'),
+      messageId,
       eventId: input.eventId,
       event: input.event,
       occurredAt: input.occurredAt,
@@ -229,35 +313,134 @@ export class DeliveryEngine {
     };
   }
 
-  /** Whether a new delivery is attempted at once: due now and its host has room (counting this batch). */
-  private takeAtOnce(record: DeliveryRecord, now: number, taken: Map<string, number>): boolean {
-    if (this.stopping || Date.parse(record.nextAttemptAt!) > now) return false;
-    return this.admit(hostKey(record.url), taken);
-  }
-
-  /** Whether the host has room for one more waiting attempt, counting `taken` (this batch's); counts it. */
-  private admit(host: string, taken: Map<string, number>): boolean {
-    const count = taken.get(host) ?? 0;
-    if (!this.queue.hasRoom(host, count)) {
-      this.overflowed = true;
-      return false;
+  /** First attempts, then one log write and one due-queue write for the batch; returns what was logged. */
+  private async create(
+    items: Array<{ record: DeliveryRecord; webhook?: WebhookRecord }>,
+    options: DeliverOptions,
+  ): Promise<DeliveryRecord[]> {
+    const fresh = await this.withoutLogged(items, options.mayRepeat === true);
+    const now = Date.now();
+    const toLog: DeliveryRecord[] = [];
+    const firsts: Array<{ record: DeliveryRecord; first: FirstAttempt }> = [];
+    for (const { record, webhook } of fresh) {
+      const earlier = this.unfinished.get(record.id);
+      if (earlier) toLog.push(earlier);
+      else if (!options.logFirst && this.startsNow(record, now)) {
+        const first = this.firstAttempt(record);
+        firsts.push({ record, first });
+        this.queue.submit({ delivery: record, webhook, first });
+      } else toLog.push(record);
     }
-    taken.set(host, count + 1);
-    return true;
+    await this.firstAttempts(firsts.map((f) => f.first));
+    for (const { record, first } of firsts) toLog.push(this.logged(record, first));
+    if (toLog.length === 0) return [];
+    for (const record of toLog) this.keepUnfinished(record);
+    await this.deps.deliveries.insert(toLog);
+    const pending = toLog.filter((r) => r.status === 'pending');
+    await this.deps.dueQueue.schedule(pending.map(dueEntry));
+    for (const record of toLog) {
+      this.unfinished.delete(record.id);
+      this.awaitingLog.get(record.id)?.logged!.resolve();
+      this.awaitingLog.delete(record.id);
+    }
+    if (pending.some((r) => Date.parse(r.nextAttemptAt!) <= Date.now())) {
+      this.overflowed = true;
+      this.requestSweep();
+    }
+    for (const record of pending) this.wakeAfter(Date.parse(record.nextAttemptAt!) - Date.now());
+    return toLog;
   }
 
-  /** Starts a delivery created claimed; one left unclaimed is due later, or waits for its host to have room (onHostRoom). */
-  private startOrSchedule(
-    delivery: DeliveryRecord,
-    webhook: WebhookRecord | undefined,
-    now: number,
-  ): void {
-    if (delivery.leaseUntil && !this.stopping) this.queue.submit({ delivery, webhook });
-    else if (!this.overflowed) this.wakeAfter(Date.parse(delivery.nextAttemptAt ?? '') - now);
+  /**
+   * Deliveries not in the log yet. An event published twice (a publisher retried a send Kafka
+   * had taken) is found by one of its deliveries: the first of each event is looked up. When
+   * another member may have handled the batch (mayRepeat), every delivery is, and those logged
+   * pending are put back in the due queue (in case it lost them).
+   */
+  private async withoutLogged<T extends { record: DeliveryRecord }>(
+    items: T[],
+    mayRepeat: boolean,
+  ): Promise<T[]> {
+    const fresh = items.filter((i) => !this.unfinished.has(i.record.id));
+    const firstOfEvent = new Map<string, string>();
+    for (const { record } of fresh)
+      if (!firstOfEvent.has(eventKey(record))) firstOfEvent.set(eventKey(record), record.id);
+    const ids = mayRepeat ? fresh.map((i) => i.record.id) : [...firstOfEvent.values()];
+    if (ids.length === 0) return items;
+    const logged = await this.deps.deliveries.getMany(ids);
+    if (logged.length === 0) return items;
+    if (mayRepeat) {
+      const pending = logged.filter((r) => r.status === 'pending');
+      await this.deps.dueQueue.schedule(pending.map(dueEntry), { keepExisting: true });
+    }
+    const known = new Set(logged.map((r) => r.id));
+    const handledEvents = new Set(logged.map(eventKey));
+    return items.filter(
+      (i) =>
+        !known.has(i.record.id) &&
+        (mayRepeat || this.unfinished.has(i.record.id) || !handledEvents.has(eventKey(i.record))),
+    );
   }
 
-  private leaseUntil(now = Date.now()): Date {
-    return new Date(now + this.deps.config.timeoutMs + LEASE_MARGIN_MS);
+  /** Whether a new delivery is attempted before it is logged: due now, to a host that answers. */
+  private startsNow(record: DeliveryRecord, now: number): boolean {
+    if (this.stopping || Date.parse(record.nextAttemptAt!) > now) return false;
+    return !this.hosts.heldBack(hostKey(record.url), now);
+  }
+
+  private firstAttempt(record: DeliveryRecord): FirstAttempt {
+    const done = deferred();
+    return {
+      state: 'waiting',
+      host: hostKey(record.url),
+      settled: done.promise,
+      settle: done.resolve,
+    };
+  }
+
+  /**
+   * Waits for the first attempts. Every FIRST_ATTEMPT_CHECK_MS those of hosts held back (see
+   * HostWatch) stop being waited for, and after firstAttemptWaitMs all do: waiting ones are
+   * withdrawn (logged pending), sending ones are late (logged pending under their lease). A host
+   * that keeps answering holds its batch, and so the partition: back-pressure when this process
+   * is busy, rather than a detour through the due queue, which costs more.
+   */
+  private async firstAttempts(firsts: FirstAttempt[]): Promise<void> {
+    const started = Date.now();
+    let open = firsts;
+    const waitMs = this.deps.config.firstAttemptWaitMs;
+    while (open.length > 0 && !this.stopping && Date.now() - started < waitMs) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(open.map((f) => f.settled)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, FIRST_ATTEMPT_CHECK_MS))),
+        this.stopped.promise,
+      ]);
+      clearTimeout(timer);
+      const now = Date.now();
+      for (const first of open) if (this.hosts.heldBack(first.host, now)) letGo(first);
+      open = open.filter(unsettled);
+    }
+    for (const first of open) letGo(first);
+  }
+
+  /** What the log gets for a new delivery: its outcome, or pending (under the attempt's lease while it is still out). */
+  private logged(record: DeliveryRecord, first: FirstAttempt): DeliveryRecord {
+    if (first.state === 'done') return first.result!;
+    if (first.late) {
+      this.awaitingLog.set(record.id, first);
+      return { ...record, nextAttemptAt: new Date(first.lease!).toISOString() };
+    }
+    return record;
+  }
+
+  private keepUnfinished(record: DeliveryRecord): void {
+    if (this.unfinished.size >= UNFINISHED_KEPT) {
+      // Forgotten ones are sent again when their events are (same webhook-id).
+      const oldest = this.unfinished.keys().next().value!;
+      this.unfinished.delete(oldest);
+    }
+    this.unfinished.set(record.id, record);
   }
 
   /** Runs a sweep soon for retries due before the next regular sweep. */
@@ -282,9 +465,9 @@ export class DeliveryEngine {
     }
     this.sweeping = this.sweep()
       .catch((error: unknown) =>
-        // The database down is an outage the next sweeps get past, not a defect.
+        // The database or Redis down is an outage the next sweeps get past, not a defect.
         outageOf(error)
-          ? this.deps.logger.warn({ err: error }, 'delivery sweep failed: database unavailable')
+          ? this.deps.logger.warn({ err: error }, 'delivery sweep failed: dependency unavailable')
           : this.deps.logger.error({ err: error }, 'delivery sweep failed'),
       )
       .finally(() => {
@@ -302,55 +485,99 @@ export class DeliveryEngine {
     this.requestSweep();
   }
 
-  /** Claims due work through the schedule; work of hosts without room is moved a little later, not claimed. */
+  /** Claims due work from the due queue, within each host's room (the rest waits a little). */
   private async sweep(): Promise<void> {
+    await this.rebuildQueueIfLost();
     const now = Date.now();
-    const taken = new Map<string, number>();
-    const claimed = await this.deps.deliveries.claimDue(
-      new Date(now),
-      SWEEP_BATCH,
-      this.leaseUntil(now),
-      {
-        host: (host) => this.admit(host, taken),
-        until: new Date(now + HOST_BUSY_RECHECK_MS),
-      },
+    const { claimed, postponed } = await this.deps.dueQueue.claim({
+      now,
+      limit: SWEEP_BATCH,
+      leaseUntil: this.leaseUntil(now),
+      room: this.queue.room(),
+      postponeUntil: now + HOST_BUSY_RECHECK_MS,
+    });
+    if (postponed > 0) {
+      this.overflowed = true;
+      this.wakeAfter(HOST_BUSY_RECHECK_MS);
+    }
+    if (claimed.length === 0) return;
+    const records = new Map(
+      (await this.deps.deliveries.getMany(claimed.map((c) => c.id))).map((r) => [r.id, r]),
     );
-    for (const delivery of claimed) this.queue.submit({ delivery });
-    if (claimed.length === SWEEP_BATCH) this.sweepAgain = true;
+    const finished: Settlement[] = [];
+    for (const claim of claimed) {
+      const delivery = records.get(claim.id);
+      // Finished meanwhile (a stale entry), or never logged: nothing to attempt.
+      if (delivery?.status !== 'pending') finished.push(claim);
+      else this.queue.submit({ delivery, claim });
+    }
+    await this.deps.dueQueue.settle(finished);
+    if (claimed.length + postponed >= SWEEP_BATCH) this.sweepAgain = true;
   }
 
-  /** Runs a queued attempt if its claim still covers a whole attempt; otherwise hands it back to the schedule. */
-  private async attemptQueued(
-    { delivery, webhook }: QueuedAttempt,
-    hostDone: () => void,
-  ): Promise<void> {
+  /**
+   * A due queue that was lost (Redis restarted without its data) is filled again from the log's
+   * pending deliveries, by one instance; checked every QUEUE_CHECK_SWEEPS sweep intervals.
+   */
+  private async rebuildQueueIfLost(): Promise<void> {
+    if (Date.now() - this.queueCheckedAt < QUEUE_CHECK_SWEEPS * this.deps.config.sweepIntervalMs)
+      return;
+    const { dueQueue, deliveries, logger } = this.deps;
+    if (await dueQueue.complete()) {
+      this.queueCheckedAt = Date.now();
+      return;
+    }
+    if (!(await dueQueue.startRebuild(REBUILD_TTL_MS))) return;
+    let after = '';
+    let count = 0;
+    for (;;) {
+      const page = await deliveries.pending(after, REBUILD_PAGE);
+      await dueQueue.schedule(page.map(dueEntry), { keepExisting: true });
+      count += page.length;
+      if (page.length < REBUILD_PAGE) break;
+      after = page[page.length - 1]!.id;
+    }
+    await dueQueue.finishRebuild();
+    this.queueCheckedAt = Date.now();
+    logger.info({ pending: count }, 'due queue filled from the delivery log');
+  }
+
+  private leaseUntil(now = Date.now()): number {
+    return now + this.deps.config.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /** Runs a queued attempt; a claim that no longer covers a whole attempt is handed back. */
+  private async attemptQueued(item: QueuedAttempt, hostDone: () => void): Promise<void> {
+    const { delivery, first, claim } = item;
     try {
-      if (
-        this.stopping ||
-        Date.parse(delivery.leaseUntil ?? '') - Date.now() <= this.deps.config.timeoutMs
+      if (first) {
+        if (first.state !== 'waiting') return; // withdrawn: logged pending, the due queue has it
+        first.state = 'sending';
+        first.lease = this.leaseUntil();
+      } else if (
+        claim &&
+        (this.stopping || claim.lease - Date.now() <= this.deps.config.timeoutMs)
       ) {
-        await this.deps.deliveries.release(
-          delivery.organization,
-          delivery.id,
-          this.stopping ? undefined : new Date(Date.now() + HOST_BUSY_RECHECK_MS),
-        );
+        const next = Date.now() + (this.stopping ? 0 : HOST_BUSY_RECHECK_MS);
+        await this.deps.dueQueue.settle([{ ...claim, next }]);
         return;
       }
-      await this.attempt(delivery, webhook, hostDone);
+      await this.attempt(item, hostDone);
     } catch (error) {
       this.deps.logger.error({ err: error, deliveryId: delivery.id }, 'delivery attempt failed');
+    } finally {
+      first?.settle();
     }
   }
 
   /** Sends, frees the host's slot (recording the outcome does not load the receiver), then records. */
-  private async attempt(
-    delivery: DeliveryRecord,
-    webhook: WebhookRecord | undefined,
-    hostDone: () => void,
-  ): Promise<void> {
+  private async attempt(item: QueuedAttempt, hostDone: () => void): Promise<void> {
+    const { delivery, webhook } = item;
     if (delivery.attempts.length === 0 && !delivery.replayOf) {
       eventToFirstAttempt.observe(Math.max(0, Date.now() - Date.parse(delivery.occurredAt)) / 1000);
     }
+    const host = hostKey(delivery.url);
+    const sent = this.hosts.started(host);
     const target = await this.target(delivery, webhook);
     const { attempt, outcome } =
       'abandon' in target
@@ -358,10 +585,16 @@ export class DeliveryEngine {
         : 'unprepared' in target
           ? unprepared(target.unprepared)
           : await this.tracedSend(delivery, target.url, target.secrets);
+    sent();
+    if (attempt.statusCode > 0) this.hosts.answered(host);
+    else if (
+      outcome.kind === 'failure' &&
+      (outcome.reason === 'timeout' || outcome.reason === 'network')
+    )
+      this.hosts.unreachable(host);
     hostDone();
-    await this.record(delivery, target, attempt, outcome);
+    await this.record(item, target, attempt, outcome);
   }
-
   /**
    * The attempt as a client span, child of the span that created the delivery (the consumed
    * event's, kept with the record so retries from the schedule continue the same trace).
@@ -492,11 +725,12 @@ export class DeliveryEngine {
   }
 
   private async record(
-    delivery: DeliveryRecord,
+    item: QueuedAttempt,
     target: Target,
     attempt: AttemptRecord,
     outcome: Outcome,
   ): Promise<void> {
+    const { delivery, first, claim } = item;
     const now = Date.now();
     const next =
       outcome.kind === 'failure'
@@ -507,23 +741,37 @@ export class DeliveryEngine {
             outcome.retryAfterMs,
           )
         : undefined;
-    const status =
-      outcome.kind === 'success' ? 'succeeded' : next === undefined ? 'failed' : 'pending';
-    await this.recorder.record({
-      organization: delivery.organization,
-      id: delivery.id,
-      result: {
-        attempt,
-        status,
-        nextAttemptAt: next === undefined ? undefined : new Date(next).toISOString(),
-        url: target.url,
-      },
-    });
+    const result: AttemptResult = {
+      attempt,
+      status: outcome.kind === 'success' ? 'succeeded' : next === undefined ? 'failed' : 'pending',
+      nextAttemptAt: next === undefined ? undefined : new Date(next).toISOString(),
+      url: target.url,
+    };
     attemptsTotal.inc({ outcome: outcome.kind === 'success' ? 'succeeded' : 'failed' });
     if (outcome.kind !== 'success') failuresTotal.inc({ reason: failureReason(outcome) });
+    if (first && !first.late) {
+      // Logged by the batch, with this outcome.
+      first.result = applied(delivery, result);
+      first.state = 'done';
+      this.keepIfUnfinished(first.result);
+    } else {
+      // Late: recorded on the delivery once its batch has logged it.
+      if (first) await first.logged!.promise;
+      await this.recorder.record({ organization: delivery.organization, id: delivery.id, result });
+      const lease = claim?.lease ?? first?.lease;
+      if (lease !== undefined)
+        await this.deps.dueQueue.settle([
+          { id: delivery.id, host: hostKey(delivery.url), lease, next },
+        ]);
+    }
     if (next !== undefined) this.wakeAfter(next - now);
     if (target.webhook && outcome.kind !== 'abandon')
       await this.updateWebhookHealth(target.webhook, outcome, now);
+  }
+
+  /** A delivery of a batch that could not be logged, attempted again: the retry logs this outcome. */
+  private keepIfUnfinished(record: DeliveryRecord): void {
+    if (this.unfinished.has(record.id)) this.unfinished.set(record.id, record);
   }
 
   /**
@@ -653,4 +901,40 @@ function describeAttempt(span: Span, attempt: AttemptRecord, outcome: Outcome): 
 function failureReason(outcome: Exclude<Outcome, { kind: 'success' }>): string {
   if (outcome.kind === 'gone') return 'gone';
   return outcome.reason;
+}
+
+/** The delivery with one more attempt and its consequences. */
+function applied(delivery: DeliveryRecord, result: AttemptResult): DeliveryRecord {
+  const record: DeliveryRecord = {
+    ...delivery,
+    attempts: [...delivery.attempts, result.attempt],
+    status: result.status,
+    url: result.url,
+  };
+  if (result.nextAttemptAt) record.nextAttemptAt = result.nextAttemptAt;
+  else delete record.nextAttemptAt;
+  return record;
+}
+
+/** A first attempt no longer waited for: withdrawn if it has not started, late if it is out. */
+function letGo(first: FirstAttempt): void {
+  if (first.state === 'waiting') first.state = 'withdrawn';
+  else if (first.state === 'sending') {
+    first.late = true;
+    first.logged = deferred();
+  }
+}
+
+function unsettled(first: FirstAttempt): boolean {
+  return (first.state === 'waiting' || first.state === 'sending') && !first.late;
+}
+
+function eventKey(record: Pick<DeliveryRecord, 'organization' | 'eventId'>): string {
+  return `${record.organization}\u0000${record.eventId}`;
+}
+
+/** A pending delivery's due-queue entry. */
+function dueEntry(record: Pick<DeliveryRecord, 'id' | 'url' | 'nextAttemptAt'>): DueEntry {
+  const due = Date.parse(record.nextAttemptAt ?? '');
+  return { id: record.id, host: hostKey(record.url), dueAt: Number.isNaN(due) ? Date.now() : due };
 }

@@ -25,6 +25,8 @@ export const CONSUMER_GROUP = 'notification';
 export const USAGE_GROUP_SUFFIX = '-usage';
 /** Delivery events of one partition's batch handled at the same time (each is idempotent by event id). */
 const DELIVERY_CONCURRENCY = 8;
+/** Batches of one partition handled at once: one sends while the one before it is written. */
+const DELIVERY_BATCHES_IN_FLIGHT = 2;
 /** Added ledger lag at most, for batches of tens of events instead of one or two under a steady load. */
 const USAGE_BATCH_WAIT_MS = 250;
 
@@ -61,9 +63,10 @@ async function deliveryEvent(event: AnyEvent, fanOut: EventFanOut): Promise<void
 /**
  * One consumer per event family, both batched (each partition's events as they arrive):
  * - deliveries (results, billing, data): the batch's events become deliveries (up to
- *   DELIVERY_CONCURRENCY handlers at once), recorded together: each organization's webhooks read
- *   once, one write per collection for the batch; a repeat of an event creates nothing new, since
- *   a delivery's identity is (event id, target); first attempts start as soon as it is recorded;
+ *   DELIVERY_CONCURRENCY handlers at once), attempted at once and then logged together with
+ *   their outcomes (each organization's webhooks read once, one log write for the batch); the
+ *   batch is committed once they are logged. A delivery's identity is (event id, target), so an
+ *   event handled again creates nothing new and is not sent again;
  * - usage: the ledger counts a whole batch in a few bulk writes, exactly once (see UsageLedger),
  *   so results and callbacks never wait behind usage accounting and the ledger keeps up.
  */
@@ -77,14 +80,16 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
     deps.bus.subscribeBatch({
       group,
       topics: [Topics.results, Topics.billing, Topics.data, Topics.domain],
+      // The next batch's first attempts go out while the one before is being logged.
+      inFlight: DELIVERY_BATCHES_IN_FLIGHT,
       // Each event in the trace its publisher started (gateway -> content -> bus -> here -> the webhook POST).
       // The batch's deliveries are recorded together (a few writes per batch, not per event).
-      handler: async (events) => {
+      handler: async (events, { mayRepeat }) => {
         const batch = fanOut.batch();
         await eachLimited(events, DELIVERY_CONCURRENCY, (event) =>
           inConsumedTrace(event, () => deliveryEvent(event, batch)),
         );
-        await batch.flush();
+        await batch.flush({ mayRepeat });
       },
     }),
     deps.bus.subscribeBatch({

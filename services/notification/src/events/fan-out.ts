@@ -1,5 +1,5 @@
 import { currentTraceCarrier, type TraceCarrier } from '@switchyard/shared';
-import type { DeliveryEngine, NewDelivery } from '../delivery/engine';
+import type { DeliverOptions, DeliveryEngine, NewDelivery } from '../delivery/engine';
 import { subscribesTo } from '../event-types/names';
 import type { EventName, WebhookRecord } from '../model';
 import type { WebhookStore } from '../store/webhooks/port';
@@ -35,7 +35,10 @@ export class WebhookFanOut implements EventFanOut {
     private readonly engine: DeliveryEngine,
   ) {}
 
-  /** The deliveries of one event, recorded together (plus `also`) and attempted at once. */
+  /**
+   * The deliveries of one event (plus `also`) outside a consumed batch (a threshold, a webhook
+   * disabled): logged pending at once and sent from the due queue.
+   */
   send(
     organization: string,
     event: EventName,
@@ -44,15 +47,17 @@ export class WebhookFanOut implements EventFanOut {
     body: object,
     also: NewDelivery[] = [],
   ): Promise<number> {
-    return this.sendAll([{ organization, event, eventId, occurredAt, body, also }]);
+    return this.sendAll([{ organization, event, eventId, occurredAt, body, also }], {
+      logFirst: true,
+    });
   }
 
   /**
-   * The deliveries of several events, recorded together: each organization's webhooks read once
-   * and one write per collection for all of them (a consumed batch costs a few round trips, not a
-   * few per event). Returns how many deliveries were new.
+   * The deliveries of several events, logged together: each organization's webhooks read once
+   * and one log write for all of them (a consumed batch costs a few round trips, not a few per
+   * event or delivery). Returns how many deliveries were new.
    */
-  async sendAll(events: FanOutEvent[]): Promise<number> {
+  async sendAll(events: FanOutEvent[], options: DeliverOptions = {}): Promise<number> {
     const webhooks = new Map<string, WebhookRecord[]>();
     for (const organization of new Set(events.map((e) => e.organization))) {
       const enabled = (await this.webhooks.list(organization)).filter((w) => w.enabled);
@@ -68,21 +73,14 @@ export class WebhookFanOut implements EventFanOut {
         const payload = JSON.stringify(body);
         const deliveries: NewDelivery[] = [
           ...also,
-          ...targets.map((webhook) => ({
-            organization,
-            webhookId: webhook.id,
-            eventId,
-            event,
-            occurredAt,
-            url: webhook.url,
-            payload,
-            webhook,
-          })),
+          ...targets.map((webhook) =>
+            webhookDelivery(webhook, event, eventId, occurredAt, payload),
+          ),
         ];
         return trace ? deliveries.map((delivery) => ({ ...delivery, trace })) : deliveries;
       },
     );
-    return inputs.length === 0 ? 0 : this.engine.deliver(inputs);
+    return inputs.length === 0 ? 0 : this.engine.deliver(inputs, options);
   }
 
   /** A collector for one consumed batch: handlers send into it, flush() records everything together. */
@@ -94,7 +92,7 @@ export class WebhookFanOut implements EventFanOut {
 /**
  * Events of one consumed batch, sent together by flush(). send() only collects (with the
  * sender's trace context, which each delivery keeps), so nothing is durable until flush()
- * resolves: the consumer commits the batch only after that.
+ * resolves (every delivery logged): the consumer commits the batch only after that.
  */
 export class FanOutBatch implements EventFanOut {
   private readonly events: FanOutEvent[] = [];
@@ -122,9 +120,29 @@ export class FanOutBatch implements EventFanOut {
     });
   }
 
-  flush(): Promise<number> {
-    return this.fanOut.sendAll(this.events);
+  flush(options: DeliverOptions = {}): Promise<number> {
+    return this.fanOut.sendAll(this.events, options);
   }
+}
+
+/** One event's delivery to one webhook (its body serialized once for all its webhooks). */
+export function webhookDelivery(
+  webhook: WebhookRecord,
+  event: EventName,
+  eventId: string,
+  occurredAt: string,
+  payload: string,
+): NewDelivery {
+  return {
+    organization: webhook.organization,
+    webhookId: webhook.id,
+    eventId,
+    event,
+    occurredAt,
+    url: webhook.url,
+    payload,
+    webhook,
+  };
 }
 
 function hasEventList(webhook: WebhookRecord): boolean {

@@ -4,6 +4,7 @@ import type { SendTestEventRequest__Output } from '@switchyard/shared/generated/
 import type { WebhookEvent } from '../model';
 import { findWebhook, organizationOf, toDelivery } from './common';
 import type { HandlerDeps } from './deps';
+import { webhookDelivery } from '../events/fan-out';
 
 /** The fields each event's body carries besides event, organization, id and occurredAt (contract-decisions.md). */
 function exampleFields(event: WebhookEvent): Record<string, unknown> {
@@ -75,18 +76,10 @@ export async function sendTestEvent(
     occurredAt,
     test: true,
   };
-  await deps.engine.deliver([
-    {
-      organization,
-      webhookId: webhook.id,
-      eventId,
-      event,
-      occurredAt,
-      url: webhook.url,
-      payload: JSON.stringify(body),
-      webhook,
-    },
-  ]);
+  await deps.engine.deliver(
+    [webhookDelivery(webhook, event, eventId, occurredAt, JSON.stringify(body))],
+    { logFirst: true },
+  );
   const [delivery] = await deps.stores.deliveries.list(organization, { eventId, limit: 1 });
   if (!delivery) throw new AppError('internal', 'the test delivery was not recorded');
   return toDelivery(delivery);

@@ -1,15 +1,11 @@
 import type { Collection, Db, Document } from 'mongodb';
-import { hostKey } from '../delivery/host-key';
 import { isDuplicateKeyError } from '@switchyard/shared';
 
 /** Collection names of the notification database. */
 export const Collections = {
   webhooks: 'webhooks',
+  /** The delivery log (what is due lives in the due queue: Redis, see store/due-queue). */
   deliveries: 'deliveries',
-  /** The retry schedule: one entry per pending delivery, by due time. */
-  deliverySchedule: 'delivery_schedule',
-  /** One document per (delivery, attempt number) being attempted: the atomic claim. */
-  deliveryClaims: 'delivery_claims',
   signingSecrets: 'signing_secrets',
   /** One entry per usage.recorded event (_id = event id): the event-sourced ledger. */
   usageLedger: 'usage_ledger',
@@ -34,20 +30,12 @@ export async function ensureIndexes(db: Db): Promise<void> {
   const specs: Array<[string, Document, { unique?: boolean; name: string }]> = [
     [Collections.webhooks, { id: 1 }, { unique: true, name: 'webhook_id' }],
     [Collections.webhooks, { organization: 1, createdAt: 1 }, { name: 'by_organization' }],
-    // One delivery per (event id, target); replays get a dedupe key of their own.
-    [
-      Collections.deliveries,
-      { organization: 1, dedupeKey: 1 },
-      { unique: true, name: 'delivery_identity' },
-    ],
     [
       Collections.deliveries,
       { organization: 1, webhookId: 1, createdAt: -1 },
       { name: 'by_target' },
     ],
     [Collections.deliveries, { organization: 1, eventId: 1 }, { name: 'by_event' }],
-    [Collections.deliverySchedule, { dueAt: 1 }, { name: 'due' }],
-    [Collections.deliveryClaims, { key: 1 }, { unique: true, name: 'claim_key' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
     [Collections.usageBatches, { writtenAt: 1 }, { name: 'by_age' }],
     // Only for months counted before totals listed their keys; every other read is by _id.
@@ -61,37 +49,18 @@ export async function ensureIndexes(db: Db): Promise<void> {
   ];
   for (const [collection, keys, options] of specs)
     await db.collection(collection).createIndex(keys, options);
-  await scheduleExistingDeliveries(db);
+  await dropObsoleteIdentity(db);
 }
 
 /**
- * Databases from before the schedule collection: their pending deliveries get schedule entries
- * once (the only read of the whole log), so an upgrade strands no retry.
+ * A delivery's identity is its _id now (derived from its event and target); the unique index on
+ * the dedupe key that older versions wrote would refuse every delivery written without one.
  */
-async function scheduleExistingDeliveries(db: Db): Promise<void> {
-  const migrations = db.collection<{ _id: string; doneAt: string }>(Collections.migrations);
-  const name = 'delivery_schedule_v1';
-  if (await migrations.findOne({ _id: name })) return;
-  const pending = db
-    .collection(Collections.deliveries)
-    .find(
-      { status: 'pending' },
-      { projection: { _id: 1, organization: 1, url: 1, nextAttemptAt: 1 } },
-    );
-  for await (const doc of pending) {
-    const entry = {
-      _id: String(doc._id),
-      organization: doc.organization,
-      host: hostKey(doc.url),
-      dueAt: doc.nextAttemptAt ?? new Date().toISOString(),
-    };
-    await insertIgnoringDuplicate(() =>
-      db.collection<typeof entry>(Collections.deliverySchedule).insertOne(entry),
-    );
-  }
-  await insertIgnoringDuplicate(() =>
-    migrations.insertOne({ _id: name, doneAt: new Date().toISOString() }),
-  );
+async function dropObsoleteIdentity(db: Db): Promise<void> {
+  const deliveries = db.collection(Collections.deliveries);
+  const indexes = await deliveries.indexes();
+  if (indexes.some((index) => index.name === 'delivery_identity'))
+    await deliveries.dropIndex('delivery_identity');
 }
 
 /** A stored document without Mongo's _id. */

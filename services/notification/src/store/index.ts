@@ -1,4 +1,4 @@
-import { connectMongo, type Logger } from '@switchyard/shared';
+import { connectMongo, connectRedis, type Logger } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { NotificationConfig } from '../config';
 import { ensureIndexes } from './collections';
@@ -8,6 +8,9 @@ import type { EventTypeStore } from './event-types/port';
 import { InMemoryDeliveryStore } from './deliveries/memory';
 import { MongoDeliveryStore } from './deliveries/mongo';
 import type { DeliveryStore } from './deliveries/port';
+import { InMemoryDueQueue } from './due-queue/memory';
+import type { DueQueue } from './due-queue/port';
+import { RedisDueQueue } from './due-queue/redis';
 import { InMemoryPolicyStore } from './policies/memory';
 import { MongoPolicyStore } from './policies/mongo';
 import type { PolicyStore } from './policies/port';
@@ -28,6 +31,8 @@ import type { WebhookStore } from './webhooks/port';
 export interface NotificationStores {
   webhooks: WebhookStore;
   deliveries: DeliveryStore;
+  /** Pending deliveries by due time and their claims: Redis when REDIS_URL is set. */
+  dueQueue: DueQueue;
   signingSecrets: SigningSecretStore;
   usageLedger: UsageLedgerStore;
   thresholds: ThresholdStore;
@@ -39,6 +44,7 @@ export function inMemoryStores(): NotificationStores {
   return {
     webhooks: new InMemoryWebhookStore(),
     deliveries: new InMemoryDeliveryStore(),
+    dueQueue: new InMemoryDueQueue(),
     signingSecrets: new InMemorySigningSecretStore(),
     usageLedger: new InMemoryUsageLedgerStore(),
     thresholds: new InMemoryThresholdStore(),
@@ -47,11 +53,16 @@ export function inMemoryStores(): NotificationStores {
   };
 }
 
-/** Every notification store on one database (indexes must exist: ensureIndexes). */
-export function mongoStores(db: Db, box: SecretBox): NotificationStores {
+/** Every notification store on one database (indexes must exist: ensureIndexes), and the due queue. */
+export function mongoStores(
+  db: Db,
+  box: SecretBox,
+  dueQueue: DueQueue = new InMemoryDueQueue(),
+): NotificationStores {
   return {
     webhooks: new MongoWebhookStore(db, box),
     deliveries: new MongoDeliveryStore(db),
+    dueQueue,
     signingSecrets: new MongoSigningSecretStore(db, box),
     usageLedger: new MongoUsageLedgerStore(db),
     thresholds: new MongoThresholdStore(db),
@@ -68,16 +79,39 @@ export interface OpenedStores {
 }
 
 /**
- * Mongo stores when MONGODB_URI is set (indexes created first), else in-memory ones. Without
- * SECRETS_ENCRYPTION_KEY (only allowed in embedded mode) a random key is used for this process,
- * so secrets stored now do not decrypt after a restart.
+ * The due queue in Redis when REDIS_URL is set; else in this process (filled from the delivery
+ * log at start), which is right for one replica only.
+ */
+async function openDueQueue(config: NotificationConfig, logger: Logger): Promise<DueQueue> {
+  if (!config.redisUrl) {
+    if (config.mongodbUri)
+      logger.warn(
+        'REDIS_URL is not set: the webhook due queue stays in this process (one replica only)',
+      );
+    return new InMemoryDueQueue();
+  }
+  const redis = await connectRedis(config.redisUrl, logger);
+  // Named after the delivery log's database: the queue holds that log's pending deliveries.
+  return new RedisDueQueue(redis, `switchyard:notification:${config.mongodbDatabase}:`, true);
+}
+
+/**
+ * Mongo stores when MONGODB_URI is set (indexes created first), else in-memory ones; the due
+ * queue in Redis when REDIS_URL is set. Without SECRETS_ENCRYPTION_KEY (only allowed in embedded
+ * mode) a random key is used for this process, so secrets stored now do not decrypt after a
+ * restart.
  */
 export async function createStores(
   config: NotificationConfig,
   logger: Logger,
 ): Promise<OpenedStores> {
+  const dueQueue = await openDueQueue(config, logger);
   if (!config.mongodbUri)
-    return { stores: inMemoryStores(), backend: 'memory', close: async () => {} };
+    return {
+      stores: { ...inMemoryStores(), dueQueue },
+      backend: 'memory',
+      close: () => dueQueue.close(),
+    };
   let key = config.secretsEncryptionKey;
   if (!key) {
     logger.warn(
@@ -85,17 +119,30 @@ export async function createStores(
     );
     key = SecretBox.generateKey();
   }
-  const connection = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
+  const close = async (connection?: { close(): Promise<void> }) => {
+    await connection?.close();
+    await dueQueue.close();
+  };
+  const connection = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger).catch(
+    async (error: unknown) => {
+      await close();
+      throw error;
+    },
+  );
   try {
     await ensureIndexes(connection.db);
   } catch (error) {
-    await connection.close();
+    await close(connection);
     throw error;
   }
   return {
-    stores: mongoStores(connection.db, new SecretBox(key, config.secretsEncryptionOldKeys)),
+    stores: mongoStores(
+      connection.db,
+      new SecretBox(key, config.secretsEncryptionOldKeys),
+      dueQueue,
+    ),
     backend: 'mongo',
-    close: () => connection.close(),
+    close: () => close(connection),
   };
 }
 
@@ -105,7 +152,10 @@ export * from './event-types/port';
 export { InMemoryEventTypeStore } from './event-types/memory';
 export { MongoEventTypeStore } from './event-types/mongo';
 export { InMemoryDeliveryStore } from './deliveries/memory';
-export { MongoDeliveryStore, newLeaseOwner } from './deliveries/mongo';
+export { MongoDeliveryStore } from './deliveries/mongo';
+export * from './due-queue/port';
+export { InMemoryDueQueue } from './due-queue/memory';
+export { RedisDueQueue } from './due-queue/redis';
 export * from './policies/port';
 export { InMemoryPolicyStore } from './policies/memory';
 export { MongoPolicyStore } from './policies/mongo';

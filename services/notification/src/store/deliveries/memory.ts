@@ -1,19 +1,5 @@
-import { Heap } from 'heap-js';
-import { hostKey } from '../../delivery/host-key';
 import type { DeliveryRecord } from '../../model';
-import {
-  dueTime,
-  type AttemptResult,
-  type AttemptToRecord,
-  type DeliveryFilter,
-  type DeliveryStore,
-  type HostFilter,
-} from './port';
-
-function isClaimable(delivery: DeliveryRecord, now: Date): boolean {
-  if (delivery.status !== 'pending' || !delivery.nextAttemptAt) return false;
-  return dueTime(delivery) <= now.getTime();
-}
+import type { AttemptToRecord, DeliveryFilter, DeliveryStore, PendingDelivery } from './port';
 
 /**
  * A copy callers may change without touching the stored record: attempts are never changed in
@@ -24,15 +10,6 @@ function copy(delivery: DeliveryRecord): DeliveryRecord {
   return { ...delivery, attempts: [...delivery.attempts] };
 }
 
-function dedupeKeyOf(delivery: DeliveryRecord): string {
-  return `${delivery.organization}\u0000${delivery.dedupeKey}`;
-}
-
-interface ScheduleEntry {
-  dueAt: number;
-  id: string;
-}
-
 /**
  * Deliveries one process keeps at most in memory (every webhook and callback delivery adds one).
  * Beyond it the deliveries that finished longest ago go first; pending ones are never dropped.
@@ -41,61 +18,35 @@ interface ScheduleEntry {
  */
 export const IN_MEMORY_DELIVERIES = 50_000;
 
-/**
- * In-memory store. The schedule is a heap by due time with an entry per scheduling change; a
- * popped entry is checked against the delivery, so stale entries (rescheduled or finished
- * deliveries) are dropped as they surface, and a sweep never walks the log. Bounded
- * (IN_MEMORY_DELIVERIES): finished deliveries are dropped oldest-finished first.
- */
+/** In-memory delivery log, bounded (IN_MEMORY_DELIVERIES): finished deliveries go oldest-finished first. */
 export class InMemoryDeliveryStore implements DeliveryStore {
   /** Insertion order doubles as creation order (newest last). */
   private readonly deliveries = new Map<string, DeliveryRecord>();
-  private readonly byDedupeKey = new Map<string, string>();
-  private readonly schedule = new Heap<ScheduleEntry>((a, b) => a.dueAt - b.dueAt);
-  private readonly pending = new Set<string>();
   /** Finished deliveries in the order they finished: the first to go when the store is full. */
   private readonly finished = new Set<string>();
 
   constructor(private readonly maxDeliveries = IN_MEMORY_DELIVERIES) {}
 
-  async createIfAbsent(
-    delivery: DeliveryRecord,
-  ): Promise<{ delivery: DeliveryRecord; created: boolean }> {
-    const key = dedupeKeyOf(delivery);
-    const existingId = this.byDedupeKey.get(key);
-    if (existingId) return { delivery: copy(this.deliveries.get(existingId)!), created: false };
-    this.byDedupeKey.set(key, delivery.id);
-    const stored = copy(delivery);
-    this.deliveries.set(delivery.id, stored);
-    this.track(stored);
-    this.dropFinishedBeyondBound();
-    return { delivery: copy(delivery), created: true };
-  }
-
-  private dropFinishedBeyondBound(): void {
-    for (const id of this.finished) {
-      if (this.deliveries.size <= this.maxDeliveries) return;
-      this.finished.delete(id);
-      const delivery = this.deliveries.get(id);
-      if (!delivery || delivery.status === 'pending') continue;
-      this.deliveries.delete(id);
-      if (this.byDedupeKey.get(dedupeKeyOf(delivery)) === id)
-        this.byDedupeKey.delete(dedupeKeyOf(delivery));
-    }
-  }
-
-  async createMany(deliveries: DeliveryRecord[]): Promise<DeliveryRecord[]> {
-    const created: DeliveryRecord[] = [];
+  async insert(deliveries: DeliveryRecord[]): Promise<void> {
     for (const delivery of deliveries) {
-      const result = await this.createIfAbsent(delivery);
-      if (result.created) created.push(result.delivery);
+      if (this.deliveries.has(delivery.id)) continue;
+      const stored = copy(delivery);
+      this.deliveries.set(delivery.id, stored);
+      this.track(stored);
     }
-    return created;
+    this.dropFinishedBeyondBound();
   }
 
   async get(organization: string, id: string): Promise<DeliveryRecord | undefined> {
     const found = this.deliveries.get(id);
     return found && found.organization === organization ? copy(found) : undefined;
+  }
+
+  async getMany(ids: string[]): Promise<DeliveryRecord[]> {
+    return ids.flatMap((id) => {
+      const found = this.deliveries.get(id);
+      return found ? [copy(found)] : [];
+    });
   }
 
   async list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]> {
@@ -110,95 +61,36 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     return matches.reverse().slice(0, options.limit).map(copy);
   }
 
-  async claimDue(
-    now: Date,
-    limit: number,
-    leaseUntil: Date,
-    skip?: { host: HostFilter; until: Date },
-  ): Promise<DeliveryRecord[]> {
-    const claimed: DeliveryRecord[] = [];
-    const postponed: DeliveryRecord[] = [];
-    // As in Mongo, `limit` bounds the due entries looked at, postponed ones included.
-    while (
-      claimed.length + postponed.length < limit &&
-      (this.schedule.peek()?.dueAt ?? Infinity) <= now.getTime()
-    ) {
-      const delivery = this.deliveries.get(this.schedule.pop()!.id);
-      if (!delivery || !isClaimable(delivery, now)) continue;
-      if (skip && !skip.host(hostKey(delivery.url))) {
-        postponed.push(delivery);
-        continue;
-      }
-      delivery.leaseUntil = leaseUntil.toISOString();
-      this.track(delivery);
-      claimed.push(copy(delivery));
-    }
-    for (const delivery of postponed) {
-      delivery.nextAttemptAt = skip!.until.toISOString();
-      this.track(delivery);
-    }
-    return claimed;
-  }
-
-  async claim(
-    organization: string,
-    id: string,
-    now: Date,
-    leaseUntil: Date,
-  ): Promise<DeliveryRecord | undefined> {
-    const delivery = this.deliveries.get(id);
-    if (!delivery || delivery.organization !== organization || !isClaimable(delivery, now))
-      return undefined;
-    delivery.leaseUntil = leaseUntil.toISOString();
-    this.track(delivery);
-    return copy(delivery);
-  }
-
-  async release(organization: string, id: string, dueAt?: Date): Promise<void> {
-    const delivery = this.deliveries.get(id);
-    if (!delivery || delivery.organization !== organization) return;
-    delete delivery.leaseUntil;
-    if (dueAt && delivery.status === 'pending') delivery.nextAttemptAt = dueAt.toISOString();
-    this.track(delivery);
-  }
-
-  async recordAttempt(
-    organization: string,
-    id: string,
-    result: AttemptResult,
-  ): Promise<DeliveryRecord | undefined> {
-    const delivery = this.deliveries.get(id);
-    if (!delivery || delivery.organization !== organization) return undefined;
-    delivery.attempts.push({ ...result.attempt });
-    delivery.status = result.status;
-    delivery.url = result.url;
-    delivery.nextAttemptAt = result.nextAttemptAt;
-    delete delivery.leaseUntil;
-    this.track(delivery);
-    return copy(delivery);
-  }
-
   async recordAttempts(attempts: AttemptToRecord[]): Promise<void> {
-    for (const { organization, id, result } of attempts)
-      await this.recordAttempt(organization, id, result);
+    for (const { organization, id, result } of attempts) {
+      const delivery = this.deliveries.get(id);
+      if (!delivery || delivery.organization !== organization) continue;
+      delivery.attempts.push({ ...result.attempt });
+      delivery.status = result.status;
+      delivery.url = result.url;
+      delivery.nextAttemptAt = result.nextAttemptAt;
+      this.track(delivery);
+    }
   }
 
-  async countPending(): Promise<number> {
-    return this.pending.size;
+  async pending(after: string, limit: number): Promise<PendingDelivery[]> {
+    return [...this.deliveries.values()]
+      .filter((d) => d.status === 'pending' && d.id > after)
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(({ id, url, nextAttemptAt }) => ({ id, url, nextAttemptAt }));
   }
 
-  /** Keeps the pending set, the schedule and the finished order in step with a delivery that changed. */
   private track(delivery: DeliveryRecord): void {
-    if (delivery.status !== 'pending') {
-      this.pending.delete(delivery.id);
-      this.finished.add(delivery.id);
-      return;
+    if (delivery.status !== 'pending') this.finished.add(delivery.id);
+  }
+
+  private dropFinishedBeyondBound(): void {
+    for (const id of this.finished) {
+      if (this.deliveries.size <= this.maxDeliveries) return;
+      this.finished.delete(id);
+      const delivery = this.deliveries.get(id);
+      if (delivery && delivery.status !== 'pending') this.deliveries.delete(id);
     }
-    if (!delivery.nextAttemptAt) {
-      this.pending.delete(delivery.id);
-      return;
-    }
-    this.pending.add(delivery.id);
-    this.schedule.push({ dueAt: dueTime(delivery), id: delivery.id });
   }
 }

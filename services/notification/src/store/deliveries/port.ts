@@ -24,63 +24,31 @@ export interface DeliveryFilter {
   limit: number;
 }
 
-/** Which due deliveries a sweep should leave for later (their host is saturated): by host key. */
-export type HostFilter = (host: string) => boolean;
+/** What the due queue is rebuilt from: a pending delivery's id, URL and next attempt time. */
+export type PendingDelivery = Pick<DeliveryRecord, 'id' | 'url' | 'nextAttemptAt'>;
 
 /**
- * Deliveries (the complete delivery log) and the retry schedule: the pending ones by due time,
- * kept apart from the log so finding due work never reads finished deliveries.
+ * The delivery log: every delivery with its attempts, written in batches. A delivery is written
+ * once its first attempt is known (or, when that takes long, as pending); later attempts are
+ * appended to it. What is due and who is attempting it lives in the due queue, not here.
  */
 export interface DeliveryStore {
-  /** Creates the delivery unless one with the same (organization, dedupeKey) exists; returns the stored one. */
-  createIfAbsent(delivery: DeliveryRecord): Promise<{ delivery: DeliveryRecord; created: boolean }>;
   /**
-   * Creates, in one write per collection, those deliveries whose identity is new; returns the
-   * created ones. A record with leaseUntil is created claimed by this instance (its first attempt
-   * starts at once); should this instance die, the schedule hands it out once the lease expires.
+   * Writes new deliveries in one write per batch; a delivery already logged (same id: a repeated
+   * event) is left as it is. Rejects if any could not be written.
    */
-  createMany(deliveries: DeliveryRecord[]): Promise<DeliveryRecord[]>;
+  insert(deliveries: DeliveryRecord[]): Promise<void>;
   get(organization: string, id: string): Promise<DeliveryRecord | undefined>;
+  /** The logged deliveries among ids, of any organization (what due entries refer to). */
+  getMany(ids: string[]): Promise<DeliveryRecord[]>;
   /** Newest first; webhookId filters to one target. */
   list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]>;
   /**
-   * Claims up to limit pending deliveries due at now and not claimed, until leaseUntil, earliest
-   * first. Due deliveries whose host `skip` refuses are not claimed but moved to `skipUntil`.
-   */
-  claimDue(
-    now: Date,
-    limit: number,
-    leaseUntil: Date,
-    skip?: { host: HostFilter; until: Date },
-  ): Promise<DeliveryRecord[]>;
-  /** Claims one delivery if it is pending, due and unclaimed. */
-  claim(
-    organization: string,
-    id: string,
-    now: Date,
-    leaseUntil: Date,
-  ): Promise<DeliveryRecord | undefined>;
-  /** Gives a claim back without an attempt (e.g. its host is at its limit), due again at dueAt (default now). */
-  release(organization: string, id: string, dueAt?: Date): Promise<void>;
-  /** Appends an attempt, sets the new status and next attempt time, drops the claim. */
-  recordAttempt(
-    organization: string,
-    id: string,
-    result: AttemptResult,
-  ): Promise<DeliveryRecord | undefined>;
-  /**
-   * Records several attempts as recordAttempt does each, in one write per collection for all of
-   * them. Rejects if any could not be written; those stay claimed, so they are attempted again
-   * once their lease expires (a duplicate send, never a lost delivery).
+   * Appends each attempt and sets the new status and next attempt time, in one write for all.
+   * Rejects if any could not be written (the due queue keeps those claimed: they are attempted
+   * again once the lease ends, a duplicate send, never a lost delivery).
    */
   recordAttempts(attempts: AttemptToRecord[]): Promise<void>;
-  /** Deliveries waiting for a first or further attempt (the size of the schedule). */
-  countPending(): Promise<number>;
-}
-
-/** When a pending delivery can next be claimed: its next attempt time, or later while claimed. */
-export function dueTime(delivery: Pick<DeliveryRecord, 'nextAttemptAt' | 'leaseUntil'>): number {
-  const next = Date.parse(delivery.nextAttemptAt ?? '');
-  const lease = delivery.leaseUntil ? Date.parse(delivery.leaseUntil) : 0;
-  return Math.max(Number.isNaN(next) ? 0 : next, lease);
+  /** Pending deliveries with an id after `after` (all from ''), in id order, at most limit. */
+  pending(after: string, limit: number): Promise<PendingDelivery[]>;
 }

@@ -1,0 +1,95 @@
+import { Heap } from 'heap-js';
+import type { ClaimedEntry, ClaimRequest, DueEntry, DueQueue, Settlement } from './port';
+
+interface Entry {
+  host: string;
+  dueAt: number;
+}
+
+interface HeapItem {
+  dueAt: number;
+  id: string;
+}
+
+/**
+ * The due queue in this process (embedded mode, tests, or a single replica without Redis). A
+ * heap by due time with an item per change of an entry; an item that no longer matches its entry
+ * is dropped when it surfaces. Starts incomplete, so the engine fills it from the delivery log.
+ */
+export class InMemoryDueQueue implements DueQueue {
+  private readonly entries = new Map<string, Entry>();
+  private readonly heap = new Heap<HeapItem>((a, b) => a.dueAt - b.dueAt);
+  private built = false;
+  private rebuilding = 0;
+
+  async schedule(entries: DueEntry[], options: { keepExisting?: boolean } = {}): Promise<void> {
+    for (const { id, host, dueAt } of entries) {
+      if (options.keepExisting && this.entries.has(id)) continue;
+      this.put(id, host, dueAt);
+    }
+  }
+
+  async claim(request: ClaimRequest): Promise<{ claimed: ClaimedEntry[]; postponed: number }> {
+    const { now, limit, leaseUntil, room, postponeUntil } = request;
+    const left = new Map(room.hosts);
+    const claimed: ClaimedEntry[] = [];
+    const postponed: Array<[string, Entry]> = [];
+    let looked = 0;
+    while (looked < limit && (this.heap.peek()?.dueAt ?? Infinity) <= now) {
+      const item = this.heap.pop()!;
+      const entry = this.entries.get(item.id);
+      if (!entry || entry.dueAt !== item.dueAt) continue;
+      looked++;
+      const free = left.get(entry.host) ?? room.other;
+      if (free <= 0) {
+        postponed.push([item.id, entry]);
+        continue;
+      }
+      left.set(entry.host, free - 1);
+      this.put(item.id, entry.host, leaseUntil);
+      claimed.push({ id: item.id, host: entry.host, lease: leaseUntil });
+    }
+    for (const [id, entry] of postponed) this.put(id, entry.host, postponeUntil);
+    return { claimed, postponed: postponed.length };
+  }
+
+  async settle(settlements: Settlement[]): Promise<void> {
+    for (const { id, lease, next } of settlements) {
+      const entry = this.entries.get(id);
+      if (!entry || entry.dueAt !== lease) continue;
+      if (next === undefined) this.entries.delete(id);
+      else this.put(id, entry.host, next);
+    }
+  }
+
+  async size(): Promise<number> {
+    return this.entries.size;
+  }
+
+  async complete(): Promise<boolean> {
+    return this.built;
+  }
+
+  async startRebuild(ttlMs: number): Promise<boolean> {
+    if (this.rebuilding > Date.now()) return false;
+    this.rebuilding = Date.now() + ttlMs;
+    return true;
+  }
+
+  async finishRebuild(): Promise<void> {
+    this.built = true;
+    this.rebuilding = 0;
+  }
+
+  async close(): Promise<void> {}
+
+  private put(id: string, host: string, dueAt: number): void {
+    this.entries.set(id, { host, dueAt });
+    this.heap.push({ id, dueAt });
+    // Items of entries moved or removed surface only when due: past a bound the heap is rebuilt.
+    if (this.heap.size() > 2 * this.entries.size + 1000) {
+      this.heap.clear();
+      this.heap.init([...this.entries].map(([key, entry]) => ({ id: key, dueAt: entry.dueAt })));
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/** A pending delivery in the due queue: its host (for per-host fairness) and when it is due (ms). */
+export interface DueEntry {
+  id: string;
+  host: string;
+  dueAt: number;
+}
+
+/** An entry taken by a claim: held until `lease` (ms), which is also the claim's token. */
+export interface ClaimedEntry {
+  id: string;
+  host: string;
+  lease: number;
+}
+
+/** How many more entries of each host one claim may take; hosts not listed may take `other`. */
+export interface HostRoom {
+  hosts: ReadonlyMap<string, number>;
+  other: number;
+}
+
+export interface ClaimRequest {
+  now: number;
+  /** Due entries looked at, at most (postponed ones included). */
+  limit: number;
+  leaseUntil: number;
+  room: HostRoom;
+  /** Due entries of hosts without room are due again then, not claimed. */
+  postponeUntil: number;
+}
+
+/** The end of a claim: the entry leaves the queue, or is due again at `next` (a retry, a hand-back). */
+export interface Settlement {
+  id: string;
+  host: string;
+  lease: number;
+  next?: number;
+}
+
+/**
+ * The due queue: every pending delivery of the log by the time it is due, and the claims on
+ * them. Claiming moves an entry's due time to the claim's lease, so an entry whose claimant died
+ * falls due again when the lease ends; the lease is the claim's token, so only the claimant
+ * settles it. The delivery log stays the record: a queue that was lost (a Redis restarted without
+ * its data) says so (`complete` false) and is rebuilt from the log's pending deliveries.
+ */
+export interface DueQueue {
+  /** Adds entries, or moves existing ones to the given due time unless keepExisting. */
+  schedule(entries: DueEntry[], options?: { keepExisting?: boolean }): Promise<void>;
+  /**
+   * Claims due entries, earliest first, within each host's room, until leaseUntil; says how many
+   * due entries were postponed for want of room.
+   */
+  claim(request: ClaimRequest): Promise<{ claimed: ClaimedEntry[]; postponed: number }>;
+  /** Ends claims; a settlement whose lease no longer holds (the entry was claimed again) does nothing. */
+  settle(settlements: Settlement[]): Promise<void>;
+  /** Entries in the queue, due or claimed. */
+  size(): Promise<number>;
+  /** False until the queue was filled from the delivery log (after it was lost, or never built). */
+  complete(): Promise<boolean>;
+  /** Takes on the rebuild for at most ttlMs; false while another instance has it. */
+  startRebuild(ttlMs: number): Promise<boolean>;
+  /** The rebuild is done: the queue holds every pending delivery of the log. */
+  finishRebuild(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,159 @@
+import { RedisScripts, type RedisScript } from '@switchyard/shared';
+import type { Redis } from 'ioredis';
+import type { ClaimedEntry, ClaimRequest, DueEntry, DueQueue, Settlement } from './port';
+
+/**
+ * KEYS[1] the queue (sorted set: score = due time in ms, member = "<host> <id>"); ARGV now, limit,
+ * leaseUntil, postponeUntil, other hosts' room, then pairs of host and room. Returns {claimed
+ * members, how many were postponed}: due entries of hosts without room move to postponeUntil.
+ */
+const CLAIM = `
+local room = {}
+for i = 6, #ARGV, 2 do room[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local other = tonumber(ARGV[5])
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+local claimed = {}
+local postponed = 0
+for _, member in ipairs(due) do
+  local host = string.match(member, '^(.*) [^ ]*$') or ''
+  local left = room[host] or other
+  if left > 0 then
+    room[host] = left - 1
+    redis.call('ZADD', KEYS[1], ARGV[3], member)
+    claimed[#claimed + 1] = member
+  else
+    redis.call('ZADD', KEYS[1], ARGV[4], member)
+    postponed = postponed + 1
+  end
+end
+return {claimed, postponed}
+`;
+
+/** KEYS[1] the queue; ARGV triples of member, lease, next ('' removes). Only entries still under that lease change. */
+const SETTLE = `
+local settled = 0
+for i = 1, #ARGV, 3 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+    if ARGV[i + 2] == '' then redis.call('ZREM', KEYS[1], ARGV[i])
+    else redis.call('ZADD', KEYS[1], ARGV[i + 2], ARGV[i]) end
+    settled = settled + 1
+  end
+end
+return settled
+`;
+
+type ScriptName = 'syDueClaim' | 'syDueSettle';
+const SCRIPTS: Record<ScriptName, RedisScript> = {
+  syDueClaim: { keys: 1, lua: CLAIM },
+  syDueSettle: { keys: 1, lua: SETTLE },
+};
+
+/** Entries per ZADD or settle command: a long schedule goes in several. */
+const CHUNK = 500;
+
+function member(host: string, id: string): string {
+  return `${host} ${id}`;
+}
+
+function parse(text: string, lease: number): ClaimedEntry {
+  const space = text.lastIndexOf(' ');
+  return { host: text.slice(0, space), id: text.slice(space + 1), lease };
+}
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/**
+ * The due queue in Redis, shared by the replicas: one sorted set, claimed and settled by Lua
+ * scripts (atomic, so two replicas never claim one entry under live leases). Its keys share a
+ * hash tag (one Redis Cluster slot).
+ */
+export class RedisDueQueue implements DueQueue {
+  private readonly scripts: RedisScripts<ScriptName>;
+  private readonly key: string;
+  private readonly completeKey: string;
+  private readonly rebuildKey: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly ownsConnection = false,
+  ) {
+    this.scripts = new RedisScripts(redis, SCRIPTS);
+    this.key = `${prefix}{due}`;
+    this.completeKey = `${prefix}{due}:complete`;
+    this.rebuildKey = `${prefix}{due}:rebuild`;
+  }
+
+  async schedule(entries: DueEntry[], options: { keepExisting?: boolean } = {}): Promise<void> {
+    await Promise.all(
+      chunks(entries).map((chunk) => {
+        const args = chunk.flatMap((e) => [e.dueAt, member(e.host, e.id)]);
+        return this.scripts.command((redis) =>
+          options.keepExisting
+            ? redis.zadd(this.key, 'NX', ...args)
+            : redis.zadd(this.key, ...args),
+        );
+      }),
+    );
+  }
+
+  async claim(request: ClaimRequest): Promise<{ claimed: ClaimedEntry[]; postponed: number }> {
+    const rooms = [...request.room.hosts].flatMap(([host, room]) => [host, room]);
+    const [claimed, postponed] = await this.scripts.run<[string[], number]>(
+      'syDueClaim',
+      this.key,
+      request.now,
+      request.limit,
+      request.leaseUntil,
+      request.postponeUntil,
+      request.room.other,
+      ...rooms,
+    );
+    return { claimed: claimed.map((text) => parse(text, request.leaseUntil)), postponed };
+  }
+
+  async settle(settlements: Settlement[]): Promise<void> {
+    await Promise.all(
+      chunks(settlements).map((chunk) =>
+        this.scripts.run(
+          'syDueSettle',
+          this.key,
+          ...chunk.flatMap((s) => [member(s.host, s.id), s.lease, s.next ?? '']),
+        ),
+      ),
+    );
+  }
+
+  size(): Promise<number> {
+    return this.scripts.command((redis) => redis.zcard(this.key));
+  }
+
+  async complete(): Promise<boolean> {
+    return (await this.scripts.command((redis) => redis.exists(this.completeKey))) === 1;
+  }
+
+  async startRebuild(ttlMs: number): Promise<boolean> {
+    const taken = await this.scripts.command((redis) =>
+      redis.set(this.rebuildKey, String(process.pid), 'PX', ttlMs, 'NX'),
+    );
+    return taken === 'OK';
+  }
+
+  async finishRebuild(): Promise<void> {
+    await this.scripts.command((redis) =>
+      redis.multi().set(this.completeKey, '1').del(this.rebuildKey).exec(),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (!this.ownsConnection) return;
+    // quit() is a command: without a connection it cannot be sent, so the client just stops.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
+  }
+}

@@ -1,0 +1,178 @@
+import { connectRedis } from '@switchyard/shared';
+import {
+  contractSuite,
+  endpointOf,
+  silentLogger,
+  uniqueName,
+  type BackendFixture,
+} from '@switchyard/shared/testing';
+import type { Redis } from 'ioredis';
+import { InMemoryDueQueue, RedisDueQueue, type DueQueue, type HostRoom } from '../../src/store';
+import { expect } from '../chai';
+
+interface QueueWorld {
+  queue: DueQueue;
+  /** Another replica's queue over the same state. */
+  other: DueQueue;
+  /** Loses what the queue holds (a Redis restarted without its data). */
+  lose(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+const memoryWorld: BackendFixture<QueueWorld> = {
+  async create() {
+    let queue = new InMemoryDueQueue();
+    const world: QueueWorld = {
+      queue,
+      other: queue,
+      lose: async () => {
+        queue = new InMemoryDueQueue();
+        world.queue = queue;
+        world.other = queue;
+      },
+      dispose: async () => {},
+    };
+    return world;
+  },
+};
+
+const redisWorld: BackendFixture<QueueWorld> = {
+  async create() {
+    const prefix = `${uniqueName('due')}:`;
+    const clients: Redis[] = [];
+    const open = async () => {
+      const redis = await connectRedis(endpointOf('redis')!, silentLogger());
+      clients.push(redis);
+      return new RedisDueQueue(redis, prefix);
+    };
+    const queue = await open();
+    const other = await open();
+    return {
+      queue,
+      other,
+      lose: async () => {
+        const keys = await clients[0]!.keys(`${prefix}*`);
+        if (keys.length > 0) await clients[0]!.del(...keys);
+      },
+      dispose: async () => {
+        const keys = await clients[0]!.keys(`${prefix}*`);
+        if (keys.length > 0) await clients[0]!.del(...keys);
+        for (const client of clients) client.disconnect();
+      },
+    };
+  },
+  destroy: (world) => world.dispose(),
+};
+
+const ANY: HostRoom = { hosts: new Map(), other: 1000 };
+const T0 = Date.UTC(2026, 0, 1);
+
+contractSuite<QueueWorld>(
+  'DueQueue contract',
+  { memory: memoryWorld, redis: redisWorld },
+  (world) => {
+    const claim = (queue: DueQueue, now: number, room = ANY, limit = 100, lease = now + 30_000) =>
+      queue.claim({ now, limit, leaseUntil: lease, room, postponeUntil: now + 250 });
+
+    it('claims what is due, earliest first, and not again under a live lease', async () => {
+      const { queue, other } = world();
+      await queue.schedule([
+        { id: 'dlv_b', host: 'h1', dueAt: T0 + 20 },
+        { id: 'dlv_a', host: 'h1', dueAt: T0 + 10 },
+        { id: 'dlv_later', host: 'h1', dueAt: T0 + 5000 },
+      ]);
+      const { claimed } = await claim(queue, T0 + 100);
+      expect(claimed.map((c) => c.id)).to.deep.equal(['dlv_a', 'dlv_b']);
+      expect(claimed[0]).to.deep.equal({ id: 'dlv_a', host: 'h1', lease: T0 + 30_100 });
+      expect((await claim(other, T0 + 200)).claimed).to.deep.equal([]);
+      expect(await queue.size()).to.equal(3);
+    });
+
+    it('never hands one entry to two replicas claiming at once', async () => {
+      const { queue, other } = world();
+      await queue.schedule(
+        Array.from({ length: 200 }, (_, i) => ({ id: `dlv_${i}`, host: `h${i % 3}`, dueAt: T0 })),
+      );
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => claim(i % 2 ? other : queue, T0 + 1, ANY, 50)),
+      );
+      const ids = results.flatMap((r) => r.claimed.map((c) => c.id));
+      expect(ids).to.have.length(200);
+      expect(new Set(ids).size).to.equal(200);
+    });
+
+    it('hands an entry whose claimant died to another replica when the lease ends, once', async () => {
+      const { queue, other } = world();
+      await queue.schedule([{ id: 'dlv_1', host: 'h1', dueAt: T0 }]);
+      const [first] = (await claim(queue, T0, ANY, 10, T0 + 1000)).claimed;
+      expect((await claim(other, T0 + 999)).claimed).to.deep.equal([]);
+      const [taken] = (await claim(other, T0 + 1000, ANY, 10, T0 + 5000)).claimed;
+      expect(taken!.id).to.equal('dlv_1');
+      // The first claimant's late settlement no longer holds; the second one's does.
+      await queue.settle([{ ...first! }]);
+      expect(await queue.size()).to.equal(1);
+      await other.settle([{ ...taken!, next: T0 + 60_000 }]);
+      expect((await claim(queue, T0 + 59_999)).claimed).to.deep.equal([]);
+      expect((await claim(queue, T0 + 60_000)).claimed.map((c) => c.id)).to.deep.equal(['dlv_1']);
+    });
+
+    it('removes a settled entry, or makes it due again at the next attempt', async () => {
+      const { queue } = world();
+      await queue.schedule([
+        { id: 'dlv_done', host: 'h1', dueAt: T0 },
+        { id: 'dlv_retry', host: 'h1', dueAt: T0 },
+      ]);
+      const { claimed } = await claim(queue, T0);
+      await queue.settle([
+        { ...claimed.find((c) => c.id === 'dlv_done')! },
+        { ...claimed.find((c) => c.id === 'dlv_retry')!, next: T0 + 5000 },
+      ]);
+      expect(await queue.size()).to.equal(1);
+      expect((await claim(queue, T0 + 5000)).claimed.map((c) => c.id)).to.deep.equal(['dlv_retry']);
+    });
+
+    it('leaves due work of a host without room for later, and says how much', async () => {
+      const { queue } = world();
+      await queue.schedule([
+        ...Array.from({ length: 4 }, (_, i) => ({ id: `dlv_busy${i}`, host: 'busy', dueAt: T0 })),
+        { id: 'dlv_free', host: 'free', dueAt: T0 },
+        { id: 'dlv_new', host: 'unknown', dueAt: T0 },
+      ]);
+      const room: HostRoom = {
+        hosts: new Map([
+          ['busy', 1],
+          ['free', 5],
+        ]),
+        other: 1,
+      };
+      const { claimed, postponed } = await claim(queue, T0, room);
+      expect(claimed.map((c) => c.host).sort()).to.deep.equal(['busy', 'free', 'unknown']);
+      expect(postponed).to.equal(3);
+      // Postponed entries are due again at postponeUntil (T0 + 250), not before.
+      expect((await claim(queue, T0 + 249)).claimed).to.deep.equal([]);
+      expect((await claim(queue, T0 + 250)).claimed).to.have.length(3);
+    });
+
+    it('keeps an existing entry when asked to, and moves it otherwise', async () => {
+      const { queue } = world();
+      await queue.schedule([{ id: 'dlv_1', host: 'h1', dueAt: T0 + 1000 }]);
+      await queue.schedule([{ id: 'dlv_1', host: 'h1', dueAt: T0 }], { keepExisting: true });
+      expect((await claim(queue, T0)).claimed).to.deep.equal([]);
+      await queue.schedule([{ id: 'dlv_1', host: 'h1', dueAt: T0 }]);
+      expect((await claim(queue, T0)).claimed).to.have.length(1);
+    });
+
+    it('says it is incomplete until rebuilt, and again once lost; one replica rebuilds at a time', async () => {
+      const w = world();
+      expect(await w.queue.complete()).to.equal(false);
+      expect(await w.queue.startRebuild(10_000)).to.equal(true);
+      expect(await w.other.startRebuild(10_000)).to.equal(false);
+      await w.queue.finishRebuild();
+      expect(await w.queue.complete()).to.equal(true);
+      expect(await w.other.complete()).to.equal(true);
+      await w.lose();
+      expect(await w.queue.complete()).to.equal(false);
+      expect(await w.queue.startRebuild(10_000)).to.equal(true);
+    });
+  },
+);

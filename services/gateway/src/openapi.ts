@@ -217,7 +217,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'unsupported_media_type: body is not application/json (or one of the text types the operation lists)',
   422: 'unsupported: the model cannot serve this request',
   431: 'headers_too_large: the request line or headers are over the server limit (16 KB)',
-  429: 'rate_limited (per-key requests or tokens per minute; RateLimit-* headers), quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends)',
+  429: "rate_limited (per-key requests or tokens per minute; RateLimit-* headers), quota_exceeded (monthly tokens; Retry-After = seconds until the UTC month ends), budget_exceeded (a key's or end user's budget; Retry-After and details[0].resetAt say when it resets)",
   500: 'internal',
   502: 'upstream_error: the model provider failed',
   503: 'unavailable: an internal service is down',

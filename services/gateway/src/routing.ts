@@ -94,7 +94,7 @@ async function handleMetered(
   deps: RouteDeps,
 ): Promise<RouteResult> {
   if (!route.billing) return route.handle(input, deps);
-  const metered = await deps.metering.begin(route.billing, input.body, input.call);
+  const metered = await deps.metering.begin(route.billing, input.body, input.call, input.key);
   let result: RouteResult;
   try {
     result = await route.handle(input, deps);

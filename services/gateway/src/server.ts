@@ -32,6 +32,7 @@ import {
 import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
+import { BudgetGuard } from './metering/budgets';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { QuotaExhaustedNotices } from './events/quota-exhausted';
 import { RefusalCounts } from './metering/refusals';
@@ -231,6 +232,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
       logger,
       onExhausted: exhausted && ((...args) => exhausted.refused(...args)),
     }),
+    budgets: new BudgetGuard({ state, now: deps.now }),
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,

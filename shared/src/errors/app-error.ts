@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'unsupported'
   | 'rate_limited'
   | 'quota_exceeded'
+  | 'budget_exceeded'
   | 'internal'
   | 'upstream_error'
   | 'unavailable'
@@ -43,6 +44,7 @@ const CODES: Record<ErrorCode, CodeSpec> = {
   unsupported: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION },
   rate_limited: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   quota_exceeded: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  budget_exceeded: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   internal: { http: 500, grpc: GrpcStatus.INTERNAL },
   upstream_error: { http: 502, grpc: GrpcStatus.UNAVAILABLE },
   unavailable: { http: 503, grpc: GrpcStatus.UNAVAILABLE },

@@ -57,10 +57,10 @@ export interface UsageQuotaExhausted {
 }
 
 /**
- * Why the gateway refused a call with 429 before it ran: the organization's hard quota, or a
- * key's requests or tokens per minute.
+ * Why the gateway refused a call with 429 before it ran: the organization's hard quota, a key's
+ * requests or tokens per minute, or a key's (or its end user's) budget.
  */
-export const RefusalReasons = ['quota', 'request_rate', 'token_rate'] as const;
+export const RefusalReasons = ['quota', 'request_rate', 'token_rate', 'budget'] as const;
 export type RefusalReason = (typeof RefusalReasons)[number];
 
 /**

@@ -2,6 +2,8 @@ import { AppError, estimateTokens, type CallContext, type Logger } from '@switch
 import type { Middleware } from 'koa';
 import type { GatewayState } from '../middleware/request-id';
 import type { OrganizationDirectory } from './organization-directory';
+import type { ApiKeyRecord } from '../store';
+import type { BudgetGuard, BudgetHold } from './budgets';
 import type { QuotaGuard, QuotaHold } from './quota';
 import { rateLimited, rateLimitHeaders, type KeyRateLimits } from './rate-limits';
 import type { RefusalCounts } from './refusals';
@@ -13,6 +15,8 @@ export interface BillingSpec<B> {
    * of that size it asked for (OpenAI's `n`; default 1).
    */
   input(body: B): { text: string; maxOutput?: number; outputs?: number };
+  /** The end user the call is made for (`user` on /v1, `user_id` on the assistants): their budget applies. */
+  endUser?(body: B): string | undefined;
 }
 
 /** What metering reads of a billable call's result (a route's RouteResult carries these). */
@@ -27,6 +31,7 @@ export interface BilledOutcome {
 export interface MeteringDeps {
   directory: OrganizationDirectory;
   quota: QuotaGuard;
+  budgets: BudgetGuard;
   rateLimits: KeyRateLimits;
   /** Output tokens assumed when a call gives no max_length. */
   defaultOutputTokens: number;
@@ -76,8 +81,16 @@ export class Metering {
     };
   }
 
-  /** Tokens per minute per key, then the monthly quota reservation (429 when either refuses). */
-  async begin<B>(billing: BillingSpec<B>, body: B, call: CallContext): Promise<MeteredCall> {
+  /**
+   * Tokens per minute per key, the key's and its end user's budgets, then the monthly quota
+   * reservation (429 when one refuses).
+   */
+  async begin<B>(
+    billing: BillingSpec<B>,
+    body: B,
+    call: CallContext,
+    key?: ApiKeyRecord,
+  ): Promise<MeteredCall> {
     const estimate = this.estimate(billing, body);
     const policy = await this.deps.directory.policyOf(call.organization);
     const tokensPerMinute = policy.rateLimits.tokensPerMinute;
@@ -86,11 +99,22 @@ export class Metering {
       this.deps.refusals?.refused(call.organization, 'token_rate');
       throw rateLimited('token', tokensPerMinute, decision);
     }
-    const hold = await this.deps.quota.reserve(policy, estimate, call.requestId).catch((error) => {
-      if (error instanceof AppError && error.code === 'quota_exceeded')
-        this.deps.refusals?.refused(call.organization, 'quota');
-      throw error;
-    });
+    const budget = await this.deps.budgets
+      .reserve(key, billing.endUser?.(body), estimate)
+      .catch((error) => {
+        if (error instanceof AppError && error.code === 'budget_exceeded')
+          this.deps.refusals?.refused(call.organization, 'budget');
+        throw error;
+      });
+    const quota = await this.deps.quota
+      .reserve(policy, estimate, call.requestId)
+      .catch(async (error) => {
+        await budget.release();
+        if (error instanceof AppError && error.code === 'quota_exceeded')
+          this.deps.refusals?.refused(call.organization, 'quota');
+        throw error;
+      });
+    const hold = bothOf(quota, budget);
     return {
       estimate,
       failed: () => hold.release(),
@@ -98,7 +122,7 @@ export class Metering {
     };
   }
 
-  private async settle(hold: QuotaHold, result: BilledOutcome, call: CallContext): Promise<void> {
+  private async settle(hold: Hold, result: BilledOutcome, call: CallContext): Promise<void> {
     if (result.status === 202) return; // async: the estimate stays counted (see docs/api.md, "Quotas")
     if (result.finished) {
       // A stream: settle from its done event; one that broke off after it started keeps the estimate.
@@ -110,11 +134,7 @@ export class Metering {
     await this.settleWith(hold, result.usage, call);
   }
 
-  private async settleWith(
-    hold: QuotaHold,
-    used: number | undefined,
-    call: CallContext,
-  ): Promise<void> {
+  private async settleWith(hold: Hold, used: number | undefined, call: CallContext): Promise<void> {
     if (used === undefined) {
       this.deps.logger.warn(
         { requestId: call.requestId },
@@ -124,4 +144,18 @@ export class Metering {
     }
     await hold.settle(used);
   }
+}
+
+type Hold = Pick<QuotaHold, 'settle' | 'release'>;
+
+/** The quota's and the budgets' reservations settled and released together. */
+function bothOf(quota: QuotaHold, budget: BudgetHold): Hold {
+  return {
+    settle: async (tokens) => {
+      await Promise.all([quota.settle(tokens), budget.settle(tokens)]);
+    },
+    release: async () => {
+      await Promise.all([quota.release(), budget.release()]);
+    },
+  };
 }

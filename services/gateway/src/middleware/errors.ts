@@ -93,7 +93,8 @@ export function problemOf(
 
 /** OpenAI's error `type` by status, as its API and SDKs use them. */
 function openAiType(problem: Rendered): string {
-  if (problem.code === 'quota_exceeded') return 'insufficient_quota';
+  if (problem.code === 'quota_exceeded' || problem.code === 'budget_exceeded')
+    return 'insufficient_quota';
   if (problem.status === 429) return 'requests';
   return problem.status >= 500 ? 'server_error' : 'invalid_request_error';
 }

@@ -101,6 +101,7 @@ async function reply(
 /** Assistants are metered on the whole conversation they read; replies report usage.tokens_used. */
 const assistantBilling: BillingSpec<AssistantBody> = {
   input: (body) => ({ text: body.messages.map((m) => m.content).join('\n') }),
+  endUser: (body) => body.user_id,
 };
 
 const STREAMED_REPLY =

@@ -86,6 +86,7 @@ const chatCompletions: RouteSpec<ChatCompletionBody> = {
       maxOutput: body.max_completion_tokens ?? body.max_tokens ?? undefined,
       outputs: body.n ?? 1,
     }),
+    endUser: (body) => (typeof body.user === 'string' && body.user ? body.user : undefined),
   },
   responses: {
     200: {
@@ -145,6 +146,7 @@ const embeddings: RouteSpec<EmbeddingBody> = {
       text: typeof body.input === 'string' ? body.input : body.input.join('\n'),
       maxOutput: 0,
     }),
+    endUser: (body) => body.user || undefined,
   },
   responses: { 200: { description: 'The vectors, in input order', schema: EmbeddingList } },
   errors: MODEL_CALL_ERRORS,

@@ -4,6 +4,26 @@ import { DATE_TIME, NON_BLANK, type JsonSchema } from './common';
 
 const KEY_NAME = { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } as const;
 
+/** A token limit per period. */
+export const Budget: JsonSchema = {
+  title: 'Budget',
+  type: 'object',
+  additionalProperties: false,
+  required: ['tokens', 'period'],
+  properties: {
+    tokens: {
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Tokens (input + output) the calls may use in one period',
+    },
+    period: {
+      enum: ['day', 'week', 'month'],
+      description: 'A UTC day, an ISO week (Monday to Sunday, UTC) or a UTC month',
+    },
+  },
+};
+
 /** The same schema, or null (an update removing the field). */
 function nullable(schema: JsonSchema): JsonSchema {
   return { ...schema, type: [schema.type, 'null'] };
@@ -32,6 +52,15 @@ const keyScopeProperties: Record<string, JsonSchema> = {
   expiresAt: {
     ...DATE_TIME,
     description: 'From this instant on the key is refused with 401 key_expired',
+  },
+  budget: {
+    ...Budget,
+    description: "The key's own budget: a call that would pass it is 429 budget_exceeded",
+  },
+  endUserBudget: {
+    ...Budget,
+    description:
+      'A budget for each end user of the key, told apart by `user` (/v1) or `user_id` (assistants)',
   },
 };
 

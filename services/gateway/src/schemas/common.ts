@@ -39,7 +39,7 @@ export const ErrorResponse: JsonSchema = {
         code: {
           type: 'string',
           description:
-            'invalid_request, unauthorized, key_expired, forbidden, model_not_allowed, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, internal, upstream_error, unavailable, timeout; headers_too_large (431) for a request line or headers over the server limit',
+            'invalid_request, unauthorized, key_expired, forbidden, model_not_allowed, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, unsupported, rate_limited, quota_exceeded, budget_exceeded, internal, upstream_error, unavailable, timeout; headers_too_large (431) for a request line or headers over the server limit',
         },
         message: { type: 'string' },
         details_omitted: {

@@ -128,6 +128,8 @@ export interface ChatCompletionBody {
   n?: number | null;
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
+  /** The end user the call is made for (a key's endUserBudget applies to each). */
+  user?: unknown;
 }
 
 const USAGE = {
@@ -206,6 +208,7 @@ export interface EmbeddingBody {
   input: string | string[] | number[] | number[][];
   encoding_format?: 'float' | 'base64';
   dimensions?: number;
+  user?: string;
 }
 
 export const EmbeddingList: JsonSchema = {

@@ -83,7 +83,7 @@ export const UsageReport: JsonSchema = {
       additionalProperties: false,
       required: ['calls', 'byReason', 'daily'],
       description:
-        "Calls the gateway refused with 429 before they ran (they used no tokens and are not in `calls`): `quota` (the hard quota), `request_rate` and `token_rate` (a key's rate limits)",
+        "Calls the gateway refused with 429 before they ran (they used no tokens and are not in `calls`): `quota` (the hard quota), `request_rate` and `token_rate` (a key's rate limits), `budget` (a key's or end user's budget)",
       properties: {
         calls: { type: 'integer', description: 'Refused in the period' },
         byReason: {

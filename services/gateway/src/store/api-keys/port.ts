@@ -1,5 +1,12 @@
 import { AppError } from '@switchyard/shared';
 
+/** A limit on the tokens (input + output) a key's calls use in a period, reset when the period ends. */
+export interface Budget {
+  tokens: number;
+  /** A UTC day, an ISO week (from Monday, UTC) or a UTC month. */
+  period: 'day' | 'week' | 'month';
+}
+
 /** What a key may do beyond its organization's limits; every field absent means no restriction. */
 export interface KeyScope {
   /** Model ids or aliases the key may call. */
@@ -8,11 +15,19 @@ export interface KeyScope {
   routes?: string[];
   /** From this instant on the key is refused with 401 key_expired. */
   expiresAt?: string;
+  /** The key's own budget. */
+  budget?: Budget;
+  /** A budget for each end user of the key (`user` on /v1, `user_id` on the assistants). */
+  endUserBudget?: Budget;
 }
 
-export const KEY_SCOPE_FIELDS = ['models', 'routes', 'expiresAt'] as const satisfies ReadonlyArray<
-  keyof KeyScope
->;
+export const KEY_SCOPE_FIELDS = [
+  'models',
+  'routes',
+  'expiresAt',
+  'budget',
+  'endUserBudget',
+] as const satisfies ReadonlyArray<keyof KeyScope>;
 
 /** A change to a key: a field given is set, null removes it. */
 export type KeyChanges = { name?: string } & {

@@ -1,0 +1,213 @@
+import { expect } from 'chai';
+import OpenAI from 'openai';
+import { FakeLlmServer, silentLogger } from '@switchyard/shared/testing';
+import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
+import { callApi, type ApiOptions } from '../support/http';
+import { E2E_ENV } from '../support/mesh';
+
+const GENERATE = '/api/v2/ai/content/generate';
+const CHAT = '/api/v2/ai/assistants/chat';
+
+/**
+ * Token budgets of a key and of each end user behind it, through the gateway, by the gateway's
+ * clock: refused with 429 budget_exceeded (Retry-After and resetAt at the period's end) on the
+ * native and /v1 routes, reset when the period ends, never overshot by concurrent calls.
+ */
+describe('e2e: key and end-user budgets', function () {
+  this.timeout(120_000);
+  let mesh: EmbeddedMesh;
+  let fake: FakeLlmServer;
+  let now = new Date('2026-11-20T10:00:00Z'); // a Friday
+
+  const api = (path: string, options?: ApiOptions) =>
+    callApi(mesh.gatewayUrl, mesh.apiKey, path, options);
+
+  async function issue(scope: Record<string, unknown>): Promise<string> {
+    const issued = await api('/api/v2/keys', { body: { name: 'app', ...scope } });
+    expect(issued.status, issued.text).to.equal(201);
+    return issued.body.key;
+  }
+
+  const generate = (key: string) =>
+    callApi(mesh.gatewayUrl, key, GENERATE, {
+      body: { prompt: 'A tent for two', max_length: 50 },
+    });
+
+  /** Calls until the first refusal; the answers before it and the refusal. */
+  async function untilRefused(call: () => ReturnType<typeof generate>) {
+    const answered = [];
+    for (let i = 0; i < 200; i++) {
+      const response = await call();
+      if (response.status !== 200) return { answered, refused: response };
+      answered.push(response);
+    }
+    throw new Error('never refused');
+  }
+
+  before(async () => {
+    fake = new FakeLlmServer('unused', ['up-gpt']);
+    const remote = {
+      id: 'fake-gpt',
+      provider: 'openai-compatible',
+      baseUrl: await fake.start(),
+      upstreamModel: 'up-gpt',
+      contextWindow: 16000,
+      maxOutputTokens: 1000,
+      capabilities: ['generate', 'chat'],
+      local: true,
+      maxRetries: 0,
+    };
+    const registry = {
+      defaultModel: 'builtin',
+      models: [{ id: 'builtin', provider: 'builtin' }, remote],
+    };
+    mesh = await startEmbeddedMesh(
+      {
+        ...E2E_ENV,
+        DEV_API_KEY: 'sk_budgets_0123456789abcdefghijk',
+        MODEL_REGISTRY_JSON: JSON.stringify(registry),
+        DEFAULT_MODEL: '',
+      },
+      silentLogger(),
+      { now: () => now },
+    );
+  });
+
+  after(async () => {
+    await mesh?.stop();
+    await fake?.close();
+  });
+
+  afterEach(() => {
+    now = new Date('2026-11-20T10:00:00Z');
+  });
+
+  it('refuses a budget without tokens or with another period (400)', async () => {
+    for (const budget of [{ period: 'day' }, { tokens: 10, period: 'year' }, { tokens: 0 }]) {
+      const refused = await api('/api/v2/keys', { body: { budget } });
+      expect(refused.status, JSON.stringify(budget)).to.equal(400);
+    }
+  });
+
+  it('a daily key budget: 429 budget_exceeded with the reset time, on /v1 too, and a new day resets it', async () => {
+    const key = await issue({ budget: { tokens: 1000, period: 'day' } });
+    const { answered, refused } = await untilRefused(() => generate(key));
+    expect(answered.length).to.be.greaterThan(1);
+    const used = answered.reduce(
+      (sum, r) => sum + r.body.usage.tokens_input + r.body.usage.tokens_output,
+      0,
+    );
+    expect(used).to.be.at.most(1000);
+    expect(refused.status).to.equal(429);
+    expect(refused.body.error.code).to.equal('budget_exceeded');
+    expect(refused.headers.get('retry-after')).to.equal(String(14 * 3600));
+    expect(refused.body.error.details[0]).to.include({
+      budget: 1000,
+      period: 'day',
+      resetAt: '2026-11-21T00:00:00.000Z',
+    });
+
+    const error = await new OpenAI({
+      apiKey: key,
+      baseURL: `${mesh.gatewayUrl}/v1`,
+      maxRetries: 0,
+    }).chat.completions
+      .create({
+        model: 'fake-gpt',
+        messages: [{ role: 'user', content: 'A tent' }],
+        max_tokens: 50,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+    expect(error).to.be.instanceOf(OpenAI.RateLimitError);
+    expect(error!.code).to.equal('budget_exceeded');
+
+    now = new Date('2026-11-20T23:59:59Z');
+    expect((await generate(key)).status).to.equal(429);
+    now = new Date('2026-11-21T00:00:00Z');
+    expect((await generate(key)).status).to.equal(200);
+  });
+
+  it('a weekly budget resets on Monday (UTC); a monthly one on the 1st; PATCH null removes a budget', async () => {
+    const weekly = await issue({ budget: { tokens: 300, period: 'week' } });
+    const { refused } = await untilRefused(() => generate(weekly));
+    expect(refused.body.error.details[0].resetAt).to.equal('2026-11-23T00:00:00.000Z');
+    now = new Date('2026-11-22T23:00:00Z');
+    expect((await generate(weekly)).status).to.equal(429);
+    now = new Date('2026-11-23T00:00:00Z');
+    expect((await generate(weekly)).status).to.equal(200);
+
+    now = new Date('2026-11-20T10:00:00Z');
+    const issued = await api('/api/v2/keys', {
+      body: { budget: { tokens: 300, period: 'month' } },
+    });
+    const monthly = issued.body.key as string;
+    expect((await untilRefused(() => generate(monthly))).refused.body.error.details[0]).to.include({
+      resetAt: '2026-12-01T00:00:00.000Z',
+    });
+    const changed = await api(`/api/v2/keys/${issued.body.keyId}`, {
+      method: 'PATCH',
+      body: { budget: null },
+    });
+    expect(changed.status, changed.text).to.equal(200);
+    expect(changed.body).to.not.have.property('budget');
+    expect((await generate(monthly)).status).to.equal(200);
+  });
+
+  it('concurrent calls at the edge of a budget never pass it together', async () => {
+    const key = await issue({ budget: { tokens: 700, period: 'day' } });
+    const answers = await Promise.all(Array.from({ length: 24 }, () => generate(key)));
+    const ok = answers.filter((r) => r.status === 200);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(ok.length + refused.length).to.equal(24);
+    expect(ok).to.not.be.empty;
+    expect(refused).to.not.be.empty;
+    for (const r of refused) expect(r.body.error.code).to.equal('budget_exceeded');
+    const used = ok.reduce(
+      (sum, r) => sum + r.body.usage.tokens_input + r.body.usage.tokens_output,
+      0,
+    );
+    expect(used).to.be.at.most(700);
+  });
+
+  it('an end-user budget applies to each user_id (assistants) and user (/v1) separately', async () => {
+    const key = await issue({ endUserBudget: { tokens: 400, period: 'day' } });
+    const chat = (user: string, session: string) =>
+      callApi(mesh.gatewayUrl, key, CHAT, {
+        body: { user_id: user, session_id: session, messages: [{ role: 'user', content: 'Hi' }] },
+      });
+    let i = 0;
+    const { answered, refused } = await untilRefused(() => chat('alice', `s${i++}`));
+    expect(answered).to.not.be.empty;
+    expect(refused.status).to.equal(429);
+    expect(refused.body.error.code).to.equal('budget_exceeded');
+    expect(refused.body.error.details[0]).to.include({ reason: 'end-user budget exhausted' });
+    expect((await chat('bob', 'b1')).status).to.equal(200);
+    // Calls without an end user are not counted against anyone's budget.
+    expect((await generate(key)).status).to.equal(200);
+
+    const client = new OpenAI({ apiKey: key, baseURL: `${mesh.gatewayUrl}/v1`, maxRetries: 0 });
+    const ask = (user: string) =>
+      client.chat.completions.create({
+        model: 'fake-gpt',
+        messages: [{ role: 'user', content: 'A tent' }],
+        max_tokens: 50,
+        user,
+      });
+    let refusal: unknown;
+    for (let n = 0; n < 50 && !refusal; n++)
+      refusal = await ask('carol').then(
+        () => undefined,
+        (e) => e,
+      );
+    expect(refusal).to.be.instanceOf(OpenAI.RateLimitError);
+    expect((refusal as InstanceType<typeof OpenAI.APIError>).code).to.equal('budget_exceeded');
+    const dave = await ask('dave');
+    expect(dave.choices[0]!.message.content).to.be.a('string');
+
+    now = new Date('2026-11-21T00:00:00Z');
+    expect((await chat('alice', 'next-day')).status).to.equal(200);
+  });
+});

@@ -26,6 +26,13 @@ export function browserInstalled(): boolean {
   return existsSync(CHROMIUM_PATH);
 }
 
+/** Mocha's before: a browser test without Chromium is pending on a laptop, and fails in CI. */
+export function requireBrowser(this: Mocha.Context): void {
+  if (browserInstalled()) return;
+  if (process.env.CI) throw new Error(`no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`);
+  this.skip();
+}
+
 /**
  * One browser per test run, closed by the root hook. Playwright starts it with a fresh temporary
  * profile (--user-data-dir) and removes it at close; each test opens its own context.
@@ -69,8 +76,10 @@ export async function openConsole(
     const url = new URL(request.url());
     if (url.protocol !== 'data:' && url.origin !== origin) problems.push(`request to ${url.href}`);
   });
+  // Any error the page logs: CSP refusals, a form pattern the browser cannot compile... except the
+  // browser's own line for an answer with an error status, which the console shows (401, 422...).
   page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text()))
+    if (message.type() === 'error' && !/^Failed to load resource: /.test(message.text()))
       problems.push(message.text());
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -111,11 +120,76 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
     ),
     `accessibility of ${what}`,
   ).to.deep.equal([]);
-  // WCAG 1.4.10 (reflow): nothing makes the page scroll sideways, e.g. a long line of code.
+  await expectFits(page, what);
+}
+
+/**
+ * WCAG 1.4.10 (reflow): nothing makes the page scroll sideways (a long line of code, a wide table),
+ * and nothing is cut off at the window's edge or by a box that hides what overflows it: content
+ * wider than the window scrolls inside a box of its own that fits the window.
+ */
+export async function expectFits(page: Page, what: string): Promise<void> {
   const overflow = await page.evaluate<number>(
     'document.documentElement.scrollWidth - document.documentElement.clientWidth',
   );
   expect(overflow, `${what} is wider than the window by ${overflow} px`).to.be.at.most(0);
+  const cut = await page.evaluate<string[]>(`(() => {
+    const width = document.documentElement.clientWidth;
+    const inside = (rect) => rect.left >= -1 && rect.right <= width + 1;
+    /** The nearest ancestor that scrolls sideways, or hides what overflows it. */
+    const clipperOf = (el) => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement)
+        if (getComputedStyle(a).overflowX !== 'visible') return a;
+      return null;
+    };
+    const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    const cut = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const rect = el.getBoundingClientRect();
+      // Not shown, or moved off the screen on purpose until focused (the skip link).
+      if (rect.width <= 1 || rect.height <= 1 || rect.right <= 0) continue;
+      if (inside(rect)) continue;
+      const clipper = clipperOf(el);
+      if (clipper && scrolls(clipper) && inside(clipper.getBoundingClientRect())) continue;
+      const text = (el.textContent || '').trim().slice(0, 30);
+      cut.push(el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + ' "' + text + '" ' + Math.round(rect.left) + '..' + Math.round(rect.right));
+    }
+    return cut.slice(0, 10);
+  })()`);
+  expect(
+    cut,
+    `${what}: cut off at the window's edge, or wider than it outside a scroll box`,
+  ).to.deep.equal([]);
+}
+
+/** A phone (an iPhone 14's CSS pixels): the narrowest screen the console promises to work on. */
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * The page as it is, at the window's width and then on a phone, each checked by expectAccessible
+ * (axe and reflow) and saved as a screenshot when asked (name, and name-phone); the window's size
+ * is restored after.
+ */
+export async function expectAtEveryWidth(page: Page, what: string, name?: string): Promise<void> {
+  const size = page.viewportSize() ?? { width: 1440, height: 900 };
+  await expectAccessible(page, `${what} at ${size.width} px`);
+  if (name) await screenshot(page, name);
+  await page.setViewportSize(PHONE);
+  await settled(page);
+  try {
+    await expectAccessible(page, `${what} at ${PHONE.width} px`);
+    if (name) await screenshot(page, `${name}-phone`);
+  } finally {
+    await page.setViewportSize(size);
+    await settled(page);
+  }
+}
+
+/** Two frames: layout and what observes it (charts, scroll boxes) have followed a resize. */
+function settled(page: Page): Promise<void> {
+  return page.evaluate(
+    'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())))',
+  );
 }
 
 /** With CONSOLE_SCREENSHOTS=<folder>, each page is saved there as PNG (docs/console.md). */

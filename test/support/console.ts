@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { callApi, type ApiOptions } from './http';
+import { openConsole, type ConsolePage } from './browser';
 import { mesh } from './mesh';
 
 export interface ConsoleOrganization {
@@ -19,7 +20,12 @@ export interface ConsoleOrganization {
  * keys and webhooks are what the test did and nothing else that shares the embedded mesh.
  */
 export async function consoleOrganization(
-  settings: { monthlyTokenQuota?: number; thresholdShares?: number[] } = {},
+  settings: {
+    monthlyTokenQuota?: number;
+    thresholdShares?: number[];
+    hardQuota?: boolean;
+    rateLimits?: { requestsPerMinute?: number; tokensPerMinute?: number };
+  } = {},
 ): Promise<ConsoleOrganization> {
   const m = await mesh();
   const id = `console-${randomBytes(4).toString('hex')}`;
@@ -45,6 +51,32 @@ export async function consoleOrganization(
     keyId: issued.body.keyId,
     gatewayUrl: m.gatewayUrl,
     api: (path, options) => callApi(m.gatewayUrl, key, path, options),
+  };
+}
+
+/** Another key of the organization (its calls have rate-limit windows of their own). */
+export async function issueKey(org: ConsoleOrganization, name: string): Promise<string> {
+  const issued = await org.api('/api/v2/keys', { body: { name } });
+  expect(issued.status, issued.text).to.equal(201);
+  return issued.body.key as string;
+}
+
+/** Every console test's page: opened by the test, closed after it, failing it on any problem seen. */
+export function trackedPages(): {
+  open(url: string, viewport?: { width: number; height: number }): Promise<Page>;
+} {
+  let opened: ConsolePage | undefined;
+  afterEach(async () => {
+    const problems = opened?.problems ?? [];
+    await opened?.close();
+    opened = undefined;
+    expect(problems, 'requests to other origins, console errors, page errors').to.deep.equal([]);
+  });
+  return {
+    async open(url, viewport) {
+      opened = await openConsole(url, viewport);
+      return opened.page;
+    },
   };
 }
 

@@ -147,6 +147,28 @@ describe('gateway request bodies', () => {
     expect(fields(reply)).to.have.members(['/prompt', '/tone']);
   });
 
+  it('says in words what a pattern allows, never the regular expression', async () => {
+    const blank = await h.send('POST', path, { body: { prompt: '   ' } });
+    expectInvalid(blank);
+    expect(blank.body.error.details).to.deep.equal([
+      { field: '/prompt', reason: 'must not be blank' },
+    ]);
+    const name = await h.send('POST', '/api/v2/knowledge/collections', {
+      body: { name: 'Concerts 2026', kind: 'events' },
+    });
+    expectInvalid(name);
+    expect(name.body.error.details).to.deep.equal([
+      {
+        field: '/name',
+        reason:
+          'must be lowercase letters, digits, - and _, starting with a letter or digit (at most 63 characters)',
+      },
+    ]);
+    expect(name.body.error.message).to.equal(
+      'name must be a string of lowercase letters, digits, - and _, starting with a letter or digit (at most 63 characters)',
+    );
+  });
+
   it('names nested fields as JSON pointers', async () => {
     const reply = await h.send('POST', '/api/v2/ai/assistants/support', {
       body: {

@@ -47,6 +47,42 @@ describe('gateway: an organization manages its own keys', () => {
     expect(revoked.body.revokedAt).to.be.a('string');
     const refused = await h.send('GET', '/api/v2/organization', { key: issued.body.key });
     expect(refused.status).to.equal(401);
+    // Its holder is told when it stopped working (a console signed out by it says so).
+    expect(refused.body.error.message).to.equal(
+      `this API key was revoked at ${revoked.body.revokedAt}`,
+    );
+  });
+
+  it('rotates a key: a new one with its name, the old one working for the grace period', async () => {
+    const issued = await h.send('POST', '/api/v2/keys', { key: acme.key, body: { name: 'web' } });
+    const rotated = await h.send('POST', `/api/v2/keys/${issued.body.keyId}/rotate`, {
+      key: acme.key,
+      body: { gracePeriodSeconds: 3600 },
+    });
+    expect(rotated.status, JSON.stringify(rotated.body)).to.equal(201);
+    expect(rotated.body).to.include({
+      organization: 'acme',
+      name: 'web',
+      replacedKeyId: issued.body.keyId,
+    });
+    expect(Date.parse(rotated.body.replacedKeyRevokedAt) - Date.now()).to.be.within(
+      3_590_000,
+      3_600_000,
+    );
+    for (const key of [issued.body.key, rotated.body.key])
+      expect((await h.send('GET', '/api/v2/organization', { key })).status).to.equal(200);
+    // Another organization's key is unknown here; an out-of-range grace period is refused.
+    const foreign = await h.send('POST', `/api/v2/keys/${globex.keyId}/rotate`, {
+      key: acme.key,
+      body: {},
+    });
+    expect(foreign.status).to.equal(404);
+    const invalid = await h.send('POST', `/api/v2/keys/${rotated.body.keyId}/rotate`, {
+      key: acme.key,
+      body: { gracePeriodSeconds: -1 },
+    });
+    expect(invalid.status).to.equal(400);
+    expect(invalid.body.error.details[0].field).to.equal('/gracePeriodSeconds');
   });
 
   it("answers 404 for another organization's key and leaves it working", async () => {

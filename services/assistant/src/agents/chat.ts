@@ -66,6 +66,7 @@ export function createChatAgent(): Agent {
       description:
         'General assistant: answers from the organization’s events, courses, articles and documents',
       usesSteps: false,
+      searchedKinds: CHAT_KINDS,
     },
     prepare: prepareChat,
     composeOffline: composeChat,

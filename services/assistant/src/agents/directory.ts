@@ -20,6 +20,7 @@ export function profileAgent(base: Agent, profile: AgentProfile): Agent {
       name: profile.name,
       description: profile.description || base.info.description,
       usesSteps: base.info.usesSteps,
+      searchedKinds: base.info.searchedKinds,
       ...(base.info.usesSteps && profile.steps.length > 0 ? { steps: profile.steps.length } : {}),
     },
     prepare: async (turn) => {

@@ -44,6 +44,8 @@ export function createOnboardingAgent(): Agent {
       name: 'onboarding',
       description: 'Course onboarding in five steps, from topic and objectives to the launch plan',
       usesSteps: true,
+      // Guides through its steps; it searches no collection.
+      searchedKinds: [],
     },
     prepare: prepareOnboarding,
     composeOffline: composeOnboarding,

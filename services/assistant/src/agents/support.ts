@@ -77,6 +77,7 @@ export function createSupportAgent(): Agent {
       description:
         'Customer support: answers from the organization’s help articles and hands over to a person',
       usesSteps: false,
+      searchedKinds: SUPPORT_KINDS,
     },
     prepare: prepareSupport,
     composeOffline: composeSupport,

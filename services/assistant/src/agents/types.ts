@@ -130,6 +130,8 @@ export interface AgentInfo {
   name: string;
   description: string;
   usesSteps: boolean;
+  /** The kinds of knowledge collections it searches: a collection of another kind is not read. */
+  searchedKinds: CollectionKind[];
   /** How many steps a step agent has (default: the five of the onboarding curriculum). */
   steps?: number;
 }

@@ -56,6 +56,7 @@ export async function listAgents(
       name: info.name,
       description: info.description,
       uses_steps: info.usesSteps,
+      searched_kinds: info.searchedKinds,
     })),
     profiles: listed.profiles.map((p) => profileMessage(p, defaultModel)),
   };

@@ -32,13 +32,19 @@ export function clearSession(): void {
   sessionStorage.removeItem(STORAGE_KEY);
 }
 
+/** One problem of a refused request: the JSON pointer of the field, and why. */
+export interface ErrorDetail {
+  field: string;
+  reason: string;
+}
+
 /** The contract's error body, `{error: {code, message, details}, request_id}`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly details: Array<{ field: string; reason: string }> = [],
+    readonly details: ErrorDetail[] = [],
     readonly requestId = '',
   ) {
     super(message);
@@ -49,11 +55,14 @@ export function authorizationOf(session: Session): string {
   return session.kind === 'admin' ? `Bearer ${session.secret}` : `X-API-Key ${session.secret}`;
 }
 
-/** Called when the API refuses the session's key (revoked, or signed out elsewhere). */
-let onUnauthorized: () => void = () => undefined;
-export function whenUnauthorized(handler: () => void): void {
+/** Called when the API refuses the session's key (revoked, its rotation's grace period over...). */
+let onUnauthorized: (refusal: ApiError) => void = () => undefined;
+export function whenUnauthorized(handler: (refusal: ApiError) => void): void {
   onUnauthorized = handler;
 }
+
+/** What the gateway accepts as an API key (an admin token is anything else). */
+export const API_KEY_SHAPE = /^sk_[A-Za-z0-9_-]{16,}$/;
 
 export interface RequestOptions {
   body?: unknown;
@@ -105,7 +114,7 @@ export async function send(
   const response = await fetch(path, { method, headers, body, signal: options.signal });
   if (!response.ok) {
     const error = await errorOf(response);
-    if (response.status === 401 && options.session === undefined) onUnauthorized();
+    if (response.status === 401 && options.session === undefined) onUnauthorized(error);
     throw error;
   }
   return response;
@@ -204,6 +213,17 @@ export interface UsageTotals {
   calls: number;
 }
 
+/** Why the gateway refused a call with 429 before it ran. */
+export type RefusalReason = 'quota' | 'request_rate' | 'token_rate' | (string & {});
+
+export interface Refusals {
+  /** Calls refused in the period. */
+  calls: number;
+  byReason: Array<{ reason: RefusalReason; calls: number }>;
+  /** Days of the daily series with refusals, per reason. */
+  daily: Array<{ date: string; reason: RefusalReason; calls: number }>;
+}
+
 export interface UsageReport {
   organization: string;
   period: string;
@@ -219,6 +239,7 @@ export interface UsageReport {
   byModel: Array<UsageTotals & { model: string }>;
   byEndpoint: Array<UsageTotals & { endpoint: string }>;
   daily: Array<UsageTotals & { date: string }>;
+  refused: Refusals;
 }
 
 /** The event names a webhook can subscribe to: the same list the gateway validates against. */
@@ -267,4 +288,6 @@ export interface ModelInfo {
   contextWindow: number;
   maxOutputTokens: number;
   isDefault: boolean;
+  /** Models limited to installed language pairs ("en-es"): they need the source language. */
+  translationPairs?: string[];
 }

@@ -44,6 +44,8 @@ const ADMIN_PAGES: PageEntry[] = [
 
 export function App() {
   const [session, setSession] = useState<Session | null>(loadSession);
+  // Why the API signed this tab out (a key revoked while it was in use), said on the sign-in page.
+  const [signedOutBecause, setSignedOutBecause] = useState<string>();
   const page = usePage();
   const main = useRef<HTMLElement>(null);
 
@@ -51,16 +53,19 @@ export function App() {
   useEffect(() => main.current?.focus(), [page, session]);
 
   useEffect(() => {
-    whenUnauthorized(() => {
+    whenUnauthorized((refusal) => {
       clearSession();
       setSession(null);
+      setSignedOutBecause(refusal.message);
     });
   }, []);
 
   if (!session)
     return (
       <SignInPage
+        signedOutBecause={signedOutBecause}
         onSignedIn={(s) => {
+          setSignedOutBecause(undefined);
           setSession(s);
           navigate(s.kind === 'admin' ? 'admin' : '', true);
         }}

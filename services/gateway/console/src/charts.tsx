@@ -89,6 +89,8 @@ export function BarChart(props: {
   height?: number;
   format?: (n: number) => string;
   horizontal?: boolean;
+  /** Counts (calls): the value axis has whole numbers only. */
+  integers?: boolean;
 }) {
   const hasLine = props.series.some((s) => s.line);
   const tick = props.format ? (value: string | number) => props.format!(Number(value)) : undefined;
@@ -143,8 +145,11 @@ export function BarChart(props: {
         x: {
           stacked: props.stacked,
           grid: { display: !!props.horizontal },
-          ticks:
-            props.horizontal && tick ? { callback: tick } : { maxRotation: 0, autoSkipPadding: 14 },
+          ticks: props.horizontal
+            ? tick
+              ? { callback: tick }
+              : { precision: props.integers ? 0 : undefined }
+            : { maxRotation: 0, autoSkipPadding: 14 },
         },
         y: {
           stacked: props.stacked,
@@ -154,7 +159,9 @@ export function BarChart(props: {
             ? { callback: (_value, index) => shortLabel(props.labels[index] ?? '') }
             : tick
               ? { callback: tick }
-              : {},
+              : props.integers
+                ? { precision: 0 }
+                : {},
         },
         ...(hasLine
           ? { y2: { position: 'right' as const, beginAtZero: true, grid: { display: false } } }

@@ -1,6 +1,13 @@
-import type { ComponentChildren, JSX } from 'preact';
+import {
+  cloneElement,
+  isValidElement,
+  toChildArray,
+  type ComponentChildren,
+  type JSX,
+  type VNode,
+} from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from './api';
+import { ApiError, type ErrorDetail } from './api';
 
 export function PageHeader(props: {
   title: string;
@@ -251,19 +258,211 @@ export function Field(props: {
   children: ComponentChildren;
   id: string;
 }) {
+  const described = props.error ? `${props.id}-error` : props.hint ? `${props.id}-hint` : undefined;
+  // The control (the first child; a datalist may follow) is told it is invalid, and what its
+  // hint or error says.
+  const [first, ...rest] = toChildArray(props.children);
+  const control = isValidElement(first)
+    ? cloneElement(first as VNode<Record<string, unknown>>, {
+        'aria-invalid': props.error ? 'true' : undefined,
+        'aria-describedby': described,
+      })
+    : first;
   return (
     <div class={`field ${props.error ? 'field-invalid' : ''}`}>
       <label for={props.id}>{props.label}</label>
-      {props.children}
+      {control}
+      {rest}
       {props.hint && !props.error && (
         <div class="field-hint" id={`${props.id}-hint`}>
           {props.hint}
         </div>
       )}
       {props.error && (
-        <div class="field-error" id={`${props.id}-error`} role="alert">
+        <div class="field-error" id={`${props.id}-error`}>
           {props.error}
         </div>
+      )}
+    </div>
+  );
+}
+
+/** A group of checkboxes (or other controls) with one legend and one error, which names the group. */
+export function FieldSet(props: {
+  id: string;
+  legend: ComponentChildren;
+  error?: string;
+  hint?: ComponentChildren;
+  class?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <fieldset
+      id={props.id}
+      class={`${props.class ?? 'checks'} ${props.error ? 'field-invalid' : ''}`}
+      aria-describedby={
+        props.error ? `${props.id}-error` : props.hint ? `${props.id}-hint` : undefined
+      }
+    >
+      <legend>{props.legend}</legend>
+      {props.children}
+      {props.hint && !props.error && (
+        <div class="field-hint full-row" id={`${props.id}-hint`}>
+          {props.hint}
+        </div>
+      )}
+      {props.error && (
+        <div class="field-error full-row" id={`${props.id}-error`}>
+          {props.error}
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
+/** A check of one field's value: the message to show, or '' when the value is fine. */
+export type FieldRule = (value: string) => string;
+
+/**
+ * A JSON-schema pattern as a check. The browser compiles a `pattern` attribute with the `v` flag,
+ * under which some ECMAScript patterns the API's schemas use (a `-` at the end of a class) do not
+ * compile; ajv compiles them with `u`, as this does.
+ */
+export function patternRule(pattern: string, words: string): FieldRule {
+  const compiled = new RegExp(pattern, 'u');
+  return (value) => (value === '' || compiled.test(value) ? '' : words);
+}
+
+/** Maps an API error detail's JSON pointer (`/model`, `/steps/0/title`) to the id of the field showing it. */
+export type FieldOf = (pointer: string) => string | undefined;
+
+export interface FormState {
+  busy: boolean;
+  /** The message at each field, by the field's element id. */
+  errors: Record<string, string>;
+  /** The error of the last submission (an API refusal, or a failure of the network). */
+  error: unknown;
+  /** The refusal's details that no field of the form shows (listed in the form's notice). */
+  unplaced: ErrorDetail[];
+  /** The form's onSubmit: checks the fields, then runs the work; errors go to their fields. */
+  onSubmit: (event: Event) => void;
+  reset: () => void;
+}
+
+/** The first control at or inside an element (a fieldset's first checkbox). */
+function focusTarget(element: Element | null): HTMLElement | null {
+  if (!element) return null;
+  if (element.matches('input, select, textarea, button, [tabindex]')) return element as HTMLElement;
+  return element.querySelector<HTMLElement>('input, select, textarea, button');
+}
+
+/**
+ * A form whose errors are shown at their fields, in words, with focus moved to the first: the
+ * browser's own checks (required, type, min and max, read from each control's validity) and the
+ * rules by field id before anything is sent, then the API's refusal, each detail at the field
+ * fieldOf names. Forms using it set noValidate (their messages replace the browser's bubbles).
+ */
+export function useForm(
+  work: (form: HTMLFormElement) => Promise<void>,
+  options: {
+    fieldOf?: FieldOf;
+    rules?: Record<string, FieldRule>;
+    /** The words shown for a detail at its field, when the API's differ from the form's (units). */
+    describe?: (detail: ErrorDetail) => string;
+  } = {},
+): FormState {
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>();
+  const [unplaced, setUnplaced] = useState<ErrorDetail[]>([]);
+  const form = useRef<HTMLFormElement>();
+  const [focusPending, setFocusPending] = useState(0);
+
+  // After the errors are shown, focus goes to the first field (in the form's order) that has one.
+  useEffect(() => {
+    if (!focusPending || !form.current) return;
+    const first = [...form.current.querySelectorAll('[id]')].find((el) => errors[el.id]);
+    focusTarget(first ?? null)?.focus();
+  }, [focusPending]);
+
+  const show = (found: Record<string, string>) => {
+    setErrors(found);
+    if (Object.keys(found).length > 0) setFocusPending((n) => n + 1);
+  };
+
+  const checked = (target: HTMLFormElement): Record<string, string> => {
+    const found: Record<string, string> = {};
+    for (const element of target.elements) {
+      const control = element as HTMLInputElement;
+      if (control.id && control.willValidate && !control.validity.valid)
+        found[control.id] = control.validationMessage;
+    }
+    for (const [id, rule] of Object.entries(options.rules ?? {})) {
+      const element = target.querySelector<HTMLInputElement>(`[id="${id}"]`);
+      const problem = element && !found[id] ? rule(element.value ?? '') : '';
+      if (problem) found[id] = problem;
+    }
+    return found;
+  };
+
+  const onSubmit = (event: Event) => {
+    event.preventDefault();
+    const target = event.currentTarget as HTMLFormElement;
+    form.current = target;
+    const found = checked(target);
+    setError(undefined);
+    setUnplaced([]);
+    show(found);
+    if (Object.keys(found).length > 0) return;
+    setBusy(true);
+    work(target)
+      .catch((failure: unknown) => {
+        setError(failure);
+        const details = failure instanceof ApiError ? failure.details : [];
+        const atFields: Record<string, string> = {};
+        const rest: ErrorDetail[] = [];
+        for (const detail of details) {
+          const id = options.fieldOf?.(detail.field);
+          const reason = options.describe?.(detail) ?? detail.reason;
+          if (!id) rest.push(detail);
+          else if (!atFields[id]?.includes(reason))
+            atFields[id] = atFields[id] ? `${atFields[id]}; ${reason}` : reason;
+        }
+        setUnplaced(rest);
+        show(atFields);
+      })
+      .finally(() => setBusy(false));
+  };
+
+  const reset = useCallback(() => {
+    setErrors({});
+    setError(undefined);
+    setUnplaced([]);
+  }, []);
+
+  return { busy, errors, error, unplaced, onSubmit, reset };
+}
+
+/**
+ * What went wrong with a form's submission beyond its fields: the refusal's message when it named
+ * no field of the form, or the details no field shows.
+ */
+export function FormNotice(props: { form: FormState; title?: string }) {
+  const { error, unplaced, errors } = props.form;
+  if (!error) return null;
+  if (Object.keys(errors).length === 0) return <ErrorNotice error={error} title={props.title} />;
+  return (
+    <div class="notice notice-error" role="alert">
+      <strong>{props.title ?? 'Not saved'}</strong>
+      <span>The API refused the fields marked above.</span>
+      {unplaced.length > 0 && (
+        <ul>
+          {unplaced.map((d) => (
+            <li key={d.field + d.reason}>
+              <code>{d.field || '(body)'}</code> {d.reason}
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );
@@ -417,5 +616,71 @@ export function StreamToggle(props: { checked: boolean; onChange: (on: boolean) 
       />
       Stream the answer as it is written
     </label>
+  );
+}
+
+/**
+ * A table (or other wide content) that scrolls sideways in its own box on a narrow screen, so the
+ * page itself never does. While it overflows it takes focus, so the keyboard can scroll it too.
+ */
+export function ScrollBox(props: { label: string; children: ComponentChildren; class?: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [overflowing, setOverflowing] = useState(false);
+  useEffect(() => {
+    const box = ref.current;
+    if (!box) return;
+    const measure = () => setOverflowing(box.scrollWidth > box.clientWidth + 1);
+    const observer = new ResizeObserver(measure);
+    observer.observe(box);
+    if (box.firstElementChild) observer.observe(box.firstElementChild);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <div
+      ref={ref}
+      class={`table-wrap ${props.class ?? ''}`}
+      role="region"
+      aria-label={props.label}
+      tabIndex={overflowing ? 0 : undefined}
+    >
+      {props.children}
+    </div>
+  );
+}
+
+/** A column of a DataTable: its heading, right-aligned numbers, or a heading only screen readers hear. */
+export type Column = string | { label: string; num?: boolean; hidden?: boolean };
+
+/**
+ * A table in its own scroll box: a caption for screen readers (the label), the headings, then the
+ * rows the caller renders.
+ */
+export function DataTable(props: {
+  label: string;
+  columns: Column[];
+  testId?: string;
+  compact?: boolean;
+  children: ComponentChildren;
+}) {
+  return (
+    <ScrollBox label={props.label}>
+      <table class={`table ${props.compact ? 'compact' : ''}`} data-testid={props.testId}>
+        <caption class="sr-only">{props.label}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((column) => {
+              const { label, num, hidden } =
+                typeof column === 'string' ? { label: column } : column;
+              return (
+                <th scope="col" class={num ? 'num' : undefined} key={label}>
+                  {hidden ? <span class="sr-only">{label}</span> : label}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </ScrollBox>
   );
 }

@@ -232,10 +232,25 @@ export class Accounts {
 
   /** Revokes a key of this organization only: another organization's key id is unknown here. */
   async revokeOwnKey(organization: string, keyId: string): Promise<KeyView> {
+    await this.ownKey(organization, keyId);
+    return this.revokeKey(keyId);
+  }
+
+  /** Rotates a key of this organization only (see rotateKey). */
+  async rotateOwnKey(
+    organization: string,
+    keyId: string,
+    graceSeconds = 0,
+  ): Promise<IssuedKey & { replacedKeyId: string; replacedKeyRevokedAt: string }> {
+    await this.ownKey(organization, keyId);
+    return this.rotateKey(keyId, graceSeconds);
+  }
+
+  private async ownKey(organization: string, keyId: string): Promise<ApiKeyRecord> {
     const record = await this.deps.apiKeys.findById(keyId);
     if (!record || record.organization !== organization)
       throw AppError.notFound(`no API key ${keyId}`);
-    return this.revokeKey(keyId);
+    return record;
   }
 
   /** A new key for the same organization and name; the old one stops working after graceSeconds. */

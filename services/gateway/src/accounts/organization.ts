@@ -21,7 +21,6 @@ export interface Organization {
   createdAt: string;
 }
 
-export const ORGANIZATION_ID_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$';
 export const DEFAULT_THRESHOLD_SHARES: readonly number[] = [0.9, 1.0];
 
 /** What an admin may set; omitted fields take the defaults on create and stay as they are on update. */

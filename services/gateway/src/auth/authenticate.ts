@@ -31,6 +31,9 @@ export async function authenticate(
     throw unauthorized(`malformed Authorization header; expected ${expected}`);
   }
   const record = await keys.find(match[1]);
-  if (!record || !isActive(record)) throw unauthorized('unknown or revoked API key');
+  if (!record) throw unauthorized('unknown API key');
+  // Only the key's holder can name it: telling them when it stopped working leaks nothing.
+  if (!isActive(record))
+    throw unauthorized(`this API key was revoked at ${record.revokedAt ?? 'an unknown time'}`);
   return record;
 }

@@ -86,6 +86,7 @@ const listAgents: RouteSpec = {
         name: a.name,
         description: a.description,
         usesSteps: a.uses_steps,
+        searchedKinds: a.searched_kinds,
         custom: custom.has(a.name),
       })),
     });

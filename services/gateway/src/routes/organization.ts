@@ -5,8 +5,11 @@ import {
   IssuedApiKey,
   IssueKeyRequest,
   Organization,
+  RotatedApiKey,
+  RotateKeyRequest,
   UpdateKeyRequest,
   type IssueKeyBody,
+  type RotateKeyBody,
   type UpdateKeyBody,
 } from '../schemas/admin';
 import { json, type AnyRoute, type RouteSpec } from './types';
@@ -92,10 +95,28 @@ const revokeOwnKey: RouteSpec = {
   },
 };
 
+const rotateOwnKey: RouteSpec<RotateKeyBody> = {
+  ...base,
+  method: 'POST',
+  path: '/api/v2/keys/:keyId/rotate',
+  operationId: 'rotateOwnKey',
+  summary:
+    "Replace one of the organization's keys: a new key with the same name (in this response only); the old one stops working after gracePeriodSeconds",
+  requestSchema: RotateKeyRequest,
+  responses: { 201: { description: 'The new key', schema: RotatedApiKey } },
+  errors: ['not_found', 'conflict'],
+  handle: async ({ params, body, call }, deps) =>
+    json(
+      201,
+      await deps.accounts.rotateOwnKey(call.organization, params.keyId, body.gracePeriodSeconds),
+    ),
+};
+
 export const organizationRoutes: AnyRoute[] = [
   getOwnOrganization,
   listOwnKeys,
   issueOwnKey,
   updateOwnKey,
   revokeOwnKey,
+  rotateOwnKey,
 ];

@@ -1,6 +1,5 @@
-import { ORGANIZATION_ID_PATTERN } from '../accounts/organization';
 import type { KeyChanges, KeyScope } from '../store/api-keys/port';
-import { DATE_TIME, NON_BLANK, type JsonSchema } from './common';
+import { DATE_TIME, NON_BLANK, ORGANIZATION_ID, type JsonSchema } from './common';
 
 const KEY_NAME = { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } as const;
 
@@ -101,7 +100,7 @@ export const CreateOrganizationRequest: JsonSchema = {
   additionalProperties: false,
   required: ['id', 'name', 'monthlyTokenQuota'],
   properties: {
-    id: { type: 'string', pattern: ORGANIZATION_ID_PATTERN, maxLength: 64, description: 'A slug' },
+    id: ORGANIZATION_ID,
     ...settingsProperties,
   },
 };

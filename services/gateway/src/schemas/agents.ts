@@ -1,7 +1,7 @@
-import type { JsonSchema } from './common';
+import { SLUG_NAME, type JsonSchema } from './common';
 
 /** Agent and collection names (the console's forms read these limits too). */
-export const NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } as const;
+export const NAME = SLUG_NAME;
 
 export interface AgentStepBody {
   title: string;
@@ -163,11 +163,17 @@ export const AgentList: JsonSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['name', 'description', 'usesSteps', 'custom'],
+        required: ['name', 'description', 'usesSteps', 'searchedKinds', 'custom'],
         properties: {
           name: { type: 'string' },
           description: { type: 'string' },
           usesSteps: { type: 'boolean' },
+          searchedKinds: {
+            type: 'array',
+            items: { type: 'string' },
+            description:
+              'The kinds of knowledge collections the agent searches (support: articles and documents; onboarding: none); a collection of another kind among its collections is not read',
+          },
           custom: {
             type: 'boolean',
             description: 'true: defined by the organization (its own agent or an override)',

@@ -24,6 +24,20 @@ export const STREAM_FLAG = {
 } as const;
 export const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
+/**
+ * The annotation that says in words what a string `pattern` allows: validation errors and the
+ * console say these words instead of the regular expression.
+ */
+export const PATTERN_WORDS = 'x-pattern-description';
+
+/** The name of an agent or a knowledge collection: a path segment. */
+export const SLUG_NAME = {
+  type: 'string',
+  pattern: '^[a-z0-9][a-z0-9_-]{0,62}$',
+  [PATTERN_WORDS]:
+    'lowercase letters, digits, - and _, starting with a letter or digit (at most 63 characters)',
+} as const;
+
 /** The error body of contract-decisions.md. */
 export const ErrorResponse: JsonSchema = {
   title: 'ErrorResponse',
@@ -67,3 +81,13 @@ export const ErrorResponse: JsonSchema = {
     request_id: { type: 'string', pattern: '^req_' },
   },
 };
+
+/** An organization's id: a slug. */
+export const ORGANIZATION_ID = {
+  type: 'string',
+  pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$',
+  [PATTERN_WORDS]:
+    'lowercase letters, digits and dashes, starting and ending with a letter or digit (at most 64 characters)',
+  maxLength: 64,
+  description: 'A slug',
+} as const;

@@ -1,7 +1,7 @@
-import type { JsonSchema } from './common';
+import { SLUG_NAME, type JsonSchema } from './common';
 
 /** Collection names: the path segment and the `dataset` of data_updated events. */
-const COLLECTION_NAME = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } as const;
+const COLLECTION_NAME = SLUG_NAME;
 const DOCUMENT_ID = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' } as const;
 export const MAX_DOCUMENT_BATCH = 1000;
 /** JSON values a document batch may hold: about 100 per document (larger sets go through /import). */

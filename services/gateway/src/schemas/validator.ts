@@ -3,7 +3,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { AppError, type ErrorDetail } from '@switchyard/shared';
 import { ITEMS_PER_SLICE } from '../middleware/json-text';
-import { NON_BLANK, type JsonSchema } from './common';
+import { NON_BLANK, PATTERN_WORDS, type JsonSchema } from './common';
 
 function createAjv(coerceTypes: boolean, allErrors = true): Ajv {
   // verbose: errors carry parentSchema, from which messages describe the expected value.
@@ -15,6 +15,8 @@ function createAjv(coerceTypes: boolean, allErrors = true): Ajv {
     strictTypes: false,
   });
   addFormats(ajv);
+  // An annotation only: the words errors use instead of a pattern.
+  ajv.addKeyword({ keyword: PATTERN_WORDS, schemaType: 'string' });
   return ajv;
 }
 
@@ -85,7 +87,9 @@ function describeString(schema: JsonSchema): string[] {
   if (schema.maxLength !== undefined)
     parts.push(`of at most ${String(schema.maxLength)} characters`);
   if (schema.format) parts.push(`in ${String(schema.format)} format`);
-  if (schema.pattern && !nonBlank) parts.push(`matching ${String(schema.pattern)}`);
+  const words = schema[PATTERN_WORDS];
+  if (schema.pattern && !nonBlank)
+    parts.push(words ? `of ${String(words)}` : `matching ${String(schema.pattern)}`);
   return parts;
 }
 
@@ -133,6 +137,11 @@ function detailOf(error: ErrorObject): ErrorDetail | undefined {
   }
   if (error.keyword === 'minProperties')
     return { field: error.instancePath, reason: error.message ?? 'too few properties' };
+  const schema = (error.parentSchema ?? {}) as JsonSchema;
+  if (error.keyword === 'pattern' && schema.pattern === NON_BLANK.pattern)
+    return { field: error.instancePath, reason: 'must not be blank' };
+  if (error.keyword === 'pattern' && schema[PATTERN_WORDS])
+    return { field: error.instancePath, reason: `must be ${String(schema[PATTERN_WORDS])}` };
   return { field: error.instancePath, reason: error.message ?? 'is invalid' };
 }
 

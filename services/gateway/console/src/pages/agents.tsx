@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, answerOf, api, get, send, type ModelInfo } from '../api';
+import { answerOf, api, get, send, type ModelInfo } from '../api';
 import { NAME, profileProperties as LIMITS } from '../../../src/schemas/agents';
+import { PATTERN_WORDS } from '../../../src/schemas/common';
 import evaluation from '../assistant-evaluation.json';
 import {
   Badge,
@@ -12,9 +13,13 @@ import {
   EmptyState,
   ErrorNotice,
   Field,
+  FieldSet,
+  FormNotice,
   Loading,
   PageHeader,
+  patternRule,
   useAction,
+  useForm,
   useLoad,
   useToast,
   type ChatMessage,
@@ -24,7 +29,14 @@ interface AgentSummary {
   name: string;
   description: string;
   usesSteps: boolean;
+  /** The collection kinds its behaviour searches. */
+  searchedKinds: string[];
   custom: boolean;
+}
+
+interface CollectionRef {
+  name: string;
+  kind: string;
 }
 
 interface AgentStep {
@@ -84,25 +96,17 @@ function bodyOf(draft: Draft) {
   return { ...body, model: body.model.trim() };
 }
 
-/** Where the form shows an API detail: at its field, an item of a list (collection, tool) at its list. */
-function formKeyOf(field: string): string {
-  return /^\/(collections|tools)\/\d+$/.test(field) ? field.replace(/\/\d+$/, '') : field;
+/** The form field showing an API detail: `/model`, `/steps/0/title`; an item of a list at its list. */
+function fieldOf(pointer: string): string | undefined {
+  const step = /^\/steps\/(\d+)\/(title|goal|confirm)$/.exec(pointer);
+  if (step) return step[2] === 'confirm' ? 'agent-steps' : `step-${step[1]}-${step[2]}`;
+  const top = pointer.replace(/^\/(collections|tools|steps)\/\d+$/, '/$1');
+  const escalation = /^\/escalation\/(message|contact|channel)$/.exec(top);
+  if (escalation) return `agent-escalation-${escalation[1]}`;
+  return FORM_FIELDS.includes(top) ? `agent-${top.slice(1)}` : undefined;
 }
 
-/** The API's refusal by field: `/model`, `/steps/0/title`, `/collections/2`... */
-type FieldErrors = Record<string, string>;
-
-function fieldErrorsOf(error: unknown): FieldErrors {
-  if (!(error instanceof ApiError)) return {};
-  const errors: FieldErrors = {};
-  for (const d of error.details) {
-    const key = formKeyOf(d.field);
-    errors[key] = errors[key] ? `${errors[key]}; ${d.reason}` : d.reason;
-  }
-  return errors;
-}
-
-/** The form's fields, by the pointer the API names them with. */
+/** The form's fields, by the pointer the API names them with (the field's id is agent-<name>). */
 const FORM_FIELDS = [
   '/name',
   '/base',
@@ -113,13 +117,23 @@ const FORM_FIELDS = [
   '/collections',
   '/tools',
   '/steps',
-  '/escalation/message',
-  '/escalation/contact',
-  '/escalation/channel',
 ];
 
-function isFormField(field: string): boolean {
-  return FORM_FIELDS.includes(field) || /^\/steps\/\d+\/(title|goal|confirm)$/.test(field);
+const NAME_RULE = patternRule(NAME.pattern, `Use ${NAME[PATTERN_WORDS]}.`);
+
+/** What the behaviour does with the ticked collections it does not search, in words. */
+function unsearchedNote(
+  base: string,
+  kinds: string[] | undefined,
+  ticked: CollectionRef[],
+): string {
+  if (!kinds) return '';
+  const skipped = ticked.filter((c) => !kinds.includes(c.kind));
+  if (skipped.length === 0) return '';
+  const names = skipped.map((c) => `${c.name} (${c.kind})`).join(', ');
+  if (kinds.length === 0)
+    return `${base} searches no collection: it guides through its steps, so ${names} is not read.`;
+  return `${base} answers from ${kinds.join(' and ')} collections only: ${names} is not searched. Build the agent on chat to use ${skipped.length === 1 ? 'it' : 'them'}.`;
 }
 
 interface ModelFigures {
@@ -131,7 +145,6 @@ interface ModelFigures {
 }
 
 const EVALUATED: Record<string, ModelFigures> = evaluation.models;
-
 function percent(score: number): string {
   return `${(100 * score).toFixed(1)}%`;
 }
@@ -164,53 +177,51 @@ function ProfileForm(props: {
   initial: Draft;
   isNew: boolean;
   stored: boolean;
-  collections: string[];
+  collections: CollectionRef[];
+  /** The collection kinds each behaviour (chat, support, onboarding) searches. */
+  searchedKinds: Record<string, string[]>;
   chatModels: string[];
   onSaved: (profile: AgentProfile) => void;
   onDelete: () => void;
 }) {
   const [draft, setDraft] = useState<Draft>(props.initial);
-  const saving = useAction();
-  const errors = fieldErrorsOf(saving.error);
-  const unplaced =
-    saving.error instanceof ApiError && saving.error.details.length > 0
-      ? saving.error.details.filter((d) => !isFormField(formKeyOf(d.field)))
-      : [];
+  const form = useForm(
+    async () => {
+      const saved = await api<AgentProfile>(
+        'PUT',
+        `/api/v2/agents/${encodeURIComponent(draft.name.trim())}`,
+        { body: bodyOf(draft) },
+      );
+      props.onSaved(saved);
+    },
+    { fieldOf, rules: { 'agent-name': NAME_RULE } },
+  );
+  const errors = form.errors;
   const set = (change: Partial<Draft>) => setDraft((d) => ({ ...d, ...change }));
   const toggle = (list: string[], item: string, on: boolean) =>
     on ? [...list, item] : list.filter((x) => x !== item);
-  const collections = [...new Set([...props.collections, ...draft.collections])];
-  // Field shows a hint, or the API's error in its place.
-  const describedBy = (id: string, field: string) => `${id}-${errors[field] ? 'error' : 'hint'}`;
+  const known = new Map(props.collections.map((c) => [c.name, c]));
+  const collections = [
+    ...props.collections,
+    ...draft.collections.filter((name) => !known.has(name)).map((name) => ({ name, kind: '' })),
+  ];
+  const ticked = collections.filter((c) => c.kind && draft.collections.includes(c.name));
+  const note = unsearchedNote(draft.base, props.searchedKinds[draft.base], ticked);
 
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        void saving.act(async () => {
-          const saved = await api<AgentProfile>(
-            'PUT',
-            `/api/v2/agents/${encodeURIComponent(draft.name.trim())}`,
-            { body: bodyOf(draft) },
-          );
-          props.onSaved(saved);
-        });
-      }}
-    >
+    <form onSubmit={form.onSubmit} noValidate>
       {props.isNew && (
         <Field
           id="agent-name"
           label="Name"
           hint="Lowercase letters, digits, - and _; the agent answers at /api/v2/ai/assistants/{name}."
-          error={errors['/name']}
+          error={errors['agent-name']}
         >
           <input
             id="agent-name"
             required
-            pattern={NAME.pattern}
+            maxLength={63}
             value={draft.name}
-            aria-invalid={errors['/name'] ? 'true' : undefined}
-            aria-describedby={describedBy('agent-name', '/name')}
             onInput={(e) => set({ name: e.currentTarget.value })}
           />
         </Field>
@@ -220,12 +231,11 @@ function ProfileForm(props: {
           id="agent-base"
           label="Behaviour"
           hint="Whose behaviour it builds on"
-          error={errors['/base']}
+          error={errors['agent-base']}
         >
           <select
             id="agent-base"
             value={draft.base}
-            aria-invalid={errors['/base'] ? 'true' : undefined}
             onChange={(e) => set({ base: e.currentTarget.value })}
           >
             {BASES.map((b) => (
@@ -244,15 +254,13 @@ function ProfileForm(props: {
               Evaluation: <ModelEvaluation model={draft.model} />
             </>
           }
-          error={errors['/model']}
+          error={errors['agent-model']}
         >
           <input
             id="agent-model"
             list="agent-models"
             maxLength={LIMITS.model.maxLength}
             value={draft.model}
-            aria-invalid={errors['/model'] ? 'true' : undefined}
-            aria-describedby={describedBy('agent-model', '/model')}
             onInput={(e) => set({ model: e.currentTarget.value })}
           />
           <datalist id="agent-models">
@@ -269,7 +277,7 @@ function ProfileForm(props: {
           </datalist>
         </Field>
       </div>
-      <Field id="agent-description" label="Description" error={errors['/description']}>
+      <Field id="agent-description" label="Description" error={errors['agent-description']}>
         <input
           id="agent-description"
           maxLength={LIMITS.description.maxLength}
@@ -281,18 +289,17 @@ function ProfileForm(props: {
         id="agent-instructions"
         label="Instructions"
         hint="How it should answer: the lead of its system prompt (models that follow instructions)."
-        error={errors['/instructions']}
+        error={errors['agent-instructions']}
       >
         <textarea
           id="agent-instructions"
           rows={4}
           maxLength={LIMITS.instructions.maxLength}
           value={draft.instructions}
-          aria-describedby={describedBy('agent-instructions', '/instructions')}
           onInput={(e) => set({ instructions: e.currentTarget.value })}
         />
       </Field>
-      <Field id="agent-greeting" label="Greeting" error={errors['/greeting']}>
+      <Field id="agent-greeting" label="Greeting" error={errors['agent-greeting']}>
         <input
           id="agent-greeting"
           maxLength={LIMITS.greeting.maxLength}
@@ -300,29 +307,32 @@ function ProfileForm(props: {
           onInput={(e) => set({ greeting: e.currentTarget.value })}
         />
       </Field>
-      <fieldset class={`checks ${errors['/collections'] ? 'field-invalid' : ''}`}>
-        <legend>Knowledge collections (none checked: all of them)</legend>
+      <FieldSet
+        id="agent-collections"
+        legend="Knowledge collections (none checked: all of them)"
+        error={errors['agent-collections']}
+        hint={note ? <span data-testid="collections-note">{note}</span> : undefined}
+      >
         {collections.length === 0 && <p class="muted small">No collections yet.</p>}
         {collections.map((c) => (
-          <label key={c} class="checkbox">
+          <label key={c.name} class="checkbox">
             <input
               type="checkbox"
-              checked={draft.collections.includes(c)}
+              checked={draft.collections.includes(c.name)}
               onChange={(e) =>
-                set({ collections: toggle(draft.collections, c, e.currentTarget.checked) })
+                set({ collections: toggle(draft.collections, c.name, e.currentTarget.checked) })
               }
             />
-            {c}
+            {c.name}
+            {c.kind && <span class="muted small">{c.kind}</span>}
           </label>
         ))}
-        {errors['/collections'] && (
-          <div class="field-error" role="alert">
-            {errors['/collections']}
-          </div>
-        )}
-      </fieldset>
-      <fieldset class={`checks ${errors['/tools'] ? 'field-invalid' : ''}`}>
-        <legend>Tools (models with tool calls)</legend>
+      </FieldSet>
+      <FieldSet
+        id="agent-tools"
+        legend="Tools (models with tool calls)"
+        error={errors['agent-tools']}
+      >
         {TOOLS.map((t) => (
           <label key={t.name} class="checkbox">
             <input
@@ -333,15 +343,14 @@ function ProfileForm(props: {
             {t.label}
           </label>
         ))}
-        {errors['/tools'] && (
-          <div class="field-error" role="alert">
-            {errors['/tools']}
-          </div>
-        )}
-      </fieldset>
+      </FieldSet>
       {(draft.base === 'onboarding' || draft.steps.length > 0) && (
-        <fieldset class="steps">
-          <legend>Steps (onboarding)</legend>
+        <FieldSet
+          id="agent-steps"
+          class="steps"
+          legend="Steps (onboarding)"
+          error={errors['agent-steps']}
+        >
           {draft.steps.map((step, i) => {
             const edit = (change: Partial<AgentStep>) =>
               set({ steps: draft.steps.map((s, j) => (j === i ? { ...s, ...change } : s)) });
@@ -350,7 +359,7 @@ function ProfileForm(props: {
                 <Field
                   id={`step-${i}-title`}
                   label={`Step ${i + 1}`}
-                  error={errors[`/steps/${i}/title`]}
+                  error={errors[`step-${i}-title`]}
                 >
                   <input
                     id={`step-${i}-title`}
@@ -360,7 +369,7 @@ function ProfileForm(props: {
                     onInput={(e) => edit({ title: e.currentTarget.value })}
                   />
                 </Field>
-                <Field id={`step-${i}-goal`} label="Goal" error={errors[`/steps/${i}/goal`]}>
+                <Field id={`step-${i}-goal`} label="Goal" error={errors[`step-${i}-goal`]}>
                   <input
                     id={`step-${i}-goal`}
                     maxLength={STEP_LIMITS.goal.maxLength}
@@ -378,11 +387,6 @@ function ProfileForm(props: {
               </div>
             );
           })}
-          {errors['/steps'] && (
-            <div class="field-error" role="alert">
-              {errors['/steps']}
-            </div>
-          )}
           {draft.steps.length < LIMITS.steps.maxItems && (
             <Button
               size="sm"
@@ -391,7 +395,7 @@ function ProfileForm(props: {
               Add a step
             </Button>
           )}
-        </fieldset>
+        </FieldSet>
       )}
       {draft.base === 'support' && (
         <fieldset class="steps">
@@ -402,7 +406,7 @@ function ProfileForm(props: {
                 key={part}
                 id={`agent-escalation-${part}`}
                 label={ESCALATION_LABELS[part]}
-                error={errors[`/escalation/${part}`]}
+                error={errors[`agent-escalation-${part}`]}
               >
                 <input
                   id={`agent-escalation-${part}`}
@@ -417,29 +421,9 @@ function ProfileForm(props: {
           </div>
         </fieldset>
       )}
-      {saving.error !== undefined && (
-        <div class="notice notice-error" role="alert">
-          <strong>The profile was not saved</strong>
-          <span>
-            {saving.error instanceof ApiError && saving.error.details.length > 0
-              ? 'The API refused the fields marked above.'
-              : saving.error instanceof Error
-                ? saving.error.message
-                : String(saving.error)}
-          </span>
-          {unplaced.length > 0 && (
-            <ul>
-              {unplaced.map((d) => (
-                <li key={d.field + d.reason}>
-                  <code>{d.field || '(body)'}</code> {d.reason}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      <FormNotice form={form} title="The profile was not saved" />
       <div class="toolbar-actions">
-        <Button variant="primary" type="submit" busy={saving.busy}>
+        <Button variant="primary" type="submit" busy={form.busy}>
           Save agent
         </Button>
         {props.stored && (
@@ -558,7 +542,7 @@ function AgentChat(props: { agent: string }) {
 export function AgentsPage() {
   const agents = useLoad(() => get<{ agents: AgentSummary[] }>('/api/v2/agents'));
   const collections = useLoad(() =>
-    get<{ collections: Array<{ name: string }> }>('/api/v2/knowledge/collections'),
+    get<{ collections: CollectionRef[] }>('/api/v2/knowledge/collections'),
   );
   const models = useLoad(() => get<{ models: ModelInfo[] }>('/api/v2/models'));
   const [selected, setSelected] = useState<string>();
@@ -661,7 +645,8 @@ export function AgentsPage() {
               initial={initial}
               isNew={creating}
               stored={!creating && !!loaded && !loaded.builtin}
-              collections={collections.data?.collections.map((c) => c.name) ?? []}
+              collections={collections.data?.collections ?? []}
+              searchedKinds={Object.fromEntries(list.map((a) => [a.name, a.searchedKinds]))}
               chatModels={chatModels}
               onSaved={(saved) => {
                 toast(`Saved ${saved.name}`);

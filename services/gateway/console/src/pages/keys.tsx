@@ -9,17 +9,34 @@ import {
   EmptyState,
   ErrorNotice,
   Field,
+  FormNotice,
   Loading,
   Modal,
   PageHeader,
+  DataTable,
   SecretOnce,
+  useForm,
   useLoad,
   useToast,
 } from '../ui';
 
-interface IssuedKey extends ApiKey {
+export interface IssuedKey extends ApiKey {
   key: string;
 }
+
+export interface RotatedKey extends IssuedKey {
+  replacedKeyId: string;
+  replacedKeyRevokedAt: string;
+}
+
+/** The grace periods offered when a key is rotated: how long the old key keeps working. */
+const GRACE_PERIODS: Array<{ seconds: number; label: string }> = [
+  { seconds: 0, label: 'Stop it now' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86_400, label: '1 day' },
+  { seconds: 7 * 86_400, label: '7 days' },
+  { seconds: 30 * 86_400, label: '30 days' },
+];
 
 export function keyState(
   key: ApiKey,
@@ -31,138 +48,244 @@ export function keyState(
     : { label: 'Revoked', tone: 'gray' };
 }
 
+const isWorking = (key: ApiKey) => !key.revokedAt || Date.parse(key.revokedAt) > Date.now();
+
 /** Keys of one organization: the organization's own (paths under /api/v2/keys) or, for the admin, any. */
-export function KeysTable(props: { keys: ApiKey[]; onRevoke: (key: ApiKey) => void }) {
+export function KeysTable(props: {
+  keys: ApiKey[];
+  onRevoke: (key: ApiKey) => void;
+  onRotate: (key: ApiKey) => void;
+}) {
   if (props.keys.length === 0) return <EmptyState title="No keys" />;
   return (
-    <div class="table-wrap">
-      <table class="table" data-testid="keys-table">
-        <caption class="sr-only">API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key id</th>
-            <th scope="col">Created</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
+    <DataTable
+      label="API keys"
+      testId="keys-table"
+      columns={['Name', 'Key id', 'Created', 'Status', { label: 'Actions', hidden: true }]}
+    >
+      {props.keys.map((key) => {
+        const state = keyState(key);
+        const label = key.name || key.keyId;
+        return (
+          <tr key={key.keyId} data-key-id={key.keyId}>
+            <td>{key.name || <span class="muted">unnamed</span>}</td>
+            <td>
+              <code>{key.keyId}</code>
+            </td>
+            <td>{formatDateTime(key.createdAt)}</td>
+            <td>
+              <Badge tone={state.tone}>{state.label}</Badge>
+            </td>
+            <td class="actions">
+              {!key.revokedAt && (
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  onClick={() => props.onRotate(key)}
+                  aria-label={`Rotate ${label}`}
+                >
+                  Rotate
+                </Button>
+              )}
+              {isWorking(key) && (
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  class="danger-text"
+                  onClick={() => props.onRevoke(key)}
+                  aria-label={`Revoke ${label}`}
+                >
+                  Revoke
+                </Button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((key) => {
-            const state = keyState(key);
-            return (
-              <tr key={key.keyId} data-key-id={key.keyId}>
-                <td>{key.name || <span class="muted">unnamed</span>}</td>
-                <td>
-                  <code>{key.keyId}</code>
-                </td>
-                <td>{formatDateTime(key.createdAt)}</td>
-                <td>
-                  <Badge tone={state.tone}>{state.label}</Badge>
-                </td>
-                <td class="actions">
-                  {!key.revokedAt && (
-                    <Button
-                      size="sm"
-                      variant="ghost"
-                      class="danger-text"
-                      onClick={() => props.onRevoke(key)}
-                      aria-label={`Revoke ${key.name || key.keyId}`}
-                    >
-                      Revoke
-                    </Button>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+        );
+      })}
+    </DataTable>
   );
 }
 
-/** Create (name, then the key shown once) and revoke (after a confirmation) dialogs. */
+/** Create (name, then the key shown once) dialog. */
+function CreateKeyDialog(props: {
+  open: boolean;
+  issue: (name: string) => Promise<IssuedKey>;
+  onClose: () => void;
+  changed: () => void;
+}) {
+  const [name, setName] = useState('');
+  const [issued, setIssued] = useState<IssuedKey>();
+  const form = useForm(
+    async () => {
+      setIssued(await props.issue(name.trim()));
+      props.changed();
+    },
+    { fieldOf: (field) => (field === '/name' ? 'key-name' : undefined) },
+  );
+  const close = () => {
+    setIssued(undefined);
+    setName('');
+    form.reset();
+    props.onClose();
+  };
+  return (
+    <Modal
+      title={issued ? 'Your new API key' : 'Create an API key'}
+      open={props.open}
+      onClose={close}
+      footer={
+        issued ? (
+          <Button variant="primary" onClick={close}>
+            Done
+          </Button>
+        ) : (
+          <>
+            <Button onClick={close}>Cancel</Button>
+            <Button variant="primary" type="submit" form="create-key" busy={form.busy}>
+              Create key
+            </Button>
+          </>
+        )
+      }
+    >
+      {issued ? (
+        <SecretOnce label={`Key "${issued.name || issued.keyId}"`} value={issued.key} />
+      ) : (
+        <form id="create-key" onSubmit={form.onSubmit} noValidate>
+          <Field
+            id="key-name"
+            label="Name"
+            hint="A label to tell keys apart, e.g. production or ci."
+            error={form.errors['key-name']}
+          >
+            <input
+              id="key-name"
+              value={name}
+              maxLength={100}
+              autoFocus
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
+          </Field>
+          <FormNotice form={form} title="The key was not created" />
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+/**
+ * Rotation: a new key with the same name, shown once; the old one keeps working for the grace
+ * period chosen, so the clients using it can move over.
+ */
+function RotateKeyDialog(props: {
+  subject: ApiKey | undefined;
+  rotate: (keyId: string, gracePeriodSeconds: number) => Promise<RotatedKey>;
+  onClose: () => void;
+  changed: () => void;
+}) {
+  const [grace, setGrace] = useState(86_400);
+  const [rotated, setRotated] = useState<RotatedKey>();
+  const form = useForm(
+    async () => {
+      setRotated(await props.rotate(props.subject!.keyId, grace));
+      props.changed();
+    },
+    { fieldOf: (field) => (field === '/gracePeriodSeconds' ? 'key-grace' : undefined) },
+  );
+  const close = () => {
+    setRotated(undefined);
+    setGrace(86_400);
+    form.reset();
+    props.onClose();
+  };
+  const label = props.subject ? props.subject.name || props.subject.keyId : '';
+  return (
+    <Modal
+      title={rotated ? 'The new key' : `Rotate ${label}?`}
+      open={props.subject !== undefined}
+      onClose={close}
+      footer={
+        rotated ? (
+          <Button variant="primary" onClick={close}>
+            Done
+          </Button>
+        ) : (
+          <>
+            <Button onClick={close}>Cancel</Button>
+            <Button variant="primary" type="submit" form="rotate-key" busy={form.busy}>
+              Rotate key
+            </Button>
+          </>
+        )
+      }
+    >
+      {rotated ? (
+        <>
+          <SecretOnce label={`Key "${rotated.name || rotated.keyId}"`} value={rotated.key} />
+          <p data-testid="rotation-grace">
+            <code>{rotated.replacedKeyId}</code>{' '}
+            {Date.parse(rotated.replacedKeyRevokedAt) > Date.now()
+              ? `keeps working until ${formatDateTime(rotated.replacedKeyRevokedAt)}: move its clients to the new key before then.`
+              : 'has stopped working.'}
+          </p>
+        </>
+      ) : (
+        <form id="rotate-key" onSubmit={form.onSubmit} noValidate>
+          <p>
+            A new key named <strong>{props.subject?.name || 'unnamed'}</strong> replaces{' '}
+            <code>{props.subject?.keyId}</code>. It is shown once.
+          </p>
+          <Field
+            id="key-grace"
+            label="The old key keeps working for"
+            hint="Long enough to deploy the new key everywhere the old one is used."
+            error={form.errors['key-grace']}
+          >
+            <select
+              id="key-grace"
+              value={String(grace)}
+              onChange={(e) => setGrace(Number(e.currentTarget.value))}
+            >
+              {GRACE_PERIODS.map((p) => (
+                <option key={p.seconds} value={String(p.seconds)}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <FormNotice form={form} title="The key was not rotated" />
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+/** Create, rotate and revoke dialogs, for the organization's own keys or (admin) any organization's. */
 export function useKeyDialogs(options: {
   issue: (name: string) => Promise<IssuedKey>;
   revoke: (keyId: string) => Promise<unknown>;
+  rotate: (keyId: string, gracePeriodSeconds: number) => Promise<RotatedKey>;
   changed: () => void;
   toast: (message: string) => void;
 }) {
   const [creating, setCreating] = useState(false);
-  const [name, setName] = useState('');
-  const [issued, setIssued] = useState<IssuedKey>();
   const [revoking, setRevoking] = useState<ApiKey>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-
-  const close = () => {
-    setCreating(false);
-    setIssued(undefined);
-    setRevoking(undefined);
-    setName('');
-    setError(undefined);
-  };
+  const [rotating, setRotating] = useState<ApiKey>();
 
   const dialogs = (
     <>
-      <Modal
-        title={issued ? 'Your new API key' : 'Create an API key'}
+      <CreateKeyDialog
         open={creating}
-        onClose={close}
-        footer={
-          issued ? (
-            <Button variant="primary" onClick={close}>
-              Done
-            </Button>
-          ) : (
-            <>
-              <Button onClick={close}>Cancel</Button>
-              <Button variant="primary" type="submit" form="create-key" busy={busy}>
-                Create key
-              </Button>
-            </>
-          )
-        }
-      >
-        {issued ? (
-          <SecretOnce label={`Key "${issued.name || issued.keyId}"`} value={issued.key} />
-        ) : (
-          <form
-            id="create-key"
-            onSubmit={async (event) => {
-              event.preventDefault();
-              setBusy(true);
-              setError(undefined);
-              try {
-                setIssued(await options.issue(name.trim()));
-                options.changed();
-              } catch (e) {
-                setError(e);
-              } finally {
-                setBusy(false);
-              }
-            }}
-          >
-            <Field
-              id="key-name"
-              label="Name"
-              hint="A label to tell keys apart, e.g. production or ci."
-            >
-              <input
-                id="key-name"
-                value={name}
-                maxLength={100}
-                autoFocus
-                onInput={(e) => setName(e.currentTarget.value)}
-              />
-            </Field>
-            <ErrorNotice error={error} />
-          </form>
-        )}
-      </Modal>
+        issue={options.issue}
+        onClose={() => setCreating(false)}
+        changed={options.changed}
+      />
+      <RotateKeyDialog
+        subject={rotating}
+        rotate={options.rotate}
+        onClose={() => setRotating(undefined)}
+        changed={options.changed}
+      />
       <ConfirmDialog
         title="Revoke this key?"
         subject={revoking}
@@ -182,25 +305,33 @@ export function useKeyDialogs(options: {
       </ConfirmDialog>
     </>
   );
-  return { dialogs, create: () => setCreating(true), revoke: setRevoking };
+  return {
+    dialogs,
+    create: () => setCreating(true),
+    revoke: setRevoking,
+    rotate: setRotating,
+  };
 }
 
 export function KeysPage() {
   const keys = useLoad(() => get<{ keys: ApiKey[] }>('/api/v2/keys'));
   const [toastView, toast] = useToast();
-  const { dialogs, create, revoke } = useKeyDialogs({
+  const { dialogs, create, revoke, rotate } = useKeyDialogs({
     issue: (name) => post<IssuedKey>('/api/v2/keys', { name }),
     revoke: (keyId) => post(`/api/v2/keys/${encodeURIComponent(keyId)}/revoke`, {}),
+    rotate: (keyId, gracePeriodSeconds) =>
+      post<RotatedKey>(`/api/v2/keys/${encodeURIComponent(keyId)}/rotate`, { gracePeriodSeconds }),
     changed: keys.reload,
     toast,
   });
   const list = keys.data?.keys ?? [];
   const active = list.filter((k) => !k.revokedAt).length;
+  const expiring = list.filter((k) => k.revokedAt && isWorking(k)).length;
   return (
     <>
       <PageHeader
         title="API keys"
-        description="Keys authenticate calls as this organization: send one as Authorization: X-API-Key <key>. Only a hash is stored; a key is shown once, when created."
+        description="Keys authenticate calls as this organization: send one as Authorization: X-API-Key <key>. Only a hash is stored; a key is shown once, when created or rotated."
         actions={
           <Button variant="primary" onClick={create}>
             Create key
@@ -210,9 +341,17 @@ export function KeysPage() {
       <ErrorNotice error={keys.error} />
       <Card
         title="Keys"
-        subtitle={keys.data ? `${active} active, ${list.length - active} revoked` : undefined}
+        subtitle={
+          keys.data
+            ? `${active} active, ${expiring ? `${expiring} expiring, ` : ''}${list.length - active - expiring} revoked`
+            : undefined
+        }
       >
-        {keys.data ? <KeysTable keys={list} onRevoke={revoke} /> : keys.loading && <Loading />}
+        {keys.data ? (
+          <KeysTable keys={list} onRevoke={revoke} onRotate={rotate} />
+        ) : (
+          keys.loading && <Loading />
+        )}
       </Card>
       {dialogs}
       {toastView}

@@ -1,3 +1,4 @@
+import { PATTERN_WORDS, SLUG_NAME } from '../../../src/schemas/common';
 import { useState } from 'preact/hooks';
 import { api, get, post } from '../api';
 import { formatDateTime, formatInteger } from '../format';
@@ -5,12 +6,18 @@ import {
   Badge,
   Button,
   Card,
+  ConfirmDialog,
   EmptyState,
   ErrorNotice,
   Field,
+  FormNotice,
   Loading,
+  Modal,
   PageHeader,
+  DataTable,
+  patternRule,
   useAction,
+  useForm,
   useLoad,
   useToast,
 } from '../ui';
@@ -189,6 +196,175 @@ function SearchCard(props: { collections: Collection[] }) {
   );
 }
 
+interface KnowledgeDocument {
+  id: string;
+  collection: string;
+  fields: Record<string, unknown>;
+  chunks: number;
+  updatedAt: string;
+}
+
+const PAGE_SIZE = 20;
+
+/** A document's title, or its first text field, for the list. */
+function titleOf(document: KnowledgeDocument): string {
+  const { title, name, question } = document.fields as Record<string, unknown>;
+  const text = [title, name, question].find((v) => typeof v === 'string' && v.trim());
+  return typeof text === 'string' ? text : '';
+}
+
+const documentsPath = (collection: string) =>
+  `/api/v2/knowledge/collections/${encodeURIComponent(collection)}/documents`;
+
+/** A collection's documents, a page at a time: each one's fields shown, or deleted after a confirmation. */
+function DocumentsCard(props: {
+  collections: Collection[];
+  revision: number;
+  changed: () => void;
+  toast: (message: string) => void;
+}) {
+  const [target, setTarget] = useState('');
+  // The first id of each page read so far: "Previous" goes back one.
+  const [pages, setPages] = useState<string[]>(['']);
+  const [opened, setOpened] = useState<KnowledgeDocument>();
+  const [deleting, setDeleting] = useState<KnowledgeDocument>();
+  const chosen = target || props.collections[0]?.name || '';
+  const after = pages[pages.length - 1];
+  const documents = useLoad(
+    () =>
+      chosen
+        ? get<{ documents: KnowledgeDocument[]; nextAfter: string | null }>(
+            `${documentsPath(chosen)}?${new URLSearchParams({ limit: String(PAGE_SIZE), ...(after ? { after } : {}) })}`,
+          )
+        : Promise.resolve({ documents: [], nextAfter: null }),
+    [chosen, after, props.revision],
+  );
+  const list = documents.data?.documents ?? [];
+  return (
+    <Card
+      title="Documents"
+      id="knowledge-documents"
+      subtitle="What a collection holds, by id: each document's fields as stored, and how many passages it was split into."
+    >
+      <div class="toolbar">
+        <CollectionSelect
+          id="documents-collection"
+          collections={props.collections}
+          value={chosen}
+          onChange={(name) => {
+            setTarget(name);
+            setPages(['']);
+          }}
+        />
+      </div>
+      <ErrorNotice error={documents.error} />
+      {!documents.data ? (
+        documents.loading && <Loading />
+      ) : list.length === 0 ? (
+        <EmptyState title={chosen ? 'No documents in this collection' : 'No collections yet'}>
+          {chosen && 'Import a file to add some.'}
+        </EmptyState>
+      ) : (
+        <DataTable
+          label={`Documents of ${chosen}`}
+          testId="documents-table"
+          columns={[
+            'Id',
+            'Title',
+            { label: 'Passages', num: true },
+            'Updated',
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {list.map((d) => (
+            <tr key={d.id} data-document-id={d.id}>
+              <td>
+                <code>{d.id}</code>
+              </td>
+              <td class="wide">{titleOf(d) || <span class="muted">untitled</span>}</td>
+              <td class="num">{formatInteger(d.chunks)}</td>
+              <td>{formatDateTime(d.updatedAt)}</td>
+              <td class="actions">
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  onClick={() => setOpened(d)}
+                  aria-label={`Show document ${d.id}`}
+                >
+                  Show
+                </Button>
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  class="danger-text"
+                  onClick={() => setDeleting(d)}
+                  aria-label={`Delete document ${d.id}`}
+                >
+                  Delete
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      {(pages.length > 1 || documents.data?.nextAfter) && (
+        <div class="toolbar-actions pager">
+          <Button
+            size="sm"
+            disabled={pages.length === 1}
+            onClick={() => setPages((p) => p.slice(0, -1))}
+          >
+            Previous
+          </Button>
+          <span class="muted small">Page {pages.length}</span>
+          <Button
+            size="sm"
+            disabled={!documents.data?.nextAfter}
+            onClick={() => setPages((p) => [...p, documents.data!.nextAfter!])}
+          >
+            Next
+          </Button>
+        </div>
+      )}
+      <Modal
+        title={`Document ${opened?.id ?? ''}`}
+        open={!!opened}
+        onClose={() => setOpened(undefined)}
+        wide
+      >
+        {opened && (
+          <>
+            <p class="muted small">
+              In <code>{opened.collection}</code>, {formatInteger(opened.chunks)} passages, updated{' '}
+              {formatDateTime(opened.updatedAt)}.
+            </p>
+            <pre class="code-block" tabIndex={0} aria-label="Fields" data-testid="document-fields">
+              {JSON.stringify(opened.fields, null, 2)}
+            </pre>
+          </>
+        )}
+      </Modal>
+      <ConfirmDialog
+        title="Delete this document?"
+        subject={deleting}
+        confirmLabel="Delete document"
+        onClose={() => setDeleting(undefined)}
+        onConfirm={async (d) => {
+          await api('DELETE', `${documentsPath(d.collection)}/${encodeURIComponent(d.id)}`);
+          props.toast(`Deleted ${d.id} from ${d.collection}`);
+          props.changed();
+        }}
+      >
+        <p>
+          <code>{deleting?.id}</code> leaves <code>{deleting?.collection}</code> at once: the
+          assistants no longer find or cite it. This cannot be undone (import it again to restore
+          it).
+        </p>
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
 /** The media type the import route reads a file as, from its name. */
 function mediaTypeOf(fileName: string): string {
   return /\.csv$/i.test(fileName) ? 'text/csv' : 'application/x-ndjson';
@@ -202,8 +378,35 @@ export function KnowledgePage() {
   const [name, setName] = useState('');
   const [kind, setKind] = useState('documents');
   const [target, setTarget] = useState('');
-  const creating = useAction();
-  const importing = useAction();
+  // Bumped when documents change (an import, a deletion): the documents list reads again.
+  const [revision, setRevision] = useState(0);
+  const creating = useForm(
+    async () => {
+      await post('/api/v2/knowledge/collections', { name: name.trim(), kind });
+      toast(`Collection ${name.trim()} created`);
+      setTarget(name.trim());
+      setName('');
+      collections.reload();
+    },
+    {
+      fieldOf: (field) => ({ '/name': 'collection-name', '/kind': 'collection-kind' })[field],
+      rules: {
+        'collection-name': patternRule(SLUG_NAME.pattern, `Use ${SLUG_NAME[PATTERN_WORDS]}.`),
+      },
+    },
+  );
+  const importing = useForm(async (form) => {
+    const input = form.elements.namedItem('file') as HTMLInputElement;
+    const file = input.files![0]!;
+    const result = await api<{ count: number }>(
+      'POST',
+      `/api/v2/knowledge/collections/${encodeURIComponent(chosen)}/import`,
+      { raw: { text: await file.text(), contentType: mediaTypeOf(file.name) } },
+    );
+    toast(`Imported ${result.count} documents into ${chosen}`);
+    setRevision((r) => r + 1);
+    collections.reload();
+  });
   const list = collections.data?.collections ?? [];
   const chosen = target || list[0]?.name || '';
 
@@ -221,51 +424,29 @@ export function KnowledgePage() {
           ) : list.length === 0 ? (
             <EmptyState title="No collections yet" />
           ) : (
-            <div class="table-wrap">
-              <table class="table" data-testid="collections-table">
-                <caption class="sr-only">Knowledge collections</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col" class="num">
-                      Documents
-                    </th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((c) => (
-                    <tr key={c.name}>
-                      <td>
-                        <code>{c.name}</code>
-                      </td>
-                      <td>{c.kind}</td>
-                      <td class="num">{formatInteger(c.documentCount)}</td>
-                      <td>{formatDateTime(c.updatedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              label="Knowledge collections"
+              testId="collections-table"
+              columns={['Name', 'Kind', { label: 'Documents', num: true }, 'Updated']}
+            >
+              {list.map((c) => (
+                <tr key={c.name}>
+                  <td>
+                    <code>{c.name}</code>
+                  </td>
+                  <td>{c.kind}</td>
+                  <td class="num">{formatInteger(c.documentCount)}</td>
+                  <td>{formatDateTime(c.updatedAt)}</td>
+                </tr>
+              ))}
+            </DataTable>
           )}
-          <form
-            class="inline-form"
-            onSubmit={(event) => {
-              event.preventDefault();
-              void creating.act(async () => {
-                await post('/api/v2/knowledge/collections', { name: name.trim(), kind });
-                toast(`Collection ${name.trim()} created`);
-                setTarget(name.trim());
-                setName('');
-                collections.reload();
-              });
-            }}
-          >
+          <form class="inline-form" onSubmit={creating.onSubmit} noValidate>
             <Field
               id="collection-name"
               label="New collection"
               hint="Lowercase letters, digits, - and _."
+              error={creating.errors['collection-name']}
             >
               <input
                 id="collection-name"
@@ -274,7 +455,7 @@ export function KnowledgePage() {
                 onInput={(e) => setName(e.currentTarget.value)}
               />
             </Field>
-            <Field id="collection-kind" label="Kind">
+            <Field id="collection-kind" label="Kind" error={creating.errors['collection-kind']}>
               <select
                 id="collection-kind"
                 value={kind}
@@ -290,39 +471,25 @@ export function KnowledgePage() {
             <Button type="submit" busy={creating.busy}>
               Create collection
             </Button>
-            <ErrorNotice error={creating.error} />
+            <FormNotice form={creating} title="The collection was not created" />
           </form>
         </Card>
         <Card
           title="Import a file"
           subtitle="CSV with a header row (id and field names; tags as a|b) or JSON Lines. Every row is checked first: nothing is written when one is bad, and each bad row is named."
         >
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              const input = (event.currentTarget as HTMLFormElement).elements.namedItem(
-                'file',
-              ) as HTMLInputElement;
-              const file = input.files?.[0];
-              if (!file || !chosen) return;
-              void importing.act(async () => {
-                const result = await api<{ count: number }>(
-                  'POST',
-                  `/api/v2/knowledge/collections/${encodeURIComponent(chosen)}/import`,
-                  { raw: { text: await file.text(), contentType: mediaTypeOf(file.name) } },
-                );
-                toast(`Imported ${result.count} documents into ${chosen}`);
-                collections.reload();
-              });
-            }}
-          >
+          <form onSubmit={importing.onSubmit} noValidate>
             <CollectionSelect
               id="import-collection"
               collections={list}
               value={chosen}
               onChange={setTarget}
             />
-            <Field id="import-file" label="File (.csv or .jsonl)">
+            <Field
+              id="import-file"
+              label="File (.csv or .jsonl)"
+              error={importing.errors['import-file']}
+            >
               <input
                 id="import-file"
                 name="file"
@@ -334,10 +501,19 @@ export function KnowledgePage() {
             <Button variant="primary" type="submit" busy={importing.busy} disabled={!chosen}>
               Import
             </Button>
+            <FormNotice form={importing} title="The file was not imported" />
           </form>
-          <ErrorNotice error={importing.error} title="The file was not imported" />
         </Card>
       </div>
+      <DocumentsCard
+        collections={list}
+        revision={revision}
+        changed={() => {
+          setRevision((r) => r + 1);
+          collections.reload();
+        }}
+        toast={toast}
+      />
       <SearchCard collections={list} />
       {toastView}
     </>

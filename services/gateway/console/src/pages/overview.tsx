@@ -2,7 +2,16 @@ import { useState } from 'preact/hooks';
 import { get, type Organization, type UsageReport, type UsageTotals } from '../api';
 import { BarChart, DoughnutChart } from '../charts';
 import { formatCompact, formatCost, formatDay, formatInteger, formatPercent } from '../format';
-import { Card, EmptyState, ErrorNotice, Loading, PageHeader, Stat, useLoad } from '../ui';
+import {
+  Card,
+  EmptyState,
+  ErrorNotice,
+  Loading,
+  PageHeader,
+  DataTable,
+  Stat,
+  useLoad,
+} from '../ui';
 
 type Metric = 'calls' | 'tokens' | 'cost';
 
@@ -64,7 +73,7 @@ function QuotaBar(props: { report: UsageReport }) {
         {reached.length > 0 && <> ({reached.map((t) => formatPercent(t, 0)).join(', ')} reached)</>}
         .{' '}
         {props.report.hardQuota
-          ? 'The quota is hard: calls beyond it are refused with 429 quota_exceeded.'
+          ? 'The quota is hard: a call is refused (429 quota_exceeded) when its estimate, its input plus the output it may write, does not fit in what is left, so calls can be refused before 100%.'
           : 'The quota is soft: calls beyond it are served and notified.'}
       </p>
     </div>
@@ -72,61 +81,195 @@ function QuotaBar(props: { report: UsageReport }) {
 }
 
 export function OverviewPage() {
-  const [metric, setMetric] = useState<Metric>('tokens');
   const usage = useLoad(() => get<UsageReport>('/api/v2/usage?days=31'));
   const org = useLoad(() => get<Organization>('/api/v2/organization'));
   const report = usage.data;
-
   return (
     <>
       <PageHeader
         title="Overview"
         description={
           report
-            ? `Usage for ${new Date(report.periodStart).toLocaleDateString('en', { month: 'long', year: 'numeric', timeZone: 'UTC' })} (UTC), updated as calls are metered.`
+            ? `Usage for ${monthOf(report)} (UTC), updated as calls are metered.`
             : 'Usage for the current month.'
         }
       />
       <ErrorNotice error={usage.error ?? org.error} />
       {!report && usage.loading && <Loading />}
       {report && (
-        <>
-          <div class="stats">
-            <Stat label="Calls" value={formatInteger(report.calls)} hint="this month" />
-            <Stat
-              label="Tokens"
-              value={formatCompact(report.used)}
-              hint={`${formatCompact(report.byModel.reduce((n, m) => n + m.tokensInput, 0))} in · ${formatCompact(report.byModel.reduce((n, m) => n + m.tokensOutput, 0))} out`}
-            />
-            <Stat label="Cost" value={formatCost(report.cost)} hint="at the models' list prices" />
-            <Stat
-              label="Quota left"
-              value={formatPercent(report.quota ? Math.max(0, report.remaining) / report.quota : 0)}
-              hint={`${formatCompact(Math.max(0, report.remaining))} tokens`}
-              tone={
-                report.remaining <= 0
-                  ? 'danger'
-                  : report.used / report.quota >= Math.min(...report.thresholdShares)
-                    ? 'warn'
-                    : 'default'
-              }
-            />
-          </div>
-          <Card
-            title="Monthly quota"
-            id="quota"
-            subtitle={org.data ? `${org.data.name} (${org.data.id})` : undefined}
-          >
-            <QuotaBar report={report} />
-          </Card>
-          <DailyUsage report={report} metric={metric} setMetric={setMetric} />
-          <div class="grid-2">
-            <ModelUsage report={report} />
-            <EndpointUsage report={report} />
-          </div>
-        </>
+        <UsageReportView
+          report={report}
+          organization={org.data ? `${org.data.name} (${org.data.id})` : undefined}
+        />
       )}
     </>
+  );
+}
+
+export function monthOf(report: UsageReport): string {
+  return new Date(report.periodStart).toLocaleDateString('en', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
+/** What each refusal reason means, said where the refusals are shown. */
+export const REFUSAL_REASONS: Record<
+  string,
+  { label: string; explanation: string; color: string }
+> = {
+  quota: {
+    label: 'Monthly quota',
+    color: '#dc2626',
+    explanation:
+      'the call’s estimate (its input plus the output it may write: max_length, or the gateway’s default) did not fit in what was left of the hard quota',
+  },
+  request_rate: {
+    label: 'Requests per minute',
+    color: '#d97706',
+    explanation: 'the key made more calls in a minute than the organization’s rate limit allows',
+  },
+  token_rate: {
+    label: 'Tokens per minute',
+    color: '#7c3aed',
+    explanation: 'the key’s calls of the last minute would have gone over its tokens per minute',
+  },
+  budget: {
+    label: 'Budget',
+    color: '#0891b2',
+    explanation: 'a key’s, team’s or end user’s budget was used up',
+  },
+};
+
+function reasonLabel(reason: string): string {
+  return REFUSAL_REASONS[reason]?.label ?? reason;
+}
+
+/** One organization's month: stats, quota, refusals, usage per day, per model and per endpoint. */
+export function UsageReportView(props: { report: UsageReport; organization?: string }) {
+  const { report } = props;
+  const [metric, setMetric] = useState<Metric>('tokens');
+  const today = new Date().toISOString().slice(0, 10);
+  const refusedToday = report.refused.daily
+    .filter((d) => d.date === today)
+    .reduce((n, d) => n + d.calls, 0);
+  const quotaRefusals = report.refused.byReason.find((r) => r.reason === 'quota')?.calls ?? 0;
+  return (
+    <>
+      <div class="stats">
+        <Stat label="Calls" value={formatInteger(report.calls)} hint="this month" />
+        <Stat
+          label="Tokens"
+          value={formatCompact(report.used)}
+          hint={`${formatCompact(report.byModel.reduce((n, m) => n + m.tokensInput, 0))} in · ${formatCompact(report.byModel.reduce((n, m) => n + m.tokensOutput, 0))} out`}
+        />
+        <Stat label="Cost" value={formatCost(report.cost)} hint="at the models' list prices" />
+        <Stat
+          label="Quota left"
+          value={formatPercent(report.quota ? Math.max(0, report.remaining) / report.quota : 0)}
+          hint={
+            quotaRefusals > 0
+              ? `${formatCompact(Math.max(0, report.remaining))} tokens; calls refused for the quota: ${formatInteger(quotaRefusals)}`
+              : `${formatCompact(Math.max(0, report.remaining))} tokens`
+          }
+          tone={
+            report.remaining <= 0 || quotaRefusals > 0
+              ? 'danger'
+              : report.used / report.quota >= Math.min(...report.thresholdShares)
+                ? 'warn'
+                : 'default'
+          }
+        />
+        <Stat
+          label="Refused"
+          value={formatInteger(report.refused.calls)}
+          hint={`calls this month (429); today ${formatInteger(refusedToday)}`}
+          tone={refusedToday > 0 ? 'danger' : report.refused.calls > 0 ? 'warn' : 'default'}
+        />
+      </div>
+      <Card title="Monthly quota" id="quota" subtitle={props.organization}>
+        <QuotaBar report={report} />
+      </Card>
+      <RefusedCalls report={report} />
+      <DailyUsage report={report} metric={metric} setMetric={setMetric} />
+      <div class="grid-2">
+        <ModelUsage report={report} />
+        <EndpointUsage report={report} />
+      </div>
+    </>
+  );
+}
+
+/** Calls the gateway refused (429) before they ran: per day and reason, with what each reason means. */
+function RefusedCalls(props: { report: UsageReport }) {
+  const { refused } = props.report;
+  const days = daysOf(props.report);
+  const reasons = refused.byReason.map((r) => r.reason);
+  const count = (day: string, reason: string) =>
+    refused.daily.find((d) => d.date === day && d.reason === reason)?.calls ?? 0;
+  const dayRows = [...new Set(refused.daily.map((d) => d.date))].sort().reverse();
+  return (
+    <Card
+      title="Refused calls"
+      id="refused"
+      subtitle="Calls answered 429 before they ran, per day and reason: they used no tokens and are not in the usage below"
+    >
+      {refused.calls === 0 ? (
+        <EmptyState title="No call was refused this month" />
+      ) : (
+        <>
+          <BarChart
+            labels={days.map(formatDay)}
+            series={reasons.map((reason) => ({
+              label: reasonLabel(reason),
+              values: days.map((day) => count(day, reason)),
+              color: REFUSAL_REASONS[reason]?.color,
+            }))}
+            stacked
+            integers
+            height={200}
+            summary={`Refused calls per day: ${refused.byReason.map((r) => `${reasonLabel(r.reason)} ${r.calls}`).join(', ')}`}
+          />
+          <DataTable
+            label="Refused calls per day and reason"
+            testId="refused-calls"
+            compact
+            columns={[
+              'Day',
+              ...reasons.map((reason) => ({ label: reasonLabel(reason), num: true })),
+            ]}
+          >
+            {dayRows.map((day) => (
+              <tr key={day}>
+                <td>{formatDay(day)}</td>
+                {reasons.map((reason) => (
+                  <td class="num" key={reason}>
+                    {formatInteger(count(day, reason))}
+                  </td>
+                ))}
+              </tr>
+            ))}
+            <tr>
+              <th scope="row">This month</th>
+              {refused.byReason.map((r) => (
+                <td class="num" key={r.reason}>
+                  <strong>{formatInteger(r.calls)}</strong>
+                </td>
+              ))}
+            </tr>
+          </DataTable>
+          <ul class="reasons small muted">
+            {reasons.map((reason) => (
+              <li key={reason}>
+                <strong>{reasonLabel(reason)}</strong>:{' '}
+                {REFUSAL_REASONS[reason]?.explanation ?? 'refused by the gateway'}.
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </Card>
   );
 }
 
@@ -209,35 +352,28 @@ function UsageTable(props: {
   rows: Array<UsageTotals & { key: string }>;
 }) {
   return (
-    <table class="table compact" data-testid={props.testId}>
-      <caption class="sr-only">Usage by {props.name.toLowerCase()}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{props.name}</th>
-          <th scope="col" class="num">
-            Calls
-          </th>
-          <th scope="col" class="num">
-            Tokens
-          </th>
-          <th scope="col" class="num">
-            Cost
-          </th>
+    <DataTable
+      label={`Usage by ${props.name.toLowerCase()}`}
+      testId={props.testId}
+      compact
+      columns={[
+        props.name,
+        { label: 'Calls', num: true },
+        { label: 'Tokens', num: true },
+        { label: 'Cost', num: true },
+      ]}
+    >
+      {props.rows.map((row) => (
+        <tr key={row.key}>
+          <td>
+            <code>{row.key}</code>
+          </td>
+          <td class="num">{formatInteger(row.calls)}</td>
+          <td class="num">{formatInteger(row.tokensInput + row.tokensOutput)}</td>
+          <td class="num">{formatCost(row.cost)}</td>
         </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
-          <tr key={row.key}>
-            <td>
-              <code>{row.key}</code>
-            </td>
-            <td class="num">{formatInteger(row.calls)}</td>
-            <td class="num">{formatInteger(row.tokensInput + row.tokensOutput)}</td>
-            <td class="num">{formatCost(row.cost)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }
 
@@ -278,6 +414,7 @@ function EndpointUsage(props: { report: UsageReport }) {
         <>
           <BarChart
             horizontal
+            integers
             height={Math.max(140, endpoints.length * 34 + 40)}
             labels={endpoints.map((e) => e.endpoint)}
             series={[{ label: 'Calls', values: endpoints.map((e) => e.calls) }]}

@@ -7,12 +7,12 @@ import {
   ChatLog,
   StreamToggle,
   CopyButton,
-  ErrorNotice,
   Field,
+  FormNotice,
   Linked,
   Loading,
   PageHeader,
-  useAction,
+  useForm,
   useLoad,
   type ChatMessage,
 } from '../ui';
@@ -27,6 +27,40 @@ const MODES: Array<{ mode: Mode; label: string }> = [
 ];
 
 const FORMATS = ['paragraph', 'bullet_list', 'numbered_list', 'markdown', 'plain'];
+
+/** The form field each request field is shown at (the API names them by JSON pointer). */
+const FIELD_IDS: Record<string, string> = {
+  '/model': 'pg-model',
+  '/prompt': 'pg-prompt',
+  '/max_length': 'pg-max',
+  '/text': 'pg-text',
+  '/format': 'pg-format',
+  '/source_language': 'pg-source',
+  '/target_language': 'pg-language',
+  '/messages': 'pg-message',
+};
+
+function fieldOf(pointer: string): string | undefined {
+  return FIELD_IDS[pointer.replace(/^\/messages\/.*$/, '/messages')];
+}
+
+/** Models a mode can use: by the capability its call needs. */
+function canServe(model: ModelInfo, mode: Mode, action: Action): boolean {
+  if (mode === 'transform') return model.capabilities.includes(action);
+  // The assistants reply with a chat model, or with the builtin engine (which needs none).
+  if (mode === 'chat') return model.capabilities.includes('chat') || model.provider === 'builtin';
+  return model.capabilities.includes('generate');
+}
+
+/** The languages of a model's installed pairs ("en-es"), as sources and as targets. */
+function languagesOf(model: ModelInfo | undefined): { sources: string[]; targets: string[] } {
+  const pairs = model?.translationPairs ?? [];
+  const unique = (values: string[]) => [...new Set(values)].sort();
+  return {
+    sources: unique(pairs.map((p) => p.split('-')[0])),
+    targets: unique(pairs.map((p) => p.split('-').slice(1).join('-'))),
+  };
+}
 
 /** What a call cost and used, as the API reported it (or priced from the model list). */
 interface CallUsage {
@@ -87,6 +121,7 @@ export function PlaygroundPage() {
   const [action, setAction] = useState<Action>('summarize');
   const [text, setText] = useState('');
   const [format, setFormat] = useState('bullet_list');
+  const [sourceLanguage, setSourceLanguage] = useState('en');
   const [targetLanguage, setTargetLanguage] = useState('es');
   const [chat, setChat] = useState<ChatMessage[]>([]);
   const [draft, setDraft] = useState('');
@@ -97,11 +132,8 @@ export function PlaygroundPage() {
   const [usage, setUsage] = useState<CallUsage>();
   const [streaming, setStreaming] = useState(false);
   const abort = useRef<AbortController>();
-  const { busy, error, act } = useAction();
 
-  // The assistant writes its replies with the model's generate capability.
-  const capability = mode === 'transform' ? action : 'generate';
-  const usable = (models.data?.models ?? []).filter((m) => m.capabilities.includes(capability));
+  const usable = (models.data?.models ?? []).filter((m) => canServe(m, mode, action));
   const chosen = usable.find((m) => m.id === model);
   const modelId = chosen?.id ?? usable.find((m) => m.isDefault)?.id ?? usable[0]?.id ?? '';
   const modelInfo = usable.find((m) => m.id === modelId);
@@ -128,7 +160,12 @@ export function PlaygroundPage() {
           action,
           text,
           ...(action === 'reformat' ? { format } : {}),
-          ...(action === 'translate' ? { target_language: targetLanguage } : {}),
+          ...(action === 'translate'
+            ? {
+                ...(sourceLanguage.trim() ? { source_language: sourceLanguage.trim() } : {}),
+                target_language: targetLanguage.trim(),
+              }
+            : {}),
         },
       };
     return {
@@ -150,8 +187,8 @@ export function PlaygroundPage() {
       : [{ role: 'user', content: mode === 'generate' ? prompt : text }];
   const sdkStream = stream && mode !== 'transform';
 
-  const run = () =>
-    act(async () => {
+  const form = useForm(
+    async () => {
       const request = planned();
       abort.current = new AbortController();
       setOutput('');
@@ -204,7 +241,11 @@ export function PlaygroundPage() {
         tokensOutput: done.usage.tokens_used,
         requestId: done.request_id || requestId,
       });
-    });
+    },
+    { fieldOf },
+  );
+  const { errors, busy } = form;
+  const languages = languagesOf(modelInfo);
 
   return (
     <>
@@ -222,6 +263,7 @@ export function PlaygroundPage() {
               setMode(m.mode);
               setOutput('');
               setUsage(undefined);
+              form.reset();
             }}
           >
             {m.label}
@@ -230,13 +272,17 @@ export function PlaygroundPage() {
       </div>
       <div class="grid-2 playground">
         <Card title="Request">
-          <form
-            onSubmit={(event) => {
-              event.preventDefault();
-              void run();
-            }}
-          >
-            <Field id="pg-model" label="Model">
+          <form onSubmit={form.onSubmit} noValidate>
+            <Field
+              id="pg-model"
+              label="Model"
+              hint={
+                mode === 'chat'
+                  ? 'Chat models, and the builtin engine.'
+                  : `Models with the ${mode === 'transform' ? action : 'generate'} capability.`
+              }
+              error={errors['pg-model']}
+            >
               <select
                 id="pg-model"
                 value={modelId}
@@ -252,7 +298,7 @@ export function PlaygroundPage() {
             {models.loading && !models.data && <Loading label="Loading models…" />}
             {mode === 'generate' && (
               <>
-                <Field id="pg-prompt" label="Prompt">
+                <Field id="pg-prompt" label="Prompt" error={errors['pg-prompt']}>
                   <textarea
                     id="pg-prompt"
                     rows={5}
@@ -261,7 +307,7 @@ export function PlaygroundPage() {
                     onInput={(e) => setPrompt(e.currentTarget.value)}
                   />
                 </Field>
-                <Field id="pg-max" label="Max length (tokens)">
+                <Field id="pg-max" label="Max length (tokens)" error={errors['pg-max']}>
                   <input
                     id="pg-max"
                     type="number"
@@ -279,7 +325,10 @@ export function PlaygroundPage() {
                   <select
                     id="pg-action"
                     value={action}
-                    onChange={(e) => setAction(e.currentTarget.value as Action)}
+                    onChange={(e) => {
+                      setAction(e.currentTarget.value as Action);
+                      form.reset();
+                    }}
                   >
                     <option value="summarize">Summarize</option>
                     <option value="reformat">Reformat</option>
@@ -287,7 +336,7 @@ export function PlaygroundPage() {
                   </select>
                 </Field>
                 {action === 'reformat' && (
-                  <Field id="pg-format" label="Format">
+                  <Field id="pg-format" label="Format" error={errors['pg-format']}>
                     <select
                       id="pg-format"
                       value={format}
@@ -302,15 +351,58 @@ export function PlaygroundPage() {
                   </Field>
                 )}
                 {action === 'translate' && (
-                  <Field id="pg-language" label="Target language" hint="A code such as es or de.">
-                    <input
+                  <div class="form-row">
+                    <Field
+                      id="pg-source"
+                      label="Source language"
+                      hint={
+                        languages.sources.length
+                          ? `${modelId} translates from ${languages.sources.join(', ')}.`
+                          : 'A code such as en; empty: the model detects it.'
+                      }
+                      error={errors['pg-source']}
+                    >
+                      <input
+                        id="pg-source"
+                        list="pg-sources"
+                        autoComplete="off"
+                        required={languages.sources.length > 0}
+                        value={sourceLanguage}
+                        onInput={(e) => setSourceLanguage(e.currentTarget.value)}
+                      />
+                      <datalist id="pg-sources">
+                        {languages.sources.map((l) => (
+                          <option key={l} value={l} />
+                        ))}
+                      </datalist>
+                    </Field>
+                    <Field
                       id="pg-language"
-                      value={targetLanguage}
-                      onInput={(e) => setTargetLanguage(e.currentTarget.value)}
-                    />
-                  </Field>
+                      label="Target language"
+                      hint={
+                        languages.targets.length
+                          ? `Into ${languages.targets.join(', ')} (or through one of them).`
+                          : 'A code such as es or de.'
+                      }
+                      error={errors['pg-language']}
+                    >
+                      <input
+                        id="pg-language"
+                        list="pg-targets"
+                        autoComplete="off"
+                        required
+                        value={targetLanguage}
+                        onInput={(e) => setTargetLanguage(e.currentTarget.value)}
+                      />
+                      <datalist id="pg-targets">
+                        {languages.targets.map((l) => (
+                          <option key={l} value={l} />
+                        ))}
+                      </datalist>
+                    </Field>
+                  </div>
                 )}
-                <Field id="pg-text" label="Text">
+                <Field id="pg-text" label="Text" error={errors['pg-text']}>
                   <textarea
                     id="pg-text"
                     rows={6}
@@ -324,7 +416,7 @@ export function PlaygroundPage() {
             {mode === 'chat' && (
               <>
                 <ChatLog messages={chat} speaker="Assistant" />
-                <Field id="pg-message" label="Message">
+                <Field id="pg-message" label="Message" error={errors['pg-message']}>
                   <textarea
                     id="pg-message"
                     rows={3}
@@ -353,8 +445,8 @@ export function PlaygroundPage() {
                 </Button>
               )}
             </div>
+            <FormNotice form={form} title="The call failed" />
           </form>
-          <ErrorNotice error={error} />
         </Card>
         <Card title="Answer" subtitle={streaming ? 'Streaming…' : undefined}>
           <div class="answer" data-testid="answer" aria-live="polite" aria-busy={streaming}>

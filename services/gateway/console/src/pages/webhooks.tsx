@@ -19,11 +19,15 @@ import {
   EmptyState,
   ErrorNotice,
   Field,
+  FieldSet,
+  FormNotice,
   Loading,
   Modal,
   PageHeader,
+  DataTable,
   SecretOnce,
   useAction,
+  useForm,
   useLoad,
   useToast,
   type Tone,
@@ -157,91 +161,79 @@ export function WebhooksPage() {
             Add an endpoint to receive events such as usage_threshold or invoice_paid.
           </EmptyState>
         ) : (
-          <div class="table-wrap">
-            <table class="table" data-testid="webhooks-table">
-              <caption class="sr-only">Webhook endpoints</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((webhook) => {
-                  const state = webhookState(webhook);
-                  return (
-                    <tr
-                      key={webhook.id}
-                      data-webhook-id={webhook.id}
-                      class={webhook.id === selectedId ? 'selected' : undefined}
+          <DataTable
+            label="Webhook endpoints"
+            testId="webhooks-table"
+            columns={['Endpoint', 'Events', 'State', 'Created', { label: 'Actions', hidden: true }]}
+          >
+            {list.map((webhook) => {
+              const state = webhookState(webhook);
+              return (
+                <tr
+                  key={webhook.id}
+                  data-webhook-id={webhook.id}
+                  class={webhook.id === selectedId ? 'selected' : undefined}
+                >
+                  <td class="wide">
+                    <Link
+                      page={`webhooks/${encodeURIComponent(webhook.id)}`}
+                      aria-label={`Deliveries of ${webhook.url}`}
+                      class="strong-link"
                     >
-                      <td>
-                        <Link
-                          page={`webhooks/${encodeURIComponent(webhook.id)}`}
-                          aria-label={`Deliveries of ${webhook.url}`}
-                          class="strong-link"
-                        >
-                          {webhook.url}
-                        </Link>
-                        <div class="small">
-                          <code class="secondary">{webhook.id}</code>
-                        </div>
-                      </td>
-                      <td>
-                        <div class="tags">
-                          {webhook.events.map((event) => (
-                            <span class="tag" key={event}>
-                              {event}
-                            </span>
-                          ))}
-                        </div>
-                      </td>
-                      <td>
-                        <Badge tone={state.tone}>{state.label}</Badge>
-                        {!webhook.enabled && !isPaused(webhook) && (
-                          <div class="muted small">{webhook.disabledReason}</div>
-                        )}
-                      </td>
-                      <td>{formatDateTime(webhook.createdAt)}</td>
-                      <td class="actions">
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          disabled={busy}
-                          onClick={() => setEnabled(webhook, !webhook.enabled)}
-                          aria-label={`${webhook.enabled ? 'Pause' : 'Resume'} ${webhook.url}`}
-                        >
-                          {webhook.enabled ? 'Pause' : 'Resume'}
-                        </Button>
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          onClick={() => setRotating(webhook)}
-                          aria-label={`Rotate secret of ${webhook.url}`}
-                        >
-                          Rotate secret
-                        </Button>
-                        <Button
-                          size="sm"
-                          variant="ghost"
-                          class="danger-text"
-                          onClick={() => setDeleting(webhook)}
-                          aria-label={`Delete ${webhook.url}`}
-                        >
-                          Delete
-                        </Button>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+                      {webhook.url}
+                    </Link>
+                    <div class="small">
+                      <code class="secondary">{webhook.id}</code>
+                    </div>
+                  </td>
+                  <td>
+                    <div class="tags">
+                      {webhook.events.map((event) => (
+                        <span class="tag" key={event}>
+                          {event}
+                        </span>
+                      ))}
+                    </div>
+                  </td>
+                  <td>
+                    <Badge tone={state.tone}>{state.label}</Badge>
+                    {!webhook.enabled && !isPaused(webhook) && (
+                      <div class="muted small">{webhook.disabledReason}</div>
+                    )}
+                  </td>
+                  <td>{formatDateTime(webhook.createdAt)}</td>
+                  <td class="actions">
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      disabled={busy}
+                      onClick={() => setEnabled(webhook, !webhook.enabled)}
+                      aria-label={`${webhook.enabled ? 'Pause' : 'Resume'} ${webhook.url}`}
+                    >
+                      {webhook.enabled ? 'Pause' : 'Resume'}
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      onClick={() => setRotating(webhook)}
+                      aria-label={`Rotate secret of ${webhook.url}`}
+                    >
+                      Rotate secret
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      class="danger-text"
+                      onClick={() => setDeleting(webhook)}
+                      aria-label={`Delete ${webhook.url}`}
+                    >
+                      Delete
+                    </Button>
+                  </td>
+                </tr>
+              );
+            })}
+          </DataTable>
         )}
       </Card>
 
@@ -355,11 +347,30 @@ function CreateWebhookDialog(props: {
 }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['usage_threshold']);
-  const { busy, error, setError, act } = useAction();
+  const form = useForm(
+    async () => {
+      const { secret, ...webhook } = await post<Webhook & { secret: string }>('/api/webhooks', {
+        url: url.trim(),
+        events,
+      });
+      setUrl('');
+      setEvents(['usage_threshold']);
+      props.onCreated(webhook, secret);
+    },
+    {
+      fieldOf: (field) =>
+        field === '/url'
+          ? 'webhook-url'
+          : /^\/events?(\/|$)/.test(field)
+            ? 'webhook-events'
+            : undefined,
+      rules: { 'webhook-events': () => (events.length ? '' : 'Choose at least one event.') },
+    },
+  );
   const close = () => {
     setUrl('');
     setEvents(['usage_threshold']);
-    setError(undefined);
+    form.reset();
     props.onClose();
   };
   return (
@@ -370,28 +381,19 @@ function CreateWebhookDialog(props: {
       footer={
         <>
           <Button onClick={close}>Cancel</Button>
-          <Button variant="primary" type="submit" form="create-webhook" busy={busy}>
+          <Button variant="primary" type="submit" form="create-webhook" busy={form.busy}>
             Add endpoint
           </Button>
         </>
       }
     >
-      <form
-        id="create-webhook"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void act(async () => {
-            const { secret, ...webhook } = await post<Webhook & { secret: string }>(
-              '/api/webhooks',
-              { url: url.trim(), events },
-            );
-            setUrl('');
-            setEvents(['usage_threshold']);
-            props.onCreated(webhook, secret);
-          });
-        }}
-      >
-        <Field id="webhook-url" label="Endpoint URL" hint="An https URL that answers 2xx.">
+      <form id="create-webhook" onSubmit={form.onSubmit} noValidate>
+        <Field
+          id="webhook-url"
+          label="Endpoint URL"
+          hint="An https URL that answers 2xx."
+          error={form.errors['webhook-url']}
+        >
           <input
             id="webhook-url"
             type="url"
@@ -402,8 +404,7 @@ function CreateWebhookDialog(props: {
             onInput={(e) => setUrl(e.currentTarget.value)}
           />
         </Field>
-        <fieldset class="checks">
-          <legend>Events</legend>
+        <FieldSet id="webhook-events" legend="Events" error={form.errors['webhook-events']}>
           {WEBHOOK_EVENTS.map((name) => (
             <label class="checkbox" key={name}>
               <input
@@ -420,8 +421,8 @@ function CreateWebhookDialog(props: {
               <code>{name}</code>
             </label>
           ))}
-        </fieldset>
-        <ErrorNotice error={error} />
+        </FieldSet>
+        <FormNotice form={form} title="The endpoint was not added" />
       </form>
     </Modal>
   );
@@ -561,110 +562,94 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
             : 'Send a test event to see one arrive.'}
         </EmptyState>
       ) : (
-        <div class="table-wrap">
-          <table class="table" data-testid="deliveries-table">
-            <caption class="sr-only">Deliveries</caption>
-            <thead>
-              <tr>
-                <th scope="col">
-                  <span class="sr-only">Select</span>
-                </th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Attempts
-                </th>
-                <th scope="col">Response</th>
-                <th scope="col" class="num">
-                  Latency
-                </th>
-                <th scope="col">Next retry</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
+        <DataTable
+          label="Deliveries"
+          testId="deliveries-table"
+          columns={[
+            { label: 'Select', hidden: true },
+            'Event',
+            'Status',
+            { label: 'Attempts', num: true },
+            'Response',
+            { label: 'Latency', num: true },
+            'Next retry',
+            'Created',
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {list.map((delivery) => {
+            const last = delivery.attempts[delivery.attempts.length - 1];
+            return (
+              <tr key={delivery.id} data-delivery-id={delivery.id}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select delivery ${delivery.id}`}
+                    checked={chosen.includes(delivery.id)}
+                    onChange={(e) =>
+                      setChosen((ids) =>
+                        e.currentTarget.checked
+                          ? [...ids, delivery.id]
+                          : ids.filter((id) => id !== delivery.id),
+                      )
+                    }
+                  />
+                </td>
+                <td>
+                  <div>{delivery.event}</div>
+                  <button
+                    type="button"
+                    class="link-btn small mono"
+                    title="Show only this event's deliveries"
+                    onClick={() => setEventId(delivery.eventId)}
+                  >
+                    {delivery.eventId}
+                  </button>
+                </td>
+                <td>
+                  <Badge tone={DELIVERY_TONES[delivery.status]}>{deliveryLabel(delivery)}</Badge>
+                </td>
+                <td class="num">{delivery.attempts.length}</td>
+                <td class="response">
+                  {last ? (
+                    <>
+                      <code class={last.statusCode >= 200 && last.statusCode < 300 ? 'ok' : 'bad'}>
+                        {attemptOutcome(last)}
+                      </code>{' '}
+                      <span class="muted small" title={last.responseBody}>
+                        {excerpt(last.responseBody)}
+                      </span>
+                    </>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
+                </td>
+                <td class="num">{last ? `${formatInteger(last.durationMs)} ms` : '—'}</td>
+                <td>{delivery.nextAttemptAt ? relativeTime(delivery.nextAttemptAt) : '—'}</td>
+                <td>{formatDateTime(delivery.createdAt)}</td>
+                <td class="actions">
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    onClick={() => setOpened(delivery)}
+                    aria-label={`Attempts of delivery ${delivery.id}`}
+                  >
+                    Attempts
+                  </Button>
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    disabled={busy || !webhook.enabled}
+                    onClick={() => replay([delivery.id])}
+                    aria-label={`Replay delivery ${delivery.id}`}
+                  >
+                    Replay
+                  </Button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((delivery) => {
-                const last = delivery.attempts[delivery.attempts.length - 1];
-                return (
-                  <tr key={delivery.id} data-delivery-id={delivery.id}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select delivery ${delivery.id}`}
-                        checked={chosen.includes(delivery.id)}
-                        onChange={(e) =>
-                          setChosen((ids) =>
-                            e.currentTarget.checked
-                              ? [...ids, delivery.id]
-                              : ids.filter((id) => id !== delivery.id),
-                          )
-                        }
-                      />
-                    </td>
-                    <td>
-                      <div>{delivery.event}</div>
-                      <button
-                        type="button"
-                        class="link-btn small mono"
-                        title="Show only this event's deliveries"
-                        onClick={() => setEventId(delivery.eventId)}
-                      >
-                        {delivery.eventId}
-                      </button>
-                    </td>
-                    <td>
-                      <Badge tone={DELIVERY_TONES[delivery.status]}>
-                        {deliveryLabel(delivery)}
-                      </Badge>
-                    </td>
-                    <td class="num">{delivery.attempts.length}</td>
-                    <td class="response">
-                      {last ? (
-                        <>
-                          <code
-                            class={last.statusCode >= 200 && last.statusCode < 300 ? 'ok' : 'bad'}
-                          >
-                            {attemptOutcome(last)}
-                          </code>{' '}
-                          <span class="muted small" title={last.responseBody}>
-                            {excerpt(last.responseBody)}
-                          </span>
-                        </>
-                      ) : (
-                        <span class="muted">—</span>
-                      )}
-                    </td>
-                    <td class="num">{last ? `${formatInteger(last.durationMs)} ms` : '—'}</td>
-                    <td>{delivery.nextAttemptAt ? relativeTime(delivery.nextAttemptAt) : '—'}</td>
-                    <td>{formatDateTime(delivery.createdAt)}</td>
-                    <td class="actions">
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        onClick={() => setOpened(delivery)}
-                        aria-label={`Attempts of delivery ${delivery.id}`}
-                      >
-                        Attempts
-                      </Button>
-                      <Button
-                        size="sm"
-                        variant="ghost"
-                        disabled={busy || !webhook.enabled}
-                        onClick={() => replay([delivery.id])}
-                        aria-label={`Replay delivery ${delivery.id}`}
-                      >
-                        Replay
-                      </Button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       <Modal
         title={`Attempts of ${opened?.event ?? ''}`}
@@ -681,33 +666,24 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
             {opened.attempts.length === 0 ? (
               <EmptyState title="Not attempted yet" />
             ) : (
-              <table class="table compact">
-                <caption class="sr-only">Attempts</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Response</th>
-                    <th scope="col" class="num">
-                      Latency
-                    </th>
-                    <th scope="col">Body (start)</th>
+              <DataTable
+                label="Attempts"
+                compact
+                columns={['When', 'Response', { label: 'Latency', num: true }, 'Body (start)']}
+              >
+                {opened.attempts.map((attempt) => (
+                  <tr key={attempt.attemptedAt}>
+                    <td>{formatDateTime(attempt.attemptedAt)}</td>
+                    <td>
+                      <code>{attemptOutcome(attempt)}</code>
+                    </td>
+                    <td class="num">{formatInteger(attempt.durationMs)} ms</td>
+                    <td>
+                      <code class="wrap">{excerpt(attempt.responseBody, 300) || '—'}</code>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {opened.attempts.map((attempt) => (
-                    <tr key={attempt.attemptedAt}>
-                      <td>{formatDateTime(attempt.attemptedAt)}</td>
-                      <td>
-                        <code>{attemptOutcome(attempt)}</code>
-                      </td>
-                      <td class="num">{formatInteger(attempt.durationMs)} ms</td>
-                      <td>
-                        <code class="wrap">{excerpt(attempt.responseBody, 300) || '—'}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DataTable>
             )}
             {opened.nextAttemptAt && <p>Next attempt {relativeTime(opened.nextAttemptAt)}.</p>}
           </>

@@ -32,8 +32,14 @@ describe('e2e: publishing domain events over HTTP', function () {
     expect(res.status, res.text).to.equal(201);
   }
 
-  async function subscribe(events: string[], path = '/'): Promise<{ id: string; secret: string }> {
-    const res = await api('/api/webhooks', { body: { events, url: `${receiver.url}${path}` } });
+  async function subscribe(
+    events: string[],
+    path = '/',
+    filter?: object,
+  ): Promise<{ id: string; secret: string }> {
+    const res = await api('/api/webhooks', {
+      body: { events, url: `${receiver.url}${path}`, ...(filter && { filter }) },
+    });
     expect(res.status, res.text).to.equal(201);
     webhookIds.push(res.body.id);
     return res.body;
@@ -216,5 +222,77 @@ describe('e2e: publishing domain events over HTTP', function () {
     expect(busName.body.error.message).to.include('invoice_paid');
     await defineType(`${ns}.order.shipped`);
     await subscribe([`${ns}.order.shipped`, 'invoice_paid', `${ns}.*`]);
+  });
+
+  it('delivers only events whose payload passes the webhook filter (equality, $in)', async () => {
+    const ns = namespace();
+    await defineType(`${ns}.order.shipped`, {
+      type: 'object',
+      properties: { country: { type: 'string' }, express: { type: 'boolean' } },
+    });
+    const dach = await subscribe([`${ns}.order.*`], '/dach', {
+      'data.country': { $in: ['DE', 'AT'] },
+    });
+    const express = await subscribe([`${ns}.order.shipped`], '/express', {
+      'data.express': true,
+      key: 'k-1',
+    });
+    const read = await api(`/api/webhooks/${dach.id}`);
+    expect(read.body.filter).to.deep.equal({ 'data.country': { $in: ['DE', 'AT'] } });
+    expect((await api(`/api/webhooks/${express.id}`)).body.filter).to.deep.equal({
+      'data.express': true,
+      key: 'k-1',
+    });
+
+    const published: Record<string, string> = {};
+    for (const [name, data, key] of [
+      ['de', { country: 'DE', express: true }, 'k-1'],
+      ['fr', { country: 'FR', express: true }, 'k-1'],
+      ['at', { country: 'AT' }, 'k-2'],
+      ['none', {}, 'k-1'],
+    ] as const) {
+      const res = await api('/api/v2/events', { body: { type: `${ns}.order.shipped`, data, key } });
+      expect(res.status, res.text).to.equal(202);
+      published[name] = res.body.id;
+    }
+    const hits = () =>
+      receiver.calls.map((c) => `${c.path.replace(/^.*\//, '')}:${c.body.data?.country ?? '-'}`);
+    await waitFor(() => hits().length >= 4, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(hits().sort()).to.deep.equal(['dach:AT', 'dach:DE', 'express:DE', 'express:FR']);
+    for (const call of receiver.calls)
+      verifyWithStandardWebhooks(call.path.endsWith('/dach') ? dach.secret : express.secret, call);
+
+    // {} removes the filter: every event of the type goes.
+    const cleared = await api(`/api/webhooks/${dach.id}`, {
+      method: 'PATCH',
+      body: { filter: {} },
+    });
+    expect(cleared.status, cleared.text).to.equal(200);
+    expect(cleared.body.filter).to.equal(undefined);
+    const after = await api('/api/v2/events', {
+      body: { type: `${ns}.order.shipped`, data: { country: 'FR' } },
+    });
+    await waitFor(() => callsOf(after.body.id).length === 1, 10_000);
+  });
+
+  it('checks a filter when saved: operators, paths and values, 400 naming the problem', async () => {
+    const ns = namespace();
+    await defineType(`${ns}.order.shipped`);
+    const cases: Array<[object, string, RegExp]> = [
+      [{ 'data.total': { $gt: 10 } }, '/filter/data.total', /\$gt/],
+      [{ 'data.country': ['DE'] }, '/filter/data.country', /\$in/],
+      [{ 'data.country': { $in: [] } }, '/filter/data.country/$in', /\$in takes/],
+      [{ 'data.country': { $in: [{ a: 1 }] } }, '/filter/data.country/$in', /\$in takes/],
+      [{ 'data..country': 'DE' }, '/filter/data..country', /dotted/],
+    ];
+    for (const [filter, field, message] of cases) {
+      const res = await api('/api/webhooks', {
+        body: { events: [`${ns}.order.shipped`], url: receiver.url, filter },
+      });
+      expect(res.status, JSON.stringify(filter)).to.equal(400);
+      expect(res.body.error.message).to.match(message);
+      expect(res.body.error.details[0].field).to.equal(field);
+    }
   });
 });

@@ -45,6 +45,7 @@ describe('gateway webhook routes', () => {
       events: ['usage_threshold'],
       url: 'https://hooks.example.com/usage',
       secret,
+      filter_json: '',
     });
   });
 

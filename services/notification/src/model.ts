@@ -1,4 +1,5 @@
 import type { TraceCarrier } from '@switchyard/shared';
+import type { FilterCondition } from './event-types/filter';
 import type { RotatingSecret } from './signing/secrets';
 
 import type { WebhookEvent } from '@switchyard/shared';
@@ -17,6 +18,8 @@ export interface WebhookRecord extends RotatingSecret {
   id: string;
   organization: string;
   events: EventName[];
+  /** Only events whose body passes every condition are delivered (none: all). */
+  filter?: FilterCondition[];
   url: string;
   enabled: boolean;
   disabledReason: string;

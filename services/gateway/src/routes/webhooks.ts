@@ -39,6 +39,7 @@ function webhookView(webhook: Webhook__Output) {
     createdAt: webhook.created_at,
     updatedAt: webhook.updated_at,
     disabledReason: orNull(webhook.disabled_reason),
+    ...(webhook.filter_json && { filter: JSON.parse(webhook.filter_json) as object }),
   };
 }
 
@@ -88,7 +89,12 @@ const register: RouteSpec<RegisterWebhookBody> = {
   errors: ['conflict'],
   async handle({ body, call }, deps) {
     const registered = await deps.clients.notification.registerWebhook(
-      { events: registeredEvents(body), url: body.url, secret: body.secret ?? '' },
+      {
+        events: registeredEvents(body),
+        url: body.url,
+        secret: body.secret ?? '',
+        ...(body.filter && { filter_json: JSON.stringify(body.filter) }),
+      },
       call,
     );
     deps.defaultResultUrls.forget(call.organization);
@@ -181,6 +187,7 @@ const update: RouteSpec<UpdateWebhookBody> = {
         events: body.events ?? [],
         events_set: body.events !== undefined,
         enabled: body.enabled,
+        filter_json: body.filter && JSON.stringify(body.filter),
       },
       call,
     );

@@ -15,6 +15,14 @@ const OVERLAP_SECONDS = {
   description: 'Seconds during which the previous secret still signs (both signatures are sent)',
 } as const;
 const eventName = { type: 'string', enum: WEBHOOK_EVENTS } as const;
+/** Checked in full by the notification service (paths, operators, values), which names the problem. */
+const FILTER = {
+  type: 'object',
+  maxProperties: 20,
+  description:
+    'Only events whose body matches every condition are delivered: {"<dotted path>": <value> | {"$in": [values]}}, ' +
+    'e.g. {"data.country": {"$in": ["DE", "AT"]}}; values are strings, numbers, booleans or null',
+} as const;
 /**
  * What a webhook can subscribe to: a built-in event, one of the organization's event types
  * (dotted: order.shipped) or a prefix of them (order.*); the notification service checks the
@@ -33,6 +41,7 @@ export interface RegisterWebhookBody {
   events?: string[];
   url: string;
   secret?: string;
+  filter?: Record<string, unknown>;
 }
 
 /** One registration, one URL and secret, for one event (`event`) or several (`events`): exactly one of the two. */
@@ -47,6 +56,7 @@ export const RegisterWebhookRequest: JsonSchema = {
     events: { type: 'array', minItems: 1, uniqueItems: true, items: subscribedEvent },
     url: CALLBACK_URL,
     secret: { ...SECRET, description: 'Generated when absent' },
+    filter: FILTER,
   },
 };
 
@@ -63,6 +73,7 @@ export interface UpdateWebhookBody {
   url?: string;
   events?: string[];
   enabled?: boolean;
+  filter?: Record<string, unknown>;
 }
 
 export const UpdateWebhookRequest: JsonSchema = {
@@ -74,6 +85,7 @@ export const UpdateWebhookRequest: JsonSchema = {
     url: CALLBACK_URL,
     events: { type: 'array', minItems: 1, uniqueItems: true, items: subscribedEvent },
     enabled: { type: 'boolean' },
+    filter: { ...FILTER, description: `${FILTER.description}; {} removes it` },
   },
 };
 
@@ -157,6 +169,7 @@ const webhookProperties = {
   createdAt: { type: 'string' },
   updatedAt: { type: 'string' },
   disabledReason: { type: ['string', 'null'] },
+  filter: { type: 'object', description: 'The payload filter, when the webhook has one' },
 };
 const webhookRequired = [
   'id',

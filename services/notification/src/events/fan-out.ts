@@ -1,5 +1,6 @@
 import { currentTraceCarrier, type TraceCarrier } from '@switchyard/shared';
 import type { DeliverOptions, DeliveryEngine, NewDelivery } from '../delivery/engine';
+import { passesFilter } from '../event-types/filter';
 import { subscribesTo } from '../event-types/names';
 import type { EventName, WebhookRecord } from '../model';
 import type { WebhookStore } from '../store/webhooks/port';
@@ -69,7 +70,9 @@ export class WebhookFanOut implements EventFanOut {
     }
     const inputs = events.flatMap(
       ({ organization, event, eventId, occurredAt, body, also = [], trace }) => {
-        const targets = webhooks.get(organization)!.filter((w) => subscribesTo(w.events, event));
+        const targets = webhooks
+          .get(organization)!
+          .filter((w) => subscribesTo(w.events, event) && passesFilter(w.filter, body));
         const payload = JSON.stringify(body);
         const deliveries: NewDelivery[] = [
           ...also,

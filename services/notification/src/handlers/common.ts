@@ -8,6 +8,7 @@ import {
   type EventName,
   type WebhookRecord,
 } from '../model';
+import { filterView } from '../event-types/filter';
 import { EVENT_PREFIX } from '../event-types/names';
 import type { EventTypeStore } from '../store/event-types/port';
 import type { UrlPolicy } from '@switchyard/shared';
@@ -88,6 +89,7 @@ export function toWebhook(record: WebhookRecord): Webhook {
     created_at: record.createdAt,
     updated_at: record.updatedAt,
     disabled_reason: record.disabledReason,
+    filter_json: record.filter ? JSON.stringify(filterView(record.filter)) : '',
   };
 }
 

@@ -3,6 +3,7 @@ import type { RegisterWebhookRequest__Output } from '@switchyard/shared/generate
 import type { RegisterWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
 import type { WebhookRecord } from '../model';
 import { generateSecret, isValidSecret } from '../signing/secrets';
+import { parseFilter } from '../event-types/filter';
 import { checkedUrl, organizationOf, toWebhook, validateEvents } from './common';
 import type { HandlerDeps } from './deps';
 
@@ -14,6 +15,7 @@ export async function registerWebhook(
 ): Promise<RegisterWebhookResponse> {
   const organization = organizationOf(context);
   const events = await validateEvents(deps.stores.eventTypes, organization, request.events);
+  const filter = parseFilter(request.filter_json);
   if (request.secret && !isValidSecret(request.secret)) {
     throw AppError.invalid(
       'secret must be whsec_ followed by base64 of 24 to 32 bytes',
@@ -27,6 +29,7 @@ export async function registerWebhook(
     id: newId('wh'),
     organization,
     events,
+    ...(filter && { filter }),
     url,
     enabled: true,
     disabledReason: '',

@@ -4,6 +4,7 @@ import type { Webhook } from '@switchyard/shared/generated/switchyard/notificati
 import type { WebhookPatch } from '../store/webhooks/port';
 import { checkedUrl, findWebhook, organizationOf, toWebhook, validateEvents } from './common';
 import type { HandlerDeps } from './deps';
+import { parseFilter } from '../event-types/filter';
 
 /** UpdateWebhook: url (checked again), events when events_set, enabled (re-enabling clears the reason). */
 export async function updateWebhook(
@@ -17,6 +18,7 @@ export async function updateWebhook(
   if (request.url !== undefined) patch.url = await checkedUrl(deps.policy, request.url);
   if (request.events_set)
     patch.events = await validateEvents(deps.stores.eventTypes, organization, request.events);
+  if (request.filter_json !== undefined) patch.filter = parseFilter(request.filter_json);
   if (request.enabled !== undefined) {
     patch.enabled = request.enabled;
     patch.disabledReason = request.enabled ? '' : 'disabled by the user';

@@ -61,6 +61,23 @@ contractSuite<StoreWorld>('WebhookStore contract', storeBackends, (world) => {
     expect((await webhooks.get('org_a', hook.id))!.failingSince).to.equal(undefined);
   });
 
+  it('keeps a payload filter and its domain event subscriptions; a patch to undefined clears it', async () => {
+    const { webhooks } = world().stores;
+    const filter = [
+      { path: 'data.country', in: ['DE', 'AT'] },
+      { path: 'data.express', in: [true, null] },
+    ];
+    const webhook = webhookRecord({ events: ['order.shipped', 'ticket.*'], filter });
+    await webhooks.create(webhook);
+    const reopened = await world().reopen();
+    const read = await reopened.webhooks.get(webhook.organization, webhook.id);
+    expect(read!.filter).to.deep.equal(filter);
+    expect(read!.events).to.deep.equal(['order.shipped', 'ticket.*']);
+    await webhooks.update(webhook.organization, webhook.id, { filter: undefined });
+    const cleared = await reopened.webhooks.get(webhook.organization, webhook.id);
+    expect(cleared!.filter).to.equal(undefined);
+  });
+
   it('is visible from a second store instance on the same database (restart)', async () => {
     const hook = webhookRecord();
     await world().stores.webhooks.create(hook);

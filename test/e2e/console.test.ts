@@ -274,7 +274,12 @@ describe('e2e: the console, in Chromium', function () {
     expect((await own.api(`/api/v2/keys/${laptop.keyId}/revoke`, { body: {} })).status).to.equal(
       200,
     );
-    await page.getByRole('link', { name: 'API keys' }).click();
+    // The tab learns of it at its next call: this click, or its own refresh if that came first
+    // (then the link is gone before the click lands).
+    await page
+      .getByRole('link', { name: 'API keys' })
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
     const notice = page.getByRole('status').filter({ hasText: 'You were signed out' });
     await notice.getByText(/this API key was revoked at \d{4}-/).waitFor();
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();

@@ -47,6 +47,9 @@ export interface GatewayConfig extends InfraEnv {
   idempotencyLeaseMs: number;
   /** Requests one key may have in progress at once on this gateway replica. */
   keyMaxConcurrentRequests: number;
+  /** Bounds of the in-memory response cache (without Redis; Redis's maxmemory bounds its own). */
+  responseCacheMaxEntries: number;
+  responseCacheMaxBytes: number;
   /** Where a webhookUrl may point: checked when a call is accepted (notification checks again at send). */
   urlPolicy: UrlPolicyOptions;
 }
@@ -78,6 +81,8 @@ interface GatewayEnv {
   IDEMPOTENCY_TTL_SECONDS: number;
   IDEMPOTENCY_LEASE_MS: number;
   KEY_MAX_CONCURRENT_REQUESTS: number;
+  RESPONSE_CACHE_MAX_ENTRIES: number;
+  RESPONSE_CACHE_MAX_BYTES: number;
 }
 
 /** Admin tokens are long enough not to be guessed (the value itself is never echoed). */
@@ -90,6 +95,8 @@ export const MIN_ADMIN_TOKEN_LENGTH = 16;
  * a replica (a stream in flight costs the gateway tens of KiB).
  */
 export const DEFAULT_KEY_MAX_CONCURRENT_REQUESTS = 512;
+export const DEFAULT_RESPONSE_CACHE_MAX_ENTRIES = 10_000;
+export const DEFAULT_RESPONSE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 function positiveInteger(name: string, value: number, problems: string[]): void {
   if (!(Number.isSafeInteger(value) && value > 0)) problems.push(`${name}: must be an integer > 0`);
@@ -122,6 +129,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       IDEMPOTENCY_TTL_SECONDS: num({ default: 86_400 }),
       IDEMPOTENCY_LEASE_MS: num({ default: 3000 }),
       KEY_MAX_CONCURRENT_REQUESTS: num({ default: DEFAULT_KEY_MAX_CONCURRENT_REQUESTS }),
+      RESPONSE_CACHE_MAX_ENTRIES: num({ default: DEFAULT_RESPONSE_CACHE_MAX_ENTRIES }),
+      RESPONSE_CACHE_MAX_BYTES: num({ default: DEFAULT_RESPONSE_CACHE_MAX_BYTES }),
     },
     env,
   );
@@ -148,6 +157,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   if (!Number.isInteger(e.IDEMPOTENCY_LEASE_MS) || e.IDEMPOTENCY_LEASE_MS < 300)
     problems.push('IDEMPOTENCY_LEASE_MS: must be an integer >= 300');
   positiveInteger('KEY_MAX_CONCURRENT_REQUESTS', e.KEY_MAX_CONCURRENT_REQUESTS, problems);
+  positiveInteger('RESPONSE_CACHE_MAX_ENTRIES', e.RESPONSE_CACHE_MAX_ENTRIES, problems);
+  positiveInteger('RESPONSE_CACHE_MAX_BYTES', e.RESPONSE_CACHE_MAX_BYTES, problems);
   if (!(Number.isSafeInteger(e.KEY_CACHE_TTL_MS) && e.KEY_CACHE_TTL_MS >= 0))
     problems.push('KEY_CACHE_TTL_MS: must be an integer >= 0');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -176,6 +187,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
     idempotencyLeaseMs: e.IDEMPOTENCY_LEASE_MS,
     keyMaxConcurrentRequests: e.KEY_MAX_CONCURRENT_REQUESTS,
+    responseCacheMaxEntries: e.RESPONSE_CACHE_MAX_ENTRIES,
+    responseCacheMaxBytes: e.RESPONSE_CACHE_MAX_BYTES,
     urlPolicy: urlPolicyOptionsFromEnv(env),
   };
 }

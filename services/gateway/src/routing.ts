@@ -70,6 +70,7 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
       signal: clientGone(ctx.res),
       route: ctx.state.route,
       rawBody: ctx.state.rawBody,
+      cacheControl: ctx.get('Cache-Control') || undefined,
     };
     route.validate?.(input);
     const result = await handleMetered(route, input, deps);
@@ -83,12 +84,28 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
 }
 
 /**
- * A billable route reserves before the call, gives back on failure, settles after it. The
+ * The response cache first (when the key or request asks for it): a hit is the answer. Then a
+ * billable route reserves before the call, gives back on failure, settles after it. The
  * settlement does not hold up the answer: the estimate stays counted until it lands (a later call
  * from this replica queues behind it on the same connection), and the durable record of the
  * call's usage is the service's usage event, already published.
  */
 async function handleMetered(
+  route: AnyRoute,
+  input: RouteInput<unknown, unknown>,
+  deps: RouteDeps,
+): Promise<RouteResult> {
+  const cached =
+    route.cache && deps.responseCache.asked(input)
+      ? await deps.responseCache.open(route.cache, input, deps)
+      : undefined;
+  // A hit makes no model call: nothing to reserve, settle or bill.
+  if (cached?.hit) return cached.hit;
+  const result = await handleBilled(route, input, deps);
+  return cached ? cached.keep(result) : result;
+}
+
+async function handleBilled(
   route: AnyRoute,
   input: RouteInput<unknown, unknown>,
   deps: RouteDeps,

@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { Registry } from 'prom-client';
 import {
   checkHealth,
+  connectRedis,
   createInMemorySharedState,
   createEventBus,
   createSharedState,
@@ -26,6 +27,8 @@ import { KeyLookup } from './auth/key-lookup';
 import { closeGatewayClients, createGatewayClients, type GatewayClients } from './clients';
 import {
   DEFAULT_KEY_MAX_CONCURRENT_REQUESTS,
+  DEFAULT_RESPONSE_CACHE_MAX_BYTES,
+  DEFAULT_RESPONSE_CACHE_MAX_ENTRIES,
   loadGatewayConfig,
   type GatewayConfig,
 } from './config';
@@ -58,6 +61,11 @@ import {
   type OrganizationStore,
 } from './store';
 import { serveConsole } from './console/serve-console';
+import { ModelNames } from './cache/model-names';
+import { ResponseCache } from './cache/response-cache';
+import { InMemoryResponseCacheStore } from './store/response-cache/memory';
+import type { ResponseCacheStore } from './store/response-cache/port';
+import { RedisResponseCacheStore } from './store/response-cache/redis';
 
 export { loadGatewayConfig, type GatewayConfig };
 export { hashApiKey, generateApiKey, issueApiKey, registerApiKey } from './auth/api-keys';
@@ -134,6 +142,8 @@ export interface GatewayAppDeps {
   dependencies?: () => Partial<Record<DependencyName, 'up' | 'down'>>;
   /** The clock of key expiry and quota months (tests move it). */
   now?: () => Date;
+  /** Where the response cache keeps answers; default: in memory with the default bounds. */
+  responseCache?: ResponseCacheStore;
 }
 
 /** With a change feed, cached policies and default result URLs are refreshed by events; this only bounds a missed one. */
@@ -274,6 +284,21 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const openapi = buildOpenApi(routeTable);
   const state = deps.sharedState ?? createInMemorySharedState();
   const { keys, accounts, metering, organizations } = accountsParts(deps, state);
+  const responseCache = new ResponseCache({
+    store:
+      deps.responseCache ??
+      new InMemoryResponseCacheStore({
+        maxEntries: DEFAULT_RESPONSE_CACHE_MAX_ENTRIES,
+        maxBytes: DEFAULT_RESPONSE_CACHE_MAX_BYTES,
+      }),
+    models: new ModelNames(async () => {
+      const call = { organization: '', keyId: '', requestId: newId('req') };
+      return (await deps.clients.content.listModels({}, call)).models;
+    }),
+    counters: state.counters,
+    logger: deps.logger,
+    now: () => (deps.now?.() ?? new Date()).getTime(),
+  });
   const routeDeps: RouteDeps = {
     clients: deps.clients,
     logger: deps.logger,
@@ -285,6 +310,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     openapi: () => openapi,
     accounts,
     metering,
+    responseCache,
     organizations,
     urlPolicy:
       deps.urlPolicy ?? new UrlPolicy(deps.config.urlPolicy ?? urlPolicyOptionsFromEnv({})),
@@ -366,6 +392,20 @@ async function openChangeFeed(
   };
 }
 
+/** Answers in Redis, shared by the replicas, when REDIS_URL is set; else in this process, bounded. */
+async function openResponseCache(
+  config: GatewayConfig,
+  logger: Logger,
+): Promise<ResponseCacheStore> {
+  if (!config.redisUrl.trim())
+    return new InMemoryResponseCacheStore({
+      maxEntries: config.responseCacheMaxEntries,
+      maxBytes: config.responseCacheMaxBytes,
+    });
+  const redis = await connectRedis(config.redisUrl, logger);
+  return new RedisResponseCacheStore(redis, 'switchyard:gateway:', logger, true);
+}
+
 export async function startGateway(options: GatewayOptions): Promise<RunningService> {
   const { config, logger } = options;
   // Quota reservations estimate tokens: the encoding is loaded now, not on the first call.
@@ -377,6 +417,11 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     prefix: 'switchyard:gateway:',
     logger,
   });
+  const responseCache = await openResponseCache(config, logger).catch(async (error) => {
+    await sharedState.close();
+    await opened.close();
+    throw error;
+  });
   const clients = createGatewayClients(config, config.grpcDeadlineMs);
   const pushPolicy = notificationPolicyPusher(clients.notification);
   const changes = await openChangeFeed(options);
@@ -384,6 +429,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     await changes.close();
     closeGatewayClients(clients);
     await sharedState.close();
+    await responseCache.close();
     await opened.close();
   };
   const durableQuota = new DurableQuota(stores.quotaTallies);
@@ -422,6 +468,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       dependencies: () => dependencyHealth.status(),
       metricsRegistries: options.metricsRegistries,
       now: options.now,
+      responseCache,
     });
     server = createServer(httpServerOptions(config), app.callback());
     server.keepAliveTimeout = config.keepAliveTimeoutMs;

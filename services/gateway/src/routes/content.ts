@@ -14,7 +14,8 @@ import {
   type GenerateContentBody,
   type TransformContentBody,
 } from '../schemas/content';
-import { nativeEvents, sseResponse } from '../streaming/sse';
+import type { CacheSpec } from '../cache/response-cache';
+import { nativeEvents, SSE_HEADERS, sseFrame, sseResponse } from '../streaming/sse';
 import { billedRequestId } from './request-ids';
 import {
   json,
@@ -125,6 +126,52 @@ function tokensOf(usage: Usage__Output | null | undefined): number | undefined {
   return usage ? usage.tokens_input + usage.tokens_output : undefined;
 }
 
+/** The stored generate answer: the response without the request id (a hit gets its own). */
+function storedGenerate(body: unknown): string {
+  const { request_id: _id, ...answer } = body as ReturnType<typeof renderGenerate>;
+  return JSON.stringify(answer);
+}
+
+/** The data of a native stream's done event. */
+function doneData(events: string): unknown {
+  const done = events.lastIndexOf('event: done\ndata: ');
+  if (done < 0) return undefined;
+  const start = done + 'event: done\ndata: '.length;
+  return JSON.parse(events.slice(start, events.indexOf('\n', start)));
+}
+
+/** What changes a generate answer: the request's fields (the model resolved); not its delivery. */
+const generateCache: CacheSpec<GenerateContentBody> = {
+  kind: 'generate',
+  request: (body) => ({
+    model: body.model ?? '',
+    fields: {
+      prompt: body.prompt,
+      max_length: body.max_length,
+      tone: body.tone ?? '',
+      language: body.language ?? '',
+    },
+  }),
+  // Answered at once only: a call whose result goes to a webhook is not.
+  applies: async ({ body, call }, deps) =>
+    !body.webhookUrl && (body.stream === true || !(await hasDefaultResultWebhook(call, deps))),
+  answerOfBody: storedGenerate,
+  answerOfEvents: (events) => {
+    const done = doneData(events);
+    return done === undefined ? undefined : storedGenerate(done);
+  },
+  replay(answer, { body, call }) {
+    const response = { ...JSON.parse(answer), request_id: call.requestId };
+    if (!body.stream) return json(200, response);
+    return {
+      status: 200,
+      body: sseFrame('delta', { text: response.content }) + sseFrame('done', response),
+      contentType: 'text/event-stream',
+      headers: { ...SSE_HEADERS },
+    };
+  },
+};
+
 const generate: RouteSpec<GenerateContentBody> = {
   method: 'POST',
   path: '/api/v2/ai/content/generate',
@@ -137,6 +184,7 @@ const generate: RouteSpec<GenerateContentBody> = {
   auth: true,
   requestSchema: GenerateContentRequest,
   billing: { input: (body) => ({ text: body.prompt, maxOutput: body.max_length }) },
+  cache: generateCache,
   responses: {
     200: {
       description: 'Generated content',

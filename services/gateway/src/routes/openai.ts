@@ -14,7 +14,9 @@ import {
   type ChatCompletionBody,
   type EmbeddingBody,
 } from '../schemas/openai';
-import { sseResponse, type SseSource } from '../streaming/sse';
+import { completionOfEvents, eventsOfCompletion } from '../cache/openai-chat';
+import type { CacheSpec } from '../cache/response-cache';
+import { SSE_HEADERS, sseResponse, type SseSource } from '../streaming/sse';
 import { modelsInScope } from './models';
 import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteSpec } from './types';
 
@@ -68,6 +70,28 @@ function completeRequest(raw: string): CompleteRequest {
   return { openai_request: Buffer.from(raw) };
 }
 
+/** What changes a chat answer: the whole body but the end user and how it is delivered. */
+const chatCache: CacheSpec<ChatCompletionBody> = {
+  kind: 'chat',
+  request: ({ model, user: _user, stream: _stream, stream_options: _options, ...fields }) => ({
+    model,
+    fields,
+  }),
+  answerOfBody: (body) => (Buffer.isBuffer(body) ? body.toString('utf8') : undefined),
+  answerOfEvents: completionOfEvents,
+  replay(answer, { body }) {
+    if (!body.stream)
+      return { status: 200, body: Buffer.from(answer), contentType: 'application/json' };
+    const includeUsage = body.stream_options?.include_usage === true;
+    return {
+      status: 200,
+      body: eventsOfCompletion(answer, includeUsage),
+      contentType: 'text/event-stream',
+      headers: { ...SSE_HEADERS },
+    };
+  },
+};
+
 const chatCompletions: RouteSpec<ChatCompletionBody> = {
   method: 'POST',
   path: '/v1/chat/completions',
@@ -88,6 +112,7 @@ const chatCompletions: RouteSpec<ChatCompletionBody> = {
     }),
     endUser: (body) => (typeof body.user === 'string' && body.user ? body.user : undefined),
   },
+  cache: chatCache,
   responses: {
     200: {
       description: 'The chat.completion',

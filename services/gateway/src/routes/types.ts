@@ -20,6 +20,8 @@ export interface RouteInput<B, Q> {
   route?: string;
   /** The body as received (routes that pass it on as it is). */
   rawBody?: string;
+  /** The request's Cache-Control header (the response cache reads it). */
+  cacheControl?: string;
 }
 
 export interface RouteResult {
@@ -50,6 +52,7 @@ export interface ResponseSpec {
 }
 import type { DefaultResultUrls } from './default-result-url';
 import type { Accounts } from '../accounts/accounts';
+import type { CacheSpec, ResponseCache } from '../cache/response-cache';
 import type { BillingSpec, Metering } from '../metering/metering';
 import type { OrganizationDirectory } from '../metering/organization-directory';
 
@@ -66,6 +69,8 @@ export interface RouteDeps {
   /** Organizations and keys (admin routes). */
   accounts: Accounts;
   metering: Metering;
+  /** Answers kept for equal requests (keys or requests that ask for it). */
+  responseCache: ResponseCache;
   /** Organizations' policies (time zone...), cached and fed by the change feed. */
   organizations: Pick<OrganizationDirectory, 'policyOf'>;
   /** Where a webhookUrl may point (checked once at acceptance; notification checks again at send). */
@@ -94,6 +99,8 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
   auth: RouteAuth;
   /** Billable routes reserve quota and token rate before the call and settle after it. */
   billing?: BillingSpec<B>;
+  /** Model calls whose answers the response cache may keep and replay (a hit is not metered). */
+  cache?: CacheSpec<B>;
   /**
    * Accepts Idempotency-Key: POST routes that create work. Off by default (GET and DELETE are
    * idempotent already). Not for routes whose answer holds a credential that must not sit in the

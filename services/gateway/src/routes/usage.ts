@@ -73,7 +73,8 @@ async function usageOf(call: CallContext, query: UsageQueryParams, deps: RouteDe
     { period: query.period ?? '', days: query.days ?? 30 },
     call,
   );
-  return usageView(report);
+  const cache = await deps.responseCache.usage(call.organization, report.period);
+  return { ...usageView(report), cache };
 }
 
 const getOrganizationUsage: RouteSpec<unknown, UsageQueryParams> = {

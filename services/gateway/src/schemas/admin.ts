@@ -1,4 +1,5 @@
 import type { KeyChanges, KeyScope } from '../store/api-keys/port';
+import { MAX_CACHE_AGE_SECONDS } from '../cache/cache-control';
 import { DATE_TIME, NON_BLANK, ORGANIZATION_ID, type JsonSchema } from './common';
 
 const KEY_NAME = { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } as const;
@@ -19,6 +20,23 @@ export const Budget: JsonSchema = {
     period: {
       enum: ['day', 'week', 'month'],
       description: 'A UTC day, an ISO week (Monday to Sunday, UTC) or a UTC month',
+    },
+  },
+};
+
+/** A key's response cache (see docs/api.md, "Response cache"). */
+export const KeyCacheSettings: JsonSchema = {
+  title: 'KeyCache',
+  type: 'object',
+  additionalProperties: false,
+  required: ['maxAgeSeconds'],
+  properties: {
+    maxAgeSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_CACHE_AGE_SECONDS,
+      description:
+        "How long an answer of this key's calls is replayed to an equal request; a request's `Cache-Control: max-age` overrides it, `no-store` skips the cache",
     },
   },
 };
@@ -60,6 +78,11 @@ const keyScopeProperties: Record<string, JsonSchema> = {
     ...Budget,
     description:
       'A budget for each end user of the key, told apart by `user` (/v1) or `user_id` (assistants)',
+  },
+  cache: {
+    ...KeyCacheSettings,
+    description:
+      "Caches the answers of this key's model calls (chat completions, generate): an equal request within maxAgeSeconds is answered from the cache, with no model call and not billed",
   },
 };
 

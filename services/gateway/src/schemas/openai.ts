@@ -125,6 +125,7 @@ export interface ChatCompletionBody {
   model: string;
   messages: Array<{ role: string; content?: string | Array<{ text?: string }> | null }>;
   stream?: boolean | null;
+  stream_options?: { include_usage?: boolean } | null;
   n?: number | null;
   max_tokens?: number | null;
   max_completion_tokens?: number | null;

@@ -57,6 +57,7 @@ export const UsageReport: JsonSchema = {
     'byEndpoint',
     'daily',
     'refused',
+    'cache',
   ],
   properties: {
     organization: { type: 'string' },
@@ -108,6 +109,20 @@ export const UsageReport: JsonSchema = {
               calls: { type: 'integer' },
             },
           },
+        },
+      },
+    },
+    cache: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['hits', 'tokensSaved'],
+      description:
+        'Calls the response cache answered (no model call; not billed, not in `calls` or `used`)',
+      properties: {
+        hits: { type: 'integer', description: 'Cache hits in the period' },
+        tokensSaved: {
+          type: 'integer',
+          description: 'Tokens (input + output) the replayed answers used when first made',
         },
       },
     },

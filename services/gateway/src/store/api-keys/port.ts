@@ -7,6 +7,12 @@ export interface Budget {
   period: 'day' | 'week' | 'month';
 }
 
+/** A key's response cache: its calls' answers are kept and replayed to equal requests. */
+export interface KeyCache {
+  /** How long an answer is replayed (a request's Cache-Control max-age overrides it). */
+  maxAgeSeconds: number;
+}
+
 /** What a key may do beyond its organization's limits; every field absent means no restriction. */
 export interface KeyScope {
   /** Model ids or aliases the key may call. */
@@ -19,6 +25,8 @@ export interface KeyScope {
   budget?: Budget;
   /** A budget for each end user of the key (`user` on /v1, `user_id` on the assistants). */
   endUserBudget?: Budget;
+  /** Answers of this key's calls are cached (off when absent; a request may still ask). */
+  cache?: KeyCache;
 }
 
 export const KEY_SCOPE_FIELDS = [
@@ -27,6 +35,7 @@ export const KEY_SCOPE_FIELDS = [
   'expiresAt',
   'budget',
   'endUserBudget',
+  'cache',
 ] as const satisfies ReadonlyArray<keyof KeyScope>;
 
 /** A change to a key: a field given is set, null removes it. */

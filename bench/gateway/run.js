@@ -152,7 +152,7 @@ function printRow(scenario, connections, r) {
       ? ''
       : `  first byte +${fmt(r.ttfbAdded50)} / +${fmt(r.ttfbAdded99)} ms`;
   console.log(
-    `${scenario.padEnd(16)} c=${pad(connections, 2)}  ${pad(fmt(r.rps, 0), 6)} RPS (direct ${pad(fmt(r.directRps, 0), 6)})  ` +
+    `${scenario.padEnd(20)} c=${pad(connections, 2)}  ${pad(fmt(r.rps, 0), 6)} RPS (direct ${pad(fmt(r.directRps, 0), 6)})  ` +
       `p50 ${pad(fmt(r.p50), 6)} p99 ${pad(fmt(r.p99), 6)} ms  added p50 +${fmt(r.added50)} p99 +${fmt(r.added99)} ms` +
       `  CPU ${fmt(r.cpuPerCall)} ms/call${cpuSplit(r.cpuByProcess)}${ttfb}${otherCpu(r)}${r.failures ? `  FAILED ${r.failures}` : ''}`,
   );

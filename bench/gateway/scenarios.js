@@ -35,8 +35,37 @@ const V1_CHAT = (stream, model = MODEL) => ({
   }),
 });
 
+/** Asks the response cache for the call (docs/api.md, "Response cache"). */
+const CACHED = { ...BEARER, 'cache-control': 'max-age=3600' };
+
 const SCENARIOS = [
   { name: 'v1 chat', floor: true, gateway: V1_CHAT(false), direct: CHAT_DIRECT(false) },
+  // The same request each time: after the first, hits served with no upstream call.
+  {
+    name: 'v1 chat cache hit',
+    gateway: { ...V1_CHAT(false), headers: CACHED },
+    direct: CHAT_DIRECT(false),
+  },
+  // A new request each time: a miss, the model's answer stored (the lookup and the write's cost).
+  {
+    name: 'v1 chat cache miss',
+    gateway: {
+      ...V1_CHAT(false),
+      headers: CACHED,
+      setupBody: () =>
+        JSON.stringify({
+          model: MODEL,
+          messages: [{ role: 'user', content: `${MESSAGES[0].content} ${randomUUID()}` }],
+        }),
+    },
+    direct: CHAT_DIRECT(false),
+  },
+  {
+    name: 'v1 stream cache hit',
+    stream: true,
+    gateway: { ...V1_CHAT(true), headers: CACHED },
+    direct: CHAT_DIRECT(true),
+  },
   {
     name: 'v1 chat stream',
     floor: true,

@@ -1,4 +1,5 @@
 import { httpStatusOf, type ErrorCode } from '@switchyard/shared';
+import { CACHE_HEADER } from './cache/response-cache';
 import { AUTH_SCHEME_DESCRIPTION } from './auth/authenticate';
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -115,12 +116,38 @@ const IDEMPOTENCY_RESPONSE_HEADERS = {
   },
 };
 
+const CACHE_CONTROL_PARAMETER = 'CacheControl';
+
+/** The request header of the operations whose answers the response cache may keep. */
+const CACHE_CONTROL_REQUEST_PARAMETER = {
+  name: 'Cache-Control',
+  in: 'header',
+  required: false,
+  description:
+    "The response cache (see the key's `cache` setting): `max-age=N` answers an equal request of the organization from an answer at most N seconds old (no model call, not billed) and stores this call's answer for N seconds; " +
+    '`no-store` skips the cache (neither read nor written), also on a key that caches; `no-cache` does not read it but stores the fresh answer. Equal: the same model (after aliases), messages or prompt and every parameter but `user` and `stream`.',
+  schema: { type: 'string', examples: ['max-age=3600', 'no-store'] },
+};
+
+/** Sent on the answers of operations the cache was in play for. */
+const CACHE_RESPONSE_HEADERS = {
+  [CACHE_HEADER]: {
+    description:
+      '`hit`: answered from the response cache (no model call, not billed; `Age` says how old the answer is); `miss`: answered by the model (and stored). Absent when the cache was not in play',
+    schema: { type: 'string', enum: ['hit', 'miss'] },
+  },
+};
+
 function successResponse(
   route: AnyRoute,
   spec: ResponseSpec,
   components: SchemaComponents,
 ): unknown {
-  const headers = route.idempotent ? { headers: IDEMPOTENCY_RESPONSE_HEADERS } : {};
+  const headerSpecs = {
+    ...(route.idempotent ? IDEMPOTENCY_RESPONSE_HEADERS : {}),
+    ...(route.cache ? CACHE_RESPONSE_HEADERS : {}),
+  };
+  const headers = Object.keys(headerSpecs).length > 0 ? { headers: headerSpecs } : {};
   if (!spec.schema && !spec.contentType) return { description: spec.description, ...headers };
   const contentType = spec.contentType ?? 'application/json';
   const content: Record<string, unknown> = {
@@ -147,9 +174,10 @@ function parameters(route: AnyRoute, pathParams: string[]): unknown[] {
     required: false,
     schema,
   }));
-  const inHeader = route.idempotent
-    ? [{ $ref: `#/components/parameters/${IDEMPOTENCY_PARAMETER}` }]
-    : [];
+  const inHeader = [
+    ...(route.idempotent ? [{ $ref: `#/components/parameters/${IDEMPOTENCY_PARAMETER}` }] : []),
+    ...(route.cache ? [{ $ref: `#/components/parameters/${CACHE_CONTROL_PARAMETER}` }] : []),
+  ];
   return [...inPath, ...inQuery, ...inHeader];
 }
 
@@ -356,7 +384,10 @@ export function buildOpenApi(routes: AnyRoute[]): Record<string, unknown> {
         },
       },
       schemas: components.schemas,
-      parameters: { [IDEMPOTENCY_PARAMETER]: IDEMPOTENCY_KEY_PARAMETER },
+      parameters: {
+        [IDEMPOTENCY_PARAMETER]: IDEMPOTENCY_KEY_PARAMETER,
+        [CACHE_CONTROL_PARAMETER]: CACHE_CONTROL_REQUEST_PARAMETER,
+      },
       responses: errorComponents(usedErrors),
     },
   };

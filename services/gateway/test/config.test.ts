@@ -29,6 +29,8 @@ describe('gateway config', () => {
       idempotencyTtlSeconds: 86_400,
       idempotencyLeaseMs: 3000,
       keyMaxConcurrentRequests: 512,
+      responseCacheMaxEntries: 10_000,
+      responseCacheMaxBytes: 64 * 1024 * 1024,
       logLevel: 'info',
       urlPolicy: { requireHttps: true, allowPrivateNetworks: false, allowlist: [] },
       kafkaBrokers: '',

@@ -53,6 +53,7 @@ describe('gateway GET /api/v2/usage', () => {
           { date: '2026-11-21', reason: 'request_rate', calls: 2 },
         ],
       },
+      cache: { hits: 0, tokensSaved: 0 },
     });
     const call = h.doubles.notification.last('GetUsage');
     expect(call.request).to.deep.equal({ period: '2026-11', days: 7 });

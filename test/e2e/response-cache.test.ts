@@ -76,6 +76,7 @@ for (const backend of ['memory', 'redis'] as const) {
       const registry = {
         defaultModel: 'fake-gpt',
         models: [
+          { id: 'builtin', provider: 'builtin' },
           {
             id: 'fake-gpt',
             aliases: ['gpt-fast'],
@@ -254,6 +255,17 @@ for (const backend of ['memory', 'redis'] as const) {
       expect(other.cache).to.equal('miss');
       expect(upstreamCalls()).to.equal(before + 2);
       expect((await chat(question('Shared question'), maxAge(60), otherKey)).cache).to.equal('hit');
+    });
+
+    it("a key limited to other models is not answered from another key's call", async () => {
+      await chat(question('Scoped'), maxAge(60));
+      const issued = await api('/api/v2/keys', { body: { name: 'scoped', models: ['builtin'] } });
+      expect(issued.status, issued.text).to.equal(201);
+      const refused = await chat(question('Scoped'), maxAge(60), issued.body.key).catch(
+        (e: unknown) => e,
+      );
+      expect(refused).to.be.instanceOf(OpenAI.PermissionDeniedError);
+      expect((refused as InstanceType<typeof OpenAI.APIError>).code).to.equal('model_not_allowed');
     });
 
     it('native generate: JSON and stream hits with their own request id', async () => {

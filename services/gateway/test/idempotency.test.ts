@@ -322,7 +322,13 @@ describe('gateway Idempotency-Key', () => {
     const generateOp = doc.paths[GENERATE].post;
     expect(generateOp.parameters).to.deep.include(ref);
     expect(generateOp.responses).to.have.property('409');
+    // Generate is also cached: the cache's header comes beside the idempotency ones.
     expect(generateOp.responses['200'].headers).to.have.keys(
+      'Idempotency-Key',
+      'Idempotent-Replayed',
+      'X-Switchyard-Cache',
+    );
+    expect(doc.paths['/api/webhooks'].post.responses['201'].headers).to.have.keys(
       'Idempotency-Key',
       'Idempotent-Replayed',
     );

@@ -301,6 +301,45 @@ for (const backend of ['memory', 'redis'] as const) {
       expect(streamMiss.text).to.include(JSON.stringify({ text: json.body.content }).slice(0, 10));
     });
 
+    it('an organization that bills hits records each hit as the call that made its answer', async () => {
+      const authorization = `Bearer ${ADMIN_TOKEN}`;
+      const org = `cache-billed-${RUN}`;
+      const created = await api('/api/v2/admin/organizations', {
+        authorization,
+        body: { id: org, name: 'Billed', monthlyTokenQuota: 1_000_000, cacheHitsBilled: true },
+      });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body.cacheHitsBilled).to.equal(true);
+      const issued = await api(`/api/v2/admin/organizations/${org}/keys`, {
+        authorization,
+        body: { name: 'billed' },
+      });
+      const key = issued.body.key as string;
+      const usage = () => callApi(mesh.gatewayUrl, key, '/api/v2/usage');
+      const miss = await chat(question('Billed'), maxAge(60), key);
+      const hit = await chat(question('Billed'), maxAge(60), key);
+      expect([miss.cache, hit.cache]).to.deep.equal(['miss', 'hit']);
+      let report = (await usage()).body;
+      for (let i = 0; i < 40 && report.calls < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        report = (await usage()).body;
+      }
+      expect(report.calls).to.equal(2);
+      expect(report.used).to.equal(2 * (REPORTED.prompt_tokens + REPORTED.completion_tokens));
+      expect(report.byEndpoint[0]).to.include({ endpoint: '/v1/chat/completions', calls: 2 });
+      expect(report.cache).to.deep.equal({
+        hits: 1,
+        tokensSaved: REPORTED.prompt_tokens + REPORTED.completion_tokens,
+      });
+      // Turned off: the next hits are free again.
+      const patched = await api(`/api/v2/admin/organizations/${org}`, {
+        method: 'PATCH',
+        authorization,
+        body: { cacheHitsBilled: false },
+      });
+      expect(patched.status, patched.text).to.equal(200);
+    });
+
     it('hits are not billed and are counted apart in the usage report', async () => {
       const usageBefore = (await api('/api/v2/usage')).body;
       await chat(question('Counted'), maxAge(60));

@@ -18,6 +18,7 @@ import {
   type RunningService,
   type SharedState,
   loadTokenizer,
+  UsagePublisher,
   newId,
 } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
@@ -296,6 +297,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
       return (await deps.clients.content.listModels({}, call)).models;
     }),
     counters: state.counters,
+    policies: organizations,
+    usage: deps.events && new UsagePublisher(deps.events, 'gateway', deps.logger),
     logger: deps.logger,
     now: () => (deps.now?.() ?? new Date()).getTime(),
   });

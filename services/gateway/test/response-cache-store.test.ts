@@ -8,7 +8,7 @@ import { RedisResponseCacheStore } from '../src/store/response-cache/redis';
 const answer = (text: string, storedAt = 1_000): CachedAnswer => ({
   storedAt,
   answer: JSON.stringify({ text }),
-  tokens: 42,
+  spent: { model: 'fake-gpt', tokensInput: 30, tokensOutput: 12, cost: 0.000042 },
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,6 +5,7 @@ import {
   applySettings,
   checkTimeZone,
   DEFAULT_THRESHOLD_SHARES,
+  cacheBilling,
   DEFAULT_TIME_ZONE,
   normalizeShares,
   sameSettings,
@@ -99,6 +100,7 @@ export function buildOrganization(
     hardQuota: input.hardQuota ?? true,
     rateLimits: { ...defaultRateLimits, ...input.rateLimits },
     timeZone: input.timeZone ?? DEFAULT_TIME_ZONE,
+    ...cacheBilling(input.cacheHitsBilled),
     createdAt: now.toISOString(),
   };
 }

@@ -18,6 +18,8 @@ export interface Organization {
   rateLimits: RateLimits;
   /** IANA zone in which users' dates ("this weekend", "next Friday") are read; UTC when unset (organizations stored before it existed). */
   timeZone?: string;
+  /** Response cache hits are billed as the calls that made their answers (default: not billed). */
+  cacheHitsBilled?: boolean;
   createdAt: string;
 }
 
@@ -31,6 +33,7 @@ export interface OrganizationSettings {
   hardQuota?: boolean;
   rateLimits?: Partial<RateLimits>;
   timeZone?: string;
+  cacheHitsBilled?: boolean;
 }
 
 export const DEFAULT_TIME_ZONE = 'UTC';
@@ -54,6 +57,11 @@ export function normalizeShares(shares: readonly number[]): number[] {
   return [...new Set(shares)].sort((a, b) => a - b);
 }
 
+/** Stored only when set: organizations without it compare equal to ones stored before it existed. */
+export function cacheBilling(billed: boolean | undefined): { cacheHitsBilled?: boolean } {
+  return billed === undefined ? {} : { cacheHitsBilled: billed };
+}
+
 export function applySettings(org: Organization, settings: OrganizationSettings): Organization {
   return {
     ...org,
@@ -65,6 +73,7 @@ export function applySettings(org: Organization, settings: OrganizationSettings)
     hardQuota: settings.hardQuota ?? org.hardQuota,
     rateLimits: { ...org.rateLimits, ...settings.rateLimits },
     timeZone: settings.timeZone ?? org.timeZone ?? DEFAULT_TIME_ZONE,
+    ...cacheBilling(settings.cacheHitsBilled ?? org.cacheHitsBilled),
   };
 }
 

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
 import stableStringify from 'fast-json-stable-stringify';
-import type { CallContext, Counters, Logger } from '@switchyard/shared';
+import type { CallContext, Counters, Logger, UsagePublisher, UsageRoute } from '@switchyard/shared';
+import type { OrganizationDirectory } from '../metering/organization-directory';
 import { periodOf } from '../metering/period';
-import type { RouteDeps, RouteInput, RouteResult } from '../routes/types';
+import type { RouteDeps, RouteInput, RouteResult, Spent } from '../routes/types';
 import type { ResponseCacheStore } from '../store/response-cache/port';
 import { cacheDirectivesOf, MAX_CACHE_AGE_SECONDS } from './cache-control';
 import type { ModelNames } from './model-names';
@@ -20,6 +21,8 @@ export const CACHE_HEADER = 'X-Switchyard-Cache';
 export interface CacheSpec<B> {
   /** Names the kind of answer in the request key (calls of two routes never share one). */
   kind: string;
+  /** The usage route a billed hit is recorded under. */
+  route: UsageRoute;
   /** The model named (empty: the default) and every other field that changes the answer. */
   request(body: B): { model: string; fields: Record<string, unknown> };
   /** Whether the call is answered at once (not, e.g., by a webhook later): only those are cached. */
@@ -47,6 +50,10 @@ export interface CacheUsage {
 
 export interface ResponseCacheDeps {
   store: ResponseCacheStore;
+  /** Whether an organization bills hits. */
+  policies: Pick<OrganizationDirectory, 'policyOf'>;
+  /** Where billed hits are recorded (none: they cannot be, and are logged). */
+  usage?: UsagePublisher;
   models: ModelNames;
   /** Hits per organization and month (the usage report shows them). */
   counters: Counters;
@@ -99,7 +106,8 @@ export class ResponseCache {
       const found = await this.deps.store.get(key);
       const age = found && this.deps.now() - found.storedAt;
       if (found && age! >= 0 && age! <= maxAge * 1000) {
-        this.counted(input.call, found.tokens);
+        await this.billed(spec, found.spent, input.call);
+        this.counted(input.call, found.spent.tokensInput + found.spent.tokensOutput);
         const hit = spec.replay(found.answer, input);
         hit.headers = {
           ...hit.headers,
@@ -142,15 +150,21 @@ export class ResponseCache {
     result: RouteResult,
     call: CallContext,
   ): RouteResult {
+    const spent = Promise.resolve(result.spent);
     if (result.finished && result.body instanceof Readable) {
       return {
         ...result,
-        body: this.collected(result.body, result.finished, (events, tokens) =>
-          this.store(key, ttl, () => spec.answerOfEvents(events), tokens, call),
+        body: this.collected(
+          result.body,
+          result.finished,
+          (events) =>
+            void spent.then((s) =>
+              this.store(key, ttl, () => spec.answerOfEvents(events), s, call),
+            ),
         ),
       };
     }
-    this.store(key, ttl, () => spec.answerOfBody(result.body), result.usage, call);
+    void spent.then((s) => this.store(key, ttl, () => spec.answerOfBody(result.body), s, call));
     return result;
   }
 
@@ -161,7 +175,7 @@ export class ResponseCache {
   private collected(
     body: Readable,
     finished: Promise<number | undefined>,
-    complete: (events: string, tokens: number) => void,
+    complete: (events: string) => void,
   ): Readable {
     const parts: Buffer[] = [];
     let size = 0;
@@ -175,7 +189,7 @@ export class ResponseCache {
         callback();
         void finished.then((tokens) => {
           if (tokens !== undefined && size <= MAX_ANSWER_BYTES)
-            complete(Buffer.concat(parts).toString('utf8'), tokens);
+            complete(Buffer.concat(parts).toString('utf8'));
         });
       },
     });
@@ -188,7 +202,7 @@ export class ResponseCache {
     key: string,
     ttl: number,
     answerOf: () => string | undefined,
-    tokens: number | undefined,
+    spent: Spent | undefined,
     call: CallContext,
   ): void {
     let answer: string | undefined;
@@ -198,8 +212,32 @@ export class ResponseCache {
       this.deps.logger.warn({ err: error, requestId: call.requestId }, 'answer not cached');
       return;
     }
-    if (answer === undefined || tokens === undefined || answer.length > MAX_ANSWER_BYTES) return;
-    void this.deps.store.set(key, { storedAt: this.deps.now(), answer, tokens }, ttl);
+    if (answer === undefined || spent === undefined || answer.length > MAX_ANSWER_BYTES) return;
+    void this.deps.store.set(key, { storedAt: this.deps.now(), answer, spent }, ttl);
+  }
+
+  /**
+   * An organization that bills hits records the answer's usage as the call's own (route, model,
+   * tokens, cost); the hit fails (503) rather than go unbilled when it cannot be recorded.
+   */
+  private async billed<B>(spec: CacheSpec<B>, spent: Spent, call: CallContext): Promise<void> {
+    const policy = await this.deps.policies.policyOf(call.organization);
+    if (!policy.cacheHitsBilled) return;
+    if (!this.deps.usage) {
+      this.deps.logger.error(
+        { organization: call.organization, requestId: call.requestId, spent },
+        'cache hit not billed: this gateway has no usage publisher',
+      );
+      return;
+    }
+    await this.deps.usage.record({
+      organization: call.organization,
+      keyId: call.keyId,
+      requestId: call.requestId,
+      route: spec.route,
+      ...spent,
+      outcome: 'succeeded',
+    });
   }
 
   /** Counted for the usage report; a count that cannot be written is logged, the hit still served. */

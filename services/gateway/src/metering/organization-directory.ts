@@ -11,6 +11,8 @@ export interface OrganizationPolicy {
   rateLimits: RateLimits;
   /** IANA zone of dates in users' words (the assistants). */
   timeZone: string;
+  /** Response cache hits are billed (recorded as usage). */
+  cacheHitsBilled: boolean;
 }
 
 /**
@@ -45,8 +47,15 @@ export class OrganizationDirectory {
           hardQuota: org.hardQuota,
           rateLimits: org.rateLimits,
           timeZone: org.timeZone ?? DEFAULT_TIME_ZONE,
+          cacheHitsBilled: org.cacheHitsBilled === true,
         }
-      : { id, hardQuota: false, rateLimits: this.defaults, timeZone: DEFAULT_TIME_ZONE };
+      : {
+          id,
+          hardQuota: false,
+          rateLimits: this.defaults,
+          timeZone: DEFAULT_TIME_ZONE,
+          cacheHitsBilled: false,
+        };
     if (this.ttlMs > 0) this.cache.set(id, { policy, expiresAt: now + this.ttlMs });
     return policy;
   }

@@ -1,4 +1,4 @@
-import { AppError, type CallContext } from '@switchyard/shared';
+import { AppError, UsageRoutes, type CallContext } from '@switchyard/shared';
 import type { GenerateChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateChunk';
 import type { GenerateResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
 import type { GenerateRequest } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
@@ -19,6 +19,7 @@ import { nativeEvents, SSE_HEADERS, sseFrame, sseResponse } from '../streaming/s
 import { billedRequestId } from './request-ids';
 import {
   json,
+  spentOf,
   type AnyRoute,
   type RouteDeps,
   type RouteInput,
@@ -105,20 +106,25 @@ function renderGenerate(response: GenerateResponse__Output, requestId: string) {
   };
 }
 
-function streamGenerate(
+async function streamGenerate(
   { body, call, signal, route }: RouteInput<GenerateContentBody, unknown>,
   deps: RouteDeps,
 ): Promise<RouteResult> {
-  return sseResponse(
+  let usage: Usage__Output | null | undefined;
+  const result = await sseResponse(
     nativeEvents(deps.clients.content.generateStream(toGenerateRequest(body), call), {
       deltaOf: (chunk: GenerateChunk__Output) =>
         chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined,
       doneOf: (chunk: GenerateChunk__Output) =>
         renderGenerate(required(chunk.final, 'the final chunk'), call.requestId),
-      usageOf: (chunk: GenerateChunk__Output) => tokensOf(chunk.final?.usage),
+      usageOf: (chunk: GenerateChunk__Output) => {
+        usage = chunk.final?.usage;
+        return tokensOf(usage);
+      },
     }),
     { requestId: call.requestId, route, signal, logger: deps.logger },
   );
+  return { ...result, spent: result.finished?.then(() => spentOf(usage)) };
 }
 
 /** Tokens a content call used, as the content service reported them. */
@@ -143,6 +149,7 @@ function doneData(events: string): unknown {
 /** What changes a generate answer: the request's fields (the model resolved); not its delivery. */
 const generateCache: CacheSpec<GenerateContentBody> = {
   kind: 'generate',
+  route: UsageRoutes.contentGenerate,
   request: (body) => ({
     model: body.model ?? '',
     fields: {
@@ -218,6 +225,7 @@ const generate: RouteSpec<GenerateContentBody> = {
     return {
       ...json(200, renderGenerate(response, billedRequestId(response, call))),
       usage: tokensOf(response.usage),
+      spent: spentOf(response.usage),
     };
   },
 };

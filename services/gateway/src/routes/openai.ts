@@ -18,7 +18,14 @@ import { completionOfEvents, eventsOfCompletion } from '../cache/openai-chat';
 import type { CacheSpec } from '../cache/response-cache';
 import { SSE_HEADERS, sseResponse, type SseSource } from '../streaming/sse';
 import { modelsInScope } from './models';
-import { json, type AnyRoute, type RouteDeps, type RouteInput, type RouteSpec } from './types';
+import {
+  json,
+  spentOf,
+  type AnyRoute,
+  type RouteDeps,
+  type RouteInput,
+  type RouteSpec,
+} from './types';
 
 /**
  * The OpenAI-compatible surface: OpenAI's own bodies, stream chunks and errors, so its SDKs work
@@ -30,12 +37,16 @@ const DONE = Buffer.from('data: [DONE]\n\n');
 /** OpenAI's clients end a stream at [DONE]; a failure after the start is a data event with the error. */
 function openAiEvents(
   chunks: ReturnType<RouteDeps['clients']['content']['completeStream']>,
+  finalUsage: (usage: Usage__Output | null | undefined) => void,
 ): SseSource<CompleteChunk__Output> {
   return {
     chunks,
     isFinal: (chunk) => chunk.kind === 'final',
     eventsOf: (chunk) => (chunk.kind === 'final' ? DONE : (chunk.openai_events ?? Buffer.alloc(0))),
-    usageOf: (chunk) => tokensOf(chunk.final?.usage),
+    usageOf: (chunk) => {
+      finalUsage(chunk.final?.usage);
+      return tokensOf(chunk.final?.usage);
+    },
     errorEvent: (problem) => `data: ${JSON.stringify(openAiErrorBody(problem))}\n\n`,
   };
 }
@@ -73,6 +84,7 @@ function completeRequest(raw: string): CompleteRequest {
 /** What changes a chat answer: the whole body but the end user and how it is delivered. */
 const chatCache: CacheSpec<ChatCompletionBody> = {
   kind: 'chat',
+  route: UsageRoutes.openAiChatCompletions,
   request: ({ model, user: _user, stream: _stream, stream_options: _options, ...fields }) => ({
     model,
     fields,
@@ -125,12 +137,14 @@ const chatCompletions: RouteSpec<ChatCompletionBody> = {
   async handle({ body, call, signal, route, rawBody }, deps) {
     const request = completeRequest(rawBody ?? JSON.stringify(body));
     if (body.stream) {
-      return sseResponse(openAiEvents(deps.clients.content.completeStream(request, call)), {
-        requestId: call.requestId,
-        route,
-        signal,
-        logger: deps.logger,
-      });
+      let usage: Usage__Output | null | undefined;
+      const result = await sseResponse(
+        openAiEvents(deps.clients.content.completeStream(request, call), (final) => {
+          usage = final;
+        }),
+        { requestId: call.requestId, route, signal, logger: deps.logger },
+      );
+      return { ...result, spent: result.finished?.then(() => spentOf(usage)) };
     }
     const response = await deps.clients.content.complete(request, call);
     return {
@@ -138,6 +152,7 @@ const chatCompletions: RouteSpec<ChatCompletionBody> = {
       body: response.openai_body,
       contentType: 'application/json',
       usage: tokensOf(response.usage),
+      spent: spentOf(response.usage),
     };
   },
 };

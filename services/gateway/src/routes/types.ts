@@ -1,4 +1,5 @@
 import type { CallContext, DependencyName, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
+import type { Usage__Output } from '@switchyard/shared/generated/switchyard/content/v1/Usage';
 import type { Registry } from 'prom-client';
 import type { GatewayClients } from '../clients';
 import type { ApiKeyRecord } from '../store/api-keys/port';
@@ -35,6 +36,27 @@ export interface RouteResult {
   usage?: number;
   /** Streams only: settles when the stream ends, with the tokens used (undefined if it broke off). */
   finished?: Promise<number | undefined>;
+  /** Model calls: what the call spent, as the service reported it (a stream's once it ended). */
+  spent?: Spent | Promise<Spent | undefined>;
+}
+
+/** What a model call spent: what a cached answer's hit is billed, when its organization bills hits. */
+export interface Spent {
+  model: string;
+  tokensInput: number;
+  tokensOutput: number;
+  cost: number;
+}
+
+export function spentOf(usage: Usage__Output | null | undefined): Spent | undefined {
+  return usage
+    ? {
+        model: usage.model,
+        tokensInput: usage.tokens_input,
+        tokensOutput: usage.tokens_output,
+        cost: usage.cost,
+      }
+    : undefined;
 }
 
 /** A request body read as UTF-8 text (within the body limit) and turned into the route's JSON body. */

@@ -115,6 +115,11 @@ const settingsProperties = {
     description:
       'IANA time zone (e.g. Europe/Berlin) in which assistants read dates in users\' words ("this weekend", "next Friday"); default UTC',
   },
+  cacheHitsBilled: {
+    type: 'boolean',
+    description:
+      'true: a response cache hit is billed as the call that made its answer (usage recorded; still no model call); false (default): hits are free, counted apart in the usage report',
+  },
 };
 
 export const CreateOrganizationRequest: JsonSchema = {
@@ -162,6 +167,7 @@ export const Organization: JsonSchema = {
       properties: { requestsPerMinute: { type: 'integer' }, tokensPerMinute: { type: 'integer' } },
     },
     timeZone: { type: 'string', description: "IANA time zone of dates in users' words" },
+    cacheHitsBilled: { type: 'boolean', description: 'Response cache hits are billed' },
     createdAt: DATE_TIME,
   },
 };

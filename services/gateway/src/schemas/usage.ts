@@ -117,7 +117,7 @@ export const UsageReport: JsonSchema = {
       additionalProperties: false,
       required: ['hits', 'tokensSaved'],
       description:
-        'Calls the response cache answered (no model call; not billed, not in `calls` or `used`)',
+        'Calls the response cache answered (no model call; free unless the organization bills hits, and then also in `calls` and `used`)',
       properties: {
         hits: { type: 'integer', description: 'Cache hits in the period' },
         tokensSaved: {

@@ -1,11 +1,13 @@
+import type { Spent } from '../../routes/types';
+
 /** One stored answer: what the model answered, in the route's canonical form. */
 export interface CachedAnswer {
   /** When it was stored (epoch ms, the gateway's clock): a request's max-age is measured from it. */
   storedAt: number;
   /** The answer as JSON text (a chat.completion, a generate response without its request_id). */
   answer: string;
-  /** Tokens (input + output) the call that produced it used: what a hit saves. */
-  tokens: number;
+  /** What the call that made it spent: what a hit saves (or is billed, if its organization bills hits). */
+  spent: Spent;
 }
 
 /**

@@ -17,9 +17,14 @@ describe('e2e: the console webhooks page, in Chromium', function () {
     const org = await consoleOrganization();
     const receiver = await new WebhookReceiver().start();
     try {
-      let healthy = false;
+      // In maintenance (503, come back in an hour), then down (503 to every attempt), then fixed.
+      let mode: 'maintenance' | 'down' | 'healthy' = 'maintenance';
       receiver.respondWith(() =>
-        healthy ? { status: 200, body: 'ok' } : { status: 503, body: 'maintenance window' },
+        mode === 'healthy'
+          ? { status: 200, body: 'ok' }
+          : mode === 'down'
+            ? { status: 503, body: 'maintenance window' }
+            : { status: 503, body: 'back in an hour', headers: { 'retry-after': '3600' } },
       );
       const page = await pages.open(org.gatewayUrl);
       await signIn(page, org.key);
@@ -56,17 +61,50 @@ describe('e2e: the console webhooks page, in Chromium', function () {
         .to.include(secret)
         .and.include("app.post('/hooks'");
 
-      // A test event: every attempt of the schedule answers 503, so the delivery ends failed.
+      // A test event answered 503 with Retry-After: failing after its first attempt, retry in an hour.
+      const deliveries = page.getByTestId('deliveries-table');
+      const reloads: string[] = [];
+      page.on('request', (request) => {
+        if (/\/deliveries\?/.test(request.url())) reloads.push(request.url());
+      });
+      await page.getByLabel('Test event').selectOption('usage_threshold');
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      const failingRow = deliveries.locator('tr', { hasText: 'Failing' });
+      await failingRow.waitFor();
+      const failingText = await failingRow.textContent();
+      expect(failingText, failingText!)
+        .to.include('503')
+        .and.include('back in an hour')
+        .and.match(/in (60 minutes|1 hour)/);
+      // Nothing is due for an hour: the log does not reload meanwhile (it used to, every second).
+      const before = reloads.length;
+      await page.waitForTimeout(4000);
+      expect(reloads.length - before, reloads.join(' ')).to.be.at.most(0);
+      // The payload sent, beside the attempt's response, is what the receiver got.
+      await failingRow.getByRole('button', { name: /^Attempts of delivery/ }).click();
+      const payload = page.getByRole('dialog').getByLabel('Payload sent');
+      expect(JSON.parse((await payload.textContent())!)).to.deep.equal(receiver.calls[0].body);
+      await expectAtEveryWidth(page, 'a failing delivery with its payload', 'webhooks-delivery');
+      await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
+      // The endpoint says it is failing; its retries are cancelled from the log.
+      await row.getByText('Failing').waitFor();
+      await failingRow.getByRole('button', { name: /^Cancel the retries of delivery/ }).click();
+      const cancelledRow = deliveries.locator('tr', { hasText: 'Cancelled' });
+      await cancelledRow.waitFor();
+      expect(await cancelledRow.textContent()).to.include('cancelled');
+      expect(receiver.calls.length).to.equal(1);
+
+      // Another test event: every attempt of the schedule answers 503, so the delivery ends failed.
+      mode = 'down';
       await page.getByLabel('Test event').selectOption('invoice_paid');
       await page.getByRole('button', { name: 'Send test event' }).click();
-      const deliveries = page.getByTestId('deliveries-table');
       const failedRow = deliveries.locator('tr', { hasText: 'Failed' });
       await failedRow.waitFor();
       expect(await failedRow.textContent())
         .to.include('invoice_paid')
         .and.include('503')
         .and.include('maintenance window');
-      expect(receiver.calls.length).to.equal(4);
+      expect(receiver.calls.length).to.equal(5);
       await failedRow.getByRole('button', { name: /^Attempts of delivery/ }).click();
       const attempts = page.getByRole('dialog').locator('tbody tr');
       await attempts.first().waitFor();
@@ -75,24 +113,32 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
 
       // The filters narrow the log to what failed.
-      await page.getByLabel('Status').selectOption('succeeded');
+      await page.getByLabel('State').selectOption('succeeded');
       await page.getByText('None match these filters.').waitFor();
-      await page.getByLabel('Status').selectOption('failed');
+      await page.getByLabel('State').selectOption('cancelled');
+      await cancelledRow.waitFor();
+      expect(await deliveries.locator('tbody tr').count()).to.equal(1);
+      await page.getByLabel('State').selectOption('failed');
+      await failedRow.waitFor();
+      // A date range before the endpoint existed holds nothing.
+      await page.getByLabel('Created before').fill('2026-01-01T00:00');
+      await page.getByText('None match these filters.').waitFor();
+      await page.getByLabel('Created before').fill('');
       await failedRow.waitFor();
 
       // The receiver is fixed: replay the failed delivery from the log.
-      healthy = true;
+      mode = 'healthy';
       await failedRow.getByRole('checkbox').check();
       await page.getByRole('button', { name: 'Replay selected (1)' }).click();
       await page.getByText('Replayed 1 delivery').waitFor();
-      await page.getByLabel('Status').selectOption('');
+      await page.getByLabel('State').selectOption('');
       const succeededRow = deliveries.locator('tr', { hasText: 'Succeeded' });
       await succeededRow.waitFor();
       expect(await succeededRow.textContent()).to.include('200');
-      const replayed = receiver.calls[4];
+      const replayed = receiver.calls[5];
       verifyWithStandardWebhooks(secret, replayed);
       expect(replayed.body).to.include({ event: 'invoice_paid', test: true });
-      expect(replayed.headers['webhook-id']).to.equal(receiver.calls[0].headers['webhook-id']);
+      expect(replayed.headers['webhook-id']).to.equal(receiver.calls[1].headers['webhook-id']);
       await expectAtEveryWidth(page, 'the webhooks page', 'webhooks');
 
       // Pause refuses tests until resumed; a rotated secret signs what follows; delete removes it.
@@ -103,6 +149,26 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       );
       await row.getByRole('button', { name: `Resume ${receiver.url}` }).click();
       await row.getByText('Active').waitFor();
+      // Its success rate over 7 days: the replay got through, the failed delivery did not (the
+      // cancelled one is left out).
+      await row.getByText('1 of 2').waitFor();
+      expect(await row.textContent()).to.include('50%');
+
+      // Edit: the events and a payload filter, checked at its field before anything is sent.
+      await row.getByRole('button', { name: `Edit ${receiver.url}` }).click();
+      const edit = page.getByRole('dialog');
+      await edit.getByLabel('usage_threshold').uncheck();
+      await edit.getByLabel('Payload filter (optional)').fill('{"test": tru');
+      await edit.getByRole('button', { name: 'Save endpoint' }).click();
+      await edit.locator('#edit-filter-error').waitFor();
+      expect(await page.evaluate('document.activeElement?.id')).to.equal('edit-filter');
+      await expectAtEveryWidth(page, 'the edit endpoint dialog with an error', 'webhooks-edit');
+      await edit.getByLabel('Payload filter (optional)').fill('{"test": true}');
+      await edit.getByRole('button', { name: 'Save endpoint' }).click();
+      await page.getByText(`Saved ${receiver.url}`).waitFor();
+      expect(await row.textContent()).to.not.include('usage_threshold');
+      const saved = (await org.api('/api/webhooks')).body.webhooks[0];
+      expect(saved).to.deep.include({ events: ['invoice_paid'], filter: { test: true } });
       await row.getByRole('button', { name: `Rotate secret of ${receiver.url}` }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
       const rotated = (await page.getByTestId('secret-value').textContent())!.trim();
@@ -111,7 +177,7 @@ describe('e2e: the console webhooks page, in Chromium', function () {
         .and.not.equal(secret);
       await page.getByRole('button', { name: 'Done' }).click();
       await page.getByRole('button', { name: 'Send test event' }).click();
-      const afterRotation = await waitFor(() => receiver.calls[5], 10_000);
+      const afterRotation = await waitFor(() => receiver.calls[6], 10_000);
       verifyWithStandardWebhooks(rotated, afterRotation);
       await row.getByRole('button', { name: `Delete ${receiver.url}` }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Delete endpoint' }).click();

@@ -230,6 +230,71 @@ describe('e2e: webhooks and asynchronous results', () => {
     await api(`/api/webhooks/${hook.body.id}`, { method: 'DELETE' });
   });
 
+  it('says a delivery is failing after its first failed attempt, cancels its retries and counts its success rate', async () => {
+    // In maintenance: 503 with Retry-After an hour, so the retry waits that long.
+    receiver.respondWith(() => ({
+      status: 503,
+      body: 'maintenance window',
+      headers: { 'retry-after': '3600' },
+    }));
+    const hook = await api('/api/webhooks', {
+      body: { events: ['invoice_paid'], url: receiver.url },
+    });
+    expect(hook.status, hook.text).to.equal(201);
+    const base = `/api/webhooks/${hook.body.id}`;
+    const sent = await api(`${base}/test`, { body: { event: 'invoice_paid' } });
+    const call = await waitFor(() => receiver.calls[0], 10_000);
+    const failing = await waitFor(async () => {
+      const res = await api(`${base}/deliveries?state=failing`);
+      return res.body.deliveries[0];
+    }, 10_000);
+    expect(failing).to.include({ id: sent.body.id, status: 'pending', state: 'failing' });
+    expect(Date.parse(failing.nextAttemptAt) - Date.now()).to.be.greaterThan(3_000_000);
+    // The payload as sent and signed, byte for byte.
+    expect(failing.payload).to.equal(call.rawBody);
+    expect(JSON.parse(failing.payload)).to.include({ event: 'invoice_paid', test: true });
+    await waitFor(async () => (await api(base)).body.failingSince, 10_000);
+    const stats = await api(`${base}/stats`);
+    expect(stats.status, stats.text).to.equal(200);
+    expect(stats.body).to.include({ failing: 1, succeeded: 0, successRate: 0 });
+
+    const cancelled = await api(`${base}/deliveries/${sent.body.id}/cancel`, { body: {} });
+    expect(cancelled.status, cancelled.text).to.equal(200);
+    expect(cancelled.body).to.include({
+      status: 'failed',
+      state: 'cancelled',
+      nextAttemptAt: null,
+    });
+    expect(cancelled.body.cancelledAt).to.be.a('string');
+    const again = await api(`${base}/deliveries/${sent.body.id}/cancel`, { body: {} });
+    expect(again.status).to.equal(409);
+    expect(again.body.error.code).to.equal('conflict');
+    const unknown = await api(`${base}/deliveries/dlv_not_there/cancel`, { body: {} });
+    expect(unknown.status).to.equal(404);
+    expect(
+      (await api(`${base}/deliveries?state=cancelled`)).body.deliveries.map((d: any) => d.id),
+    ).to.deep.equal([sent.body.id]);
+    expect((await api(`${base}/deliveries?state=failing`)).body.deliveries).to.deep.equal([]);
+
+    // A delivery that gets through: the success rate counts it, cancelled ones are left out.
+    receiver.respondWith(() => ({ status: 200, body: 'ok' }));
+    await api(`${base}/test`, { body: { event: 'invoice_paid' } });
+    await waitFor(async () => (await api(`${base}/stats`)).body.succeeded === 1, 10_000);
+    expect((await api(`${base}/stats`)).body).to.include({
+      succeeded: 1,
+      cancelled: 1,
+      failing: 0,
+      successRate: 1,
+    });
+    // Date ranges: nothing was created before the webhook, both after it.
+    const created = encodeURIComponent(hook.body.createdAt);
+    expect((await api(`${base}/deliveries?until=${created}`)).body.deliveries).to.deep.equal([]);
+    expect((await api(`${base}/deliveries?since=${created}`)).body.deliveries).to.have.length(2);
+    expect((await api(`${base}/stats?until=${created}`)).body.successRate).to.equal(null);
+    expect((await api(`${base}/deliveries?since=yesterday`)).status).to.equal(400);
+    await api(base, { method: 'DELETE' });
+  });
+
   it('reports 404 for an unknown request id', async () => {
     const res = await api('/api/v2/requests/req_doesnotexist');
     expect(res.status).to.equal(404);

@@ -217,6 +217,9 @@ export const sampleDelivery = {
   created_at: NOW,
   next_attempt_at: '',
   url: 'https://hooks.example.com/in',
+  payload: '{"event":"request_completed"}',
+  state: 'failed',
+  cancelled_at: '',
 };
 
 function contentDouble(): ServiceDouble {

@@ -19,6 +19,7 @@ const webhookView = {
   createdAt: NOW,
   updatedAt: NOW,
   disabledReason: null,
+  failingSince: null,
 };
 
 describe('gateway webhook routes', () => {
@@ -132,6 +133,9 @@ describe('gateway webhook routes', () => {
           eventId: 'evt_1',
           event: 'request_completed',
           status: 'failed',
+          state: 'failed',
+          cancelledAt: null,
+          payload: '{"event":"request_completed"}',
           url: 'https://hooks.example.com/in',
           createdAt: NOW,
           nextAttemptAt: null,
@@ -161,6 +165,9 @@ describe('gateway webhook routes', () => {
       event_id: '',
       status: '',
       event: '',
+      state: '',
+      since: '',
+      until: '',
     });
     await h.send(
       'GET',

@@ -48,6 +48,22 @@ export interface AttemptRecord {
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
+/**
+ * What a delivery's status means to someone watching it: pending splits into not attempted yet
+ * and failing (an attempt failed, a retry is scheduled); failed into failed (no retry left) and
+ * cancelled (someone stopped its retries).
+ */
+export const DELIVERY_STATES = ['pending', 'failing', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export function deliveryState(
+  record: Pick<DeliveryRecord, 'status' | 'attempts' | 'cancelledAt'>,
+): DeliveryState {
+  if (record.status === 'pending') return record.attempts.length > 0 ? 'failing' : 'pending';
+  if (record.status === 'failed' && record.cancelledAt) return 'cancelled';
+  return record.status;
+}
+
 export interface DeliveryRecord {
   /** Derived from (organization, event id, target): one delivery per event and target (a replay has its own). */
   id: string;
@@ -70,6 +86,8 @@ export interface DeliveryRecord {
   nextAttemptAt?: string;
   /** Id of the delivery this one replays. */
   replayOf?: string;
+  /** When someone cancelled its retries (status failed from then on). */
+  cancelledAt?: string;
   /** W3C trace context of the work that created it (the consumed event): every attempt is a span of that trace. */
   trace?: TraceCarrier;
 }

@@ -254,6 +254,21 @@ export interface Webhook {
   createdAt: string;
   updatedAt: string;
   disabledReason: string | null;
+  /** Time of the first failed attempt since the last success. */
+  failingSince: string | null;
+  filter?: Record<string, unknown>;
+}
+
+/** A webhook's deliveries created in a window, by state (GET /api/webhooks/{id}/stats). */
+export interface WebhookStats {
+  since: string;
+  until: string;
+  pending: number;
+  failing: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  successRate: number | null;
 }
 
 export interface DeliveryAttempt {
@@ -265,6 +280,7 @@ export interface DeliveryAttempt {
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export type DeliveryState = 'pending' | 'failing' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface Delivery {
   id: string;
@@ -272,10 +288,14 @@ export interface Delivery {
   eventId: string;
   event: string;
   status: DeliveryStatus;
+  state: DeliveryState;
+  cancelledAt: string | null;
   url: string;
   createdAt: string;
   nextAttemptAt: string | null;
   attempts: DeliveryAttempt[];
+  /** The body sent on every attempt, exactly as signed. */
+  payload: string;
 }
 
 export interface ModelInfo {

@@ -5,6 +5,8 @@ import type { RotateSecretResponse__Output } from '@switchyard/shared/generated/
 import {
   Delivery,
   DeliveryList,
+  DeliveryStats,
+  DeliveryStatsQuery,
   ListDeliveriesQuery,
   RegisteredWebhook,
   ReplayDeliveriesRequest,
@@ -19,6 +21,7 @@ import {
   WebhookList,
   registeredEvents,
   type DeliveriesQuery,
+  type DeliveryStatsQuery as StatsQuery,
   type ReplayDeliveriesBody,
   type SendTestEventBody,
   type RegisterWebhookBody,
@@ -39,6 +42,7 @@ function webhookView(webhook: Webhook__Output) {
     createdAt: webhook.created_at,
     updatedAt: webhook.updated_at,
     disabledReason: orNull(webhook.disabled_reason),
+    failingSince: orNull(webhook.failing_since),
     ...(webhook.filter_json && { filter: JSON.parse(webhook.filter_json) as object }),
   };
 }
@@ -50,6 +54,8 @@ function deliveryView(delivery: Delivery__Output) {
     eventId: delivery.event_id,
     event: delivery.event,
     status: delivery.status,
+    state: delivery.state,
+    cancelledAt: orNull(delivery.cancelled_at),
     url: delivery.url,
     createdAt: delivery.created_at,
     nextAttemptAt: orNull(delivery.next_attempt_at),
@@ -60,6 +66,7 @@ function deliveryView(delivery: Delivery__Output) {
       responseBody: a.response_body,
       error: orNull(a.error),
     })),
+    payload: delivery.payload,
   };
 }
 
@@ -240,7 +247,7 @@ const deliveries: RouteSpec<unknown, DeliveriesQuery> = {
   path: `${webhookPath}/deliveries`,
   operationId: 'listWebhookDeliveries',
   summary:
-    'Recent deliveries of a webhook with every attempt, newest first; filtered by state, event type or event id',
+    'Recent deliveries of a webhook with every attempt and the payload sent, newest first; filtered by state, event type, event id or creation time',
   querySchema: ListDeliveriesQuery,
   responses: { 200: { description: 'Deliveries', schema: DeliveryList } },
   errors: ['not_found'],
@@ -252,6 +259,9 @@ const deliveries: RouteSpec<unknown, DeliveriesQuery> = {
         event_id: query.eventId ?? '',
         status: query.status ?? '',
         event: query.event ?? '',
+        state: query.state ?? '',
+        since: query.since ?? '',
+        until: query.until ?? '',
       },
       call,
     );
@@ -277,6 +287,68 @@ const replay: RouteSpec = {
         ),
       ),
     );
+  },
+};
+
+const cancel: RouteSpec = {
+  ...base,
+  method: 'POST',
+  path: `${webhookPath}/deliveries/:deliveryId/cancel`,
+  operationId: 'cancelWebhookDelivery',
+  summary:
+    'Stop the retries of a pending delivery: it ends failed, state cancelled (409 once it finished)',
+  responses: { 200: { description: 'The delivery, cancelled', schema: Delivery } },
+  errors: ['not_found', 'conflict'],
+  async handle({ params, call }, deps) {
+    return json(
+      200,
+      deliveryView(
+        await deps.clients.notification.cancelDelivery(
+          { webhook_id: params.id, delivery_id: params.deliveryId },
+          call,
+        ),
+      ),
+    );
+  },
+};
+
+const STATS_WINDOW_MS = 7 * 24 * 3600 * 1000;
+
+const stats: RouteSpec<unknown, StatsQuery> = {
+  ...base,
+  method: 'GET',
+  path: `${webhookPath}/stats`,
+  operationId: 'getWebhookStats',
+  summary:
+    "How a webhook's deliveries created in a window stand, by state, and its success rate (default: the last 7 days)",
+  querySchema: DeliveryStatsQuery,
+  responses: { 200: { description: 'Counts by state', schema: DeliveryStats } },
+  errors: ['not_found'],
+  async handle({ params, query, call }, deps) {
+    const until = query.until ? new Date(query.until) : new Date();
+    const since = query.since ? new Date(query.since) : new Date(until.getTime() - STATS_WINDOW_MS);
+    const counts = await deps.clients.notification.getDeliveryStats(
+      { webhook_id: params.id, since: since.toISOString(), until: until.toISOString() },
+      call,
+    );
+    const [pending, failing, succeeded, failed, cancelled] = [
+      counts.pending,
+      counts.failing,
+      counts.succeeded,
+      counts.failed,
+      counts.cancelled,
+    ].map(Number);
+    const attempted = succeeded + failing + failed;
+    return json(200, {
+      since: since.toISOString(),
+      until: until.toISOString(),
+      pending,
+      failing,
+      succeeded,
+      failed,
+      cancelled,
+      successRate: attempted ? succeeded / attempted : null,
+    });
   },
 };
 
@@ -361,5 +433,7 @@ export const webhookRoutes: AnyRoute[] = [
   deliveries,
   replayMany,
   replay,
+  cancel,
+  stats,
   sendTest,
 ];

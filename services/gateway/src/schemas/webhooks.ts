@@ -1,5 +1,5 @@
 import { AppError, WEBHOOK_EVENTS } from '@switchyard/shared';
-import { CALLBACK_URL, type JsonSchema } from './common';
+import { CALLBACK_URL, DATE_TIME, type JsonSchema } from './common';
 
 export { WEBHOOK_EVENTS };
 /** Standard Webhooks secrets: whsec_ + base64 of at least 18 bytes. */
@@ -100,11 +100,23 @@ export const RotateSecretRequest: JsonSchema = {
   properties: { overlapSeconds: OVERLAP_SECONDS },
 };
 
+const DELIVERY_STATES = ['pending', 'failing', 'succeeded', 'failed', 'cancelled'] as const;
+const DELIVERY_STATE = {
+  type: 'string',
+  enum: DELIVERY_STATES,
+  description:
+    'pending: not attempted yet; failing: an attempt failed and a retry is scheduled; succeeded; ' +
+    'failed: no retry left; cancelled: its retries were cancelled (status failed)',
+} as const;
+
 export interface DeliveriesQuery {
   limit: number;
   status?: 'pending' | 'succeeded' | 'failed';
+  state?: (typeof DELIVERY_STATES)[number];
   event?: string;
   eventId?: string;
+  since?: string;
+  until?: string;
 }
 
 export const ListDeliveriesQuery: JsonSchema = {
@@ -123,6 +135,63 @@ export const ListDeliveriesQuery: JsonSchema = {
       minLength: 1,
       maxLength: 200,
       description: 'Only the deliveries of this one event (its id, as in the body and webhook-id)',
+    },
+    state: {
+      ...DELIVERY_STATE,
+      description: `Only deliveries in this state (${DELIVERY_STATE.description})`,
+    },
+    since: { ...DATE_TIME, description: 'Only deliveries created at or after this time' },
+    until: { ...DATE_TIME, description: 'Only deliveries created before this time' },
+  },
+};
+
+export interface DeliveryStatsQuery {
+  since?: string;
+  until?: string;
+}
+
+export const DeliveryStatsQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    since: {
+      ...DATE_TIME,
+      description: 'Deliveries created at or after this time (default: 7 days ago)',
+    },
+    until: { ...DATE_TIME, description: 'Deliveries created before this time (default: now)' },
+  },
+};
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+export const DeliveryStats: JsonSchema = {
+  title: 'DeliveryStats',
+  description: "A webhook's deliveries created in [since, until), by state",
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'since',
+    'until',
+    'pending',
+    'failing',
+    'succeeded',
+    'failed',
+    'cancelled',
+    'successRate',
+  ],
+  properties: {
+    since: DATE_TIME,
+    until: DATE_TIME,
+    pending: count,
+    failing: count,
+    succeeded: count,
+    failed: count,
+    cancelled: count,
+    successRate: {
+      type: ['number', 'null'],
+      description:
+        'succeeded / (succeeded + failing + failed): the share of attempted deliveries that got ' +
+        'through (cancelled and not yet attempted ones left out); null when there are none',
     },
   },
 };
@@ -170,6 +239,10 @@ const webhookProperties = {
   updatedAt: { type: 'string' },
   disabledReason: { type: ['string', 'null'] },
   filter: { type: 'object', description: 'The payload filter, when the webhook has one' },
+  failingSince: {
+    type: ['string', 'null'],
+    description: 'Time of the first failed attempt since the last success; null while it succeeds',
+  },
 };
 const webhookRequired = [
   'id',
@@ -180,6 +253,7 @@ const webhookRequired = [
   'createdAt',
   'updatedAt',
   'disabledReason',
+  'failingSince',
 ];
 
 export const Webhook: JsonSchema = {
@@ -237,6 +311,9 @@ export const Delivery: JsonSchema = {
     'createdAt',
     'nextAttemptAt',
     'attempts',
+    'state',
+    'cancelledAt',
+    'payload',
   ],
   properties: {
     id: { type: 'string' },
@@ -244,6 +321,9 @@ export const Delivery: JsonSchema = {
     eventId: { type: 'string' },
     event: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'succeeded', 'failed'] },
+    state: DELIVERY_STATE,
+    cancelledAt: { type: ['string', 'null'], description: 'When its retries were cancelled' },
+    payload: { type: 'string', description: 'The body sent on every attempt, exactly as signed' },
     url: { type: 'string' },
     createdAt: { type: 'string' },
     nextAttemptAt: { type: ['string', 'null'] },

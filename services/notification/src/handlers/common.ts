@@ -2,6 +2,7 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
 import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
 import {
+  deliveryState,
   isWebhookEvent,
   WEBHOOK_EVENTS,
   type DeliveryRecord,
@@ -10,6 +11,7 @@ import {
 } from '../model';
 import { filterView } from '../event-types/filter';
 import { EVENT_PREFIX } from '../event-types/names';
+import type { DeliveryStore } from '../store/deliveries/port';
 import type { EventTypeStore } from '../store/event-types/port';
 import type { UrlPolicy } from '@switchyard/shared';
 import type { WebhookStore } from '../store/webhooks/port';
@@ -58,6 +60,15 @@ export async function checkedUrl(policy: UrlPolicy, url: string, field = '/url')
   return check.url.href;
 }
 
+/** An optional time bound as the log stores times (UTC ISO), or undefined when empty. */
+export function isoTime(value: string, field: string): string | undefined {
+  if (!value) return undefined;
+  const time = Date.parse(value);
+  if (Number.isNaN(time))
+    throw AppError.invalid(`${field.slice(1)} must be an ISO 8601 time`, field, 'not a time');
+  return new Date(time).toISOString();
+}
+
 export function overlapSeconds(value: number | undefined, field = '/overlap_seconds'): number {
   if (value === undefined) return DEFAULT_OVERLAP_SECONDS;
   if (!Number.isInteger(value) || value < 0 || value > MAX_OVERLAP_SECONDS) {
@@ -80,6 +91,19 @@ export async function findWebhook(
   return webhook;
 }
 
+/** A delivery of the organization, of the webhook when one is named (not_found otherwise). */
+export async function findDelivery(
+  store: DeliveryStore,
+  organization: string,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryRecord> {
+  const found = deliveryId ? await store.get(organization, deliveryId) : undefined;
+  if (!found || (webhookId && webhookId !== found.webhookId))
+    throw AppError.notFound(`delivery ${deliveryId} not found`);
+  return found;
+}
+
 export function toWebhook(record: WebhookRecord): Webhook {
   return {
     id: record.id,
@@ -90,6 +114,7 @@ export function toWebhook(record: WebhookRecord): Webhook {
     updated_at: record.updatedAt,
     disabled_reason: record.disabledReason,
     filter_json: record.filter ? JSON.stringify(filterView(record.filter)) : '',
+    failing_since: record.failingSince ?? '',
   };
 }
 
@@ -110,5 +135,8 @@ export function toDelivery(record: DeliveryRecord): Delivery {
     created_at: record.createdAt,
     next_attempt_at: record.status === 'pending' ? (record.nextAttemptAt ?? '') : '',
     url: record.url,
+    payload: record.payload,
+    state: deliveryState(record),
+    cancelled_at: record.cancelledAt ?? '',
   };
 }

@@ -1,4 +1,5 @@
 import { withDeps, type NotificationServiceServer } from '@switchyard/shared';
+import { cancelDelivery } from './cancel-delivery';
 import { deleteWebhook } from './delete-webhook';
 import type { HandlerDeps } from './deps';
 import {
@@ -8,6 +9,7 @@ import {
   listEventTypes,
   updateEventType,
 } from './event-types';
+import { getDeliveryStats } from './get-delivery-stats';
 import { getSigningSecret } from './get-signing-secret';
 import { getUsage } from './get-usage';
 import { getWebhook } from './get-webhook';
@@ -33,6 +35,8 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     rotateWebhookSecret,
     listDeliveries,
     replayDelivery,
+    cancelDelivery,
+    getDeliveryStats,
     sendTestEvent,
     getSigningSecret,
     rotateSigningSecret,

@@ -1,8 +1,13 @@
 import { AppError, type CallContext } from '@switchyard/shared';
 import type { ListDeliveriesRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesRequest';
 import type { ListDeliveriesResponse } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
-import { CALLBACK_TARGET, type DeliveryStatus } from '../model';
-import { findWebhook, organizationOf, toDelivery } from './common';
+import {
+  CALLBACK_TARGET,
+  DELIVERY_STATES,
+  type DeliveryState,
+  type DeliveryStatus,
+} from '../model';
+import { findWebhook, isoTime, organizationOf, toDelivery } from './common';
 import type { HandlerDeps } from './deps';
 
 const DEFAULT_LIMIT = 50;
@@ -20,9 +25,21 @@ function deliveryStatusOf(status: string): DeliveryStatus | undefined {
 }
 const MAX_LIMIT = 100;
 
+function deliveryStateOf(state: string): DeliveryState | undefined {
+  if (!state) return undefined;
+  if (!(DELIVERY_STATES as readonly string[]).includes(state))
+    throw AppError.invalid(
+      `state must be one of ${DELIVERY_STATES.join(', ')}`,
+      '/state',
+      'unknown state',
+    );
+  return state as DeliveryState;
+}
+
 /**
  * Newest first. webhook_id '' lists every delivery of the organization, 'callback' the webhookUrl
- * ones; event_id narrows to one event's, status and event to a state and an event type.
+ * ones; event_id narrows to one event's, status (or state) and event to a state and an event
+ * type, since and until to a window of creation times.
  */
 export async function listDeliveries(
   deps: HandlerDeps,
@@ -40,6 +57,9 @@ export async function listDeliveries(
     eventId: request.event_id || undefined,
     status: deliveryStatusOf(request.status),
     event: request.event || undefined,
+    state: deliveryStateOf(request.state),
+    since: isoTime(request.since, '/since'),
+    until: isoTime(request.until, '/until'),
     limit,
   });
   return { deliveries: deliveries.map(toDelivery) };

@@ -2,7 +2,7 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
 import type { ReplayDeliveryRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ReplayDeliveryRequest';
 import { CALLBACK_TARGET } from '../model';
-import { findWebhook, organizationOf, toDelivery } from './common';
+import { findDelivery, findWebhook, organizationOf, toDelivery } from './common';
 import type { HandlerDeps } from './deps';
 
 /**
@@ -15,12 +15,12 @@ export async function replayDelivery(
   context: CallContext,
 ): Promise<Delivery> {
   const organization = organizationOf(context);
-  const original = request.delivery_id
-    ? await deps.stores.deliveries.get(organization, request.delivery_id)
-    : undefined;
-  if (!original || (request.webhook_id && request.webhook_id !== original.webhookId)) {
-    throw AppError.notFound(`delivery ${request.delivery_id} not found`);
-  }
+  const original = await findDelivery(
+    deps.stores.deliveries,
+    organization,
+    request.webhook_id,
+    request.delivery_id,
+  );
   let url = original.url;
   if (original.webhookId !== CALLBACK_TARGET) {
     const webhook = await findWebhook(deps.stores.webhooks, organization, original.webhookId);

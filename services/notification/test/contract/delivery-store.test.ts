@@ -204,6 +204,89 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
     });
   });
 
+  it('lists and counts by state (failing after a failed attempt, cancelled) within a time window', async () => {
+    const { deliveries } = world().stores;
+    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+    const pending = deliveryRecord({ createdAt: at(1) });
+    const failing = deliveryRecord({ createdAt: at(2), attempts: [attempt(503)] });
+    const succeeded = deliveryRecord({ createdAt: at(3), status: 'succeeded' });
+    const failed = deliveryRecord({ createdAt: at(4), status: 'failed' });
+    const cancelled = deliveryRecord({ createdAt: at(5), attempts: [attempt(500)] });
+    const elsewhere = deliveryRecord({ createdAt: at(3), webhookId: 'wh_2', status: 'succeeded' });
+    await deliveries.insert([pending, failing, succeeded, failed, cancelled, elsewhere]);
+    const after = await deliveries.cancel('org_a', cancelled.id, at(6));
+    expect(after).to.include({ status: 'failed', cancelledAt: at(6) });
+    expect(after!.nextAttemptAt).to.equal(undefined);
+    const ids = async (filter: Parameters<typeof deliveries.list>[1]) =>
+      (await deliveries.list('org_a', { webhookId: 'wh_1', ...filter })).map((d) => d.id);
+    expect(await ids({ state: 'pending', limit: 10 })).to.deep.equal([pending.id]);
+    expect(await ids({ state: 'failing', limit: 10 })).to.deep.equal([failing.id]);
+    expect(await ids({ state: 'failed', limit: 10 })).to.deep.equal([failed.id]);
+    expect(await ids({ state: 'cancelled', limit: 10 })).to.deep.equal([cancelled.id]);
+    expect(await ids({ status: 'failed', limit: 10 })).to.deep.equal([cancelled.id, failed.id]);
+    expect(await ids({ since: at(2), until: at(4), limit: 10 })).to.deep.equal([
+      succeeded.id,
+      failing.id,
+    ]);
+    expect(await deliveries.count('org_a', 'wh_1', {})).to.deep.equal({
+      pending: 1,
+      failing: 1,
+      succeeded: 1,
+      failed: 1,
+      cancelled: 1,
+    });
+    expect(await deliveries.count('org_a', 'wh_1', { since: at(3) })).to.deep.equal({
+      pending: 0,
+      failing: 0,
+      succeeded: 1,
+      failed: 1,
+      cancelled: 1,
+    });
+    expect((await deliveries.count('org_b', 'wh_1', {})).succeeded).to.equal(0);
+  });
+
+  it('cancels only a pending delivery; an attempt ending after the cancel is kept once', async () => {
+    const { deliveries } = world().stores;
+    const done = deliveryRecord({ status: 'succeeded' });
+    const out = deliveryRecord({ attempts: [attempt(503)] });
+    await deliveries.insert([done, out]);
+    expect(await deliveries.cancel('org_a', done.id, new Date().toISOString())).to.deep.equal(done);
+    expect(await deliveries.cancel('org_b', out.id, new Date().toISOString())).to.equal(undefined);
+    expect(await deliveries.cancel('org_a', 'dlv_unknown', new Date().toISOString())).to.equal(
+      undefined,
+    );
+    await deliveries.cancel('org_a', out.id, new Date().toISOString());
+    // The attempt that was out when the cancel came fails: the delivery stays cancelled.
+    const late = attempt(502);
+    const result = {
+      attempt: late,
+      status: 'pending' as const,
+      nextAttemptAt: new Date().toISOString(),
+      url: out.url,
+    };
+    await deliveries.recordAttempts([{ organization: 'org_a', id: out.id, result }]);
+    await deliveries.recordAttempts([{ organization: 'org_a', id: out.id, result }]);
+    const stored = (await deliveries.get('org_a', out.id))!;
+    expect(stored.status).to.equal('failed');
+    expect(stored.cancelledAt).to.be.a('string');
+    expect(stored.nextAttemptAt).to.equal(undefined);
+    expect(stored.attempts.map((a) => a.statusCode)).to.deep.equal([503, 502]);
+    // One that succeeded did reach the receiver: it says so.
+    await deliveries.recordAttempts([
+      {
+        organization: 'org_a',
+        id: out.id,
+        result: {
+          attempt: { ...attempt(200), attemptedAt: new Date(Date.now() + 1000).toISOString() },
+          status: 'succeeded',
+          url: out.url,
+        },
+      },
+    ]);
+    expect((await deliveries.get('org_a', out.id))!.status).to.equal('succeeded');
+    expect(await deliveries.pending('', 100)).to.not.deep.include({ id: out.id });
+  });
+
   it('is visible from a second store instance on the same database (restart)', async () => {
     const delivery = deliveryRecord({ attempts: [attempt(503)] });
     await world().stores.deliveries.insert([delivery]);

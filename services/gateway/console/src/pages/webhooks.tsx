@@ -1,14 +1,16 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   WEBHOOK_EVENTS,
+  api,
   get,
   post,
   send,
   type Delivery,
-  type DeliveryStatus,
+  type DeliveryState,
   type Webhook,
+  type WebhookStats,
 } from '../api';
-import { formatDateTime, formatInteger, relativeTime } from '../format';
+import { formatDateTime, formatInteger, formatPercent, relativeTime } from '../format';
 import { Link, navigate, usePage } from '../router';
 import {
   Badge,
@@ -42,30 +44,54 @@ function isPaused(webhook: Webhook): boolean {
   return !webhook.enabled && (!webhook.disabledReason || webhook.disabledReason === PAUSED_REASON);
 }
 
-/** Active, paused by someone, or disabled by delivery health (410 Gone, failing for days). */
+/** Active (or failing since its first failed attempt), paused by someone, or disabled by delivery health (410 Gone, failing for days). */
 export function webhookState(webhook: Webhook): { label: string; tone: Tone } {
+  if (webhook.enabled && webhook.failingSince) return { label: 'Failing', tone: 'amber' };
   if (webhook.enabled) return { label: 'Active', tone: 'green' };
   return isPaused(webhook)
     ? { label: 'Paused', tone: 'amber' }
     : { label: 'Disabled', tone: 'red' };
 }
 
-const DELIVERY_TONES: Record<DeliveryStatus, Tone> = {
+const DELIVERY_TONES: Record<DeliveryState, Tone> = {
+  pending: 'blue',
+  failing: 'amber',
   succeeded: 'green',
   failed: 'red',
-  pending: 'blue',
+  cancelled: 'gray',
 };
-const DELIVERY_LABELS: Record<DeliveryStatus, string> = {
+const DELIVERY_LABELS: Record<DeliveryState, string> = {
+  pending: 'Pending',
+  failing: 'Failing',
   succeeded: 'Succeeded',
   failed: 'Failed',
-  pending: 'Retrying',
+  cancelled: 'Cancelled',
 };
 
-function deliveryLabel(delivery: Delivery): string {
-  return delivery.status === 'pending' && delivery.attempts.length === 0
-    ? 'Pending'
-    : DELIVERY_LABELS[delivery.status];
+/** Still to be attempted: its retries can be cancelled. */
+const retrying = (delivery: Delivery) =>
+  delivery.state === 'pending' || delivery.state === 'failing';
+
+/** The body as sent, indented when it is JSON (it always is, unless the log is damaged). */
+function prettyPayload(payload: string): string {
+  try {
+    return JSON.stringify(JSON.parse(payload), null, 2);
+  } catch {
+    return payload;
+  }
 }
+
+/** A datetime-local input's value (the browser's time zone) as an ISO time, '' when empty. */
+function isoFromLocal(value: string): string {
+  const time = value ? new Date(value).getTime() : Number.NaN;
+  return Number.isNaN(time) ? '' : new Date(time).toISOString();
+}
+
+/** The log follows retries: polls at the earliest due retry, then backs off while it is awaited. */
+const POLL_FIRST_MS = 1000;
+const POLL_MAX_MS = 30_000;
+/** setTimeout's longest delay. */
+const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The response code of an attempt, or what went wrong before there was one. */
 function attemptOutcome(attempt: Delivery['attempts'][number]): string {
@@ -115,12 +141,25 @@ export function WebhooksPage() {
   const [shownSecret, setShownSecret] = useState<{ webhook: Webhook; secret: string }>();
   const [deleting, setDeleting] = useState<Webhook>();
   const [rotating, setRotating] = useState<Webhook>();
+  const [editing, setEditing] = useState<Webhook>();
   // The secret of a webhook created or rotated in this visit, for the snippet (never stored).
   const [knownSecrets, setKnownSecrets] = useState<Record<string, string>>({});
   const { busy, error, act } = useAction();
 
   const list = webhooks.data?.webhooks ?? [];
   const selected = list.find((w) => w.id === selectedId);
+  // Each endpoint's last 7 days, read again whenever the list is.
+  const stats = useLoad(
+    async () =>
+      Object.fromEntries(
+        await Promise.all(
+          list.map(
+            async (w) => [w.id, await get<WebhookStats>(`${webhookPath(w.id)}/stats`)] as const,
+          ),
+        ),
+      ),
+    [webhooks.data],
+  );
 
   const remember = (webhook: Webhook, secret: string) => {
     setKnownSecrets((known) => ({ ...known, [webhook.id]: secret }));
@@ -164,10 +203,18 @@ export function WebhooksPage() {
           <DataTable
             label="Webhook endpoints"
             testId="webhooks-table"
-            columns={['Endpoint', 'Events', 'State', 'Created', { label: 'Actions', hidden: true }]}
+            columns={[
+              'Endpoint',
+              'Events',
+              'State',
+              { label: 'Success (7 days)', num: true },
+              'Created',
+              { label: 'Actions', hidden: true },
+            ]}
           >
             {list.map((webhook) => {
               const state = webhookState(webhook);
+              const counts = stats.data?.[webhook.id];
               return (
                 <tr
                   key={webhook.id}
@@ -200,9 +247,35 @@ export function WebhooksPage() {
                     {!webhook.enabled && !isPaused(webhook) && (
                       <div class="muted small">{webhook.disabledReason}</div>
                     )}
+                    {webhook.enabled && webhook.failingSince && (
+                      <div class="muted small">since {formatDateTime(webhook.failingSince)}</div>
+                    )}
+                  </td>
+                  <td class="num">
+                    {!counts ? (
+                      '—'
+                    ) : (
+                      <>
+                        <div>
+                          {counts.successRate === null ? '—' : formatPercent(counts.successRate)}
+                        </div>
+                        <div class="muted small">
+                          {formatInteger(counts.succeeded)} of{' '}
+                          {formatInteger(counts.succeeded + counts.failing + counts.failed)}
+                        </div>
+                      </>
+                    )}
                   </td>
                   <td>{formatDateTime(webhook.createdAt)}</td>
                   <td class="actions">
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      onClick={() => setEditing(webhook)}
+                      aria-label={`Edit ${webhook.url}`}
+                    >
+                      Edit
+                    </Button>
                     <Button
                       size="sm"
                       variant="ghost"
@@ -239,7 +312,12 @@ export function WebhooksPage() {
 
       {selected ? (
         <>
-          <DeliveryLog key={selected.id} webhook={selected} toast={toast} />
+          <DeliveryLog
+            key={selected.id}
+            webhook={selected}
+            toast={toast}
+            onChange={() => webhooks.reload()}
+          />
           <Card
             title="Verify the signatures"
             subtitle={
@@ -278,6 +356,15 @@ export function WebhooksPage() {
           remember(webhook, secret);
           webhooks.reload();
           navigate(`webhooks/${encodeURIComponent(webhook.id)}`);
+        }}
+      />
+      <EditWebhookDialog
+        webhook={editing}
+        onClose={() => setEditing(undefined)}
+        onSaved={(webhook) => {
+          setEditing(undefined);
+          toast(`Saved ${webhook.url}`);
+          webhooks.reload();
         }}
       />
       <Modal
@@ -337,6 +424,36 @@ export function WebhooksPage() {
       </ConfirmDialog>
       {toastView}
     </>
+  );
+}
+
+/** The events an endpoint subscribes to, as checkboxes. */
+function EventChoices(props: {
+  id: string;
+  choices: readonly string[];
+  chosen: string[];
+  onChange: (chosen: string[]) => void;
+  error?: string;
+}) {
+  return (
+    <FieldSet id={props.id} legend="Events" error={props.error}>
+      {props.choices.map((name) => (
+        <label class="checkbox" key={name}>
+          <input
+            type="checkbox"
+            checked={props.chosen.includes(name)}
+            onChange={(e) =>
+              props.onChange(
+                e.currentTarget.checked
+                  ? [...props.chosen, name]
+                  : props.chosen.filter((chosenName) => chosenName !== name),
+              )
+            }
+          />
+          <code>{name}</code>
+        </label>
+      ))}
+    </FieldSet>
   );
 }
 
@@ -404,57 +521,226 @@ function CreateWebhookDialog(props: {
             onInput={(e) => setUrl(e.currentTarget.value)}
           />
         </Field>
-        <FieldSet id="webhook-events" legend="Events" error={form.errors['webhook-events']}>
-          {WEBHOOK_EVENTS.map((name) => (
-            <label class="checkbox" key={name}>
-              <input
-                type="checkbox"
-                checked={events.includes(name)}
-                onChange={(e) =>
-                  setEvents((chosen) =>
-                    e.currentTarget.checked
-                      ? [...chosen, name]
-                      : chosen.filter((chosenName) => chosenName !== name),
-                  )
-                }
-              />
-              <code>{name}</code>
-            </label>
-          ))}
-        </FieldSet>
+        <EventChoices
+          id="webhook-events"
+          choices={WEBHOOK_EVENTS}
+          chosen={events}
+          onChange={setEvents}
+          error={form.errors['webhook-events']}
+        />
         <FormNotice form={form} title="The endpoint was not added" />
       </form>
     </Modal>
   );
 }
 
-/** The delivery log of one endpoint: filters, every attempt, replays and test events. */
-function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void }) {
+/** The filter as the form shows it: indented JSON, '' for none. */
+const filterText = (webhook: Webhook) =>
+  webhook.filter && Object.keys(webhook.filter).length
+    ? JSON.stringify(webhook.filter, null, 2)
+    : '';
+
+/** Whether a filter's text parses to a JSON object ('' for none, which removes it). */
+function filterProblem(text: string): string {
+  if (!text.trim()) return '';
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? ''
+      : 'Write a JSON object, e.g. {"data.country": {"$in": ["DE", "AT"]}}.';
+  } catch (error) {
+    return `This is not JSON: ${(error as Error).message}`;
+  }
+}
+
+/** Changes an endpoint's URL, events and payload filter (PATCH /api/webhooks/{id}). */
+function EditWebhookDialog(props: {
+  webhook: Webhook | undefined;
+  onClose: () => void;
+  onSaved: (webhook: Webhook) => void;
+}) {
+  const { webhook } = props;
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<string[]>([]);
+  const [filter, setFilter] = useState('');
+  useEffect(() => {
+    if (!webhook) return;
+    setUrl(webhook.url);
+    setEvents(webhook.events);
+    setFilter(filterText(webhook));
+  }, [webhook]);
+  const form = useForm(
+    async () => {
+      const saved = await api<Webhook>('PATCH', webhookPath(webhook!.id), {
+        body: {
+          url: url.trim(),
+          events,
+          // {} removes a filter the endpoint had.
+          filter: filter.trim() ? (JSON.parse(filter) as object) : {},
+        },
+      });
+      props.onSaved(saved);
+    },
+    {
+      fieldOf: (field) =>
+        field === '/url'
+          ? 'edit-url'
+          : /^\/events?(\/|$)/.test(field)
+            ? 'edit-events'
+            : field.startsWith('/filter')
+              ? 'edit-filter'
+              : undefined,
+      rules: {
+        'edit-events': () => (events.length ? '' : 'Choose at least one event.'),
+        'edit-filter': filterProblem,
+      },
+    },
+  );
+  const close = () => {
+    form.reset();
+    props.onClose();
+  };
+  // The built-in events, then the organization's own types or prefixes this endpoint has.
+  const choices = [
+    ...WEBHOOK_EVENTS,
+    ...(webhook?.events ?? []).filter((e) => !WEBHOOK_EVENTS.includes(e as never)),
+  ];
+  return (
+    <Modal
+      title="Edit the endpoint"
+      open={!!webhook}
+      onClose={close}
+      footer={
+        <>
+          <Button onClick={close}>Cancel</Button>
+          <Button variant="primary" type="submit" form="edit-webhook" busy={form.busy}>
+            Save endpoint
+          </Button>
+        </>
+      }
+    >
+      <form id="edit-webhook" onSubmit={form.onSubmit} noValidate>
+        <Field
+          id="edit-url"
+          label="Endpoint URL"
+          hint="Deliveries still to be attempted go to the new URL."
+          error={form.errors['edit-url']}
+        >
+          <input
+            id="edit-url"
+            type="url"
+            required
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+        </Field>
+        <EventChoices
+          id="edit-events"
+          choices={choices}
+          chosen={events}
+          onChange={setEvents}
+          error={form.errors['edit-events']}
+        />
+        <Field
+          id="edit-filter"
+          label="Payload filter (optional)"
+          hint={
+            <>
+              Only events whose body matches every condition are sent, e.g.{' '}
+              <code>{'{"data.country": {"$in": ["DE", "AT"]}}'}</code>; empty sends every event.
+            </>
+          }
+          error={form.errors['edit-filter']}
+        >
+          <textarea
+            id="edit-filter"
+            rows={4}
+            class="mono"
+            value={filter}
+            spellcheck={false}
+            onInput={(e) => setFilter(e.currentTarget.value)}
+          />
+        </Field>
+        <FormNotice form={form} title="The endpoint was not saved" />
+      </form>
+    </Modal>
+  );
+}
+
+/** The delivery log of one endpoint: filters, every attempt with the payload sent, replays, cancels and test events. */
+function DeliveryLog(props: {
+  webhook: Webhook;
+  toast: (message: string) => void;
+  /** Something the endpoint's row shows may have changed (its failing state). */
+  onChange: () => void;
+}) {
   const { webhook, toast } = props;
-  const [status, setStatus] = useState('');
+  const [state, setState] = useState('');
   const [event, setEvent] = useState('');
   const [eventId, setEventId] = useState('');
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
   const [testEvent, setTestEvent] = useState(webhook.events[0] ?? '');
   const [chosen, setChosen] = useState<string[]>([]);
-  const [opened, setOpened] = useState<Delivery>();
+  const [openedId, setOpenedId] = useState<string>();
   const { busy, error, act } = useAction();
 
   const query = new URLSearchParams({ limit: '50' });
-  if (status) query.set('status', status);
+  if (state) query.set('state', state);
   if (event) query.set('event', event);
   if (eventId) query.set('eventId', eventId);
+  if (isoFromLocal(since)) query.set('since', isoFromLocal(since));
+  if (isoFromLocal(until)) query.set('until', isoFromLocal(until));
   const deliveries = useLoad(
     () => get<{ deliveries: Delivery[] }>(`${webhookPath(webhook.id)}/deliveries?${query}`),
     [webhook.id, query.toString()],
   );
   const list = deliveries.data?.deliveries ?? [];
-  const retrying = list.some((d) => d.status === 'pending');
+  const opened = list.find((d) => d.id === openedId);
+  const [loadedAt, setLoadedAt] = useState<number>();
+  const backoff = useRef(POLL_FIRST_MS);
+  /** What the last load showed (ids, states, attempts), to tell when something changed. */
+  const seen = useRef<string>();
 
-  // While a delivery is still being attempted, the log follows it.
+  // While deliveries are still to be attempted the log follows them, without spending the key's
+  // rate limit on reloads that cannot show anything new: it reloads when the earliest retry is
+  // due, then every 1, 2, 4... up to 30 s until that attempt's outcome is in (back to 1 s once
+  // something changed), and not at all while the tab is hidden.
   useEffect(() => {
-    if (!retrying) return;
-    const timer = window.setTimeout(deliveries.reload, 1000);
-    return () => window.clearTimeout(timer);
+    if (!deliveries.data) return;
+    setLoadedAt(Date.now());
+    const summary = list.map((d) => `${d.id}:${d.state}:${d.attempts.length}`).join();
+    if (summary !== seen.current) {
+      backoff.current = POLL_FIRST_MS;
+      // A delivery moved on: the endpoint's failing state and success rate may have too.
+      if (seen.current !== undefined) props.onChange();
+    }
+    seen.current = summary;
+    const open = list.filter(retrying);
+    if (open.length === 0) return;
+    const now = Date.now();
+    const due = Math.min(...open.map((d) => Date.parse(d.nextAttemptAt ?? '') || now));
+    let delay: number;
+    if (due > now) {
+      delay = due - now + POLL_FIRST_MS;
+      backoff.current = POLL_FIRST_MS;
+    } else {
+      delay = backoff.current;
+      backoff.current = Math.min(backoff.current * 2, POLL_MAX_MS);
+    }
+    let timer: number | undefined;
+    const schedule = () => {
+      window.clearTimeout(timer);
+      if (!document.hidden)
+        timer = window.setTimeout(deliveries.reload, Math.min(delay, LONGEST_TIMEOUT_MS));
+    };
+    const onVisibility = () => (document.hidden ? window.clearTimeout(timer) : deliveries.reload());
+    schedule();
+    document.addEventListener('visibilitychange', onVisibility);
+    return () => {
+      window.clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
   }, [deliveries.data]);
 
   const replay = (ids: string[]) =>
@@ -474,21 +760,34 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
       deliveries.reload();
     });
 
+  const cancel = (delivery: Delivery) =>
+    act(async () => {
+      await post<Delivery>(
+        `${webhookPath(webhook.id)}/deliveries/${encodeURIComponent(delivery.id)}/cancel`,
+      );
+      toast(`Cancelled the retries of ${delivery.event} ${delivery.eventId}`);
+      deliveries.reload();
+      props.onChange();
+    });
+
+  const filtered = state || event || eventId || since || until;
   return (
     <Card
       id="deliveries"
       title={`Deliveries to ${webhook.url}`}
-      subtitle="Newest first, every attempt with its answer. Retries use the same webhook-id, so receivers can drop duplicates."
+      subtitle="Newest first, every attempt with its answer and the payload sent. Retries use the same webhook-id, so receivers can drop duplicates."
     >
       <div class="toolbar">
         <div class="filters" role="group" aria-label="Filter deliveries">
           <label>
-            <span>Status</span>
-            <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <span>State</span>
+            <select value={state} onChange={(e) => setState(e.currentTarget.value)}>
               <option value="">All</option>
+              <option value="pending">Pending</option>
+              <option value="failing">Failing (retrying)</option>
               <option value="succeeded">Succeeded</option>
               <option value="failed">Failed</option>
-              <option value="pending">Pending or retrying</option>
+              <option value="cancelled">Cancelled</option>
             </select>
           </label>
           <label>
@@ -509,6 +808,22 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
               value={eventId}
               placeholder="evt_…"
               onChange={(e) => setEventId(e.currentTarget.value.trim())}
+            />
+          </label>
+          <label>
+            <span>Created from</span>
+            <input
+              type="datetime-local"
+              value={since}
+              onChange={(e) => setSince(e.currentTarget.value)}
+            />
+          </label>
+          <label>
+            <span>Created before</span>
+            <input
+              type="datetime-local"
+              value={until}
+              onChange={(e) => setUntil(e.currentTarget.value)}
             />
           </label>
         </div>
@@ -553,13 +868,20 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
         </div>
       )}
       <ErrorNotice error={error ?? deliveries.error} />
+      <p class="muted small refresh-line">
+        {loadedAt && <span>Updated {new Date(loadedAt).toLocaleTimeString('en')}. </span>}
+        {list.some(retrying)
+          ? 'Reloads as retries fall due.'
+          : 'Nothing is waiting for a retry: reload to see new deliveries.'}{' '}
+        <button type="button" class="link-btn" onClick={deliveries.reload}>
+          Reload
+        </button>
+      </p>
       {!deliveries.data ? (
         deliveries.loading && <Loading />
       ) : list.length === 0 ? (
         <EmptyState title="No deliveries">
-          {status || event || eventId
-            ? 'None match these filters.'
-            : 'Send a test event to see one arrive.'}
+          {filtered ? 'None match these filters.' : 'Send a test event to see one arrive.'}
         </EmptyState>
       ) : (
         <DataTable
@@ -568,7 +890,7 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
           columns={[
             { label: 'Select', hidden: true },
             'Event',
-            'Status',
+            'State',
             { label: 'Attempts', num: true },
             'Response',
             { label: 'Latency', num: true },
@@ -607,7 +929,9 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
                   </button>
                 </td>
                 <td>
-                  <Badge tone={DELIVERY_TONES[delivery.status]}>{deliveryLabel(delivery)}</Badge>
+                  <Badge tone={DELIVERY_TONES[delivery.state]}>
+                    {DELIVERY_LABELS[delivery.state]}
+                  </Badge>
                 </td>
                 <td class="num">{delivery.attempts.length}</td>
                 <td class="response">
@@ -625,26 +949,49 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
                   )}
                 </td>
                 <td class="num">{last ? `${formatInteger(last.durationMs)} ms` : '—'}</td>
-                <td>{delivery.nextAttemptAt ? relativeTime(delivery.nextAttemptAt) : '—'}</td>
+                <td>
+                  {delivery.nextAttemptAt ? (
+                    <span title={formatDateTime(delivery.nextAttemptAt)}>
+                      {relativeTime(delivery.nextAttemptAt)}
+                    </span>
+                  ) : delivery.cancelledAt ? (
+                    <span class="muted small">cancelled {relativeTime(delivery.cancelledAt)}</span>
+                  ) : (
+                    '—'
+                  )}
+                </td>
                 <td>{formatDateTime(delivery.createdAt)}</td>
                 <td class="actions">
                   <Button
                     size="sm"
                     variant="ghost"
-                    onClick={() => setOpened(delivery)}
+                    onClick={() => setOpenedId(delivery.id)}
                     aria-label={`Attempts of delivery ${delivery.id}`}
                   >
                     Attempts
                   </Button>
-                  <Button
-                    size="sm"
-                    variant="ghost"
-                    disabled={busy || !webhook.enabled}
-                    onClick={() => replay([delivery.id])}
-                    aria-label={`Replay delivery ${delivery.id}`}
-                  >
-                    Replay
-                  </Button>
+                  {retrying(delivery) ? (
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      class="danger-text"
+                      disabled={busy}
+                      onClick={() => cancel(delivery)}
+                      aria-label={`Cancel the retries of delivery ${delivery.id}`}
+                    >
+                      Cancel retries
+                    </Button>
+                  ) : (
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      disabled={busy || !webhook.enabled}
+                      onClick={() => replay([delivery.id])}
+                      aria-label={`Replay delivery ${delivery.id}`}
+                    >
+                      Replay
+                    </Button>
+                  )}
                 </td>
               </tr>
             );
@@ -652,40 +999,53 @@ function DeliveryLog(props: { webhook: Webhook; toast: (message: string) => void
         </DataTable>
       )}
       <Modal
-        title={`Attempts of ${opened?.event ?? ''}`}
+        title={`Delivery of ${opened?.event ?? ''}`}
         open={!!opened}
-        onClose={() => setOpened(undefined)}
+        onClose={() => setOpenedId(undefined)}
         wide
       >
         {opened && (
           <>
             <p class="muted small">
               Delivery <code>{opened.id}</code> of event <code>{opened.eventId}</code> to{' '}
-              <code>{opened.url}</code>
+              <code>{opened.url}</code>:{' '}
+              <Badge tone={DELIVERY_TONES[opened.state]}>{DELIVERY_LABELS[opened.state]}</Badge>
+              {opened.nextAttemptAt && <> next attempt {relativeTime(opened.nextAttemptAt)}</>}
             </p>
-            {opened.attempts.length === 0 ? (
-              <EmptyState title="Not attempted yet" />
-            ) : (
-              <DataTable
-                label="Attempts"
-                compact
-                columns={['When', 'Response', { label: 'Latency', num: true }, 'Body (start)']}
-              >
-                {opened.attempts.map((attempt) => (
-                  <tr key={attempt.attemptedAt}>
-                    <td>{formatDateTime(attempt.attemptedAt)}</td>
-                    <td>
-                      <code>{attemptOutcome(attempt)}</code>
-                    </td>
-                    <td class="num">{formatInteger(attempt.durationMs)} ms</td>
-                    <td>
-                      <code class="wrap">{excerpt(attempt.responseBody, 300) || '—'}</code>
-                    </td>
-                  </tr>
-                ))}
-              </DataTable>
-            )}
-            {opened.nextAttemptAt && <p>Next attempt {relativeTime(opened.nextAttemptAt)}.</p>}
+            <div class="delivery-detail">
+              <div>
+                <h3 class="section-title">Payload sent</h3>
+                <pre class="code-block" tabIndex={0} aria-label="Payload sent">
+                  {prettyPayload(opened.payload)}
+                </pre>
+                <CopyButton text={opened.payload} label="Copy payload" />
+              </div>
+              <div>
+                <h3 class="section-title">Attempts and responses</h3>
+                {opened.attempts.length === 0 ? (
+                  <EmptyState title="Not attempted yet" />
+                ) : (
+                  <DataTable
+                    label="Attempts"
+                    compact
+                    columns={['When', 'Response', { label: 'Latency', num: true }, 'Body (start)']}
+                  >
+                    {opened.attempts.map((attempt) => (
+                      <tr key={attempt.attemptedAt}>
+                        <td>{formatDateTime(attempt.attemptedAt)}</td>
+                        <td>
+                          <code>{attemptOutcome(attempt)}</code>
+                        </td>
+                        <td class="num">{formatInteger(attempt.durationMs)} ms</td>
+                        <td>
+                          <code class="wrap">{excerpt(attempt.responseBody, 300) || '—'}</code>
+                        </td>
+                      </tr>
+                    ))}
+                  </DataTable>
+                )}
+              </div>
+            </div>
           </>
         )}
       </Modal>

@@ -1,5 +1,18 @@
-import type { DeliveryRecord } from '../../model';
-import type { AttemptToRecord, DeliveryFilter, DeliveryStore, PendingDelivery } from './port';
+import { DELIVERY_STATES, deliveryState, type DeliveryRecord } from '../../model';
+import type {
+  AttemptToRecord,
+  DeliveryCounts,
+  DeliveryFilter,
+  DeliveryStore,
+  PendingDelivery,
+} from './port';
+
+/** Created within [since, until) (ISO times compare as strings). */
+function createdWithin(d: DeliveryRecord, window: { since?: string; until?: string }): boolean {
+  return (
+    (!window.since || d.createdAt >= window.since) && (!window.until || d.createdAt < window.until)
+  );
+}
 
 /**
  * A copy callers may change without touching the stored record: attempts are never changed in
@@ -56,7 +69,9 @@ export class InMemoryDeliveryStore implements DeliveryStore {
         (!options.webhookId || d.webhookId === options.webhookId) &&
         (!options.eventId || d.eventId === options.eventId) &&
         (!options.status || d.status === options.status) &&
-        (!options.event || d.event === options.event),
+        (!options.event || d.event === options.event) &&
+        (!options.state || deliveryState(d) === options.state) &&
+        createdWithin(d, options),
     );
     return matches.reverse().slice(0, options.limit).map(copy);
   }
@@ -65,12 +80,44 @@ export class InMemoryDeliveryStore implements DeliveryStore {
     for (const { organization, id, result } of attempts) {
       const delivery = this.deliveries.get(id);
       if (!delivery || delivery.organization !== organization) continue;
+      if (delivery.status !== 'pending') {
+        // Finished meanwhile (cancelled, or by another replica): appended once, success kept.
+        const same = JSON.stringify(result.attempt);
+        if (delivery.attempts.some((a) => JSON.stringify(a) === same)) continue;
+        delivery.attempts.push({ ...result.attempt });
+        if (result.status === 'succeeded') delivery.status = 'succeeded';
+        continue;
+      }
       delivery.attempts.push({ ...result.attempt });
       delivery.status = result.status;
       delivery.url = result.url;
       delivery.nextAttemptAt = result.nextAttemptAt;
       this.track(delivery);
     }
+  }
+
+  async cancel(organization: string, id: string, at: string): Promise<DeliveryRecord | undefined> {
+    const delivery = this.deliveries.get(id);
+    if (!delivery || delivery.organization !== organization) return undefined;
+    if (delivery.status === 'pending') {
+      delivery.status = 'failed';
+      delivery.cancelledAt = at;
+      delete delivery.nextAttemptAt;
+      this.track(delivery);
+    }
+    return copy(delivery);
+  }
+
+  async count(
+    organization: string,
+    webhookId: string,
+    window: { since?: string; until?: string },
+  ): Promise<DeliveryCounts> {
+    const counts = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as DeliveryCounts;
+    for (const d of this.deliveries.values())
+      if (d.organization === organization && d.webhookId === webhookId && createdWithin(d, window))
+        counts[deliveryState(d)]++;
+    return counts;
   }
 
   async pending(after: string, limit: number): Promise<PendingDelivery[]> {

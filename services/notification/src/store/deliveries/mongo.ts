@@ -1,9 +1,10 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import { MongoBulkWriteError, type Db, type Document } from 'mongodb';
-import type { DeliveryRecord } from '../../model';
+import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState } from '../../model';
 import type {
   AttemptResult,
   AttemptToRecord,
+  DeliveryCounts,
   DeliveryFilter,
   DeliveryStore,
   PendingDelivery,
@@ -103,6 +104,8 @@ export class MongoDeliveryStore implements DeliveryStore {
     if (options.eventId) filter.eventId = options.eventId;
     if (options.status) filter.status = options.status;
     if (options.event) filter.event = options.event;
+    if (options.state) Object.assign(filter, stateFilter(options.state));
+    Object.assign(filter, createdWithin(options));
     const docs = await this.deliveries
       .find(filter)
       .sort({ createdAt: -1, _id: -1 })
@@ -114,12 +117,53 @@ export class MongoDeliveryStore implements DeliveryStore {
   async recordAttempts(attempts: AttemptToRecord[]): Promise<void> {
     if (attempts.length === 0) return;
     // One update per delivery by _id (an $in filter is not served by FerretDB's _id index).
-    await this.deliveries.bulkWrite(
+    const written = await this.deliveries.bulkWrite(
       attempts.map(({ organization, id, result }) => ({
-        updateOne: { filter: { _id: id, organization }, update: attemptUpdate(result) },
+        updateOne: {
+          filter: { _id: id, organization, status: 'pending' },
+          update: attemptUpdate(result),
+        },
       })),
       { ordered: false },
     );
+    if (written.matchedCount === attempts.length) return;
+    // Some were no longer pending (cancelled, or finished by another replica): appended once.
+    await this.deliveries.bulkWrite(
+      attempts.map(({ organization, id, result }) => ({
+        updateOne: {
+          filter: { _id: id, organization, status: { $ne: 'pending' } },
+          update: {
+            // $addToSet: an attempt already appended (by the first write, which raced) is not again.
+            $addToSet: { attempts: result.attempt },
+            ...(result.status === 'succeeded' && { $set: { status: 'succeeded' } }),
+          },
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  async cancel(organization: string, id: string, at: string): Promise<DeliveryRecord | undefined> {
+    const cancelled = await this.deliveries.findOneAndUpdate(
+      { _id: id, organization, status: 'pending' },
+      { $set: { status: 'failed', cancelledAt: at }, $unset: { nextAttemptAt: '' } },
+      { returnDocument: 'after' },
+    );
+    return toRecord(cancelled) ?? this.get(organization, id);
+  }
+
+  async count(
+    organization: string,
+    webhookId: string,
+    window: { since?: string; until?: string },
+  ): Promise<DeliveryCounts> {
+    const base = { organization, webhookId, ...createdWithin(window) };
+    const counts = await Promise.all(
+      DELIVERY_STATES.map((state) =>
+        this.deliveries.countDocuments({ ...base, ...stateFilter(state) }),
+      ),
+    );
+    return Object.fromEntries(DELIVERY_STATES.map((s, i) => [s, counts[i]])) as DeliveryCounts;
   }
 
   async pending(after: string, limit: number): Promise<PendingDelivery[]> {
@@ -133,6 +177,32 @@ export class MongoDeliveryStore implements DeliveryStore {
       .toArray();
     return docs.map((doc) => ({ id: doc._id, url: doc.url, nextAttemptAt: doc.nextAttemptAt }));
   }
+}
+
+/** The deliveries in a state (see deliveryState). */
+function stateFilter(state: DeliveryState): Document {
+  switch (state) {
+    case 'pending':
+      return { status: 'pending', 'attempts.0': { $exists: false } };
+    case 'failing':
+      return { status: 'pending', 'attempts.0': { $exists: true } };
+    case 'failed':
+      return { status: 'failed', cancelledAt: { $exists: false } };
+    case 'cancelled':
+      return { status: 'failed', cancelledAt: { $exists: true } };
+    case 'succeeded':
+      return { status: 'succeeded' };
+  }
+}
+
+function createdWithin(window: { since?: string; until?: string }): Document {
+  if (!window.since && !window.until) return {};
+  return {
+    createdAt: {
+      ...(window.since && { $gte: window.since }),
+      ...(window.until && { $lt: window.until }),
+    },
+  };
 }
 
 /** Appends the attempt, sets the new status and next attempt time (a lease of old logs goes). */

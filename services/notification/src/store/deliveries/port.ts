@@ -1,4 +1,4 @@
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../../model';
+import type { AttemptRecord, DeliveryRecord, DeliveryState, DeliveryStatus } from '../../model';
 
 export interface AttemptResult {
   attempt: AttemptRecord;
@@ -21,8 +21,16 @@ export interface DeliveryFilter {
   status?: DeliveryStatus;
   /** The event type (invoice_paid...). */
   event?: string;
+  state?: DeliveryState;
+  /** Created at or after this ISO time. */
+  since?: string;
+  /** Created before this ISO time. */
+  until?: string;
   limit: number;
 }
+
+/** A webhook's deliveries created in a window, counted by state. */
+export type DeliveryCounts = Record<DeliveryState, number>;
 
 /** What the due queue is rebuilt from: a pending delivery's id, URL and next attempt time. */
 export type PendingDelivery = Pick<DeliveryRecord, 'id' | 'url' | 'nextAttemptAt'>;
@@ -45,10 +53,24 @@ export interface DeliveryStore {
   list(organization: string, options: DeliveryFilter): Promise<DeliveryRecord[]>;
   /**
    * Appends each attempt and sets the new status and next attempt time, in one write for all.
-   * Rejects if any could not be written (the due queue keeps those claimed: they are attempted
-   * again once the lease ends, a duplicate send, never a lost delivery).
+   * An attempt that ends on a delivery no longer pending (its retries were cancelled while it
+   * was out, or another replica finished it) is appended once; it only changes the status to
+   * succeeded. Rejects if any could not be written (the due queue keeps those claimed: they are
+   * attempted again once the lease ends, a duplicate send, never a lost delivery).
    */
   recordAttempts(attempts: AttemptToRecord[]): Promise<void>;
+  /**
+   * Stops a pending delivery's retries: status failed, cancelledAt set, no next attempt. Returns
+   * the delivery as it is after (unchanged when it was not pending), undefined if unknown. Its
+   * due-queue entry is dropped when next claimed (the sweep skips what is not pending).
+   */
+  cancel(organization: string, id: string, at: string): Promise<DeliveryRecord | undefined>;
+  /** The webhook's deliveries created in [since, until), by state. */
+  count(
+    organization: string,
+    webhookId: string,
+    window: { since?: string; until?: string },
+  ): Promise<DeliveryCounts>;
   /** Pending deliveries with an id after `after` (all from ''), in id order, at most limit. */
   pending(after: string, limit: number): Promise<PendingDelivery[]>;
 }

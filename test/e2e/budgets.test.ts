@@ -57,9 +57,17 @@ describe('e2e: key and end-user budgets', function () {
       local: true,
       maxRetries: 0,
     };
+    // Priced: 0.001 per input token, 0.002 per output token.
+    const priced = {
+      ...remote,
+      id: 'priced-gpt',
+      local: false,
+      inputPricePerMillion: 1000,
+      outputPricePerMillion: 2000,
+    };
     const registry = {
       defaultModel: 'builtin',
-      models: [{ id: 'builtin', provider: 'builtin' }, remote],
+      models: [{ id: 'builtin', provider: 'builtin' }, remote, priced],
     };
     mesh = await startEmbeddedMesh(
       {
@@ -80,10 +88,17 @@ describe('e2e: key and end-user budgets', function () {
 
   afterEach(() => {
     now = new Date('2026-11-20T10:00:00Z');
+    fake.reset();
   });
 
-  it('refuses a budget without tokens or with another period (400)', async () => {
-    for (const budget of [{ period: 'day' }, { tokens: 10, period: 'year' }, { tokens: 0 }]) {
+  it('refuses a budget without tokens or cost, or with another period (400)', async () => {
+    for (const budget of [
+      { period: 'day' },
+      { tokens: 10, period: 'year' },
+      { tokens: 0 },
+      { cost: 0, period: 'day' },
+      { cost: -1, period: 'week' },
+    ]) {
       const refused = await api('/api/v2/keys', { body: { budget } });
       expect(refused.status, JSON.stringify(budget)).to.equal(400);
     }
@@ -209,5 +224,124 @@ describe('e2e: key and end-user budgets', function () {
 
     now = new Date('2026-11-21T00:00:00Z');
     expect((await chat('alice', 'next-day')).status).to.equal(200);
+  });
+
+  describe('cost budgets', () => {
+    const generatePriced = (key: string, stream = false) =>
+      callApi(mesh.gatewayUrl, key, GENERATE, {
+        body: { prompt: 'A tent for two', max_length: 50, model: 'priced-gpt', stream },
+      });
+
+    beforeEach(() => {
+      // Within the estimate (prompt + max_length), as a model keeping to max_length does.
+      fake.reported = { prompt_tokens: 5, completion_tokens: 20 };
+    });
+
+    it('a daily cost budget refuses with 429 at its cost and resets the next day; a free model does not count', async () => {
+      const key = await issue({ budget: { cost: 0.5, period: 'day' } });
+      const { answered, refused } = await untilRefused(() => generatePriced(key));
+      // 0.005 + 0.04 per call as reported, 0.105 reserved (4 + 50 tokens estimated)
+      expect(answered.length).to.be.within(4, 11);
+      for (const r of answered) expect(r.body.usage.cost).to.be.closeTo(0.045, 1e-9);
+      const spent = answered.reduce((sum, r) => sum + r.body.usage.cost, 0);
+      expect(spent).to.be.at.most(0.5);
+      expect(refused.status).to.equal(429);
+      expect(refused.body.error.code).to.equal('budget_exceeded');
+      expect(refused.body.error.message).to.match(/daily cost budget \(0\.5\)/);
+      expect(refused.body.error.details[0]).to.include({
+        reason: 'key budget exhausted',
+        level: 'key',
+        limit: 'cost',
+        budget: 0.5,
+        period: 'day',
+        resetAt: '2026-11-21T00:00:00.000Z',
+      });
+      // The builtin model is free: a cost budget does not hold it back.
+      expect((await generate(key)).status).to.equal(200);
+
+      now = new Date('2026-11-21T00:00:01Z');
+      expect((await generatePriced(key)).status).to.equal(200);
+    });
+
+    it('streams and /v1 settle to their reported cost, a budget with both limits refusing at the cost', async () => {
+      const key = await issue({ budget: { tokens: 100_000, cost: 0.3, period: 'week' } });
+      const streamed = await generatePriced(key, true);
+      expect(streamed.status).to.equal(200);
+      const client = new OpenAI({ apiKey: key, baseURL: `${mesh.gatewayUrl}/v1`, maxRetries: 0 });
+      const ask = () =>
+        client.chat.completions.create({
+          model: 'priced-gpt',
+          messages: [{ role: 'user', content: 'A tent' }],
+          max_tokens: 50,
+        });
+      let refusal: unknown;
+      let answers = 1;
+      for (let n = 0; n < 20 && !refusal; n++)
+        refusal = await ask().then(
+          () => void answers++,
+          (e: unknown) => e,
+        );
+      expect(refusal).to.be.instanceOf(OpenAI.RateLimitError);
+      const error = refusal as InstanceType<typeof OpenAI.APIError>;
+      expect(error.code).to.equal('budget_exceeded');
+      // 0.045 per call settled: five fit within 0.3 (a sixth's 0.102 reservation does not).
+      expect(answers).to.equal(5);
+      expect(error.message).to.match(/weekly cost budget \(0\.3\).*2026-11-23T00:00:00\.000Z/);
+    });
+
+    it('assistant replies are charged the cost the assistant service reports', async () => {
+      const key = await issue({ budget: { cost: 1, period: 'day' } });
+      const chat = (session: string) =>
+        callApi(mesh.gatewayUrl, key, CHAT, {
+          body: {
+            user_id: 'u1',
+            session_id: session,
+            model: 'priced-gpt',
+            messages: [{ role: 'user', content: 'Hi' }],
+          },
+        });
+      let i = 0;
+      const { answered, refused } = await untilRefused(() => chat(`cost-${i++}`));
+      expect(answered).to.not.be.empty;
+      expect(fake.requestsFor('up-gpt')).to.not.be.empty;
+      // One model round per reply (0.045 as reported), 0.512 reserved (256 output tokens): the
+      // twelfth reply's reservation would pass the budget.
+      expect(fake.requestsFor('up-gpt')).to.have.length(answered.length);
+      expect(answered).to.have.length(11);
+      expect(refused.body.error.details[0]).to.include({ level: 'key', limit: 'cost' });
+    });
+
+    it('concurrent calls at the edge of a cost budget never pass it together', async () => {
+      const key = await issue({ budget: { cost: 0.3, period: 'month' } });
+      const answers = await Promise.all(Array.from({ length: 16 }, () => generatePriced(key)));
+      const ok = answers.filter((r) => r.status === 200);
+      const refused = answers.filter((r) => r.status === 429);
+      expect(ok.length + refused.length).to.equal(16);
+      expect(ok).to.not.be.empty;
+      expect(refused).to.not.be.empty;
+      for (const r of refused) expect(r.body.error.details[0].limit).to.equal('cost');
+      const spent = ok.reduce((sum, r) => sum + r.body.usage.cost, 0);
+      expect(spent).to.be.at.most(0.3);
+    });
+
+    it("an end user's cost budget behind one key", async () => {
+      const key = await issue({ endUserBudget: { cost: 0.15, period: 'day' } });
+      const client = new OpenAI({ apiKey: key, baseURL: `${mesh.gatewayUrl}/v1`, maxRetries: 0 });
+      const ask = (user: string) =>
+        client.chat.completions.create({
+          model: 'priced-gpt',
+          messages: [{ role: 'user', content: 'A tent' }],
+          max_tokens: 50,
+          user,
+        });
+      await ask('erin');
+      await ask('erin');
+      const refusal = await ask('erin').then(
+        () => undefined,
+        (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+      );
+      expect(refusal?.code).to.equal('budget_exceeded');
+      expect((await ask('frank')).choices).to.have.length(1);
+    });
   });
 });

@@ -19,7 +19,6 @@ import {
   type SharedState,
   loadTokenizer,
   UsagePublisher,
-  newId,
 } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
@@ -37,6 +36,7 @@ import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { BudgetGuard } from './metering/budgets';
+import { ModelPrices, systemCall } from './metering/model-prices';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { QuotaExhaustedNotices } from './events/quota-exhausted';
 import { RefusalCounts } from './metering/refusals';
@@ -222,8 +222,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     },
     keysChanged: (organization) => void changes?.organizationChanged(organization, 'keys'),
     modelNames: async () => {
-      const call = { organization: '', keyId: '', requestId: newId('req') };
-      const { models } = await deps.clients.content.listModels({}, call);
+      const { models } = await deps.clients.content.listModels({}, systemCall());
       return models.flatMap((m) => [m.id, ...m.aliases]);
     },
   });
@@ -244,6 +243,9 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
       onExhausted: exhausted && ((...args) => exhausted.refused(...args)),
     }),
     budgets: new BudgetGuard({ state, now: deps.now }),
+    prices: new ModelPrices(
+      async () => (await deps.clients.content.listModels({}, systemCall())).models,
+    ),
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
@@ -292,10 +294,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
         maxEntries: DEFAULT_RESPONSE_CACHE_MAX_ENTRIES,
         maxBytes: DEFAULT_RESPONSE_CACHE_MAX_BYTES,
       }),
-    models: new ModelNames(async () => {
-      const call = { organization: '', keyId: '', requestId: newId('req') };
-      return (await deps.clients.content.listModels({}, call)).models;
-    }),
+    models: new ModelNames(
+      async () => (await deps.clients.content.listModels({}, systemCall())).models,
+    ),
     counters: state.counters,
     policies: organizations,
     usage: deps.events && new UsagePublisher(deps.events, 'gateway', deps.logger),

@@ -90,6 +90,8 @@ export class FakeLlmServer {
   readonly embeddingInputs: string[][] = [];
   /** Vector of a text for /v1/embeddings (tests choose what "similar" means). */
   embed: (text: string) => number[] = (text) => hashedWords(text);
+  /** The usage chat completions report (default REPORTED). */
+  reported = { ...REPORTED };
 
   constructor(
     private readonly apiKey: string,
@@ -127,6 +129,12 @@ export class FakeLlmServer {
     this.active.clear();
     this.maxActive.clear();
     this.embeddingInputs.length = 0;
+    this.reported = { ...REPORTED };
+  }
+
+  private usage() {
+    const { prompt_tokens, completion_tokens } = this.reported;
+    return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
   }
 
   requestsFor(model: string): RecordedRequest[] {
@@ -228,10 +236,7 @@ export class FakeLlmServer {
       choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
       ...(reportUsage
         ? {
-            usage: {
-              ...REPORTED,
-              total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens,
-            },
+            usage: this.usage(),
           }
         : {}),
     });
@@ -284,7 +289,7 @@ export class FakeLlmServer {
           finish_reason: 'tool_calls',
         },
       ],
-      usage: { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens },
+      usage: this.usage(),
     });
   }
 
@@ -317,8 +322,7 @@ export class FakeLlmServer {
       }
     }
     chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]);
-    if (body.stream_options?.include_usage)
-      chunk([], { ...REPORTED, total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens });
+    if (body.stream_options?.include_usage) chunk([], this.usage());
     res.end('data: [DONE]\n\n');
   }
 
@@ -349,10 +353,7 @@ export class FakeLlmServer {
       `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
     );
     if (reportUsage && body.stream_options?.include_usage) {
-      const usage = {
-        ...REPORTED,
-        total_tokens: REPORTED.prompt_tokens + REPORTED.completion_tokens,
-      };
+      const usage = this.usage();
       res.write(
         `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model, choices: [], usage })}\n\n`,
       );

@@ -51,7 +51,13 @@ export interface AssistantReply {
   agent: string;
   request_id: string;
   model: string;
-  usage: { tokens_used: number; tokens_input: number; tokens_output: number; timestamp: string };
+  usage: {
+    tokens_used: number;
+    tokens_input: number;
+    tokens_output: number;
+    cost: number;
+    timestamp: string;
+  };
   step?: number;
   next_step?: number;
 }
@@ -464,6 +470,7 @@ async function answer(
       tokens_used: output.tokensInput + output.tokensOutput,
       tokens_input: output.tokensInput,
       tokens_output: output.tokensOutput,
+      cost: output.cost,
       timestamp: now,
     },
     step: valid.step,

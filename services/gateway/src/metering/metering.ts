@@ -3,7 +3,9 @@ import type { Middleware } from 'koa';
 import type { GatewayState } from '../middleware/request-id';
 import type { OrganizationDirectory } from './organization-directory';
 import type { ApiKeyRecord } from '../store';
-import type { BudgetGuard, BudgetHold } from './budgets';
+import type { Spent } from '../routes/types';
+import type { BudgetGuard, BudgetHold, Spend } from './budgets';
+import type { ModelPrices } from './model-prices';
 import type { QuotaGuard, QuotaHold } from './quota';
 import { rateLimited, rateLimitHeaders, type KeyRateLimits } from './rate-limits';
 import type { RefusalCounts } from './refusals';
@@ -17,6 +19,8 @@ export interface BillingSpec<B> {
   input(body: B): { text: string; maxOutput?: number; outputs?: number };
   /** The end user the call is made for (`user` on /v1, `user_id` on the assistants): their budget applies. */
   endUser?(body: B): string | undefined;
+  /** The model the call names (undefined: the default model): its prices estimate the cost. */
+  model?(body: B): string | undefined;
 }
 
 /** What metering reads of a billable call's result (a route's RouteResult carries these). */
@@ -26,12 +30,16 @@ export interface BilledOutcome {
   usage?: number;
   /** Streams: settles with the tokens used when the stream ends (undefined if it broke off). */
   finished?: Promise<number | undefined>;
+  /** What the call spent (its cost for cost budgets; a stream's once it ended). */
+  spent?: Spent | Promise<Spent | undefined>;
 }
 
 export interface MeteringDeps {
   directory: OrganizationDirectory;
   quota: QuotaGuard;
   budgets: BudgetGuard;
+  /** The registry's prices: cost budgets reserve a call's estimated cost. */
+  prices: ModelPrices;
   rateLimits: KeyRateLimits;
   /** Output tokens assumed when a call gives no max_length. */
   defaultOutputTokens: number;
@@ -58,11 +66,22 @@ export class Metering {
 
   /** Estimated tokens: the input as the tokenizer estimates it (bounded time; exact for short text), plus the output cap (or the default budget). */
   estimate<B>(billing: BillingSpec<B>, body: B): number {
-    const { text, maxOutput, outputs } = billing.input(body);
-    const tokens =
-      estimateTokens(text) + (maxOutput ?? this.deps.defaultOutputTokens) * (outputs ?? 1);
+    const { input, output } = this.estimateParts(billing, body);
     // Counters reserve positive amounts: a call with nothing to count still holds one token.
-    return Math.max(1, tokens);
+    return Math.max(1, input + output);
+  }
+
+  private estimateParts<B>(billing: BillingSpec<B>, body: B): { input: number; output: number } {
+    const { text, maxOutput, outputs } = billing.input(body);
+    const output = (maxOutput ?? this.deps.defaultOutputTokens) * (outputs ?? 1);
+    return { input: estimateTokens(text), output };
+  }
+
+  /** The estimate priced by the named model's (or the default model's) prices. */
+  private async estimateCost<B>(billing: BillingSpec<B>, body: B): Promise<number> {
+    const { input, output } = this.estimateParts(billing, body);
+    const price = await this.deps.prices.priceOf(billing.model?.(body));
+    return (input * price.inputPerMillion + output * price.outputPerMillion) / 1_000_000;
   }
 
   /** Requests per minute per key, on every authenticated route; RateLimit-* headers on every answer. */
@@ -100,7 +119,10 @@ export class Metering {
       throw rateLimited('token', tokensPerMinute, decision);
     }
     const budget = await this.deps.budgets
-      .reserve(key, billing.endUser?.(body), estimate)
+      .reserve(
+        { key, endUser: billing.endUser?.(body) },
+        { tokens: estimate, cost: () => this.estimateCost(billing, body) },
+      )
       .catch((error) => {
         if (error instanceof AppError && error.code === 'budget_exceeded')
           this.deps.refusals?.refused(call.organization, 'budget');
@@ -126,33 +148,41 @@ export class Metering {
     if (result.status === 202) return; // async: the estimate stays counted (see docs/api.md, "Quotas")
     if (result.finished) {
       // A stream: settle from its done event; one that broke off after it started keeps the estimate.
-      void result.finished.then((used) =>
-        used === undefined ? undefined : this.settleWith(hold, used, call),
+      void result.finished.then(async (tokens) =>
+        tokens === undefined ? undefined : this.settleWith(hold, tokens, result.spent, call),
       );
       return;
     }
-    await this.settleWith(hold, result.usage, call);
+    await this.settleWith(hold, result.usage, result.spent, call);
   }
 
-  private async settleWith(hold: Hold, used: number | undefined, call: CallContext): Promise<void> {
-    if (used === undefined) {
+  private async settleWith(
+    hold: Hold,
+    tokens: number | undefined,
+    spent: BilledOutcome['spent'],
+    call: CallContext,
+  ): Promise<void> {
+    if (tokens === undefined) {
       this.deps.logger.warn(
         { requestId: call.requestId },
         'a billable response carried no usage; the estimate stays counted',
       );
       return;
     }
-    await hold.settle(used);
+    await hold.settle({ tokens, cost: (await spent)?.cost });
   }
 }
 
-type Hold = Pick<QuotaHold, 'settle' | 'release'>;
+interface Hold {
+  settle(spent: Spend): Promise<void>;
+  release(): Promise<void>;
+}
 
 /** The quota's and the budgets' reservations settled and released together. */
 function bothOf(quota: QuotaHold, budget: BudgetHold): Hold {
   return {
-    settle: async (tokens) => {
-      await Promise.all([quota.settle(tokens), budget.settle(tokens)]);
+    settle: async (spent) => {
+      await Promise.all([quota.settle(spent.tokens), budget.settle(spent)]);
     },
     release: async () => {
       await Promise.all([quota.release(), budget.release()]);

@@ -18,6 +18,7 @@ import {
   type RouteDeps,
   type RouteInput,
   type RouteResult,
+  type Spent,
   type RouteSpec,
 } from './types';
 import { billedRequestId } from './request-ids';
@@ -67,7 +68,8 @@ async function streamReply(
 ): Promise<RouteResult> {
   const { call, signal, route } = input;
   const request = await toReplyRequest(agent, input, deps);
-  return sseResponse(
+  let final: ReplyResponse__Output | null | undefined;
+  const result = await sseResponse(
     nativeEvents(deps.clients.assistant.replyStream(request, call), {
       deltaOf: (chunk: ReplyChunk__Output) =>
         chunk.kind === 'delta' ? (chunk.delta ?? '') : undefined,
@@ -76,10 +78,26 @@ async function streamReply(
           throw new AppError('internal', 'assistant service answered without a final reply');
         return renderReply(chunk.final, call.requestId);
       },
-      usageOf: (chunk: ReplyChunk__Output) => chunk.final?.usage?.tokens_used ?? undefined,
+      usageOf: (chunk: ReplyChunk__Output) => {
+        final = chunk.final;
+        return chunk.final?.usage?.tokens_used ?? undefined;
+      },
     }),
     { requestId: call.requestId, route, signal, logger: deps.logger },
   );
+  return { ...result, spent: result.finished?.then(() => replySpent(final)) };
+}
+
+/** What a reply spent: the model that answered, every model round's tokens and their cost. */
+function replySpent(reply: ReplyResponse__Output | null | undefined): Spent | undefined {
+  const usage = reply?.usage;
+  if (!reply || !usage) return undefined;
+  return {
+    model: reply.model,
+    tokensInput: usage.tokens_input,
+    tokensOutput: usage.tokens_output,
+    cost: usage.cost,
+  };
 }
 
 async function reply(
@@ -95,6 +113,7 @@ async function reply(
   return {
     ...json(200, renderReply(response, billedRequestId(response, input.call))),
     usage: response.usage?.tokens_used ?? undefined,
+    spent: replySpent(response),
   };
 }
 
@@ -102,6 +121,7 @@ async function reply(
 const assistantBilling: BillingSpec<AssistantBody> = {
   input: (body) => ({ text: body.messages.map((m) => m.content).join('\n') }),
   endUser: (body) => body.user_id,
+  model: (body) => body.model,
 };
 
 const STREAMED_REPLY =

@@ -190,7 +190,10 @@ const generate: RouteSpec<GenerateContentBody> = {
   tag: 'content',
   auth: true,
   requestSchema: GenerateContentRequest,
-  billing: { input: (body) => ({ text: body.prompt, maxOutput: body.max_length }) },
+  billing: {
+    input: (body) => ({ text: body.prompt, maxOutput: body.max_length }),
+    model: (body) => body.model,
+  },
   cache: generateCache,
   responses: {
     200: {
@@ -290,7 +293,7 @@ const transform: RouteSpec<TransformContentBody> = {
   tag: 'content',
   auth: true,
   requestSchema: TransformContentRequest,
-  billing: { input: (body) => ({ text: body.text }) },
+  billing: { input: (body) => ({ text: body.text }), model: (body) => body.model },
   responses: {
     200: {
       description: 'The transformed text; fields depend on action',
@@ -303,6 +306,7 @@ const transform: RouteSpec<TransformContentBody> = {
     return {
       ...json(200, renderTransform(body.action, response, billedRequestId(response, call))),
       usage: tokensOf(response.usage),
+      spent: spentOf(response.usage),
     };
   },
 };

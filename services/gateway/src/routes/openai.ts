@@ -122,6 +122,7 @@ const chatCompletions: RouteSpec<ChatCompletionBody> = {
       maxOutput: body.max_completion_tokens ?? body.max_tokens ?? undefined,
       outputs: body.n ?? 1,
     }),
+    model: (body) => body.model,
     endUser: (body) => (typeof body.user === 'string' && body.user ? body.user : undefined),
   },
   cache: chatCache,
@@ -186,6 +187,7 @@ const embeddings: RouteSpec<EmbeddingBody> = {
       text: typeof body.input === 'string' ? body.input : body.input.join('\n'),
       maxOutput: 0,
     }),
+    model: (body) => body.model,
     endUser: (body) => body.user || undefined,
   },
   responses: { 200: { description: 'The vectors, in input order', schema: EmbeddingList } },
@@ -214,6 +216,7 @@ const embeddings: RouteSpec<EmbeddingBody> = {
         usage: { prompt_tokens: tokens, total_tokens: tokens },
       }),
       usage: tokens,
+      spent: spentOf(response.usage),
     };
   },
 };

@@ -4,18 +4,26 @@ import { DATE_TIME, NON_BLANK, ORGANIZATION_ID, type JsonSchema } from './common
 
 const KEY_NAME = { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } as const;
 
-/** A token limit per period. */
+/** A limit per period: tokens, cost, or both (at least one). */
 export const Budget: JsonSchema = {
   title: 'Budget',
   type: 'object',
   additionalProperties: false,
-  required: ['tokens', 'period'],
+  required: ['period'],
+  anyOf: [{ required: ['tokens'] }, { required: ['cost'] }],
   properties: {
     tokens: {
       type: 'integer',
       minimum: 1,
       maximum: Number.MAX_SAFE_INTEGER,
       description: 'Tokens (input + output) the calls may use in one period',
+    },
+    cost: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      maximum: 1e9,
+      description:
+        "What the calls may cost in one period, in the model prices' currency (GET /api/v2/models), counted to 0.000001",
     },
     period: {
       enum: ['day', 'week', 'month'],

@@ -1,8 +1,12 @@
 import { AppError } from '@switchyard/shared';
 
-/** A limit on the tokens (input + output) a key's calls use in a period, reset when the period ends. */
+/**
+ * A limit on what calls use in a period, reset when the period ends: tokens (input + output),
+ * cost (in the model prices' currency), or both.
+ */
 export interface Budget {
-  tokens: number;
+  tokens?: number;
+  cost?: number;
   /** A UTC day, an ISO week (from Monday, UTC) or a UTC month. */
   period: 'day' | 'week' | 'month';
 }

@@ -17,7 +17,13 @@ const BASE_ID = 'https://switchyard.dev/schemas/events/';
 const DRAFT = 'http://json-schema.org/draft-07/schema#';
 
 /** Events produced by other teams (billing, data) plus the one the notification service acts on. */
-const EXPORTED = ['invoice.paid', 'invoice.failed', 'data.updated', 'usage.threshold_reached'];
+const EXPORTED = [
+  'invoice.paid',
+  'invoice.failed',
+  'data.updated',
+  'usage.threshold_reached',
+  'domain.event',
+];
 
 const { DATA_SCHEMAS } = require(path.join(SHARED_DIST, 'schemas.js'));
 const { EventTypes, TOPIC_OF } = require(path.join(SHARED_DIST, 'topics.js'));

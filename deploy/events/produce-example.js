@@ -5,7 +5,15 @@
  *
  *   KAFKA_BROKERS=127.0.0.1:9092 node deploy/events/produce-example.js [type] [organization]
  *
- * type: invoice.paid (default), invoice.failed, data.updated, usage.threshold_reached.
+ * type: invoice.paid (default), invoice.failed, data.updated, usage.threshold_reached, or
+ * domain.event: one of the organization's own event types (defined with POST
+ * /api/v2/event-types), named after the organization with its data as JSON and an optional key:
+ *
+ *   produce-example.js domain.event org_example order.shipped '{"orderId":"o-1042"}' order-1042
+ *
+ * The notification service checks a domain event's data against its type's current schema; one
+ * that fails goes to switchyard.deadletter.v1 with the reason in the dlq-reason header.
+ * KAFKA_TOPIC_PREFIX, when set, goes before the topic's name (as the services put it).
  */
 'use strict';
 const { randomBytes } = require('node:crypto');
@@ -19,6 +27,7 @@ const TOPICS = {
   'invoice.failed': 'switchyard.billing.v1',
   'data.updated': 'switchyard.data.v1',
   'usage.threshold_reached': 'switchyard.usage.v1',
+  'domain.event': 'switchyard.domain.v1',
 };
 
 const EXAMPLE_DATA = {
@@ -44,16 +53,24 @@ const SOURCES = {
   'invoice.failed': 'billing',
   'data.updated': 'data-platform',
   'usage.threshold_reached': 'usage',
+  'domain.event': 'example-producer',
 };
 
-function envelope(type, organization) {
+/** A domain event's data: its type's name, the data given as JSON and the optional key. */
+function domainEventData([name, dataJson, key]) {
+  if (!name || !dataJson)
+    throw new Error("domain.event takes <organization> <event type> '<data JSON>' [key]");
+  return { type: name, ...(key && { key }), data: JSON.parse(dataJson) };
+}
+
+function envelope(type, organization, rest) {
   return {
     id: `evt_${randomBytes(12).toString('hex')}`,
     type,
     source: SOURCES[type],
     time: new Date().toISOString(),
     organization,
-    data: EXAMPLE_DATA[type],
+    data: type === 'domain.event' ? domainEventData(rest) : EXAMPLE_DATA[type],
   };
 }
 
@@ -66,7 +83,7 @@ function validate(event) {
 }
 
 async function main() {
-  const [type = 'invoice.paid', organization = 'org_example'] = process.argv.slice(2);
+  const [type = 'invoice.paid', organization = 'org_example', ...rest] = process.argv.slice(2);
   if (!TOPICS[type])
     throw new Error(`unknown type ${type}; use one of ${Object.keys(TOPICS).join(', ')}`);
   const brokers = (process.env.KAFKA_BROKERS ?? '')
@@ -74,9 +91,9 @@ async function main() {
     .map((b) => b.trim())
     .filter(Boolean);
   if (brokers.length === 0) throw new Error('set KAFKA_BROKERS, e.g. KAFKA_BROKERS=127.0.0.1:9092');
-  const event = envelope(type, organization);
+  const event = envelope(type, organization, rest);
   validate(event);
-  const topic = TOPICS[type];
+  const topic = `${process.env.KAFKA_TOPIC_PREFIX ?? ''}${TOPICS[type]}`;
   const kafka = new Kafka({
     clientId: 'switchyard-example-producer',
     brokers,

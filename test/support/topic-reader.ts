@@ -5,6 +5,8 @@ import type { AnyEvent } from '@switchyard/shared';
 /** Reads every event of one Kafka topic from the beginning, as an independent consumer group. */
 export class TopicReader {
   readonly events: AnyEvent[] = [];
+  /** Each event's headers (as strings), by position in events. */
+  readonly headers: Array<Record<string, string>> = [];
   private consumer?: Consumer;
 
   constructor(private readonly topic: string) {}
@@ -21,6 +23,11 @@ export class TopicReader {
     await this.consumer.run({
       eachMessage: async ({ message }) => {
         this.events.push(JSON.parse(message.value!.toString()) as AnyEvent);
+        this.headers.push(
+          Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([name, value]) => [name, String(value)]),
+          ),
+        );
       },
     });
     return this;

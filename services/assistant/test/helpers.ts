@@ -42,6 +42,8 @@ export class RecordingBus implements EventBus {
     return this.subscribe();
   }
 
+  async deadLetter(): Promise<void> {}
+
   async close(): Promise<void> {}
 }
 

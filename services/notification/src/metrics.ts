@@ -64,6 +64,13 @@ export const eventToFirstAttempt = new Histogram({
   registers: [notificationMetrics],
 });
 
+export const domainEventsRejectedTotal = new Counter({
+  name: 'notification_domain_events_rejected_total',
+  help: 'Domain events from the topic refused and sent to the dead-letter topic, by reason (unknown_type, deleted_type, unknown_version, schema).',
+  labelNames: ['reason'] as const,
+  registers: [notificationMetrics],
+});
+
 export const webhooksDisabledTotal = new Counter({
   name: 'notification_webhooks_disabled_total',
   help: 'Webhooks disabled by delivery health (gone: 410 answered; failing: failing continuously).',

@@ -126,6 +126,7 @@ export async function startNotificationService(
     engine,
     config,
     logger,
+    eventSchemas,
     group: options.consumerGroup,
   }).catch(async (error: unknown) => {
     await server.stop();

@@ -2,6 +2,7 @@ import { createEvent } from '@switchyard/shared';
 import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
 import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
 import type { SigningSecret__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
+import { notificationMetrics } from '../src/metrics';
 import { expect } from './chai';
 import {
   Receiver,
@@ -286,6 +287,59 @@ describe('event consumers', () => {
     await until(() => svc.bus.lag('notification') === 0);
     await pause(150);
     expect(receivers.data!.calls).to.have.length(1);
+  });
+
+  it('checks domain events from the topic against their type: refused ones go to the dead letters, counted', async () => {
+    const schema = {
+      type: 'object',
+      required: ['orderId'],
+      properties: { orderId: { type: 'string' } },
+    };
+    await svc.call('CreateEventType', {
+      name: 'order.shipped',
+      description: '',
+      schema_json: JSON.stringify(schema),
+    });
+    await register('data', ['order.shipped']);
+    const rejected = async (reason: string) =>
+      Number(
+        (
+          await notificationMetrics.getSingleMetricAsString(
+            'notification_domain_events_rejected_total',
+          )
+        ).match(new RegExp(`reason="${reason}"} (\\d+)`))?.[1] ?? 0,
+      );
+    const before = { schema: await rejected('schema'), unknown: await rejected('unknown_type') };
+    // As a producer writes them: no schema version.
+    const produced = (type: string, data: Record<string, unknown>, organization = 'org_a') =>
+      createEvent('domain.event', { source: 'shop', organization, data: { type, data } });
+    const valid = produced('order.shipped', { orderId: 'o-1' });
+    const invalid = produced('order.shipped', { orderId: 42 });
+    const unknown = produced('order.lost', { orderId: 'o-2' });
+    const otherOrg = produced('order.shipped', { orderId: 'o-3' }, 'org_b');
+    for (const event of [invalid, valid, unknown, otherOrg]) await svc.bus.publish(event);
+
+    await until(() => receivers.data!.calls.length === 1);
+    await until(() => svc.bus.lag('notification') === 0);
+    await pause(150);
+    const [body] = bodies(receivers.data!.calls);
+    expect(body).to.include({ event: 'order.shipped', id: valid.id, schemaVersion: 1 });
+    expect(body!.data).to.deep.equal({ orderId: 'o-1' });
+    const letters = svc.bus.deadLetters.map((d) => ({ id: d.event.id, error: d.error }));
+    expect(letters.map((l) => l.id)).to.deep.equal([invalid.id, unknown.id, otherOrg.id]);
+    expect(letters[0]!.error).to.equal(
+      'data does not match order.shipped version 1: /data/orderId must be string',
+    );
+    expect(letters[1]!.error).to.equal(
+      'event type order.lost is not defined by organization org_a',
+    );
+    expect(letters[2]!.error).to.equal(
+      'event type order.shipped is not defined by organization org_b',
+    );
+    expect(await rejected('schema')).to.equal(before.schema + 1);
+    expect(await rejected('unknown_type')).to.equal(before.unknown + 2);
+    const list = await svc.call<ListDeliveriesResponse__Output>('ListDeliveries', {});
+    expect(list.deliveries.map((d) => d.event_id)).to.deep.equal([valid.id]);
   });
 
   it('notifies each usage threshold exactly once despite duplicate and replayed usage events', async () => {

@@ -191,6 +191,7 @@ describe('RecordInteractions', () => {
       },
       subscribe: async () => ({ close: async () => undefined }),
       subscribeBatch: async () => ({ close: async () => undefined }),
+      deadLetter: async () => undefined,
       close: async () => undefined,
     };
     const { handlers } = buildHandlers({ bus: failing });

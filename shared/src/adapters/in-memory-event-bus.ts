@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type {
+  ConsumedFrom,
   EventBatchHandler,
   EventBus,
   SubscribeBatchOptions,
@@ -104,6 +105,22 @@ export class InMemoryEventBus implements EventBus {
       handler: options.handler,
       maxBatchSize: options.maxBatchSize ?? 500,
     });
+  }
+
+  /** A consumed event its handler refused: kept with the dead letters (attempts 0). */
+  async deadLetter(event: AnyEvent, reason: string, consumed: ConsumedFrom): Promise<void> {
+    this.deadLetters.push({
+      topic: consumed.topic,
+      group: consumed.group,
+      event: structuredClone(event),
+      error: reason,
+      attempts: 0,
+      failedAt: new Date().toISOString(),
+    });
+    this.options.logger?.warn(
+      { group: consumed.group, eventId: event.id, type: event.type, reason },
+      'event refused by its handler: sent to dead letters',
+    );
   }
 
   private async join(name: string, topics: Topic[], member: Member): Promise<Subscription> {

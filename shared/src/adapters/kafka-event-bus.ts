@@ -15,6 +15,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type {
   BatchInfo,
+  ConsumedFrom,
   EventBus,
   SubscribeBatchOptions,
   SubscribeOptions,
@@ -549,7 +550,7 @@ export class KafkaEventBus implements EventBus {
     try {
       return decodeEvent(message.value ?? Buffer.alloc(0));
     } catch (error) {
-      await this.deadLetter(group, topic, partition, message, errorText(error), 0);
+      await this.deadLetterMessage(group, topic, partition, message, errorText(error), 0);
       return undefined;
     }
   }
@@ -605,7 +606,7 @@ export class KafkaEventBus implements EventBus {
   ): Promise<void> {
     const failed = await this.attempt(group, event.id, () => handler(event), control);
     if (failed !== undefined)
-      await this.deadLetter(
+      await this.deadLetterMessage(
         group,
         topic,
         partition,
@@ -637,7 +638,38 @@ export class KafkaEventBus implements EventBus {
     });
   }
 
-  private async deadLetter(
+  /** A consumed event its handler refused: to the dead letters with the reason, counted as rejected. */
+  async deadLetter(event: AnyEvent, reason: string, consumed: ConsumedFrom): Promise<void> {
+    await this.send({
+      acks: -1,
+      topicMessages: [
+        {
+          topic: this.physical(Topics.deadLetter),
+          messages: [
+            {
+              key: event.organization,
+              value: JSON.stringify(event),
+              headers: {
+                'event-id': event.id,
+                'event-type': event.type,
+                'dlq-reason': reason.slice(0, 1000),
+                'dlq-source-topic': this.physical(consumed.topic),
+                'dlq-group': consumed.group,
+                'dlq-attempts': '0',
+              },
+            },
+          ],
+        },
+      ],
+    });
+    countDeadLetter(consumed.group, consumed.topic, 'rejected');
+    this.options.logger.warn(
+      { group: consumed.group, topic: consumed.topic, eventId: event.id, reason },
+      'event refused by its handler: sent to the dead-letter topic',
+    );
+  }
+
+  private async deadLetterMessage(
     group: string,
     topic: string,
     partition: number,

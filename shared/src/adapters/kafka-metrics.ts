@@ -20,7 +20,7 @@ const consumedTotal = new Counter({
 
 const deadLetteredTotal = new Counter({
   name: 'kafka_dead_letter_messages_total',
-  help: 'Messages a consumer group sent to the dead-letter topic, per source topic and reason (invalid, handler_failed).',
+  help: 'Messages a consumer group sent to the dead-letter topic, per source topic and reason (invalid, handler_failed, rejected: refused by its handler).',
   labelNames: ['group', 'topic', 'reason'] as const,
   registers: [busMetrics],
 });
@@ -44,7 +44,7 @@ export function observeConsumer(
 export function countDeadLetter(
   group: string,
   topic: string,
-  reason: 'invalid' | 'handler_failed',
+  reason: 'invalid' | 'handler_failed' | 'rejected',
 ): void {
   deadLetteredTotal.inc({ group, topic, reason });
 }

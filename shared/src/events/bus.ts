@@ -16,6 +16,12 @@ export interface BatchInfo {
 /** Events of one partition, in order; at most the subscription's maxBatchSize. */
 export type EventBatchHandler = (events: AnyEvent[], info: BatchInfo) => Promise<void>;
 
+/** Where a dead-lettered event was consumed: the group and the topic. */
+export interface ConsumedFrom {
+  group: string;
+  topic: Topic;
+}
+
 export interface Subscription {
   close(): Promise<void>;
 }
@@ -63,5 +69,11 @@ export interface EventBus {
    * dead letters.
    */
   subscribeBatch(options: SubscribeBatchOptions): Promise<Subscription>;
+  /**
+   * Sends a consumed event its handler refuses (e.g. data that fails its type's schema) to the
+   * dead-letter topic with the reason, counted; resolves once it is durably there, so the
+   * handler may then treat the event as handled.
+   */
+  deadLetter(event: AnyEvent, reason: string, consumed: ConsumedFrom): Promise<void>;
   close(): Promise<void>;
 }

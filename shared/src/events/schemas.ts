@@ -153,8 +153,11 @@ export interface DomainEvent {
   type: string;
   /** Events of one key are about one entity (an order); optional. */
   key?: string;
-  /** The schema version the data was checked against (0: not checked yet, e.g. from a producer). */
-  version: number;
+  /**
+   * The schema version the data was checked against when published over HTTP; absent (or 0) from
+   * a producer on the topic: the notification service checks it against the current version.
+   */
+  version?: number;
   data: Record<string, unknown>;
 }
 
@@ -345,7 +348,7 @@ const catalogChanged: JSONSchemaType<CatalogChanged> = {
 const domainEvent = {
   type: 'object',
   additionalProperties: false,
-  required: ['type', 'version', 'data'],
+  required: ['type', 'data'],
   properties: {
     type: { type: 'string', pattern: EVENT_TYPE_NAME_PATTERN, maxLength: MAX_EVENT_TYPE_NAME },
     key: { type: 'string', minLength: 1, maxLength: 200, nullable: true },

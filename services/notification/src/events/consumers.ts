@@ -12,7 +12,8 @@ import type { DeliveryEngine } from '../delivery/engine';
 import type { NotificationStores } from '../store';
 import { handleBillingEvent } from './billing-events';
 import { handleDataEvent } from './data-events';
-import { handleDomainEvent } from './domain-events';
+import type { EventSchemas } from '../event-types/schemas';
+import { checkDomainEvents, handleDomainEvent, type DomainEvent } from './domain-events';
 import { WebhookFanOut, type EventFanOut } from './fan-out';
 import { handleResultEvent } from './result-events';
 import { handleSupportEvent } from './support-events';
@@ -36,6 +37,8 @@ export interface ConsumerDeps {
   engine: DeliveryEngine;
   config: NotificationConfig;
   logger: Logger;
+  /** Domain events from the topic are checked against their types' schemas. */
+  eventSchemas: EventSchemas;
   /** Consumer group (default CONSUMER_GROUP); a new group re-reads every retained event. */
   group?: string;
 }
@@ -53,8 +56,6 @@ async function deliveryEvent(event: AnyEvent, fanOut: EventFanOut): Promise<void
       return handleDataEvent(event, fanOut);
     case 'support.escalated':
       return handleSupportEvent(event, fanOut);
-    case 'domain.event':
-      return handleDomainEvent(event, fanOut);
     default:
       return;
   }
@@ -86,7 +87,17 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
       // The batch's deliveries are recorded together (a few writes per batch, not per event).
       handler: async (events, { mayRepeat }) => {
         const batch = fanOut.batch();
-        await eachLimited(events, DELIVERY_CONCURRENCY, (event) =>
+        const domain = await checkDomainEvents(events.filter(isDomainEvent), {
+          eventTypes: deps.stores.eventTypes,
+          schemas: deps.eventSchemas,
+          bus: deps.bus,
+          group,
+        });
+        // One after the other, so the batch keeps their publish order (deliveries per key go in it).
+        for (const event of domain)
+          await inConsumedTrace(event, () => handleDomainEvent(event, batch));
+        const others = events.filter((event) => !isDomainEvent(event));
+        await eachLimited(others, DELIVERY_CONCURRENCY, (event) =>
           inConsumedTrace(event, () => deliveryEvent(event, batch)),
         );
         await batch.flush({ mayRepeat });
@@ -121,6 +132,10 @@ function isCounted(
   event: AnyEvent,
 ): event is EventEnvelope<'usage.recorded'> | EventEnvelope<'usage.refused'> {
   return event.type === 'usage.recorded' || event.type === 'usage.refused';
+}
+
+function isDomainEvent(event: AnyEvent): event is DomainEvent {
+  return event.type === 'domain.event';
 }
 
 function isQuotaExhausted(event: AnyEvent): event is EventEnvelope<'usage.quota_exhausted'> {

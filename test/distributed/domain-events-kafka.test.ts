@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { waitFor } from '@switchyard/shared/testing';
+import { realInfrastructure, startStack, type RunningStack } from '../support/stack';
+import { WebhookReceiver } from '../support/receiver';
+import { verifyWithStandardWebhooks } from '../support/signatures';
+import { TopicReader } from '../support/topic-reader';
+
+const PRODUCER = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'deploy',
+  'events',
+  'produce-example.js',
+);
+/** The organization of the stack's dev API key. */
+const ORGANIZATION = 'dev';
+
+/**
+ * Domain events written to switchyard.domain.v1 by an outside producer (the documented example,
+ * plain kafkajs) on the stack: checked against the type's schema by the notification service,
+ * delivered signed when they pass, sent to the dead-letter topic with the reason when not.
+ */
+describe('distributed: domain events published over Kafka', function () {
+  this.timeout(120_000);
+  let run: RunningStack;
+  let receiver: WebhookReceiver;
+  let deadLetters: TopicReader;
+
+  async function produce(type: string, data: object, key?: string): Promise<string> {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [PRODUCER, 'domain.event', ORGANIZATION, type, JSON.stringify(data), ...(key ? [key] : [])],
+      { env: { ...process.env, KAFKA_TOPIC_PREFIX: run.topicPrefix } },
+    );
+    const produced = JSON.parse(stdout) as { topic: string; key: string; value: { id: string } };
+    expect(produced.topic).to.equal(`${run.topicPrefix}switchyard.domain.v1`);
+    expect(produced.key).to.equal(ORGANIZATION);
+    return produced.value.id;
+  }
+
+  before(async function () {
+    if (!realInfrastructure()) this.skip();
+    run = await startStack();
+    receiver = await new WebhookReceiver().start();
+    deadLetters = await new TopicReader(`${run.topicPrefix}switchyard.deadletter.v1`).start();
+  });
+
+  after(async () => {
+    await deadLetters?.stop();
+    await receiver?.stop();
+    await run?.stack.stopAll();
+  });
+
+  it('delivers a conforming event and dead-letters one failing its schema or of an unknown type', async () => {
+    const created = await run.api('/api/v2/event-types', {
+      body: {
+        name: 'order.shipped',
+        schema: {
+          type: 'object',
+          required: ['orderId', 'country'],
+          properties: { orderId: { type: 'string' }, country: { type: 'string' } },
+        },
+      },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const webhook = await run.api('/api/webhooks', {
+      body: { events: ['order.*'], url: receiver.url },
+    });
+    expect(webhook.status, webhook.text).to.equal(201);
+
+    const invalid = await produce('order.shipped', { orderId: 'o-1' }, 'o-1');
+    const unknown = await produce('order.lost', { orderId: 'o-2' });
+    const valid = await produce('order.shipped', { orderId: 'o-3', country: 'DE' }, 'o-3');
+
+    const call = await waitFor(() => receiver.calls.find((c) => c.body?.id === valid), 30_000);
+    verifyWithStandardWebhooks(webhook.body.secret, call);
+    expect(call.body).to.deep.include({
+      event: 'order.shipped',
+      organization: ORGANIZATION,
+      key: 'o-3',
+      schemaVersion: 1,
+      data: { orderId: 'o-3', country: 'DE' },
+    });
+
+    await waitFor(() => deadLetters.events.length >= 2, 30_000);
+    const letters = deadLetters.events.map((event, i) => ({
+      id: event.id,
+      headers: deadLetters.headers[i]!,
+    }));
+    expect(letters.map((l) => l.id)).to.deep.equal([invalid, unknown]);
+    expect(letters[0]!.headers['dlq-reason']).to.equal(
+      "data does not match order.shipped version 1: /data must have required property 'country'",
+    );
+    expect(letters[0]!.headers['dlq-source-topic']).to.equal(
+      `${run.topicPrefix}switchyard.domain.v1`,
+    );
+    expect(letters[1]!.headers['dlq-reason']).to.equal(
+      `event type order.lost is not defined by organization ${ORGANIZATION}`,
+    );
+    // Neither was delivered nor logged as a delivery.
+    const deliveries = await run.api(`/api/webhooks/${webhook.body.id}/deliveries`);
+    expect(deliveries.body.deliveries.map((d: { eventId: string }) => d.eventId)).to.deep.equal([
+      valid,
+    ]);
+    expect(receiver.calls.map((c) => c.body?.id)).to.deep.equal([valid]);
+  });
+});

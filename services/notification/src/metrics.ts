@@ -64,6 +64,12 @@ export const eventToFirstAttempt = new Histogram({
   registers: [notificationMetrics],
 });
 
+export const rateLimitedTotal = new Counter({
+  name: 'notification_webhook_rate_limited_total',
+  help: "Deliveries put back to wait for a send slot of their webhook's rateLimit.",
+  registers: [notificationMetrics],
+});
+
 export const domainEventsRejectedTotal = new Counter({
   name: 'notification_domain_events_rejected_total',
   help: 'Domain events from the topic refused and sent to the dead-letter topic, by reason (unknown_type, deleted_type, unknown_version, schema).',

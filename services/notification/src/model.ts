@@ -20,6 +20,8 @@ export interface WebhookRecord extends RotatingSecret {
   events: EventName[];
   /** Only events whose body passes every condition are delivered (none: all). */
   filter?: FilterCondition[];
+  /** Deliveries per second at most, across every replica (none: no limit). */
+  rateLimit?: number;
   url: string;
   enabled: boolean;
   disabledReason: string;

@@ -71,6 +71,7 @@ export async function startNotificationService(
   const engine: DeliveryEngine = new DeliveryEngine({
     deliveries: stores.deliveries,
     dueQueue: stores.dueQueue,
+    rateLimits: stores.rateLimits,
     webhooks: stores.webhooks,
     orgSecrets,
     policy,

@@ -1,4 +1,5 @@
-import { connectMongo, type MongoConnection } from '@switchyard/shared';
+import { connectMongo, connectRedis, type MongoConnection } from '@switchyard/shared';
+import type { Redis } from 'ioredis';
 import {
   endpointOf,
   silentLogger,
@@ -25,6 +26,32 @@ export interface StoreWorld {
 }
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7);
+
+/**
+ * Redis clients of one test under a key prefix of its own (each client a replica's connection):
+ * clear() deletes the test's keys, dispose() also closes the clients.
+ */
+export function redisFixture(name: string) {
+  const prefix = `${uniqueName(name)}:`;
+  const clients: Redis[] = [];
+  const clear = async () => {
+    const keys = await clients[0]!.keys(`${prefix}*`);
+    if (keys.length > 0) await clients[0]!.del(...keys);
+  };
+  return {
+    prefix,
+    connect: async (): Promise<Redis> => {
+      const redis = await connectRedis(endpointOf('redis')!, silentLogger());
+      clients.push(redis);
+      return redis;
+    },
+    clear,
+    dispose: async () => {
+      await clear();
+      for (const client of clients) client.disconnect();
+    },
+  };
+}
 
 export const memoryWorld: BackendFixture<StoreWorld> = {
   async create() {

@@ -43,6 +43,7 @@ function webhookView(webhook: Webhook__Output) {
     updatedAt: webhook.updated_at,
     disabledReason: orNull(webhook.disabled_reason),
     failingSince: orNull(webhook.failing_since),
+    rateLimit: webhook.rate_limit || null,
     ...(webhook.filter_json && { filter: JSON.parse(webhook.filter_json) as object }),
   };
 }
@@ -101,6 +102,7 @@ const register: RouteSpec<RegisterWebhookBody> = {
         url: body.url,
         secret: body.secret ?? '',
         ...(body.filter && { filter_json: JSON.stringify(body.filter) }),
+        rate_limit: body.rateLimit ?? 0,
       },
       call,
     );
@@ -182,7 +184,7 @@ const update: RouteSpec<UpdateWebhookBody> = {
   method: 'PATCH',
   path: webhookPath,
   operationId: 'updateWebhook',
-  summary: 'Change the URL, events or enabled flag of a webhook',
+  summary: 'Change the URL, events, filter, rate limit or enabled flag of a webhook',
   requestSchema: UpdateWebhookRequest,
   responses: { 200: { description: 'The updated webhook', schema: Webhook } },
   errors: ['not_found'],
@@ -195,6 +197,7 @@ const update: RouteSpec<UpdateWebhookBody> = {
         events_set: body.events !== undefined,
         enabled: body.enabled,
         filter_json: body.filter && JSON.stringify(body.filter),
+        rate_limit: body.rateLimit === undefined ? undefined : (body.rateLimit ?? 0),
       },
       call,
     );

@@ -23,6 +23,14 @@ const FILTER = {
     'Only events whose body matches every condition are delivered: {"<dotted path>": <value> | {"$in": [values]}}, ' +
     'e.g. {"data.country": {"$in": ["DE", "AT"]}}; values are strings, numbers, booleans or null',
 } as const;
+const RATE_LIMIT = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 10000,
+  description:
+    'Deliveries per second at most to this webhook, counted across every notification replica; ' +
+    'deliveries over it wait their turn (none: as fast as the endpoint takes them)',
+} as const;
 /**
  * What a webhook can subscribe to: a built-in event, one of the organization's event types
  * (dotted: order.shipped) or a prefix of them (order.*); the notification service checks the
@@ -42,6 +50,7 @@ export interface RegisterWebhookBody {
   url: string;
   secret?: string;
   filter?: Record<string, unknown>;
+  rateLimit?: number;
 }
 
 /** One registration, one URL and secret, for one event (`event`) or several (`events`): exactly one of the two. */
@@ -57,6 +66,7 @@ export const RegisterWebhookRequest: JsonSchema = {
     url: CALLBACK_URL,
     secret: { ...SECRET, description: 'Generated when absent' },
     filter: FILTER,
+    rateLimit: RATE_LIMIT,
   },
 };
 
@@ -74,6 +84,7 @@ export interface UpdateWebhookBody {
   events?: string[];
   enabled?: boolean;
   filter?: Record<string, unknown>;
+  rateLimit?: number | null;
 }
 
 export const UpdateWebhookRequest: JsonSchema = {
@@ -86,6 +97,12 @@ export const UpdateWebhookRequest: JsonSchema = {
     events: { type: 'array', minItems: 1, uniqueItems: true, items: subscribedEvent },
     enabled: { type: 'boolean' },
     filter: { ...FILTER, description: `${FILTER.description}; {} removes it` },
+    rateLimit: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 10000,
+      description: `${RATE_LIMIT.description}; null removes it`,
+    },
   },
 };
 
@@ -243,6 +260,10 @@ const webhookProperties = {
     type: ['string', 'null'],
     description: 'Time of the first failed attempt since the last success; null while it succeeds',
   },
+  rateLimit: {
+    type: ['integer', 'null'],
+    description: 'Deliveries per second at most; null: no limit',
+  },
 };
 const webhookRequired = [
   'id',
@@ -254,6 +275,7 @@ const webhookRequired = [
   'updatedAt',
   'disabledReason',
   'failingSince',
+  'rateLimit',
 ];
 
 export const Webhook: JsonSchema = {

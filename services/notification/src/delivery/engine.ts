@@ -16,6 +16,7 @@ import {
   attemptsTotal,
   eventToFirstAttempt,
   failuresTotal,
+  rateLimitedTotal,
   trackEngine,
   webhooksDisabledTotal,
 } from '../metrics';
@@ -31,6 +32,8 @@ import { signatureHeaders } from '../signing/sign';
 import type { UrlPolicy } from '@switchyard/shared';
 import type { AttemptResult, DeliveryStore } from '../store/deliveries/port';
 import type { DueEntry, DueQueue, Settlement } from '../store/due-queue/port';
+import { InMemoryRateLimits } from '../store/rate-limits/memory';
+import type { RateLimits } from '../store/rate-limits/port';
 import { UnreadableSecretError } from '../store/secret-box';
 import type { WebhookStore } from '../store/webhooks/port';
 import { AttemptQueue, type QueuedAttempt } from './attempt-queue';
@@ -75,6 +78,8 @@ export interface DeliverOptions {
 export interface DeliveryEngineDeps {
   deliveries: DeliveryStore;
   dueQueue: DueQueue;
+  /** Send slots of webhooks with a rateLimit (default: in this process). */
+  rateLimits?: RateLimits;
   webhooks: WebhookStore;
   orgSecrets: OrgSigningSecrets;
   policy: UrlPolicy;
@@ -100,6 +105,8 @@ export interface FirstAttempt {
   late?: boolean;
   /** A late attempt's outcome waits for this: the batch logged the delivery. */
   logged?: ReturnType<typeof deferred>;
+  /** Withdrawn for its webhook's rate limit: logged pending, due at this slot (ms). */
+  slot?: number;
   /** The delivery with the attempt applied, once done. */
   result?: DeliveryRecord;
   settled: Promise<void>;
@@ -165,6 +172,7 @@ export class DeliveryEngine {
   private readonly recorder: AttemptRecorder;
   private readonly post: (request: HttpPost) => Promise<HttpResponse>;
   private readonly hosts: HostWatch;
+  private readonly rateLimits: RateLimits;
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
   private readonly webhookReads = new Map<string, Promise<WebhookRecord | undefined>>();
   /** Deliveries a batch could not log (the database went away): a retry logs them, not sends them. */
@@ -187,6 +195,7 @@ export class DeliveryEngine {
   constructor(private readonly deps: DeliveryEngineDeps) {
     this.post = deps.post ?? postOnce;
     this.hosts = new HostWatch(deps.config.hostStallMs);
+    this.rateLimits = deps.rateLimits ?? new InMemoryRateLimits();
     this.recorder = new AttemptRecorder(deps.deliveries);
     this.queue = new AttemptQueue(
       {
@@ -427,6 +436,8 @@ export class DeliveryEngine {
   /** What the log gets for a new delivery: its outcome, or pending (under the attempt's lease while it is still out). */
   private logged(record: DeliveryRecord, first: FirstAttempt): DeliveryRecord {
     if (first.state === 'done') return first.result!;
+    if (first.slot !== undefined)
+      return { ...record, nextAttemptAt: new Date(first.slot).toISOString() };
     if (first.late) {
       this.awaitingLog.set(record.id, first);
       return { ...record, nextAttemptAt: new Date(first.lease!).toISOString() };
@@ -577,8 +588,14 @@ export class DeliveryEngine {
       eventToFirstAttempt.observe(Math.max(0, Date.now() - Date.parse(delivery.occurredAt)) / 1000);
     }
     const host = hostKey(delivery.url);
-    const sent = this.hosts.started(host);
     const target = await this.target(delivery, webhook);
+    const slot = await this.slotOf(delivery, target);
+    if (slot > 0) {
+      hostDone();
+      await this.postpone(item, slot);
+      return;
+    }
+    const sent = this.hosts.started(host);
     const { attempt, outcome } =
       'abandon' in target
         ? abandoned(target.abandon)
@@ -595,6 +612,38 @@ export class DeliveryEngine {
     hostDone();
     await this.record(item, target, attempt, outcome);
   }
+  /**
+   * 0 when the delivery may go now; else the send slot its webhook's rate limit reserved for it
+   * (shared by the replicas). Deliveries that will not be sent (abandoned, unprepared) take none.
+   */
+  private async slotOf(delivery: DeliveryRecord, target: Target): Promise<number> {
+    const perSecond = target.webhook?.rateLimit;
+    if (!perSecond || !('secrets' in target)) return 0;
+    const key = `${delivery.organization}:${delivery.webhookId}`;
+    return this.rateLimits.take(key, delivery.id, perSecond, Date.now());
+  }
+
+  /**
+   * A delivery over its webhook's rate limit waits in the due queue until its slot: a first
+   * attempt is withdrawn (its batch logs it pending, due then), a claim is handed back.
+   */
+  private async postpone(item: QueuedAttempt, slot: number): Promise<void> {
+    const { delivery, first, claim } = item;
+    rateLimitedTotal.inc();
+    if (first && !first.late) {
+      first.state = 'withdrawn';
+      first.slot = slot;
+    } else {
+      if (first) await first.logged!.promise;
+      const lease = claim?.lease ?? first?.lease;
+      if (lease !== undefined)
+        await this.deps.dueQueue.settle([
+          { id: delivery.id, host: hostKey(delivery.url), lease, next: slot },
+        ]);
+    }
+    this.wakeAfter(slot - Date.now());
+  }
+
   /**
    * The attempt as a client span, child of the span that created the delivery (the consumed
    * event's, kept with the record so retries from the schedule continue the same trace).

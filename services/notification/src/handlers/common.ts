@@ -115,7 +115,24 @@ export function toWebhook(record: WebhookRecord): Webhook {
     disabled_reason: record.disabledReason,
     filter_json: record.filter ? JSON.stringify(filterView(record.filter)) : '',
     failing_since: record.failingSince ?? '',
+    rate_limit: record.rateLimit ?? 0,
   };
+}
+
+/** Most deliveries per second a webhook may be limited to (a higher rate is no limit in practice). */
+export const MAX_RATE_LIMIT = 10_000;
+
+/** A webhook's rate limit as given (0: none), checked; undefined for none. */
+export function checkedRateLimit(rateLimit: number): number | undefined {
+  if (rateLimit === 0) return undefined;
+  if (!Number.isInteger(rateLimit) || rateLimit < 0 || rateLimit > MAX_RATE_LIMIT) {
+    throw AppError.invalid(
+      `rateLimit is deliveries per second, 1 to ${MAX_RATE_LIMIT}`,
+      '/rateLimit',
+      'out of range',
+    );
+  }
+  return rateLimit;
 }
 
 export function toDelivery(record: DeliveryRecord): Delivery {

@@ -4,7 +4,7 @@ import type { RegisterWebhookResponse } from '@switchyard/shared/generated/switc
 import type { WebhookRecord } from '../model';
 import { generateSecret, isValidSecret } from '../signing/secrets';
 import { parseFilter } from '../event-types/filter';
-import { checkedUrl, organizationOf, toWebhook, validateEvents } from './common';
+import { checkedRateLimit, checkedUrl, organizationOf, toWebhook, validateEvents } from './common';
 import type { HandlerDeps } from './deps';
 
 /** RegisterWebhook: the secret (caller-supplied or generated) is returned here only. */
@@ -16,6 +16,7 @@ export async function registerWebhook(
   const organization = organizationOf(context);
   const events = await validateEvents(deps.stores.eventTypes, organization, request.events);
   const filter = parseFilter(request.filter_json);
+  const rateLimit = checkedRateLimit(request.rate_limit);
   if (request.secret && !isValidSecret(request.secret)) {
     throw AppError.invalid(
       'secret must be whsec_ followed by base64 of 24 to 32 bytes',
@@ -30,6 +31,7 @@ export async function registerWebhook(
     organization,
     events,
     ...(filter && { filter }),
+    ...(rateLimit && { rateLimit }),
     url,
     enabled: true,
     disabledReason: '',

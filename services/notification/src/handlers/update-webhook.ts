@@ -2,7 +2,14 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type { UpdateWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UpdateWebhookRequest';
 import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
 import type { WebhookPatch } from '../store/webhooks/port';
-import { checkedUrl, findWebhook, organizationOf, toWebhook, validateEvents } from './common';
+import {
+  checkedRateLimit,
+  checkedUrl,
+  findWebhook,
+  organizationOf,
+  toWebhook,
+  validateEvents,
+} from './common';
 import type { HandlerDeps } from './deps';
 import { parseFilter } from '../event-types/filter';
 
@@ -19,6 +26,7 @@ export async function updateWebhook(
   if (request.events_set)
     patch.events = await validateEvents(deps.stores.eventTypes, organization, request.events);
   if (request.filter_json !== undefined) patch.filter = parseFilter(request.filter_json);
+  if (request.rate_limit !== undefined) patch.rateLimit = checkedRateLimit(request.rate_limit);
   if (request.enabled !== undefined) {
     patch.enabled = request.enabled;
     patch.disabledReason = request.enabled ? '' : 'disabled by the user';

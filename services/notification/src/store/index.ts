@@ -11,6 +11,9 @@ import type { DeliveryStore } from './deliveries/port';
 import { InMemoryDueQueue } from './due-queue/memory';
 import type { DueQueue } from './due-queue/port';
 import { RedisDueQueue } from './due-queue/redis';
+import { InMemoryRateLimits } from './rate-limits/memory';
+import type { RateLimits } from './rate-limits/port';
+import { RedisRateLimits } from './rate-limits/redis';
 import { InMemoryPolicyStore } from './policies/memory';
 import { MongoPolicyStore } from './policies/mongo';
 import type { PolicyStore } from './policies/port';
@@ -33,6 +36,8 @@ export interface NotificationStores {
   deliveries: DeliveryStore;
   /** Pending deliveries by due time and their claims: Redis when REDIS_URL is set. */
   dueQueue: DueQueue;
+  /** Send slots of rate-limited webhooks: Redis when REDIS_URL is set (shared by the replicas). */
+  rateLimits: RateLimits;
   signingSecrets: SigningSecretStore;
   usageLedger: UsageLedgerStore;
   thresholds: ThresholdStore;
@@ -45,6 +50,7 @@ export function inMemoryStores(): NotificationStores {
     webhooks: new InMemoryWebhookStore(),
     deliveries: new InMemoryDeliveryStore(),
     dueQueue: new InMemoryDueQueue(),
+    rateLimits: new InMemoryRateLimits(),
     signingSecrets: new InMemorySigningSecretStore(),
     usageLedger: new InMemoryUsageLedgerStore(),
     thresholds: new InMemoryThresholdStore(),
@@ -53,16 +59,16 @@ export function inMemoryStores(): NotificationStores {
   };
 }
 
-/** Every notification store on one database (indexes must exist: ensureIndexes), and the due queue. */
+/** Every notification store on one database (indexes must exist: ensureIndexes), and the Redis ones. */
 export function mongoStores(
   db: Db,
   box: SecretBox,
-  dueQueue: DueQueue = new InMemoryDueQueue(),
+  shared: SharedStores = { dueQueue: new InMemoryDueQueue(), rateLimits: new InMemoryRateLimits() },
 ): NotificationStores {
   return {
     webhooks: new MongoWebhookStore(db, box),
     deliveries: new MongoDeliveryStore(db),
-    dueQueue,
+    ...shared,
     signingSecrets: new MongoSigningSecretStore(db, box),
     usageLedger: new MongoUsageLedgerStore(db),
     thresholds: new MongoThresholdStore(db),
@@ -78,21 +84,32 @@ export interface OpenedStores {
   close(): Promise<void>;
 }
 
+/** What the replicas share in Redis: the due queue and the rate limits' send slots. */
+export interface SharedStores {
+  dueQueue: DueQueue;
+  rateLimits: RateLimits;
+}
+
 /**
- * The due queue in Redis when REDIS_URL is set; else in this process (filled from the delivery
- * log at start), which is right for one replica only.
+ * The due queue and send slots in Redis when REDIS_URL is set (one connection, the queue's to
+ * close); else in this process (the queue filled from the delivery log at start), which is right
+ * for one replica only.
  */
-async function openDueQueue(config: NotificationConfig, logger: Logger): Promise<DueQueue> {
+async function openSharedStores(config: NotificationConfig, logger: Logger): Promise<SharedStores> {
   if (!config.redisUrl) {
     if (config.mongodbUri)
       logger.warn(
         'REDIS_URL is not set: the webhook due queue stays in this process (one replica only)',
       );
-    return new InMemoryDueQueue();
+    return { dueQueue: new InMemoryDueQueue(), rateLimits: new InMemoryRateLimits() };
   }
   const redis = await connectRedis(config.redisUrl, logger);
   // Named after the delivery log's database: the queue holds that log's pending deliveries.
-  return new RedisDueQueue(redis, `switchyard:notification:${config.mongodbDatabase}:`, true);
+  const prefix = `switchyard:notification:${config.mongodbDatabase}:`;
+  return {
+    dueQueue: new RedisDueQueue(redis, prefix, true),
+    rateLimits: new RedisRateLimits(redis, prefix),
+  };
 }
 
 /**
@@ -105,10 +122,11 @@ export async function createStores(
   config: NotificationConfig,
   logger: Logger,
 ): Promise<OpenedStores> {
-  const dueQueue = await openDueQueue(config, logger);
+  const shared = await openSharedStores(config, logger);
+  const dueQueue = shared.dueQueue;
   if (!config.mongodbUri)
     return {
-      stores: { ...inMemoryStores(), dueQueue },
+      stores: { ...inMemoryStores(), ...shared },
       backend: 'memory',
       close: () => dueQueue.close(),
     };
@@ -136,11 +154,7 @@ export async function createStores(
     throw error;
   }
   return {
-    stores: mongoStores(
-      connection.db,
-      new SecretBox(key, config.secretsEncryptionOldKeys),
-      dueQueue,
-    ),
+    stores: mongoStores(connection.db, new SecretBox(key, config.secretsEncryptionOldKeys), shared),
     backend: 'mongo',
     close: () => close(connection),
   };
@@ -156,6 +170,9 @@ export { MongoDeliveryStore } from './deliveries/mongo';
 export * from './due-queue/port';
 export { InMemoryDueQueue } from './due-queue/memory';
 export { RedisDueQueue } from './due-queue/redis';
+export type { RateLimits } from './rate-limits/port';
+export { InMemoryRateLimits } from './rate-limits/memory';
+export { RedisRateLimits } from './rate-limits/redis';
 export * from './policies/port';
 export { InMemoryPolicyStore } from './policies/memory';
 export { MongoPolicyStore } from './policies/mongo';

@@ -1,14 +1,7 @@
-import { connectRedis } from '@switchyard/shared';
-import {
-  contractSuite,
-  endpointOf,
-  silentLogger,
-  uniqueName,
-  type BackendFixture,
-} from '@switchyard/shared/testing';
-import type { Redis } from 'ioredis';
+import { contractSuite, type BackendFixture } from '@switchyard/shared/testing';
 import { InMemoryDueQueue, RedisDueQueue, type DueQueue, type HostRoom } from '../../src/store';
 import { expect } from '../chai';
+import { redisFixture } from '../store-fixtures';
 
 interface QueueWorld {
   queue: DueQueue;
@@ -38,28 +31,9 @@ const memoryWorld: BackendFixture<QueueWorld> = {
 
 const redisWorld: BackendFixture<QueueWorld> = {
   async create() {
-    const prefix = `${uniqueName('due')}:`;
-    const clients: Redis[] = [];
-    const open = async () => {
-      const redis = await connectRedis(endpointOf('redis')!, silentLogger());
-      clients.push(redis);
-      return new RedisDueQueue(redis, prefix);
-    };
-    const queue = await open();
-    const other = await open();
-    return {
-      queue,
-      other,
-      lose: async () => {
-        const keys = await clients[0]!.keys(`${prefix}*`);
-        if (keys.length > 0) await clients[0]!.del(...keys);
-      },
-      dispose: async () => {
-        const keys = await clients[0]!.keys(`${prefix}*`);
-        if (keys.length > 0) await clients[0]!.del(...keys);
-        for (const client of clients) client.disconnect();
-      },
-    };
+    const redis = redisFixture('due');
+    const open = async () => new RedisDueQueue(await redis.connect(), redis.prefix);
+    return { queue: await open(), other: await open(), lose: redis.clear, dispose: redis.dispose };
   },
   destroy: (world) => world.dispose(),
 };

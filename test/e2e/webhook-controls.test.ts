@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { waitFor } from '@switchyard/shared/testing';
+import { api } from '../support/http';
+import { WebhookReceiver } from '../support/receiver';
+
+let counter = 0;
+/** A namespace of this test's own: the shared mesh keeps types and webhooks between tests. */
+const namespace = () => `ctl${Date.now().toString(36)}${counter++}`;
+
+/** Operators' controls of a webhook, through the gateway: its rate limit and recovering failures. */
+describe('e2e: webhook rate limits and recovery', function () {
+  this.timeout(30_000);
+  let receiver: WebhookReceiver;
+  let webhookIds: string[] = [];
+
+  async function defineType(): Promise<string> {
+    const name = `${namespace()}.order.shipped`;
+    const res = await api('/api/v2/event-types', {
+      body: { name, schema: { type: 'object', required: ['n'] } },
+    });
+    expect(res.status, res.text).to.equal(201);
+    return name;
+  }
+
+  async function subscribe(body: object): Promise<{ id: string; rateLimit: number | null }> {
+    const res = await api('/api/webhooks', { body: { url: receiver.url, ...body } });
+    expect(res.status, res.text).to.equal(201);
+    webhookIds.push(res.body.id);
+    return res.body;
+  }
+
+  async function publish(type: string, count: number): Promise<string[]> {
+    const events = Array.from({ length: count }, (_, n) => ({ type, data: { n } }));
+    const res = await api('/api/v2/events', { body: { events } });
+    expect(res.status, res.text).to.equal(200);
+    return res.body.results.map((r: { id: string }) => r.id);
+  }
+
+  beforeEach(async () => {
+    receiver = await new WebhookReceiver().start();
+    webhookIds = [];
+  });
+
+  afterEach(async () => {
+    for (const id of webhookIds) await api(`/api/webhooks/${id}`, { method: 'DELETE' });
+    await receiver.stop();
+  });
+
+  it('sends at most rateLimit deliveries per second to a webhook, and all of them', async () => {
+    const type = await defineType();
+    const webhook = await subscribe({ events: [type], rateLimit: 4 });
+    expect(webhook.rateLimit).to.equal(4);
+    expect((await api(`/api/webhooks/${webhook.id}`)).body.rateLimit).to.equal(4);
+
+    const ids = await publish(type, 12);
+    await waitFor(() => receiver.calls.length >= 12, 20_000);
+    expect(receiver.calls.map((c) => c.body.id).sort()).to.deep.equal([...ids].sort());
+    const times = receiver.calls.map((c) => c.receivedAt).sort((a, b) => a - b);
+    // Slots are 250 ms apart: any 4 consecutive sends span most of a second (network jitter aside).
+    for (let i = 4; i < times.length; i++)
+      expect(times[i]! - times[i - 4]!, `sends ${i - 4}..${i}`).to.be.at.least(900);
+    expect(times[times.length - 1]! - times[0]!).to.be.at.least(2500);
+  });
+
+  it('changes and removes a rate limit with PATCH, refusing one out of range', async () => {
+    const type = await defineType();
+    const webhook = await subscribe({ events: [type] });
+    expect(webhook.rateLimit).to.equal(null);
+    const set = await api(`/api/webhooks/${webhook.id}`, {
+      method: 'PATCH',
+      body: { rateLimit: 50 },
+    });
+    expect(set.status, set.text).to.equal(200);
+    expect(set.body.rateLimit).to.equal(50);
+    const bad = await api(`/api/webhooks/${webhook.id}`, {
+      method: 'PATCH',
+      body: { rateLimit: 0 },
+    });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.details[0].field).to.equal('/rateLimit');
+    const removed = await api(`/api/webhooks/${webhook.id}`, {
+      method: 'PATCH',
+      body: { rateLimit: null },
+    });
+    expect(removed.body.rateLimit).to.equal(null);
+    // Without a limit, a burst goes out at once.
+    await publish(type, 10);
+    await waitFor(() => receiver.calls.length >= 10, 10_000);
+    const times = receiver.calls.map((c) => c.receivedAt);
+    expect(Math.max(...times) - Math.min(...times)).to.be.below(1500);
+  });
+});

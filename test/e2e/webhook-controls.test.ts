@@ -89,4 +89,42 @@ describe('e2e: webhook rate limits and recovery', function () {
     const times = receiver.calls.map((c) => c.receivedAt);
     expect(Math.max(...times) - Math.min(...times)).to.be.below(1500);
   });
+
+  it('recovers every failed delivery since a time: sent again once, earlier ones left alone', async () => {
+    const type = await defineType();
+    const webhook = await subscribe({ events: [type] });
+    const failed = async () =>
+      (await api(`/api/webhooks/${webhook.id}/deliveries?status=failed&limit=100`)).body
+        .deliveries as Array<{ eventId: string }>;
+    receiver.respondWith(() => ({ status: 500, body: 'down' }));
+    const [before] = await publish(type, 1);
+    await waitFor(async () => (await failed()).length === 1, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const since = new Date().toISOString();
+    const ids = await publish(type, 3);
+    await waitFor(async () => (await failed()).length === 4, 10_000);
+
+    receiver.respondWith(() => ({ status: 200, body: 'ok' }));
+    const failedCalls = receiver.calls.length;
+    const res = await api(`/api/webhooks/${webhook.id}/recover`, { body: { since } });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.deep.equal({ recovered: 3 });
+    await waitFor(() => receiver.calls.length >= failedCalls + 3, 10_000);
+    const resent = receiver.calls.slice(failedCalls);
+    expect(resent.map((c) => c.body.id).sort()).to.deep.equal([...ids].sort());
+    // The same webhook-id as the failed attempts: a receiver that processed one can dedupe.
+    for (const call of resent) {
+      const earlier = receiver.calls.find((c) => c.body.id === call.body.id)!;
+      expect(call.headers['webhook-id']).to.equal(earlier.headers['webhook-id']);
+    }
+    expect(resent.map((c) => c.body.id)).not.to.include(before);
+
+    // Recovered ones succeeded since: a repeat sends nothing.
+    const again = await api(`/api/webhooks/${webhook.id}/recover`, { body: { since } });
+    expect(again.body).to.deep.equal({ recovered: 0 });
+    const bad = await api(`/api/webhooks/${webhook.id}/recover`, { body: { since: 'yesterday' } });
+    expect(bad.status).to.equal(400);
+    const unknown = await api('/api/webhooks/wh_nope/recover', { body: { since } });
+    expect(unknown.status).to.equal(404);
+  });
 });

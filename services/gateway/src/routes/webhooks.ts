@@ -8,6 +8,8 @@ import {
   DeliveryStats,
   DeliveryStatsQuery,
   ListDeliveriesQuery,
+  RecoverRequest,
+  Recovered,
   RegisteredWebhook,
   ReplayDeliveriesRequest,
   ReplayedDeliveries,
@@ -22,6 +24,7 @@ import {
   registeredEvents,
   type DeliveriesQuery,
   type DeliveryStatsQuery as StatsQuery,
+  type RecoverBody,
   type ReplayDeliveriesBody,
   type SendTestEventBody,
   type RegisterWebhookBody,
@@ -401,6 +404,29 @@ const replayMany: RouteSpec<ReplayDeliveriesBody> = {
   },
 };
 
+const recover: RouteSpec<RecoverBody> = {
+  ...base,
+  method: 'POST',
+  path: `${webhookPath}/recover`,
+  operationId: 'recoverWebhook',
+  summary: 'Send again every failed delivery since a time (each message once, oldest first)',
+  description:
+    'Each message of the webhook whose newest delivery created since `since` failed is replayed: a new delivery ' +
+    'with the same body and webhook-id, signed afresh, to the current URL. Messages replayed since with success, ' +
+    'or still being retried, are not sent again, so a repeat sends nothing twice. At most the newest 10,000 ' +
+    'deliveries are looked at per call.',
+  requestSchema: RecoverRequest,
+  responses: { 200: { description: 'How many were sent again', schema: Recovered } },
+  errors: ['not_found', 'conflict'],
+  async handle({ params, body, call }, deps) {
+    const { recovered } = await deps.clients.notification.recoverWebhook(
+      { webhook_id: params.id, since: body.since },
+      call,
+    );
+    return json(200, { recovered });
+  },
+};
+
 const sendTest: RouteSpec<SendTestEventBody> = {
   ...base,
   method: 'POST',
@@ -438,5 +464,6 @@ export const webhookRoutes: AnyRoute[] = [
   replay,
   cancel,
   stats,
+  recover,
   sendTest,
 ];

@@ -233,6 +233,38 @@ export const ReplayDeliveriesRequest: JsonSchema = {
   },
 };
 
+export interface RecoverBody {
+  since: string;
+}
+
+export const RecoverRequest: JsonSchema = {
+  title: 'RecoverRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['since'],
+  properties: {
+    since: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'Messages whose newest delivery created at or after this time failed are sent again',
+    },
+  },
+};
+
+export const Recovered: JsonSchema = {
+  title: 'Recovered',
+  type: 'object',
+  additionalProperties: false,
+  required: ['recovered'],
+  properties: {
+    recovered: {
+      type: 'integer',
+      description: 'How many failed deliveries were sent again (each as a new delivery)',
+    },
+  },
+};
+
 export interface SendTestEventBody {
   event?: string;
 }

@@ -281,13 +281,22 @@ export class DeliveryEngine {
    * and the same webhook-id (message id), so receivers that already processed it can dedupe.
    */
   async replay(original: DeliveryRecord, url: string): Promise<DeliveryRecord> {
+    return (await this.replayAll([original], url))[0]!;
+  }
+
+  /** Replays of several deliveries to one URL, logged together (one write), in the given order. */
+  async replayAll(originals: DeliveryRecord[], url: string): Promise<DeliveryRecord[]> {
     const now = Date.now();
-    const record: DeliveryRecord = {
-      ...this.newRecord({ ...original, url }, newId('dlv'), original.messageId, now),
-      replayOf: original.id,
-    };
-    const [logged] = await this.tracked(this.create([{ record }], { logFirst: true }));
-    return logged ?? record;
+    const records = originals.map((original) => ({
+      record: {
+        ...this.newRecord({ ...original, url }, newId('dlv'), original.messageId, now),
+        replayOf: original.id,
+      },
+    }));
+    const logged = new Map(
+      (await this.tracked(this.create(records, { logFirst: true }))).map((r) => [r.id, r]),
+    );
+    return records.map(({ record }) => logged.get(record.id) ?? record);
   }
 
   private tracked<T>(work: Promise<T>): Promise<T> {

@@ -17,6 +17,7 @@ import { listDeliveries } from './list-deliveries';
 import { listWebhooks } from './list-webhooks';
 import { publishEvents } from './publish-events';
 import { putOrganizationPolicy } from './put-organization-policy';
+import { recoverWebhook } from './recover-webhook';
 import { registerWebhook } from './register-webhook';
 import { replayDelivery } from './replay-delivery';
 import { rotateSigningSecret } from './rotate-signing-secret';
@@ -37,6 +38,7 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     replayDelivery,
     cancelDelivery,
     getDeliveryStats,
+    recoverWebhook,
     sendTestEvent,
     getSigningSecret,
     rotateSigningSecret,

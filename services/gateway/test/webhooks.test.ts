@@ -20,6 +20,7 @@ const webhookView = {
   updatedAt: NOW,
   disabledReason: null,
   failingSince: null,
+  rateLimit: null,
 };
 
 describe('gateway webhook routes', () => {

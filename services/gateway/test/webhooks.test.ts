@@ -48,6 +48,7 @@ describe('gateway webhook routes', () => {
       url: 'https://hooks.example.com/usage',
       secret,
       filter_json: '',
+      rate_limit: 0,
     });
   });
 

@@ -314,7 +314,7 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
     ).to.deep.equal([]);
   });
 
-  it('never answers 500 or 502; an outage is 503 (or 409 while a key is leased), never a long wait', () => {
+  it('never answers 500 or 502; an outage is 503 with Retry-After (or 409 while a key is leased), never a long wait', () => {
     const attempts: Array<Attempt & { kind: string }> = requests.flatMap((r) =>
       r.attempts.map((a) => ({ ...a, kind: r.kind })),
     );
@@ -322,6 +322,9 @@ describe(`chaos: faults under keyed load (${SHORT ? 'short' : 'full'} form: ${FA
     expect(
       broken.map((a) => `${a.kind} in "${a.phase}": ${a.status} ${a.code ?? ''}`),
     ).to.deep.equal([]);
+    // One rule, whatever is away (a dependency or a restarting service): every 503 says when to retry.
+    const bare = attempts.filter((a) => a.status === 503 && !a.retryAfter);
+    expect(bare.map((a) => `${a.kind} in "${a.phase}": 503 ${a.code ?? ''}`)).to.deep.equal([]);
     for (const fault of ['redis', 'mongo', 'kafka'] as const) {
       const window = faults.find((f) => f.fault === fault);
       if (!window) continue;

@@ -8,6 +8,8 @@ export interface Attempt {
   answeredAt: number;
   phase: string;
   code?: string;
+  /** The Retry-After header, when the answer carried one. */
+  retryAfter?: string;
 }
 
 /** A logical request: one body, one Idempotency-Key, as many attempts as it took. */
@@ -47,6 +49,7 @@ export async function sendWithRetries(
       answeredAt: Date.now(),
       phase: phase(),
       code: (response?.body as { error?: { code?: string } } | undefined)?.error?.code,
+      retryAfter: response?.headers.get('retry-after') ?? undefined,
     });
     if (!RETRY_STATUSES.has(status)) {
       request.final = response;

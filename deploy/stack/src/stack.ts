@@ -87,6 +87,8 @@ export class Stack {
   /** Components being stopped on purpose: their exit is not a crash. */
   private readonly stopping = new Set<ComponentName>();
   private readonly restarts = new Map<ComponentName, RestartState>();
+  /** Set once the whole stack is stopping: from then on no exit is a crash and nothing restarts. */
+  private closing = false;
 
   constructor(private readonly options: StackOptions) {
     const gateway = options.gatewayPort ?? 8080;
@@ -104,7 +106,8 @@ export class Stack {
 
   /** Process id of a running component (benchmarks read its memory). */
   pidOf(name: ComponentName): number | undefined {
-    return this.processes.get(name)?.pid;
+    const child = this.processes.get(name);
+    return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
   }
 
   address(name: Exclude<ComponentName, 'gateway'>): string {
@@ -158,7 +161,14 @@ export class Stack {
     }
   }
 
+  /**
+   * Stops every component and never restarts one again. A Ctrl-C reaches the children too (one
+   * process group), so they may exit before this runs: `closing` keeps those exits from counting
+   * as crashes, and pending restarts are cancelled.
+   */
   async stopAll(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.closing = true;
+    for (const name of this.restarts.keys()) this.cancelRestart(name);
     await this.stop('gateway', signal);
     await Promise.all(SERVICES.map((s) => this.stop(s.name, signal)));
   }
@@ -231,7 +241,8 @@ export class Stack {
     how: { code: number | null; signal: NodeJS.Signals | null; ranMs: number },
   ): void {
     const supervise = this.options.supervise;
-    if (!supervise || this.stopping.has(name) || this.processes.get(name) !== child) return;
+    if (!supervise || this.closing || this.stopping.has(name) || this.processes.get(name) !== child)
+      return;
     const state = this.restarts.get(name) ?? { crashes: 0 };
     if (how.ranMs >= (supervise.stableAfterMs ?? 30_000)) state.crashes = 0;
     const delayMs = Math.min(
@@ -245,6 +256,7 @@ export class Stack {
     );
     state.timer = setTimeout(() => {
       state.timer = undefined;
+      if (this.closing) return;
       this.spawn(name);
       this.waitReady(name).then(
         () => supervise.logger.info({ component: name }, 'component restarted and ready'),

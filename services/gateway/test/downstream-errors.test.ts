@@ -76,10 +76,11 @@ describe('gateway mapping of downstream errors', () => {
   describe('with the notification service down', () => {
     before(() => h.doubles.notification.stop());
 
-    it('503 unavailable on its routes', async () => {
+    it('503 unavailable on its routes, with Retry-After like every 503', async () => {
       const reply = await h.send('GET', '/api/webhooks');
       expect(reply.status).to.equal(503);
       expect(reply.body.error.code).to.equal('unavailable');
+      expect(reply.headers.get('retry-after')).to.equal('1');
       expect(reply.body.request_id).to.equal(reply.requestId);
     });
 

@@ -70,6 +70,33 @@ describe('gateway system routes, requests and models', () => {
     }
   });
 
+  it('GET /readyz: 200 degraded naming the service that sees a dependency down (its routes answer 503)', async () => {
+    // The doubles run in this process: each reports this process's dependencies over grpc.health.v1.
+    const probe = dependencyHealth.probe('kafka');
+    try {
+      probe.report(false);
+      const reply = await h.send('GET', '/readyz', { auth: false });
+      expect(reply.status).to.equal(200);
+      expect(reply.body.status).to.equal('degraded');
+      expect(reply.body.dependencies).to.deep.equal({ kafka: 'down' });
+      expect(reply.body.dependenciesDown).to.deep.equal({
+        content: ['kafka'],
+        assistant: ['kafka'],
+        recommendation: ['kafka'],
+        notification: ['kafka'],
+      });
+      probe.report(true);
+      const back = await h.send('GET', '/readyz', { auth: false });
+      expect(back.body).to.include({ status: 'ready' });
+      expect(back.body.dependencies).to.deep.equal({ kafka: 'up' });
+      expect(back.body).not.to.have.property('dependenciesDown');
+    } finally {
+      probe.close();
+    }
+    const unused = await h.send('GET', '/readyz', { auth: false });
+    expect(unused.body.dependencies).to.deep.equal({});
+  });
+
   it('GET /metrics: switchyard_dependency_up per dependency this process uses', async () => {
     const probe = dependencyHealth.probe('redis');
     try {

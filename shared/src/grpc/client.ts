@@ -1,5 +1,6 @@
 import {
   credentials,
+  status as GrpcStatus,
   type Client,
   type Metadata,
   type ServiceError,
@@ -94,13 +95,17 @@ export function callUnary<Req, Res>(
   });
 }
 
-/** grpc.health.v1 Check against a server; resolves to its status or "UNREACHABLE". */
+/**
+ * grpc.health.v1 Check against a server; resolves to its status, "SERVICE_UNKNOWN" for a name
+ * the server does not report (NOT_FOUND, as the protocol says), or "UNREACHABLE".
+ */
 export function checkHealth(address: string, service = '', deadlineMs = 1000): Promise<string> {
   const client = createClient(protos.health().Health, address);
   return new Promise<string>((resolve) => {
     client.Check({ service }, { deadline: Date.now() + deadlineMs }, (error, response) => {
       client.close();
-      resolve(error || !response ? 'UNREACHABLE' : String(response.status));
+      if (error?.code === GrpcStatus.NOT_FOUND) resolve('SERVICE_UNKNOWN');
+      else resolve(error || !response ? 'UNREACHABLE' : String(response.status));
     });
   });
 }

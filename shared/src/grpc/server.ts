@@ -10,7 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error';
-import { outageAppError } from '../resilience/dependencies';
+import { dependencyHealth, dependencyHealthName, outageAppError } from '../resilience/dependencies';
 import { contextFromMetadata, type CallContext } from './context';
 import { toServiceError } from './errors';
 import { startGrpcCallTimer } from '../metrics';
@@ -36,6 +36,11 @@ export class HealthReporter {
     for (const watcher of this.watchers) {
       if (watcher.service === service) watcher.stream.write({ status });
     }
+  }
+
+  /** Stops reporting a name: Check answers NOT_FOUND for it again. */
+  remove(service: string): void {
+    this.statuses.delete(service);
   }
 
   /** Marks every known service, and the server, as status (NOT_SERVING on shutdown). */
@@ -380,12 +385,19 @@ export async function startGrpcServer(options: {
   for (const service of services) inProcess?.addService(service.definition, service.implementation);
   health.set('', 'SERVING');
   for (const service of options.services) health.set(service.name, 'SERVING');
+  // Each dependency this process uses, as its clients see it: the gateway's /readyz reads them.
+  const stopReportingDependencies = dependencyHealth.watch((dependency, up) => {
+    const name = dependencyHealthName(dependency);
+    if (up === undefined) health.remove(name);
+    else health.set(name, up ? 'SERVING' : 'NOT_SERVING');
+  });
 
   return {
     port,
     health,
     stop: (graceMs = 5000) =>
       new Promise<void>((resolve) => {
+        stopReportingDependencies();
         health.setAll('NOT_SERVING');
         inProcess?.close();
         const force = setTimeout(() => {

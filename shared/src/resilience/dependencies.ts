@@ -158,6 +158,17 @@ export interface DependencyProbe {
  */
 class DependencyHealth {
   private readonly probes = new Map<DependencyName, Map<object, boolean>>();
+  private readonly listeners = new Set<(dependency: DependencyName, up?: boolean) => void>();
+
+  /**
+   * Calls listener with each dependency's state now and on every change (up undefined: no
+   * longer in use). Returns the unsubscribe function.
+   */
+  watch(listener: (dependency: DependencyName, up?: boolean) => void): () => void {
+    this.listeners.add(listener);
+    for (const dependency of this.probes.keys()) listener(dependency, this.isUp(dependency));
+    return () => this.listeners.delete(listener);
+  }
 
   probe(dependency: DependencyName): DependencyProbe {
     const token = {};
@@ -198,10 +209,21 @@ class DependencyHealth {
     const up = this.isUp(dependency);
     if (up === undefined) dependencyUp.remove({ dependency });
     else dependencyUp.set({ dependency }, up ? 1 : 0);
+    for (const listener of this.listeners) listener(dependency, up);
   }
 }
 
 export const dependencyHealth = new DependencyHealth();
+
+/**
+ * The grpc.health.v1 name under which a service reports one of its dependencies (SERVING while
+ * up), so a caller's readiness can say which service sees which dependency down.
+ */
+export function dependencyHealthName(dependency: DependencyName): string {
+  return `switchyard.dependency.${dependency}`;
+}
+
+export const DEPENDENCY_NAMES: readonly DependencyName[] = ['redis', 'mongodb', 'kafka'];
 
 /** After this many outage failures in a row a dependency's breaker opens (by default). */
 const FAILURES_TO_OPEN = 3;

@@ -1,5 +1,11 @@
 import type { Context, Middleware } from 'koa';
-import { AppError, outageAppError, type ErrorDetail, type Logger } from '@switchyard/shared';
+import {
+  AppError,
+  OUTAGE_RETRY_AFTER_SECONDS,
+  outageAppError,
+  type ErrorDetail,
+  type Logger,
+} from '@switchyard/shared';
 import type { GatewayState } from './request-id';
 
 /**
@@ -40,8 +46,12 @@ function render(error: unknown): Rendered | undefined {
   if (error instanceof AppError) {
     const status = error.httpStatus;
     const headers: Record<string, string> = {};
-    if (error.retryAfter !== undefined && RETRY_AFTER_STATUSES.has(status))
-      headers['Retry-After'] = String(Math.ceil(error.retryAfter));
+    // One rule for 503: the error's own Retry-After, else the outage default, whether a
+    // dependency is down or a service is restarting (its callers cannot tell them apart).
+    const retryAfter =
+      error.retryAfter ?? (status === 503 ? OUTAGE_RETRY_AFTER_SECONDS : undefined);
+    if (retryAfter !== undefined && RETRY_AFTER_STATUSES.has(status))
+      headers['Retry-After'] = String(Math.ceil(retryAfter));
     if (status === 401) headers['WWW-Authenticate'] = 'X-API-Key';
     return { status, code: error.code, message: error.message, details: error.details, headers };
   }

@@ -2,7 +2,10 @@ import { Gauge, Registry } from 'prom-client';
 import {
   AppError,
   commandMetrics,
+  DEPENDENCY_NAMES,
+  dependencyHealthName,
   dependencyMetrics,
+  type DependencyName,
   grpcClientMetrics,
   grpcServerMetrics,
 } from '@switchyard/shared';
@@ -31,8 +34,14 @@ const Readiness: JsonSchema = {
     dependencies: {
       type: 'object',
       description:
-        'redis, mongodb and kafka as this gateway last saw them: up or down (absent when not used)',
+        'redis, mongodb and kafka as the gateway and every serving service last saw them: down when any of them sees it down (absent when none uses it)',
       additionalProperties: { type: 'string', enum: ['up', 'down'] },
+    },
+    dependenciesDown: {
+      type: 'object',
+      description:
+        'Which component (gateway or a service) sees which dependency down: the routes through that component answer 503 unavailable with Retry-After until it is back. Absent when none is down.',
+      additionalProperties: { type: 'array', items: { type: 'string' } },
     },
   },
 };
@@ -66,12 +75,56 @@ function downstreamUp(registry: Registry): Gauge {
   return gauge;
 }
 
-async function downstreamStatuses(deps: RouteDeps): Promise<Record<string, string>> {
+interface DownstreamHealth {
+  status: string;
+  /** Dependencies the service reports down (grpc.health.v1 names from dependencyHealthName). */
+  down: DependencyName[];
+  up: DependencyName[];
+}
+
+/** One service's status and, when it serves, each dependency it reports (unused ones are unknown). */
+async function downstreamHealth(
+  deps: RouteDeps,
+  target: { address: string; service: string },
+): Promise<DownstreamHealth> {
+  const status = await deps.checkHealth(target.address, target.service);
+  if (status !== 'SERVING') return { status, down: [], up: [] };
+  const reported = await Promise.all(
+    DEPENDENCY_NAMES.map((name) => deps.checkHealth(target.address, dependencyHealthName(name))),
+  );
+  return {
+    status,
+    down: DEPENDENCY_NAMES.filter((_, i) => reported[i] === 'NOT_SERVING'),
+    up: DEPENDENCY_NAMES.filter((_, i) => reported[i] === 'SERVING'),
+  };
+}
+
+async function downstreamStatuses(deps: RouteDeps): Promise<Record<string, DownstreamHealth>> {
   const targets = healthTargets(deps.clients);
-  const statuses = await Promise.all(targets.map((t) => deps.checkHealth(t.address, t.service)));
+  const health = await Promise.all(targets.map((t) => downstreamHealth(deps, t)));
   const up = downstreamUp(deps.metrics);
-  targets.forEach((t, i) => up.set({ service: t.name }, statuses[i] === 'SERVING' ? 1 : 0));
-  return Object.fromEntries(targets.map((t, i) => [t.name, statuses[i]]));
+  targets.forEach((t, i) => up.set({ service: t.name }, health[i]!.status === 'SERVING' ? 1 : 0));
+  return Object.fromEntries(targets.map((t, i) => [t.name, health[i]!]));
+}
+
+/**
+ * The dependencies as every component sees them: the gateway's own view and each serving
+ * service's. A dependency is down when any component sees it down (its routes answer 503).
+ */
+function dependencyView(
+  own: Partial<Record<DependencyName, 'up' | 'down'>>,
+  downstream: Record<string, DownstreamHealth>,
+) {
+  const dependencies: Partial<Record<DependencyName, 'up' | 'down'>> = { ...own };
+  const dependenciesDown: Record<string, DependencyName[]> = {};
+  const ownDown = DEPENDENCY_NAMES.filter((name) => own[name] === 'down');
+  if (ownDown.length > 0) dependenciesDown.gateway = ownDown;
+  for (const [service, health] of Object.entries(downstream)) {
+    for (const name of health.up) dependencies[name] ??= 'up';
+    for (const name of health.down) dependencies[name] = 'down';
+    if (health.down.length > 0) dependenciesDown[service] = health.down;
+  }
+  return { dependencies, dependenciesDown };
 }
 
 /**
@@ -99,14 +152,22 @@ const readyz: RouteSpec = {
   },
   errors: ['unavailable'],
   async handle(_input, deps) {
-    const services = await downstreamStatuses(deps);
-    const dependencies = deps.dependencies();
+    const downstream = await downstreamStatuses(deps);
+    const services = Object.fromEntries(
+      Object.entries(downstream).map(([name, health]) => [name, health.status]),
+    );
+    const { dependencies, dependenciesDown } = dependencyView(deps.dependencies(), downstream);
     const failing = Object.entries(services).filter(([, status]) => status !== 'SERVING');
-    const dependencyDown = Object.values(dependencies).includes('down');
+    const dependencyDown = Object.keys(dependenciesDown).length > 0;
     if (failing.length === 0 && !dependencyDown)
       return json(200, { status: 'ready', services, dependencies });
     if (failing.length < Object.keys(services).length)
-      return json(200, { status: 'degraded', services, dependencies });
+      return json(200, {
+        status: 'degraded',
+        services,
+        dependencies,
+        ...(dependencyDown ? { dependenciesDown } : {}),
+      });
     throw new AppError(
       'unavailable',
       `not ready: ${failing.map(([name]) => name).join(', ')}`,

@@ -27,6 +27,11 @@ export interface AssistantConfig extends ServiceEnv {
   messageMaxTokens: number;
   /** How long a finished reply is kept for retries (IDEMPOTENCY_TTL_SECONDS, as at the gateway). */
   idempotencyTtlSeconds: number;
+  /**
+   * How long agent profiles and knowledge catalogs are served from memory (READ_CACHE_TTL_MS): the
+   * bound on staleness if an `assistant.changed` event is missed; 0 reads the store every turn.
+   */
+  readCacheTtlMs: number;
 }
 
 const MIN_HISTORY = 2;
@@ -43,6 +48,7 @@ interface AssistantEnv {
   RECOMMENDATION_ADDR: string;
   HISTORY_TOKEN_BUDGET: number;
   MESSAGE_MAX_TOKENS: number;
+  READ_CACHE_TTL_MS: number;
 }
 
 /** Reads the assistant's environment; throws listing every invalid variable. */
@@ -61,6 +67,7 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
       RECOMMENDATION_ADDR: str({ default: '127.0.0.1:50053' }),
       HISTORY_TOKEN_BUDGET: num({ default: 6000 }),
       MESSAGE_MAX_TOKENS: num({ default: 4000 }),
+      READ_CACHE_TTL_MS: num({ default: 30_000 }),
     },
     env,
   );
@@ -82,6 +89,8 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     problems.push('HISTORY_TOKEN_BUDGET: must be an integer >= 100');
   if (!Number.isInteger(values.MESSAGE_MAX_TOKENS) || values.MESSAGE_MAX_TOKENS < 16)
     problems.push('MESSAGE_MAX_TOKENS: must be an integer >= 16');
+  if (!Number.isInteger(values.READ_CACHE_TTL_MS) || values.READ_CACHE_TTL_MS < 0)
+    problems.push('READ_CACHE_TTL_MS: must be an integer >= 0');
   if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
   return {
     ...service,
@@ -96,5 +105,6 @@ export function loadAssistantConfig(env: NodeJS.ProcessEnv = process.env): Assis
     recommendationAddr: values.RECOMMENDATION_ADDR.trim(),
     historyTokenBudget: values.HISTORY_TOKEN_BUDGET,
     messageMaxTokens: values.MESSAGE_MAX_TOKENS,
+    readCacheTtlMs: values.READ_CACHE_TTL_MS,
   };
 }

@@ -16,6 +16,10 @@ import { closeClients, createClients } from './clients';
 import type { AssistantConfig } from './config';
 import { SessionLock } from './conversation/session-lock';
 import { ContentSummarizer } from './conversation/summarizer';
+import { CachedKnowledgeStore } from './caches/cached-knowledge';
+import { CachedProfileStore } from './caches/cached-profiles';
+import { OrganizationCache } from './caches/organization-cache';
+import { AssistantChangeFeed } from './events/change-feed';
 import { SupportEscalationPublisher } from './events/support-escalation-publisher';
 import { SOURCE } from './events/source';
 import { assistantHandlers } from './handlers';
@@ -28,6 +32,8 @@ import { ModelRouter } from './responders/model-router';
 import type { Responder } from './responders/responder';
 import { KnowledgeRetriever } from './retrieval/knowledge-retriever';
 import { inMemoryStores, type AssistantStores } from './store';
+import type { KnowledgeCollection } from './store/knowledge/port';
+import type { AgentProfile } from './store/profiles/port';
 
 export { loadAssistantConfig, type AssistantConfig } from './config';
 export { assistantMetrics } from './responders/grounding-metrics';
@@ -81,17 +87,31 @@ export async function startAssistantService(
     publishTimeoutMs: config.outboxPublishTimeoutMs,
   });
   await outbox.start();
+  // Profiles and knowledge catalogs are read on every turn: served from memory until they change.
+  const changes = new AssistantChangeFeed(bus, logger);
+  const profileCache = new OrganizationCache<Map<string, AgentProfile>>(config.readCacheTtlMs);
+  const catalogCache = new OrganizationCache<KnowledgeCollection[]>(config.readCacheTtlMs);
+  changes.onChange((organization, change) =>
+    (change === 'profiles' ? profileCache : catalogCache).drop(organization),
+  );
+  await changes.start();
+  const profiles = new CachedProfileStore(stores.profiles, profileCache, (organization) =>
+    changes.changed(organization, 'profiles'),
+  );
+  const knowledgeStore = new CachedKnowledgeStore(stores.knowledge, catalogCache, (organization) =>
+    changes.changed(organization, 'knowledge'),
+  );
   const embedder = new RegistryEmbedder(clients.content);
   const knowledge = {
-    store: stores.knowledge,
-    retriever: new KnowledgeRetriever(stores.knowledge, now, embedder),
+    store: knowledgeStore,
+    retriever: new KnowledgeRetriever(knowledgeStore, now, embedder),
   };
   const handlers = assistantHandlers({
-    directory: new AgentDirectory(agents, stores.profiles),
+    directory: new AgentDirectory(agents, profiles),
     // saveTurn's version check still guards a lock lost mid-turn.
     lock: new SessionLock(stores.locks),
     sessions: stores.sessions,
-    profiles: stores.profiles,
+    profiles,
     responder,
     usage: new UsagePublisher(outbox, SOURCE, logger),
     historyLimit: config.sessionHistoryLimit,
@@ -99,7 +119,7 @@ export async function startAssistantService(
     messageMaxTokens: config.messageMaxTokens,
     knowledge,
     knowledgeService: new KnowledgeService(
-      stores.knowledge,
+      knowledgeStore,
       new DataUpdatedPublisher(outbox, logger, 'assistant'),
       now,
       embedder,
@@ -126,6 +146,7 @@ export async function startAssistantService(
     logger,
   }).catch(async (error: unknown) => {
     closeClients(clients);
+    await changes.stop();
     await outbox.stop();
     throw error;
   });
@@ -139,6 +160,7 @@ export async function startAssistantService(
     stop: async () => {
       await grpc.stop(STOP_GRACE_MS); // calls in flight finish before their clients go away
       closeClients(clients);
+      await changes.stop();
       await outbox.stop();
     },
   };

@@ -23,6 +23,7 @@ describe('assistant config', () => {
       recommendationAddr: '127.0.0.1:50053',
       historyTokenBudget: 6000,
       messageMaxTokens: 4000,
+      readCacheTtlMs: 30_000,
     });
   });
 

@@ -118,6 +118,11 @@ export interface OrganizationChanged {
   change: 'policy' | 'keys';
 }
 
+/** An organization's agent profiles or knowledge changed on one assistant replica: the others' caches are stale. */
+export interface AssistantChanged {
+  change: 'profiles' | 'knowledge';
+}
+
 /** The support agent handed a conversation to a person. */
 export interface SupportEscalated {
   sessionId: string;
@@ -173,6 +178,7 @@ export interface EventData {
   'request.failed': RequestResult;
   'webhooks.changed': WebhooksChanged;
   'organization.changed': OrganizationChanged;
+  'assistant.changed': AssistantChanged;
   'support.escalated': SupportEscalated;
   'interactions.recorded': InteractionsRecorded;
   'model.published': ModelPublished;
@@ -311,6 +317,13 @@ const organizationChanged: JSONSchemaType<OrganizationChanged> = {
   properties: { change: { type: 'string', enum: ['policy', 'keys'] } },
 };
 
+const assistantChanged: JSONSchemaType<AssistantChanged> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['change'],
+  properties: { change: { type: 'string', enum: ['profiles', 'knowledge'] } },
+};
+
 const supportEscalated: JSONSchemaType<SupportEscalated> = {
   type: 'object',
   additionalProperties: false,
@@ -369,6 +382,7 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'request.failed': requestResult,
   'webhooks.changed': webhooksChanged,
   'organization.changed': organizationChanged,
+  'assistant.changed': assistantChanged,
   'support.escalated': supportEscalated,
   'interactions.recorded': interactionsRecorded,
   'model.published': modelPublished,

@@ -30,6 +30,7 @@ export const EventTypes = {
   requestFailed: 'request.failed',
   webhooksChanged: 'webhooks.changed',
   organizationChanged: 'organization.changed',
+  assistantChanged: 'assistant.changed',
   supportEscalated: 'support.escalated',
   interactionsRecorded: 'interactions.recorded',
   modelPublished: 'model.published',
@@ -52,6 +53,7 @@ export const TOPIC_OF: Record<EventType, Topic> = {
   'request.failed': Topics.results,
   'webhooks.changed': Topics.changes,
   'organization.changed': Topics.changes,
+  'assistant.changed': Topics.changes,
   // A conversation's outcome for the organization, like a request's result.
   'support.escalated': Topics.results,
   'interactions.recorded': Topics.recommendation,

@@ -19,7 +19,9 @@ function listProtos(dir) {
 }
 
 fs.rmSync(outDir, { recursive: true, force: true });
-const bin = require.resolve('@grpc/proto-loader/build/bin/proto-loader-gen-types.js');
+// The generator's published binary, as npm links it (node_modules/.bin), run with this Node.
+const bin = path.join(root, 'node_modules', '.bin', 'proto-loader-gen-types');
+if (!fs.existsSync(bin)) throw new Error(`gen:proto: ${bin} is missing: run npm ci first`);
 execFileSync(
   process.execPath,
   [

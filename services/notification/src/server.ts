@@ -28,7 +28,6 @@ import { UsageLedger } from './usage/usage-ledger';
 export { loadNotificationConfig, type NotificationConfig } from './config';
 export { verifyWebhook } from './signing/verify';
 export { metricsText, notificationMetrics } from './metrics';
-export { startMetricsServer, type MetricsServer } from './metrics-server';
 export { createStores, type OpenedStores } from './store';
 export { UrlPolicy, type Resolver, type UrlCheck } from '@switchyard/shared';
 export type { NotificationStores } from './store';

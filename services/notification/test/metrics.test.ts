@@ -1,8 +1,9 @@
 import * as http from 'node:http';
-import { createEvent } from '@switchyard/shared';
+import { createEvent, startMetricsServer, type RunningMetricsServer } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
-import { metricsText, startMetricsServer, type MetricsServer } from '../src/server';
+import { SERVED_REGISTRIES } from '../src/metrics';
+import { metricsText } from '../src/server';
 import { expect } from './chai';
 import { Receiver, startTestService, until, type TestService } from './helpers';
 
@@ -28,18 +29,24 @@ function sample(text: string, name: string): number | undefined {
 describe('metrics endpoint', () => {
   let svc: TestService;
   let receiver: Receiver;
-  let metrics: MetricsServer;
+  let metrics: RunningMetricsServer;
 
   before(async () => {
     receiver = await new Receiver().start();
     receiver.responder = () => ({ status: 500 });
     // A long second delay keeps the delivery pending after its first attempt.
     svc = await startTestService({ WEBHOOK_RETRY_SCHEDULE: '0,1h' });
-    metrics = await startMetricsServer({ host: '127.0.0.1', port: 0, logger: silentLogger() });
+    // What runServiceProcess serves on METRICS_PORT for this service.
+    metrics = await startMetricsServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger(),
+      registries: SERVED_REGISTRIES,
+    });
   });
 
   after(async () => {
-    await metrics.close();
+    await metrics.stop();
     await svc.stop();
     await receiver.close();
   });

@@ -344,4 +344,169 @@ describe('e2e: key and end-user budgets', function () {
       expect((await ask('frank')).choices).to.have.length(1);
     });
   });
+
+  describe('teams', () => {
+    const admin = () => ({ authorization: `Bearer ${mesh.adminToken}`, key: null });
+
+    async function createTeam(body: Record<string, unknown>): Promise<string> {
+      const created = await api('/api/v2/teams', { body });
+      expect(created.status, created.text).to.equal(201);
+      return created.body.teamId;
+    }
+
+    it('a team budget counts the calls of all its keys together; 429 names the team', async () => {
+      const teamId = await createTeam({
+        name: 'search',
+        budget: { tokens: 600, period: 'day' },
+      });
+      const a = await issue({ teamId });
+      const b = await issue({ teamId, budget: { tokens: 100_000, period: 'day' } });
+      const outsider = await issue({});
+      let turn = 0;
+      const { answered, refused } = await untilRefused(() => generate(turn++ % 2 ? b : a));
+      const used = answered.reduce(
+        (sum, r) => sum + r.body.usage.tokens_input + r.body.usage.tokens_output,
+        0,
+      );
+      expect(used).to.be.at.most(600);
+      expect(answered.length).to.be.greaterThan(2);
+      expect(refused.body.error.code).to.equal('budget_exceeded');
+      expect(refused.body.error.message).to.match(/team's daily token budget \(600\)/);
+      expect(refused.body.error.details[0]).to.include({
+        reason: 'team budget exhausted',
+        level: 'team',
+        teamId,
+        limit: 'tokens',
+        resetAt: '2026-11-21T00:00:00.000Z',
+      });
+      // Both keys of the team are refused; a key outside it is not.
+      expect((await generate(a)).status).to.equal(429);
+      expect((await generate(b)).status).to.equal(429);
+      expect((await generate(outsider)).status).to.equal(200);
+
+      // Raising the team's budget lets its keys call again, at once on this replica.
+      const raised = await api(`/api/v2/teams/${teamId}`, {
+        method: 'PATCH',
+        body: { budget: { tokens: 100_000, cost: 5, period: 'day' } },
+      });
+      expect(raised.status, raised.text).to.equal(200);
+      expect(raised.body.budget).to.deep.equal({ tokens: 100_000, cost: 5, period: 'day' });
+      expect((await generate(a)).status).to.equal(200);
+    });
+
+    it("a call passes its key's, its team's and its end user's budgets; the first to refuse is named", async () => {
+      const teamId = await createTeam({ name: 'mixed', budget: { tokens: 1800, period: 'week' } });
+      const key = await issue({
+        teamId,
+        budget: { tokens: 1000, period: 'day' },
+        endUserBudget: { tokens: 300, period: 'day' },
+      });
+      const client = new OpenAI({ apiKey: key, baseURL: `${mesh.gatewayUrl}/v1`, maxRetries: 0 });
+      fake.reported = { prompt_tokens: 5, completion_tokens: 20 };
+      const ask = (user: string) =>
+        client.chat.completions
+          .create({
+            model: 'fake-gpt',
+            messages: [{ role: 'user', content: 'A tent' }],
+            max_tokens: 50,
+            user,
+          })
+          .then(
+            () => undefined,
+            (e: unknown) => (e as InstanceType<typeof OpenAI.APIError>).message,
+          );
+      const refusalOf = async (user: string) => {
+        for (let n = 0; n < 100; n++) {
+          const refused = await ask(user);
+          if (refused) return refused;
+        }
+        throw new Error('never refused');
+      };
+      expect(await refusalOf('u1')).to.match(/end user's daily token budget/);
+      // Other end users go on until the key's own daily budget refuses...
+      let n = 2;
+      let refusal = await ask(`u${n}`);
+      while (refusal?.match(/end user's/)) refusal = await ask(`u${++n}`);
+      for (; !refusal; refusal = await ask(`u${++n}`));
+      expect(refusal).to.match(/API key's daily token budget \(1000\)/);
+      // ...and the next day, until the team's weekly one does.
+      now = new Date('2026-11-21T10:00:00Z');
+      refusal = undefined;
+      for (; !refusal; refusal = await ask(`v${++n}`));
+      expect(refusal).to.match(/team's weekly token budget \(1800\)/);
+    });
+
+    it('teams are listed, read, renamed, refused for unknown ids, and deleted only without keys', async () => {
+      const teamId = await createTeam({ name: 'docs' });
+      expect((await api(`/api/v2/teams/${teamId}`)).body).to.include({ name: 'docs', teamId });
+      const listed = await api('/api/v2/teams');
+      expect(listed.body.teams.map((t: { teamId: string }) => t.teamId)).to.include(teamId);
+      const renamed = await api(`/api/v2/teams/${teamId}`, {
+        method: 'PATCH',
+        body: { name: 'documentation' },
+      });
+      expect(renamed.body.name).to.equal('documentation');
+      expect((await api('/api/v2/teams', { body: { name: '' } })).status).to.equal(400);
+      expect((await api('/api/v2/teams/team_nope')).status).to.equal(404);
+      const unknown = await api('/api/v2/keys', { body: { teamId: 'team_nope' } });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error.details[0]).to.include({ field: '/teamId' });
+
+      const issued = await api('/api/v2/keys', { body: { name: 'docs-app', teamId } });
+      expect(issued.body.teamId).to.equal(teamId);
+      const busy = await api(`/api/v2/teams/${teamId}`, { method: 'DELETE' });
+      expect(busy.status).to.equal(409);
+      expect(busy.body.error.details[0]).to.include({ keyId: issued.body.keyId });
+      const moved = await api(`/api/v2/keys/${issued.body.keyId}`, {
+        method: 'PATCH',
+        body: { teamId: null },
+      });
+      expect(moved.body).to.not.have.property('teamId');
+      expect((await api(`/api/v2/teams/${teamId}`, { method: 'DELETE' })).status).to.equal(204);
+      expect((await api(`/api/v2/teams/${teamId}`)).status).to.equal(404);
+    });
+
+    it("the admin API manages any organization's teams; another organization cannot see them", async () => {
+      const created = await callApi(mesh.gatewayUrl, '', '/api/v2/admin/organizations', {
+        ...admin(),
+        body: { id: 'teams-other', name: 'Other', monthlyTokenQuota: 1_000_000 },
+      });
+      expect(created.status, created.text).to.equal(201);
+      const team = await callApi(
+        mesh.gatewayUrl,
+        '',
+        '/api/v2/admin/organizations/teams-other/teams',
+        { ...admin(), body: { name: 'ops', budget: { cost: 3, period: 'month' } } },
+      );
+      expect(team.status, team.text).to.equal(201);
+      expect(team.body).to.include({ organization: 'teams-other', name: 'ops' });
+      const key = await callApi(
+        mesh.gatewayUrl,
+        '',
+        '/api/v2/admin/organizations/teams-other/keys',
+        { ...admin(), body: { teamId: team.body.teamId } },
+      );
+      expect(key.status, key.text).to.equal(201);
+      expect(key.body.teamId).to.equal(team.body.teamId);
+      // The dev organization's key neither sees nor joins it.
+      expect((await api(`/api/v2/teams/${team.body.teamId}`)).status).to.equal(404);
+      expect((await api('/api/v2/keys', { body: { teamId: team.body.teamId } })).status).to.equal(
+        400,
+      );
+      const listed = await callApi(
+        mesh.gatewayUrl,
+        '',
+        '/api/v2/admin/organizations/teams-other/teams',
+        { ...admin(), method: 'GET' },
+      );
+      expect(listed.body.teams).to.have.length(1);
+      const patched = await callApi(
+        mesh.gatewayUrl,
+        '',
+        `/api/v2/admin/organizations/teams-other/teams/${team.body.teamId}`,
+        { ...admin(), method: 'PATCH', body: { budget: null } },
+      );
+      expect(patched.body).to.not.have.property('budget');
+    });
+  });
 });

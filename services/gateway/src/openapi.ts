@@ -316,7 +316,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   requests: 'Status of asynchronous requests',
   usage: "The organization's token usage, quota and cost",
   organization: "The caller's own organization and its API keys (the organization's key)",
-  admin: 'Organizations and API keys (the admin token)',
+  teams: "Teams: named groups of the organization's keys, each with its budget",
+  admin: 'Organizations, API keys and teams (the admin token)',
   models: 'The model registry',
   openai:
     "OpenAI's API: chat completions, embeddings and models, for OpenAI's SDKs with only the base URL and key changed",

@@ -36,6 +36,7 @@ import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { BudgetGuard } from './metering/budgets';
+import { Teams } from './accounts/teams';
 import { ModelPrices, systemCall } from './metering/model-prices';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { QuotaExhaustedNotices } from './events/quota-exhausted';
@@ -58,8 +59,10 @@ import {
   createStores,
   InMemoryOrganizationStore,
   InMemoryQuotaTallyStore,
+  InMemoryTeamStore,
   type ApiKeyStore,
   type OrganizationStore,
+  type TeamStore,
 } from './store';
 import { serveConsole } from './console/serve-console';
 import { ModelNames } from './cache/model-names';
@@ -115,6 +118,8 @@ export interface GatewayAppDeps {
   apiKeys: ApiKeyStore;
   /** Default: a fresh in-memory store. */
   organizations?: OrganizationStore;
+  /** Default: a fresh in-memory store. */
+  teams?: TeamStore;
   /** Hard-quota tallies kept durably (a lost quota counter is rebuilt from them); default: in-memory. */
   /** Hard-quota reservations kept durably (the store's tallies); in memory by default. */
   durableQuota?: DurableQuota;
@@ -192,6 +197,7 @@ interface AccountsParts {
   accounts: Accounts;
   metering: Metering;
   organizations: OrganizationDirectory;
+  teams: Teams;
 }
 
 function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts {
@@ -209,7 +215,15 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     defaults,
     changes && ttlMs > 0 ? CACHE_TTL_WITH_CHANGE_FEED_MS : ttlMs,
   );
+  // Teams keep the keys' short TTL: a team's changed budget reaches every replica within it.
+  const teams = new Teams({
+    teams: deps.teams ?? new InMemoryTeamStore(),
+    apiKeys: deps.apiKeys,
+    logger,
+    cacheTtlMs: ttlMs,
+  });
   const accounts = new Accounts({
+    checkTeam: (organization, teamId) => teams.checkMembership(organization, teamId),
     organizations,
     apiKeys: deps.apiKeys,
     keyLookup: keys,
@@ -243,6 +257,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
       onExhausted: exhausted && ((...args) => exhausted.refused(...args)),
     }),
     budgets: new BudgetGuard({ state, now: deps.now }),
+    teamOf: (organization, teamId) => teams.teamOf(organization, teamId),
     prices: new ModelPrices(
       async () => (await deps.clients.content.listModels({}, systemCall())).models,
     ),
@@ -251,7 +266,7 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     logger,
     refusals: deps.refusals ?? (deps.events && new RefusalCounts(deps.events, logger)),
   });
-  return { keys, accounts, metering, organizations: directory };
+  return { keys, accounts, metering, organizations: directory, teams };
 }
 
 /**
@@ -286,7 +301,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const metrics = createHttpMetrics();
   const openapi = buildOpenApi(routeTable);
   const state = deps.sharedState ?? createInMemorySharedState();
-  const { keys, accounts, metering, organizations } = accountsParts(deps, state);
+  const { keys, accounts, metering, organizations, teams } = accountsParts(deps, state);
   const responseCache = new ResponseCache({
     store:
       deps.responseCache ??
@@ -313,6 +328,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     defaultResultUrls: defaultResultUrls(deps),
     openapi: () => openapi,
     accounts,
+    teams,
     metering,
     responseCache,
     organizations,
@@ -463,6 +479,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       clients,
       apiKeys: stores.apiKeys,
       organizations: stores.organizations,
+      teams: stores.teams,
       durableQuota,
       sharedState,
       pushPolicy,

@@ -17,10 +17,14 @@ import {
   MongoApiKeyStore,
   MongoOrganizationStore,
   MongoQuotaTallyStore,
+  InMemoryTeamStore,
+  MongoTeamStore,
   type ApiKeyRecord,
   type ApiKeyStore,
   type OrganizationStore,
   type QuotaTallyStore,
+  type TeamRecord,
+  type TeamStore,
 } from '../src/store';
 
 interface WithMongo<T> {
@@ -294,6 +298,45 @@ contractSuite<WithMongo<QuotaTallyStore>>(
       expect(written.at(-1)!.at - settledAt, 'lingered').to.be.at.least(140);
       await lingering.close();
       expect(await lingering.total('org_a', '2026-11')).to.equal(145);
+    });
+  },
+);
+
+const team = (teamId: string, organization = 'acme', createdAt = '2026-11-01T00:00:00.000Z') =>
+  ({ teamId, organization, name: `team ${teamId}`, createdAt }) satisfies TeamRecord;
+
+contractSuite<WithMongo<TeamStore>>(
+  'TeamStore',
+  {
+    memory: { create: async () => ({ store: new InMemoryTeamStore() }) },
+    mongo: mongoFixture((m) => new MongoTeamStore(m.db)),
+  },
+  (subject) => {
+    it('gets teams by id, lists an organization oldest first, refuses a duplicate id', async () => {
+      await subject().store.insert(team('team_2', 'acme', '2026-11-02T00:00:00.000Z'));
+      await subject().store.insert(team('team_1'));
+      await subject().store.insert(team('team_3', 'other'));
+      expect(await subject().store.get('team_3')).to.deep.equal(team('team_3', 'other'));
+      expect(await subject().store.get('nope')).to.equal(undefined);
+      const listed = await subject().store.listByOrganization('acme');
+      expect(listed.map((t) => t.teamId)).to.deep.equal(['team_1', 'team_2']);
+      await expectConflict(subject().store.insert(team('team_1', 'other')));
+    });
+
+    it('renames, sets and removes a budget, deletes once', async () => {
+      await subject().store.insert(team('team_1'));
+      const budget = { tokens: 5000, cost: 2.5, period: 'week' as const };
+      expect(await subject().store.update('team_1', { budget })).to.deep.equal({
+        ...team('team_1'),
+        budget,
+      });
+      const renamed = await subject().store.update('team_1', { name: 'search', budget: null });
+      expect(renamed).to.deep.equal({ ...team('team_1'), name: 'search' });
+      expect(await subject().store.get('team_1')).to.deep.equal(renamed);
+      expect(await subject().store.update('nope', { name: 'x' })).to.equal(undefined);
+      expect(await subject().store.delete('team_1')).to.equal(true);
+      expect(await subject().store.delete('team_1')).to.equal(false);
+      expect(await subject().store.get('team_1')).to.equal(undefined);
     });
   },
 );

@@ -84,6 +84,8 @@ export interface AccountsDeps {
   keysChanged?(organization: string): void;
   /** Model ids and aliases of the registry: a key's `models` must name some of them. */
   modelNames?(): Promise<string[]>;
+  /** 400 unless the team is the organization's: a key's `teamId` must name one. */
+  checkTeam?(organization: string, teamId: string): Promise<void>;
 }
 
 /** A new organization: the given settings over the defaults. */
@@ -163,7 +165,7 @@ export class Accounts {
   async issueKey(organization: string, input: NewKey = {}): Promise<IssuedKey> {
     await this.getOrganization(organization);
     const scope = scopeOf(input);
-    await this.checkScope(scope);
+    await this.checkScope(organization, scope);
     const { key, record } = await issueApiKey(
       this.deps.apiKeys,
       organization,
@@ -180,7 +182,7 @@ export class Accounts {
     if (!current || (organization !== undefined && current.organization !== organization))
       throw AppError.notFound(`no API key ${keyId}`);
     const { name: _name, ...scope } = changes;
-    await this.checkScope(scope);
+    await this.checkScope(current.organization, scope);
     const record = await this.deps.apiKeys.update(keyId, changes);
     if (!record) throw AppError.notFound(`no API key ${keyId}`);
     this.deps.keyLookup.forget(keyId);
@@ -202,7 +204,11 @@ export class Accounts {
   }
 
   /** Every name in `models` must be a model id or alias of the registry (400 naming the unknown ones). */
-  private async checkScope(scope: Partial<Record<keyof KeyScope, unknown>>): Promise<void> {
+  private async checkScope(
+    organization: string,
+    scope: Partial<Record<keyof KeyScope, unknown>>,
+  ): Promise<void> {
+    if (typeof scope.teamId === 'string') await this.deps.checkTeam?.(organization, scope.teamId);
     const models = scope.models;
     if (!Array.isArray(models) || !this.deps.modelNames) return;
     const known = new Set((await this.deps.modelNames()).map((n) => n.toLowerCase()));

@@ -4,7 +4,7 @@ import type { GatewayState } from '../middleware/request-id';
 import type { OrganizationDirectory } from './organization-directory';
 import type { ApiKeyRecord } from '../store';
 import type { Spent } from '../routes/types';
-import type { BudgetGuard, BudgetHold, Spend } from './budgets';
+import type { BudgetGuard, BudgetHold, BudgetScope, Spend } from './budgets';
 import type { ModelPrices } from './model-prices';
 import type { QuotaGuard, QuotaHold } from './quota';
 import { rateLimited, rateLimitHeaders, type KeyRateLimits } from './rate-limits';
@@ -40,6 +40,8 @@ export interface MeteringDeps {
   budgets: BudgetGuard;
   /** The registry's prices: cost budgets reserve a call's estimated cost. */
   prices: ModelPrices;
+  /** A key's team (its budget); undefined for a team deleted meanwhile. */
+  teamOf?(organization: string, teamId: string): Promise<BudgetScope['team']>;
   rateLimits: KeyRateLimits;
   /** Output tokens assumed when a call gives no max_length. */
   defaultOutputTokens: number;
@@ -118,9 +120,10 @@ export class Metering {
       this.deps.refusals?.refused(call.organization, 'token_rate');
       throw rateLimited('token', tokensPerMinute, decision);
     }
+    const team = key?.teamId ? await this.deps.teamOf?.(key.organization, key.teamId) : undefined;
     const budget = await this.deps.budgets
       .reserve(
-        { key, endUser: billing.endUser?.(body) },
+        { key, team, endUser: billing.endUser?.(body) },
         { tokens: estimate, cost: () => this.estimateCost(billing, body) },
       )
       .catch((error) => {

@@ -11,6 +11,7 @@ import { organizationRoutes } from './organization';
 import { recommendationRoutes } from './recommendations';
 import { requestRoutes } from './requests';
 import { systemRoutes } from './system';
+import { teamRoutes } from './teams';
 import { usageRoutes } from './usage';
 import { webhookRoutes } from './webhooks';
 import type { AnyRoute } from './types';
@@ -28,6 +29,7 @@ export const routeTable: AnyRoute[] = [
   ...requestRoutes,
   ...usageRoutes,
   ...organizationRoutes,
+  ...teamRoutes,
   ...adminRoutes,
   ...modelRoutes,
   ...openAiRoutes,

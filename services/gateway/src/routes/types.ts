@@ -74,6 +74,7 @@ export interface ResponseSpec {
 }
 import type { DefaultResultUrls } from './default-result-url';
 import type { Accounts } from '../accounts/accounts';
+import type { Teams } from '../accounts/teams';
 import type { CacheSpec, ResponseCache } from '../cache/response-cache';
 import type { BillingSpec, Metering } from '../metering/metering';
 import type { OrganizationDirectory } from '../metering/organization-directory';
@@ -90,6 +91,7 @@ export interface RouteDeps {
   openapi(): unknown;
   /** Organizations and keys (admin routes). */
   accounts: Accounts;
+  teams: Teams;
   metering: Metering;
   /** Answers kept for equal requests (keys or requests that ask for it). */
   responseCache: ResponseCache;

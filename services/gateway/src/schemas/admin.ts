@@ -78,6 +78,12 @@ const keyScopeProperties: Record<string, JsonSchema> = {
     ...DATE_TIME,
     description: 'From this instant on the key is refused with 401 key_expired',
   },
+  teamId: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 64,
+    description: "The team the key belongs to (GET /api/v2/teams): the team's budget applies too",
+  },
   budget: {
     ...Budget,
     description: "The key's own budget: a call that would pass it is 429 budget_exceeded",

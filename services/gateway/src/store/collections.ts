@@ -2,6 +2,7 @@ import { insertMissing, moveLegacyDocuments } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { Organization } from '../accounts/organization';
 import type { ApiKeyRecord } from './api-keys/port';
+import type { TeamRecord } from './teams/port';
 import { QUOTA_TALLIES_COLLECTION } from './quota-tallies/mongo';
 
 /**
@@ -11,12 +12,15 @@ import { QUOTA_TALLIES_COLLECTION } from './quota-tallies/mongo';
 export const GatewayCollections = {
   organizations: 'organizations_by_id',
   apiKeys: 'api_keys_by_hash',
+  /** Teams by `_id` = team id. */
+  teams: 'teams_by_id',
 } as const;
 /** The earlier layout (ObjectId `_id`), moved into the collections above at start. */
 const LegacyCollections = { organizations: 'organizations', apiKeys: 'api_keys' } as const;
 
 export type OrganizationDocument = Organization & { _id: string };
 export type ApiKeyDocument = ApiKeyRecord & { _id: string };
+export type TeamDocument = TeamRecord & { _id: string };
 
 /**
  * The unique `_id` carries identity (org id, key hash) and a unique index the key id, so of two
@@ -31,6 +35,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
   const apiKeys = db.collection<ApiKeyDocument>(GatewayCollections.apiKeys);
   await apiKeys.createIndex({ keyId: 1 }, { unique: true, name: 'key_id' });
   await apiKeys.createIndex({ organization: 1, createdAt: 1 }, { name: 'by_organization' });
+  await db
+    .collection<TeamDocument>(GatewayCollections.teams)
+    .createIndex({ organization: 1, createdAt: 1 }, { name: 'by_organization' });
   await moveLegacyDocuments(db.collection<Organization>(LegacyCollections.organizations), (batch) =>
     insertMissing(
       organizations,

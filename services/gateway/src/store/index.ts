@@ -10,12 +10,16 @@ import type { OrganizationStore } from './organizations/port';
 import { InMemoryQuotaTallyStore } from './quota-tallies/memory';
 import { MongoQuotaTallyStore } from './quota-tallies/mongo';
 import type { QuotaTallyStore } from './quota-tallies/port';
+import { InMemoryTeamStore } from './teams/memory';
+import { MongoTeamStore } from './teams/mongo';
+import type { TeamStore } from './teams/port';
 
 export interface GatewayStores {
   organizations: OrganizationStore;
   apiKeys: ApiKeyStore;
   /** Hard-quota tallies (collection quota_tallies). */
   quotaTallies: QuotaTallyStore;
+  teams: TeamStore;
 }
 
 export function inMemoryStores(): GatewayStores {
@@ -23,6 +27,7 @@ export function inMemoryStores(): GatewayStores {
     organizations: new InMemoryOrganizationStore(),
     apiKeys: new InMemoryApiKeyStore(),
     quotaTallies: new InMemoryQuotaTallyStore(),
+    teams: new InMemoryTeamStore(),
   };
 }
 
@@ -32,6 +37,7 @@ export function mongoStores(db: Db): GatewayStores {
     organizations: new MongoOrganizationStore(db),
     apiKeys: new MongoApiKeyStore(db),
     quotaTallies: new MongoQuotaTallyStore(db),
+    teams: new MongoTeamStore(db),
   };
 }
 
@@ -67,3 +73,6 @@ export { MongoOrganizationStore } from './organizations/mongo';
 export * from './quota-tallies/port';
 export { InMemoryQuotaTallyStore } from './quota-tallies/memory';
 export { MongoQuotaTallyStore, QUOTA_TALLIES_COLLECTION } from './quota-tallies/mongo';
+export * from './teams/port';
+export { InMemoryTeamStore } from './teams/memory';
+export { MongoTeamStore } from './teams/mongo';

@@ -25,6 +25,8 @@ export interface KeyScope {
   routes?: string[];
   /** From this instant on the key is refused with 401 key_expired. */
   expiresAt?: string;
+  /** The team (its id) the key belongs to: the team's budget applies to its calls too. */
+  teamId?: string;
   /** The key's own budget. */
   budget?: Budget;
   /** A budget for each end user of the key (`user` on /v1, `user_id` on the assistants). */
@@ -37,6 +39,7 @@ export const KEY_SCOPE_FIELDS = [
   'models',
   'routes',
   'expiresAt',
+  'teamId',
   'budget',
   'endUserBudget',
   'cache',

@@ -204,6 +204,63 @@ describe('e2e: the console, in Chromium', function () {
     expect(await admin.getByTestId('refused-calls').locator('tbody tr').count()).to.equal(2);
   });
 
+  it('lists billed calls in the request logs, a page at a time and by key, with refused calls counted', async () => {
+    const logged = await consoleOrganization({ rateLimits: { requestsPerMinute: 30 } });
+    // A key of its own makes 30 calls and a 31st refused by its rate limit; the console's key one.
+    const batch = await issueKey(logged, 'batch jobs');
+    const statuses = [];
+    for (let i = 0; i < 31; i++)
+      statuses.push(
+        (
+          await logged.api('/api/v2/ai/content/generate', {
+            key: batch,
+            body: { prompt: `Tagline number ${i} for a bakery`, max_length: 12 },
+          })
+        ).status,
+      );
+    expect(statuses.filter((s) => s === 429)).to.have.length(1);
+    const own = await logged.api('/api/v2/ai/content/generate', {
+      body: { prompt: 'A tagline for a tea shop', max_length: 12 },
+    });
+    expect(own.status, own.text).to.equal(200);
+    // Read through the admin API, which no key's rate limit governs.
+    const { adminToken } = await mesh();
+    await waitFor(async () => {
+      const usage = (
+        await logged.api(`/api/v2/admin/organizations/${logged.id}/usage`, {
+          key: null,
+          authorization: `Bearer ${adminToken}`,
+        })
+      ).body;
+      return usage.calls === 31 && usage.refused.calls === 1;
+    }, 10_000);
+
+    const page = await pages.open(logged.gatewayUrl);
+    await signIn(page, logged.key);
+    await page.getByRole('link', { name: 'Request logs' }).click();
+    await page.getByRole('heading', { name: 'Request logs', level: 1 }).waitFor();
+    const rows = page.getByTestId('calls-table').locator('tbody tr');
+    await rows.first().waitFor();
+    // Newest first: the console key's call, with its request id.
+    expect(await rows.count()).to.equal(25);
+    expect(await rows.first().textContent())
+      .to.include('/api/v2/ai/content/generate')
+      .and.include('builtin')
+      .and.include('console test')
+      .and.include(own.headers.get('x-request-id')!)
+      .and.include('Succeeded');
+    const refused = page.getByTestId('refused-by-reason');
+    expect(await refused.textContent()).to.include('1 Requests per minute');
+    await expectAtEveryWidth(page, 'the request logs', 'logs');
+    await page.getByRole('button', { name: 'Show older calls' }).click();
+    await waitFor(async () => (await rows.count()) === 31, 10_000);
+    expect(await page.getByRole('button', { name: 'Show older calls' }).count()).to.equal(0);
+    // One key's calls.
+    await page.getByLabel('Key').selectOption({ label: `console test (${logged.keyId})` });
+    await waitFor(async () => (await rows.count()) === 1, 10_000);
+    expect(await rows.first().textContent()).to.include(own.headers.get('x-request-id')!);
+  });
+
   it('creates a key shown once that works, rotates one with a grace period, and revokes it', async () => {
     const own = await consoleOrganization();
     const page = await pages.open(own.gatewayUrl);

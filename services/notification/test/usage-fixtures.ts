@@ -19,6 +19,7 @@ export interface UsageFields {
   tokensOutput?: number;
   cost?: number;
   id?: string;
+  keyId?: string;
 }
 
 /** A usage.refused event: calls the gateway refused on a day for a reason. */
@@ -44,7 +45,7 @@ export function usageRecorded(fields: UsageFields = {}): EventEnvelope<'usage.re
     time: fields.time,
     data: {
       requestId: `req_${++counter}`,
-      keyId: 'key_1',
+      keyId: fields.keyId ?? 'key_1',
       ...(fields.endpoint
         ? { endpoint: fields.endpoint }
         : { route: fields.route ?? 'content.generate', agent: fields.agent }),

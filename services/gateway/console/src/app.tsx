@@ -6,6 +6,7 @@ import {
   FlaskConical,
   KeyRound,
   LayoutDashboard,
+  ScrollText,
   Webhook,
   type LucideIcon,
 } from 'lucide-preact';
@@ -15,6 +16,7 @@ import { AdminPage } from './pages/admin';
 import { AgentsPage } from './pages/agents';
 import { KeysPage } from './pages/keys';
 import { KnowledgePage } from './pages/knowledge';
+import { LogsPage } from './pages/logs';
 import { OverviewPage } from './pages/overview';
 import { PlaygroundPage } from './pages/playground';
 import { SignInPage } from './pages/signin';
@@ -36,6 +38,7 @@ const ORGANIZATION_PAGES: PageEntry[] = [
   { page: 'knowledge', label: 'Knowledge', icon: BookOpen, component: KnowledgePage },
   { page: 'agents', label: 'Agents', icon: Bot, component: AgentsPage },
   { page: 'webhooks', label: 'Webhooks', icon: Webhook, component: WebhooksPage },
+  { page: 'logs', label: 'Request logs', icon: ScrollText, component: LogsPage },
 ];
 
 const ADMIN_PAGES: PageEntry[] = [

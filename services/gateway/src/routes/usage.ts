@@ -1,8 +1,15 @@
 import type { CallContext } from '@switchyard/shared';
 import type { UsageBucket__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
 import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
-import { bucketsByPublicPath } from '../metering/usage-routes';
-import { UsageQuery, UsageReport, type UsageQueryParams } from '../schemas/usage';
+import { bucketsByPublicPath, publicPathOf } from '../metering/usage-routes';
+import {
+  UsageCalls,
+  UsageCallsQuery,
+  UsageQuery,
+  UsageReport,
+  type UsageCallsQueryParams,
+  type UsageQueryParams,
+} from '../schemas/usage';
 import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
 
 function bucketView<K extends string>(name: K, bucket: UsageBucket__Output) {
@@ -93,4 +100,39 @@ const getOrganizationUsage: RouteSpec<unknown, UsageQueryParams> = {
   },
 };
 
-export const usageRoutes: AnyRoute[] = [getUsage, getOrganizationUsage];
+const orNull = (value: string): string | null => value || null;
+
+const listCalls: RouteSpec<unknown, UsageCallsQueryParams> = {
+  method: 'GET',
+  path: '/api/v2/usage/calls',
+  operationId: 'listUsageCalls',
+  summary:
+    "The organization's billed calls, newest first (time, endpoint, model, key, tokens, cost, outcome), a page at a time; refused calls are counted in GET /api/v2/usage, not listed",
+  tag: 'usage',
+  auth: true,
+  querySchema: UsageCallsQuery,
+  responses: { 200: { description: 'A page of calls', schema: UsageCalls } },
+  async handle({ query, call }, deps) {
+    const page = await deps.clients.notification.listUsageCalls(
+      { limit: query.limit, before: query.before ?? '', key_id: query.keyId ?? '' },
+      call,
+    );
+    return json(200, {
+      calls: page.calls.map((c) => ({
+        id: c.id,
+        time: c.occurred_at,
+        requestId: orNull(c.request_id),
+        keyId: orNull(c.key_id),
+        endpoint: publicPathOf(c.route),
+        model: c.model,
+        tokensInput: c.tokens_input,
+        tokensOutput: c.tokens_output,
+        cost: c.cost,
+        outcome: orNull(c.outcome),
+      })),
+      next: orNull(page.next),
+    });
+  },
+};
+
+export const usageRoutes: AnyRoute[] = [getUsage, listCalls, getOrganizationUsage];

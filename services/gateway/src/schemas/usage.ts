@@ -128,3 +128,81 @@ export const UsageReport: JsonSchema = {
     },
   },
 };
+
+export interface UsageCallsQueryParams {
+  limit: number;
+  before?: string;
+  keyId?: string;
+}
+
+export const UsageCallsQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    before: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: 'The next of the previous page: the calls before it',
+    },
+    keyId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'Only the calls of this key',
+    },
+  },
+};
+
+export const UsageCalls: JsonSchema = {
+  title: 'UsageCalls',
+  description: "The organization's billed calls from the usage ledger, newest first",
+  type: 'object',
+  additionalProperties: false,
+  required: ['calls', 'next'],
+  properties: {
+    calls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'id',
+          'time',
+          'requestId',
+          'keyId',
+          'endpoint',
+          'model',
+          'tokensInput',
+          'tokensOutput',
+          'cost',
+          'outcome',
+        ],
+        properties: {
+          id: { type: 'string', description: 'The usage event id' },
+          time: { type: 'string', format: 'date-time' },
+          requestId: { type: ['string', 'null'] },
+          keyId: {
+            type: ['string', 'null'],
+            description: 'null for calls recorded before keys were',
+          },
+          endpoint: { type: 'string', description: 'The path called, as in byEndpoint' },
+          model: { type: 'string' },
+          tokensInput: { type: 'integer' },
+          tokensOutput: { type: 'integer' },
+          cost: { type: 'number' },
+          outcome: {
+            type: ['string', 'null'],
+            enum: ['succeeded', 'failed', null],
+            description: 'failed: the call failed after tokens were spent upstream',
+          },
+        },
+      },
+    },
+    next: {
+      type: ['string', 'null'],
+      description: 'Pass as before for the next page; null on the last',
+    },
+  },
+};

@@ -14,6 +14,7 @@ import { getSigningSecret } from './get-signing-secret';
 import { getUsage } from './get-usage';
 import { getWebhook } from './get-webhook';
 import { listDeliveries } from './list-deliveries';
+import { listUsageCalls } from './list-usage-calls';
 import { listWebhooks } from './list-webhooks';
 import { publishEvents } from './publish-events';
 import { putOrganizationPolicy } from './put-organization-policy';
@@ -44,6 +45,7 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     rotateSigningSecret,
     putOrganizationPolicy,
     getUsage,
+    listUsageCalls,
     createEventType,
     listEventTypes,
     getEventType,

@@ -38,6 +38,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     [Collections.deliveries, { organization: 1, eventId: 1 }, { name: 'by_event' }],
     [Collections.signingSecrets, { organization: 1 }, { unique: true, name: 'organization' }],
     [Collections.usageBatches, { writtenAt: 1 }, { name: 'by_age' }],
+    // The request log (ListUsageCalls): an organization's calls, newest first.
+    [Collections.usageLedger, { organization: 1, occurredAt: -1 }, { name: 'by_time' }],
     // Only for months counted before totals listed their keys; every other read is by _id.
     [Collections.usageProjection, { organization: 1, kind: 1, period: 1 }, { name: 'by_period' }],
     [

@@ -21,6 +21,10 @@ export interface UsageEntry {
   tokensOutput: number;
   costNanos: number;
   occurredAt: string;
+  /** The call's request and key, and whether it succeeded (absent on entries written before them). */
+  requestId?: string;
+  keyId?: string;
+  outcome?: UsageRecorded['outcome'];
   /**
    * usage.refused: calls the gateway refused (429) before they ran, counted in the day's bucket
    * for the reason and nowhere else (no tokens, no cost, not among the month's calls).
@@ -74,6 +78,9 @@ export function usageEntryOf(event: EventEnvelope<'usage.recorded'>): UsageEntry
     tokensOutput: event.data.tokensOutput,
     costNanos: Math.round(event.data.cost * COST_UNITS_PER_CURRENCY_UNIT),
     occurredAt: new Date(event.time).toISOString(),
+    requestId: event.data.requestId,
+    keyId: event.data.keyId,
+    outcome: event.data.outcome,
   };
 }
 

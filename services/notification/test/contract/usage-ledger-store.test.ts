@@ -311,6 +311,53 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     await new UsageLedger(reopened.usageLedger).recordBatch([event]);
     expect((await reopened.usageLedger.totals('org_a', '2026-11')).tokensInput).to.equal(40);
   });
+
+  it('lists billed calls newest first, a page at a time after a cursor, by key, refusals left out', async () => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 5, 10, minute)).toISOString();
+    const calls = [
+      usageRecorded({ time: at(1), id: 'evt_c1', model: 'gpt-4.1', tokensInput: 7 }),
+      usageRecorded({ time: at(2), id: 'evt_c2', keyId: 'key_2' }),
+      // Two calls of the same millisecond: ordered by event id.
+      usageRecorded({ time: at(3), id: 'evt_c3a' }),
+      usageRecorded({ time: at(3), id: 'evt_c3b', keyId: 'key_2' }),
+      usageRecorded({ time: at(4), id: 'evt_other', organization: 'org_b' }),
+    ];
+    await record(...calls, usageRefused('2026-11-05', 'quota', 3));
+    const store = world().stores.usageLedger;
+    const ids = (entries: Array<{ eventId: string }>) => entries.map((e) => e.eventId);
+    const first = await store.calls('org_a', { limit: 3 });
+    expect(ids(first)).to.deep.equal(['evt_c3b', 'evt_c3a', 'evt_c2']);
+    const last = first[2]!;
+    const rest = await store.calls('org_a', {
+      limit: 3,
+      before: { occurredAt: last.occurredAt, eventId: last.eventId },
+    });
+    expect(ids(rest)).to.deep.equal(['evt_c1']);
+    expect(rest[0]).to.deep.include({
+      organization: 'org_a',
+      model: 'gpt-4.1',
+      endpoint: 'content.generate',
+      tokensInput: 7,
+      keyId: 'key_1',
+      outcome: 'succeeded',
+      occurredAt: at(1),
+    });
+    expect(rest[0]!.requestId).to.match(/^req_/);
+    const mid = first[0]!;
+    expect(
+      ids(
+        await store.calls('org_a', {
+          limit: 10,
+          before: { occurredAt: mid.occurredAt, eventId: mid.eventId },
+        }),
+      ),
+    ).to.deep.equal(['evt_c3a', 'evt_c2', 'evt_c1']);
+    expect(ids(await store.calls('org_a', { keyId: 'key_2', limit: 10 }))).to.deep.equal([
+      'evt_c3b',
+      'evt_c2',
+    ]);
+    expect(ids(await store.calls('org_b', { limit: 10 }))).to.deep.equal(['evt_other']);
+  });
 });
 
 contractSuite<StoreWorld>('ThresholdStore contract', storeBackends, (world) => {

@@ -8,7 +8,18 @@ import {
   type UsageEntry,
   type UsageTotals,
 } from '../../usage/usage-entry';
-import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from './port';
+import {
+  APPLIED_WINDOW,
+  totalsOf,
+  type BatchJournal,
+  type CallFilter,
+  type UsageLedgerStore,
+} from './port';
+
+/** Newest first: by time, then event id. */
+function newerFirst(a: UsageEntry, b: UsageEntry): number {
+  return b.occurredAt.localeCompare(a.occurredAt) || b.eventId.localeCompare(a.eventId);
+}
 
 interface MemoryBucket extends KeyedTotals {
   organization: string;
@@ -30,6 +41,8 @@ export const IN_MEMORY_LEDGER_ENTRIES = 50_000;
 export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   /** Event id -> owning batch; the oldest forgotten first (IN_MEMORY_LEDGER_ENTRIES). */
   private readonly entries: BoundedMap<string>;
+  /** The billed calls among them, oldest first, as many as ids are remembered. */
+  private readonly callLog: UsageEntry[] = [];
   private readonly bucketsById = new Map<string, MemoryBucket>();
   private readonly journalsByBatch = new Map<
     string,
@@ -39,7 +52,7 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
   constructor(
     private readonly window = APPLIED_WINDOW,
-    maxEntries = IN_MEMORY_LEDGER_ENTRIES,
+    private readonly maxEntries = IN_MEMORY_LEDGER_ENTRIES,
   ) {
     this.entries = new BoundedMap(maxEntries);
   }
@@ -73,9 +86,29 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     const stored: string[] = [];
     for (const entry of entries) {
       if (this.entries.get(entry.eventId) !== undefined) stored.push(entry.eventId);
-      else this.entries.set(entry.eventId, batch);
+      else {
+        this.entries.set(entry.eventId, batch);
+        if (!entry.refused) this.callLog.push(structuredClone(entry));
+      }
     }
+    if (this.callLog.length > this.maxEntries)
+      this.callLog.splice(0, this.callLog.length - this.maxEntries);
     return stored;
+  }
+
+  async calls(organization: string, filter: CallFilter): Promise<UsageEntry[]> {
+    const before = filter.before;
+    return this.callLog
+      .filter(
+        (e) =>
+          e.organization === organization &&
+          (!filter.keyId || e.keyId === filter.keyId) &&
+          (!before ||
+            newerFirst(e, { ...e, occurredAt: before.occurredAt, eventId: before.eventId }) > 0),
+      )
+      .sort(newerFirst)
+      .slice(0, filter.limit)
+      .map((e) => structuredClone(e));
   }
 
   async owners(eventIds: string[]): Promise<Map<string, string>> {

@@ -10,7 +10,13 @@ import {
   type UsageEntry,
   type UsageTotals,
 } from '../../usage/usage-entry';
-import { APPLIED_WINDOW, totalsOf, type BatchJournal, type UsageLedgerStore } from './port';
+import {
+  APPLIED_WINDOW,
+  totalsOf,
+  type BatchJournal,
+  type CallFilter,
+  type UsageLedgerStore,
+} from './port';
 import { Collections } from '../collections';
 
 interface LedgerDoc extends UsageEntry {
@@ -217,6 +223,22 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     kind: 'model' | 'endpoint' | 'refused',
   ): Promise<KeyedTotals[]> {
     return this.listed(organization, period, kind, () => true);
+  }
+
+  async calls(organization: string, filter: CallFilter): Promise<UsageEntry[]> {
+    const query: Filter<LedgerDoc> = { organization, refused: { $exists: false } };
+    if (filter.keyId) query.keyId = filter.keyId;
+    if (filter.before)
+      query.$or = [
+        { occurredAt: { $lt: filter.before.occurredAt } },
+        { occurredAt: filter.before.occurredAt, _id: { $lt: filter.before.eventId } },
+      ];
+    const docs = await this.ledger
+      .find(query)
+      .sort({ occurredAt: -1, _id: -1 })
+      .limit(filter.limit)
+      .toArray();
+    return docs.map(({ _id: _, batch: _batch, appendedAt: _at, ...entry }) => entry);
   }
 
   /** The day buckets of each month the range touches. */

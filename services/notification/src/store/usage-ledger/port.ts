@@ -29,6 +29,19 @@ export interface BatchJournal {
  * batch id already (so completing a batch again after a crash adds only what was missed);
  * dropJournal() ends it. No step updates the ledger, and no step scans it.
  */
+/** Where a page of calls starts: after this entry, in newest-first order. */
+export interface CallCursor {
+  occurredAt: string;
+  eventId: string;
+}
+
+/** A page of billed calls (entries of usage.recorded, not refusals), newest first. */
+export interface CallFilter {
+  keyId?: string;
+  before?: CallCursor;
+  limit: number;
+}
+
 export interface UsageLedgerStore {
   writeJournal(journal: BatchJournal): Promise<void>;
   /** Replaces a journal's entries and deltas (only before any of them is applied). */
@@ -52,6 +65,11 @@ export interface UsageLedgerStore {
     period: string,
     kind: 'model' | 'endpoint' | 'refused',
   ): Promise<KeyedTotals[]>;
+  /**
+   * The organization's billed calls, newest first (by time, then event id), after `before`. The
+   * one read of the ledger itself, served by an index on (organization, time).
+   */
+  calls(organization: string, filter: CallFilter): Promise<UsageEntry[]>;
   /** Day buckets from fromDay to toDay inclusive (YYYY-MM-DD), unordered; days without usage are absent. */
   daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]>;
 }

@@ -1,36 +1,6 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { buildOpenApi, routeTable } from '@switchyard/gateway';
-
-const REPO = path.resolve(__dirname, '..', '..', '..');
-const REDOCLY = path.join(REPO, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
-
-interface LintReport {
-  totals: { errors: number; warnings: number };
-  problems: Array<{ ruleId: string; message: string }>;
-}
-
-/** Redocly CLI's lint with its built-in recommended rules, on a document written to a file. */
-async function lint(document: unknown): Promise<LintReport> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'openapi-lint-'));
-  try {
-    const file = path.join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(document));
-    // Exits 1 on errors; the report is on stdout either way.
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [REDOCLY, 'lint', file, '--format=json', '--extends=recommended'],
-      { timeout: 60_000 },
-    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
-    return JSON.parse(stdout) as LintReport;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+import { lintOpenApi as lint } from '../support/redocly';
 
 describe('the OpenAPI document under Redocly recommended rules', function () {
   this.timeout(90_000);

@@ -44,7 +44,7 @@ describe('e2e: event types of an organization', function () {
     const read = await api(`/api/v2/event-types/${name}`);
     expect(read.status).to.equal(200);
     expect(read.body.versions).to.deep.equal([
-      { version: 1, schema: ORDER_SHIPPED, createdAt: created.body.createdAt },
+      { version: 1, schema: ORDER_SHIPPED, example: null, createdAt: created.body.createdAt },
     ]);
     const builtIn = await api('/api/v2/event-types/invoice_paid');
     expect(builtIn.body).to.include({ name: 'invoice_paid', builtIn: true, schema: null });

@@ -4,6 +4,7 @@ import {
   EventType,
   EventTypeList,
   UpdateEventTypeRequest,
+  WebhookCatalog,
   type CreateEventTypeBody,
   type UpdateEventTypeBody,
 } from '../schemas/event-types';
@@ -19,6 +20,7 @@ function eventTypeView(type: EventType__Output, withVersions: boolean) {
     builtIn: type.built_in,
     version: type.built_in ? null : type.version,
     schema: type.schema_json ? (JSON.parse(type.schema_json) as object) : null,
+    example: type.example_json ? (JSON.parse(type.example_json) as object) : null,
     createdAt: orNull(type.created_at),
     updatedAt: orNull(type.updated_at),
     deletedAt: orNull(type.deleted_at),
@@ -27,6 +29,7 @@ function eventTypeView(type: EventType__Output, withVersions: boolean) {
         versions: type.versions.map((v) => ({
           version: v.version,
           schema: JSON.parse(v.schema_json) as object,
+          example: v.example_json ? (JSON.parse(v.example_json) as object) : null,
           createdAt: v.created_at,
         })),
       }),
@@ -55,6 +58,7 @@ const create: RouteSpec<CreateEventTypeBody> = {
         name: body.name,
         description: body.description ?? '',
         schema_json: JSON.stringify(body.schema),
+        example_json: body.example === undefined ? '' : JSON.stringify(body.example),
       },
       call,
     );
@@ -89,6 +93,24 @@ const get: RouteSpec = {
   },
 };
 
+/* Before /:name: "openapi.json" is reserved, never a type's name. */
+const catalog: RouteSpec = {
+  ...base,
+  method: 'GET',
+  path: '/api/v2/event-types/openapi.json',
+  operationId: 'getWebhookCatalog',
+  summary: "The organization's webhook catalog: an OpenAPI 3.1 document with a webhooks section",
+  description:
+    'Every event a webhook of the organization can receive (the built-in events, then its own types), each with ' +
+    'the JSON Schema of the body and an example (a type shows one when it was given one). Feed it to OpenAPI ' +
+    'tools to generate receivers or documentation.',
+  responses: { 200: { description: 'The catalog', schema: WebhookCatalog } },
+  async handle({ call }, deps) {
+    const { openapi_json } = await deps.clients.notification.getEventCatalog({}, call);
+    return json(200, JSON.parse(openapi_json) as object);
+  },
+};
+
 const update: RouteSpec<UpdateEventTypeBody> = {
   ...base,
   method: 'PUT',
@@ -106,6 +128,7 @@ const update: RouteSpec<UpdateEventTypeBody> = {
       {
         name: params.name,
         schema_json: JSON.stringify(body.schema),
+        example_json: body.example === undefined ? '' : JSON.stringify(body.example),
         description: body.description,
       },
       call,
@@ -128,4 +151,12 @@ const remove: RouteSpec = {
   },
 };
 
-export const eventTypeRoutes: AnyRoute[] = [create, list, get, update, remove, publishEvents];
+export const eventTypeRoutes: AnyRoute[] = [
+  create,
+  list,
+  catalog,
+  get,
+  update,
+  remove,
+  publishEvents,
+];

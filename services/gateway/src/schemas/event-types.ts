@@ -14,10 +14,17 @@ const SCHEMA = {
     "A JSON Schema 2020-12 document for the events' data (checked when saved: strict, no remote $ref)",
 } as const;
 
+const EXAMPLE = {
+  type: 'object',
+  description:
+    'An example of the data, checked against the schema when saved (400 at each failing place): the catalog shows it and test events send it',
+} as const;
+
 export interface CreateEventTypeBody {
   name: string;
   description?: string;
   schema: object;
+  example?: object;
 }
 
 export const CreateEventTypeRequest: JsonSchema = {
@@ -25,12 +32,13 @@ export const CreateEventTypeRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'schema'],
-  properties: { name: NAME, description: DESCRIPTION, schema: SCHEMA },
+  properties: { name: NAME, description: DESCRIPTION, schema: SCHEMA, example: EXAMPLE },
 };
 
 export interface UpdateEventTypeBody {
   description?: string;
   schema: object;
+  example?: object;
 }
 
 export const UpdateEventTypeRequest: JsonSchema = {
@@ -39,12 +47,17 @@ export const UpdateEventTypeRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['schema'],
-  properties: { description: DESCRIPTION, schema: SCHEMA },
+  properties: {
+    description: DESCRIPTION,
+    schema: SCHEMA,
+    example: { ...EXAMPLE, description: `${EXAMPLE.description} (of this version only)` },
+  },
 };
 
 const versionProperties = {
   version: { type: 'integer', minimum: 1 },
   schema: { type: 'object' },
+  example: { type: ['object', 'null'], description: "The version's example of the data" },
   createdAt: { type: 'string' },
 };
 
@@ -65,6 +78,7 @@ const eventTypeProperties = {
   },
   version: { type: ['integer', 'null'], description: 'The current version (null: built in)' },
   schema: { type: ['object', 'null'], description: "The current version's schema" },
+  example: { type: ['object', 'null'], description: "The current version's example of the data" },
   createdAt: { type: ['string', 'null'] },
   updatedAt: { type: ['string', 'null'] },
   deletedAt: {
@@ -98,6 +112,22 @@ export const EventTypeList: JsonSchema = {
       type: 'array',
       items: EventType,
       description: "The organization's types (not deleted ones), then the built-in events",
+    },
+  },
+};
+
+/** The catalog is an OpenAPI 3.1 document; its webhooks section is checked by OpenAPI tools, not here. */
+export const WebhookCatalog: JsonSchema = {
+  title: 'WebhookCatalog',
+  type: 'object',
+  required: ['openapi', 'info', 'webhooks'],
+  properties: {
+    openapi: { type: 'string', const: '3.1.0' },
+    info: { type: 'object' },
+    webhooks: {
+      type: 'object',
+      description:
+        'One entry per event (built-in, then the organization’s types): post.requestBody has the body’s JSON Schema and an example',
     },
   },
 };

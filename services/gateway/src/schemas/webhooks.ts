@@ -14,7 +14,6 @@ const OVERLAP_SECONDS = {
   maximum: 604800,
   description: 'Seconds during which the previous secret still signs (both signatures are sent)',
 } as const;
-const eventName = { type: 'string', enum: WEBHOOK_EVENTS } as const;
 /** Checked in full by the notification service (paths, operators, values), which names the problem. */
 const FILTER = {
   type: 'object',
@@ -274,7 +273,13 @@ export const SendTestEventRequest: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    event: { ...eventName, description: "One of the webhook's events (default: its first)" },
+    event: {
+      type: 'string',
+      maxLength: 100,
+      pattern: `^(${WEBHOOK_EVENTS.join('|')}|[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+)$`,
+      description:
+        "One of the webhook's events, or a type of one of its prefixes (default: its first); a type sends its example",
+    },
   },
 };
 

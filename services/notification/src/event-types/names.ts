@@ -5,20 +5,18 @@ import {
   MAX_EVENT_TYPE_NAME,
   WEBHOOK_EVENTS,
 } from '@switchyard/shared';
+import { BUILT_IN } from './built-in';
 
 /** Dotted lowercase words: "order.shipped", "ticket.refunded", "billing.invoice.voided". */
 const EVENT_TYPE_NAME = new RegExp(EVENT_TYPE_NAME_PATTERN);
 
 /** The built-in events a webhook can subscribe to, as listed beside the organization's own. */
-export const BUILT_IN_EVENTS: Record<(typeof WEBHOOK_EVENTS)[number], string> = {
-  usage_threshold: 'Token usage reached a share of the monthly quota',
-  invoice_paid: 'An invoice was paid (billing, invoice.paid)',
-  invoice_failed: 'An invoice payment failed (billing, invoice.failed)',
-  data_updated: 'A dataset changed (data platform, data.updated)',
-  request_completed: 'An asynchronous request finished (succeeded or failed)',
-  support_escalated: 'The support agent handed a conversation to a person',
-  webhook_disabled: 'Another of the organization webhooks was disabled',
-};
+export const BUILT_IN_EVENTS = Object.fromEntries(
+  Object.entries(BUILT_IN).map(([name, event]) => [name, event.description]),
+) as Record<(typeof WEBHOOK_EVENTS)[number], string>;
+
+/** The path segment of the catalog (GET /api/v2/event-types/openapi.json): no type may take it. */
+export const CATALOG_NAME = 'openapi.json';
 
 /** Names no organization may take: the built-in webhook events and the bus's own event types. */
 const RESERVED = new Set<string>([...WEBHOOK_EVENTS, ...Object.values(EventTypes)]);
@@ -35,6 +33,8 @@ export function checkedEventTypeName(name: string, field = '/name'): string {
   }
   if (RESERVED.has(name))
     throw new AppError('conflict', `${name} is a built-in event and cannot be replaced`);
+  if (name === CATALOG_NAME)
+    throw new AppError('conflict', `${name} is the catalog's path and cannot be a type's name`);
   return name;
 }
 

@@ -26,14 +26,7 @@ export class EventSchemas {
     if (!schemaJson) throw AppError.invalid('schema is required', field, 'required');
     if (Buffer.byteLength(schemaJson) > MAX_SCHEMA_BYTES)
       throw AppError.invalid(`schema is over ${MAX_SCHEMA_BYTES} bytes`, field, 'too large');
-    let schema: unknown;
-    try {
-      schema = JSON.parse(schemaJson);
-    } catch {
-      throw AppError.invalid('schema is not valid JSON', field, 'not JSON');
-    }
-    if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
-      throw AppError.invalid('schema must be a JSON object', field, 'must be an object');
+    const schema = jsonObject(schemaJson, 'schema', field);
     this.check(schema, field);
     return schema;
   }
@@ -79,12 +72,48 @@ export class EventSchemas {
       validate = this.ajv.compile(withoutId(schema));
       this.compiled.set(key, validate);
     }
-    if (validate(data)) return [];
-    return (validate.errors ?? []).map((e) => ({
-      pointer: e.instancePath,
-      message: describe(e, false),
-    }));
+    return failures(validate, data);
   }
+
+  /**
+   * Refuses an example (JSON text) that is not an object valid under the schema, with each
+   * failing place under `field`; returns it parsed, or undefined when there is none. The schema
+   * is not kept compiled: it may not be saved.
+   */
+  example(schema: object, exampleJson: string, field = '/example'): object | undefined {
+    if (!exampleJson) return undefined;
+    const example = jsonObject(exampleJson, 'example', field);
+    const violations = failures(this.ajv.compile(withoutId(schema)), example);
+    if (violations.length > 0) {
+      throw new AppError(
+        'invalid_request',
+        `example does not match the schema: ${field}${violations[0]!.pointer} ${violations[0]!.message}`,
+        violations.map((v) => ({ field: `${field}${v.pointer}`, reason: v.message })),
+      );
+    }
+    return example;
+  }
+}
+
+/** JSON text that must hold an object (400 at field otherwise), parsed. */
+function jsonObject(text: string, what: string, field: string): object {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw AppError.invalid(`${what} is not valid JSON`, field, 'not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw AppError.invalid(`${what} must be a JSON object`, field, 'must be an object');
+  return value;
+}
+
+function failures(validate: ValidateFunction, data: unknown): SchemaViolation[] {
+  if (validate(data)) return [];
+  return (validate.errors ?? []).map((e) => ({
+    pointer: e.instancePath,
+    message: describe(e, false),
+  }));
 }
 
 /** The compiled-schema key of one version of an organization's type. */

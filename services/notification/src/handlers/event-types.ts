@@ -5,8 +5,10 @@ import type { EventType } from '@switchyard/shared/generated/switchyard/notifica
 import type { GetEventTypeRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetEventTypeRequest';
 import type { ListEventTypesResponse } from '@switchyard/shared/generated/switchyard/notification/v1/ListEventTypesResponse';
 import type { UpdateEventTypeRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UpdateEventTypeRequest';
+import type { EventCatalog } from '@switchyard/shared/generated/switchyard/notification/v1/EventCatalog';
+import { webhookCatalog } from '../event-types/catalog';
 import { BUILT_IN_EVENTS, checkedEventTypeName } from '../event-types/names';
-import type { EventTypeRecord } from '../store/event-types/port';
+import type { EventTypeRecord, EventTypeVersionRecord } from '../store/event-types/port';
 import { organizationOf } from './common';
 import type { HandlerDeps } from './deps';
 
@@ -23,18 +25,30 @@ export async function createEventType(
   const organization = organizationOf(context);
   const name = checkedEventTypeName(request.name);
   const schema = deps.eventSchemas.parse(request.schema_json);
+  const example = deps.eventSchemas.example(schema, request.example_json);
   const now = nowOf(deps);
   const record: EventTypeRecord = {
     organization,
     name,
     description: checkedDescription(request.description),
-    versions: [{ version: 1, schema, createdAt: now }],
+    versions: [{ version: 1, schema, ...(example && { example }), createdAt: now }],
     createdAt: now,
     updatedAt: now,
   };
   if (!(await deps.stores.eventTypes.create(record)))
     throw new AppError('conflict', `event type ${name} exists (names are not reused once deleted)`);
   return toEventType(record, true);
+}
+
+/** The organization's webhook catalog: an OpenAPI 3.1 document of every event it can receive. */
+export async function getEventCatalog(
+  deps: HandlerDeps,
+  _request: unknown,
+  context: CallContext,
+): Promise<EventCatalog> {
+  const organization = organizationOf(context);
+  const types = await deps.stores.eventTypes.list(organization);
+  return { openapi_json: JSON.stringify(webhookCatalog(organization, types)) };
 }
 
 /** The organization's event types (deleted ones left out), then the built-in events. */
@@ -82,12 +96,18 @@ export async function updateEventType(
       `event type ${current.name} has ${MAX_VERSIONS} versions, the most kept`,
     );
   const schema = deps.eventSchemas.parse(request.schema_json);
+  const example = deps.eventSchemas.example(schema, request.example_json);
   const description =
     request.description === undefined ? undefined : checkedDescription(request.description);
   const updated = await deps.stores.eventTypes.addVersion(
     organization,
     current.name,
-    { version: current.versions.length + 1, schema, createdAt: nowOf(deps) },
+    {
+      version: current.versions.length + 1,
+      schema,
+      ...(example && { example }),
+      createdAt: nowOf(deps),
+    },
     description,
   );
   if (!updated)
@@ -145,10 +165,12 @@ function toEventType(record: EventTypeRecord, withVersions: boolean): EventType 
     built_in: false,
     version: current.version,
     schema_json: JSON.stringify(current.schema),
+    example_json: exampleJson(current),
     versions: withVersions
       ? record.versions.map((v) => ({
           version: v.version,
           schema_json: JSON.stringify(v.schema),
+          example_json: exampleJson(v),
           created_at: v.createdAt,
         }))
       : [],
@@ -156,6 +178,10 @@ function toEventType(record: EventTypeRecord, withVersions: boolean): EventType 
     updated_at: record.updatedAt,
     deleted_at: record.deletedAt ?? '',
   };
+}
+
+function exampleJson(version: EventTypeVersionRecord): string {
+  return version.example === undefined ? '' : JSON.stringify(version.example);
 }
 
 function builtIn(name: string, description: string): EventType {

@@ -5,6 +5,7 @@ import type { HandlerDeps } from './deps';
 import {
   createEventType,
   deleteEventType,
+  getEventCatalog,
   getEventType,
   listEventTypes,
   updateEventType,
@@ -51,6 +52,7 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     getEventType,
     updateEventType,
     deleteEventType,
+    getEventCatalog,
     publishEvents,
   });
 }

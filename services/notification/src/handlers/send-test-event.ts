@@ -1,49 +1,12 @@
 import { AppError, newId, type CallContext } from '@switchyard/shared';
 import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
 import type { SendTestEventRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SendTestEventRequest';
-import type { WebhookEvent } from '../model';
+import { BUILT_IN } from '../event-types/built-in';
+import { subscribesTo } from '../event-types/names';
+import type { EventName, WebhookEvent } from '../model';
 import { findWebhook, organizationOf, toDelivery } from './common';
 import type { HandlerDeps } from './deps';
 import { webhookDelivery } from '../events/fan-out';
-
-/** The fields each event's body carries besides event, organization, id and occurredAt (contract-decisions.md). */
-function exampleFields(event: WebhookEvent): Record<string, unknown> {
-  switch (event) {
-    case 'usage_threshold':
-      return { usage: 900_000, threshold: 900_000 };
-    case 'invoice_paid':
-      return { invoiceId: 'inv_test', amount: 4900, currency: 'USD' };
-    case 'invoice_failed':
-      return {
-        invoiceId: 'inv_test',
-        amount: 4900,
-        currency: 'USD',
-        failureReason: 'card_declined',
-      };
-    case 'data_updated':
-      return { dataset: 'test', count: 1 };
-    case 'request_completed':
-      return {
-        requestId: 'req_test',
-        result: 'An example result.',
-        model: 'builtin',
-        usage: { totalTokens: 42 },
-      };
-    case 'support_escalated':
-      return {
-        sessionId: 'sess_test',
-        userId: 'user_test',
-        agent: 'support',
-        summary: 'An example escalation.',
-      };
-    case 'webhook_disabled':
-      return {
-        webhookId: 'wh_test',
-        url: 'https://example.com/hooks',
-        reason: 'an example reason',
-      };
-  }
-}
 
 /**
  * SendTestEvent, as Svix's "send example": one delivery of an example body of one of the
@@ -59,10 +22,11 @@ export async function sendTestEvent(
   const webhook = await findWebhook(deps.stores.webhooks, organization, request.webhook_id);
   if (!webhook.enabled)
     throw new AppError('conflict', 'the webhook is disabled; enable it before sending a test');
-  const event = (request.event || webhook.events[0]) as WebhookEvent;
-  if (!webhook.events.includes(event))
+  const event = request.event || webhook.events[0]!;
+  if (!subscribesTo(webhook.events, event) || event.endsWith('.*'))
     throw AppError.invalid(
-      `the webhook is not registered for "${request.event}"; it has ${webhook.events.join(', ')}`,
+      `the webhook is not registered for "${event}"; it has ${webhook.events.join(', ')}` +
+        (event.endsWith('.*') ? ' (name one event type of the prefix)' : ''),
       '/event',
       'not one of the webhook events',
     );
@@ -70,17 +34,47 @@ export async function sendTestEvent(
   const occurredAt = (deps.clock?.() ?? new Date()).toISOString();
   const body = {
     event,
-    organization,
-    ...exampleFields(event),
+    ...(await exampleOf(deps, organization, event)),
     id: eventId,
     occurredAt,
     test: true,
   };
   await deps.engine.deliver(
-    [webhookDelivery(webhook, event, eventId, occurredAt, JSON.stringify(body))],
+    [webhookDelivery(webhook, event as EventName, eventId, occurredAt, JSON.stringify(body))],
     { logFirst: true },
   );
   const [delivery] = await deps.stores.deliveries.list(organization, { eventId, limit: 1 });
   if (!delivery) throw new AppError('internal', 'the test delivery was not recorded');
   return toDelivery(delivery);
+}
+
+/**
+ * The body of an example event besides event, id and occurredAt: a built-in event's example
+ * fields, or the example of the organization's type (409 when the type has none to send).
+ */
+async function exampleOf(
+  deps: HandlerDeps,
+  organization: string,
+  event: string,
+): Promise<Record<string, unknown>> {
+  const builtIn = BUILT_IN[event as WebhookEvent];
+  if (builtIn)
+    return {
+      ...(builtIn.withOrganization !== false && { organization }),
+      ...builtIn.example,
+    };
+  const type = await deps.stores.eventTypes.get(organization, event);
+  const current = type?.versions[type.versions.length - 1];
+  if (!type || type.deletedAt || !current) throw AppError.notFound(`event type ${event} not found`);
+  if (current.example === undefined)
+    throw new AppError(
+      'conflict',
+      `event type ${event} has no example to send; give one with PUT /api/v2/event-types/${event}`,
+    );
+  return {
+    organization,
+    schemaVersion: current.version,
+    key: null,
+    data: current.example,
+  };
 }

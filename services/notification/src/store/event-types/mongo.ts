@@ -4,7 +4,9 @@ import type { EventTypeRecord, EventTypeStore, EventTypeVersionRecord } from './
 
 interface EventTypeDoc extends Omit<EventTypeRecord, 'versions'> {
   /** Schemas are stored as JSON text: their keywords ($ref, $defs...) are not valid field names. */
-  versions: Array<Omit<EventTypeVersionRecord, 'schema'> & { schema: string }>;
+  versions: Array<
+    Omit<EventTypeVersionRecord, 'schema' | 'example'> & { schema: string; example?: string }
+  >;
   /** How many versions there are: the guard of addVersion. */
   version: number;
 }
@@ -70,8 +72,13 @@ export class MongoEventTypeStore implements EventTypeStore {
   }
 }
 
-function storedVersion(version: EventTypeVersionRecord) {
-  return { ...version, schema: JSON.stringify(version.schema) };
+/** Schemas and examples as JSON text: their keys ($ref, dotted names) are not valid field names. */
+function storedVersion({ example, ...version }: EventTypeVersionRecord) {
+  return {
+    ...version,
+    schema: JSON.stringify(version.schema),
+    ...(example !== undefined && { example: JSON.stringify(example) }),
+  };
 }
 
 function recordOf(doc: EventTypeDoc): EventTypeRecord {
@@ -82,6 +89,7 @@ function recordOf(doc: EventTypeDoc): EventTypeRecord {
     versions: doc.versions.map((v) => ({
       version: v.version,
       schema: JSON.parse(v.schema) as object,
+      ...(v.example !== undefined && { example: JSON.parse(v.example) as object }),
       createdAt: v.createdAt,
     })),
     createdAt: doc.createdAt,

@@ -3,6 +3,8 @@ export interface EventTypeVersionRecord {
   version: number;
   /** A JSON Schema 2020-12 document, checked when saved. */
   schema: object;
+  /** An example of the data, valid under the schema (checked when saved): the catalog's and the test event's. */
+  example?: object;
   createdAt: string;
 }
 

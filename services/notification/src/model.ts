@@ -88,6 +88,11 @@ export interface DeliveryRecord {
   nextAttemptAt?: string;
   /** Id of the delivery this one replays. */
   replayOf?: string;
+  /**
+   * Deliveries of one webhook for events of one key go one after the other (the next once this
+   * one succeeded or finally failed): the lane they wait in, "<webhook id> <key>".
+   */
+  lane?: string;
   /** When someone cancelled its retries (status failed from then on). */
   cancelledAt?: string;
   /** W3C trace context of the work that created it (the consumed event): every attempt is a span of that trace. */

@@ -3,9 +3,12 @@ import { nameRedisScript } from './command-metrics';
 import { isRedisOutage, redisProbe } from './redis';
 import { DependencyGuard } from '../resilience/dependencies';
 
-/** A Lua script: how many of its arguments are keys, and its source. */
+/**
+ * A Lua script: how many of its arguments are keys ('dynamic': the call's first argument says),
+ * and its source.
+ */
 export interface RedisScript {
-  keys: number;
+  keys: number | 'dynamic';
   lua: string;
 }
 
@@ -28,7 +31,10 @@ export class RedisScripts<Name extends string> {
     this.guard = new DependencyGuard('redis', isRedisOutage, redisProbe(redis));
     for (const [name, script] of Object.entries<RedisScript>(scripts)) {
       if (!(name in redis))
-        redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });
+        redis.defineCommand(name, {
+          ...(script.keys !== 'dynamic' && { numberOfKeys: script.keys }),
+          lua: script.lua,
+        });
       nameRedisScript(name, script.lua);
     }
   }

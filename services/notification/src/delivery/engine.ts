@@ -30,8 +30,8 @@ import type { OrgSigningSecrets } from '../signing/org-secrets';
 import { activeSecrets } from '../signing/secrets';
 import { signatureHeaders } from '../signing/sign';
 import type { UrlPolicy } from '@switchyard/shared';
-import type { AttemptResult, DeliveryStore } from '../store/deliveries/port';
-import type { DueEntry, DueQueue, Settlement } from '../store/due-queue/port';
+import type { AttemptResult, DeliveryStore, PendingDelivery } from '../store/deliveries/port';
+import type { DueEntry, DueQueue, LaneEntry, Settlement } from '../store/due-queue/port';
 import { InMemoryRateLimits } from '../store/rate-limits/memory';
 import type { RateLimits } from '../store/rate-limits/port';
 import { UnreadableSecretError } from '../store/secret-box';
@@ -58,6 +58,17 @@ export interface NewDelivery {
   webhook?: WebhookRecord;
   /** The trace the delivery belongs to (default: the current one). */
   trace?: TraceCarrier;
+  /** Set for an event with a key: the delivery waits its turn in this lane (see DeliveryRecord). */
+  lane?: string;
+}
+
+/**
+ * A consumed batch's place in the order of batches: its ordered deliveries are put in their
+ * lanes after those of the batches before it (previous), and release() lets the next one go.
+ */
+export interface LaneTurn {
+  previous: Promise<void>;
+  release: () => void;
 }
 
 export interface DeliverOptions {
@@ -73,6 +84,8 @@ export interface DeliverOptions {
    * partitions before it committed them: deliveries already in the log are not sent again.
    */
   mayRepeat?: boolean;
+  /** Ordered deliveries (with a lane) are put in their lanes in this turn. */
+  turn?: LaneTurn;
 }
 
 export interface DeliveryEngineDeps {
@@ -289,7 +302,13 @@ export class DeliveryEngine {
     const now = Date.now();
     const records = originals.map((original) => ({
       record: {
-        ...this.newRecord({ ...original, url }, newId('dlv'), original.messageId, now),
+        // A replay is sent on its own, outside any lane.
+        ...this.newRecord(
+          { ...original, url, lane: undefined },
+          newId('dlv'),
+          original.messageId,
+          now,
+        ),
         replayOf: original.id,
       },
     }));
@@ -322,6 +341,7 @@ export class DeliveryEngine {
       occurredAt: input.occurredAt,
       url: input.url,
       payload: input.payload,
+      ...(input.lane && { lane: input.lane }),
       status: 'pending',
       attempts: [],
       createdAt: new Date(now).toISOString(),
@@ -337,10 +357,15 @@ export class DeliveryEngine {
     options: DeliverOptions,
   ): Promise<DeliveryRecord[]> {
     const fresh = await this.withoutLogged(items, options.mayRepeat === true);
+    const laned = await this.putInLanes(
+      fresh.filter((i) => i.record.lane && !this.unfinished.has(i.record.id)),
+      options.turn,
+    );
     const now = Date.now();
     const toLog: DeliveryRecord[] = [];
     const firsts: Array<{ record: DeliveryRecord; first: FirstAttempt }> = [];
     for (const { record, webhook } of fresh) {
+      if (record.lane && !this.unfinished.has(record.id)) continue; // in its lane already
       const earlier = this.unfinished.get(record.id);
       if (earlier) toLog.push(earlier);
       else if (!options.logFirst && this.startsNow(record, now)) {
@@ -351,11 +376,12 @@ export class DeliveryEngine {
     }
     await this.firstAttempts(firsts.map((f) => f.first));
     for (const { record, first } of firsts) toLog.push(this.logged(record, first));
-    if (toLog.length === 0) return [];
+    if (toLog.length === 0) return laned;
     for (const record of toLog) this.keepUnfinished(record);
     await this.deps.deliveries.insert(toLog);
     const pending = toLog.filter((r) => r.status === 'pending');
-    await this.deps.dueQueue.schedule(pending.map(dueEntry));
+    await this.deps.dueQueue.schedule(pending.filter((r) => !r.lane).map(dueEntry));
+    await this.deps.dueQueue.appendToLanes(pending.filter((r) => r.lane).map(laneEntry));
     for (const record of toLog) {
       this.unfinished.delete(record.id);
       this.awaitingLog.get(record.id)?.logged!.resolve();
@@ -366,7 +392,32 @@ export class DeliveryEngine {
       this.requestSweep();
     }
     for (const record of pending) this.wakeAfter(Date.parse(record.nextAttemptAt!) - Date.now());
-    return toLog;
+    return [...laned, ...toLog];
+  }
+
+  /**
+   * Ordered deliveries are logged pending and put in their lanes, in the batch's turn (after the
+   * lanes of batches before it), before the batch's other deliveries are attempted: the head of
+   * a lane is due at once, the others wait for it (sent from the due queue, never as a batch's
+   * first attempt).
+   */
+  private async putInLanes(
+    items: Array<{ record: DeliveryRecord }>,
+    turn: LaneTurn | undefined,
+  ): Promise<DeliveryRecord[]> {
+    await turn?.previous;
+    try {
+      if (items.length === 0) return [];
+      const records = items.map((i) => i.record);
+      for (const record of records) this.keepUnfinished(record);
+      await this.deps.deliveries.insert(records);
+      await this.deps.dueQueue.appendToLanes(records.map(laneEntry));
+      for (const record of records) this.unfinished.delete(record.id);
+      this.requestSweep();
+      return records;
+    } finally {
+      turn?.release();
+    }
   }
 
   /**
@@ -389,7 +440,10 @@ export class DeliveryEngine {
     if (logged.length === 0) return items;
     if (mayRepeat) {
       const pending = logged.filter((r) => r.status === 'pending');
-      await this.deps.dueQueue.schedule(pending.map(dueEntry), { keepExisting: true });
+      await this.deps.dueQueue.schedule(pending.filter((r) => !r.lane).map(dueEntry), {
+        keepExisting: true,
+      });
+      await this.deps.dueQueue.appendToLanes(pending.filter((r) => r.lane).map(laneEntry));
     }
     const known = new Set(logged.map((r) => r.id));
     const handledEvents = new Set(logged.map(eventKey));
@@ -528,8 +582,11 @@ export class DeliveryEngine {
     for (const claim of claimed) {
       const delivery = records.get(claim.id);
       // Finished meanwhile (a stale entry), or never logged: nothing to attempt.
-      if (delivery?.status !== 'pending') finished.push(claim);
-      else this.queue.submit({ delivery, claim });
+      if (delivery?.status !== 'pending') {
+        finished.push(claim);
+        // Its lane may still wait for it (the process that finished it died before moving on).
+        if (delivery?.lane) await this.deps.dueQueue.advanceLane(delivery.lane, delivery.id, now);
+      } else this.queue.submit({ delivery, claim });
     }
     await this.deps.dueQueue.settle(finished);
     if (claimed.length + postponed >= SWEEP_BATCH) this.sweepAgain = true;
@@ -550,13 +607,18 @@ export class DeliveryEngine {
     if (!(await dueQueue.startRebuild(REBUILD_TTL_MS))) return;
     let after = '';
     let count = 0;
+    const laned: PendingDelivery[] = [];
     for (;;) {
       const page = await deliveries.pending(after, REBUILD_PAGE);
-      await dueQueue.schedule(page.map(dueEntry), { keepExisting: true });
+      await dueQueue.schedule(page.filter((p) => !p.lane).map(dueEntry), { keepExisting: true });
+      laned.push(...page.filter((p) => p.lane));
       count += page.length;
       if (page.length < REBUILD_PAGE) break;
       after = page[page.length - 1]!.id;
     }
+    // Lanes again in the order their deliveries were created.
+    laned.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    await dueQueue.appendToLanes(laned.map(laneEntry));
     await dueQueue.finishRebuild();
     this.queueCheckedAt = Date.now();
     logger.info({ pending: count }, 'due queue filled from the delivery log');
@@ -816,6 +878,11 @@ export class DeliveryEngine {
       // Late: recorded on the delivery once its batch has logged it.
       if (first) await first.logged!.promise;
       await this.recorder.record({ organization: delivery.organization, id: delivery.id, result });
+      // Done with (succeeded or finally failed): the next of its lane falls due.
+      if (delivery.lane && next === undefined) {
+        await this.deps.dueQueue.advanceLane(delivery.lane, delivery.id, Date.now());
+        this.requestSweep();
+      }
       const lease = claim?.lease ?? first?.lease;
       if (lease !== undefined)
         await this.deps.dueQueue.settle([
@@ -989,6 +1056,13 @@ function unsettled(first: FirstAttempt): boolean {
 
 function eventKey(record: Pick<DeliveryRecord, 'organization' | 'eventId'>): string {
   return `${record.organization}\u0000${record.eventId}`;
+}
+
+/** A pending ordered delivery's entry in its lane. */
+function laneEntry(
+  record: Pick<DeliveryRecord, 'id' | 'url' | 'nextAttemptAt' | 'lane'>,
+): LaneEntry {
+  return { ...dueEntry(record), lane: record.lane! };
 }
 
 /** A pending delivery's due-queue entry. */

@@ -8,7 +8,7 @@ import {
   type Subscription,
 } from '@switchyard/shared';
 import type { NotificationConfig } from '../config';
-import type { DeliveryEngine } from '../delivery/engine';
+import type { DeliveryEngine, LaneTurn } from '../delivery/engine';
 import type { NotificationStores } from '../store';
 import { handleBillingEvent } from './billing-events';
 import { handleDataEvent } from './data-events';
@@ -76,6 +76,25 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
   const group = deps.group ?? CONSUMER_GROUP;
   const ledger = new UsageLedger(deps.stores.usageLedger);
   const thresholds = { stores: deps.stores, fanOut, bus: deps.bus, defaults: deps.config.usage };
+  /** One consumed batch of delivery events: the domain events checked, then every event's deliveries. */
+  const handleDeliveryBatch = async (events: AnyEvent[], mayRepeat: boolean, turn: LaneTurn) => {
+    const batch = fanOut.batch();
+    const domain = await checkDomainEvents(events.filter(isDomainEvent), {
+      eventTypes: deps.stores.eventTypes,
+      schemas: deps.eventSchemas,
+      bus: deps.bus,
+      group,
+    });
+    // One after the other, so the batch keeps their publish order (deliveries per key go in it).
+    for (const event of domain) await inConsumedTrace(event, () => handleDomainEvent(event, batch));
+    const others = events.filter((event) => !isDomainEvent(event));
+    await eachLimited(others, DELIVERY_CONCURRENCY, (event) =>
+      inConsumedTrace(event, () => deliveryEvent(event, batch)),
+    );
+    await batch.flush({ mayRepeat, turn });
+  };
+  /** The last consumed batch's turn to put its ordered deliveries in their lanes. */
+  let laneTail = Promise.resolve();
   // Both groups joined at once: after a kill -9 each join waits for the dead member to be dropped.
   const joined = await Promise.allSettled([
     deps.bus.subscribeBatch({
@@ -86,21 +105,16 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
       // Each event in the trace its publisher started (gateway -> content -> bus -> here -> the webhook POST).
       // The batch's deliveries are recorded together (a few writes per batch, not per event).
       handler: async (events, { mayRepeat }) => {
-        const batch = fanOut.batch();
-        const domain = await checkDomainEvents(events.filter(isDomainEvent), {
-          eventTypes: deps.stores.eventTypes,
-          schemas: deps.eventSchemas,
-          bus: deps.bus,
-          group,
-        });
-        // One after the other, so the batch keeps their publish order (deliveries per key go in it).
-        for (const event of domain)
-          await inConsumedTrace(event, () => handleDomainEvent(event, batch));
-        const others = events.filter((event) => !isDomainEvent(event));
-        await eachLimited(others, DELIVERY_CONCURRENCY, (event) =>
-          inConsumedTrace(event, () => deliveryEvent(event, batch)),
-        );
-        await batch.flush({ mayRepeat });
+        // Taken at once, in the order batches are handed over: ordered deliveries go in their
+        // lanes batch after batch, whatever order the batches' handlers finish in.
+        const previous = laneTail;
+        let release!: () => void;
+        laneTail = new Promise<void>((resolve) => (release = resolve));
+        try {
+          await handleDeliveryBatch(events, mayRepeat, { previous, release });
+        } finally {
+          release();
+        }
       },
     }),
     deps.bus.subscribeBatch({

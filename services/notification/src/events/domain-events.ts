@@ -96,7 +96,7 @@ function conforms(
 /**
  * domain.event -> the webhooks subscribed to its type. The body follows the built-in events'
  * (event, organization, id, occurredAt) with the type's schema version, the key and the data
- * as published.
+ * as published. Deliveries of events with a key go to each webhook in publish order.
  */
 export async function handleDomainEvent(
   event: DomainEvent & { data: { version: number } },
@@ -104,13 +104,21 @@ export async function handleDomainEvent(
 ): Promise<void> {
   const { type, key, version, data } = event.data;
   const name = type as DomainEventName;
-  await fanOut.send(event.organization, name, event.id, event.time, {
-    event: name,
-    organization: event.organization,
-    id: event.id,
-    occurredAt: event.time,
-    schemaVersion: version,
-    key: key ?? null,
-    data,
-  });
+  await fanOut.send(
+    event.organization,
+    name,
+    event.id,
+    event.time,
+    {
+      event: name,
+      organization: event.organization,
+      id: event.id,
+      occurredAt: event.time,
+      schemaVersion: version,
+      key: key ?? null,
+      data,
+    },
+    [],
+    key ?? undefined,
+  );
 }

@@ -15,6 +15,8 @@ export interface FanOutEvent {
   also?: NewDelivery[];
   /** The trace the event was handled in, for its deliveries (default: the current one when they are created). */
   trace?: TraceCarrier;
+  /** The event's key: its webhooks' deliveries go in order per (webhook, key). */
+  key?: string;
 }
 
 /** What event handlers send through: one fan-out, or a batch that records its events together. */
@@ -26,6 +28,7 @@ export interface EventFanOut {
     occurredAt: string,
     body: object,
     also?: NewDelivery[],
+    key?: string,
   ): Promise<unknown>;
 }
 
@@ -47,8 +50,9 @@ export class WebhookFanOut implements EventFanOut {
     occurredAt: string,
     body: object,
     also: NewDelivery[] = [],
+    key?: string,
   ): Promise<number> {
-    return this.sendAll([{ organization, event, eventId, occurredAt, body, also }], {
+    return this.sendAll([{ organization, event, eventId, occurredAt, body, also, key }], {
       logFirst: true,
     });
   }
@@ -69,16 +73,17 @@ export class WebhookFanOut implements EventFanOut {
       webhooks.set(organization, enabled.filter(hasEventList));
     }
     const inputs = events.flatMap(
-      ({ organization, event, eventId, occurredAt, body, also = [], trace }) => {
+      ({ organization, event, eventId, occurredAt, body, also = [], trace, key }) => {
         const targets = webhooks
           .get(organization)!
           .filter((w) => subscribesTo(w.events, event) && passesFilter(w.filter, body));
         const payload = JSON.stringify(body);
         const deliveries: NewDelivery[] = [
           ...also,
-          ...targets.map((webhook) =>
-            webhookDelivery(webhook, event, eventId, occurredAt, payload),
-          ),
+          ...targets.map((webhook) => ({
+            ...webhookDelivery(webhook, event, eventId, occurredAt, payload),
+            ...(key !== undefined && { lane: `${webhook.id} ${key}` }),
+          })),
         ];
         return trace ? deliveries.map((delivery) => ({ ...delivery, trace })) : deliveries;
       },
@@ -109,6 +114,7 @@ export class FanOutBatch implements EventFanOut {
     occurredAt: string,
     body: object,
     also: NewDelivery[] = [],
+    key?: string,
   ): Promise<void> {
     // The deliveries are created at flush, outside the handler's trace: they keep it from here.
     const trace = currentTraceCarrier();
@@ -120,6 +126,7 @@ export class FanOutBatch implements EventFanOut {
       body,
       also,
       ...(trace && { trace }),
+      ...(key !== undefined && { key }),
     });
   }
 

@@ -148,5 +148,33 @@ contractSuite<QueueWorld>(
       expect(await w.queue.complete()).to.equal(false);
       expect(await w.queue.startRebuild(10_000)).to.equal(true);
     });
+
+    it('puts only the head of each lane in the queue; the next falls due when it is done', async () => {
+      const { queue, other } = world();
+      const lane = (id: string, name: string) => ({ id, host: 'h1', dueAt: T0, lane: name });
+      await queue.appendToLanes([
+        lane('a1', 'wh_1 k1'),
+        lane('a2', 'wh_1 k1'),
+        lane('b1', 'wh_1 k2'),
+      ]);
+      await other.appendToLanes([lane('a3', 'wh_1 k1'), lane('a2', 'wh_1 k1')]);
+      const first = await claim(queue, T0 + 1);
+      expect(first.claimed.map((c) => c.id).sort()).to.deep.equal(['a1', 'b1']);
+      // Not done yet: a retry keeps a1 at the head, nothing else falls due.
+      await queue.settle([{ ...first.claimed.find((c) => c.id === 'a1')!, next: T0 + 50 }]);
+      expect((await claim(other, T0 + 10)).claimed).to.deep.equal([]);
+      const retried = await claim(other, T0 + 60);
+      expect(retried.claimed.map((c) => c.id)).to.deep.equal(['a1']);
+      await other.settle(retried.claimed);
+      await other.advanceLane('wh_1 k1', 'a1', T0 + 70);
+      const second = await claim(queue, T0 + 70);
+      expect(second.claimed.map((c) => c.id)).to.deep.equal(['a2']);
+      // A delivery further back that ends (cancelled) just leaves its lane.
+      await queue.advanceLane('wh_1 k1', 'a3', T0 + 80);
+      await queue.settle(second.claimed);
+      await queue.advanceLane('wh_1 k1', 'a2', T0 + 90);
+      expect((await claim(queue, T0 + 100)).claimed).to.deep.equal([]);
+      expect(await queue.size()).to.equal(1); // b1, claimed
+    });
   },
 );

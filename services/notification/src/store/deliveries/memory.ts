@@ -125,7 +125,13 @@ export class InMemoryDeliveryStore implements DeliveryStore {
       .filter((d) => d.status === 'pending' && d.id > after)
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .slice(0, limit)
-      .map(({ id, url, nextAttemptAt }) => ({ id, url, nextAttemptAt }));
+      .map(({ id, url, nextAttemptAt, createdAt, lane }) => ({
+        id,
+        url,
+        nextAttemptAt,
+        createdAt,
+        ...(lane && { lane }),
+      }));
   }
 
   private track(delivery: DeliveryRecord): void {

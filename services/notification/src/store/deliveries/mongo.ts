@@ -170,12 +170,18 @@ export class MongoDeliveryStore implements DeliveryStore {
     const docs = await this.deliveries
       .find(
         { status: 'pending', _id: { $gt: after } },
-        { projection: { _id: 1, url: 1, nextAttemptAt: 1 } },
+        { projection: { _id: 1, url: 1, nextAttemptAt: 1, lane: 1, createdAt: 1 } },
       )
       .sort({ _id: 1 })
       .limit(limit)
       .toArray();
-    return docs.map((doc) => ({ id: doc._id, url: doc.url, nextAttemptAt: doc.nextAttemptAt }));
+    return docs.map((doc) => ({
+      id: doc._id,
+      url: doc.url,
+      nextAttemptAt: doc.nextAttemptAt,
+      createdAt: doc.createdAt,
+      ...(doc.lane && { lane: doc.lane }),
+    }));
   }
 }
 

@@ -33,7 +33,10 @@ export interface DeliveryFilter {
 export type DeliveryCounts = Record<DeliveryState, number>;
 
 /** What the due queue is rebuilt from: a pending delivery's id, URL and next attempt time. */
-export type PendingDelivery = Pick<DeliveryRecord, 'id' | 'url' | 'nextAttemptAt'>;
+export type PendingDelivery = Pick<
+  DeliveryRecord,
+  'id' | 'url' | 'nextAttemptAt' | 'lane' | 'createdAt'
+>;
 
 /**
  * The delivery log: every delivery with its attempts, written in batches. A delivery is written

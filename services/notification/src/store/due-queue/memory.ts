@@ -1,5 +1,5 @@
 import { Heap } from 'heap-js';
-import type { ClaimedEntry, ClaimRequest, DueEntry, DueQueue, Settlement } from './port';
+import type { ClaimedEntry, ClaimRequest, DueEntry, DueQueue, LaneEntry, Settlement } from './port';
 
 interface Entry {
   host: string;
@@ -19,6 +19,8 @@ interface HeapItem {
 export class InMemoryDueQueue implements DueQueue {
   private readonly entries = new Map<string, Entry>();
   private readonly heap = new Heap<HeapItem>((a, b) => a.dueAt - b.dueAt);
+  /** Per lane, its deliveries in order: the head alone is in the queue. */
+  private readonly lanes = new Map<string, Array<{ id: string; host: string }>>();
   private built = false;
   private rebuilding = 0;
 
@@ -60,6 +62,26 @@ export class InMemoryDueQueue implements DueQueue {
       if (next === undefined) this.entries.delete(id);
       else this.put(id, entry.host, next);
     }
+  }
+
+  async appendToLanes(entries: LaneEntry[]): Promise<void> {
+    for (const { lane, id, host, dueAt } of entries) {
+      const waiting = this.lanes.get(lane) ?? [];
+      if (waiting.some((e) => e.id === id)) continue;
+      waiting.push({ id, host });
+      this.lanes.set(lane, waiting);
+      if (waiting.length === 1) this.put(id, host, dueAt);
+    }
+  }
+
+  async advanceLane(lane: string, id: string, now: number): Promise<void> {
+    const waiting = this.lanes.get(lane);
+    const at = waiting?.findIndex((e) => e.id === id) ?? -1;
+    if (!waiting || at < 0) return;
+    waiting.splice(at, 1);
+    if (waiting.length === 0) this.lanes.delete(lane);
+    else if (at === 0 && !this.entries.has(waiting[0]!.id))
+      this.put(waiting[0]!.id, waiting[0]!.host, now);
   }
 
   async size(): Promise<number> {

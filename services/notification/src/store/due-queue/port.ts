@@ -5,6 +5,14 @@ export interface DueEntry {
   dueAt: number;
 }
 
+/**
+ * A pending delivery that waits its turn in a lane: one webhook's deliveries of one event key,
+ * sent one after the other in the order they were appended.
+ */
+export interface LaneEntry extends DueEntry {
+  lane: string;
+}
+
 /** An entry taken by a claim: held until `lease` (ms), which is also the claim's token. */
 export interface ClaimedEntry {
   id: string;
@@ -53,6 +61,17 @@ export interface DueQueue {
   claim(request: ClaimRequest): Promise<{ claimed: ClaimedEntry[]; postponed: number }>;
   /** Ends claims; a settlement whose lease no longer holds (the entry was claimed again) does nothing. */
   settle(settlements: Settlement[]): Promise<void>;
+  /**
+   * Appends entries to their lanes, in the given order; an entry that heads its lane is due at
+   * dueAt, the others wait in the lane (not in the queue). An id already in its lane stays where
+   * it is (a repeated event).
+   */
+  appendToLanes(entries: LaneEntry[]): Promise<void>;
+  /**
+   * Delivery `id` of `lane` is done (succeeded or finally failed): it leaves the lane, and if it
+   * headed it the next one falls due at `now`.
+   */
+  advanceLane(lane: string, id: string, now: number): Promise<void>;
   /** Entries in the queue, due or claimed. */
   size(): Promise<number>;
   /** False until the queue was filled from the delivery log (after it was lost, or never built). */

@@ -1,6 +1,6 @@
 import { RedisScripts, type RedisScript } from '@switchyard/shared';
 import type { Redis } from 'ioredis';
-import type { ClaimedEntry, ClaimRequest, DueEntry, DueQueue, Settlement } from './port';
+import type { ClaimedEntry, ClaimRequest, DueEntry, DueQueue, LaneEntry, Settlement } from './port';
 
 /**
  * KEYS[1] the queue (sorted set: score = due time in ms, member = "<host> <id>"); ARGV now, limit,
@@ -43,10 +43,47 @@ end
 return settled
 `;
 
-type ScriptName = 'syDueClaim' | 'syDueSettle';
+/**
+ * KEYS[1] the queue, KEYS[2..] lanes (lists of members); ARGV a member and a due time per lane
+ * key. A member already in its lane is skipped; one that heads its lane goes in the queue.
+ */
+const APPEND = `
+for i = 2, #KEYS do
+  local member = ARGV[(i - 2) * 2 + 1]
+  if not redis.call('LPOS', KEYS[i], member) then
+    if redis.call('RPUSH', KEYS[i], member) == 1 then
+      redis.call('ZADD', KEYS[1], ARGV[(i - 2) * 2 + 2], member)
+    end
+  end
+end
+return 0
+`;
+
+/**
+ * KEYS[1] the queue, KEYS[2] a lane; ARGV the finished delivery's id, now. The head leaves and
+ * the next member falls due now; a finished member further back just leaves.
+ */
+const ADVANCE = `
+local function id(member) return string.match(member, ' ([^ ]*)$') end
+local head = redis.call('LINDEX', KEYS[2], 0)
+if head and id(head) == ARGV[1] then
+  redis.call('LPOP', KEYS[2])
+  local following = redis.call('LINDEX', KEYS[2], 0)
+  if following then redis.call('ZADD', KEYS[1], 'NX', ARGV[2], following) end
+  return 1
+end
+for _, member in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
+  if id(member) == ARGV[1] then redis.call('LREM', KEYS[2], 1, member) end
+end
+return 0
+`;
+
+type ScriptName = 'syDueClaim' | 'syDueSettle' | 'syDueAppend' | 'syDueAdvance';
 const SCRIPTS: Record<ScriptName, RedisScript> = {
   syDueClaim: { keys: 1, lua: CLAIM },
   syDueSettle: { keys: 1, lua: SETTLE },
+  syDueAppend: { keys: 'dynamic', lua: APPEND },
+  syDueAdvance: { keys: 2, lua: ADVANCE },
 };
 
 /** Entries per ZADD or settle command: a long schedule goes in several. */
@@ -127,6 +164,28 @@ export class RedisDueQueue implements DueQueue {
         ),
       ),
     );
+  }
+
+  async appendToLanes(entries: LaneEntry[]): Promise<void> {
+    // In order, one chunk after the other: a lane's later entries must not pass earlier ones.
+    for (const chunk of chunks(entries)) {
+      await this.scripts.run(
+        'syDueAppend',
+        chunk.length + 1,
+        this.key,
+        ...chunk.map((e) => this.laneKey(e.lane)),
+        ...chunk.flatMap((e) => [member(e.host, e.id), e.dueAt]),
+      );
+    }
+  }
+
+  async advanceLane(lane: string, id: string, now: number): Promise<void> {
+    await this.scripts.run('syDueAdvance', this.key, this.laneKey(lane), id, now);
+  }
+
+  /** A lane's list: in the queue's hash tag, so one script may change both. */
+  private laneKey(lane: string): string {
+    return `${this.key}:lane:${lane}`;
   }
 
   size(): Promise<number> {

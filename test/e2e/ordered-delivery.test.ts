@@ -23,7 +23,10 @@ describe('e2e: deliveries in order per key', function () {
   it('sends one key in order behind a slow, failing receiver while other keys go on', async () => {
     const type = `ord${Date.now().toString(36)}.order.updated`;
     const created = await api('/api/v2/event-types', {
-      body: { name: type, schema: { type: 'object', required: ['n'] } },
+      body: {
+        name: type,
+        schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
+      },
     });
     expect(created.status, created.text).to.equal(201);
     // Key "slow": every answer takes 300 ms, and its second event fails once (then is retried).

@@ -16,7 +16,10 @@ describe('e2e: webhook rate limits and recovery', function () {
   async function defineType(): Promise<string> {
     const name = `${namespace()}.order.shipped`;
     const res = await api('/api/v2/event-types', {
-      body: { name, schema: { type: 'object', required: ['n'] } },
+      body: {
+        name,
+        schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
+      },
     });
     expect(res.status, res.text).to.equal(201);
     return name;

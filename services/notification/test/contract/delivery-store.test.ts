@@ -188,7 +188,10 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
 
   it('pages through the pending deliveries in id order (what the due queue is rebuilt from)', async () => {
     const { deliveries } = world().stores;
-    const pending = Array.from({ length: 5 }, () => deliveryRecord());
+    // One in a lane: the rebuild puts it back in its lane, in creation order.
+    const pending = Array.from({ length: 5 }, (_, i) =>
+      deliveryRecord(i === 0 ? { lane: 'wh_1 order-1' } : {}),
+    );
     const done = deliveryRecord({ status: 'succeeded', nextAttemptAt: undefined });
     await deliveries.insert([...pending, done]);
     const expected = pending.map((d) => d.id).sort();
@@ -201,7 +204,11 @@ contractSuite<StoreWorld>('DeliveryStore contract', storeBackends, (world) => {
       id: source.id,
       url: source.url,
       nextAttemptAt: source.nextAttemptAt,
+      createdAt: source.createdAt,
+      ...(source.lane && { lane: source.lane }),
     });
+    const laned = [...first, ...rest].filter((d) => d.lane);
+    expect(laned.map((d) => d.lane)).to.deep.equal(['wh_1 order-1']);
   });
 
   it('lists and counts by state (failing after a failed attempt, cancelled) within a time window', async () => {

@@ -6,8 +6,14 @@
  * Prints deliveries/s and publish -> first attempt p50/p95/p99 per case, against the targets.
  * Figures only, no assertions.
  *
- *   node bench/webhooks/delivery.js [--mode embedded|stack] [--duration 30] [--cases rate,down,burst]
+ *   node bench/webhooks/delivery.js [--mode embedded|stack] [--duration 30] [--cases rate,down,burst,domain]
  *        [--rates 200,1000] [--webhooks 1,10,1000] [--burst-events 10000] [--concurrency 4]
+ *        [--keys 1000]
+ *
+ * domain: the organization's own events (a type with a JSON Schema, written to the domain topic
+ * without a version, as a producer does: each is checked against the schema), 100 events/s
+ * with --keys keys (1,000) to 10 webhooks each with a payload filter (each passes three regions
+ * of four): delivered in order per (webhook, key), which the case checks and prints.
  *
  * embedded: in-process bus and in-memory stores (SWITCHYARD_MODE=embedded).
  * stack:    Kafka (KAFKA_BROKERS, topics under a fresh prefix) and MongoDB/FerretDB (MONGODB_URI, a
@@ -55,7 +61,8 @@ const MODE = option('mode', 'embedded');
 const STACK = MODE === 'stack';
 const DURATION_S = Number(option('duration', STACK ? 20 : 30));
 const DRAIN_S = Number(option('drain', 15));
-const CASES = new Set(list(option('cases', STACK ? 'rate' : 'rate,down,burst')));
+const CASES = new Set(list(option('cases', STACK ? 'rate' : 'rate,down,burst,domain')));
+const KEYS = Number(option('keys', 1000));
 const RATES = list(option('rates', STACK ? '100' : '200,1000')).map(Number);
 const WEBHOOK_COUNTS = list(option('webhooks', STACK ? '10' : '1,10,1000')).map(Number);
 const BURST_EVENTS = Number(option('burst-events', 10000));
@@ -260,7 +267,13 @@ function event(organization, count) {
  * Publishes `rate` events per second for `seconds` (paced every 5 ms, publishes not awaited one
  * by one so the bus's latency does not lower the rate); resolves with publish times by event id.
  */
-async function publishAtRate(bus, organization, rate, seconds) {
+async function publishAtRate(
+  bus,
+  organization,
+  rate,
+  seconds,
+  make = (n) => event(organization, n),
+) {
   const publishedAt = new Map();
   const pending = new Set();
   const total = Math.round(rate * seconds);
@@ -269,7 +282,7 @@ async function publishAtRate(bus, organization, rate, seconds) {
   while (publishedAt.size < total) {
     const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate) + 1);
     while (publishedAt.size < due) {
-      const e = event(organization, publishedAt.size);
+      const e = make(publishedAt.size);
       publishedAt.set(e.id, performance.now());
       const sent = bus
         .publish(e)
@@ -505,6 +518,99 @@ async function streamBurst(ctx) {
   row(`burst: ${BURST_EVENTS} events back to back -> 1 webhook`, figures, await probe());
 }
 
+const REGIONS = ['eu', 'us', 'apac', 'latam'];
+
+/**
+ * 100 domain events/s, keyed by --keys entities, to 10 webhooks whose filters each leave out one
+ * region: deliveries/s and latency as the rate cases, plus how many arrived out of publish order
+ * per (webhook, key) (0 expected).
+ */
+async function domainCase(ctx) {
+  const group = `domain${++caseCounter}`;
+  const organization = `org_bench_${++orgCounter}`;
+  const type = 'bench.order.updated';
+  const now = new Date().toISOString();
+  await ctx.service.stores.eventTypes.create({
+    organization,
+    name: type,
+    description: 'bench',
+    versions: [
+      {
+        version: 1,
+        createdAt: now,
+        schema: {
+          type: 'object',
+          required: ['orderId', 'region', 'seq'],
+          properties: {
+            orderId: { type: 'string' },
+            region: { enum: REGIONS },
+            seq: { type: 'integer' },
+          },
+        },
+      },
+    ],
+    createdAt: now,
+    updatedAt: now,
+  });
+  const webhooks = 10;
+  const regionsOf = (i) => REGIONS.filter((_, r) => r !== i % REGIONS.length);
+  for (let i = 0; i < webhooks; i++)
+    await ctx.service.stores.webhooks.create({
+      id: `wh_${orgCounter}_${i}`,
+      organization,
+      events: ['bench.order.*'],
+      filter: [{ path: 'data.region', in: regionsOf(i) }],
+      url: ctx.receiver.url(`/${group}/${i}`),
+      enabled: true,
+      disabledReason: '',
+      createdAt: now,
+      updatedAt: now,
+      secret: `whsec_${randomBytes(32).toString('base64')}`,
+    });
+  const rate = 100;
+  const keyOf = new Map();
+  let expected = 0;
+  const makeEvent = (n) => {
+    const key = `order-${n % KEYS}`;
+    const region = REGIONS[Math.floor(n / KEYS) % REGIONS.length];
+    const e = shared.createEvent('domain.event', {
+      source: 'bench',
+      organization,
+      data: { type, key, data: { orderId: key, region, seq: n } },
+    });
+    keyOf.set(e.id, { key, n });
+    for (let i = 0; i < webhooks; i++) if (regionsOf(i).includes(region)) expected++;
+    return e;
+  };
+  const probe = await loadProbe();
+  const run = await publishAtRate(ctx.bus, organization, rate, DURATION_S, makeEvent);
+  const figures = await collect(
+    ctx.receiver,
+    group,
+    run.publishedAt,
+    expected,
+    run.started,
+    DRAIN_S * 1000,
+    run.publishSeconds,
+  );
+  // Per (webhook, key), arrivals must follow publish order.
+  const lastSeen = new Map();
+  let outOfOrder = 0;
+  const arrivals = [...ctx.receiver.arrivals(group).entries()].sort((a, b) => a[1].at - b[1].at);
+  for (const [arrivalKey, { id }] of arrivals) {
+    const { key, n } = keyOf.get(id);
+    const lane = `${arrivalKey.slice(arrivalKey.indexOf(' ') + 1)} ${key}`;
+    if ((lastSeen.get(lane) ?? -1) > n) outOfOrder++;
+    lastSeen.set(lane, Math.max(lastSeen.get(lane) ?? -1, n));
+  }
+  row(
+    `domain: ${rate} events/s, ${KEYS} keys -> 10 filtered webhooks`,
+    figures,
+    await probe(),
+    `published ${run.publishedAt.size}${run.failures ? ` (${run.failures} failed)` : ''}; ${outOfOrder} out of order per (webhook, key)`,
+  );
+}
+
 async function main() {
   if (!TARGETS) throw new Error('--mode is embedded or stack');
   console.log(
@@ -523,6 +629,7 @@ async function main() {
       await withService(receiver, fanOutBurst);
       await withService(receiver, streamBurst);
     }
+    if (CASES.has('domain')) await withService(receiver, domainCase);
   } finally {
     await receiver.close();
   }

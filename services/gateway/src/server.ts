@@ -19,6 +19,7 @@ import {
   type SharedState,
   loadTokenizer,
   UsagePublisher,
+  UsageRoutes,
 } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { bootstrapDevOrganization, DEV_ORGANIZATION } from './accounts/dev-organization';
@@ -314,6 +315,14 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     ),
     counters: state.counters,
     policies: organizations,
+    embed: async (text, call) => {
+      const response = await deps.clients.content.embed(
+        { model: '', inputs: [text], route: UsageRoutes.cacheEmbeddings },
+        call,
+      );
+      const values = response.embeddings[0]?.values;
+      return values ? Float32Array.from(values) : undefined;
+    },
     usage: deps.events && new UsagePublisher(deps.events, 'gateway', deps.logger),
     logger: deps.logger,
     now: () => (deps.now?.() ?? new Date()).getTime(),

@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { connectRedis } from '@switchyard/shared';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import { InMemoryResponseCacheStore } from '../src/store/response-cache/memory';
-import type { CachedAnswer, ResponseCacheStore } from '../src/store/response-cache/port';
+import {
+  VECTORS_PER_PARTITION,
+  type CachedAnswer,
+  type ResponseCacheStore,
+} from '../src/store/response-cache/port';
 import { RedisResponseCacheStore } from '../src/store/response-cache/redis';
 
 const answer = (text: string, storedAt = 1_000): CachedAnswer => ({
@@ -43,6 +47,27 @@ contractSuite<ResponseCacheStore>(
       await subject().set('k', answer('first'), 60);
       await subject().set('k', answer('second', 2_000), 60);
       expect(await subject().get('k')).to.deep.equal(answer('second', 2_000));
+    });
+
+    it('keeps the vectors of a partition, newest first, the values exact, apart from other partitions', async () => {
+      const v = (...values: number[]) => Float32Array.from(values);
+      await subject().addVector('p1', { key: 'k1', vector: v(0.1, 0.2, -0.3) }, 60);
+      await subject().addVector('p1', { key: 'k2', vector: v(1, 0, 0.5) }, 60);
+      await subject().addVector('p2', { key: 'k3', vector: v(0, 0, 1) }, 60);
+      expect(await subject().vectors('p1')).to.deep.equal([
+        { key: 'k2', vector: v(1, 0, 0.5) },
+        { key: 'k1', vector: v(0.1, 0.2, -0.3) },
+      ]);
+      expect((await subject().vectors('p2')).map((e) => e.key)).to.deep.equal(['k3']);
+      expect(await subject().vectors('none')).to.deep.equal([]);
+    });
+
+    it('keeps the newest VECTORS_PER_PARTITION vectors of a partition', async () => {
+      for (let i = 0; i < VECTORS_PER_PARTITION + 5; i++)
+        await subject().addVector('p', { key: `k${i}`, vector: Float32Array.from([i]) }, 60);
+      const kept = await subject().vectors('p');
+      expect(kept).to.have.length(VECTORS_PER_PARTITION);
+      expect(kept[0]!.key).to.equal(`k${VECTORS_PER_PARTITION + 4}`);
     });
 
     it('drops an answer after its TTL', async function () {

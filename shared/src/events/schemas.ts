@@ -19,6 +19,8 @@ export const UsageRoutes = {
   openAiEmbeddings: 'openai.embeddings',
   /** Recommendations served: calls counted, no tokens. */
   recommend: 'recommendation.recommend',
+  /** Requests turned into vectors by the gateway's semantic response cache. */
+  cacheEmbeddings: 'cache.embeddings',
 } as const;
 
 export type UsageRoute = (typeof UsageRoutes)[keyof typeof UsageRoutes];

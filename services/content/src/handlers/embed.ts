@@ -1,4 +1,10 @@
-import { AppError, countTokens, type CallContext, UsageRoutes } from '@switchyard/shared';
+import {
+  AppError,
+  countTokens,
+  type CallContext,
+  type UsageRoute,
+  UsageRoutes,
+} from '@switchyard/shared';
 import type { EmbedRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
 import type { EmbedResponse } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
 import { checkAllowed } from '../models/allowed';
@@ -47,6 +53,10 @@ function embedWith(
   return model.embed(inputs, options, { truncate });
 }
 
+function internalRoute(route: string): UsageRoute {
+  return route === UsageRoutes.cacheEmbeddings ? route : UsageRoutes.knowledgeEmbeddings;
+}
+
 /** Embed: vectors from the registry's embeddings model; the tokens are recorded as the caller organization's usage. */
 export async function embed(
   deps: ModelDeps,
@@ -63,11 +73,12 @@ export async function embed(
   // Knowledge retrieval's vectors are the platform's choice, not a model the caller names.
   if (publicCall) checkAllowed(deps.models, model, context.models);
   checkInputs(request.inputs, model, publicCall);
-  // The gateway's /v1/embeddings bills its own route; everything else is knowledge retrieval.
+  // The gateway's /v1/embeddings and its semantic cache bill their own routes; everything else is
+  // knowledge retrieval.
   const result = await callWithUsage(deps.usage, {
     context,
     requestId: requestIdOf(context),
-    route: publicCall ? UsageRoutes.openAiEmbeddings : UsageRoutes.knowledgeEmbeddings,
+    route: publicCall ? UsageRoutes.openAiEmbeddings : internalRoute(request.route),
     inBackground: publicCall,
     model,
     run: () =>

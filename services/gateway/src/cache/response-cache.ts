@@ -5,7 +5,7 @@ import type { CallContext, Counters, Logger, UsagePublisher, UsageRoute } from '
 import type { OrganizationDirectory } from '../metering/organization-directory';
 import { periodOf } from '../metering/period';
 import type { RouteDeps, RouteInput, RouteResult, Spent } from '../routes/types';
-import type { ResponseCacheStore } from '../store/response-cache/port';
+import type { CachedAnswer, ResponseCacheStore } from '../store/response-cache/port';
 import { cacheDirectivesOf, MAX_CACHE_AGE_SECONDS } from './cache-control';
 import type { ModelNames } from './model-names';
 
@@ -31,8 +31,43 @@ export interface CacheSpec<B> {
   answerOfBody(body: unknown): string | undefined;
   /** The stored form of a stream's events, once it finished; undefined when it holds no answer. */
   answerOfEvents(events: string): string | undefined;
+  /**
+   * The semantic form: the text compared by meaning (a chat's last user message, a prompt) and
+   * every other field, which must be equal; undefined when the request has no such text.
+   */
+  semantic?(body: B): { text: string; fields: Record<string, unknown> } | undefined;
   /** A hit: the stored answer as this request asks for it (JSON or a stream). */
   replay(answer: string, input: RouteInput<B, unknown>): RouteResult;
+}
+
+/** The response header giving a semantic hit's similarity (absent on exact hits). */
+export const SIMILARITY_HEADER = 'X-Switchyard-Cache-Similarity';
+
+/** A stored answer found for a request; semantic hits say how similar the request was. */
+interface Found {
+  answer: CachedAnswer;
+  similarity?: number;
+}
+
+/** A request of a key with a semantic threshold: where its vector is kept, and the vector (made once). */
+interface SemanticRequest {
+  partition: string;
+  threshold: number;
+  vector(): Promise<Float32Array | undefined>;
+}
+
+/** Cosine similarity (the embeddings model's vectors are normalised; this does not rely on it). */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    normA += a[i]! * a[i]!;
+    normB += b[i]! * b[i]!;
+  }
+  return normA > 0 && normB > 0 ? dot / Math.sqrt(normA * normB) : 0;
 }
 
 /** A call the cache is in play for: its hit, or how to keep its answer. */
@@ -57,6 +92,8 @@ export interface ResponseCacheDeps {
   models: ModelNames;
   /** Hits per organization and month (the usage report shows them). */
   counters: Counters;
+  /** The semantic form's vectors (the registry's embeddings model); undefined when unavailable. */
+  embed?(text: string, call: CallContext): Promise<Float32Array | undefined>;
   logger: Logger;
   now: () => number;
 }
@@ -102,29 +139,98 @@ export class ResponseCache {
     // A key limited to some models is not answered from another key's call to a model it may not use.
     if (!(await this.allowed(modelId, input.call.models))) return undefined;
     const key = requestKey(spec.kind, input.call.organization, modelId, fields);
+    const semantic = this.semanticOf(spec, input, modelId);
     if (maxAge > 0 && !directives.noCache) {
-      const found = await this.deps.store.get(key);
-      const age = found && this.deps.now() - found.storedAt;
-      if (found && age! >= 0 && age! <= maxAge * 1000) {
-        await this.billed(spec, found.spent, input.call);
-        this.counted(input.call, found.spent.tokensInput + found.spent.tokensOutput);
-        const hit = spec.replay(found.answer, input);
-        hit.headers = {
-          ...hit.headers,
-          [CACHE_HEADER]: 'hit',
-          Age: String(Math.floor(age! / 1000)),
-        };
-        return { hit, keep: (result) => result };
-      }
+      const found = (await this.exact(key, maxAge)) ?? (await this.similar(semantic, maxAge));
+      if (found) return { hit: await this.replayed(spec, input, found), keep: (result) => result };
     }
     const ttl = Math.min(Math.max(maxAge, keyMaxAge ?? 0), MAX_CACHE_AGE_SECONDS);
     return {
       keep: (result) => {
         const marked = { ...result, headers: { ...result.headers, [CACHE_HEADER]: 'miss' } };
         if (result.status !== 200 || ttl <= 0) return marked;
-        return this.kept(spec, key, ttl, marked, input.call);
+        return this.kept(spec, { key, ttl, semantic }, marked, input.call);
       },
     };
+  }
+
+  private async exact(key: string, maxAge: number): Promise<Found | undefined> {
+    const found = await this.deps.store.get(key);
+    return found && this.fresh(found, maxAge) ? { answer: found } : undefined;
+  }
+
+  private fresh(found: CachedAnswer, maxAge: number): boolean {
+    const age = this.deps.now() - found.storedAt;
+    return age >= 0 && age <= maxAge * 1000;
+  }
+
+  /**
+   * The semantic form (a key's cache.semanticThreshold): the request's text as a vector, compared
+   * with those of the stored requests equal to it but for that text; the most similar one at or
+   * over the threshold whose answer is still fresh.
+   */
+  private async similar(
+    semantic: SemanticRequest | undefined,
+    maxAge: number,
+  ): Promise<Found | undefined> {
+    if (!semantic) return undefined;
+    const vector = await semantic.vector();
+    if (!vector) return undefined;
+    const candidates = (await this.deps.store.vectors(semantic.partition))
+      .map((entry) => ({ key: entry.key, similarity: cosine(vector, entry.vector) }))
+      .filter((candidate) => candidate.similarity >= semantic.threshold)
+      .sort((a, b) => b.similarity - a.similarity);
+    for (const candidate of candidates.slice(0, 3)) {
+      const found = await this.deps.store.get(candidate.key);
+      if (found && this.fresh(found, maxAge))
+        return { answer: found, similarity: candidate.similarity };
+    }
+    return undefined;
+  }
+
+  private semanticOf<B>(
+    spec: CacheSpec<B>,
+    input: RouteInput<B, unknown>,
+    modelId: string,
+  ): SemanticRequest | undefined {
+    const threshold = input.key?.cache?.semanticThreshold;
+    const parts = threshold !== undefined && spec.semantic?.(input.body);
+    if (!parts || !this.deps.embed) return undefined;
+    const { embed, logger } = this.deps;
+    let vector: Promise<Float32Array | undefined> | undefined;
+    // No vector (no embeddings model, or it failed): exact matches only, never a failed call.
+    const embedded = () =>
+      embed(parts.text, input.call).catch((error: unknown) => {
+        logger.debug({ err: error, requestId: input.call.requestId }, 'request not embedded');
+        return undefined;
+      });
+    return {
+      partition: requestKey(
+        `${spec.kind}:semantic`,
+        input.call.organization,
+        modelId,
+        parts.fields,
+      ),
+      threshold,
+      vector: () => (vector ??= embedded()),
+    };
+  }
+
+  private async replayed<B>(
+    spec: CacheSpec<B>,
+    input: RouteInput<B, unknown>,
+    { answer, similarity }: Found,
+  ): Promise<RouteResult> {
+    await this.billed(spec, answer.spent, input.call);
+    this.counted(input.call, answer.spent.tokensInput + answer.spent.tokensOutput);
+    const hit = spec.replay(answer.answer, input);
+    hit.headers = {
+      ...hit.headers,
+      [CACHE_HEADER]: 'hit',
+      Age: String(Math.floor((this.deps.now() - answer.storedAt) / 1000)),
+      ...(similarity === undefined ? {} : { [SIMILARITY_HEADER]: similarity.toFixed(4) }),
+    };
+    return hit;
   }
 
   /** The organization's hits in a period (YYYY-MM). */
@@ -145,26 +251,22 @@ export class ResponseCache {
 
   private kept<B>(
     spec: CacheSpec<B>,
-    key: string,
-    ttl: number,
+    entry: { key: string; ttl: number; semantic?: SemanticRequest },
     result: RouteResult,
     call: CallContext,
   ): RouteResult {
     const spent = Promise.resolve(result.spent);
+    const store = (answerOf: () => string | undefined) =>
+      void spent.then((s) => this.store(entry, answerOf, s, call));
     if (result.finished && result.body instanceof Readable) {
       return {
         ...result,
-        body: this.collected(
-          result.body,
-          result.finished,
-          (events) =>
-            void spent.then((s) =>
-              this.store(key, ttl, () => spec.answerOfEvents(events), s, call),
-            ),
+        body: this.collected(result.body, result.finished, (events) =>
+          store(() => spec.answerOfEvents(events)),
         ),
       };
     }
-    void spent.then((s) => this.store(key, ttl, () => spec.answerOfBody(result.body), s, call));
+    store(() => spec.answerOfBody(result.body));
     return result;
   }
 
@@ -199,8 +301,7 @@ export class ResponseCache {
   }
 
   private store(
-    key: string,
-    ttl: number,
+    { key, ttl, semantic }: { key: string; ttl: number; semantic?: SemanticRequest },
     answerOf: () => string | undefined,
     spent: Spent | undefined,
     call: CallContext,
@@ -213,7 +314,11 @@ export class ResponseCache {
       return;
     }
     if (answer === undefined || spent === undefined || answer.length > MAX_ANSWER_BYTES) return;
-    void this.deps.store.set(key, { storedAt: this.deps.now(), answer, spent }, ttl);
+    const { store, now } = this.deps;
+    void store.set(key, { storedAt: now(), answer, spent }, ttl).then(async () => {
+      const vector = await semantic?.vector();
+      if (semantic && vector) await store.addVector(semantic.partition, { key, vector }, ttl);
+    });
   }
 
   /**

@@ -14,6 +14,7 @@ const PUBLIC_PATHS: Record<UsageRoute, (agent: string) => string> = {
   [UsageRoutes.openAiChatCompletions]: () => '/v1/chat/completions',
   [UsageRoutes.openAiEmbeddings]: () => '/v1/embeddings',
   [UsageRoutes.recommend]: () => '/api/v2/ai/recommendations',
+  [UsageRoutes.cacheEmbeddings]: () => 'response cache (embeddings)',
 };
 
 /**

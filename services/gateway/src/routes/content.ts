@@ -163,6 +163,11 @@ const generateCache: CacheSpec<GenerateContentBody> = {
   applies: async ({ body, call }, deps) =>
     !body.webhookUrl && (body.stream === true || !(await hasDefaultResultWebhook(call, deps))),
   answerOfBody: storedGenerate,
+  // By meaning: the prompt; every other field is equal.
+  semantic: (body) => {
+    const { prompt: text, ...fields } = generateCache.request(body).fields;
+    return { text: text as string, fields };
+  },
   answerOfEvents: (events) => {
     const done = doneData(events);
     return done === undefined ? undefined : storedGenerate(done);

@@ -65,16 +65,19 @@ function tokensOf(usage: Usage__Output | null | undefined): number | undefined {
   return usage ? usage.tokens_input + usage.tokens_output : undefined;
 }
 
-/** The text of a message, for the quota and token-rate estimate. */
-function promptText(body: ChatCompletionBody): string {
+/** The text of one message (its text parts, for content in parts). */
+function messageText(message: ChatCompletionBody['messages'][number]): string {
+  const content = message.content;
+  if (typeof content === 'string') return content;
   let text = '';
-  for (const message of body.messages) {
-    const content = message.content;
-    if (typeof content === 'string') text += content;
-    else if (Array.isArray(content))
-      for (const part of content) if (typeof part.text === 'string') text += part.text;
-  }
+  if (Array.isArray(content))
+    for (const part of content) if (typeof part.text === 'string') text += part.text;
   return text;
+}
+
+/** The text of the messages, for the quota and token-rate estimate. */
+function promptText(body: ChatCompletionBody): string {
+  return body.messages.map(messageText).join('');
 }
 
 function completeRequest(raw: string): CompleteRequest {
@@ -91,6 +94,14 @@ const chatCache: CacheSpec<ChatCompletionBody> = {
   }),
   answerOfBody: (body) => (Buffer.isBuffer(body) ? body.toString('utf8') : undefined),
   answerOfEvents: completionOfEvents,
+  // By meaning: the last user message; the conversation before it and every parameter are equal.
+  semantic(body) {
+    const last = body.messages.at(-1);
+    const text = last?.role === 'user' ? messageText(last) : '';
+    if (!text) return undefined;
+    const { fields } = chatCache.request(body);
+    return { text, fields: { ...fields, messages: body.messages.slice(0, -1) } };
+  },
   replay(answer, { body }) {
     if (!body.stream)
       return { status: 200, body: Buffer.from(answer), contentType: 'application/json' };

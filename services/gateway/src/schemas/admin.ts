@@ -46,6 +46,13 @@ export const KeyCacheSettings: JsonSchema = {
       description:
         "How long an answer of this key's calls is replayed to an equal request; a request's `Cache-Control: max-age` overrides it, `no-store` skips the cache",
     },
+    semanticThreshold: {
+      type: 'number',
+      minimum: 0.5,
+      maximum: 1,
+      description:
+        "The semantic form: a request whose text (a chat's last user message, generate's prompt) is at least this similar (cosine of the local embeddings model's vectors) to a stored request's, all else equal, gets its answer. Absent: exact matches only",
+    },
   },
 };
 

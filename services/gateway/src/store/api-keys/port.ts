@@ -15,6 +15,8 @@ export interface Budget {
 export interface KeyCache {
   /** How long an answer is replayed (a request's Cache-Control max-age overrides it). */
   maxAgeSeconds: number;
+  /** The semantic form: a request this similar (cosine, 0..1) to a stored one gets its answer. */
+  semanticThreshold?: number;
 }
 
 /** What a key may do beyond its organization's limits; every field absent means no restriction. */

@@ -10,6 +10,15 @@ export interface CachedAnswer {
   spent: Spent;
 }
 
+/** The vector of a stored request's text, and the key its answer is stored under. */
+export interface RequestVector {
+  key: string;
+  vector: Float32Array;
+}
+
+/** Vectors kept per partition (equal requests but for their text): the newest this many. */
+export const VECTORS_PER_PARTITION = 100;
+
 /**
  * Answers by request key (a hash of the organization and the normalised request). Lookups and
  * writes never fail a call: a backend that cannot answer is a miss, a write it cannot take is
@@ -19,5 +28,9 @@ export interface ResponseCacheStore {
   get(key: string): Promise<CachedAnswer | undefined>;
   /** Kept for at most ttlSeconds (a bounded store may drop it earlier to make room). */
   set(key: string, value: CachedAnswer, ttlSeconds: number): Promise<void>;
+  /** Semantic form: adds a request's vector to its partition (the newest VECTORS_PER_PARTITION kept). */
+  addVector(partition: string, entry: RequestVector, ttlSeconds: number): Promise<void>;
+  /** The partition's vectors, newest first (some answers may be gone: the caller looks each up). */
+  vectors(partition: string): Promise<RequestVector[]>;
   close(): Promise<void>;
 }

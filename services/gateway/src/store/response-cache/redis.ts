@@ -1,6 +1,26 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/shared';
-import type { CachedAnswer, ResponseCacheStore } from './port';
+import {
+  VECTORS_PER_PARTITION,
+  type CachedAnswer,
+  type RequestVector,
+  type ResponseCacheStore,
+} from './port';
+
+/** A vector as Redis keeps it: the key, a tab, the float32 values in base64. */
+function vectorText(entry: RequestVector): string {
+  const bytes = Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength);
+  return `${entry.key}\t${bytes.toString('base64')}`;
+}
+
+function vectorOf(text: string): RequestVector | undefined {
+  const tab = text.indexOf('\t');
+  if (tab < 0) return undefined;
+  const bytes = Buffer.from(text.slice(tab + 1), 'base64');
+  const vector = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(vector.buffer).set(bytes);
+  return { key: text.slice(0, tab), vector };
+}
 
 /**
  * Answers shared by every replica, one Redis string each with its TTL; Redis's own eviction
@@ -33,6 +53,33 @@ export class RedisResponseCacheStore implements ResponseCacheStore {
       this.recovered();
     } catch (error) {
       this.failed(error);
+    }
+  }
+
+  /** One list per partition, newest first, trimmed and given the answer's TTL in one transaction. */
+  async addVector(partition: string, entry: RequestVector, ttlSeconds: number): Promise<void> {
+    const key = this.prefix + partition;
+    try {
+      await this.redis
+        .multi()
+        .lpush(key, vectorText(entry))
+        .ltrim(key, 0, VECTORS_PER_PARTITION - 1)
+        .expire(key, ttlSeconds)
+        .exec();
+      this.recovered();
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  async vectors(partition: string): Promise<RequestVector[]> {
+    try {
+      const texts = await this.redis.lrange(this.prefix + partition, 0, VECTORS_PER_PARTITION - 1);
+      this.recovered();
+      return texts.map(vectorOf).filter((entry) => entry !== undefined);
+    } catch (error) {
+      this.failed(error);
+      return [];
     }
   }
 

@@ -174,6 +174,21 @@ for (const backend of ['memory', 'redis'] as const) {
       expect(upstreamCalls()).to.equal(before + 1);
     });
 
+    it('an answer stored from a stream without include_usage is replayed with its usage', async () => {
+      const stream = await openAi().chat.completions.create(
+        { ...question('No usage chunk'), stream: true },
+        maxAge(60),
+      );
+      for await (const chunk of stream) expect(chunk.usage ?? null).to.equal(null);
+      let json = await chat(question('No usage chunk'), maxAge(60));
+      for (let i = 0; i < 20 && json.cache !== 'hit'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        json = await chat(question('No usage chunk'), maxAge(60));
+      }
+      expect(json.cache).to.equal('hit');
+      expect(json.completion.usage).to.deep.include(REPORTED);
+    });
+
     it('a JSON answer is replayed as a stream', async () => {
       const miss = await chat(question('Pack list'), maxAge(60));
       const hit = await streamed(question('Pack list'), maxAge(60));

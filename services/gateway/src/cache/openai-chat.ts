@@ -115,13 +115,21 @@ function addChoice(choice: CompletionChoice, chunk: ChunkChoice): void {
 
 /**
  * The chat.completion a finished stream's events amount to; undefined for a stream that reported
- * an error or carried no answer (neither is cached).
+ * an error or carried no answer (neither is cached). Its usage is the stream's usage chunk, or
+ * (a stream without include_usage) what the call reported spent.
  */
-export function completionOfEvents(events: string): string | undefined {
+export function completionOfEvents(
+  events: string,
+  spent: { tokensInput: number; tokensOutput: number },
+): string | undefined {
   const chunks = dataOf(events) as Chunk[];
   if (chunks.length === 0 || chunks.some((chunk) => chunk.error !== undefined)) return undefined;
   const choices = new Map<number, CompletionChoice>();
-  let usage: unknown;
+  let usage: unknown = {
+    prompt_tokens: spent.tokensInput,
+    completion_tokens: spent.tokensOutput,
+    total_tokens: spent.tokensInput + spent.tokensOutput,
+  };
   for (const chunk of chunks) {
     for (const choice of chunk.choices ?? []) addChoice(choiceOf(choices, choice.index), choice);
     if (chunk.usage) usage = chunk.usage;
@@ -134,7 +142,7 @@ export function completionOfEvents(events: string): string | undefined {
     created: first.created ?? 0,
     model: first.model ?? '',
     choices: [...choices.values()].sort((a, b) => a.index - b.index),
-    ...(usage ? { usage } : {}),
+    usage,
     ...(first.system_fingerprint ? { system_fingerprint: first.system_fingerprint } : {}),
     ...(first.service_tier ? { service_tier: first.service_tier } : {}),
   };

@@ -30,7 +30,7 @@ export interface CacheSpec<B> {
   /** The stored form of a JSON answer. */
   answerOfBody(body: unknown): string | undefined;
   /** The stored form of a stream's events, once it finished; undefined when it holds no answer. */
-  answerOfEvents(events: string): string | undefined;
+  answerOfEvents(events: string, spent: Spent): string | undefined;
   /**
    * The semantic form: the text compared by meaning (a chat's last user message, a prompt) and
    * every other field, which must be equal; undefined when the request has no such text.
@@ -256,13 +256,13 @@ export class ResponseCache {
     call: CallContext,
   ): RouteResult {
     const spent = Promise.resolve(result.spent);
-    const store = (answerOf: () => string | undefined) =>
+    const store = (answerOf: (spent: Spent) => string | undefined) =>
       void spent.then((s) => this.store(entry, answerOf, s, call));
     if (result.finished && result.body instanceof Readable) {
       return {
         ...result,
         body: this.collected(result.body, result.finished, (events) =>
-          store(() => spec.answerOfEvents(events)),
+          store((spent) => spec.answerOfEvents(events, spent)),
         ),
       };
     }
@@ -302,18 +302,20 @@ export class ResponseCache {
 
   private store(
     { key, ttl, semantic }: { key: string; ttl: number; semantic?: SemanticRequest },
-    answerOf: () => string | undefined,
+    answerOf: (spent: Spent) => string | undefined,
     spent: Spent | undefined,
     call: CallContext,
   ): void {
+    // A call that reported nothing spent is not stored: its hits could not be billed.
+    if (spent === undefined) return;
     let answer: string | undefined;
     try {
-      answer = answerOf();
+      answer = answerOf(spent);
     } catch (error) {
       this.deps.logger.warn({ err: error, requestId: call.requestId }, 'answer not cached');
       return;
     }
-    if (answer === undefined || spent === undefined || answer.length > MAX_ANSWER_BYTES) return;
+    if (answer === undefined || answer.length > MAX_ANSWER_BYTES) return;
     const { store, now } = this.deps;
     void store.set(key, { storedAt: now(), answer, spent }, ttl).then(async () => {
       const vector = await semantic?.vector();

@@ -145,6 +145,7 @@ describe('usage routes as users see them', () => {
       '/v1/chat/completions',
       '/v1/embeddings',
       '/api/v2/ai/recommendations',
+      'response cache (embeddings)',
     ]);
     expect(publicPathOf('assistant.chat:support')).to.equal('/api/v2/ai/assistants/support');
     expect(publicPathOf('assistant.chat:my:bot')).to.equal('/api/v2/ai/assistants/my:bot');

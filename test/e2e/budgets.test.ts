@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { FakeLlmServer, silentLogger } from '@switchyard/shared/testing';
+import { FakeLlmServer, silentLogger, waitFor } from '@switchyard/shared/testing';
 import { startEmbeddedMesh, type EmbeddedMesh } from '@switchyard/embedded';
 import { callApi, type ApiOptions } from '../support/http';
 import { E2E_ENV } from '../support/mesh';
+import { WebhookReceiver } from '../support/receiver';
+import { verifyWithStandardWebhooks } from '../support/signatures';
 
 const GENERATE = '/api/v2/ai/content/generate';
 const CHAT = '/api/v2/ai/assistants/chat';
@@ -508,5 +510,111 @@ describe('e2e: key and end-user budgets', function () {
       );
       expect(patched.body).to.not.have.property('budget');
     });
+  });
+
+  it('usage reports break down by key, team and end user (the admin report too)', async () => {
+    const teamId = (await api('/api/v2/teams', { body: { name: 'reporting' } })).body.teamId;
+    const inTeam = await api('/api/v2/keys', { body: { name: 'in-team', teamId } });
+    const alone = await api('/api/v2/keys', { body: { name: 'alone' } });
+    fake.reported = { prompt_tokens: 7, completion_tokens: 11 };
+    const ask = (key: string, user?: string) =>
+      new OpenAI({
+        apiKey: key,
+        baseURL: `${mesh.gatewayUrl}/v1`,
+        maxRetries: 0,
+      }).chat.completions.create({
+        model: 'fake-gpt',
+        messages: [{ role: 'user', content: 'A tent' }],
+        max_tokens: 50,
+        ...(user ? { user } : {}),
+      });
+    await ask(inTeam.body.key, 'reporting-ann');
+    await ask(inTeam.body.key, 'reporting-ann');
+    await ask(inTeam.body.key, 'reporting-bo');
+    await ask(alone.body.key, 'reporting-ann');
+    await ask(alone.body.key);
+    const find = (rows: Array<Record<string, unknown>>, field: string, value: string) =>
+      rows.find((row) => row[field] === value);
+    const report = await waitFor(async () => {
+      const usage = (await api('/api/v2/usage')).body;
+      const keyRow = find(usage.byKey, 'keyId', alone.body.keyId);
+      return keyRow?.calls === 2 && find(usage.byEndUser, 'endUser', 'reporting-bo')
+        ? usage
+        : undefined;
+    });
+    expect(find(report.byKey, 'keyId', inTeam.body.keyId)).to.include({
+      tokensInput: 21,
+      tokensOutput: 33,
+      calls: 3,
+    });
+    expect(find(report.byTeam, 'teamId', teamId)).to.include({ tokensInput: 21, calls: 3 });
+    expect(find(report.byEndUser, 'endUser', 'reporting-ann')).to.include({
+      tokensInput: 21,
+      tokensOutput: 33,
+      calls: 3,
+    });
+    expect(find(report.byEndUser, 'endUser', 'reporting-bo')).to.include({ calls: 1 });
+    // The key outside any team is in no team's line.
+    const teamCalls = report.byTeam.reduce((n: number, row: { calls: number }) => n + row.calls, 0);
+    expect(teamCalls).to.be.below(report.calls);
+
+    const asAdmin = await callApi(
+      mesh.gatewayUrl,
+      '',
+      `/api/v2/admin/organizations/${report.organization}/usage`,
+      { authorization: `Bearer ${mesh.adminToken}`, key: null },
+    );
+    expect(asAdmin.status, asAdmin.text).to.equal(200);
+    expect(find(asAdmin.body.byTeam, 'teamId', teamId)).to.include({ calls: 3 });
+  });
+
+  it('budget_threshold webhooks arrive signed at 80 % and 100 %, once per budget and period', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const hook = await api('/api/webhooks', {
+        body: { event: 'budget_threshold', url: receiver.url },
+      });
+      expect(hook.status, hook.text).to.equal(201);
+      const teamId = (
+        await api('/api/v2/teams', {
+          body: { name: 'notified', budget: { tokens: 100_000, period: 'day' } },
+        })
+      ).body.teamId;
+      const issued = await api('/api/v2/keys', {
+        body: { teamId, budget: { tokens: 500, period: 'day' } },
+      });
+      const key = issued.body.key as string;
+      await untilRefused(() => generate(key));
+      await generate(key); // refused again: no second notice
+      const notices = await waitFor(() =>
+        receiver.calls.length >= 2 ? receiver.calls : undefined,
+      );
+      for (const call of notices) verifyWithStandardWebhooks(hook.body.secret, call);
+      const bodies = notices.map((c) => c.body).sort((a, b) => a.share - b.share);
+      expect(bodies.map((b) => b.share)).to.deep.equal([0.8, 1]);
+      expect(bodies[0]).to.include({
+        event: 'budget_threshold',
+        level: 'key',
+        keyId: issued.body.keyId,
+        limit: 'tokens',
+        budget: 500,
+        period: 'day',
+        threshold: 400,
+        resetAt: '2026-11-21T00:00:00.000Z',
+      });
+      expect(bodies[0].used).to.be.at.least(400);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.calls).to.have.length(2);
+      // The team's budget is far from its thresholds: nothing for it.
+      expect(bodies.every((b) => b.teamId === undefined)).to.equal(true);
+
+      // The next day the budget starts again, and so do its notices.
+      now = new Date('2026-11-21T08:00:00Z');
+      await untilRefused(() => generate(key));
+      await waitFor(() => (receiver.calls.length >= 4 ? true : undefined));
+      expect(receiver.calls.at(-1)!.body.resetAt).to.equal('2026-11-22T00:00:00.000Z');
+    } finally {
+      await receiver.stop();
+    }
   });
 });

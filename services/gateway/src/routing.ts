@@ -53,6 +53,7 @@ function callOf(route: AnyRoute, ctx: Parameters<Middleware<BodyState>>[0]): Cal
   };
   const key = ctx.state.key;
   if (key?.models) call.models = key.models;
+  if (key?.teamId) call.teamId = key.teamId;
   const idempotencyKey = route.idempotent ? idempotencyKeyOf(ctx.req.headers) : undefined;
   return idempotencyKey === undefined ? call : { ...call, idempotencyKey };
 }
@@ -73,6 +74,8 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
       cacheControl: ctx.get('Cache-Control') || undefined,
     };
     route.validate?.(input);
+    const endUser = route.billing?.endUser?.(input.body);
+    if (endUser) input.call.endUser = endUser;
     const result = await handleMetered(route, input, deps);
     ctx.status = result.status;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);

@@ -38,6 +38,7 @@ import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
 import { BudgetGuard } from './metering/budgets';
 import { Teams } from './accounts/teams';
+import { BudgetThresholdNotices } from './events/budget-thresholds';
 import { ModelPrices, systemCall } from './metering/model-prices';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { QuotaExhaustedNotices } from './events/quota-exhausted';
@@ -247,6 +248,14 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     else keys.forgetOrganization(event.organization);
   });
   const exhausted = deps.events && new QuotaExhaustedNotices(deps.events, logger);
+  const budgetNotices =
+    deps.events &&
+    new BudgetThresholdNotices({
+      bus: deps.events,
+      counters: state.counters,
+      logger,
+      now: () => deps.now?.() ?? new Date(),
+    });
   const metering = new Metering({
     directory,
     quota: new QuotaGuard({
@@ -257,7 +266,12 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
       logger,
       onExhausted: exhausted && ((...args) => exhausted.refused(...args)),
     }),
-    budgets: new BudgetGuard({ state, now: deps.now }),
+    budgets: new BudgetGuard({
+      state,
+      now: deps.now,
+      onCounted: budgetNotices && ((...args) => budgetNotices.counted(...args)),
+      onExceeded: budgetNotices && ((...args) => budgetNotices.exceeded(...args)),
+    }),
     teamOf: (organization, teamId) => teams.teamOf(organization, teamId),
     prices: new ModelPrices(
       async () => (await deps.clients.content.listModels({}, systemCall())).models,

@@ -357,6 +357,9 @@ export function usageReport(organization: string, period: string, used: number) 
       { day: `${period}-21`, reason: 'quota', calls: 4 },
       { day: `${period}-21`, reason: 'request_rate', calls: 2 },
     ],
+    by_key: [{ key: 'key_a', tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
+    by_team: [{ key: 'team_a', tokens_input: 100, tokens_output: 200, cost: 0.0123, calls: 3 }],
+    by_end_user: [{ key: 'ann', tokens_input: 40, tokens_output: 60, cost: 0.004, calls: 1 }],
   };
 }
 

@@ -54,6 +54,9 @@ describe('gateway GET /api/v2/usage', () => {
         ],
       },
       cache: { hits: 0, tokensSaved: 0 },
+      byKey: [{ keyId: 'key_a', tokensInput: 100, tokensOutput: 200, cost: 0.0123, calls: 3 }],
+      byTeam: [{ teamId: 'team_a', tokensInput: 100, tokensOutput: 200, cost: 0.0123, calls: 3 }],
+      byEndUser: [{ endUser: 'ann', tokensInput: 40, tokensOutput: 60, cost: 0.004, calls: 1 }],
     });
     const call = h.doubles.notification.last('GetUsage');
     expect(call.request).to.deep.equal({ period: '2026-11', days: 7 });

@@ -32,6 +32,10 @@ export interface UsageRecorded {
   route?: UsageRoute;
   /** assistant.chat: the agent that replied. */
   agent?: string;
+  /** The calling key's team, when it has one. */
+  teamId?: string;
+  /** The end user the call was made for, when the caller named one. */
+  endUser?: string;
   /** Events recorded before routes: the gateway path the call was billed to. Never written now. */
   endpoint?: string;
   model: string;
@@ -56,6 +60,29 @@ export interface UsageQuotaExhausted {
   quota: number;
   /** The gateway's counter when it refused (reservations of calls in flight included). */
   used: number;
+}
+
+/**
+ * A budget's counter reached a share of its limit (reservations of calls in flight included):
+ * once per budget, limit, share and period. Published by the gateway, delivered as budget_threshold.
+ */
+export interface BudgetThresholdReached {
+  level: 'key' | 'team' | 'endUser';
+  /** The key (key and end-user budgets). */
+  keyId?: string;
+  teamId?: string;
+  endUser?: string;
+  limit: 'tokens' | 'cost';
+  /** The limit: tokens, or cost in the model prices' currency. */
+  budget: number;
+  period: 'day' | 'week' | 'month';
+  share: number;
+  /** share × budget. */
+  threshold: number;
+  /** The counter right after the call that reached the threshold. */
+  used: number;
+  /** When the period ends and the budget starts again. */
+  resetAt: string;
 }
 
 /**
@@ -172,6 +199,7 @@ export interface EventData {
   'usage.recorded': UsageRecorded;
   'usage.threshold_reached': UsageThresholdReached;
   'usage.quota_exhausted': UsageQuotaExhausted;
+  'budget.threshold_reached': BudgetThresholdReached;
   'usage.refused': UsageRefused;
   'invoice.paid': InvoicePaid;
   'invoice.failed': InvoiceFailed;
@@ -206,6 +234,8 @@ const usageRecorded: JSONSchemaType<UsageRecorded> = {
     keyId: { type: 'string' },
     route: { type: 'string', enum: Object.values(UsageRoutes), nullable: true },
     agent: { ...nonEmpty, nullable: true },
+    teamId: { ...nonEmpty, nullable: true },
+    endUser: { ...nonEmpty, nullable: true },
     endpoint: { ...nonEmpty, nullable: true },
     model: nonEmpty,
     tokensInput: count,
@@ -236,6 +266,25 @@ const usageQuotaExhausted: JSONSchemaType<UsageQuotaExhausted> = {
     period: { type: 'string', pattern: '^\\d{4}-\\d{2}$' },
     quota: count,
     used: count,
+  },
+};
+
+const budgetThresholdReached: JSONSchemaType<BudgetThresholdReached> = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['level', 'limit', 'budget', 'period', 'share', 'threshold', 'used', 'resetAt'],
+  properties: {
+    level: { type: 'string', enum: ['key', 'team', 'endUser'] },
+    keyId: { ...nonEmpty, nullable: true },
+    teamId: { ...nonEmpty, nullable: true },
+    endUser: { ...nonEmpty, nullable: true },
+    limit: { type: 'string', enum: ['tokens', 'cost'] },
+    budget: amount,
+    period: { type: 'string', enum: ['day', 'week', 'month'] },
+    share: { type: 'number', exclusiveMinimum: 0 },
+    threshold: amount,
+    used: amount,
+    resetAt: nonEmpty,
   },
 };
 
@@ -376,6 +425,7 @@ export const DATA_SCHEMAS: { [K in EventType]: JSONSchemaType<EventData[K]> } = 
   'usage.recorded': usageRecorded,
   'usage.threshold_reached': usageThresholdReached,
   'usage.quota_exhausted': usageQuotaExhausted,
+  'budget.threshold_reached': budgetThresholdReached,
   'usage.refused': usageRefused,
   'invoice.paid': invoicePaid,
   'invoice.failed': invoiceFailed,

@@ -12,6 +12,9 @@ export interface UsageFact {
   route: UsageRoute;
   /** assistant.chat: the agent that replied. */
   agent?: string;
+  /** The key's team and the end user (attributionOf the call): usage is reported by both. */
+  teamId?: string;
+  endUser?: string;
   model: string;
   tokensInput: number;
   tokensOutput: number;

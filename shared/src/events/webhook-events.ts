@@ -1,6 +1,8 @@
 /** Event kinds a webhook can subscribe to: the names in bodies sent to registered URLs (contract-decisions.md). */
 export const WEBHOOK_EVENTS = [
   'usage_threshold',
+  // A key's, team's or end user's budget reached a share of its limit (80 %, 100 %).
+  'budget_threshold',
   'invoice_paid',
   'invoice_failed',
   'data_updated',

@@ -10,6 +10,18 @@ export interface CallContext {
   idempotencyKey?: string;
   /** The key's `models` scope: the model ids or aliases it may call (absent: any). */
   models?: string[];
+  /** The key's team: usage is reported by team too. */
+  teamId?: string;
+  /** The end user the call is made for (`user` on /v1, `user_id` on the assistants). */
+  endUser?: string;
+}
+
+/** Whom usage is reported under besides the key: its team and the end user, when known. */
+export function attributionOf(ctx: CallContext): { teamId?: string; endUser?: string } {
+  return {
+    ...(ctx.teamId ? { teamId: ctx.teamId } : {}),
+    ...(ctx.endUser ? { endUser: ctx.endUser } : {}),
+  };
 }
 
 const ORG = 'x-organization';
@@ -17,6 +29,9 @@ const KEY_ID = 'x-key-id';
 const REQUEST_ID = 'x-request-id';
 const IDEMPOTENCY_KEY = 'x-idempotency-key';
 const MODELS = 'x-allowed-models';
+const TEAM_ID = 'x-team-id';
+/** Percent-encoded: an end user is any string a client sends. */
+const END_USER = 'x-end-user';
 
 /** What grpc-js accepts in a string metadata value (it throws on anything else). */
 const METADATA_VALUE = /^[\x20-\x7e]*$/;
@@ -36,6 +51,8 @@ export function contextToMetadata(ctx: CallContext): Metadata {
   if (ctx.idempotencyKey) set(md, IDEMPOTENCY_KEY, ctx.idempotencyKey, 'Idempotency-Key');
   // Model names are printable ASCII without commas (the registry's name pattern).
   if (ctx.models) md.set(MODELS, ctx.models.join(','));
+  if (ctx.teamId) set(md, TEAM_ID, ctx.teamId, 'teamId');
+  if (ctx.endUser) md.set(END_USER, encodeURIComponent(ctx.endUser));
   return md;
 }
 
@@ -53,7 +70,19 @@ export function contextFromMetadata(md: Metadata): CallContext {
   const idempotencyKey = first(md, IDEMPOTENCY_KEY);
   if (idempotencyKey) context.idempotencyKey = idempotencyKey;
   if (md.get(MODELS).length > 0) context.models = first(md, MODELS).split(',').filter(Boolean);
+  const teamId = first(md, TEAM_ID);
+  if (teamId) context.teamId = teamId;
+  const endUser = endUserOf(first(md, END_USER));
+  if (endUser) context.endUser = endUser;
   return context;
+}
+
+function endUserOf(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return ''; // not ours: a direct call's malformed value is not attributed
+  }
 }
 
 /**

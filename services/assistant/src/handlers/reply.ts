@@ -30,7 +30,12 @@ import type { ResponderOutput } from '../responders/responder';
 import type { Recommender } from '../clients';
 import { createToolbox } from '../tools/toolbox';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
-import { UsageRoutes, type StreamSink, type UsagePublisher } from '@switchyard/shared';
+import {
+  attributionOf,
+  UsageRoutes,
+  type StreamSink,
+  type UsagePublisher,
+} from '@switchyard/shared';
 import type { DeltaSink, Responder } from '../responders/responder';
 import { capHistory, mergeHistory } from '../conversation/history';
 import type { SessionLock } from '../conversation/session-lock';
@@ -331,6 +336,7 @@ function usageOf(context: CallContext, agent: string, requestId: string) {
   return {
     organization: context.organization,
     keyId: context.keyId,
+    ...attributionOf(context),
     requestId,
     route: UsageRoutes.assistantChat,
     agent,

@@ -1,5 +1,6 @@
 import {
   AppError,
+  attributionOf,
   answeredOnce,
   onceKeyOf,
   usageEventId,
@@ -52,6 +53,7 @@ function recordUsage<R extends TextResult>(
   const fact: UsageFact = {
     organization: call.context.organization,
     keyId: call.context.keyId,
+    ...attributionOf(call.context),
     requestId: call.requestId,
     route: call.route,
     ...spent,

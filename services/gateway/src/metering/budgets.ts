@@ -77,8 +77,8 @@ export interface BudgetEstimate {
 export interface BudgetGuardDeps {
   state: Pick<SharedState, 'counters'>;
   now?: () => Date;
-  /** A budget refused a call (counted with the other 429s). */
-  onExceeded?: (organization: string, level: BudgetLevel) => void;
+  /** A budget refused a call; used: its counter then (threshold notices). */
+  onExceeded?: (ref: BudgetRef, used: number) => void;
   /** A counter moved from `before` to `after` (threshold notices). */
   onCounted?: (ref: BudgetRef, before: number, after: number) => void;
 }
@@ -118,7 +118,7 @@ export class BudgetGuard {
       const reservation = await counters.reserve(ref.key, amount, ref.limit, ttlOf(ref, now));
       if (!reservation.granted) {
         await releaseAll(granted);
-        this.deps.onExceeded?.(ref.owner.organization, ref.owner.level);
+        this.deps.onExceeded?.(ref, reservation.total);
         throw budgetExceeded(ref, reservation.total, now);
       }
       this.deps.onCounted?.(ref, reservation.total - amount, reservation.total);

@@ -44,6 +44,9 @@ export function usageView(report: UsageReport__Output) {
     byEndpoint: bucketsByPublicPath(report.by_route).map((b) => bucketView('endpoint', b)),
     daily: report.daily.map((b) => bucketView('date', b)),
     refused: refusedView(report.refused),
+    byKey: report.by_key.map((b) => bucketView('keyId', b)),
+    byTeam: report.by_team.map((b) => bucketView('teamId', b)),
+    byEndUser: report.by_end_user.map((b) => bucketView('endUser', b)),
   };
 }
 

@@ -58,6 +58,9 @@ export const UsageReport: JsonSchema = {
     'daily',
     'refused',
     'cache',
+    'byKey',
+    'byTeam',
+    'byEndUser',
   ],
   properties: {
     organization: { type: 'string' },
@@ -72,6 +75,23 @@ export const UsageReport: JsonSchema = {
     calls: { type: 'integer' },
     thresholdShares: { type: 'array', items: { type: 'number' } },
     byModel: { type: 'array', items: bucket('model') },
+    byKey: {
+      type: 'array',
+      items: bucket('keyId'),
+      description: 'Per API key that made the calls, most tokens first',
+    },
+    byTeam: {
+      type: 'array',
+      items: bucket('teamId'),
+      description:
+        'Per team of the calling keys, most tokens first (keys without a team are in none)',
+    },
+    byEndUser: {
+      type: 'array',
+      items: bucket('endUser'),
+      description:
+        'Per end user named by the calls (`user` on /v1, `user_id` on the assistants), most tokens first',
+    },
     byEndpoint: {
       type: 'array',
       items: bucket('endpoint'),

@@ -20,6 +20,7 @@ import { handleSupportEvent } from './support-events';
 import { handleUsageEvents } from './usage-events';
 import { UsageLedger } from '../usage/usage-ledger';
 import { checkExhaustion } from '../usage/thresholds';
+import { notifyBudgetThreshold } from '../usage/budget-thresholds';
 
 /** The delivery consumers' group; the usage consumers' group is this plus USAGE_GROUP_SUFFIX. */
 export const CONSUMER_GROUP = 'notification';
@@ -128,6 +129,8 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
         await handleUsageEvents(events.filter(isCounted), ledger, thresholds);
         for (const event of events.filter(isQuotaExhausted))
           await checkExhaustion(thresholds, event);
+        for (const event of events.filter(isBudgetThreshold))
+          await notifyBudgetThreshold(fanOut, event);
       },
     }),
   ]);
@@ -154,6 +157,10 @@ function isDomainEvent(event: AnyEvent): event is DomainEvent {
 
 function isQuotaExhausted(event: AnyEvent): event is EventEnvelope<'usage.quota_exhausted'> {
   return event.type === 'usage.quota_exhausted';
+}
+
+function isBudgetThreshold(event: AnyEvent): event is EventEnvelope<'budget.threshold_reached'> {
+  return event.type === 'budget.threshold_reached';
 }
 
 /** Runs work for every item, at most limit at a time; fails (after all settled) if any failed. */

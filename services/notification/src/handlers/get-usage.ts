@@ -87,11 +87,14 @@ export async function getUsage(
   const ledger = deps.stores.usageLedger;
   const today = now.toISOString().slice(0, 10);
   const firstDay = new Date(now.getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-  const [totals, models, routes, refused, daily, policy] = await Promise.all([
+  const [totals, models, routes, refused, keys, teams, users, daily, policy] = await Promise.all([
     ledger.totals(organization, period),
     ledger.buckets(organization, period, 'model'),
     ledger.buckets(organization, period, 'endpoint'),
     ledger.buckets(organization, period, 'refused'),
+    ledger.buckets(organization, period, 'key'),
+    ledger.buckets(organization, period, 'team'),
+    ledger.buckets(organization, period, 'user'),
     ledger.daily(organization, firstDay, today),
     effectivePolicy(deps.stores.policies, deps.config.usage, organization),
   ]);
@@ -113,5 +116,8 @@ export async function getUsage(
     daily: dailySeries(daily, days, now),
     threshold_shares: policy.thresholdShares,
     refused: refusedCalls(refused),
+    by_key: byTokens(keys),
+    by_team: byTokens(teams),
+    by_end_user: byTokens(users),
   };
 }

@@ -25,6 +25,9 @@ export interface UsageEntry {
   requestId?: string;
   keyId?: string;
   outcome?: UsageRecorded['outcome'];
+  /** The key's team and the end user the call named, when known: usage is reported by them too. */
+  teamId?: string;
+  endUser?: string;
   /**
    * usage.refused: calls the gateway refused (429) before they ran, counted in the day's bucket
    * for the reason and nowhere else (no tokens, no cost, not among the month's calls).
@@ -81,6 +84,8 @@ export function usageEntryOf(event: EventEnvelope<'usage.recorded'>): UsageEntry
     requestId: event.data.requestId,
     keyId: event.data.keyId,
     outcome: event.data.outcome,
+    ...(event.data.teamId ? { teamId: event.data.teamId } : {}),
+    ...(event.data.endUser ? { endUser: event.data.endUser } : {}),
   };
 }
 
@@ -111,10 +116,14 @@ export function refusalKey(day: string, reason: string): string {
 }
 
 /**
- * The projection buckets one entry adds to: the month total, its model, its route and its day;
- * a refusal, its day and reason (`refused`).
+ * The projection buckets one entry adds to: the month total, its model, its route, its day, and
+ * its key, team and end user (`user`) when it has them; a refusal, its day and reason (`refused`).
  */
-export type BucketKind = 'total' | 'model' | 'endpoint' | 'day' | 'refused';
+export type BucketKind =
+  'total' | 'model' | 'endpoint' | 'day' | 'refused' | 'key' | 'team' | 'user';
+
+/** The kinds a usage report lists by key, all of a month's buckets of the kind. */
+export type ReportedKind = Exclude<BucketKind, 'total' | 'day'>;
 
 export interface BucketRef {
   kind: BucketKind;
@@ -135,6 +144,9 @@ export function bucketsOf(entry: UsageEntry): BucketRef[] {
     { kind: 'model', period: entry.period, key: entry.model },
     { kind: 'endpoint', period: entry.period, key: entry.endpoint },
     { kind: 'day', period: entry.period, key: entry.day },
+    ...(entry.keyId ? [{ kind: 'key' as const, period: entry.period, key: entry.keyId }] : []),
+    ...(entry.teamId ? [{ kind: 'team' as const, period: entry.period, key: entry.teamId }] : []),
+    ...(entry.endUser ? [{ kind: 'user' as const, period: entry.period, key: entry.endUser }] : []),
   ];
 }
 

@@ -77,6 +77,32 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     ]);
   });
 
+  it('counts usage by key, team and end user, each when the event names it', async () => {
+    const attributed = (keyId: string, teamId?: string, endUser?: string) => {
+      const event = usageRecorded({ time: NOV, tokensInput: 10, tokensOutput: 5, cost: 0.5 });
+      Object.assign(event.data, { keyId, teamId, endUser });
+      return event;
+    };
+    const a = attributed('key_a', 'team_x', 'ann');
+    await record(a, attributed('key_a', 'team_x', 'bo'), attributed('key_b', undefined, 'ann'));
+    await record(a, attributed('key_c'));
+    const store = world().stores.usageLedger;
+    const view = async (kind: 'key' | 'team' | 'user') =>
+      (await store.buckets('org_a', '2026-11', kind))
+        .map((b) => [b.key, b.calls, b.tokensInput, b.costNanos])
+        .sort();
+    expect(await view('key')).to.deep.equal([
+      ['key_a', 2, 20, 1_000_000_000],
+      ['key_b', 1, 10, 500_000_000],
+      ['key_c', 1, 10, 500_000_000],
+    ]);
+    expect(await view('team')).to.deep.equal([['team_x', 2, 20, 1_000_000_000]]);
+    expect(await view('user')).to.deep.equal([
+      ['ann', 2, 20, 1_000_000_000],
+      ['bo', 1, 10, 500_000_000],
+    ]);
+  });
+
   it('counts refused calls once per event, by day and reason, apart from the usage', async () => {
     const quota = usageRefused('2026-11-05', 'quota', 3);
     const rate = usageRefused('2026-11-05', 'request_rate', 40);

@@ -5,6 +5,7 @@ import {
   type BucketDelta,
   type BucketKind,
   type KeyedTotals,
+  type ReportedKind,
   type UsageEntry,
   type UsageTotals,
 } from '../../usage/usage-entry';
@@ -141,11 +142,7 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     return bucket ? totalsOf(bucket) : { ...ZERO_TOTALS };
   }
 
-  async buckets(
-    organization: string,
-    period: string,
-    kind: 'model' | 'endpoint' | 'refused',
-  ): Promise<KeyedTotals[]> {
+  async buckets(organization: string, period: string, kind: ReportedKind): Promise<KeyedTotals[]> {
     return this.select(
       (b) => b.organization === organization && b.kind === kind && b.period === period,
     );

@@ -7,6 +7,7 @@ import {
   type BucketKind,
   type BucketRef,
   type KeyedTotals,
+  type ReportedKind,
   type UsageEntry,
   type UsageTotals,
 } from '../../usage/usage-entry';
@@ -52,7 +53,15 @@ function keysByTotal(deltas: BucketDelta[]): Map<string, Record<ListedKind, stri
   for (const { organization, bucket } of deltas) {
     if (bucket.kind === 'total') continue;
     const id = totalId(organization, bucket.period);
-    const found = keys.get(id) ?? { model: [], endpoint: [], day: [], refused: [] };
+    const found = keys.get(id) ?? {
+      model: [],
+      endpoint: [],
+      day: [],
+      refused: [],
+      key: [],
+      team: [],
+      user: [],
+    };
     found[bucket.kind].push(bucket.key);
     keys.set(id, found);
   }
@@ -178,12 +187,9 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
       // Under the same guard as the counts: a bucket counted is always listed in its month's total.
       const listed = keys.get(bucketId(delta.organization, delta.bucket));
       if (listed)
-        update.$addToSet = {
-          'keys.model': { $each: listed.model },
-          'keys.endpoint': { $each: listed.endpoint },
-          'keys.day': { $each: listed.day },
-          'keys.refused': { $each: listed.refused },
-        } as UpdateFilter<BucketDoc>['$addToSet'];
+        update.$addToSet = Object.fromEntries(
+          Object.entries(listed).map(([kind, names]) => [`keys.${kind}`, { $each: names }]),
+        ) as UpdateFilter<BucketDoc>['$addToSet'];
       return update;
     };
     const upsert = (delta: BucketDelta) => ({
@@ -217,11 +223,7 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
     return doc ? totalsOf(doc) : { ...ZERO_TOTALS };
   }
 
-  buckets(
-    organization: string,
-    period: string,
-    kind: 'model' | 'endpoint' | 'refused',
-  ): Promise<KeyedTotals[]> {
+  buckets(organization: string, period: string, kind: ReportedKind): Promise<KeyedTotals[]> {
     return this.listed(organization, period, kind, () => true);
   }
 

@@ -1,4 +1,10 @@
-import type { BucketDelta, KeyedTotals, UsageEntry, UsageTotals } from '../../usage/usage-entry';
+import type {
+  BucketDelta,
+  KeyedTotals,
+  ReportedKind,
+  UsageEntry,
+  UsageTotals,
+} from '../../usage/usage-entry';
 
 /**
  * How many batch ids each projection bucket remembers at least (two generations of this size are
@@ -58,13 +64,9 @@ export interface UsageLedgerStore {
   totals(organization: string, period: string): Promise<UsageTotals>;
   /**
    * The period's buckets of one kind (model; endpoint: by route key; refused: by
-   * refusalKey(day, reason), the refused calls in `calls`), unordered.
+   * refusalKey(day, reason), the refused calls in `calls`; key, team, user), unordered.
    */
-  buckets(
-    organization: string,
-    period: string,
-    kind: 'model' | 'endpoint' | 'refused',
-  ): Promise<KeyedTotals[]>;
+  buckets(organization: string, period: string, kind: ReportedKind): Promise<KeyedTotals[]>;
   /**
    * The organization's billed calls, newest first (by time, then event id), after `before`. The
    * one read of the ledger itself, served by an index on (organization, time).

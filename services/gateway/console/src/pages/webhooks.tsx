@@ -667,6 +667,87 @@ function EditWebhookDialog(props: {
   );
 }
 
+/** A datetime-local value (the browser's time zone, to the minute) of a time. */
+function localInputOf(time: number): string {
+  const date = new Date(time - new Date(time).getTimezoneOffset() * 60_000);
+  return date.toISOString().slice(0, 16);
+}
+
+/**
+ * "Recover failed since": every message whose newest delivery since then failed is sent again
+ * once (POST /api/webhooks/{id}/recover), e.g. after the receiver's outage; default since it
+ * started failing, or a day ago.
+ */
+function RecoverDialog(props: {
+  webhook: Webhook;
+  open: boolean;
+  onClose: () => void;
+  onRecovered: (count: number) => void;
+}) {
+  const { webhook } = props;
+  const [since, setSince] = useState('');
+  useEffect(() => {
+    if (!props.open) return;
+    const from = webhook.failingSince ? Date.parse(webhook.failingSince) : Date.now() - 86_400_000;
+    setSince(localInputOf(from));
+  }, [props.open]);
+  const form = useForm(
+    async () => {
+      const { recovered } = await post<{ recovered: number }>(
+        `${webhookPath(webhook.id)}/recover`,
+        { since: isoFromLocal(since) },
+      );
+      props.onRecovered(recovered);
+    },
+    {
+      fieldOf: (field) => (field === '/since' ? 'recover-since' : undefined),
+      rules: { 'recover-since': (value) => (isoFromLocal(value) ? '' : 'Choose a date and time.') },
+    },
+  );
+  const close = () => {
+    form.reset();
+    props.onClose();
+  };
+  return (
+    <Modal
+      title="Recover failed deliveries"
+      open={props.open}
+      onClose={close}
+      footer={
+        <>
+          <Button onClick={close}>Cancel</Button>
+          <Button variant="primary" type="submit" form="recover-webhook" busy={form.busy}>
+            Send again
+          </Button>
+        </>
+      }
+    >
+      <form id="recover-webhook" onSubmit={form.onSubmit} noValidate>
+        <p>
+          Every event whose last delivery to <code>{webhook.url}</code> since this time failed is
+          sent again, once, oldest first, with the same body and webhook-id. Events delivered since,
+          or still being retried, are not.
+        </p>
+        <Field
+          id="recover-since"
+          label="Failed since"
+          hint="In your browser's time zone."
+          error={form.errors['recover-since']}
+        >
+          <input
+            id="recover-since"
+            type="datetime-local"
+            required
+            value={since}
+            onInput={(e) => setSince(e.currentTarget.value)}
+          />
+        </Field>
+        <FormNotice form={form} title="Nothing was sent" />
+      </form>
+    </Modal>
+  );
+}
+
 /** The delivery log of one endpoint: filters, every attempt with the payload sent, replays, cancels and test events. */
 function DeliveryLog(props: {
   webhook: Webhook;
@@ -770,6 +851,7 @@ function DeliveryLog(props: {
       props.onChange();
     });
 
+  const [recovering, setRecovering] = useState(false);
   const filtered = state || event || eventId || since || until;
   return (
     <Card
@@ -858,6 +940,9 @@ function DeliveryLog(props: {
             onClick={() => replay(chosen)}
           >
             Replay selected{chosen.length ? ` (${chosen.length})` : ''}
+          </Button>
+          <Button disabled={!webhook.enabled} onClick={() => setRecovering(true)}>
+            Recover failed…
           </Button>
         </div>
       </div>
@@ -998,6 +1083,16 @@ function DeliveryLog(props: {
           })}
         </DataTable>
       )}
+      <RecoverDialog
+        webhook={webhook}
+        open={recovering}
+        onClose={() => setRecovering(false)}
+        onRecovered={(count) => {
+          setRecovering(false);
+          toast(`Sent again ${count} failed ${count === 1 ? 'delivery' : 'deliveries'}`);
+          deliveries.reload();
+        }}
+      />
       <Modal
         title={`Delivery of ${opened?.event ?? ''}`}
         open={!!opened}

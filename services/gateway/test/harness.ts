@@ -19,6 +19,7 @@ import {
   type OrganizationStore,
 } from '../src/server';
 import { issueApiKey } from '../src/auth/api-keys';
+import type { TeamStore } from '../src/store';
 import { closeGatewayClients } from '../src/clients';
 import type { ChangeFeed } from '../src/events/change-feed';
 import { allDoubles, startDoubles, type Doubles } from './doubles';
@@ -45,6 +46,8 @@ export interface HarnessOptions {
   doubles?: Doubles;
   apiKeys?: ApiKeyStore;
   organizations?: OrganizationStore;
+  /** Replicas share one (teams and their budgets). */
+  teams?: TeamStore;
   sharedState?: SharedState;
   /** Changes the replica's caches follow; without one they expire by TTL only. */
   changes?: ChangeFeed;
@@ -131,6 +134,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clients,
     apiKeys,
     organizations,
+    teams: options.teams,
     sharedState,
     defaultResultUrlCacheMs: options.changes
       ? options.defaultResultUrlCacheMs

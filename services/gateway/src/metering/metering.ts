@@ -172,7 +172,9 @@ export class Metering {
       );
       return;
     }
-    await hold.settle({ tokens, cost: (await spent)?.cost });
+    // A call's own spend is at hand: no extra turn before the counters are written.
+    const cost = spent instanceof Promise ? (await spent)?.cost : spent?.cost;
+    await hold.settle({ tokens, cost });
   }
 }
 

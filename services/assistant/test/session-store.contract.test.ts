@@ -2,12 +2,8 @@ import { UsagePublisher } from '@switchyard/shared';
 import { contractSuite, silentLogger } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import { BuiltinResponder } from '../src/responders/builtin';
-import {
-  HEAD_EVERY,
-  MongoSessionStore,
-  SESSION_HEADS_COLLECTION,
-  SESSIONS_COLLECTION,
-} from '../src/store/sessions/mongo';
+import { documentId } from '../src/store/document-id';
+import { MongoSessionStore, SESSIONS_COLLECTION } from '../src/store/sessions/mongo';
 import { SessionConflictError, type Session, type SessionStore } from '../src/store/sessions/port';
 import { InMemorySessionStore } from '../src/store/sessions/memory';
 import { expect } from './chai';
@@ -208,38 +204,38 @@ contractSuite<Backend>(
   },
 );
 
-describe('MongoSessionStore: the head document is a hint', function () {
+describe('MongoSessionStore: sessions an earlier release stored by version', function () {
   const mongo = freshMongoDatabase();
 
-  it('reads young sessions without a head, past a head left behind, and prunes the versions behind it', async () => {
-    const store = new MongoSessionStore(mongo().db);
-    const heads = mongo().db.collection(SESSION_HEADS_COLLECTION);
-    const versions = mongo().db.collection(SESSIONS_COLLECTION);
-    let current = session();
-    const turns = async (until: number) => {
-      while (current.version < until)
-        current = {
-          ...current,
-          agent: `turn_${current.version + 1}`,
-          version: await store.save({ ...current, agent: `turn_${current.version + 1}` }),
-        };
-    };
-    await turns(HEAD_EVERY - 1);
-    expect(await heads.countDocuments()).to.equal(0);
-    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
-    await turns(2 * HEAD_EVERY + 1);
-    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({
-      version: 2 * HEAD_EVERY,
+  it('moves each session to one document holding its latest version, once, keeping a newer one', async () => {
+    const db = mongo().db;
+    const sessions = db.collection<Session & { _id: string }>(SESSIONS_COLLECTION);
+    // As the earlier release left them: every version a document (old ones pruned), a head copy.
+    const versioned = (sessionId: string, versions: number[]) =>
+      versions.map((version) => ({
+        ...session({ sessionId, agent: `turn_${version}`, version }),
+        _id: documentId('org_a', sessionId, version),
+      }));
+    await sessions.insertMany([
+      ...versioned('sess_1', [1, 9, 10, 11]),
+      ...versioned('sess_10', [1, 2]),
+      ...versioned('sess_2', [1, 2, 3]),
+    ]);
+    await db.collection('session_heads').insertOne({ _id: documentId('org_a', 'sess_1') } as never);
+    // sess_2 was already written by this release (a replica that started first).
+    await sessions.insertOne({
+      ...session({ sessionId: 'sess_2', agent: 'newer', version: 4 }),
+      _id: documentId('org_a', 'sess_2'),
     });
-    expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY + 1);
-    // As if the writers of the last head had died between their insert and their head write.
-    await heads.updateOne({}, { $set: { version: HEAD_EVERY + 1, agent: 'stale head' } });
-    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
-    await turns(3 * HEAD_EVERY);
-    expect(await heads.findOne({}, { projection: { _id: 0, version: 1 } })).to.deep.equal({
-      version: 3 * HEAD_EVERY,
-    });
-    expect(await versions.countDocuments()).to.equal(1 + HEAD_EVERY);
-    expect(await store.get('org_a', 'sess_1')).to.deep.equal(current);
+
+    for (let start = 0; start < 2; start++) await new MongoSessionStore(db).ensureIndexes();
+
+    const store = new MongoSessionStore(db);
+    expect((await store.get('org_a', 'sess_1'))?.agent).to.equal('turn_11');
+    expect((await store.get('org_a', 'sess_10'))?.agent).to.equal('turn_2');
+    expect((await store.get('org_a', 'sess_2'))?.agent).to.equal('newer');
+    expect(await sessions.countDocuments()).to.equal(3);
+    expect(await db.listCollections({ name: 'session_heads' }).toArray()).to.have.length(0);
+    expect(await store.save({ ...(await store.get('org_a', 'sess_1'))! })).to.equal(12);
   });
 });

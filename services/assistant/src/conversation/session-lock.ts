@@ -64,7 +64,9 @@ export class SessionLock {
       return await task();
     } finally {
       clearInterval(renewal);
-      await this.locks.release(key, token).catch(() => undefined); // it expires by itself otherwise
+      // Off the reply's path: this replica's next turn is queued behind it on the same connection,
+      // and a failed release expires by itself.
+      void this.locks.release(key, token).catch(() => undefined);
     }
   }
 

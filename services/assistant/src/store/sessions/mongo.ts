@@ -1,104 +1,103 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
 import { documentId } from '../document-id';
-import { GroupedInserts } from '../grouped-inserts';
 import { SessionConflictError, type Session, type SessionStore } from './port';
 
 export const SESSIONS_COLLECTION = 'sessions';
-/** A recent version of each session (a copy), where readers start looking for the latest. */
-export const SESSION_HEADS_COLLECTION = 'session_heads';
-/** The head is written at every HEAD_EVERY-th version (a write less per turn); readers probe at most that many versions past it. */
-export const HEAD_EVERY = 4;
+/** Where an earlier release kept a copy of each session's recent version; dropped by the migration. */
+const LEGACY_HEADS_COLLECTION = 'session_heads';
+/** `_id` of a version document of an earlier release: `organization␀session␀version`. */
+// eslint-disable-next-line no-control-regex -- NUL separates an _id's parts (see documentId)
+const LEGACY_VERSION_ID = /^[^\x00]*\x00[^\x00]*\x00[0-9]+$/;
 
 type Stored<T> = T & { _id: string };
 
 /**
- * SessionStore on MongoDB; every command addresses documents by `_id`. Every save INSERTS the
- * next version (grouped with
- * the other turns' inserts of the moment) as
- * `_id: organization␀session␀version`: of two writers that read the same version the `_id`
- * index lets exactly one succeed, and the versions before it stay readable. Every HEAD_EVERY-th winner copies the session into its head (`_id:
- * organization␀session`), which readers take as a hint: they probe version + 1 by `_id` and
- * move forward, so a head that lags (a crash between the two writes, two head writes applied
- * out of order) only costs probes. Versions the head has passed by HEAD_EVERY are pruned, except
- * version 1, on which a writer that took the session for new collides.
+ * SessionStore on MongoDB: one document per session (`_id: organization␀session`), so a turn
+ * is one read and one write. A save replaces the document only if it still holds the version the
+ * turn read; otherwise its upsert collides on `_id` and the turn is told to rebase (see
+ * saveTurn). (Not grouped into bulk writes: FerretDB reports a bulk upsert's collisions
+ * against the wrong operations.)
  */
 export class MongoSessionStore implements SessionStore {
-  private readonly versions: Collection<Stored<Session>>;
-  private readonly heads: Collection<Stored<Session>>;
-  /** Versions of concurrent turns go to the database together. */
-  private readonly inserts: GroupedInserts<Stored<Session>>;
+  private readonly sessions: Collection<Stored<Session>>;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly onClose: () => Promise<void> = async () => undefined,
   ) {
-    this.versions = db.collection<Stored<Session>>(SESSIONS_COLLECTION, { ignoreUndefined: true });
-    this.heads = db.collection<Stored<Session>>(SESSION_HEADS_COLLECTION, {
-      ignoreUndefined: true,
-    });
-    this.inserts = new GroupedInserts(this.versions);
+    this.sessions = db.collection<Stored<Session>>(SESSIONS_COLLECTION, { ignoreUndefined: true });
   }
 
-  /** Nothing beyond `_id`: every read and write is by `_id`. */
-  async ensureIndexes(): Promise<void> {}
+  /** Nothing beyond `_id`; sessions an earlier release stored by version are moved to one document each. */
+  async ensureIndexes(): Promise<void> {
+    await this.migrateVersionedSessions();
+  }
 
   async get(organization: string, sessionId: string): Promise<Session | undefined> {
-    let latest =
-      (await this.heads.findOne(
+    return (
+      (await this.sessions.findOne(
         { _id: documentId(organization, sessionId) },
         { projection: { _id: 0 } },
-      )) ?? undefined;
-    for (;;) {
-      const next = await this.versions.findOne(
-        { _id: documentId(organization, sessionId, (latest?.version ?? 0) + 1) },
-        { projection: { _id: 0 } },
-      );
-      if (!next) return latest;
-      latest = next;
-    }
+      )) ?? undefined
+    );
   }
 
   async save(session: Session): Promise<number> {
     const { organization, sessionId } = session;
-    // A version read long ago (pruned since) or made up conflicts; the insert decides a race (version 1 is never pruned, so "new" collides too).
-    if (
-      session.version > 0 &&
-      !(await this.versions.findOne(
-        { _id: documentId(organization, sessionId, session.version) },
-        { projection: { _id: 1 } },
-      ))
-    ) {
-      throw new SessionConflictError(organization, sessionId);
-    }
     const version = session.version + 1;
-    const stored = { ...structuredClone(session), version };
-    if (
-      !(await this.inserts.insert({ ...stored, _id: documentId(organization, sessionId, version) }))
-    )
-      throw new SessionConflictError(organization, sessionId);
-    if (version % HEAD_EVERY === 0) await this.advanceHead(stored);
-    return version;
-  }
-
-  /** Moves the head forward (a head already further stays), then prunes the versions before the previous head but the first. */
-  private async advanceHead(session: Session): Promise<void> {
-    const { organization, sessionId, version } = session;
     try {
-      await this.heads.replaceOne(
-        { _id: documentId(organization, sessionId), version: { $lt: version } },
-        session,
+      // Version 0 matches no stored session: saving a "new" session over an existing one collides.
+      await this.sessions.replaceOne(
+        { _id: documentId(organization, sessionId), version: session.version },
+        { ...structuredClone(session), version },
         { upsert: true },
       );
     } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
+      if (isDuplicateKeyError(error)) throw new SessionConflictError(organization, sessionId);
+      throw error;
     }
-    for (let old = Math.max(2, version - 2 * HEAD_EVERY + 1); old <= version - HEAD_EVERY; old++) {
-      await this.versions.deleteOne({ _id: documentId(organization, sessionId, old) });
-    }
+    return version;
   }
 
   async close(): Promise<void> {
     await this.onClose();
+  }
+
+  /**
+   * An earlier release stored every version as its own document plus a head copy. Each
+   * session's latest version becomes its document (a newer one already there stays), then the
+   * version documents and the heads go. Idempotent: replicas starting together may both run it.
+   */
+  private async migrateVersionedSessions(): Promise<void> {
+    const legacy = this.sessions.find({ _id: { $regex: LEGACY_VERSION_ID } }).sort({ _id: 1 });
+    // Sorted by `_id`, a session's versions are adjacent (NUL sorts before any other character).
+    let group: { id: string; ids: string[]; latest: Stored<Session> } | undefined;
+    const finish = async () => {
+      if (!group) return;
+      const { _id: _versionId, ...latest } = group.latest;
+      try {
+        await this.sessions.replaceOne(
+          { _id: group.id, version: { $lt: latest.version } },
+          latest,
+          { upsert: true },
+        );
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error; // a newer document is already there
+      }
+      await this.sessions.deleteMany({ _id: { $in: group.ids } });
+    };
+    for await (const stored of legacy) {
+      const id = documentId(stored.organization, stored.sessionId);
+      if (group?.id !== id) {
+        await finish();
+        group = { id, ids: [], latest: stored };
+      }
+      group.ids.push(stored._id);
+      if (stored.version > group.latest.version) group.latest = stored;
+    }
+    await finish();
+    if ((await this.db.listCollections({ name: LEGACY_HEADS_COLLECTION }).toArray()).length > 0)
+      await this.db.dropCollection(LEGACY_HEADS_COLLECTION).catch(() => undefined);
   }
 }

@@ -1,3 +1,12 @@
+import {
+  SUMMARY_LENGTHS,
+  TEXT_FORMATS,
+  type SummaryLength,
+  type TextFormat,
+} from '@switchyard/shared/contracts';
+
+export { SUMMARY_LENGTHS, TEXT_FORMATS, type SummaryLength, type TextFormat };
+
 /** The operations a model can serve; ListModels reports them as `capabilities`. */
 export const CAPABILITIES = [
   'generate',
@@ -10,21 +19,6 @@ export const CAPABILITIES = [
 export type Capability = (typeof CAPABILITIES)[number];
 /** What a text model can do when its entry and the catalog do not say: everything but embeddings (a model of its own kind). */
 export const TEXT_CAPABILITIES: Capability[] = CAPABILITIES.filter((c) => c !== 'embeddings');
-
-export const TEXT_FORMATS = [
-  'paragraph',
-  'bullet_list',
-  'numbered_list',
-  'markdown',
-  'json',
-  'csv',
-  'html',
-  'plain',
-] as const;
-export type TextFormat = (typeof TEXT_FORMATS)[number];
-
-export const SUMMARY_LENGTHS = ['short', 'medium', 'long'] as const;
-export type SummaryLength = (typeof SUMMARY_LENGTHS)[number];
 
 export interface ModelInfo {
   id: string;

@@ -1,4 +1,10 @@
 import {
+  SUMMARY_LENGTHS,
+  TEXT_FORMATS,
+  TRANSFORM_ACTIONS,
+  type TransformAction,
+} from '@switchyard/shared/contracts';
+import {
   CALLBACK_URL,
   LANGUAGE_CODE,
   MODEL_ID,
@@ -8,18 +14,6 @@ import {
 } from './common';
 
 export const MAX_OUTPUT_TOKENS = 32768;
-export const TRANSFORM_ACTIONS = ['summarize', 'reformat', 'translate'] as const;
-export const TARGET_LENGTHS = ['short', 'medium', 'long'] as const;
-export const TEXT_FORMATS = [
-  'paragraph',
-  'bullet_list',
-  'numbered_list',
-  'markdown',
-  'json',
-  'csv',
-  'html',
-  'plain',
-] as const;
 
 export interface GenerateContentBody {
   model?: string;
@@ -57,7 +51,7 @@ export const GenerateContentRequest: JsonSchema = {
 
 export interface TransformContentBody {
   model?: string;
-  action: (typeof TRANSFORM_ACTIONS)[number];
+  action: TransformAction;
   text: string;
   target_length?: string;
   format?: string;
@@ -74,7 +68,7 @@ export const TransformContentRequest: JsonSchema = {
     model: MODEL_ID,
     action: { type: 'string', enum: TRANSFORM_ACTIONS },
     text: { ...NON_BLANK },
-    target_length: { type: 'string', enum: TARGET_LENGTHS },
+    target_length: { type: 'string', enum: SUMMARY_LENGTHS },
     format: { type: 'string', enum: TEXT_FORMATS },
     source_language: LANGUAGE_CODE,
     target_language: LANGUAGE_CODE,

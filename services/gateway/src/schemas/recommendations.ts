@@ -1,16 +1,6 @@
+import { CATALOGS, INTERACTION_TYPES } from '@switchyard/shared/contracts';
 import { DATE_TIME, IDENTIFIER, NON_BLANK, type JsonSchema } from './common';
 
-export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
-export const INTERACTION_TYPES = [
-  'view',
-  'click',
-  'cart',
-  'purchase',
-  'ticket',
-  'enroll',
-  'complete',
-  'rating',
-] as const;
 export const MAX_BATCH = 1000;
 /** JSON values a catalog batch may hold: about 100 per item (its fields, categories and attributes). */
 export const MAX_CATALOG_BATCH_VALUES = 100 * MAX_BATCH;

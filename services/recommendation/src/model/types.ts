@@ -1,19 +1,13 @@
 /** Domain types of the recommendation service (transport-free, camelCase). */
 
-export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
-export type Catalog = (typeof CATALOGS)[number];
+import {
+  CATALOGS,
+  INTERACTION_TYPES,
+  type Catalog,
+  type InteractionType,
+} from '@switchyard/shared/contracts';
 
-export const INTERACTION_TYPES = [
-  'view',
-  'click',
-  'cart',
-  'purchase',
-  'ticket',
-  'enroll',
-  'complete',
-  'rating',
-] as const;
-export type InteractionType = (typeof INTERACTION_TYPES)[number];
+export { CATALOGS, INTERACTION_TYPES, type Catalog, type InteractionType };
 
 export function isCatalog(value: string): value is Catalog {
   return (CATALOGS as readonly string[]).includes(value);

@@ -1,0 +1,42 @@
+/**
+ * The interface's vocabularies, declared once: the gateway's JSON Schemas and the services that
+ * act on the values import them from here (`@switchyard/shared/contracts`).
+ */
+
+/** Formats a text can be asked in (generate `format`, transform `target_format`/`original_format`). */
+export const TEXT_FORMATS = [
+  'paragraph',
+  'bullet_list',
+  'numbered_list',
+  'markdown',
+  'json',
+  'csv',
+  'html',
+  'plain',
+] as const;
+export type TextFormat = (typeof TEXT_FORMATS)[number];
+
+/** What `POST /api/v2/ai/content/transform` can do. */
+export const TRANSFORM_ACTIONS = ['summarize', 'reformat', 'translate'] as const;
+export type TransformAction = (typeof TRANSFORM_ACTIONS)[number];
+
+/** A summary's `target_length`. */
+export const SUMMARY_LENGTHS = ['short', 'medium', 'long'] as const;
+export type SummaryLength = (typeof SUMMARY_LENGTHS)[number];
+
+/** The catalogs recommendations serve. */
+export const CATALOGS = ['ecommerce', 'ticketing', 'education'] as const;
+export type Catalog = (typeof CATALOGS)[number];
+
+/** What a user did with an item (the interactions ingest). */
+export const INTERACTION_TYPES = [
+  'view',
+  'click',
+  'cart',
+  'purchase',
+  'ticket',
+  'enroll',
+  'complete',
+  'rating',
+] as const;
+export type InteractionType = (typeof INTERACTION_TYPES)[number];

@@ -40,3 +40,11 @@ export const INTERACTION_TYPES = [
   'rating',
 ] as const;
 export type InteractionType = (typeof INTERACTION_TYPES)[number];
+
+/** Whose behaviour an organization's agent builds on. */
+export const BASE_AGENTS = ['chat', 'support', 'onboarding'] as const;
+export type BaseAgent = (typeof BASE_AGENTS)[number];
+
+/** Tools an agent's tool-calling model may be given. */
+export const AGENT_TOOLS = ['search_knowledge', 'recommend', 'get_item'] as const;
+export type AgentTool = (typeof AGENT_TOOLS)[number];

@@ -1,4 +1,5 @@
 import { AppError, type ErrorDetail } from '@switchyard/shared';
+import { AGENT_TOOLS } from '@switchyard/shared/contracts';
 import type { KnowledgeStore } from '../store/knowledge/port';
 import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
 import {
@@ -10,8 +11,6 @@ import {
 import { BUILTIN_MODEL, isBuiltinModel } from '../responders/builtin';
 
 export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-/** Tools a tool-calling model may be given. */
-export const AGENT_TOOLS = ['search_knowledge', 'recommend', 'get_item'] as const;
 /** Step agents answer steps 1..5 (the step field of the public interface). */
 const MAX_STEPS = 5;
 

@@ -1,3 +1,4 @@
+import { AGENT_TOOLS, BASE_AGENTS, type BaseAgent } from '@switchyard/shared/contracts';
 import { SLUG_NAME, type JsonSchema } from './common';
 
 /** Agent and collection names (the console's forms read these limits too). */
@@ -17,7 +18,7 @@ export interface AgentProfileBody {
   tools?: string[];
   greeting?: string;
   steps?: AgentStepBody[];
-  base?: 'chat' | 'support' | 'onboarding';
+  base?: BaseAgent;
   escalation?: { message?: string; contact?: string; channel?: string };
 }
 
@@ -54,7 +55,7 @@ export const profileProperties = {
   tools: {
     type: 'array',
     maxItems: 3,
-    items: { type: 'string', enum: ['search_knowledge', 'recommend', 'get_item'] },
+    items: { type: 'string', enum: AGENT_TOOLS },
   },
   greeting: { type: 'string', maxLength: 2000, description: 'The reply to a bare greeting' },
   steps: {
@@ -65,7 +66,7 @@ export const profileProperties = {
   },
   base: {
     type: 'string',
-    enum: ['chat', 'support', 'onboarding'],
+    enum: BASE_AGENTS,
     description: 'Whose behaviour it builds on (default: chat, onboarding with steps)',
   },
   escalation: {

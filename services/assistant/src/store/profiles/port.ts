@@ -1,3 +1,5 @@
+import { BASE_AGENTS, type BaseAgent } from '@switchyard/shared/contracts';
+
 /** One step of a step agent (e.g. onboarding): what it is about and what the user confirms. */
 export interface AgentStep {
   title: string;
@@ -12,8 +14,7 @@ export interface Escalation {
   channel: string;
 }
 
-export const BASE_AGENTS = ['chat', 'support', 'onboarding'] as const;
-export type BaseAgent = (typeof BASE_AGENTS)[number];
+export { BASE_AGENTS, type BaseAgent };
 
 /** An organization's agent, as data: an override of chat/support/onboarding, or its own. */
 export interface AgentProfile {

@@ -68,7 +68,7 @@ interface AgentProfile {
 
 type Draft = Omit<AgentProfile, 'servingModel' | 'builtin'>;
 
-const BASES = ['chat', 'support', 'onboarding'];
+const BASES: readonly string[] = LIMITS.base.enum;
 const TOOLS: Array<{ name: string; label: string }> = [
   { name: 'search_knowledge', label: 'Search the knowledge collections' },
   { name: 'get_item', label: 'Read one document in full' },

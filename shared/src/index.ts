@@ -48,4 +48,5 @@ export * from './grpc/rpc-client';
 export * from './grpc/answered-once';
 export * from './generated/rpc';
 export * from './events/data-updated';
+export * from './events/change-feed';
 export * from './tracing/index';

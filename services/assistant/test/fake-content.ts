@@ -15,8 +15,10 @@ import {
   type RunningGrpcServer,
 } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
-import type { CompleteRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
-import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
+import type {
+  CompleteRequest__Output,
+  CompleteResponse,
+} from '@switchyard/shared/proto/content/v1';
 
 /** Usage the fake reports per model: deliberately unlike what a tokenizer would count. */
 export const FAKE_MODELS: Record<

@@ -12,11 +12,13 @@ import {
   type RunningService,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
-import type { AssistantServiceClient } from '@switchyard/shared/generated/switchyard/assistant/v1/AssistantService';
-import type { ListAgentsRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ListAgentsRequest';
-import type { ListAgentsResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ListAgentsResponse';
-import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
-import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
+import type {
+  AssistantServiceClient,
+  ListAgentsRequest,
+  ListAgentsResponse__Output,
+  ReplyRequest,
+  ReplyResponse__Output,
+} from '@switchyard/shared/proto/assistant/v1';
 import { loadAssistantConfig, startAssistantService } from '../src/server';
 import { FakeContentService } from './fake-content';
 import { RecordingBus } from './helpers';

@@ -15,7 +15,7 @@ import {
   type Locks,
   type Subscription,
 } from '@switchyard/shared';
-import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import type { ReplyRequest__Output } from '@switchyard/shared/proto/assistant/v1';
 import { AgentDirectory } from '../src/agents/directory';
 import { createAgentRegistry, type AgentRegistry } from '../src/agents/registry';
 import { SessionLock } from '../src/conversation/session-lock';

@@ -11,10 +11,12 @@ import {
   type RunningService,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
-import type { AssistantServiceClient } from '@switchyard/shared/generated/switchyard/assistant/v1/AssistantService';
-import type { ReplyChunk__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
-import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
-import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
+import type {
+  AssistantServiceClient,
+  ReplyChunk__Output,
+  ReplyRequest,
+  ReplyResponse__Output,
+} from '@switchyard/shared/proto/assistant/v1';
 import { loadAssistantConfig, startAssistantService } from '../src/server';
 import { completionMessages } from '../src/responders/prompt';
 import { FAKE_MODELS, FakeContentService } from './fake-content';

@@ -1,5 +1,5 @@
 import { AppError } from '@switchyard/shared';
-import type { EmbedRequest } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
+import type { EmbedRequest } from '@switchyard/shared/proto/content/v1';
 import { RegistryEmbedder, type EmbeddingService } from '../src/knowledge/embedder';
 import { expect } from './chai';
 

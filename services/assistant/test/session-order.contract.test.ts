@@ -13,9 +13,11 @@ import {
   type SharedState,
   UsagePublisher,
 } from '@switchyard/shared';
-import type { AssistantServiceClient } from '@switchyard/shared/generated/switchyard/assistant/v1/AssistantService';
-import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
-import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
+import type {
+  AssistantServiceClient,
+  ReplyRequest,
+  ReplyResponse__Output,
+} from '@switchyard/shared/proto/assistant/v1';
 import { loadAssistantConfig, startAssistantService } from '../src/server';
 import { createStores, type OpenedStores } from '../src/store/index';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';

@@ -1,4 +1,4 @@
-import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
+import type { CompleteRequest } from '@switchyard/shared/proto/content/v1';
 import type { Completion, CompletionService } from '../src/responders/completions';
 import { ContentModelResponder, MAX_TOOL_ROUNDS } from '../src/responders/content-model';
 import type { ResponderInput } from '../src/responders/responder';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
+import type { RecommendResponse } from '@switchyard/shared/proto/recommendation/v1';
 import {
   buildHandlers,
   context,

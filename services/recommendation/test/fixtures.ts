@@ -10,9 +10,11 @@ import {
   type EventBus,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
-import type { Interaction__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
-import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
-import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
+import type {
+  Interaction__Output,
+  Item__Output,
+  RecommendRequest__Output,
+} from '@switchyard/shared/proto/recommendation/v1';
 import { loadRecommendationConfig } from '../src/config';
 import { DataUpdatedPublisher, UsagePublisher } from '@switchyard/shared';
 import { ReplicaEvents } from '../src/events/interaction-events';

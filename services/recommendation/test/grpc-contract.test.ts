@@ -9,14 +9,16 @@ import {
   type RunningService,
 } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
-import type { RecommendationServiceClient } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendationService';
-import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/ModelInfo';
-import type { RecommendRequest } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
-import type { RecommendResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
-import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
-import type { UpsertItemsResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/UpsertItemsResponse';
-import type { RecordInteractionsResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecordInteractionsResponse';
-import type { DeleteItemResponse__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/DeleteItemResponse';
+import type {
+  DeleteItemResponse__Output,
+  Item__Output,
+  ModelInfo__Output,
+  RecommendationServiceClient,
+  RecommendRequest,
+  RecommendResponse__Output,
+  RecordInteractionsResponse__Output,
+  UpsertItemsResponse__Output,
+} from '@switchyard/shared/proto/recommendation/v1';
 import { loadRecommendationConfig, SERVICE_NAME, startRecommendationService } from '../src/server';
 import { collectDataEvents, context, expectAppError, interaction, item } from './fixtures';
 

@@ -12,7 +12,7 @@ import {
   SHOP_INTERACTIONS,
   SHOP_ITEMS,
 } from './fixtures';
-import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
+import type { RecommendResponse } from '@switchyard/shared/proto/recommendation/v1';
 
 type Handlers = ReturnType<typeof buildHandlers>['handlers'];
 

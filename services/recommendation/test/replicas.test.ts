@@ -13,8 +13,10 @@ import {
   uniqueName,
   waitFor,
 } from '@switchyard/shared/testing';
-import type { Interaction__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
-import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
+import type {
+  Interaction__Output,
+  RecommendResponse,
+} from '@switchyard/shared/proto/recommendation/v1';
 import { loadRecommendationConfig } from '../src/config';
 import { createReplica, type RecommendationStoresInUse } from '../src/server';
 import { InMemoryInteractionStore } from '../src/store/interactions/memory';

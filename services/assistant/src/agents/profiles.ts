@@ -1,7 +1,7 @@
 import { AppError, type ErrorDetail } from '@switchyard/shared';
 import { AGENT_TOOLS } from '@switchyard/shared/contracts';
 import type { KnowledgeStore } from '../store/knowledge/port';
-import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
+import type { ModelInfo__Output } from '@switchyard/shared/proto/content/v1';
 import {
   BASE_AGENTS,
   type AgentProfile,

@@ -1,8 +1,10 @@
 import { AppError, type CallContext, type ContentServiceRpc } from '@switchyard/shared';
-import type { AgentProfile as ProfileMessage } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentProfile';
-import type { AgentProfile__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentProfile';
-import type { AgentRef__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentRef';
-import type { ListAgentsResponse } from '@switchyard/shared/generated/switchyard/assistant/v1/ListAgentsResponse';
+import type {
+  AgentProfile as ProfileMessage,
+  AgentProfile__Output,
+  AgentRef__Output,
+  ListAgentsResponse,
+} from '@switchyard/shared/proto/assistant/v1';
 import type { AgentDirectory } from '../agents/directory';
 import { modelSupport, putProfile } from '../agents/profiles';
 import type { KnowledgeStore } from '../store/knowledge/port';

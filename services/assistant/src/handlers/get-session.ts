@@ -1,6 +1,5 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { GetSessionRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/GetSessionRequest';
-import type { SessionView } from '@switchyard/shared/generated/switchyard/assistant/v1/SessionView';
+import type { GetSessionRequest__Output, SessionView } from '@switchyard/shared/proto/assistant/v1';
 import type { SessionStore } from '../store/sessions/port';
 
 /** The stored conversation of a session of the caller's organization (another organization's is not found). */

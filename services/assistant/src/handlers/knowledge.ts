@@ -1,15 +1,17 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { Collection } from '@switchyard/shared/generated/switchyard/assistant/v1/Collection';
-import type { CollectionRef__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/CollectionRef';
-import type { CreateCollectionRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/CreateCollectionRequest';
-import type { DeleteDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/DeleteDocumentsRequest';
-import type { DocumentRef__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/DocumentRef';
-import type { ImportDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ImportDocumentsRequest';
-import type { KnowledgeDocument as DocumentMessage } from '@switchyard/shared/generated/switchyard/assistant/v1/KnowledgeDocument';
-import type { ListDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ListDocumentsRequest';
-import type { SearchKnowledgeRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/SearchKnowledgeRequest';
-import type { SearchKnowledgeResponse } from '@switchyard/shared/generated/switchyard/assistant/v1/SearchKnowledgeResponse';
-import type { UpsertDocumentsRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/UpsertDocumentsRequest';
+import type {
+  Collection,
+  CollectionRef__Output,
+  CreateCollectionRequest__Output,
+  DeleteDocumentsRequest__Output,
+  DocumentRef__Output,
+  ImportDocumentsRequest__Output,
+  KnowledgeDocument as DocumentMessage,
+  ListDocumentsRequest__Output,
+  SearchKnowledgeRequest__Output,
+  SearchKnowledgeResponse,
+  UpsertDocumentsRequest__Output,
+} from '@switchyard/shared/proto/assistant/v1';
 import { titleOf, urlOf, type KnowledgeDocument } from '../knowledge/documents';
 import type { KnowledgeRetriever } from '../retrieval/knowledge-retriever';
 import type { KnowledgeService } from '../knowledge/knowledge-service';

@@ -8,8 +8,7 @@ import {
   type CallContext,
   type CallControl,
 } from '@switchyard/shared';
-import type { ReplyChunk } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
-import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import type { ReplyChunk, ReplyRequest__Output } from '@switchyard/shared/proto/assistant/v1';
 import { knowledgeAccess, type AgentDirectory, type ResolvedAgent } from '../agents/directory';
 import type { SupportEscalationPublisher } from '../events/support-escalation-publisher';
 import type { KnowledgeStore } from '../store/knowledge/port';

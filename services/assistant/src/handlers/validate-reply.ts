@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { AppError, countTokensOffThread } from '@switchyard/shared';
-import type { ReplyRequest__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
+import type { ReplyRequest__Output } from '@switchyard/shared/proto/assistant/v1';
 import type { AgentInfo } from '../agents/types';
 import { ONBOARDING_STEPS } from '../agents/onboarding';
 import type { ChatMessage, MessageRole } from '../store/sessions/port';

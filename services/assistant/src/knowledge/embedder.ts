@@ -1,5 +1,5 @@
 import { AppError, newId, type ContentServiceRpc } from '@switchyard/shared';
-import type { EmbedResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
+import type { EmbedResponse__Output } from '@switchyard/shared/proto/content/v1';
 
 /** Vectors of texts (one per text, same order) and the model that made them (vectors of different models do not compare). */
 export interface Embedding {

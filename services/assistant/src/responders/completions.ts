@@ -1,6 +1,8 @@
 import { AppError, type CallContext, type ContentServiceRpc } from '@switchyard/shared';
-import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
-import type { CompleteResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
+import type {
+  CompleteRequest,
+  CompleteResponse__Output,
+} from '@switchyard/shared/proto/content/v1';
 import type { DeltaSink } from './responder';
 
 /** A finished completion: the text, the model that answered (after fallbacks) and its priced usage. */

@@ -1,5 +1,4 @@
-import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
-import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
+import type { CompleteRequest, CompletionMessage } from '@switchyard/shared/proto/content/v1';
 import type { Completion, CompletionService } from './completions';
 import type { Toolbox } from '../tools/toolbox';
 import { wordDeltas } from './builtin';

@@ -1,5 +1,5 @@
 import { countTokens } from '@switchyard/shared';
-import type { CompletionMessage } from '@switchyard/shared/generated/switchyard/content/v1/CompletionMessage';
+import type { CompletionMessage } from '@switchyard/shared/proto/content/v1';
 import { stepCount, stepGuide } from '../agents/onboarding';
 import type { AgentStep } from '../store/profiles/port';
 import type { ContextItem, PreparedTurn } from '../agents/types';

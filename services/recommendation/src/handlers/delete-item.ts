@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { DeleteItemRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/DeleteItemRequest';
-import type { DeleteItemResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/DeleteItemResponse';
+import type {
+  DeleteItemRequest__Output,
+  DeleteItemResponse,
+} from '@switchyard/shared/proto/recommendation/v1';
 import type { HandlerDeps } from './deps';
 import { requireOrganization, validItemId } from './validation';
 

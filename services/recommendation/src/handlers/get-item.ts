@@ -1,6 +1,5 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { GetItemRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/GetItemRequest';
-import type { Item } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
+import type { GetItemRequest__Output, Item } from '@switchyard/shared/proto/recommendation/v1';
 import type { HandlerDeps } from './deps';
 import { toProtoItem } from './item-mapping';
 import { requireOrganization, validItemId } from './validation';

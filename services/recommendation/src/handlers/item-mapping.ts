@@ -1,5 +1,4 @@
-import type { Item } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
-import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
+import type { Item, Item__Output } from '@switchyard/shared/proto/recommendation/v1';
 import { isCatalog, type CatalogItem } from '../model/types';
 import { checkId, FieldErrors, parseTimestamp } from './validation';
 

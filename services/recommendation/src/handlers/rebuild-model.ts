@@ -1,5 +1,5 @@
 import type { CallContext } from '@switchyard/shared';
-import type { ModelInfo } from '@switchyard/shared/generated/switchyard/recommendation/v1/ModelInfo';
+import type { ModelInfo } from '@switchyard/shared/proto/recommendation/v1';
 import type { HandlerDeps } from './deps';
 import { requireOrganization } from './validation';
 

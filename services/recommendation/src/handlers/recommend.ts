@@ -1,6 +1,8 @@
 import { onceKeyOf, UsageRoutes, type CallContext } from '@switchyard/shared';
-import type { RecommendRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendRequest';
-import type { RecommendResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecommendResponse';
+import type {
+  RecommendRequest__Output,
+  RecommendResponse,
+} from '@switchyard/shared/proto/recommendation/v1';
 import type { RequestFilters } from '../model/item-filters';
 import { recommend as rankForUser } from '../model/recommender';
 import { isCatalog, type Catalog } from '../model/types';

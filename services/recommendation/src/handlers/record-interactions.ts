@@ -1,7 +1,9 @@
 import type { CallContext } from '@switchyard/shared';
-import type { Interaction__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Interaction';
-import type { RecordInteractionsRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecordInteractionsRequest';
-import type { RecordInteractionsResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/RecordInteractionsResponse';
+import type {
+  Interaction__Output,
+  RecordInteractionsRequest__Output,
+  RecordInteractionsResponse,
+} from '@switchyard/shared/proto/recommendation/v1';
 import { isInteractionType, type UserInteraction } from '../model/types';
 import type { InteractionToStore } from '../store/interactions/port';
 import type { HandlerDeps } from './deps';

@@ -1,6 +1,8 @@
 import type { CallContext } from '@switchyard/shared';
-import type { UpsertItemsRequest__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/UpsertItemsRequest';
-import type { UpsertItemsResponse } from '@switchyard/shared/generated/switchyard/recommendation/v1/UpsertItemsResponse';
+import type {
+  UpsertItemsRequest__Output,
+  UpsertItemsResponse,
+} from '@switchyard/shared/proto/recommendation/v1';
 import type { CatalogItem } from '../model/types';
 import type { HandlerDeps } from './deps';
 import { toCatalogItem } from './item-mapping';

@@ -30,14 +30,19 @@ import type { OrgSigningSecrets } from '../signing/org-secrets';
 import { activeSecrets } from '../signing/secrets';
 import { signatureHeaders } from '../signing/sign';
 import type { UrlPolicy } from '@switchyard/shared';
-import type { AttemptResult, DeliveryStore, PendingDelivery } from '../store/deliveries/port';
+import type {
+  AttemptResult,
+  AttemptToRecord,
+  DeliveryStore,
+  PendingDelivery,
+} from '../store/deliveries/port';
 import type { DueEntry, DueQueue, LaneEntry, Settlement } from '../store/due-queue/port';
 import { InMemoryRateLimits } from '../store/rate-limits/memory';
 import type { RateLimits } from '../store/rate-limits/port';
 import { UnreadableSecretError } from '../store/secret-box';
 import type { WebhookStore } from '../store/webhooks/port';
 import { AttemptQueue, type QueuedAttempt } from './attempt-queue';
-import { AttemptRecorder } from './attempt-recorder';
+import { GroupCommit } from './group-commit';
 import { hostKey } from './host-key';
 import { HostWatch } from './host-watch';
 import { postOnce, SendError, type HttpPost, type HttpResponse } from './http-sender';
@@ -182,7 +187,9 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: 
 export class DeliveryEngine {
   private readonly queue: AttemptQueue;
   /** Outcomes of logged deliveries are written in batches: one store write for the attempts that end together. */
-  private readonly recorder: AttemptRecorder;
+  private readonly recorder: GroupCommit<AttemptToRecord>;
+  /** Claims are ended (and lanes advanced) in batches too: one due-queue script for those that end together. */
+  private readonly settler: GroupCommit<Settlement>;
   private readonly post: (request: HttpPost) => Promise<HttpResponse>;
   private readonly hosts: HostWatch;
   private readonly rateLimits: RateLimits;
@@ -209,7 +216,8 @@ export class DeliveryEngine {
     this.post = deps.post ?? postOnce;
     this.hosts = new HostWatch(deps.config.hostStallMs);
     this.rateLimits = deps.rateLimits ?? new InMemoryRateLimits();
-    this.recorder = new AttemptRecorder(deps.deliveries);
+    this.recorder = new GroupCommit((items) => deps.deliveries.recordAttempts(items), 8);
+    this.settler = new GroupCommit((items) => deps.dueQueue.settle(items), 2);
     this.queue = new AttemptQueue(
       {
         perHost: deps.config.maxConcurrencyPerHost,
@@ -397,12 +405,13 @@ export class DeliveryEngine {
 
   /**
    * Ordered deliveries are logged pending and put in their lanes, in the batch's turn (after the
-   * lanes of batches before it), before the batch's other deliveries are attempted: the head of
-   * a lane is due at once, the others wait for it (sent from the due queue, never as a batch's
-   * first attempt).
+   * lanes of batches before it), before the batch's other deliveries are attempted. A delivery
+   * that heads its lane goes out at once where its host has room: it enters the due queue
+   * claimed by this process (its lease as due time), as if the sweep had claimed it, and the
+   * batch does not wait for it. The others wait for the deliveries before them in their lanes.
    */
   private async putInLanes(
-    items: Array<{ record: DeliveryRecord }>,
+    items: Array<{ record: DeliveryRecord; webhook?: WebhookRecord }>,
     turn: LaneTurn | undefined,
   ): Promise<DeliveryRecord[]> {
     await turn?.previous;
@@ -411,9 +420,26 @@ export class DeliveryEngine {
       const records = items.map((i) => i.record);
       for (const record of records) this.keepUnfinished(record);
       await this.deps.deliveries.insert(records);
-      await this.deps.dueQueue.appendToLanes(records.map(laneEntry));
+      const now = Date.now();
+      const lease = this.leaseUntil(now);
+      const toClaim = new Set<string>();
+      const taken = new Map<string, number>();
+      const entries = records.map((record) => {
+        const entry = laneEntry(record);
+        const extra = taken.get(entry.host) ?? 0;
+        if (!this.startsNow(record, now) || !this.queue.hasRoom(entry.host, extra)) return entry;
+        taken.set(entry.host, extra + 1);
+        toClaim.add(record.id);
+        return { ...entry, dueAt: lease };
+      });
+      const heads = new Set(await this.deps.dueQueue.appendToLanes(entries));
       for (const record of records) this.unfinished.delete(record.id);
-      this.requestSweep();
+      items.forEach(({ record, webhook }, i) => {
+        if (!heads.has(record.id) || !toClaim.has(record.id)) return;
+        const claim = { id: record.id, host: entries[i]!.host, lease };
+        this.queue.submit({ delivery: record, webhook, claim });
+      });
+      if ([...heads].some((id) => !toClaim.has(id))) this.requestSweep();
       return records;
     } finally {
       turn?.release();
@@ -578,18 +604,36 @@ export class DeliveryEngine {
     const records = new Map(
       (await this.deps.deliveries.getMany(claimed.map((c) => c.id))).map((r) => [r.id, r]),
     );
+    const webhooks = await this.webhooksOf([...records.values()]);
     const finished: Settlement[] = [];
     for (const claim of claimed) {
       const delivery = records.get(claim.id);
-      // Finished meanwhile (a stale entry), or never logged: nothing to attempt.
-      if (delivery?.status !== 'pending') {
-        finished.push(claim);
-        // Its lane may still wait for it (the process that finished it died before moving on).
-        if (delivery?.lane) await this.deps.dueQueue.advanceLane(delivery.lane, delivery.id, now);
-      } else this.queue.submit({ delivery, claim });
+      // Finished meanwhile (a stale entry), or never logged: nothing to attempt. Its lane may
+      // still wait for it (the process that finished it died before moving on).
+      if (delivery?.status !== 'pending')
+        finished.push({ ...claim, ...(delivery?.lane && { lane: delivery.lane }) });
+      else this.queue.submit({ delivery, claim, webhook: webhooks.get(webhookKey(delivery)) });
     }
     await this.deps.dueQueue.settle(finished);
     if (claimed.length + postponed >= SWEEP_BATCH) this.sweepAgain = true;
+  }
+
+  /**
+   * The webhooks of claimed deliveries, each read once for the claim (an attempt reads its own
+   * when this read failed).
+   */
+  private async webhooksOf(deliveries: DeliveryRecord[]): Promise<Map<string, WebhookRecord>> {
+    const wanted = new Map<string, DeliveryRecord>();
+    for (const delivery of deliveries)
+      if (delivery.status === 'pending' && delivery.webhookId !== CALLBACK_TARGET)
+        wanted.set(webhookKey(delivery), delivery);
+    const read = await Promise.all(
+      [...wanted].map(async ([key, { organization, webhookId }]) => {
+        const webhook = await this.readWebhook(organization, webhookId).catch(() => undefined);
+        return [key, webhook] as const;
+      }),
+    );
+    return new Map(read.filter((entry): entry is [string, WebhookRecord] => !!entry[1]));
   }
 
   /**
@@ -708,9 +752,12 @@ export class DeliveryEngine {
       if (first) await first.logged!.promise;
       const lease = claim?.lease ?? first?.lease;
       if (lease !== undefined)
-        await this.deps.dueQueue.settle([
-          { id: delivery.id, host: hostKey(delivery.url), lease, next: slot },
-        ]);
+        await this.settler.add({
+          id: delivery.id,
+          host: claim?.host ?? hostKey(delivery.url),
+          lease,
+          next: slot,
+        });
     }
     this.wakeAfter(slot - Date.now());
   }
@@ -782,7 +829,7 @@ export class DeliveryEngine {
    * deliveries) share one store read.
    */
   private readWebhook(organization: string, id: string): Promise<WebhookRecord | undefined> {
-    const key = `${organization}\u0000${id}`;
+    const key = webhookKey({ organization, webhookId: id });
     const reading = this.webhookReads.get(key);
     if (reading) return reading;
     const read = this.deps.webhooks
@@ -877,17 +924,16 @@ export class DeliveryEngine {
     } else {
       // Late: recorded on the delivery once its batch has logged it.
       if (first) await first.logged!.promise;
-      await this.recorder.record({ organization: delivery.organization, id: delivery.id, result });
-      // Done with (succeeded or finally failed): the next of its lane falls due.
-      if (delivery.lane && next === undefined) {
-        await this.deps.dueQueue.advanceLane(delivery.lane, delivery.id, Date.now());
-        this.requestSweep();
-      }
+      await this.recorder.add({ organization: delivery.organization, id: delivery.id, result });
+      // Done with (succeeded or finally failed): the next of its lane falls due, in the same
+      // script as the settlement.
+      const lane = delivery.lane && next === undefined ? delivery.lane : undefined;
       const lease = claim?.lease ?? first?.lease;
+      const host = claim?.host ?? hostKey(delivery.url);
       if (lease !== undefined)
-        await this.deps.dueQueue.settle([
-          { id: delivery.id, host: hostKey(delivery.url), lease, next },
-        ]);
+        await this.settler.add({ id: delivery.id, host, lease, next, ...(lane && { lane }) });
+      else if (lane) await this.deps.dueQueue.advanceLane(lane, delivery.id, Date.now());
+      if (lane) this.requestSweep();
     }
     if (next !== undefined) this.wakeAfter(next - now);
     if (target.webhook && outcome.kind !== 'abandon')
@@ -1052,6 +1098,10 @@ function letGo(first: FirstAttempt): void {
 
 function unsettled(first: FirstAttempt): boolean {
   return (first.state === 'waiting' || first.state === 'sending') && !first.late;
+}
+
+function webhookKey(record: Pick<DeliveryRecord, 'organization' | 'webhookId'>): string {
+  return `${record.organization}\u0000${record.webhookId}`;
 }
 
 function eventKey(record: Pick<DeliveryRecord, 'organization' | 'eventId'>): string {

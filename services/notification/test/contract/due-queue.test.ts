@@ -152,12 +152,15 @@ contractSuite<QueueWorld>(
     it('puts only the head of each lane in the queue; the next falls due when it is done', async () => {
       const { queue, other } = world();
       const lane = (id: string, name: string) => ({ id, host: 'h1', dueAt: T0, lane: name });
-      await queue.appendToLanes([
+      const heads = await queue.appendToLanes([
         lane('a1', 'wh_1 k1'),
         lane('a2', 'wh_1 k1'),
         lane('b1', 'wh_1 k2'),
       ]);
-      await other.appendToLanes([lane('a3', 'wh_1 k1'), lane('a2', 'wh_1 k1')]);
+      expect(heads).to.deep.equal(['a1', 'b1']);
+      expect(
+        await other.appendToLanes([lane('a3', 'wh_1 k1'), lane('a2', 'wh_1 k1')]),
+      ).to.deep.equal([]);
       const first = await claim(queue, T0 + 1);
       expect(first.claimed.map((c) => c.id).sort()).to.deep.equal(['a1', 'b1']);
       // Not done yet: a retry keeps a1 at the head, nothing else falls due.
@@ -175,6 +178,45 @@ contractSuite<QueueWorld>(
       await queue.advanceLane('wh_1 k1', 'a2', T0 + 90);
       expect((await claim(queue, T0 + 100)).claimed).to.deep.equal([]);
       expect(await queue.size()).to.equal(1); // b1, claimed
+    });
+
+    it('settles a claim and advances its lane in one step; the lane advances even when the lease no longer holds', async () => {
+      const { queue, other } = world();
+      const lane = (id: string, name: string, dueAt = T0) => ({
+        id,
+        host: 'h1',
+        dueAt,
+        lane: name,
+      });
+      // A head given its lease as due time is held claimed from the start.
+      const lease = T0 + 1000;
+      expect(
+        await queue.appendToLanes([
+          lane('a1', 'wh_1 k1', lease),
+          lane('a2', 'wh_1 k1', lease),
+          lane('a3', 'wh_1 k1', lease),
+          lane('b1', 'wh_1 k2', lease),
+        ]),
+      ).to.deep.equal(['a1', 'b1']);
+      expect((await claim(other, T0 + 10)).claimed).to.deep.equal([]);
+      // a1 done, b1 retried later: one call.
+      await queue.settle(
+        [
+          { id: 'a1', host: 'h1', lease, lane: 'wh_1 k1' },
+          { id: 'b1', host: 'h1', lease, next: T0 + 500 },
+        ],
+        T0 + 20,
+      );
+      const next = await claim(other, T0 + 20);
+      expect(next.claimed.map((c) => c.id)).to.deep.equal(['a2']);
+      // a2 was claimed again meanwhile (its first lease ran out; b1 is due too): the stale
+      // settlement leaves the queue alone, but a2 is done, so a3 falls due.
+      const again = await claim(queue, next.claimed[0]!.lease + 1);
+      expect(again.claimed.map((c) => c.id).sort()).to.deep.equal(['a2', 'b1']);
+      const later = next.claimed[0]!.lease + 10;
+      await other.settle([{ ...next.claimed[0]!, lane: 'wh_1 k1' }], later);
+      expect((await claim(queue, later)).claimed.map((c) => c.id)).to.deep.equal(['a3']);
+      expect(await queue.size()).to.equal(3); // a2 (its newer claim), a3, b1
     });
   },
 );

@@ -55,26 +55,37 @@ export class InMemoryDueQueue implements DueQueue {
     return { claimed, postponed: postponed.length };
   }
 
-  async settle(settlements: Settlement[]): Promise<void> {
-    for (const { id, lease, next } of settlements) {
+  async settle(settlements: Settlement[], now = Date.now()): Promise<void> {
+    for (const { id, lease, next, lane } of settlements) {
       const entry = this.entries.get(id);
-      if (!entry || entry.dueAt !== lease) continue;
-      if (next === undefined) this.entries.delete(id);
-      else this.put(id, entry.host, next);
+      if (entry?.dueAt === lease) {
+        if (next === undefined) this.entries.delete(id);
+        else this.put(id, entry.host, next);
+      }
+      if (lane !== undefined) this.advance(lane, id, now);
     }
   }
 
-  async appendToLanes(entries: LaneEntry[]): Promise<void> {
+  async appendToLanes(entries: LaneEntry[]): Promise<string[]> {
+    const heads: string[] = [];
     for (const { lane, id, host, dueAt } of entries) {
       const waiting = this.lanes.get(lane) ?? [];
       if (waiting.some((e) => e.id === id)) continue;
       waiting.push({ id, host });
       this.lanes.set(lane, waiting);
-      if (waiting.length === 1) this.put(id, host, dueAt);
+      if (waiting.length === 1) {
+        this.put(id, host, dueAt);
+        heads.push(id);
+      }
     }
+    return heads;
   }
 
   async advanceLane(lane: string, id: string, now: number): Promise<void> {
+    this.advance(lane, id, now);
+  }
+
+  private advance(lane: string, id: string, now: number): void {
     const waiting = this.lanes.get(lane);
     const at = waiting?.findIndex((e) => e.id === id) ?? -1;
     if (!waiting || at < 0) return;

@@ -42,6 +42,11 @@ export interface Settlement {
   host: string;
   lease: number;
   next?: number;
+  /**
+   * The delivery's lane, when it is done with (succeeded or finally failed): it leaves the lane
+   * and the next one falls due (see advanceLane), in the same step as the settlement.
+   */
+  lane?: string;
 }
 
 /**
@@ -59,14 +64,19 @@ export interface DueQueue {
    * due entries were postponed for want of room.
    */
   claim(request: ClaimRequest): Promise<{ claimed: ClaimedEntry[]; postponed: number }>;
-  /** Ends claims; a settlement whose lease no longer holds (the entry was claimed again) does nothing. */
-  settle(settlements: Settlement[]): Promise<void>;
+  /**
+   * Ends claims; a settlement whose lease no longer holds (the entry was claimed again) leaves
+   * the queue as it is. A settlement's lane is advanced (at `now`) whether its lease holds or not:
+   * the delivery is done.
+   */
+  settle(settlements: Settlement[], now?: number): Promise<void>;
   /**
    * Appends entries to their lanes, in the given order; an entry that heads its lane is due at
    * dueAt, the others wait in the lane (not in the queue). An id already in its lane stays where
-   * it is (a repeated event).
+   * it is (a repeated event). Returns the ids that head their lanes now (a caller that gave a
+   * head its lease as dueAt holds it claimed).
    */
-  appendToLanes(entries: LaneEntry[]): Promise<void>;
+  appendToLanes(entries: LaneEntry[]): Promise<string[]>;
   /**
    * Delivery `id` of `lane` is done (succeeded or finally failed): it leaves the lane, and if it
    * headed it the next one falls due at `now`.

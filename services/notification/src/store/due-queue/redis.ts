@@ -29,15 +29,37 @@ end
 return {claimed, postponed}
 `;
 
-/** KEYS[1] the queue; ARGV triples of member, lease, next ('' removes). Only entries still under that lease change. */
+/**
+ * KEYS[1] the queue, KEYS[2..] lanes; ARGV now, then per settlement its member, lease ('' for
+ * none), next ('' removes) and its lane's index in KEYS ('' for none). Only entries still under
+ * that lease change; a lane is advanced whatever the lease: its finished delivery leaves it (found
+ * by id, its host may have changed), and if it was the head the next member falls due now.
+ */
 const SETTLE = `
+local function id(member) return string.match(member, ' ([^ ]*)$') end
 local settled = 0
-for i = 1, #ARGV, 3 do
-  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
-  if score and tonumber(score) == tonumber(ARGV[i + 1]) then
-    if ARGV[i + 2] == '' then redis.call('ZREM', KEYS[1], ARGV[i])
-    else redis.call('ZADD', KEYS[1], ARGV[i + 2], ARGV[i]) end
-    settled = settled + 1
+for i = 2, #ARGV, 4 do
+  local member = ARGV[i]
+  if ARGV[i + 1] ~= '' then
+    local score = redis.call('ZSCORE', KEYS[1], member)
+    if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+      if ARGV[i + 2] == '' then redis.call('ZREM', KEYS[1], member)
+      else redis.call('ZADD', KEYS[1], ARGV[i + 2], member) end
+      settled = settled + 1
+    end
+  end
+  if ARGV[i + 3] ~= '' then
+    local lane = KEYS[tonumber(ARGV[i + 3])]
+    local head = redis.call('LINDEX', lane, 0)
+    if head and id(head) == id(member) then
+      redis.call('LPOP', lane)
+      local following = redis.call('LINDEX', lane, 0)
+      if following then redis.call('ZADD', KEYS[1], 'NX', ARGV[1], following) end
+    else
+      for _, waiting in ipairs(redis.call('LRANGE', lane, 0, -1)) do
+        if id(waiting) == id(member) then redis.call('LREM', lane, 1, waiting) end
+      end
+    end
   end
 end
 return settled
@@ -46,44 +68,27 @@ return settled
 /**
  * KEYS[1] the queue, KEYS[2..] lanes (lists of members); ARGV a member and a due time per lane
  * key. A member already in its lane is skipped; one that heads its lane goes in the queue.
+ * Returns the members that became heads.
  */
 const APPEND = `
+local heads = {}
 for i = 2, #KEYS do
   local member = ARGV[(i - 2) * 2 + 1]
   if not redis.call('LPOS', KEYS[i], member) then
     if redis.call('RPUSH', KEYS[i], member) == 1 then
       redis.call('ZADD', KEYS[1], ARGV[(i - 2) * 2 + 2], member)
+      heads[#heads + 1] = member
     end
   end
 end
-return 0
+return heads
 `;
 
-/**
- * KEYS[1] the queue, KEYS[2] a lane; ARGV the finished delivery's id, now. The head leaves and
- * the next member falls due now; a finished member further back just leaves.
- */
-const ADVANCE = `
-local function id(member) return string.match(member, ' ([^ ]*)$') end
-local head = redis.call('LINDEX', KEYS[2], 0)
-if head and id(head) == ARGV[1] then
-  redis.call('LPOP', KEYS[2])
-  local following = redis.call('LINDEX', KEYS[2], 0)
-  if following then redis.call('ZADD', KEYS[1], 'NX', ARGV[2], following) end
-  return 1
-end
-for _, member in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-  if id(member) == ARGV[1] then redis.call('LREM', KEYS[2], 1, member) end
-end
-return 0
-`;
-
-type ScriptName = 'syDueClaim' | 'syDueSettle' | 'syDueAppend' | 'syDueAdvance';
+type ScriptName = 'syDueClaim' | 'syDueSettle' | 'syDueAppend';
 const SCRIPTS: Record<ScriptName, RedisScript> = {
   syDueClaim: { keys: 1, lua: CLAIM },
-  syDueSettle: { keys: 1, lua: SETTLE },
+  syDueSettle: { keys: 'dynamic', lua: SETTLE },
   syDueAppend: { keys: 'dynamic', lua: APPEND },
-  syDueAdvance: { keys: 2, lua: ADVANCE },
 };
 
 /** Entries per ZADD or settle command: a long schedule goes in several. */
@@ -154,33 +159,50 @@ export class RedisDueQueue implements DueQueue {
     return { claimed: claimed.map((text) => parse(text, request.leaseUntil)), postponed };
   }
 
-  async settle(settlements: Settlement[]): Promise<void> {
-    await Promise.all(
-      chunks(settlements).map((chunk) =>
-        this.scripts.run(
-          'syDueSettle',
-          this.key,
-          ...chunk.flatMap((s) => [member(s.host, s.id), s.lease, s.next ?? '']),
-        ),
-      ),
+  async settle(settlements: Settlement[], now = Date.now()): Promise<void> {
+    await Promise.all(chunks(settlements).map((chunk) => this.runSettle(chunk, now)));
+  }
+
+  private runSettle(
+    settlements: Array<Omit<Settlement, 'lease'> & { lease?: number }>,
+    now: number,
+  ) {
+    const lanes = new Map<string, number>();
+    for (const { lane } of settlements)
+      if (lane !== undefined && !lanes.has(lane)) lanes.set(lane, lanes.size + 2);
+    return this.scripts.run(
+      'syDueSettle',
+      lanes.size + 1,
+      this.key,
+      ...[...lanes.keys()].map((lane) => this.laneKey(lane)),
+      now,
+      ...settlements.flatMap((s) => [
+        member(s.host, s.id),
+        s.lease ?? '',
+        s.next ?? '',
+        s.lane === undefined ? '' : lanes.get(s.lane)!,
+      ]),
     );
   }
 
-  async appendToLanes(entries: LaneEntry[]): Promise<void> {
+  async appendToLanes(entries: LaneEntry[]): Promise<string[]> {
+    const heads: string[] = [];
     // In order, one chunk after the other: a lane's later entries must not pass earlier ones.
     for (const chunk of chunks(entries)) {
-      await this.scripts.run(
+      const members = await this.scripts.run<string[]>(
         'syDueAppend',
         chunk.length + 1,
         this.key,
         ...chunk.map((e) => this.laneKey(e.lane)),
         ...chunk.flatMap((e) => [member(e.host, e.id), e.dueAt]),
       );
+      heads.push(...members.map((text) => parse(text, 0).id));
     }
+    return heads;
   }
 
   async advanceLane(lane: string, id: string, now: number): Promise<void> {
-    await this.scripts.run('syDueAdvance', this.key, this.laneKey(lane), id, now);
+    await this.runSettle([{ id, host: '', lane }], now);
   }
 
   /** A lane's list: in the queue's hash tag, so one script may change both. */

@@ -342,6 +342,41 @@ describe('event consumers', () => {
     expect(list.deliveries.map((d) => d.event_id)).to.deep.equal([valid.id]);
   });
 
+  it('dead-letters a refused domain event once when its batch is handled again', async () => {
+    await svc.call('CreateEventType', {
+      name: 'order.shipped',
+      description: '',
+      schema_json: JSON.stringify({ type: 'object', required: ['orderId'] }),
+    });
+    await register('data', ['order.shipped']);
+    const produced = (data: Record<string, unknown>) =>
+      createEvent('domain.event', {
+        source: 'shop',
+        organization: 'org_a',
+        data: { type: 'order.shipped', data },
+      });
+    const invalid = produced({});
+    const valid = produced({ orderId: 'o-1' });
+    // The batch's delivery log write fails once, after the refused event was dead-lettered: the
+    // bus handles the batch again.
+    const deliveries = svc.service.stores.deliveries;
+    const insert = deliveries.insert.bind(deliveries);
+    let failures = 0;
+    deliveries.insert = async (records) => {
+      if (failures++ === 0) throw new Error('delivery log unavailable');
+      return insert(records);
+    };
+    await Promise.all([svc.bus.publish(invalid), svc.bus.publish(valid)]);
+    await until(() => svc.bus.lag('notification') === 0);
+    expect(failures).to.be.greaterThan(1);
+    // Published again, as after a crash before the commit: still one dead letter.
+    await svc.bus.publish(invalid);
+    await until(() => svc.bus.lag('notification') === 0);
+    await pause(100);
+    expect(svc.bus.deadLetters.map((d) => d.event.id)).to.deep.equal([invalid.id]);
+    expect(receivers.data!.calls.map((c) => JSON.parse(c.body).id)).to.deep.equal([valid.id]);
+  });
+
   it('notifies each usage threshold exactly once despite duplicate and replayed usage events', async () => {
     const secret = await register('usage', ['usage_threshold']);
     await register('other', ['usage_threshold'], 'org_b');

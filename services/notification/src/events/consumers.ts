@@ -84,6 +84,7 @@ export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscripti
       eventTypes: deps.stores.eventTypes,
       schemas: deps.eventSchemas,
       bus: deps.bus,
+      rejectedEvents: deps.stores.rejectedEvents,
       group,
     });
     // One after the other, so the batch keeps their publish order (deliveries per key go in it).

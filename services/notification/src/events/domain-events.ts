@@ -3,6 +3,11 @@ import { schemaKey, type EventSchemas } from '../event-types/schemas';
 import { domainEventsRejectedTotal } from '../metrics';
 import type { DomainEventName } from '../model';
 import type { EventTypeRecord, EventTypeStore } from '../store/event-types/port';
+import {
+  rejectedEventKey,
+  type RejectedEvent,
+  type RejectedEventStore,
+} from '../store/rejected-events/port';
 import type { EventFanOut } from './fan-out';
 
 export type DomainEvent = EventEnvelope<'domain.event'>;
@@ -15,6 +20,8 @@ export interface DomainEventChecks {
   schemas: EventSchemas;
   /** Where refused events go: the dead-letter topic, with the reason. */
   bus: EventBus;
+  /** The events dead-lettered already: a batch handled again sends each once. */
+  rejectedEvents: RejectedEventStore;
   /** The consumer group, named on the dead letters. */
   group: string;
 }
@@ -25,7 +32,10 @@ export interface DomainEventChecks {
  * producer wrote to the topic name none and are checked against the type's current version. An
  * event whose type the organization does not have (or deleted), or whose data fails the schema,
  * goes to the dead-letter topic with the reason and is counted: never delivered, never dropped
- * silently. Each (organization, type) is read once per batch.
+ * silently. Each (organization, type) is read once per batch. Dead-lettering is idempotent by
+ * event id: an event already dead-lettered (the batch failed later and is handled again, here or
+ * by the replica that took the partition over) is not sent again. A process that dies between the
+ * send and its record sends it once more, with the same event-id header.
  */
 export async function checkDomainEvents(
   events: DomainEvent[],
@@ -38,18 +48,35 @@ export async function checkDomainEvents(
     return types.get(key)!;
   };
   const accepted: Array<DomainEvent & { data: { version: number } }> = [];
+  const refused: Array<{ event: DomainEvent; reason: RejectionReason; message: string }> = [];
   for (const event of events) {
     const type = await typeOf(event.organization, event.data.type);
     const checked = check(checks.schemas, event, type);
-    if ('version' in checked) {
+    if ('version' in checked)
       accepted.push({ ...event, data: { ...event.data, version: checked.version } });
-      continue;
+    else refused.push({ event, ...checked });
+  }
+  if (refused.length === 0) return accepted;
+  const done = await checks.rejectedEvents.recorded(
+    refused.map(({ event }) => ({ organization: event.organization, eventId: event.id })),
+  );
+  const sent: RejectedEvent[] = [];
+  try {
+    for (const { event, reason, message } of refused) {
+      if (done.has(rejectedEventKey(event.organization, event.id))) continue;
+      await checks.bus.deadLetter(event, message, { group: checks.group, topic: Topics.domain });
+      domainEventsRejectedTotal.inc({ reason });
+      const rejectedAt = new Date().toISOString();
+      sent.push({
+        organization: event.organization,
+        eventId: event.id,
+        reason: message,
+        rejectedAt,
+      });
     }
-    await checks.bus.deadLetter(event, checked.message, {
-      group: checks.group,
-      topic: Topics.domain,
-    });
-    domainEventsRejectedTotal.inc({ reason: checked.reason });
+  } finally {
+    // Those sent before a failure too: the batch's retry skips them.
+    await checks.rejectedEvents.record(sent);
   }
   return accepted;
 }

@@ -1,5 +1,5 @@
 import type { Collection, Db, Document } from 'mongodb';
-import { isDuplicateKeyError } from '@switchyard/shared';
+import { ensureExpiryIndex, isDuplicateKeyError } from '@switchyard/shared';
 
 /** Collection names of the notification database. */
 export const Collections = {
@@ -17,6 +17,8 @@ export const Collections = {
   organizationPolicies: 'organization_policies',
   /** Organizations' own event types with their schema versions. */
   eventTypes: 'event_types',
+  /** Consumed events sent to the dead-letter topic (_id = organization and event id), for a while. */
+  rejectedEvents: 'rejected_events',
   /** One document per one-time data migration done (_id = its name). */
   migrations: 'migrations',
 } as const;
@@ -51,6 +53,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
   ];
   for (const [collection, keys, options] of specs)
     await db.collection(collection).createIndex(keys, options);
+  await ensureExpiryIndex(db.collection(Collections.rejectedEvents), 'expiresAt', 'expiry');
   await dropObsoleteIdentity(db);
 }
 

@@ -21,6 +21,9 @@ import { SecretBox } from './secret-box';
 import { InMemorySigningSecretStore } from './signing-secrets/memory';
 import { MongoSigningSecretStore } from './signing-secrets/mongo';
 import type { SigningSecretStore } from './signing-secrets/port';
+import { InMemoryRejectedEventStore } from './rejected-events/memory';
+import { MongoRejectedEventStore } from './rejected-events/mongo';
+import type { RejectedEventStore } from './rejected-events/port';
 import { InMemoryThresholdStore } from './thresholds/memory';
 import { MongoThresholdStore } from './thresholds/mongo';
 import type { ThresholdStore } from './thresholds/port';
@@ -43,6 +46,8 @@ export interface NotificationStores {
   thresholds: ThresholdStore;
   policies: PolicyStore;
   eventTypes: EventTypeStore;
+  /** Events sent to the dead-letter topic: each is sent once. */
+  rejectedEvents: RejectedEventStore;
 }
 
 export function inMemoryStores(): NotificationStores {
@@ -56,6 +61,7 @@ export function inMemoryStores(): NotificationStores {
     thresholds: new InMemoryThresholdStore(),
     policies: new InMemoryPolicyStore(),
     eventTypes: new InMemoryEventTypeStore(),
+    rejectedEvents: new InMemoryRejectedEventStore(),
   };
 }
 
@@ -74,6 +80,7 @@ export function mongoStores(
     thresholds: new MongoThresholdStore(db),
     policies: new MongoPolicyStore(db),
     eventTypes: new MongoEventTypeStore(db),
+    rejectedEvents: new MongoRejectedEventStore(db),
   };
 }
 
@@ -180,6 +187,9 @@ export { SecretBox } from './secret-box';
 export * from './signing-secrets/port';
 export { InMemorySigningSecretStore } from './signing-secrets/memory';
 export { MongoSigningSecretStore } from './signing-secrets/mongo';
+export * from './rejected-events/port';
+export { InMemoryRejectedEventStore } from './rejected-events/memory';
+export { MongoRejectedEventStore } from './rejected-events/mongo';
 export * from './thresholds/port';
 export { InMemoryThresholdStore } from './thresholds/memory';
 export { MongoThresholdStore } from './thresholds/mongo';

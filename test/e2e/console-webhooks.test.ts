@@ -44,7 +44,11 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       expect(await page.evaluate('document.activeElement?.id')).to.equal('webhook-url');
       await expectAtEveryWidth(page, 'the new endpoint dialog with errors');
       await dialog.getByLabel('usage_threshold').check();
+      // Each error goes with its own field's change; the URL's stays until the URL changes.
+      await dialog.locator('#webhook-events-error').waitFor({ state: 'detached' });
+      expect(await dialog.locator('#webhook-url-error').isVisible()).to.equal(true);
       await dialog.getByLabel('Endpoint URL').fill(receiver.url);
+      await dialog.locator('#webhook-url-error').waitFor({ state: 'detached' });
       await dialog.getByLabel('invoice_paid').check();
       await dialog.getByRole('button', { name: 'Add endpoint' }).click();
       const secret = (await page.getByTestId('secret-value').textContent())!.trim();
@@ -170,6 +174,9 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       await recover.locator('#recover-since-error').waitFor();
       expect(await page.evaluate('document.activeElement?.id')).to.equal('recover-since');
       await recover.getByLabel('Failed since').fill('2026-01-01T00:00');
+      // The field's error goes as soon as the field changes, not at the next submission.
+      await recover.locator('#recover-since-error').waitFor({ state: 'detached' });
+      expect(await recover.getByLabel('Failed since').getAttribute('aria-invalid')).to.equal(null);
       await expectAtEveryWidth(page, 'the recover dialog', 'webhooks-recover');
       await recover.getByRole('button', { name: 'Send again' }).click();
       await page.getByText('Sent again 1 failed delivery').waitFor();

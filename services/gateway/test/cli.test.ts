@@ -73,6 +73,31 @@ describe('gateway admin CLI', () => {
     expect(refused.err).to.include('timeZone');
   });
 
+  it('bills an organization for its response cache hits, or not, with --bill-cache-hits and --free-cache-hits', async () => {
+    const billed = await run(['org', 'update', 'acme', '--bill-cache-hits', '--json']);
+    expect(billed.code, billed.err).to.equal(ExitCode.ok);
+    expect(JSON.parse(billed.out)).to.include({ cacheHitsBilled: true, monthlyTokenQuota: 5000 });
+    expect((await run(['org', 'get', 'acme'])).out).to.match(/cacheHitsBilled\s+true/);
+    const free = await run(['org', 'update', 'acme', '--free-cache-hits', '--json']);
+    expect(JSON.parse(free.out)).to.include({ cacheHitsBilled: false });
+    const both = await run(['org', 'update', 'acme', '--bill-cache-hits', '--free-cache-hits']);
+    expect(both.code).to.equal(ExitCode.usage);
+    expect(both.err).to.include('cannot be combined');
+    const created = await run([
+      'org',
+      'create',
+      '--id',
+      'billed',
+      '--name',
+      'Billed',
+      '--quota',
+      '1000',
+      '--bill-cache-hits',
+      '--json',
+    ]);
+    expect(JSON.parse(created.out)).to.include({ id: 'billed', cacheHitsBilled: true });
+  });
+
   it('issues, lists, rotates and revokes keys', async () => {
     const issued = await run(['key', 'issue', 'acme', '--name', 'ci']);
     expect(issued.code).to.equal(ExitCode.ok);

@@ -198,12 +198,25 @@ export interface Organization {
   createdAt: string;
 }
 
-export interface ApiKey {
+/** A key's scopes, budgets and cache: the gateway's own types (their fields are the API's). */
+import type { Budget, KeyScope } from '../../src/store/api-keys/port';
+export type { Budget, KeyCache, KeyScope } from '../../src/store/api-keys/port';
+
+export interface ApiKey extends KeyScope {
   keyId: string;
   organization: string;
   name: string;
   createdAt: string;
   revokedAt: string | null;
+}
+
+/** A named group of keys whose calls count together against its budget. */
+export interface Team {
+  teamId: string;
+  organization: string;
+  name: string;
+  budget?: Budget;
+  createdAt: string;
 }
 
 export interface UsageTotals {
@@ -239,6 +252,9 @@ export interface UsageReport {
   byModel: Array<UsageTotals & { model: string }>;
   byEndpoint: Array<UsageTotals & { endpoint: string }>;
   daily: Array<UsageTotals & { date: string }>;
+  byKey: Array<UsageTotals & { keyId: string }>;
+  byTeam: Array<UsageTotals & { teamId: string }>;
+  byEndUser: Array<UsageTotals & { endUser: string }>;
   refused: Refusals;
 }
 

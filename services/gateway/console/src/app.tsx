@@ -7,6 +7,7 @@ import {
   KeyRound,
   LayoutDashboard,
   ScrollText,
+  Users,
   Webhook,
   type LucideIcon,
 } from 'lucide-preact';
@@ -20,6 +21,7 @@ import { LogsPage } from './pages/logs';
 import { OverviewPage } from './pages/overview';
 import { PlaygroundPage } from './pages/playground';
 import { SignInPage } from './pages/signin';
+import { TeamsPage } from './pages/teams';
 import { WebhooksPage } from './pages/webhooks';
 import { Link, navigate, usePage } from './router';
 
@@ -34,6 +36,7 @@ interface PageEntry {
 const ORGANIZATION_PAGES: PageEntry[] = [
   { page: '', label: 'Overview', icon: LayoutDashboard, component: OverviewPage },
   { page: 'keys', label: 'API keys', icon: KeyRound, component: KeysPage },
+  { page: 'teams', label: 'Teams', icon: Users, component: TeamsPage },
   { page: 'playground', label: 'Playground', icon: FlaskConical, component: PlaygroundPage },
   { page: 'knowledge', label: 'Knowledge', icon: BookOpen, component: KnowledgePage },
   { page: 'agents', label: 'Agents', icon: Bot, component: AgentsPage },

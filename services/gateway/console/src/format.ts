@@ -37,3 +37,15 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
   if (abs < 86400) return rtf.format(Math.round(seconds / 3600), 'hour');
   return rtf.format(Math.round(seconds / 86400), 'day');
 }
+
+/** A datetime-local input's value (the browser's time zone) as an ISO time, '' when empty. */
+export function isoFromLocal(value: string): string {
+  const time = value ? new Date(value).getTime() : Number.NaN;
+  return Number.isNaN(time) ? '' : new Date(time).toISOString();
+}
+
+/** A datetime-local value (the browser's time zone, to the minute) of a time. */
+export function localInputOf(time: number): string {
+  const date = new Date(time - new Date(time).getTimezoneOffset() * 60_000);
+  return date.toISOString().slice(0, 16);
+}

@@ -385,6 +385,40 @@ export function useForm(
     focusTarget(first ?? null)?.focus();
   }, [focusPending]);
 
+  // A field's error stays until that field changes (input or change events bubble to the form),
+  // not until the next submission; the refusal's notice goes with the last of them. The errors
+  // change after the event's task: a render between a click's input and change events would put
+  // a controlled checkbox or select back to its old state before its own handler reads it.
+  useEffect(() => {
+    const target = form.current;
+    if (!target || Object.keys(errors).length === 0) return;
+    let pending: number | undefined;
+    const changed = new Set<Element>();
+    const clear = (event: Event) => {
+      changed.add(event.target as Element);
+      window.clearTimeout(pending);
+      pending = window.setTimeout(() => {
+        const left = Object.fromEntries(
+          Object.entries(errors).filter(([id]) => {
+            const field = target.querySelector(`[id="${id}"]`);
+            return !field || ![...changed].some((c) => field === c || field.contains(c));
+          }),
+        );
+        changed.clear();
+        if (Object.keys(left).length === Object.keys(errors).length) return;
+        setErrors(left);
+        if (Object.keys(left).length === 0 && unplaced.length === 0) setError(undefined);
+      });
+    };
+    target.addEventListener('input', clear);
+    target.addEventListener('change', clear);
+    return () => {
+      window.clearTimeout(pending);
+      target.removeEventListener('input', clear);
+      target.removeEventListener('change', clear);
+    };
+  }, [errors, unplaced]);
+
   const show = (found: Record<string, string>) => {
     setErrors(found);
     if (Object.keys(found).length > 0) setFocusPending((n) => n + 1);

@@ -5,7 +5,7 @@ export interface ParsedArgs {
 }
 
 /** Flags that never take a value. */
-const SWITCHES = new Set(['hard', 'soft', 'json', 'help']);
+const SWITCHES = new Set(['hard', 'soft', 'bill-cache-hits', 'free-cache-hits', 'json', 'help']);
 
 export class UsageError extends Error {}
 
@@ -54,12 +54,12 @@ export function sharesFlag(args: ParsedArgs, name: string): number[] | undefined
   return shares;
 }
 
-/** --hard / --soft; undefined when neither is given. */
-export function hardnessFlag(args: ParsedArgs): boolean | undefined {
-  const hard = args.flags.has('hard');
-  const soft = args.flags.has('soft');
-  if (hard && soft) throw new UsageError('--hard and --soft cannot be combined');
-  return hard ? true : soft ? false : undefined;
+/** A pair of switches for one setting (--hard / --soft): true, false, or undefined when neither is given. */
+export function pairFlag(args: ParsedArgs, on: string, off: string): boolean | undefined {
+  const yes = args.flags.has(on);
+  const no = args.flags.has(off);
+  if (yes && no) throw new UsageError(`--${on} and --${off} cannot be combined`);
+  return yes ? true : no ? false : undefined;
 }
 
 export function onePositional(args: ParsedArgs, what: string): string {

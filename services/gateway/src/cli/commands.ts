@@ -1,7 +1,7 @@
 import {
-  hardnessFlag,
   integerFlag,
   onePositional,
+  pairFlag,
   sharesFlag,
   stringFlag,
   UsageError,
@@ -23,6 +23,7 @@ const ORG_COLUMNS = [
   'name',
   'monthlyTokenQuota',
   'hardQuota',
+  'cacheHitsBilled',
   'thresholdShares',
   'rateLimits',
   'timeZone',
@@ -55,7 +56,8 @@ function settings(args: ParsedArgs): Row {
     name: stringFlag(args, 'name'),
     monthlyTokenQuota: integerFlag(args, 'quota'),
     thresholdShares: sharesFlag(args, 'thresholds'),
-    hardQuota: hardnessFlag(args),
+    hardQuota: pairFlag(args, 'hard', 'soft'),
+    cacheHitsBilled: pairFlag(args, 'bill-cache-hits', 'free-cache-hits'),
     rateLimits: rateLimits(args),
     timeZone: stringFlag(args, 'time-zone'),
   });
@@ -87,7 +89,7 @@ const COMMANDS: Record<string, (args: ParsedArgs) => AdminRequest> = {
     const body = settings(args);
     if (Object.keys(body).length === 0)
       throw new UsageError(
-        'org update needs at least one of --name --quota --thresholds --hard --soft --rpm --tpm --time-zone',
+        'org update needs at least one of --name --quota --thresholds --hard --soft --rpm --tpm --time-zone --bill-cache-hits --free-cache-hits',
       );
     return {
       method: 'PATCH',
@@ -123,10 +125,10 @@ const COMMANDS: Record<string, (args: ParsedArgs) => AdminRequest> = {
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
-  org create --id <slug> --name <name> --quota <tokens> [--thresholds 0.9,1.0] [--hard|--soft] [--rpm N] [--tpm N] [--time-zone Europe/Berlin]
+  org create --id <slug> --name <name> --quota <tokens> [--thresholds 0.9,1.0] [--hard|--soft] [--rpm N] [--tpm N] [--time-zone Europe/Berlin] [--bill-cache-hits|--free-cache-hits]
   org list
   org get <id>
-  org update <id> [--name ..] [--quota N] [--thresholds ..] [--hard|--soft] [--rpm N] [--tpm N] [--time-zone Europe/Berlin]
+  org update <id> [--name ..] [--quota N] [--thresholds ..] [--hard|--soft] [--rpm N] [--tpm N] [--time-zone Europe/Berlin] [--bill-cache-hits|--free-cache-hits]
   key issue <org> [--name <label>]
   key list <org>
   key revoke <keyId>

@@ -10,7 +10,14 @@ import {
   type Webhook,
   type WebhookStats,
 } from '../api';
-import { formatDateTime, formatInteger, formatPercent, relativeTime } from '../format';
+import {
+  formatDateTime,
+  formatInteger,
+  formatPercent,
+  isoFromLocal,
+  localInputOf,
+  relativeTime,
+} from '../format';
 import { Link, navigate, usePage } from '../router';
 import {
   Badge,
@@ -79,12 +86,6 @@ function prettyPayload(payload: string): string {
   } catch {
     return payload;
   }
-}
-
-/** A datetime-local input's value (the browser's time zone) as an ISO time, '' when empty. */
-function isoFromLocal(value: string): string {
-  const time = value ? new Date(value).getTime() : Number.NaN;
-  return Number.isNaN(time) ? '' : new Date(time).toISOString();
 }
 
 /** The log follows retries: polls at the earliest due retry, then backs off while it is awaited. */
@@ -665,12 +666,6 @@ function EditWebhookDialog(props: {
       </form>
     </Modal>
   );
-}
-
-/** A datetime-local value (the browser's time zone, to the minute) of a time. */
-function localInputOf(time: number): string {
-  const date = new Date(time - new Date(time).getTimezoneOffset() * 60_000);
-  return date.toISOString().slice(0, 16);
 }
 
 /**

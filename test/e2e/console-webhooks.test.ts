@@ -202,7 +202,8 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       await edit.getByLabel('Payload filter (optional)').fill('{"test": true}');
       await edit.getByRole('button', { name: 'Save endpoint' }).click();
       await page.getByText(`Saved ${receiver.url}`).waitFor();
-      expect(await row.textContent()).to.not.include('usage_threshold');
+      // The toast comes first, then the list as read again.
+      await waitFor(async () => !(await row.textContent())!.includes('usage_threshold'), 5_000);
       const saved = (await org.api('/api/webhooks')).body.webhooks[0];
       expect(saved).to.deep.include({ events: ['invoice_paid'], filter: { test: true } });
       await row.getByRole('button', { name: `Rotate secret of ${receiver.url}` }).click();

@@ -179,6 +179,114 @@ contractSuite<Subject>(
       });
     });
 
+    describe('adjust', () => {
+      it('adds, gives back to no less than 0, and leaves an absent counter absent when asked', async () => {
+        const { counters } = subject().state;
+        await counters.incrementBy('held', 10);
+        expect(
+          await counters.adjust([
+            { key: 'held', amount: -4 },
+            { key: 'fresh', amount: 7, ttlSeconds: 60 },
+            { key: 'lost', amount: 5, onlyIfExists: true },
+            { key: 'gone', amount: -5 },
+          ]),
+        ).to.deep.equal([6, 7, 0, 0]);
+        expect(await counters.adjust([{ key: 'held', amount: -100 }])).to.deep.equal([0]);
+        expect(await counters.get('lost')).to.equal(0);
+        expect((await counters.reserve('lost', 1, 10, 0, { onlyIfExists: true })).missing).to.equal(
+          true,
+        );
+        expect(await counters.get('fresh')).to.equal(7);
+      });
+    });
+
+    describe('admit', () => {
+      const window = (key: string, limit: number, weight = 1) => ({
+        key,
+        windowMs: 10_000,
+        limit,
+        weight,
+      });
+
+      it('counts the hits and makes every reservation, or none when one does not fit', async () => {
+        const { state } = subject();
+        const admission = {
+          hits: [window('{o}:req', 10), window('{o}:tok', 100, 30)],
+          reservations: [
+            { key: '{o}:budget', amount: 30, limit: 50, ttlSeconds: 60 },
+            { key: '{o}:quota', amount: 30, limit: 1000 },
+          ],
+        };
+        const first = await state.admit(admission);
+        expect(first.hits.map((h) => [h.allowed, h.remaining])).to.deep.equal([
+          [true, 9],
+          [true, 70],
+        ]);
+        expect(first.reservations).to.deep.equal([
+          { granted: true, total: 30 },
+          { granted: true, total: 30 },
+        ]);
+        // The budget does not fit a second time: neither reservation is made; the hits count.
+        const second = await state.admit(admission);
+        expect(second.hits.map((h) => h.remaining)).to.deep.equal([8, 40]);
+        expect(second.reservations).to.deep.equal([
+          { granted: false, total: 30 },
+          { granted: false, total: 30 },
+        ]);
+        expect(await state.counters.get('{o}:quota')).to.equal(30);
+      });
+
+      it('stops at the first refused hit, and reports a counter that must exist but does not', async () => {
+        const { state } = subject();
+        const refused = await state.admit({
+          hits: [window('{p}:req', 1, 2), window('{p}:tok', 100)],
+          reservations: [{ key: '{p}:quota', amount: 1, limit: 10 }],
+        });
+        expect(refused.hits).to.have.length(1);
+        expect(refused.hits[0]!.allowed).to.equal(false);
+        expect(refused.reservations).to.deep.equal([]);
+        expect(await state.counters.get('{p}:quota')).to.equal(0);
+        const missing = await state.admit({
+          hits: [],
+          reservations: [
+            { key: '{p}:budget', amount: 1, limit: 10 },
+            { key: '{p}:quota', amount: 1, limit: 10, onlyIfExists: true },
+          ],
+        });
+        expect(missing.reservations).to.deep.equal([
+          { granted: false, total: 0 },
+          { granted: false, total: 0, missing: true },
+        ]);
+        expect(await state.counters.get('{p}:budget')).to.equal(0);
+      });
+
+      it('shares its windows with slidingWindowHit on the same key', async () => {
+        const { state } = subject();
+        await state.rateLimiter.slidingWindowHit('{q}:req', 10_000, 3);
+        const admitted = await state.admit({ hits: [window('{q}:req', 3)], reservations: [] });
+        expect(admitted.hits[0]!.remaining).to.equal(1);
+      });
+
+      it('never grants more than the limit under 200 concurrent admissions from two replicas', async () => {
+        const { state, replica } = subject();
+        const results = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            (i % 2 === 0 ? state : replica).admit({
+              hits: [window('{r}:tok', 1_000_000, 3)],
+              reservations: [
+                { key: '{r}:team', amount: 3, limit: 250 },
+                { key: '{r}:quota', amount: 3, limit: 1000 },
+              ],
+            }),
+          ),
+        );
+        const granted = results.filter((r) => r.reservations[0]!.granted).length;
+        expect(granted).to.equal(83); // floor(250 / 3)
+        expect(await state.counters.get('{r}:team')).to.equal(granted * 3);
+        expect(await state.counters.get('{r}:quota')).to.equal(granted * 3);
+      });
+    });
+
     describe('locks', () => {
       it('gives a lock to one holder at a time and releases only with its token', async () => {
         const { state, replica } = subject();

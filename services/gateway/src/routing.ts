@@ -8,6 +8,7 @@ import { requireApiKey } from './middleware/auth';
 import { jsonBody, type BodyLimits, type BodyState, type TextBodyReader } from './middleware/body';
 import { HttpProblem, isOpenAiPath } from './middleware/errors';
 import type { IdempotencyGuard } from './idempotency/guard';
+import type { DueRequestHit, DueState } from './metering/metering';
 import { idempotencyKeyOf } from './idempotency/header';
 import type { GatewayState } from './middleware/request-id';
 import {
@@ -76,7 +77,7 @@ function invoke(route: AnyRoute, deps: RouteDeps): Middleware<BodyState> {
     route.validate?.(input);
     const endUser = route.billing?.endUser?.(input.body);
     if (endUser) input.call.endUser = endUser;
-    const result = await handleMetered(route, input, deps);
+    const result = await handleMetered(route, input, deps, (ctx.state as DueState).requestHit);
     ctx.status = result.status;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     if (result.body !== undefined) {
@@ -97,14 +98,15 @@ async function handleMetered(
   route: AnyRoute,
   input: RouteInput<unknown, unknown>,
   deps: RouteDeps,
+  requestHit: DueRequestHit | undefined,
 ): Promise<RouteResult> {
-  const cached =
-    route.cache && deps.responseCache.asked(input)
-      ? await deps.responseCache.open(route.cache, input, deps)
-      : undefined;
+  const asked = route.cache && deps.responseCache.asked(input);
+  // Counted before the cache is read: a hit is not admitted as a call.
+  if (asked) await requestHit?.alone();
+  const cached = asked ? await deps.responseCache.open(route.cache!, input, deps) : undefined;
   // A hit makes no model call: nothing to reserve, settle or bill.
   if (cached?.hit) return cached.hit;
-  const result = await handleBilled(route, input, deps);
+  const result = await handleBilled(route, input, deps, requestHit);
   return cached ? cached.keep(result) : result;
 }
 
@@ -112,9 +114,19 @@ async function handleBilled(
   route: AnyRoute,
   input: RouteInput<unknown, unknown>,
   deps: RouteDeps,
+  requestHit: DueRequestHit | undefined,
 ): Promise<RouteResult> {
-  if (!route.billing) return route.handle(input, deps);
-  const metered = await deps.metering.begin(route.billing, input.body, input.call, input.key);
+  if (!route.billing) {
+    await requestHit?.alone();
+    return route.handle(input, deps);
+  }
+  const metered = await deps.metering.begin(
+    route.billing,
+    input.body,
+    input.call,
+    input.key,
+    requestHit,
+  );
   let result: RouteResult;
   try {
     result = await route.handle(input, deps);
@@ -190,7 +202,13 @@ function bodyLimitsOf(route: AnyRoute, options: RouterOptions): BodyLimits {
  * `invoke`, quota-charged) a second time.
  */
 function limitAndBody(route: AnyRoute, deps: RouteDeps, options: RouterOptions): Middleware[] {
-  const limit = route.auth === true ? (deps.metering.requestLimit() as Middleware) : passThrough;
+  // A billed route's request hit goes with the call's admission (one round trip).
+  const limit =
+    route.auth !== true
+      ? passThrough
+      : ((route.billing
+          ? deps.metering.deferredRequestLimit()
+          : deps.metering.requestLimit()) as Middleware);
   const body = BODY_METHODS.has(route.method)
     ? (jsonBody(bodyLimitsOf(route, options), textReaders(route)) as Middleware)
     : passThrough;

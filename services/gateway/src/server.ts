@@ -39,7 +39,7 @@ import { OrganizationDirectory } from './metering/organization-directory';
 import { BudgetGuard } from './metering/budgets';
 import { Teams } from './accounts/teams';
 import { BudgetThresholdNotices } from './events/budget-thresholds';
-import { ModelPrices, systemCall } from './metering/model-prices';
+import { ModelCatalog, systemCall } from './metering/model-catalog';
 import { QuotaGuard, type UsedTokens } from './metering/quota';
 import { QuotaExhaustedNotices } from './events/quota-exhausted';
 import { RefusalCounts } from './metering/refusals';
@@ -55,6 +55,7 @@ import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
 import { DefaultResultUrls } from './routes/default-result-url';
 import { DurableQuota } from './metering/durable-quota';
+import { CounterSettlements } from './metering/settlements';
 import { ChangeFeed } from './events/change-feed';
 import { buildRouter, unmatched } from './routing';
 import {
@@ -67,7 +68,6 @@ import {
   type TeamStore,
 } from './store';
 import { serveConsole } from './console/serve-console';
-import { ModelNames } from './cache/model-names';
 import { ResponseCache } from './cache/response-cache';
 import { InMemoryResponseCacheStore } from './store/response-cache/memory';
 import type { ResponseCacheStore } from './store/response-cache/port';
@@ -122,11 +122,12 @@ export interface GatewayAppDeps {
   organizations?: OrganizationStore;
   /** Default: a fresh in-memory store. */
   teams?: TeamStore;
-  /** Hard-quota tallies kept durably (a lost quota counter is rebuilt from them); default: in-memory. */
   /** Hard-quota reservations kept durably (the store's tallies); in memory by default. */
   durableQuota?: DurableQuota;
   /** Quota counters, rate limits and Idempotency-Keys; default: in-memory (one replica). Replicas share one. */
   sharedState?: SharedState;
+  /** Settlements of this replica's counters, batched (closed by its owner); default: one on sharedState. */
+  settlements?: CounterSettlements;
   /** Default: notification.PutOrganizationPolicy. */
   pushPolicy?: PolicyPusher;
   /** Defaults to shared checkHealth (grpc.health.v1). */
@@ -202,7 +203,12 @@ interface AccountsParts {
   teams: Teams;
 }
 
-function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts {
+function accountsParts(
+  deps: GatewayAppDeps,
+  state: SharedState,
+  catalog: ModelCatalog,
+  settlements: CounterSettlements,
+): AccountsParts {
   const { config, logger, changes } = deps;
   const ttlMs = config.keyCacheTtlMs ?? 2000;
   const defaults = {
@@ -258,6 +264,8 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
     });
   const metering = new Metering({
     directory,
+    state,
+    settlements,
     quota: new QuotaGuard({
       state,
       now: deps.now,
@@ -267,15 +275,12 @@ function accountsParts(deps: GatewayAppDeps, state: SharedState): AccountsParts 
       onExhausted: exhausted && ((...args) => exhausted.refused(...args)),
     }),
     budgets: new BudgetGuard({
-      state,
       now: deps.now,
       onCounted: budgetNotices && ((...args) => budgetNotices.counted(...args)),
       onExceeded: budgetNotices && ((...args) => budgetNotices.exceeded(...args)),
     }),
     teamOf: (organization, teamId) => teams.teamOf(organization, teamId),
-    prices: new ModelPrices(
-      async () => (await deps.clients.content.listModels({}, systemCall())).models,
-    ),
+    prices: catalog,
     rateLimits: new KeyRateLimits(state.rateLimiter),
     defaultOutputTokens: config.defaultOutputTokens ?? 256,
     logger,
@@ -316,7 +321,17 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   const metrics = createHttpMetrics();
   const openapi = buildOpenApi(routeTable);
   const state = deps.sharedState ?? createInMemorySharedState();
-  const { keys, accounts, metering, organizations, teams } = accountsParts(deps, state);
+  // One read model of the registry for the prices budgets reserve by and the names answers are cached by.
+  const catalog = new ModelCatalog(
+    async () => (await deps.clients.content.listModels({}, systemCall())).models,
+  );
+  const settlements = deps.settlements ?? new CounterSettlements(state.counters, deps.logger);
+  const { keys, accounts, metering, organizations, teams } = accountsParts(
+    deps,
+    state,
+    catalog,
+    settlements,
+  );
   const responseCache = new ResponseCache({
     store:
       deps.responseCache ??
@@ -324,9 +339,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
         maxEntries: DEFAULT_RESPONSE_CACHE_MAX_ENTRIES,
         maxBytes: DEFAULT_RESPONSE_CACHE_MAX_BYTES,
       }),
-    models: new ModelNames(
-      async () => (await deps.clients.content.listModels({}, systemCall())).models,
-    ),
+    models: catalog,
     counters: state.counters,
     policies: organizations,
     embed: async (text, call) => {
@@ -476,6 +489,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     await opened.close();
   };
   const durableQuota = new DurableQuota(stores.quotaTallies);
+  const settlements = new CounterSettlements(sharedState.counters, logger);
   const refusals = new RefusalCounts(changes.bus, logger);
   let stopDevPush = (): void => undefined;
   let server: Server;
@@ -505,6 +519,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
       teams: stores.teams,
       durableQuota,
       sharedState,
+      settlements,
       pushPolicy,
       changes: changes.feed,
       events: changes.bus,
@@ -539,7 +554,8 @@ export async function startGateway(options: GatewayOptions): Promise<RunningServ
     stop: async () => {
       stopDevPush();
       await close(server); // finishes requests in flight before the clients go away
-      await durableQuota.close(); // their settlements
+      await settlements.close(); // their settlements
+      await durableQuota.close();
       await refusals.close();
       await release();
     },

@@ -80,7 +80,12 @@ for (const [backend, make] of [
       );
       const granted = replies.filter((r) => r.status === 200).length;
       const refused = replies.filter((r) => r.status === 429);
-      expect(granted + refused.length).to.equal(CALLS);
+      expect(
+        granted + refused.length,
+        JSON.stringify(
+          replies.filter((r) => r.status !== 200 && r.status !== 429).map((r) => r.body),
+        ),
+      ).to.equal(CALLS);
       for (const reply of refused)
         expect(reply.body.error.details[0]).to.include({ level: 'team', limit: 'cost' });
       // Reservations are atomic: at most budget / estimate of them are held at once.

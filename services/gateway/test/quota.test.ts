@@ -162,6 +162,7 @@ describe('gateway monthly token quota', () => {
 function wipeableSharedState(): { state: SharedState; wipe(): void } {
   let inner = createInMemorySharedState();
   const state: SharedState = {
+    admit: (admission) => inner.admit(admission),
     get counters() {
       return inner.counters;
     },

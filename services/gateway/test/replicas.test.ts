@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { countTokens } from '@switchyard/shared';
-import { endpointOf } from '@switchyard/shared/testing';
+import { endpointOf, waitFor } from '@switchyard/shared/testing';
 import { quotaKey } from '../src/server';
 import { periodOf } from '../src/metering/period';
 import { orgWithKey } from './accounts-helpers';
@@ -80,7 +80,12 @@ for (const [backend, make] of [
       expect(granted)
         .to.be.at.least(1)
         .and.at.most(Math.floor(QUOTA / ESTIMATE));
-      const counted = await states.a.counters.get(quotaKey('shared', periodOf(new Date()).name));
+      // Settlements do not hold up the answers: they land a moment later, batched.
+      const counter = quotaKey('shared', periodOf(new Date()).name);
+      const counted = await waitFor(async () => {
+        const value = await states.a.counters.get(counter);
+        return value === granted * REAL ? value : undefined;
+      });
       expect(counted).to.equal(granted * REAL);
       // Overshoot only by what granted calls used beyond their estimates (bounded by calls in flight).
       expect(counted).to.be.at.most(QUOTA + granted * OVER_ESTIMATE);

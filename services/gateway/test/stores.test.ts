@@ -270,7 +270,7 @@ contractSuite<WithMongo<QuotaTallyStore>>(
       expect(writes, 'writes for 50 concurrent additions').to.be.at.most(2);
     });
 
-    it('writes a settlement with the next reservation, alone after the linger, and at close', async () => {
+    it('writes changes within the linger, together, and what is left at close', async () => {
       const { store } = subject();
       const written: Array<{ tokens: number[]; at: number }> = [];
       const counted: QuotaTallyStore = {
@@ -280,24 +280,21 @@ contractSuite<WithMongo<QuotaTallyStore>>(
         ),
         total: (o, p) => store.total(o, p),
       };
-      // A linger longer than the test: a settlement waits for the next reservation, or the close.
-      const carried = new DurableQuota(counted, 60_000);
-      await carried.add('org_a', '2026-11', 100); // a reservation
-      const settled = carried.addLater('org_a', '2026-11', -40); // its settlement
-      await carried.add('org_a', '2026-11', 100); // the next call's reservation carries it
-      await settled;
-      void carried.addLater('org_a', '2026-11', -5);
-      await carried.close();
-      expect(written.map((w) => w.tokens)).to.deep.equal([[100], [60], [-5]]);
-
-      // With no reservation after it, a settlement is written alone once the linger is over.
       const lingering = new DurableQuota(counted, 150);
-      const settledAt = Date.now();
-      await lingering.addLater('org_a', '2026-11', -10);
-      expect(written.at(-1)!.tokens).to.deep.equal([-10]);
-      expect(written.at(-1)!.at - settledAt, 'lingered').to.be.at.least(140);
-      await lingering.close();
-      expect(await lingering.total('org_a', '2026-11')).to.equal(145);
+      const addedAt = Date.now();
+      await Promise.all([
+        lingering.add('org_a', '2026-11', 100), // a reservation
+        lingering.add('org_a', '2026-11', -40), // its settlement
+        lingering.add('org_a', '2026-11', 100), // the next call's reservation
+      ]);
+      expect(written.map((w) => w.tokens)).to.deep.equal([[160]]);
+      expect(written[0]!.at - addedAt, 'lingered').to.be.at.least(140);
+      // A linger longer than the test: close writes what is pending.
+      const carried = new DurableQuota(counted, 60_000);
+      void carried.add('org_a', '2026-11', -5);
+      await carried.close();
+      expect(written.map((w) => w.tokens)).to.deep.equal([[160], [-5]]);
+      expect(await carried.total('org_a', '2026-11')).to.equal(155);
     });
   },
 );

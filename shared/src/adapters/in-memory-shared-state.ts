@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
+  checkAdmission,
   checkInteger,
   checkPositive,
+  type Admission,
+  type AdmissionResult,
+  type CounterChange,
   type Counters,
   type IdempotencyKeys,
   type Locks,
@@ -87,6 +91,27 @@ class InMemoryCounters implements Counters {
 
   async release(key: string, amount: number): Promise<number> {
     checkPositive('amount', amount);
+    return this.giveBack(key, amount);
+  }
+
+  async adjust(changes: CounterChange[]): Promise<number[]> {
+    for (const change of changes) checkInteger('amount', change.amount);
+    return changes.map(({ key, amount, ttlSeconds, onlyIfExists }) => {
+      if (amount > 0 && (!onlyIfExists || this.values.get(key)))
+        return this.add(key, amount, ttlSeconds);
+      return this.giveBack(key, -amount);
+    });
+  }
+
+  /** Whether amount fits within limit now (missing: absent, and only an existing one may be used). */
+  fits(key: string, amount: number, limit: number, onlyIfExists?: boolean) {
+    const entry = this.values.get(key);
+    if (!entry && onlyIfExists) return { fits: false, total: 0, missing: true };
+    const total = entry?.value ?? 0;
+    return { fits: total + amount <= limit, total };
+  }
+
+  private giveBack(key: string, amount: number): number {
     const entry = this.values.get(key);
     if (!entry) return 0;
     const total = Math.max(0, entry.value - amount);
@@ -95,7 +120,7 @@ class InMemoryCounters implements Counters {
   }
 
   /** The TTL applies when the counter is created, as with the Redis implementation. */
-  private add(key: string, amount: number, ttlSeconds?: number): number {
+  add(key: string, amount: number, ttlSeconds?: number): number {
     const entry = this.values.get(key);
     const total = (entry?.value ?? 0) + amount;
     const expiresAt = entry
@@ -159,6 +184,10 @@ class InMemoryRateLimiter implements RateLimiter {
     checkPositive('windowMs', windowMs);
     checkPositive('weight', weight);
     checkInteger('limit', limit);
+    return this.hit(key, windowMs, limit, weight);
+  }
+
+  hit(key: string, windowMs: number, limit: number, weight: number): RateLimitDecision {
     const now = Date.now();
     const log = this.logs.get(key) ?? new HitLog();
     log.expire(now - windowMs);
@@ -203,6 +232,38 @@ class InMemoryLocks implements Locks {
   }
 }
 
+/** The Redis script's semantics in one synchronous step (nothing interleaves it). */
+function admit(
+  counters: InMemoryCounters,
+  limiter: InMemoryRateLimiter,
+  { hits, reservations }: Admission,
+): AdmissionResult {
+  checkAdmission({ hits, reservations });
+  const decisions: AdmissionResult['hits'] = [];
+  for (const { key, windowMs, limit, weight } of hits) {
+    const decision = limiter.hit(key, windowMs, limit, weight);
+    decisions.push(decision);
+    if (!decision.allowed) return { hits: decisions, reservations: [] };
+  }
+  const checked = reservations.map((r) => counters.fits(r.key, r.amount, r.limit, r.onlyIfExists));
+  if (!checked.every((c) => c.fits))
+    return {
+      hits: decisions,
+      reservations: checked.map((c) => ({
+        granted: false,
+        total: c.total,
+        ...(c.missing && { missing: true }),
+      })),
+    };
+  return {
+    hits: decisions,
+    reservations: reservations.map((r) => ({
+      granted: true,
+      total: counters.add(r.key, r.amount, r.ttlSeconds),
+    })),
+  };
+}
+
 /** Idempotency records in memory: a bounded map (see IN_MEMORY_IDEMPOTENCY_KEYS). */
 class InMemoryIdempotencyKeys implements IdempotencyKeys {
   private readonly values: BoundedMap<string>;
@@ -235,9 +296,12 @@ export const IN_MEMORY_IDEMPOTENCY_KEYS = 10_000;
 export function createInMemorySharedState(
   options: { maxIdempotencyKeys?: number } = {},
 ): SharedState {
+  const counters = new InMemoryCounters();
+  const rateLimiter = new InMemoryRateLimiter();
   return {
-    counters: new InMemoryCounters(),
-    rateLimiter: new InMemoryRateLimiter(),
+    admit: async (admission) => admit(counters, rateLimiter, admission),
+    counters,
+    rateLimiter,
     locks: new InMemoryLocks(),
     idempotencyKeys: new InMemoryIdempotencyKeys(
       options.maxIdempotencyKeys ?? IN_MEMORY_IDEMPOTENCY_KEYS,

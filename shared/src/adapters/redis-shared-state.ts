@@ -6,8 +6,12 @@ import { connectRedis } from './redis';
 import { RedisScripts, type RedisScript } from './redis-scripts';
 import * as scripts from './redis-shared-state-scripts';
 import {
+  checkAdmission,
   checkInteger,
   checkPositive,
+  type Admission,
+  type AdmissionResult,
+  type CounterChange,
   type Counters,
   type IdempotencyKeys,
   type Locks,
@@ -19,6 +23,8 @@ import {
 } from './shared-state';
 
 type ScriptName =
+  | 'syAdmit'
+  | 'syAdjust'
   | 'syIncrementBy'
   | 'syReserve'
   | 'syRelease'
@@ -28,6 +34,8 @@ type ScriptName =
   | 'syExtendLock'
   | 'syRemember';
 const SCRIPTS: Record<ScriptName, RedisScript> = {
+  syAdmit: { keys: 'dynamic', lua: scripts.ADMIT },
+  syAdjust: { keys: 'dynamic', lua: scripts.ADJUST },
   syIncrementBy: { keys: 1, lua: scripts.INCREMENT_BY },
   syReserve: { keys: 1, lua: scripts.RESERVE },
   syRelease: { keys: 1, lua: scripts.RELEASE },
@@ -103,7 +111,18 @@ class RedisCounters implements Counters {
     return this.scripts.run<number>('syRelease', this.key(key), amount);
   }
 
-  private key(key: string): string {
+  async adjust(changes: CounterChange[]): Promise<number[]> {
+    if (changes.length === 0) return [];
+    for (const change of changes) checkInteger('amount', change.amount);
+    return this.scripts.run<number[]>(
+      'syAdjust',
+      changes.length,
+      ...changes.map((c) => this.key(c.key)),
+      ...changes.flatMap((c) => [c.amount, ttlOf(c.ttlSeconds), c.onlyIfExists ? 1 : 0]),
+    );
+  }
+
+  key(key: string): string {
     return `${this.prefix}counter:${key}`;
   }
 }
@@ -123,12 +142,11 @@ class RedisRateLimiter implements RateLimiter {
     checkPositive('windowMs', windowMs);
     checkPositive('weight', weight);
     checkInteger('limit', limit);
-    // The hash tag keeps both keys in one slot (Redis Cluster runs a script only on one slot).
-    const base = `${this.prefix}ratelimit:{${key}}`;
+    const [log, sum] = this.keys(key);
     const [allowed, remaining, resetMs] = await this.scripts.run<[number, number, number]>(
       'sySlidingWindowHit',
-      `${base}:log`,
-      `${base}:sum`,
+      log,
+      sum,
       windowMs,
       limit,
       weight,
@@ -136,6 +154,68 @@ class RedisRateLimiter implements RateLimiter {
     );
     return { allowed: allowed === 1, remaining, resetMs };
   }
+
+  /**
+   * A window's log and sum. Both share a hash tag (Redis Cluster runs a script only on one slot):
+   * the key's own when it has one (so it can share a slot with other keys of a call), else the key.
+   */
+  keys(key: string): [string, string] {
+    const base = HASH_TAG.test(key)
+      ? `${this.prefix}ratelimit:${key}`
+      : `${this.prefix}ratelimit:{${key}}`;
+    return [`${base}:log`, `${base}:sum`];
+  }
+}
+
+/** A Redis Cluster hash tag: the first {...} with something inside. */
+const HASH_TAG = /\{[^}]+\}/;
+
+function ttlOf(ttlSeconds: number | undefined): number {
+  return Math.max(0, Math.ceil(ttlSeconds ?? 0));
+}
+
+/** One call's hits and reservations, one script. */
+async function admit(
+  scripts: ScriptRunner,
+  counters: RedisCounters,
+  limiter: RedisRateLimiter,
+  admission: Admission,
+): Promise<AdmissionResult> {
+  const { hits, reservations } = admission;
+  checkAdmission(admission);
+  const keys = [
+    ...hits.flatMap((hit) => limiter.keys(hit.key)),
+    ...reservations.map((r) => counters.key(r.key)),
+  ];
+  const out = await scripts.run<number[]>(
+    'syAdmit',
+    keys.length,
+    ...keys,
+    hits.length,
+    randomUUID(),
+    ...hits.flatMap((hit) => [hit.windowMs, hit.limit, hit.weight]),
+    ...reservations.flatMap((r) => [
+      r.amount,
+      r.limit,
+      ttlOf(r.ttlSeconds),
+      r.onlyIfExists ? 1 : 0,
+    ]),
+  );
+  const decisions: AdmissionResult['hits'] = [];
+  let at = 0;
+  while (decisions.length < hits.length && at < out.length) {
+    decisions.push({ allowed: out[at] === 1, remaining: out[at + 1]!, resetMs: out[at + 2]! });
+    at += 3;
+    if (!decisions.at(-1)!.allowed) return { hits: decisions, reservations: [] };
+  }
+  const made: AdmissionResult['reservations'] = [];
+  for (; at < out.length; at += 2)
+    made.push(
+      out[at] === -1
+        ? { granted: false, total: 0, missing: true }
+        : { granted: out[at] === 1, total: out[at + 1]! },
+    );
+  return { hits: decisions, reservations: made };
 }
 
 class RedisLocks implements Locks {
@@ -207,9 +287,12 @@ export function createRedisSharedState(
 ): SharedState {
   const scripts = new RedisScripts(redis, SCRIPTS);
   const { prefix } = options;
+  const counters = new RedisCounters(scripts, prefix);
+  const rateLimiter = new RedisRateLimiter(scripts, prefix);
   return {
-    counters: new RedisCounters(scripts, prefix),
-    rateLimiter: new RedisRateLimiter(scripts, prefix),
+    admit: (admission) => admit(scripts, counters, rateLimiter, admission),
+    counters,
+    rateLimiter,
     locks: new RedisLocks(scripts, prefix),
     idempotencyKeys: new RedisIdempotencyKeys(scripts, prefix),
     close: async () => {

@@ -40,6 +40,60 @@ export interface Counters {
   ): Promise<{ created: boolean; total: number }>;
   /** Gives back a reserved amount; the total never drops below 0. Returns the new total. */
   release(key: string, amount: number): Promise<number>;
+  /**
+   * Several changes in one atomic step (one round trip on Redis): a positive amount is added (an
+   * absent counter created with ttlSeconds, or with onlyIfExists left absent), a negative one given
+   * back (never below 0; an absent counter stays absent). Returns each counter's total after it (0
+   * for one left absent). On Redis Cluster the keys of one call must share a hash tag.
+   */
+  adjust(changes: CounterChange[]): Promise<number[]>;
+}
+
+/** One change of adjust(). */
+export interface CounterChange {
+  key: string;
+  /** Integer; 0 changes nothing. */
+  amount: number;
+  ttlSeconds?: number;
+  onlyIfExists?: boolean;
+}
+
+/** A sliding-window hit of an admission (see RateLimiter.slidingWindowHit). */
+export interface WindowHit {
+  key: string;
+  windowMs: number;
+  limit: number;
+  weight: number;
+}
+
+/** A counter reservation of an admission (see Counters.reserve). */
+export interface CounterReservation {
+  key: string;
+  amount: number;
+  limit: number;
+  ttlSeconds?: number;
+  onlyIfExists?: boolean;
+}
+
+/**
+ * The per-call state of a request in one atomic step: rate-limit hits, then reservations on
+ * counters. Every key of one admission shares a hash tag (one Redis Cluster slot).
+ */
+export interface Admission {
+  /** Tried in order, each counted if allowed; the first one refused ends the admission. */
+  hits: WindowHit[];
+  /** Tried only when every hit was allowed: all are made, or (one does not fit) none is. */
+  reservations: CounterReservation[];
+}
+
+export interface AdmissionResult {
+  /** One decision per hit tried: all of them, or up to and including the refused one. */
+  hits: RateLimitDecision[];
+  /**
+   * When every hit was allowed, one per reservation: all granted (made; total after), or none
+   * (total as it is; missing: absent with onlyIfExists); empty when a hit was refused.
+   */
+  reservations: Reservation[];
 }
 
 export interface RateLimitDecision {
@@ -82,6 +136,8 @@ export interface IdempotencyKeys {
 }
 
 export interface SharedState {
+  /** Rate-limit hits and counter reservations of one call together (the rate limiter's windows, the counters'). */
+  admit(admission: Admission): Promise<AdmissionResult>;
   counters: Counters;
   rateLimiter: RateLimiter;
   locks: Locks;
@@ -98,4 +154,17 @@ export function checkInteger(name: string, value: number): void {
 export function checkPositive(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value <= 0)
     throw new RangeError(`${name} must be a positive integer, got ${value}`);
+}
+
+/** An admission's weights, amounts and limits are integers (hits' windows and weights positive). */
+export function checkAdmission({ hits, reservations }: Admission): void {
+  for (const hit of hits) {
+    checkPositive('windowMs', hit.windowMs);
+    checkPositive('weight', hit.weight);
+    checkInteger('limit', hit.limit);
+  }
+  for (const reservation of reservations) {
+    checkPositive('amount', reservation.amount);
+    checkInteger('limit', reservation.limit);
+  }
 }

@@ -7,7 +7,7 @@ import { periodOf } from '../metering/period';
 import type { RouteDeps, RouteInput, RouteResult, Spent } from '../routes/types';
 import type { CachedAnswer, ResponseCacheStore } from '../store/response-cache/port';
 import { cacheDirectivesOf, MAX_CACHE_AGE_SECONDS } from './cache-control';
-import type { ModelNames } from './model-names';
+import type { ModelCatalog } from '../metering/model-catalog';
 
 /** Answers larger than this are not stored (nor collected from a stream). */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -89,7 +89,8 @@ export interface ResponseCacheDeps {
   policies: Pick<OrganizationDirectory, 'policyOf'>;
   /** Where billed hits are recorded (none: they cannot be, and are logged). */
   usage?: UsagePublisher;
-  models: ModelNames;
+  /** The registry's model names: a request naming a model by an alias shares its id's answers. */
+  models: Pick<ModelCatalog, 'idOf'>;
   /** Hits per organization and month (the usage report shows them). */
   counters: Counters;
   /** The semantic form's vectors (the registry's embeddings model); undefined when unavailable. */

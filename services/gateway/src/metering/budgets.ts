@@ -1,4 +1,4 @@
-import { AppError, type SharedState } from '@switchyard/shared';
+import { AppError } from '@switchyard/shared';
 import type { ApiKeyRecord, Budget } from '../store';
 import { secondsUntilEnd, type Period } from './period';
 
@@ -53,14 +53,6 @@ export interface Spend {
   cost?: number;
 }
 
-/** A call's reservations on the budgets it counts against. */
-export interface BudgetHold {
-  settle(spent: Spend): Promise<void>;
-  release(): Promise<void>;
-}
-
-const NO_BUDGET: BudgetHold = { settle: async () => undefined, release: async () => undefined };
-
 /** The budgets a call counts against: its key's, its key's team's, its end user's. */
 export interface BudgetScope {
   key?: ApiKeyRecord;
@@ -68,14 +60,14 @@ export interface BudgetScope {
   endUser?: string;
 }
 
-/** A call's estimate: tokens, and its cost (asked for only when a cost budget applies). */
-export interface BudgetEstimate {
-  tokens: number;
-  cost(): Promise<number>;
+/** One budget limit a call reserves on: its counter, and the amount (counter units). */
+export interface BudgetReservation {
+  ref: BudgetRef;
+  amount: number;
+  ttl: number;
 }
 
 export interface BudgetGuardDeps {
-  state: Pick<SharedState, 'counters'>;
   now?: () => Date;
   /** A budget refused a call; used: its counter then (threshold notices). */
   onExceeded?: (ref: BudgetRef, used: number) => void;
@@ -85,9 +77,9 @@ export interface BudgetGuardDeps {
 
 /**
  * Token and cost budgets of a key, of its team and of each of its end users, on shared-state
- * counters named by period. A call reserves its estimate on each atomically, only within the
- * budget, so concurrent calls cannot pass it together; it settles to its real usage afterwards,
- * as the quota does.
+ * counters named by period. A call reserves its estimate on each in its one admission script
+ * (Metering), only within the budget and all or none, so concurrent calls cannot pass it
+ * together; it settles to its real usage afterwards, as the quota does.
  */
 export class BudgetGuard {
   private readonly now: () => Date;
@@ -96,65 +88,46 @@ export class BudgetGuard {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async reserve(scope: BudgetScope, estimate: BudgetEstimate): Promise<BudgetHold> {
+  /** The budget limits a call counts against now, in order: key, team, end user. */
+  refsOf(scope: BudgetScope): BudgetRef[] {
+    return budgetsOf(scope, this.now());
+  }
+
+  /** What a call reserves on each: its tokens, or its estimated cost (0: nothing to reserve). */
+  reservations(refs: BudgetRef[], tokens: number, cost: number): BudgetReservation[] {
     const now = this.now();
-    const refs = budgetsOf(scope, now);
-    if (refs.length === 0) return NO_BUDGET;
-    const needsCost = refs.some((ref) => ref.metric === 'cost');
-    const estimateCost = needsCost ? await estimate.cost() : 0;
-    const reserved = (ref: BudgetRef) =>
-      ref.metric === 'tokens' ? estimate.tokens : costUnits(estimateCost);
-    const { counters } = this.deps.state;
-    const releaseAll = (refs: BudgetRef[]) =>
-      Promise.all(refs.map((r) => reserved(r) > 0 && counters.release(r.key, reserved(r))));
-    const granted: BudgetRef[] = [];
-    for (const ref of refs) {
-      const amount = reserved(ref);
-      // Nothing to reserve (a free model's cost): counters take positive amounts only.
-      if (amount === 0) {
-        granted.push(ref);
-        continue;
-      }
-      const reservation = await counters.reserve(ref.key, amount, ref.limit, ttlOf(ref, now));
-      if (!reservation.granted) {
-        await releaseAll(granted);
-        this.deps.onExceeded?.(ref, reservation.total);
-        throw budgetExceeded(ref, reservation.total, now);
-      }
-      this.deps.onCounted?.(ref, reservation.total - amount, reservation.total);
-      granted.push(ref);
-    }
-    let done = false;
-    const once = async (work: () => Promise<unknown>) => {
-      if (done) return;
-      done = true;
-      await work();
-    };
-    return {
-      settle: (spent) =>
-        once(async () => {
-          // A service that did not report the cost: the estimate's price per token.
-          const cost =
-            spent.cost ??
-            (estimate.tokens > 0 ? (estimateCost * spent.tokens) / estimate.tokens : 0);
-          for (const ref of granted) {
-            const real = ref.metric === 'tokens' ? Math.round(spent.tokens) : costUnits(cost);
-            const delta = real - reserved(ref);
-            // Settled past the limit: the call already ran; the next one is refused.
-            if (delta > 0) {
-              const { total } = await counters.reserve(
-                ref.key,
-                delta,
-                Number.MAX_SAFE_INTEGER,
-                ttlOf(ref, now),
-              );
-              this.deps.onCounted?.(ref, total - delta, total);
-            }
-            if (delta < 0) await counters.release(ref.key, -delta);
-          }
-        }),
-      release: () => once(() => releaseAll(granted)),
-    };
+    return refs.map((ref) => ({
+      ref,
+      amount: ref.metric === 'tokens' ? tokens : costUnits(cost),
+      ttl: ttlOf(ref, now),
+    }));
+  }
+
+  /** The budget refused a call (its counter at `used`): the 429 to answer. */
+  refused(ref: BudgetRef, used: number): AppError {
+    this.deps.onExceeded?.(ref, used);
+    return budgetExceeded(ref, used, this.now());
+  }
+
+  /** A counter moved (a reservation made, a settlement counted). */
+  counted(ref: BudgetRef, before: number, after: number): void {
+    this.deps.onCounted?.(ref, before, after);
+  }
+
+  /**
+   * A reservation's change once the call spent `spent`: settled past the limit, the call already
+   * ran, and the next one is refused. A service that did not report the cost: the estimate's
+   * price per token.
+   */
+  settlement(
+    reserved: BudgetReservation,
+    spent: Spend,
+    estimate: { tokens: number; cost: number },
+  ) {
+    const cost =
+      spent.cost ?? (estimate.tokens > 0 ? (estimate.cost * spent.tokens) / estimate.tokens : 0);
+    const real = reserved.ref.metric === 'tokens' ? Math.round(spent.tokens) : costUnits(cost);
+    return real - reserved.amount;
   }
 }
 
@@ -169,7 +142,8 @@ function ttlOf(ref: BudgetRef, now: Date): number {
 
 /** The counter of one owner's budget metric in a period. */
 export function budgetCounterKey(owner: BudgetOwner, metric: BudgetMetric, period: string) {
-  const prefix = metric === 'tokens' ? 'budget' : 'budget-cost';
+  // The organization is the hash tag: the call's rate limits and quota share its slot.
+  const prefix = `${metric === 'tokens' ? 'budget' : 'budget-cost'}:{${owner.organization}}`;
   if (owner.level === 'team') return `${prefix}:team:${owner.id}:${period}`;
   if (owner.level === 'endUser')
     return `${prefix}:${owner.id}:user:${encodeURIComponent(owner.endUser!)}:${period}`;

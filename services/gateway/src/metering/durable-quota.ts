@@ -6,19 +6,16 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/** How long a settlement may wait for a reservation's write to go with, before it is written alone. */
-export const SETTLEMENT_LINGER_MS = 100;
+/** How long a tally change waits for others to go with it before it is written. */
+export const TALLY_LINGER_MS = 100;
 
 /**
- * This process's hard-quota tokens on their way to the durable tallies, by group commit: deltas
- * added while a write is out are summed per (organization, period) and go together in the next
- * write, so a burst of calls costs one write per organization instead of one per call. One write
- * at a time, which keeps each tally single-writer.
- *
- * Reservations are written at once (the call waits for them). Settlements are not waited for, so
- * they linger for the next reservation's write: at low concurrency a settlement written alone
- * occupied the one write slot and the next call's reservation waited behind it (two tally
- * writes in a row per call at c=1).
+ * This process's hard-quota tokens on their way to the durable tallies, off the call path: the
+ * changes of calls (reservations, settlements, releases) are summed per (organization, period)
+ * and written together at most every lingerMs, one write at a time, which keeps each tally
+ * single-writer and costs one write per organization and linger instead of one per call.
+ * Redis admits the calls; the tallies rebuild a counter lost with Redis, and the usage ledger
+ * (fed by the calls' usage events) reconciles what a write lost with a crash.
  */
 export class DurableQuota {
   /** One writer per process: its tallies are updated by nobody else. */
@@ -31,18 +28,11 @@ export class DurableQuota {
 
   constructor(
     private readonly store: QuotaTallyStore,
-    private readonly lingerMs = SETTLEMENT_LINGER_MS,
+    private readonly lingerMs = TALLY_LINGER_MS,
   ) {}
 
-  /** Adds tokens and writes them now (with whatever is pending); resolves once they are written. */
+  /** Adds tokens (negative gives them back), written within the linger; resolves once they are. */
   add(organization: string, period: string, tokens: number): Promise<void> {
-    const written = this.enqueue(organization, period, tokens);
-    this.flushSoon(0);
-    return written;
-  }
-
-  /** Adds tokens (a settlement; negative gives them back) to go with the next write, or alone within the linger. */
-  addLater(organization: string, period: string, tokens: number): Promise<void> {
     const written = this.enqueue(organization, period, tokens);
     this.flushSoon(this.lingerMs);
     return written;

@@ -1,4 +1,4 @@
-import { AppError, type Logger, type Reservation, type SharedState } from '@switchyard/shared';
+import { AppError, type Logger, type SharedState } from '@switchyard/shared';
 import type { OrganizationPolicy } from './organization-directory';
 import { periodOf, secondsUntilEnd, type Period } from './period';
 import type { DurableQuota } from './durable-quota';
@@ -28,43 +28,34 @@ export interface QuotaGuardDeps {
   onExhausted?: (organization: string, period: string, quota: number, used: number) => void;
 }
 
+/** The organization is the hash tag: the call's rate limits and budgets share its slot. */
 export function quotaKey(organization: string, period: string): string {
-  return `quota:${organization}:${period}`;
+  return `quota:{${organization}}:${period}`;
 }
 
-/** A granted reservation: settle it with the real count, release it on failure, or keep it (202). */
-export interface QuotaHold {
-  readonly estimate: number;
-  settle(realTokens: number): Promise<void>;
-  release(): Promise<void>;
-}
-
-const UNMETERED: QuotaHold = {
-  estimate: 0,
-  settle: async () => undefined,
-  release: async () => undefined,
-};
-
-/** One period's counter of one organization. */
-interface CounterRef {
+/** One period's quota counter of one organization, as a call reserves on it. */
+export interface QuotaCounter {
   policy: OrganizationPolicy;
   period: Period;
   key: string;
   ttl: number;
+  /** The hard quota, or no limit (a soft quota only counts). */
+  limit: number;
 }
 
 /**
- * Monthly token quotas on shared-state counters (quota:<org>:<YYYY-MM>). A call reserves its
- * estimate atomically before it runs (hard quotas: only within the quota), and settles the
- * difference to its real usage afterwards. Replicas sharing Redis can overshoot only by what
- * calls already in flight use beyond their estimates.
+ * Monthly token quotas on shared-state counters (quota:{<org>}:<YYYY-MM>). A call reserves its
+ * estimate atomically before it runs (hard quotas: only within the quota), in the call's one
+ * admission script (Metering), and settles the difference to its real usage afterwards. Replicas
+ * sharing Redis can overshoot only by what calls already in flight use beyond their estimates.
  *
  * A counter is never created by a reservation: a missing one (new period, Redis restarted or
- * wiped) is rebuilt first, under a lock, from the larger of the durable hard-quota tallies
- * (a hard-quota call runs only once its estimate is written there, so they are never behind
- * for calls that ran) and the usage ledger (which also knows usage from before tallies were
- * kept); calls wait for it. So after a wipe a hard quota is overshot by at most what calls in
- * flight use beyond their estimates.
+ * wiped) is rebuilt first, under a lock, from the larger of the durable hard-quota tallies and
+ * the usage ledger; calls wait for it. Redis admits, the tallies and the ledger reconcile: a
+ * hard-quota reservation is written to the tallies off the call path (DurableQuota, batched), so
+ * after a wipe a hard quota is overshot by at most what calls in flight, and those of the last
+ * tally write's linger, used; the usage events carry every call, so the ledger counts them once
+ * it has them.
  */
 export class QuotaGuard {
   private readonly seededUntil = new Map<string, number>();
@@ -74,29 +65,53 @@ export class QuotaGuard {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** callId: the request id (named in logs). */
-  async reserve(policy: OrganizationPolicy, estimate: number, callId: string): Promise<QuotaHold> {
-    if (policy.monthlyTokenQuota === undefined) return UNMETERED;
+  /** The counter a call of this organization reserves on now (undefined: no quota), the ledger added if it is due. */
+  async counterOf(policy: OrganizationPolicy): Promise<QuotaCounter | undefined> {
+    if (policy.monthlyTokenQuota === undefined) return undefined;
     const now = this.now();
     const period = periodOf(now);
-    const counter: CounterRef = {
+    const counter: QuotaCounter = {
       policy,
       period,
       key: quotaKey(policy.id, period.name),
       ttl: counterTtl(period, now),
+      limit: policy.hardQuota ? policy.monthlyTokenQuota : Number.MAX_SAFE_INTEGER,
     };
     await this.addLedgerIfNeeded(counter);
-    const reservation = await this.reserveRebuilding(counter, estimate);
-    if (!reservation.granted) {
-      this.deps.onExhausted?.(policy.id, period.name, policy.monthlyTokenQuota, reservation.total);
-      throw quotaExceeded(
-        policy.monthlyTokenQuota,
-        reservation.total,
-        secondsUntilEnd(period, now),
+    return counter;
+  }
+
+  /**
+   * The counter was missing: rebuilds it (or waits while another replica does). 503 once the
+   * call has waited REBUILD_WAIT_MS since `since` (ms).
+   */
+  async rebuild(counter: QuotaCounter, since: number): Promise<void> {
+    if (Date.now() >= since + REBUILD_WAIT_MS)
+      throw new AppError('unavailable', 'the quota counter is being rebuilt; try again', [], 1);
+    if (!(await this.seed(counter))) await sleep(REBUILD_RETRY_MS);
+  }
+
+  /** The hard quota refused a call whose counter stood at `used`. */
+  refused(counter: QuotaCounter, used: number): AppError {
+    const quota = counter.policy.monthlyTokenQuota!;
+    this.deps.onExhausted?.(counter.policy.id, counter.period.name, quota, used);
+    return quotaExceeded(quota, used, secondsUntilEnd(counter.period, this.now()));
+  }
+
+  /**
+   * A reservation was granted (delta: the estimate) or settled (delta: real - estimate): a hard
+   * quota's tally follows, off the call path.
+   */
+  keep(counter: QuotaCounter, delta: number, callId: string): void {
+    if (!counter.policy.hardQuota || delta === 0) return;
+    void this.deps.durable
+      .add(counter.policy.id, counter.period.name, delta)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, requestId: callId, key: counter.key },
+          'a hard-quota tally write failed; the usage ledger still counts the call',
+        ),
       );
-    }
-    if (policy.hardQuota) await this.keepDurably(counter, estimate, callId);
-    return this.hold(counter, estimate, policy.hardQuota === true);
   }
 
   /** Tokens counted for the organization in the current period. */
@@ -104,95 +119,12 @@ export class QuotaGuard {
     return this.deps.state.counters.get(quotaKey(organization, periodOf(this.now()).name));
   }
 
-  private async reserveRebuilding(counter: CounterRef, estimate: number): Promise<Reservation> {
-    const limit = counter.policy.hardQuota
-      ? counter.policy.monthlyTokenQuota!
-      : Number.MAX_SAFE_INTEGER;
-    const deadline = Date.now() + REBUILD_WAIT_MS;
-    for (;;) {
-      const reservation = await this.deps.state.counters.reserve(
-        counter.key,
-        estimate,
-        limit,
-        counter.ttl,
-        { onlyIfExists: true },
-      );
-      if (!reservation.missing) return reservation;
-      if (Date.now() >= deadline)
-        throw new AppError('unavailable', 'the quota counter is being rebuilt; try again', [], 1);
-      if (!(await this.seed(counter))) await sleep(REBUILD_RETRY_MS);
-    }
-  }
-
-  /** A hard-quota reservation not kept durably could be lost with Redis: the call does not run. */
-  private async keepDurably(counter: CounterRef, estimate: number, callId: string): Promise<void> {
-    try {
-      await this.deps.durable.add(counter.policy.id, counter.period.name, estimate);
-    } catch (error) {
-      await this.deps.state.counters.release(counter.key, estimate).catch(() => undefined);
-      this.deps.logger.warn(
-        { err: error, requestId: callId },
-        'could not keep a hard-quota reservation',
-      );
-      throw new AppError(
-        'unavailable',
-        'the quota reservation could not be recorded; try again',
-        [],
-        1,
-      );
-    }
-  }
-
-  private hold(counter: CounterRef, estimate: number, durable: boolean): QuotaHold {
-    const { counters } = this.deps.state;
-    const { logger } = this.deps;
-    const { key, ttl } = counter;
-    // Settlements are written without holding up the answer: the estimate already is durable, so
-    // a lost settlement leaves the tally off by one call's difference, never behind a call that ran.
-    const keepLater = (tokens: number) =>
-      void this.deps.durable
-        .addLater(counter.policy.id, counter.period.name, tokens)
-        .catch((error: unknown) =>
-          logger.warn({ err: error, key }, 'could not write a quota settlement durably'),
-        );
-    let done = false;
-    const once = async (what: string, work: () => Promise<unknown>) => {
-      if (done) return;
-      done = true;
-      try {
-        await work();
-      } catch (error) {
-        logger.warn({ err: error, key }, `quota ${what} failed; the counter keeps the estimate`);
-      }
-    };
-    return {
-      estimate,
-      settle: (real) =>
-        once('settlement', async () => {
-          const tokens = Math.round(real);
-          const delta = tokens - estimate;
-          if (durable && delta !== 0) keepLater(delta);
-          // Not created if lost meanwhile: the rebuild reads this settlement from the tallies.
-          if (delta > 0)
-            await counters.reserve(key, delta, Number.MAX_SAFE_INTEGER, ttl, {
-              onlyIfExists: true,
-            });
-          if (delta < 0) await counters.release(key, -delta);
-        }),
-      release: () =>
-        once('release', async () => {
-          if (durable) keepLater(-estimate);
-          await counters.release(key, estimate);
-        }),
-    };
-  }
-
   /**
    * The ledger's count is added once per period counter (flag quota-seeded:...): when the counter
    * was rebuilt while the ledger was unreachable, a later call adds what the ledger has beyond
    * the durable tallies. Checked at most once a second per replica.
    */
-  private async addLedgerIfNeeded(counter: CounterRef): Promise<void> {
+  private async addLedgerIfNeeded(counter: QuotaCounter): Promise<void> {
     const memo = `${counter.policy.id}:${counter.period.name}`;
     if ((this.seededUntil.get(memo) ?? 0) > Date.now()) return;
     if ((await this.deps.state.counters.get(seedFlag(counter))) > 0) return this.memo(memo);
@@ -204,7 +136,7 @@ export class QuotaGuard {
    * ledger), or adds to an existing one what the ledger has beyond the tallies, once.
    * False when another replica holds the lock (the caller waits and retries).
    */
-  private async seed(counter: CounterRef): Promise<boolean> {
+  private async seed(counter: QuotaCounter): Promise<boolean> {
     const { counters, locks } = this.deps.state;
     const { policy, period, key, ttl } = counter;
     const lock = `quota-seed:${policy.id}:${period.name}`;
@@ -232,7 +164,7 @@ export class QuotaGuard {
   }
 
   /** The ledger's count, or undefined while it is unreachable (the counter is then added to later). */
-  private async ledgerUsed(counter: CounterRef): Promise<number | undefined> {
+  private async ledgerUsed(counter: QuotaCounter): Promise<number | undefined> {
     try {
       return Math.round(await this.deps.usedTokens(counter.policy.id, counter.period.name));
     } catch (error) {
@@ -249,7 +181,7 @@ export class QuotaGuard {
   }
 }
 
-function seedFlag(counter: CounterRef): string {
+function seedFlag(counter: QuotaCounter): string {
   return `quota-seeded:${counter.policy.id}:${counter.period.name}`;
 }
 

@@ -1,4 +1,9 @@
-import { AppError, type RateLimitDecision, type RateLimiter } from '@switchyard/shared';
+import {
+  AppError,
+  type RateLimitDecision,
+  type RateLimiter,
+  type WindowHit,
+} from '@switchyard/shared';
 
 const MINUTE_MS = 60_000;
 
@@ -28,20 +33,43 @@ export function rateLimited(what: string, limit: number, decision: RateLimitDeci
   );
 }
 
-/** Per-key sliding one-minute windows, global across replicas through shared state. */
+/**
+ * Per-key sliding one-minute windows, global across replicas through shared state. Their names
+ * carry the organization as a hash tag, as the quota's and budgets' counters do, so that one
+ * script may count a call on all of them (one Redis Cluster slot).
+ */
 export class KeyRateLimits {
   constructor(private readonly limiter: RateLimiter) {}
 
-  hitRequest(keyId: string, requestsPerMinute: number): Promise<RateLimitDecision> {
-    return this.limiter.slidingWindowHit(`rl:req:${keyId}`, MINUTE_MS, requestsPerMinute, 1);
+  /** A request alone (a route not billed, or a billed one answered without a call). */
+  hitRequest(
+    organization: string,
+    keyId: string,
+    requestsPerMinute: number,
+  ): Promise<RateLimitDecision> {
+    const { key, windowMs, limit, weight } = this.requestHit(
+      organization,
+      keyId,
+      requestsPerMinute,
+    );
+    return this.limiter.slidingWindowHit(key, windowMs, limit, weight);
   }
 
-  hitTokens(keyId: string, tokensPerMinute: number, tokens: number): Promise<RateLimitDecision> {
-    return this.limiter.slidingWindowHit(
-      `rl:tok:${keyId}`,
-      MINUTE_MS,
-      tokensPerMinute,
-      Math.max(1, tokens),
-    );
+  requestHit(organization: string, keyId: string, requestsPerMinute: number): WindowHit {
+    return {
+      key: `rl:req:{${organization}}:${keyId}`,
+      windowMs: MINUTE_MS,
+      limit: requestsPerMinute,
+      weight: 1,
+    };
+  }
+
+  tokensHit(organization: string, keyId: string, tokensPerMinute: number, tokens: number) {
+    return {
+      key: `rl:tok:{${organization}}:${keyId}`,
+      windowMs: MINUTE_MS,
+      limit: tokensPerMinute,
+      weight: Math.max(1, tokens),
+    };
   }
 }

@@ -19,14 +19,18 @@ export interface ServiceProcessConfig {
   metricsPort: number;
 }
 
-export interface ServiceProcess<
-  C extends ServiceProcessConfig,
-  S extends { close(): Promise<void> },
-> {
+/** What a service's createStores returns: the stores its start() takes, and how to release them. */
+export interface OpenedStores<S> {
+  stores: S;
+  /** Closes the connections the stores hold (MongoDB, Redis). */
+  close(): Promise<void>;
+}
+
+export interface ServiceProcess<C extends ServiceProcessConfig, S> {
   /** Service name: logger name and Kafka client id. */
   name: string;
   loadConfig(): C;
-  openStores(config: C, logger: Logger): Promise<S>;
+  openStores(config: C, logger: Logger): Promise<OpenedStores<S>>;
   start(deps: { config: C; bus: EventBus; logger: Logger; stores: S }): Promise<RunningService>;
   /** Registries served on METRICS_PORT besides the gRPC server metrics. */
   registries?: Registry[];
@@ -39,10 +43,9 @@ export interface ServiceProcess<
  * reverse order. The metrics port is opened here, not in server.ts, so tests and the embedded
  * mesh open none.
  */
-export function runServiceProcess<
-  C extends ServiceProcessConfig,
-  S extends { close(): Promise<void> },
->(definition: ServiceProcess<C, S>): void {
+export function runServiceProcess<C extends ServiceProcessConfig, S>(
+  definition: ServiceProcess<C, S>,
+): void {
   const bootLogger = createLogger(definition.name);
   main(bootLogger, async () => {
     startTracing(definition.name);
@@ -53,8 +56,8 @@ export function runServiceProcess<
       clientId: definition.name,
       logger: logger.child({ component: 'bus' }),
     });
-    const stores = await definition.openStores(config, logger);
-    const service = await definition.start({ config, bus, logger, stores });
+    const opened = await definition.openStores(config, logger);
+    const service = await definition.start({ config, bus, logger, stores: opened.stores });
     const metrics =
       config.metricsPort > 0
         ? await startMetricsServer({
@@ -75,7 +78,7 @@ export function runServiceProcess<
       await metrics?.stop();
       await service.stop();
       await bus.close();
-      await stores.close();
+      await opened.close();
       await stopTracing();
     });
   });

@@ -7,6 +7,5 @@ runServiceProcess({
   loadConfig: () => loadAssistantConfig(),
   openStores: createStores,
   registries: [assistantMetrics],
-  start: ({ config, bus, logger, stores }) =>
-    startAssistantService({ config, bus, logger, stores }),
+  start: startAssistantService,
 });

@@ -40,7 +40,6 @@ export { assistantMetrics } from './responders/grounding-metrics';
 export { assistantHandlers, type HandlerDeps } from './handlers';
 export * from './store';
 
-export const ASSISTANT_SERVICE_NAME = SERVICE_NAMES.AssistantService;
 /** How long stop() lets calls in flight finish. */
 const STOP_GRACE_MS = 5000;
 
@@ -138,7 +137,7 @@ export async function startAssistantService(
     unixSocket: config.grpcUnixSocket,
     services: [
       {
-        name: ASSISTANT_SERVICE_NAME,
+        name: SERVICE_NAMES.AssistantService,
         definition: protos.assistant().AssistantService.service,
         handlers,
       },

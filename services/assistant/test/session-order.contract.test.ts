@@ -9,6 +9,7 @@ import {
   InMemoryEventBus,
   protos,
   type MongoConnection,
+  type OpenedStores,
   type RunningService,
   type SharedState,
   UsagePublisher,
@@ -19,7 +20,7 @@ import type {
   ReplyResponse__Output,
 } from '@switchyard/shared/proto/assistant/v1';
 import { loadAssistantConfig, startAssistantService } from '../src/server';
-import { createStores, type OpenedStores } from '../src/store/index';
+import { createStores, type AssistantStores } from '../src/store/index';
 import { contractSuite, endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
 import { createAgentRegistry } from '../src/agents/registry';
 import type { Responder, ResponderInput } from '../src/responders/responder';
@@ -167,7 +168,7 @@ describe('Session order across two assistant services on real Redis and MongoDB 
   this.timeout(60_000);
   const replicas: Array<{
     service: RunningService;
-    stores: OpenedStores;
+    opened: OpenedStores<AssistantStores>;
     client: AssistantServiceClient;
   }> = [];
   const database = uniqueName('test_assistant_replicas');
@@ -185,27 +186,27 @@ describe('Session order across two assistant services on real Redis and MongoDB 
     };
     for (let i = 0; i < 2; i++) {
       // As src/index.ts wires a replica: its own connections to the shared MongoDB and Redis.
-      const stores = await createStores(config, silentLogger());
+      const opened = await createStores(config, silentLogger());
       const service = await startAssistantService({
         config,
         bus: new InMemoryEventBus(),
         logger: silentLogger(),
-        stores,
+        stores: opened.stores,
         responder,
       });
       replicas.push({
         service,
-        stores,
+        opened,
         client: createClient(protos.assistant().AssistantService, `127.0.0.1:${service.port}`),
       });
     }
   });
 
   after(async () => {
-    for (const { service, stores, client } of replicas) {
+    for (const { service, opened, client } of replicas) {
       client.close();
       await service.stop();
-      await stores.close();
+      await opened.close();
     }
     if (endpointOf('mongo')) {
       const mongo = await connectMongo(endpointOf('mongo')!, database, silentLogger());
@@ -235,7 +236,7 @@ describe('Session order across two assistant services on real Redis and MongoDB 
       );
     };
     const replies = await Promise.all(said.map(ask));
-    const stored = (await replicas[0]!.stores.sessions.get('org_a', 'shared'))!;
+    const stored = (await replicas[0]!.opened.stores.sessions.get('org_a', 'shared'))!;
     expect(replies.map((r) => r.reply).sort()).to.deep.equal(
       serializedReplies(stored.messages).sort(),
     );

@@ -8,13 +8,5 @@ runServiceProcess({
   loadConfig: () => loadContentConfig(),
   openStores: createStores,
   registries: [modelMetrics],
-  start: ({ config, bus, logger, stores }) =>
-    startContentService({
-      config,
-      bus,
-      logger,
-      requestStore: stores.requestStore,
-      outboxStore: stores.outbox,
-      answerStore: stores.answers,
-    }),
+  start: startContentService,
 });

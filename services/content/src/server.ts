@@ -1,14 +1,10 @@
 import {
-  InMemoryAnswerStore,
-  InMemoryOutboxStore,
   OutboxPublisher,
   protos,
   startGrpcServer,
   UsagePublisher,
-  type AnswerStore,
   type EventBus,
   type Logger,
-  type OutboxStore,
   type RunningService,
   SERVICE_NAMES,
   loadTokenizer,
@@ -25,7 +21,7 @@ import { loadRegistry } from './models/config/load-registry';
 import { ModelRegistry } from './models/registry';
 import type { LlamaCppEntry } from './models/config/registry-schema';
 import type { ModelInfo, TextModel } from './models/text-model';
-import { InMemoryRequestStore, type RequestStore } from './store';
+import { inMemoryStores, type ContentStores, type RequestStore } from './store';
 
 export { loadContentConfig, type ContentConfig } from './config';
 export type {
@@ -37,6 +33,7 @@ export type {
 } from './models/text-model';
 export {
   createStores,
+  inMemoryStores,
   InMemoryRequestStore,
   MongoRequestStore,
   type AsyncRequestRecord,
@@ -63,18 +60,12 @@ export { fetchOnFirstStart, modelsToFetch } from './models/fetch/first-start';
 export { terminalProgress } from './models/fetch/progress';
 export type { RegistryFile, ModelEntry } from './models/config/registry-schema';
 
-export const CONTENT_SERVICE_NAME = SERVICE_NAMES.ContentService;
-
 export interface ContentServiceOptions {
   config: ContentConfig;
   bus: EventBus;
   logger: Logger;
-  /** Defaults to an in-memory store; a durable store (MongoDB) drops in here. */
-  requestStore?: RequestStore;
-  /** Where usage and result events wait while the bus is down; defaults to in-memory (Mongo via createStores). */
-  outboxStore?: OutboxStore;
-  /** Answers of finished billable calls kept for retries; defaults to in-memory (Mongo via createStores). */
-  answerStore?: AnswerStore;
+  /** Defaults to in-memory stores (createStores opens MongoDB ones); they stay the caller's to close. */
+  stores?: ContentStores;
   /** Replaces the configured registry (MODEL_REGISTRY_JSON / MODEL_REGISTRY_PATH), e.g. in tests. */
   models?: TextModel[];
   /** Where the registry's apiKeyEnv names are looked up; defaults to process.env. */
@@ -150,13 +141,13 @@ export async function startContentService(
   // Every call counts tokens: the encoding is loaded now, not on the first call.
   loadTokenizer();
   const models = await modelRegistry(options);
-  const store =
-    options.requestStore ??
-    new InMemoryRequestStore({ owner: config.instanceId, leaseMs: config.requestLeaseMs });
+  const stores =
+    options.stores ?? inMemoryStores({ owner: config.instanceId, leaseMs: config.requestLeaseMs });
+  const store = stores.requestStore;
   // Usage and results go through the outbox, so a call that spent tokens never fails on a bus outage.
   const outbox = new OutboxPublisher({
     bus,
-    store: options.outboxStore ?? new InMemoryOutboxStore(),
+    store: stores.outbox,
     logger,
     relayIntervalMs: config.outboxRelayIntervalMs,
     publishTimeoutMs: config.outboxPublishTimeoutMs,
@@ -173,7 +164,7 @@ export async function startContentService(
     running: () => jobs.isAccepting(),
   });
   const answers = {
-    store: options.answerStore ?? new InMemoryAnswerStore(),
+    store: stores.answers,
     ttlSeconds: config.idempotencyTtlSeconds,
     logger,
   };
@@ -193,7 +184,7 @@ export async function startContentService(
     unixSocket: config.grpcUnixSocket,
     services: [
       {
-        name: CONTENT_SERVICE_NAME,
+        name: SERVICE_NAMES.ContentService,
         definition: protos.content().ContentService.service,
         handlers: contentHandlers(deps),
       },

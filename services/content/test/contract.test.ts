@@ -16,7 +16,12 @@ import {
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { ContentServiceClient } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
 import { countTokens } from '@switchyard/shared';
-import { loadContentConfig, startContentService, type TextModel } from '../src/server';
+import {
+  inMemoryStores,
+  loadContentConfig,
+  startContentService,
+  type TextModel,
+} from '../src/server';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
 import { FlakyBus, collectEvents, context, rejection } from './helpers';
 
@@ -52,7 +57,10 @@ async function startHarness(
     bus,
     logger: silentLogger(),
     models: options.models,
-    outboxStore: options.outboxStore,
+    stores: options.outboxStore && {
+      ...inMemoryStores({ owner: config.instanceId, leaseMs: config.requestLeaseMs }),
+      outbox: options.outboxStore,
+    },
     stopGraceMs: 1000,
   });
   const client = createClient(protos.content().ContentService, `127.0.0.1:${service.port}`);

@@ -7,7 +7,7 @@ import {
   type AnyEvent,
 } from '@switchyard/shared';
 import { contractSuite, silentLogger, waitFor } from '@switchyard/shared/testing';
-import { loadContentConfig, startContentService } from '../src/server';
+import { inMemoryStores, loadContentConfig, startContentService } from '../src/server';
 import type { RequestStore } from '../src/store';
 import { processingRecord, requestStoreFixtures, type RequestStoreBackend } from './store-fixtures';
 
@@ -39,7 +39,7 @@ async function startReplica(
     config,
     bus,
     logger: silentLogger(),
-    requestStore: wrap(requestStore),
+    stores: { ...inMemoryStores({ owner, leaseMs }), requestStore: wrap(requestStore) },
     stopGraceMs: 500,
   });
   return {

@@ -8,7 +8,6 @@ runServiceProcess({
   name: 'notification',
   loadConfig: () => loadNotificationConfig(),
   openStores: createStores,
-  start: ({ config, bus, logger, stores }) =>
-    startNotificationService({ config, bus, logger, stores: stores.stores }),
+  start: startNotificationService,
   registries: [notificationMetrics],
 });

@@ -6,6 +6,5 @@ runServiceProcess({
   name: 'recommendation',
   loadConfig: () => loadRecommendationConfig(),
   openStores: createStores,
-  start: ({ config, bus, logger, stores }) =>
-    startRecommendationService({ config, bus, logger, stores }),
+  start: startRecommendationService,
 });

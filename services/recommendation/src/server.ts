@@ -16,14 +16,13 @@ import { recommendationHandlers, type HandlerDeps } from './handlers';
 import { ModelRegistry } from './model/model-registry';
 import { RebuildScheduler } from './model/rebuild-scheduler';
 import { UserProfiles } from './model/user-profiles';
-import { CachedItemStore, inMemoryStores, type RecommendationStoresInUse } from './store';
+import { CachedItemStore, inMemoryStores, type RecommendationStores } from './store';
 
 export { loadRecommendationConfig, type RecommendationConfig } from './config';
 export { recommendationHandlers, type HandlerDeps } from './handlers';
 export { ModelRegistry } from './model/model-registry';
 export * from './store';
 
-export const SERVICE_NAME = SERVICE_NAMES.RecommendationService;
 const STOP_GRACE_MS = 5000;
 
 export interface RecommendationServiceOptions {
@@ -31,7 +30,7 @@ export interface RecommendationServiceOptions {
   bus: EventBus;
   logger: Logger;
   /** Defaults to in-memory stores; persistent implementations drop in here. */
-  stores?: RecommendationStoresInUse;
+  stores?: RecommendationStores;
 }
 
 /**
@@ -112,7 +111,7 @@ export async function startRecommendationService(
     unixSocket: config.grpcUnixSocket,
     services: [
       {
-        name: SERVICE_NAME,
+        name: SERVICE_NAMES.RecommendationService,
         definition: protos.recommendation().RecommendationService.service,
         handlers: replica.handlers,
       },

@@ -5,6 +5,7 @@ import {
   createClient,
   InMemoryEventBus,
   protos,
+  SERVICE_NAMES,
   type AnyEvent,
   type RunningService,
 } from '@switchyard/shared';
@@ -19,7 +20,7 @@ import type {
   RecordInteractionsResponse__Output,
   UpsertItemsResponse__Output,
 } from '@switchyard/shared/proto/recommendation/v1';
-import { loadRecommendationConfig, SERVICE_NAME, startRecommendationService } from '../src/server';
+import { loadRecommendationConfig, startRecommendationService } from '../src/server';
 import { collectDataEvents, context, expectAppError, interaction, item } from './fixtures';
 
 describe('gRPC contract: RecommendationService', () => {
@@ -34,7 +35,7 @@ describe('gRPC contract: RecommendationService', () => {
   const call = {
     upsert: (items: ReturnType<typeof item>[], ctx = orgA) =>
       callUnary<{ items: typeof items }, UpsertItemsResponse__Output>(
-        SERVICE_NAME,
+        SERVICE_NAMES.RecommendationService,
         client.UpsertItems,
         client,
         { items },
@@ -43,7 +44,7 @@ describe('gRPC contract: RecommendationService', () => {
       ),
     record: (interactions: ReturnType<typeof interaction>[], ctx = orgA) =>
       callUnary<{ interactions: typeof interactions }, RecordInteractionsResponse__Output>(
-        SERVICE_NAME,
+        SERVICE_NAMES.RecommendationService,
         client.RecordInteractions,
         client,
         { interactions },
@@ -52,7 +53,7 @@ describe('gRPC contract: RecommendationService', () => {
       ),
     recommend: (request: RecommendRequest, ctx = orgA) =>
       callUnary<RecommendRequest, RecommendResponse__Output>(
-        SERVICE_NAME,
+        SERVICE_NAMES.RecommendationService,
         client.Recommend,
         client,
         request,
@@ -61,7 +62,7 @@ describe('gRPC contract: RecommendationService', () => {
       ),
     rebuild: (ctx = orgA) =>
       callUnary<object, ModelInfo__Output>(
-        SERVICE_NAME,
+        SERVICE_NAMES.RecommendationService,
         client.RebuildModel,
         client,
         {},
@@ -70,7 +71,7 @@ describe('gRPC contract: RecommendationService', () => {
       ),
     get: (itemId: string, ctx = orgA) =>
       callUnary<{ item_id: string }, Item__Output>(
-        SERVICE_NAME,
+        SERVICE_NAMES.RecommendationService,
         client.GetItem,
         client,
         { item_id: itemId },
@@ -79,7 +80,7 @@ describe('gRPC contract: RecommendationService', () => {
       ),
     remove: (itemId: string, ctx = orgA) =>
       callUnary<{ item_id: string }, DeleteItemResponse__Output>(
-        SERVICE_NAME,
+        SERVICE_NAMES.RecommendationService,
         client.DeleteItem,
         client,
         { item_id: itemId },
@@ -116,7 +117,9 @@ describe('gRPC contract: RecommendationService', () => {
 
   it('reports SERVING on grpc.health.v1', async () => {
     expect(service.port).to.be.greaterThan(0);
-    expect(await checkHealth(`127.0.0.1:${service.port}`, SERVICE_NAME)).to.equal('SERVING');
+    expect(
+      await checkHealth(`127.0.0.1:${service.port}`, SERVICE_NAMES.RecommendationService),
+    ).to.equal('SERVING');
   });
 
   it('ingests items and interactions, publishes data.updated, and recommends', async () => {

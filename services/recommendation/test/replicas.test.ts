@@ -18,7 +18,7 @@ import type {
   RecommendResponse,
 } from '@switchyard/shared/proto/recommendation/v1';
 import { loadRecommendationConfig } from '../src/config';
-import { createReplica, type RecommendationStoresInUse } from '../src/server';
+import { createReplica, type RecommendationStores } from '../src/server';
 import { InMemoryInteractionStore } from '../src/store/interactions/memory';
 import { InMemoryItemStore } from '../src/store/items/memory';
 import { MongoInteractionStore } from '../src/store/interactions/mongo';
@@ -45,7 +45,7 @@ const config = (replicaId: string) =>
 
 async function deploy(
   bus: () => Promise<EventBus>,
-  stores: () => Promise<RecommendationStoresInUse>,
+  stores: () => Promise<RecommendationStores>,
   cleanup: () => Promise<void>,
 ): Promise<Deployment> {
   const buses = [await bus(), await bus()];
@@ -110,7 +110,7 @@ const fixtures = {
         await kafka.start();
         return kafka;
       };
-      const stores = async (): Promise<RecommendationStoresInUse> => {
+      const stores = async (): Promise<RecommendationStores> => {
         if (!endpointOf('mongo')) return memory;
         const connection = await connectMongo(endpointOf('mongo')!, database, silentLogger());
         connections.push(connection);

@@ -9,6 +9,7 @@ import {
   type AnswerStore,
   type Locks,
   type Logger,
+  type OpenedStores,
   type OutboxStore,
 } from '@switchyard/shared';
 import type { AssistantConfig } from '../config';
@@ -36,11 +37,6 @@ export interface AssistantStores {
   locks: Locks;
 }
 
-/** Stores plus how to release what they hold (the MongoDB and Redis connections). */
-export interface OpenedStores extends AssistantStores {
-  close(): Promise<void>;
-}
-
 export function inMemoryStores(): AssistantStores {
   return {
     sessions: new InMemorySessionStore(),
@@ -53,7 +49,10 @@ export function inMemoryStores(): AssistantStores {
 }
 
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones; Redis locks when REDIS_URL is set. */
-export async function createStores(config: AssistantConfig, logger: Logger): Promise<OpenedStores> {
+export async function createStores(
+  config: AssistantConfig,
+  logger: Logger,
+): Promise<OpenedStores<AssistantStores>> {
   const state = await createSharedState({
     redisUrl: config.redisUrl,
     prefix: 'switchyard:assistant:',
@@ -63,7 +62,7 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
     logger.warn(
       'MONGODB_URI is not set: sessions, knowledge bases and agent profiles are kept in memory and lost on restart',
     );
-    return { ...inMemoryStores(), locks: state.locks, close: () => state.close() };
+    return { stores: { ...inMemoryStores(), locks: state.locks }, close: () => state.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger).catch(
     async (error: unknown) => {
@@ -83,7 +82,10 @@ export async function createStores(config: AssistantConfig, logger: Logger): Pro
     const profiles = new MongoAgentProfileStore(mongo.db);
     for (const store of [sessions, outbox, answers, knowledge, profiles])
       await store.ensureIndexes();
-    return { sessions, outbox, answers, knowledge, profiles, locks: state.locks, close };
+    return {
+      stores: { sessions, outbox, answers, knowledge, profiles, locks: state.locks },
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

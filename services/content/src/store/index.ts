@@ -6,6 +6,7 @@ import {
   MongoOutboxStore,
   type AnswerStore,
   type Logger,
+  type OpenedStores,
   type OutboxStore,
 } from '@switchyard/shared';
 import type { ContentConfig } from '../config';
@@ -19,22 +20,27 @@ export interface ContentStores {
   outbox: OutboxStore;
   /** Answers of finished billable calls, for retries after a lost answer (collection `answers`). */
   answers: AnswerStore;
-  /** Closes the database connection. */
-  close(): Promise<void>;
+}
+
+/** Stores in this process: what a test or the embedded mesh runs on (lost on restart). */
+export function inMemoryStores(lease: LeaseOptions): ContentStores {
+  return {
+    requestStore: new InMemoryRequestStore(lease),
+    outbox: new InMemoryOutboxStore(),
+    answers: new InMemoryAnswerStore(),
+  };
 }
 
 /** MongoDB stores when MONGODB_URI is set (indexes created here), else in-memory ones. */
-export async function createStores(config: ContentConfig, logger: Logger): Promise<ContentStores> {
+export async function createStores(
+  config: ContentConfig,
+  logger: Logger,
+): Promise<OpenedStores<ContentStores>> {
   const lease: LeaseOptions = { owner: config.instanceId, leaseMs: config.requestLeaseMs };
   if (!config.mongodbUri) {
     logger.warn('MONGODB_URI is not set: async requests are kept in memory and lost on restart');
-    const requestStore = new InMemoryRequestStore(lease);
-    return {
-      requestStore,
-      outbox: new InMemoryOutboxStore(),
-      answers: new InMemoryAnswerStore(),
-      close: () => requestStore.close(),
-    };
+    const stores = inMemoryStores(lease);
+    return { stores, close: () => stores.requestStore.close() };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
@@ -44,7 +50,7 @@ export async function createStores(config: ContentConfig, logger: Logger): Promi
     await outbox.ensureIndexes();
     const answers = new MongoAnswerStore(mongo.db);
     await answers.ensureIndexes();
-    return { requestStore, outbox, answers, close: () => mongo.close() };
+    return { stores: { requestStore, outbox, answers }, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

@@ -3,6 +3,7 @@ import {
   InMemoryOutboxStore,
   MongoOutboxStore,
   type Logger,
+  type OpenedStores,
   type OutboxStore,
 } from '@switchyard/shared';
 import type { RecommendationConfig } from '../config';
@@ -17,7 +18,7 @@ import { MongoModelSnapshotStore } from './snapshots/mongo';
 import type { ModelSnapshotStore } from './snapshots/port';
 
 /** The service's stores: the catalog, the interaction log and the published models. */
-export interface RecommendationStoresInUse {
+export interface RecommendationStores {
   items: ItemStore;
   interactions: InteractionStore;
   snapshots: ModelSnapshotStore;
@@ -25,12 +26,7 @@ export interface RecommendationStoresInUse {
   outbox?: OutboxStore;
 }
 
-/** The stores plus how to release what they hold (the MongoDB connection). */
-export interface RecommendationStores extends RecommendationStoresInUse {
-  close(): Promise<void>;
-}
-
-export function inMemoryStores(): RecommendationStoresInUse {
+export function inMemoryStores(): RecommendationStores {
   return {
     items: new InMemoryItemStore(),
     interactions: new InMemoryInteractionStore(),
@@ -43,12 +39,12 @@ export function inMemoryStores(): RecommendationStoresInUse {
 export async function createStores(
   config: RecommendationConfig,
   logger: Logger,
-): Promise<RecommendationStores> {
+): Promise<OpenedStores<RecommendationStores>> {
   if (!config.mongodbUri) {
     logger.warn(
       'MONGODB_URI is not set: catalog and interactions are kept in memory and lost on restart',
     );
-    return { ...inMemoryStores(), close: async () => undefined };
+    return { stores: inMemoryStores(), close: async () => undefined };
   }
   const mongo = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {
@@ -57,7 +53,7 @@ export async function createStores(
     const snapshots = new MongoModelSnapshotStore(mongo.db);
     const outbox = new MongoOutboxStore(mongo.db);
     for (const store of [items, interactions, snapshots, outbox]) await store.ensureIndexes();
-    return { items, interactions, snapshots, outbox, close: () => mongo.close() };
+    return { stores: { items, interactions, snapshots, outbox }, close: () => mongo.close() };
   } catch (error) {
     await mongo.close();
     throw error;

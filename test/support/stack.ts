@@ -39,11 +39,14 @@ export interface RunningStack {
  */
 export async function startStack(
   extraEnv: NodeJS.ProcessEnv = {},
-  options: Pick<StackOptions, 'gatewayUpstreams' | 'supervise'> & { ports?: number[] } = {},
+  options: Pick<StackOptions, 'gatewayUpstreams' | 'supervise' | 'notificationReplicas'> & {
+    ports?: number[];
+  } = {},
 ): Promise<RunningStack> {
   const topicPrefix = `${uniqueName('e2e')}.`;
   const log: string[] = [];
-  const ports = options.ports ?? (await freePorts(5));
+  const replicas = options.notificationReplicas ?? 1;
+  const ports = options.ports ?? (await freePorts(4 + replicas));
   const stack = new Stack({
     env: {
       ...process.env,
@@ -71,7 +74,11 @@ export async function startStack(
       assistant: ports[2],
       recommendation: ports[3],
       notification: ports[4],
+      ...Object.fromEntries(
+        Array.from({ length: replicas - 1 }, (_, i) => [`notification-${i + 2}`, ports[5 + i]]),
+      ),
     },
+    notificationReplicas: replicas,
     output: (component, line) => {
       log.push(`[${component}] ${line}`);
       if (process.env.STACK_LOG_LEVEL) process.stderr.write(`[${component}] ${line}\n`);

@@ -31,7 +31,17 @@ main(logger, async () => {
   }
   const local = localEnv(process.env, STACK_ENV_FILE);
   const env = local.env;
-  const stack = new Stack({ env, ...portsFromEnv(env), supervise: { logger } });
+  const notificationReplicas = Number(env.NOTIFICATION_REPLICAS ?? 1);
+  if (!Number.isInteger(notificationReplicas) || notificationReplicas < 1)
+    throw new Error(
+      `NOTIFICATION_REPLICAS must be a positive integer, got ${env.NOTIFICATION_REPLICAS}`,
+    );
+  const stack = new Stack({
+    env,
+    ...portsFromEnv(env),
+    notificationReplicas,
+    supervise: { logger },
+  });
   await requireFreePorts(stack.plannedPorts());
   stopOnSignals(logger, () => stack.stopAll());
   await stack.startAll();

@@ -2,17 +2,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { checkHealth, SERVICE_NAMES, type Logger } from '@switchyard/shared';
 
-export type ComponentName = 'content' | 'assistant' | 'recommendation' | 'notification' | 'gateway';
+/** A notification replica beyond the first ('notification'): notification-2, notification-3... */
+export type NotificationReplica = `notification-${number}`;
+export type ComponentName =
+  'content' | 'assistant' | 'recommendation' | 'notification' | NotificationReplica | 'gateway';
 
 const REPO = path.resolve(__dirname, '..', '..', '..', '..');
-const SERVICES: Array<{ name: Exclude<ComponentName, 'gateway'>; port: number; health: string }> = [
+const SERVICES: Array<{ name: ServiceName; port: number; health: string }> = [
   { name: 'content', port: 50051, health: SERVICE_NAMES.ContentService },
   { name: 'assistant', port: 50052, health: SERVICE_NAMES.AssistantService },
   { name: 'recommendation', port: 50053, health: SERVICE_NAMES.RecommendationService },
   { name: 'notification', port: 50054, health: SERVICE_NAMES.NotificationService },
 ];
 
-type ServiceName = Exclude<ComponentName, 'gateway'>;
+type ServiceName = Exclude<ComponentName, 'gateway' | NotificationReplica>;
+/** A gRPC service process: a service or a notification replica. */
+type ServiceProcess = Exclude<ComponentName, 'gateway'>;
+/** A notification replica's ports are the first one's plus this per replica (gRPC and metrics). */
+const REPLICA_PORT_STEP = 10;
 
 /** The address variables the gateway reads; the stack binds each service on its port. */
 const ADDRESS_VARIABLES: Record<ServiceName, string> = {
@@ -60,7 +67,13 @@ export interface StackOptions {
   componentEnv?: Partial<Record<ComponentName, NodeJS.ProcessEnv>>;
   /** First port; services take base+1..base+4 and the gateway base (default 8080 / 50051..). */
   gatewayPort?: number;
-  servicePorts?: Partial<Record<Exclude<ComponentName, 'gateway'>, number>>;
+  servicePorts?: Partial<Record<ServiceProcess, number>>;
+  /**
+   * Notification processes (default 1). They share the consumer group, the delivery log and the
+   * due queue; the gateway calls the first. Replica k gets the first's gRPC and metrics ports
+   * plus 10 * (k - 1) unless servicePorts names its port.
+   */
+  notificationReplicas?: number;
   /** Where each process's output goes: inherit (terminal), or a function per line. */
   output?: 'inherit' | ((component: ComponentName, line: string) => void);
   /** When set, each component gets its own database <prefix>_<component> (MONGODB_DATABASE). */
@@ -84,6 +97,8 @@ interface RestartState {
 export class Stack {
   private readonly processes = new Map<ComponentName, ChildProcess>();
   private readonly ports: Record<ComponentName, number>;
+  /** The gRPC service processes: the services, then the notification replicas beyond the first. */
+  private readonly services: Array<{ name: ServiceProcess; health: string }>;
   /** Components being stopped on purpose: their exit is not a crash. */
   private readonly stopping = new Set<ComponentName>();
   private readonly restarts = new Map<ComponentName, RestartState>();
@@ -98,6 +113,13 @@ export class Stack {
         SERVICES.map((s) => [s.name, options.servicePorts?.[s.name] ?? s.port]),
       ),
     } as Record<ComponentName, number>;
+    this.services = [...SERVICES];
+    for (let k = 2; k <= (options.notificationReplicas ?? 1); k++) {
+      const name: NotificationReplica = `notification-${k}`;
+      this.services.push({ name, health: SERVICE_NAMES.NotificationService });
+      this.ports[name] =
+        options.servicePorts?.[name] ?? this.ports.notification + REPLICA_PORT_STEP * (k - 1);
+    }
   }
 
   get gatewayUrl(): string {
@@ -110,14 +132,14 @@ export class Stack {
     return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
   }
 
-  address(name: Exclude<ComponentName, 'gateway'>): string {
+  address(name: ServiceProcess): string {
     return `127.0.0.1:${this.ports[name]}`;
   }
 
   /** Every port the stack binds (gRPC, gateway, metrics), named, for a check before it starts. */
   plannedPorts(): Array<{ port: number; use: string }> {
     const ports = [{ port: this.ports.gateway, use: 'gateway HTTP' }];
-    for (const service of SERVICES) {
+    for (const service of this.services) {
       ports.push({ port: this.ports[service.name], use: `${service.name} gRPC` });
       const metrics = Number(this.envFor(service.name).METRICS_PORT);
       if (metrics > 0) ports.push({ port: metrics, use: `${service.name} metrics` });
@@ -128,8 +150,8 @@ export class Stack {
   /** Starts every component; if one fails to start, stops those already started (no orphans). */
   async startAll(): Promise<void> {
     try {
-      for (const service of SERVICES) this.spawn(service.name);
-      await Promise.all(SERVICES.map((s) => this.waitReady(s.name)));
+      for (const service of this.services) this.spawn(service.name);
+      await Promise.all(this.services.map((s) => this.waitReady(s.name)));
       this.spawn('gateway');
       await this.waitReady('gateway');
     } catch (error) {
@@ -170,17 +192,20 @@ export class Stack {
     this.closing = true;
     for (const name of this.restarts.keys()) this.cancelRestart(name);
     await this.stop('gateway', signal);
-    await Promise.all(SERVICES.map((s) => this.stop(s.name, signal)));
+    await Promise.all(this.services.map((s) => this.stop(s.name, signal)));
   }
 
   private envFor(name: ComponentName): NodeJS.ProcessEnv {
+    const replica = replicaNumber(name);
     const base: NodeJS.ProcessEnv = {
       SWITCHYARD_MODE: 'distributed',
       ...this.options.env,
-      ...this.options.componentEnv?.[name],
+      ...this.options.componentEnv?.[replica ? 'notification' : name],
+      ...(replica && this.options.componentEnv?.[name]),
     };
+    // The replicas share the first notification's database (and so its due queue in Redis).
     if (this.options.databasePrefix)
-      base.MONGODB_DATABASE = `${this.options.databasePrefix}_${name}`;
+      base.MONGODB_DATABASE = `${this.options.databasePrefix}_${replica ? 'notification' : name}`;
     if (name === 'gateway') {
       return {
         ...base,
@@ -199,7 +224,9 @@ export class Stack {
     }
     // One host: each service gets its own metrics port (notification keeps the default).
     const metricsBase = Number(this.options.env.METRICS_PORT ?? 9464);
-    const offset = { notification: 0, content: 1, assistant: 2, recommendation: 3 }[name];
+    const offset = replica
+      ? REPLICA_PORT_STEP * (replica - 1)
+      : { notification: 0, content: 1, assistant: 2, recommendation: 3 }[name as ServiceName];
     return {
       ...base,
       GRPC_PORT: String(this.ports[name]),
@@ -210,7 +237,8 @@ export class Stack {
   }
 
   private spawn(name: ComponentName): void {
-    const entry = path.join(REPO, 'services', name, 'dist', 'src', 'index.js');
+    const service = replicaNumber(name) ? 'notification' : name;
+    const entry = path.join(REPO, 'services', service, 'dist', 'src', 'index.js');
     const output = this.options.output ?? 'inherit';
     const child = spawn(process.execPath, [entry], {
       env: this.envFor(name),
@@ -299,9 +327,15 @@ export class Stack {
         return false;
       }
     }
-    const service = SERVICES.find((s) => s.name === name)!;
+    const service = this.services.find((s) => s.name === name)!;
     return (await checkHealth(this.address(name), service.health)) === 'SERVING';
   }
+}
+
+/** k of notification-k (a replica beyond the first), else undefined. */
+function replicaNumber(name: ComponentName): number | undefined {
+  const match = /^notification-(\d+)$/.exec(name);
+  return match ? Number(match[1]) : undefined;
 }
 
 export { localEnv, type LocalEnv } from './local-env';

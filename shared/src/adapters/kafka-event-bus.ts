@@ -470,6 +470,8 @@ export class KafkaEventBus implements EventBus {
       this.options.logger.info(
         {
           group,
+          // Names this process in the group's description (a replica's partitions, by member).
+          memberId: payload.memberId,
           joinMs: payload.duration,
           sinceStartMs: Math.round(performance.now() - created),
           partitions: Object.values(payload.memberAssignment).flat().length,

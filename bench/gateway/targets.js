@@ -211,9 +211,17 @@ function localInfraPids() {
  * extraEnv is added to every process, componentEnv[name] to one; the Stack itself is returned too
  * (to kill and restart parts).
  */
-async function startStack(upstreamUrl, logFile, extraEnv = {}, componentEnv = {}) {
+async function startStack(
+  upstreamUrl,
+  logFile,
+  extraEnv = {},
+  componentEnv = {},
+  { notificationReplicas = 1 } = {},
+) {
   const { Stack } = require(path.join(REPO, 'deploy', 'stack', 'dist', 'src', 'stack.js'));
-  const ports = await Promise.all([0, 1, 2, 3, 4].map(() => freePort()));
+  const ports = await Promise.all(
+    Array.from({ length: 4 + notificationReplicas }, () => freePort()),
+  );
   const log = fs.createWriteStream(logFile);
   const stack = new Stack({
     env: {
@@ -229,7 +237,9 @@ async function startStack(upstreamUrl, logFile, extraEnv = {}, componentEnv = {}
       assistant: ports[2],
       recommendation: ports[3],
       notification: ports[4],
+      ...Object.fromEntries(ports.slice(5).map((port, i) => [`notification-${i + 2}`, port])),
     },
+    notificationReplicas,
     output: (component, line) => log.write(`${component}: ${line}\n`),
     databasePrefix: process.env.MONGODB_URI ? `bench_${Date.now().toString(36)}` : undefined,
   });

@@ -3,6 +3,7 @@
 /**
  * npm run bench:stack [-- --duration 300] [--rate 100] [--faults content,assistant,recommendation,notification,gateway,kafka|none]
  *                        [--burst 20000] [--only soak|burst] [--quick] [--root <build to measure in burst>]
+ *                        [--notification-replicas 1]
  *
  * Soak and fault bench of the distributed stack (start:stack on real Kafka, MongoDB/FerretDB and
  * Redis from the environment: KAFKA_BROKERS, MONGODB_URI, REDIS_URL). A mixed load at a fixed rate
@@ -17,6 +18,8 @@
  * The Kafka restart acts on the infrastructure of deploy/local/infra.sh with the current
  * environment: run it only on a private instance (other ports and SWITCHYARD_RUN_DIR), never the
  * shared one; without SWITCHYARD_RUN_DIR set the kafka fault is skipped.
+ * --notification-replicas n: n notification processes; a notification fault kills the first (and
+ * starts it again), the others take its partitions over: the timeline shows each one's rejoin.
  * --quick (CI): 30 s at 40 calls/s, one notification kill, a 5,000-event burst.
  * Figures only: it never fails on a time.
  */
@@ -46,6 +49,7 @@ const { values: args } = parseArgs({
     drain: { type: 'string', default: '120' },
     root: { type: 'string', default: REPO },
     quick: { type: 'boolean', default: false },
+    'notification-replicas': { type: 'string', default: '1' },
   },
 });
 if (args.quick)
@@ -145,6 +149,10 @@ function printTimeline(fault, { logFile, receiver, answered }) {
     { at: fault.at + fault.exitedS * 1000, what: 'process gone (SIGKILL)' },
     { at: fault.at + fault.restartS * 1000, what: 'process ready again' },
     ...groupMilestones(logFile, fault.name, fault.at),
+    // The other notification replicas, which take the killed one's partitions over.
+    ...(fault.name === 'notification' ? survivors() : []).flatMap((name) =>
+      groupMilestones(logFile, name, fault.at).map((m) => ({ ...m, what: `${name}: ${m.what}` })),
+    ),
   ];
   const after = (times) => times.filter((t) => t > fault.at);
   const firstOf = (map) => Math.min(...[...map.values()].flatMap((t) => after(t)));
@@ -225,6 +233,12 @@ function ledgerLags(samples, billedAt) {
   });
 }
 
+/** The notification replicas beyond the first. */
+function survivors() {
+  const count = Number(args['notification-replicas']);
+  return Array.from({ length: count - 1 }, (_, i) => `notification-${i + 2}`);
+}
+
 async function soak() {
   const rate = Number(args.rate);
   const durationS = Number(args.duration);
@@ -257,6 +271,7 @@ async function soak() {
       // Notification's group joins and first batches give the recovery timeline after its kill.
       notification: { LOG_LEVEL: process.env.STACK_LOG_LEVEL ?? 'info' },
     },
+    { notificationReplicas: Number(args['notification-replicas']) },
   );
   const { stack, url } = target;
   try {
@@ -270,7 +285,7 @@ async function soak() {
       throw new Error(`registering the data_updated webhook: ${hook.status} ${await hook.text()}`);
     const baseline = Number((await usageCalls(url)).calls);
     console.log(
-      `soak: ${durationS} s at ${rate} billable calls/s (+10% data uploads), faults ${faults.join(', ') || 'none'}; log ${logFile}; load ${load()}`,
+      `soak: ${durationS} s at ${rate} billable calls/s (+10% data uploads), faults ${faults.join(', ') || 'none'}, ${args['notification-replicas']} notification replica(s); log ${logFile}; load ${load()}`,
     );
     const faultAt = faults.map((name, i) => ({
       name,

@@ -144,10 +144,14 @@ describe('distributed: two notification replicas', function () {
         expect(new Set(calls.map((c) => c.headers['webhook-id'])).size).to.equal(1);
       }
     }
-    const times = limited.calls.map((c) => c.receivedAt);
+    // Slots are evenly spaced (100 ms) and shared by the replicas; a resend of what was out when
+    // the replica died reuses its slot, and a busy machine delays a send and then the receipt of
+    // it: 10 sends take at least 800 ms.
+    const times = [...received(limited).values()].map((calls) => calls[0]!.receivedAt);
+    times.sort((a, b) => a - b);
     for (let i = RATE_LIMIT; i < times.length; i++)
       expect(times[i]! - times[i - RATE_LIMIT]!, `sends ${i - RATE_LIMIT}..${i}`).to.be.at.least(
-        900,
+        800,
       );
     const afterKill = published.filter((p) => p.at > killedAt).map((p) => p.id);
     const firstServed = Math.min(

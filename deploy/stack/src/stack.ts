@@ -199,6 +199,8 @@ export class Stack {
     const replica = replicaNumber(name);
     const base: NodeJS.ProcessEnv = {
       SWITCHYARD_MODE: 'distributed',
+      // Compiled code kept between starts: a restarted process loads its modules faster.
+      NODE_COMPILE_CACHE: path.join(REPO, '.run', 'node-compile-cache'),
       ...this.options.env,
       ...this.options.componentEnv?.[replica ? 'notification' : name],
       ...(replica && this.options.componentEnv?.[name]),

@@ -21,6 +21,7 @@ import {
 } from '@switchyard/assistant';
 import { loadRecommendationConfig, startRecommendationService } from '@switchyard/recommendation';
 import {
+  createStores as createNotificationStores,
   loadNotificationConfig,
   notificationMetrics,
   startNotificationService,
@@ -150,12 +151,29 @@ export async function startEmbeddedMesh(
       now: options.now,
     });
     services.push(assistant);
+    // As its own process would: MongoDB and Redis when their variables are set, else in memory.
+    const notificationConfig = loadNotificationConfig(envOf('notification'));
+    const notificationStores = await createNotificationStores(
+      notificationConfig,
+      child('notification'),
+    );
     const notification = await startNotificationService({
-      config: loadNotificationConfig(envOf('notification')),
+      config: notificationConfig,
       bus,
       logger: child('notification'),
+      stores: notificationStores.stores,
+    }).catch(async (error: unknown) => {
+      await notificationStores.close();
+      throw error;
     });
-    services.push(notification);
+    services.push({
+      name: notification.name,
+      port: notification.port,
+      stop: async () => {
+        await notification.stop();
+        await notificationStores.close();
+      },
+    });
     const gatewayConfig = loadGatewayConfig({
       ...serviceEnv,
       GATEWAY_HOST: env.GATEWAY_HOST ?? '127.0.0.1',

@@ -16,29 +16,22 @@ import { EventSchemas } from './event-types/schemas';
 import { notificationHandlers } from './handlers';
 import { OrgSigningSecrets } from './signing/org-secrets';
 import { UrlPolicy, type Resolver } from '@switchyard/shared';
-import {
-  ChangePublishingWebhookStore,
-  createStores,
-  type NotificationStores,
-  type OpenedStores,
-} from './store';
+import { ChangePublishingWebhookStore, inMemoryStores, type NotificationStores } from './store';
 import { LedgerSweeper } from './usage/ledger-sweeper';
 import { UsageLedger } from './usage/usage-ledger';
 
 export { loadNotificationConfig, type NotificationConfig } from './config';
 export { verifyWebhook } from './signing/verify';
 export { metricsText, notificationMetrics } from './metrics';
-export { createStores, type OpenedStores } from './store';
+export { createStores } from './store';
 export { UrlPolicy, type Resolver, type UrlCheck } from '@switchyard/shared';
 export type { NotificationStores } from './store';
-
-export const NOTIFICATION_SERVICE_NAME = SERVICE_NAMES.NotificationService;
 
 export interface NotificationServiceOptions {
   config: NotificationConfig;
   bus: EventBus;
   logger: Logger;
-  /** Given stores stay the caller's to close; by default createStores(config) (Mongo when MONGODB_URI is set), closed on stop. */
+  /** Defaults to in-memory stores (createStores opens MongoDB and Redis ones); they stay the caller's to close. */
   stores?: NotificationStores;
   /** DNS for the URL policy; tests fake it. */
   resolver?: Resolver;
@@ -57,10 +50,7 @@ export async function startNotificationService(
   options: NotificationServiceOptions,
 ): Promise<RunningNotificationService> {
   const { config, bus, logger } = options;
-  const owned: OpenedStores | undefined = options.stores
-    ? undefined
-    : await createStores(config, logger);
-  const stored = options.stores ?? owned!.stores;
+  const stored = options.stores ?? inMemoryStores();
   const stores: NotificationStores = {
     ...stored,
     webhooks: new ChangePublishingWebhookStore(stored.webhooks, bus, logger),
@@ -92,7 +82,6 @@ export async function startNotificationService(
   const release = async () => {
     await sweeper.stop();
     await engine.stop();
-    await owned?.close();
   };
   const server = await startGrpcServer({
     host: config.grpcHost,
@@ -100,7 +89,7 @@ export async function startNotificationService(
     unixSocket: config.grpcUnixSocket,
     services: [
       {
-        name: NOTIFICATION_SERVICE_NAME,
+        name: SERVICE_NAMES.NotificationService,
         definition: protos.notification().NotificationService.service,
         handlers: notificationHandlers({
           stores,
@@ -144,7 +133,6 @@ export async function startNotificationService(
       await sweeper.stop();
       await server.stop();
       await engine.stop();
-      await owned?.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { checkHealth, createEvent, type AppError } from '@switchyard/shared';
+import { checkHealth, createEvent, SERVICE_NAMES, type AppError } from '@switchyard/shared';
 import type { Delivery__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
 import type { DeleteWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteWebhookResponse';
 import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
@@ -7,7 +7,7 @@ import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generat
 import type { RotateSecretResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
 import type { SigningSecret__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
 import type { Webhook__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
-import { NOTIFICATION_SERVICE_NAME, notificationMetrics } from '../src/server';
+import { notificationMetrics } from '../src/server';
 import { expect } from './chai';
 import { Receiver, startTestService, until, type TestService } from './helpers';
 
@@ -35,9 +35,9 @@ describe('NotificationService gRPC contract', () => {
   });
 
   it('reports SERVING through grpc.health.v1', async () => {
-    expect(await checkHealth(`127.0.0.1:${svc.service.port}`, NOTIFICATION_SERVICE_NAME)).to.equal(
-      'SERVING',
-    );
+    expect(
+      await checkHealth(`127.0.0.1:${svc.service.port}`, SERVICE_NAMES.NotificationService),
+    ).to.equal('SERVING');
   });
 
   it('serves every RPC for the calling organization and not_found for another organization', async () => {

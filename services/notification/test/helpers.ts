@@ -11,6 +11,7 @@ import {
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
 import type { NotificationServiceClient } from '@switchyard/shared/generated/switchyard/notification/v1/NotificationService';
 import {
+  createStores,
   loadNotificationConfig,
   startNotificationService,
   type NotificationServiceOptions,
@@ -115,7 +116,15 @@ export async function startTestService(
 ): Promise<TestService> {
   const bus = new InMemoryEventBus({ retryBaseMs: 5 });
   const config = loadNotificationConfig({ ...TEST_ENV, ...env });
-  const service = await startNotificationService({ config, bus, logger: silentLogger(), ...extra });
+  // As the process opens them: MongoDB and Redis when TEST_ENV or env name them, else in memory.
+  const opened = await createStores(config, silentLogger());
+  const service = await startNotificationService({
+    config,
+    bus,
+    logger: silentLogger(),
+    stores: opened.stores,
+    ...extra,
+  });
   const client = createClient(
     protos.notification().NotificationService,
     `127.0.0.1:${service.port}`,
@@ -132,6 +141,7 @@ export async function startTestService(
     stop: async () => {
       client.close();
       await service.stop();
+      await opened.close();
       await bus.close();
     },
   };

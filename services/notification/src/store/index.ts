@@ -1,4 +1,4 @@
-import { connectMongo, connectRedis, type Logger } from '@switchyard/shared';
+import { connectMongo, connectRedis, type Logger, type OpenedStores } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import type { NotificationConfig } from '../config';
 import { ensureIndexes } from './collections';
@@ -84,13 +84,6 @@ export function mongoStores(
   };
 }
 
-/** Stores plus how to release what they hold (the Mongo connection). */
-export interface OpenedStores {
-  stores: NotificationStores;
-  backend: 'memory' | 'mongo';
-  close(): Promise<void>;
-}
-
 /** What the replicas share in Redis: the due queue and the rate limits' send slots. */
 export interface SharedStores {
   dueQueue: DueQueue;
@@ -128,13 +121,12 @@ async function openSharedStores(config: NotificationConfig, logger: Logger): Pro
 export async function createStores(
   config: NotificationConfig,
   logger: Logger,
-): Promise<OpenedStores> {
+): Promise<OpenedStores<NotificationStores>> {
   const shared = await openSharedStores(config, logger);
   const dueQueue = shared.dueQueue;
   if (!config.mongodbUri)
     return {
       stores: { ...inMemoryStores(), ...shared },
-      backend: 'memory',
       close: () => dueQueue.close(),
     };
   let key = config.secretsEncryptionKey;
@@ -162,7 +154,6 @@ export async function createStores(
   }
   return {
     stores: mongoStores(connection.db, new SecretBox(key, config.secretsEncryptionOldKeys), shared),
-    backend: 'mongo',
     close: () => close(connection),
   };
 }

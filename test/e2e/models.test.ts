@@ -174,6 +174,31 @@ describe('e2e: model routing through the gateway (fake OpenAI-compatible provide
       expect(deltaText(events)).to.equal(done.data.content);
     });
 
+    it('a client leaving a generation stream stops the provider stream; the tokens produced are billed', async () => {
+      fake.script('up-gpt', { kind: 'ok', text: 'stride '.repeat(400) });
+      const leaving = new AbortController();
+      const response = await fetch(`${mesh.gatewayUrl}/api/v2/ai/content/generate`, {
+        method: 'POST',
+        headers: { authorization: `X-API-Key ${mesh.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'fake-gpt', prompt: 'Describe a trail shoe', stream: true }),
+        signal: leaving.signal,
+      });
+      const requestId = response.headers.get('x-request-id');
+      const reader = response.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(first).to.match(/^event: delta/);
+      leaving.abort();
+      await reader.cancel().catch(() => undefined);
+      await waitFor(() => (fake.active.get('up-gpt') ?? 0) === 0);
+      const [event] = await waitFor(() =>
+        usageFor(requestId).length > 0 ? usageFor(requestId) : undefined,
+      );
+      expect(event?.data).to.deep.include({ model: 'fake-gpt', outcome: 'failed' });
+      const produced = (event?.data as { tokensOutput: number }).tokensOutput;
+      expect(produced, 'tokens of what was produced before the client left').to.be.within(1, 399);
+      expect(usageFor(requestId)).to.have.length(1);
+    });
+
     it('ends a finished stream with OK on the gRPC hop, not CANCELLED (the gateway reads the status, it does not hang up)', async () => {
       const before = await streamCallsByCode();
       const response = await post('/api/v2/ai/content/generate', {

@@ -51,4 +51,16 @@ describe('ChatClient against an OpenAI-compatible server', () => {
     expect(error).to.be.instanceOf(AppError).and.to.have.property('code', 'unavailable');
     expect(Date.now() - startedAt).to.be.below(1500);
   });
+
+  it('streams on the relay transport: the deltas make the answer, with the provider-reported usage', async () => {
+    const messages = [{ role: 'user' as const, content: 'Describe a trail shoe' }];
+    const deltas: string[] = [];
+    const output = await chat.stream(messages, 100, async (delta) => {
+      deltas.push(delta);
+    });
+    expect(deltas.join('')).to.equal(FakeLlmServer.answerFor('up-fake', messages));
+    expect(output.text).to.equal(deltas.join(''));
+    expect(output.usage).to.include({ prompt_tokens: 1200, completion_tokens: 345 });
+    expect(fake.requests.at(-1)).to.include({ model: 'up-fake', stream: true, includeUsage: true });
+  });
 });

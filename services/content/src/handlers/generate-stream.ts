@@ -32,7 +32,8 @@ async function streamGeneration(
 /**
  * GenerateStream: deltas, then one final chunk with the Generate fields. Until the first delta
  * has gone out a failing model is replaced by its fallbacks; after that the stream ends with the
- * error, once the usage of what was produced is recorded.
+ * error. The usage (of the answer, or of what was produced before a failure) is recorded without
+ * holding up the last chunk, as on the /v1 path.
  */
 export async function generateStream(
   deps: ModelDeps,
@@ -52,6 +53,7 @@ export async function generateStream(
     requestId,
     route: UsageRoutes.contentGenerate,
     model: prepared.model,
+    inBackground: true,
     run: () =>
       routeWithFallback(
         'generate',

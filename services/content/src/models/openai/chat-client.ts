@@ -17,6 +17,7 @@ import { request, type Dispatcher } from 'undici';
 import type { ChatBackend, ChatOutput, Sampling } from '../chat-model';
 import type { OutputTokenParam } from '../config/catalog';
 import { upstreamPool } from './upstream-fetch';
+import { ChatStreamDeltas } from './chat-stream-deltas';
 
 /** Where the provider's chat completions endpoint is and what every request to it carries. */
 export interface RelayTarget {
@@ -245,6 +246,10 @@ export class ChatClient implements ChatBackend, ChatRelay {
     });
   }
 
+  /**
+   * On the /v1 path's transport (relay(): undici, no SDK): the provider's events are read as they
+   * arrive and each network read's text goes to onDelta at once (see ChatStreamDeltas).
+   */
   private async readStream(
     messages: ChatMessage[],
     maxTokens: number,
@@ -253,27 +258,35 @@ export class ChatClient implements ChatBackend, ChatRelay {
     output: ChatOutput & { deltas: number },
     sampling?: Sampling,
   ): Promise<void> {
-    const stream = await this.options.client.chat.completions.create(
-      {
+    const { url, headers } = this.options.relay;
+    const response = await request(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
         model: this.options.upstreamModel,
         messages: wireMessages(messages),
         ...this.outputCap(maxTokens),
         ...sampling,
         stream: true,
         stream_options: { include_usage: true },
-      },
-      { signal: attempt.signal },
-    );
-    for await (const chunk of stream) {
-      attempt.touch();
-      if (chunk.usage) output.usage = chunk.usage;
-      const delta = chunk.choices[0]?.delta?.content;
-      if (!delta) continue;
+      }),
+      signal: attempt.signal,
+      dispatcher: upstreamPool,
+    });
+    if (response.statusCode >= 300) throw await relayFailure(response);
+    const events = new ChatStreamDeltas();
+    const take = async (delta: string) => {
+      if (events.usage) output.usage = events.usage;
+      if (!delta) return;
       output.text += delta;
       output.deltas++;
       await onDelta(delta);
+    };
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      attempt.touch();
+      await take(events.push(chunk));
     }
-    // The SDK ends an aborted stream as if it were complete: a cancel or a stall is no answer.
+    await take(events.end());
     if (attempt.signal.aborted) throw new Error('the stream was aborted');
   }
 

@@ -9,7 +9,9 @@
  * repetitions are printed with the added latency; the /v1 scenarios also through the floor, a bare
  * node:http -> undici relay. Then the realistic shape ("paced"): that many concurrent streams
  * against an upstream that paces its chunks like a model, straight, through /v1/chat/completions,
- * through the native generate stream and through the floor, one after the other. --quick is the
+ * through the native generate stream and through the floor, one after the other. Portkey's gateway
+ * (--peers portkey, the default; installed on demand into a cache folder, see peers.js) takes the
+ * /v1 scenarios and the paced streams beside the floor. --quick (without peers) is the
  * CI form (c=8, 2 s, one run; 100 paced streams for 4 s).
  * --tracing turns OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT at a stand-in collector that only
  * counts what it receives), to measure what tracing costs. --hops (stack mode) prints, per scenario,
@@ -26,9 +28,11 @@ const {
   startOtlpSink,
   startEmbedded,
   startStack,
+  freePort,
 } = require('./targets');
 const { loadRun, streamRun, median, rssMiB, cpuMs } = require('./measure');
 const { pacedRun } = require('./paced');
+const { startPortkey } = require('./peers');
 const hops = require('./hops');
 
 const { values: args } = parseArgs({
@@ -43,6 +47,8 @@ const { values: args } = parseArgs({
     tracing: { type: 'boolean', default: false },
     hops: { type: 'boolean', default: false },
     paced: { type: 'string', default: '200,1000' },
+    // Other gateways in the same run (installed on demand, see peers.js); '' for none.
+    peers: { type: 'string', default: 'portkey' },
     'paced-seconds': { type: 'string', default: '10' },
   },
 });
@@ -54,6 +60,7 @@ if (args.quick)
     calls: '5000',
     paced: '100',
     'paced-seconds': '4',
+    peers: '', // CI's quick check measures Switchyard only
   });
 const seconds = Number(args.duration);
 const reps = Number(args.reps);
@@ -203,7 +210,7 @@ function printPaced(name, streams, r, direct) {
  * The realistic shape, for each number of streams: direct, then each route through the target,
  * then the floor, back to back (same machine state for all), p50 / p99.
  */
-async function benchPaced(target, upstream, floor) {
+async function benchPaced(target, upstream, floor, portkey) {
   if (pacedStreams.length === 0) return;
   const window = Number(args['paced-seconds']);
   console.log(
@@ -222,10 +229,17 @@ async function benchPaced(target, upstream, floor) {
       pid: floor.gatewayPid,
     });
     printPaced('floor relay', streams, viaFloor, direct);
+    if (portkey) {
+      const viaPortkey = await pacedRun(portkey.url, portkey.request(PACED.direct), {
+        ...options,
+        pid: portkey.gatewayPid,
+      });
+      printPaced(portkey.name, streams, viaPortkey, direct);
+    }
   }
 }
 
-async function benchTarget(start, upstream, floor) {
+async function benchTarget(start, upstream, floor, portkey) {
   const hopsOn = args.hops && start === startStack;
   const extraEnv = hopsOn ? await hops.hopsEnv() : {};
   const target = await start(
@@ -251,9 +265,20 @@ async function benchTarget(start, upstream, floor) {
             connections,
             await measureScenario(floor, upstream, scenario, connections),
           );
+        if (scenario.floor && portkey)
+          printRow(
+            `  ${portkey.name}`,
+            connections,
+            await measureScenario(
+              portkey,
+              upstream,
+              { ...scenario, gateway: portkey.request(scenario.direct) },
+              connections,
+            ),
+          );
       }
     }
-    await benchPaced(target, upstream, floor);
+    await benchPaced(target, upstream, floor, portkey);
     await measureMemory(
       target,
       SCENARIOS.find((s) => s.name === 'generate'),
@@ -273,15 +298,25 @@ async function main() {
   );
   const upstream = await startMockUpstream();
   const floor = await startFloorRelay(upstream.url);
+  const peer = args.peers.split(',').includes('portkey')
+    ? await startPortkey(upstream.url, freePort)
+    : { skipped: 'not asked for (--peers)' };
+  const portkey = peer.skipped ? undefined : peer;
+  console.log(
+    portkey
+      ? `peer             ${portkey.name} at ${portkey.url}`
+      : `peer             Portkey skipped: ${peer.skipped}`,
+  );
   // The targets take their environment from this process's.
   const sink = args.tracing ? await startOtlpSink() : undefined;
   if (sink) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url;
   else delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   console.log(`tracing ${sink ? `on (OTLP to ${sink.url})` : 'off'}`);
   try {
-    if (args.mode !== 'stack') await benchTarget(startEmbedded, upstream, floor);
-    if (args.mode !== 'embedded') await benchTarget(startStack, upstream, floor);
+    if (args.mode !== 'stack') await benchTarget(startEmbedded, upstream, floor, portkey);
+    if (args.mode !== 'embedded') await benchTarget(startStack, upstream, floor, portkey);
   } finally {
+    await portkey?.stop();
     await floor.stop();
     await upstream.stop();
     if (sink) {

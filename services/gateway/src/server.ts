@@ -18,6 +18,7 @@ import {
   type RunningService,
   type SharedState,
   loadTokenizer,
+  newId,
   UsagePublisher,
   UsageRoutes,
 } from '@switchyard/shared';
@@ -36,7 +37,7 @@ import {
 import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
 import { OrganizationDirectory } from './metering/organization-directory';
-import { BudgetGuard } from './metering/budgets';
+import { BudgetGuard, costUnits, type BudgetSpent } from './metering/budgets';
 import { Teams } from './accounts/teams';
 import { BudgetThresholdNotices } from './events/budget-thresholds';
 import { ModelCatalog, systemCall } from './metering/model-catalog';
@@ -195,6 +196,27 @@ function ledgerUsedTokens(clients: GatewayClients): UsedTokens {
   };
 }
 
+/** Rebuilds budget counters from the usage ledger: what notification counted in the budget's days so far. */
+function ledgerBudgetSpent(clients: GatewayClients): BudgetSpent {
+  return async (ref, lastDay) => {
+    const { owner } = ref;
+    const spend = await clients.notification.getBudgetSpend(
+      {
+        level: owner.level,
+        id: owner.id,
+        end_user: owner.endUser ?? '',
+        from_day: ref.period.start.toISOString().slice(0, 10),
+        to_day: lastDay.toISOString().slice(0, 10),
+      },
+      { organization: owner.organization, keyId: '', requestId: newId('req') },
+    );
+    // The ledger keeps cost in billionths; budget counters in millionths (rounded up).
+    return ref.metric === 'tokens'
+      ? Number(spend.tokens)
+      : costUnits(Number(spend.cost_nanos) / 1e9);
+  };
+}
+
 interface AccountsParts {
   keys: KeyLookup;
   accounts: Accounts;
@@ -275,6 +297,9 @@ function accountsParts(
       onExhausted: exhausted && ((...args) => exhausted.refused(...args)),
     }),
     budgets: new BudgetGuard({
+      state,
+      spent: ledgerBudgetSpent(deps.clients),
+      logger,
       now: deps.now,
       onCounted: budgetNotices && ((...args) => budgetNotices.counted(...args)),
       onExceeded: budgetNotices && ((...args) => budgetNotices.exceeded(...args)),

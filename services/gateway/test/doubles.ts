@@ -403,6 +403,7 @@ function notificationDouble(): ServiceDouble {
       }),
       PutOrganizationPolicy: async (req) => req,
       GetUsage: async (req, ctx) => usageReport(ctx.organization, req.period || '2026-11', 0),
+      GetBudgetSpend: async () => ({ tokens: 0, cost_nanos: 0 }),
     },
   );
 }

@@ -229,3 +229,53 @@ describe('gateway hard quota after the shared state is wiped', () => {
     expect(h.doubles.content.called('Generate')).to.equal(3);
   });
 });
+
+describe('gateway budgets after the shared state is wiped', () => {
+  let h: Harness;
+  const shared = wipeableSharedState();
+  before(async () => (h = await startHarness({ sharedState: shared.state })));
+  after(() => h.stop());
+  afterEach(() => resetDoubles(h));
+
+  const body = { prompt: 'Write a tagline', max_length: 10 };
+
+  it("rebuilds a key's daily budget from the ledger's lines of the day: still refused at its edge", async () => {
+    await orgWithKey(h, { id: 'budget-wiped' });
+    const issued = await h.admin('POST', '/api/v2/admin/organizations/budget-wiped/keys', {
+      budget: { tokens: 2 * GENERATE_TOKENS + 5, period: 'day' },
+    });
+    expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
+    const key = issued.body.key as string;
+    // The ledger has what the calls used (their usage events), a moment after they ran.
+    let ledger = 0;
+    h.doubles.notification.on('GetBudgetSpend', async () => ({ tokens: ledger, cost_nanos: 0 }));
+    for (let i = 0; i < 2; i++) {
+      expect((await h.send('POST', GENERATE, { key, body })).status).to.equal(200);
+      ledger += GENERATE_TOKENS;
+    }
+    shared.wipe();
+    const refused = await h.send('POST', GENERATE, { key, body });
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(429);
+    expect(refused.body.error.details[0]).to.include({ level: 'key', used: 2 * GENERATE_TOKENS });
+    const asked = h.doubles.notification.last('GetBudgetSpend').request as Record<string, string>;
+    const today = new Date().toISOString().slice(0, 10);
+    expect(asked).to.include({ level: 'key', from_day: today, to_day: today });
+    expect(h.doubles.content.called('Generate')).to.equal(2);
+  });
+
+  it('answers 503 rather than pass a budget while the ledger cannot be read', async function () {
+    this.timeout(10_000);
+    await orgWithKey(h, { id: 'budget-unread' });
+    const issued = await h.admin('POST', '/api/v2/admin/organizations/budget-unread/keys', {
+      budget: { tokens: 1000, period: 'month' },
+    });
+    expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
+    const key = issued.body.key as string;
+    h.doubles.notification.on('GetBudgetSpend', async () => {
+      throw new AppError('unavailable', 'ledger down');
+    });
+    const answer = await h.send('POST', GENERATE, { key, body });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(503);
+    expect(h.doubles.content.called('Generate')).to.equal(0);
+  });
+});

@@ -1,4 +1,4 @@
-import { AppError } from '@switchyard/shared';
+import { AppError, type Logger, type SharedState } from '@switchyard/shared';
 import type { ApiKeyRecord, Budget } from '../store';
 import { secondsUntilEnd, type Period } from './period';
 
@@ -67,7 +67,21 @@ export interface BudgetReservation {
   ttl: number;
 }
 
+/** What the usage ledger counted for a budget in its period so far, in counter units. */
+export type BudgetSpent = (ref: BudgetRef, lastDay: Date) => Promise<number>;
+
+/** How long a call waits for a lost budget counter to be rebuilt before it is refused with 503. */
+const REBUILD_WAIT_MS = 5000;
+const REBUILD_RETRY_MS = 25;
+const SEED_LOCK_MS = 10_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export interface BudgetGuardDeps {
+  state: Pick<SharedState, 'counters' | 'locks'>;
+  /** The ledger's count of a budget: where a counter lost with Redis (or a new period's) starts. */
+  spent: BudgetSpent;
+  logger: Logger;
   now?: () => Date;
   /** A budget refused a call; used: its counter then (threshold notices). */
   onExceeded?: (ref: BudgetRef, used: number) => void;
@@ -103,6 +117,43 @@ export class BudgetGuard {
     }));
   }
 
+  /**
+   * A budget's counter was missing (a new period, Redis restarted or wiped): rebuilt under a lock
+   * from what the ledger counted in its period (its key's, team's or end user's day lines), or
+   * waited for while another replica does. 503 once the call has waited REBUILD_WAIT_MS since
+   * `since` (ms): a budget is not passed because the ledger could not be read. Overshoot after a
+   * wipe: what the ledger had not counted yet (calls in flight, the usage events on their way).
+   */
+  async rebuild(reserved: BudgetReservation, since: number): Promise<void> {
+    const { ref, ttl } = reserved;
+    if (Date.now() >= since + REBUILD_WAIT_MS)
+      throw new AppError('unavailable', 'the budget counter is being rebuilt; try again', [], 1);
+    const { counters, locks } = this.deps.state;
+    const lock = `budget-seed:${ref.key}`;
+    const token = await locks.acquire(lock, SEED_LOCK_MS);
+    if (!token) {
+      await sleep(REBUILD_RETRY_MS);
+      return;
+    }
+    try {
+      const spent = await this.deps.spent(ref, this.now());
+      const rebuilt = await counters.setIfAbsent(ref.key, spent, ttl);
+      if (rebuilt.created)
+        this.deps.logger.info(
+          { organization: ref.owner.organization, level: ref.owner.level, total: spent },
+          'budget counter rebuilt from the usage ledger',
+        );
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, organization: ref.owner.organization, level: ref.owner.level },
+        'could not rebuild a budget counter from the usage ledger',
+      );
+      await sleep(REBUILD_RETRY_MS);
+    } finally {
+      await locks.release(lock, token).catch(() => undefined);
+    }
+  }
+
   /** The budget refused a call (its counter at `used`): the 429 to answer. */
   refused(ref: BudgetRef, used: number): AppError {
     this.deps.onExceeded?.(ref, used);
@@ -132,7 +183,7 @@ export class BudgetGuard {
 }
 
 /** Cost in counter units, rounded up: a budget is never charged less than was spent. */
-function costUnits(cost: number): number {
+export function costUnits(cost: number): number {
   return Math.max(0, Math.ceil(cost * COST_UNITS_PER_CURRENCY - 1e-6));
 }
 

@@ -211,11 +211,13 @@ export class Metering {
       this.deps.rateLimits.tokensHit(organization, keyId, tokensPerMinute, estimate),
     ];
     const reservations = [
+      // Never created by a reservation: a missing one is rebuilt from the ledger first.
       ...budgets.map(({ ref, amount, ttl }) => ({
         key: ref.key,
         amount,
         limit: ref.limit,
         ttlSeconds: ttl,
+        onlyIfExists: true,
       })),
       ...(quota
         ? [
@@ -254,6 +256,12 @@ export class Metering {
         return this.metered({ quota, budgets, estimate: { tokens: estimate, cost } }, call);
       }
       const { total, missing } = admitted.reservations[refused]!;
+      if (refused < budgets.length && missing) {
+        // A budget counter was lost (a new period, Redis wiped): rebuilt, then again.
+        await this.deps.budgets.rebuild(budgets[refused]!, since);
+        hits = [];
+        continue;
+      }
       if (refused < budgets.length) {
         this.deps.refusals?.refused(organization, 'budget');
         throw this.deps.budgets.refused(budgets[refused]!.ref, total);

@@ -10,6 +10,8 @@ import type { HandlerDeps } from './deps';
 
 export const DEFAULT_USAGE_DAYS = 30;
 export const MAX_USAGE_DAYS = 90;
+/** End users a report lists: those with the most tokens (an organization may have any number). */
+export const MAX_END_USERS = 100;
 const DAY_MS = 86_400_000;
 
 function validPeriod(value: string, now: Date): string {
@@ -118,6 +120,6 @@ export async function getUsage(
     refused: refusedCalls(refused),
     by_key: byTokens(keys),
     by_team: byTokens(teams),
-    by_end_user: byTokens(users),
+    by_end_user: byTokens(users).slice(0, MAX_END_USERS),
   };
 }

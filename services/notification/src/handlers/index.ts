@@ -10,6 +10,7 @@ import {
   listEventTypes,
   updateEventType,
 } from './event-types';
+import { getBudgetSpend } from './get-budget-spend';
 import { getDeliveryStats } from './get-delivery-stats';
 import { getSigningSecret } from './get-signing-secret';
 import { getUsage } from './get-usage';
@@ -47,6 +48,7 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     putOrganizationPolicy,
     getUsage,
     listUsageCalls,
+    getBudgetSpend,
     createEventType,
     listEventTypes,
     getEventType,

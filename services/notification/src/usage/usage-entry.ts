@@ -120,10 +120,21 @@ export function refusalKey(day: string, reason: string): string {
  * its key, team and end user (`user`) when it has them; a refusal, its day and reason (`refused`).
  */
 export type BucketKind =
-  'total' | 'model' | 'endpoint' | 'day' | 'refused' | 'key' | 'team' | 'user';
+  'total' | 'model' | 'endpoint' | 'day' | 'refused' | 'key' | 'team' | 'user' | BudgetDayKind;
+
+/**
+ * A budget's spend on one day (keyed by budgetDayKey): what a gateway rebuilds a budget counter
+ * from, read by _id, never listed.
+ */
+export type BudgetDayKind = 'key-day' | 'team-day' | 'user-day';
 
 /** The kinds a usage report lists by key, all of a month's buckets of the kind. */
-export type ReportedKind = Exclude<BucketKind, 'total' | 'day'>;
+export type ReportedKind = Exclude<BucketKind, 'total' | 'day' | BudgetDayKind>;
+
+/** The key of a budget's day bucket: the day, the key or team id, and (user-day) the end user. */
+export function budgetDayKey(day: string, id: string, endUser?: string): string {
+  return endUser === undefined ? `${day}/${id}` : `${day}/${id}/${endUser}`;
+}
 
 export interface BucketRef {
   kind: BucketKind;
@@ -147,6 +158,19 @@ export function bucketsOf(entry: UsageEntry): BucketRef[] {
     ...(entry.keyId ? [{ kind: 'key' as const, period: entry.period, key: entry.keyId }] : []),
     ...(entry.teamId ? [{ kind: 'team' as const, period: entry.period, key: entry.teamId }] : []),
     ...(entry.endUser ? [{ kind: 'user' as const, period: entry.period, key: entry.endUser }] : []),
+    ...budgetDaysOf(entry),
+  ];
+}
+
+/** The day buckets of the budgets an entry counts against: its key's, its team's, its end user's. */
+function budgetDaysOf({ period, day, keyId, teamId, endUser }: UsageEntry): BucketRef[] {
+  if (!keyId) return [];
+  return [
+    { kind: 'key-day', period, key: budgetDayKey(day, keyId) },
+    ...(teamId ? [{ kind: 'team-day' as const, period, key: budgetDayKey(day, teamId) }] : []),
+    ...(endUser
+      ? [{ kind: 'user-day' as const, period, key: budgetDayKey(day, keyId, endUser) }]
+      : []),
   ];
 }
 

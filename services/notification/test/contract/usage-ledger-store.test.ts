@@ -103,6 +103,54 @@ contractSuite<StoreWorld>('UsageLedgerStore contract', storeBackends, (world) =>
     ]);
   });
 
+  it("sums a key's, a team's and an end user's budget days, each by its own lines", async () => {
+    const on = (time: string, keyId: string, teamId?: string, endUser?: string) => {
+      const event = usageRecorded({ time, tokensInput: 10, tokensOutput: 5, cost: 0.25 });
+      Object.assign(event.data, { keyId, teamId, endUser });
+      return event;
+    };
+    await record(
+      on('2026-11-30T10:00:00.000Z', 'key_a', 'team_x', 'ann'),
+      on('2026-12-01T09:00:00.000Z', 'key_a', 'team_x', 'ann'),
+      on('2026-12-01T10:00:00.000Z', 'key_a', undefined, 'bo'),
+      on('2026-12-02T10:00:00.000Z', 'key_b', 'team_x', 'ann'),
+    );
+    const store = world().stores.usageLedger;
+    const days = (kind: 'key-day' | 'team-day' | 'user-day', keys: string[]) =>
+      store.sum(
+        'org_a',
+        keys.map((key) => ({ kind, period: key.slice(0, 7), key })),
+      );
+    // A week across two months: both months' lines.
+    const keyWeek = await days('key-day', [
+      '2026-11-30/key_a',
+      '2026-12-01/key_a',
+      '2026-12-02/key_a',
+    ]);
+    expect(keyWeek).to.include({
+      tokensInput: 30,
+      tokensOutput: 15,
+      costNanos: 750_000_000,
+      calls: 3,
+    });
+    expect(
+      await days('team-day', ['2026-11-30/team_x', '2026-12-01/team_x', '2026-12-02/team_x']),
+    ).to.include({ calls: 3 });
+    // An end user's lines are per key: ann behind key_a, not behind key_b.
+    expect(
+      await days('user-day', [
+        '2026-11-30/key_a/ann',
+        '2026-12-01/key_a/ann',
+        '2026-12-02/key_a/ann',
+      ]),
+    ).to.include({ calls: 2, tokensInput: 20 });
+    expect(await days('key-day', ['2026-12-03/key_a'])).to.include({ calls: 0, tokensInput: 0 });
+    // Budget days are not reported among the month's lines.
+    expect((await store.buckets('org_a', '2026-12', 'key')).map((b) => b.key).sort()).to.deep.equal(
+      ['key_a', 'key_b'],
+    );
+  });
+
   it('counts refused calls once per event, by day and reason, apart from the usage', async () => {
     const quota = usageRefused('2026-11-05', 'quota', 3);
     const rate = usageRefused('2026-11-05', 'request_rate', 40);

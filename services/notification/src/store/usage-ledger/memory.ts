@@ -4,6 +4,7 @@ import {
   ZERO_TOTALS,
   type BucketDelta,
   type BucketKind,
+  type BucketRef,
   type KeyedTotals,
   type ReportedKind,
   type UsageEntry,
@@ -11,6 +12,7 @@ import {
 } from '../../usage/usage-entry';
 import {
   APPLIED_WINDOW,
+  sumOf,
   totalsOf,
   type BatchJournal,
   type CallFilter,
@@ -146,6 +148,10 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
     return this.select(
       (b) => b.organization === organization && b.kind === kind && b.period === period,
     );
+  }
+
+  async sum(organization: string, buckets: BucketRef[]): Promise<UsageTotals> {
+    return sumOf(buckets.map((ref) => this.bucketsById.get(bucketId(organization, ref))));
   }
 
   async daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]> {

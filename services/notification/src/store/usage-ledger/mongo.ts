@@ -5,6 +5,7 @@ import {
   ZERO_TOTALS,
   type BucketDelta,
   type BucketKind,
+  type BudgetDayKind,
   type BucketRef,
   type KeyedTotals,
   type ReportedKind,
@@ -13,6 +14,7 @@ import {
 } from '../../usage/usage-entry';
 import {
   APPLIED_WINDOW,
+  sumOf,
   totalsOf,
   type BatchJournal,
   type CallFilter,
@@ -45,13 +47,22 @@ interface BucketDoc extends UsageTotals {
   keysListed?: boolean;
 }
 
-type ListedKind = Exclude<BucketKind, 'total'>;
+/**
+ * The kinds a month's total lists the keys of (so reading them is by _id). End users are not
+ * listed (an organization may have any number of them: one document would grow without bound),
+ * nor budgets' days (read by _id, their keys known).
+ */
+type ListedKind = Exclude<BucketKind, 'total' | 'user' | BudgetDayKind>;
+
+function isListed(kind: BucketKind): kind is ListedKind {
+  return !['total', 'user', 'key-day', 'team-day', 'user-day'].includes(kind);
+}
 
 /** The model, endpoint and day keys each (organization, month) of a batch adds to, by the total bucket's _id. */
 function keysByTotal(deltas: BucketDelta[]): Map<string, Record<ListedKind, string[]>> {
   const keys = new Map<string, Record<ListedKind, string[]>>();
   for (const { organization, bucket } of deltas) {
-    if (bucket.kind === 'total') continue;
+    if (!isListed(bucket.kind)) continue;
     const id = totalId(organization, bucket.period);
     const found = keys.get(id) ?? {
       model: [],
@@ -60,7 +71,6 @@ function keysByTotal(deltas: BucketDelta[]): Map<string, Record<ListedKind, stri
       refused: [],
       key: [],
       team: [],
-      user: [],
     };
     found[bucket.kind].push(bucket.key);
     keys.set(id, found);
@@ -224,7 +234,19 @@ export class MongoUsageLedgerStore implements UsageLedgerStore {
   }
 
   buckets(organization: string, period: string, kind: ReportedKind): Promise<KeyedTotals[]> {
+    // End users by the (organization, kind, period) index: their keys are not listed.
+    if (kind === 'user') return this.bucketsByQuery({ organization, kind, period });
     return this.listed(organization, period, kind, () => true);
+  }
+
+  async sum(organization: string, buckets: BucketRef[]): Promise<UsageTotals> {
+    const docs = await this.projection
+      .find(
+        { _id: { $in: buckets.map((ref) => bucketId(organization, ref)) } },
+        { projection: COUNTS },
+      )
+      .toArray();
+    return sumOf(docs);
   }
 
   async calls(organization: string, filter: CallFilter): Promise<UsageEntry[]> {

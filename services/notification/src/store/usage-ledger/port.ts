@@ -1,4 +1,5 @@
 import type {
+  BucketRef,
   BucketDelta,
   KeyedTotals,
   ReportedKind,
@@ -72,6 +73,8 @@ export interface UsageLedgerStore {
    * one read of the ledger itself, served by an index on (organization, time).
    */
   calls(organization: string, filter: CallFilter): Promise<UsageEntry[]>;
+  /** The sums of these buckets (those that exist), read by _id: a budget's days. */
+  sum(organization: string, buckets: BucketRef[]): Promise<UsageTotals>;
   /** Day buckets from fromDay to toDay inclusive (YYYY-MM-DD), unordered; days without usage are absent. */
   daily(organization: string, fromDay: string, toDay: string): Promise<KeyedTotals[]>;
 }
@@ -83,4 +86,17 @@ export function totalsOf(source: UsageTotals): UsageTotals {
     costNanos: source.costNanos,
     calls: source.calls,
   };
+}
+
+/** The sums of the buckets found (undefined: absent). */
+export function sumOf(found: Array<UsageTotals | undefined>): UsageTotals {
+  const sum = { tokensInput: 0, tokensOutput: 0, costNanos: 0, calls: 0 };
+  for (const totals of found) {
+    if (!totals) continue;
+    sum.tokensInput += totals.tokensInput;
+    sum.tokensOutput += totals.tokensOutput;
+    sum.costNanos += totals.costNanos;
+    sum.calls += totals.calls;
+  }
+  return sum;
 }

@@ -197,8 +197,16 @@ export function budgetCounterKey(owner: BudgetOwner, metric: BudgetMetric, perio
   const prefix = `${metric === 'tokens' ? 'budget' : 'budget-cost'}:{${owner.organization}}`;
   if (owner.level === 'team') return `${prefix}:team:${owner.id}:${period}`;
   if (owner.level === 'endUser')
-    return `${prefix}:${owner.id}:user:${encodeURIComponent(owner.endUser!)}:${period}`;
+    return `${prefix}:${owner.id}:user:${encodeURIComponent(wellFormed(owner.endUser!))}:${period}`;
   return `${prefix}:${owner.id}:${period}`;
+}
+
+/** A lone surrogate (any `user` a caller sends) as U+FFFD: encodeURIComponent throws on it. */
+function wellFormed(text: string): string {
+  return text.replace(
+    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '\uFFFD',
+  );
 }
 
 function refsOf(owner: BudgetOwner, budget: Budget | undefined, now: Date): BudgetRef[] {

@@ -9,12 +9,14 @@ import {
   ScrollText,
   Users,
   Webhook,
+  Zap,
   type LucideIcon,
 } from 'lucide-preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { clearSession, loadSession, whenUnauthorized, type Session } from './api';
 import { AdminPage } from './pages/admin';
 import { AgentsPage } from './pages/agents';
+import { EventsPage } from './pages/events';
 import { KeysPage } from './pages/keys';
 import { KnowledgePage } from './pages/knowledge';
 import { LogsPage } from './pages/logs';
@@ -41,6 +43,7 @@ const ORGANIZATION_PAGES: PageEntry[] = [
   { page: 'knowledge', label: 'Knowledge', icon: BookOpen, component: KnowledgePage },
   { page: 'agents', label: 'Agents', icon: Bot, component: AgentsPage },
   { page: 'webhooks', label: 'Webhooks', icon: Webhook, component: WebhooksPage },
+  { page: 'events', label: 'Events', icon: Zap, component: EventsPage },
   { page: 'logs', label: 'Request logs', icon: ScrollText, component: LogsPage },
 ];
 

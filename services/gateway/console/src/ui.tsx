@@ -333,6 +333,19 @@ export function patternRule(pattern: string, words: string): FieldRule {
   return (value) => (value === '' || compiled.test(value) ? '' : words);
 }
 
+/** A JSON text field's check: '' when it holds an object (or is empty, unless words.missing says why not). */
+export function jsonObjectRule(words: { missing?: string; notObject: string }): FieldRule {
+  return (text) => {
+    if (!text.trim()) return words.missing ?? '';
+    try {
+      const value: unknown = JSON.parse(text);
+      return value && typeof value === 'object' && !Array.isArray(value) ? '' : words.notObject;
+    } catch (error) {
+      return `This is not JSON: ${(error as Error).message}`;
+    }
+  };
+}
+
 /** Maps an API error detail's JSON pointer (`/model`, `/steps/0/title`) to the id of the field showing it. */
 export type FieldOf = (pointer: string) => string | undefined;
 

@@ -36,6 +36,7 @@ import {
   DataTable,
   SecretOnce,
   useAction,
+  jsonObjectRule,
   useForm,
   useLoad,
   useToast,
@@ -60,14 +61,14 @@ export function webhookState(webhook: Webhook): { label: string; tone: Tone } {
     : { label: 'Disabled', tone: 'red' };
 }
 
-const DELIVERY_TONES: Record<DeliveryState, Tone> = {
+export const DELIVERY_TONES: Record<DeliveryState, Tone> = {
   pending: 'blue',
   failing: 'amber',
   succeeded: 'green',
   failed: 'red',
   cancelled: 'gray',
 };
-const DELIVERY_LABELS: Record<DeliveryState, string> = {
+export const DELIVERY_LABELS: Record<DeliveryState, string> = {
   pending: 'Pending',
   failing: 'Failing',
   succeeded: 'Succeeded',
@@ -95,7 +96,7 @@ const POLL_MAX_MS = 30_000;
 const LONGEST_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The response code of an attempt, or what went wrong before there was one. */
-function attemptOutcome(attempt: Delivery['attempts'][number]): string {
+export function attemptOutcome(attempt: Delivery['attempts'][number]): string {
   return attempt.statusCode ? String(attempt.statusCode) : attempt.error || 'no answer';
 }
 
@@ -542,17 +543,9 @@ const filterText = (webhook: Webhook) =>
     : '';
 
 /** Whether a filter's text parses to a JSON object ('' for none, which removes it). */
-function filterProblem(text: string): string {
-  if (!text.trim()) return '';
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === 'object' && !Array.isArray(value)
-      ? ''
-      : 'Write a JSON object, e.g. {"data.country": {"$in": ["DE", "AT"]}}.';
-  } catch (error) {
-    return `This is not JSON: ${(error as Error).message}`;
-  }
-}
+const filterProblem = jsonObjectRule({
+  notObject: 'Write a JSON object, e.g. {"data.country": {"$in": ["DE", "AT"]}}.',
+});
 
 /** Changes an endpoint's URL, events and payload filter (PATCH /api/webhooks/{id}). */
 function EditWebhookDialog(props: {

@@ -43,6 +43,14 @@ function set(md: Metadata, key: string, value: string, field: string): void {
   md.set(key, value);
 }
 
+/** Lone surrogates (any text a caller sends may hold them) as U+FFFD: encodeURIComponent throws on them. */
+export function wellFormed(text: string): string {
+  return text.replace(
+    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    '\uFFFD',
+  );
+}
+
 export function contextToMetadata(ctx: CallContext): Metadata {
   const md = new Metadata();
   set(md, ORG, ctx.organization, 'organization');
@@ -52,7 +60,7 @@ export function contextToMetadata(ctx: CallContext): Metadata {
   // Model names are printable ASCII without commas (the registry's name pattern).
   if (ctx.models) md.set(MODELS, ctx.models.join(','));
   if (ctx.teamId) set(md, TEAM_ID, ctx.teamId, 'teamId');
-  if (ctx.endUser) md.set(END_USER, encodeURIComponent(ctx.endUser));
+  if (ctx.endUser) md.set(END_USER, encodeURIComponent(wellFormed(ctx.endUser)));
   return md;
 }
 

@@ -1,4 +1,4 @@
-import { AppError, type Logger, type SharedState } from '@switchyard/shared';
+import { AppError, wellFormed, type Logger, type SharedState } from '@switchyard/shared';
 import type { ApiKeyRecord, Budget } from '../store';
 import { secondsUntilEnd, type Period } from './period';
 
@@ -199,14 +199,6 @@ export function budgetCounterKey(owner: BudgetOwner, metric: BudgetMetric, perio
   if (owner.level === 'endUser')
     return `${prefix}:${owner.id}:user:${encodeURIComponent(wellFormed(owner.endUser!))}:${period}`;
   return `${prefix}:${owner.id}:${period}`;
-}
-
-/** A lone surrogate (any `user` a caller sends) as U+FFFD: encodeURIComponent throws on it. */
-function wellFormed(text: string): string {
-  return text.replace(
-    /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
-    '\uFFFD',
-  );
 }
 
 function refsOf(owner: BudgetOwner, budget: Budget | undefined, now: Date): BudgetRef[] {

@@ -7,7 +7,7 @@ import {
   UsagePublisher,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
-import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
+import type { GenerateRequest__Output } from '@switchyard/shared/proto/content/v1';
 import { generate as generateHandler } from '../src/handlers/generate';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';
 import { ModelRegistry } from '../src/models/registry';

@@ -14,7 +14,7 @@ import {
   type RunningService,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
-import type { ContentServiceClient } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
+import type { ContentServiceClient } from '@switchyard/shared/proto/content/v1';
 import { countTokens } from '@switchyard/shared';
 import {
   inMemoryStores,

@@ -12,7 +12,7 @@ import {
 } from '@switchyard/shared';
 import type { ClientReadableStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { silentLogger } from '@switchyard/shared/testing';
-import type { ContentServiceClient } from '@switchyard/shared/generated/switchyard/content/v1/ContentService';
+import type { ContentServiceClient } from '@switchyard/shared/proto/content/v1';
 import { loadContentConfig, startContentService } from '../src/server';
 import type { RegistryFile } from '../src/models/config/registry-schema';
 import { FakeLlmServer } from '@switchyard/shared/testing';

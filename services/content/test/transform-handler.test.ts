@@ -7,7 +7,7 @@ import {
   UsagePublisher,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
-import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
+import type { TransformRequest__Output } from '@switchyard/shared/proto/content/v1';
 import type { ModelDeps } from '../src/handlers';
 import { transform as transformHandler } from '../src/handlers/transform';
 import { BuiltinModel } from '../src/models/builtin/builtin-model';

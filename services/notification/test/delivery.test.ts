@@ -1,8 +1,10 @@
 import { createEvent, type AppError } from '@switchyard/shared';
-import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
-import type { RegisterWebhookResponse__Output as RegisterWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
-import type { RotateSecretResponse__Output as RotateSecretResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
-import type { Webhook__Output as Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type {
+  ListDeliveriesResponse__Output,
+  RegisterWebhookResponse__Output as RegisterWebhookResponse,
+  RotateSecretResponse__Output as RotateSecretResponse,
+  Webhook__Output as Webhook,
+} from '@switchyard/shared/proto/notification/v1';
 import type { Resolver } from '@switchyard/shared';
 import { expect } from './chai';
 import { Receiver, startTestService, until, verifyWithLibrary, type TestService } from './helpers';

@@ -1,7 +1,9 @@
 import { createEvent } from '@switchyard/shared';
-import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
-import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
-import type { SigningSecret__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
+import type {
+  ListDeliveriesResponse__Output,
+  RegisterWebhookResponse__Output,
+  SigningSecret__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { notificationMetrics } from '../src/metrics';
 import { expect } from './chai';
 import {

@@ -1,12 +1,14 @@
 import { checkHealth, createEvent, SERVICE_NAMES, type AppError } from '@switchyard/shared';
-import type { Delivery__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
-import type { DeleteWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteWebhookResponse';
-import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
-import type { ListWebhooksResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListWebhooksResponse';
-import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
-import type { RotateSecretResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
-import type { SigningSecret__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
-import type { Webhook__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type {
+  DeleteWebhookResponse__Output,
+  Delivery__Output,
+  ListDeliveriesResponse__Output,
+  ListWebhooksResponse__Output,
+  RegisterWebhookResponse__Output,
+  RotateSecretResponse__Output,
+  SigningSecret__Output,
+  Webhook__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { notificationMetrics } from '../src/server';
 import { expect } from './chai';
 import { Receiver, startTestService, until, type TestService } from './helpers';

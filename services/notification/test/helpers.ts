@@ -9,7 +9,7 @@ import {
   type CallContext,
 } from '@switchyard/shared';
 import { silentLogger, waitFor } from '@switchyard/shared/testing';
-import type { NotificationServiceClient } from '@switchyard/shared/generated/switchyard/notification/v1/NotificationService';
+import type { NotificationServiceClient } from '@switchyard/shared/proto/notification/v1';
 import {
   createStores,
   loadNotificationConfig,

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import { createEvent, startMetricsServer, type RunningMetricsServer } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
-import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
+import type { RegisterWebhookResponse__Output } from '@switchyard/shared/proto/notification/v1';
 import { SERVED_REGISTRIES } from '../src/metrics';
 import { metricsText } from '../src/server';
 import { expect } from './chai';

@@ -1,7 +1,9 @@
 import { connectMongo, createEvent } from '@switchyard/shared';
 import { endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
-import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
-import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
+import type {
+  ListDeliveriesResponse__Output,
+  RegisterWebhookResponse__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { expect } from './chai';
 import { Receiver, startTestService, until, verifyWithLibrary, type TestService } from './helpers';
 import { TEST_ENCRYPTION_KEY } from './store-fixtures';

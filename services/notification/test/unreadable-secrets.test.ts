@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { connectMongo, createEvent } from '@switchyard/shared';
 import { endpointOf, silentLogger, uniqueName } from '@switchyard/shared/testing';
-import type { ListDeliveriesResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
-import type { RegisterWebhookResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
-import type { Webhook__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type {
+  ListDeliveriesResponse__Output,
+  RegisterWebhookResponse__Output,
+  Webhook__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { notificationMetrics } from '../src/metrics';
 import { reencryptSecrets } from '../src/store/reencrypt';
 import { SecretBox } from '../src/store/secret-box';

@@ -16,7 +16,7 @@ import {
   waitFor,
   type BackendFixture,
 } from '@switchyard/shared/testing';
-import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
+import type { UsageReport__Output } from '@switchyard/shared/proto/notification/v1';
 import {
   loadNotificationConfig,
   startNotificationService,

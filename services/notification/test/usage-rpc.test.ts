@@ -1,6 +1,8 @@
 import { AppError, Topics, type AnyEvent } from '@switchyard/shared';
-import type { OrganizationPolicy__Output } from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
-import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
+import type {
+  OrganizationPolicy__Output,
+  UsageReport__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { getUsage } from '../src/handlers/get-usage';
 import { deltasOf, usageEntryOf } from '../src/usage/usage-entry';
 import { expect } from './chai';

@@ -1,7 +1,9 @@
 import { AppError, type CallContext, type StreamSink, UsageRoutes } from '@switchyard/shared';
-import type { CompleteChunk } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
-import type { CompleteRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
-import type { CompleteResponse } from '@switchyard/shared/generated/switchyard/content/v1/CompleteResponse';
+import type {
+  CompleteChunk,
+  CompleteRequest__Output,
+  CompleteResponse,
+} from '@switchyard/shared/proto/content/v1';
 import { ChatStreamRelay } from '../models/openai/chat-stream-relay';
 import {
   closingEvents,

@@ -5,8 +5,7 @@ import {
   type UsageRoute,
   UsageRoutes,
 } from '@switchyard/shared';
-import type { EmbedRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/EmbedRequest';
-import type { EmbedResponse } from '@switchyard/shared/generated/switchyard/content/v1/EmbedResponse';
+import type { EmbedRequest__Output, EmbedResponse } from '@switchyard/shared/proto/content/v1';
 import { checkAllowed } from '../models/allowed';
 import { modelNotFound } from '../models/registry';
 import { routeWithFallback } from '../models/routing';

@@ -1,6 +1,5 @@
 import { UsageRoutes, type CallContext } from '@switchyard/shared';
-import type { GenerateChunk } from '@switchyard/shared/generated/switchyard/content/v1/GenerateChunk';
-import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
+import type { GenerateChunk, GenerateRequest__Output } from '@switchyard/shared/proto/content/v1';
 import { fitToTokens } from '../models/fit';
 import { generationChain, inputFor } from '../models/generation';
 import { routeWithFallback, streamResult } from '../models/routing';

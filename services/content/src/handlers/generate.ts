@@ -1,6 +1,8 @@
 import { UsageRoutes, type CallContext } from '@switchyard/shared';
-import type { GenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
-import type { GenerateResponse } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
+import type {
+  GenerateRequest__Output,
+  GenerateResponse,
+} from '@switchyard/shared/proto/content/v1';
 import { checkAllowed } from '../models/allowed';
 import { runGeneration, type PreparedGeneration } from '../models/generation';
 import type { CallOptions } from '../models/text-model';

@@ -1,6 +1,5 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { AsyncRequest } from '@switchyard/shared/generated/switchyard/content/v1/AsyncRequest';
-import type { GetRequestRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/GetRequestRequest';
+import type { AsyncRequest, GetRequestRequest__Output } from '@switchyard/shared/proto/content/v1';
 import type { AsyncRequestRecord } from '../store';
 import type { HandlerDeps } from './deps';
 import { requireText } from './validation';

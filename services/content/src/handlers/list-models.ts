@@ -1,5 +1,4 @@
-import type { DeploymentStatus } from '@switchyard/shared/generated/switchyard/content/v1/DeploymentStatus';
-import type { ListModelsResponse } from '@switchyard/shared/generated/switchyard/content/v1/ListModelsResponse';
+import type { DeploymentStatus, ListModelsResponse } from '@switchyard/shared/proto/content/v1';
 import type { TextModel } from '../models/text-model';
 import type { ModelDeps } from './deps';
 

@@ -1,6 +1,8 @@
 import type { CallContext } from '@switchyard/shared';
-import type { SubmitGenerateRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/SubmitGenerateRequest';
-import type { SubmitGenerateResponse } from '@switchyard/shared/generated/switchyard/content/v1/SubmitGenerateResponse';
+import type {
+  SubmitGenerateRequest__Output,
+  SubmitGenerateResponse,
+} from '@switchyard/shared/proto/content/v1';
 import type { HandlerDeps } from './deps';
 import { prepareGeneration } from './generate';
 import { billableOnce } from './model-call';

@@ -1,6 +1,8 @@
 import { AppError, countTokens, type CallContext, UsageRoutes } from '@switchyard/shared';
-import type { TransformRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
-import type { TransformResponse } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
+import type {
+  TransformRequest__Output,
+  TransformResponse,
+} from '@switchyard/shared/proto/content/v1';
 import { checkAllowed } from '../models/allowed';
 import { normalizeLanguage } from '../models/language';
 import { routeWithFallback } from '../models/routing';

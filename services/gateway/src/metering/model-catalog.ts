@@ -1,5 +1,5 @@
 import { newId, outageOf, type CallContext } from '@switchyard/shared';
-import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
+import type { ModelInfo__Output } from '@switchyard/shared/proto/content/v1';
 
 /** Prices per million tokens, in the registry's currency. */
 export interface Price {

@@ -1,5 +1,5 @@
 import { UsageRoutes, type UsageRoute } from '@switchyard/shared';
-import type { UsageBucket__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
+import type { UsageBucket__Output } from '@switchyard/shared/proto/notification/v1';
 
 /**
  * The one place usage routes become what users see: the path each was called on. Services record

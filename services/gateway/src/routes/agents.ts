@@ -1,5 +1,7 @@
-import type { AgentProfile__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/AgentProfile';
-import type { SessionView__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/SessionView';
+import type {
+  AgentProfile__Output,
+  SessionView__Output,
+} from '@switchyard/shared/proto/assistant/v1';
 import {
   AgentList,
   AgentProfile,

@@ -1,7 +1,9 @@
 import { AppError } from '@switchyard/shared';
-import type { ReplyChunk__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyChunk';
-import type { ReplyRequest } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyRequest';
-import type { ReplyResponse__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/ReplyResponse';
+import type {
+  ReplyChunk__Output,
+  ReplyRequest,
+  ReplyResponse__Output,
+} from '@switchyard/shared/proto/assistant/v1';
 import {
   AssistantChatRequest,
   AssistantReply,

@@ -1,10 +1,12 @@
 import { AppError, UsageRoutes, type CallContext } from '@switchyard/shared';
-import type { GenerateChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateChunk';
-import type { GenerateResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/GenerateResponse';
-import type { GenerateRequest } from '@switchyard/shared/generated/switchyard/content/v1/GenerateRequest';
-import type { TransformRequest } from '@switchyard/shared/generated/switchyard/content/v1/TransformRequest';
-import type { TransformResponse__Output } from '@switchyard/shared/generated/switchyard/content/v1/TransformResponse';
-import type { Usage__Output } from '@switchyard/shared/generated/switchyard/content/v1/Usage';
+import type {
+  GenerateChunk__Output,
+  GenerateRequest,
+  GenerateResponse__Output,
+  TransformRequest,
+  TransformResponse__Output,
+  Usage__Output,
+} from '@switchyard/shared/proto/content/v1';
 import {
   AsyncAcknowledgment,
   GenerateContentRequest,

@@ -1,4 +1,4 @@
-import type { EventType__Output } from '@switchyard/shared/generated/switchyard/notification/v1/EventType';
+import type { EventType__Output } from '@switchyard/shared/proto/notification/v1';
 import {
   CreateEventTypeRequest,
   EventType,

@@ -1,5 +1,5 @@
 import { AppError, httpStatusOf, type ErrorCode } from '@switchyard/shared';
-import type { PublishResult__Output } from '@switchyard/shared/generated/switchyard/notification/v1/PublishResult';
+import type { PublishResult__Output } from '@switchyard/shared/proto/notification/v1';
 import {
   MAX_EVENTS_PER_BATCH,
   PublishedEventId,

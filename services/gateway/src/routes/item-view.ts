@@ -1,5 +1,5 @@
 import type { Logger } from '@switchyard/shared';
-import type { Item__Output } from '@switchyard/shared/generated/switchyard/recommendation/v1/Item';
+import type { Item__Output } from '@switchyard/shared/proto/recommendation/v1';
 
 /** attributes travel as JSON text in gRPC; callers see an object. */
 function parseAttributes(raw: string, itemId: string, logger: Logger): Record<string, unknown> {

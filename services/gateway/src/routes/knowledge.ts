@@ -1,6 +1,8 @@
 import { AppError } from '@switchyard/shared';
-import type { Collection__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/Collection';
-import type { KnowledgeDocument__Output } from '@switchyard/shared/generated/switchyard/assistant/v1/KnowledgeDocument';
+import type {
+  Collection__Output,
+  KnowledgeDocument__Output,
+} from '@switchyard/shared/proto/assistant/v1';
 import {
   CreateCollectionRequest,
   DeleteDocumentsRequest,

@@ -1,4 +1,4 @@
-import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
+import type { ModelInfo__Output } from '@switchyard/shared/proto/content/v1';
 import { ModelList } from '../schemas/content';
 import { json, type AnyRoute, type RouteSpec } from './types';
 

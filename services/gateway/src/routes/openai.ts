@@ -1,8 +1,10 @@
 import { AppError, UsageRoutes, type ErrorCode } from '@switchyard/shared';
-import type { CompleteChunk__Output } from '@switchyard/shared/generated/switchyard/content/v1/CompleteChunk';
-import type { CompleteRequest } from '@switchyard/shared/generated/switchyard/content/v1/CompleteRequest';
-import type { ModelInfo__Output } from '@switchyard/shared/generated/switchyard/content/v1/ModelInfo';
-import type { Usage__Output } from '@switchyard/shared/generated/switchyard/content/v1/Usage';
+import type {
+  CompleteChunk__Output,
+  CompleteRequest,
+  ModelInfo__Output,
+  Usage__Output,
+} from '@switchyard/shared/proto/content/v1';
 import { openAiErrorBody } from '../middleware/errors';
 import {
   ChatCompletion,

@@ -1,6 +1,6 @@
 import { CALLBACK_TARGET, resultEventId, type CallContext } from '@switchyard/shared';
-import type { AsyncRequest__Output } from '@switchyard/shared/generated/switchyard/content/v1/AsyncRequest';
-import type { Delivery__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
+import type { AsyncRequest__Output } from '@switchyard/shared/proto/content/v1';
+import type { Delivery__Output } from '@switchyard/shared/proto/notification/v1';
 import { AsyncRequestStatus } from '../schemas/content';
 import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
 

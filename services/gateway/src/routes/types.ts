@@ -1,5 +1,5 @@
 import type { CallContext, DependencyName, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
-import type { Usage__Output } from '@switchyard/shared/generated/switchyard/content/v1/Usage';
+import type { Usage__Output } from '@switchyard/shared/proto/content/v1';
 import type { Registry } from 'prom-client';
 import type { GatewayClients } from '../clients';
 import type { ApiKeyRecord } from '../store/api-keys/port';

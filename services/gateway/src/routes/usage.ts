@@ -1,6 +1,8 @@
 import type { CallContext } from '@switchyard/shared';
-import type { UsageBucket__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
-import type { UsageReport__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
+import type {
+  UsageBucket__Output,
+  UsageReport__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { bucketsByPublicPath, publicPathOf } from '../metering/usage-routes';
 import {
   UsageCalls,

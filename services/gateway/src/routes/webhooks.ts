@@ -1,7 +1,9 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { Webhook__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
-import type { Delivery__Output } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
-import type { RotateSecretResponse__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
+import type {
+  Delivery__Output,
+  RotateSecretResponse__Output,
+  Webhook__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import {
   Delivery,
   DeliveryList,

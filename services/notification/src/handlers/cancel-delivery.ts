@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { CancelDeliveryRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/CancelDeliveryRequest';
-import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
+import type {
+  CancelDeliveryRequest__Output,
+  Delivery,
+} from '@switchyard/shared/proto/notification/v1';
 import { findDelivery, organizationOf, toDelivery } from './common';
 import type { HandlerDeps } from './deps';
 

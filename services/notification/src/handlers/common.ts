@@ -1,6 +1,5 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
-import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type { Delivery, Webhook } from '@switchyard/shared/proto/notification/v1';
 import {
   deliveryState,
   isWebhookEvent,

@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { DeleteWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteWebhookRequest';
-import type { DeleteWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteWebhookResponse';
+import type {
+  DeleteWebhookRequest__Output,
+  DeleteWebhookResponse,
+} from '@switchyard/shared/proto/notification/v1';
 import { organizationOf } from './common';
 import type { HandlerDeps } from './deps';
 

@@ -1,11 +1,13 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { CreateEventTypeRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/CreateEventTypeRequest';
-import type { DeleteEventTypeRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/DeleteEventTypeRequest';
-import type { EventType } from '@switchyard/shared/generated/switchyard/notification/v1/EventType';
-import type { GetEventTypeRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetEventTypeRequest';
-import type { ListEventTypesResponse } from '@switchyard/shared/generated/switchyard/notification/v1/ListEventTypesResponse';
-import type { UpdateEventTypeRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UpdateEventTypeRequest';
-import type { EventCatalog } from '@switchyard/shared/generated/switchyard/notification/v1/EventCatalog';
+import type {
+  CreateEventTypeRequest__Output,
+  DeleteEventTypeRequest__Output,
+  EventCatalog,
+  EventType,
+  GetEventTypeRequest__Output,
+  ListEventTypesResponse,
+  UpdateEventTypeRequest__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { webhookCatalog } from '../event-types/catalog';
 import { BUILT_IN_EVENTS, checkedEventTypeName } from '../event-types/names';
 import type { EventTypeRecord, EventTypeVersionRecord } from '../store/event-types/port';

@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { BudgetSpend } from '@switchyard/shared/generated/switchyard/notification/v1/BudgetSpend';
-import type { GetBudgetSpendRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetBudgetSpendRequest';
+import type {
+  BudgetSpend,
+  GetBudgetSpendRequest__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { budgetDayKey, type BucketRef, type BudgetDayKind } from '../usage/usage-entry';
 import { organizationOf } from './common';
 import type { HandlerDeps } from './deps';

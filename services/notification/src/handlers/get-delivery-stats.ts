@@ -1,6 +1,8 @@
 import type { CallContext } from '@switchyard/shared';
-import type { DeliveryStats } from '@switchyard/shared/generated/switchyard/notification/v1/DeliveryStats';
-import type { GetDeliveryStatsRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetDeliveryStatsRequest';
+import type {
+  DeliveryStats,
+  GetDeliveryStatsRequest__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { findWebhook, isoTime, organizationOf } from './common';
 import type { HandlerDeps } from './deps';
 

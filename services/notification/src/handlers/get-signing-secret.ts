@@ -1,5 +1,5 @@
 import type { CallContext } from '@switchyard/shared';
-import type { SigningSecret } from '@switchyard/shared/generated/switchyard/notification/v1/SigningSecret';
+import type { SigningSecret } from '@switchyard/shared/proto/notification/v1';
 import { organizationOf } from './common';
 import type { HandlerDeps } from './deps';
 

@@ -1,8 +1,10 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { GetUsageRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetUsageRequest';
-import type { UsageBucket } from '@switchyard/shared/generated/switchyard/notification/v1/UsageBucket';
-import type { RefusedCalls } from '@switchyard/shared/generated/switchyard/notification/v1/RefusedCalls';
-import type { UsageReport } from '@switchyard/shared/generated/switchyard/notification/v1/UsageReport';
+import type {
+  GetUsageRequest__Output,
+  RefusedCalls,
+  UsageBucket,
+  UsageReport,
+} from '@switchyard/shared/proto/notification/v1';
 import { effectivePolicy } from '../usage/policy';
 import { COST_UNITS_PER_CURRENCY_UNIT, ZERO_TOTALS, type KeyedTotals } from '../usage/usage-entry';
 import { organizationOf } from './common';

@@ -1,6 +1,5 @@
 import type { CallContext } from '@switchyard/shared';
-import type { GetWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/GetWebhookRequest';
-import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type { GetWebhookRequest__Output, Webhook } from '@switchyard/shared/proto/notification/v1';
 import { findWebhook, organizationOf, toWebhook } from './common';
 import type { HandlerDeps } from './deps';
 

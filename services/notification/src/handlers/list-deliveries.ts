@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { ListDeliveriesRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesRequest';
-import type { ListDeliveriesResponse } from '@switchyard/shared/generated/switchyard/notification/v1/ListDeliveriesResponse';
+import type {
+  ListDeliveriesRequest__Output,
+  ListDeliveriesResponse,
+} from '@switchyard/shared/proto/notification/v1';
 import {
   CALLBACK_TARGET,
   DELIVERY_STATES,

@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { ListUsageCallsRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ListUsageCallsRequest';
-import type { ListUsageCallsResponse } from '@switchyard/shared/generated/switchyard/notification/v1/ListUsageCallsResponse';
+import type {
+  ListUsageCallsRequest__Output,
+  ListUsageCallsResponse,
+} from '@switchyard/shared/proto/notification/v1';
 import type { CallCursor } from '../store/usage-ledger/port';
 import { COST_UNITS_PER_CURRENCY_UNIT, type UsageEntry } from '../usage/usage-entry';
 import { organizationOf } from './common';

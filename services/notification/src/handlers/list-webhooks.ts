@@ -1,5 +1,5 @@
 import type { CallContext } from '@switchyard/shared';
-import type { ListWebhooksResponse } from '@switchyard/shared/generated/switchyard/notification/v1/ListWebhooksResponse';
+import type { ListWebhooksResponse } from '@switchyard/shared/proto/notification/v1';
 import { organizationOf, toWebhook } from './common';
 import type { HandlerDeps } from './deps';
 

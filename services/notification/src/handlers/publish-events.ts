@@ -1,8 +1,10 @@
 import { AppError, createEvent, newId, type CallContext } from '@switchyard/shared';
-import type { PublishEventsRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/PublishEventsRequest';
-import type { PublishEventsResponse } from '@switchyard/shared/generated/switchyard/notification/v1/PublishEventsResponse';
-import type { PublishResult } from '@switchyard/shared/generated/switchyard/notification/v1/PublishResult';
-import type { PublishedEvent__Output } from '@switchyard/shared/generated/switchyard/notification/v1/PublishedEvent';
+import type {
+  PublishedEvent__Output,
+  PublishEventsRequest__Output,
+  PublishEventsResponse,
+  PublishResult,
+} from '@switchyard/shared/proto/notification/v1';
 import { schemaKey } from '../event-types/schemas';
 import type { EventTypeRecord } from '../store/event-types/port';
 import { organizationOf } from './common';

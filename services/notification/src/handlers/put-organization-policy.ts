@@ -2,7 +2,7 @@ import { AppError, type CallContext } from '@switchyard/shared';
 import type {
   OrganizationPolicy,
   OrganizationPolicy__Output,
-} from '@switchyard/shared/generated/switchyard/notification/v1/OrganizationPolicy';
+} from '@switchyard/shared/proto/notification/v1';
 import type { OrganizationPolicyRecord } from '../store/policies/port';
 import { organizationOf } from './common';
 import type { HandlerDeps } from './deps';

@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { RecoverWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RecoverWebhookRequest';
-import type { RecoverWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RecoverWebhookResponse';
+import type {
+  RecoverWebhookRequest__Output,
+  RecoverWebhookResponse,
+} from '@switchyard/shared/proto/notification/v1';
 import { deliveryState, type DeliveryRecord } from '../model';
 import { findWebhook, organizationOf } from './common';
 import type { HandlerDeps } from './deps';

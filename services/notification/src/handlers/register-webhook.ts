@@ -1,6 +1,8 @@
 import { AppError, newId, type CallContext } from '@switchyard/shared';
-import type { RegisterWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookRequest';
-import type { RegisterWebhookResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RegisterWebhookResponse';
+import type {
+  RegisterWebhookRequest__Output,
+  RegisterWebhookResponse,
+} from '@switchyard/shared/proto/notification/v1';
 import type { WebhookRecord } from '../model';
 import { generateSecret, isValidSecret } from '../signing/secrets';
 import { parseFilter } from '../event-types/filter';

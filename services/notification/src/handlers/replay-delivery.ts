@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
-import type { ReplayDeliveryRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/ReplayDeliveryRequest';
+import type {
+  Delivery,
+  ReplayDeliveryRequest__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { CALLBACK_TARGET } from '../model';
 import { findDelivery, findWebhook, organizationOf, toDelivery } from './common';
 import type { HandlerDeps } from './deps';

@@ -1,6 +1,8 @@
 import type { CallContext } from '@switchyard/shared';
-import type { RotateSecretResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
-import type { RotateSigningSecretRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSigningSecretRequest';
+import type {
+  RotateSecretResponse,
+  RotateSigningSecretRequest__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { organizationOf, overlapSeconds } from './common';
 import type { HandlerDeps } from './deps';
 

@@ -1,6 +1,8 @@
 import type { CallContext } from '@switchyard/shared';
-import type { RotateSecretResponse } from '@switchyard/shared/generated/switchyard/notification/v1/RotateSecretResponse';
-import type { RotateWebhookSecretRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/RotateWebhookSecretRequest';
+import type {
+  RotateSecretResponse,
+  RotateWebhookSecretRequest__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { rotate } from '../signing/secrets';
 import { findWebhook, organizationOf, overlapSeconds } from './common';
 import type { HandlerDeps } from './deps';

@@ -1,6 +1,8 @@
 import { AppError, newId, type CallContext } from '@switchyard/shared';
-import type { Delivery } from '@switchyard/shared/generated/switchyard/notification/v1/Delivery';
-import type { SendTestEventRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/SendTestEventRequest';
+import type {
+  Delivery,
+  SendTestEventRequest__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import { BUILT_IN } from '../event-types/built-in';
 import { subscribesTo } from '../event-types/names';
 import type { EventName, WebhookEvent } from '../model';

@@ -1,6 +1,8 @@
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { UpdateWebhookRequest__Output } from '@switchyard/shared/generated/switchyard/notification/v1/UpdateWebhookRequest';
-import type { Webhook } from '@switchyard/shared/generated/switchyard/notification/v1/Webhook';
+import type {
+  UpdateWebhookRequest__Output,
+  Webhook,
+} from '@switchyard/shared/proto/notification/v1';
 import type { WebhookPatch } from '../store/webhooks/port';
 import {
   checkedRateLimit,

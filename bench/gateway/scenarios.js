@@ -37,9 +37,23 @@ const V1_CHAT = (stream, model = MODEL) => ({
 
 /** Asks the response cache for the call (docs/api.md, "Response cache"). */
 const CACHED = { ...BEARER, 'cache-control': 'max-age=3600' };
+/** Budgets no bench run reaches: every call still reserves and settles on each of them. */
+const UNREACHED = { tokens: 1e12, cost: 1e9 };
+/** A key with every per-call control (scopes, a team, key and end-user budgets); seed() issues it. */
+const CONTROLLED = { ...BEARER };
 
 const SCENARIOS = [
   { name: 'v1 chat', floor: true, gateway: V1_CHAT(false), direct: CHAT_DIRECT(false) },
+  // The plain call on a key with model and route scopes, a team and key and end-user budgets: what the controls cost.
+  {
+    name: 'v1 chat controls',
+    gateway: {
+      ...V1_CHAT(false),
+      headers: CONTROLLED,
+      body: JSON.stringify({ model: MODEL, messages: MESSAGES, user: 'bench-end-user' }),
+    },
+    direct: CHAT_DIRECT(false),
+  },
   // The same request each time: after the first, hits served with no upstream call.
   {
     name: 'v1 chat cache hit',
@@ -174,11 +188,7 @@ async function seed(url) {
         type: k % 3 === 0 ? 'purchase' : 'view',
       });
   }
-  for (const [path, body] of [
-    ['/api/v2/catalog/items', { items }],
-    ['/api/v2/interactions', { interactions: interactions.slice(0, 1000) }],
-    ['/api/v2/interactions', { interactions: interactions.slice(1000) }],
-  ]) {
+  const post = async (path, body) => {
     const response = await fetch(`${url}${path}`, {
       method: 'POST',
       headers: AUTH,
@@ -186,7 +196,28 @@ async function seed(url) {
     });
     if (!response.ok)
       throw new Error(`seeding ${path}: ${response.status} ${await response.text()}`);
-  }
+    const text = await response.text();
+    return text ? JSON.parse(text) : undefined;
+  };
+  const { teamId } = await post('/api/v2/teams', {
+    name: `bench-${randomUUID().slice(0, 8)}`,
+    budget: { ...UNREACHED, period: 'month' },
+  });
+  const { key } = await post('/api/v2/keys', {
+    name: 'bench controls',
+    models: [MODEL],
+    routes: ['/v1/*'],
+    teamId,
+    budget: { ...UNREACHED, period: 'day' },
+    endUserBudget: { ...UNREACHED, period: 'day' },
+  });
+  CONTROLLED.authorization = `Bearer ${key}`;
+  for (const [path, body] of [
+    ['/api/v2/catalog/items', { items }],
+    ['/api/v2/interactions', { interactions: interactions.slice(0, 1000) }],
+    ['/api/v2/interactions', { interactions: interactions.slice(1000) }],
+  ])
+    await post(path, body);
 }
 
 /**

@@ -6,6 +6,9 @@ import { SessionConflictError, type Session, type SessionStore } from './port';
 export const SESSIONS_COLLECTION = 'sessions';
 /** Where an earlier release kept a copy of each session's recent version; dropped by the migration. */
 const LEGACY_HEADS_COLLECTION = 'session_heads';
+/** Migrations done on this database, so a start after the first skips the scan of every session. */
+const MIGRATIONS_COLLECTION = 'migrations';
+const ONE_DOCUMENT_PER_SESSION = 'sessions-one-document';
 /** `_id` of a version document of an earlier release: `organization␀session␀version`. */
 // eslint-disable-next-line no-control-regex -- NUL separates an _id's parts (see documentId)
 const LEGACY_VERSION_ID = /^[^\x00]*\x00[^\x00]*\x00[0-9]+$/;
@@ -68,8 +71,11 @@ export class MongoSessionStore implements SessionStore {
    * An earlier release stored every version as its own document plus a head copy. Each
    * session's latest version becomes its document (a newer one already there stays), then the
    * version documents and the heads go. Idempotent: replicas starting together may both run it.
+   * Recorded in `migrations` once done, so later starts skip the scan of every session's `_id`.
    */
   private async migrateVersionedSessions(): Promise<void> {
+    const migrations = this.db.collection<{ _id: string; at: Date }>(MIGRATIONS_COLLECTION);
+    if (await migrations.findOne({ _id: ONE_DOCUMENT_PER_SESSION })) return;
     const legacy = this.sessions.find({ _id: { $regex: LEGACY_VERSION_ID } }).sort({ _id: 1 });
     // Sorted by `_id`, a session's versions are adjacent (NUL sorts before any other character).
     let group: { id: string; ids: string[]; latest: Stored<Session> } | undefined;
@@ -99,5 +105,11 @@ export class MongoSessionStore implements SessionStore {
     await finish();
     if ((await this.db.listCollections({ name: LEGACY_HEADS_COLLECTION }).toArray()).length > 0)
       await this.db.dropCollection(LEGACY_HEADS_COLLECTION).catch(() => undefined);
+    // Written last: a start that dies midway runs the migration again.
+    await migrations
+      .insertOne({ _id: ONE_DOCUMENT_PER_SESSION, at: new Date() })
+      .catch((error: unknown) => {
+        if (!isDuplicateKeyError(error)) throw error; // another replica finished it too
+      });
   }
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Piscina } from 'piscina';
-import { countTokens } from './count';
+import { countTokens, rememberedTokens, rememberTokens } from './count';
 import { EXACT_ESTIMATE_CHARS } from './estimate';
 
 let pool: Piscina<string, number> | undefined;
@@ -25,5 +25,9 @@ function tokenizerPool(): Piscina<string, number> {
  */
 export async function countTokensOffThread(text: string): Promise<number> {
   if (text.length <= EXACT_ESTIMATE_CHARS) return countTokens(text);
-  return tokenizerPool().run(text);
+  const known = rememberedTokens(text);
+  if (known !== undefined) return known;
+  const tokens = await tokenizerPool().run(text);
+  rememberTokens(text, tokens);
+  return tokens;
 }

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 type Bpe = typeof import('gpt-tokenizer');
 let bpe: Bpe | undefined;
 
@@ -40,10 +42,41 @@ function* pieces(text: string): Generator<string> {
  * MAX_RUN_CHARS slices (within two tokens per slice of its exact count).
  */
 export function countTokens(text: string): number {
+  const known = rememberedTokens(text);
+  if (known !== undefined) return known;
   let tokens = 0;
   const { countTokens: countO200k } = loadTokenizer();
   for (const piece of pieces(text)) tokens += countO200k(piece);
+  rememberTokens(text, tokens);
   return tokens;
+}
+
+/**
+ * Shorter texts are counted each time: the BPE on them costs about as much as a lookup. Longer ones
+ * are counted once per process: a call checks its input against limits, reserves for it, trims a
+ * conversation to a budget and reports usage, and an assistant's turns resend the same history and
+ * retrieved passages, each about 40 µs per KB to tokenize again.
+ */
+const REMEMBER_FROM_CHARS = 256;
+/** A longer text is not kept: it would push out many others. */
+const REMEMBER_UP_TO_CHARS = 256_000;
+
+/** Counts by text, bounded by the characters held (a few MB), the least recently used dropped first. */
+const counted = new LRUCache<string, number>({
+  maxSize: 4_000_000,
+  maxEntrySize: REMEMBER_UP_TO_CHARS,
+  sizeCalculation: (_count, text) => text.length,
+});
+
+/** The count of a text counted before in this process (undefined: not known). */
+export function rememberedTokens(text: string): number | undefined {
+  return text.length >= REMEMBER_FROM_CHARS ? counted.get(text) : undefined;
+}
+
+/** Keeps a text's count (made here or in a worker thread) for the next call that needs it. */
+export function rememberTokens(text: string, tokens: number): void {
+  if (text.length >= REMEMBER_FROM_CHARS && text.length <= REMEMBER_UP_TO_CHARS)
+    counted.set(text, tokens);
 }
 
 /** The longest prefix of text that fits in maxTokens tokens (tokenized as countTokens does). */

@@ -16,11 +16,10 @@ import {
   type TextResult,
   type ToolSpec,
 } from '../models/text-model';
-import { countPromptTokens } from '../models/usage';
 import { completeChat, completeChatStream } from './chat-completions';
 import type { ModelDeps } from './deps';
 import { usageMessage } from './model-call';
-import { checkContextWindow, maxLengthFor } from './validation';
+import { checkContextWindow, checkMessagesSize, maxLengthFor } from './validation';
 
 const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
 
@@ -82,16 +81,10 @@ function prepareCompletion(
   const messages = messagesOf(request);
   const model = deps.models.resolveFor(request.model, 'chat');
   checkAllowed(deps.models, model, context.models);
-  const tokens = countPromptTokens(messages);
-  if (tokens > deps.maxInputTokens) {
-    throw new AppError(
-      'payload_too_large',
-      `messages are ${tokens} tokens; the limit is ${deps.maxInputTokens}`,
-      [{ field: '/messages', reason: `over ${deps.maxInputTokens} tokens` }],
-    );
-  }
+  const texts = messages.map((message) => message.content);
+  checkMessagesSize(texts, 'messages', deps.maxInputTokens);
   const maxTokens = maxLengthFor(request.max_tokens, model, 'max_tokens');
-  checkContextWindow(tokens, maxTokens, 'messages', model);
+  checkContextWindow(texts, maxTokens, 'messages', model);
   const tools = toolsOf(request);
   return { model, input: { messages, maxTokens, ...(tools ? { tools } : {}) } };
 }

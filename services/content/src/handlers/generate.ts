@@ -27,8 +27,8 @@ export async function prepareGeneration(
   const model = deps.models.resolveFor(request.model ?? '', 'generate');
   checkAllowed(deps.models, model, context.models);
   const maxTokens = maxLengthFor(request.max_length, model);
-  const promptTokens = await checkInputSize(prompt, 'prompt', deps.maxInputTokens);
-  checkContextWindow(promptTokens, maxTokens, 'prompt', model);
+  await checkInputSize(prompt, 'prompt', deps.maxInputTokens);
+  checkContextWindow([prompt], maxTokens, 'prompt', model);
   return {
     model,
     input: {

@@ -183,10 +183,10 @@ async function runTransform(
   const action = actionOf(request.action.trim());
   deps.models.resolve(request.model);
   requireText(request.text, 'text');
-  const textTokens = await checkInputSize(request.text, 'text', deps.maxInputTokens);
+  await checkInputSize(request.text, 'text', deps.maxInputTokens);
   const { model, outcome } = ACTION_HANDLERS[action](request, deps);
   checkAllowed(deps.models, model, context.models);
-  checkContextWindow(textTokens, 1, 'text', model);
+  checkContextWindow([request.text], 1, 'text', model);
   const result = await callWithUsage(deps.usage, {
     context,
     requestId,

@@ -1,4 +1,11 @@
-import { AppError, countTokensOffThread, newId, type CallContext } from '@switchyard/shared';
+import { Buffer } from 'node:buffer';
+import {
+  AppError,
+  countTokens,
+  countTokensOffThread,
+  newId,
+  type CallContext,
+} from '@switchyard/shared';
 import type { TextModel } from '../models/text-model';
 import { normalizeLanguage } from '../models/language';
 
@@ -15,24 +22,43 @@ export function requireText(value: string | undefined, field: string): string {
   return value;
 }
 
+/** An upper bound of a text's tokens without a tokenizer pass: a token covers at least one UTF-8 byte. */
+function tokenBound(texts: readonly string[]): number {
+  return texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+}
+
 /**
- * Rejects inputs over the configured token limit before any model work; answers the count (a long
- * text is counted in a worker thread, so other calls are not held up meanwhile).
+ * Rejects inputs over the configured token limit before any model work. Input whose byte length
+ * is within the limit cannot be over it and is not tokenized (the usual case); a longer text is
+ * counted in a worker thread, so other calls are not held up meanwhile.
  */
 export async function checkInputSize(
   text: string,
   field: string,
   maxInputTokens: number,
-): Promise<number> {
+): Promise<void> {
+  if (tokenBound([text]) <= maxInputTokens) return;
   const tokens = await countTokensOffThread(text);
-  if (tokens > maxInputTokens) {
-    throw new AppError(
-      'payload_too_large',
-      `${field} is ${tokens} tokens; the limit is ${maxInputTokens}`,
-      [{ field: `/${field}`, reason: `over ${maxInputTokens} tokens` }],
-    );
-  }
-  return tokens;
+  if (tokens > maxInputTokens) throw inputTooLarge(tokens, field, maxInputTokens);
+}
+
+/** checkInputSize for a conversation's messages, counted together (short: on the event loop). */
+export function checkMessagesSize(
+  texts: readonly string[],
+  field: string,
+  maxInputTokens: number,
+): void {
+  if (tokenBound(texts) <= maxInputTokens) return;
+  const tokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
+  if (tokens > maxInputTokens) throw inputTooLarge(tokens, field, maxInputTokens);
+}
+
+function inputTooLarge(tokens: number, field: string, maxInputTokens: number): AppError {
+  return new AppError(
+    'payload_too_large',
+    `${field} has ${tokens} tokens; the limit is ${maxInputTokens}`,
+    [{ field: `/${field}`, reason: `over ${maxInputTokens} tokens` }],
+  );
 }
 
 /** max_length (or max_tokens) in tokens: default when unset, an integer from 1 to the model's output limit. */
@@ -55,14 +81,20 @@ export function maxLengthFor(
   return value;
 }
 
-/** The input plus the output it may produce must fit the model's context window (413 otherwise). */
+/**
+ * The input plus the output it may produce must fit the model's context window (413 otherwise);
+ * tokenized only when the byte length does not settle it (a text counted for checkInputSize is
+ * remembered, see countTokens).
+ */
 export function checkContextWindow(
-  inputTokens: number,
+  texts: readonly string[],
   outputTokens: number,
   field: string,
   model: TextModel,
 ): void {
   const window = model.info.contextWindow;
+  if (tokenBound(texts) + outputTokens <= window) return;
+  const inputTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
   if (inputTokens + outputTokens > window) {
     throw new AppError(
       'payload_too_large',

@@ -88,6 +88,13 @@ export interface DueState {
   requestHit?: DueRequestHit;
 }
 
+/** A call's tokens before it runs: the input as counted, the output at its cap, their sum to reserve. */
+interface EstimatedTokens {
+  input: number;
+  output: number;
+  tokens: number;
+}
+
 /** What a call reserved: each counter, the amount, how it settles. */
 interface Reserved {
   quota?: QuotaCounter;
@@ -106,22 +113,24 @@ export class Metering {
 
   /** Estimated tokens: the input as the tokenizer estimates it (bounded time; exact for short text), plus the output cap (or the default budget). */
   estimate<B>(billing: BillingSpec<B>, body: B): number {
-    const { input, output } = this.estimateParts(billing, body);
-    // Counters reserve positive amounts: a call with nothing to count still holds one token.
-    return Math.max(1, input + output);
+    return this.estimateParts(billing, body).tokens;
   }
 
-  private estimateParts<B>(billing: BillingSpec<B>, body: B): { input: number; output: number } {
+  private estimateParts<B>(billing: BillingSpec<B>, body: B): EstimatedTokens {
     const { text, maxOutput, outputs } = billing.input(body);
+    const input = estimateTokens(text);
     const output = (maxOutput ?? this.deps.defaultOutputTokens) * (outputs ?? 1);
-    return { input: estimateTokens(text), output };
+    // Counters reserve positive amounts: a call with nothing to count still holds one token.
+    return { input, output, tokens: Math.max(1, input + output) };
   }
 
   /** The estimate priced by the named model's (or the default model's) prices. */
-  private async estimateCost<B>(billing: BillingSpec<B>, body: B): Promise<number> {
-    const { input, output } = this.estimateParts(billing, body);
+  private async estimateCost<B>(billing: BillingSpec<B>, estimate: EstimatedTokens, body: B) {
     const price = await this.deps.prices.priceOf(billing.model?.(body));
-    return (input * price.inputPerMillion + output * price.outputPerMillion) / 1_000_000;
+    return (
+      (estimate.input * price.inputPerMillion + estimate.output * price.outputPerMillion) /
+      1_000_000
+    );
   }
 
   /** Requests per minute per key, on every authenticated route; RateLimit-* headers on every answer. */
@@ -190,12 +199,13 @@ export class Metering {
     requestHit?: DueRequestHit,
   ): Promise<MeteredCall> {
     const { organization, keyId } = call;
-    const estimate = this.estimate(billing, body);
+    const parts = this.estimateParts(billing, body);
+    const estimate = parts.tokens;
     const policy = await this.deps.directory.policyOf(organization);
     const team = key?.teamId ? await this.deps.teamOf?.(key.organization, key.teamId) : undefined;
     const refs = this.deps.budgets.refsOf({ key, team, endUser: billing.endUser?.(body) });
     const cost = refs.some((ref) => ref.metric === 'cost')
-      ? await this.estimateCost(billing, body)
+      ? await this.estimateCost(billing, parts, body)
       : 0;
     // Nothing to reserve (a free model's cost): counters take positive amounts only.
     const budgets = this.deps.budgets

@@ -1,5 +1,6 @@
 import { createLogger, main, startTracing, stopOnSignals, stopTracing } from '@switchyard/shared';
-import { loadGatewayConfig, startGateway } from './server';
+import { loadGatewayConfig } from './config';
+import { startGateway } from './server';
 
 const logger = createLogger('gateway');
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { issueApiKey } from '../src/server';
+import { issueApiKey } from '../src/auth/api-keys';
 import { resetDoubles, startHarness, type Harness, type Reply } from './harness';
 
 /** Issue 10: one key cannot hold all of a gateway's capacity, whatever its per-minute limits. */

@@ -8,19 +8,17 @@ import {
   type SharedState,
 } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
+import { createGatewayApp } from '../src/app';
+import { issueApiKey } from '../src/auth/api-keys';
 import {
-  createGatewayApp,
-  createGatewayClients,
   InMemoryApiKeyStore,
   InMemoryOrganizationStore,
   type ApiKeyRecord,
   type ApiKeyStore,
-  type GatewayClients,
   type OrganizationStore,
-} from '../src/server';
-import { issueApiKey } from '../src/auth/api-keys';
-import type { TeamStore } from '../src/store';
-import { closeGatewayClients } from '../src/clients';
+  type TeamStore,
+} from '../src/store';
+import { closeGatewayClients, createGatewayClients, type GatewayClients } from '../src/clients';
 import type { ChangeFeed } from '../src/events/change-feed';
 import { allDoubles, startDoubles, type Doubles } from './doubles';
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { AppError } from '@switchyard/shared';
 import { endpointOf, uniqueName, waitFor } from '@switchyard/shared/testing';
-import { quotaKey, routeTable } from '../src/server';
+import { quotaKey } from '../src/metering/quota';
+import { routeTable } from '../src/routes';
 import { buildOpenApi } from '../src/openapi';
 import { periodOf } from '../src/metering/period';
 import { encodeRecord, fingerprintOf, recordKey } from '../src/idempotency/records';

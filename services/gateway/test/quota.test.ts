@@ -6,7 +6,7 @@ import {
   type SharedState,
 } from '@switchyard/shared';
 import { waitFor } from '@switchyard/shared/testing';
-import { quotaKey } from '../src/server';
+import { quotaKey } from '../src/metering/quota';
 import { periodOf, secondsUntilEnd } from '../src/metering/period';
 import { orgWithKey } from './accounts-helpers';
 import { usageReport } from './doubles';

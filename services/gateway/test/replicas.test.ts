@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { countTokens } from '@switchyard/shared';
 import { endpointOf, waitFor } from '@switchyard/shared/testing';
-import { quotaKey } from '../src/server';
+import { quotaKey } from '../src/metering/quota';
 import { periodOf } from '../src/metering/period';
 import { orgWithKey } from './accounts-helpers';
 import { memoryStates, redisStates, type SharedStates } from './replica-states';

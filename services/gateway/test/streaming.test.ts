@@ -7,7 +7,8 @@ import { expectShape } from './shape';
 import { deltaText, readEvents, type ReceivedEvent } from '@switchyard/shared/testing';
 import { GenerateContentResponse } from '../src/schemas/content';
 import { AssistantReply } from '../src/schemas/assistants';
-import { buildOpenApi, routeTable } from '../src/server';
+import { buildOpenApi } from '../src/openapi';
+import { routeTable } from '../src/routes';
 
 const GENERATE = '/api/v2/ai/content/generate';
 

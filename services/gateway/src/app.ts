@@ -15,7 +15,6 @@ import {
 } from '@switchyard/shared';
 import { Accounts } from './accounts/accounts';
 import { notificationPolicyPusher, type PolicyPusher } from './accounts/policy';
-import { KeyLookup } from './auth/key-lookup';
 import type { GatewayClients } from './clients';
 import {
   DEFAULT_KEY_MAX_CONCURRENT_REQUESTS,
@@ -25,7 +24,6 @@ import {
 } from './config';
 import { IdempotencyGuard } from './idempotency/guard';
 import { Metering } from './metering/metering';
-import { OrganizationDirectory } from './metering/organization-directory';
 import { BudgetGuard, costUnits, type BudgetSpent } from './metering/budgets';
 import { Teams } from './accounts/teams';
 import { BudgetThresholdNotices } from './events/budget-thresholds';
@@ -42,10 +40,12 @@ import { traceRequests } from './middleware/tracing';
 import { buildOpenApi } from './openapi';
 import { routeTable } from './routes';
 import type { RouteDeps } from './routes/types';
-import { DefaultResultUrls } from './routes/default-result-url';
 import { DurableQuota } from './metering/durable-quota';
 import { CounterSettlements } from './metering/settlements';
 import type { ChangeFeed } from './events/change-feed';
+import { DefaultResultUrls } from './read-models/default-result-url';
+import { KeyLookup } from './read-models/key-lookup';
+import { OrganizationDirectory } from './read-models/organization-directory';
 import { buildRouter, unmatched } from './routing';
 import {
   InMemoryOrganizationStore,
@@ -215,7 +215,7 @@ function accountsParts(
     defaultRateLimits: defaults,
     logger,
     organizationChanged: (id) => {
-      directory.forget(id);
+      directory.changed(id, 'policy');
       void changes?.organizationChanged(id, 'policy');
     },
     keysChanged: (organization) => void changes?.organizationChanged(organization, 'keys'),
@@ -223,11 +223,6 @@ function accountsParts(
       const { models } = await deps.clients.content.listModels({}, systemCall());
       return models.flatMap((m) => [m.id, ...m.aliases]);
     },
-  });
-  changes?.onChange((event) => {
-    if (event.type !== 'organization.changed') return;
-    if (event.data.change === 'policy') directory.forget(event.organization);
-    else keys.forgetOrganization(event.organization);
   });
   const exhausted = deps.events && new QuotaExhaustedNotices(deps.events, logger);
   const budgetNotices =
@@ -288,11 +283,7 @@ function idempotencyGuard(deps: GatewayAppDeps, state: SharedState): Idempotency
 function defaultResultUrls(deps: GatewayAppDeps): DefaultResultUrls {
   const ttlMs =
     deps.defaultResultUrlCacheMs ?? (deps.changes ? CACHE_TTL_WITH_CHANGE_FEED_MS : undefined);
-  const cache = new DefaultResultUrls(deps.clients.notification, deps.logger, ttlMs);
-  deps.changes?.onChange((event) => {
-    if (event.type === 'webhooks.changed') cache.forget(event.organization);
-  });
-  return cache;
+  return new DefaultResultUrls(deps.clients.notification, deps.logger, ttlMs);
 }
 
 /** The Koa app without a listener (tests mount it on port 0). */
@@ -333,6 +324,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     logger: deps.logger,
     now: () => (deps.now?.() ?? new Date()).getTime(),
   });
+  const resultUrls = defaultResultUrls(deps);
+  // Every read model forgets what a change made stale, whichever replica made it.
+  deps.changes?.follow(keys, organizations, resultUrls);
   const routeDeps: RouteDeps = {
     clients: deps.clients,
     logger: deps.logger,
@@ -340,7 +334,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
     metrics: deps.metricsRegistries?.length
       ? Registry.merge([metrics.registry, ...deps.metricsRegistries])
       : metrics.registry,
-    defaultResultUrls: defaultResultUrls(deps),
+    defaultResultUrls: resultUrls,
     openapi: () => openapi,
     accounts,
     teams,

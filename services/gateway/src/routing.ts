@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { AppError, type CallContext } from '@switchyard/shared';
-import type { KeyLookup } from './auth/key-lookup';
+import type { KeyLookup } from './read-models/key-lookup';
 import { requireAdminToken } from './middleware/admin';
 import { requireApiKey } from './middleware/auth';
 import { jsonBody, type BodyLimits, type BodyState, type TextBodyReader } from './middleware/body';
@@ -18,7 +18,8 @@ import {
   validateBodyInSlices,
   validateQuery,
 } from './schemas/validator';
-import type { AnyRoute, RouteDeps, RouteInput, RouteResult } from './routes/types';
+import type { RouteInput, RouteResult } from './route-io';
+import type { AnyRoute, RouteDeps } from './routes/types';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { AppError, type CallContext } from '@switchyard/shared';
 import { silentLogger } from '@switchyard/shared/testing';
 import type { GatewayClients } from '../src/clients';
-import { DefaultResultUrls } from '../src/routes/default-result-url';
+import { DefaultResultUrls } from '../src/read-models/default-result-url';
 
 type Webhook = { enabled: boolean; events: string[] };
 
@@ -67,7 +67,7 @@ describe('default result URL lookup', () => {
   it('does not keep an answer read before a webhook changed', async () => {
     const before = urls.has(call(1));
     await settle();
-    urls.forget('org_a');
+    urls.changed('org_a', 'webhooks');
     notification.webhooks = [completedHook];
     notification.answer();
     expect(await before).to.equal(false);

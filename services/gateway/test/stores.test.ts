@@ -7,7 +7,6 @@ import {
   silentLogger,
   uniqueName,
 } from '@switchyard/shared/testing';
-import type { Organization } from '../src/accounts/organization';
 import { DurableQuota } from '../src/metering/durable-quota';
 import {
   ensureIndexes,
@@ -21,6 +20,7 @@ import {
   MongoTeamStore,
   type ApiKeyRecord,
   type ApiKeyStore,
+  type Organization,
   type OrganizationStore,
   type QuotaTallyStore,
   type TeamRecord,

@@ -1,26 +1,26 @@
 import { AppError, type Logger } from '@switchyard/shared';
 import { issueApiKey } from '../auth/api-keys';
-import type { KeyLookup } from '../auth/key-lookup';
+import type { KeyLookup } from '../read-models/key-lookup';
 import {
   applySettings,
   checkTimeZone,
   DEFAULT_THRESHOLD_SHARES,
   cacheBilling,
-  DEFAULT_TIME_ZONE,
   normalizeShares,
   sameSettings,
-  type Organization,
   type OrganizationSettings,
-  type RateLimits,
 } from './organization';
 import {
+  DEFAULT_TIME_ZONE,
   KEY_SCOPE_FIELDS,
   organizationExists,
   type ApiKeyRecord,
   type ApiKeyStore,
   type KeyChanges,
   type KeyScope,
+  type Organization,
   type OrganizationStore,
+  type RateLimits,
 } from '../store';
 import { isRestricted } from '../auth/scopes';
 import { pushOrFail, type PolicyPusher } from './policy';

@@ -1,8 +1,7 @@
 import { AppError, type Logger } from '@switchyard/shared';
 import { hashApiKey, registerApiKey } from '../auth/api-keys';
 import { buildOrganization } from './accounts';
-import type { Organization, RateLimits } from './organization';
-import type { ApiKeyStore, OrganizationStore } from '../store';
+import type { ApiKeyStore, Organization, OrganizationStore, RateLimits } from '../store';
 import { pushInBackground, type PolicyPusher } from './policy';
 
 /** The organization that DEV_API_KEY belongs to. */

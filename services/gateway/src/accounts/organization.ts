@@ -1,27 +1,5 @@
 import { AppError } from '@switchyard/shared';
-
-/** An organization: the unit that owns keys, a monthly token quota and per-key rate limits. */
-export interface RateLimits {
-  requestsPerMinute: number;
-  tokensPerMinute: number;
-}
-
-export interface Organization {
-  /** A slug: lowercase letters, digits and hyphens. */
-  id: string;
-  name: string;
-  monthlyTokenQuota: number;
-  /** Shares of the quota that send usage_threshold (e.g. 0.9 and 1.0). */
-  thresholdShares: number[];
-  /** Hard: calls over the quota are refused (429); soft: notify only. */
-  hardQuota: boolean;
-  rateLimits: RateLimits;
-  /** IANA zone in which users' dates ("this weekend", "next Friday") are read; UTC when unset (organizations stored before it existed). */
-  timeZone?: string;
-  /** Response cache hits are billed as the calls that made their answers (default: not billed). */
-  cacheHitsBilled?: boolean;
-  createdAt: string;
-}
+import { DEFAULT_TIME_ZONE, type Organization, type RateLimits } from '../store';
 
 export const DEFAULT_THRESHOLD_SHARES: readonly number[] = [0.9, 1.0];
 
@@ -35,8 +13,6 @@ export interface OrganizationSettings {
   timeZone?: string;
   cacheHitsBilled?: boolean;
 }
-
-export const DEFAULT_TIME_ZONE = 'UTC';
 
 /** An IANA zone name the runtime knows (Europe/Berlin, America/New_York, UTC); 400 naming /timeZone otherwise. */
 export function checkTimeZone(timeZone: string | undefined): void {

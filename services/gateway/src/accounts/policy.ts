@@ -1,6 +1,6 @@
 import { AppError, newId, type Logger } from '@switchyard/shared';
 import type { GatewayClients } from '../clients';
-import type { Organization } from './organization';
+import type { Organization } from '../store';
 
 /** Pushes an organization's quota policy to the notification service's usage ledger. */
 export type PolicyPusher = (org: Organization, requestId?: string) => Promise<void>;

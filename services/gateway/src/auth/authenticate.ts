@@ -2,7 +2,6 @@ import { AppError } from '@switchyard/shared';
 import { API_KEY_PATTERN } from '../config';
 import type { ApiKeyRecord } from '../store';
 import { isActive } from './api-keys';
-import type { KeyLookup } from './key-lookup';
 
 /**
  * "X-API-Key <key>": the scheme word, one space, the key. The scheme word is compared
@@ -15,13 +14,18 @@ const BEARER_PATTERN = /^Bearer ([^\s]+)$/i;
 export const AUTH_SCHEME_DESCRIPTION =
   'Send `Authorization: X-API-Key <key>`: the scheme word X-API-Key, one space, then the key (sk_...).';
 
+/** Finds a key's record by the key itself (the gateway's cached read model of keys). */
+export interface KeyFinder {
+  find(key: string): Promise<ApiKeyRecord | undefined>;
+}
+
 function unauthorized(message: string): AppError {
   return new AppError('unauthorized', message);
 }
 
 export async function authenticate(
   header: string | undefined,
-  keys: KeyLookup,
+  keys: KeyFinder,
   acceptBearer = false,
 ): Promise<ApiKeyRecord> {
   const expected = acceptBearer ? '"Bearer <key>" or "X-API-Key <key>"' : '"X-API-Key <key>"';

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
 import stableStringify from 'fast-json-stable-stringify';
 import type { CallContext, Counters, Logger, UsagePublisher, UsageRoute } from '@switchyard/shared';
-import type { OrganizationDirectory } from '../metering/organization-directory';
+import type { OrganizationDirectory } from '../read-models/organization-directory';
 import { periodOf } from '../metering/period';
-import type { RouteDeps, RouteInput, RouteResult, Spent } from '../routes/types';
-import type { CachedAnswer, ResponseCacheStore } from '../store/response-cache/port';
+import type { RouteInput, RouteResult } from '../route-io';
+import type { CachedAnswer, ResponseCacheStore, Spent } from '../store/response-cache/port';
 import { cacheDirectivesOf, MAX_CACHE_AGE_SECONDS } from './cache-control';
 import type { ModelCatalog } from '../metering/model-catalog';
 
@@ -18,7 +18,7 @@ const COUNT_TTL_SECONDS = 400 * 24 * 3600;
 export const CACHE_HEADER = 'X-Switchyard-Cache';
 
 /** How a route's calls are cached: which request fields change the answer, and its stored form. */
-export interface CacheSpec<B> {
+export interface CacheSpec<B, D = unknown> {
   /** Names the kind of answer in the request key (calls of two routes never share one). */
   kind: string;
   /** The usage route a billed hit is recorded under. */
@@ -26,7 +26,7 @@ export interface CacheSpec<B> {
   /** The model named (empty: the default) and every other field that changes the answer. */
   request(body: B): { model: string; fields: Record<string, unknown> };
   /** Whether the call is answered at once (not, e.g., by a webhook later): only those are cached. */
-  applies?(input: RouteInput<B, unknown>, deps: RouteDeps): boolean | Promise<boolean>;
+  applies?(input: RouteInput<B, unknown>, deps: D): boolean | Promise<boolean>;
   /** The stored form of a JSON answer. */
   answerOfBody(body: unknown): string | undefined;
   /** The stored form of a stream's events, once it finished; undefined when it holds no answer. */
@@ -124,10 +124,10 @@ export class ResponseCache {
   }
 
   /** Undefined when the cache is not in play for this call (not asked for, no-store, not cacheable). */
-  async open<B>(
-    spec: CacheSpec<B>,
+  async open<B, D>(
+    spec: CacheSpec<B, D>,
     input: RouteInput<B, unknown>,
-    routeDeps: RouteDeps,
+    routeDeps: D,
   ): Promise<CacheLookup | undefined> {
     const directives = cacheDirectivesOf(input.cacheControl);
     if (directives.noStore) return undefined;

@@ -6,8 +6,13 @@ import {
   type Logger,
   type OrganizationChanged,
 } from '@switchyard/shared';
+import type { Change, ReadModel } from '../read-models/read-model';
 
-export type ChangeListener = (event: AnyEvent) => void;
+function changeOf(event: AnyEvent): Change | undefined {
+  if (event.type === 'webhooks.changed') return 'webhooks';
+  if (event.type === 'organization.changed') return event.data.change;
+  return undefined;
+}
 
 /**
  * The changes this replica's caches follow instead of asking again: webhooks.changed from
@@ -21,8 +26,12 @@ export class ChangeFeed {
     this.feed = new ReplicaChangeFeed(bus, logger, 'gateway');
   }
 
-  onChange(listener: ChangeListener): void {
-    this.feed.onEvent(listener);
+  /** Tells the read models every change of an organization, made on any replica. */
+  follow(...models: ReadModel[]): void {
+    this.feed.onEvent((event) => {
+      const change = changeOf(event);
+      if (change) for (const model of models) model.changed(event.organization, change);
+    });
   }
 
   start(): Promise<void> {

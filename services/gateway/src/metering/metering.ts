@@ -6,9 +6,9 @@ import {
 } from '@switchyard/shared';
 import type { Context, Middleware } from 'koa';
 import type { GatewayState } from '../middleware/request-id';
-import type { OrganizationDirectory } from './organization-directory';
+import type { OrganizationDirectory } from '../read-models/organization-directory';
 import type { ApiKeyRecord } from '../store';
-import type { Spent } from '../routes/types';
+import type { Spent } from '../store/response-cache/port';
 import type { BudgetGuard, BudgetReservation, BudgetScope, Spend } from './budgets';
 import type { ModelCatalog } from './model-catalog';
 import type { QuotaCounter, QuotaGuard } from './quota';

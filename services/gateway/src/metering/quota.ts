@@ -1,5 +1,5 @@
 import { AppError, type Logger, type SharedState } from '@switchyard/shared';
-import type { OrganizationPolicy } from './organization-directory';
+import type { OrganizationPolicy } from '../read-models/organization-directory';
 import { periodOf, secondsUntilEnd, type Period } from './period';
 import type { DurableQuota } from './durable-quota';
 

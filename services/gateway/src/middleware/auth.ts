@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { authenticate } from '../auth/authenticate';
-import type { KeyLookup } from '../auth/key-lookup';
+import type { KeyLookup } from '../read-models/key-lookup';
 import { checkExpiry, checkRoute } from '../auth/scopes';
 import type { GatewayState } from './request-id';
 

@@ -14,15 +14,9 @@ import {
 import { validateBody } from '../schemas/validator';
 import type { BillingSpec } from '../metering/metering';
 import { nativeEvents, sseResponse } from '../streaming/sse';
-import {
-  json,
-  type AnyRoute,
-  type RouteDeps,
-  type RouteInput,
-  type RouteResult,
-  type Spent,
-  type RouteSpec,
-} from './types';
+import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
+import type { RouteInput, RouteResult } from '../route-io';
+import type { Spent } from '../store/response-cache/port';
 import { billedRequestId } from './request-ids';
 
 /** The agent that leads through numbered steps; it needs "step" (contract-decisions.md). */

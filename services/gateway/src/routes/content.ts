@@ -19,15 +19,8 @@ import {
 import type { CacheSpec } from '../cache/response-cache';
 import { nativeEvents, SSE_HEADERS, sseFrame, sseResponse } from '../streaming/sse';
 import { billedRequestId } from './request-ids';
-import {
-  json,
-  spentOf,
-  type AnyRoute,
-  type RouteDeps,
-  type RouteInput,
-  type RouteResult,
-  type RouteSpec,
-} from './types';
+import { spentOf, type RouteInput, type RouteResult } from '../route-io';
+import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
 
 function toGenerateRequest(body: GenerateContentBody): GenerateRequest {
   return {
@@ -149,7 +142,7 @@ function doneData(events: string): unknown {
 }
 
 /** What changes a generate answer: the request's fields (the model resolved); not its delivery. */
-const generateCache: CacheSpec<GenerateContentBody> = {
+const generateCache: CacheSpec<GenerateContentBody, RouteDeps> = {
   kind: 'generate',
   route: UsageRoutes.contentGenerate,
   request: (body) => ({

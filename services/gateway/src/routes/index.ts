@@ -36,4 +36,4 @@ export const routeTable: AnyRoute[] = [
   ...systemRoutes,
 ];
 
-export type { AnyRoute, RouteSpec, RouteDeps, RouteInput, RouteResult } from './types';
+export type { AnyRoute, RouteSpec, RouteDeps } from './types';

@@ -20,14 +20,8 @@ import { completionOfEvents, eventsOfCompletion } from '../cache/openai-chat';
 import type { CacheSpec } from '../cache/response-cache';
 import { SSE_HEADERS, sseResponse, type SseSource } from '../streaming/sse';
 import { modelsInScope } from './models';
-import {
-  json,
-  spentOf,
-  type AnyRoute,
-  type RouteDeps,
-  type RouteInput,
-  type RouteSpec,
-} from './types';
+import { spentOf, type RouteInput } from '../route-io';
+import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
 
 /**
  * The OpenAI-compatible surface: OpenAI's own bodies, stream chunks and errors, so its SDKs work

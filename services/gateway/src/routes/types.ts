@@ -1,63 +1,10 @@
-import type { CallContext, DependencyName, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
-import type { Usage__Output } from '@switchyard/shared/proto/content/v1';
+import type { DependencyName, ErrorCode, Logger, UrlPolicy } from '@switchyard/shared';
 import type { Registry } from 'prom-client';
 import type { GatewayClients } from '../clients';
-import type { ApiKeyRecord } from '../store/api-keys/port';
+import type { RouteInput, RouteResult } from '../route-io';
 import type { JsonSchema } from '../schemas/common';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface RouteInput<B, Q> {
-  body: B;
-  query: Q;
-  params: Record<string, string>;
-  /** Caller identity and request id for downstream calls (empty organization on public routes). */
-  call: CallContext;
-  /** The calling key's record (API-key routes): its scopes, budgets and cache. */
-  key?: ApiKeyRecord;
-  /** Aborts when the HTTP client disconnects before the response finished (streams stop then). */
-  signal: AbortSignal;
-  /** Route template, for logs. */
-  route?: string;
-  /** The body as received (routes that pass it on as it is). */
-  rawBody?: string;
-  /** The request's Cache-Control header (the response cache reads it). */
-  cacheControl?: string;
-}
-
-export interface RouteResult {
-  status: number;
-  /** Omitted for 204. */
-  body?: unknown;
-  /** Defaults to application/json. */
-  contentType?: string;
-  headers?: Record<string, string>;
-  /** Billable routes: tokens the call used (input + output), as the service that did the work reported them. */
-  usage?: number;
-  /** Streams only: settles when the stream ends, with the tokens used (undefined if it broke off). */
-  finished?: Promise<number | undefined>;
-  /** Model calls: what the call spent, as the service reported it (a stream's once it ended). */
-  spent?: Spent | Promise<Spent | undefined>;
-}
-
-/** What a model call spent: what a cached answer's hit is billed, when its organization bills hits. */
-export interface Spent {
-  model: string;
-  tokensInput: number;
-  tokensOutput: number;
-  cost: number;
-}
-
-export function spentOf(usage: Usage__Output | null | undefined): Spent | undefined {
-  return usage
-    ? {
-        model: usage.model,
-        tokensInput: usage.tokens_input,
-        tokensOutput: usage.tokens_output,
-        cost: usage.cost,
-      }
-    : undefined;
-}
 
 /** A request body read as UTF-8 text (within the body limit) and turned into the route's JSON body. */
 export interface TextBody {
@@ -72,12 +19,12 @@ export interface ResponseSpec {
   /** Documents a text/event-stream alternative (requests with stream: true). */
   eventStream?: string;
 }
-import type { DefaultResultUrls } from './default-result-url';
+import type { DefaultResultUrls } from '../read-models/default-result-url';
 import type { Accounts } from '../accounts/accounts';
 import type { Teams } from '../accounts/teams';
 import type { CacheSpec, ResponseCache } from '../cache/response-cache';
 import type { BillingSpec, Metering } from '../metering/metering';
-import type { OrganizationDirectory } from '../metering/organization-directory';
+import type { OrganizationDirectory } from '../read-models/organization-directory';
 
 /** What route handlers may use. */
 export interface RouteDeps {
@@ -124,7 +71,7 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
   /** Billable routes reserve quota and token rate before the call and settle after it. */
   billing?: BillingSpec<B>;
   /** Model calls whose answers the response cache may keep and replay (a hit is not metered). */
-  cache?: CacheSpec<B>;
+  cache?: CacheSpec<B, RouteDeps>;
   /**
    * Accepts Idempotency-Key: POST routes that create work. Off by default (GET and DELETE are
    * idempotent already). Not for routes whose answer holds a credential that must not sit in the

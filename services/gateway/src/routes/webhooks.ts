@@ -111,7 +111,7 @@ const register: RouteSpec<RegisterWebhookBody> = {
       },
       call,
     );
-    deps.defaultResultUrls.forget(call.organization);
+    deps.defaultResultUrls.changed(call.organization, 'webhooks');
     if (!registered.webhook)
       throw new AppError('internal', 'notification service answered without the webhook');
     return json(201, { ...webhookView(registered.webhook), secret: registered.secret });
@@ -206,7 +206,7 @@ const update: RouteSpec<UpdateWebhookBody> = {
       },
       call,
     );
-    deps.defaultResultUrls.forget(call.organization);
+    deps.defaultResultUrls.changed(call.organization, 'webhooks');
     return json(200, webhookView(updated));
   },
 };
@@ -221,7 +221,7 @@ const remove: RouteSpec = {
   errors: ['not_found'],
   async handle({ params, call }, deps) {
     const { deleted } = await deps.clients.notification.deleteWebhook({ id: params.id }, call);
-    deps.defaultResultUrls.forget(call.organization);
+    deps.defaultResultUrls.changed(call.organization, 'webhooks');
     if (!deleted) throw AppError.notFound(`webhook ${params.id} not found`);
     return { status: 204 };
   },

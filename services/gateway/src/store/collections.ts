@@ -1,6 +1,6 @@
 import { insertMissing, moveLegacyDocuments } from '@switchyard/shared';
 import type { Db } from 'mongodb';
-import type { Organization } from '../accounts/organization';
+import type { Organization } from './organizations/port';
 import type { ApiKeyRecord } from './api-keys/port';
 import type { TeamRecord } from './teams/port';
 import { QUOTA_TALLIES_COLLECTION } from './quota-tallies/mongo';

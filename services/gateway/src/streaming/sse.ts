@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { AppError, type Logger } from '@switchyard/shared';
 import type { ChunkStream } from '@switchyard/shared';
 import { errorBody, problemOf, type Rendered } from '../middleware/errors';
-import type { RouteResult } from '../routes/types';
+import type { RouteResult } from '../route-io';
 
 /** Headers of every event stream: no caching, and no proxy buffering (nginx honours X-Accel-Buffering). */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {

@@ -1,4 +1,4 @@
-import type { Organization } from '../../accounts/organization';
+import type { Organization } from './port';
 import { organizationExists, type OrganizationStore } from './port';
 
 export class InMemoryOrganizationStore implements OrganizationStore {

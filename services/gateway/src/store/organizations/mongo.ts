@@ -1,6 +1,6 @@
 import { isDuplicateKeyError } from '@switchyard/shared';
 import type { Collection, Db } from 'mongodb';
-import type { Organization } from '../../accounts/organization';
+import type { Organization } from './port';
 import { GatewayCollections, NO_ID, withoutId, type OrganizationDocument } from '../collections';
 import { organizationExists, type OrganizationStore } from './port';
 

@@ -1,4 +1,10 @@
-import type { Spent } from '../../routes/types';
+/** What a model call spent: what a cached answer's hit is billed, when its organization bills hits. */
+export interface Spent {
+  model: string;
+  tokensInput: number;
+  tokensOutput: number;
+  cost: number;
+}
 
 /** One stored answer: what the model answered, in the route's canonical form. */
 export interface CachedAnswer {

@@ -1,6 +1,6 @@
 import { outageOf } from '@switchyard/shared';
-import { DEFAULT_TIME_ZONE, type RateLimits } from '../accounts/organization';
-import type { OrganizationStore } from '../store';
+import { DEFAULT_TIME_ZONE, type OrganizationStore, type RateLimits } from '../store';
+import type { Change, ReadModel } from './read-model';
 
 /** What a request needs to know about its organization. */
 export interface OrganizationPolicy {
@@ -19,7 +19,7 @@ export interface OrganizationPolicy {
  * Organization lookups with the same short per-replica cache as keys: an admin change (quota,
  * limits) reaches every replica within the TTL.
  */
-export class OrganizationDirectory {
+export class OrganizationDirectory implements ReadModel {
   private readonly cache = new Map<string, { policy: OrganizationPolicy; expiresAt: number }>();
 
   constructor(
@@ -60,7 +60,8 @@ export class OrganizationDirectory {
     return policy;
   }
 
-  forget(id: string): void {
-    this.cache.delete(id);
+  /** Forgets an organization's policy when it changed (here or on another replica). */
+  changed(organization: string, change: Change): void {
+    if (change === 'policy') this.cache.delete(organization);
   }
 }

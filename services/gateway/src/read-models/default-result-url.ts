@@ -1,5 +1,6 @@
 import { AppError, type CallContext, type Logger } from '@switchyard/shared';
 import type { GatewayClients } from '../clients';
+import type { Change, ReadModel } from './read-model';
 
 /**
  * Whether an organization has a default result URL (an enabled request_completed webhook),
@@ -9,7 +10,7 @@ import type { GatewayClients } from '../clients';
  * answer and nothing is cached, the call degrades to a synchronous answer (the caller still gets
  * its result) instead of failing.
  */
-export class DefaultResultUrls {
+export class DefaultResultUrls implements ReadModel {
   private readonly cache = new Map<string, { has: boolean; until: number }>();
   private readonly lookups = new Map<string, Promise<boolean>>();
 
@@ -35,8 +36,9 @@ export class DefaultResultUrls {
     }
   }
 
-  /** Registration, update or deletion of a webhook changes the answer at once on this replica. */
-  forget(organization: string): void {
+  /** Registration, update or deletion of a webhook (here or through another replica) changes the answer. */
+  changed(organization: string, change: Change): void {
+    if (change !== 'webhooks') return;
     this.cache.delete(organization);
     // A lookup already under way may have read the webhooks before the change: not kept.
     this.lookups.delete(organization);

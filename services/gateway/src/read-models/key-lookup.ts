@@ -1,6 +1,7 @@
 import { outageOf } from '@switchyard/shared';
+import { hashApiKey } from '../auth/api-keys';
 import type { ApiKeyRecord, ApiKeyStore } from '../store';
-import { hashApiKey } from './api-keys';
+import type { Change, ReadModel } from './read-model';
 
 /** Bounds memory when callers try many unknown keys. */
 const MAX_ENTRIES = 10_000;
@@ -16,7 +17,7 @@ interface Cached {
  * Looking up by hash makes the comparison constant-time by construction: no key is ever
  * compared character by character.
  */
-export class KeyLookup {
+export class KeyLookup implements ReadModel {
   private readonly cache = new Map<string, Cached>();
 
   constructor(
@@ -48,8 +49,9 @@ export class KeyLookup {
       if (cached.record?.keyId === keyId) this.cache.delete(hash);
   }
 
-  /** Forgets every key of an organization (its keys changed on another replica). */
-  forgetOrganization(organization: string): void {
+  /** Forgets every key of an organization whose keys changed (on another replica). */
+  changed(organization: string, change: Change): void {
+    if (change !== 'keys') return;
     for (const [hash, cached] of this.cache)
       if (cached.record?.organization === organization) this.cache.delete(hash);
   }

@@ -10,8 +10,7 @@ import {
 } from '../schemas/event-types';
 import { publishEvents } from './events';
 import { json, type AnyRoute, type RouteSpec } from './types';
-
-const orNull = (value: string): string | null => (value ? value : null);
+import { orNull } from './proto-values';
 
 function eventTypeView(type: EventType__Output, withVersions: boolean) {
   return {

@@ -13,6 +13,7 @@ import {
   type UsageQueryParams,
 } from '../schemas/usage';
 import { json, type AnyRoute, type RouteDeps, type RouteSpec } from './types';
+import { orNull } from './proto-values';
 
 function bucketView<K extends string>(name: K, bucket: UsageBucket__Output) {
   return {
@@ -104,8 +105,6 @@ const getOrganizationUsage: RouteSpec<unknown, UsageQueryParams> = {
     return json(200, await usageOf({ ...call, organization: id }, query, deps));
   },
 };
-
-const orNull = (value: string): string | null => value || null;
 
 const listCalls: RouteSpec<unknown, UsageCallsQueryParams> = {
   method: 'GET',

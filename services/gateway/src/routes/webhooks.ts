@@ -34,8 +34,7 @@ import {
   type UpdateWebhookBody,
 } from '../schemas/webhooks';
 import { json, type AnyRoute, type RouteSpec } from './types';
-
-const orNull = (value: string): string | null => (value ? value : null);
+import { orNull } from './proto-values';
 
 function webhookView(webhook: Webhook__Output) {
   return {

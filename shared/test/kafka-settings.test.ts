@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_GROUP_MEMBERSHIP, readKafkaSettings } from '../src/adapters/kafka-settings';
+import {
+  DEFAULT_GROUP_MEMBERSHIP,
+  DEFAULT_PRODUCER_TUNING,
+  readKafkaSettings,
+} from '../src/adapters/kafka-settings';
 
 describe('Kafka connection settings (KAFKA_* variables)', () => {
   it('defaults: no prefix, replication 1, plaintext, no SASL, the default group timing', () => {
@@ -12,7 +16,17 @@ describe('Kafka connection settings (KAFKA_* variables)', () => {
       ssl: undefined,
       sasl: undefined,
       membership: DEFAULT_GROUP_MEMBERSHIP,
+      producer: DEFAULT_PRODUCER_TUNING,
     });
+  });
+
+  it('producer tuning: a linger in ms and gzip; anything else is refused by name', () => {
+    expect(
+      readKafkaSettings({ KAFKA_LINGER_MS: '2', KAFKA_COMPRESSION: 'gzip' }).producer,
+    ).to.deep.equal({ lingerMs: 2, compression: 'gzip' });
+    expect(() => readKafkaSettings({ KAFKA_LINGER_MS: '-1' })).to.throw(/KAFKA_LINGER_MS/);
+    expect(() => readKafkaSettings({ KAFKA_LINGER_MS: 'soon' })).to.throw(/KAFKA_LINGER_MS/);
+    expect(() => readKafkaSettings({ KAFKA_COMPRESSION: 'brotli' })).to.throw(/KAFKA_COMPRESSION/);
   });
 
   it('group timing: a rebalance waits far less than a session; inconsistent timings are refused', () => {
@@ -59,6 +73,7 @@ describe('Kafka connection settings (KAFKA_* variables)', () => {
       ssl: { ca: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'] },
       sasl: { mechanism: 'scram-sha-512', username: 'kafka-content', password: 'pw' },
       membership: DEFAULT_GROUP_MEMBERSHIP,
+      producer: DEFAULT_PRODUCER_TUNING,
     });
   });
 

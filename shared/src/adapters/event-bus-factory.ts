@@ -34,6 +34,7 @@ export async function createEventBus(options: {
     ssl: settings.ssl,
     sasl: settings.sasl,
     membership: settings.membership,
+    producer: settings.producer,
   });
   await bus.start();
   return bus;

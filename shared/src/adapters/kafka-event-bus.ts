@@ -1,4 +1,5 @@
 import {
+  CompressionTypes,
   Kafka,
   Partitioners,
   logLevel,
@@ -11,6 +12,7 @@ import {
   type IHeaders,
   type Message,
 } from 'kafkajs';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ConnectionOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type {
@@ -26,7 +28,12 @@ import { TOPIC_OF, Topics } from '../events/topics';
 import { runWithRetries } from './handler-retries';
 import { countDeadLetter, observeConsumer } from './kafka-metrics';
 import { eventPublishSeconds, kafkaProducedEvents, kafkaProduceSeconds } from './command-metrics';
-import { DEFAULT_GROUP_MEMBERSHIP, type GroupMembership } from './kafka-settings';
+import {
+  DEFAULT_GROUP_MEMBERSHIP,
+  DEFAULT_PRODUCER_TUNING,
+  type GroupMembership,
+  type ProducerTuning,
+} from './kafka-settings';
 import {
   DependencyGuard,
   dependencyHealth,
@@ -61,6 +68,8 @@ export interface KafkaBusOptions {
   sasl?: SASLOptions;
   /** Consumer group timing (KAFKA_SESSION_TIMEOUT_MS etc.; default DEFAULT_GROUP_MEMBERSHIP). */
   membership?: GroupMembership;
+  /** Linger and compression of produce requests (KAFKA_LINGER_MS, KAFKA_COMPRESSION). */
+  producer?: ProducerTuning;
 }
 
 /**
@@ -222,17 +231,23 @@ export class KafkaEventBus implements EventBus {
   /**
    * Group commit: the idempotent producer has one request in flight, so events published while
    * it is out wait and go together in the next request, each caller answered when its batch is
-   * acknowledged. One event alone goes at once (no linger); under load a request carries many,
-   * so throughput is not capped at one produce round trip per call.
+   * acknowledged. One event alone goes at once (no linger by default); under load a request
+   * carries many, so throughput is not capped at one produce round trip per call.
    */
   private async flush(): Promise<void> {
     this.flushing = true;
     try {
+      const { lingerMs, compression } = this.options.producer ?? DEFAULT_PRODUCER_TUNING;
       while (this.queued.length > 0) {
+        if (lingerMs > 0 && this.queued.length < MAX_BATCH_EVENTS) await delay(lingerMs);
         const batch = this.takeBatch();
         try {
           const sentAt = process.hrtime.bigint();
-          await this.send({ acks: -1, topicMessages: topicMessagesOf(batch) });
+          await this.send({
+            acks: -1,
+            topicMessages: topicMessagesOf(batch),
+            compression: compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
+          });
           kafkaProduceSeconds.observe(Number(process.hrtime.bigint() - sentAt) / 1e9);
           kafkaProducedEvents.inc(batch.length);
           for (const entry of batch) entry.resolve();

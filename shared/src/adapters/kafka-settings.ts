@@ -14,7 +14,23 @@ export interface KafkaSettings {
   sasl?: SASLOptions;
   /** How consumer group members prove they are alive and how long a rebalance waits for them. */
   membership: GroupMembership;
+  producer: ProducerTuning;
 }
+
+/**
+ * How produce requests are formed. The bus already sends what queued while a request was out in
+ * the next one (group commit), so lingering only delays a lone event; gzip trades producer and
+ * broker CPU for bytes on the wire. Both off by default: see docs/benchmarks.md ("Kafka producer").
+ */
+export interface ProducerTuning {
+  /** Wait this long before each produce request for more events to join it. */
+  lingerMs: number;
+  compression: 'none' | 'gzip';
+}
+
+export const DEFAULT_PRODUCER_TUNING: ProducerTuning = { lingerMs: 0, compression: 'none' };
+
+const COMPRESSIONS = ['none', 'gzip'] as const;
 
 /**
  * A consumer group member is evicted after sessionTimeoutMs without a heartbeat; a rebalance
@@ -49,6 +65,8 @@ interface KafkaEnv {
   KAFKA_SESSION_TIMEOUT_MS: number;
   KAFKA_REBALANCE_TIMEOUT_MS: number;
   KAFKA_HEARTBEAT_INTERVAL_MS: number;
+  KAFKA_LINGER_MS: number;
+  KAFKA_COMPRESSION: ProducerTuning['compression'];
 }
 
 /** Reads the Kafka connection variables; throws listing what is wrong (fail fast at boot). */
@@ -69,6 +87,11 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
       KAFKA_SESSION_TIMEOUT_MS: num({ default: DEFAULT_GROUP_MEMBERSHIP.sessionTimeoutMs }),
       KAFKA_REBALANCE_TIMEOUT_MS: num({ default: DEFAULT_GROUP_MEMBERSHIP.rebalanceTimeoutMs }),
       KAFKA_HEARTBEAT_INTERVAL_MS: num({ default: DEFAULT_GROUP_MEMBERSHIP.heartbeatIntervalMs }),
+      KAFKA_LINGER_MS: num({ default: DEFAULT_PRODUCER_TUNING.lingerMs }),
+      KAFKA_COMPRESSION: str<ProducerTuning['compression']>({
+        default: DEFAULT_PRODUCER_TUNING.compression,
+        choices: COMPRESSIONS,
+      }),
     },
     env,
   ) as unknown as KafkaEnv;
@@ -87,6 +110,8 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
     heartbeatIntervalMs: e.KAFKA_HEARTBEAT_INTERVAL_MS,
   };
   problems.push(...membershipProblems(membership));
+  if (!Number.isInteger(e.KAFKA_LINGER_MS) || e.KAFKA_LINGER_MS < 0 || e.KAFKA_LINGER_MS > 1000)
+    problems.push('KAFKA_LINGER_MS: must be an integer from 0 to 1000');
   let ca: string | undefined;
   if (e.KAFKA_SSL_CA_FILE) {
     try {
@@ -104,6 +129,7 @@ export function readKafkaSettings(env: NodeJS.ProcessEnv = process.env): KafkaSe
     ssl: ca ? { ca: [ca] } : e.KAFKA_SSL ? true : undefined,
     sasl: e.KAFKA_SASL_MECHANISM ? saslOptions(e) : undefined,
     membership,
+    producer: { lingerMs: e.KAFKA_LINGER_MS, compression: e.KAFKA_COMPRESSION },
   };
 }
 

@@ -2,7 +2,7 @@
 /**
  * npm run bench:gateway [-- --mode embedded|stack|both] [--duration 5] [--reps 3] [--connections 1,32]
  *                          [--only generate,models,paced] [--calls 100000] [--quick] [--tracing]
- *                          [--paced 200,1000] [--paced-seconds 10] [--hops]
+ *                          [--paced 200,1000] [--paced-seconds 10] [--hops] [--before <checkout>]
  *
  * What Switchyard adds to a call: each scenario runs alternately straight to a mock
  * OpenAI-compatible upstream and through the gateway, at each concurrency, and the medians of the
@@ -16,7 +16,10 @@
  * --tracing turns OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT at a stand-in collector that only
  * counts what it receives), to measure what tracing costs. --hops (stack mode) prints, per scenario,
  * each process's round trips and time per call in each hop (HTTP, Redis, MongoDB, gRPC, model,
- * Kafka), from the processes' metrics (hops.js). It prints figures and never fails on a time.
+ * Kafka), from the processes' metrics (hops.js). --before <checkout> (embedded) runs a second
+ * mesh from another built checkout (e.g. a git worktree of an earlier commit) on the same mock:
+ * each scenario and paced run goes to this build, then to that one, back to back, so a before and
+ * after share the machine's state. It prints figures and never fails on a time.
  */
 const { parseArgs } = require('node:util');
 const os = require('node:os');
@@ -50,6 +53,8 @@ const { values: args } = parseArgs({
     // Other gateways in the same run (installed on demand, see peers.js); '' for none.
     peers: { type: 'string', default: 'portkey' },
     'paced-seconds': { type: 'string', default: '10' },
+    // Another built checkout measured beside this one (embedded mode), in the same run.
+    before: { type: 'string', default: '' },
   },
 });
 if (args.quick)
@@ -210,7 +215,7 @@ function printPaced(name, streams, r, direct) {
  * The realistic shape, for each number of streams: direct, then each route through the target,
  * then the floor, back to back (same machine state for all), p50 / p99.
  */
-async function benchPaced(target, upstream, floor, portkey) {
+async function benchPaced(target, before, upstream, floor, portkey) {
   if (pacedStreams.length === 0) return;
   const window = Number(args['paced-seconds']);
   console.log(
@@ -223,6 +228,9 @@ async function benchPaced(target, upstream, floor, portkey) {
     for (const route of PACED.routes) {
       const r = await pacedRun(target.url, route.request, { ...options, pid: target.gatewayPid });
       printPaced(route.name, streams, r, direct);
+      if (!before) continue;
+      const b = await pacedRun(before.url, route.request, { ...options, pid: before.gatewayPid });
+      printPaced('  before', streams, b, direct);
     }
     const viaFloor = await pacedRun(floor.url, PACED.routes[0].request, {
       ...options,
@@ -239,6 +247,25 @@ async function benchPaced(target, upstream, floor, portkey) {
   }
 }
 
+/** The --before checkout's embedded mesh, on the same mock (undefined without --before). */
+async function startBefore(start, upstream) {
+  if (!args.before || start !== startEmbedded) return undefined;
+  const repo = path.resolve(args.before);
+  const before = await startEmbedded(
+    upstream.url,
+    path.join(os.tmpdir(), 'switchyard-bench-before.log'),
+    {},
+    { repo },
+  );
+  // An older build may lack what seed() sets up (teams, scoped keys): its rows that need it fail.
+  const seeded = await seed(before.url).then(
+    () => '',
+    (error) => `; seeding failed (${error.message})`,
+  );
+  console.log(`before           ${repo} at ${before.url}${seeded}`);
+  return before;
+}
+
 async function benchTarget(start, upstream, floor, portkey) {
   const hopsOn = args.hops && start === startStack;
   const extraEnv = hopsOn ? await hops.hopsEnv() : {};
@@ -248,8 +275,10 @@ async function benchTarget(start, upstream, floor, portkey) {
     extraEnv,
   );
   if (hopsOn) target.metricsUrls = hops.metricsUrls(target, Number(extraEnv.METRICS_PORT));
+  let before;
   try {
     await seed(target.url);
+    before = await startBefore(start, upstream);
     console.log(
       `\n${target.name}: ${target.url} (${seconds} s runs, median of ${reps}, direct and gateway alternating)`,
     );
@@ -259,6 +288,12 @@ async function benchTarget(start, upstream, floor, portkey) {
         printRow(scenario.name, connections, measured);
         if (measured.hops)
           hops.printHops(scenario.name, measured.hops.changes, measured.hops.calls);
+        if (before)
+          printRow(
+            '  before',
+            connections,
+            await measureScenario(before, upstream, scenario, connections),
+          );
         if (scenario.floor)
           printRow(
             '  floor relay',
@@ -278,13 +313,14 @@ async function benchTarget(start, upstream, floor, portkey) {
           );
       }
     }
-    await benchPaced(target, upstream, floor, portkey);
+    await benchPaced(target, before, upstream, floor, portkey);
     await measureMemory(
       target,
       SCENARIOS.find((s) => s.name === 'generate'),
       Number(args.calls),
     );
   } finally {
+    await before?.stop();
     await target.stop();
   }
 }

@@ -157,15 +157,18 @@ function inMemory(env) {
   return rest;
 }
 
-/** Embedded mode: the whole mesh in one process, as `npm start` runs it. */
-async function startEmbedded(upstreamUrl, logFile) {
+/**
+ * Embedded mode: the whole mesh in one process, as `npm start` runs it; from this checkout's
+ * build, or from `repo`'s (another built checkout: bench:gateway --before).
+ */
+async function startEmbedded(upstreamUrl, logFile, _extraEnv = {}, { repo = REPO } = {}) {
   const port = await freePort();
   const out = fs.openSync(logFile, 'w');
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=<dir>", profiles the mesh under load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    [...nodeArgs, path.join(REPO, 'deploy', 'embedded', 'dist', 'src', 'index.js')],
+    [...nodeArgs, path.join(repo, 'deploy', 'embedded', 'dist', 'src', 'index.js')],
     {
       env: { ...inMemory(meshEnv(upstreamUrl)), GATEWAY_PORT: String(port) },
       stdio: ['ignore', out, out],

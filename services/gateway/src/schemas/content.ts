@@ -1,9 +1,5 @@
-import {
-  SUMMARY_LENGTHS,
-  TEXT_FORMATS,
-  TRANSFORM_ACTIONS,
-  type TransformAction,
-} from '@switchyard/shared/contracts';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { SUMMARY_LENGTHS, TEXT_FORMATS, TRANSFORM_ACTIONS } from '@switchyard/shared/contracts';
 import {
   CALLBACK_URL,
   LANGUAGE_CODE,
@@ -15,17 +11,7 @@ import {
 
 export const MAX_OUTPUT_TOKENS = 32768;
 
-export interface GenerateContentBody {
-  model?: string;
-  prompt: string;
-  max_length?: number;
-  tone?: string;
-  language?: string;
-  webhookUrl?: string;
-  stream?: boolean;
-}
-
-export const GenerateContentRequest: JsonSchema = {
+export const GenerateContentRequest = {
   title: 'GenerateContentRequest',
   type: 'object',
   additionalProperties: false,
@@ -47,19 +33,11 @@ export const GenerateContentRequest: JsonSchema = {
     },
     stream: { ...STREAM_FLAG, description: `${STREAM_FLAG.description}; not with webhookUrl` },
   },
-};
+} as const satisfies JSONSchema;
 
-export interface TransformContentBody {
-  model?: string;
-  action: TransformAction;
-  text: string;
-  target_length?: string;
-  format?: string;
-  source_language?: string;
-  target_language?: string;
-}
+export type GenerateContentBody = FromSchema<typeof GenerateContentRequest>;
 
-export const TransformContentRequest: JsonSchema = {
+export const TransformContentRequest = {
   title: 'TransformContentRequest',
   type: 'object',
   additionalProperties: false,
@@ -83,7 +61,9 @@ export const TransformContentRequest: JsonSchema = {
       then: { required: ['target_language'], properties: { target_language: { type: 'string' } } },
     },
   ],
-};
+} as const satisfies JSONSchema;
+
+export type TransformContentBody = FromSchema<typeof TransformContentRequest>;
 
 const GenerateUsage = {
   type: 'object',

@@ -1,3 +1,4 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { CATALOGS, INTERACTION_TYPES } from '@switchyard/shared/contracts';
 import { DATE_TIME, IDENTIFIER, NON_BLANK, type JsonSchema } from './common';
 
@@ -7,18 +8,7 @@ export const MAX_CATALOG_BATCH_VALUES = 100 * MAX_BATCH;
 /** JSON values an interactions batch may hold: an interaction is an object of at most 5 fields. */
 export const MAX_INTERACTION_BATCH_VALUES = 8 * MAX_BATCH;
 
-export interface RecommendBody {
-  userId: string;
-  currentItemId?: string;
-  numRecommendations: number;
-  catalog?: string;
-  categories?: string[];
-  minPrice?: number;
-  maxPrice?: number;
-  maxPerCategory?: number;
-}
-
-export const RecommendationsRequest: JsonSchema = {
+export const RecommendationsRequest = {
   title: 'RecommendationsRequest',
   type: 'object',
   additionalProperties: false,
@@ -51,7 +41,9 @@ export const RecommendationsRequest: JsonSchema = {
       description: 'Diversity: at most this many items per category',
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type RecommendBody = FromSchema<typeof RecommendationsRequest>;
 
 export const ModelInfo: JsonSchema = {
   title: 'RecommendationModel',
@@ -128,16 +120,7 @@ export const RecommendationsResponse: JsonSchema = {
   },
 };
 
-export interface CatalogItemBody {
-  itemId: string;
-  catalog: string;
-  title: string;
-  categories?: string[];
-  attributes?: Record<string, unknown>;
-  available: boolean;
-}
-
-export const UpsertCatalogItemsRequest: JsonSchema = {
+export const UpsertCatalogItemsRequest = {
   title: 'UpsertCatalogItemsRequest',
   type: 'object',
   additionalProperties: false,
@@ -165,7 +148,9 @@ export const UpsertCatalogItemsRequest: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type CatalogItemBody = FromSchema<typeof UpsertCatalogItemsRequest>['items'][number];
 
 export const UpsertCatalogItemsResponse: JsonSchema = {
   title: 'UpsertCatalogItemsResponse',
@@ -182,15 +167,7 @@ export const UpsertCatalogItemsResponse: JsonSchema = {
   },
 };
 
-export interface InteractionBody {
-  userId: string;
-  itemId: string;
-  type: string;
-  value?: number;
-  timestamp?: string;
-}
-
-export const RecordInteractionsRequest: JsonSchema = {
+export const RecordInteractionsRequest = {
   title: 'RecordInteractionsRequest',
   type: 'object',
   additionalProperties: false,
@@ -222,7 +199,9 @@ export const RecordInteractionsRequest: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type InteractionBody = FromSchema<typeof RecordInteractionsRequest>['interactions'][number];
 
 export const RecordInteractionsResponse: JsonSchema = {
   title: 'RecordInteractionsResponse',

@@ -1,26 +1,9 @@
-import { AGENT_TOOLS, BASE_AGENTS, type BaseAgent } from '@switchyard/shared/contracts';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { AGENT_TOOLS, BASE_AGENTS } from '@switchyard/shared/contracts';
 import { SLUG_NAME, type JsonSchema } from './common';
 
 /** Agent and collection names (the console's forms read these limits too). */
 export const NAME = SLUG_NAME;
-
-export interface AgentStepBody {
-  title: string;
-  goal?: string;
-  confirm?: string;
-}
-
-export interface AgentProfileBody {
-  description?: string;
-  instructions?: string;
-  model?: string;
-  collections?: string[];
-  tools?: string[];
-  greeting?: string;
-  steps?: AgentStepBody[];
-  base?: BaseAgent;
-  escalation?: { message?: string; contact?: string; channel?: string };
-}
 
 const stepSchema = {
   type: 'object',
@@ -35,7 +18,7 @@ const stepSchema = {
       description: 'What the user confirms to complete the step',
     },
   },
-};
+} as const satisfies JSONSchema;
 
 /** The fields of a profile as PUT /api/v2/agents/{name} validates them (the console's forms read these limits too). */
 export const profileProperties = {
@@ -80,15 +63,17 @@ export const profileProperties = {
       channel: { type: 'string', maxLength: 100 },
     },
   },
-};
+} as const satisfies Record<string, JSONSchema>;
 
 /** PUT /api/v2/agents/{name}: the name is the path segment. */
-export const PutAgentRequest: JsonSchema = {
+export const PutAgentRequest = {
   title: 'PutAgentRequest',
   type: 'object',
   additionalProperties: false,
   properties: profileProperties,
-};
+} as const satisfies JSONSchema;
+
+export type AgentProfileBody = FromSchema<typeof PutAgentRequest>;
 
 export const AgentProfile: JsonSchema = {
   title: 'AgentProfile',

@@ -1,15 +1,7 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { IDENTIFIER, MODEL_ID, STREAM_FLAG, NON_BLANK, type JsonSchema } from './common';
 
 export const ONBOARDING_STEPS = 5;
-
-export interface AssistantBody {
-  user_id: string;
-  session_id: string;
-  messages: Array<{ role: 'user' | 'system' | 'assistant'; content: string }>;
-  step?: number;
-  model?: string;
-  stream?: boolean;
-}
 
 const messagesSchema = {
   type: 'array',
@@ -24,7 +16,7 @@ const messagesSchema = {
       content: { ...NON_BLANK },
     },
   },
-};
+} as const satisfies JSONSchema;
 
 const baseProperties = {
   user_id: IDENTIFIER,
@@ -32,18 +24,18 @@ const baseProperties = {
   messages: messagesSchema,
   model: MODEL_ID,
   stream: STREAM_FLAG,
-};
+} as const satisfies Record<string, JSONSchema>;
 
 /** POST /api/v2/ai/assistants/chat: the general assistant has no steps, so step is an unknown field. */
-export const AssistantChatRequest: JsonSchema = {
+export const AssistantChatRequest = {
   title: 'AssistantChatRequest',
   type: 'object',
   additionalProperties: false,
   required: ['user_id', 'session_id', 'messages'],
   properties: baseProperties,
-};
+} as const satisfies JSONSchema;
 
-export const AssistantRequest: JsonSchema = {
+export const AssistantRequest = {
   title: 'AssistantRequest',
   description: 'step is required by the onboarding agent',
   type: 'object',
@@ -53,7 +45,9 @@ export const AssistantRequest: JsonSchema = {
     ...baseProperties,
     step: { type: 'integer', minimum: 1, maximum: ONBOARDING_STEPS },
   },
-};
+} as const satisfies JSONSchema;
+
+export type AssistantBody = FromSchema<typeof AssistantRequest>;
 
 /** The onboarding agent's body: AssistantRequest with step required. */
 export const OnboardingRequest: JsonSchema = {

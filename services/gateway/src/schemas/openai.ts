@@ -1,3 +1,4 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { JsonSchema } from './common';
 
 /**
@@ -6,16 +7,16 @@ import type { JsonSchema } from './common';
  * OpenAI-compatible providers (other models honour what they can and refuse the rest).
  */
 
-const optional = (schema: Record<string, unknown>) => ({
+const optional = <const S extends { type: string }>(schema: S) => ({
   ...schema,
-  type: [schema.type as string, 'null'],
+  type: [schema.type, 'null'] as [S['type'], 'null'],
 });
 
 const CONTENT_PART = {
   type: 'object',
   required: ['type'],
   properties: { type: { type: 'string' }, text: { type: 'string' } },
-};
+} as const satisfies JSONSchema;
 
 const TOOL_CALL = {
   type: 'object',
@@ -29,7 +30,7 @@ const TOOL_CALL = {
       properties: { name: { type: 'string' }, arguments: { type: 'string' } },
     },
   },
-};
+} as const satisfies JSONSchema;
 
 const MESSAGE = {
   type: 'object',
@@ -47,7 +48,7 @@ const MESSAGE = {
     tool_calls: { type: 'array', items: TOOL_CALL, maxItems: 128 },
     tool_call_id: { type: 'string' },
   },
-};
+} as const satisfies JSONSchema;
 
 const TOOL = {
   type: 'object',
@@ -65,9 +66,9 @@ const TOOL = {
       },
     },
   },
-};
+} as const satisfies JSONSchema;
 
-export const ChatCompletionRequest: JsonSchema = {
+export const ChatCompletionRequest = {
   title: 'ChatCompletionRequest',
   type: 'object',
   required: ['model', 'messages'],
@@ -119,19 +120,9 @@ export const ChatCompletionRequest: JsonSchema = {
       ],
     },
   },
-};
+} as const satisfies JSONSchema;
 
-export interface ChatCompletionBody {
-  model: string;
-  messages: Array<{ role: string; content?: string | Array<{ text?: string }> | null }>;
-  stream?: boolean | null;
-  stream_options?: { include_usage?: boolean } | null;
-  n?: number | null;
-  max_tokens?: number | null;
-  max_completion_tokens?: number | null;
-  /** The end user the call is made for (a key's endUserBudget applies to each). */
-  user?: unknown;
-}
+export type ChatCompletionBody = FromSchema<typeof ChatCompletionRequest>;
 
 const USAGE = {
   type: 'object',
@@ -178,7 +169,7 @@ export const ChatCompletion: JsonSchema = {
   },
 };
 
-export const EmbeddingRequest: JsonSchema = {
+export const EmbeddingRequest = {
   title: 'EmbeddingRequest',
   type: 'object',
   additionalProperties: false,
@@ -202,15 +193,9 @@ export const EmbeddingRequest: JsonSchema = {
     dimensions: { type: 'integer', minimum: 1 },
     user: { type: 'string' },
   },
-};
+} as const satisfies JSONSchema;
 
-export interface EmbeddingBody {
-  model: string;
-  input: string | string[] | number[] | number[][];
-  encoding_format?: 'float' | 'base64';
-  dimensions?: number;
-  user?: string;
-}
+export type EmbeddingBody = FromSchema<typeof EmbeddingRequest>;
 
 export const EmbeddingList: JsonSchema = {
   title: 'EmbeddingList',

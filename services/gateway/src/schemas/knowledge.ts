@@ -1,3 +1,4 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { SLUG_NAME, type JsonSchema } from './common';
 
 /** Collection names: the path segment and the `dataset` of data_updated events. */
@@ -7,14 +8,7 @@ export const MAX_DOCUMENT_BATCH = 1000;
 /** JSON values a document batch may hold: about 100 per document (larger sets go through /import). */
 export const MAX_DOCUMENT_BATCH_VALUES = 100 * MAX_DOCUMENT_BATCH;
 
-export interface CreateCollectionBody {
-  name: string;
-  kind: 'events' | 'courses' | 'articles' | 'documents';
-  description?: string;
-  timeZone?: string;
-}
-
-export const CreateCollectionRequest: JsonSchema = {
+export const CreateCollectionRequest = {
   title: 'CreateCollectionRequest',
   type: 'object',
   additionalProperties: false,
@@ -36,7 +30,9 @@ export const CreateCollectionRequest: JsonSchema = {
         'IANA zone for dates in users\' words ("this weekend"); default: the organization\'s time zone',
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type CreateCollectionBody = FromSchema<typeof CreateCollectionRequest>;
 
 export const KnowledgeCollection: JsonSchema = {
   title: 'KnowledgeCollection',
@@ -65,12 +61,7 @@ export const KnowledgeCollectionList: JsonSchema = {
   properties: { collections: { type: 'array', items: KnowledgeCollection } },
 };
 
-export interface DocumentBody {
-  id: string;
-  [field: string]: unknown;
-}
-
-export const UpsertDocumentsRequest: JsonSchema = {
+export const UpsertDocumentsRequest = {
   title: 'UpsertDocumentsRequest',
   description:
     "Each document is its id plus the fields of the collection's kind (checked by the assistant service)",
@@ -85,7 +76,9 @@ export const UpsertDocumentsRequest: JsonSchema = {
       items: { type: 'object', required: ['id'], properties: { id: DOCUMENT_ID } },
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type DocumentBody = FromSchema<typeof UpsertDocumentsRequest>['documents'][number];
 
 export const DeleteDocumentsRequest: JsonSchema = {
   title: 'DeleteDocumentsRequest',
@@ -104,15 +97,6 @@ export const MAX_IMPORT_VALUES = 50 * MAX_IMPORT_ROWS;
 
 export type FieldMap = Record<string, string>;
 
-export interface ImportFileBody {
-  format: 'jsonl' | 'json' | 'csv';
-  content: string;
-  fieldMap?: FieldMap;
-}
-
-/** The wrapped form, or a JSON array of documents sent as it is. */
-export type ImportBody = ImportFileBody | Array<Record<string, unknown>>;
-
 export const FIELD_MAP_DESCRIPTION =
   "A header of the file (CSV column or JSON key) -> the field of the collection's kind it holds, " +
   'e.g. {"Titel": "title", "Beginn": "startsAt", "Preis": "price"}. Headers that are fields of the kind ' +
@@ -127,7 +111,7 @@ const FieldMapSchema = {
   description: FIELD_MAP_DESCRIPTION,
 } as const;
 
-const ImportFileRequest: JsonSchema = {
+const ImportFileRequest = {
   type: 'object',
   additionalProperties: false,
   required: ['format', 'content'],
@@ -141,14 +125,19 @@ const ImportFileRequest: JsonSchema = {
     content: { type: 'string', minLength: 1, description: 'The file as text (UTF-8)' },
     fieldMap: FieldMapSchema,
   },
-};
+} as const satisfies JSONSchema;
 
-const ImportArrayRequest: JsonSchema = {
+export type ImportFileBody = FromSchema<typeof ImportFileRequest>;
+
+const ImportArrayRequest = {
   type: 'array',
   minItems: 1,
   description: 'A JSON array of documents, each {"id": ..., fields} (as format json)',
   items: { type: 'object' },
-};
+} as const satisfies JSONSchema;
+
+/** The wrapped form, or a JSON array of documents sent as it is. */
+export type ImportBody = ImportFileBody | FromSchema<typeof ImportArrayRequest>;
 
 export const ImportDocumentsRequest: JsonSchema = {
   title: 'ImportDocumentsRequest',
@@ -161,7 +150,7 @@ export const ImportDocumentsRequest: JsonSchema = {
   else: ImportFileRequest,
 };
 
-export const ImportDocumentsQuery: JsonSchema = {
+export const ImportDocumentsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -171,11 +160,9 @@ export const ImportDocumentsQuery: JsonSchema = {
       description: `The field map as JSON (URL-encoded), for a file sent as it is: ?fieldMap={"Preis":"price"}. ${FIELD_MAP_DESCRIPTION}`,
     },
   },
-};
+} as const satisfies JSONSchema;
 
-export interface ImportDocumentsQueryValues {
-  fieldMap?: string;
-}
+export type ImportDocumentsQueryValues = FromSchema<typeof ImportDocumentsQuery>;
 
 export const WriteDocumentsResponse: JsonSchema = {
   title: 'WriteDocumentsResponse',
@@ -233,19 +220,16 @@ export const KnowledgeDocument: JsonSchema = {
   },
 };
 
-export interface ListDocumentsQueryValues {
-  limit: number;
-  after?: string;
-}
-
-export const ListDocumentsQuery: JsonSchema = {
+export const ListDocumentsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: MAX_DOCUMENT_BATCH, default: 100 },
     after: DOCUMENT_ID,
   },
-};
+} as const satisfies JSONSchema;
+
+export type ListDocumentsQueryValues = FromSchema<typeof ListDocumentsQuery>;
 
 export const KnowledgeDocumentList: JsonSchema = {
   title: 'KnowledgeDocumentList',
@@ -263,12 +247,7 @@ export const KnowledgeDocumentList: JsonSchema = {
 
 export const MAX_SEARCH_RESULTS = 50;
 
-export interface SearchKnowledgeBody {
-  query: string;
-  limit?: number;
-}
-
-export const SearchKnowledgeRequest: JsonSchema = {
+export const SearchKnowledgeRequest = {
   title: 'SearchKnowledgeRequest',
   type: 'object',
   additionalProperties: false,
@@ -283,7 +262,9 @@ export const SearchKnowledgeRequest: JsonSchema = {
     },
     limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 10 },
   },
-};
+} as const satisfies JSONSchema;
+
+export type SearchKnowledgeBody = FromSchema<typeof SearchKnowledgeRequest>;
 
 const SCORE = (description: string) => ({ type: ['number', 'null'], description });
 

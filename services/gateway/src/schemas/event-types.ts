@@ -1,3 +1,4 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { EVENT_TYPE_NAME_PATTERN, MAX_EVENT_TYPE_NAME } from '@switchyard/shared';
 import type { JsonSchema } from './common';
 
@@ -20,28 +21,17 @@ const EXAMPLE = {
     'An example of the data, checked against the schema when saved (400 at each failing place): the catalog shows it and test events send it',
 } as const;
 
-export interface CreateEventTypeBody {
-  name: string;
-  description?: string;
-  schema: object;
-  example?: object;
-}
-
-export const CreateEventTypeRequest: JsonSchema = {
+export const CreateEventTypeRequest = {
   title: 'CreateEventTypeRequest',
   type: 'object',
   additionalProperties: false,
   required: ['name', 'schema'],
   properties: { name: NAME, description: DESCRIPTION, schema: SCHEMA, example: EXAMPLE },
-};
+} as const satisfies JSONSchema;
 
-export interface UpdateEventTypeBody {
-  description?: string;
-  schema: object;
-  example?: object;
-}
+export type CreateEventTypeBody = FromSchema<typeof CreateEventTypeRequest>;
 
-export const UpdateEventTypeRequest: JsonSchema = {
+export const UpdateEventTypeRequest = {
   title: 'UpdateEventTypeRequest',
   description: 'Publishes the schema as the next version; the description is replaced when given.',
   type: 'object',
@@ -52,7 +42,9 @@ export const UpdateEventTypeRequest: JsonSchema = {
     schema: SCHEMA,
     example: { ...EXAMPLE, description: `${EXAMPLE.description} (of this version only)` },
   },
-};
+} as const satisfies JSONSchema;
+
+export type UpdateEventTypeBody = FromSchema<typeof UpdateEventTypeRequest>;
 
 const versionProperties = {
   version: { type: 'integer', minimum: 1 },
@@ -132,17 +124,6 @@ export const WebhookCatalog: JsonSchema = {
   },
 };
 
-export interface PublishedEventBody {
-  type: string;
-  data: Record<string, unknown>;
-  key?: string;
-  id?: string;
-}
-
-export interface PublishEventsBody extends Partial<PublishedEventBody> {
-  events?: PublishedEventBody[];
-}
-
 /** Most events of one batch. */
 export const MAX_EVENTS_PER_BATCH = 100;
 
@@ -161,17 +142,19 @@ const publishedEventProperties = {
     maxLength: 200,
     description: 'Optional: publishing the same id again creates nothing new (generated if absent)',
   },
-};
+} as const satisfies Record<string, JSONSchema>;
 
-export const PublishedEvent: JsonSchema = {
+export const PublishedEvent = {
   title: 'PublishedEvent',
   type: 'object',
   additionalProperties: false,
   required: ['type', 'data'],
   properties: publishedEventProperties,
-};
+} as const satisfies JSONSchema;
 
-export const PublishEventsRequest: JsonSchema = {
+export type PublishedEventBody = FromSchema<typeof PublishedEvent>;
+
+export const PublishEventsRequest = {
   title: 'PublishEventsRequest',
   description: `One event (type, data, key, id) or a batch: {"events": [...]} with 1 to ${MAX_EVENTS_PER_BATCH} events.`,
   type: 'object',
@@ -180,7 +163,9 @@ export const PublishEventsRequest: JsonSchema = {
     ...publishedEventProperties,
     events: { type: 'array', minItems: 1, maxItems: MAX_EVENTS_PER_BATCH, items: PublishedEvent },
   },
-};
+} as const satisfies JSONSchema;
+
+export type PublishEventsBody = FromSchema<typeof PublishEventsRequest>;
 
 export const PublishedEventId: JsonSchema = {
   title: 'PublishedEventId',

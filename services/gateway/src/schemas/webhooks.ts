@@ -1,3 +1,4 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { AppError, WEBHOOK_EVENTS } from '@switchyard/shared';
 import { CALLBACK_URL, DATE_TIME, type JsonSchema } from './common';
 
@@ -43,17 +44,8 @@ const subscribedEvent = {
     'A built-in event, an event type of the organization (order.shipped) or a prefix of them (order.*)',
 } as const;
 
-export interface RegisterWebhookBody {
-  event?: string;
-  events?: string[];
-  url: string;
-  secret?: string;
-  filter?: Record<string, unknown>;
-  rateLimit?: number;
-}
-
 /** One registration, one URL and secret, for one event (`event`) or several (`events`): exactly one of the two. */
-export const RegisterWebhookRequest: JsonSchema = {
+export const RegisterWebhookRequest = {
   title: 'RegisterWebhookRequest',
   description: 'Give exactly one of event (one event) and events (one or more events).',
   type: 'object',
@@ -67,7 +59,9 @@ export const RegisterWebhookRequest: JsonSchema = {
     filter: FILTER,
     rateLimit: RATE_LIMIT,
   },
-};
+} as const satisfies JSONSchema;
+
+export type RegisterWebhookBody = FromSchema<typeof RegisterWebhookRequest>;
 
 /** The events of a registration body: event or events, exactly one of them. */
 export function registeredEvents(body: RegisterWebhookBody): string[] {
@@ -78,15 +72,7 @@ export function registeredEvents(body: RegisterWebhookBody): string[] {
   throw AppError.invalid('event or events is required', '/event', 'required');
 }
 
-export interface UpdateWebhookBody {
-  url?: string;
-  events?: string[];
-  enabled?: boolean;
-  filter?: Record<string, unknown>;
-  rateLimit?: number | null;
-}
-
-export const UpdateWebhookRequest: JsonSchema = {
+export const UpdateWebhookRequest = {
   title: 'UpdateWebhookRequest',
   type: 'object',
   additionalProperties: false,
@@ -103,18 +89,18 @@ export const UpdateWebhookRequest: JsonSchema = {
       description: `${RATE_LIMIT.description}; null removes it`,
     },
   },
-};
+} as const satisfies JSONSchema;
 
-export interface RotateSecretBody {
-  overlapSeconds?: number;
-}
+export type UpdateWebhookBody = FromSchema<typeof UpdateWebhookRequest>;
 
-export const RotateSecretRequest: JsonSchema = {
+export const RotateSecretRequest = {
   title: 'RotateSecretRequest',
   type: 'object',
   additionalProperties: false,
   properties: { overlapSeconds: OVERLAP_SECONDS },
-};
+} as const satisfies JSONSchema;
+
+export type RotateSecretBody = FromSchema<typeof RotateSecretRequest>;
 
 const DELIVERY_STATES = ['pending', 'failing', 'succeeded', 'failed', 'cancelled'] as const;
 const DELIVERY_STATE = {
@@ -125,17 +111,7 @@ const DELIVERY_STATE = {
     'failed: no retry left; cancelled: its retries were cancelled (status failed)',
 } as const;
 
-export interface DeliveriesQuery {
-  limit: number;
-  status?: 'pending' | 'succeeded' | 'failed';
-  state?: (typeof DELIVERY_STATES)[number];
-  event?: string;
-  eventId?: string;
-  since?: string;
-  until?: string;
-}
-
-export const ListDeliveriesQuery: JsonSchema = {
+export const ListDeliveriesQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -159,14 +135,11 @@ export const ListDeliveriesQuery: JsonSchema = {
     since: { ...DATE_TIME, description: 'Only deliveries created at or after this time' },
     until: { ...DATE_TIME, description: 'Only deliveries created before this time' },
   },
-};
+} as const satisfies JSONSchema;
 
-export interface DeliveryStatsQuery {
-  since?: string;
-  until?: string;
-}
+export type DeliveriesQuery = FromSchema<typeof ListDeliveriesQuery>;
 
-export const DeliveryStatsQuery: JsonSchema = {
+export const DeliveryStatsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -176,7 +149,9 @@ export const DeliveryStatsQuery: JsonSchema = {
     },
     until: { ...DATE_TIME, description: 'Deliveries created before this time (default: now)' },
   },
-};
+} as const satisfies JSONSchema;
+
+export type DeliveryStatsQuery = FromSchema<typeof DeliveryStatsQuery>;
 
 const count = { type: 'integer', minimum: 0 } as const;
 
@@ -212,11 +187,7 @@ export const DeliveryStats: JsonSchema = {
   },
 };
 
-export interface ReplayDeliveriesBody {
-  deliveryIds: string[];
-}
-
-export const ReplayDeliveriesRequest: JsonSchema = {
+export const ReplayDeliveriesRequest = {
   title: 'ReplayDeliveriesRequest',
   type: 'object',
   additionalProperties: false,
@@ -230,13 +201,11 @@ export const ReplayDeliveriesRequest: JsonSchema = {
       items: { type: 'string', minLength: 1, maxLength: 200 },
     },
   },
-};
+} as const satisfies JSONSchema;
 
-export interface RecoverBody {
-  since: string;
-}
+export type ReplayDeliveriesBody = FromSchema<typeof ReplayDeliveriesRequest>;
 
-export const RecoverRequest: JsonSchema = {
+export const RecoverRequest = {
   title: 'RecoverRequest',
   type: 'object',
   additionalProperties: false,
@@ -249,7 +218,9 @@ export const RecoverRequest: JsonSchema = {
         'Messages whose newest delivery created at or after this time failed are sent again',
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type RecoverBody = FromSchema<typeof RecoverRequest>;
 
 export const Recovered: JsonSchema = {
   title: 'Recovered',
@@ -264,11 +235,7 @@ export const Recovered: JsonSchema = {
   },
 };
 
-export interface SendTestEventBody {
-  event?: string;
-}
-
-export const SendTestEventRequest: JsonSchema = {
+export const SendTestEventRequest = {
   title: 'SendTestEventRequest',
   type: 'object',
   additionalProperties: false,
@@ -281,7 +248,9 @@ export const SendTestEventRequest: JsonSchema = {
         "One of the webhook's events, or a type of one of its prefixes (default: its first); a type sends its example",
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type SendTestEventBody = FromSchema<typeof SendTestEventRequest>;
 
 const webhookProperties = {
   id: { type: 'string' },

@@ -1,11 +1,7 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { JsonSchema } from './common';
 
-export interface UsageQueryParams {
-  period?: string;
-  days?: number;
-}
-
-export const UsageQuery: JsonSchema = {
+export const UsageQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -22,7 +18,9 @@ export const UsageQuery: JsonSchema = {
       description: 'Length of the daily series, ending today',
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type UsageQueryParams = FromSchema<typeof UsageQuery>;
 
 const bucket = (key: string): JsonSchema => ({
   type: 'object',
@@ -149,13 +147,7 @@ export const UsageReport: JsonSchema = {
   },
 };
 
-export interface UsageCallsQueryParams {
-  limit: number;
-  before?: string;
-  keyId?: string;
-}
-
-export const UsageCallsQuery: JsonSchema = {
+export const UsageCallsQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -173,7 +165,9 @@ export const UsageCallsQuery: JsonSchema = {
       description: 'Only the calls of this key',
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type UsageCallsQueryParams = FromSchema<typeof UsageCallsQuery>;
 
 export const UsageCalls: JsonSchema = {
   title: 'UsageCalls',

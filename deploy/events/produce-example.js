@@ -13,7 +13,9 @@
  *
  * The notification service checks a domain event's data against its type's current schema; one
  * that fails goes to switchyard.deadletter.v1 with the reason in the dlq-reason header.
- * KAFKA_TOPIC_PREFIX, when set, goes before the topic's name (as the services put it).
+ * KAFKA_TOPIC_PREFIX, when set, goes before the topic's name (as the services put it). EVENT_ID,
+ * when set, is the event's id (else a new one): a producer retrying a send keeps its id, so the
+ * event is delivered and listed once.
  */
 'use strict';
 const { randomBytes } = require('node:crypto');
@@ -65,7 +67,7 @@ function domainEventData([name, dataJson, key]) {
 
 function envelope(type, organization, rest) {
   return {
-    id: `evt_${randomBytes(12).toString('hex')}`,
+    id: process.env.EVENT_ID || `evt_${randomBytes(12).toString('hex')}`,
     type,
     source: SOURCES[type],
     time: new Date().toISOString(),

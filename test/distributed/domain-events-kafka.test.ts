@@ -31,11 +31,17 @@ describe('distributed: domain events published over Kafka', function () {
   let receiver: WebhookReceiver;
   let deadLetters: TopicReader;
 
-  async function produce(type: string, data: object, key?: string): Promise<string> {
+  async function produce(type: string, data: object, key?: string, id?: string): Promise<string> {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [PRODUCER, 'domain.event', ORGANIZATION, type, JSON.stringify(data), ...(key ? [key] : [])],
-      { env: { ...process.env, KAFKA_TOPIC_PREFIX: run.topicPrefix } },
+      {
+        env: {
+          ...process.env,
+          KAFKA_TOPIC_PREFIX: run.topicPrefix,
+          ...(id && { EVENT_ID: id }),
+        },
+      },
     );
     const produced = JSON.parse(stdout) as { topic: string; key: string; value: { id: string } };
     expect(produced.topic).to.equal(`${run.topicPrefix}switchyard.domain.v1`);
@@ -108,5 +114,61 @@ describe('distributed: domain events published over Kafka', function () {
       valid,
     ]);
     expect(receiver.calls.map((c) => c.body?.id)).to.deep.equal([valid]);
+
+    // Listed (on MongoDB): the accepted one only, with its delivery; the refused ones are not.
+    const listed = await run.api('/api/v2/events?type=order.*');
+    expect(listed.status, listed.text).to.equal(200);
+    expect(listed.body.events.map((e: { id: string }) => e.id)).to.deep.equal([valid]);
+    expect(listed.body.events[0]).to.deep.include({
+      type: 'order.shipped',
+      key: 'o-3',
+      schemaVersion: 1,
+      data: { orderId: 'o-3', country: 'DE' },
+      deliveries: 1,
+    });
+  });
+
+  it('lists events from Kafka and HTTP newest first, filtered and paged; one sent twice is listed once', async () => {
+    const created = await run.api('/api/v2/event-types', {
+      body: { name: 'ticket.opened', schema: { type: 'object' } },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const listed = async (query: string) => {
+      const res = await run.api(`/api/v2/events?${query}`);
+      expect(res.status, res.text).to.equal(200);
+      return res.body as { events: Array<{ id: string; deliveries: number }>; next: string | null };
+    };
+    const until = async (id: string) =>
+      waitFor(async () => (await listed('type=ticket.*')).events.some((e) => e.id === id), 30_000);
+
+    // No webhook takes ticket.*: listed all the same, with no deliveries.
+    const retried = await produce('ticket.opened', { n: 1 }, 't-1', 'evt_ticket_retried');
+    await until(retried);
+    await produce('ticket.opened', { n: 1 }, 't-1', 'evt_ticket_retried');
+    const overHttp = await run.api('/api/v2/events', {
+      body: { type: 'ticket.opened', data: { n: 2 }, key: 't-2' },
+    });
+    expect(overHttp.status, overHttp.text).to.equal(202);
+    await until(overHttp.body.id);
+    const last = await produce('ticket.opened', { n: 3 }, 't-1');
+    await until(last);
+
+    const all = await listed('type=ticket.*');
+    expect(all.events.map((e) => [e.id, e.deliveries])).to.deep.equal([
+      [last, 0],
+      [overHttp.body.id, 0],
+      [retried, 0],
+    ]);
+    expect((await listed('type=ticket.opened&key=t-1')).events.map((e) => e.id)).to.deep.equal([
+      last,
+      retried,
+    ]);
+    const first = await listed('type=ticket.*&limit=2');
+    expect(first.events.map((e) => e.id)).to.deep.equal([last, overHttp.body.id]);
+    const second = await listed(`type=ticket.*&limit=2&cursor=${first.next}`);
+    expect(second.events.map((e) => e.id)).to.deep.equal([retried]);
+    expect(second.next).to.equal(null);
+    const one = await run.api(`/api/v2/events/${retried}`);
+    expect(one.body).to.deep.include({ id: retried, key: 't-1', data: { n: 1 } });
   });
 });

@@ -135,4 +135,74 @@ describe('e2e: the console events page, in Chromium', function () {
       await receiver.stop();
     }
   });
+
+  it("lists recent events newest first with their deliveries, filters and pages them, and opens one's deliveries", async () => {
+    const org = await consoleOrganization();
+    const receiver = await new WebhookReceiver().start();
+    try {
+      for (const name of ['order.shipped', 'ticket.opened']) {
+        const type = await org.api('/api/v2/event-types', { body: { name, schema: SHIPPED_V1 } });
+        expect(type.status, type.text).to.equal(201);
+      }
+      const webhook = await org.api('/api/webhooks', {
+        body: { events: ['order.*'], url: receiver.url },
+      });
+      expect(webhook.status, webhook.text).to.equal(201);
+      // 26 orders (more than a page of 25), then a ticket no endpoint takes.
+      const orders = Array.from({ length: 26 }, (_, i) => ({
+        type: 'order.shipped',
+        id: `evt_order_${String(i).padStart(2, '0')}`,
+        key: `order-${i}`,
+        data: { orderId: `o-${i}` },
+      }));
+      const batch = await org.api('/api/v2/events', { body: { events: orders } });
+      expect(batch.status, batch.text).to.equal(200);
+      const listedCount = async () =>
+        (await org.api('/api/v2/events?limit=200')).body.events.length as number;
+      await waitFor(async () => (await listedCount()) === 26, 15_000);
+      const ticket = await org.api('/api/v2/events', {
+        body: { type: 'ticket.opened', id: 'evt_ticket_1', data: { orderId: 'o-1' } },
+      });
+      expect(ticket.status, ticket.text).to.equal(202);
+      await waitFor(async () => (await listedCount()) === 27, 15_000);
+
+      const page = await pages.open(org.gatewayUrl);
+      await signIn(page, org.key);
+      await page.getByRole('link', { name: 'Events' }).click();
+      const recent = page.getByTestId('recent-events');
+      const rows = recent.locator('tbody tr');
+      await rows.first().waitFor();
+      expect(await rows.count()).to.equal(25);
+      // Newest first: the ticket, with no deliveries; then the orders, one delivery each.
+      expect(await rows.nth(0).locator('td').nth(1).textContent()).to.equal('ticket.opened');
+      expect(await rows.nth(0).locator('td').nth(3).textContent()).to.equal('0');
+      expect(await rows.nth(1).locator('td').nth(1).textContent()).to.equal('order.shipped');
+      expect(await rows.nth(1).locator('td').nth(3).textContent()).to.equal('1');
+      await page.getByRole('button', { name: 'Show older events' }).click();
+      await rows.nth(26).waitFor();
+      expect(await rows.count()).to.equal(27);
+      expect(await page.getByRole('button', { name: 'Show older events' }).count()).to.equal(0);
+      const shown = await recent.locator('tbody tr td:nth-child(5)').allTextContents();
+      expect(new Set(shown).size).to.equal(27);
+      await expectAtEveryWidth(page, 'the recent events', 'recent-events');
+
+      // By type prefix and key: the one order.
+      await page.getByLabel('Type', { exact: true }).fill('order.*');
+      await page.getByLabel('Key', { exact: true }).fill('order-7');
+      await page.getByRole('button', { name: 'Show events' }).click();
+      await waitFor(async () => (await rows.count()) === 1, 10_000);
+      expect(await rows.first().textContent()).to.include('evt_order_07');
+
+      // Its deliveries: the one to the receiver, succeeded.
+      await waitFor(() => receiver.calls.some((c) => c.body?.id === 'evt_order_07'), 10_000);
+      await page.getByRole('button', { name: 'Deliveries of evt_order_07' }).click();
+      const delivery = page
+        .getByTestId('event-deliveries')
+        .locator('tr', { hasText: receiver.url });
+      await delivery.getByText('Succeeded').waitFor();
+      expect(await page.getByLabel('Event id').inputValue()).to.equal('evt_order_07');
+    } finally {
+      await receiver.stop();
+    }
+  });
 });

@@ -296,3 +296,203 @@ describe('e2e: publishing domain events over HTTP', function () {
     }
   });
 });
+
+interface ListedEvent {
+  id: string;
+  type: string;
+  key: string | null;
+  schemaVersion: number | null;
+  data: unknown;
+  occurredAt: string;
+  receivedAt: string;
+  deliveries: number;
+}
+
+/**
+ * GET /api/v2/events: the events the notification service accepted, newest first, with how many
+ * deliveries each produced; filtered and paged. Each test lists its own namespace (`<ns>.*`):
+ * the shared mesh keeps other tests' events.
+ */
+describe('e2e: listing recent events', function () {
+  this.timeout(30_000);
+  let receiver: WebhookReceiver;
+  const webhookIds: string[] = [];
+
+  async function define(name: string): Promise<void> {
+    const res = await api('/api/v2/event-types', { body: { name, schema: ORDER_SCHEMA } });
+    expect(res.status, res.text).to.equal(201);
+  }
+
+  async function subscribe(events: string[]): Promise<string> {
+    const res = await api('/api/webhooks', { body: { events, url: receiver.url } });
+    expect(res.status, res.text).to.equal(201);
+    webhookIds.push(res.body.id);
+    return res.body.id;
+  }
+
+  async function listed(query: string): Promise<{ events: ListedEvent[]; next: string | null }> {
+    const res = await api(`/api/v2/events?${query}`);
+    expect(res.status, res.text).to.equal(200);
+    return res.body;
+  }
+
+  /** Publishes one event and waits until it is listed: the next one is received after it. */
+  async function publish(ns: string, body: object): Promise<string> {
+    const res = await api('/api/v2/events', { body });
+    expect(res.status, res.text).to.equal(202);
+    const id = res.body.id as string;
+    await waitFor(async () => {
+      const page = await listed(`type=${ns}.*&limit=200`);
+      return page.events.some((e) => e.id === id);
+    }, 10_000);
+    return id;
+  }
+
+  const data = (orderId: string) => ({ orderId, country: 'DE' });
+
+  beforeEach(async () => {
+    receiver = await new WebhookReceiver().start();
+  });
+
+  afterEach(async () => {
+    for (const id of webhookIds.splice(0)) await api(`/api/webhooks/${id}`, { method: 'DELETE' });
+    await receiver.stop();
+  });
+
+  it('lists accepted events newest first with their deliveries (none subscribed: 0), one by id, never a refused one', async () => {
+    const ns = namespace();
+    await define(`${ns}.order.shipped`);
+    await define(`${ns}.order.paid`);
+    await define(`${ns}.ticket.opened`);
+    const byPrefix = await subscribe([`${ns}.order.*`]);
+    await subscribe([`${ns}.order.shipped`]);
+
+    const shipped = await publish(ns, {
+      type: `${ns}.order.shipped`,
+      data: data('o-1'),
+      key: 'order-1',
+    });
+    const paid = await publish(ns, { type: `${ns}.order.paid`, data: data('o-1'), key: 'order-1' });
+    const opened = await publish(ns, { type: `${ns}.ticket.opened`, data: data('o-2') });
+    const refused = await api('/api/v2/events', {
+      body: { type: `${ns}.order.shipped`, data: { orderId: 'o-3' }, id: `evt_${ns}_refused` },
+    });
+    expect(refused.status).to.equal(400);
+
+    const page = await listed(`type=${ns}.*`);
+    expect(page.next).to.equal(null);
+    expect(page.events.map((e) => [e.id, e.type, e.key, e.deliveries])).to.deep.equal([
+      [opened, `${ns}.ticket.opened`, null, 0],
+      [paid, `${ns}.order.paid`, 'order-1', 1],
+      [shipped, `${ns}.order.shipped`, 'order-1', 2],
+    ]);
+    const first = page.events[2]!;
+    expect(first).to.include({ schemaVersion: 1 });
+    expect(first.data).to.deep.equal(data('o-1'));
+    expect(Date.parse(first.receivedAt)).to.be.at.least(Date.parse(first.occurredAt));
+
+    const one = await api(`/api/v2/events/${shipped}`);
+    expect(one.status, one.text).to.equal(200);
+    expect(one.body).to.deep.equal(first);
+    const unknown = await api(`/api/v2/events/evt_${ns}_refused`);
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body.error.code).to.equal('not_found');
+
+    // Its deliveries, by event id: the one to the prefix subscriber, answered by the receiver.
+    await waitFor(() => receiver.calls.filter((c) => c.body?.id === shipped).length === 2, 10_000);
+    const deliveries = await api(`/api/webhooks/${byPrefix}/deliveries?eventId=${shipped}`);
+    expect(deliveries.body.deliveries.map((d: { eventId: string }) => d.eventId)).to.deep.equal([
+      shipped,
+    ]);
+  });
+
+  it('filters by type, type prefix, key and received time, and pages with a cursor', async () => {
+    const ns = namespace();
+    await define(`${ns}.order.shipped`);
+    await define(`${ns}.order.paid`);
+    await define(`${ns}.invoice.sent`);
+    const published: string[] = [];
+    for (const [type, key] of [
+      ['order.shipped', 'order-1'],
+      ['order.paid', 'order-1'],
+      ['invoice.sent', 'order-1'],
+      ['order.shipped', 'order-2'],
+      ['order.paid', 'order-2'],
+    ] as const)
+      published.push(await publish(ns, { type: `${ns}.${type}`, data: data(key), key }));
+    const newestFirst = [...published].reverse();
+    const ids = async (query: string) => (await listed(query)).events.map((e) => e.id);
+
+    expect(await ids(`type=${ns}.*`)).to.deep.equal(newestFirst);
+    expect(await ids(`type=${ns}.order.*`)).to.deep.equal([
+      published[4],
+      published[3],
+      published[1],
+      published[0],
+    ]);
+    expect(await ids(`type=${ns}.order.paid`)).to.deep.equal([published[4], published[1]]);
+    expect(await ids(`type=${ns}.*&key=order-1`)).to.deep.equal([
+      published[2],
+      published[1],
+      published[0],
+    ]);
+    const all = (await listed(`type=${ns}.*`)).events;
+    const since = encodeURIComponent(all[3]!.receivedAt);
+    const until = encodeURIComponent(all[1]!.receivedAt);
+    expect(await ids(`type=${ns}.*&since=${since}&until=${until}`)).to.deep.equal(
+      all
+        .filter((e) => e.receivedAt >= all[3]!.receivedAt && e.receivedAt < all[1]!.receivedAt)
+        .map((e) => e.id),
+    );
+    expect(await ids(`type=${ns}.*&since=${since}&until=${until}`)).to.include(published[1]);
+
+    // Pages of two: every event once, newest first; the last page says there is no next.
+    const paged: string[] = [];
+    let cursor: string | null = '';
+    let pages = 0;
+    while (cursor !== null && pages++ < 10) {
+      const page = await listed(
+        `type=${ns}.*&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(page.events.length).to.be.at.most(2);
+      paged.push(...page.events.map((e) => e.id));
+      cursor = page.next;
+    }
+    expect(paged).to.deep.equal(newestFirst);
+    expect(pages).to.equal(3);
+
+    for (const [query, field] of [
+      ['limit=201', '/limit'],
+      ['limit=0', '/limit'],
+      ['cursor=not-a-cursor', '/cursor'],
+      ['type=Order', '/type'],
+      ['since=yesterday', '/since'],
+      ['owner=me', ''],
+    ]) {
+      const bad = await api(`/api/v2/events?${query}`);
+      expect(bad.status, query).to.equal(400);
+      expect(bad.body.error.code).to.equal('invalid_request');
+      if (field)
+        expect(
+          bad.body.error.details.map((d: { field: string }) => d.field),
+          query,
+        ).to.include(field);
+    }
+  });
+
+  it('lists an event published again with the same id once', async () => {
+    const ns = namespace();
+    await define(`${ns}.order.shipped`);
+    await subscribe([`${ns}.order.shipped`]);
+    const event = { type: `${ns}.order.shipped`, data: data('o-9'), id: `evt_${ns}_retried` };
+    await publish(ns, event);
+    const again = await api('/api/v2/events', { body: event });
+    expect(again.status).to.equal(202);
+    // A later event comes after the repeat: once it is listed, the repeat was handled.
+    const later = await publish(ns, { type: `${ns}.order.shipped`, data: data('o-10') });
+    expect((await listed(`type=${ns}.*`)).events.map((e) => [e.id, e.deliveries])).to.deep.equal([
+      [later, 1],
+      [event.id, 1],
+    ]);
+  });
+});

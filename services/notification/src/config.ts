@@ -43,6 +43,8 @@ export interface NotificationConfig extends ServiceEnv {
   secretsEncryptionKey?: Buffer;
   /** Earlier keys, still accepted for reading during a key rotation (SECRETS_ENCRYPTION_OLD_KEYS). */
   secretsEncryptionOldKeys: Buffer[];
+  /** How long recent events are listed after they were received (EVENT_RETENTION, ms). */
+  eventRetentionMs: number;
 }
 
 function parseShares(text: string): number[] {
@@ -74,6 +76,7 @@ interface RawEnv {
   SECRETS_ENCRYPTION_KEY: string;
   SECRETS_ENCRYPTION_OLD_KEYS: string;
   REDIS_URL: string;
+  EVENT_RETENTION: string;
 }
 
 /** SECRETS_ENCRYPTION_KEY: base64 of exactly 32 bytes. Required for Mongo outside embedded mode. */
@@ -136,6 +139,7 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
       SECRETS_ENCRYPTION_KEY: str({ default: '' }),
       SECRETS_ENCRYPTION_OLD_KEYS: str({ default: '' }),
       REDIS_URL: str({ default: '' }),
+      EVENT_RETENTION: str({ default: '7d' }),
     },
     env,
   );
@@ -172,5 +176,6 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
     },
     secretsEncryptionKey: key,
     secretsEncryptionOldKeys: oldEncryptionKeys(e.SECRETS_ENCRYPTION_OLD_KEYS, key),
+    eventRetentionMs: positive('EVENT_RETENTION', parseDuration(e.EVENT_RETENTION)),
   };
 }

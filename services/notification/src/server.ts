@@ -69,7 +69,7 @@ export async function startNotificationService(
     post: options.post,
     onWebhookDisabled: (webhook, reason, at) => notifyWebhookDisabled(fanOut, webhook, reason, at),
   });
-  const fanOut = new WebhookFanOut(stores.webhooks, engine);
+  const fanOut = new WebhookFanOut(stores.webhooks, engine, stores.events);
   const eventSchemas = new EventSchemas();
   engine.start();
   const sweeper = new LedgerSweeper({

@@ -1,6 +1,7 @@
 import { createEvent } from '@switchyard/shared';
 import type {
   ListDeliveriesResponse__Output,
+  ListEventsResponse__Output,
   RegisterWebhookResponse__Output,
   SigningSecret__Output,
 } from '@switchyard/shared/proto/notification/v1';
@@ -43,6 +44,31 @@ function usageEvent(organization: string, tokens: number, id?: string) {
     },
   });
 }
+
+const invoicePaid = () =>
+  createEvent('invoice.paid', {
+    source: 'billing',
+    organization: 'org_a',
+    data: { invoiceId: 'inv_1', amount: 12.5, currency: 'EUR' },
+  });
+const dataUpdated = () =>
+  createEvent('data.updated', {
+    source: 'ingest',
+    organization: 'org_a',
+    data: { dataset: 'events', count: 42 },
+  });
+const requestCompleted = () =>
+  createEvent('request.completed', {
+    source: 'content',
+    organization: 'org_a',
+    data: {
+      requestId: 'req_9',
+      webhookUrl: '',
+      result: 'Hello',
+      model: 'builtin',
+      usage: { totalTokens: 7 },
+    },
+  });
 
 describe('event consumers', () => {
   const receivers: Record<string, Receiver> = {};
@@ -91,32 +117,14 @@ describe('event consumers', () => {
         'org_b',
       ),
     };
-    const paid = createEvent('invoice.paid', {
-      source: 'billing',
-      organization: 'org_a',
-      data: { invoiceId: 'inv_1', amount: 12.5, currency: 'EUR' },
-    });
+    const paid = invoicePaid();
     const failed = createEvent('invoice.failed', {
       source: 'billing',
       organization: 'org_a',
       data: { invoiceId: 'inv_2', amount: 3, currency: 'USD', failureReason: 'card_declined' },
     });
-    const data = createEvent('data.updated', {
-      source: 'ingest',
-      organization: 'org_a',
-      data: { dataset: 'events', count: 42 },
-    });
-    const result = createEvent('request.completed', {
-      source: 'content',
-      organization: 'org_a',
-      data: {
-        requestId: 'req_9',
-        webhookUrl: '',
-        result: 'Hello',
-        model: 'builtin',
-        usage: { totalTokens: 7 },
-      },
-    });
+    const data = dataUpdated();
+    const result = requestCompleted();
     for (const event of [paid, failed, data, result]) await svc.bus.publish(event);
     await svc.bus.publish(usageEvent('org_a', 600));
 
@@ -377,6 +385,49 @@ describe('event consumers', () => {
     await pause(100);
     expect(svc.bus.deadLetters.map((d) => d.event.id)).to.deep.equal([invalid.id]);
     expect(receivers.data!.calls.map((c) => JSON.parse(c.body).id)).to.deep.equal([valid.id]);
+  });
+
+  it('lists the events fanned out (but request_completed) once, also when their write fails and the batch is handled again', async () => {
+    await register('invoices', ['invoice_paid']);
+    await register('all', ['invoice_paid', 'data_updated', 'usage_threshold']);
+    const paid = invoicePaid();
+    const data = dataUpdated();
+    const result = requestCompleted();
+    // The batch's write of its events fails once: the bus handles the batch again.
+    const events = svc.service.stores.events;
+    const record = events.record.bind(events);
+    let failures = 0;
+    events.record = async (recorded) => {
+      if (recorded.length > 0 && failures++ === 0) throw new Error('event store unavailable');
+      return record(recorded);
+    };
+    await Promise.all([paid, data, result].map((event) => svc.bus.publish(event)));
+    await until(() => svc.bus.lag('notification') === 0);
+    await svc.bus.publish(paid);
+    await svc.bus.publish(usageEvent('org_a', 600));
+    await until(() => receivers.all!.calls.length === 3);
+    await until(() => svc.bus.lag('notification') === 0);
+    expect(failures).to.be.greaterThan(1);
+
+    const listed = await until(async () => {
+      const page = await svc.call<ListEventsResponse__Output>('ListEvents', {});
+      return page.events.length === 3 && page;
+    });
+    const byType = Object.fromEntries(listed.events.map((e) => [e.type, e]));
+    expect(Object.keys(byType).sort()).to.deep.equal([
+      'data_updated',
+      'invoice_paid',
+      'usage_threshold',
+    ]);
+    expect(byType.invoice_paid).to.include({ id: paid.id, occurred_at: paid.time, deliveries: 2 });
+    expect(JSON.parse(byType.invoice_paid!.data_json)).to.deep.equal({
+      invoiceId: 'inv_1',
+      amount: 12.5,
+      currency: 'EUR',
+    });
+    expect(byType.data_updated).to.include({ id: data.id, deliveries: 1, key: '' });
+    expect(byType.usage_threshold).to.include({ deliveries: 1 });
+    expect(receivers.invoices!.calls).to.have.length(1);
   });
 
   it('notifies each usage threshold exactly once despite duplicate and replayed usage events', async () => {

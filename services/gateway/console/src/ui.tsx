@@ -251,6 +251,69 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/** A list the API pages newest first: the items of one page and the next page's cursor. */
+export interface ListPage<T> {
+  items: T[];
+  next: string | null;
+}
+
+export interface PagedList<T> {
+  items: T[];
+  /** Whether an older page exists. */
+  more: boolean;
+  page: Loaded<ListPage<T>>;
+  /** Loads the next page below what is shown. */
+  showMore: () => void;
+  /** From the first page again (after a change of filter, or to see what is new). */
+  restart: () => void;
+}
+
+/**
+ * A list read a page at a time: load(cursor) reads one page ('' the first); the first page
+ * replaces what is shown, a later one (showMore) is added below it. deps: what the list depends
+ * on (its filters): a change reads the first page again.
+ */
+export function usePagedList<T>(
+  load: (cursor: string) => Promise<ListPage<T>>,
+  deps: unknown[],
+): PagedList<T> {
+  const [items, setItems] = useState<T[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  // The cursor belongs to the deps it was read under: other deps start from the first page.
+  const depsKey = JSON.stringify(deps);
+  const [cursor, setCursor] = useState({ deps: depsKey, value: '' });
+  const [generation, setGeneration] = useState(0);
+  const current = cursor.deps === depsKey ? cursor.value : '';
+  const page = useLoad(() => load(current), [depsKey, current, generation]);
+  useEffect(() => {
+    if (!page.data) return;
+    setItems((shown) => (current ? [...shown, ...page.data!.items] : page.data!.items));
+    setNext(page.data.next);
+  }, [page.data]);
+  return {
+    items,
+    more: next !== null,
+    page,
+    showMore: () => next && setCursor({ deps: depsKey, value: next }),
+    restart: () => {
+      setCursor({ deps: depsKey, value: '' });
+      setGeneration((g) => g + 1);
+    },
+  };
+}
+
+/** The button that adds a paged list's next page below it, while there is one. */
+export function ShowMore(props: { list: PagedList<unknown>; label: string }) {
+  if (!props.list.more) return null;
+  return (
+    <div class="load-more">
+      <Button busy={props.list.page.loading} onClick={props.list.showMore}>
+        {props.label}
+      </Button>
+    </div>
+  );
+}
+
 export function Field(props: {
   label: string;
   hint?: ComponentChildren;

@@ -8,7 +8,6 @@ import {
   type CreateEventTypeBody,
   type UpdateEventTypeBody,
 } from '../schemas/event-types';
-import { publishEvents } from './events';
 import { json, type AnyRoute, type RouteSpec } from './types';
 import { orNull } from './proto-values';
 
@@ -150,12 +149,4 @@ const remove: RouteSpec = {
   },
 };
 
-export const eventTypeRoutes: AnyRoute[] = [
-  create,
-  list,
-  catalog,
-  get,
-  update,
-  remove,
-  publishEvents,
-];
+export const eventTypeRoutes: AnyRoute[] = [create, list, catalog, get, update, remove];

@@ -1,14 +1,22 @@
 import { AppError, httpStatusOf, type ErrorCode } from '@switchyard/shared';
-import type { PublishResult__Output } from '@switchyard/shared/proto/notification/v1';
+import type {
+  PublishResult__Output,
+  RecordedEvent__Output,
+} from '@switchyard/shared/proto/notification/v1';
 import {
+  EventsQuery,
   MAX_EVENTS_PER_BATCH,
   PublishedEventId,
   PublishedEventResults,
   PublishEventsRequest,
+  RecordedEvent,
+  RecordedEventList,
+  type EventsQueryParams,
   type PublishedEventBody,
   type PublishEventsBody,
 } from '../schemas/event-types';
-import { json, type RouteSpec } from './types';
+import { orNull } from './proto-values';
+import { json, type AnyRoute, type RouteSpec } from './types';
 
 /** The single form or the batch form, exactly one of them. */
 function eventsOf(body: PublishEventsBody): { events: PublishedEventBody[]; batch: boolean } {
@@ -83,3 +91,65 @@ export const publishEvents: RouteSpec<PublishEventsBody> = {
     });
   },
 };
+
+function recordedEventView(event: RecordedEvent__Output) {
+  return {
+    id: event.id,
+    type: event.type,
+    key: orNull(event.key),
+    schemaVersion: event.schema_version || null,
+    data: JSON.parse(event.data_json) as unknown,
+    occurredAt: event.occurred_at,
+    receivedAt: event.received_at,
+    deliveries: event.deliveries,
+  };
+}
+
+const listEvents: RouteSpec<unknown, EventsQueryParams> = {
+  method: 'GET',
+  path: '/api/v2/events',
+  tag: 'events',
+  auth: true,
+  operationId: 'listEvents',
+  summary:
+    "The organization's recent events, newest first, with how many deliveries each produced, a page at a time",
+  description:
+    'Every event accepted (domain events after their schema check; refused ones go to the dead-letter topic and are not listed) ' +
+    'and the built-in events but request_completed, kept for the retention configured (EVENT_RETENTION, default 7 days). ' +
+    "An event's deliveries: GET /api/webhooks/{id}/deliveries?eventId=.",
+  querySchema: EventsQuery,
+  responses: { 200: { description: 'A page of events', schema: RecordedEventList } },
+  async handle({ query, call }, deps) {
+    const page = await deps.clients.notification.listEvents(
+      {
+        limit: query.limit,
+        cursor: query.cursor ?? '',
+        type: query.type ?? '',
+        key: query.key ?? '',
+        since: query.since ?? '',
+        until: query.until ?? '',
+      },
+      call,
+    );
+    return json(200, { events: page.events.map(recordedEventView), next: orNull(page.next) });
+  },
+};
+
+const getEvent: RouteSpec = {
+  method: 'GET',
+  path: '/api/v2/events/:id',
+  tag: 'events',
+  auth: true,
+  operationId: 'getEvent',
+  summary: 'One recent event, with its data and how many deliveries it produced',
+  responses: { 200: { description: 'The event', schema: RecordedEvent } },
+  errors: ['not_found'],
+  async handle({ params, call }, deps) {
+    return json(
+      200,
+      recordedEventView(await deps.clients.notification.getEvent({ id: params.id }, call)),
+    );
+  },
+};
+
+export const eventRoutes: AnyRoute[] = [publishEvents, listEvents, getEvent];

@@ -4,6 +4,7 @@ import { assistantRoutes } from './assistants';
 import { catalogRoutes } from './catalog';
 import { contentRoutes } from './content';
 import { eventTypeRoutes } from './event-types';
+import { eventRoutes } from './events';
 import { knowledgeRoutes } from './knowledge';
 import { modelRoutes } from './models';
 import { openAiRoutes } from './openai';
@@ -26,6 +27,7 @@ export const routeTable: AnyRoute[] = [
   ...catalogRoutes,
   ...webhookRoutes,
   ...eventTypeRoutes,
+  ...eventRoutes,
   ...requestRoutes,
   ...usageRoutes,
   ...organizationRoutes,

@@ -1,6 +1,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { EVENT_TYPE_NAME_PATTERN, MAX_EVENT_TYPE_NAME } from '@switchyard/shared';
-import type { JsonSchema } from './common';
+import { DATE_TIME, type JsonSchema } from './common';
+import { subscribedEvent } from './webhooks';
 
 const NAME = {
   type: 'string',
@@ -202,6 +203,92 @@ export const PublishedEventResults: JsonSchema = {
           },
         },
       },
+    },
+  },
+};
+
+/** Most recent events of one page. */
+export const MAX_EVENTS_PER_PAGE = 200;
+
+export const EventsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: MAX_EVENTS_PER_PAGE, default: 50 },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: 'The next of the previous page: the events before it',
+    },
+    type: {
+      ...subscribedEvent,
+      description:
+        'Only events of this type (order.shipped, invoice_paid), or under a prefix (order.*)',
+    },
+    key: { type: 'string', minLength: 1, maxLength: 200, description: 'Only events with this key' },
+    since: { ...DATE_TIME, description: 'Only events received at or after this time' },
+    until: { ...DATE_TIME, description: 'Only events received before this time' },
+  },
+} as const satisfies JSONSchema;
+
+export type EventsQueryParams = FromSchema<typeof EventsQuery>;
+
+export const RecordedEvent: JsonSchema = {
+  title: 'RecordedEvent',
+  description:
+    'An event the notification service accepted (after its schema check) and fanned out to the webhooks subscribed to it',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'id',
+    'type',
+    'key',
+    'schemaVersion',
+    'data',
+    'occurredAt',
+    'receivedAt',
+    'deliveries',
+  ],
+  properties: {
+    id: { type: 'string', description: "The event's id (the webhook-id of its deliveries)" },
+    type: {
+      type: 'string',
+      description: 'A built-in event (invoice_paid) or a type of the organization',
+    },
+    key: { type: ['string', 'null'], description: 'The key it was published with' },
+    schemaVersion: {
+      type: ['integer', 'null'],
+      description: "The type's schema version the data conforms to; null for built-in events",
+    },
+    data: {
+      description: "The data as published; a built-in event's own fields (as in its webhook body)",
+    },
+    occurredAt: { type: 'string', format: 'date-time', description: 'As its producer said' },
+    receivedAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the notification service accepted it (the order of the list)',
+    },
+    deliveries: {
+      type: 'integer',
+      minimum: 0,
+      description: "Deliveries it produced to the organization's webhooks (0: none subscribed)",
+    },
+  },
+};
+
+export const RecordedEventList: JsonSchema = {
+  title: 'RecordedEventList',
+  description: "The organization's recent events, newest first",
+  type: 'object',
+  additionalProperties: false,
+  required: ['events', 'next'],
+  properties: {
+    events: { type: 'array', items: RecordedEvent },
+    next: {
+      type: ['string', 'null'],
+      description: 'Pass as cursor for the next page; null on the last',
     },
   },
 };

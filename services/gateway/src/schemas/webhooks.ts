@@ -36,7 +36,7 @@ const RATE_LIMIT = {
  * (dotted: order.shipped) or a prefix of them (order.*); the notification service checks the
  * types exist.
  */
-const subscribedEvent = {
+export const subscribedEvent = {
   type: 'string',
   maxLength: 100,
   pattern: `^(${WEBHOOK_EVENTS.join('|')}|[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*\\.([a-z][a-z0-9_]*|\\*))$`,

@@ -73,7 +73,7 @@ async function deliveryEvent(event: AnyEvent, fanOut: EventFanOut): Promise<void
  *   so results and callbacks never wait behind usage accounting and the ledger keeps up.
  */
 export async function subscribeConsumers(deps: ConsumerDeps): Promise<Subscription> {
-  const fanOut = new WebhookFanOut(deps.stores.webhooks, deps.engine);
+  const fanOut = new WebhookFanOut(deps.stores.webhooks, deps.engine, deps.stores.events);
   const group = deps.group ?? CONSUMER_GROUP;
   const ledger = new UsageLedger(deps.stores.usageLedger);
   const thresholds = { stores: deps.stores, fanOut, bus: deps.bus, defaults: deps.config.usage };

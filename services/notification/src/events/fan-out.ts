@@ -2,7 +2,8 @@ import { currentTraceCarrier, type TraceCarrier } from '@switchyard/shared';
 import type { DeliverOptions, DeliveryEngine, NewDelivery } from '../delivery/engine';
 import { passesFilter } from '../event-types/filter';
 import { subscribesTo } from '../event-types/names';
-import type { EventName, WebhookRecord } from '../model';
+import { isWebhookEvent, type EventName, type WebhookRecord } from '../model';
+import type { EventRecord, EventStore } from '../store/events/port';
 import type { WebhookStore } from '../store/webhooks/port';
 
 /** One event to fan out: its webhooks' body, plus `also` (e.g. a request's callback). */
@@ -32,11 +33,15 @@ export interface EventFanOut {
   ): Promise<unknown>;
 }
 
-/** Creates one delivery per enabled webhook of the organization registered for the event. */
+/**
+ * Creates one delivery per enabled webhook of the organization registered for the event, and
+ * records the event (with how many deliveries it made) in the recent events.
+ */
 export class WebhookFanOut implements EventFanOut {
   constructor(
     private readonly webhooks: WebhookStore,
     private readonly engine: DeliveryEngine,
+    private readonly recent: EventStore,
   ) {}
 
   /**
@@ -58,9 +63,11 @@ export class WebhookFanOut implements EventFanOut {
   }
 
   /**
-   * The deliveries of several events, logged together: each organization's webhooks read once
-   * and one log write for all of them (a consumed batch costs a few round trips, not a few per
-   * event or delivery). Returns how many deliveries were new.
+   * The deliveries of several events, logged together: each organization's webhooks read once,
+   * one log write for all of them and one write of the events to the recent events, beside it
+   * (a consumed batch costs a few round trips, not a few per event or delivery). Returns how
+   * many deliveries were new. Rejects if either write failed: the batch is handled again, and
+   * both are idempotent by event id.
    */
   async sendAll(events: FanOutEvent[], options: DeliverOptions = {}): Promise<number> {
     const webhooks = new Map<string, WebhookRecord[]>();
@@ -72,11 +79,24 @@ export class WebhookFanOut implements EventFanOut {
         this.engine.disableDamaged(webhook, 'stored record has no valid events list');
       webhooks.set(organization, enabled.filter(hasEventList));
     }
+    const receivedAt = new Date().toISOString();
+    const recorded: EventRecord[] = [];
     const inputs = events.flatMap(
       ({ organization, event, eventId, occurredAt, body, also = [], trace, key }) => {
         const targets = webhooks
           .get(organization)!
           .filter((w) => subscribesTo(w.events, event) && passesFilter(w.filter, body));
+        if (isRecorded(event))
+          recorded.push({
+            ...recordedFields(event, body),
+            organization,
+            id: eventId,
+            type: event,
+            ...(key !== undefined && { key }),
+            occurredAt,
+            receivedAt,
+            deliveries: targets.length,
+          });
         const payload = JSON.stringify(body);
         const deliveries: NewDelivery[] = [
           ...also,
@@ -88,7 +108,15 @@ export class WebhookFanOut implements EventFanOut {
         return trace ? deliveries.map((delivery) => ({ ...delivery, trace })) : deliveries;
       },
     );
-    return inputs.length === 0 ? 0 : this.engine.deliver(inputs, options);
+    // Both settled before either failure is thrown: a batch handled again while its deliveries
+    // were still being logged would send them a second time.
+    const [created, written] = await Promise.allSettled([
+      inputs.length === 0 ? 0 : this.engine.deliver(inputs, options),
+      this.recent.record(recorded),
+    ]);
+    if (created.status === 'rejected') throw created.reason;
+    if (written.status === 'rejected') throw written.reason;
+    return created.value;
   }
 
   /** A collector for one consumed batch: handlers send into it, flush() records everything together. */
@@ -153,6 +181,31 @@ export function webhookDelivery(
     payload,
     webhook,
   };
+}
+
+/**
+ * Every event fanned out is listed in the recent events but request_completed: a request's
+ * result is read at GET /api/v2/requests/{id} and counted in the usage log, and its body (a
+ * model's whole answer) would double what is stored per request.
+ */
+function isRecorded(event: EventName): boolean {
+  return event !== 'request_completed';
+}
+
+/**
+ * What a recent event keeps of its webhook body: a domain event's data and schema version as
+ * published (handleDomainEvent's body), a built-in event's own fields (without the event,
+ * organization, id and occurredAt every body carries).
+ */
+function recordedFields(
+  event: EventName,
+  body: object,
+): Pick<EventRecord, 'data' | 'schemaVersion'> {
+  const fields = body as Record<string, unknown>;
+  if (!isWebhookEvent(event))
+    return { data: fields.data, schemaVersion: fields.schemaVersion as number };
+  const { event: _event, organization: _organization, id: _id, occurredAt: _at, ...data } = fields;
+  return { data };
 }
 
 function hasEventList(webhook: WebhookRecord): boolean {

@@ -60,6 +60,28 @@ export async function checkedUrl(policy: UrlPolicy, url: string, field = '/url')
 }
 
 /** An optional time bound as the log stores times (UTC ISO), or undefined when empty. */
+/** A page's cursor: the last item's sort fields, as one opaque string. */
+export function encodeCursor(fields: [string, string]): string {
+  return Buffer.from(JSON.stringify(fields)).toString('base64url');
+}
+
+/** The fields of a cursor encodeCursor made; invalid_request at field for anything else. */
+export function decodeCursor(value: string, field: string): [string, string] | undefined {
+  if (!value) return undefined;
+  try {
+    const fields = JSON.parse(Buffer.from(value, 'base64url').toString()) as unknown;
+    if (Array.isArray(fields) && fields.length === 2 && fields.every((f) => typeof f === 'string'))
+      return fields as [string, string];
+  } catch {
+    // Reported below.
+  }
+  throw AppError.invalid(
+    `${field.slice(1)} is not a cursor this API returned`,
+    field,
+    'invalid cursor',
+  );
+}
+
 export function isoTime(value: string, field: string): string | undefined {
   if (!value) return undefined;
   const time = Date.parse(value);

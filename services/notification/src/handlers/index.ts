@@ -16,6 +16,7 @@ import { getSigningSecret } from './get-signing-secret';
 import { getUsage } from './get-usage';
 import { getWebhook } from './get-webhook';
 import { listDeliveries } from './list-deliveries';
+import { getEvent, listEvents } from './list-events';
 import { listUsageCalls } from './list-usage-calls';
 import { listWebhooks } from './list-webhooks';
 import { publishEvents } from './publish-events';
@@ -56,6 +57,8 @@ export function notificationHandlers(deps: HandlerDeps): NotificationServiceServ
     deleteEventType,
     getEventCatalog,
     publishEvents,
+    listEvents,
+    getEvent,
   });
 }
 

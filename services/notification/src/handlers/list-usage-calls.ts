@@ -4,30 +4,16 @@ import type {
   ListUsageCallsResponse,
 } from '@switchyard/shared/proto/notification/v1';
 import type { CallCursor } from '../store/usage-ledger/port';
-import { COST_UNITS_PER_CURRENCY_UNIT, type UsageEntry } from '../usage/usage-entry';
-import { organizationOf } from './common';
+import { COST_UNITS_PER_CURRENCY_UNIT } from '../usage/usage-entry';
+import { decodeCursor, encodeCursor, organizationOf } from './common';
 import type { HandlerDeps } from './deps';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 100;
 
-/** A page's cursor: the last entry's time and event id, as one opaque string. */
-function cursorOf(entry: UsageEntry): string {
-  return Buffer.from(JSON.stringify([entry.occurredAt, entry.eventId])).toString('base64url');
-}
-
 function parseCursor(value: string): CallCursor | undefined {
-  if (!value) return undefined;
-  try {
-    const [occurredAt, eventId] = JSON.parse(
-      Buffer.from(value, 'base64url').toString(),
-    ) as unknown[];
-    if (typeof occurredAt === 'string' && typeof eventId === 'string')
-      return { occurredAt, eventId };
-  } catch {
-    // Reported below.
-  }
-  throw AppError.invalid('before is not a cursor this API returned', '/before', 'invalid cursor');
+  const fields = decodeCursor(value, '/before');
+  return fields && { occurredAt: fields[0], eventId: fields[1] };
 }
 
 /** The organization's billed calls from the usage ledger, newest first, a page at a time. */
@@ -60,6 +46,9 @@ export async function listUsageCalls(
       outcome: e.outcome ?? '',
       occurred_at: e.occurredAt,
     })),
-    next: found.length > limit ? cursorOf(page[page.length - 1]!) : '',
+    next:
+      found.length > limit
+        ? encodeCursor([page[page.length - 1]!.occurredAt, page[page.length - 1]!.eventId])
+        : '',
   };
 }

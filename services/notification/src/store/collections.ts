@@ -19,6 +19,8 @@ export const Collections = {
   eventTypes: 'event_types',
   /** Consumed events sent to the dead-letter topic (_id = organization and event id), for a while. */
   rejectedEvents: 'rejected_events',
+  /** Recent events fanned out (_id = organization and event id), kept EVENT_RETENTION (TTL). */
+  events: 'events',
   /** One document per one-time data migration done (_id = its name). */
   migrations: 'migrations',
 } as const;
@@ -50,10 +52,13 @@ export async function ensureIndexes(db: Db): Promise<void> {
       { unique: true, name: 'threshold' },
     ],
     [Collections.eventTypes, { organization: 1, name: 1 }, { unique: true, name: 'event_type' }],
+    // Recent events, newest first (the cursor is (receivedAt, id)); the filters narrow that scan.
+    [Collections.events, { organization: 1, receivedAt: -1, id: -1 }, { name: 'by_time' }],
   ];
   for (const [collection, keys, options] of specs)
     await db.collection(collection).createIndex(keys, options);
   await ensureExpiryIndex(db.collection(Collections.rejectedEvents), 'expiresAt', 'expiry');
+  await ensureExpiryIndex(db.collection(Collections.events), 'expiresAt', 'expiry');
   await dropObsoleteIdentity(db);
 }
 

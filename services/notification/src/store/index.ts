@@ -2,6 +2,9 @@ import { connectMongo, connectRedis, type Logger, type OpenedStores } from '@swi
 import type { Db } from 'mongodb';
 import type { NotificationConfig } from '../config';
 import { ensureIndexes } from './collections';
+import { InMemoryEventStore } from './events/memory';
+import { MongoEventStore } from './events/mongo';
+import type { EventStore } from './events/port';
 import { InMemoryEventTypeStore } from './event-types/memory';
 import { MongoEventTypeStore } from './event-types/mongo';
 import type { EventTypeStore } from './event-types/port';
@@ -48,9 +51,14 @@ export interface NotificationStores {
   eventTypes: EventTypeStore;
   /** Events sent to the dead-letter topic: each is sent once. */
   rejectedEvents: RejectedEventStore;
+  /** Recent events accepted and fanned out, for a bounded time (GET /api/v2/events). */
+  events: EventStore;
 }
 
-export function inMemoryStores(): NotificationStores {
+/** How long recent events are kept by default (EVENT_RETENTION). */
+export const DEFAULT_EVENT_RETENTION_MS = 7 * 24 * 3600_000;
+
+export function inMemoryStores(eventRetentionMs = DEFAULT_EVENT_RETENTION_MS): NotificationStores {
   return {
     webhooks: new InMemoryWebhookStore(),
     deliveries: new InMemoryDeliveryStore(),
@@ -62,6 +70,7 @@ export function inMemoryStores(): NotificationStores {
     policies: new InMemoryPolicyStore(),
     eventTypes: new InMemoryEventTypeStore(),
     rejectedEvents: new InMemoryRejectedEventStore(),
+    events: new InMemoryEventStore(eventRetentionMs),
   };
 }
 
@@ -70,6 +79,7 @@ export function mongoStores(
   db: Db,
   box: SecretBox,
   shared: SharedStores = { dueQueue: new InMemoryDueQueue(), rateLimits: new InMemoryRateLimits() },
+  eventRetentionMs = DEFAULT_EVENT_RETENTION_MS,
 ): NotificationStores {
   return {
     webhooks: new MongoWebhookStore(db, box),
@@ -81,6 +91,7 @@ export function mongoStores(
     policies: new MongoPolicyStore(db),
     eventTypes: new MongoEventTypeStore(db),
     rejectedEvents: new MongoRejectedEventStore(db),
+    events: new MongoEventStore(db, eventRetentionMs),
   };
 }
 
@@ -126,7 +137,7 @@ export async function createStores(
   const dueQueue = shared.dueQueue;
   if (!config.mongodbUri)
     return {
-      stores: { ...inMemoryStores(), ...shared },
+      stores: { ...inMemoryStores(config.eventRetentionMs), ...shared },
       close: () => dueQueue.close(),
     };
   let key = config.secretsEncryptionKey;
@@ -153,13 +164,21 @@ export async function createStores(
     throw error;
   }
   return {
-    stores: mongoStores(connection.db, new SecretBox(key, config.secretsEncryptionOldKeys), shared),
+    stores: mongoStores(
+      connection.db,
+      new SecretBox(key, config.secretsEncryptionOldKeys),
+      shared,
+      config.eventRetentionMs,
+    ),
     close: () => close(connection),
   };
 }
 
 export { Collections, ensureIndexes } from './collections';
 export * from './deliveries/port';
+export * from './events/port';
+export { InMemoryEventStore } from './events/memory';
+export { MongoEventStore } from './events/mongo';
 export * from './event-types/port';
 export { InMemoryEventTypeStore } from './event-types/memory';
 export { MongoEventTypeStore } from './event-types/mongo';

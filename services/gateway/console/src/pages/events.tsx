@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { EVENT_TYPE_NAME_PATTERN } from '../../../../../shared/src/events/webhook-events';
 import { api, get, post, type Delivery, type ErrorDetail, type Webhook } from '../api';
 import { formatDateTime } from '../format';
@@ -20,6 +20,8 @@ import {
   useLoad,
   useToast,
   jsonObjectRule,
+  ShowMore,
+  usePagedList,
 } from '../ui';
 import { attemptOutcome, DELIVERY_LABELS, DELIVERY_TONES } from './webhooks';
 
@@ -264,6 +266,141 @@ function EventTypeDetail(props: { name: string; onPublish: (type: EventType) => 
   );
 }
 
+/** An event as GET /api/v2/events lists it. */
+interface RecordedEvent {
+  id: string;
+  type: string;
+  key: string | null;
+  schemaVersion: number | null;
+  data: unknown;
+  occurredAt: string;
+  receivedAt: string;
+  deliveries: number;
+}
+
+interface EventPage {
+  events: RecordedEvent[];
+  next: string | null;
+}
+
+const EVENTS_PAGE_SIZE = 25;
+
+/**
+ * The organization's recent events (GET /api/v2/events), newest first, a page at a time, by
+ * type (or prefix) and key; each opens its deliveries.
+ */
+function RecentEvents(props: { onOpen: (eventId: string) => void }) {
+  const [filter, setFilter] = useState({ type: '', key: '' });
+  const [typeInput, setTypeInput] = useState('');
+  const [keyInput, setKeyInput] = useState('');
+  const list = usePagedList<RecordedEvent>(
+    async (cursor) => {
+      const query = new URLSearchParams({ limit: String(EVENTS_PAGE_SIZE) });
+      if (filter.type) query.set('type', filter.type);
+      if (filter.key) query.set('key', filter.key);
+      if (cursor) query.set('cursor', cursor);
+      const { events, next } = await get<EventPage>(`/api/v2/events?${query}`);
+      return { items: events, next };
+    },
+    [filter.type, filter.key],
+  );
+  const { items: events, page } = list;
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setFilter({ type: typeInput.trim(), key: keyInput.trim() });
+    list.restart();
+  };
+  const filtered = Boolean(filter.type || filter.key);
+  return (
+    <Card
+      title="Recent events"
+      subtitle={
+        events.length
+          ? `${events.length} shown, newest first${list.more ? ', older ones below' : ''}`
+          : 'Accepted events, newest first, with the deliveries each produced'
+      }
+    >
+      <form
+        class="inline-form"
+        onSubmit={apply}
+        noValidate
+        role="search"
+        aria-label="Filter events"
+      >
+        <Field id="events-type" label="Type" hint="order.shipped, or order.* for every order type">
+          <input
+            id="events-type"
+            maxLength={100}
+            spellcheck={false}
+            value={typeInput}
+            onInput={(e) => setTypeInput(e.currentTarget.value)}
+          />
+        </Field>
+        <Field id="events-key" label="Key">
+          <input
+            id="events-key"
+            maxLength={200}
+            spellcheck={false}
+            value={keyInput}
+            onInput={(e) => setKeyInput(e.currentTarget.value)}
+          />
+        </Field>
+        <Button type="submit" busy={page.loading}>
+          Show events
+        </Button>
+      </form>
+      <ErrorNotice error={page.error} />
+      {!page.data && page.loading && events.length === 0 ? (
+        <Loading />
+      ) : events.length === 0 ? (
+        <EmptyState title="No events">
+          {filtered
+            ? 'No recent event matches the filter.'
+            : 'Events published with POST /api/v2/events or on the domain-events topic, and built-in events, appear here once accepted.'}
+        </EmptyState>
+      ) : (
+        <DataTable
+          label="Recent events"
+          testId="recent-events"
+          columns={[
+            'Received',
+            'Type',
+            'Key',
+            { label: 'Deliveries', num: true },
+            'Id',
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {events.map((event) => (
+            <tr key={event.id}>
+              <td class="nowrap">{formatDateTime(event.receivedAt)}</td>
+              <td>
+                <code>{event.type}</code>
+              </td>
+              <td>{event.key ? <code>{event.key}</code> : <span class="muted">—</span>}</td>
+              <td class="num">{event.deliveries}</td>
+              <td>
+                <code class="small">{event.id}</code>
+              </td>
+              <td class="actions">
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  onClick={() => props.onOpen(event.id)}
+                  aria-label={`Deliveries of ${event.id}`}
+                >
+                  Deliveries
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      <ShowMore list={list} label="Show older events" />
+    </Card>
+  );
+}
+
 /** One delivery of an event, with the endpoint it went to. */
 interface EventDelivery {
   webhook: Webhook;
@@ -274,9 +411,21 @@ interface EventDelivery {
  * Where one event went: its delivery to each endpoint (GET /api/webhooks, then each endpoint's
  * deliveries of that event id).
  */
-function EventDeliveries() {
+function EventDeliveries(props: { opened?: { eventId: string; at: number } }) {
   const [eventId, setEventId] = useState('');
   const [found, setFound] = useState<{ eventId: string; deliveries: EventDelivery[] }>();
+  const formRef = useRef<HTMLFormElement>(null);
+  // An event opened from the list: its id in the field, looked up as if submitted, in view.
+  useEffect(() => {
+    if (!props.opened) return;
+    setEventId(props.opened.eventId);
+    const target = formRef.current;
+    if (!target) return;
+    window.setTimeout(() => {
+      target.requestSubmit();
+      target.scrollIntoView({ block: 'nearest' });
+    });
+  }, [props.opened]);
   const form = useForm(
     async () => {
       const id = eventId.trim();
@@ -298,7 +447,7 @@ function EventDeliveries() {
       title="An event's deliveries"
       subtitle="Every endpoint an event went to: give the id POST /api/v2/events answered (or the one you sent)."
     >
-      <form class="inline-form" onSubmit={form.onSubmit} noValidate>
+      <form class="inline-form" onSubmit={form.onSubmit} noValidate ref={formRef}>
         <Field id="event-id" label="Event id" error={form.errors['event-id']}>
           <input
             id="event-id"
@@ -360,6 +509,7 @@ export function EventsPage() {
   const [publishing, setPublishing] = useState<EventType>();
   const [deleting, setDeleting] = useState<EventType>();
   const [detailVersion, setDetailVersion] = useState(0);
+  const [opened, setOpened] = useState<{ eventId: string; at: number }>();
   const [toastView, toast] = useToast();
   const list = types.data?.eventTypes ?? [];
   const own = list.filter((t) => !t.builtIn);
@@ -446,7 +596,8 @@ export function EventsPage() {
           onPublish={setPublishing}
         />
       )}
-      <EventDeliveries />
+      <RecentEvents onOpen={(eventId) => setOpened({ eventId, at: Date.now() })} />
+      <EventDeliveries opened={opened} />
       <EventTypeDialog
         open={creating || publishing !== undefined}
         type={publishing}

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { get, type ApiKey, type UsageReport } from '../api';
 import { formatCost, formatDateTime, formatInteger } from '../format';
 import { Link } from '../router';
@@ -12,6 +12,8 @@ import {
   Loading,
   PageHeader,
   useLoad,
+  ShowMore,
+  usePagedList,
 } from '../ui';
 import { REFUSAL_REASONS } from './overview';
 
@@ -45,27 +47,19 @@ export function LogsPage() {
   const [keyId, setKeyId] = useState('');
   const keys = useLoad(() => get<{ keys: ApiKey[] }>('/api/v2/keys'));
   const usage = useLoad(() => get<UsageReport>('/api/v2/usage?days=1'));
-  const [calls, setCalls] = useState<UsageCall[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [cursor, setCursor] = useState('');
-  const [generation, setGeneration] = useState(0);
-  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-  if (keyId) query.set('keyId', keyId);
-  if (cursor) query.set('before', cursor);
-  const page = useLoad(
-    () => get<CallPage>(`/api/v2/usage/calls?${query}`),
-    [query.toString(), generation],
+  const list = usePagedList<UsageCall>(
+    async (cursor) => {
+      const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+      if (keyId) query.set('keyId', keyId);
+      if (cursor) query.set('before', cursor);
+      const { calls, next } = await get<CallPage>(`/api/v2/usage/calls?${query}`);
+      return { items: calls, next };
+    },
+    [keyId],
   );
-  // A first page replaces what is shown; a later one ("Show older calls") is added below it.
-  useEffect(() => {
-    if (!page.data) return;
-    setCalls((shown) => (cursor ? [...shown, ...page.data!.calls] : page.data!.calls));
-    setNext(page.data.next);
-  }, [page.data]);
-
+  const { items: calls, page } = list;
   const reload = () => {
-    setCursor('');
-    setGeneration((g) => g + 1);
+    list.restart();
     usage.reload();
   };
   const nameOf = new Map((keys.data?.keys ?? []).map((k) => [k.keyId, k.name]));
@@ -83,7 +77,7 @@ export function LogsPage() {
         title="Calls"
         subtitle={
           calls.length
-            ? `${formatInteger(calls.length)} shown${next ? ', older ones below' : ''}`
+            ? `${formatInteger(calls.length)} shown${list.more ? ', older ones below' : ''}`
             : undefined
         }
       >
@@ -91,13 +85,7 @@ export function LogsPage() {
           <div class="filters" role="group" aria-label="Filter calls">
             <label>
               <span>Key</span>
-              <select
-                value={keyId}
-                onChange={(e) => {
-                  setCursor('');
-                  setKeyId(e.currentTarget.value);
-                }}
-              >
+              <select value={keyId} onChange={(e) => setKeyId(e.currentTarget.value)}>
                 <option value="">All keys</option>
                 {(keys.data?.keys ?? []).map((k) => (
                   <option key={k.keyId} value={k.keyId}>
@@ -168,13 +156,7 @@ export function LogsPage() {
             ))}
           </DataTable>
         )}
-        {next && (
-          <div class="load-more">
-            <Button busy={page.loading} onClick={() => setCursor(next)}>
-              Show older calls
-            </Button>
-          </div>
-        )}
+        <ShowMore list={list} label="Show older calls" />
         <p class="muted small">
           A call that failed after the model spent tokens is billed and listed as failed; one that
           failed before is neither.

@@ -1,0 +1,64 @@
+import { AppError, type CallContext } from '@switchyard/shared';
+import type {
+  GetEventRequest__Output,
+  ListEventsRequest__Output,
+  ListEventsResponse,
+  RecordedEvent,
+} from '@switchyard/shared/proto/notification/v1';
+import type { EventRecord } from '../store/events/port';
+import { decodeCursor, encodeCursor, isoTime, organizationOf } from './common';
+import type { HandlerDeps } from './deps';
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 200;
+
+function recordedEvent(event: EventRecord): RecordedEvent {
+  return {
+    id: event.id,
+    type: event.type,
+    key: event.key ?? '',
+    schema_version: event.schemaVersion ?? 0,
+    data_json: JSON.stringify(event.data ?? null),
+    occurred_at: event.occurredAt,
+    received_at: event.receivedAt,
+    deliveries: event.deliveries,
+  };
+}
+
+/** The organization's recent events, newest first (by received time, then id), a page at a time. */
+export async function listEvents(
+  deps: HandlerDeps,
+  request: ListEventsRequest__Output,
+  context: CallContext,
+): Promise<ListEventsResponse> {
+  const organization = organizationOf(context);
+  if (request.limit < 0 || request.limit > MAX_LIMIT)
+    throw AppError.invalid(`limit must be between 1 and ${MAX_LIMIT}`, '/limit', 'out of range');
+  const limit = request.limit || DEFAULT_LIMIT;
+  const after = decodeCursor(request.cursor, '/cursor');
+  // One more than the page: whether there is a next one.
+  const found = await deps.stores.events.list(organization, {
+    type: request.type || undefined,
+    key: request.key || undefined,
+    since: isoTime(request.since, '/since'),
+    until: isoTime(request.until, '/until'),
+    after: after && { receivedAt: after[0], id: after[1] },
+    limit: limit + 1,
+  });
+  const page = found.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    events: page.map(recordedEvent),
+    next: found.length > limit && last ? encodeCursor([last.receivedAt, last.id]) : '',
+  };
+}
+
+export async function getEvent(
+  deps: HandlerDeps,
+  request: GetEventRequest__Output,
+  context: CallContext,
+): Promise<RecordedEvent> {
+  const event = await deps.stores.events.get(organizationOf(context), request.id);
+  if (!event) throw AppError.notFound(`event ${request.id} not found`);
+  return recordedEvent(event);
+}

@@ -1,5 +1,3 @@
-import type { NewOrganization } from '../accounts/accounts';
-import type { OrganizationSettings } from '../accounts/organization';
 import {
   ApiKeyList,
   CreateOrganizationRequest,
@@ -13,9 +11,11 @@ import {
   UpdateKeyRequest,
   UpdateOrganizationRequest,
   ApiKey,
+  type CreateOrganizationBody,
   type IssueKeyBody,
   type RotateKeyBody,
   type UpdateKeyBody,
+  type UpdateOrganizationBody,
 } from '../schemas/admin';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -23,7 +23,7 @@ import { json, type AnyRoute, type RouteSpec } from './types';
 const base = { tag: 'admin', auth: 'admin' } as const;
 const ADMIN_ERRORS = ['not_found', 'conflict', 'unavailable'] as const;
 
-const createOrganization: RouteSpec<NewOrganization> = {
+const createOrganization: RouteSpec<CreateOrganizationBody> = {
   ...base,
   method: 'POST',
   path: '/api/v2/admin/organizations',
@@ -69,7 +69,7 @@ const getOrganization: RouteSpec = {
     json(200, await deps.accounts.getOrganization(params.organizationId)),
 };
 
-const updateOrganization: RouteSpec<OrganizationSettings> = {
+const updateOrganization: RouteSpec<UpdateOrganizationBody> = {
   ...base,
   method: 'PATCH',
   path: '/api/v2/admin/organizations/:organizationId',

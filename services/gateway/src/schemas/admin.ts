@@ -1,11 +1,21 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { KeyChanges, KeyScope } from '../store/api-keys/port';
 import { MAX_CACHE_AGE_SECONDS } from '../cache/cache-control';
-import { DATE_TIME, NON_BLANK, ORGANIZATION_ID, type JsonSchema } from './common';
+import type { NewOrganization } from '../accounts/accounts';
+import type { OrganizationSettings } from '../accounts/organization';
+import {
+  DATE_TIME,
+  NON_BLANK,
+  ORGANIZATION_ID,
+  type Agree,
+  type JsonSchema,
+  type SameFields,
+} from './common';
 
 const KEY_NAME = { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } as const;
 
 /** A limit per period: tokens, cost, or both (at least one). */
-export const Budget: JsonSchema = {
+export const Budget = {
   title: 'Budget',
   type: 'object',
   additionalProperties: false,
@@ -30,10 +40,10 @@ export const Budget: JsonSchema = {
       description: 'A UTC day, an ISO week (Monday to Sunday, UTC) or a UTC month',
     },
   },
-};
+} as const satisfies JSONSchema;
 
 /** A key's response cache (see docs/api.md, "Response cache"). */
-export const KeyCacheSettings: JsonSchema = {
+export const KeyCacheSettings = {
   title: 'KeyCache',
   type: 'object',
   additionalProperties: false,
@@ -54,7 +64,7 @@ export const KeyCacheSettings: JsonSchema = {
         "The semantic form: a request whose text (a chat's last user message, generate's prompt) is at least this similar (cosine of the local embeddings model's vectors) to a stored request's, all else equal, gets its answer. Absent: exact matches only",
     },
   },
-};
+} as const satisfies JSONSchema;
 
 /** The same schema, or null (an update removing the field). */
 function nullable(schema: JsonSchema): JsonSchema {
@@ -62,7 +72,7 @@ function nullable(schema: JsonSchema): JsonSchema {
 }
 
 /** A key's scopes: each absent means no restriction. */
-const keyScopeProperties: Record<string, JsonSchema> = {
+const keyScopeProperties = {
   models: {
     type: 'array',
     minItems: 1,
@@ -105,7 +115,7 @@ const keyScopeProperties: Record<string, JsonSchema> = {
     description:
       "Caches the answers of this key's model calls (chat completions, generate): an equal request within maxAgeSeconds is answered from the cache, with no model call and not billed",
   },
-};
+} as const satisfies Record<string, JSONSchema>;
 
 const POSITIVE_INTEGER = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 
@@ -141,9 +151,9 @@ const settingsProperties = {
     description:
       'true: a response cache hit is billed as the call that made its answer (usage recorded; still no model call); false (default): hits are free, counted apart in the usage report',
   },
-};
+} as const satisfies Record<string, JSONSchema>;
 
-export const CreateOrganizationRequest: JsonSchema = {
+export const CreateOrganizationRequest = {
   title: 'CreateOrganizationRequest',
   type: 'object',
   additionalProperties: false,
@@ -152,15 +162,24 @@ export const CreateOrganizationRequest: JsonSchema = {
     id: ORGANIZATION_ID,
     ...settingsProperties,
   },
-};
+} as const satisfies JSONSchema;
 
-export const UpdateOrganizationRequest: JsonSchema = {
+export type CreateOrganizationBody = FromSchema<typeof CreateOrganizationRequest>;
+/** The stored settings are the fields the schema admits, no more and no fewer. */
+export type CreateOrganizationAgrees = Agree<SameFields<CreateOrganizationBody, NewOrganization>>;
+
+export const UpdateOrganizationRequest = {
   title: 'UpdateOrganizationRequest',
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
   properties: settingsProperties,
-};
+} as const satisfies JSONSchema;
+
+export type UpdateOrganizationBody = FromSchema<typeof UpdateOrganizationRequest>;
+export type UpdateOrganizationAgrees = Agree<
+  SameFields<UpdateOrganizationBody, OrganizationSettings>
+>;
 
 export const Organization: JsonSchema = {
   title: 'Organization',
@@ -201,16 +220,16 @@ export const OrganizationList: JsonSchema = {
   properties: { organizations: { type: 'array', items: Organization } },
 };
 
-export interface IssueKeyBody extends KeyScope {
-  name?: string;
-}
-
-export const IssueKeyRequest: JsonSchema = {
+export const IssueKeyRequest = {
   title: 'IssueKeyRequest',
   type: 'object',
   additionalProperties: false,
   properties: { name: KEY_NAME, ...keyScopeProperties },
-};
+} as const satisfies JSONSchema;
+
+export type IssueKeyBody = FromSchema<typeof IssueKeyRequest>;
+/** A key's stored scope has the fields a key is issued with (an update takes the same, or null). */
+export type IssueKeyAgrees = Agree<SameFields<IssueKeyBody, KeyScope & { name?: string }>>;
 
 export type UpdateKeyBody = KeyChanges;
 
@@ -228,11 +247,7 @@ export const UpdateKeyRequest: JsonSchema = {
   },
 };
 
-export interface RotateKeyBody {
-  gracePeriodSeconds?: number;
-}
-
-export const RotateKeyRequest: JsonSchema = {
+export const RotateKeyRequest = {
   title: 'RotateKeyRequest',
   type: 'object',
   additionalProperties: false,
@@ -245,7 +260,9 @@ export const RotateKeyRequest: JsonSchema = {
       description: 'How long the old key keeps working',
     },
   },
-};
+} as const satisfies JSONSchema;
+
+export type RotateKeyBody = FromSchema<typeof RotateKeyRequest>;
 
 export const EmptyRequest: JsonSchema = {
   title: 'EmptyRequest',

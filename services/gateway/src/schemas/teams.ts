@@ -1,35 +1,38 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { TeamChanges } from '../store/teams/port';
 import type { NewTeam } from '../accounts/teams';
 import { Budget } from './admin';
-import { DATE_TIME, NON_BLANK, type JsonSchema } from './common';
+import { DATE_TIME, NON_BLANK, type Agree, type JsonSchema, type SameFields } from './common';
 
 const TEAM_NAME = { ...NON_BLANK, maxLength: 100, description: 'e.g. "search"' } as const;
 const TEAM_BUDGET = {
   ...Budget,
   description:
     "The team's budget: the calls of all its keys together; a call that would pass it is 429 budget_exceeded (level team)",
-};
+} as const;
 
-export type CreateTeamBody = NewTeam;
-
-export const CreateTeamRequest: JsonSchema = {
+export const CreateTeamRequest = {
   title: 'CreateTeamRequest',
   type: 'object',
   additionalProperties: false,
   required: ['name'],
   properties: { name: TEAM_NAME, budget: TEAM_BUDGET },
-};
+} as const satisfies JSONSchema;
 
-export type UpdateTeamBody = TeamChanges;
+export type CreateTeamBody = FromSchema<typeof CreateTeamRequest>;
+export type CreateTeamAgrees = Agree<SameFields<CreateTeamBody, NewTeam>>;
 
 /** Each field given is set; a null budget removes it. */
-export const UpdateTeamRequest: JsonSchema = {
+export const UpdateTeamRequest = {
   title: 'UpdateTeamRequest',
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
   properties: { name: TEAM_NAME, budget: { ...TEAM_BUDGET, type: ['object', 'null'] } },
-};
+} as const satisfies JSONSchema;
+
+export type UpdateTeamBody = FromSchema<typeof UpdateTeamRequest>;
+export type UpdateTeamAgrees = Agree<SameFields<UpdateTeamBody, TeamChanges>>;
 
 export const Team: JsonSchema = {
   title: 'Team',

@@ -39,7 +39,7 @@ if (process.argv.includes('stack')) process.env.DEPENDENCY_COMMAND_METRICS = 'tr
 const shared = require(path.join(ROOT, 'shared/dist/src/index.js'));
 const { localInfraPids } = require('../gateway/targets');
 const { cpuMs } = require('../gateway/measure');
-const { loadNotificationConfig, startNotificationService } = require(
+const { createStores, loadNotificationConfig, startNotificationService } = require(
   path.join(ROOT, 'services/notification/dist/src/server.js'),
 );
 const logger = require(require.resolve('pino', { paths: [path.join(ROOT, 'shared')] }))({
@@ -214,17 +214,17 @@ async function startService() {
   } else {
     bus = new shared.InMemoryEventBus({ logger });
   }
-  const service = await startNotificationService({
-    config: loadNotificationConfig(env),
-    bus,
-    logger,
-  });
+  const config = loadNotificationConfig(env);
+  // As the process opens them: MongoDB and Redis on the stack (the service alone keeps memory ones).
+  const opened = await createStores(config, logger);
+  const service = await startNotificationService({ config, bus, logger, stores: opened.stores });
   return {
     bus,
     service,
     database,
     stop: async () => {
       await service.stop();
+      await opened.close();
       await bus.close();
       if (database) {
         const connection = await shared.connectMongo(process.env.MONGODB_URI, database, logger);

@@ -136,6 +136,19 @@ export class Stack {
     return `127.0.0.1:${this.ports[name]}`;
   }
 
+  /**
+   * The gateway's target for notification: with replicas, every one's address (grpc-js's `ipv4:`
+   * target), so while one is down the gateway's calls go to another (the default pick_first
+   * policy moves on to the next address), as a Kubernetes Service spreads them.
+   */
+  private notificationTarget(): string {
+    const replicas = this.services.filter(
+      (s) => s.name === 'notification' || replicaNumber(s.name),
+    );
+    if (replicas.length === 1) return this.address('notification');
+    return `ipv4:${replicas.map((s) => this.address(s.name)).join(',')}`;
+  }
+
   /** Every port the stack binds (gRPC, gateway, metrics), named, for a check before it starts. */
   plannedPorts(): Array<{ port: number; use: string }> {
     const ports = [{ port: this.ports.gateway, use: 'gateway HTTP' }];
@@ -215,7 +228,7 @@ export class Stack {
         CONTENT_ADDR: this.address('content'),
         ASSISTANT_ADDR: this.address('assistant'),
         RECOMMENDATION_ADDR: this.address('recommendation'),
-        NOTIFICATION_ADDR: this.address('notification'),
+        NOTIFICATION_ADDR: this.notificationTarget(),
         ...Object.fromEntries(
           Object.entries(this.options.gatewayUpstreams ?? {}).map(([service, address]) => [
             ADDRESS_VARIABLES[service as ServiceName],

@@ -37,8 +37,11 @@ const COMPRESSIONS = ['none', 'gzip'] as const;
  * (a member joined, e.g. a replica restarted after a kill -9) waits at most rebalanceTimeoutMs for
  * the members to rejoin and drops those that did not, a dead one included. So a restarted
  * member gets its partitions about rebalanceTimeoutMs after it asks, not after the dead member's
- * session ran out; a live member busy with one batch for longer than that is dropped too and
- * rejoins (its batch is delivered again: consumers are idempotent by event id).
+ * session ran out; a live member busy with one chunk for longer than that (less the heartbeat
+ * that tells it of the rebalance) is dropped too and rejoins once the chunk is done: one more
+ * rebalance, its uncommitted batch consumed again (consumers are idempotent by event id).
+ * Stalls (a GC pause, a starved process) only matter up to the session: heartbeats go on from a
+ * timer while a batch is handled.
  */
 export interface GroupMembership {
   sessionTimeoutMs: number;
@@ -46,10 +49,16 @@ export interface GroupMembership {
   heartbeatIntervalMs: number;
 }
 
+/**
+ * Chosen for recovery in about a second after a kill -9 (docs/benchmarks.md, recovery): the
+ * session is the broker's default minimum (group.min.session.timeout.ms), what a survivor waits
+ * when no replacement joins; a rebalance drops a dead member after 1 s; heartbeats every 0.3 s
+ * tell live members of a rebalance in time to rejoin it.
+ */
 export const DEFAULT_GROUP_MEMBERSHIP: GroupMembership = {
-  sessionTimeoutMs: 10_000,
-  rebalanceTimeoutMs: 3_000,
-  heartbeatIntervalMs: 1_000,
+  sessionTimeoutMs: 6_000,
+  rebalanceTimeoutMs: 1_000,
+  heartbeatIntervalMs: 300,
 };
 
 const SASL_MECHANISMS = ['', 'plain', 'scram-sha-256', 'scram-sha-512'] as const;

@@ -113,6 +113,9 @@ check_contents() {
     awk 'NR <= 5' <<<"$shipped"
     echo "image ships tests or TypeScript sources" >&2; return 1
   fi
+  # Node's compile cache, filled at build as the user that runs (Node keeps one per user).
+  podman run --rm --network=none "$IMAGE" sh -c 'test -n "$(ls -A "$NODE_COMPILE_CACHE"/*-1000)"' \
+    || { echo "image has no compile cache for uid 1000 (NODE_COMPILE_CACHE)" >&2; return 1; }
   podman run --rm --network=none "$IMAGE" sh -c 'test ! -e node_modules/mocha && test ! -e node_modules/typescript' \
     || { echo "image ships development dependencies" >&2; return 1; }
   # patches/ applied by the image's npm ci (patch-package): the kafkajs fix (patches/README.md).

@@ -5,7 +5,9 @@
  * what the benchmark measures is what Switchyard adds. A model whose name ends in "-paced" streams
  * like a real model: the first chunk after PACE.firstMs, then PACE.chunks chunks PACE.everyMs
  * apart (about 1.2 s a call). GET /health is the bare-HTTP baseline.
- * Run as a child process (`fork`): it sends { port } when listening.
+ * Run as a child process (`fork`): it sends { port } when listening. For a burst of paced streams
+ * it notes when each paced request arrives: sent { expect: n }, it sends { arrived: n } once the
+ * n-th has, and { arrivals } (hrtime in us) when sent 'arrivals'.
  */
 const http = require('node:http');
 
@@ -63,6 +65,14 @@ function pacedStream(res, model) {
   res.on('close', () => clearTimeout(timer));
 }
 
+const burst = { expect: 0, arrivals: [] };
+
+function arrived() {
+  burst.arrivals.push(Number(process.hrtime.bigint() / 1000n));
+  if (process.send && burst.arrivals.length === burst.expect)
+    process.send({ arrived: burst.expect });
+}
+
 function handle(req, res) {
   if (req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -79,7 +89,10 @@ function handle(req, res) {
       res.writeHead(400).end();
       return;
     }
-    if (body.stream && String(body.model).endsWith('-paced')) return pacedStream(res, body.model);
+    if (body.stream && String(body.model).endsWith('-paced')) {
+      arrived();
+      return pacedStream(res, body.model);
+    }
     if (body.stream) return stream(res, body.model);
     const payload = completion(body.model);
     res.writeHead(200, {
@@ -100,7 +113,14 @@ module.exports = { start, CONTENT, USAGE, PACE };
 if (require.main === module) {
   start(Number(process.env.PORT ?? 0)).then((server) => {
     const { port } = server.address();
-    if (process.send) process.send({ port });
-    else process.stdout.write(`mock upstream on http://127.0.0.1:${port}\n`);
+    if (!process.send) {
+      process.stdout.write(`mock upstream on http://127.0.0.1:${port}\n`);
+      return;
+    }
+    process.send({ port });
+    process.on('message', (message) => {
+      if (message === 'arrivals') process.send({ arrivals: burst.arrivals.splice(0) });
+      else if (message?.expect) Object.assign(burst, { expect: message.expect, arrivals: [] });
+    });
   });
 }

@@ -94,4 +94,72 @@ async function pacedRun(url, request, { streams, seconds, pid }) {
   };
 }
 
-module.exports = { pacedRun };
+/**
+ * One burst: `streams` paced calls at once, once each. What it measures is the start of a call
+ * (every stream's work before its upstream request): when the upstream requests reached the mock
+ * after the burst began (first, p50, last), the first event's p50 / p99, and with `pid` the
+ * process's CPU time per stream until the last upstream request arrived (the start's work, plus
+ * any chunks of streams already answering) and over the whole burst.
+ */
+async function burstRun(url, request, { streams, pid, upstream }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: streams });
+  const target = new URL(`${url}${request.path}`);
+  const cpuBefore = pid ? cpuMs({ target: pid }).target : 0;
+  let startCpu = NaN;
+  const allArrived = upstream.expect(streams).then(() => {
+    if (pid) startCpu = cpuMs({ target: pid }).target - cpuBefore;
+  });
+  const begin = process.hrtime.bigint();
+  const firstBytes = [];
+  let errors = 0;
+  await Promise.all(
+    Array.from(
+      { length: streams },
+      () =>
+        new Promise((resolve) => {
+          const req = http.request(
+            target,
+            { method: request.method, headers: request.headers, agent, timeout: 30_000 },
+            (res) => {
+              res.once('data', () =>
+                firstBytes.push(Number(process.hrtime.bigint() - begin) / 1e6),
+              );
+              res.on('end', resolve);
+              res.on('error', resolve);
+              if (res.statusCode !== 200) errors += 1;
+              res.resume();
+            },
+          );
+          req.on('timeout', () => req.destroy(new Error('timeout')));
+          req.on('error', () => {
+            errors += 1;
+            resolve();
+          });
+          req.end(request.body);
+        }),
+    ),
+  );
+  // Every stream has ended, so every upstream request that will arrive has.
+  await Promise.race([allArrived, new Promise((resolve) => setTimeout(resolve, 100))]);
+  const wholeCpu = pid ? cpuMs({ target: pid }).target - cpuBefore : NaN;
+  agent.destroy();
+  const startUs = Number(begin / 1000n);
+  const arrivals = Float64Array.from(
+    await upstream.arrivals(),
+    (at) => (at - startUs) / 1000,
+  ).sort();
+  const sortedFirst = Float64Array.from(firstBytes).sort();
+  return {
+    errors,
+    arrived: arrivals.length,
+    upstreamFirst: arrivals[0],
+    upstream50: percentile(arrivals, 50),
+    upstreamLast: arrivals[arrivals.length - 1],
+    first50: percentile(sortedFirst, 50),
+    first99: percentile(sortedFirst, 99),
+    startCpuPerStream: startCpu / streams,
+    cpuPerStream: wholeCpu / streams,
+  };
+}
+
+module.exports = { pacedRun, burstRun };

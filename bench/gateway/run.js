@@ -34,7 +34,7 @@ const {
   freePort,
 } = require('./targets');
 const { loadRun, streamRun, median, rssMiB, cpuMs } = require('./measure');
-const { pacedRun } = require('./paced');
+const { pacedRun, burstRun } = require('./paced');
 const { startPortkey } = require('./peers');
 const hops = require('./hops');
 
@@ -244,7 +244,39 @@ async function benchPaced(target, before, upstream, floor, portkey) {
       });
       printPaced(portkey.name, streams, viaPortkey, direct);
     }
+    await benchBurst(streams, target, before, upstream, floor);
   }
+}
+
+/** One burst's row: when the upstream requests left, the first event, CPU per stream. */
+function printBurst(name, streams, r) {
+  const cpu = Number.isFinite(r.cpuPerStream)
+    ? `  CPU per stream ${fmt(r.startCpuPerStream)} ms until the last upstream request, ${fmt(r.cpuPerStream)} ms in all`
+    : '';
+  console.log(
+    `burst ${name.padEnd(16)} ${pad(streams, 4)} streams  upstream requests arrived after ${fmt(r.upstreamFirst, 1)} / ${fmt(r.upstream50, 1)} / ${fmt(r.upstreamLast, 1)} ms (first / p50 / last; ${r.arrived} of ${streams})` +
+      `  first event ${fmt(r.first50, 1)} / ${fmt(r.first99, 1)} ms  errors ${r.errors}${cpu}`,
+  );
+}
+
+/**
+ * The start of a call, measured: `streams` paced calls at once, each once (the paced runs above
+ * begin this way, and their calls stay nearly in step): when their upstream requests reach the
+ * mock shows how long the starts take together (see paced.js burstRun).
+ */
+async function benchBurst(streams, target, before, upstream, floor) {
+  const burst = (url, request, pid) => burstRun(url, request, { streams, pid, upstream });
+  printBurst('direct', streams, await burst(upstream.url, PACED.direct));
+  for (const route of PACED.routes) {
+    printBurst(route.name, streams, await burst(target.url, route.request, target.gatewayPid));
+    if (before)
+      printBurst('  before', streams, await burst(before.url, route.request, before.gatewayPid));
+  }
+  printBurst(
+    'floor relay',
+    streams,
+    await burst(floor.url, PACED.routes[0].request, floor.gatewayPid),
+  );
 }
 
 /** The --before checkout's embedded mesh, on the same mock (undefined without --before). */

@@ -36,7 +36,25 @@ async function startMockUpstream() {
     child.once('message', (message) => resolve(message.port));
     child.once('exit', (code) => reject(new Error(`mock upstream exited (${code})`)));
   });
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+  const reply = (message, pick) =>
+    new Promise((resolve) => {
+      const take = (answer) => {
+        if (pick(answer) === undefined) return;
+        child.off('message', take);
+        resolve(pick(answer));
+      };
+      child.on('message', take);
+      child.send(message);
+    });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    /** Starts noting paced requests; resolves when `count` have arrived. */
+    expect: (count) => reply({ expect: count }, (answer) => answer.arrived),
+    /** When each paced request noted since expect() arrived (hrtime, us). */
+    arrivals: () => reply('arrivals', (answer) => answer.arrivals),
+    stop: () => stopChild(child),
+  };
 }
 
 /** The floor: a bare node:http -> undici relay to the mock (floor-relay.js). */

@@ -79,6 +79,8 @@ describe('e2e: the console teams and key scopes, in Chromium', function () {
       endUserBudget: { tokens: 20000, period: 'week' },
       cache: { maxAgeSeconds: 3600, semanticThreshold: 0.9 },
     });
+    // The toast comes with the PUT's answer; the table shows the key once its reload returns.
+    await keyRow.filter({ hasText: 'models: builtin' }).waitFor();
     expect(await keyRow.textContent())
       .to.include('models: builtin')
       .and.include('routes: /api/v2/ai/*')

@@ -59,10 +59,30 @@ export async function checkedUrl(policy: UrlPolicy, url: string, field = '/url')
   return check.url.href;
 }
 
-/** An optional time bound as the log stores times (UTC ISO), or undefined when empty. */
 /** A page's cursor: the last item's sort fields, as one opaque string. */
 export function encodeCursor(fields: [string, string]): string {
   return Buffer.from(JSON.stringify(fields)).toString('base64url');
+}
+
+/** A list's page size as asked (0: the default); invalid_request on /limit outside 1..max. */
+export function pageLimit(requested: number, bounds: { default: number; max: number }): number {
+  if (requested < 0 || requested > bounds.max)
+    throw AppError.invalid(`limit must be between 1 and ${bounds.max}`, '/limit', 'out of range');
+  return requested || bounds.default;
+}
+
+/**
+ * One page of a list read with limit + 1 items (the extra one says whether a next page exists),
+ * and the cursor after its last item ('' on the last page).
+ */
+export function pageOf<T>(
+  found: T[],
+  limit: number,
+  cursorFields: (last: T) => [string, string],
+): { page: T[]; next: string } {
+  const page = found.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, next: found.length > limit && last ? encodeCursor(cursorFields(last)) : '' };
 }
 
 /** The fields of a cursor encodeCursor made; invalid_request at field for anything else. */
@@ -82,6 +102,7 @@ export function decodeCursor(value: string, field: string): [string, string] | u
   );
 }
 
+/** An optional time bound as the log stores times (UTC ISO), or undefined when empty. */
 export function isoTime(value: string, field: string): string | undefined {
   if (!value) return undefined;
   const time = Date.parse(value);

@@ -6,11 +6,10 @@ import type {
   RecordedEvent,
 } from '@switchyard/shared/proto/notification/v1';
 import type { EventRecord } from '../store/events/port';
-import { decodeCursor, encodeCursor, isoTime, organizationOf } from './common';
+import { decodeCursor, isoTime, organizationOf, pageLimit, pageOf } from './common';
 import type { HandlerDeps } from './deps';
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 200;
+const PAGE_LIMITS = { default: 50, max: 200 };
 
 function recordedEvent(event: EventRecord): RecordedEvent {
   return {
@@ -32,9 +31,7 @@ export async function listEvents(
   context: CallContext,
 ): Promise<ListEventsResponse> {
   const organization = organizationOf(context);
-  if (request.limit < 0 || request.limit > MAX_LIMIT)
-    throw AppError.invalid(`limit must be between 1 and ${MAX_LIMIT}`, '/limit', 'out of range');
-  const limit = request.limit || DEFAULT_LIMIT;
+  const limit = pageLimit(request.limit, PAGE_LIMITS);
   const after = decodeCursor(request.cursor, '/cursor');
   // One more than the page: whether there is a next one.
   const found = await deps.stores.events.list(organization, {
@@ -45,12 +42,8 @@ export async function listEvents(
     after: after && { receivedAt: after[0], id: after[1] },
     limit: limit + 1,
   });
-  const page = found.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    events: page.map(recordedEvent),
-    next: found.length > limit && last ? encodeCursor([last.receivedAt, last.id]) : '',
-  };
+  const { page, next } = pageOf(found, limit, (last) => [last.receivedAt, last.id]);
+  return { events: page.map(recordedEvent), next };
 }
 
 export async function getEvent(

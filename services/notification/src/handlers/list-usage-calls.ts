@@ -1,15 +1,14 @@
-import { AppError, type CallContext } from '@switchyard/shared';
+import type { CallContext } from '@switchyard/shared';
 import type {
   ListUsageCallsRequest__Output,
   ListUsageCallsResponse,
 } from '@switchyard/shared/proto/notification/v1';
 import type { CallCursor } from '../store/usage-ledger/port';
 import { COST_UNITS_PER_CURRENCY_UNIT } from '../usage/usage-entry';
-import { decodeCursor, encodeCursor, organizationOf } from './common';
+import { decodeCursor, organizationOf, pageLimit, pageOf } from './common';
 import type { HandlerDeps } from './deps';
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 100;
+const PAGE_LIMITS = { default: 50, max: 100 };
 
 function parseCursor(value: string): CallCursor | undefined {
   const fields = decodeCursor(value, '/before');
@@ -23,16 +22,14 @@ export async function listUsageCalls(
   context: CallContext,
 ): Promise<ListUsageCallsResponse> {
   const organization = organizationOf(context);
-  if (request.limit < 0 || request.limit > MAX_LIMIT)
-    throw AppError.invalid(`limit must be between 1 and ${MAX_LIMIT}`, '/limit', 'out of range');
-  const limit = request.limit || DEFAULT_LIMIT;
+  const limit = pageLimit(request.limit, PAGE_LIMITS);
   // One more than the page: whether there is a next one.
   const found = await deps.stores.usageLedger.calls(organization, {
     keyId: request.key_id || undefined,
     before: parseCursor(request.before),
     limit: limit + 1,
   });
-  const page = found.slice(0, limit);
+  const { page, next } = pageOf(found, limit, (last) => [last.occurredAt, last.eventId]);
   return {
     calls: page.map((e) => ({
       id: e.eventId,
@@ -46,9 +43,6 @@ export async function listUsageCalls(
       outcome: e.outcome ?? '',
       occurred_at: e.occurredAt,
     })),
-    next:
-      found.length > limit
-        ? encodeCursor([page[page.length - 1]!.occurredAt, page[page.length - 1]!.eventId])
-        : '',
+    next,
   };
 }

@@ -51,12 +51,16 @@ export function runServiceProcess<C extends ServiceProcessConfig, S>(
     startTracing(definition.name);
     const config = definition.loadConfig();
     const logger = createLogger(definition.name, config.logLevel);
-    const bus = await createEventBus({
-      kafkaBrokers: config.kafkaBrokers,
-      clientId: definition.name,
-      logger: logger.child({ component: 'bus' }),
-    });
-    const opened = await definition.openStores(config, logger);
+    // Kafka and the stores connect side by side: a replica restarted after a kill -9 joins its
+    // consumer groups (and serves) sooner.
+    const [bus, opened] = await Promise.all([
+      createEventBus({
+        kafkaBrokers: config.kafkaBrokers,
+        clientId: definition.name,
+        logger: logger.child({ component: 'bus' }),
+      }),
+      definition.openStores(config, logger),
+    ]);
     const service = await definition.start({ config, bus, logger, stores: opened.stores });
     const metrics =
       config.metricsPort > 0

@@ -152,7 +152,9 @@ contractSuite<BusUnderTest>(
         });
         const inTrace = () =>
           exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === request.traceId);
-        await waitFor(() => inTrace().some((s) => s.kind === SpanKind.CONSUMER), 30_000);
+        // The consumer can finish before the producer's span ends (that waits for Kafka's ack).
+        const ended = (kind: SpanKind) => inTrace().some((s) => s.kind === kind);
+        await waitFor(() => ended(SpanKind.CONSUMER) && ended(SpanKind.PRODUCER), 30_000);
         const producer = inTrace().find((s) => s.kind === SpanKind.PRODUCER)!;
         const consumer = inTrace().find((s) => s.kind === SpanKind.CONSUMER)!;
         expect(producer.parentSpanContext!.spanId).to.equal(request.spanId);

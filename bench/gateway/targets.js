@@ -227,6 +227,8 @@ function localInfraPids() {
   return pids;
 }
 
+const STACK_COMPONENTS = ['gateway', 'content', 'assistant', 'recommendation', 'notification'];
+
 /**
  * start:stack: five processes on loopback; real Kafka/MongoDB/Redis when their variables are set.
  * extraEnv is added to every process, componentEnv[name] to one; the Stack itself is returned too
@@ -244,6 +246,13 @@ async function startStack(
     Array.from({ length: 4 + notificationReplicas }, () => freePort()),
   );
   const log = fs.createWriteStream(logFile);
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=<dir>") goes to the components named in
+  // BENCH_NODE_ARGS_FOR (comma-separated; every one when unset) as their NODE_OPTIONS.
+  const nodeArgs = process.env.BENCH_NODE_ARGS ?? '';
+  const envOf = { ...componentEnv };
+  if (nodeArgs)
+    for (const name of (process.env.BENCH_NODE_ARGS_FOR || STACK_COMPONENTS.join(',')).split(','))
+      envOf[name] = { NODE_OPTIONS: nodeArgs, ...componentEnv[name] };
   const stack = new Stack({
     env: {
       ...meshEnv(upstreamUrl),
@@ -251,7 +260,7 @@ async function startStack(
         process.env.SECRETS_ENCRYPTION_KEY || Buffer.alloc(32, 7).toString('base64'),
       ...extraEnv,
     },
-    componentEnv,
+    componentEnv: envOf,
     gatewayPort: ports[0],
     servicePorts: {
       content: ports[1],
@@ -271,12 +280,7 @@ async function startStack(
     stack,
     url: stack.gatewayUrl,
     gatewayPid: stack.pidOf('gateway'),
-    pids: Object.fromEntries(
-      ['gateway', 'content', 'assistant', 'recommendation', 'notification'].map((name) => [
-        name,
-        stack.pidOf(name),
-      ]),
-    ),
+    pids: Object.fromEntries(STACK_COMPONENTS.map((name) => [name, stack.pidOf(name)])),
     infraPids: localInfraPids(),
     stop: async () => {
       await stack.stopAll();

@@ -270,6 +270,29 @@ contractSuite<WithMongo<QuotaTallyStore>>(
       expect(writes, 'writes for 50 concurrent additions').to.be.at.most(2);
     });
 
+    it('writes at most once per linger under steady additions, not once per round trip', async () => {
+      const { store } = subject();
+      let writes = 0;
+      const counted: QuotaTallyStore = {
+        add: async (...args) => {
+          writes++;
+          await new Promise((resolve) => setTimeout(resolve, 5)); // a write's round trip
+          return store.add(...args);
+        },
+        total: (o, p) => store.total(o, p),
+      };
+      const durable = new DurableQuota(counted, 50);
+      const added: Array<Promise<void>> = [];
+      const startedAt = Date.now();
+      while (Date.now() - startedAt < 300) {
+        added.push(durable.add('org_a', '2026-11', 1));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await Promise.all(added);
+      expect(writes, `writes for ${added.length} additions in 300 ms`).to.be.at.most(8);
+      expect(await durable.total('org_a', '2026-11')).to.equal(added.length);
+    });
+
     it('writes changes within the linger, together, and what is left at close', async () => {
       const { store } = subject();
       const written: Array<{ tokens: number[]; at: number }> = [];

@@ -44,10 +44,12 @@ export class DurableQuota {
     return this.store.total(organization, period);
   }
 
-  /** Writes what is pending (also at graceful shutdown). */
+  /** Writes what is pending (also at graceful shutdown), without waiting out the linger. */
   async close(): Promise<void> {
-    this.flushSoon(0);
-    await this.flushed;
+    do {
+      this.flushSoon(0);
+      await this.flushed;
+    } while (this.waiters.length > 0);
   }
 
   private enqueue(organization: string, period: string, tokens: number): Promise<void> {
@@ -58,7 +60,10 @@ export class DurableQuota {
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /** A write in progress takes whatever is pending when it ends; otherwise one starts after delayMs. */
+  /**
+   * Starts a write after delayMs unless one is out or lingering: the changes arriving meanwhile
+   * go with it, or with the next one.
+   */
   private flushSoon(delayMs: number): void {
     if (this.flushing || this.waiters.length === 0) return;
     if (delayMs > 0) {
@@ -70,23 +75,26 @@ export class DurableQuota {
     this.flushed = this.flush();
   }
 
+  /**
+   * One write of everything pending. What arrives while it is out waits out the rest of the
+   * linger counted from this write's start, so under steady calls the writes come once per
+   * linger rather than back to back (one per write's round trip).
+   */
   private async flush(): Promise<void> {
     this.flushing = true;
+    const startedAt = Date.now();
+    const deltas = [...this.pending.values()].filter((d) => d.tokens !== 0);
+    const waiters = this.waiters;
+    this.pending = new Map();
+    this.waiters = [];
     try {
-      while (this.waiters.length > 0) {
-        const deltas = [...this.pending.values()].filter((d) => d.tokens !== 0);
-        const waiters = this.waiters;
-        this.pending = new Map();
-        this.waiters = [];
-        try {
-          if (deltas.length > 0) await this.store.add(this.writer, newId('qb'), deltas);
-          for (const w of waiters) w.resolve();
-        } catch (error) {
-          for (const w of waiters) w.reject(error);
-        }
-      }
+      if (deltas.length > 0) await this.store.add(this.writer, newId('qb'), deltas);
+      for (const w of waiters) w.resolve();
+    } catch (error) {
+      for (const w of waiters) w.reject(error);
     } finally {
-      this.flushing = false; // in the same turn as the last check: an add() after it starts a new write
+      this.flushing = false;
     }
+    this.flushSoon(Math.max(1, startedAt + this.lingerMs - Date.now()));
   }
 }

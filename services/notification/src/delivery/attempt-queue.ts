@@ -80,11 +80,6 @@ export class AttemptQueue {
     private readonly onRoom: (host: string) => void = () => {},
   ) {}
 
-  /** Whether the host can take more waiting work, `extra` more besides what waits now. */
-  hasRoom(host: string, extra = 0): boolean {
-    return (this.waiting.get(host)?.length ?? 0) + extra < this.waitingLimit(host);
-  }
-
   /** Waiting attempts the host is given: what it starts within the admission window, bounded. */
   waitingLimit(host: string): number {
     const perSecond = this.rates.get(host)?.update(Date.now()) ?? 0;

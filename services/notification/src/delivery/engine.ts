@@ -36,7 +36,13 @@ import type {
   DeliveryStore,
   PendingDelivery,
 } from '../store/deliveries/port';
-import type { DueEntry, DueQueue, LaneEntry, Settlement } from '../store/due-queue/port';
+import type {
+  ClaimedEntry,
+  DueEntry,
+  DueQueue,
+  LaneEntry,
+  Settlement,
+} from '../store/due-queue/port';
 import { InMemoryRateLimits } from '../store/rate-limits/memory';
 import type { RateLimits } from '../store/rate-limits/port';
 import { UnreadableSecretError } from '../store/secret-box';
@@ -197,6 +203,11 @@ export class DeliveryEngine {
   private readonly webhookReads = new Map<string, Promise<WebhookRecord | undefined>>();
   /** Deliveries a batch could not log (the database went away): a retry logs them, not sends them. */
   private readonly unfinished = new Map<string, DeliveryRecord>();
+  /**
+   * Ordered deliveries that headed their empty lanes when their batch put them there: claimed by
+   * this process and not logged yet (the batch logs them with their first attempt's outcome).
+   */
+  private readonly heldHeads = new Map<string, ClaimedEntry>();
   /** Late first attempts whose delivery no batch has logged yet, by delivery id. */
   private readonly awaitingLog = new Map<string, FirstAttempt>();
   /** Batches being created (stop waits for them to be logged). */
@@ -365,7 +376,7 @@ export class DeliveryEngine {
     options: DeliverOptions,
   ): Promise<DeliveryRecord[]> {
     const fresh = await this.withoutLogged(items, options.mayRepeat === true);
-    const laned = await this.putInLanes(
+    const { heads, waiting } = await this.putInLanes(
       fresh.filter((i) => i.record.lane && !this.unfinished.has(i.record.id)),
       options.turn,
     );
@@ -373,23 +384,27 @@ export class DeliveryEngine {
     const toLog: DeliveryRecord[] = [];
     const firsts: Array<{ record: DeliveryRecord; first: FirstAttempt }> = [];
     for (const { record, webhook } of fresh) {
-      if (record.lane && !this.unfinished.has(record.id)) continue; // in its lane already
+      const claim = heads.get(record.id);
+      if (record.lane && !this.unfinished.has(record.id) && !claim) continue; // in its lane already
       const earlier = this.unfinished.get(record.id);
       if (earlier) toLog.push(earlier);
       else if (!options.logFirst && this.startsNow(record, now)) {
         const first = this.firstAttempt(record);
         firsts.push({ record, first });
-        this.queue.submit({ delivery: record, webhook, first });
+        this.queue.submit({ delivery: record, webhook, first, ...(claim && { claim }) });
       } else toLog.push(record);
     }
     await this.firstAttempts(firsts.map((f) => f.first));
     for (const { record, first } of firsts) toLog.push(this.logged(record, first));
-    if (toLog.length === 0) return laned;
+    if (toLog.length === 0) return waiting;
     for (const record of toLog) this.keepUnfinished(record);
     await this.deps.deliveries.insert(toLog);
     const pending = toLog.filter((r) => r.status === 'pending');
     await this.deps.dueQueue.schedule(pending.filter((r) => !r.lane).map(dueEntry));
-    await this.deps.dueQueue.appendToLanes(pending.filter((r) => r.lane).map(laneEntry));
+    await this.deps.dueQueue.appendToLanes(
+      pending.filter((r) => r.lane && !this.heldHeads.has(r.id)).map(laneEntry),
+    );
+    await this.settleHeldHeads(toLog);
     for (const record of toLog) {
       this.unfinished.delete(record.id);
       this.awaitingLog.get(record.id)?.logged!.resolve();
@@ -400,50 +415,79 @@ export class DeliveryEngine {
       this.requestSweep();
     }
     for (const record of pending) this.wakeAfter(Date.parse(record.nextAttemptAt!) - Date.now());
-    return [...laned, ...toLog];
+    return [...waiting, ...toLog];
   }
 
   /**
-   * Ordered deliveries are logged pending and put in their lanes, in the batch's turn (after the
-   * lanes of batches before it), before the batch's other deliveries are attempted. A delivery
-   * that heads its lane goes out at once where its host has room: it enters the due queue
-   * claimed by this process (its lease as due time), as if the sweep had claimed it, and the
-   * batch does not wait for it. The others wait for the deliveries before them in their lanes.
+   * Ordered deliveries are put in their lanes in the batch's turn (after the lanes of batches
+   * before it), before the batch's other deliveries are attempted, in one script. One whose lane
+   * is empty heads it, claimed by this process under a lease (as if its sweep had claimed it), and
+   * is attempted and logged like an unordered delivery: one log write, with its outcome. The
+   * others are logged pending first and appended behind the deliveries before them (a second
+   * script), and go when those are done. A head is not logged until its attempt ends, but no
+   * other process takes it before its lease ends, and nothing behind it goes before it is done.
    */
   private async putInLanes(
     items: Array<{ record: DeliveryRecord; webhook?: WebhookRecord }>,
     turn: LaneTurn | undefined,
-  ): Promise<DeliveryRecord[]> {
+  ): Promise<{ heads: Map<string, ClaimedEntry>; waiting: DeliveryRecord[] }> {
     await turn?.previous;
     try {
-      if (items.length === 0) return [];
-      const records = items.map((i) => i.record);
-      for (const record of records) this.keepUnfinished(record);
-      await this.deps.deliveries.insert(records);
-      const now = Date.now();
-      const lease = this.leaseUntil(now);
-      const toClaim = new Set<string>();
-      const taken = new Map<string, number>();
-      const entries = records.map((record) => {
-        const entry = laneEntry(record);
-        const extra = taken.get(entry.host) ?? 0;
-        if (!this.startsNow(record, now) || !this.queue.hasRoom(entry.host, extra)) return entry;
-        taken.set(entry.host, extra + 1);
-        toClaim.add(record.id);
-        return { ...entry, dueAt: lease };
-      });
-      const heads = new Set(await this.deps.dueQueue.appendToLanes(entries));
-      for (const record of records) this.unfinished.delete(record.id);
-      items.forEach(({ record, webhook }, i) => {
-        if (!heads.has(record.id) || !toClaim.has(record.id)) return;
-        const claim = { id: record.id, host: entries[i]!.host, lease };
-        this.queue.submit({ delivery: record, webhook, claim });
-      });
-      if ([...heads].some((id) => !toClaim.has(id))) this.requestSweep();
-      return records;
+      const heads = new Map<string, ClaimedEntry>();
+      if (items.length === 0) return { heads, waiting: [] };
+      const lease = this.leaseUntil();
+      const entries = items.map(({ record }) => ({ ...laneEntry(record), dueAt: lease }));
+      for (const id of await this.deps.dueQueue.headEmptyLanes(entries)) {
+        const claim = { id, host: entries.find((e) => e.id === id)!.host, lease };
+        heads.set(id, claim);
+        this.holdHead(claim);
+      }
+      const waiting = items.map((i) => i.record).filter((r) => !heads.has(r.id));
+      if (waiting.length === 0) return { heads, waiting };
+      for (const record of waiting) this.keepUnfinished(record);
+      await this.deps.deliveries.insert(waiting);
+      const due = await this.deps.dueQueue.appendToLanes(waiting.map(laneEntry));
+      for (const record of waiting) this.unfinished.delete(record.id);
+      if (due.length > 0) this.requestSweep();
+      return { heads, waiting };
     } finally {
       turn?.release();
     }
+  }
+
+  private holdHead(claim: ClaimedEntry): void {
+    if (this.heldHeads.size >= UNFINISHED_KEPT) {
+      // Forgotten ones fall due when their leases end.
+      this.heldHeads.delete(this.heldHeads.keys().next().value!);
+    }
+    this.heldHeads.set(claim.id, claim);
+  }
+
+  /**
+   * Lane heads this process held, now logged: one done with leaves its lane (the next falls due),
+   * one still pending is due at its next attempt (its lane waits), one still out is settled when
+   * its outcome comes. One script for the batch.
+   */
+  private async settleHeldHeads(logged: DeliveryRecord[]): Promise<void> {
+    const settlements: Settlement[] = [];
+    const pending: DeliveryRecord[] = [];
+    for (const record of logged) {
+      const claim = this.heldHeads.get(record.id);
+      if (!claim) continue;
+      this.heldHeads.delete(record.id);
+      if (this.awaitingLog.has(record.id)) continue;
+      if (record.status !== 'pending') settlements.push({ ...claim, lane: record.lane! });
+      else {
+        settlements.push({ ...claim, next: Date.parse(record.nextAttemptAt!) });
+        pending.push(record);
+      }
+    }
+    if (settlements.length === 0) return;
+    await this.deps.dueQueue.settle(settlements);
+    // A head whose lease ran out before it was logged may have been dropped from the queue by
+    // a sweep that found no record: put back (a no-op for the others).
+    if (pending.length > 0) await this.deps.dueQueue.appendToLanes(pending.map(laneEntry));
+    if (settlements.some((s) => s.lane)) this.requestSweep();
   }
 
   /**

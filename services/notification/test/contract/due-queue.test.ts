@@ -40,6 +40,8 @@ const redisWorld: BackendFixture<QueueWorld> = {
 
 const ANY: HostRoom = { hosts: new Map(), other: 1000 };
 const T0 = Date.UTC(2026, 0, 1);
+/** Delivery `id` of lane `name` (one host), due at dueAt. */
+const lane = (id: string, name: string, dueAt = T0) => ({ id, host: 'h1', dueAt, lane: name });
 
 contractSuite<QueueWorld>(
   'DueQueue contract',
@@ -151,7 +153,6 @@ contractSuite<QueueWorld>(
 
     it('puts only the head of each lane in the queue; the next falls due when it is done', async () => {
       const { queue, other } = world();
-      const lane = (id: string, name: string) => ({ id, host: 'h1', dueAt: T0, lane: name });
       const heads = await queue.appendToLanes([
         lane('a1', 'wh_1 k1'),
         lane('a2', 'wh_1 k1'),
@@ -182,12 +183,6 @@ contractSuite<QueueWorld>(
 
     it('settles a claim and advances its lane in one step; the lane advances even when the lease no longer holds', async () => {
       const { queue, other } = world();
-      const lane = (id: string, name: string, dueAt = T0) => ({
-        id,
-        host: 'h1',
-        dueAt,
-        lane: name,
-      });
       // A head given its lease as due time is held claimed from the start.
       const lease = T0 + 1000;
       expect(
@@ -217,6 +212,44 @@ contractSuite<QueueWorld>(
       await other.settle([{ ...next.claimed[0]!, lane: 'wh_1 k1' }], later);
       expect((await claim(queue, later)).claimed.map((c) => c.id)).to.deep.equal(['a3']);
       expect(await queue.size()).to.equal(3); // a2 (its newer claim), a3, b1
+    });
+
+    it('heads only empty lanes, claimed by the caller; the rest is left out for the caller to log and append', async () => {
+      const { queue, other } = world();
+      await queue.appendToLanes([lane('a1', 'wh_1 k1', T0)]);
+      const lease = T0 + 1000;
+      // k1 has a1 waiting; k2 is empty: b1 heads it, b2 (same lane, same call) does not.
+      expect(
+        await other.headEmptyLanes([
+          lane('a2', 'wh_1 k1', lease),
+          lane('b1', 'wh_1 k2', lease),
+          lane('b2', 'wh_1 k2', lease),
+        ]),
+      ).to.deep.equal(['b1']);
+      // Held claimed until the lease: only a1 is due.
+      expect((await claim(queue, T0 + 10)).claimed.map((c) => c.id)).to.deep.equal(['a1']);
+      // The left-out ones, appended in order once logged, wait behind their heads.
+      expect(
+        await other.appendToLanes([lane('a2', 'wh_1 k1', T0), lane('b2', 'wh_1 k2', T0)]),
+      ).to.deep.equal([]);
+      await other.settle([{ id: 'b1', host: 'h1', lease, lane: 'wh_1 k2' }], T0 + 20);
+      expect((await claim(queue, T0 + 20)).claimed.map((c) => c.id)).to.deep.equal(['b2']);
+    });
+
+    it('puts a lane head whose entry was dropped back in the queue when it is appended again', async () => {
+      const { queue, other } = world();
+      const lease = T0 + 1000;
+      const head = { id: 'a1', host: 'h1', dueAt: lease, lane: 'wh_1 k1' };
+      expect(await queue.headEmptyLanes([head])).to.deep.equal(['a1']);
+      await queue.appendToLanes([{ ...head, id: 'a2' }]);
+      // Its holder died before logging it; a sweep found no record and dropped its entry.
+      const swept = await claim(other, lease + 1);
+      expect(swept.claimed.map((c) => c.id)).to.deep.equal(['a1']);
+      await other.settle(swept.claimed);
+      expect(await queue.size()).to.equal(0);
+      // Logged when its events were handled again: due again, still ahead of a2.
+      expect(await other.appendToLanes([{ ...head, dueAt: lease + 10 }])).to.deep.equal(['a1']);
+      expect((await claim(queue, lease + 20)).claimed.map((c) => c.id)).to.deep.equal(['a1']);
     });
   },
 );

@@ -70,13 +70,29 @@ export class InMemoryDueQueue implements DueQueue {
     const heads: string[] = [];
     for (const { lane, id, host, dueAt } of entries) {
       const waiting = this.lanes.get(lane) ?? [];
-      if (waiting.some((e) => e.id === id)) continue;
+      const at = waiting.findIndex((e) => e.id === id);
+      if (at === 0 && !this.entries.has(id)) {
+        this.put(id, waiting[0]!.host, dueAt);
+        heads.push(id);
+      }
+      if (at >= 0) continue;
       waiting.push({ id, host });
       this.lanes.set(lane, waiting);
       if (waiting.length === 1) {
         this.put(id, host, dueAt);
         heads.push(id);
       }
+    }
+    return heads;
+  }
+
+  async headEmptyLanes(entries: LaneEntry[]): Promise<string[]> {
+    const heads: string[] = [];
+    for (const { lane, id, host, dueAt } of entries) {
+      if (this.lanes.has(lane)) continue;
+      this.lanes.set(lane, [{ id, host }]);
+      this.put(id, host, dueAt);
+      heads.push(id);
     }
     return heads;
   }

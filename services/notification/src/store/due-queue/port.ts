@@ -73,10 +73,17 @@ export interface DueQueue {
   /**
    * Appends entries to their lanes, in the given order; an entry that heads its lane is due at
    * dueAt, the others wait in the lane (not in the queue). An id already in its lane stays where
-   * it is (a repeated event). Returns the ids that head their lanes now (a caller that gave a
-   * head its lease as dueAt holds it claimed).
+   * it is (a repeated event), and goes back in the queue at dueAt if it heads its lane and its
+   * entry there was lost (a claim on it dropped before its batch logged it). Returns the ids that
+   * head their lanes now (a caller that gave a head its lease as dueAt holds it claimed).
    */
   appendToLanes(entries: LaneEntry[]): Promise<string[]>;
+  /**
+   * Each entry whose lane is empty (earlier entries of this call count) becomes its head, due at
+   * dueAt; the others are left out, not appended. Returns the ids that became heads: a caller
+   * that gave them its lease as dueAt holds them claimed, and may log them after their attempt.
+   */
+  headEmptyLanes(entries: LaneEntry[]): Promise<string[]>;
   /**
    * Delivery `id` of `lane` is done (succeeded or finally failed): it leaves the lane, and if it
    * headed it the next one falls due at `now`.

@@ -67,28 +67,52 @@ return settled
 
 /**
  * KEYS[1] the queue, KEYS[2..] lanes (lists of members); ARGV a member and a due time per lane
- * key. A member already in its lane is skipped; one that heads its lane goes in the queue.
- * Returns the members that became heads.
+ * key. A member already in its lane stays where it is (back in the queue if it heads the lane and
+ * its entry was lost); one that heads its lane goes in the queue. Returns the members that head
+ * their lanes and were put in the queue.
  */
 const APPEND = `
 local heads = {}
 for i = 2, #KEYS do
   local member = ARGV[(i - 2) * 2 + 1]
-  if not redis.call('LPOS', KEYS[i], member) then
+  local at = redis.call('LPOS', KEYS[i], member)
+  if not at then
     if redis.call('RPUSH', KEYS[i], member) == 1 then
       redis.call('ZADD', KEYS[1], ARGV[(i - 2) * 2 + 2], member)
       heads[#heads + 1] = member
     end
+  elseif at == 0 and not redis.call('ZSCORE', KEYS[1], member) then
+    redis.call('ZADD', KEYS[1], ARGV[(i - 2) * 2 + 2], member)
+    heads[#heads + 1] = member
   end
 end
 return heads
 `;
 
-type ScriptName = 'syDueClaim' | 'syDueSettle' | 'syDueAppend';
+/**
+ * KEYS[1] the queue, KEYS[2..] lanes; ARGV a member and a due time per lane key. A member whose
+ * lane is empty becomes its head and goes in the queue; the others are left out. Returns the
+ * members that became heads.
+ */
+const HEAD = `
+local heads = {}
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then
+    local member = ARGV[(i - 2) * 2 + 1]
+    redis.call('RPUSH', KEYS[i], member)
+    redis.call('ZADD', KEYS[1], ARGV[(i - 2) * 2 + 2], member)
+    heads[#heads + 1] = member
+  end
+end
+return heads
+`;
+
+type ScriptName = 'syDueClaim' | 'syDueSettle' | 'syDueAppend' | 'syDueHead';
 const SCRIPTS: Record<ScriptName, RedisScript> = {
   syDueClaim: { keys: 1, lua: CLAIM },
   syDueSettle: { keys: 'dynamic', lua: SETTLE },
   syDueAppend: { keys: 'dynamic', lua: APPEND },
+  syDueHead: { keys: 'dynamic', lua: HEAD },
 };
 
 /** Entries per ZADD or settle command: a long schedule goes in several. */
@@ -185,12 +209,20 @@ export class RedisDueQueue implements DueQueue {
     );
   }
 
-  async appendToLanes(entries: LaneEntry[]): Promise<string[]> {
+  appendToLanes(entries: LaneEntry[]): Promise<string[]> {
+    return this.runLanes('syDueAppend', entries);
+  }
+
+  headEmptyLanes(entries: LaneEntry[]): Promise<string[]> {
+    return this.runLanes('syDueHead', entries);
+  }
+
+  private async runLanes(script: 'syDueAppend' | 'syDueHead', entries: LaneEntry[]) {
     const heads: string[] = [];
     // In order, one chunk after the other: a lane's later entries must not pass earlier ones.
     for (const chunk of chunks(entries)) {
       const members = await this.scripts.run<string[]>(
-        'syDueAppend',
+        script,
         chunk.length + 1,
         this.key,
         ...chunk.map((e) => this.laneKey(e.lane)),

@@ -650,15 +650,19 @@ export class DeliveryEngine {
     );
     const webhooks = await this.webhooksOf([...records.values()]);
     const finished: Settlement[] = [];
+    const unlogged: ClaimedEntry[] = [];
     for (const claim of claimed) {
       const delivery = records.get(claim.id);
-      // Finished meanwhile (a stale entry), or never logged: nothing to attempt. Its lane may
-      // still wait for it (the process that finished it died before moving on).
-      if (delivery?.status !== 'pending')
-        finished.push({ ...claim, ...(delivery?.lane && { lane: delivery.lane }) });
+      // Not logged: a lane head whose holder died before its batch logged it, or nothing to send.
+      if (!delivery) unlogged.push(claim);
+      // Finished meanwhile (a stale entry): nothing to attempt. Its lane may still wait for it
+      // (the process that finished it died before moving on).
+      else if (delivery.status !== 'pending')
+        finished.push({ ...claim, ...(delivery.lane && { lane: delivery.lane }) });
       else this.queue.submit({ delivery, claim, webhook: webhooks.get(webhookKey(delivery)) });
     }
     await this.deps.dueQueue.settle(finished);
+    await this.deps.dueQueue.releaseUnlogged(unlogged, this.leaseUntil());
     if (claimed.length + postponed >= SWEEP_BATCH) this.sweepAgain = true;
   }
 

@@ -251,5 +251,33 @@ contractSuite<QueueWorld>(
       expect(await other.appendToLanes([{ ...head, dueAt: lease + 10 }])).to.deep.equal(['a1']);
       expect((await claim(queue, lease + 20)).claimed.map((c) => c.id)).to.deep.equal(['a1']);
     });
+
+    it('gives a held head found unlogged one more lease, then moves its lane on; other unlogged entries leave', async () => {
+      const { queue, other } = world();
+      const lease = T0 + 1000;
+      expect(
+        await queue.headEmptyLanes([lane('a1', 'wh_1 k1', lease), lane('b1', 'wh_1 k2', lease)]),
+      ).to.deep.equal(['a1', 'b1']);
+      await queue.appendToLanes([lane('a2', 'wh_1 k1'), lane('b2', 'wh_1 k2')]);
+      await queue.schedule([{ id: 'c1', host: 'h1', dueAt: T0 }]);
+      // Their holder died; a sweep finds none of them in the log.
+      const first = await claim(other, lease + 1);
+      expect(first.claimed.map((c) => c.id).sort()).to.deep.equal(['a1', 'b1', 'c1']);
+      const retryAt = lease + 5000;
+      await other.releaseUnlogged(first.claimed, retryAt, lease + 2);
+      expect((await claim(other, retryAt - 1)).claimed).to.deep.equal([]);
+      // b1 was logged meanwhile (its events handled again) and is done: its lane moves on.
+      await other.settle([{ id: 'b1', host: 'h1', lease: retryAt, lane: 'wh_1 k2' }], retryAt);
+      // a1 never is: the next claim that finds it unlogged moves its lane on.
+      const second = await claim(queue, retryAt);
+      expect(second.claimed.map((c) => c.id).sort()).to.deep.equal(['a1', 'b2']);
+      await queue.releaseUnlogged(
+        second.claimed.filter((c) => c.id === 'a1'),
+        retryAt + 5000,
+        retryAt + 1,
+      );
+      expect((await claim(queue, retryAt + 1)).claimed.map((c) => c.id)).to.deep.equal(['a2']);
+      expect(await queue.size()).to.equal(2); // a2 and b2, claimed
+    });
   },
 );

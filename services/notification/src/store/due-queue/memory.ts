@@ -21,6 +21,8 @@ export class InMemoryDueQueue implements DueQueue {
   private readonly heap = new Heap<HeapItem>((a, b) => a.dueAt - b.dueAt);
   /** Per lane, its deliveries in order: the head alone is in the queue. */
   private readonly lanes = new Map<string, Array<{ id: string; host: string }>>();
+  /** Heads made by headEmptyLanes until their lanes move on: their lane, and whether a claim found them unlogged. */
+  private readonly held = new Map<string, { lane: string; unlogged: boolean }>();
   private built = false;
   private rebuilding = 0;
 
@@ -91,10 +93,25 @@ export class InMemoryDueQueue implements DueQueue {
     for (const { lane, id, host, dueAt } of entries) {
       if (this.lanes.has(lane)) continue;
       this.lanes.set(lane, [{ id, host }]);
+      this.held.set(id, { lane, unlogged: false });
       this.put(id, host, dueAt);
       heads.push(id);
     }
     return heads;
+  }
+
+  async releaseUnlogged(claims: ClaimedEntry[], retryAt: number, now = Date.now()): Promise<void> {
+    const settlements: Settlement[] = [];
+    for (const claim of claims) {
+      const held = this.held.get(claim.id);
+      if (!held) settlements.push(claim);
+      else if (held.unlogged) settlements.push({ ...claim, lane: held.lane });
+      else {
+        held.unlogged = true;
+        settlements.push({ ...claim, next: retryAt });
+      }
+    }
+    await this.settle(settlements, now);
   }
 
   async advanceLane(lane: string, id: string, now: number): Promise<void> {
@@ -105,6 +122,7 @@ export class InMemoryDueQueue implements DueQueue {
     const waiting = this.lanes.get(lane);
     const at = waiting?.findIndex((e) => e.id === id) ?? -1;
     if (!waiting || at < 0) return;
+    this.held.delete(id);
     waiting.splice(at, 1);
     if (waiting.length === 0) this.lanes.delete(lane);
     else if (at === 0 && !this.entries.has(waiting[0]!.id))

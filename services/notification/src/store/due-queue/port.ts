@@ -85,6 +85,14 @@ export interface DueQueue {
    */
   headEmptyLanes(entries: LaneEntry[]): Promise<string[]>;
   /**
+   * Ends claims on entries whose deliveries are not in the log. An entry that headEmptyLanes did
+   * not make a head leaves the queue (nothing to send). Such a head may still be logged (its
+   * holder died and its events are being handled again): the first time it is due again at
+   * retryAt, the second its lane moves on (at `now`), so a delivery that will never be logged
+   * (its event no longer makes it) does not hold its lane up.
+   */
+  releaseUnlogged(claims: ClaimedEntry[], retryAt: number, now?: number): Promise<void>;
+  /**
    * Delivery `id` of `lane` is done (succeeded or finally failed): it leaves the lane, and if it
    * headed it the next one falls due at `now`.
    */

@@ -30,10 +30,11 @@ return {claimed, postponed}
 `;
 
 /**
- * KEYS[1] the queue, KEYS[2..] lanes; ARGV now, then per settlement its member, lease ('' for
- * none), next ('' removes) and its lane's index in KEYS ('' for none). Only entries still under
- * that lease change; a lane is advanced whatever the lease: its finished delivery leaves it (found
- * by id, its host may have changed), and if it was the head the next member falls due now.
+ * KEYS[1] the queue, KEYS[2] the held heads, KEYS[3..] lanes; ARGV now, then per settlement its
+ * member, lease ('' for none), next ('' removes) and its lane's index in KEYS ('' for none). Only
+ * entries still under that lease change; a lane is advanced whatever the lease: its finished
+ * delivery leaves it (found by id, its host may have changed) and the held heads, and if it was
+ * the head the next member falls due now.
  */
 const SETTLE = `
 local function id(member) return string.match(member, ' ([^ ]*)$') end
@@ -50,6 +51,7 @@ for i = 2, #ARGV, 4 do
   end
   if ARGV[i + 3] ~= '' then
     local lane = KEYS[tonumber(ARGV[i + 3])]
+    redis.call('HDEL', KEYS[2], id(member))
     local head = redis.call('LINDEX', lane, 0)
     if head and id(head) == id(member) then
       redis.call('LPOP', lane)
@@ -90,17 +92,18 @@ return heads
 `;
 
 /**
- * KEYS[1] the queue, KEYS[2..] lanes; ARGV a member and a due time per lane key. A member whose
- * lane is empty becomes its head and goes in the queue; the others are left out. Returns the
- * members that became heads.
+ * KEYS[1] the queue, KEYS[2] the held heads (hash: id -> lane), KEYS[3..] lanes; ARGV a member,
+ * a due time and a lane name per lane key. A member whose lane is empty becomes its head, goes in
+ * the queue and is held; the others are left out. Returns the members that became heads.
  */
 const HEAD = `
 local heads = {}
-for i = 2, #KEYS do
+for i = 3, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 0 then
-    local member = ARGV[(i - 2) * 2 + 1]
+    local member = ARGV[(i - 3) * 3 + 1]
     redis.call('RPUSH', KEYS[i], member)
-    redis.call('ZADD', KEYS[1], ARGV[(i - 2) * 2 + 2], member)
+    redis.call('ZADD', KEYS[1], ARGV[(i - 3) * 3 + 2], member)
+    redis.call('HSET', KEYS[2], string.match(member, ' ([^ ]*)$'), ARGV[(i - 3) * 3 + 3])
     heads[#heads + 1] = member
   end
 end
@@ -114,6 +117,9 @@ const SCRIPTS: Record<ScriptName, RedisScript> = {
   syDueAppend: { keys: 'dynamic', lua: APPEND },
   syDueHead: { keys: 'dynamic', lua: HEAD },
 };
+
+/** Marks a held head a claim found not logged (lane names start with a webhook id). */
+const UNLOGGED = '!';
 
 /** Entries per ZADD or settle command: a long schedule goes in several. */
 const CHUNK = 500;
@@ -143,6 +149,8 @@ export class RedisDueQueue implements DueQueue {
   private readonly key: string;
   private readonly completeKey: string;
   private readonly rebuildKey: string;
+  /** Heads made by headEmptyLanes until their lanes move on: id -> lane, UNLOGGED-marked once a claim found no record. */
+  private readonly heldKey: string;
 
   constructor(
     private readonly redis: Redis,
@@ -153,6 +161,7 @@ export class RedisDueQueue implements DueQueue {
     this.key = `${prefix}{due}`;
     this.completeKey = `${prefix}{due}:complete`;
     this.rebuildKey = `${prefix}{due}:rebuild`;
+    this.heldKey = `${prefix}{due}:held`;
   }
 
   async schedule(entries: DueEntry[], options: { keepExisting?: boolean } = {}): Promise<void> {
@@ -193,11 +202,12 @@ export class RedisDueQueue implements DueQueue {
   ) {
     const lanes = new Map<string, number>();
     for (const { lane } of settlements)
-      if (lane !== undefined && !lanes.has(lane)) lanes.set(lane, lanes.size + 2);
+      if (lane !== undefined && !lanes.has(lane)) lanes.set(lane, lanes.size + 3);
     return this.scripts.run(
       'syDueSettle',
-      lanes.size + 1,
+      lanes.size + 2,
       this.key,
+      this.heldKey,
       ...[...lanes.keys()].map((lane) => this.laneKey(lane)),
       now,
       ...settlements.flatMap((s) => [
@@ -210,27 +220,59 @@ export class RedisDueQueue implements DueQueue {
   }
 
   appendToLanes(entries: LaneEntry[]): Promise<string[]> {
-    return this.runLanes('syDueAppend', entries);
+    return this.runLanes('syDueAppend', [], entries, (e) => [member(e.host, e.id), e.dueAt]);
   }
 
   headEmptyLanes(entries: LaneEntry[]): Promise<string[]> {
-    return this.runLanes('syDueHead', entries);
+    return this.runLanes('syDueHead', [this.heldKey], entries, (e) => [
+      member(e.host, e.id),
+      e.dueAt,
+      e.lane,
+    ]);
   }
 
-  private async runLanes(script: 'syDueAppend' | 'syDueHead', entries: LaneEntry[]) {
+  /** A lane script over the entries: the queue, `keys`, then a lane key per entry with its args. */
+  private async runLanes(
+    script: 'syDueAppend' | 'syDueHead',
+    keys: string[],
+    entries: LaneEntry[],
+    args: (entry: LaneEntry) => Array<string | number>,
+  ): Promise<string[]> {
     const heads: string[] = [];
     // In order, one chunk after the other: a lane's later entries must not pass earlier ones.
     for (const chunk of chunks(entries)) {
       const members = await this.scripts.run<string[]>(
         script,
-        chunk.length + 1,
+        chunk.length + keys.length + 1,
         this.key,
+        ...keys,
         ...chunk.map((e) => this.laneKey(e.lane)),
-        ...chunk.flatMap((e) => [member(e.host, e.id), e.dueAt]),
+        ...chunk.flatMap(args),
       );
       heads.push(...members.map((text) => parse(text, 0).id));
     }
     return heads;
+  }
+
+  async releaseUnlogged(claims: ClaimedEntry[], retryAt: number, now = Date.now()): Promise<void> {
+    if (claims.length === 0) return;
+    const lanes = await this.scripts.command((redis) =>
+      redis.hmget(this.heldKey, ...claims.map((c) => c.id)),
+    );
+    const settlements: Settlement[] = [];
+    const marked: string[] = [];
+    claims.forEach((claim, i) => {
+      const held = lanes[i];
+      if (!held) settlements.push(claim);
+      else if (held.startsWith(UNLOGGED)) settlements.push({ ...claim, lane: held.slice(1) });
+      else {
+        marked.push(claim.id, UNLOGGED + held);
+        settlements.push({ ...claim, next: retryAt });
+      }
+    });
+    if (marked.length > 0)
+      await this.scripts.command((redis) => redis.hset(this.heldKey, ...marked));
+    await this.settle(settlements, now);
   }
 
   async advanceLane(lane: string, id: string, now: number): Promise<void> {

@@ -184,7 +184,11 @@ function covers(source: Moment, said: Moment, units: Unit[]): boolean {
   });
 }
 
-/** Every fact a reply may state, read once from the sources. */
+/**
+ * Every fact a reply may state, read once from the sources. Dates and phone numbers are the
+ * costly readers (four date grammars, a phone matcher over all the facts): they read the facts
+ * only when the reply states a date or holds a digit, which most replies do not.
+ */
 export class GroundedFacts {
   private readonly numbers = new Set<string>();
   /** Numbers of the facts alone: hours written in ways no date reader takes. */
@@ -192,30 +196,29 @@ export class GroundedFacts {
   private readonly prices = new Set<string>();
   private readonly urls = new Set<string>();
   private readonly emails = new Set<string>();
-  private readonly phones = new Set<string>();
-  private readonly moments: Moment[] = [];
+  private phoneIndex?: { country?: CountryCode; phones: Set<string> };
+  private momentIndex?: Moment[];
   private readonly words = new Set<string>();
   /** Index terms (stemmed content words) of the sources. */
   private readonly terms = new Set<string>();
   /** The language the facts are written in (a reply in another one words them in other words). */
   private readonly language: ReturnType<typeof languageOf>;
-  private readonly country?: CountryCode;
+  /** Today is a fact of every turn ("open today until 18:00"). */
+  private readonly today: string;
+  /** The facts and the user's words, as one text. */
+  private readonly text: string;
 
   constructor(private readonly sources: GroundingSources) {
-    // Today is a fact of every turn ("open today until 18:00").
-    const today = DateTime.fromJSDate(sources.now, { zone: sources.timeZone }).toFormat(
+    this.today = DateTime.fromJSDate(sources.now, { zone: sources.timeZone }).toFormat(
       'cccc d LLLL yyyy',
     );
-    const facts = [...sources.facts, today].join('\n');
+    const facts = [...sources.facts, this.today].join('\n');
     const text = `${facts}\n${sources.userWords.join('\n')}`;
+    this.text = text;
     for (const match of links.match(text) ?? []) {
       if (match.schema === 'mailto:') this.emails.add(emailKey(match.url));
       else this.urls.add(urlKey(match.url));
     }
-    const international = findPhoneNumbersInText(text).find((p) => p.number.country);
-    this.country = international?.number.country;
-    for (const phone of findPhoneNumbersInText(text, this.country))
-      this.phones.add(phone.number.number);
     for (const match of facts.matchAll(PRICE))
       for (const key of numberKeys(match[1] ?? match[2] ?? match[3] ?? '')) this.prices.add(key);
     if (FREE.test(facts)) this.prices.add('0');
@@ -223,10 +226,6 @@ export class GroundedFacts {
       for (const key of numberKeys(token)) this.numbers.add(key);
     for (const [token] of facts.matchAll(NUMBER))
       for (const key of numberKeys(token)) this.factNumbers.add(key);
-    const ref = reference(sources.now, sources.timeZone);
-    for (const source of [...sources.facts, today])
-      for (const parser of DATE_PARSERS)
-        for (const result of parser.parse(source, ref)) this.moments.push(...momentsOf(result));
     for (const word of normalize(text).trim().split(' ')) {
       this.words.add(word);
       this.words.add(stem(word));
@@ -262,13 +261,36 @@ export class GroundedFacts {
     }
   }
 
+  /** The phone numbers of the sources, read with the country of their first international one. */
+  private get phoneFacts(): { country?: CountryCode; phones: Set<string> } {
+    if (this.phoneIndex) return this.phoneIndex;
+    const international = findPhoneNumbersInText(this.text).find((p) => p.number.country);
+    const country = international?.number.country;
+    const phones = new Set(findPhoneNumbersInText(this.text, country).map((p) => p.number.number));
+    this.phoneIndex = { country, phones };
+    return this.phoneIndex;
+  }
+
+  /** The dates and times of the facts (not the user's words: a user's guess is no fact). */
+  private get moments(): Moment[] {
+    if (this.momentIndex) return this.momentIndex;
+    const ref = reference(this.sources.now, this.sources.timeZone);
+    const moments: Moment[] = [];
+    for (const source of [...this.sources.facts, this.today])
+      for (const parser of DATE_PARSERS)
+        for (const result of parser.parse(source, ref)) moments.push(...momentsOf(result));
+    this.momentIndex = moments;
+    return moments;
+  }
+
   private checkPhones(masked: Masked, issues: GroundingIssue[]): void {
-    for (const phone of findPhoneNumbersInText(masked.text, this.country)) {
+    if (!/\d/.test(masked.text)) return; // no phone number without a digit
+    const { country, phones } = this.phoneFacts;
+    for (const phone of findPhoneNumbersInText(masked.text, country)) {
       // A bare number only reads as a phone with a country; dates and prices are not phones.
       const raw = masked.text.slice(phone.startsAt, phone.endsAt);
       if (!/[\s()/+-]/.test(raw.trim()) && !raw.trim().startsWith('0')) continue;
-      if (!this.phones.has(phone.number.number))
-        issues.push({ kind: 'phone', value: excerpt(raw) });
+      if (!phones.has(phone.number.number)) issues.push({ kind: 'phone', value: excerpt(raw) });
       masked.blank(phone.startsAt, phone.endsAt);
     }
   }

@@ -17,10 +17,8 @@ type Stored<T> = T & { _id: string };
 
 /**
  * SessionStore on MongoDB: one document per session (`_id: organization␀session`), so a turn
- * is one read and one write. A save replaces the document only if it still holds the version the
- * turn read; otherwise its upsert collides on `_id` and the turn is told to rebase (see
- * saveTurn). (Not grouped into bulk writes: FerretDB reports a bulk upsert's collisions
- * against the wrong operations.)
+ * is one read and one write. A save that finds the session moved on since the turn read it
+ * (another `_id` on insert, another version on replace) tells the turn to rebase (see saveTurn).
  */
 export class MongoSessionStore implements SessionStore {
   private readonly sessions: Collection<Stored<Session>>;
@@ -46,20 +44,30 @@ export class MongoSessionStore implements SessionStore {
     );
   }
 
+  /**
+   * A new session is an insert (it collides on `_id` if another turn stored it first); a later
+   * version replaces the document only where it still holds the version read. Neither is an
+   * upsert, which costs FerretDB a read before its write.
+   */
   async save(session: Session): Promise<number> {
     const { organization, sessionId } = session;
+    const _id = documentId(organization, sessionId);
     const version = session.version + 1;
-    try {
-      // Version 0 matches no stored session: saving a "new" session over an existing one collides.
-      await this.sessions.replaceOne(
-        { _id: documentId(organization, sessionId), version: session.version },
-        { ...structuredClone(session), version },
-        { upsert: true },
-      );
-    } catch (error) {
-      if (isDuplicateKeyError(error)) throw new SessionConflictError(organization, sessionId);
-      throw error;
+    const stored = { ...structuredClone(session), version };
+    if (session.version === 0) {
+      try {
+        await this.sessions.insertOne({ _id, ...stored });
+      } catch (error) {
+        if (isDuplicateKeyError(error)) throw new SessionConflictError(organization, sessionId);
+        throw error;
+      }
+      return version;
     }
+    const { matchedCount } = await this.sessions.replaceOne(
+      { _id, version: session.version },
+      stored,
+    );
+    if (matchedCount === 0) throw new SessionConflictError(organization, sessionId);
     return version;
   }
 

@@ -87,8 +87,9 @@ describe('Kafka consumer group: a member busy with a slow batch during a rebalan
       expect(last('first').partitions).to.be.above(0);
       expect(last('second').partitions).to.be.above(0);
       // The first join, the rebalance the second started and the one the dropped member's return
-      // started (both rejoin): four joins unless the machine starved a member.
-      expect(joins.length, joins.map((j) => j.member).join(', ')).to.be.within(4, 8);
+      // started (both rejoin): at least four. No upper bound: a starved member on a loaded machine
+      // adds rebalances (14 joins at load 22); the quiet spell above is what says it settled.
+      expect(joins.length, joins.map((j) => j.member).join(', ')).to.be.at.least(4);
     } finally {
       await Promise.all([first.close(), second.close()]);
     }

@@ -436,9 +436,11 @@ export class DeliveryEngine {
       const heads = new Map<string, ClaimedEntry>();
       if (items.length === 0) return { heads, waiting: [] };
       const lease = this.leaseUntil();
-      const entries = items.map(({ record }) => ({ ...laneEntry(record), dueAt: lease }));
-      for (const id of await this.deps.dueQueue.headEmptyLanes(entries)) {
-        const claim = { id, host: entries.find((e) => e.id === id)!.host, lease };
+      const entries = new Map(
+        items.map(({ record }) => [record.id, { ...laneEntry(record), dueAt: lease }]),
+      );
+      for (const id of await this.deps.dueQueue.headEmptyLanes([...entries.values()])) {
+        const claim = { id, host: entries.get(id)!.host, lease };
         heads.set(id, claim);
         this.holdHead(claim);
       }

@@ -62,15 +62,6 @@ interface Group {
   draining: boolean;
 }
 
-/** Freezes an event and everything in it (JSON data: objects and arrays). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const field of Object.values(value)) deepFreeze(field);
-  }
-  return value;
-}
-
 /**
  * In-process event bus for embedded mode: an append-only log per topic and an offset per
  * consumer group, so it keeps the Kafka implementation's semantics (every group sees every
@@ -94,8 +85,7 @@ export class InMemoryEventBus implements EventBus {
     const valid = validateEvent(event);
     const topic = TOPIC_OF[valid.type];
     await tracePublish('in_memory', topic, valid, async (trace) => {
-      // The log's own copy, frozen: the publisher keeps its object, and handlers can share this one.
-      this.logOf(topic).events.push({ event: deepFreeze(structuredClone(valid)), trace });
+      this.logOf(topic).events.push({ event: structuredClone(valid), trace });
     });
     for (const group of this.groups.values()) {
       if (group.topics.has(topic)) this.drain(group);
@@ -260,9 +250,7 @@ export class InMemoryEventBus implements EventBus {
   }
 
   /**
-   * The events to the member, each its own frozen envelope over the log's frozen data (as a
-   * copy, no handler can change what another sees, without a deep copy per delivery), so the
-   * tracing of a batch keys each handed-over event to this group's delivery. A plain
+   * Copies of the events to the member (a handler never shares the log's objects). A plain
    * subscriber's event is handled in a consumer span continuing the publisher's trace; a batch's
    * events each carry theirs to where the handler takes them up (inConsumedTrace).
    */
@@ -273,7 +261,7 @@ export class InMemoryEventBus implements EventBus {
     events: LoggedEvent[],
   ): Promise<void> {
     const copies = events.map(({ event, trace }) => {
-      const copy = Object.freeze({ ...event });
+      const copy = structuredClone(event);
       rememberConsumed(copy, {
         system: 'in_memory',
         topic,

@@ -19,12 +19,6 @@ interface Cached {
  */
 export class KeyLookup implements ReadModel {
   private readonly cache = new Map<string, Cached>();
-  /**
-   * Each key's hash, so a key calling again costs a map lookup instead of a SHA-256. A Map
-   * compares a key with a stored one only when their string hashes already match, which for a
-   * random 256-bit key means it is that key: no key is found character by character.
-   */
-  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly store: ApiKeyStore,
@@ -32,7 +26,7 @@ export class KeyLookup implements ReadModel {
   ) {}
 
   async find(key: string): Promise<ApiKeyRecord | undefined> {
-    const hash = this.hashOf(key);
+    const hash = hashApiKey(key);
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.record;
@@ -60,17 +54,6 @@ export class KeyLookup implements ReadModel {
     if (change !== 'keys') return;
     for (const [hash, cached] of this.cache)
       if (cached.record?.organization === organization) this.cache.delete(hash);
-  }
-
-  private hashOf(key: string): string {
-    let hash = this.hashes.get(key);
-    if (hash === undefined) {
-      hash = hashApiKey(key);
-      if (this.hashes.size >= MAX_ENTRIES)
-        this.hashes.delete(this.hashes.keys().next().value as string);
-      this.hashes.set(key, hash);
-    }
-    return hash;
   }
 
   private remember(hash: string, entry: Cached): void {

@@ -168,6 +168,27 @@ describe('deliveries of events handled before, and a lost due queue', () => {
     expect(calls('evt_twice')[0]!.headers['webhook-id']).to.equal(messageId);
   });
 
+  it('sends an event in two batches at once (published again while its first attempt is out) once', async () => {
+    const engine = start(stores);
+    receiver.responder = () => ({ status: 200, delayMs: 200 });
+    const unordered = await input('evt_both');
+    const keyed = { ...(await input('evt_both_keyed')), lane: 'k-1' };
+    const created = await Promise.all([
+      engine.deliver([unordered, keyed]),
+      engine.deliver([unordered, keyed]),
+    ]);
+    expect(created).to.deep.equal([2, 0]);
+    await until(async () => (await stores.deliveries.list('org_a', { limit: 10 })).length === 2);
+    // One more of the key: it goes once the first is done, and nothing is sent twice.
+    const next = { ...(await input('evt_after')), lane: 'k-1' };
+    await engine.deliver([next]);
+    await until(() => calls('evt_after').length === 1, 5000);
+    expect(calls('evt_both')).to.have.length(1);
+    expect(calls('evt_both_keyed')).to.have.length(1);
+    for (const delivery of [unordered, keyed])
+      expect((await logged(delivery.eventId, delivery.webhookId))!.status).to.equal('succeeded');
+  });
+
   it('after a takeover (mayRepeat) sends only what is not logged, and queues again what is pending', async () => {
     const first = start(stores);
     const done = await input('evt_done');

@@ -212,6 +212,8 @@ export class DeliveryEngine {
   private readonly awaitingLog = new Map<string, FirstAttempt>();
   /** Batches being created (stop waits for them to be logged). */
   private readonly creating = new Set<Promise<unknown>>();
+  /** The ids of the deliveries those batches are creating, from their log lookup until logged. */
+  private readonly inCreation = new Set<string>();
   private readonly stopped = deferred();
   private sweepTimer?: NodeJS.Timeout;
   /** The sweep running now, if any (stop waits for it so no claim outlives the stores). */
@@ -372,6 +374,22 @@ export class DeliveryEngine {
 
   /** First attempts, then one log write and one due-queue write for the batch; returns what was logged. */
   private async create(
+    items: Array<{ record: DeliveryRecord; webhook?: WebhookRecord }>,
+    options: DeliverOptions,
+  ): Promise<DeliveryRecord[]> {
+    // An event consumed twice close together (published again with its id; two batches of a
+    // partition are in flight) is not in the log yet while the first batch sends it: that batch
+    // attempts and logs it, and if it fails it is handled again with it.
+    const own = items.filter((i) => !this.inCreation.has(i.record.id));
+    for (const { record } of own) this.inCreation.add(record.id);
+    try {
+      return await this.createOwn(own, options);
+    } finally {
+      for (const { record } of own) this.inCreation.delete(record.id);
+    }
+  }
+
+  private async createOwn(
     items: Array<{ record: DeliveryRecord; webhook?: WebhookRecord }>,
     options: DeliverOptions,
   ): Promise<DeliveryRecord[]> {

@@ -646,10 +646,12 @@ cmd_start() {
   cmd_env
 }
 
+# The data is kept for the next start; PostgreSQL data of run dirs removed since goes (as at start).
 cmd_stop() {
   stop_kafka
   stop_mongo
   stop_redis
+  sweep_pg_orphans
 }
 
 # Stops the servers and removes the run dir's data, the PostgreSQL data outside it included.

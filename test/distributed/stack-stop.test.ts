@@ -1,17 +1,8 @@
 import { expect } from 'chai';
 import { captureLog } from '../support/log-capture';
-import { realInfrastructure, startStack, type RunningStack } from '../support/stack';
+import { isAlive, realInfrastructure, startStack, type RunningStack } from '../support/stack';
 
 const COMPONENTS = ['gateway', 'content', 'assistant', 'recommendation', 'notification'] as const;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * Ctrl-C in a terminal signals the whole process group: every component gets SIGINT at the same
@@ -34,14 +25,14 @@ describe('distributed: stopping a supervised stack (Ctrl-C) restarts nothing', f
     const log = captureLog('stack');
     run = await startStack({}, { supervise: { logger: log.logger, initialDelayMs: 50 } });
     const pids = COMPONENTS.map((name) => run!.stack.pidOf(name)!);
-    expect(pids.every((pid) => pid > 0 && alive(pid))).to.equal(true);
+    expect(pids.every((pid) => pid > 0 && isAlive(pid))).to.equal(true);
     // What the terminal does: the signal reaches each child, and the supervisor's handler stops all.
     for (const pid of pids) process.kill(pid, 'SIGINT');
     await run.stack.stopAll();
     // Longer than any restart delay the supervisor could have scheduled.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(log.text()).not.to.include('restarting it');
-    expect(pids.filter(alive)).to.deep.equal([]);
+    expect(pids.filter(isAlive)).to.deep.equal([]);
     expect(COMPONENTS.map((name) => run!.stack.pidOf(name)).filter(Boolean)).to.deep.equal([]);
   });
 });

@@ -6,6 +6,16 @@ import { callApi, type ApiOptions, type ApiResponse } from './http';
 export const STACK_API_KEY = 'sk_stack_0123456789abcdefghijkl';
 export const STACK_SIGNING_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
+/** Whether a process of this id is running (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function realInfrastructure(): boolean {
   return Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI && process.env.REDIS_URL);
 }

@@ -277,7 +277,7 @@ export class Stack {
     );
   }
 
-  /** A supervised component that exited unasked starts again after a backoff that doubles per crash in a row. */
+  /** A supervised component that crashed starts again after a backoff that doubles per crash in a row. */
   private exited(
     name: ComponentName,
     child: ChildProcess,
@@ -286,6 +286,17 @@ export class Stack {
     const supervise = this.options.supervise;
     if (!supervise || this.closing || this.stopping.has(name) || this.processes.get(name) !== child)
       return;
+    // Restart on failure only, as systemd's Restart=on-failure: a clean exit, or SIGINT/SIGTERM
+    // (a terminal's Ctrl-C reaches every child of the process group, possibly before the
+    // supervisor's own handler runs), is a stop someone asked for. A crash, kill -9 or the OOM
+    // killer's SIGKILL is not.
+    if (how.code === 0 || how.signal === 'SIGINT' || how.signal === 'SIGTERM') {
+      supervise.logger.info(
+        { component: name, code: how.code, signal: how.signal },
+        'component stopped on request; left stopped',
+      );
+      return;
+    }
     const state = this.restarts.get(name) ?? { crashes: 0 };
     if (how.ranMs >= (supervise.stableAfterMs ?? 30_000)) state.crashes = 0;
     const delayMs = Math.min(

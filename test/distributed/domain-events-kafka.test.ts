@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '@switchyard/shared/testing';
-import { realInfrastructure, startStack, type RunningStack } from '../support/stack';
+import { freePortRun, realInfrastructure, startStack, type RunningStack } from '../support/stack';
 import { WebhookReceiver } from '../support/receiver';
 import { verifyWithStandardWebhooks } from '../support/signatures';
 import { TopicReader } from '../support/topic-reader';
@@ -30,6 +30,18 @@ describe('distributed: domain events published over Kafka', function () {
   let run: RunningStack;
   let receiver: WebhookReceiver;
   let deadLetters: TopicReader;
+  let metricsPort: number;
+
+  /** notification_domain_events_rejected_total by reason, from the notification process. */
+  async function rejectedCounts(): Promise<Record<string, number>> {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const counts: Record<string, number> = {};
+    for (const [, reason, value] of text.matchAll(
+      /^notification_domain_events_rejected_total\{reason="([a-z_]+)"\} (\d+)$/gm,
+    ))
+      counts[reason!] = Number(value);
+    return counts;
+  }
 
   async function produce(type: string, data: object, key?: string, id?: string): Promise<string> {
     const { stdout } = await promisify(execFile)(
@@ -51,7 +63,9 @@ describe('distributed: domain events published over Kafka', function () {
 
   before(async function () {
     if (!realInfrastructure()) this.skip();
-    run = await startStack();
+    // The notification service's /metrics (the other services' on the next ports).
+    metricsPort = await freePortRun(4);
+    run = await startStack({ METRICS_PORT: String(metricsPort) });
     receiver = await new WebhookReceiver().start();
     deadLetters = await new TopicReader(`${run.topicPrefix}switchyard.deadletter.v1`).start();
   });
@@ -108,6 +122,9 @@ describe('distributed: domain events published over Kafka', function () {
     expect(letters[1]!.headers['dlq-reason']).to.equal(
       `event type order.lost is not defined by organization ${ORGANIZATION}`,
     );
+    // Counted, by reason, where operators read it.
+    await waitFor(async () => Object.keys(await rejectedCounts()).length === 2, 10_000);
+    expect(await rejectedCounts()).to.deep.equal({ schema: 1, unknown_type: 1 });
     // Neither was delivered nor logged as a delivery.
     const deliveries = await run.api(`/api/webhooks/${webhook.body.id}/deliveries`);
     expect(deliveries.body.deliveries.map((d: { eventId: string }) => d.eventId)).to.deep.equal([

@@ -20,11 +20,14 @@ export function realInfrastructure(): boolean {
   return Boolean(process.env.KAFKA_BROKERS && process.env.MONGODB_URI && process.env.REDIS_URL);
 }
 
-async function freePort(): Promise<number> {
+/** Binds the port (0: any) for a moment: the port, or undefined when it is taken. */
+async function freePort(wanted = 0): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolve(undefined) : reject(error),
+    );
+    server.listen(wanted, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
@@ -32,8 +35,25 @@ async function freePort(): Promise<number> {
 }
 
 /** Ports free right now (a stack binds them soon after). */
-export function freePorts(count: number): Promise<number[]> {
-  return Promise.all(Array.from({ length: count }, () => freePort()));
+export async function freePorts(count: number): Promise<number[]> {
+  return (await Promise.all(Array.from({ length: count }, () => freePort()))) as number[];
+}
+
+/**
+ * The first of count consecutive ports free right now: a stack's METRICS_PORT (its services
+ * take that port and the next ones, notification the first).
+ */
+export async function freePortRun(count: number): Promise<number> {
+  for (let tries = 0; tries < 20; tries++) {
+    const [base] = await freePorts(1);
+    const next = Array.from({ length: count - 1 }, (_, i) => base! + 1 + i);
+    if (
+      next.every((port) => port <= 65535) &&
+      (await Promise.all(next.map(freePort))).every(Boolean)
+    )
+      return base!;
+  }
+  throw new Error(`no ${count} consecutive free ports`);
 }
 
 export interface RunningStack {

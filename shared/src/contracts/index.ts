@@ -48,3 +48,33 @@ export type BaseAgent = (typeof BASE_AGENTS)[number];
 /** Tools an agent's tool-calling model may be given. */
 export const AGENT_TOOLS = ['search_knowledge', 'recommend', 'get_item'] as const;
 export type AgentTool = (typeof AGENT_TOOLS)[number];
+
+/**
+ * What an organization sets on an agent profile (PUT /api/v2/agents/{name}; the name is the path
+ * segment): the gateway's schema declares exactly these, the assistant stores and answers them.
+ */
+export const AGENT_PROFILE_FIELDS = [
+  'description',
+  'instructions',
+  'model',
+  'collections',
+  'tools',
+  'greeting',
+  'steps',
+  'base',
+  'escalation',
+] as const;
+export type AgentProfileField = (typeof AGENT_PROFILE_FIELDS)[number];
+
+/**
+ * true when two types name the same fields, as where one layer hands a value on as another's
+ * type (a body as a stored record, a record as a proto message); the hand-over checks the fields'
+ * types.
+ */
+export type SameFields<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [
+  never,
+]
+  ? true
+  : false;
+/** Compiles only for true: `type XAgrees = Agree<SameFields<X, Y>>` fails the build on a drift. */
+export type Agree<T extends true> = T;

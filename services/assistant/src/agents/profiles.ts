@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '@switchyard/shared';
-import { AGENT_TOOLS } from '@switchyard/shared/contracts';
+import { AGENT_PROFILE_FIELDS, AGENT_TOOLS } from '@switchyard/shared/contracts';
 import type { KnowledgeStore } from '../store/knowledge/port';
 import type { ModelInfo__Output } from '@switchyard/shared/proto/content/v1';
 import {
@@ -127,16 +127,8 @@ export interface ModelSupport {
   note: string;
 }
 
-const PROFILE_FIELDS = [
-  'description',
-  'instructions',
-  'model',
-  'collections',
-  'tools',
-  'greeting',
-  'steps',
-  'escalation',
-];
+/** The fields a model may follow or not (base is the agent's behaviour, whatever the model). */
+const PROFILE_FIELDS: string[] = AGENT_PROFILE_FIELDS.filter((field) => field !== 'base');
 
 /** The builtin engine composes replies from the organization's data: it cannot follow free text or call tools. */
 export function modelSupport(model: string): ModelSupport {

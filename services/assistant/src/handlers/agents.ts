@@ -1,4 +1,5 @@
 import { AppError, type CallContext, type ContentServiceRpc } from '@switchyard/shared';
+import type { Agree, SameFields } from '@switchyard/shared/contracts';
 import type {
   AgentProfile as ProfileMessage,
   AgentProfile__Output,
@@ -10,22 +11,22 @@ import { modelSupport, putProfile } from '../agents/profiles';
 import type { KnowledgeStore } from '../store/knowledge/port';
 import { NO_ESCALATION, type AgentProfile, type AgentProfileStore } from '../store/profiles/port';
 
+/** A stored profile and the message name the same fields, but for the organization and the dates. */
+export type ProfileMessageAgrees = Agree<
+  SameFields<
+    Omit<AgentProfile, 'organization' | 'createdAt' | 'updatedAt'>,
+    Omit<ProfileMessage, 'serving' | 'created_at' | 'updated_at'>
+  >
+>;
+
 /** A profile as answered: its fields, and what the model that serves it does with them. */
 export function profileMessage(p: AgentProfile, defaultModel: string): ProfileMessage {
+  const { organization: _organization, createdAt, updatedAt, ...fields } = p;
   return {
-    escalation: p.escalation,
+    ...fields,
     serving: modelSupport(p.model || defaultModel),
-    name: p.name,
-    description: p.description,
-    instructions: p.instructions,
-    model: p.model,
-    collections: p.collections,
-    tools: p.tools,
-    greeting: p.greeting,
-    steps: p.steps,
-    base: p.base,
-    created_at: p.createdAt,
-    updated_at: p.updatedAt,
+    created_at: createdAt,
+    updated_at: updatedAt,
   };
 }
 

@@ -106,29 +106,8 @@ const putAgent: RouteSpec<AgentProfileBody> = {
   requestSchema: PutAgentRequest,
   responses: { 200: { description: 'The stored profile', schema: AgentProfile } },
   async handle({ params, body, call }, deps) {
-    const stored = await deps.clients.assistant.putAgent(
-      {
-        name: params.name,
-        description: body.description ?? '',
-        instructions: body.instructions ?? '',
-        model: body.model ?? '',
-        collections: body.collections ?? [],
-        tools: body.tools ?? [],
-        greeting: body.greeting ?? '',
-        steps: (body.steps ?? []).map((s) => ({
-          title: s.title,
-          goal: s.goal ?? '',
-          confirm: s.confirm ?? '',
-        })),
-        base: body.base ?? '',
-        escalation: {
-          message: body.escalation?.message ?? '',
-          contact: body.escalation?.contact ?? '',
-          channel: body.escalation?.channel ?? '',
-        },
-      },
-      call,
-    );
+    // Fields the body leaves out reach the assistant as the message's defaults ('', []).
+    const stored = await deps.clients.assistant.putAgent({ name: params.name, ...body }, call);
     return json(200, profileView(stored));
   },
 };

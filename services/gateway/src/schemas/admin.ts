@@ -1,16 +1,10 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { Agree, SameFields } from '@switchyard/shared/contracts';
 import type { KeyChanges, KeyScope } from '../store/api-keys/port';
 import { MAX_CACHE_AGE_SECONDS } from '../cache/cache-control';
 import type { NewOrganization } from '../accounts/accounts';
 import type { OrganizationSettings } from '../accounts/organization';
-import {
-  DATE_TIME,
-  NON_BLANK,
-  ORGANIZATION_ID,
-  type Agree,
-  type JsonSchema,
-  type SameFields,
-} from './common';
+import { DATE_TIME, NON_BLANK, ORGANIZATION_ID, type JsonSchema } from './common';
 
 const KEY_NAME = { type: 'string', maxLength: 100, description: 'A label, e.g. "ci"' } as const;
 

@@ -1,5 +1,13 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { AGENT_TOOLS, BASE_AGENTS } from '@switchyard/shared/contracts';
+import {
+  AGENT_PROFILE_FIELDS,
+  AGENT_TOOLS,
+  BASE_AGENTS,
+  type AgentProfileField,
+  type Agree,
+  type SameFields,
+} from '@switchyard/shared/contracts';
+import type { AgentProfile as AgentProfileMessage } from '@switchyard/shared/proto/assistant/v1';
 import { SLUG_NAME, type JsonSchema } from './common';
 
 /** Agent and collection names (the console's forms read these limits too). */
@@ -63,7 +71,7 @@ export const profileProperties = {
       channel: { type: 'string', maxLength: 100 },
     },
   },
-} as const satisfies Record<string, JSONSchema>;
+} as const satisfies Record<AgentProfileField, JSONSchema>;
 
 /** PUT /api/v2/agents/{name}: the name is the path segment. */
 export const PutAgentRequest = {
@@ -74,27 +82,19 @@ export const PutAgentRequest = {
 } as const satisfies JSONSchema;
 
 export type AgentProfileBody = FromSchema<typeof PutAgentRequest>;
+/** The body goes to the assistant as its message (the name from the path; the rest it sets). */
+export type AgentProfileAgrees = Agree<
+  SameFields<
+    AgentProfileBody & { name: string },
+    Omit<AgentProfileMessage, 'serving' | 'created_at' | 'updated_at'>
+  >
+>;
 
 export const AgentProfile: JsonSchema = {
   title: 'AgentProfile',
   type: 'object',
   additionalProperties: false,
-  required: [
-    'name',
-    'description',
-    'instructions',
-    'model',
-    'collections',
-    'tools',
-    'greeting',
-    'steps',
-    'base',
-    'escalation',
-    'servingModel',
-    'builtin',
-    'createdAt',
-    'updatedAt',
-  ],
+  required: ['name', ...AGENT_PROFILE_FIELDS, 'servingModel', 'builtin', 'createdAt', 'updatedAt'],
   properties: {
     name: { type: 'string' },
     ...profileProperties,

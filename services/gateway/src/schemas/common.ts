@@ -1,18 +1,6 @@
 /** A JSON Schema object (draft-07 keywords, which OpenAPI 3.1's dialect also accepts). */
 export type JsonSchema = Record<string, unknown>;
 
-/**
- * true when a body derived from its schema and the type the gateway keeps it as name the same
- * fields; handing the body on to that type checks the fields' types.
- */
-export type SameFields<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [
-  never,
-]
-  ? true
-  : false;
-/** Compiles only for true. */
-export type Agree<T extends true> = T;
-
 export const LANGUAGE_CODE = {
   type: 'string',
   pattern: '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$',

@@ -1,8 +1,9 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { Agree, SameFields } from '@switchyard/shared/contracts';
 import type { TeamChanges } from '../store/teams/port';
 import type { NewTeam } from '../accounts/teams';
 import { Budget } from './admin';
-import { DATE_TIME, NON_BLANK, type Agree, type JsonSchema, type SameFields } from './common';
+import { DATE_TIME, NON_BLANK, type JsonSchema } from './common';
 
 const TEAM_NAME = { ...NON_BLANK, maxLength: 100, description: 'e.g. "search"' } as const;
 const TEAM_BUDGET = {

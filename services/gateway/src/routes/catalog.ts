@@ -7,13 +7,13 @@ import {
   RecordInteractionsResponse,
   UpsertCatalogItemsRequest,
   UpsertCatalogItemsResponse,
-  type CatalogItemBody,
-  type InteractionBody,
+  type RecordInteractionsBody,
+  type UpsertCatalogItemsBody,
 } from '../schemas/recommendations';
 import { itemView } from './item-view';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
-const upsertItems: RouteSpec<{ items: CatalogItemBody[] }> = {
+const upsertItems: RouteSpec<UpsertCatalogItemsBody> = {
   method: 'POST',
   path: '/api/v2/catalog/items',
   operationId: 'upsertCatalogItems',
@@ -80,7 +80,7 @@ const deleteItem: RouteSpec = {
   },
 };
 
-const recordInteractions: RouteSpec<{ interactions: InteractionBody[] }> = {
+const recordInteractions: RouteSpec<RecordInteractionsBody> = {
   method: 'POST',
   path: '/api/v2/interactions',
   operationId: 'recordInteractions',

@@ -26,9 +26,10 @@ function eventsOf(body: PublishEventsBody): { events: PublishedEventBody[]; batc
       throw AppError.invalid('give either one event or events, not both', '/events');
     return { events, batch: true };
   }
-  if (single.type === undefined) throw AppError.invalid('type is required', '/type', 'required');
-  if (single.data === undefined) throw AppError.invalid('data is required', '/data', 'required');
-  return { events: [single as PublishedEventBody], batch: false };
+  const { type, data } = single;
+  if (type === undefined) throw AppError.invalid('type is required', '/type', 'required');
+  if (data === undefined) throw AppError.invalid('data is required', '/data', 'required');
+  return { events: [{ ...single, type, data }], batch: false };
 }
 
 function errorOf(result: PublishResult__Output): AppError {

@@ -22,12 +22,13 @@ import {
   UpsertDocumentsRequest,
   WriteDocumentsResponse,
   type CreateCollectionBody,
-  type DocumentBody,
+  type DeleteDocumentsBody,
   type FieldMap,
   type ImportBody,
   type ImportDocumentsQueryValues,
   type ListDocumentsQueryValues,
   type SearchKnowledgeBody,
+  type UpsertDocumentsBody,
 } from '../schemas/knowledge';
 import { json, type AnyRoute, type RouteSpec } from './types';
 
@@ -130,7 +131,7 @@ const deleteCollection: RouteSpec = {
   },
 };
 
-const upsertDocuments: RouteSpec<{ documents: DocumentBody[] }> = {
+const upsertDocuments: RouteSpec<UpsertDocumentsBody> = {
   method: 'POST',
   path: `${BASE}/:collection/documents`,
   operationId: 'upsertKnowledgeDocuments',
@@ -240,7 +241,7 @@ const importDocuments: RouteSpec<ImportBody, ImportDocumentsQueryValues> = {
   },
 };
 
-const deleteDocuments: RouteSpec<{ ids: string[] }> = {
+const deleteDocuments: RouteSpec<DeleteDocumentsBody> = {
   method: 'POST',
   path: `${BASE}/:collection/documents/delete`,
   operationId: 'deleteKnowledgeDocuments',

@@ -6,10 +6,10 @@ import type { JsonSchema } from '../schemas/common';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A request body read as UTF-8 text (within the body limit) and turned into the route's JSON body. */
-export interface TextBody {
+/** A request body read as UTF-8 text (within the body limit) and turned into the route's body type. */
+export interface TextBody<B> {
   description: string;
-  toBody(text: string): unknown;
+  toBody(text: string): B;
 }
 
 export interface ResponseSpec {
@@ -93,7 +93,7 @@ export interface RouteSpec<B = unknown, Q = Record<string, never>> {
    * Bodies taken as text besides JSON, by media type (a file sent as it is, e.g. text/csv): each
    * becomes the JSON body that requestSchema validates. The OpenAPI document lists them.
    */
-  textBodies?: Record<string, TextBody>;
+  textBodies?: Record<string, TextBody<B>>;
   querySchema?: JsonSchema;
   /** Success responses by status. */
   responses: Record<number, ResponseSpec>;

@@ -60,11 +60,6 @@ export const KeyCacheSettings = {
   },
 } as const satisfies JSONSchema;
 
-/** The same schema, or null (an update removing the field). */
-function nullable(schema: JsonSchema): JsonSchema {
-  return { ...schema, type: [schema.type, 'null'] };
-}
-
 /** A key's scopes: each absent means no restriction. */
 const keyScopeProperties = {
   models: {
@@ -225,21 +220,33 @@ export type IssueKeyBody = FromSchema<typeof IssueKeyRequest>;
 /** A key's stored scope has the fields a key is issued with (an update takes the same, or null). */
 export type IssueKeyAgrees = Agree<SameFields<IssueKeyBody, KeyScope & { name?: string }>>;
 
-export type UpdateKeyBody = KeyChanges;
+type OrNull<S extends { type: string }> = Omit<S, 'type'> & { type: readonly [S['type'], 'null'] };
+
+/** Each property's schema, or null (an update removing the field). */
+function orNull<const P extends Record<string, { type: string }>>(
+  properties: P,
+): { [F in keyof P]: OrNull<P[F]> } {
+  const schemas: Record<string, unknown> = Object.fromEntries(
+    Object.entries(properties).map(([field, schema]) => [
+      field,
+      { ...schema, type: [schema.type, 'null'] },
+    ]),
+  );
+  return schemas as { [F in keyof P]: OrNull<P[F]> };
+}
 
 /** Each field given is set; null removes a scope. */
-export const UpdateKeyRequest: JsonSchema = {
+export const UpdateKeyRequest = {
   title: 'UpdateKeyRequest',
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: {
-    name: KEY_NAME,
-    ...Object.fromEntries(
-      Object.entries(keyScopeProperties).map(([field, schema]) => [field, nullable(schema)]),
-    ),
-  },
-};
+  properties: { name: KEY_NAME, ...orNull(keyScopeProperties) },
+} as const satisfies JSONSchema;
+
+export type UpdateKeyBody = FromSchema<typeof UpdateKeyRequest>;
+/** A key's changes are its scope's fields and its name, each of which may be null. */
+export type UpdateKeyAgrees = Agree<SameFields<UpdateKeyBody, KeyChanges>>;
 
 export const RotateKeyRequest = {
   title: 'RotateKeyRequest',

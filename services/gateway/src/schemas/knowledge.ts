@@ -78,9 +78,9 @@ export const UpsertDocumentsRequest = {
   },
 } as const satisfies JSONSchema;
 
-export type DocumentBody = FromSchema<typeof UpsertDocumentsRequest>['documents'][number];
+export type UpsertDocumentsBody = FromSchema<typeof UpsertDocumentsRequest>;
 
-export const DeleteDocumentsRequest: JsonSchema = {
+export const DeleteDocumentsRequest = {
   title: 'DeleteDocumentsRequest',
   type: 'object',
   additionalProperties: false,
@@ -88,7 +88,9 @@ export const DeleteDocumentsRequest: JsonSchema = {
   properties: {
     ids: { type: 'array', minItems: 1, maxItems: MAX_DOCUMENT_BATCH, items: DOCUMENT_ID },
   },
-};
+} as const satisfies JSONSchema;
+
+export type DeleteDocumentsBody = FromSchema<typeof DeleteDocumentsRequest>;
 
 /** Rows an import holds at most (the assistant service checks; the body limit binds first). */
 export const MAX_IMPORT_ROWS = 20_000;
@@ -127,8 +129,6 @@ const ImportFileRequest = {
   },
 } as const satisfies JSONSchema;
 
-export type ImportFileBody = FromSchema<typeof ImportFileRequest>;
-
 const ImportArrayRequest = {
   type: 'array',
   minItems: 1,
@@ -136,10 +136,7 @@ const ImportArrayRequest = {
   items: { type: 'object' },
 } as const satisfies JSONSchema;
 
-/** The wrapped form, or a JSON array of documents sent as it is. */
-export type ImportBody = ImportFileBody | FromSchema<typeof ImportArrayRequest>;
-
-export const ImportDocumentsRequest: JsonSchema = {
+export const ImportDocumentsRequest = {
   title: 'ImportDocumentsRequest',
   description:
     'A file wrapped as {"format", "content", "fieldMap"}, or a JSON array of documents as it is. jsonl: one document per line ({"id": ..., fields}). ' +
@@ -148,7 +145,11 @@ export const ImportDocumentsRequest: JsonSchema = {
   if: { type: 'array' },
   then: ImportArrayRequest,
   else: ImportFileRequest,
-};
+} as const satisfies JSONSchema;
+
+/** The wrapped form, or a JSON array of documents sent as it is. */
+export type ImportBody =
+  FromSchema<typeof ImportFileRequest> | FromSchema<typeof ImportArrayRequest>;
 
 export const ImportDocumentsQuery = {
   type: 'object',

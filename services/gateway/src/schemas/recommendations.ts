@@ -150,7 +150,7 @@ export const UpsertCatalogItemsRequest = {
   },
 } as const satisfies JSONSchema;
 
-export type CatalogItemBody = FromSchema<typeof UpsertCatalogItemsRequest>['items'][number];
+export type UpsertCatalogItemsBody = FromSchema<typeof UpsertCatalogItemsRequest>;
 
 export const UpsertCatalogItemsResponse: JsonSchema = {
   title: 'UpsertCatalogItemsResponse',
@@ -201,7 +201,7 @@ export const RecordInteractionsRequest = {
   },
 } as const satisfies JSONSchema;
 
-export type InteractionBody = FromSchema<typeof RecordInteractionsRequest>['interactions'][number];
+export type RecordInteractionsBody = FromSchema<typeof RecordInteractionsRequest>;
 
 export const RecordInteractionsResponse: JsonSchema = {
   title: 'RecordInteractionsResponse',

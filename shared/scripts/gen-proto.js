@@ -42,8 +42,8 @@ console.log(
   `gen:proto: types for ${listProtos(protoDir).length} proto files in ${path.relative(root, outDir)}`,
 );
 
-// One entry per proto package (`@switchyard/shared/proto/content/v1`): every message type of the
-// package from one import instead of a file per message.
+// One entry per proto package (`@switchyard/shared/proto/content/v1`; grpc.health.v1 for shared's
+// own server): every message type of the package from one import instead of a file per message.
 function writeBarrels(dir) {
   const entries = fs.readdirSync(dir, { withFileTypes: true });
   const types = entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => e.name);
@@ -54,7 +54,7 @@ function writeBarrels(dir) {
   }
   for (const entry of entries) if (entry.isDirectory()) writeBarrels(path.join(dir, entry.name));
 }
-writeBarrels(path.join(outDir, 'switchyard'));
+writeBarrels(outDir);
 
 // Promise-style client interfaces, one per service: what createRpcClient (shared/src/grpc/rpc-client.ts)
 // builds at run time from the same service definitions, so no client is written by hand.

@@ -25,10 +25,12 @@ import { IN_PROCESS_HIGH_WATER_MARK } from '../src/grpc/in-process-server';
 import { grpcServerMetrics } from '../src/metrics';
 import type { CallContext } from '../src/grpc/context';
 import { silentLogger } from '../src/testing';
-import type { ContentServiceClient } from '../src/generated/switchyard/content/v1/ContentService';
-import type { GenerateRequest__Output } from '../src/generated/switchyard/content/v1/GenerateRequest';
-import type { GenerateResponse__Output } from '../src/generated/switchyard/content/v1/GenerateResponse';
-import type { GenerateChunk__Output } from '../src/generated/switchyard/content/v1/GenerateChunk';
+import type {
+  ContentServiceClient,
+  GenerateChunk__Output,
+  GenerateRequest__Output,
+  GenerateResponse__Output,
+} from '../src/generated/switchyard/content/v1';
 
 const SERVICE = 'switchyard.content.v1.ContentService';
 const CONTEXT: CallContext = {

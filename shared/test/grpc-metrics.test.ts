@@ -9,12 +9,12 @@ import { grpcMethodLabels, grpcServerMetrics } from '../src/metrics';
 import { grpcClientMetrics } from '../src/grpc/client-metrics';
 import { startMetricsServer, type RunningMetricsServer } from '../src/metrics-server';
 import { silentLogger } from '../src/testing';
-import type { ContentServiceClient } from '../src/generated/switchyard/content/v1/ContentService';
 import type {
+  ContentServiceClient,
   GenerateRequest,
   GenerateRequest__Output,
-} from '../src/generated/switchyard/content/v1/GenerateRequest';
-import type { GenerateResponse__Output } from '../src/generated/switchyard/content/v1/GenerateResponse';
+  GenerateResponse__Output,
+} from '../src/generated/switchyard/content/v1';
 
 const SERVICE = 'switchyard.content.v1.ContentService';
 const CONTEXT = { organization: 'org_metrics', keyId: 'key_1', requestId: 'req_metrics' };

@@ -4,8 +4,10 @@ import { protos } from '../src/grpc/protos';
 import { serverStream, startGrpcServer, type RunningGrpcServer } from '../src/grpc/server';
 import { openServerStream } from '../src/grpc/server-stream';
 import { silentLogger } from '../src/testing';
-import type { ContentServiceClient } from '../src/generated/switchyard/content/v1/ContentService';
-import type { GenerateChunk__Output } from '../src/generated/switchyard/content/v1/GenerateChunk';
+import type {
+  ContentServiceClient,
+  GenerateChunk__Output,
+} from '../src/generated/switchyard/content/v1';
 
 const CONTEXT = { organization: 'org_stream', keyId: 'key_1', requestId: 'req_stream' };
 

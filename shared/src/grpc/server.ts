@@ -18,8 +18,7 @@ import { protos } from './protos';
 import { traceServerCall } from '../tracing/grpc';
 import { registerInProcessEndpoint, type InProcessEndpoint } from './in-process-server';
 import { inProcessGrpcOn } from './in-process';
-import type { HealthCheckRequest__Output } from '../generated/grpc/health/v1/HealthCheckRequest';
-import type { HealthCheckResponse } from '../generated/grpc/health/v1/HealthCheckResponse';
+import type { HealthCheckRequest__Output, HealthCheckResponse } from '../generated/grpc/health/v1';
 
 export type ServingStatus = 'SERVING' | 'NOT_SERVING';
 

@@ -8,6 +8,7 @@ import {
   AppError,
   contextFromMetadata,
   protos,
+  SERVICE_NAMES,
   startGrpcServer,
   toServiceError,
   unary,
@@ -67,7 +68,7 @@ export class FakeContentService {
       port: 0,
       services: [
         {
-          name: 'switchyard.content.v1.ContentService',
+          name: SERVICE_NAMES.ContentService,
           definition: protos.content().ContentService.service,
           implementation: {
             Complete: unary(logger, (request: CompleteRequest__Output, context: CallContext) =>

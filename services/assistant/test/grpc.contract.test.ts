@@ -6,6 +6,7 @@ import {
   createClient,
   InMemoryEventBus,
   protos,
+  SERVICE_NAMES,
   Topics,
   type AnyEvent,
   type CallContext,
@@ -82,9 +83,9 @@ describe('assistant gRPC contract', () => {
   }
 
   it('reports SERVING on grpc.health.v1', async () => {
-    expect(
-      await checkHealth(`127.0.0.1:${service.port}`, 'switchyard.assistant.v1.AssistantService'),
-    ).to.equal('SERVING');
+    expect(await checkHealth(`127.0.0.1:${service.port}`, SERVICE_NAMES.AssistantService)).to.equal(
+      'SERVING',
+    );
   });
 
   it('lists the agents', async () => {

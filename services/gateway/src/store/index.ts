@@ -1,4 +1,4 @@
-import { connectMongo, type Logger } from '@switchyard/shared';
+import { connectMongo, type Logger, type OpenedStores } from '@switchyard/shared';
 import type { Db } from 'mongodb';
 import { InMemoryApiKeyStore } from './api-keys/memory';
 import { MongoApiKeyStore } from './api-keys/mongo';
@@ -41,17 +41,11 @@ export function mongoStores(db: Db): GatewayStores {
   };
 }
 
-/** Stores plus how to release what they hold (the Mongo connection). */
-export interface OpenedStores {
-  stores: GatewayStores;
-  close(): Promise<void>;
-}
-
 /** MongoDB stores when MONGODB_URI is set (indexes created first), else in-memory ones. */
 export async function createStores(
   config: { mongodbUri?: string; mongodbDatabase: string },
   logger: Logger,
-): Promise<OpenedStores> {
+): Promise<OpenedStores<GatewayStores>> {
   if (!config.mongodbUri) return { stores: inMemoryStores(), close: async () => undefined };
   const connection = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger);
   try {

@@ -1,4 +1,4 @@
-import { randomFillSync, randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * Random bytes drawn from a pool refilled 4 KiB at a time: an id costs a slice of the pool, not
@@ -20,8 +20,4 @@ function randomHex(bytes: number): string {
 /** Sortable-enough, unique ids with a type prefix: req_..., wh_..., evt_... */
 export function newId(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}${randomHex(8)}`;
-}
-
-export function newUuid(): string {
-  return randomUUID();
 }

@@ -5,7 +5,7 @@ import { KnowledgeService } from '../src/knowledge/knowledge-service';
 import { InMemoryKnowledgeStore } from '../src/store/knowledge/memory';
 import { resolveDateRange } from '../src/retrieval/date-phrases';
 import { KnowledgeRetriever } from '../src/retrieval/knowledge-retriever';
-import { reciprocalRankFusion } from '../src/retrieval/rank-fusion';
+import { fusedScores } from '../src/retrieval/rank-fusion';
 import { expect } from './chai';
 import { RecordingBus } from './helpers';
 import {
@@ -369,10 +369,10 @@ describe('knowledge retrieval', () => {
 
   it('reciprocal rank fusion favours ids ranked well by both lists', () => {
     expect(
-      reciprocalRankFusion([
+      fusedScores([
         ['a', 'b', 'c'],
         ['b', 'c', 'a', 'd'],
-      ]),
+      ]).map(({ id }) => id),
     ).to.deep.equal(['b', 'a', 'c', 'd']);
   });
 });

@@ -10,7 +10,6 @@ import {
   SMALL_TALK,
 } from '../language/lexicon';
 import { firstPhrase, hasPhrase, normalize, withoutPhrases } from '../language/normalize';
-import type { ChatMessage } from '../store/sessions/port';
 
 /** "hi", "hello there", "thanks!", "¡hola!", "guten Tag": nothing but a greeting, thanks or small talk. */
 export function isSmallTalk(text: string): boolean {
@@ -94,12 +93,6 @@ export function pointerIn(text: string): Pointer | undefined {
   if (firstPhrase(normalized, POINTERS) || firstPhrase(normalized, MORE_ABOUT))
     return { kind: 'focus' };
   return undefined;
-}
-
-/** User messages before the latest one, newest first. */
-export function earlierUserMessages(history: ChatMessage[]): string[] {
-  const users = history.filter((m) => m.role === 'user').map((m) => m.content);
-  return users.slice(0, -1).reverse();
 }
 
 /** A short quote of a message for "earlier you asked ...". */

@@ -72,13 +72,6 @@ export interface DocumentFields {
   metadata?: Metadata;
 }
 
-export type FieldsOf<K extends CollectionKind> = {
-  events: EventFields;
-  courses: CourseFields;
-  articles: ArticleFields;
-  documents: DocumentFields;
-}[K];
-
 const text = { type: 'string', minLength: 1, maxLength: 1000 } as const;
 const optionalText = { type: 'string', maxLength: 1000, nullable: true } as const;
 const longText = { type: 'string', minLength: 1, maxLength: 200_000 } as const;

@@ -4,8 +4,6 @@
  * them; they are compared after normalize() (lower case, no accents, no punctuation).
  */
 
-export const LANGUAGES = ['English', 'Spanish', 'German', 'French'] as const;
-
 export const WEEKDAYS: ReadonlyArray<readonly string[]> = [
   ['monday', 'lunes', 'montag', 'lundi'],
   ['tuesday', 'martes', 'dienstag', 'mardi'],

@@ -61,12 +61,6 @@ export function removePhrases(
   return `${out}${raw.slice(at)}`.replace(/\s+/g, ' ').trim();
 }
 
-/** The phrases of the list a text says, as written in the list. */
-export function phrasesIn(raw: string, phrases: readonly string[]): string[] {
-  const normalized = normalize(raw);
-  return phrases.filter((p) => normalize(p).trim() !== '' && normalized.includes(normalize(p)));
-}
-
 /**
  * A connective the message starts with ("and", "und", "y", "et", "what about", "also") and the
  * rest of the message as written: "Und am Wochenende?" -> { connective: "und", rest: "am Wochenende?" }.

@@ -1,12 +1,7 @@
 /** The usual RRF constant: damps the weight of the very first ranks. */
 export const RRF_K = 60;
 
-/** Reciprocal rank fusion of ranked id lists: sum of 1 / (k + rank) over the lists an id appears in, best first. */
-export function reciprocalRankFusion(rankings: string[][], k = RRF_K): string[] {
-  return fusedScores(rankings, k).map(({ id }) => id);
-}
-
-/** The same fusion with each id's fused score, best first. */
+/** Reciprocal rank fusion of ranked id lists: each id's sum of 1 / (k + rank) over the lists it appears in, best first. */
 export function fusedScores(rankings: string[][], k = RRF_K): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
   for (const ranking of rankings) {

@@ -70,8 +70,6 @@ export interface KafkaBusOptions {
   membership?: GroupMembership;
   /** Linger and compression of produce requests (KAFKA_LINGER_MS, KAFKA_COMPRESSION). */
   producer?: ProducerTuning;
-  /** After a failed publish, how often a reconnect is tried to see Kafka back (default 1 s). */
-  healthRecheckMs?: number;
 }
 
 /**
@@ -80,8 +78,6 @@ export interface KafkaBusOptions {
  * within about a second when Kafka is gone.
  */
 export const DEFAULT_KAFKA_SEND_TIMEOUT_MS = 1000;
-/** As the publish breaker's half-open delay: Kafka's return is seen within about a second. */
-const DEFAULT_HEALTH_RECHECK_MS = 1000;
 
 /** What handling an event needs of its consumer: the group heartbeat, and whether it still runs. */
 interface HandlingControl {
@@ -126,11 +122,7 @@ export class KafkaEventBus implements EventBus {
   /** The consumers running, each with its state: a handler waiting out an outage stops once it is closed. */
   private readonly consumers = new Map<Consumer, ConsumerState>();
   private connected?: Promise<void>;
-  /**
-   * This bus's publishes' view of Kafka (open from start to close). Each consumer reports through
-   * a probe of its own: a consumer's fetches going well must not hide publishes that fail (after a
-   * broker restart the fetches resume while the producer's sends can still be refused).
-   */
+  /** This bus's view of Kafka (open from start to close). */
   private health?: DependencyProbe;
   /**
    * Publishes go through Kafka's breaker, which one failed send opens: a healthy cluster never
@@ -139,17 +131,9 @@ export class KafkaEventBus implements EventBus {
   private readonly guard = new DependencyGuard(
     'kafka',
     () => true,
-    {
-      report: (up) => {
-        this.health?.report(up);
-        if (!up) this.recheckLater();
-      },
-      close: () => undefined,
-    },
+    { report: (up) => this.health?.report(up), close: () => undefined },
     1,
   );
-  /** Pending check of whether publishes would go through again (see recheckLater). */
-  private recheck?: NodeJS.Timeout;
   /** Events waiting for the producer's next request (see flush). */
   private readonly queued: QueuedMessage[] = [];
   private flushing = false;
@@ -205,24 +189,6 @@ export class KafkaEventBus implements EventBus {
       throw error;
     });
     return this.connected;
-  }
-
-  /**
-   * After a failed publish Kafka reads down for publishes until one succeeds or, tried every
-   * healthRecheckMs, the producer connects again (a process that publishes rarely must not read
-   * down long after Kafka is back).
-   */
-  private recheckLater(): void {
-    if (this.recheck || !this.health) return;
-    this.recheck = setTimeout(() => {
-      this.recheck = undefined;
-      const limitMs = this.options.sendTimeoutMs ?? DEFAULT_KAFKA_SEND_TIMEOUT_MS;
-      withinTime(this.start(), limitMs, 'Kafka connect').then(
-        () => this.health?.report(true),
-        () => this.recheckLater(),
-      );
-    }, this.options.healthRecheckMs ?? DEFAULT_HEALTH_RECHECK_MS);
-    this.recheck.unref();
   }
 
   /**
@@ -487,26 +453,17 @@ export class KafkaEventBus implements EventBus {
       heartbeatInterval: membership.heartbeatIntervalMs,
     });
     observeConsumer(consumer, group, (topic) => this.logical(topic));
-    const health = dependencyHealth.probe('kafka');
-    watchConsumerHealth(consumer, (up) => health.report(up));
+    watchConsumerHealth(consumer, (up) => this.health?.report(up));
     this.logMembership(consumer, group);
-    const state: ConsumerState = { running: true, pipelines: new Set(), health };
-    try {
-      await consumer.connect();
-      // A new group reads from the beginning so nothing published before it existed is missed.
-      await consumer.subscribe({
-        topics: topics.map((t) => this.physical(t)),
-        fromBeginning: true,
-      });
-      await run(
-        consumer,
-        () => state.running,
-        (pipeline) => state.pipelines.add(pipeline),
-      );
-    } catch (error) {
-      health.close();
-      throw error;
-    }
+    await consumer.connect();
+    // A new group reads from the beginning so nothing published before it existed is missed.
+    await consumer.subscribe({ topics: topics.map((t) => this.physical(t)), fromBeginning: true });
+    const state: ConsumerState = { running: true, pipelines: new Set() };
+    await run(
+      consumer,
+      () => state.running,
+      (pipeline) => state.pipelines.add(pipeline),
+    );
     this.consumers.set(consumer, state);
     return {
       close: async () => {
@@ -556,8 +513,6 @@ export class KafkaEventBus implements EventBus {
   async close(): Promise<void> {
     this.health?.close();
     this.health = undefined;
-    clearTimeout(this.recheck);
-    this.recheck = undefined;
     await Promise.all(
       [...this.consumers].map(([consumer, state]) => stopConsumer(consumer, state)),
     );
@@ -770,14 +725,11 @@ interface ConsumerState {
   running: boolean;
   /** Pipelined partitions with batches whose offsets are still to be committed. */
   pipelines: Set<PipelinedPartition>;
-  /** This consumer's view of Kafka, closed with it. */
-  health: DependencyProbe;
 }
 
 /** Stops a consumer: batches in flight finish (and are committed) before it leaves its group. */
 async function stopConsumer(consumer: Consumer, state: ConsumerState): Promise<void> {
   state.running = false;
-  state.health.close();
   await Promise.all([...state.pipelines].map((p) => p.drained()));
   await consumer.disconnect();
 }

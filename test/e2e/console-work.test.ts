@@ -47,6 +47,8 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     await page.getByLabel('Max length (tokens)').fill('0');
     await page.getByRole('button', { name: 'Run' }).click();
     await page.locator('#pg-max-error').waitFor();
+    // Focus moves to the field after the error renders (the form's effect), not with it.
+    await page.waitForFunction("document.activeElement?.id === 'pg-max'");
     expect(await focusedId(page)).to.equal('pg-max');
     await page.getByLabel('Max length (tokens)').fill('60');
 

@@ -197,7 +197,21 @@ install_postgres() {
   log "postgresql: installed $("$(postgres_bin)/postgres" --version | awk '{print $3}')"
 }
 
-install_kafka() {
+# Runs an install step holding the cache's install lock: two runs sharing one cache (two
+# checkouts, two terminals) would otherwise build in one source folder at once and break each
+# other's build; the second waits, then finds the first's result cached.
+serialized() {
+  mkdir -p "$CACHE"
+  exec 9>>"$CACHE/.install.lock"
+  ! command -v flock >/dev/null || flock 9
+  "$@"
+  ! command -v flock >/dev/null || flock -u 9
+  exec 9>&-
+}
+
+install_kafka() { serialized fetch_kafka_jars; }
+
+fetch_kafka_jars() {
   local stamp="$KAFKA_LIBS/.installed" want
   want="kafka=$KAFKA_VERSION pom=$(cksum <"$KAFKA_POM" | awk '{print $1}')"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
@@ -214,7 +228,9 @@ install_kafka() {
   log "kafka: $(ls "$KAFKA_LIBS"/*.jar | wc -l) jars installed"
 }
 
-install_ferretdb() {
+install_ferretdb() { serialized build_ferretdb; }
+
+build_ferretdb() {
   if [[ -x "$FERRETDB_BIN" ]]; then
     log "ferretdb: $FERRETDB_VERSION cached at $FERRETDB_BIN"
     return 0
@@ -250,7 +266,9 @@ install_ferretdb() {
   log "ferretdb: built ${version%%$'\n'*}"
 }
 
-install_mongo_java_server() {
+install_mongo_java_server() { serialized build_mongo_java_server; }
+
+build_mongo_java_server() {
   local stamp="$MJS_CLASSES/.installed" want
   want="pom=$(cksum <"$MJS_POM" | awk '{print $1}') src=$(cat "$SCRIPT_DIR"/mongo/src/main/java/dev/switchyard/local/*.java | cksum | awk '{print $1}')"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then

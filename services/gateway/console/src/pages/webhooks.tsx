@@ -459,6 +459,59 @@ function EventChoices(props: {
   );
 }
 
+/** Where an answer's JSON pointer shows among EndpointFields (`<prefix>-url`, `<prefix>-events`). */
+const endpointFieldOf = (prefix: string) => (field: string) =>
+  field === '/url'
+    ? `${prefix}-url`
+    : /^\/events?(\/|$)/.test(field)
+      ? `${prefix}-events`
+      : undefined;
+
+const noEventChosen = (events: string[]) => (events.length ? '' : 'Choose at least one event.');
+
+/** An endpoint's URL and events, as adding and editing ask for them. */
+function EndpointFields(props: {
+  prefix: string;
+  urlHint: string;
+  placeholder?: string;
+  autoFocus?: boolean;
+  url: string;
+  onUrl: (url: string) => void;
+  choices: readonly string[];
+  events: string[];
+  onEvents: (events: string[]) => void;
+  errors: Record<string, string | undefined>;
+}) {
+  const { prefix } = props;
+  return (
+    <>
+      <Field
+        id={`${prefix}-url`}
+        label="Endpoint URL"
+        hint={props.urlHint}
+        error={props.errors[`${prefix}-url`]}
+      >
+        <input
+          id={`${prefix}-url`}
+          type="url"
+          required
+          value={props.url}
+          placeholder={props.placeholder}
+          autoFocus={props.autoFocus}
+          onInput={(e) => props.onUrl(e.currentTarget.value)}
+        />
+      </Field>
+      <EventChoices
+        id={`${prefix}-events`}
+        choices={props.choices}
+        chosen={props.events}
+        onChange={props.onEvents}
+        error={props.errors[`${prefix}-events`]}
+      />
+    </>
+  );
+}
+
 function CreateWebhookDialog(props: {
   open: boolean;
   onClose: () => void;
@@ -477,13 +530,8 @@ function CreateWebhookDialog(props: {
       props.onCreated(webhook, secret);
     },
     {
-      fieldOf: (field) =>
-        field === '/url'
-          ? 'webhook-url'
-          : /^\/events?(\/|$)/.test(field)
-            ? 'webhook-events'
-            : undefined,
-      rules: { 'webhook-events': () => (events.length ? '' : 'Choose at least one event.') },
+      fieldOf: endpointFieldOf('webhook'),
+      rules: { 'webhook-events': () => noEventChosen(events) },
     },
   );
   const close = () => {
@@ -507,28 +555,17 @@ function CreateWebhookDialog(props: {
       }
     >
       <form id="create-webhook" onSubmit={form.onSubmit} noValidate>
-        <Field
-          id="webhook-url"
-          label="Endpoint URL"
-          hint="An https URL that answers 2xx."
-          error={form.errors['webhook-url']}
-        >
-          <input
-            id="webhook-url"
-            type="url"
-            required
-            value={url}
-            placeholder="https://example.com/webhooks/switchyard"
-            autoFocus
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        </Field>
-        <EventChoices
-          id="webhook-events"
+        <EndpointFields
+          prefix="webhook"
+          urlHint="An https URL that answers 2xx."
+          placeholder="https://example.com/webhooks/switchyard"
+          autoFocus
+          url={url}
+          onUrl={setUrl}
           choices={WEBHOOK_EVENTS}
-          chosen={events}
-          onChange={setEvents}
-          error={form.errors['webhook-events']}
+          events={events}
+          onEvents={setEvents}
+          errors={form.errors}
         />
         <FormNotice form={form} title="The endpoint was not added" />
       </form>
@@ -577,15 +614,9 @@ function EditWebhookDialog(props: {
     },
     {
       fieldOf: (field) =>
-        field === '/url'
-          ? 'edit-url'
-          : /^\/events?(\/|$)/.test(field)
-            ? 'edit-events'
-            : field.startsWith('/filter')
-              ? 'edit-filter'
-              : undefined,
+        field.startsWith('/filter') ? 'edit-filter' : endpointFieldOf('edit')(field),
       rules: {
-        'edit-events': () => (events.length ? '' : 'Choose at least one event.'),
+        'edit-events': () => noEventChosen(events),
         'edit-filter': filterProblem,
       },
     },
@@ -614,26 +645,15 @@ function EditWebhookDialog(props: {
       }
     >
       <form id="edit-webhook" onSubmit={form.onSubmit} noValidate>
-        <Field
-          id="edit-url"
-          label="Endpoint URL"
-          hint="Deliveries still to be attempted go to the new URL."
-          error={form.errors['edit-url']}
-        >
-          <input
-            id="edit-url"
-            type="url"
-            required
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-          />
-        </Field>
-        <EventChoices
-          id="edit-events"
+        <EndpointFields
+          prefix="edit"
+          urlHint="Deliveries still to be attempted go to the new URL."
+          url={url}
+          onUrl={setUrl}
           choices={choices}
-          chosen={events}
-          onChange={setEvents}
-          error={form.errors['edit-events']}
+          events={events}
+          onEvents={setEvents}
+          errors={form.errors}
         />
         <Field
           id="edit-filter"

@@ -46,7 +46,7 @@ import type { ChangeFeed } from './events/change-feed';
 import { DefaultResultUrls } from './read-models/default-result-url';
 import { KeyLookup } from './read-models/key-lookup';
 import { OrganizationDirectory } from './read-models/organization-directory';
-import { buildRouter, unmatched } from './routing';
+import { buildRouter, exactRoutes, unmatched } from './routing';
 import {
   InMemoryOrganizationStore,
   InMemoryQuotaTallyStore,
@@ -364,6 +364,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Koa<GatewayState> {
   app.use(observe(metrics, deps.logger));
   app.use(errorHandler(deps.logger));
   app.use(serveConsole(deps.config.consoleDir));
+  app.use(exactRoutes(router));
   app.use(router.routes() as unknown as Koa.Middleware<GatewayState>);
   app.use(unmatched(router));
   return app;

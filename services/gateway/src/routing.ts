@@ -242,6 +242,39 @@ export function buildRouter(
   return router;
 }
 
+/** The stack as one middleware: each calls the next, the last one the caller's next. */
+function chain(stack: Middleware[]): Middleware {
+  return stack.reduceRight<Middleware>(
+    (after, middleware) => (ctx, next) => middleware(ctx, () => after(ctx, next) as Promise<void>),
+    (_ctx, next) => next(),
+  );
+}
+
+/**
+ * The routes without parameters, by method and exact path: a request for one runs its stack
+ * without the router's test of every route's pattern and the chain it builds per request. Only a
+ * path the router would give to that route alone is taken; anything else (parameters, another
+ * case, a trailing slash) goes on to the router.
+ */
+export function exactRoutes(router: Router): Middleware<GatewayState> {
+  const stacks = new Map<string, Middleware>();
+  for (const layer of router.stack) {
+    const path = layer.path;
+    if (typeof path !== 'string' || layer.paramNames.length > 0) continue;
+    for (const method of layer.methods) {
+      const matched = router.match(path, method).pathAndMethod;
+      if (matched.length === 1 && matched[0] === layer)
+        stacks.set(`${method} ${path}`, chain(layer.stack as Middleware[]));
+    }
+  }
+  return (ctx, next) => {
+    const stack = stacks.get(`${ctx.method} ${ctx.path}`);
+    if (!stack) return next();
+    (ctx as unknown as { params: Record<string, string> }).params = {};
+    return stack(ctx, next) as Promise<void>;
+  };
+}
+
 /** Runs when no route matched path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
 export function unmatched(router: Router): Middleware<GatewayState> {
   return async (ctx) => {

@@ -218,6 +218,14 @@ describe('gateway system routes, requests and models', () => {
     expectShape(reply.body, ModelList);
   });
 
+  it('a path with a trailing slash or in another case is its route, as the router matches it', async () => {
+    for (const path of ['/api/v2/models/', '/API/V2/Models']) {
+      const reply = await h.send('GET', path);
+      expect(reply.status, path).to.equal(200);
+      expect(reply.body.models[0].id, path).to.equal('gpt-small');
+    }
+  });
+
   it('unknown path: 404 not_found error body', async () => {
     const reply = await h.send('GET', '/api/v3/whatever', { auth: false });
     expect(reply.status).to.equal(404);

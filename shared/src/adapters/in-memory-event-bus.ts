@@ -35,9 +35,13 @@ export interface InMemoryBusOptions {
   logger?: Logger;
 }
 
-/** An event as published, with the publisher's trace context (what Kafka carries in headers). */
+/**
+ * An event as published: its JSON, as Kafka carries it (each delivery parses its own copy, so no
+ * handler shares the log's objects), and the publisher's trace context (Kafka's headers).
+ */
 interface LoggedEvent {
-  event: AnyEvent;
+  id: string;
+  json: string;
   trace?: TraceCarrier;
 }
 
@@ -85,7 +89,7 @@ export class InMemoryEventBus implements EventBus {
     const valid = validateEvent(event);
     const topic = TOPIC_OF[valid.type];
     await tracePublish('in_memory', topic, valid, async (trace) => {
-      this.logOf(topic).events.push({ event: structuredClone(valid), trace });
+      this.logOf(topic).events.push({ id: valid.id, json: JSON.stringify(valid), trace });
     });
     for (const group of this.groups.values()) {
       if (group.topics.has(topic)) this.drain(group);
@@ -226,7 +230,7 @@ export class InMemoryEventBus implements EventBus {
     topic: Topic,
     events: LoggedEvent[],
   ): Promise<void> {
-    const failed = await this.attempt(group, member, events[0]!.event.id, () =>
+    const failed = await this.attempt(group, member, events[0]!.id, () =>
       this.handOver(group, member, topic, events),
     );
     if (failed === undefined) return;
@@ -234,7 +238,7 @@ export class InMemoryEventBus implements EventBus {
       for (const logged of events) await this.deliver(group, member, topic, [logged]);
       return;
     }
-    const event = events[0]!.event;
+    const event = JSON.parse(events[0]!.json) as AnyEvent;
     this.deadLetters.push({
       topic,
       group: group.name,
@@ -260,8 +264,8 @@ export class InMemoryEventBus implements EventBus {
     topic: Topic,
     events: LoggedEvent[],
   ): Promise<void> {
-    const copies = events.map(({ event, trace }) => {
-      const copy = structuredClone(event);
+    const copies = events.map(({ json, trace }) => {
+      const copy = JSON.parse(json) as AnyEvent;
       rememberConsumed(copy, {
         system: 'in_memory',
         topic,

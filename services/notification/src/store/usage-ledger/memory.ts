@@ -47,10 +47,8 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   /** The billed calls among them, oldest first, as many as ids are remembered. */
   private readonly callLog: UsageEntry[] = [];
   private readonly bucketsById = new Map<string, MemoryBucket>();
-  private readonly journalsByBatch = new Map<
-    string,
-    { journal: BatchJournal; writtenAt: string }
-  >();
+  /** Journals as JSON, as a database keeps them: what a caller does to its objects later does not reach them. */
+  private readonly journalsByBatch = new Map<string, { journal: string; writtenAt: string }>();
 
   /** window: guard size (APPLIED_WINDOW; smaller in tests). */
   constructor(
@@ -63,14 +61,14 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
   async writeJournal(journal: BatchJournal): Promise<void> {
     if (!this.journalsByBatch.has(journal.batch))
       this.journalsByBatch.set(journal.batch, {
-        journal: structuredClone(journal),
+        journal: JSON.stringify(journal),
         writtenAt: new Date().toISOString(),
       });
   }
 
   async rewriteJournal(journal: BatchJournal): Promise<void> {
     const stored = this.journalsByBatch.get(journal.batch);
-    if (stored) stored.journal = structuredClone(journal);
+    if (stored) stored.journal = JSON.stringify(journal);
   }
 
   async staleJournals(writtenBefore: string, limit: number): Promise<BatchJournal[]> {
@@ -78,7 +76,7 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
       .filter((j) => j.writtenAt < writtenBefore)
       .sort((a, b) => a.writtenAt.localeCompare(b.writtenAt))
       .slice(0, limit)
-      .map((j) => structuredClone(j.journal));
+      .map((j) => JSON.parse(j.journal) as BatchJournal);
   }
 
   async dropJournal(batch: string): Promise<void> {
@@ -91,7 +89,8 @@ export class InMemoryUsageLedgerStore implements UsageLedgerStore {
       if (this.entries.get(entry.eventId) !== undefined) stored.push(entry.eventId);
       else {
         this.entries.set(entry.eventId, batch);
-        if (!entry.refused) this.callLog.push(structuredClone(entry));
+        // A call's entry is flat (only refusals carry an object): a spread is a whole copy.
+        if (!entry.refused) this.callLog.push({ ...entry });
       }
     }
     if (this.callLog.length > this.maxEntries)

@@ -1,5 +1,5 @@
 import { BoundedMap } from '../memory/bounded-map';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The answers of finished calls, kept per (organization, key) for the idempotency window: a retry
@@ -52,7 +52,7 @@ export class InMemoryAnswerStore implements AnswerStore {
 
 /** One id per (organization, key): a fixed-length digest, so any key fits an index entry. */
 export function answerId(organization: string, key: string): string {
-  return createHash('sha256').update(`${organization}\u0000${key}`, 'utf8').digest('base64url');
+  return hash('sha256', `${organization}\u0000${key}`, 'base64url');
 }
 
 /**

@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { newId } from '@switchyard/shared';
 import type { ApiKeyRecord, ApiKeyStore, KeyScope } from '../store/api-keys/port';
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function generateApiKey(): string {

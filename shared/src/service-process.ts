@@ -46,22 +46,29 @@ export interface ServiceProcess<C extends ServiceProcessConfig, S> {
 export function runServiceProcess<C extends ServiceProcessConfig, S>(
   definition: ServiceProcess<C, S>,
 ): void {
+  // Since the process started: its modules are loaded once this runs.
+  const modulesLoadedMs = Math.round(performance.now());
   const bootLogger = createLogger(definition.name);
   main(bootLogger, async () => {
     startTracing(definition.name);
     const config = definition.loadConfig();
     const logger = createLogger(definition.name, config.logLevel);
+    const since = () => Math.round(performance.now());
     // Kafka and the stores connect side by side: a replica restarted after a kill -9 joins its
     // consumer groups (and serves) sooner.
+    let busMs = 0;
+    let storesMs = 0;
     const [bus, opened] = await Promise.all([
       createEventBus({
         kafkaBrokers: config.kafkaBrokers,
         clientId: definition.name,
         logger: logger.child({ component: 'bus' }),
-      }),
-      definition.openStores(config, logger),
+      }).finally(() => (busMs = since())),
+      definition.openStores(config, logger).finally(() => (storesMs = since())),
     ]);
     const service = await definition.start({ config, bus, logger, stores: opened.stores });
+    // Where a restart's time goes (ms since the process started), e.g. after a kill -9.
+    logger.info({ modulesLoadedMs, busMs, storesMs, startedMs: since() }, 'process start phases');
     const metrics =
       config.metricsPort > 0
         ? await startMetricsServer({

@@ -83,45 +83,52 @@ export async function startNotificationService(
     await sweeper.stop();
     await engine.stop();
   };
-  const server = await startGrpcServer({
-    host: config.grpcHost,
-    port: config.grpcPort,
-    unixSocket: config.grpcUnixSocket,
-    services: [
-      {
-        name: SERVICE_NAMES.NotificationService,
-        definition: protos.notification().NotificationService.service,
-        handlers: notificationHandlers({
-          stores,
-          engine,
-          orgSecrets,
-          policy,
-          config,
-          eventSchemas,
-          bus,
-        }),
-      },
-    ],
-    logger,
-  }).catch(async (error: unknown) => {
+  // The consumer groups are joined while the gRPC server loads its protos and binds, not after: a
+  // replica restarted after a kill -9 waits about a second in JoinGroup for its dead predecessor
+  // to be dropped, so the sooner it asks, the sooner its partitions are served again; the API
+  // does not wait for the join either. Every store and the engine are ready before either starts.
+  const [subscribed, bound] = await Promise.allSettled([
+    subscribeConsumers({
+      bus,
+      stores,
+      engine,
+      config,
+      logger,
+      eventSchemas,
+      group: options.consumerGroup,
+    }),
+    // In an async function: a throw while the protos load is a rejection, not a leaked subscription.
+    (async () =>
+      startGrpcServer({
+        host: config.grpcHost,
+        port: config.grpcPort,
+        unixSocket: config.grpcUnixSocket,
+        services: [
+          {
+            name: SERVICE_NAMES.NotificationService,
+            definition: protos.notification().NotificationService.service,
+            handlers: notificationHandlers({
+              stores,
+              engine,
+              orgSecrets,
+              policy,
+              config,
+              eventSchemas,
+              bus,
+            }),
+          },
+        ],
+        logger,
+      }))(),
+  ]);
+  if (bound.status === 'rejected' || subscribed.status === 'rejected') {
+    if (subscribed.status === 'fulfilled') await subscribed.value.close();
+    if (bound.status === 'fulfilled') await bound.value.stop();
     await release();
-    throw error;
-  });
-  // After binding: joining the consumer groups can wait out a dead member's session (after a
-  // kill -9) and must not keep the gRPC API (URL checks, webhooks, usage) from serving meanwhile.
-  const subscription = await subscribeConsumers({
-    bus,
-    stores,
-    engine,
-    config,
-    logger,
-    eventSchemas,
-    group: options.consumerGroup,
-  }).catch(async (error: unknown) => {
-    await server.stop();
-    await release();
-    throw error;
-  });
+    throw bound.status === 'rejected' ? bound.reason : (subscribed as PromiseRejectedResult).reason;
+  }
+  const server = bound.value;
+  const subscription = subscribed.value;
   logger.info({ port: server.port, mode: config.mode }, 'notification service started');
   return {
     name: 'notification',

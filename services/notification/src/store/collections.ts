@@ -55,11 +55,19 @@ export async function ensureIndexes(db: Db): Promise<void> {
     // Recent events, newest first (the cursor is (receivedAt, id)); the filters narrow that scan.
     [Collections.events, { organization: 1, receivedAt: -1, id: -1 }, { name: 'by_time' }],
   ];
-  for (const [collection, keys, options] of specs)
-    await db.collection(collection).createIndex(keys, options);
-  await ensureExpiryIndex(db.collection(Collections.rejectedEvents), 'expiresAt', 'expiry');
-  await ensureExpiryIndex(db.collection(Collections.events), 'expiresAt', 'expiry');
-  await dropObsoleteIdentity(db);
+  const expiring: string[] = [Collections.rejectedEvents, Collections.events];
+  const collections = new Set([...specs.map(([collection]) => collection), ...expiring]);
+  // One collection's indexes one after the other, the collections side by side: a start (a
+  // restart after a kill -9 too) waits for the slowest collection, not for the sum.
+  await Promise.all(
+    [...collections].map(async (name) => {
+      const collection = db.collection(name);
+      for (const [, keys, options] of specs.filter(([c]) => c === name))
+        await collection.createIndex(keys, options);
+      if (expiring.includes(name)) await ensureExpiryIndex(collection, 'expiresAt', 'expiry');
+      if (name === Collections.deliveries) await dropObsoleteIdentity(db);
+    }),
+  );
 }
 
 /**

@@ -133,13 +133,13 @@ export async function createStores(
   config: NotificationConfig,
   logger: Logger,
 ): Promise<OpenedStores<NotificationStores>> {
-  const shared = await openSharedStores(config, logger);
-  const dueQueue = shared.dueQueue;
-  if (!config.mongodbUri)
+  if (!config.mongodbUri) {
+    const shared = await openSharedStores(config, logger);
     return {
       stores: { ...inMemoryStores(config.eventRetentionMs), ...shared },
-      close: () => dueQueue.close(),
+      close: () => shared.dueQueue.close(),
     };
+  }
   let key = config.secretsEncryptionKey;
   if (!key) {
     logger.warn(
@@ -147,22 +147,29 @@ export async function createStores(
     );
     key = SecretBox.generateKey();
   }
-  const close = async (connection?: { close(): Promise<void> }) => {
-    await connection?.close();
-    await dueQueue.close();
-  };
-  const connection = await connectMongo(config.mongodbUri, config.mongodbDatabase, logger).catch(
-    async (error: unknown) => {
-      await close();
-      throw error;
-    },
-  );
-  try {
-    await ensureIndexes(connection.db);
-  } catch (error) {
-    await close(connection);
-    throw error;
+  // Redis and MongoDB connect side by side (a restart serves sooner); whichever opened is closed
+  // if the other fails.
+  const [sharedOpened, mongoOpened] = await Promise.allSettled([
+    openSharedStores(config, logger),
+    connectMongo(config.mongodbUri, config.mongodbDatabase, logger).then(async (connection) => {
+      try {
+        await ensureIndexes(connection.db);
+        return connection;
+      } catch (error) {
+        await connection.close();
+        throw error;
+      }
+    }),
+  ]);
+  if (sharedOpened.status === 'rejected' || mongoOpened.status === 'rejected') {
+    if (sharedOpened.status === 'fulfilled') await sharedOpened.value.dueQueue.close();
+    if (mongoOpened.status === 'fulfilled') await mongoOpened.value.close();
+    throw sharedOpened.status === 'rejected'
+      ? sharedOpened.reason
+      : (mongoOpened as PromiseRejectedResult).reason;
   }
+  const shared = sharedOpened.value;
+  const connection = mongoOpened.value;
   return {
     stores: mongoStores(
       connection.db,
@@ -170,7 +177,10 @@ export async function createStores(
       shared,
       config.eventRetentionMs,
     ),
-    close: () => close(connection),
+    close: async () => {
+      await connection.close();
+      await shared.dueQueue.close();
+    },
   };
 }
 

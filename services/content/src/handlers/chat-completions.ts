@@ -1,3 +1,4 @@
+import { text } from 'node:stream/consumers';
 import { AppError, type CallContext, type StreamSink, UsageRoutes } from '@switchyard/shared';
 import type {
   CompleteChunk,
@@ -137,7 +138,7 @@ async function completeWith(
   const relay = model.chatRelay;
   if (relay) {
     const relayed = await relay.relay(upstreamBody(prepared.body, relay), options, async (answer) =>
-      settleCompletion(await answer.body.text(), prepared.body.messages),
+      settleCompletion(await text(answer.body), prepared.body.messages),
     );
     return { text: '', ...relayed };
   }
@@ -147,8 +148,7 @@ async function completeWith(
   const result = await model.complete(input, options).catch((error: unknown) => {
     throw asOpenAiError(error);
   });
-  const text = cutAtStop(result.text, input.stop);
-  const answered = { ...result, text };
+  const answered = { ...result, text: cutAtStop(result.text, input.stop) };
   return {
     ...answered,
     body: renderCompletion(answered, maxTokens, renderingOf(model, requestId)),

@@ -13,10 +13,11 @@ import { countPromptTokens, spentOf, withSpent } from '../usage';
 import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
 import { APIError } from 'openai';
-import { request, type Dispatcher } from 'undici';
+import type { IncomingMessage } from 'node:http';
+import { text } from 'node:stream/consumers';
 import type { ChatBackend, ChatOutput, Sampling } from '../chat-model';
 import type { OutputTokenParam } from '../config/catalog';
-import { upstreamPool } from './upstream-fetch';
+import { upstreamRequest } from './upstream-fetch';
 import { ChatStreamDeltas } from './chat-stream-deltas';
 
 /** Where the provider's chat completions endpoint is and what every request to it carries. */
@@ -26,7 +27,9 @@ export interface RelayTarget {
 }
 
 /** The provider's answer, as it arrives (2xx only: other statuses become errors). */
-export type RelayResponse = Dispatcher.ResponseData;
+export interface RelayResponse {
+  body: IncomingMessage;
+}
 
 export interface ChatClientOptions {
   client: OpenAI;
@@ -96,11 +99,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** A provider's refusal as the SDK would have raised it, so one retry policy and mapping serve both paths. */
-async function relayFailure(response: RelayResponse): Promise<APIError> {
-  const text = await response.body.text().catch(() => '');
+async function relayFailure(response: IncomingMessage): Promise<APIError> {
+  const body = await text(response).catch(() => '');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(body);
   } catch {
     parsed = undefined;
   }
@@ -110,7 +113,7 @@ async function relayFailure(response: RelayResponse): Promise<APIError> {
   return APIError.generate(
     response.statusCode,
     parsed as object | undefined,
-    parsed === undefined ? text || undefined : undefined,
+    parsed === undefined ? body || undefined : undefined,
     headers,
   );
 }
@@ -187,15 +190,19 @@ export class ChatClient implements ChatBackend, ChatRelay {
   ): Promise<T> {
     const { url, headers } = this.options.relay;
     return this.withRetries(call, async (attempt) => {
-      const response = await request(url, {
+      const response = await upstreamRequest(url, {
         method: 'POST',
         headers,
         body,
         signal: attempt.signal,
-        dispatcher: upstreamPool,
       });
-      if (response.statusCode >= 300) throw await relayFailure(response);
-      return read(response, attempt);
+      if (response.statusCode! >= 300) throw await relayFailure(response);
+      try {
+        return await read({ body: response }, attempt);
+      } finally {
+        // An answer `read` left unread must not keep its socket busy (a read one is unaffected).
+        response.destroy();
+      }
     });
   }
 
@@ -247,7 +254,7 @@ export class ChatClient implements ChatBackend, ChatRelay {
   }
 
   /**
-   * On the /v1 path's transport (relay(): undici, no SDK): the provider's events are read as they
+   * On the /v1 path's transport (relay(): node:http, no SDK): the provider's events are read as they
    * arrive and each network read's text goes to onDelta at once (see ChatStreamDeltas).
    */
   private async readStream(
@@ -259,7 +266,7 @@ export class ChatClient implements ChatBackend, ChatRelay {
     sampling?: Sampling,
   ): Promise<void> {
     const { url, headers } = this.options.relay;
-    const response = await request(url, {
+    const response = await upstreamRequest(url, {
       method: 'POST',
       headers,
       body: JSON.stringify({
@@ -271,9 +278,8 @@ export class ChatClient implements ChatBackend, ChatRelay {
         stream_options: { include_usage: true },
       }),
       signal: attempt.signal,
-      dispatcher: upstreamPool,
     });
-    if (response.statusCode >= 300) throw await relayFailure(response);
+    if (response.statusCode! >= 300) throw await relayFailure(response);
     const events = new ChatStreamDeltas();
     const take = async (delta: string) => {
       if (events.usage) output.usage = events.usage;
@@ -282,7 +288,7 @@ export class ChatClient implements ChatBackend, ChatRelay {
       output.deltas++;
       await onDelta(delta);
     };
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    for await (const chunk of response as AsyncIterable<Uint8Array>) {
       attempt.touch();
       await take(events.push(chunk));
     }

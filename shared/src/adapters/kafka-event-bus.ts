@@ -70,6 +70,8 @@ export interface KafkaBusOptions {
   membership?: GroupMembership;
   /** Linger and compression of produce requests (KAFKA_LINGER_MS, KAFKA_COMPRESSION). */
   producer?: ProducerTuning;
+  /** After a failed publish, how often a reconnect is tried to see Kafka back (default 1 s). */
+  healthRecheckMs?: number;
 }
 
 /**
@@ -78,6 +80,10 @@ export interface KafkaBusOptions {
  * within about a second when Kafka is gone.
  */
 export const DEFAULT_KAFKA_SEND_TIMEOUT_MS = 1000;
+/** As the publish breaker's half-open delay: Kafka's return is seen within about a second. */
+const DEFAULT_HEALTH_RECHECK_MS = 1000;
+/** A consumer kafkajs stopped for good is replaced after this long (again while that fails). */
+const CONSUMER_REOPEN_MS = 1000;
 
 /** What handling an event needs of its consumer: the group heartbeat, and whether it still runs. */
 interface HandlingControl {
@@ -120,9 +126,13 @@ export class KafkaEventBus implements EventBus {
   private readonly kafka: Kafka;
   private producer: Producer;
   /** The consumers running, each with its state: a handler waiting out an outage stops once it is closed. */
-  private readonly consumers = new Map<Consumer, ConsumerState>();
+  private readonly consumers = new Set<ConsumerState>();
   private connected?: Promise<void>;
-  /** This bus's view of Kafka (open from start to close). */
+  /**
+   * This bus's publishes' view of Kafka (open from start to close). Each consumer reports through
+   * a probe of its own: a consumer's fetches going well must not hide publishes that fail (after a
+   * broker restart the fetches resume while the producer's sends can still be refused).
+   */
   private health?: DependencyProbe;
   /**
    * Publishes go through Kafka's breaker, which one failed send opens: a healthy cluster never
@@ -131,9 +141,17 @@ export class KafkaEventBus implements EventBus {
   private readonly guard = new DependencyGuard(
     'kafka',
     () => true,
-    { report: (up) => this.health?.report(up), close: () => undefined },
+    {
+      report: (up) => {
+        this.health?.report(up);
+        if (!up) this.recheckLater();
+      },
+      close: () => undefined,
+    },
     1,
   );
+  /** Pending check of whether publishes would go through again (see recheckLater). */
+  private recheck?: NodeJS.Timeout;
   /** Events waiting for the producer's next request (see flush). */
   private readonly queued: QueuedMessage[] = [];
   private flushing = false;
@@ -189,6 +207,24 @@ export class KafkaEventBus implements EventBus {
       throw error;
     });
     return this.connected;
+  }
+
+  /**
+   * After a failed publish Kafka reads down for publishes until one succeeds or, tried every
+   * healthRecheckMs, the producer connects again (a process that publishes rarely must not read
+   * down long after Kafka is back).
+   */
+  private recheckLater(): void {
+    if (this.recheck || !this.health) return;
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      const limitMs = this.options.sendTimeoutMs ?? DEFAULT_KAFKA_SEND_TIMEOUT_MS;
+      withinTime(this.start(), limitMs, 'Kafka connect').then(
+        () => this.health?.report(true),
+        () => this.recheckLater(),
+      );
+    }, this.options.healthRecheckMs ?? DEFAULT_HEALTH_RECHECK_MS);
+    this.recheck.unref();
   }
 
   /**
@@ -439,6 +475,57 @@ export class KafkaEventBus implements EventBus {
     ) => Promise<void>,
   ): Promise<Subscription> {
     await this.start();
+    const health = dependencyHealth.probe('kafka');
+    const state: ConsumerState = { running: true, pipelines: new Set(), health };
+    const open = async (): Promise<void> => {
+      const consumer = this.newConsumer(group, fetching);
+      state.consumer = consumer;
+      watchConsumerHealth(consumer, (up) => health.report(up));
+      consumer.on(consumer.events.CRASH, ({ payload }) => {
+        // kafkajs restarts a consumer after a retriable error only. One that gave up (e.g.
+        // "Failed to find group coordinator" while the broker shuts down) would never fetch
+        // again: its events would wait and its view would read Kafka down for good.
+        if (!payload.restart && state.running && state.consumer === consumer)
+          this.reopenLater(group, state, open, payload.error);
+      });
+      try {
+        await consumer.connect();
+        // A new group reads from the beginning so nothing published before it existed is missed.
+        await consumer.subscribe({
+          topics: topics.map((t) => this.physical(t)),
+          fromBeginning: true,
+        });
+        await run(
+          consumer,
+          () => state.running,
+          (pipeline) => state.pipelines.add(pipeline),
+        );
+        // Closed while a replacement was starting: it must not run on.
+        if (!state.running) await consumer.disconnect();
+      } catch (error) {
+        void consumer.disconnect().catch(() => undefined);
+        throw error;
+      }
+    };
+    try {
+      await open();
+    } catch (error) {
+      health.close();
+      throw error;
+    }
+    this.consumers.add(state);
+    return {
+      close: async () => {
+        this.consumers.delete(state);
+        await stopConsumer(state);
+      },
+    };
+  }
+
+  private newConsumer(
+    group: string,
+    fetching: { minBytes?: number; maxWaitTimeInMs?: number },
+  ): Consumer {
     const membership = this.membership();
     const consumer = this.kafka.consumer({
       // An idle member heartbeats when its fetch returns: within a heartbeat interval, so it hears
@@ -453,24 +540,32 @@ export class KafkaEventBus implements EventBus {
       heartbeatInterval: membership.heartbeatIntervalMs,
     });
     observeConsumer(consumer, group, (topic) => this.logical(topic));
-    watchConsumerHealth(consumer, (up) => this.health?.report(up));
     this.logMembership(consumer, group);
-    await consumer.connect();
-    // A new group reads from the beginning so nothing published before it existed is missed.
-    await consumer.subscribe({ topics: topics.map((t) => this.physical(t)), fromBeginning: true });
-    const state: ConsumerState = { running: true, pipelines: new Set() };
-    await run(
-      consumer,
-      () => state.running,
-      (pipeline) => state.pipelines.add(pipeline),
+    return consumer;
+  }
+
+  /**
+   * A new consumer in place of one kafkajs stopped for good, tried every CONSUMER_REOPEN_MS
+   * until it runs (while Kafka is away connecting fails). Its batches not committed come again.
+   */
+  private reopenLater(
+    group: string,
+    state: ConsumerState,
+    open: () => Promise<void>,
+    cause: unknown,
+  ): void {
+    if (state.reopen) return;
+    this.options.logger.warn(
+      { group, error: errorText(cause) },
+      'Kafka consumer stopped by its client: starting a new one',
     );
-    this.consumers.set(consumer, state);
-    return {
-      close: async () => {
-        this.consumers.delete(consumer);
-        await stopConsumer(consumer, state);
-      },
-    };
+    state.reopen = setTimeout(() => {
+      state.reopen = undefined;
+      if (!state.running) return;
+      open().catch((error: unknown) => {
+        if (state.running) this.reopenLater(group, state, open, error);
+      });
+    }, CONSUMER_REOPEN_MS);
   }
 
   /**
@@ -513,9 +608,9 @@ export class KafkaEventBus implements EventBus {
   async close(): Promise<void> {
     this.health?.close();
     this.health = undefined;
-    await Promise.all(
-      [...this.consumers].map(([consumer, state]) => stopConsumer(consumer, state)),
-    );
+    clearTimeout(this.recheck);
+    this.recheck = undefined;
+    await Promise.all([...this.consumers].map(stopConsumer));
     this.consumers.clear();
     if (this.connected) await this.producer.disconnect();
     this.connected = undefined;
@@ -722,16 +817,24 @@ export class KafkaEventBus implements EventBus {
 }
 
 interface ConsumerState {
+  /** The kafkajs consumer now (a new one replaces one that stopped for good). */
+  consumer?: Consumer;
   running: boolean;
   /** Pipelined partitions with batches whose offsets are still to be committed. */
   pipelines: Set<PipelinedPartition>;
+  /** This consumer's view of Kafka, closed with it. */
+  health: DependencyProbe;
+  /** Pending start of a new consumer (see reopenLater). */
+  reopen?: NodeJS.Timeout;
 }
 
 /** Stops a consumer: batches in flight finish (and are committed) before it leaves its group. */
-async function stopConsumer(consumer: Consumer, state: ConsumerState): Promise<void> {
+async function stopConsumer(state: ConsumerState): Promise<void> {
   state.running = false;
+  clearTimeout(state.reopen);
+  state.health.close();
   await Promise.all([...state.pipelines].map((p) => p.drained()));
-  await consumer.disconnect();
+  await state.consumer?.disconnect();
 }
 
 /**

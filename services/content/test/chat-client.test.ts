@@ -1,5 +1,5 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { text } from 'node:stream/consumers';
 import { expect } from 'chai';
 import OpenAI from 'openai';
@@ -257,27 +257,5 @@ describe("ChatClient: the upstream HTTP client's cancellation, redirects and ref
     expect(provider.paths).to.have.length(4);
     expect(second! - first!).to.be.at.least(290);
     expect(fourth! - third!).to.be.at.least(290);
-  });
-
-  it('speaks TLS to an https provider, on both paths', async () => {
-    // The first byte a client sends: 0x16 opens a TLS handshake, an HTTP request starts with a letter.
-    const firstBytes: number[] = [];
-    const tls = net.createServer((socket) =>
-      socket.once('data', (data) => {
-        firstBytes.push(data[0]!);
-        socket.destroy();
-      }),
-    );
-    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
-    try {
-      const secure = chatClientOn(`https://127.0.0.1:${(tls.address() as AddressInfo).port}`);
-      const relayed = await settle(secure.relay('{}', {}, (answer) => text(answer.body)));
-      const completed = await settle(secure.complete([{ role: 'user', content: 'hello' }], 10));
-      for (const error of [relayed, completed])
-        expect(error).to.be.instanceOf(AppError).and.to.have.property('code', 'upstream_error');
-      expect(firstBytes).to.deep.equal([0x16, 0x16]);
-    } finally {
-      await new Promise((resolve) => tls.close(resolve));
-    }
   });
 });

@@ -105,5 +105,9 @@ export async function upstreamFetch(
   let body: ReadableStream | null = null;
   if (NULL_BODY_STATUS.has(status)) answer.resume();
   else body = Readable.toWeb(answer) as ReadableStream;
-  return new Response(body, { status, headers: responseHeaders(answer.rawHeaders) });
+  return new Response(body, {
+    status,
+    statusText: answer.statusMessage,
+    headers: responseHeaders(answer.rawHeaders),
+  });
 }

@@ -7,7 +7,7 @@
  * What Switchyard adds to a call: each scenario runs alternately straight to a mock
  * OpenAI-compatible upstream and through the gateway, at each concurrency, and the medians of the
  * repetitions are printed with the added latency; the /v1 scenarios also through the floor, a bare
- * node:http relay (node:http client). Then the realistic shape ("paced"): that many concurrent streams
+ * node:http -> undici relay. Then the realistic shape ("paced"): that many concurrent streams
  * against an upstream that paces its chunks like a model, straight, through /v1/chat/completions,
  * through the native generate stream and through the floor, one after the other. Portkey's gateway
  * (--peers portkey, the default; installed on demand into a cache folder, see peers.js) takes the

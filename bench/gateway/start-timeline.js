@@ -3,11 +3,10 @@
  * Where a burst's starts wait, from inside the mesh: preloaded into it
  * (BENCH_NODE_ARGS="-r ./bench/gateway/start-timeline.js"), it notes for each model request
  * (/v1/chat/completions, content/generate) when the gateway began it, when content created its
- * upstream request and when it was handed to its socket, and whether any other
+ * upstream request (undici) and when undici wrote that request's headers, and whether any other
  * request's step ran in between. Once requests stop starting for 300 ms it writes one summary to
  * stderr (the mesh's log): per step first / p50 / last ms after the first request began. Only
- * public diagnostics channels are used, node:http's (content's client now) and undici's (older
- * checkouts, for --before); nothing of the mesh changes.
+ * Node's and undici's public diagnostics channels are used; nothing of the mesh changes.
  */
 const channels = require('node:diagnostics_channel');
 const { AsyncLocalStorage } = require('node:async_hooks');
@@ -32,14 +31,10 @@ channels.subscribe('http.server.request.start', ({ request: incoming }) => {
   request.enterWith(started++);
   note('began');
 });
-const connected = () => {
-  if (request.getStore() !== undefined) connects++;
-};
-channels.subscribe('http.client.request.created', () => note('upstream created'));
-channels.subscribe('net.client.socket', connected);
-channels.subscribe('http.client.request.start', () => note('upstream sent'));
 channels.subscribe('undici:request:create', () => note('upstream created'));
-channels.subscribe('undici:client:beforeConnect', connected);
+channels.subscribe('undici:client:beforeConnect', () => {
+  if (request.getStore() !== undefined) connects++;
+});
 channels.subscribe('undici:client:sendHeaders', () => note('upstream sent'));
 
 const at = (sorted, share) =>

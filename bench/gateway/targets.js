@@ -57,7 +57,7 @@ async function startMockUpstream() {
   };
 }
 
-/** The floor: a bare node:http relay to the mock (floor-relay.js). */
+/** The floor: a bare node:http -> undici relay to the mock (floor-relay.js). */
 async function startFloorRelay(upstreamUrl) {
   const child = fork(path.join(__dirname, 'floor-relay.js'), [], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

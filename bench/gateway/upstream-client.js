@@ -15,7 +15,6 @@
  */
 const http = require('node:http');
 const path = require('node:path');
-const { text } = require('node:stream/consumers');
 const { parseArgs } = require('node:util');
 const { startMockUpstream } = require('./targets');
 const { percentile } = require('./measure');
@@ -70,7 +69,7 @@ async function drain(answer) {
 
 const SHAPES = {
   'sdk complete': (chat) => chat.complete(MESSAGES, 100),
-  'relay complete': (chat) => chat.relay(body('gpt-4o-mini'), {}, (answer) => text(answer.body)),
+  'relay complete': (chat) => chat.relay(body('gpt-4o-mini'), {}, (answer) => answer.body.text()),
   'relay stream': (chat) => chat.relay(body('gpt-4o-mini', true), {}, drain),
 };
 

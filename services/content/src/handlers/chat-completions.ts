@@ -1,4 +1,3 @@
-import { text } from 'node:stream/consumers';
 import { AppError, type CallContext, type StreamSink, UsageRoutes } from '@switchyard/shared';
 import type {
   CompleteChunk,
@@ -138,7 +137,7 @@ async function completeWith(
   const relay = model.chatRelay;
   if (relay) {
     const relayed = await relay.relay(upstreamBody(prepared.body, relay), options, async (answer) =>
-      settleCompletion(await text(answer.body), prepared.body.messages),
+      settleCompletion(await answer.body.text(), prepared.body.messages),
     );
     return { text: '', ...relayed };
   }
@@ -148,7 +147,8 @@ async function completeWith(
   const result = await model.complete(input, options).catch((error: unknown) => {
     throw asOpenAiError(error);
   });
-  const answered = { ...result, text: cutAtStop(result.text, input.stop) };
+  const text = cutAtStop(result.text, input.stop);
+  const answered = { ...result, text };
   return {
     ...answered,
     body: renderCompletion(answered, maxTokens, renderingOf(model, requestId)),

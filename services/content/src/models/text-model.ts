@@ -89,7 +89,7 @@ export interface CompleteInput {
 
 /** The provider's answer to a relayed request, unread. */
 export interface RelayedAnswer {
-  body: AsyncIterable<Uint8Array>;
+  body: AsyncIterable<Uint8Array> & { text(): Promise<string> };
 }
 
 /** The attempt a relayed answer is read in: `touch` restarts its timeout (a stream that is still sending). */

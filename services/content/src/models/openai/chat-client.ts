@@ -13,11 +13,10 @@ import { countPromptTokens, spentOf, withSpent } from '../usage';
 import { statusOf, timeoutError, upstreamError, type ProviderTarget } from './errors';
 import { backoffMs, isRetryableStatus, retryAfterMs } from './retry-policy';
 import { APIError } from 'openai';
-import type { IncomingMessage } from 'node:http';
-import { text } from 'node:stream/consumers';
+import { request, type Dispatcher } from 'undici';
 import type { ChatBackend, ChatOutput, Sampling } from '../chat-model';
 import type { OutputTokenParam } from '../config/catalog';
-import { upstreamRequest } from './upstream-fetch';
+import { upstreamPool } from './upstream-fetch';
 import { ChatStreamDeltas } from './chat-stream-deltas';
 
 /** Where the provider's chat completions endpoint is and what every request to it carries. */
@@ -27,9 +26,7 @@ export interface RelayTarget {
 }
 
 /** The provider's answer, as it arrives (2xx only: other statuses become errors). */
-export interface RelayResponse {
-  body: IncomingMessage;
-}
+export type RelayResponse = Dispatcher.ResponseData;
 
 export interface ChatClientOptions {
   client: OpenAI;
@@ -99,11 +96,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** A provider's refusal as the SDK would have raised it, so one retry policy and mapping serve both paths. */
-async function relayFailure(response: IncomingMessage): Promise<APIError> {
-  const body = await text(response).catch(() => '');
+async function relayFailure(response: RelayResponse): Promise<APIError> {
+  const text = await response.body.text().catch(() => '');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = JSON.parse(text);
   } catch {
     parsed = undefined;
   }
@@ -113,7 +110,7 @@ async function relayFailure(response: IncomingMessage): Promise<APIError> {
   return APIError.generate(
     response.statusCode,
     parsed as object | undefined,
-    parsed === undefined ? body || undefined : undefined,
+    parsed === undefined ? text || undefined : undefined,
     headers,
   );
 }
@@ -190,19 +187,15 @@ export class ChatClient implements ChatBackend, ChatRelay {
   ): Promise<T> {
     const { url, headers } = this.options.relay;
     return this.withRetries(call, async (attempt) => {
-      const response = await upstreamRequest(url, {
+      const response = await request(url, {
         method: 'POST',
         headers,
         body,
         signal: attempt.signal,
+        dispatcher: upstreamPool,
       });
-      if (response.statusCode! >= 300) throw await relayFailure(response);
-      try {
-        return await read({ body: response }, attempt);
-      } finally {
-        // An answer `read` left unread must not keep its socket busy (a read one is unaffected).
-        response.destroy();
-      }
+      if (response.statusCode >= 300) throw await relayFailure(response);
+      return read(response, attempt);
     });
   }
 
@@ -254,7 +247,7 @@ export class ChatClient implements ChatBackend, ChatRelay {
   }
 
   /**
-   * On the /v1 path's transport (relay(): node:http, no SDK): the provider's events are read as they
+   * On the /v1 path's transport (relay(): undici, no SDK): the provider's events are read as they
    * arrive and each network read's text goes to onDelta at once (see ChatStreamDeltas).
    */
   private async readStream(
@@ -266,7 +259,7 @@ export class ChatClient implements ChatBackend, ChatRelay {
     sampling?: Sampling,
   ): Promise<void> {
     const { url, headers } = this.options.relay;
-    const response = await upstreamRequest(url, {
+    const response = await request(url, {
       method: 'POST',
       headers,
       body: JSON.stringify({
@@ -278,8 +271,9 @@ export class ChatClient implements ChatBackend, ChatRelay {
         stream_options: { include_usage: true },
       }),
       signal: attempt.signal,
+      dispatcher: upstreamPool,
     });
-    if (response.statusCode! >= 300) throw await relayFailure(response);
+    if (response.statusCode >= 300) throw await relayFailure(response);
     const events = new ChatStreamDeltas();
     const take = async (delta: string) => {
       if (events.usage) output.usage = events.usage;
@@ -288,7 +282,7 @@ export class ChatClient implements ChatBackend, ChatRelay {
       output.deltas++;
       await onDelta(delta);
     };
-    for await (const chunk of response as AsyncIterable<Uint8Array>) {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
       attempt.touch();
       await take(events.push(chunk));
     }

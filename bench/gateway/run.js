@@ -83,6 +83,10 @@ const benchCpuMs = () => {
 const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 const pad = (text, width) => String(text).padStart(width);
 
+/** A scenario's request to one gateway (some depend on what seed() set up there). */
+const gatewayRequest = (scenario, url) =>
+  typeof scenario.gateway === 'function' ? scenario.gateway(url) : scenario.gateway;
+
 async function measureScenario(target, upstream, scenario, connections) {
   const run = scenario.stream ? streamRun : loadRun;
   const runs = [];
@@ -94,7 +98,10 @@ async function measureScenario(target, upstream, scenario, connections) {
     const cpuBefore = cpuMs(target.pids);
     const othersBefore = { ...cpuMs(others), bench: benchCpuMs() };
     const metricsBefore = target.metricsUrls && (await hops.scrape(target.metricsUrls));
-    const gateway = await run(target.url, scenario.gateway, { connections, seconds });
+    const gateway = await run(target.url, gatewayRequest(scenario, target.url), {
+      connections,
+      seconds,
+    });
     const cpuAfter = cpuMs(target.pids);
     const othersAfter = { ...cpuMs(others), bench: benchCpuMs() };
     const calls = Math.max(1, gateway.count + gateway.non2xx);
@@ -177,13 +184,19 @@ function printRow(scenario, connections, r) {
  */
 async function measureMemory(target, scenario, calls) {
   if (!target.gatewayPid || calls === 0) return;
-  await loadRun(target.url, scenario.gateway, { connections: 32, amount: 1000 });
+  await loadRun(target.url, gatewayRequest(scenario, target.url), {
+    connections: 32,
+    amount: 1000,
+  });
   const early = rssMiB(target.gatewayPid);
   const warmCalls = Math.min(9000, Math.max(0, calls - 1000));
   if (warmCalls > 0)
-    await loadRun(target.url, scenario.gateway, { connections: 32, amount: warmCalls });
+    await loadRun(target.url, gatewayRequest(scenario, target.url), {
+      connections: 32,
+      amount: warmCalls,
+    });
   const warm = rssMiB(target.gatewayPid);
-  const run = await loadRun(target.url, scenario.gateway, {
+  const run = await loadRun(target.url, gatewayRequest(scenario, target.url), {
     connections: 32,
     amount: calls - warmCalls,
   });

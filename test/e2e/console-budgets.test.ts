@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
-import { expectAtEveryWidth, requireBrowser } from '../support/browser';
+import { expectAtEveryWidth, expectFocusOn, requireBrowser } from '../support/browser';
 import { consoleOrganization, issueKey, signIn, trackedPages } from '../support/console';
 
 describe('e2e: the console teams and key scopes, in Chromium', function () {
@@ -30,7 +30,7 @@ describe('e2e: the console teams and key scopes, in Chromium', function () {
     expect(await teamDialog.locator('#team-budget-cost-error').textContent()).to.equal(
       'Must be more than 0.',
     );
-    expect(await page.evaluate('document.activeElement?.id')).to.equal('team-budget-cost');
+    await expectFocusOn(page, 'team-budget-cost');
     await teamDialog.getByLabel('Cost ($)').fill('20');
     await teamDialog.locator('#team-budget-cost-error').waitFor({ state: 'detached' });
     await teamDialog.getByLabel('Per').selectOption('day');
@@ -61,7 +61,7 @@ describe('e2e: the console teams and key scopes, in Chromium', function () {
       '"fast gpt": a model id or alias starts with a letter or digit',
     );
     await keyDialog.locator('#key-cache-threshold-error').waitFor();
-    expect(await page.evaluate('document.activeElement?.id')).to.equal('key-models');
+    await expectFocusOn(page, 'key-models');
     await expectAtEveryWidth(page, 'the key dialog with errors', 'keys-edit');
     await keyDialog.getByLabel('Models').fill('builtin');
     await keyDialog.getByLabel('Cache answers for (seconds)').fill('3600');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
-import { expectAtEveryWidth, requireBrowser } from '../support/browser';
+import { expectAtEveryWidth, expectFocusOn, requireBrowser } from '../support/browser';
 import { consoleOrganization, signIn, trackedPages } from '../support/console';
 import { WebhookReceiver } from '../support/receiver';
 
@@ -61,7 +61,7 @@ describe('e2e: the console events page, in Chromium', function () {
       expect(shown.split('/properties/orderId/type').length - 1).to.equal(
         refusal.body.error.details.length,
       );
-      expect(await page.evaluate('document.activeElement?.id')).to.equal('type-schema');
+      await expectFocusOn(page, 'type-schema');
       await expectAtEveryWidth(page, 'the event type dialog with an error', 'events-error');
       await dialog
         .getByLabel('Schema of the data (JSON Schema 2020-12)')

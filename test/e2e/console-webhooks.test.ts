@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
-import { expectAccessible, expectAtEveryWidth, requireBrowser } from '../support/browser';
+import {
+  expectAccessible,
+  expectAtEveryWidth,
+  expectFocusOn,
+  requireBrowser,
+} from '../support/browser';
 import { consoleOrganization, signIn, trackedPages } from '../support/console';
 import { WebhookReceiver } from '../support/receiver';
 import { verifyWithStandardWebhooks } from '../support/signatures';
@@ -41,7 +46,7 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       expect(await dialog.locator('#webhook-events-error').textContent()).to.equal(
         'Choose at least one event.',
       );
-      expect(await page.evaluate('document.activeElement?.id')).to.equal('webhook-url');
+      await expectFocusOn(page, 'webhook-url');
       await expectAtEveryWidth(page, 'the new endpoint dialog with errors');
       await dialog.getByLabel('usage_threshold').check();
       // Each error goes with its own field's change; the URL's stays until the URL changes.
@@ -172,7 +177,7 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       await recover.getByLabel('Failed since').fill('');
       await recover.getByRole('button', { name: 'Send again' }).click();
       await recover.locator('#recover-since-error').waitFor();
-      expect(await page.evaluate('document.activeElement?.id')).to.equal('recover-since');
+      await expectFocusOn(page, 'recover-since');
       await recover.getByLabel('Failed since').fill('2026-01-01T00:00');
       // The field's error goes as soon as the field changes, not at the next submission.
       await recover.locator('#recover-since-error').waitFor({ state: 'detached' });
@@ -197,7 +202,7 @@ describe('e2e: the console webhooks page, in Chromium', function () {
       await edit.getByLabel('Payload filter (optional)').fill('{"test": tru');
       await edit.getByRole('button', { name: 'Save endpoint' }).click();
       await edit.locator('#edit-filter-error').waitFor();
-      expect(await page.evaluate('document.activeElement?.id')).to.equal('edit-filter');
+      await expectFocusOn(page, 'edit-filter');
       await expectAtEveryWidth(page, 'the edit endpoint dialog with an error', 'webhooks-edit');
       await edit.getByLabel('Payload filter (optional)').fill('{"test": true}');
       await edit.getByRole('button', { name: 'Save endpoint' }).click();

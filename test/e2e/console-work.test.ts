@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
 import type { Page } from 'playwright-core';
 import { apertiumInstalled } from '../support/apertium';
-import { expectAtEveryWidth, requireBrowser } from '../support/browser';
+import { expectAtEveryWidth, expectFocusOn, requireBrowser } from '../support/browser';
 import { consoleOrganization, signIn, trackedPages } from '../support/console';
 import { daysAhead } from '../support/dates';
 
@@ -48,8 +48,7 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     await page.getByRole('button', { name: 'Run' }).click();
     await page.locator('#pg-max-error').waitFor();
     // Focus moves to the field after the error renders (the form's effect), not with it.
-    await page.waitForFunction("document.activeElement?.id === 'pg-max'");
-    expect(await focusedId(page)).to.equal('pg-max');
+    await expectFocusOn(page, 'pg-max');
     await page.getByLabel('Max length (tokens)').fill('60');
 
     // Transform: summarize, not streamed.

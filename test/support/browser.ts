@@ -199,3 +199,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(folder, { recursive: true });
   await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
 }
+
+/**
+ * Focus reaches the element with this id: a form moves it to the first refused field after the
+ * error renders, so it is waited for (5 s) rather than read once; fails naming where focus is.
+ */
+export async function expectFocusOn(page: Page, id: string): Promise<void> {
+  const reached = await page
+    .waitForFunction(`document.activeElement?.id === ${JSON.stringify(id)}`, undefined, {
+      timeout: 5_000,
+    })
+    .then(
+      () => true,
+      () => false,
+    );
+  if (!reached)
+    expect(await page.evaluate('document.activeElement?.id ?? ""'), 'focused element id').to.equal(
+      id,
+    );
+}

@@ -1,12 +1,9 @@
 import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
-import type { Page } from 'playwright-core';
 import { apertiumInstalled } from '../support/apertium';
 import { expectAtEveryWidth, expectFocusOn, requireBrowser } from '../support/browser';
 import { consoleOrganization, signIn, trackedPages } from '../support/console';
 import { daysAhead } from '../support/dates';
-
-const focusedId = (page: Page) => page.evaluate<string>('document.activeElement?.id ?? ""');
 
 describe('e2e: the console at work (playground, knowledge, agents), in Chromium', function () {
   this.timeout(90_000);
@@ -41,7 +38,7 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     const promptError = page.locator('#pg-prompt-error');
     await promptError.waitFor();
     expect(await promptError.textContent()).to.equal('must not be blank');
-    expect(await focusedId(page)).to.equal('pg-prompt');
+    await expectFocusOn(page, 'pg-prompt');
     // The browser's own checks too: a length under 1.
     await page.getByLabel('Prompt').fill('A tagline for a flower shop');
     await page.getByLabel('Max length (tokens)').fill('0');
@@ -112,7 +109,7 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     await page.getByLabel('Source language').fill('');
     await page.getByRole('button', { name: 'Run' }).click();
     await page.locator('#pg-source-error').waitFor();
-    expect(await focusedId(page)).to.equal('pg-source');
+    await expectFocusOn(page, 'pg-source');
 
     // A pair the model lacks: the API's 422 at the target language's field.
     await page.getByLabel('Source language').fill('en');
@@ -121,7 +118,7 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     const target = page.locator('#pg-language-error');
     await target.waitFor();
     expect(await target.textContent()).to.include('no en -> de route');
-    expect(await focusedId(page)).to.equal('pg-language');
+    await expectFocusOn(page, 'pg-language');
     await expectAtEveryWidth(
       page,
       'the playground with a refused translation',
@@ -148,7 +145,7 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     expect(await page.locator('#collection-name-error').textContent()).to.include(
       'lowercase letters, digits, - and _',
     );
-    expect(await focusedId(page)).to.equal('collection-name');
+    await expectFocusOn(page, 'collection-name');
     await page.getByLabel('New collection').fill('concerts');
     await page.getByLabel('Kind').selectOption('events');
     await page.getByRole('button', { name: 'Create collection' }).click();
@@ -258,7 +255,7 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     expect(await nameError.textContent()).to.equal(
       'Use lowercase letters, digits, - and _, starting with a letter or digit (at most 63 characters).',
     );
-    expect(await focusedId(page)).to.equal('agent-name');
+    await expectFocusOn(page, 'agent-name');
     expect(sent).to.deep.equal([]);
 
     await page.getByLabel('Name').fill('helpdesk');
@@ -279,7 +276,7 @@ describe('e2e: the console at work (playground, knowledge, agents), in Chromium'
     const modelError = page.locator('#agent-model-error');
     await modelError.waitFor();
     expect(await modelError.textContent()).to.include("unknown model 'no-such-model'");
-    expect(await focusedId(page)).to.equal('agent-model');
+    await expectFocusOn(page, 'agent-model');
     expect((await own.api('/api/v2/agents/helpdesk')).status).to.equal(404);
     await expectAtEveryWidth(page, 'the agent form with an error', 'agents-error');
 

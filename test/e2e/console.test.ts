@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { waitFor } from '@switchyard/shared/testing';
-import { expectAccessible, expectAtEveryWidth, PHONE, requireBrowser } from '../support/browser';
+import {
+  PHONE,
+  expectAccessible,
+  expectAtEveryWidth,
+  expectFocusOn,
+  requireBrowser,
+} from '../support/browser';
 import {
   consoleOrganization,
   issueKey,
@@ -11,8 +17,6 @@ import {
 import { mesh } from '../support/mesh';
 
 /** The element that has the focus: its id (the field a form moved it to). */
-const focusedId = (page: import('playwright-core').Page) =>
-  page.evaluate<string>('document.activeElement?.id ?? ""');
 
 describe('e2e: the console, in Chromium', function () {
   this.timeout(60_000);
@@ -366,7 +370,7 @@ describe('e2e: the console, in Chromium', function () {
     await dialog.getByRole('button', { name: 'Save' }).click();
     const marks = dialog.locator('#org-thresholds-error');
     expect(await marks.textContent()).to.include('percentage of the quota above 0');
-    expect(await focusedId(page)).to.equal('org-thresholds');
+    await expectFocusOn(page, 'org-thresholds');
     expect(
       await dialog
         .getByLabel('usage_threshold marks (% of the quota)')
@@ -381,7 +385,7 @@ describe('e2e: the console, in Chromium', function () {
     const zone = dialog.locator('#org-timezone-error');
     await zone.waitFor();
     expect(await zone.textContent()).to.equal('must be an IANA time zone');
-    expect(await focusedId(page)).to.equal('org-timezone');
+    await expectFocusOn(page, 'org-timezone');
     await expectAtEveryWidth(page, 'the organization dialog with an error', 'admin-edit');
 
     await dialog.getByLabel('Time zone').fill('Europe/Berlin');

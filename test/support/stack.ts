@@ -114,7 +114,11 @@ export async function startStack(
       if (process.env.STACK_LOG_LEVEL) process.stderr.write(`[${component}] ${line}\n`);
     },
   });
-  await stack.startAll();
+  await stack.startAll().catch((error: unknown) => {
+    // The components' lines are printed only with STACK_LOG_LEVEL; a failed start shows its tail.
+    if (!process.env.STACK_LOG_LEVEL) process.stderr.write(`${log.slice(-40).join('\n')}\n`);
+    throw error;
+  });
   return {
     stack,
     topicPrefix,
